@@ -1,0 +1,1 @@
+"""api: the thin front doors -- the FastAPI app and the ``backbone`` CLI."""

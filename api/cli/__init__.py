@@ -1,0 +1,1 @@
+"""The ``backbone`` command line. Each command group lives in its own module."""

@@ -1,0 +1,84 @@
+"""Shared CLI plumbing: error handling, JSON output, scenario loading, consoles."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+err_console = Console(stderr=True)
+"""Everything human goes to stderr when --json is set; progress always does."""
+out_console = Console()
+
+EXIT_UNEXPECTED = 1
+"""Exit codes: 2 bad input (validation, unknown file/id), 3 infeasible, 4 solver error,
+1 unexpected internal error."""
+
+SCENARIO_HELP = "Scenario folder, YAML/JSON, SNDlib .txt, GraphML or node-link JSON (default: shipped global scenario)."
+
+
+def handle_errors(func: F) -> F:
+    """Map package errors to one readable message on stderr and a distinct exit code; never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from backbone.errors import BackboneError, ValidationError
+
+        try:
+            return func(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except ValidationError as exc:
+            err_console.print(f"[bold red]error:[/] {len(exc.problems)} problem(s) in the input", highlight=False)
+            for p in exc.problems:
+                err_console.print(f"  {p}", highlight=False, markup=False)
+            raise typer.Exit(exc.exit_code) from None
+        except BackboneError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
+        except Exception as exc:
+            err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}", highlight=False)
+            err_console.print("  (set BACKBONE_DEBUG=1 for a traceback)", highlight=False)
+            import os
+
+            if os.environ.get("BACKBONE_DEBUG"):
+                raise
+            raise typer.Exit(EXIT_UNEXPECTED) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(obj: Any) -> None:
+    """Print ``obj`` as JSON on stdout (and nothing else)."""
+    sys.stdout.write(json.dumps(obj, indent=2, default=_default, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def _default(o: Any) -> Any:
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serializable: {type(o).__name__}")
+
+
+def load(scenario: Path | None) -> Any:
+    """Load a scenario (default: the shipped one)."""
+    from backbone.io import load_scenario
+
+    return load_scenario(scenario)

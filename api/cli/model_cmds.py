@@ -1,0 +1,90 @@
+"""``backbone info``, ``validate`` and ``route``: the model's commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the model commands to ``app``."""
+    app.command("info")(info)
+    app.command("validate")(validate)
+    app.command("route")(route)
+
+
+@handle_errors
+def info(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
+    """Summarise a scenario: sites, links, cable systems, SRLGs, demand, capacity, GPUs, power."""
+    net = load(scenario)
+    summary = net.summary()
+    if json_out:
+        emit_json(summary)
+        return
+    from rich.table import Table
+
+    t = Table(title=f"scenario {summary['name']}", show_header=False)
+    for k, v in summary.items():
+        if k == "name":
+            continue
+        if isinstance(v, float):
+            v = f"{v:,.1f}"
+        elif isinstance(v, int):
+            v = f"{v:,}"
+        elif isinstance(v, dict):
+            v = ", ".join(f"{a}: {b:,.0f}" if isinstance(b, float) else f"{a}: {b}" for a, b in v.items())
+        t.add_row(k, str(v))
+    out_console.print(t)
+
+
+@handle_errors
+def validate(scenario: Annotated[Path, typer.Argument(help=SCENARIO_HELP)], json_out: JsonOpt = False) -> None:
+    """Check a scenario; exit 0 when valid, else list every problem and exit 2."""
+    from backbone.errors import ValidationError
+
+    try:
+        net = load(scenario)
+    except ValidationError as exc:
+        if json_out:
+            emit_json({"valid": False, "problems": [p.to_dict() for p in exc.problems]})
+            raise typer.Exit(exc.exit_code) from None
+        raise
+    s = net.summary()
+    if json_out:
+        emit_json({"valid": True, "sites": s["sites"], "links": s["links"], "demands": s["demands"]})
+    else:
+        err_console.print(f"[green]valid[/]: {s['sites']} sites, {s['links']} links, {s['srlgs']} SRLGs, "
+                          f"{s['metros']} metros, {s['demands']} demands")
+
+
+@handle_errors
+def route(
+    args: Annotated[list[str], typer.Argument(metavar="[SCENARIO] FROM TO",
+                                              help="Optional scenario, then two site ids or 'lat,lon' points.")],
+    json_out: JsonOpt = False,
+) -> None:
+    """Lowest-latency path between two sites or points (one-way latency and RTT)."""
+    from backbone.errors import ValidationError
+    from backbone.route import shortest_route
+
+    if len(args) not in (2, 3):
+        raise ValidationError("route takes [SCENARIO] FROM TO")
+    scenario = Path(args[0]) if len(args) == 3 else None
+    source, target = args[-2], args[-1]
+    net = load(scenario)
+    r = shortest_route(net, source, target)
+    d = r.to_dict()
+    if json_out:
+        emit_json(d)
+        return
+    out_console.print(f"[bold]{d['from_site']} -> {d['to_site']}[/]: {' > '.join(d['path'])}")
+    if d["from_snap_km"] or d["to_snap_km"]:
+        out_console.print(f"access: {d['from_snap_km']:.1f} km + {d['to_snap_km']:.1f} km to the nearest sites")
+    out_console.print(f"length {d['length_km']:,.0f} km, one-way {d['latency_ms']:.2f} ms, RTT {d['rtt_ms']:.2f} ms")

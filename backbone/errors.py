@@ -1,0 +1,110 @@
+"""The three kinds of error, never mixed (the networkx way).
+
+* :class:`ValidationError` -- bad input; lists every problem (file, table, record, field).
+* :class:`InfeasibleError` -- valid input that cannot be satisfied; names what cannot be met.
+* :class:`SolverError` -- a solver backend is missing or broke.
+
+Front doors map them to exit codes (CLI) and HTTP statuses (API).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in input.
+
+    Parameters
+    ----------
+    message
+        What is wrong, in plain words.
+    file
+        The file it was found in (empty for in-memory data).
+    table
+        Table name (``sites``, ``links``, ...), or empty.
+    record
+        Record id (or row number as ``row N`` when the id itself is missing).
+    field
+        Column / field name, or empty.
+    """
+
+    message: str
+    file: str = ""
+    table: str = ""
+    record: str = ""
+    field: str = ""
+
+    def __str__(self) -> str:
+        where = ":".join(p for p in (self.file or self.table, self.record, self.field) if p)
+        return f"{where}: {self.message}" if where else self.message
+
+    def to_dict(self) -> dict[str, str]:
+        """Plain dict, for JSON."""
+        return asdict(self)
+
+
+class BackboneError(Exception):
+    """Base of every error this package raises on purpose."""
+
+    exit_code: int = 1
+    http_status: int = 400
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict, for JSON."""
+        return {"type": type(self).__name__, "message": str(self)}
+
+
+class ValidationError(BackboneError):
+    """Input is malformed; ``problems`` lists every problem found."""
+
+    exit_code = 2
+    http_status = 422
+
+    def __init__(self, problems: list[Problem] | Problem | str, file: str = "") -> None:
+        if isinstance(problems, str):
+            problems = [Problem(problems, file=file)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        super().__init__(self._summary())
+
+    def _summary(self) -> str:
+        n = len(self.problems)
+        head = f"{n} problem{'s' if n != 1 else ''} found"
+        return head + ":\n" + "\n".join(f"  {p}" for p in self.problems)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "ValidationError", "message": self._summary(),
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+class InfeasibleError(BackboneError):
+    """Valid input that cannot be satisfied; ``reasons`` says what cannot be met."""
+
+    exit_code = 3
+    http_status = 409
+
+    def __init__(self, message: str, reasons: list[str] | None = None) -> None:
+        self.reasons = list(reasons or [])
+        text = message + ("".join(f"\n  {r}" for r in self.reasons) if self.reasons else "")
+        super().__init__(text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "InfeasibleError", "message": str(self), "reasons": self.reasons}
+
+
+class SolverError(BackboneError):
+    """A solver backend is unavailable or failed."""
+
+    exit_code = 4
+    http_status = 503
+
+
+class NotFoundError(BackboneError):
+    """A named thing (site, file, scenario) does not exist."""
+
+    exit_code = 2
+    http_status = 404

@@ -1,0 +1,110 @@
+"""Scenario input and output.
+
+:func:`load_scenario` reads every supported format (the canonical folder/YAML/JSON, SNDlib
+native ``.txt``, Topology Zoo GraphML, networkx node-link JSON as TopoHub ships it) and returns a
+validated :class:`~backbone.model.Network`; :func:`save_scenario` writes the canonical folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from backbone.errors import NotFoundError, Problem, ValidationError
+from backbone.io.scenario import (
+    load_folder,
+    network_from_dict,
+    network_to_dict,
+    save_folder,
+    save_json,
+)
+from backbone.model import Network
+from backbone.paths import default_scenario_path
+
+__all__ = ["detect_format", "load_scenario", "network_from_dict", "network_to_dict", "save_json",
+           "save_scenario"]
+
+FORMATS = ("folder", "canonical-json", "canonical-yaml", "sndlib", "graphml", "node-link")
+
+
+def detect_format(path: Path) -> str:
+    """Name the format of a scenario file or folder (see :data:`FORMATS`)."""
+    if path.is_dir():
+        return "folder"
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return "folder" if path.name == "scenario.yaml" or _yaml_has_tables(path) else "canonical-yaml"
+    if suffix == ".txt":
+        return "sndlib"
+    if suffix == ".graphml":
+        return "graphml"
+    if suffix == ".json":
+        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+        if '"nodes"' in head and ('"links"' in head or '"edges"' in head) and '"sites"' not in head:
+            return "node-link"
+        return "canonical-json"
+    raise ValidationError(Problem(
+        f"unknown scenario format {suffix!r} (expected a folder, .yaml, .json, SNDlib .txt or .graphml)",
+        file=str(path)))
+
+
+def _yaml_has_tables(path: Path) -> bool:
+    import yaml
+
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError:
+        return True  # let the folder loader report it
+    return isinstance(doc, dict) and "tables" in doc
+
+
+def load_scenario(path: str | Path | None = None) -> Network:
+    """Load a scenario in any supported format; ``None`` loads the shipped global scenario.
+
+    Raises
+    ------
+    NotFoundError
+        When the path does not exist.
+    ValidationError
+        When the content is malformed (every problem listed with file, record and field).
+    """
+    p = default_scenario_path() if path is None else Path(path)
+    if not p.exists():
+        raise NotFoundError(f"{p}: no such file or folder")
+    fmt = detect_format(p)
+    if fmt == "folder":
+        return load_folder(p)
+    if fmt in ("canonical-json", "canonical-yaml"):
+        return network_from_dict(_read_doc(p, fmt), file=str(p))
+    if fmt == "sndlib":
+        from backbone.io.sndlib import load_sndlib
+
+        return load_sndlib(p)
+    if fmt == "graphml":
+        from backbone.io.graphml import load_graphml
+
+        return load_graphml(p)
+    from backbone.io.nodelink import load_node_link
+
+    return load_node_link(p)
+
+
+def _read_doc(p: Path, fmt: str) -> Any:
+    text = p.read_text(encoding="utf-8", errors="replace")
+    try:
+        if fmt == "canonical-json":
+            return json.loads(text)
+        import yaml
+
+        return yaml.safe_load(text)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise ValidationError(Problem(f"not valid {fmt.split('-')[1].upper()}: {exc}", file=str(p))) from None
+
+
+def save_scenario(net: Network, path: str | Path) -> Path:
+    """Write ``net`` as a canonical scenario folder (or canonical JSON when ``path`` ends in .json)."""
+    p = Path(path)
+    if p.suffix.lower() == ".json":
+        return save_json(net, p)
+    return save_folder(net, p)

@@ -1,0 +1,192 @@
+"""The canonical scenario format: a folder of CSV tables plus a YAML manifest.
+
+::
+
+    my-scenario/
+      scenario.yaml      name, description, version, parameters, sources, tables: {sites: sites.csv, ...}
+      sites.csv          one row per site (columns: backbone.schema.SITES)
+      links.csv          ...
+      srlgs.csv          ``links`` column holds member link ids as ``a;b;c``
+      metros.csv
+      demands.csv
+
+The same content as one JSON/YAML document (``{"name": ..., "sites": [records], ...}``) is the
+canonical JSON form the API accepts. Both round-trip exactly: ``load(save(net))`` equals ``net``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from backbone.errors import NotFoundError, Problem, ValidationError
+from backbone.model import Network, table_records
+from backbone.schema import TABLES
+from backbone.validate import build_network
+
+MANIFEST = "scenario.yaml"
+FORMAT_VERSION = 1
+
+
+def load_folder(path: str | Path) -> Network:
+    """Load a scenario folder (or its ``scenario.yaml``).
+
+    Raises
+    ------
+    ValidationError
+        When the manifest or any table is malformed (every problem listed).
+    NotFoundError
+        When the folder or manifest does not exist.
+    """
+    path = Path(path)
+    manifest_path = path / MANIFEST if path.is_dir() else path
+    if not manifest_path.exists():
+        raise NotFoundError(f"{manifest_path}: no such scenario manifest")
+    manifest = _read_yaml(manifest_path)
+    if not isinstance(manifest, dict):
+        raise ValidationError(Problem("manifest must be a mapping", file=str(manifest_path)))
+    base = manifest_path.parent
+    table_files = manifest.get("tables") or {t: f"{t}.csv" for t in TABLES}
+    if not isinstance(table_files, dict):
+        raise ValidationError(Problem("'tables' must map table names to CSV files", file=str(manifest_path),
+                                      field="tables"))
+    problems: list[Problem] = []
+    raw: dict[str, Any] = {}
+    files: dict[str, str] = {}
+    for table, fname in table_files.items():
+        fpath = (base / str(fname)).resolve()
+        files[table] = str(fpath)
+        if table not in TABLES:
+            problems.append(Problem(f"unknown table {table!r}", file=str(manifest_path), field="tables"))
+            continue
+        if not fpath.exists():
+            problems.append(Problem("table file not found", file=str(fpath), table=table))
+            continue
+        try:
+            raw[table] = read_csv_table(fpath)
+        except ValidationError as exc:
+            problems += exc.problems
+    if problems:
+        raise ValidationError(problems)
+    meta = {k: v for k, v in manifest.items() if k not in ("name", "tables", "format_version")}
+    return build_network(raw, name=str(manifest.get("name") or base.name), meta=meta, files=files)
+
+
+def read_csv_table(path: Path) -> pd.DataFrame:
+    """Read a CSV table as strings (blank cells stay blank strings)."""
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValidationError(Problem(f"not a readable CSV file: {exc}", file=str(path))) from None
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ValidationError(Problem(f"not valid YAML: {exc}", file=str(path))) from None
+
+
+def save_folder(net: Network, path: str | Path, overwrite: bool = True) -> Path:
+    """Write a scenario folder atomically (a temporary folder renamed into place).
+
+    Returns the folder path.
+    """
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise ValidationError(Problem("destination exists", file=str(path)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-scenario-", dir=path.parent))
+    try:
+        manifest = {"name": net.name, "format_version": FORMAT_VERSION, **_plain(net.meta),
+                    "tables": {t: f"{t}.csv" for t in TABLES}}
+        (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        for t, df in net.tables().items():
+            table_to_csv(df).to_csv(tmp / f"{t}.csv", index=True, index_label="id")
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return path
+
+
+def table_to_csv(df: pd.DataFrame) -> pd.DataFrame:
+    """A table ready for CSV: id lists joined with ';'."""
+    out = df.copy()
+    for c in out.columns:
+        if out[c].dtype == object and len(out) and isinstance(out[c].iloc[0], tuple):
+            out[c] = out[c].map(";".join)
+    return out
+
+
+def network_to_dict(net: Network) -> dict[str, Any]:
+    """The canonical JSON form: ``{"name", "meta", "sites": [records], ...}``."""
+    doc: dict[str, Any] = {"name": net.name, "format_version": FORMAT_VERSION, "meta": _plain(net.meta)}
+    for t, df in net.tables().items():
+        doc[t] = table_records(df)
+    return doc
+
+
+def network_from_dict(doc: Any, file: str = "") -> Network:
+    """Build (and validate) a network from its canonical JSON form.
+
+    Raises
+    ------
+    ValidationError
+        When the document or any record is malformed (every problem listed).
+    """
+    if not isinstance(doc, dict):
+        raise ValidationError(Problem("scenario document must be an object", file=file))
+    problems = []
+    tables: dict[str, Any] = {}
+    for t in TABLES:
+        v = doc.get(t)
+        if v is None:
+            continue
+        if not isinstance(v, list) or not all(isinstance(r, dict) for r in v):
+            problems.append(Problem("must be a list of records", file=file, table=t))
+            continue
+        tables[t] = v
+    unknown = [k for k in doc if k not in (*TABLES, "name", "meta", "format_version")]
+    problems += [Problem(f"unknown key {k!r}", file=file, field=k) for k in unknown]
+    if "sites" not in doc:
+        problems.append(Problem("missing required table 'sites'", file=file, table="sites"))
+    meta = doc.get("meta") or {}
+    if not isinstance(meta, dict):
+        problems.append(Problem("'meta' must be an object", file=file, field="meta"))
+        meta = {}
+    if problems:
+        raise ValidationError(problems)
+    return build_network(tables, name=str(doc.get("name") or "scenario"), meta=meta,
+                         files={t: file or t for t in TABLES})
+
+
+def save_json(net: Network, path: str | Path) -> Path:
+    """Write the canonical JSON form atomically."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(network_to_dict(net), indent=1, allow_nan=False), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj

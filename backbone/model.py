@@ -1,0 +1,417 @@
+"""The :class:`Network`: tables of sites, links, SRLGs, metros and demands keyed by string id.
+
+The tables are the source of truth (networkx is a derived view). A Network is never mutated
+after construction: every transformation returns a new Network, so one instance can be shared
+safely by concurrent solves and API requests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from backbone import geo
+from backbone.errors import NotFoundError, ValidationError
+from backbone.schema import TABLES, TRAFFIC_CLASSES, TableSpec
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+DEFAULT_PARAMETERS: dict[str, float] = {
+    "group_index": geo.DEFAULT_GROUP_INDEX,
+    "equipment_delay_ms": geo.DEFAULT_EQUIPMENT_DELAY_MS,
+    "route_factor": geo.DEFAULT_ROUTE_FACTOR,
+    "terrestrial_module_fixed_usd": 60_000.0,
+    "terrestrial_module_usd_per_km": 30.0,
+    "submarine_module_fixed_usd": 250_000.0,
+    "submarine_module_usd_per_km": 120.0,
+    "max_capacity_factor": 4.0,
+}
+"""Scenario parameters and their defaults (a scenario manifest may override any of them).
+
+* ``group_index``: fibre group index (latency = length x group_index / c).
+* ``equipment_delay_ms``: one-way per-link equipment delay.
+* ``route_factor``: route length / geodesic for links without waypoints.
+* ``*_module_fixed_usd`` + ``*_module_usd_per_km`` x length: default cost of one upgrade module
+  (a 400G wave: transponder pair plus line-system share; submarine: spectrum on a wet plant).
+* ``max_capacity_factor``: default upper limit on a link's capacity, as a multiple of today's.
+"""
+
+
+def empty_table(spec: TableSpec) -> pd.DataFrame:
+    """An empty table with the spec's columns and an ``id`` index."""
+    df = pd.DataFrame({c: pd.Series(dtype=_pandas_dtype(spec.column(c).dtype)) for c in spec.names})
+    df.index = pd.Index([], dtype=str, name="id")
+    return df
+
+
+def _pandas_dtype(dtype: str) -> Any:
+    return {"str": str, "float": float, "int": np.int64, "bool": bool, "idlist": object}[dtype]
+
+
+@dataclass(frozen=True, eq=False)
+class Network:
+    """A backbone network: tables keyed by string id, plus scenario metadata.
+
+    Build one with :func:`backbone.validate.build_network` (validated from raw records) or
+    :meth:`Network.from_tables` (trusted tables), or load one with
+    :func:`backbone.io.load_scenario`.
+
+    Attributes
+    ----------
+    sites, links, srlgs, metros, demands
+        DataFrames indexed by string ``id`` with the columns of :mod:`backbone.schema`.
+    name
+        Scenario name.
+    meta
+        Free metadata: ``description``, ``version``, ``sources``, ``parameters`` (see
+        :data:`DEFAULT_PARAMETERS`).
+    """
+
+    sites: pd.DataFrame
+    links: pd.DataFrame
+    srlgs: pd.DataFrame
+    metros: pd.DataFrame
+    demands: pd.DataFrame
+    name: str = "scenario"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_tables(cls, tables: Mapping[str, pd.DataFrame | None], name: str = "scenario",
+                    meta: Mapping[str, Any] | None = None) -> Network:
+        """Build a network from trusted tables, filling defaults and derived columns.
+
+        Input is assumed valid (use :func:`backbone.validate.build_network` for user input).
+        """
+        meta = dict(meta or {})
+        params = {**DEFAULT_PARAMETERS, **dict(meta.get("parameters") or {})}
+        meta["parameters"] = params
+        frames = {t: normalize_table(TABLES[t], tables.get(t)) for t in TABLES}
+        net = cls(frames["sites"], frames["links"], frames["srlgs"], frames["metros"],
+                  frames["demands"], name=name, meta=meta)
+        return net._with_derived()
+
+    def _with_derived(self) -> Network:
+        links = fill_link_derived(self.links, self.sites, self.parameters)
+        return replace(self, links=links)
+
+    @property
+    def parameters(self) -> dict[str, float]:
+        """Scenario parameters (defaults merged with the manifest's)."""
+        return {**DEFAULT_PARAMETERS, **dict(self.meta.get("parameters") or {})}
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The five tables by name."""
+        return {t: getattr(self, t) for t in TABLES}
+
+    def copy_with(self, **tables: pd.DataFrame) -> Network:
+        """A new network with some tables replaced (derived link columns are recomputed
+        only where empty)."""
+        return replace(self, **tables)
+
+    # ------------------------------------------------------------------ equality / identity
+    def equals(self, other: Network) -> bool:
+        """True when every table, the name and the metadata are equal."""
+        if self.name != other.name or _jsonable(self.meta) != _jsonable(other.meta):
+            return False
+        for t in TABLES:
+            a, b = getattr(self, t), getattr(other, t)
+            try:
+                pd.testing.assert_frame_equal(a, b, check_dtype=False, check_index_type=False)
+            except AssertionError:
+                return False
+        return True
+
+    def fingerprint(self) -> str:
+        """A stable hash of the tables (for caches keyed by network)."""
+        h = hashlib.sha256()
+        for t in TABLES:
+            df = getattr(self, t)
+            h.update(t.encode())
+            h.update(df.to_csv().encode())
+        return h.hexdigest()[:16]
+
+    # ------------------------------------------------------------------ lookups
+    def site(self, site_id: str) -> pd.Series:
+        """The row of one site.
+
+        Raises
+        ------
+        NotFoundError
+            When no site has that id.
+        """
+        if site_id not in self.sites.index:
+            raise NotFoundError(f"unknown site {site_id!r}")
+        return self.sites.loc[site_id]
+
+    def srlg_members(self) -> pd.DataFrame:
+        """Long table of SRLG membership: columns ``srlg``, ``link``."""
+        rows = [(s, link) for s, members in self.srlgs["links"].items() for link in members]
+        return pd.DataFrame(rows, columns=["srlg", "link"])
+
+    def cable_systems(self) -> list[str]:
+        """Sorted names of submarine cable systems."""
+        sub = self.links[(self.links["kind"] == "submarine") & (self.links["cable_system"] != "")]
+        return sorted(sub["cable_system"].unique())
+
+    def link_endpoints(self) -> tuple[np.ndarray, np.ndarray]:
+        """Integer site positions (into ``sites.index``) of each link's endpoints."""
+        pos = pd.Series(np.arange(len(self.sites)), index=self.sites.index)
+        return (pos.loc[self.links["site_a"]].to_numpy(), pos.loc[self.links["site_b"]].to_numpy())
+
+    def link_coords(self, link_id: str) -> np.ndarray:
+        """Route of one link as an (n, 2) array of unwrapped (lon, lat)."""
+        row = self.links.loc[link_id]
+        return link_route(row, self.sites)
+
+    # ------------------------------------------------------------------ summary
+    def summary(self) -> dict[str, Any]:
+        """Counts and totals, as ``backbone info`` prints them."""
+        sites, links = self.sites, self.links
+        return {
+            "name": self.name,
+            "sites": len(sites),
+            "sites_by_region": {str(k): int(v) for k, v in sites["region"].value_counts().sort_index().items()},
+            "sites_by_kind": {str(k): int(v) for k, v in sites["kind"].value_counts().sort_index().items()},
+            "links": len(links),
+            "links_by_kind": {str(k): int(v) for k, v in links["kind"].value_counts().sort_index().items()},
+            "cable_systems": len(self.cable_systems()),
+            "srlgs": len(self.srlgs),
+            "srlgs_by_kind": {str(k): int(v) for k, v in self.srlgs["kind"].value_counts().sort_index().items()},
+            "metros": len(self.metros),
+            "demands": len(self.demands),
+            "demand_gbps": float(self.demands["demand_gbps"].sum()),
+            "demand_gbps_by_class": {
+                str(k): float(v) for k, v in self.demands.groupby("traffic_class")["demand_gbps"].sum().items()
+            },
+            "total_capacity_gbps": float(links["capacity_gbps"].sum()),
+            "total_length_km": float(links["length_km"].sum()),
+            "gpus": int(sites["gpus_installed"].sum()),
+            "gpus_max": int(sites["gpus_max"].sum()),
+            "power_mw": float(sites["power_available_mw"].sum()),
+            "power_max_mw": float(sites["power_max_mw"].sum()),
+            "inference_demand_gpus": float(self.metros["inference_gpus"].sum()),
+        }
+
+    # ------------------------------------------------------------------ graph view
+    def to_networkx(self, weight: str = "latency_ms") -> nx.MultiGraph:
+        """Undirected multigraph view: nodes are site ids, edges keyed by link id.
+
+        Edge attributes are the link's columns; ``weight`` names the column copied to the
+        ``weight`` attribute.
+        """
+        import networkx as nx
+
+        g = nx.MultiGraph(name=self.name)
+        g.add_nodes_from((i, r) for i, r in self.sites.to_dict("index").items())
+        for link_id, r in self.links.to_dict("index").items():
+            g.add_edge(r["site_a"], r["site_b"], key=link_id, id=link_id, weight=r[weight], **r)
+        return g
+
+    # ------------------------------------------------------------------ transformations
+    def fail_links(self, link_ids: Iterable[str]) -> Network:
+        """A network without the given links (SRLG memberships are trimmed to match)."""
+        ids = self._known("links", link_ids)
+        links = self.links.drop(index=ids)
+        srlgs = self.srlgs.copy()
+        gone = set(ids)
+        srlgs["links"] = [tuple(m for m in members if m not in gone) for members in srlgs["links"]]
+        return replace(self, links=links, srlgs=srlgs)
+
+    def srlg_links(self, srlg_ids: Iterable[str]) -> list[str]:
+        """Union of the member links of the given SRLGs, in link-table order."""
+        ids = self._known("srlgs", srlg_ids)
+        members = {m for s in ids for m in self.srlgs.at[s, "links"]}
+        return [link for link in self.links.index if link in members]
+
+    def fail_srlgs(self, srlg_ids: Iterable[str]) -> Network:
+        """A network without every link of the given SRLGs."""
+        return self.fail_links(self.srlg_links(srlg_ids))
+
+    def fail_sites(self, site_ids: Iterable[str]) -> Network:
+        """A network without the given sites, their links, and demands to or from them."""
+        ids = set(self._known("sites", site_ids))
+        net = self.fail_links(self.links.index[self.links["site_a"].isin(ids) | self.links["site_b"].isin(ids)])
+        demands = net.demands[~(net.demands["src"].isin(ids) | net.demands["dst"].isin(ids))]
+        return replace(net, sites=net.sites.drop(index=list(ids)), demands=demands)
+
+    def derate_links(self, link_ids: Iterable[str], fraction: float) -> Network:
+        """A network where the given links keep ``fraction`` of their capacity (degraded, not cut)."""
+        if not 0.0 < fraction <= 1.0:
+            raise ValidationError(f"derate fraction must be in (0, 1], got {fraction}")
+        ids = self._known("links", link_ids)
+        links = self.links.copy()
+        links.loc[ids, "capacity_gbps"] = links.loc[ids, "capacity_gbps"] * fraction
+        return replace(self, links=links)
+
+    def derate_srlgs(self, srlg_ids: Iterable[str], fraction: float) -> Network:
+        """Derate every link of the given SRLGs to ``fraction`` of capacity."""
+        return self.derate_links(self.srlg_links(srlg_ids), fraction)
+
+    def scale_demand(self, factor: float, traffic_class: str | None = None) -> Network:
+        """A network with demand multiplied by ``factor`` (optionally one class only)."""
+        if factor < 0:
+            raise ValidationError(f"demand scale factor must be >= 0, got {factor}")
+        if traffic_class is not None and traffic_class not in TRAFFIC_CLASSES:
+            raise ValidationError(f"unknown traffic class {traffic_class!r}")
+        demands = self.demands.copy()
+        mask = np.ones(len(demands), bool) if traffic_class is None else (demands["traffic_class"] == traffic_class)
+        demands.loc[mask, "demand_gbps"] = demands.loc[mask, "demand_gbps"] * factor
+        return replace(self, demands=demands)
+
+    def upgrade_links(self, added_gbps: Mapping[str, float]) -> Network:
+        """A network with capacity added to links (``{link_id: gbps}``)."""
+        ids = self._known("links", added_gbps.keys())
+        links = self.links.copy()
+        add = pd.Series(added_gbps, dtype=float).loc[ids]
+        links.loc[ids, "capacity_gbps"] = links.loc[ids, "capacity_gbps"] + add.to_numpy()
+        return replace(self, links=links)
+
+    def add_site(self, site_id: str, **fields: Any) -> Network:
+        """A network with one more site (fields as in the ``sites`` table)."""
+        from backbone.validate import validate_records
+
+        if site_id in self.sites.index:
+            raise ValidationError(f"site {site_id!r} already exists")
+        validate_records("sites", [{"id": site_id, **fields}])
+        row = normalize_table(TABLES["sites"], pd.DataFrame([{"id": site_id, **fields}]).set_index("id"))
+        return replace(self, sites=pd.concat([self.sites, row]))
+
+    def add_links(self, records: list[dict[str, Any]]) -> Network:
+        """A network with more links (records as in the ``links`` table, each with ``id``)."""
+        from backbone.validate import build_network
+
+        tables = {t: table_records(df) for t, df in self.tables().items()}
+        tables["links"] = tables["links"] + records
+        return build_network(tables, name=self.name, meta=self.meta)
+
+    def _known(self, table: str, ids: Iterable[str]) -> list[str]:
+        ids = list(ids)
+        index = getattr(self, table).index
+        unknown = [i for i in ids if i not in index]
+        if unknown:
+            raise NotFoundError(f"unknown {table[:-1]} id(s): {', '.join(map(str, unknown[:10]))}")
+        return ids
+
+
+# ---------------------------------------------------------------------- table helpers
+def normalize_table(spec: TableSpec, df: pd.DataFrame | None) -> pd.DataFrame:
+    """Coerce a (trusted) table to the spec: columns in order, defaults filled, dtypes set."""
+    if df is None or len(df) == 0 and len(getattr(df, "columns", [])) == 0:
+        return empty_table(spec)
+    df = df.copy()
+    if spec.id_column in df.columns:
+        df = df.set_index(spec.id_column)
+    df.index = pd.Index([str(i) for i in df.index], dtype=str, name="id")
+    out = {}
+    for col in spec.columns:
+        s = df[col.name] if col.name in df.columns else pd.Series([col.default] * len(df), index=df.index)
+        out[col.name] = _coerce(s, col.dtype, col.default)
+    extra = [c for c in df.columns if c not in spec.names]
+    frame = pd.DataFrame(out, index=df.index)
+    for c in extra:
+        frame[c] = df[c].astype(str)
+    return frame
+
+
+def _coerce(s: pd.Series, dtype: str, default: Any) -> pd.Series:
+    if dtype == "float":
+        return pd.to_numeric(s, errors="coerce").astype(float).where(lambda x: x.notna(), default)
+    if dtype == "int":
+        v = pd.to_numeric(s, errors="coerce").fillna(default if default is not None else 0)
+        return v.round().astype(np.int64)
+    if dtype == "bool":
+        return s.map(lambda x: str(x).strip().lower() in ("1", "true", "yes", "y")).astype(bool)
+    if dtype == "idlist":
+        return pd.Series([parse_idlist(x) for x in s], index=s.index, dtype=object)
+    filled = s.where(s.notna(), default if default is not None else "")
+    return filled.map(lambda x: "" if x is None else str(x).strip()).astype(str)
+
+
+def parse_idlist(value: Any) -> tuple[str, ...]:
+    """``'a; b;c'`` or a list -> ``('a', 'b', 'c')``."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ()
+    if isinstance(value, list | tuple | np.ndarray):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    return tuple(p.strip() for p in str(value).split(";") if p.strip())
+
+
+def table_records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows of a table as plain records with ``id`` first (NaN -> None, idlist -> list)."""
+    records = []
+    for rid, row in df.to_dict("index").items():
+        rec: dict[str, Any] = {"id": rid}
+        for k, v in row.items():
+            if isinstance(v, tuple):
+                v = list(v)
+            elif isinstance(v, float) and np.isnan(v):
+                v = None
+            elif isinstance(v, np.generic):
+                v = v.item()
+            rec[str(k)] = v
+        records.append(rec)
+    return records
+
+
+def link_route(row: pd.Series | Mapping[str, Any], sites: pd.DataFrame) -> np.ndarray:
+    """Route of a link through its endpoints and waypoints, densified and unwrapped."""
+    a, b = sites.loc[row["site_a"]], sites.loc[row["site_b"]]
+    points = [(float(a["lon"]), float(a["lat"])), *geo.parse_waypoints(str(row["waypoints"])),
+              (float(b["lon"]), float(b["lat"]))]
+    return geo.route_coords(points)
+
+
+def fill_link_derived(links: pd.DataFrame, sites: pd.DataFrame, params: Mapping[str, float]) -> pd.DataFrame:
+    """Fill empty ``length_km``, ``latency_ms``, ``module_cost_usd`` and ``max_capacity_gbps``.
+
+    * length: polyline through waypoints (geodesic segments) when waypoints are given,
+      else geodesic between endpoints x ``route_factor``;
+    * latency: length x group delay + equipment delay;
+    * module cost: fixed + per-km cost by kind; max capacity: ``max_capacity_factor`` x capacity.
+    """
+    links = links.copy()
+    if len(links) == 0:
+        return links
+    need = links["length_km"].isna().to_numpy()
+    if need.any():
+        sub = links.loc[need]
+        a = sites.loc[sub["site_a"]]
+        b = sites.loc[sub["site_b"]]
+        geodesic = geo.geodesic_km(a["lon"].to_numpy(), a["lat"].to_numpy(), b["lon"].to_numpy(), b["lat"].to_numpy())
+        lengths = geodesic * params["route_factor"]
+        has_wp = (sub["waypoints"].str.strip() != "").to_numpy()
+        for i in np.flatnonzero(has_wp):  # only links with explicit geometry: a handful per scenario
+            row = sub.iloc[i]
+            pts = [(a.iloc[i]["lon"], a.iloc[i]["lat"]), *geo.parse_waypoints(row["waypoints"]),
+                   (b.iloc[i]["lon"], b.iloc[i]["lat"])]
+            lengths[i] = geo.polyline_km(pts)
+        links.loc[need, "length_km"] = np.round(lengths, 3)
+    lat_need = links["latency_ms"].isna()
+    if lat_need.any():
+        lat = geo.latency_ms(links.loc[lat_need, "length_km"].to_numpy(), params["group_index"],
+                             params["equipment_delay_ms"])
+        links.loc[lat_need, "latency_ms"] = np.round(lat, 4)
+    cost_need = links["module_cost_usd"].isna()
+    if cost_need.any():
+        sub = links.loc[cost_need]
+        is_sub = (sub["kind"] == "submarine").to_numpy()
+        fixed = np.where(is_sub, params["submarine_module_fixed_usd"], params["terrestrial_module_fixed_usd"])
+        per_km = np.where(is_sub, params["submarine_module_usd_per_km"], params["terrestrial_module_usd_per_km"])
+        links.loc[cost_need, "module_cost_usd"] = np.round(fixed + per_km * sub["length_km"].to_numpy(), 2)
+    cap_need = links["max_capacity_gbps"].isna()
+    if cap_need.any():
+        links.loc[cap_need, "max_capacity_gbps"] = links.loc[cap_need, "capacity_gbps"] * params["max_capacity_factor"]
+    return links
+
+
+def _jsonable(obj: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(obj, default=str, sort_keys=True))

@@ -1,0 +1,195 @@
+"""Column specifications of the network tables.
+
+One declared spec per table drives defaults, validation, file I/O and the API's schema docs
+(the PyPSA way: units live in column names, tables are keyed by string id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+DType = Literal["str", "float", "int", "bool", "idlist"]
+
+REGIONS: tuple[str, ...] = ("NA", "LATAM", "EMEA", "AFRICA", "APAC")
+SITE_KINDS: tuple[str, ...] = ("pop", "datacenter", "landing")
+LINK_KINDS: tuple[str, ...] = ("terrestrial", "submarine")
+SRLG_KINDS: tuple[str, ...] = ("cable_system", "landing", "corridor", "conduit", "other")
+TRAFFIC_CLASSES: tuple[str, ...] = ("training", "inference", "replication", "bulk")
+"""Traffic classes in priority order (highest first)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a network table.
+
+    Parameters
+    ----------
+    name
+        Column name; the unit is part of the name (``capacity_gbps``).
+    dtype
+        Logical type: ``str``, ``float``, ``int``, ``bool`` or ``idlist`` (a list of ids,
+        written as ``a;b;c`` in CSV).
+    required
+        Whether a record must give a value.
+    default
+        Value used when the column or a cell is missing (ignored when required).
+    unit
+        Human unit, for documentation.
+    description
+        What the column means.
+    choices
+        Allowed values for categorical string columns.
+    min_value, min_inclusive
+        Lower bound for numeric columns.
+    derived
+        Computed from other columns when missing (for example ``length_km``).
+    """
+
+    name: str
+    dtype: DType
+    required: bool = False
+    default: Any = None
+    unit: str = ""
+    description: str = ""
+    choices: tuple[str, ...] | None = None
+    min_value: float | None = None
+    min_inclusive: bool = True
+    max_value: float | None = None
+    derived: bool = False
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """The spec of one table: its id column and its data columns."""
+
+    name: str
+    columns: tuple[Column, ...]
+    description: str = ""
+    id_column: str = "id"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        """Data column names, in file order."""
+        return [c.name for c in self.columns]
+
+    def column(self, name: str) -> Column:
+        """Return the spec of column ``name``."""
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+NAN = float("nan")
+
+SITES = TableSpec(
+    "sites",
+    (
+        Column("name", "str", default="", description="Display name"),
+        Column("lon", "float", required=True, unit="deg", min_value=-180, max_value=180,
+               description="Longitude, EPSG:4326"),
+        Column("lat", "float", required=True, unit="deg", min_value=-90, max_value=90,
+               description="Latitude, EPSG:4326"),
+        Column("region", "str", required=True, choices=REGIONS, description="Planning region"),
+        Column("country", "str", default="", description="ISO 3166-1 alpha-2 country code"),
+        Column("metro", "str", default="", description="Metro id this site sits in (may be empty)"),
+        Column("kind", "str", default="pop", choices=SITE_KINDS,
+               description="pop, datacenter or landing (cable landing station)"),
+        Column("gpus_installed", "int", default=0, min_value=0, unit="GPU",
+               description="GPUs installed today"),
+        Column("gpus_max", "int", default=0, min_value=0, unit="GPU",
+               description="Maximum GPUs the site can host"),
+        Column("power_available_mw", "float", default=0.0, min_value=0, unit="MW",
+               description="Power available today"),
+        Column("power_max_mw", "float", default=0.0, min_value=0, unit="MW",
+               description="Maximum power after expansion"),
+        Column("capex_per_gpu_usd", "float", default=30000.0, min_value=0, unit="USD/GPU",
+               description="Capital cost per GPU added (server share included)"),
+        Column("capex_per_mw_usd", "float", default=10_000_000.0, min_value=0, unit="USD/MW",
+               description="Capital cost per MW of power/cooling built"),
+        Column("power_price_usd_per_mwh", "float", default=80.0, min_value=0, unit="USD/MWh",
+               description="Electricity price"),
+        Column("carbon_kg_per_mwh", "float", default=400.0, min_value=0, unit="kgCO2/MWh",
+               description="Grid carbon intensity"),
+    ),
+    "Sites: metro PoPs, data centers with GPU and power capacity, cable landing stations.",
+)
+
+LINKS = TableSpec(
+    "links",
+    (
+        Column("name", "str", default="", description="Display name"),
+        Column("site_a", "str", required=True, description="First endpoint (site id)"),
+        Column("site_b", "str", required=True, description="Second endpoint (site id)"),
+        Column("kind", "str", default="terrestrial", choices=LINK_KINDS,
+               description="terrestrial or submarine"),
+        Column("cable_system", "str", default="", description="Named cable system (submarine)"),
+        Column("capacity_gbps", "float", required=True, min_value=0, min_inclusive=False, unit="Gbps",
+               description="Lit capacity per direction (full duplex)"),
+        Column("waypoints", "str", default="",
+               description="Intermediate route points 'lon lat; lon lat; ...' (empty: geodesic)"),
+        Column("length_km", "float", default=NAN, min_value=0, min_inclusive=False, unit="km",
+               derived=True, description="Route length (derived from geometry when empty)"),
+        Column("latency_ms", "float", default=NAN, min_value=0, unit="ms", derived=True,
+               description="One-way latency (derived from length when empty)"),
+        Column("module_gbps", "float", default=400.0, min_value=0, min_inclusive=False, unit="Gbps",
+               description="Capacity of one upgrade module (wave, fibre pair, ...)"),
+        Column("module_cost_usd", "float", default=NAN, min_value=0, unit="USD", derived=True,
+               description="Cost of one upgrade module (derived from length and kind when empty)"),
+        Column("max_capacity_gbps", "float", default=NAN, min_value=0, unit="Gbps", derived=True,
+               description="Upper limit on capacity after upgrades (derived when empty)"),
+        Column("routing_cost_per_gbps", "float", default=0.0, min_value=0, unit="USD/Gbps",
+               description="Cost per unit of flow routed over the link"),
+        Column("preinstalled_cost_usd", "float", default=0.0, min_value=0, unit="USD",
+               description="Cost of the pre-installed capacity (SNDlib constant)"),
+    ),
+    "Links: terrestrial fiber and submarine cable segments; capacity is per direction.",
+)
+
+SRLGS = TableSpec(
+    "srlgs",
+    (
+        Column("name", "str", default="", description="Display name"),
+        Column("kind", "str", default="other", choices=SRLG_KINDS,
+               description="cable_system, landing, corridor, conduit or other"),
+        Column("links", "idlist", required=True, description="Member link ids ('a;b;c' in CSV)"),
+    ),
+    "Shared-risk link groups: links that fail together.",
+)
+
+METROS = TableSpec(
+    "metros",
+    (
+        Column("name", "str", default="", description="Display name"),
+        Column("lon", "float", required=True, unit="deg", min_value=-180, max_value=180),
+        Column("lat", "float", required=True, unit="deg", min_value=-90, max_value=90),
+        Column("region", "str", required=True, choices=REGIONS),
+        Column("country", "str", default="", description="ISO 3166-1 alpha-2 country code"),
+        Column("population_m", "float", default=0.0, min_value=0, unit="million people"),
+        Column("gdp_usd_bn", "float", default=0.0, min_value=0, unit="USD bn",
+               description="Metro economic output (weight of the demand model)"),
+        Column("inference_gpus", "float", default=0.0, min_value=0, unit="GPU",
+               description="Inference demand in GPU-equivalents at peak"),
+        Column("interactive_share", "float", default=0.6, min_value=0, max_value=1,
+               description="Share of inference demand that is interactive (tight SLO)"),
+    ),
+    "Metros: demand points for inference.",
+)
+
+DEMANDS = TableSpec(
+    "demands",
+    (
+        Column("src", "str", required=True, description="Source site id"),
+        Column("dst", "str", required=True, description="Destination site id"),
+        Column("demand_gbps", "float", required=True, min_value=0, unit="Gbps"),
+        Column("traffic_class", "str", default="bulk", choices=TRAFFIC_CLASSES),
+        Column("slo_rtt_ms", "float", default=NAN, min_value=0, min_inclusive=False, unit="ms",
+               description="Round-trip latency SLO (empty: none)"),
+    ),
+    "Demands: traffic between sites, per direction src -> dst.",
+)
+
+TABLES: dict[str, TableSpec] = {t.name: t for t in (SITES, LINKS, SRLGS, METROS, DEMANDS)}
+"""All tables, in file order."""

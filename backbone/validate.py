@@ -1,0 +1,264 @@
+"""Validation of user input: collect every problem, then fail once.
+
+:func:`build_network` is the one door from raw records (CSV rows, JSON objects, importer
+output) to a :class:`~backbone.model.Network`. It checks every rule, and raises a
+:class:`~backbone.errors.ValidationError` listing all problems (file, record id, field) before
+anything is built or written.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone import geo
+from backbone.errors import Problem, ValidationError
+from backbone.schema import TABLES, Column, TableSpec
+
+RawTable = pd.DataFrame | list[dict[str, Any]] | None
+
+GEOMETRY_END_FRACTION = 0.6
+"""A route's first (last) waypoint may be at most this fraction of the route's length away from
+its first (second) site; further means the geometry is reversed or belongs to another link."""
+
+
+def build_network(tables: Mapping[str, RawTable], name: str = "scenario", meta: Mapping[str, Any] | None = None,
+                  files: Mapping[str, str] | None = None) -> Any:
+    """Validate raw tables and build a :class:`~backbone.model.Network`.
+
+    Parameters
+    ----------
+    tables
+        ``{"sites": ..., "links": ..., "srlgs": ..., "metros": ..., "demands": ...}``; each a
+        DataFrame (any dtypes; an ``id`` column or index) or a list of record dicts. Missing
+        tables are empty.
+    name, meta
+        Scenario name and metadata.
+    files
+        File name per table, used in problem messages.
+
+    Raises
+    ------
+    ValidationError
+        Listing every problem found.
+    """
+    from backbone.model import Network
+
+    files = dict(files or {})
+    unknown_tables = [t for t in tables if t not in TABLES]
+    problems: list[Problem] = [
+        Problem(f"unknown table {t!r} (expected one of {', '.join(TABLES)})", file=files.get(t, "")) for t in unknown_tables
+    ]
+    frames: dict[str, pd.DataFrame] = {}
+    for t, spec in TABLES.items():
+        df, probs = _check_table(spec, tables.get(t), files.get(t, f"{t}"))
+        problems += probs
+        frames[t] = df
+    problems += _check_references(frames, files)
+    if problems:
+        raise ValidationError(problems)
+    net = Network.from_tables(frames, name=name, meta=meta)
+    return net
+
+
+def validate_records(table: str, records: list[dict[str, Any]], file: str = "") -> None:
+    """Check one table's records on their own (no cross-table references).
+
+    Raises
+    ------
+    ValidationError
+        Listing every problem found.
+    """
+    _, problems = _check_table(TABLES[table], records, file or table)
+    if problems:
+        raise ValidationError(problems)
+
+
+def _to_frame(raw: RawTable) -> pd.DataFrame:
+    if raw is None:
+        return pd.DataFrame()
+    if isinstance(raw, pd.DataFrame):
+        df = raw.copy()
+        if df.index.name == "id" and "id" not in df.columns:
+            df = df.reset_index()
+        return df
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise ValidationError("table must be a list of records (objects)")
+    return pd.DataFrame(raw)
+
+
+def _is_blank(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v.strip() == "")
+
+
+def _check_table(spec: TableSpec, raw: RawTable, file: str) -> tuple[pd.DataFrame, list[Problem]]:
+    """Check one table; return it (ids as index, values coerced where valid) and its problems."""
+    problems: list[Problem] = []
+    try:
+        df = _to_frame(raw)
+    except ValidationError as exc:
+        return pd.DataFrame(), [Problem(p.message, file=file, table=spec.name) for p in exc.problems]
+    if df.empty and len(df.columns) == 0:
+        return df, problems
+    cols = set(df.columns)
+    if "id" not in cols:
+        problems.append(Problem("missing required column 'id'", file=file, table=spec.name, field="id"))
+        return pd.DataFrame(), problems
+    missing = [c.name for c in spec.columns if c.required and c.name not in cols]
+    problems += [Problem(f"missing required column {c!r}", file=file, table=spec.name, field=c) for c in missing]
+
+    ids = [("" if _is_blank(v) else str(v).strip()) for v in df["id"]]
+    labels = [i if i else f"row {n + 2}" for n, i in enumerate(ids)]
+    seen: dict[str, int] = {}
+    for n, i in enumerate(ids):
+        if not i:
+            problems.append(Problem("missing id", file=file, table=spec.name, record=labels[n], field="id"))
+        elif i in seen:
+            problems.append(Problem(f"duplicate id (first at row {seen[i] + 2})", file=file, table=spec.name,
+                                    record=i, field="id"))
+        else:
+            seen[i] = n
+    for col in spec.columns:
+        if col.name not in cols:
+            continue
+        problems += _check_column(spec, col, df[col.name].tolist(), labels, file)
+    if spec.name == "links" and {"site_a", "site_b"} <= cols:
+        for lab, a, b in zip(labels, df["site_a"], df["site_b"], strict=True):
+            if not _is_blank(a) and str(a).strip() == str(b).strip():
+                problems.append(Problem(f"self-loop: both ends are {str(a).strip()!r}", file=file, table="links",
+                                        record=lab, field="site_b"))
+    if spec.name == "demands" and {"src", "dst"} <= cols:
+        for lab, a, b in zip(labels, df["src"], df["dst"], strict=True):
+            if not _is_blank(a) and str(a).strip() == str(b).strip():
+                problems.append(Problem(f"demand from {str(a).strip()!r} to itself", file=file, table="demands",
+                                        record=lab, field="dst"))
+    df = df.assign(id=ids)
+    return df, problems
+
+
+def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[str], file: str) -> list[Problem]:
+    problems: list[Problem] = []
+    for lab, v in zip(labels, values, strict=True):
+        where = {"file": file, "table": spec.name, "record": lab, "field": col.name}
+        if _is_blank(v) or (col.dtype == "idlist" and isinstance(v, list) and not v):
+            if col.required:
+                problems.append(Problem("missing required value", **where))
+            continue
+        if col.dtype in ("float", "int"):
+            if isinstance(v, bool):
+                problems.append(Problem(f"expected a number, got {v!r}", **where))
+                continue
+            try:
+                x = float(v)
+            except (TypeError, ValueError):
+                problems.append(Problem(f"expected a number, got {v!r}", **where))
+                continue
+            if not math.isfinite(x):
+                problems.append(Problem(f"expected a finite number, got {v!r}", **where))
+                continue
+            if col.min_value is not None and (x < col.min_value or (not col.min_inclusive and x == col.min_value)):
+                bound = ">=" if col.min_inclusive else ">"
+                problems.append(Problem(f"must be {bound} {col.min_value:g}, got {x:g}", **where))
+            if col.max_value is not None and x > col.max_value:
+                problems.append(Problem(f"must be <= {col.max_value:g}, got {x:g}", **where))
+            if col.dtype == "int" and x != round(x):
+                problems.append(Problem(f"expected a whole number, got {v!r}", **where))
+        elif col.dtype == "str":
+            if col.choices and str(v).strip() not in col.choices:
+                problems.append(Problem(f"{str(v).strip()!r} is not one of {', '.join(col.choices)}", **where))
+            if col.name == "waypoints":
+                try:
+                    geo.parse_waypoints(str(v))
+                except ValueError as exc:
+                    problems.append(Problem(str(exc), **where))
+        elif col.dtype == "bool" and str(v).strip().lower() not in ("1", "0", "true", "false", "yes", "no", "y", "n"):
+            problems.append(Problem(f"expected true/false, got {v!r}", **where))
+    return problems
+
+
+def _ids(df: pd.DataFrame) -> set[str]:
+    return set(df["id"]) if "id" in df.columns else set()
+
+
+def _check_references(frames: dict[str, pd.DataFrame], files: Mapping[str, str]) -> list[Problem]:
+    """Cross-table rules: endpoints and members exist, geometry ends near its sites."""
+    problems: list[Problem] = []
+    site_ids, link_ids, metro_ids = _ids(frames["sites"]), _ids(frames["links"]), _ids(frames["metros"])
+    f = {t: files.get(t, t) for t in TABLES}
+
+    def refs(table: str, column: str, known: set[str], what: str, allow_blank: bool = False) -> None:
+        df = frames[table]
+        if column not in df.columns or "id" not in df.columns:
+            return
+        for rid, v in zip(df["id"], df[column], strict=True):
+            if _is_blank(v):
+                continue
+            if str(v).strip() not in known:
+                problems.append(Problem(f"unknown {what} {str(v).strip()!r}", file=f[table], table=table,
+                                        record=rid or "?", field=column))
+
+    refs("links", "site_a", site_ids, "site")
+    refs("links", "site_b", site_ids, "site")
+    refs("demands", "src", site_ids, "site")
+    refs("demands", "dst", site_ids, "site")
+    if metro_ids:
+        refs("sites", "metro", metro_ids, "metro", allow_blank=True)
+    srlgs = frames["srlgs"]
+    if "links" in srlgs.columns and "id" in srlgs.columns:
+        from backbone.model import parse_idlist
+
+        for rid, members in zip(srlgs["id"], srlgs["links"], strict=True):
+            for m in parse_idlist(members):
+                if m not in link_ids:
+                    problems.append(Problem(f"unknown link {m!r}", file=f["srlgs"], table="srlgs", record=rid,
+                                            field="links"))
+    problems += _check_geometry(frames, f["links"])
+    return problems
+
+
+def _check_geometry(frames: dict[str, pd.DataFrame], file: str) -> list[Problem]:
+    links, sites = frames["links"], frames["sites"]
+    need = {"site_a", "site_b", "waypoints"}
+    if not need <= set(links.columns) or not {"lon", "lat", "id"} <= set(sites.columns):
+        return []
+    coords: dict[str, tuple[float, float]] = {}
+    for sid, lon, lat in zip(sites["id"], sites["lon"], sites["lat"], strict=True):
+        try:
+            coords[str(sid)] = (float(lon), float(lat))
+        except (TypeError, ValueError):
+            continue
+    problems = []
+    for rid, a, b, wp in zip(links["id"], links["site_a"], links["site_b"], links["waypoints"], strict=True):
+        if _is_blank(wp) or str(a).strip() not in coords or str(b).strip() not in coords:
+            continue
+        try:
+            pts = geo.parse_waypoints(str(wp))
+        except ValueError:
+            continue  # already reported
+        if not pts:
+            continue
+        pa, pb = coords[str(a).strip()], coords[str(b).strip()]
+        route = [pa, *pts, pb]
+        total = geo.polyline_km(route)
+        gap_a = float(geo.geodesic_km(pa[0], pa[1], pts[0][0], pts[0][1]))
+        gap_b = float(geo.geodesic_km(pts[-1][0], pts[-1][1], pb[0], pb[1]))
+        for gap, end, site in ((gap_a, "first", a), (gap_b, "last", b)):
+            if total > 0 and gap > GEOMETRY_END_FRACTION * total and gap > 50:
+                problems.append(Problem(
+                    f"geometry's {end} waypoint is {gap:.0f} km from site {str(site).strip()!r}, "
+                    f"{gap / total:.0%} of the route's {total:.0f} km (reversed or wrong waypoints?)",
+                    file=file, table="links", record=str(rid), field="waypoints"))
+    return problems
+
+
+def finite_or_nan(x: Any) -> float:
+    """``float(x)`` or NaN."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+    return v if np.isfinite(v) else float("nan")

@@ -1,0 +1,73 @@
+"""Backend registry. Each adapter imports its solver package only inside itself, so a missing
+package makes that backend unavailable (with a clear reason), never the whole solver."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol
+
+from backbone.errors import SolverError
+
+BACKENDS: dict[str, tuple[str, str]] = {
+    "highs": ("solver.backends.highs", "HighsBackend"),
+    "ortools-glop": ("solver.backends.ortools", "GlopBackend"),
+    "ortools-pdlp": ("solver.backends.ortools", "PdlpBackend"),
+    "ortools-scip": ("solver.backends.ortools", "ScipBackend"),
+    "pulp-cbc": ("solver.backends.pulp", "PulpCbcBackend"),
+    "pulp-highs": ("solver.backends.pulp", "PulpHighsBackend"),
+}
+"""Backend name -> (module, class)."""
+
+ALIASES = {"ortools": "ortools-glop", "glop": "ortools-glop", "pdlp": "ortools-pdlp", "scip": "ortools-scip",
+           "pulp": "pulp-cbc", "cbc": "pulp-cbc"}
+
+
+class Backend(Protocol):
+    """What an adapter provides."""
+
+    name: str
+    supports_mip: bool
+
+    def available(self) -> tuple[bool, str]:
+        """(usable, reason when not)."""
+        ...
+
+    def solve(self, lp: Any, time_limit: float, mip_gap: float, threads: int | None, **options: Any) -> Any:
+        """Solve and return a :class:`solver.problem.Solution`."""
+        ...
+
+
+def get_backend(name: str) -> Backend:
+    """The adapter for ``name``.
+
+    Raises
+    ------
+    SolverError
+        When the name is unknown or the backend's package is missing.
+    """
+    key = ALIASES.get(name, name)
+    if key not in BACKENDS:
+        raise SolverError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    module, cls = BACKENDS[key]
+    try:
+        impl = getattr(importlib.import_module(module), cls)()
+    except ImportError as exc:
+        raise SolverError(f"backend {key!r} is not available: {exc}") from None
+    ok, reason = impl.available()
+    if not ok:
+        raise SolverError(f"backend {key!r} is not available: {reason}")
+    return impl
+
+
+def available_backends(mip: bool = False) -> list[str]:
+    """Names of the backends usable here (``mip=True``: only those solving MIPs)."""
+    names = []
+    for name in BACKENDS:
+        try:
+            impl = get_backend(name)
+        except SolverError:
+            continue
+        if mip and not impl.supports_mip:
+            continue
+        names.append(name)
+    return names

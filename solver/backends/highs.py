@@ -1,0 +1,87 @@
+"""HiGHS through highspy: the whole sparse model is passed in one call (``passModel``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from solver.backends._stdio import stdout_to_stderr
+from solver.problem import LinearProgram, Solution, Status
+
+
+class HighsBackend:
+    """HiGHS (LP: dual simplex / IPM; MIP: branch and cut). The default backend."""
+
+    name = "highs"
+    supports_mip = True
+
+    def available(self) -> tuple[bool, str]:
+        try:
+            import highspy  # noqa: F401
+        except ImportError as exc:
+            return False, f"highspy is not installed ({exc})"
+        return True, ""
+
+    def solve(self, lp: LinearProgram, time_limit: float, mip_gap: float, threads: int | None,
+              **options: Any) -> Solution:
+        import highspy
+
+        with stdout_to_stderr():
+            h = highspy.Highs()
+        h.setOptionValue("output_flag", bool(options.pop("log", False)))
+        h.setOptionValue("time_limit", float(time_limit))
+        h.setOptionValue("mip_rel_gap", float(mip_gap))
+        if threads:
+            h.setOptionValue("threads", int(threads))
+        for k, v in options.items():
+            h.setOptionValue(k, v)
+        a = lp.A.tocsc()
+        model = highspy.HighsLp()
+        model.num_col_ = lp.n_cols
+        model.num_row_ = lp.n_rows
+        model.col_cost_ = lp.c
+        model.col_lower_ = lp.col_lower
+        model.col_upper_ = lp.col_upper
+        model.row_lower_ = lp.row_lower
+        model.row_upper_ = lp.row_upper
+        model.offset_ = float(lp.objective_offset)
+        model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        model.a_matrix_.start_ = a.indptr.astype(np.int32)
+        model.a_matrix_.index_ = a.indices.astype(np.int32)
+        model.a_matrix_.value_ = a.data.astype(float)
+        is_mip = lp.is_mip
+        if is_mip:
+            model.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                                  for i in lp.integrality]
+        t0 = time.perf_counter()
+        with stdout_to_stderr():
+            h.passModel(model)
+            h.run()
+        elapsed = time.perf_counter() - t0
+        ms = h.getModelStatus()
+        S = highspy.HighsModelStatus
+        info = h.getInfo()
+        has_primal = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        if ms == S.kOptimal:
+            status = Status.OPTIMAL
+        elif ms == S.kInfeasible:
+            status = Status.INFEASIBLE
+        elif ms in (S.kUnbounded, S.kUnboundedOrInfeasible):
+            status = Status.UNBOUNDED if ms == S.kUnbounded else Status.INFEASIBLE
+        elif ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt):
+            status = Status.FEASIBLE if has_primal else Status.TIME_LIMIT
+        else:
+            status = Status.FEASIBLE if has_primal and is_mip else Status.ERROR
+        x = np.asarray(h.getSolution().col_value, float) if status.has_solution else None
+        duals = None
+        if status == Status.OPTIMAL and not is_mip:
+            duals = np.asarray(h.getSolution().row_dual, float)
+        obj = float(info.objective_function_value) if status.has_solution else float("nan")
+        if is_mip:
+            bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
+        else:
+            bound = obj if status == Status.OPTIMAL else None
+        return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals,
+                        message=h.modelStatusToString(ms))

@@ -1,0 +1,326 @@
+"""The solver seam: one sparse linear program, one status enum, one solution type.
+
+Formulations assemble a :class:`LinearProgram` from blocks of rows built with scipy.sparse
+(constraint *families*, never rows one by one) and hand it whole to a backend through
+:func:`solve`. Variables and rows carry labelled indexes so results come back as pandas objects;
+no code ever parses variable names.
+
+Maths: ``minimise c @ x + offset`` subject to ``row_lower <= A @ x <= row_upper`` and
+``col_lower <= x <= col_upper``, with ``x[j]`` integral where ``integrality[j]``.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+INF = float("inf")
+
+
+class Status(str, enum.Enum):
+    """Outcome of a solve, common to every backend."""
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"  # a feasible solution, not proven optimal (e.g. time limit with incumbent)
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    TIME_LIMIT = "time_limit"  # stopped by the time limit with no feasible solution
+    ERROR = "error"
+
+    @property
+    def has_solution(self) -> bool:
+        """Whether primal values are available."""
+        return self in (Status.OPTIMAL, Status.FEASIBLE)
+
+
+@dataclass
+class VariableBlock:
+    """A named family of variables occupying columns ``start:start+size``."""
+
+    name: str
+    start: int
+    index: pd.Index
+
+    @property
+    def size(self) -> int:
+        return len(self.index)
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.start + self.size)
+
+
+@dataclass
+class ConstraintBlock:
+    """A named family of rows occupying ``start:start+size``."""
+
+    name: str
+    start: int
+    index: pd.Index
+
+    @property
+    def size(self) -> int:
+        return len(self.index)
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.start + self.size)
+
+
+@dataclass
+class LinearProgram:
+    """A (mixed-integer) linear program in sparse form with labelled blocks.
+
+    Build it with :meth:`add_variables` and :meth:`add_constraints`, then call :meth:`finalize`
+    (``solve`` does this) to get the stacked CSR matrix.
+
+    Example
+    -------
+    >>> lp = LinearProgram("demo")
+    >>> x = lp.add_variables("x", pd.Index(["a", "b"]), cost=[1.0, 2.0], lower=0.0)
+    >>> lp.add_constraints("cover", sp.csr_matrix([[1.0, 1.0]]), lower=1.0, upper=INF, index=pd.Index(["c"]))
+    >>> sol = solve(lp, time_limit=10)
+    >>> float(sol.objective)
+    1.0
+    """
+
+    name: str = "lp"
+    objective_offset: float = 0.0
+    variables: dict[str, VariableBlock] = field(default_factory=dict)
+    constraints: dict[str, ConstraintBlock] = field(default_factory=dict)
+    _c: list[np.ndarray] = field(default_factory=list)
+    _lb: list[np.ndarray] = field(default_factory=list)
+    _ub: list[np.ndarray] = field(default_factory=list)
+    _int: list[np.ndarray] = field(default_factory=list)
+    _rows: list[tuple[str, sp.spmatrix, dict[str, Any]]] = field(default_factory=list)
+    _row_lb: list[np.ndarray] = field(default_factory=list)
+    _row_ub: list[np.ndarray] = field(default_factory=list)
+    n_cols: int = 0
+    n_rows: int = 0
+    _A: sp.csr_matrix | None = None
+
+    # -------------------------------------------------------------- building
+    def add_variables(self, name: str, index: pd.Index | Sequence[Any] | int, cost: float | np.ndarray = 0.0,
+                      lower: float | np.ndarray = 0.0, upper: float | np.ndarray = INF,
+                      integer: bool | np.ndarray = False) -> VariableBlock:
+        """Add a family of variables; returns its block (columns ``block.slice``)."""
+        if name in self.variables:
+            raise ValueError(f"variable block {name!r} exists")
+        idx = pd.RangeIndex(index) if isinstance(index, int) else pd.Index(index)
+        n = len(idx)
+        block = VariableBlock(name, self.n_cols, idx)
+        self.variables[name] = block
+        self._c.append(np.broadcast_to(np.asarray(cost, float), (n,)).copy())
+        self._lb.append(np.broadcast_to(np.asarray(lower, float), (n,)).copy())
+        self._ub.append(np.broadcast_to(np.asarray(upper, float), (n,)).copy())
+        self._int.append(np.broadcast_to(np.asarray(integer, bool), (n,)).copy())
+        self.n_cols += n
+        self._A = None
+        return block
+
+    def add_constraints(self, name: str, coefficients: sp.spmatrix | dict[str, sp.spmatrix],
+                        lower: float | np.ndarray = -INF, upper: float | np.ndarray = INF,
+                        index: pd.Index | Sequence[Any] | None = None) -> ConstraintBlock:
+        """Add a family of rows ``lower <= A_block @ x <= upper``.
+
+        ``coefficients`` is either a matrix over all columns added so far (n_rows x n_cols, or
+        fewer columns: missing trailing columns are zero) or a dict mapping variable-block
+        names to matrices over that block's columns only.
+        """
+        if name in self.constraints:
+            raise ValueError(f"constraint block {name!r} exists")
+        if isinstance(coefficients, dict):
+            m = {k: sp.csr_matrix(v) for k, v in coefficients.items()}
+            n = next(iter(m.values())).shape[0] if m else 0
+            for k, v in m.items():
+                if k not in self.variables:
+                    raise KeyError(f"unknown variable block {k!r}")
+                if v.shape != (n, self.variables[k].size):
+                    raise ValueError(f"{name}: block {k!r} has shape {v.shape}, expected {(n, self.variables[k].size)}")
+            spec: dict[str, Any] = {"blocks": m}
+            mat = None
+        else:
+            mat = sp.csr_matrix(coefficients)
+            n = mat.shape[0]
+            spec = {}
+        idx = pd.RangeIndex(n) if index is None else pd.Index(index)
+        if len(idx) != n:
+            raise ValueError(f"{name}: index has {len(idx)} labels for {n} rows")
+        block = ConstraintBlock(name, self.n_rows, idx)
+        self.constraints[name] = block
+        self._rows.append((name, mat if mat is not None else sp.csr_matrix((n, 0)), spec))
+        self._row_lb.append(np.broadcast_to(np.asarray(lower, float), (n,)).copy())
+        self._row_ub.append(np.broadcast_to(np.asarray(upper, float), (n,)).copy())
+        self.n_rows += n
+        self._A = None
+        return block
+
+    # -------------------------------------------------------------- stacked arrays
+    @property
+    def c(self) -> np.ndarray:
+        return np.concatenate(self._c) if self._c else np.zeros(0)
+
+    @property
+    def col_lower(self) -> np.ndarray:
+        return np.concatenate(self._lb) if self._lb else np.zeros(0)
+
+    @property
+    def col_upper(self) -> np.ndarray:
+        return np.concatenate(self._ub) if self._ub else np.zeros(0)
+
+    @property
+    def integrality(self) -> np.ndarray:
+        return np.concatenate(self._int) if self._int else np.zeros(0, bool)
+
+    @property
+    def row_lower(self) -> np.ndarray:
+        return np.concatenate(self._row_lb) if self._row_lb else np.zeros(0)
+
+    @property
+    def row_upper(self) -> np.ndarray:
+        return np.concatenate(self._row_ub) if self._row_ub else np.zeros(0)
+
+    @property
+    def is_mip(self) -> bool:
+        return bool(self.integrality.any())
+
+    @property
+    def A(self) -> sp.csr_matrix:
+        """The stacked constraint matrix (CSR, n_rows x n_cols)."""
+        if self._A is None:
+            self._A = self._stack()
+        return self._A
+
+    def _stack(self) -> sp.csr_matrix:
+        parts = []
+        for _name, mat, spec in self._rows:
+            if "blocks" in spec:
+                n = mat.shape[0]
+                coo_parts = []
+                for k, v in spec["blocks"].items():
+                    blk = self.variables[k]
+                    v = v.tocoo()
+                    coo_parts.append((v.data, v.row, v.col + blk.start))
+                if coo_parts:
+                    data = np.concatenate([p[0] for p in coo_parts])
+                    r = np.concatenate([p[1] for p in coo_parts])
+                    cc = np.concatenate([p[2] for p in coo_parts])
+                else:
+                    data, r, cc = np.zeros(0), np.zeros(0, int), np.zeros(0, int)
+                parts.append(sp.csr_matrix((data, (r, cc)), shape=(n, self.n_cols)))
+            else:
+                m = mat
+                if m.shape[1] < self.n_cols:
+                    m = sp.hstack([m, sp.csr_matrix((m.shape[0], self.n_cols - m.shape[1]))], format="csr")
+                parts.append(m)
+        if not parts:
+            return sp.csr_matrix((0, self.n_cols))
+        a = sp.vstack(parts, format="csr")
+        a.sum_duplicates()
+        return a
+
+    def relaxed(self) -> LinearProgram:
+        """A copy with integrality dropped (the LP relaxation)."""
+        import copy
+
+        lp = copy.copy(self)
+        lp._int = [np.zeros_like(x) for x in self._int]
+        return lp
+
+    def stats(self) -> dict[str, int]:
+        """Size of the program."""
+        return {"rows": self.n_rows, "cols": self.n_cols, "nonzeros": int(self.A.nnz),
+                "integer_cols": int(self.integrality.sum())}
+
+    # -------------------------------------------------------------- checking
+    def evaluate(self, x: np.ndarray) -> float:
+        """Objective value of ``x`` (programs always minimise; maximise by negating costs)."""
+        return float(self.c @ x + self.objective_offset)
+
+    def max_violation(self, x: np.ndarray) -> float:
+        """Largest violation of any row or bound by ``x`` (0 when feasible)."""
+        ax = self.A @ x
+        v = [np.maximum(self.row_lower - ax, 0), np.maximum(ax - self.row_upper, 0),
+             np.maximum(self.col_lower - x, 0), np.maximum(x - self.col_upper, 0)]
+        return float(max((np.max(a) if a.size else 0.0) for a in v))
+
+
+@dataclass
+class Solution:
+    """What a backend returns, with values labelled by the program's blocks."""
+
+    status: Status
+    objective: float
+    x: np.ndarray | None
+    backend: str
+    solve_seconds: float
+    bound: float | None = None  # best proven bound (MIP dual bound, or objective for LP optimum)
+    row_duals: np.ndarray | None = None
+    message: str = ""
+    lp: LinearProgram | None = field(default=None, repr=False)
+
+    @property
+    def gap(self) -> float | None:
+        """Relative optimality gap ``|obj - bound| / max(|obj|, 1e-9)`` (None when unknown)."""
+        if self.bound is None or not np.isfinite(self.objective) or not np.isfinite(self.bound):
+            return None
+        return abs(self.objective - self.bound) / max(abs(self.objective), 1e-9)
+
+    def values(self, block: str) -> pd.Series:
+        """Primal values of one variable block, indexed by its labels."""
+        if self.lp is None or self.x is None:
+            raise ValueError(f"no solution values (status {self.status.value})")
+        b = self.lp.variables[block]
+        return pd.Series(self.x[b.slice], index=b.index, name=block)
+
+    def duals(self, block: str) -> pd.Series:
+        """Row duals of one constraint block (when the backend provides them)."""
+        if self.lp is None or self.row_duals is None:
+            raise ValueError("no duals available")
+        b = self.lp.constraints[block]
+        return pd.Series(self.row_duals[b.slice], index=b.index, name=block)
+
+
+def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, mip_gap: float = 1e-4,
+          threads: int | None = None, **options: Any) -> Solution:
+    """Solve ``lp`` with the named backend.
+
+    Parameters
+    ----------
+    backend
+        One of :func:`available_backends` names: ``highs`` (default), ``ortools-glop``,
+        ``ortools-pdlp``, ``ortools-scip``, ``pulp-cbc``, ``pulp-highs``.
+    time_limit
+        Seconds; every solve has one.
+    mip_gap
+        Relative MIP gap at which to stop (ignored for LPs).
+
+    Raises
+    ------
+    SolverError
+        When the backend is unknown, not installed, or crashes.
+    """
+    from backbone.errors import SolverError
+    from solver.backends import get_backend
+
+    if not time_limit or time_limit <= 0:
+        raise SolverError("every solve needs a positive time limit")
+    impl = get_backend(backend)
+    _ = lp.A  # stack once, outside the timed solve
+    t0 = time.perf_counter()
+    try:
+        sol = impl.solve(lp, time_limit=time_limit, mip_gap=mip_gap, threads=threads, **options)
+    except SolverError:
+        raise
+    except Exception as exc:  # a backend crash is a solver error, never swallowed
+        raise SolverError(f"backend {backend!r} failed: {type(exc).__name__}: {exc}") from exc
+    sol.solve_seconds = sol.solve_seconds or (time.perf_counter() - t0)
+    sol.lp = lp
+    return sol
