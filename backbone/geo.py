@@ -52,7 +52,7 @@ def geodesic_km(lon1: np.ndarray | float, lat1: np.ndarray | float,
     344.0
     """
     a = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (lon1, lat1, lon2, lat2)))
-    _, _, dist_m = GEOD.inv(*a)
+    _, _, dist_m = GEOD.inv(a[0], a[1], a[2], a[3])
     return np.asarray(dist_m, dtype=float) / 1000.0
 
 

@@ -303,7 +303,7 @@ class Network:
 # ---------------------------------------------------------------------- table helpers
 def normalize_table(spec: TableSpec, df: pd.DataFrame | None) -> pd.DataFrame:
     """Coerce a (trusted) table to the spec: columns in order, defaults filled, dtypes set."""
-    if df is None or len(df) == 0 and len(getattr(df, "columns", [])) == 0:
+    if df is None or (len(df) == 0 and len(getattr(df, "columns", [])) == 0):
         return empty_table(spec)
     df = df.copy()
     if spec.id_column in df.columns:

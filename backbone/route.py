@@ -86,11 +86,9 @@ def shortest_route(net: Network, source: str, target: str) -> Route:
     NotFoundError
         When an endpoint is unknown or no path joins them.
     """
-    from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import dijkstra
 
     src, dst = resolve_endpoint(net, source), resolve_endpoint(net, target)
-    n = len(net.sites)
     graph, arc_link = min_latency_graph(net)
     pos = {s: i for i, s in enumerate(net.sites.index)}
     si, ti = pos[src.site], pos[dst.site]

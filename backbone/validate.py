@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ from backbone import geo
 from backbone.errors import Problem, ValidationError
 from backbone.schema import TABLES, Column, TableSpec
 
-RawTable = pd.DataFrame | list[dict[str, Any]] | None
+RawTable: TypeAlias = "pd.DataFrame | list[dict[str, Any]] | None"
 
 GEOMETRY_END_FRACTION = 0.6
 """A route's first (last) waypoint may be at most this fraction of the route's length away from
