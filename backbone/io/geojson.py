@@ -1,0 +1,163 @@
+"""GeoJSON export of sites and links (geopandas), split at the antimeridian.
+
+:func:`network_to_geodataframes` gives two GeoDataFrames in EPSG:4326: sites as Points with every
+site column, links as LineStrings along their route (endpoints, waypoints and geodesic
+densification, as :meth:`~backbone.model.Network.link_coords` draws them). A route that crosses
+the antimeridian is cut there by :func:`backbone.geo.split_antimeridian` and becomes a
+MultiLineString whose parts meet at lon = +-180, so every longitude lies in [-180, 180] and no
+line is drawn across the whole map. Per-link and per-site values (utilisation, GPUs added, ...)
+join as extra properties.
+
+:func:`save_geojson` writes one RFC 7946 FeatureCollection holding both layers; the property
+``feature_type`` (``"site"`` or ``"link"``) tells them apart (QGIS opens the file as one layer
+per geometry type and can filter on it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from backbone import geo
+from backbone.errors import Problem, ValidationError
+from backbone.model import Network
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+
+logger = logging.getLogger(__name__)
+
+LINK_PROPERTIES: tuple[str, ...] = ("id", "name", "site_a", "site_b", "kind", "cable_system", "capacity_gbps",
+                                    "length_km", "latency_ms")
+"""Link columns carried as GeoJSON properties (plus ``srlgs`` and any given values)."""
+
+COORDINATE_DECIMALS = 5
+"""Decimal places kept in written coordinates (1e-5 degree is about 1 m)."""
+
+Values = Mapping[str, Mapping[str, float] | pd.Series] | pd.DataFrame | None
+"""Per-element values: ``{name: {element_id: value}}`` or a DataFrame indexed by element id."""
+
+
+def _values_frame(values: Values, index: pd.Index, what: str, taken: set[str]) -> pd.DataFrame:
+    if values is None:
+        return pd.DataFrame(index=index)
+    frame = values.copy() if isinstance(values, pd.DataFrame) else pd.DataFrame(
+        {str(k): pd.Series(v, dtype=float) if not isinstance(v, pd.Series) else v for k, v in values.items()})
+    clash = sorted(set(map(str, frame.columns)) & taken)
+    if clash:
+        raise ValidationError([Problem(f"{what} value {c!r} would overwrite a {what} column", field=c)
+                               for c in clash])
+    frame.index = frame.index.map(str)
+    unknown = frame.index.difference(index)
+    if len(unknown):
+        logger.debug("ignoring %s values for %d unknown id(s), e.g. %s", what, len(unknown), unknown[0])
+    return frame.reindex(index)
+
+
+def link_geometries(net: Network) -> list[Any]:
+    """One shapely geometry per link (table order): a LineString, or a MultiLineString when
+    the route crosses the antimeridian; longitudes in [-180, 180]."""
+    from shapely.geometry import LineString, MultiLineString
+
+    if len(net.links) == 0:
+        return []
+    a, b = net.link_endpoints()
+    lon, lat = net.sites["lon"].to_numpy(float), net.sites["lat"].to_numpy(float)
+    out: list[Any] = []
+    for i, waypoints in enumerate(net.links["waypoints"].tolist()):  # geometry is per link by nature
+        points = [(lon[a[i]], lat[a[i]]), *geo.parse_waypoints(waypoints), (lon[b[i]], lat[b[i]])]
+        parts = [np.round(p, COORDINATE_DECIMALS) for p in geo.split_antimeridian(geo.route_coords(points))]
+        out.append(LineString(parts[0]) if len(parts) == 1 else MultiLineString(parts))
+    return out
+
+
+def network_to_geodataframes(net: Network, link_values: Values = None,
+                             site_values: Values = None) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """Sites and links as GeoDataFrames in EPSG:4326.
+
+    Parameters
+    ----------
+    net
+        The network.
+    link_values, site_values
+        Extra per-link / per-site values, ``{name: {id: value}}`` or a DataFrame indexed by id
+        (as a result's ``"map"`` object carries them); ids not in the network are ignored,
+        elements without a value get NaN.
+
+    Returns
+    -------
+    (sites, links)
+        ``sites``: every site column plus ``id``, Point geometry. ``links``:
+        :data:`LINK_PROPERTIES`, ``srlgs`` (member SRLG ids joined by ``;``) and the values,
+        LineString/MultiLineString geometry.
+
+    Raises
+    ------
+    ValidationError
+        When a value name collides with a table column.
+    """
+    import geopandas as gpd
+
+    sites = net.sites.reset_index()
+    sites = sites.join(_values_frame(site_values, net.sites.index, "site", set(sites.columns)), on="id")
+    sites_gdf = gpd.GeoDataFrame(sites, geometry=gpd.points_from_xy(sites["lon"], sites["lat"]), crs="EPSG:4326")
+
+    links = net.links.reset_index()[list(LINK_PROPERTIES)]
+    members = net.srlg_members()
+    srlgs_of = members.groupby("link")["srlg"].agg(";".join) if len(members) else pd.Series(dtype=str)
+    links["srlgs"] = links["id"].map(srlgs_of).fillna("")
+    links = links.join(_values_frame(link_values, net.links.index, "link", set(links.columns)), on="id")
+    links_gdf = gpd.GeoDataFrame(links, geometry=link_geometries(net), crs="EPSG:4326")
+    return sites_gdf, links_gdf
+
+
+def geojson_dict(net: Network, link_values: Values = None, site_values: Values = None) -> dict[str, Any]:
+    """The FeatureCollection :func:`save_geojson` writes, as a dict (sites first, then links)."""
+    sites, links = network_to_geodataframes(net, link_values, site_values)
+    features: list[dict[str, Any]] = []
+    for layer, gdf in (("site", sites), ("link", links)):
+        if len(gdf) == 0:
+            continue
+        gdf = gdf.assign(feature_type=layer)
+        doc = json.loads(gdf.to_json(na="null", drop_id=True, show_bbox=False))
+        features += doc["features"]
+    return {"type": "FeatureCollection", "name": net.name, "features": features}
+
+
+def save_geojson(net: Network, path: str | Path, link_values: Values = None,
+                 site_values: Values = None) -> Path:
+    """Write sites and links as one GeoJSON FeatureCollection (written atomically).
+
+    Parameters
+    ----------
+    net
+        The network.
+    path
+        Destination ``.geojson`` (or ``.json``) file.
+    link_values, site_values
+        Extra properties, as for :func:`network_to_geodataframes`.
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Example
+    -------
+    >>> save_geojson(net, "backbone.geojson", link_values={"utilisation": {"tat-1": 0.8}})  # doctest: +SKIP
+    """
+    p = Path(path)
+    doc = geojson_dict(net, link_values, site_values)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.tmp")
+    tmp.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False), encoding="utf-8")
+    os.replace(tmp, p)
+    logger.info("wrote %d features to %s", len(doc["features"]), p)
+    return p
