@@ -1,0 +1,303 @@
+"""The placement MIP, built as sparse blocks by constraint family.
+
+Notation: ``t`` period, ``k`` demand unit (metro, class), ``s`` candidate site, ``r`` route (an
+admissible (k, s) pair and one of its SLO-meeting paths), ``l`` link / ``a`` arc, ``e`` existing
+demand path, ``j`` training job, ``f`` failed site (N+1). ``B`` GPUs per block, ``g`` Gbps per GPU.
+
+Variables
+---------
+* ``serve[t, r] >= 0``: GPUs serving unit k(r) from site s(r) over route r in period t.
+* ``unserved[t, k] >= 0``: demand not served (penalised: explains infeasibility instead of failing).
+* ``blocks[s]`` integer in ``[0, max_blocks_s]``; ``build[s]`` binary; ``power[s]`` MW built.
+* ``existing[e] >= 0``, ``existing_unrouted[d] >= 0``: the scenario's demands, routed jointly.
+* ``train[j, s]`` binary, ``train_unplaced[j]`` in [0, 1].
+* ``backup[f, k, s] >= 0``, ``backup_unserved[f, k] >= 0`` (N+1 only).
+
+Cost (USD) = sum_s cost_per_block_s blocks_s + capex_per_mw_s power_s + fixed build_s, where
+cost_per_block = B (capex per GPU + opex per GPU over the horizon).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from solver.placement.inputs import PlacementInputs
+from solver.problem import LinearProgram
+
+EXISTING_PENALTY_FACTOR = 1000.0
+"""Unrouted scenario demand (per Gbps) costs this many times the unserved-GPU weight."""
+
+ELASTIC_FRACTION = 0.01
+"""Diagnostic re-solve: one GPU (or its MW, or its Gbps over ~10 links) beyond a limit costs this
+fraction of an unserved GPU, so demand is served by stretching limits whenever it can be."""
+
+
+@dataclass
+class PlacementModel:
+    """The built program plus the weights used (for the report)."""
+
+    lp: LinearProgram
+    inputs: PlacementInputs
+    cost: np.ndarray  # USD coefficient of each column (capex + opex), for the budget and the report
+    unserved_weight: float
+
+
+def _incidence(rows: np.ndarray, n_rows: int, n_cols: int, values: np.ndarray | float = 1.0) -> sp.csr_matrix:
+    """``n_rows x n_cols`` matrix with ``values`` at ``(rows[i], i)``."""
+    v = np.broadcast_to(np.asarray(values, float), (n_cols,))
+    return sp.csr_matrix((v, (rows, np.arange(n_cols))), shape=(n_rows, n_cols))
+
+
+def build_placement(inp: PlacementInputs, elastic: bool = False) -> PlacementModel:
+    """Assemble the placement program from its families.
+
+    Parameters
+    ----------
+    inp
+        The placement inputs.
+    elastic
+        Diagnostic mode: add priced excess columns ``extra_gpus[s]``, ``extra_mw[s]`` and
+        ``extra_gbps[arc]`` that relax GPU maxima, power caps and link capacities at a cost
+        below the unserved penalty, so a re-solve shows which limits stand in the way.
+
+    Returns
+    -------
+    PlacementModel
+    """
+    opts = inp.opts
+    T, R = inp.n_periods, len(inp.routes)
+    B = float(opts.block)
+    min_cost = opts.objective == "min-cost"
+    # weight of one unserved GPU (averaged over periods) in the objective
+    w_unserved = opts.unserved_penalty_usd_per_gpu if min_cost else 1.0
+    eps_cost = 0.0 if min_cost else 1e-3 / max(float(opts.budget_usd or 0.0), 1.0)
+    lp = LinearProgram("placement")
+    sites = inp.sites
+
+    route_rtt = inp.routes["rtt_ms"].to_numpy()
+    lat_w = opts.latency_weight_usd_per_gpu_ms if min_cost else 0.0
+    period_idx = pd.MultiIndex.from_product([range(T), range(R)], names=["period", "route"])
+    lp.add_variables("serve", period_idx, cost=np.tile(lat_w * route_rtt / T, T))
+    lp.add_variables("unserved", pd.MultiIndex.from_product([range(T), inp.units.index], names=["period", "unit"]),
+                     cost=w_unserved / T)
+    block_cost = sites["cost_per_block_usd"].to_numpy()
+    mw_cost = sites["capex_per_mw_usd"].to_numpy(dtype=float)
+    fixed_cost = np.full(len(sites), opts.site_fixed_cost_usd)
+    max_blocks = sites["max_blocks"].to_numpy(dtype=float)
+    lp.add_variables("blocks", sites.index, cost=block_cost * (1.0 if min_cost else eps_cost), upper=max_blocks,
+                     integer=True)
+    lp.add_variables("build", sites.index, cost=fixed_cost * (1.0 if min_cost else eps_cost),
+                     upper=(max_blocks > 0).astype(float), integer=True)
+    power_room = np.maximum(sites["power_cap_mw"].to_numpy() - sites["power_base_mw"].to_numpy(), 0.0)
+    lp.add_variables("power", sites.index, cost=mw_cost * (1.0 if min_cost else eps_cost), upper=power_room)
+    E = len(inp.existing_paths)
+    D = len(inp.existing)
+    lp.add_variables("existing", E)
+    lp.add_variables("existing_unrouted", inp.existing.index,
+                     cost=EXISTING_PENALTY_FACTOR * w_unserved * max(opts.gbps_per_gpu, 1e-3))
+    jobs_g = inp.jobs["gpus"].to_numpy(dtype=float)
+    js_job, js_site = inp.job_sites["job"].to_numpy(), inp.job_sites["site"].to_numpy()
+    lp.add_variables("train", pd.MultiIndex.from_arrays([inp.jobs.index[js_job], sites.index[js_site]],
+                                                        names=["job", "site"]), upper=1.0, integer=True)
+    lp.add_variables("train_unplaced", inp.jobs.index, cost=w_unserved * jobs_g, upper=1.0)
+
+    if elastic:
+        unit = ELASTIC_FRACTION * w_unserved
+        lp.add_variables("extra_gpus", sites.index, cost=unit)
+        lp.add_variables("extra_mw", sites.index, cost=unit * 1000.0 / opts.kw_per_gpu)
+    demand_rows(lp, inp)
+    site_gpu_rows(lp, inp, B, elastic)
+    power_rows(lp, inp, B, elastic)
+    build_rows(lp, inp)
+    link_rows(lp, inp, ELASTIC_FRACTION * w_unserved / max(opts.gbps_per_gpu, 1e-3) / 10.0 if elastic else None)
+    existing_rows(lp, inp, D)
+    training_rows(lp, inp)
+    if opts.n_plus_one:
+        n_plus_one_rows(lp, inp, B, w_unserved, elastic)
+
+    cost = np.zeros(lp.n_cols)
+    cost[lp.variables["blocks"].slice] = block_cost
+    cost[lp.variables["power"].slice] = mw_cost
+    cost[lp.variables["build"].slice] = fixed_cost
+    if not min_cost:
+        lp.add_constraints("budget", sp.csr_matrix(cost[None, :]), upper=float(opts.budget_usd or 0.0),
+                           index=pd.Index(["budget"]))
+    return PlacementModel(lp, inp, cost, w_unserved)
+
+
+def demand_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
+    """Every unit's demand is served or declared unserved, per period.
+
+    ``sum_{r in k} serve[t, r] + unserved[t, k] = demand_k x factor[k, t]``.
+    """
+    T, K, R = inp.n_periods, len(inp.units), len(inp.routes)
+    a_kr = _incidence(inp.routes["unit"].to_numpy(), K, R)
+    rhs = (inp.units["demand_gpus"].to_numpy()[:, None] * inp.factors).T.ravel()  # period-major
+    lp.add_constraints("demand", {"serve": sp.kron(sp.identity(T), a_kr, format="csr"),
+                                  "unserved": sp.identity(T * K, format="csr")},
+                       lower=rhs, upper=rhs,
+                       index=pd.MultiIndex.from_product([range(T), inp.units.index], names=["period", "unit"]))
+
+
+def _training_load(inp: PlacementInputs, repeat: int) -> sp.csr_matrix:
+    """``(repeat x S) x jobsites``: GPUs of job j at site s, stacked ``repeat`` times."""
+    S = len(inp.sites)
+    g = inp.jobs["gpus"].to_numpy(dtype=float)[inp.job_sites["job"].to_numpy()]
+    a = _incidence(inp.job_sites["site"].to_numpy(), S, len(inp.job_sites), g)
+    return sp.kron(np.ones((repeat, 1)), a, format="csr")
+
+
+def site_gpu_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool = False) -> None:
+    """GPUs used at a site in any period fit what is installed plus built.
+
+    ``sum_{r at s} serve[t, r] + sum_j G_j train[j, s] - B blocks_s <= installed_s``.
+    """
+    T, S, R = inp.n_periods, len(inp.sites), len(inp.routes)
+    a_sr = _incidence(inp.routes["site"].to_numpy(), S, R)
+    blocks = {
+        "serve": sp.kron(sp.identity(T), a_sr, format="csr"),
+        "train": _training_load(inp, T),
+        "blocks": sp.kron(np.ones((T, 1)), -B * sp.identity(S), format="csr"),
+    }
+    if elastic:
+        blocks["extra_gpus"] = sp.kron(np.ones((T, 1)), -sp.identity(S), format="csr")
+    lp.add_constraints("site_gpus", blocks, upper=np.tile(inp.sites["gpus_installed"].to_numpy(dtype=float), T),
+        index=pd.MultiIndex.from_product([range(T), inp.sites.index], names=["period", "site"]))
+
+
+def power_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool = False) -> None:
+    """Power of the added GPUs is covered by spare power plus power built (up to the cap).
+
+    ``mw_per_gpu x B blocks_s - power_s <= power_base_s - mw_per_gpu x installed_s``.
+    """
+    S = len(inp.sites)
+    mw = inp.opts.kw_per_gpu / 1000.0
+    rhs = inp.sites["power_base_mw"].to_numpy() - mw * inp.sites["gpus_installed"].to_numpy(dtype=float)
+    blocks = {"blocks": mw * B * sp.identity(S, format="csr"), "power": -sp.identity(S, format="csr")}
+    if elastic:
+        blocks["extra_mw"] = -sp.identity(S, format="csr")
+    lp.add_constraints("site_power", blocks, upper=rhs, index=inp.sites.index)
+
+
+def build_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
+    """Blocks only where built, and at least the minimum build there.
+
+    ``blocks_s - max_blocks_s build_s <= 0`` and ``blocks_s - min_blocks_s build_s >= 0``.
+    """
+    S = len(inp.sites)
+    eye = sp.identity(S, format="csr")
+    maxb = inp.sites["max_blocks"].to_numpy(dtype=float)
+    minb = inp.sites["min_blocks"].to_numpy(dtype=float)
+    lp.add_constraints("build_max", {"blocks": eye, "build": -sp.diags(maxb, format="csr")}, upper=0.0,
+                       index=inp.sites.index)
+    lp.add_constraints("build_min", {"blocks": eye, "build": -sp.diags(minb, format="csr")}, lower=0.0,
+                       index=inp.sites.index)
+
+
+def link_rows(lp: LinearProgram, inp: PlacementInputs, elastic_cost: float | None = None) -> None:
+    """Placement traffic plus the scenario's traffic fit every arc, in every period.
+
+    Placement traffic is symmetric (requests and responses ride the same path), so route r puts
+    ``g x serve[t, r]`` on both arcs of each of its links:
+    ``g sum_r P[r, l] serve[t, r] + sum_e A[e, a] existing_e <= capacity_l`` for each arc a of l.
+    Only arcs some variable uses get a row.
+    """
+    net = inp.net
+    T, L = inp.n_periods, len(net.links)
+    g = inp.opts.gbps_per_gpu
+    route_arcs = sp.hstack([inp.route_links, inp.route_links], format="csr").T.tocsr() * g  # 2L x R
+    exist_arcs = inp.existing_arcs.T.tocsr()  # 2L x E
+    used = np.flatnonzero((np.diff(route_arcs.indptr) > 0) | (np.diff(exist_arcs.indptr) > 0))
+    if len(used) == 0:
+        return
+    route_arcs, exist_arcs = route_arcs[used], exist_arcs[used]
+    cap = np.tile(net.links["capacity_gbps"].to_numpy(dtype=float), 2)[used]
+    arc_names = np.concatenate([net.links.index.to_numpy(), net.links.index.to_numpy()])[used]
+    direction = np.where(used < L, "ab", "ba")
+    n = len(used)
+    blocks = {
+        "serve": sp.kron(sp.identity(T), route_arcs, format="csr"),
+        "existing": sp.kron(np.ones((T, 1)), exist_arcs, format="csr"),
+    }
+    if elastic_cost is not None:
+        lp.add_variables("extra_gbps", pd.MultiIndex.from_arrays([arc_names, direction], names=["link", "dir"]),
+                         cost=elastic_cost)
+        blocks["extra_gbps"] = sp.kron(np.ones((T, 1)), -sp.identity(n), format="csr")
+    lp.add_constraints("link_capacity", blocks, upper=np.tile(cap, T), index=pd.MultiIndex.from_arrays(
+        [np.repeat(np.arange(T), n), np.tile(arc_names, T), np.tile(direction, T)], names=["period", "link", "dir"]))
+
+
+def existing_rows(lp: LinearProgram, inp: PlacementInputs, n_demands: int) -> None:
+    """Each scenario demand is routed over its candidate paths (or declared unrouted).
+
+    ``sum_{e of d} existing_e + existing_unrouted_d = demand_d``.
+    """
+    if n_demands == 0:
+        return
+    E = len(inp.existing_paths)
+    rhs = inp.existing["demand_gbps"].to_numpy(dtype=float)
+    lp.add_constraints("existing_demand", {
+        "existing": _incidence(inp.existing_paths["demand"].to_numpy(), n_demands, E),
+        "existing_unrouted": sp.identity(n_demands, format="csr"),
+    }, lower=rhs, upper=rhs, index=inp.existing.index)
+
+
+def training_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
+    """Each training job goes to exactly one allowed site (or is declared unplaced).
+
+    ``sum_s train[j, s] + train_unplaced_j = 1``.
+    """
+    J = len(inp.jobs)
+    if J == 0:
+        return
+    lp.add_constraints("training", {
+        "train": _incidence(inp.job_sites["job"].to_numpy(), J, len(inp.job_sites)),
+        "train_unplaced": sp.identity(J, format="csr"),
+    }, lower=1.0, upper=1.0, index=inp.jobs.index)
+
+
+def n_plus_one_rows(lp: LinearProgram, inp: PlacementInputs, B: float, w_unserved: float,
+                    elastic: bool = False) -> None:
+    """After the loss of any one candidate site f, every unit's served peak demand can be
+    re-served within SLO by the surviving sites' capacity (full reassignment, training stays).
+
+    ``sum_{s != f} backup[f, k, s] + backup_unserved[f, k] >= sum_{r in k} serve[t*_k, r]`` and
+    ``sum_k backup[f, k, s] + sum_j G_j train[j, s] - B blocks_s <= installed_s`` for s != f,
+    where ``t*_k`` is unit k's peak period (every unit at its own peak: conservative with periods).
+    Network capacity is not re-checked in failure states (GPU capacity only).
+    """
+    S, K, R, T = len(inp.sites), len(inp.units), len(inp.routes), inp.n_periods
+    P = len(inp.pairs)
+    pair_unit, pair_site = inp.pairs["unit"].to_numpy(), inp.pairs["site"].to_numpy()
+    f_idx = np.repeat(np.arange(S), P)
+    p_idx = np.tile(np.arange(P), S)
+    keep = pair_site[p_idx] != f_idx
+    f_idx, p_idx = f_idx[keep], p_idx[keep]
+    n = len(f_idx)
+    lp.add_variables("backup", pd.MultiIndex.from_arrays(
+        [inp.sites.index[f_idx], inp.units.index[pair_unit[p_idx]], inp.sites.index[pair_site[p_idx]]],
+        names=["failed", "unit", "site"]))
+    lp.add_variables("backup_unserved", pd.MultiIndex.from_product([inp.sites.index, inp.units.index],
+                                                                   names=["failed", "unit"]), cost=w_unserved)
+    # served peak demand of each unit: columns (peak period of unit(r), r)
+    r_unit = inp.routes["unit"].to_numpy()
+    peak = inp.units["peak_period"].to_numpy()[r_unit]
+    served_peak = sp.csr_matrix((-np.ones(R), (r_unit, peak * R + np.arange(R))), shape=(K, T * R))
+    lp.add_constraints("n1_demand", {
+        "backup": _incidence(f_idx * K + pair_unit[p_idx], S * K, n),
+        "serve": sp.kron(np.ones((S, 1)), served_peak, format="csr"),
+        "backup_unserved": sp.identity(S * K, format="csr"),
+    }, lower=0.0, index=pd.MultiIndex.from_product([inp.sites.index, inp.units.index], names=["failed", "unit"]))
+    blocks = {
+        "backup": _incidence(f_idx * S + pair_site[p_idx], S * S, n),
+        "train": _training_load(inp, S),
+        "blocks": sp.kron(np.ones((S, 1)), -B * sp.identity(S), format="csr"),
+    }
+    if elastic:
+        blocks["extra_gpus"] = sp.kron(np.ones((S, 1)), -sp.identity(S), format="csr")
+    lp.add_constraints("n1_site_gpus", blocks, upper=np.tile(inp.sites["gpus_installed"].to_numpy(dtype=float), S),
+        index=pd.MultiIndex.from_product([inp.sites.index, inp.sites.index], names=["failed", "site"]))

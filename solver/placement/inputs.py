@@ -1,0 +1,379 @@
+"""Placement inputs: demand units, candidate sites, metro -> site latency, admissible pairs, routes.
+
+Everything here is plain tables and arrays derived from the :class:`~backbone.model.Network` and
+the options; the formulation (:mod:`solver.placement.formulation`) turns them into rows.
+
+Latency model
+-------------
+A metro reaches the backbone at its *access site* (the geodesically nearest site) over access
+fibre of ``geodesic x route_factor`` km (as :func:`backbone.route.shortest_route` treats points),
+then rides the backbone to the serving site. The achievable RTT of (metro, site) is
+``2 x (access_ms + lowest backbone latency)``; a (metro class, site) pair is *admissible* when that
+RTT meets the class SLO, the site is a candidate, and residency allows it. Each admissible pair
+gets *routes*: its candidate backbone paths (:func:`solver.paths.candidate_paths`, ``k_paths``
+lowest-latency) that themselves meet the SLO, or the empty route when the metro's access site is
+the serving site.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from backbone import geo
+from backbone.errors import Problem, ValidationError
+from backbone.model import Network
+from solver.placement.options import PlaceOptions
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class PlacementInputs:
+    """Tables and arrays the formulation is built from.
+
+    Attributes
+    ----------
+    units
+        Demand units (one per metro and class with demand), index ``metro/class``; columns
+        ``metro``, ``klass``, ``slo_rtt_ms``, ``demand_gpus`` (peak), ``access_site``,
+        ``access_km``, ``access_ms``, ``region``, ``country``, ``peak_period``.
+    factors
+        ``(units, periods)`` demand factor per period (peak = 1).
+    sites
+        Candidate sites (index site id) with ``gpus_installed``, ``gpus_cap`` (max GPUs after
+        building), ``max_blocks``, ``min_blocks``, power and cost columns, ``opex_per_gpu_usd``,
+        ``cost_per_block_usd``.
+    pairs
+        Admissible (unit, site) pairs: ``unit``, ``site`` (positions), ``rtt_ms`` (lowest).
+    routes
+        One row per (pair, path): ``pair``, ``unit``, ``site`` (positions), ``rtt_ms``, ``links``
+        (';'-joined link ids, empty for a local route).
+    route_links
+        ``routes x L`` CSR link incidence (a local route has an empty row).
+    rtt_ms
+        ``(metros, sites_all)`` lowest achievable RTT from every metro to every site (inf: none).
+    existing
+        Scenario demands routed jointly (``baseline="joint"``): ``src``, ``dst``, ``demand_gbps``.
+    existing_paths
+        Their candidate paths: ``demand`` (position), ``latency_ms``, ``links``.
+    existing_arcs
+        ``existing paths x 2L`` CSR arc incidence.
+    jobs, job_sites
+        Training jobs and their allowed (job, site) pairs (positions).
+    notes
+        Data issues worth telling the planner (e.g. installed GPUs above power available).
+    """
+
+    net: Network
+    opts: PlaceOptions
+    units: pd.DataFrame
+    factors: np.ndarray
+    sites: pd.DataFrame
+    pairs: pd.DataFrame
+    routes: pd.DataFrame
+    route_links: sp.csr_matrix
+    rtt_ms: pd.DataFrame
+    existing: pd.DataFrame
+    existing_paths: pd.DataFrame
+    existing_arcs: sp.csr_matrix
+    jobs: pd.DataFrame
+    job_sites: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_periods(self) -> int:
+        return int(self.factors.shape[1])
+
+
+def build_inputs(net: Network, opts: PlaceOptions) -> PlacementInputs:
+    """Derive every placement input from the network and options.
+
+    Raises
+    ------
+    ValidationError
+        When options name unknown sites, metros or regions, or the network has no candidate site.
+    """
+    _check_names(net, opts)
+    notes: list[str] = []
+    units = demand_units(net, opts)
+    sites = candidate_sites(net, opts, notes)
+    rtt = metro_site_rtt(net)
+    factors = _unit_factors(net, units, opts.periods)
+    units["peak_period"] = factors.argmax(axis=1) if len(units) else np.zeros(0, int)
+    pairs = admissible_pairs(net, opts, units, sites, rtt)
+    routes, route_links = pair_routes(net, opts, units, sites, pairs)
+    existing, existing_paths, existing_arcs = existing_demand_paths(net, opts)
+    jobs, job_sites = training_pairs(net, opts, sites)
+    return PlacementInputs(net, opts, units, factors, sites, pairs, routes, route_links, rtt, existing,
+                           existing_paths, existing_arcs, jobs, job_sites, notes)
+
+
+def _check_names(net: Network, opts: PlaceOptions) -> None:
+    problems: list[Problem] = []
+    for fld in ("allow_sites", "deny_sites"):
+        for s in getattr(opts, fld):
+            if s not in net.sites.index:
+                problems.append(Problem(f"unknown site {s!r}", table="options", field=fld))
+    from backbone.schema import REGIONS
+
+    for fld in ("allow_regions", "deny_regions"):
+        for r in getattr(opts, fld):
+            if r not in REGIONS:
+                problems.append(Problem(f"unknown region {r!r}", table="options", field=fld))
+    for i, job in enumerate(opts.training):
+        for s in job.sites:
+            if s not in net.sites.index:
+                problems.append(Problem(f"unknown site {s!r}", table="options", record=job.id,
+                                        field=f"training.{i}.sites"))
+    if opts.tokens_per_s:
+        for m in opts.tokens_per_s:
+            if m not in net.metros.index:
+                problems.append(Problem(f"unknown metro {m!r}", table="options", field="tokens_per_s"))
+    for i, rule in enumerate(opts.residency_rules):
+        for s in rule.allowed_sites:
+            if s not in net.sites.index:
+                problems.append(Problem(f"unknown site {s!r}", table="options", record=rule.name,
+                                        field=f"residency.{i}.allowed_sites"))
+    if problems:
+        raise ValidationError(problems)
+
+
+def demand_units(net: Network, opts: PlaceOptions) -> pd.DataFrame:
+    """One row per (metro, class) with positive peak demand in GPU-equivalents.
+
+    Demand per metro is ``inference_gpus`` (or ``tokens_per_s / tokens_per_s_per_gpu`` where
+    given) x ``demand_growth``, split by class share.
+    """
+    metros = net.metros
+    gpus = metros["inference_gpus"].to_numpy(dtype=float).copy()
+    if opts.tokens_per_s:
+        tok = pd.Series(opts.tokens_per_s, dtype=float).reindex(metros.index)
+        has = tok.notna().to_numpy()
+        gpus[has] = tok.to_numpy()[has] / opts.tokens_per_s_per_gpu
+    gpus *= opts.demand_growth
+    shares = np.zeros((len(metros), len(opts.classes)))
+    inter = metros["interactive_share"].to_numpy(dtype=float)
+    for j, c in enumerate(opts.classes):
+        if c.share is not None:
+            shares[:, j] = c.share
+        elif j == 0:
+            shares[:, j] = inter
+        else:
+            explicit = sum(cc.share or 0.0 for cc in opts.classes if cc.share is not None)
+            n_implicit_rest = sum(1 for cc in opts.classes[1:] if cc.share is None)
+            first = inter if opts.classes[0].share is None else 0.0
+            shares[:, j] = np.maximum(1.0 - first - explicit, 0.0) / max(n_implicit_rest, 1)
+    demand = gpus[:, None] * shares
+    mi, ci = np.nonzero(demand > 1e-9)
+    access_site, access_km = access_sites(net)
+    access_ms = access_km * geo.fibre_delay_ms_per_km(net.parameters["group_index"])
+    klass = np.array([c.name for c in opts.classes])
+    slo = np.array([c.slo_rtt_ms for c in opts.classes])
+    ids = [f"{m}/{k}" for m, k in zip(metros.index[mi], klass[ci], strict=True)]
+    return pd.DataFrame({
+        "metro": metros.index[mi].to_numpy(),
+        "klass": klass[ci],
+        "slo_rtt_ms": slo[ci],
+        "demand_gpus": demand[mi, ci],
+        "access_site": access_site[mi],
+        "access_km": access_km[mi],
+        "access_ms": access_ms[mi],
+        "region": metros["region"].to_numpy()[mi],
+        "country": metros["country"].to_numpy()[mi],
+    }, index=pd.Index(ids, name="unit"))
+
+
+def access_sites(net: Network) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest site of every metro and the access fibre length (geodesic x route factor), km."""
+    m, s = net.metros, net.sites
+    if len(m) == 0 or len(s) == 0:
+        return np.array([], dtype=object), np.zeros(len(m))
+    d = geo.geodesic_km(m["lon"].to_numpy()[:, None], m["lat"].to_numpy()[:, None],
+                        s["lon"].to_numpy()[None, :], s["lat"].to_numpy()[None, :])
+    nearest = d.argmin(axis=1)
+    km = d[np.arange(len(m)), nearest] * net.parameters["route_factor"]
+    return s.index.to_numpy()[nearest], km
+
+
+def metro_site_rtt(net: Network) -> pd.DataFrame:
+    """Lowest achievable RTT (ms) from every metro to every site (inf when unreachable)."""
+    from scipy.sparse.csgraph import dijkstra
+
+    from backbone.route import min_latency_graph
+
+    access, km = access_sites(net)
+    if len(net.metros) == 0:
+        return pd.DataFrame(index=net.metros.index, columns=net.sites.index, dtype=float)
+    graph, _ = min_latency_graph(net)
+    pos = pd.Series(np.arange(len(net.sites)), index=net.sites.index)
+    origins = pos.loc[access].to_numpy()
+    uniq, inv = np.unique(origins, return_inverse=True)
+    dist = dijkstra(graph, indices=uniq)[inv]
+    one_way = km[:, None] * geo.fibre_delay_ms_per_km(net.parameters["group_index"]) + dist
+    return pd.DataFrame(2.0 * one_way, index=net.metros.index, columns=net.sites.index)
+
+
+def candidate_sites(net: Network, opts: PlaceOptions, notes: list[str]) -> pd.DataFrame:
+    """Sites that may host GPUs: datacenters, or any site with ``gpus_max > 0`` or installed GPUs,
+    filtered by the allow/deny lists; with derived capacity and cost columns.
+
+    Opex per added GPU = ``kw_per_gpu / 1000`` MW x 8760 h x ``horizon_years`` x (power price +
+    carbon kg/MWh / 1000 x carbon price).
+    """
+    s = net.sites
+    mask = (s["kind"] == "datacenter") | (s["gpus_max"] > 0) | (s["gpus_installed"] > 0)
+    if opts.allow_sites or opts.allow_regions:
+        mask &= s.index.isin(opts.allow_sites) | s["region"].isin(opts.allow_regions)
+    mask &= ~(s.index.isin(opts.deny_sites) | s["region"].isin(opts.deny_regions))
+    sites = s.loc[mask].copy()
+    if len(sites) == 0:
+        raise ValidationError(Problem("no candidate site: no datacenter or site with gpus_max > 0 is allowed",
+                                      table="sites"))
+    b = opts.block
+    g0 = sites["gpus_installed"].to_numpy(dtype=float)
+    cap = np.maximum(sites["gpus_max"].to_numpy(dtype=float), g0)
+    sites["gpus_cap"] = cap
+    sites["max_blocks"] = np.floor((cap - g0) / b + 1e-9).astype(int)
+    sites["min_blocks"] = int(np.ceil(opts.min_build_gpus / b)) if opts.min_build_gpus else 0
+    mw_per_gpu = opts.kw_per_gpu / 1000.0
+    need = g0 * mw_per_gpu
+    avail = sites["power_available_mw"].to_numpy(dtype=float)
+    over = need > avail + 1e-9
+    for sid in sites.index[over]:
+        notes.append(f"site {sid}: installed GPUs need {need[sites.index.get_loc(sid)]:.1f} MW at "
+                     f"{opts.kw_per_gpu} kW/GPU, more than the {sites.at[sid, 'power_available_mw']:.1f} MW available; "
+                     f"treated as available")
+    sites["power_base_mw"] = np.maximum(avail, need)
+    sites["power_cap_mw"] = np.maximum(sites["power_max_mw"].to_numpy(dtype=float), sites["power_base_mw"])
+    hours = 8760.0 * opts.horizon_years
+    energy_price = (sites["power_price_usd_per_mwh"].to_numpy(dtype=float)
+                    + sites["carbon_kg_per_mwh"].to_numpy(dtype=float) / 1000.0 * opts.carbon_price_usd_per_t)
+    sites["opex_per_gpu_usd"] = mw_per_gpu * hours * energy_price
+    sites["cost_per_block_usd"] = b * (sites["capex_per_gpu_usd"].to_numpy(dtype=float) + sites["opex_per_gpu_usd"])
+    return sites
+
+
+def residency_allowed(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd.DataFrame) -> np.ndarray:
+    """``(units, sites)`` boolean: every residency rule that matches a unit's metro allows the site."""
+    ok = np.ones((len(units), len(sites)), bool)
+    for rule in opts.residency_rules:
+        matched = (units["country"].isin(rule.from_countries) | units["region"].isin(rule.from_regions)
+                   | units["metro"].isin(rule.from_metros)).to_numpy()
+        allowed = (sites.index.isin(rule.allowed_sites) | sites["country"].isin(rule.allowed_countries)
+                   | sites["region"].isin(rule.allowed_regions))
+        ok[matched] &= np.asarray(allowed)[None, :]
+    return ok
+
+
+def admissible_pairs(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd.DataFrame,
+                     rtt: pd.DataFrame) -> pd.DataFrame:
+    """(unit, site) pairs within the class SLO and allowed by residency (positions + lowest RTT)."""
+    if len(units) == 0:
+        return pd.DataFrame({"unit": np.zeros(0, int), "site": np.zeros(0, int), "rtt_ms": np.zeros(0)})
+    r = rtt.loc[units["metro"], sites.index].to_numpy()
+    ok = (r <= units["slo_rtt_ms"].to_numpy()[:, None] + 1e-9) & residency_allowed(net, opts, units, sites)
+    ui, si = np.nonzero(ok)
+    return pd.DataFrame({"unit": ui, "site": si, "rtt_ms": r[ui, si]})
+
+
+def pair_routes(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd.DataFrame,
+                pairs: pd.DataFrame) -> tuple[pd.DataFrame, sp.csr_matrix]:
+    """Routes of every admissible pair: its SLO-meeting candidate paths, or the local route."""
+    from solver.paths import candidate_paths
+
+    n_links = len(net.links)
+    acc = units["access_site"].to_numpy()[pairs["unit"].to_numpy()]
+    dst = sites.index.to_numpy()[pairs["site"].to_numpy()]
+    local = acc == dst
+    # one-way backbone budget of each pair: SLO / 2 - access latency
+    budget = (units["slo_rtt_ms"].to_numpy() / 2.0 - units["access_ms"].to_numpy())[pairs["unit"].to_numpy()]
+    frames = []
+    mats = []
+    lp = np.flatnonzero(local)
+    if len(lp):
+        frames.append(pd.DataFrame({"pair": lp, "rtt_ms": pairs["rtt_ms"].to_numpy()[lp], "links": ""}))
+        mats.append(sp.csr_matrix((len(lp), n_links)))
+    rp = np.flatnonzero(~local)
+    if len(rp):
+        # ask once per distinct (access, site) pair with the loosest budget, then filter per unit
+        key = pd.DataFrame({"src": acc[rp], "dst": dst[rp], "budget": budget[rp]})
+        uniq = key.groupby(["src", "dst"], sort=False)["budget"].max().reset_index()
+        ps = candidate_paths(net, uniq[["src", "dst"]], k=opts.k_paths,
+                             max_latency_ms=uniq["budget"].to_numpy() + 1e-6)
+        upos = pd.Series(np.arange(len(uniq)), index=pd.MultiIndex.from_frame(uniq[["src", "dst"]]))
+        which = upos.loc[pd.MultiIndex.from_arrays([acc[rp], dst[rp]])].to_numpy()
+        ptr = ps.pair_ptr
+        counts = ptr[which + 1] - ptr[which]
+        rep_pair = np.repeat(np.arange(len(rp)), counts)
+        path_idx = np.concatenate([np.arange(ptr[w], ptr[w + 1]) for w in which]) if len(rp) else np.zeros(0, int)
+        lat = ps.path_latency_ms[path_idx]
+        keep = lat <= budget[rp][rep_pair] + 1e-6
+        rep_pair, path_idx, lat = rep_pair[keep], path_idx[keep], lat[keep]
+        acc_ms = units["access_ms"].to_numpy()[pairs["unit"].to_numpy()[rp[rep_pair]]]
+        links_text = ps.to_frame()["links"].to_numpy()[path_idx] if len(path_idx) else np.array([], dtype=object)
+        frames.append(pd.DataFrame({"pair": rp[rep_pair], "rtt_ms": 2.0 * (acc_ms + lat), "links": links_text}))
+        mats.append(ps.link_incidence[path_idx])
+    if not frames:
+        routes = pd.DataFrame({"pair": np.zeros(0, int), "rtt_ms": np.zeros(0), "links": np.array([], dtype=object)})
+        return _route_columns(routes, pairs), sp.csr_matrix((0, n_links))
+    routes = pd.concat(frames, ignore_index=True)
+    mat = sp.vstack(mats, format="csr")
+    order = np.argsort(routes["pair"].to_numpy(), kind="stable")
+    routes = routes.iloc[order].reset_index(drop=True)
+    return _route_columns(routes, pairs), mat[order]
+
+
+def _route_columns(routes: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    p = routes["pair"].to_numpy()
+    routes["unit"] = pairs["unit"].to_numpy()[p]
+    routes["site"] = pairs["site"].to_numpy()[p]
+    return routes[["pair", "unit", "site", "rtt_ms", "links"]]
+
+
+def existing_demand_paths(net: Network, opts: PlaceOptions) -> tuple[pd.DataFrame, pd.DataFrame, sp.csr_matrix]:
+    """The scenario's demands and their candidate paths (within their own SLO), for joint routing."""
+    n_arcs = 2 * len(net.links)
+    d = net.demands
+    d = d[(d["demand_gbps"] > 0) & (d["src"] != d["dst"])] if opts.baseline == "joint" else d.iloc[:0]
+    existing = d[["src", "dst", "demand_gbps", "traffic_class", "slo_rtt_ms"]].copy()
+    if len(existing) == 0:
+        return existing, pd.DataFrame({"demand": np.zeros(0, int), "latency_ms": np.zeros(0), "links": []}), \
+            sp.csr_matrix((0, n_arcs))
+    from solver.paths import candidate_paths
+
+    limit = (existing["slo_rtt_ms"].to_numpy(dtype=float) / 2.0)
+    ps = candidate_paths(net, existing[["src", "dst"]], k=opts.k_paths, max_latency_ms=limit)
+    paths = pd.DataFrame({"demand": ps.path_pair, "latency_ms": ps.path_latency_ms,
+                          "links": ps.to_frame()["links"].to_numpy()})
+    return existing, paths, ps.arc_incidence
+
+
+def training_pairs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Training jobs and the candidate sites each may go to (region / site restrictions)."""
+    jobs = pd.DataFrame({"gpus": [j.gpus for j in opts.training]},
+                        index=pd.Index([j.id for j in opts.training], name="job"))
+    rows_j, rows_s = [], []
+    for i, job in enumerate(opts.training):  # a handful of jobs; the site test is vectorised
+        ok = np.ones(len(sites), bool)
+        if job.regions:
+            ok &= sites["region"].isin(job.regions).to_numpy()
+        if job.sites:
+            ok &= sites.index.isin(job.sites)
+        ok &= sites["gpus_cap"].to_numpy() >= job.gpus
+        idx = np.flatnonzero(ok)
+        rows_j.append(np.full(len(idx), i))
+        rows_s.append(idx)
+    js = pd.DataFrame({"job": np.concatenate(rows_j) if rows_j else np.zeros(0, int),
+                       "site": np.concatenate(rows_s) if rows_s else np.zeros(0, int)})
+    return jobs, js
+
+
+def _unit_factors(net: Network, units: pd.DataFrame, periods: int) -> np.ndarray:
+    from solver.placement.options import period_factors
+
+    return period_factors(units["region"].to_numpy(), periods)

@@ -1,0 +1,190 @@
+"""Options of the placement task (pydantic, ``extra="forbid"``) and their documented defaults.
+
+Defaults worth knowing:
+
+* Demand classes: ``interactive`` (share ``metros.interactive_share``, RTT SLO 50 ms) and ``batch``
+  (agentic/batch, the rest, 150 ms).
+* ``kw_per_gpu = 1.4`` kW all-in (accelerator + host + PUE) -> ~714 GPUs per MW.
+* GPUs are built in blocks of ``block_gpus = 1024`` (0 or 1: GPU by GPU), at least ``min_build_gpus``
+  when a site is built at all.
+* Opex over ``horizon_years = 5`` at each site's power price, plus carbon at ``carbon_price_usd_per_t``.
+* Residency (:data:`DEFAULT_RESIDENCY`): demand from EU/EEA countries is served in EU/EEA sites only.
+  UK and Swiss demand are not restricted by default (adequacy decisions); add a rule to restrict them.
+* Follow-the-sun profile (:data:`DIURNAL_PROFILE`, :data:`REGION_UTC_OFFSET_H`): a metro's demand in UTC
+  hour ``t`` is its peak demand x ``DIURNAL_PROFILE[(t + offset) % 24]``; the profile peaks at 1.0
+  (20:00-21:00 local), so ``periods=1`` is the peak hour of every metro at once.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+EU_EEA_COUNTRIES: tuple[str, ...] = (
+    "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT",
+    "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",  # EU-27
+    "IS", "LI", "NO",  # EEA
+)
+"""ISO 3166-1 alpha-2 codes of the EU-27 and the EEA (GDPR applies)."""
+
+REGION_UTC_OFFSET_H: dict[str, int] = {"NA": -6, "LATAM": -4, "EMEA": 1, "AFRICA": 2, "APAC": 8}
+"""Representative UTC offset per planning region (hours) for the follow-the-sun profile."""
+
+DIURNAL_PROFILE: tuple[float, ...] = (
+    0.55, 0.45, 0.38, 0.35, 0.35, 0.38, 0.45, 0.55, 0.66, 0.75, 0.80, 0.84,
+    0.86, 0.86, 0.85, 0.85, 0.87, 0.90, 0.94, 0.98, 1.00, 1.00, 0.90, 0.72,
+)
+"""Inference demand by local hour 0..23 as a fraction of the daily peak (consumer + business mix:
+trough 35 % at 03:00-05:00, business plateau ~85 %, evening peak 100 % at 20:00-22:00)."""
+
+
+class ResidencyRule(BaseModel):
+    """Demand from the ``from_*`` countries/regions may only be served by the allowed sites.
+
+    A site is allowed when it is listed in ``allowed_sites``, or its country is in
+    ``allowed_countries``, or its region is in ``allowed_regions``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "rule"
+    from_countries: list[str] = Field(default_factory=list)
+    from_regions: list[str] = Field(default_factory=list)
+    from_metros: list[str] = Field(default_factory=list)
+    allowed_sites: list[str] = Field(default_factory=list)
+    allowed_countries: list[str] = Field(default_factory=list)
+    allowed_regions: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check(self) -> ResidencyRule:
+        if not (self.from_countries or self.from_regions or self.from_metros):
+            raise ValueError("a residency rule needs from_countries, from_regions or from_metros")
+        if not (self.allowed_sites or self.allowed_countries or self.allowed_regions):
+            raise ValueError("a residency rule needs allowed_sites, allowed_countries or allowed_regions")
+        return self
+
+
+DEFAULT_RESIDENCY: tuple[ResidencyRule, ...] = (
+    ResidencyRule(name="eu-gdpr", from_countries=list(EU_EEA_COUNTRIES), allowed_countries=list(EU_EEA_COUNTRIES)),
+)
+"""Shipped residency rules: EU/EEA demand stays in EU/EEA sites."""
+
+
+class DemandClass(BaseModel):
+    """An inference demand class with its round-trip SLO.
+
+    ``share`` None means: ``metros.interactive_share`` for the first class, the remainder for the
+    second (the default two classes).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    slo_rtt_ms: float = Field(gt=0)
+    share: float | None = Field(default=None, ge=0, le=1)
+
+
+class TrainingJob(BaseModel):
+    """A training job: ``gpus`` GPUs in one site, optionally restricted to regions or sites."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    gpus: int = Field(gt=0)
+    regions: list[str] = Field(default_factory=list)
+    sites: list[str] = Field(default_factory=list)
+
+
+class PlaceOptions(BaseModel):
+    """Options of ``backbone place`` / the ``place`` planning task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    objective: Literal["min-cost", "max-served"] = "min-cost"
+    budget_usd: float | None = Field(default=None, ge=0, description="Budget (capex + opex) for max-served")
+    n_plus_one: bool = Field(default=False, description="Serve all inference within SLO after losing any one site")
+    periods: Literal[1, 24] = Field(default=1, description="1 = peak hour; 24 = follow-the-sun hourly profile")
+    backend: str = "highs"
+    time_limit_s: float = Field(default=60.0, gt=0)
+    mip_gap: float = Field(default=1e-4, ge=0, description="Relative MIP gap (1e-4 = 0.01 %)")
+    lp_bound: bool = Field(default=True, description="Also solve the LP relaxation and report it as a bound")
+    verify: bool = Field(default=False, description="Run the independent checker on the result tables")
+    allow_partial: bool = Field(default=False,
+                                description="min-cost: return a partial plan instead of raising when demand cannot be served")
+
+    classes: list[DemandClass] = Field(default_factory=lambda: [DemandClass(name="interactive", slo_rtt_ms=50.0),
+                                                                DemandClass(name="batch", slo_rtt_ms=150.0)])
+    demand_growth: float = Field(default=1.0, ge=0)
+    tokens_per_s: dict[str, float] | None = Field(default=None,
+                                                  description="Demand per metro in tokens/s (overrides inference_gpus)")
+    tokens_per_s_per_gpu: float = Field(default=2500.0, gt=0)
+    training: list[TrainingJob] = Field(default_factory=list)
+
+    kw_per_gpu: float = Field(default=1.4, gt=0, description="All-in kW per GPU (incl. host and PUE)")
+    block_gpus: int = Field(default=1024, ge=0)
+    min_build_gpus: int = Field(default=0, ge=0)
+    site_fixed_cost_usd: float = Field(default=0.0, ge=0)
+    horizon_years: float = Field(default=5.0, ge=0)
+    carbon_price_usd_per_t: float = Field(default=0.0, ge=0)
+    unserved_penalty_usd_per_gpu: float = Field(default=1e7, gt=0)
+    latency_weight_usd_per_gpu_ms: float = Field(default=1.0, ge=0,
+                                                 description="Tie-break: prefer low RTT (tiny next to capex)")
+
+    gbps_per_gpu: float = Field(default=0.1, ge=0, description="Backbone traffic per inference GPU served remotely")
+    k_paths: int = Field(default=3, ge=1, le=16)
+    baseline: Literal["joint", "none"] = Field(
+        default="joint", description="joint: route the scenario's demands with the placement traffic; none: ignore them")
+
+    residency: list[ResidencyRule] | None = Field(default=None, description="None = DEFAULT_RESIDENCY; [] = no rules")
+    allow_sites: list[str] = Field(default_factory=list)
+    deny_sites: list[str] = Field(default_factory=list)
+    allow_regions: list[str] = Field(default_factory=list)
+    deny_regions: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check(self) -> PlaceOptions:
+        if self.objective == "max-served" and self.budget_usd is None:
+            raise ValueError("objective max-served needs budget_usd")
+        if self.min_build_gpus and self.block_gpus > 1 and self.min_build_gpus % self.block_gpus:
+            raise ValueError("min_build_gpus must be a multiple of block_gpus")
+        if not self.classes:
+            raise ValueError("at least one demand class is needed")
+        names = [c.name for c in self.classes]
+        if len(set(names)) != len(names):
+            raise ValueError("demand class names must be unique")
+        return self
+
+    @property
+    def residency_rules(self) -> list[ResidencyRule]:
+        """The rules in force (the shipped defaults when ``residency`` is None)."""
+        return list(DEFAULT_RESIDENCY) if self.residency is None else list(self.residency)
+
+    @property
+    def block(self) -> int:
+        """GPUs per build block (1 when building GPU by GPU)."""
+        return max(1, self.block_gpus)
+
+
+def period_factors(regions: np.ndarray, periods: int) -> np.ndarray:
+    """Demand factor per (metro, period): 1.0 for ``periods=1``; the diurnal profile otherwise.
+
+    Parameters
+    ----------
+    regions
+        Region of each metro.
+    periods
+        1 or 24 (UTC hours).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (len(regions), periods).
+    """
+    if periods == 1:
+        return np.ones((len(regions), 1))
+    offsets = np.array([REGION_UTC_OFFSET_H.get(str(r), 0) for r in regions], dtype=int)
+    profile = np.asarray(DIURNAL_PROFILE)
+    hours = (np.arange(periods)[None, :] + offsets[:, None]) % 24
+    return profile[hours]

@@ -1,0 +1,297 @@
+"""Solve the placement program and turn the solution into planner tables and a JSON summary.
+
+Result tables (also the checker's input, :mod:`solver.checks.placement`):
+
+* ``sites``: every candidate site, considered -> chosen: GPUs before / added / after, blocks, MW
+  before / built / after, capex, opex, GPUs used at peak, training GPUs.
+* ``flows``: per period and route: metro, class, serving site, access site, links (travel order from
+  the access site), GPUs, Gbps, RTT.
+* ``assignments``: flows summed over paths: period, metro, class, site, GPUs, RTT (worst route used),
+  share of the unit's demand in that period.
+* ``metros``: per unit: peak demand, served at peak, unserved, access site, serving sites.
+* ``existing``: the scenario's demands as routed jointly: demand, src, dst, links, Gbps.
+* ``links``: per link: placement Gbps and scenario Gbps (worst period, worst direction), utilisation.
+* ``training``: job, site, GPUs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from backbone.errors import SolverError
+from backbone.model import Network
+from solver.placement.formulation import PlacementModel, build_placement
+from solver.placement.inputs import PlacementInputs, build_inputs
+from solver.placement.options import PlaceOptions
+from solver.problem import Solution, Status, solve
+
+logger = logging.getLogger(__name__)
+
+TOL = 1e-6
+"""Values below this (GPUs, Gbps) are zero in the tables."""
+
+
+@dataclass
+class PlacementResult:
+    """A solved placement: status, figures, tables and the planner-facing infeasibility reasons."""
+
+    status: str
+    objective: float
+    gap: float | None
+    lp_bound: float | None
+    solve_seconds: float
+    backend: str
+    tables: dict[str, pd.DataFrame]
+    totals: dict[str, float]
+    infeasibility: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def fully_served(self) -> bool:
+        """Whether every unit, training job and N+1 backup is served."""
+        return not self.infeasibility
+
+
+def solve_placement(net: Network, opts: PlaceOptions,
+                    progress: Callable[[float, str], None] | None = None) -> PlacementResult:
+    """Build, solve and report the placement.
+
+    Parameters
+    ----------
+    net
+        The network (metros carry the demand; candidate sites the supply).
+    opts
+        Placement options.
+    progress
+        ``progress(fraction, message)`` callback.
+
+    Returns
+    -------
+    PlacementResult
+        With ``infeasibility`` reasons when min-cost cannot serve everything.
+
+    Raises
+    ------
+    ValidationError
+        Bad options (unknown sites, ...) or no candidate site.
+    SolverError
+        When the backend fails or finds no plan within the time limit.
+    """
+    progress = progress or (lambda f, m: None)
+    progress(0.02, "deriving latency, candidate sites and routes")
+    inp = build_inputs(net, opts)
+    progress(0.15, f"building the model ({len(inp.units)} demand units, {len(inp.sites)} sites, "
+                   f"{len(inp.routes)} routes, {inp.n_periods} period(s))")
+    model = build_placement(inp)
+    stats = model.lp.stats()
+    logger.info("placement model: %s", stats)
+    lp_bound = None
+    limit = opts.time_limit_s
+    if opts.lp_bound:
+        progress(0.2, "solving the LP relaxation")
+        relaxed = solve(model.lp.relaxed(), backend=opts.backend, time_limit=limit, mip_gap=opts.mip_gap)
+        if relaxed.status == Status.OPTIMAL:
+            lp_bound = relaxed.objective
+    progress(0.3, f"solving the MIP with {opts.backend} (limit {limit:.0f} s)")
+    sol = solve(model.lp, backend=opts.backend, time_limit=limit, mip_gap=opts.mip_gap)
+    if not sol.status.has_solution:
+        raise SolverError(f"placement: no plan found by {sol.backend} ({sol.status.value}: {sol.message})")
+    progress(0.85, "writing tables")
+    tables = result_tables(model, sol)
+    totals = _totals(model, sol, tables)
+    reasons: list[str] = []
+    if opts.objective == "min-cost" and _shortfall(totals) > 1e-4:
+        progress(0.9, "diagnosing unserved demand")
+        reasons = diagnose(inp, tables)
+    return PlacementResult(sol.status.value, float(sol.objective), sol.gap, lp_bound, float(sol.solve_seconds),
+                           sol.backend, tables, totals, reasons, list(inp.notes), stats)
+
+
+def _shortfall(totals: dict[str, float]) -> float:
+    return (totals["unserved_gpus"] + totals["n1_unserved_gpus"] + totals["training_unplaced"]
+            + totals["existing_unrouted_gbps"])
+
+
+# ---------------------------------------------------------------------- tables
+def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFrame]:
+    """The planner tables of a solved placement (see the module docstring)."""
+    inp = model.inputs
+    opts = inp.opts
+    T, R = inp.n_periods, len(inp.routes)
+    units, sites, routes = inp.units, inp.sites, inp.routes
+    serve = sol.values("serve").to_numpy().reshape(T, R)
+    blocks = np.round(sol.values("blocks").to_numpy())
+    power = np.maximum(sol.values("power").to_numpy(), 0.0)
+    build = np.round(sol.values("build").to_numpy())
+    train = np.round(sol.values("train").to_numpy())
+
+    tt, rr = np.nonzero(serve > TOL)
+    r_unit, r_site = routes["unit"].to_numpy()[rr], routes["site"].to_numpy()[rr]
+    gpus = serve[tt, rr]
+    flows = pd.DataFrame({
+        "period": tt, "metro": units["metro"].to_numpy()[r_unit], "class": units["klass"].to_numpy()[r_unit],
+        "site": sites.index.to_numpy()[r_site], "access_site": units["access_site"].to_numpy()[r_unit],
+        "links": routes["links"].to_numpy()[rr], "gpus": gpus, "gbps": gpus * opts.gbps_per_gpu,
+        "rtt_ms": routes["rtt_ms"].to_numpy()[rr],
+    })
+    demand_t = units["demand_gpus"].to_numpy()[r_unit] * inp.factors[r_unit, tt]
+    flows["_demand"] = demand_t
+    assignments = (flows.groupby(["period", "metro", "class", "site"], sort=True)
+                   .agg(gpus=("gpus", "sum"), rtt_ms=("rtt_ms", "max"), demand=("_demand", "first")).reset_index())
+    assignments["share"] = assignments["gpus"] / assignments["demand"].where(assignments["demand"] > 0, 1.0)
+    assignments = assignments.drop(columns="demand")
+    flows = flows.drop(columns="_demand")
+
+    # sites: considered -> chosen
+    B = opts.block
+    mw_per_gpu = opts.kw_per_gpu / 1000.0
+    js_site = inp.job_sites["site"].to_numpy()
+    js_gpus = inp.jobs["gpus"].to_numpy(dtype=float)[inp.job_sites["job"].to_numpy()]
+    train_gpus = np.bincount(js_site, weights=train * js_gpus, minlength=len(sites))
+    used = np.zeros((T, len(sites)))
+    np.add.at(used, (tt, r_site), gpus)
+    g0 = sites["gpus_installed"].to_numpy(dtype=float)
+    added = blocks * B + 0.0
+    site_t = pd.DataFrame({
+        "name": sites["name"], "region": sites["region"], "country": sites["country"],
+        "gpus_before": g0, "gpus_added": added, "gpus_after": g0 + added, "gpus_max": sites["gpus_cap"],
+        "blocks": blocks.astype(int), "built": build > 0.5,
+        "gpus_used_peak": (used.max(axis=0) if T else 0.0) + train_gpus, "training_gpus": train_gpus,
+        "mw_before": sites["power_base_mw"], "mw_built": power, "mw_after": sites["power_base_mw"] + power,
+        "mw_needed": (g0 + added) * mw_per_gpu, "power_max_mw": sites["power_cap_mw"],
+        "capex_usd": added * sites["capex_per_gpu_usd"] + power * sites["capex_per_mw_usd"]
+        + build * opts.site_fixed_cost_usd,
+        "opex_usd": added * sites["opex_per_gpu_usd"],
+    }, index=sites.index)
+    site_t.index.name = "site"
+
+    # metros (units): peak demand vs served at the unit's peak period
+    K = len(units)
+    peak = units["peak_period"].to_numpy()
+    served_t = np.zeros((T, K))
+    np.add.at(served_t, (tt, r_unit), gpus)
+    unserved = sol.values("unserved").to_numpy().reshape(T, K)
+    serving = flows.groupby(["metro", "class"])["site"].agg(lambda s: ";".join(sorted(set(s))))
+    metros = pd.DataFrame({
+        "metro": units["metro"], "class": units["klass"], "slo_rtt_ms": units["slo_rtt_ms"],
+        "demand_gpus": units["demand_gpus"], "served_gpus": served_t[peak, np.arange(K)] if K else 0.0,
+        "unserved_gpus": np.maximum(unserved[peak, np.arange(K)], 0.0) if K else 0.0,
+        "access_site": units["access_site"], "access_km": units["access_km"], "peak_period": peak,
+    }, index=units.index)
+    metros["sites"] = [serving.get((m, c), "") for m, c in zip(metros["metro"], metros["class"], strict=True)]
+
+    # existing demands as routed
+    ex = sol.values("existing").to_numpy() if len(inp.existing_paths) else np.zeros(0)
+    keep = ex > TOL
+    ep = inp.existing_paths[keep]
+    existing = pd.DataFrame({
+        "demand": inp.existing.index.to_numpy()[ep["demand"].to_numpy()],
+        "src": inp.existing["src"].to_numpy()[ep["demand"].to_numpy()],
+        "dst": inp.existing["dst"].to_numpy()[ep["demand"].to_numpy()],
+        "links": ep["links"].to_numpy(), "gbps": ex[keep],
+    })
+
+    # link loads (worst period, worst direction)
+    net = inp.net
+    L = len(net.links)
+    place_link = (serve @ inp.route_links) * opts.gbps_per_gpu if R else np.zeros((T, L))  # T x L
+    exist_arc = inp.existing_arcs.T @ ex if len(ex) else np.zeros(2 * L)
+    both = np.concatenate([place_link + exist_arc[None, :L], place_link + exist_arc[None, L:]], axis=0)
+    cap = net.links["capacity_gbps"].to_numpy(dtype=float)
+    links = pd.DataFrame({
+        "placement_gbps": place_link.max(axis=0) if T else 0.0,
+        "existing_gbps": np.maximum(exist_arc[:L], exist_arc[L:]),
+        "load_gbps": both.max(axis=0), "capacity_gbps": cap,
+    }, index=net.links.index)
+    links["utilisation"] = links["load_gbps"] / cap
+
+    tr = pd.DataFrame({"job": inp.jobs.index.to_numpy()[inp.job_sites["job"].to_numpy()],
+                       "site": sites.index.to_numpy()[js_site], "gpus": js_gpus})[train > 0.5]
+    return {"sites": site_t, "flows": flows, "assignments": assignments, "metros": metros,
+            "existing": existing, "links": links, "training": tr.reset_index(drop=True)}
+
+
+def _totals(model: PlacementModel, sol: Solution, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
+    inp = model.inputs
+    s = tables["sites"]
+    m = tables["metros"]
+    demand = float(m["demand_gpus"].sum())
+    served_avg = float(tables["flows"]["gpus"].sum()) / inp.n_periods
+    demand_avg = float((inp.units["demand_gpus"].to_numpy()[:, None] * inp.factors).sum()) / inp.n_periods
+    n1 = float(sol.values("backup_unserved").max()) if "backup_unserved" in model.lp.variables else 0.0
+    capex, opex = float(s["capex_usd"].sum()), float(s["opex_usd"].sum())
+    return {
+        "cost_usd": capex + opex, "capex_usd": capex, "opex_usd": opex,
+        "gpus_before": float(s["gpus_before"].sum()), "gpus_added": float(s["gpus_added"].sum()),
+        "gpus_after": float(s["gpus_after"].sum()), "mw_built": float(s["mw_built"].sum()),
+        "demand_gpus_peak": demand, "served_gpus_peak": float(m["served_gpus"].sum()),
+        "served_share": served_avg / demand_avg if demand_avg > 0 else 1.0,
+        "unserved_gpus": float(sol.values("unserved").clip(lower=0).max()) if len(m) else 0.0,
+        "n1_unserved_gpus": max(n1, 0.0),
+        "training_unplaced": float(sol.values("train_unplaced").sum()),
+        "existing_unrouted_gbps": float(sol.values("existing_unrouted").clip(lower=0).sum()),
+        "max_link_utilisation": float(tables["links"]["utilisation"].max()) if len(tables["links"]) else 0.0,
+    }
+
+
+# ---------------------------------------------------------------------- infeasibility, in planner's terms
+def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]:
+    """Why demand cannot all be served: structural reasons first, then the limits an elastic
+    re-solve (LP relaxation with priced excess GPUs, MW and Gbps) had to stretch."""
+    opts = inp.opts
+    reasons: list[str] = []
+    units = inp.units
+    has_pair = np.bincount(inp.pairs["unit"].to_numpy(), minlength=len(units)) > 0
+    rtt = inp.rtt_ms
+    for pos in np.flatnonzero(~has_pair):
+        u = units.iloc[pos]
+        r = rtt.loc[u["metro"], inp.sites.index]
+        nearest = r.idxmin() if np.isfinite(r.min()) else None
+        where = f"; nearest candidate site {nearest} at {r.min():.1f} ms" if nearest is not None else ""
+        blocked = ""
+        if nearest is not None and r.min() <= u["slo_rtt_ms"]:
+            blocked = " (residency rules exclude every site within the SLO)"
+        reasons.append(f"metro {u['metro']}: {u['demand_gpus']:,.0f} {u['klass']} GPUs cannot be served within "
+                       f"{u['slo_rtt_ms']:.0f} ms RTT from any allowed site{where}{blocked}")
+    for job_id, row in inp.jobs.iterrows():
+        if not (inp.job_sites["job"].to_numpy() == inp.jobs.index.get_loc(job_id)).any():
+            reasons.append(f"training job {job_id}: no allowed site can host {int(row['gpus']):,} GPUs")
+    model = build_placement(inp, elastic=True)
+    sol = solve(model.lp.relaxed(), backend=opts.backend, time_limit=opts.time_limit_s, mip_gap=opts.mip_gap)
+    if not sol.status.has_solution:
+        reasons.append(f"diagnostic re-solve failed ({sol.status.value})")
+        return reasons
+    extra_g = sol.values("extra_gpus")
+    for sid, v in extra_g[extra_g > 1e-3].items():
+        reasons.append(f"site {sid} is at its GPU maximum ({inp.sites.at[sid, 'gpus_cap']:,.0f}): "
+                       f"about {v:,.0f} more GPUs would be needed there")
+    extra_mw = sol.values("extra_mw")
+    for sid, v in extra_mw[extra_mw > 1e-4].items():
+        reasons.append(f"site {sid} is at its power cap ({inp.sites.at[sid, 'power_cap_mw']:,.1f} MW): "
+                       f"about {v:,.1f} MW more would be needed")
+    if "extra_gbps" in model.lp.variables:
+        extra_l = sol.values("extra_gbps")
+        extra_l = extra_l[extra_l > 1e-3]
+        links = inp.net.links
+        for (lid, d), v in extra_l.sort_values(ascending=False).items():
+            a, b = links.at[lid, "site_a"], links.at[lid, "site_b"]
+            a, b = (a, b) if d == "ab" else (b, a)
+            reasons.append(f"link {lid} ({a} -> {b}, {links.at[lid, 'capacity_gbps']:,.0f} Gbps) is a bottleneck: "
+                           f"about {v:,.0f} Gbps more would be needed")
+    left = sol.values("unserved").groupby(level="unit").max()
+    for uid, v in left[left > 1e-3].items():
+        if has_pair[units.index.get_loc(uid)]:
+            reasons.append(f"{uid}: {v:,.0f} GPUs remain unserved even with limits stretched")
+    if "existing_unrouted" in model.lp.variables:
+        ex = sol.values("existing_unrouted")
+        for did, v in ex[ex > 1e-3].items():
+            reasons.append(f"scenario demand {did}: {v:,.1f} Gbps has no path within its SLO")
+    if not reasons:
+        reasons.append("demand could not be fully served within the time limit (no single limit identified)")
+    return reasons

@@ -1,0 +1,154 @@
+"""The ``place`` planning task: options in, result JSON + CSV tables out (CLI and API call this).
+
+When ``objective="min-cost"`` cannot serve all demand (SLO, residency, GPU/power caps, links), the
+task still writes its files (the best partial plan, with ``infeasibility`` reasons in the JSON) and
+then raises :class:`~backbone.errors.InfeasibleError` with the same reasons (CLI exit 3, API 409) --
+unless ``allow_partial`` is set, in which case it returns the partial plan with ``status
+"infeasible"`` (the CLI does this to print the table before exiting 3).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from backbone.errors import InfeasibleError
+from backbone.model import Network
+from solver.placement.options import PlaceOptions
+from solver.placement.result import PlacementResult, solve_placement
+from solver.planning import ProgressFn, TaskResult, write_json_atomic
+
+logger = logging.getLogger(__name__)
+
+TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "training")
+"""Tables written as ``place_<name>.csv``."""
+
+
+def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    """Place inference and training GPUs; write ``place_*.csv`` and return the JSON summary.
+
+    Parameters
+    ----------
+    net
+        The scenario.
+    opts
+        Validated :class:`PlaceOptions`.
+    out_dir
+        Folder for the result files (None: write nothing).
+    progress
+        ``progress(fraction, message)``.
+
+    Raises
+    ------
+    InfeasibleError
+        min-cost cannot serve all demand and ``allow_partial`` is false (files are written first).
+    SolverError
+        The backend failed or found no plan in time.
+    """
+    result = solve_placement(net, opts, progress)
+    summary = placement_summary(net, opts, result)
+    if opts.verify:
+        from solver.checks.placement import check_placement
+
+        progress(0.95, "verifying the plan independently")
+        report = check_placement(net, opts, result.tables, expect_full=not result.infeasibility)
+        summary["verification"] = report.to_dict()
+    files: list[str] = []
+    if out_dir is not None:
+        out = Path(out_dir)
+        for name in TABLE_FILES:
+            table = result.tables[name]
+            path = out / f"place_{name}.csv"
+            tmp = path.with_name(f".{path.name}.tmp")
+            table.to_csv(tmp, index=name in ("sites", "metros", "links"))
+            tmp.replace(path)
+            files.append(path.name)
+    progress(1.0, "done")
+    task = TaskResult("place", summary, files)
+    if result.infeasibility and not opts.allow_partial:
+        if out_dir is not None:
+            write_json_atomic(Path(out_dir) / "place.json", task.to_dict() | {"files": [*files, "place.json"]})
+        raise InfeasibleError("placement cannot serve all demand", result.infeasibility)
+    return task
+
+
+def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult) -> dict[str, Any]:
+    """The JSON summary: status, figures, per-site and per-metro tables, assignments and ``map``."""
+    t = result.tables
+    sites, metros = t["sites"], t["metros"]
+    status = "infeasible" if result.infeasibility else result.status
+    assign = _peak_assignments(t["assignments"], metros, result)
+    by_metro_site = assign.groupby(["metro", "site"], sort=True).agg(gpus=("gpus", "sum"), rtt_ms=("rtt_ms", "max"))
+    map_assign = [{"metro": m, "site": s, "gpus": _num(r["gpus"])} for (m, s), r in by_metro_site.iterrows()]
+    links = t["links"]
+    return {
+        "status": status,
+        "solver_status": result.status,
+        "objective": _num(result.objective),
+        "gap": _num(result.gap),
+        "lp_bound": _num(result.lp_bound),
+        "solve_seconds": round(result.solve_seconds, 3),
+        "backend": result.backend,
+        "cost_usd": _num(result.totals["cost_usd"]),
+        "capex_usd": _num(result.totals["capex_usd"]),
+        "opex_usd": _num(result.totals["opex_usd"]),
+        "served_share": _num(result.totals["served_share"]),
+        "totals": {k: _num(v) for k, v in result.totals.items()},
+        "gpus_by_site": {str(k): _num(v) for k, v in sites["gpus_after"].items() if v > 0},
+        "gpus_added_by_site": {str(k): _num(v) for k, v in sites["gpus_added"].items() if v > 0},
+        "assignments": [{"metro": r["metro"], "class": r["class"], "site": r["site"], "period": int(r["period"]),
+                         "gpus": _num(r["gpus"]), "rtt_ms": _num(r["rtt_ms"]), "share": _num(r["share"])}
+                        for r in assign.to_dict("records")],
+        "sites": _records(sites),
+        "metros": _records(metros),
+        "training": t["training"].to_dict("records"),
+        "infeasibility": result.infeasibility,
+        "notes": result.notes,
+        "model": result.stats,
+        "options": opts.model_dump(mode="json"),
+        "map": {
+            "site_values": {"gpus_added": {str(k): _num(v) for k, v in sites["gpus_added"].items()},
+                            "gpus_after": {str(k): _num(v) for k, v in sites["gpus_after"].items()}},
+            "link_values": {"utilisation": {str(k): _num(v) for k, v in links["utilisation"].items()},
+                            "placement_gbps": {str(k): _num(v) for k, v in links["placement_gbps"].items()}},
+            "failed_links": [],
+            "assignments": map_assign,
+        },
+    }
+
+
+def _peak_assignments(assign: pd.DataFrame, metros: pd.DataFrame, result: PlacementResult) -> pd.DataFrame:
+    """Assignments in each unit's peak period (the only period when ``periods=1``)."""
+    if assign.empty:
+        return assign
+    key = assign["metro"] + "/" + assign["class"]
+    peak = key.map(metros["peak_period"]).to_numpy()
+    return assign[assign["period"].to_numpy() == peak].reset_index(drop=True)
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for rid, row in df.to_dict("index").items():
+        rec: dict[str, Any] = {"id": str(rid)}
+        for k, v in row.items():
+            rec[str(k)] = _num(v) if isinstance(v, float | int) and not isinstance(v, bool) else (
+                bool(v) if isinstance(v, bool) else v)
+        out.append(rec)
+    return out
+
+
+def _num(v: Any) -> Any:
+    """JSON-safe number (NaN/inf -> None; numpy -> python; floats rounded to 6 decimals)."""
+    if v is None:
+        return None
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, float):
+        return round(v, 6) if math.isfinite(v) else None
+    return v
