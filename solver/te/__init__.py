@@ -1,0 +1,200 @@
+"""Traffic engineering: how traffic should flow over the backbone, and how it flows today.
+
+Public entry points
+-------------------
+* :func:`solve_te` -- one TE solve (``objective`` x ``formulation``) returning a :class:`TEResult`;
+* :func:`run_te_task` -- the planning-service task (``backbone te`` and the API call it), with
+  options :class:`TEOptions`;
+* objective ``"ecmp"`` -- no optimisation: equal-cost multipath routing as the network does it
+  without TE (:mod:`solver.ecmp`), reported in the same tables.
+
+Objectives (:mod:`solver.te.objectives`): ``min-mlu``, ``max-throughput`` (class priorities,
+lexicographic stages), ``max-min-fair`` (water-filling), ``min-latency`` (under a utilisation
+ceiling, 0.8 by default). Formulations (:mod:`solver.te.formulations`): ``path`` over the ``k``
+lowest-latency admissible candidate paths, and ``edge`` (exact multicommodity flow aggregated
+by source; SLO-bound demands keep per-path routing so SLOs stay hard). Latency SLOs are hard in
+both: demand whose every candidate path exceeds ``slo_rtt_ms / 2`` one way is unmet with
+reason ``no_path_within_slo``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.model import Network
+from solver.planning import ProgressFn, TaskResult, no_progress
+from solver.te.formulations import build_formulation
+from solver.te.instance import REASONS, build_instance
+from solver.te.objectives import OBJECTIVES, run_objective
+from solver.te.result import TEResult, assemble_result
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEOptions", "TEResult", "run_te_task", "solve_te"]
+
+ALL_OBJECTIVES = (*OBJECTIVES, "ecmp")
+
+Objective = Literal["min-mlu", "max-throughput", "max-min-fair", "min-latency", "ecmp"]
+
+
+class TEOptions(BaseModel):
+    """Options of the ``te`` task (CLI flags and API body use the same names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    objective: Objective = Field("min-mlu", description="What to optimise; 'ecmp' simulates shortest-path ECMP.")
+    formulation: Literal["path", "edge"] = Field("path", description="Candidate paths or edge-based flow.")
+    paths: int = Field(4, ge=1, le=64, description="Candidate paths per demand (k).")
+    disjoint: bool = Field(False, description="Link-disjoint candidate paths (successive shortest paths).")
+    backend: str = Field("highs", description="Solver backend (see `solver.backends.available_backends`).")
+    time_limit_s: float = Field(120.0, gt=0, description="Time limit over all LP stages, seconds.")
+    utilisation_ceiling: float | None = Field(
+        None, gt=0, le=1, description="Max link utilisation for max-throughput / max-min-fair (default 1.0) "
+                                      "and min-latency (default 0.8); ignored by min-mlu.")
+    latency_tiebreak: bool = Field(False, description="After the objective, minimise latency holding it optimal.")
+    bound: bool = Field(False, description="Also solve the edge formulation and report gap_to_edge_bound.")
+    verify: bool = Field(False, description="Run the independent checker on the result.")
+    ecmp_metric: Literal["latency", "hops"] = Field("latency", description="ECMP path cost.")
+    ecmp_tolerance_ms: float = Field(0.05, ge=0, description="ECMP: latency difference treated as equal cost.")
+
+
+def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path", k: int = 4,
+             backend: str = "highs", time_limit: float = 120.0, ceiling: float | None = None,
+             disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
+             ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None) -> TEResult:
+    """Solve one TE problem.
+
+    Parameters
+    ----------
+    net
+        The network with its demands.
+    objective
+        ``min-mlu``, ``max-throughput``, ``max-min-fair``, ``min-latency`` or ``ecmp``.
+    formulation
+        ``path`` (candidate paths, ``k`` per demand) or ``edge`` (multicommodity flow).
+    time_limit
+        Seconds across all LP stages.
+    ceiling
+        Utilisation ceiling (see :class:`TEOptions`).
+
+    Returns
+    -------
+    TEResult
+
+    Raises
+    ------
+    SolverError
+        Backend missing or failing, or no feasible solution within the time limit.
+
+    Example
+    -------
+    >>> r = solve_te(net, "min-mlu", k=4)          # doctest: +SKIP
+    >>> r.summary["mlu"]                          # doctest: +SKIP
+    0.75
+    """
+    progress = progress or no_progress
+    t_start = time.perf_counter()
+    inst = build_instance(net)
+    if objective == "ecmp":
+        from solver.ecmp import simulate_ecmp
+
+        return simulate_ecmp(net, metric=ecmp_metric, tolerance_ms=ecmp_tolerance_ms, instance=inst)
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}")
+    progress(0.02, f"{formulation} formulation: building")
+    t0 = time.perf_counter()
+    form = build_formulation(inst, formulation, k=k, disjoint=disjoint)
+    build_seconds = time.perf_counter() - t0 - form.paths_seconds
+    progress(0.15, f"{objective}: solving ({backend})")
+    outcome = run_objective(form, inst, objective, backend=backend, time_limit=time_limit, ceiling=ceiling,
+                            latency_tiebreak=latency_tiebreak, progress=progress)
+    progress(0.9, "extracting result tables")
+    t1 = time.perf_counter()
+    sol = outcome.solution
+    arc_load, splits = form.extract(sol)
+    carried = np.zeros(inst.n_demands)
+    unmet = sol.values("unmet").to_numpy()
+    carried[form.lp_demands] = inst.demand_gbps[form.lp_demands] - unmet
+    carried[inst.demand_gbps <= 0] = 0.0
+    extract_seconds = time.perf_counter() - t1
+    main = outcome.stages[0] if outcome.stages else None
+    summary: dict[str, Any] = {
+        "status": outcome.status.value,
+        "objective": objective,
+        "objective_value": outcome.objective_value,
+        "formulation": formulation,
+        "backend": backend,
+        "paths_k": k if formulation == "path" or form.n_paths else None,
+        "disjoint": disjoint,
+        "utilisation_ceiling": None if objective == "min-mlu" else (ceiling or (0.8 if objective == "min-latency"
+                                                                                 else 1.0)),
+        "paths_seconds": form.paths_seconds,
+        "build_seconds": build_seconds + outcome.build_seconds,
+        "solve_seconds": outcome.solve_seconds,
+        "extract_seconds": extract_seconds,
+        "lp": {"rows": main.rows, "cols": main.cols, "nonzeros": main.nonzeros} if main else {},
+        "path_variables": form.n_paths,
+        "stages": [s.to_dict() for s in outcome.stages],
+    }
+    result = assemble_result(inst, arc_load, carried, form.reason, splits, summary)
+    if outcome.fraction is not None:
+        frac = np.full(inst.n_demands, np.nan)
+        frac[form.lp_demands] = outcome.fraction
+        result.demands["fair_fraction"] = frac
+    result.summary["total_seconds"] = time.perf_counter() - t_start
+    progress(1.0, "done")
+    return result
+
+
+def _gap(objective: str, value: float, bound: float) -> float | None:
+    """Relative gap of a path result to the edge bound (>= 0 when the bound holds)."""
+    if not (np.isfinite(value) and np.isfinite(bound)):
+        return None
+    denom = max(abs(bound), 1e-9)
+    if objective in ("min-mlu", "min-latency"):
+        return (value - bound) / denom
+    return (bound - value) / denom  # maximisation objectives
+
+
+def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    """The ``te`` planning task: solve, optionally bound and verify, write the tables.
+
+    Files (in ``out_dir``): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet; the
+    planning service adds ``te.json`` (the summary).
+    """
+    t0 = time.perf_counter()
+    weight = 0.8 if opts.bound and opts.objective != "ecmp" and opts.formulation == "path" else 1.0
+
+    def main_progress(f: float, m: str) -> None:
+        progress(f * weight, m)
+
+    result = solve_te(net, opts.objective, opts.formulation, opts.paths, opts.backend, opts.time_limit_s,
+                      opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
+                      opts.ecmp_tolerance_ms, main_progress)
+    summary = result.summary
+    if weight < 1.0:
+        progress(0.8, "edge bound")
+        left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
+        edge = solve_te(net, opts.objective, "edge", opts.paths, opts.backend, left, opts.utilisation_ceiling,
+                        opts.disjoint, False)
+        summary["edge_bound"] = edge.summary["objective_value"]
+        summary["edge_seconds"] = edge.summary["total_seconds"]
+        summary["gap_to_edge_bound"] = _gap(opts.objective, summary["objective_value"], summary["edge_bound"])
+    if opts.verify:
+        from solver.checks.te import check_te
+
+        progress(0.95, "verifying")
+        summary["verification"] = check_te(net, result).to_dict()
+    files = result.write(out_dir) if out_dir is not None else []
+    summary["total_seconds"] = time.perf_counter() - t0
+    progress(1.0, "done")
+    return TaskResult("te", summary, files)
+
+
+run_te_task.options_model = TEOptions  # type: ignore[attr-defined]

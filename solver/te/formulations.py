@@ -1,0 +1,452 @@
+"""The two TE formulation families, built by constraint family with scipy.sparse.
+
+Both families share one variable layout so every objective (see :mod:`solver.te.objectives`)
+drives either of them by changing only costs, bounds and a few extra rows:
+
+* ``flow`` -- path flows ``f_p`` (path family) or per-source arc flows ``x[s, a]`` (edge family);
+* ``path_flow`` -- edge family only: path flows of SLO-constrained demands (see below);
+* ``unmet`` -- slack ``s_d``, the demand not carried (``carried_d = h_d - s_d``);
+* ``mlu`` -- ``u``, the utilisation every arc stays under: ``load_a <= u * cap_a``. Min-MLU
+  minimises ``u``; the other objectives fix ``0 <= u <= ceiling``.
+
+Latency SLOs (hard, both families)
+----------------------------------
+A path is admissible for demand ``d`` when ``2 * latency(path) <= slo_rtt_ms``. In the path
+family the demand's variables are its admissible candidate paths only. The edge family
+aggregates commodities by source, and aggregated arc flows cannot tell which destination's
+traffic took which route, so a per-demand latency limit cannot be written on them (a flow-weighted
+latency budget would only bound the *mean*, letting part of the traffic take a path over the
+SLO). We therefore route SLO-constrained demands path-based inside the edge model as well
+(their admissible candidate paths, ``path_flow``), and every demand without an SLO as exact
+multicommodity flow aggregated by source. The edge optimum is a relaxation of the path model
+with the same ``k`` (same paths for SLO demands, every route for the others), hence a lower
+bound on it for min-type objectives.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from backbone.model import Network
+from solver.problem import INF, LinearProgram, Solution
+from solver.te.instance import REASON_SLO, TEInstance
+
+logger = logging.getLogger(__name__)
+
+SPLIT_COLUMNS = ("demand_pos", "path_sites", "path_links", "hops", "latency_ms", "gbps")
+"""Columns of the raw path-split frame a formulation extracts."""
+
+
+@dataclass
+class VarSpec:
+    """A variable family: labels and default bounds."""
+
+    index: pd.Index
+    lower: float | np.ndarray
+    upper: float | np.ndarray
+
+
+@dataclass
+class RowSpec:
+    """A constraint family: ``lower <= sum_b blocks[b] @ x_b <= upper``."""
+
+    name: str
+    blocks: dict[str, sp.csr_matrix]
+    lower: float | np.ndarray
+    upper: float | np.ndarray
+    index: pd.Index
+
+
+@dataclass
+class ModelSpec:
+    """Variable and row families; :meth:`to_lp` turns them into a :class:`LinearProgram`
+    with stage-specific costs, bounds and extra rows."""
+
+    variables: dict[str, VarSpec] = field(default_factory=dict)
+    rows: list[RowSpec] = field(default_factory=list)
+
+    def to_lp(self, name: str, costs: dict[str, float | np.ndarray] | None = None,
+              bounds: dict[str, tuple[float | np.ndarray, float | np.ndarray]] | None = None,
+              extra_rows: list[RowSpec] | None = None) -> LinearProgram:
+        """A program over these families (minimise ``sum_b costs[b] @ x_b``)."""
+        costs, bounds = costs or {}, bounds or {}
+        lp = LinearProgram(name)
+        for vname, v in self.variables.items():
+            lo, up = bounds.get(vname, (v.lower, v.upper))
+            lp.add_variables(vname, v.index, cost=costs.get(vname, 0.0), lower=lo, upper=up)
+        for r in [*self.rows, *(extra_rows or [])]:
+            lp.add_constraints(r.name, r.blocks, lower=r.lower, upper=r.upper, index=r.index)
+        return lp
+
+    def size(self, name: str) -> int:
+        return len(self.variables[name].index)
+
+
+@dataclass
+class Formulation:
+    """A built TE model plus what the objectives and the result need.
+
+    Attributes
+    ----------
+    kind
+        ``"path"`` or ``"edge"``.
+    spec
+        The families (see the module docstring for the variable layout).
+    lp_demands
+        Positions (into the instance's demands) of the ``unmet`` variables, in order.
+    latency_cost
+        Per flow block, one-way latency per unit of flow (``lat_p`` or ``lat_a``).
+    reason
+        Per demand (all of them), the structural reason it cannot be carried, or ``""``.
+    extract
+        ``extract(solution) -> (arc_load_gbps (2L,), splits frame)``.
+    paths_seconds
+        Time spent computing candidate paths.
+    n_paths
+        Candidate path variables in the model.
+    """
+
+    kind: str
+    spec: ModelSpec
+    lp_demands: np.ndarray
+    latency_cost: dict[str, np.ndarray]
+    reason: np.ndarray
+    extract: Callable[[Solution], tuple[np.ndarray, pd.DataFrame]]
+    paths_seconds: float = 0.0
+    n_paths: int = 0
+
+
+# ---------------------------------------------------------------------- candidate paths
+@dataclass
+class DemandPaths:
+    """Admissible path variables of a set of demands.
+
+    ``var_demand[v]`` (instance demand position) and ``var_path[v]`` (row of ``paths``) for
+    each variable ``v``; variables of one demand are contiguous.
+    """
+
+    paths: object  # solver.paths.PathSet
+    var_demand: np.ndarray
+    var_path: np.ndarray
+    seconds: float
+
+
+def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bool) -> DemandPaths:
+    """Candidate paths of ``demands`` filtered by each demand's SLO (``latency <= slo / 2``).
+
+    One candidate-path request per distinct (src, dst) pair, limited to the loosest SLO among
+    the pair's demands; each demand then keeps the paths within its own SLO. Vectorized: the
+    demand -> path expansion is a ``repeat`` over pair path ranges.
+    """
+    from solver.paths import _ranges, candidate_paths
+
+    t0 = time.perf_counter()
+    demands = np.asarray(demands, np.int64)
+    n_sites = inst.n_sites
+    pair_key = inst.src[demands] * n_sites + inst.dst[demands]
+    uniq, pair_of = np.unique(pair_key, return_inverse=True)
+    limit = np.full(len(uniq), -np.inf)
+    np.maximum.at(limit, pair_of, inst.slo_one_way_ms[demands])
+    if len(uniq) == 0:
+        empty = np.zeros(0, np.int64)
+        return DemandPaths(None, empty, empty, 0.0)
+    pairs = pd.DataFrame({"src": inst.site_ids[uniq // n_sites].astype(str),
+                          "dst": inst.site_ids[uniq % n_sites].astype(str)})
+    ps = candidate_paths(inst.net, pairs, k=k, max_latency_ms=np.where(np.isinf(limit), np.nan, limit),
+                         disjoint=disjoint)
+    ptr = ps.pair_ptr
+    counts = np.diff(ptr)[pair_of]
+    var_demand = np.repeat(demands, counts)
+    var_path = _ranges(ptr[:-1][pair_of], counts).astype(np.int64)
+    ok = ps.path_latency_ms[var_path] <= inst.slo_one_way_ms[var_demand] + 1e-9
+    return DemandPaths(ps, var_demand[ok], var_path[ok], time.perf_counter() - t0)
+
+
+def path_strings(paths: object, idx: np.ndarray) -> tuple[list[str], list[str]]:
+    """``"A>B>C"`` site sequences and ``"l1;l2"`` link sequences of paths ``idx``."""
+    uniq, inv = np.unique(idx, return_inverse=True)
+    sites = [">".join(paths.path_sites(int(i))) for i in uniq]  # type: ignore[attr-defined]
+    links = [";".join(paths.path_links(int(i))) for i in uniq]  # type: ignore[attr-defined]
+    s, lk = np.asarray(sites, dtype=object), np.asarray(links, dtype=object)
+    return list(s[inv]), list(lk[inv])
+
+
+def _selector(rows: np.ndarray, n_rows: int, n_cols: int, cols: np.ndarray | None = None) -> sp.csr_matrix:
+    """0/1 matrix with a one at ``(rows[i], cols[i])`` (``cols`` defaults to ``arange``)."""
+    cols = np.arange(len(rows)) if cols is None else cols
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, n_cols))
+
+
+# ---------------------------------------------------------------------- shared row families
+def demand_rows(var_lp_demand: np.ndarray, n_lp: int, unmet_cols: np.ndarray, h: np.ndarray,
+                block: str) -> RowSpec:
+    """Demand family: ``sum_{p in P(d)} f_p + s_d = h_d`` for each demand routed by paths.
+
+    ``var_lp_demand[v]`` is the row (0..n_rows-1) of variable ``v``; ``unmet_cols`` the column of
+    each row's demand in the ``unmet`` block (``n_lp`` columns).
+    """
+    n = len(unmet_cols)
+    return RowSpec("demand", {block: _selector(var_lp_demand, n, len(var_lp_demand)),
+                              "unmet": _selector(np.arange(n), n, n_lp, unmet_cols)},
+                   h, h, pd.RangeIndex(n))
+
+
+def capacity_rows(inst: TEInstance, loads: dict[str, sp.csr_matrix]) -> RowSpec:
+    """Capacity family: ``load_a(x) - cap_a * u <= 0`` for every arc some flow can use.
+
+    ``loads[b]`` is the ``2L x |b|`` arc-load map of flow block ``b`` (e.g. ``P^T`` for paths:
+    ``sum_p P[p,a] f_p``; ``[I I ... I]`` over sources for edge flows: ``sum_s x[s,a]``).
+    """
+    used = np.zeros(inst.n_arcs, bool)
+    for m in loads.values():
+        used |= np.diff(m.tocsr().indptr) > 0
+    arcs = np.flatnonzero(used)
+    blocks = {b: m.tocsr()[arcs] for b, m in loads.items()}
+    blocks["mlu"] = sp.csr_matrix(-inst.arc_capacity_gbps[arcs].reshape(-1, 1))
+    return RowSpec("capacity", blocks, -INF, 0.0, pd.Index(arcs, name="arc"))
+
+
+def _unmet_var(inst: TEInstance, lp_demands: np.ndarray) -> VarSpec:
+    return VarSpec(pd.Index(inst.demand_ids[lp_demands], name="demand"), 0.0, inst.demand_gbps[lp_demands])
+
+
+# ---------------------------------------------------------------------- path family
+def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False) -> Formulation:
+    """Path-based TE over the ``k`` lowest-latency admissible candidate paths per demand.
+
+    Families::
+
+        demand:    sum_{p in P(d)} f_p + s_d = h_d          (d with >= 1 admissible path)
+        capacity:  sum_p P[p,a] f_p - cap_a u <= 0          (arcs on some candidate path)
+        bounds:    f >= 0, 0 <= s_d <= h_d, u >= 0
+    """
+    reason = inst.reason.copy()
+    cand = np.flatnonzero(inst.routable)
+    dp = admissible_paths(inst, cand, k, disjoint)
+    has = np.zeros(inst.n_demands, bool)
+    has[dp.var_demand] = True
+    reason[cand[~has[cand]]] = REASON_SLO
+    lp_demands = cand[has[cand]]
+    pos = np.full(inst.n_demands, -1)
+    pos[lp_demands] = np.arange(len(lp_demands))
+    var_row = pos[dp.var_demand]
+    n_vars = len(var_row)
+    spec = ModelSpec()
+    spec.variables["flow"] = VarSpec(pd.RangeIndex(n_vars, name="path_var"), 0.0, INF)
+    spec.variables["unmet"] = _unmet_var(inst, lp_demands)
+    spec.variables["mlu"] = VarSpec(pd.Index(["mlu"]), 0.0, INF)
+    h = inst.demand_gbps[lp_demands]
+    spec.rows.append(demand_rows(var_row, len(lp_demands), np.arange(len(lp_demands)), h, "flow"))
+    arc_map = dp.paths.arc_incidence[dp.var_path].T.tocsr() if n_vars else sp.csr_matrix((inst.n_arcs, 0))
+    spec.rows.append(capacity_rows(inst, {"flow": arc_map}))
+    lat = dp.paths.path_latency_ms[dp.var_path] if n_vars else np.zeros(0)
+
+    def extract(sol: Solution) -> tuple[np.ndarray, pd.DataFrame]:
+        f = sol.values("flow").to_numpy()
+        return arc_map @ f, _path_splits(dp, f, dp.var_demand, dp.var_path, _tol(inst))
+
+    return Formulation("path", spec, lp_demands, {"flow": lat}, reason, extract, dp.seconds, n_vars)
+
+
+def _tol(inst: TEInstance) -> float:
+    return 1e-7 * max(1.0, float(inst.demand_gbps.max(initial=0.0)))
+
+
+def _path_splits(dp: DemandPaths, f: np.ndarray, var_demand: np.ndarray, var_path: np.ndarray,
+                 tol: float) -> pd.DataFrame:
+    used = np.flatnonzero(f > tol)
+    if len(used) == 0:
+        return pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
+    p = var_path[used]
+    sites, links = path_strings(dp.paths, p)
+    return pd.DataFrame({"demand_pos": var_demand[used], "path_sites": sites, "path_links": links,
+                         "hops": dp.paths.path_hops[p], "latency_ms": dp.paths.path_latency_ms[p],  # type: ignore[attr-defined]
+                         "gbps": f[used]})
+
+
+# ---------------------------------------------------------------------- edge family
+def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False) -> Formulation:
+    """Edge-based multicommodity flow, commodities aggregated by source.
+
+    For each source ``s`` (a site originating demand without an SLO) and node ``v``::
+
+        conservation:  (M x_s)_v + sum_{d: src=s} s_d [v = s] - sum_{d: src=s, dst=v} s_d = b_s(v)
+                       with M the node-arc incidence (+1 tail, -1 head) and
+                       b_s(s) = sum_{d: src=s} h_d,  b_s(v) = -sum_{d: src=s, dst=v} h_d
+        (SLO demands)  sum_{p in P(d)} f_p + s_d = h_d   over admissible candidate paths
+        capacity:      sum_s x[s,a] + sum_p P[p,a] f_p - cap_a u <= 0
+        bounds:        x, f >= 0, 0 <= s_d <= h_d, u >= 0
+
+    The conservation family is ``kron(I_S, M)``; the capacity map of ``x`` is
+    ``kron(1_S^T, I_2L)``.
+    """
+    reason = inst.reason.copy()
+    routable = inst.routable
+    slo_d = np.flatnonzero(routable & inst.has_slo)
+    agg_d = np.flatnonzero(routable & ~inst.has_slo)
+    dp = admissible_paths(inst, slo_d, k, disjoint)
+    has = np.zeros(inst.n_demands, bool)
+    has[dp.var_demand] = True
+    reason[slo_d[~has[slo_d]]] = REASON_SLO
+    slo_lp = slo_d[has[slo_d]]
+    lp_demands = np.concatenate([agg_d, slo_lp])
+    n_lp = len(lp_demands)
+    n_agg = len(agg_d)
+    sources, src_of = np.unique(inst.src[agg_d], return_inverse=True)
+    n_src, n_arcs, n_nodes = len(sources), inst.n_arcs, inst.n_sites
+
+    spec = ModelSpec()
+    spec.variables["flow"] = VarSpec(pd.MultiIndex.from_product(
+        [inst.site_ids[sources], np.arange(n_arcs)], names=["source", "arc"]), 0.0, INF)
+    spec.variables["path_flow"] = VarSpec(pd.RangeIndex(len(dp.var_demand), name="path_var"), 0.0, INF)
+    spec.variables["unmet"] = _unmet_var(inst, lp_demands)
+    spec.variables["mlu"] = VarSpec(pd.Index(["mlu"]), 0.0, INF)
+
+    # conservation: kron(I_S, M) x + slack terms = b
+    incidence = inst.node_arc_incidence()
+    cons_x = sp.kron(sp.identity(n_src, format="csr"), incidence, format="csr")
+    h_agg = inst.demand_gbps[agg_d]
+    row_src = src_of * n_nodes + inst.src[agg_d]
+    row_dst = src_of * n_nodes + inst.dst[agg_d]
+    b = np.zeros(n_src * n_nodes)
+    np.add.at(b, row_src, h_agg)
+    np.add.at(b, row_dst, -h_agg)
+    slack = sp.csr_matrix((np.concatenate([np.ones(n_agg), -np.ones(n_agg)]),
+                           (np.concatenate([row_src, row_dst]), np.concatenate([np.arange(n_agg)] * 2))),
+                          shape=(n_src * n_nodes, n_lp))
+    spec.rows.append(RowSpec("conservation", {"flow": cons_x, "unmet": slack}, b, b,
+                             pd.MultiIndex.from_product([inst.site_ids[sources], inst.site_ids],
+                                                        names=["source", "site"])))
+    # SLO demands over paths
+    pos = np.full(inst.n_demands, -1)
+    pos[slo_lp] = np.arange(len(slo_lp))
+    if len(slo_lp):
+        spec.rows.append(demand_rows(pos[dp.var_demand], n_lp, n_agg + np.arange(len(slo_lp)),
+                                     inst.demand_gbps[slo_lp], "path_flow"))
+    x_map = sp.kron(sp.csr_matrix(np.ones((1, n_src))), sp.identity(n_arcs, format="csr"), format="csr")
+    p_map = (dp.paths.arc_incidence[dp.var_path].T.tocsr() if len(dp.var_path)  # type: ignore[attr-defined]
+             else sp.csr_matrix((n_arcs, 0)))
+    spec.rows.append(capacity_rows(inst, {"flow": x_map, "path_flow": p_map}))
+    lat_p = dp.paths.path_latency_ms[dp.var_path] if len(dp.var_path) else np.zeros(0)  # type: ignore[attr-defined]
+    latency = {"flow": np.tile(inst.arc_latency_ms, n_src), "path_flow": lat_p}
+    tol = _tol(inst)
+
+    def extract(sol: Solution) -> tuple[np.ndarray, pd.DataFrame]:
+        x = sol.values("flow").to_numpy()
+        f = sol.values("path_flow").to_numpy()
+        s = sol.values("unmet").to_numpy()
+        carried = np.clip(h_agg - s[:n_agg], 0.0, None)
+        parts = [decompose_source_flows(inst, sources, x.reshape(n_src, n_arcs), agg_d, src_of, carried, tol)]
+        if len(dp.var_demand):
+            parts.append(_path_splits(dp, f, dp.var_demand, dp.var_path, tol))
+        splits = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
+            else parts[0]
+        return x_map @ x + p_map @ f, splits
+
+    return Formulation("edge", spec, lp_demands, latency, reason, extract, dp.seconds, len(dp.var_demand))
+
+
+def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray, agg_d: np.ndarray,
+                           src_of: np.ndarray, carried: np.ndarray, tol: float) -> pd.DataFrame:
+    """Split per-source arc flows into paths per demand (classic flow decomposition).
+
+    For each source, walk arcs with remaining flow from the source until reaching a node with
+    remaining delivered demand; cycles met on the way are cancelled (they carry no demand).
+    Pair paths are shared among that pair's demands in proportion to their carried traffic.
+    This is result extraction (one walk per path), not model building.
+    """
+    n_nodes = inst.n_sites
+    names, link_ids = inst.site_ids.astype(str), inst.link_ids.astype(str)
+    n_links = inst.n_links
+    pair_key = src_of * n_nodes + inst.dst[agg_d]
+    need_all = np.zeros(len(sources) * n_nodes)
+    np.add.at(need_all, pair_key, carried)
+    out_order = np.argsort(inst.arc_tail, kind="stable")
+    out_ptr = np.searchsorted(inst.arc_tail[out_order], np.arange(n_nodes + 1))
+    rows: list[tuple[int, int, list[int], float]] = []  # (source idx, dst node, arcs, gbps)
+    for k, s in enumerate(sources):
+        flow = np.where(x[k] > tol, x[k], 0.0)
+        need = need_all[k * n_nodes:(k + 1) * n_nodes].copy()
+        nxt_ptr = out_ptr[:-1].copy()  # next candidate out-arc per node
+        guard = 0
+        while need.sum() > tol * max(1, np.count_nonzero(need)) and guard < 10 * inst.n_arcs + 100:
+            guard += 1
+            node, arcs, nodes, seen = int(s), [], [int(s)], {int(s): 0}
+            stuck = False
+            while node == s or need[node] <= tol:
+                a = -1
+                while nxt_ptr[node] < out_ptr[node + 1]:
+                    cand = out_order[nxt_ptr[node]]
+                    if flow[cand] > tol:
+                        a = int(cand)
+                        break
+                    nxt_ptr[node] += 1
+                if a < 0:
+                    stuck = True
+                    break
+                head = int(inst.arc_head[a])
+                if head in seen:  # cancel the cycle
+                    i = seen[head]
+                    cyc = [*arcs[i:], a]
+                    flow[cyc] -= flow[cyc].min()
+                    flow[np.abs(flow) <= tol] = 0.0
+                    for nd in nodes[i + 1:]:
+                        del seen[nd]
+                    nodes, arcs, node = nodes[:i + 1], arcs[:i], head
+                    continue
+                arcs.append(a)
+                nodes.append(head)
+                seen[head] = len(nodes) - 1
+                node = head
+            if stuck or not arcs:
+                logger.debug("flow decomposition: %.3g Gbps left undecomposed at source %s", need.sum(), s)
+                break
+            amount = min(float(need[node]), float(flow[arcs].min()))
+            flow[arcs] -= amount
+            flow[flow <= tol] = 0.0
+            need[node] -= amount
+            rows.append((k, node, arcs, amount))
+    if not rows:
+        return pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
+    # share each pair path among that pair's demands by carried traffic
+    pk = np.array([k * n_nodes + d for k, d, _, _ in rows])
+    amount = np.array([r[3] for r in rows])
+    pair_total = np.zeros(len(sources) * n_nodes)
+    np.add.at(pair_total, pair_key, carried)
+    order = np.argsort(pair_key, kind="stable")
+    ptr = np.searchsorted(pair_key[order], pk, side="left")
+    end = np.searchsorted(pair_key[order], pk, side="right")
+    counts = end - ptr
+    from solver.paths import _ranges
+
+    d_idx = order[_ranges(ptr, counts)]
+    r_idx = np.repeat(np.arange(len(rows)), counts)
+    share = carried[d_idx] / np.maximum(pair_total[pk[r_idx]], 1e-300)
+    lat = np.array([inst.arc_latency_ms[r[2]].sum() for r in rows])
+    hops = np.array([len(r[2]) for r in rows])
+    sites = [">".join(names[[int(sources[r[0]])] + [int(inst.arc_head[a]) for a in r[2]]]) for r in rows]
+    links = [";".join(link_ids[np.asarray(r[2]) % n_links]) for r in rows]
+    frame = pd.DataFrame({"demand_pos": agg_d[d_idx], "path_sites": np.asarray(sites, object)[r_idx],
+                          "path_links": np.asarray(links, object)[r_idx], "hops": hops[r_idx],
+                          "latency_ms": lat[r_idx], "gbps": amount[r_idx] * share})
+    return frame[frame["gbps"] > tol].reset_index(drop=True)
+
+
+def build_formulation(net_or_inst: Network | TEInstance, formulation: str, k: int = 4,
+                      disjoint: bool = False) -> Formulation:
+    """Build the ``"path"`` or ``"edge"`` formulation."""
+    from solver.te.instance import build_instance
+
+    inst = net_or_inst if isinstance(net_or_inst, TEInstance) else build_instance(net_or_inst)
+    if formulation == "path":
+        return build_path_formulation(inst, k, disjoint)
+    if formulation == "edge":
+        return build_edge_formulation(inst, k, disjoint)
+    raise ValueError(f"unknown formulation {formulation!r}")

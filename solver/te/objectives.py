@@ -1,0 +1,317 @@
+"""TE objectives, each a short sequence of LP stages through the one solver seam.
+
+Every objective works on either formulation family (:mod:`solver.te.formulations`) because both
+share the variable layout ``flow`` / ``path_flow`` / ``unmet`` / ``mlu``; an objective only sets
+costs, bounds and a few extra rows.
+
+* ``min-mlu`` -- one LP: ``min u`` with every routable demand fully carried (``s = 0``); ``u``
+  is not capped, so a result with ``mlu > 1`` says by how much the demand overloads the
+  network (``overloaded`` in the summary). Demand without an admissible path is unmet with its
+  reason; nothing else can be. Optional latency tie-break: a second LP that minimises
+  traffic-weighted latency with ``u <= u* (1 + 1e-6)``.
+* ``max-throughput`` -- lexicographic by class, in priority order training > inference >
+  replication > bulk: stage ``c`` minimises the unmet demand of class ``c`` with every arc under
+  ``ceiling * cap`` and the classes before it held at their optimum (``sum_{d in c'} s_d <=
+  opt_c' + tol``). Stages are exact where a weighted sum would need weights ~1e3 apart per class
+  (1e9 overall), which wrecks LP numerics.
+* ``max-min-fair`` -- water-filling (B4/SWAN): raise a common satisfied fraction ``t`` for all
+  unfrozen demands (``s_d + t h_d <= h_d``), then freeze the demands that cannot grow further
+  at ``t*``, repeat. A demand whose fairness row has a non-zero dual is blocking (it cannot be
+  raised without lowering ``t``) -- the dual test of Nace & Pioro's MMF tutorial (2008); when a
+  backend gives no duals each unfrozen demand is tested by its own LP. Every stage is an LP.
+* ``min-latency`` -- stage 1 minimises unmet demand under ``load <= ceiling * cap`` (default
+  ceiling 0.8); stage 2 minimises traffic-weighted latency ``sum lat * flow`` with unmet held
+  at its optimum.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from backbone.errors import InfeasibleError, SolverError
+from backbone.schema import TRAFFIC_CLASSES
+from solver.problem import INF, Solution, Status, solve
+from solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec
+from solver.te.instance import TEInstance
+
+logger = logging.getLogger(__name__)
+
+OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
+"""LP objectives (``ecmp`` is a routing simulation, see :mod:`solver.ecmp`)."""
+
+REL_TOL = 1e-6
+"""Relative slack when a stage's optimum is held as a constraint in the next stage."""
+
+_STATUS_RANK = {Status.OPTIMAL: 0, Status.FEASIBLE: 1}
+
+
+@dataclass
+class Stage:
+    """One LP solved for an objective."""
+
+    name: str
+    status: str
+    objective: float
+    solve_seconds: float
+    build_seconds: float
+    rows: int
+    cols: int
+    nonzeros: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Outcome:
+    """The final solution of an objective and how it was reached."""
+
+    solution: Solution
+    status: Status
+    objective_value: float
+    stages: list[Stage] = field(default_factory=list)
+    fraction: np.ndarray | None = None  # max-min-fair: frozen fraction per lp demand
+
+    @property
+    def solve_seconds(self) -> float:
+        return sum(s.solve_seconds for s in self.stages)
+
+    @property
+    def build_seconds(self) -> float:
+        return sum(s.build_seconds for s in self.stages)
+
+
+class _Runner:
+    """Solves stages within one overall time budget and records them."""
+
+    def __init__(self, form: Formulation, backend: str, time_limit: float,
+                 progress: Callable[[float, str], None]) -> None:
+        self.form, self.backend, self.progress = form, backend, progress
+        self.spec = form.spec
+        self.deadline = time.perf_counter() + time_limit
+        self.stages: list[Stage] = []
+        self.worst = Status.OPTIMAL
+
+    def remaining(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def solve(self, name: str, costs: dict[str, Any], bounds: dict[str, Any] | None = None,
+              extra_rows: list[RowSpec] | None = None, required: bool = True) -> Solution | None:
+        left = self.remaining()
+        if left <= 0.05:
+            if required:
+                raise SolverError(f"time limit reached before TE stage {name!r} could run")
+            self.worst = Status.FEASIBLE
+            return None
+        t0 = time.perf_counter()
+        lp = self.spec.to_lp(name, costs, bounds, extra_rows)
+        st = lp.stats()
+        t1 = time.perf_counter()
+        sol = solve(lp, backend=self.backend, time_limit=left)
+        self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0,
+                                 st["rows"], st["cols"], st["nonzeros"]))
+        logger.info("TE stage %s: %s obj=%.6g in %.2fs", name, sol.status.value, sol.objective, sol.solve_seconds)
+        if not sol.status.has_solution:
+            if not required:
+                self.worst = Status.FEASIBLE
+                return None
+            if sol.status == Status.INFEASIBLE:
+                raise InfeasibleError(f"TE stage {name!r} is infeasible", [sol.message])
+            if sol.status == Status.TIME_LIMIT:
+                raise SolverError(f"TE stage {name!r}: time limit reached with no feasible solution")
+            raise SolverError(f"TE stage {name!r} failed: {sol.status.value} {sol.message}")
+        if _STATUS_RANK[sol.status] > _STATUS_RANK[self.worst]:
+            self.worst = sol.status
+        return sol
+
+
+def _latency_costs(form: Formulation) -> dict[str, Any]:
+    """Latency costs, plus a penalty on unmet demand so a stage that holds unmet at its
+    optimum (within :data:`REL_TOL`) does not spend that tolerance to shave latency."""
+    top = max((float(c.max(initial=0.0)) for c in form.latency_cost.values()), default=0.0)
+    return {**form.latency_cost, "unmet": 1e3 * (top + 1.0)}
+
+
+def _sum_row(name: str, n_lp: int, members: np.ndarray, upper: float) -> RowSpec:
+    """``sum_{d in members} s_d <= upper``."""
+    m = sp.csr_matrix((np.ones(len(members)), (np.zeros(len(members), int), members)), shape=(1, n_lp))
+    return RowSpec(name, {"unmet": m}, -INF, upper, pd.Index([name]))
+
+
+def _hold(opt: float, scale: float) -> float:
+    return opt + REL_TOL * max(1.0, abs(scale))
+
+
+def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backend: str = "highs",
+                  time_limit: float = 60.0, ceiling: float | None = None, latency_tiebreak: bool = False,
+                  progress: Callable[[float, str], None] | None = None) -> Outcome:
+    """Solve ``objective`` on a built formulation.
+
+    Parameters
+    ----------
+    form
+        From :func:`solver.te.formulations.build_formulation`.
+    objective
+        One of :data:`OBJECTIVES`.
+    ceiling
+        Utilisation ceiling for capacity rows (``load <= ceiling * cap``); default 1.0, 0.8 for
+        ``min-latency``. Ignored by ``min-mlu``.
+    latency_tiebreak
+        After the objective, minimise traffic-weighted latency holding it at its optimum.
+
+    Raises
+    ------
+    SolverError
+        Backend trouble or a time limit hit before any feasible solution.
+    """
+    progress = progress or (lambda f, m: None)
+    run = _Runner(form, backend, time_limit, progress)
+    n_lp = len(form.lp_demands)
+    h = inst.demand_gbps[form.lp_demands]
+    if ceiling is None:
+        ceiling = 0.8 if objective == "min-latency" else 1.0
+    capped = {"mlu": (0.0, float(ceiling))}
+    lat = _latency_costs(form)
+
+    if objective == "min-mlu":
+        sol = run.solve("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)})
+        assert sol is not None
+        u = float(sol.values("mlu").iloc[0])
+        if latency_tiebreak:
+            progress(0.7, "latency tie-break")
+            tb = run.solve("latency-tiebreak", lat, {"unmet": (0.0, 0.0), "mlu": (0.0, u * (1 + REL_TOL) + 1e-9)},
+                           required=False)
+            sol = tb or sol
+        return Outcome(sol, run.worst, u, run.stages)
+
+    if objective == "max-throughput":
+        rows: list[RowSpec] = []
+        ranks = inst.class_rank[form.lp_demands]
+        present = [r for r in range(len(TRAFFIC_CLASSES)) if np.any((ranks == r) & (h > 0))]
+        sol = None
+        for i, r in enumerate(present):
+            cls = TRAFFIC_CLASSES[r]
+            progress(0.2 + 0.6 * i / max(1, len(present)), f"max-throughput: {cls}")
+            cost = np.where(ranks == r, 1.0, 0.0)
+            st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, capped, rows)
+            assert st is not None
+            sol = st
+            members = np.flatnonzero(ranks == r)
+            rows = [*rows, _sum_row(f"hold-{cls}", n_lp, members, _hold(float(st.objective), h[members].sum()))]
+        if sol is None:  # nothing to route
+            sol = run.solve("max-throughput", {}, capped)
+            assert sol is not None
+        if latency_tiebreak:
+            sol = run.solve("latency-tiebreak", lat, capped, rows, required=False) or sol
+        carried = float(h.sum() - sol.values("unmet").sum()) if n_lp else 0.0
+        return Outcome(sol, run.worst, carried, run.stages)
+
+    if objective == "min-latency":
+        progress(0.3, "min-latency: carried demand")
+        s1 = run.solve("min-latency-unmet", {"unmet": np.ones(n_lp)}, capped)
+        assert s1 is not None
+        hold = [_sum_row("hold-unmet", n_lp, np.arange(n_lp), _hold(float(s1.objective), h.sum()))]
+        progress(0.6, "min-latency: latency")
+        s2 = run.solve("min-latency", lat, capped, hold, required=False)
+        sol = s2 or s1
+        value = _weighted_latency(form, sol, h)
+        return Outcome(sol, run.worst, value, run.stages)
+
+    if objective == "max-min-fair":
+        return _max_min_fair(run, form, h, capped, lat, latency_tiebreak, progress)
+
+    raise ValueError(f"unknown objective {objective!r}")
+
+
+def _weighted_latency(form: Formulation, sol: Solution, h: np.ndarray) -> float:
+    total = sum(float(np.dot(c, sol.values(b).to_numpy())) for b, c in form.latency_cost.items())
+    carried = float(h.sum() - sol.values("unmet").sum()) if len(h) else 0.0
+    return total / carried if carried > 1e-12 else 0.0
+
+
+def _max_min_fair(run: _Runner, form: Formulation, h: np.ndarray, capped: dict[str, Any], lat: dict[str, Any],
+                  latency_tiebreak: bool, progress: Callable[[float, str], None]) -> Outcome:
+    """Water-filling: raise ``t``, freeze blocking demands, repeat (each stage one LP)."""
+    n_lp = len(h)
+    frozen = np.zeros(n_lp, bool)
+    frac = np.zeros(n_lp)
+    frozen[h <= 0] = True
+    frac[h <= 0] = 1.0
+    first_t: float | None = None
+    sol: Solution | None = None
+    run.spec = ModelSpec({**form.spec.variables, "fair": VarSpec(pd.Index(["fair"]), 0.0, 1.0)}, form.spec.rows)
+    iteration = 0
+    while not frozen.all():
+        iteration += 1
+        free = np.flatnonzero(~frozen)
+        progress(min(0.9, 0.1 + 0.8 * frozen.mean()), f"max-min-fair: stage {iteration}, {len(free)} demands free")
+        rows = [_fair_rows(free, n_lp, h)]
+        unmet_ub = np.where(frozen, h * (1 - frac), h)
+        bounds = {**capped, "unmet": (0.0, np.maximum(unmet_ub, 0.0)), "fair": (0.0, 1.0)}
+        st = run.solve(f"max-min-fair-{iteration}", {"fair": -1.0}, bounds, rows)
+        assert st is not None
+        sol = st
+        t = float(st.values("fair").iloc[0])
+        first_t = t if first_t is None else first_t
+        if t >= 1 - 1e-9:
+            frac[free], frozen[free] = 1.0, True
+            break
+        blocking = _blocking(run, st, free, frozen, frac, h, t, capped)
+        if not blocking.any():  # numerical corner: freeze everything at t rather than loop
+            logger.warning("max-min-fair: no blocking demand found at t=%.6g; freezing all", t)
+            blocking[:] = True
+        frac[free[blocking]] = t
+        frozen[free[blocking]] = True
+    if sol is None:  # nothing to share
+        sol = run.solve("max-min-fair", {}, {**capped, "fair": (0.0, 0.0)})
+        assert sol is not None
+        first_t = 1.0
+    elif latency_tiebreak:
+        bounds = {**capped, "unmet": (0.0, np.maximum(h * (1 - frac), 0.0) + 1e-9 * np.maximum(h, 1)),
+                  "fair": (0.0, 0.0)}
+        sol = run.solve("latency-tiebreak", lat, bounds, required=False) or sol
+    return Outcome(sol, run.worst, float(first_t if first_t is not None else 1.0), run.stages, frac)
+
+
+def _fair_rows(free: np.ndarray, n_lp: int, h: np.ndarray) -> RowSpec:
+    """Fairness family: ``s_d + t h_d <= h_d`` for each unfrozen demand ``d``."""
+    n = len(free)
+    s_part = sp.csr_matrix((np.ones(n), (np.arange(n), free)), shape=(n, n_lp))
+    t_part = sp.csr_matrix(h[free].reshape(-1, 1))
+    return RowSpec("fair", {"unmet": s_part, "fair": t_part}, -INF, h[free], pd.Index(free, name="lp_demand"))
+
+
+def _blocking(run: _Runner, sol: Solution, free: np.ndarray, frozen: np.ndarray, frac: np.ndarray, h: np.ndarray,
+              t: float, capped: dict[str, Any]) -> np.ndarray:
+    """Which unfrozen demands cannot exceed fraction ``t`` (dual test, else one LP each)."""
+    try:
+        duals = sol.duals("fair").to_numpy()
+    except ValueError:
+        duals = None
+    if duals is not None and np.all(np.isfinite(duals)):
+        scale = max(1.0, float(np.abs(duals).max(initial=0.0)))
+        blocking = np.abs(duals) > 1e-9 * scale
+        if blocking.any():
+            return blocking
+    # per-demand test: can d be carried above t while every other free demand keeps t?
+    n_lp = len(h)
+    blocking = np.zeros(len(free), bool)
+    rows = [_fair_rows(free, n_lp, h)]
+    unmet_ub = np.where(frozen, h * (1 - frac), h)
+    bounds = {**capped, "unmet": (0.0, np.maximum(unmet_ub, 0.0)), "fair": (t, t)}
+    for i, d in enumerate(free):
+        cost = np.zeros(n_lp)
+        cost[d] = 1.0
+        st = run.solve(f"max-min-fair-test-{d}", {"unmet": cost}, bounds, rows)
+        assert st is not None
+        carried = h[d] - float(st.values("unmet").iloc[d])
+        blocking[i] = carried <= t * h[d] + REL_TOL * max(1.0, h[d])
+    return blocking

@@ -1,0 +1,190 @@
+"""The TE result: per-link, per-demand and path-split tables plus a JSON summary.
+
+Results are their own objects (never written back into the network). The tables are what the
+independent checker (:mod:`solver.checks.te`) reads, what ``--out`` writes (CSV + Parquet) and
+what the API serves.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.schema import TRAFFIC_CLASSES
+from solver.te.instance import REASON_CAPACITY, TEInstance
+
+logger = logging.getLogger(__name__)
+
+LINK_COLUMNS = ("site_a", "site_b", "capacity_gbps", "flow_ab_gbps", "flow_ba_gbps", "utilisation")
+DEMAND_COLUMNS = ("src", "dst", "traffic_class", "demand_gbps", "carried_gbps", "unmet_gbps", "reason",
+                  "slo_rtt_ms", "latency_ms", "worst_latency_ms", "rtt_ms", "worst_rtt_ms", "paths_used")
+PATH_COLUMNS = ("demand", "src", "dst", "path_sites", "path_links", "hops", "latency_ms", "rtt_ms", "gbps")
+
+
+@dataclass
+class TEResult:
+    """A traffic-engineering result.
+
+    Attributes
+    ----------
+    links
+        Indexed by link id: ``site_a``, ``site_b``, ``capacity_gbps``, ``flow_ab_gbps``,
+        ``flow_ba_gbps``, ``utilisation`` (larger direction / capacity).
+    demands
+        Indexed by demand id: endpoints, class, ``demand_gbps``, ``carried_gbps``,
+        ``unmet_gbps``, ``reason`` (``""``, ``capacity``, ``no_path_within_slo``,
+        ``disconnected``), ``slo_rtt_ms``, traffic-weighted one-way ``latency_ms`` and
+        ``worst_latency_ms`` over the paths used, the same as RTT, ``paths_used``.
+    paths
+        One row per (demand, path) carrying traffic: ``demand``, ``src``, ``dst``,
+        ``path_sites`` (``A>B>C``), ``path_links`` (``l1;l2``), ``hops``, ``latency_ms``,
+        ``rtt_ms``, ``gbps``.
+    summary
+        Status, objective, figures, timings, LP stats and the ``map`` object.
+    """
+
+    links: pd.DataFrame
+    demands: pd.DataFrame
+    paths: pd.DataFrame
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mlu(self) -> float:
+        return float(self.summary.get("mlu", 0.0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON summary (what ``backbone te --json`` prints)."""
+        return dict(self.summary)
+
+    def write(self, out_dir: str | Path, parquet: bool = True) -> list[str]:
+        """Write ``te_links``, ``te_demands``, ``te_paths`` as CSV (and Parquet) into ``out_dir``.
+
+        Returns
+        -------
+        list of str
+            File names written, relative to ``out_dir``.
+        """
+        import os
+
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        files = []
+        for name, df, index in (("te_links", self.links, "link"), ("te_demands", self.demands, "demand"),
+                                ("te_paths", self.paths, None)):
+            frame = df.rename_axis(index).reset_index() if index else df
+            tmp = out / f".{name}.csv.tmp"
+            frame.to_csv(tmp, index=False)
+            os.replace(tmp, out / f"{name}.csv")
+            files.append(f"{name}.csv")
+            if parquet:
+                try:
+                    tmp = out / f".{name}.parquet.tmp"
+                    frame.to_parquet(tmp, index=False)
+                    os.replace(tmp, out / f"{name}.parquet")
+                    files.append(f"{name}.parquet")
+                except ImportError as exc:  # pyarrow missing: CSV still written
+                    logger.warning("parquet not written: %s", exc)
+        return files
+
+
+def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray, reason: np.ndarray,
+                    splits: pd.DataFrame, summary: dict[str, Any], tol: float = 1e-6) -> TEResult:
+    """Build the result tables from solver output (all arrays over the instance's arcs/demands).
+
+    Parameters
+    ----------
+    arc_load
+        ``(2L,)`` Gbps per arc (forward arcs first).
+    carried
+        ``(D,)`` carried Gbps per demand.
+    reason
+        ``(D,)`` structural reason per demand (``""`` where routable); unmet traffic of
+        routable demands is labelled ``capacity``.
+    splits
+        Frame with ``demand_pos, path_sites, path_links, hops, latency_ms, gbps``.
+    summary
+        Entries to add to the computed summary (status, objective, timings, ...).
+    """
+    net = inst.net
+    n_links = inst.n_links
+    cap = inst.arc_capacity_gbps[:n_links]
+    ab, ba = arc_load[:n_links], arc_load[n_links:]
+    util = np.maximum(ab, ba) / cap
+    links = pd.DataFrame({"site_a": net.links["site_a"].to_numpy(), "site_b": net.links["site_b"].to_numpy(),
+                          "capacity_gbps": cap, "flow_ab_gbps": ab, "flow_ba_gbps": ba, "utilisation": util},
+                         index=inst.link_ids.rename("id"))
+    h = inst.demand_gbps
+    carried = np.clip(carried, 0.0, h)
+    unmet = h - carried
+    unmet[unmet <= tol * np.maximum(1.0, h)] = 0.0
+    carried = h - unmet  # carried + unmet == demand exactly
+    reason = np.asarray(reason, object).copy()
+    reason[(reason == "") & (unmet > 0)] = REASON_CAPACITY
+    reason[unmet == 0] = ""
+
+    pos = splits["demand_pos"].to_numpy(np.int64) if len(splits) else np.zeros(0, np.int64)
+    gbps = splits["gbps"].to_numpy(float) if len(splits) else np.zeros(0)
+    plat = splits["latency_ms"].to_numpy(float) if len(splits) else np.zeros(0)
+    flow_sum = np.bincount(pos, weights=gbps, minlength=inst.n_demands)
+    lat_sum = np.bincount(pos, weights=gbps * plat, minlength=inst.n_demands)
+    worst = np.full(inst.n_demands, np.nan)
+    if len(pos):
+        w = np.full(inst.n_demands, -np.inf)
+        np.maximum.at(w, pos, plat)
+        worst = np.where(np.isfinite(w), w, np.nan)
+    weighted = np.where(flow_sum > 0, lat_sum / np.where(flow_sum > 0, flow_sum, 1.0), np.nan)
+    d = net.demands
+    demands = pd.DataFrame({
+        "src": d["src"].to_numpy(), "dst": d["dst"].to_numpy(), "traffic_class": d["traffic_class"].to_numpy(),
+        "demand_gbps": h, "carried_gbps": carried, "unmet_gbps": unmet, "reason": reason.astype(str),
+        "slo_rtt_ms": d["slo_rtt_ms"].to_numpy(float), "latency_ms": weighted, "worst_latency_ms": worst,
+        "rtt_ms": 2 * weighted, "worst_rtt_ms": 2 * worst,
+        "paths_used": np.bincount(pos, minlength=inst.n_demands),
+    }, index=inst.demand_ids.rename("id"))
+    ids = inst.demand_ids.to_numpy()
+    paths = pd.DataFrame({
+        "demand": ids[pos], "src": d["src"].to_numpy()[pos], "dst": d["dst"].to_numpy()[pos],
+        "path_sites": splits["path_sites"].to_numpy() if len(splits) else [],
+        "path_links": splits["path_links"].to_numpy() if len(splits) else [],
+        "hops": splits["hops"].to_numpy(np.int64) if len(splits) else np.zeros(0, np.int64),
+        "latency_ms": plat, "rtt_ms": 2 * plat, "gbps": gbps,
+    })
+    s = summarize(links, demands, paths)
+    s.update(summary)
+    return TEResult(links, demands, paths, s)
+
+
+def summarize(links: pd.DataFrame, demands: pd.DataFrame, paths: pd.DataFrame) -> dict[str, Any]:
+    """Figures every TE summary carries, computed from the tables."""
+    carried = float(demands["carried_gbps"].sum())
+    by_class = {}
+    grouped = demands.groupby("traffic_class")[["demand_gbps", "carried_gbps", "unmet_gbps"]].sum()
+    for cls in TRAFFIC_CLASSES:
+        if cls in grouped.index:
+            r = grouped.loc[cls]
+            by_class[cls] = {"demand_gbps": float(r["demand_gbps"]), "carried_gbps": float(r["carried_gbps"]),
+                             "unmet_gbps": float(r["unmet_gbps"])}
+    unmet_reason = demands[demands["unmet_gbps"] > 0].groupby("reason")["unmet_gbps"].agg(["sum", "count"])
+    lat_total = float((paths["gbps"] * paths["latency_ms"]).sum())
+    mlu = float(links["utilisation"].max()) if len(links) else 0.0
+    util = links["utilisation"]
+    return {
+        "mlu": mlu,
+        "overloaded": bool(mlu > 1 + 1e-9),
+        "demand_gbps": float(demands["demand_gbps"].sum()),
+        "carried_gbps": carried,
+        "unmet_gbps": float(demands["unmet_gbps"].sum()),
+        "by_class": by_class,
+        "unmet_by_reason": {str(k): {"gbps": float(v["sum"]), "demands": int(v["count"])}
+                            for k, v in unmet_reason.iterrows()},
+        "weighted_latency_ms": lat_total / carried if carried > 0 else None,
+        "worst_latency_ms": float(paths["latency_ms"].max()) if len(paths) else None,
+        "weighted_rtt_ms": 2 * lat_total / carried if carried > 0 else None,
+        "links_over_80pct": int((util > 0.8 + 1e-9).sum()),
+        "map": {"link_values": {"utilisation": {str(k): float(v) for k, v in util.items()}}},
+    }
