@@ -21,9 +21,12 @@ from backbone.schema import TABLES, Column, TableSpec
 
 RawTable: TypeAlias = "pd.DataFrame | list[dict[str, Any]] | None"
 
-GEOMETRY_END_FRACTION = 0.6
-"""A route's first (last) waypoint may be at most this fraction of the route's length away from
-its first (second) site; further means the geometry is reversed or belongs to another link."""
+GEOMETRY_MIN_GAP_KM = 50.0
+"""Geometry gaps below this are never reported (sites and waypoints are approximate)."""
+
+GEOMETRY_REVERSED_FRACTION = 0.8
+"""Waypoints look reversed when the route through them in reverse order is shorter than this
+fraction of the route as given (a traced cable is not a zig-zag)."""
 
 
 def build_network(tables: Mapping[str, RawTable], name: str = "scenario", meta: Mapping[str, Any] | None = None,
@@ -221,6 +224,16 @@ def _check_references(frames: dict[str, pd.DataFrame], files: Mapping[str, str])
 
 
 def _check_geometry(frames: dict[str, pd.DataFrame], file: str) -> list[Problem]:
+    """Waypoints must trace the link from ``site_a`` to ``site_b``.
+
+    Two rules (gaps under :data:`GEOMETRY_MIN_GAP_KM` are ignored):
+
+    * reversed: with two or more waypoints, the route through them in reverse order is shorter
+      than :data:`GEOMETRY_REVERSED_FRACTION` x the route as given;
+    * misplaced: the first (last) waypoint is farther from ``site_a`` (``site_b``) than the two
+      sites are from each other, i.e. the geometry starts or ends somewhere else (another
+      link's waypoints). A single waypoint anywhere between the sites is fine.
+    """
     links, sites = frames["links"], frames["sites"]
     need = {"site_a", "site_b", "waypoints"}
     if not need <= set(links.columns) or not {"lon", "lat", "id"} <= set(sites.columns):
@@ -242,16 +255,23 @@ def _check_geometry(frames: dict[str, pd.DataFrame], file: str) -> list[Problem]
         if not pts:
             continue
         pa, pb = coords[str(a).strip()], coords[str(b).strip()]
-        route = [pa, *pts, pb]
-        total = geo.polyline_km(route)
+        total = geo.polyline_km([pa, *pts, pb])
+        direct = float(geo.geodesic_km(pa[0], pa[1], pb[0], pb[1]))
+        where = {"file": file, "table": "links", "record": str(rid), "field": "waypoints"}
+        if len(pts) >= 2:
+            backwards = geo.polyline_km([pa, *pts[::-1], pb])
+            if backwards < GEOMETRY_REVERSED_FRACTION * total and total - backwards > GEOMETRY_MIN_GAP_KM:
+                problems.append(Problem(
+                    f"waypoints look reversed: the route is {total:.0f} km as given but {backwards:.0f} km "
+                    f"in reverse order (list them from site {str(a).strip()!r} to {str(b).strip()!r})", **where))
+                continue
         gap_a = float(geo.geodesic_km(pa[0], pa[1], pts[0][0], pts[0][1]))
         gap_b = float(geo.geodesic_km(pts[-1][0], pts[-1][1], pb[0], pb[1]))
         for gap, end, site in ((gap_a, "first", a), (gap_b, "last", b)):
-            if total > 0 and gap > GEOMETRY_END_FRACTION * total and gap > 50:
+            if gap > max(direct, GEOMETRY_MIN_GAP_KM):
                 problems.append(Problem(
-                    f"geometry's {end} waypoint is {gap:.0f} km from site {str(site).strip()!r}, "
-                    f"{gap / total:.0%} of the route's {total:.0f} km (reversed or wrong waypoints?)",
-                    file=file, table="links", record=str(rid), field="waypoints"))
+                    f"geometry's {end} waypoint is {gap:.0f} km from site {str(site).strip()!r}, farther than "
+                    f"the {direct:.0f} km between the link's sites (waypoints of another link?)", **where))
     return problems
 
 
