@@ -1,0 +1,268 @@
+"""The FastAPI application: ``create_app(settings)`` builds it; nothing heavy happens at import.
+
+Front door only: routes validate input, talk to the store and hand work to the job manager,
+which runs :func:`solver.planning.run_task` in worker processes. Every error is an RFC 9457
+problem document (``application/problem+json``) with an ``errors`` list.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.jobs import JobManager, error_document
+from api.settings import Settings
+from api.store import ConflictError, GoneError, Store
+
+logger = logging.getLogger(__name__)
+
+PROBLEM_JSON = "application/problem+json"
+
+
+def problem_response(status: int, title: str, detail: str = "", errors: list[dict[str, Any]] | None = None,
+                     headers: Mapping[str, str] | None = None, instance: str | None = None) -> JSONResponse:
+    """An RFC 9457 problem response."""
+    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status, "detail": detail,
+                            "errors": errors or []}
+    if instance:
+        body["instance"] = instance
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=dict(headers or {}))
+
+
+def _titles(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+class BodySizeLimit:
+    """Answer 413 to request bodies larger than ``limit`` bytes (declared or streamed)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await problem_response(413, "Content Too Large",
+                                   f"request body of {int(declared)} bytes exceeds the limit of {self.limit}")(
+                scope, receive, send)
+            return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return msg
+
+        async def tracking_send(msg: Message) -> None:
+            nonlocal started
+            if msg["type"] == "http.response.start":
+                started = True
+            await send(msg)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await problem_response(413, "Content Too Large",
+                                       f"request body exceeds the limit of {self.limit} bytes")(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class Metrics:
+    """Prometheus counters: requests by method/route/status and a latency histogram."""
+
+    BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+    def __init__(self) -> None:
+        self.requests: dict[tuple[str, str, int], int] = {}
+        self.latency: dict[tuple[str, str], list[float]] = {}  # bucket counts..., sum, count
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        key = (method, route, status)
+        self.requests[key] = self.requests.get(key, 0) + 1
+        h = self.latency.setdefault((method, route), [0.0] * (len(self.BUCKETS) + 2))
+        for i, b in enumerate(self.BUCKETS):
+            if seconds <= b:
+                h[i] += 1
+        h[-2] += seconds
+        h[-1] += 1
+
+    def render(self, jobs_by_status: Mapping[str, int], workers_busy: int) -> str:
+        lines = ["# HELP backbone_http_requests_total HTTP requests by method, route template and status.",
+                 "# TYPE backbone_http_requests_total counter"]
+        for (m, r, s), n in sorted(self.requests.items()):
+            lines.append(f'backbone_http_requests_total{{method="{m}",route="{_esc(r)}",status="{s}"}} {n}')
+        lines += ["# HELP backbone_http_request_duration_seconds HTTP request latency.",
+                  "# TYPE backbone_http_request_duration_seconds histogram"]
+        for (m, r), h in sorted(self.latency.items()):
+            labels = f'method="{m}",route="{_esc(r)}"'
+            for i, b in enumerate(self.BUCKETS):
+                lines.append(f'backbone_http_request_duration_seconds_bucket{{{labels},le="{b}"}} {int(h[i])}')
+            lines.append(f'backbone_http_request_duration_seconds_bucket{{{labels},le="+Inf"}} {int(h[-1])}')
+            lines.append(f"backbone_http_request_duration_seconds_sum{{{labels}}} {h[-2]:.6f}")
+            lines.append(f"backbone_http_request_duration_seconds_count{{{labels}}} {int(h[-1])}")
+        lines += ["# HELP backbone_jobs Jobs in the store by status.", "# TYPE backbone_jobs gauge"]
+        lines += [f'backbone_jobs{{status="{k}"}} {v}' for k, v in sorted(jobs_by_status.items())]
+        lines += ["# HELP backbone_job_workers_busy Worker processes running a job now.",
+                  "# TYPE backbone_job_workers_busy gauge", f"backbone_job_workers_busy {workers_busy}"]
+        return "\n".join(lines) + "\n"
+
+
+def _esc(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+class MetricsMiddleware:
+    """Time every HTTP request and count it under its route template."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app, self.metrics = app, metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        t0 = time.perf_counter()
+        status = [500]
+
+        async def capture(msg: Message) -> None:
+            if msg["type"] == "http.response.start":
+                status[0] = int(msg["status"])
+            await send(msg)
+
+        try:
+            await self.app(scope, receive, capture)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            self.metrics.observe(scope["method"], template, status[0], time.perf_counter() - t0)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every 4xx/5xx as problem details, FastAPI's own validation errors and 404s included."""
+    from backbone.errors import BackboneError
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no route {request.url.path}"
+        return problem_response(exc.status_code, _titles(exc.status_code), detail, headers=exc.headers,
+                                instance=request.url.path)
+
+    @app.exception_handler(RequestValidationError)
+    async def request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = []
+        for e in exc.errors():
+            loc = [str(p) for p in e.get("loc", ())]
+            where = loc[0] if loc else ""
+            errors.append({"file": "", "table": where, "record": "", "field": ".".join(loc[1:]) or where,
+                           "message": str(e.get("msg", "invalid"))})
+        detail = "; ".join(f"{e['table']}.{e['field']}: {e['message']}" for e in errors)
+        return problem_response(422, "Invalid request", detail, errors=errors, instance=request.url.path)
+
+    @app.exception_handler(BackboneError)
+    async def backbone_error(request: Request, exc: BackboneError) -> JSONResponse:
+        doc = error_document(exc)
+        return problem_response(doc["status"], doc["title"], doc["detail"], doc["errors"],
+                                instance=request.url.path)
+
+    @app.exception_handler(GoneError)
+    async def gone(request: Request, exc: GoneError) -> JSONResponse:
+        return problem_response(404, "Not Found", str(exc), instance=request.url.path)
+
+    @app.exception_handler(ConflictError)
+    async def conflict(request: Request, exc: ConflictError) -> JSONResponse:
+        return problem_response(409, "Conflict", str(exc), instance=request.url.path)
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem_response(500, "Internal Server Error", f"{type(exc).__name__}", instance=request.url.path)
+
+
+def create_app(settings: Settings | None = None, task_registry: Mapping[str, str] | None = None) -> FastAPI:
+    """Build the API application.
+
+    Parameters
+    ----------
+    settings
+        Storage, limits and workers (default: from ``BACKBONE_*`` environment variables).
+    task_registry
+        Extra task kinds (``kind -> "module:function"``) for tests; shipped kinds come from
+        :data:`solver.planning.TASKS`.
+    """
+    from api.routes import admin, health, jobs, scenarios
+    from backbone import __version__
+
+    settings = settings or Settings()
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        settings.ensure_dirs()
+        store = Store(settings.resolved_database_url())
+        if settings.run_migrations:
+            store.upgrade()
+        manager = JobManager(store, settings, task_registry)
+        manager.start()
+        app.state.store, app.state.jobs = store, manager
+        logger.info("backbone API ready (data dir %s)", settings.data_dir)
+        try:
+            yield
+        finally:
+            manager.stop()
+            store.dispose()
+
+    app = FastAPI(
+        title="backbone planning API",
+        version=__version__,
+        summary="Scenarios, planning jobs (TE, placement, failures, design, plan) and maps of a global AI backbone.",
+        description="All endpoints except `/healthz` need `Authorization: Bearer <token>` "
+                    "(create one with `backbone token create --scope planner`). Errors are RFC 9457 problem "
+                    "details. See docs/api.md.",
+        lifespan=lifespan,
+        responses={401: {"model": _problem_model(), "description": "Missing or invalid token"},
+                   422: {"model": _problem_model(), "description": "Invalid input"}},
+    )
+    app.state.settings = settings
+    app.state.metrics = metrics
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(scenarios.router)
+    app.include_router(jobs.router)
+    app.include_router(admin.router)
+    app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    return app
+
+
+def _problem_model() -> type:
+    from api.schemas import ProblemDetails
+
+    return ProblemDetails

@@ -1,0 +1,52 @@
+"""Bearer-token authentication and scopes.
+
+Tokens are random (``bbk_`` + 43 url-safe characters, 256 bits); the store keeps only their
+sha256. Scopes nest: ``viewer`` reads, ``planner`` also creates/changes scenarios and runs jobs,
+``admin`` also manages tokens and reads the audit log.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from api.store import Principal, Store
+
+bearer = HTTPBearer(auto_error=False, description="An API token: `backbone token create --scope planner`.")
+
+
+def get_store(request: Request) -> Store:
+    """The app's store (one per app)."""
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+StoreDep = Annotated[Store, Depends(get_store)]
+
+
+def current_principal(store: StoreDep,
+                      credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Principal:
+    """The caller, from the ``Authorization: Bearer <token>`` header (401 when missing or invalid)."""
+    if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
+        raise HTTPException(401, "missing bearer token", headers={"WWW-Authenticate": "Bearer"})
+    principal = store.authenticate(credentials.credentials)
+    if principal is None:
+        raise HTTPException(401, "invalid or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    return principal
+
+
+def require(scope: str) -> object:
+    """A dependency that admits callers whose scope includes ``scope`` (403 otherwise)."""
+
+    def check(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
+        if not principal.allows(scope):
+            raise HTTPException(403, f"this needs the {scope!r} scope; the token has {principal.scope!r}")
+        return principal
+
+    return Depends(check)
+
+
+Viewer = Annotated[Principal, require("viewer")]
+Planner = Annotated[Principal, require("planner")]
+Admin = Annotated[Principal, require("admin")]

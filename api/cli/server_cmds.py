@@ -1,0 +1,143 @@
+"""``backbone serve``, ``backbone token create|list|revoke`` and ``backbone db upgrade``.
+
+Storage is configured by ``BACKBONE_DATA_DIR`` and ``BACKBONE_DATABASE_URL`` (see docs/api.md).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from api.cli.common import emit_json, err_console, handle_errors, out_console
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
+
+token_app = typer.Typer(help="Create, list and revoke API tokens (stored hashed).", no_args_is_help=True)
+db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the server commands to ``app``."""
+    app.command("serve")(serve)
+    app.add_typer(token_app, name="token")
+    app.add_typer(db_app, name="db")
+    token_app.command("create")(token_create)
+    token_app.command("list")(token_list)
+    token_app.command("revoke")(token_revoke)
+    db_app.command("upgrade")(db_upgrade)
+
+
+def _store() -> object:
+    from api.settings import Settings
+    from api.store import Store
+
+    settings = Settings()
+    settings.ensure_dirs()
+    store = Store(settings.resolved_database_url())
+    store.upgrade()
+    return store
+
+
+@handle_errors
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    workers: Annotated[int | None, typer.Option(help="Jobs run at the same time (default BACKBONE_WORKERS or 2).",
+                                                min=1, max=64)] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Run the REST API (uvicorn). Migrates the database to the newest schema first."""
+    import logging
+
+    import uvicorn
+
+    from api.app import create_app
+    from api.settings import Settings
+
+    settings = Settings() if workers is None else Settings(workers=workers)
+    logging.basicConfig(level=logging.INFO if log_level in ("info", "debug") else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    err_console.print(f"backbone API on http://{host}:{port}  (docs /docs, data dir {settings.data_dir})",
+                      highlight=False)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=log_level == "debug")
+
+
+@handle_errors
+def token_create(
+    scope: Annotated[str, typer.Option(help="viewer (read), planner (also write and run jobs) or admin.")],
+    name: Annotated[str, typer.Option(help="A label for the token.")] = "",
+    json_out: JsonOpt = False,
+) -> None:
+    """Create an API token; the token is the LAST word of the output (shown once, stored hashed)."""
+    from api.store import SCOPES, Store
+    from backbone.errors import Problem, ValidationError
+
+    if scope not in SCOPES:
+        raise ValidationError(Problem(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}", field="scope"))
+    store = _store()
+    assert isinstance(store, Store)
+    tok, plain = store.create_token(scope, name or f"{scope}-token")
+    store.dispose()
+    if json_out:
+        emit_json({"id": tok.id, "name": tok.name, "scope": tok.scope, "token": plain})
+        return
+    out_console.print(f"created {scope} token {tok.name!r} (id {tok.id}): {plain}", highlight=False, soft_wrap=True)
+
+
+@handle_errors
+def token_list(json_out: JsonOpt = False) -> None:
+    """List tokens (never their values)."""
+    from api.store import Store
+
+    store = _store()
+    assert isinstance(store, Store)
+    rows = store.list_tokens()
+    store.dispose()
+    data = [{"id": t.id, "name": t.name, "scope": t.scope, "created_at": t.created_at.isoformat(),
+             "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None,
+             "last_used_at": t.last_used_at.isoformat() if t.last_used_at else None} for t in rows]
+    if json_out:
+        emit_json(data)
+        return
+    from rich.table import Table
+
+    table = Table(title="API tokens")
+    for col in ("id", "name", "scope", "created", "revoked", "last used"):
+        table.add_column(col, overflow="fold")
+    for d in data:
+        table.add_row(d["id"], d["name"], d["scope"], d["created_at"][:19], (d["revoked_at"] or "")[:19],
+                      (d["last_used_at"] or "")[:19])
+    out_console.print(table)
+
+
+@handle_errors
+def token_revoke(token_id: Annotated[str, typer.Argument(help="Token id (from `backbone token list`).")]) -> None:
+    """Revoke a token."""
+    from api.store import GoneError, Store
+    from backbone.errors import NotFoundError
+
+    store = _store()
+    assert isinstance(store, Store)
+    try:
+        store.revoke_token(token_id)
+    except GoneError as exc:
+        raise NotFoundError(str(exc)) from None
+    finally:
+        store.dispose()
+    err_console.print(f"revoked token {token_id}", highlight=False)
+
+
+@handle_errors
+def db_upgrade() -> None:
+    """Create or migrate the database to the newest schema (the server also does this at start-up)."""
+    from api.settings import Settings
+    from api.store import Store
+
+    settings = Settings()
+    settings.ensure_dirs()
+    store = Store(settings.resolved_database_url())
+    store.upgrade()
+    store.dispose()
+    err_console.print(f"database up to date: {store.engine.url.render_as_string(hide_password=True)}",
+                      highlight=False)

@@ -1,0 +1,333 @@
+"""Running planning jobs in worker processes.
+
+The API never solves inside a request handler. A :class:`JobManager` owns a supervisor thread
+that claims queued jobs from the store (oldest first, at most ``settings.workers`` at a time),
+starts one *spawned* worker process per job and listens on a multiprocessing queue for its
+progress and its outcome. A worker runs :func:`solver.planning.run_task` into
+``<data dir>/staging/<job id>``; on success the supervisor renames that folder to
+``<data dir>/results/<job id>`` (so a result is never half-written) and marks the job succeeded.
+
+Cancelling terminates the worker process (SIGTERM, then SIGKILL). A job exceeding
+``settings.job_timeout_s`` is killed and failed. When the server dies, workers notice that their
+parent is gone and exit; at the next start-up every job still marked ``running`` is failed with
+reason "server restarted" and stale staging folders are removed. Queued jobs stay queued and run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing as mp
+import os
+import queue as queue_mod
+import re
+import shutil
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from api.settings import Settings
+from api.store import Store
+
+logger = logging.getLogger(__name__)
+
+SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}(/[A-Za-z0-9][A-Za-z0-9._-]{0,200}){0,3}$")
+"""Result file names a job may expose (relative, no ``..``, no absolute paths)."""
+
+PROGRESS_INTERVAL_S = 0.2
+"""Workers send at most this many progress updates per second (and always the last one)."""
+
+
+def error_document(exc: BaseException) -> dict[str, Any]:
+    """An RFC 9457 problem document for an exception raised by a task (or by input handling).
+
+    ``errors`` lists ``{file, table, record, field, message}`` for validation errors and one entry
+    per reason for infeasibility.
+    """
+    from backbone.errors import BackboneError, InfeasibleError, NotFoundError, SolverError, ValidationError
+
+    if isinstance(exc, ValidationError):
+        return {"type": "about:blank", "title": "Invalid input", "status": 422,
+                "detail": f"{len(exc.problems)} problem(s) found in the input",
+                "errors": [p.to_dict() for p in exc.problems]}
+    if isinstance(exc, InfeasibleError):
+        return {"type": "about:blank", "title": "Infeasible", "status": 409, "detail": str(exc),
+                "errors": [{"file": "", "table": "", "record": "", "field": "", "message": r}
+                           for r in exc.reasons]}
+    if isinstance(exc, SolverError):
+        return {"type": "about:blank", "title": "Solver error", "status": 503, "detail": str(exc), "errors": []}
+    if isinstance(exc, NotFoundError):
+        return {"type": "about:blank", "title": "Not found", "status": 404, "detail": str(exc), "errors": []}
+    if isinstance(exc, BackboneError):
+        return {"type": "about:blank", "title": "Error", "status": exc.http_status, "detail": str(exc),
+                "errors": []}
+    return {"type": "about:blank", "title": "Internal error", "status": 500,
+            "detail": f"{type(exc).__name__}: {exc}", "errors": []}
+
+
+# ---------------------------------------------------------------------- worker side
+def _watch_parent(parent_pid: int) -> None:
+    """Exit the worker as soon as the server process that started it is gone."""
+    while True:
+        if os.getppid() != parent_pid:
+            os._exit(3)
+        time.sleep(0.5)
+
+
+def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[str, Any], out_dir: str,
+                events: Any, registry: Mapping[str, str], parent_pid: int) -> None:
+    """Entry point of a worker process: build the network, run the task, report the outcome."""
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    logging.basicConfig(level=logging.WARNING)
+    last = [0.0]
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_INTERVAL_S or fraction >= 1.0:
+            last[0] = now
+            events.put(("progress", job_id, float(fraction), str(message)))
+
+    try:
+        from backbone.io import network_from_dict
+        from solver import planning
+
+        planning.TASKS.update(registry)  # this process runs this one job only
+        net = network_from_dict(document, file="scenario")
+        result = planning.run_task(kind, net, options, out_dir, progress)
+        events.put(("done", job_id, [str(f) for f in result.files]))
+    except BaseException as exc:  # report every failure; the process ends right after
+        logger.debug("job %s failed", job_id, exc_info=True)
+        events.put(("error", job_id, error_document(exc)))
+    finally:
+        events.close()
+        events.join_thread()
+
+
+# ---------------------------------------------------------------------- server side
+@dataclass
+class _Running:
+    process: BaseProcess
+    started: float
+    final: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class JobManager:
+    """Queue, run, watch and cancel jobs (one spawned process per running job).
+
+    Parameters
+    ----------
+    store
+        The store holding jobs and scenarios.
+    settings
+        Data dir, worker count, job time limit.
+    registry
+        Extra ``kind -> "module:function"`` entries (tests register slow or failing tasks here);
+        the shipped kinds come from :data:`solver.planning.TASKS`.
+    """
+
+    def __init__(self, store: Store, settings: Settings, registry: Mapping[str, str] | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.extra_registry = dict(registry or {})
+        self._ctx = mp.get_context("spawn")
+        self._events: Any = None
+        self._running: dict[str, _Running] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def results_dir(self) -> Path:
+        return self.settings.data_dir / "results"
+
+    @property
+    def staging_dir(self) -> Path:
+        return self.settings.data_dir / "staging"
+
+    def registry(self) -> dict[str, str]:
+        """Every runnable kind -> ``module:function``."""
+        from solver.planning import TASKS
+
+        return {**TASKS, **self.extra_registry}
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        """Recover from a previous run, then start the supervisor thread."""
+        self.settings.ensure_dirs()
+        failed = self.store.fail_interrupted_jobs("server restarted")
+        if failed:
+            logger.warning("marked %d interrupted job(s) failed: %s", len(failed), ", ".join(failed))
+        for stale in self.staging_dir.iterdir():
+            shutil.rmtree(stale, ignore_errors=True)
+        self._events = self._ctx.Queue()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._supervise, name="job-supervisor", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the supervisor, kill running workers and mark their jobs failed."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        with self._lock:
+            running = list(self._running.items())
+            self._running.clear()
+        for job_id, r in running:
+            _kill(r.process)
+            self.store.finish_job(job_id, "failed", "server stopped while the job was running",
+                                  error={"type": "about:blank", "title": "Job interrupted", "status": 500,
+                                         "detail": "server stopped while the job was running", "errors": []})
+            shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
+        if self._events is not None:
+            self._events.close()
+            self._events.cancel_join_thread()
+            self._events = None
+
+    def notify(self) -> None:
+        """Wake the supervisor (a job was queued)."""
+        self._wake.set()
+
+    def cancel(self, job_id: str) -> None:
+        """Kill the worker of a job already marked cancelled in the store (no-op when not running)."""
+        with self._lock:
+            r = self._running.pop(job_id, None)
+        if r is not None:
+            _kill(r.process)
+            shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
+            logger.info("job %s cancelled, worker %s killed", job_id, r.process.pid)
+
+    def running_count(self) -> int:
+        """Jobs with a live worker process."""
+        with self._lock:
+            return len(self._running)
+
+    # ------------------------------------------------------------------ supervisor
+    def _supervise(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._drain(timeout=0.1)
+                self._reap()
+                self._launch_queued()
+            except Exception:
+                logger.exception("job supervisor error")
+                time.sleep(0.5)
+            if not self._running_any():
+                self._wake.wait(0.25)
+                self._wake.clear()
+
+    def _running_any(self) -> bool:
+        with self._lock:
+            return bool(self._running)
+
+    def _launch_queued(self) -> None:
+        while len(self._running) < self.settings.workers and not self._stop.is_set():
+            job = self.store.claim_next_job()
+            if job is None:
+                return
+            try:
+                document = self.store.scenario_document(job.scenario_id, job.scenario_version, include_deleted=True)
+            except LookupError as exc:
+                self.store.finish_job(job.id, "failed", str(exc), error={
+                    "type": "about:blank", "title": "Scenario missing", "status": 404, "detail": str(exc),
+                    "errors": []})
+                continue
+            out = self.staging_dir / job.id
+            shutil.rmtree(out, ignore_errors=True)
+            proc = self._ctx.Process(
+                target=worker_main, name=f"backbone-job-{job.id[:8]}", daemon=True,
+                args=(job.id, job.kind, document, dict(job.options or {}), str(out), self._events,
+                      self.extra_registry, os.getpid()))
+            proc.start()
+            with self._lock:
+                self._running[job.id] = _Running(proc, time.monotonic())
+            logger.info("job %s (%s) started in worker %s", job.id, job.kind, proc.pid)
+
+    def _drain(self, timeout: float) -> None:
+        events = self._events
+        if events is None:
+            return
+        block = True
+        while True:
+            try:
+                msg = events.get(timeout=timeout) if block else events.get_nowait()
+            except (queue_mod.Empty, OSError, EOFError, ValueError):
+                return
+            block = False
+            self._handle(msg)
+
+    def _handle(self, msg: tuple[Any, ...]) -> None:
+        what, job_id = msg[0], msg[1]
+        with self._lock:
+            r = self._running.get(job_id)
+        if r is None:  # cancelled meanwhile
+            return
+        if what == "progress":
+            self.store.set_progress(job_id, msg[2], msg[3])
+            return
+        r.final = True
+        if what == "done":
+            files = [f for f in msg[2] if SAFE_FILE_NAME.match(f) and ".." not in f.split("/")]
+            src, dst = self.staging_dir / job_id, self.results_dir / job_id
+            try:
+                if dst.exists():
+                    shutil.rmtree(dst)
+                src.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dst)
+            except OSError as exc:
+                self.store.finish_job(job_id, "failed", f"could not store results: {exc}",
+                                      error=error_document(exc))
+                return
+            if not self.store.finish_job(job_id, "succeeded", "done", files=files):
+                shutil.rmtree(dst, ignore_errors=True)  # cancelled at the last moment
+        else:
+            err = msg[2]
+            self.store.finish_job(job_id, "failed", str(err.get("detail") or err.get("title"))[:2000], error=err)
+            shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
+
+    def _reap(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            items = list(self._running.items())
+        for job_id, r in items:
+            if r.final:
+                r.process.join(timeout=5)
+                with self._lock:
+                    self._running.pop(job_id, None)
+                continue
+            if not r.process.is_alive():
+                self._drain(timeout=0.2)  # its last message may still be in the pipe
+                if not r.final:
+                    code = r.process.exitcode
+                    detail = f"worker process exited unexpectedly (exit code {code})"
+                    self.store.finish_job(job_id, "failed", detail, error={
+                        "type": "about:blank", "title": "Worker died", "status": 500, "detail": detail,
+                        "errors": []})
+                    shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
+                with self._lock:
+                    self._running.pop(job_id, None)
+            elif now - r.started > self.settings.job_timeout_s:
+                _kill(r.process)
+                detail = f"job exceeded the server's time limit of {self.settings.job_timeout_s:g} s"
+                self.store.finish_job(job_id, "failed", detail, error={
+                    "type": "about:blank", "title": "Time limit", "status": 500, "detail": detail, "errors": []})
+                shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
+                with self._lock:
+                    self._running.pop(job_id, None)
+
+
+def _kill(proc: BaseProcess, grace_s: float = 2.0) -> None:
+    """SIGTERM, wait, then SIGKILL."""
+    with contextlib.suppress(Exception):
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(grace_s)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(grace_s)

@@ -1,0 +1,1 @@
+"""API routers: health/metrics, scenarios (+ maps), jobs, admin (tokens, audit)."""

@@ -1,0 +1,149 @@
+"""Jobs: run a planning task on a scenario version, watch it, fetch its result and files, cancel it.
+
+Options are validated up front by the task's pydantic ``options_model`` (422 naming the field);
+the task itself runs in a worker process (see :mod:`api.jobs`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import mimetypes
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, JSONResponse
+
+from api.auth import Planner, StoreDep, Viewer
+from api.jobs import SAFE_FILE_NAME, JobManager
+from api.schemas import FileEntry, JobCreate, JobProgress, JobPublic, JobStatus, ProblemDetails
+from api.store import ConflictError, GoneError
+from backbone.errors import Problem, ValidationError
+
+router = APIRouter(prefix="/v1", tags=["jobs"])
+ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ProblemDetails}, 409: {"model": ProblemDetails},
+                                           422: {"model": ProblemDetails}}
+
+
+def _manager(request: Request) -> JobManager:
+    return request.app.state.jobs  # type: ignore[no-any-return]
+
+
+def job_public(job: Any) -> JobPublic:
+    """The public view of a job row."""
+    return JobPublic(id=job.id, scenario_id=job.scenario_id, scenario_version=job.scenario_version, kind=job.kind,
+                     options=job.options or {}, status=job.status,
+                     progress=JobProgress(fraction=job.progress, message=job.message or ""), error=job.error,
+                     files=job.files or [], created_at=job.created_at, started_at=job.started_at,
+                     finished_at=job.finished_at, created_by=job.created_by)
+
+
+def validate_job_options(registry: dict[str, str], kind: str, options: dict[str, Any]) -> None:
+    """Check the kind and the options with the task's ``options_model`` (ValidationError -> 422)."""
+    import pydantic
+
+    if kind not in registry:
+        raise ValidationError(Problem(f"unknown task kind {kind!r}; choose one of {', '.join(sorted(registry))}",
+                                      table="job", field="kind"))
+    module, func = registry[kind].split(":")
+    try:
+        model = getattr(importlib.import_module(module), func).options_model
+    except (ImportError, AttributeError) as exc:
+        raise ValidationError(Problem(f"task kind {kind!r} is not available in this installation ({exc})",
+                                      table="job", field="kind")) from None
+    try:
+        model.model_validate(dict(options))
+    except pydantic.ValidationError as exc:
+        raise ValidationError([Problem(e["msg"], table="options", field=".".join(str(p) for p in e["loc"]))
+                               for e in exc.errors()]) from None
+
+
+@router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=ERRORS,
+             summary="Run a planning task (te, place, failures, design, plan) on a scenario version")
+async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, response: Response,
+                     store: StoreDep, who: Planner) -> JobPublic:
+    """Queue the job and answer 202 at once; poll ``GET /v1/jobs/{id}``."""
+    sid = str(scenario_id)
+    _sc, head = await run_in_threadpool(store.get_scenario, sid)
+    version = head.version
+    if body.version is not None:
+        version = (await run_in_threadpool(store.get_version, sid, body.version)).version
+    manager = _manager(request)
+    await run_in_threadpool(validate_job_options, manager.registry(), body.kind, body.options)
+    job = await run_in_threadpool(store.create_job, sid, version, body.kind, body.options, who)
+    manager.notify()
+    response.headers["Location"] = f"/v1/jobs/{job.id}"
+    return job_public(job)
+
+
+@router.get("/scenarios/{scenario_id}/jobs", response_model=list[JobPublic], responses=ERRORS,
+            summary="Jobs of one scenario, newest first")
+def list_scenario_jobs(scenario_id: uuid.UUID, store: StoreDep, _who: Viewer,
+                       limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> list[JobPublic]:
+    store.get_scenario(str(scenario_id))
+    return [job_public(j) for j in store.list_jobs(str(scenario_id), limit=limit)]
+
+
+@router.get("/jobs", response_model=list[JobPublic], summary="Jobs, newest first")
+def list_jobs(store: StoreDep, _who: Viewer, status: JobStatus | None = None,
+              limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+              offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0) -> list[JobPublic]:
+    return [job_public(j) for j in store.list_jobs(status=status, limit=limit, offset=offset)]
+
+
+@router.get("/jobs/{job_id}", response_model=JobPublic, responses=ERRORS, summary="A job's status and progress")
+def get_job(job_id: uuid.UUID, store: StoreDep, _who: Viewer) -> JobPublic:
+    return job_public(store.get_job(str(job_id)))
+
+
+def _finished(store: Any, job_id: uuid.UUID) -> Any:
+    job = store.get_job(str(job_id))
+    if job.status != "succeeded":
+        raise ConflictError(f"job {job.id} is {job.status}; results exist only for succeeded jobs")
+    return job
+
+
+@router.get("/jobs/{job_id}/result", responses={**ERRORS, 200: {"content": {"application/json": {}}}},
+            summary="The job's result JSON (what the CLI prints with --json)")
+def get_result(job_id: uuid.UUID, store: StoreDep, request: Request, _who: Viewer) -> Response:
+    job = _finished(store, job_id)
+    path = request.app.state.settings.data_dir / "results" / job.id / f"{job.kind}.json"
+    if not path.is_file():
+        raise GoneError(f"job {job.id} has no result file")
+    return JSONResponse(json.loads(path.read_text(encoding="utf-8")))
+
+
+@router.get("/jobs/{job_id}/files", response_model=list[FileEntry], responses=ERRORS,
+            summary="The result files (the same files the CLI writes)")
+def list_files(job_id: uuid.UUID, store: StoreDep, request: Request, _who: Viewer) -> list[FileEntry]:
+    job = _finished(store, job_id)
+    base = request.app.state.settings.data_dir / "results" / job.id
+    return [FileEntry(name=n, size_bytes=(base / n).stat().st_size, url=f"/v1/jobs/{job.id}/files/{n}")
+            for n in job.files or [] if (base / n).is_file()]
+
+
+@router.get("/jobs/{job_id}/files/{name:path}", responses={**ERRORS, 200: {"content": {"application/octet-stream": {}}}},
+            summary="One result file")
+def get_file(job_id: uuid.UUID, name: str, store: StoreDep, request: Request, _who: Viewer) -> Response:
+    """Only names the job listed are served (an allow-list; no path from the request reaches the disk)."""
+    job = _finished(store, job_id)
+    if name not in (job.files or []) or not SAFE_FILE_NAME.match(name):
+        raise GoneError(f"job {job.id} has no file {name!r}")
+    base = (request.app.state.settings.data_dir / "results" / job.id).resolve()
+    path = (base / name).resolve()
+    if not path.is_relative_to(base) or not path.is_file():
+        raise GoneError(f"job {job.id} has no file {name!r}")
+    media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    if path.suffix in (".geojson",):
+        media = "application/geo+json"
+    return FileResponse(path, media_type=media, filename=path.name)
+
+
+@router.delete("/jobs/{job_id}", response_model=JobPublic, responses=ERRORS,
+               summary="Cancel a queued or running job (its worker process is terminated)")
+def cancel_job(job_id: uuid.UUID, store: StoreDep, request: Request, who: Planner) -> JobPublic:
+    job = store.cancel_job(str(job_id), who)
+    _manager(request).cancel(job.id)
+    return job_public(job)

@@ -1,0 +1,435 @@
+"""The API's persistent store: tokens, versioned scenarios, jobs and the audit log (SQLAlchemy 2).
+
+SQLite (the embedded default) and PostgreSQL are both supported; the schema is created and
+upgraded by the Alembic migrations in ``api/migrations`` (:func:`upgrade_database`). Every
+mutation writes its audit entry in the same transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+import uuid
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.models import AuditEntry, Job, Scenario, ScenarioVersion, Token, utcnow
+
+logger = logging.getLogger(__name__)
+
+SCOPES = ("viewer", "planner", "admin")
+"""Token scopes, weakest first; each scope includes the ones before it."""
+JOB_STATES = ("queued", "running", "succeeded", "failed", "cancelled")
+FINAL_STATES = frozenset({"succeeded", "failed", "cancelled"})
+TOKEN_PREFIX = "bbk_"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the token's id, name and scope."""
+
+    token_id: str
+    name: str
+    scope: str
+
+    def allows(self, scope: str) -> bool:
+        """Whether this principal's scope includes ``scope``."""
+        return SCOPES.index(self.scope) >= SCOPES.index(scope)
+
+
+SYSTEM = Principal("system", "system", "admin")
+"""The principal of changes the server makes itself (start-up recovery) and of the CLI."""
+
+
+class ConflictError(Exception):
+    """A stale ``If-Match`` (or a state that forbids the change); the API answers 409."""
+
+
+class GoneError(LookupError):
+    """The thing does not exist (or was deleted); the API answers 404."""
+
+
+def hash_token(token: str) -> str:
+    """sha256 hex digest of a token (only this is stored)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_id() -> str:
+    """A fresh random UUID (string form)."""
+    return str(uuid.uuid4())
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL mode, a busy timeout and foreign keys."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def upgrade_database(engine: Engine, revision: str = "head") -> None:
+    """Run the Alembic migrations up to ``revision`` on ``engine``."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config(str(Path(__file__).with_name("alembic.ini")))
+    cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+    logger.info("database at revision %s", revision)
+
+
+def downgrade_database(engine: Engine, revision: str = "base") -> None:
+    """Undo migrations down to ``revision`` (tests use it to reset a PostgreSQL database)."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config(str(Path(__file__).with_name("alembic.ini")))
+    cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, revision)
+
+
+def encode_document(doc: dict[str, Any]) -> tuple[bytes, str, int]:
+    """Canonical JSON bytes of a scenario document: (zlib-compressed, sha256, raw size)."""
+    raw = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return zlib.compress(raw, 6), hashlib.sha256(raw).hexdigest(), len(raw)
+
+
+def decode_document(content: bytes) -> dict[str, Any]:
+    """Inverse of :func:`encode_document`."""
+    return json.loads(zlib.decompress(content))  # type: ignore[no-any-return]
+
+
+def etag_of(version: ScenarioVersion) -> str:
+    """The strong ETag of one scenario version (quoted, as sent in the header)."""
+    return f'"v{version.version}-{version.sha256[:16]}"'
+
+
+class Store:
+    """Typed access to the API's tables.
+
+    Parameters
+    ----------
+    url
+        SQLAlchemy database URL.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session in a transaction, committed on success."""
+        with self._sessions.begin() as s:
+            yield s
+
+    def upgrade(self) -> None:
+        """Bring the schema to the newest migration."""
+        upgrade_database(self.engine)
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ audit
+    @staticmethod
+    def _audit(s: Session, who: Principal, action: str, target_type: str, target_id: str,
+               detail: dict[str, Any] | None = None) -> None:
+        s.add(AuditEntry(at=utcnow(), token_id=who.token_id, token_name=who.name, action=action,
+                         target_type=target_type, target_id=target_id, detail=detail))
+
+    def list_audit(self, limit: int = 100, offset: int = 0, action: str | None = None) -> list[AuditEntry]:
+        """Audit entries, newest first."""
+        with self.session() as s:
+            q = select(AuditEntry).order_by(AuditEntry.id.desc()).limit(limit).offset(offset)
+            if action:
+                q = q.where(AuditEntry.action == action)
+            return list(s.scalars(q))
+
+    # ------------------------------------------------------------------ tokens
+    def create_token(self, scope: str, name: str, who: Principal = SYSTEM) -> tuple[Token, str]:
+        """Create a token; returns the row and the plaintext token (shown once, never stored)."""
+        if scope not in SCOPES:
+            raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
+        plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        tok = Token(id=new_id(), name=name, scope=scope, token_hash=hash_token(plain), created_at=utcnow())
+        with self.session() as s:
+            s.add(tok)
+            self._audit(s, who, "token.create", "token", tok.id, {"scope": scope, "name": name})
+        return tok, plain
+
+    def authenticate(self, plain: str) -> Principal | None:
+        """The principal of a valid, unrevoked token, else None."""
+        digest = hash_token(plain)
+        with self.session() as s:
+            tok = s.scalars(select(Token).where(Token.token_hash == digest)).one_or_none()
+            if tok is None or tok.revoked_at is not None:
+                return None
+            now = utcnow()
+            last = tok.last_used_at
+            if last is None or (now - _aware(last)).total_seconds() > 60:
+                tok.last_used_at = now
+            return Principal(tok.id, tok.name, tok.scope)
+
+    def list_tokens(self) -> list[Token]:
+        """Every token (hashes included; the API never returns them)."""
+        with self.session() as s:
+            return list(s.scalars(select(Token).order_by(Token.created_at)))
+
+    def revoke_token(self, token_id: str, who: Principal = SYSTEM) -> Token:
+        """Revoke a token (idempotent). Raises GoneError when unknown."""
+        with self.session() as s:
+            tok = s.get(Token, token_id)
+            if tok is None:
+                raise GoneError(f"no token {token_id}")
+            if tok.revoked_at is None:
+                tok.revoked_at = utcnow()
+                self._audit(s, who, "token.revoke", "token", token_id, {"name": tok.name})
+            return tok
+
+    # ------------------------------------------------------------------ scenarios
+    def create_scenario(self, doc: dict[str, Any], counts: dict[str, int], source_format: str,
+                        who: Principal) -> tuple[Scenario, ScenarioVersion]:
+        """Store a new scenario at version 1."""
+        sid = new_id()
+        now = utcnow()
+        name = str(doc.get("name") or "scenario")[:200]
+        with self.session() as s:
+            sc = Scenario(id=sid, name=name, head_version=1, created_at=now, updated_at=now, created_by=who.name)
+            s.add(sc)
+            s.flush()
+            ver = self._add_version(s, sid, 1, doc, counts, source_format, who, now)
+            self._audit(s, who, "scenario.create", "scenario", sid,
+                        {"version": 1, "name": name, "format": source_format, **counts})
+        return sc, ver
+
+    @staticmethod
+    def _add_version(s: Session, sid: str, version: int, doc: dict[str, Any], counts: dict[str, int],
+                     source_format: str, who: Principal, now: datetime) -> ScenarioVersion:
+        content, sha, size = encode_document(doc)
+        ver = ScenarioVersion(scenario_id=sid, version=version, name=str(doc.get("name") or "scenario")[:200],
+                              sha256=sha, content=content, size_bytes=size, sites=counts["sites"],
+                              links=counts["links"], demands=counts["demands"], source_format=source_format,
+                              created_at=now, created_by=who.name)
+        s.add(ver)
+        return ver
+
+    def get_scenario(self, sid: str) -> tuple[Scenario, ScenarioVersion]:
+        """A live scenario and its head version. Raises GoneError."""
+        with self.session() as s:
+            sc = s.get(Scenario, sid)
+            if sc is None or sc.deleted_at is not None:
+                raise GoneError(f"no scenario {sid}")
+            ver = s.get(ScenarioVersion, (sid, sc.head_version))
+            assert ver is not None
+            return sc, ver
+
+    def get_version(self, sid: str, version: int, include_deleted: bool = False) -> ScenarioVersion:
+        """One version of a scenario. Raises GoneError."""
+        with self.session() as s:
+            sc = s.get(Scenario, sid)
+            if sc is None or (sc.deleted_at is not None and not include_deleted):
+                raise GoneError(f"no scenario {sid}")
+            ver = s.get(ScenarioVersion, (sid, version))
+            if ver is None:
+                raise GoneError(f"scenario {sid} has no version {version}")
+            return ver
+
+    def list_scenarios(self, limit: int = 100, offset: int = 0) -> list[tuple[Scenario, ScenarioVersion]]:
+        """Live scenarios with their head versions, newest first."""
+        with self.session() as s:
+            q = (select(Scenario, ScenarioVersion)
+                 .join(ScenarioVersion, (ScenarioVersion.scenario_id == Scenario.id)
+                       & (ScenarioVersion.version == Scenario.head_version))
+                 .where(Scenario.deleted_at.is_(None))
+                 .order_by(Scenario.created_at.desc(), Scenario.id).limit(limit).offset(offset))
+            return [(sc, ver) for sc, ver in s.execute(q).all()]
+
+    def list_versions(self, sid: str) -> list[ScenarioVersion]:
+        """Every version of a live scenario, oldest first. Raises GoneError."""
+        with self.session() as s:
+            sc = s.get(Scenario, sid)
+            if sc is None or sc.deleted_at is not None:
+                raise GoneError(f"no scenario {sid}")
+            return list(s.scalars(select(ScenarioVersion).where(ScenarioVersion.scenario_id == sid)
+                                  .order_by(ScenarioVersion.version)))
+
+    def update_scenario(self, sid: str, doc: dict[str, Any], counts: dict[str, int], source_format: str,
+                        who: Principal, expected_version: int | None) -> tuple[Scenario, ScenarioVersion]:
+        """Add a new head version; ``expected_version`` (from If-Match) guards against lost updates.
+
+        Raises
+        ------
+        GoneError
+            Unknown or deleted scenario.
+        ConflictError
+            When the head is no longer ``expected_version``.
+        """
+        now = utcnow()
+        with self.session() as s:
+            sc = s.get(Scenario, sid)
+            if sc is None or sc.deleted_at is not None:
+                raise GoneError(f"no scenario {sid}")
+            head = sc.head_version
+            if expected_version is not None and expected_version != head:
+                raise ConflictError(f"scenario {sid} is at version {head}, not {expected_version}")
+            # compare-and-set in the database too, so two concurrent writers cannot both win
+            res = s.execute(update(Scenario).where(Scenario.id == sid, Scenario.head_version == head,
+                                                   Scenario.deleted_at.is_(None))
+                            .values(head_version=head + 1, updated_at=now, name=str(doc.get("name") or sc.name)[:200]))
+            if res.rowcount != 1:  # type: ignore[attr-defined]
+                raise ConflictError(f"scenario {sid} was changed concurrently")
+            ver = self._add_version(s, sid, head + 1, doc, counts, source_format, who, now)
+            self._audit(s, who, "scenario.update", "scenario", sid, {"version": head + 1, **counts})
+        sc2, _ = self.get_scenario(sid)
+        return sc2, ver
+
+    def delete_scenario(self, sid: str, who: Principal, expected_version: int | None) -> None:
+        """Mark a scenario deleted (its versions stay, so jobs keep their inputs)."""
+        now = utcnow()
+        with self.session() as s:
+            sc = s.get(Scenario, sid)
+            if sc is None or sc.deleted_at is not None:
+                raise GoneError(f"no scenario {sid}")
+            if expected_version is not None and expected_version != sc.head_version:
+                raise ConflictError(f"scenario {sid} is at version {sc.head_version}, not {expected_version}")
+            res = s.execute(update(Scenario).where(Scenario.id == sid, Scenario.head_version == sc.head_version,
+                                                   Scenario.deleted_at.is_(None)).values(deleted_at=now))
+            if res.rowcount != 1:  # type: ignore[attr-defined]
+                raise ConflictError(f"scenario {sid} was changed concurrently")
+            self._audit(s, who, "scenario.delete", "scenario", sid, {"version": sc.head_version})
+
+    def scenario_document(self, sid: str, version: int, include_deleted: bool = False) -> dict[str, Any]:
+        """The canonical JSON document of one version."""
+        return decode_document(self.get_version(sid, version, include_deleted).content)
+
+    # ------------------------------------------------------------------ jobs
+    def create_job(self, sid: str, version: int, kind: str, options: dict[str, Any], who: Principal) -> Job:
+        """Queue a job on one scenario version."""
+        job = Job(id=new_id(), scenario_id=sid, scenario_version=version, kind=kind, options=options,
+                  status="queued", progress=0.0, message="queued", created_at=utcnow(), created_by=who.name)
+        with self.session() as s:
+            s.add(job)
+            self._audit(s, who, "job.create", "job", job.id,
+                        {"scenario": sid, "version": version, "kind": kind, "options": options})
+        return job
+
+    def get_job(self, job_id: str) -> Job:
+        """One job. Raises GoneError."""
+        with self.session() as s:
+            job = s.get(Job, job_id)
+            if job is None:
+                raise GoneError(f"no job {job_id}")
+            return job
+
+    def list_jobs(self, scenario_id: str | None = None, status: str | None = None, limit: int = 100,
+                  offset: int = 0) -> list[Job]:
+        """Jobs, newest first, optionally of one scenario and/or in one state."""
+        with self.session() as s:
+            q = select(Job).order_by(Job.created_at.desc(), Job.id).limit(limit).offset(offset)
+            if scenario_id:
+                q = q.where(Job.scenario_id == scenario_id)
+            if status:
+                q = q.where(Job.status == status)
+            return list(s.scalars(q))
+
+    def count_jobs_by_status(self) -> dict[str, int]:
+        """Number of jobs in each state (every state present, zero included)."""
+        with self.session() as s:
+            rows = s.execute(select(Job.status, func.count()).group_by(Job.status)).all()
+        counts = dict.fromkeys(JOB_STATES, 0)
+        counts.update({str(k): int(v) for k, v in rows})
+        return counts
+
+    def claim_next_job(self) -> Job | None:
+        """Atomically move the oldest queued job to ``running`` and return it."""
+        with self.session() as s:
+            for job in s.scalars(select(Job).where(Job.status == "queued").order_by(Job.created_at).limit(5)):
+                res = s.execute(update(Job).where(Job.id == job.id, Job.status == "queued")
+                                .values(status="running", started_at=utcnow(), message="starting"))
+                if res.rowcount == 1:  # type: ignore[attr-defined]
+                    s.flush()
+                    s.refresh(job)
+                    return job
+        return None
+
+    def set_progress(self, job_id: str, fraction: float, message: str) -> None:
+        """Record a running job's progress (ignored once the job is final)."""
+        with self.session() as s:
+            s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
+                      .values(progress=max(0.0, min(1.0, float(fraction))), message=message[:2000]))
+
+    def finish_job(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
+                   files: list[str] | None = None) -> bool:
+        """Move a running job to a final state; False when it was already final (e.g. cancelled)."""
+        assert status in FINAL_STATES
+        with self.session() as s:
+            values: dict[str, Any] = {"status": status, "message": message[:2000], "error": error,
+                                      "files": files, "finished_at": utcnow()}
+            if status == "succeeded":
+                values["progress"] = 1.0
+            res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(("queued", "running")))
+                            .values(**values))
+            changed = res.rowcount == 1  # type: ignore[attr-defined]
+            if changed:
+                self._audit(s, SYSTEM, f"job.{status}", "job", job_id, {"message": message[:500]})
+            return changed
+
+    def cancel_job(self, job_id: str, who: Principal) -> Job:
+        """Mark a queued or running job cancelled. Raises GoneError, ConflictError (already final)."""
+        with self.session() as s:
+            job = s.get(Job, job_id)
+            if job is None:
+                raise GoneError(f"no job {job_id}")
+            if job.status in FINAL_STATES:
+                raise ConflictError(f"job {job_id} already {job.status}")
+            res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(("queued", "running")))
+                            .values(status="cancelled", message=f"cancelled by {who.name}", finished_at=utcnow()))
+            if res.rowcount != 1:  # type: ignore[attr-defined]
+                raise ConflictError(f"job {job_id} finished meanwhile")
+            self._audit(s, who, "job.cancel", "job", job_id, {"was": job.status})
+        return self.get_job(job_id)
+
+    def fail_interrupted_jobs(self, reason: str = "server restarted") -> list[str]:
+        """Mark every ``running`` job failed (called at start-up: their workers died with the server)."""
+        with self.session() as s:
+            ids = list(s.scalars(select(Job.id).where(Job.status == "running")))
+            if ids:
+                s.execute(update(Job).where(Job.id.in_(ids), Job.status == "running").values(
+                    status="failed", message=reason, finished_at=utcnow(),
+                    error={"type": "about:blank", "title": "Job interrupted", "status": 500, "detail": reason,
+                           "errors": []}))
+                for jid in ids:
+                    self._audit(s, SYSTEM, "job.failed", "job", jid, {"message": reason})
+        return ids
+
+
+def _aware(dt: datetime) -> datetime:
+    """SQLite returns naive datetimes; they are UTC."""
+    from datetime import UTC
+
+    return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)

@@ -1,0 +1,62 @@
+"""Test-only planning tasks for the API's job machinery (registered through
+``create_app(task_registry=...)``, never shipped): a slow task that reports progress, one that is
+infeasible, one whose worker process dies."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.errors import InfeasibleError
+from backbone.model import Network
+from solver.planning import ProgressFn, TaskResult
+
+
+class SleepyOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    steps: int = Field(20, ge=1, le=10_000)
+    step_s: float = Field(0.05, ge=0, le=10)
+
+
+def run_sleepy_task(net: Network, opts: SleepyOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    """Sleep ``steps * step_s`` seconds reporting progress; write a CSV of site ids."""
+    for i in range(opts.steps):
+        time.sleep(opts.step_s)
+        progress((i + 1) / opts.steps, f"step {i + 1} of {opts.steps}")
+    files = []
+    if out_dir is not None:
+        (out_dir / "sites.csv").write_text("id\n" + "\n".join(net.sites.index) + "\n", encoding="utf-8")
+        files.append("sites.csv")
+    return TaskResult("sleepy", {"sites": len(net.sites), "steps": opts.steps,
+                                 "map": {"link_values": {"utilisation": dict.fromkeys(net.links.index, 0.5)}}},
+                      files)
+
+
+run_sleepy_task.options_model = SleepyOptions  # type: ignore[attr-defined]
+
+
+class NoOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def run_infeasible_task(net: Network, opts: NoOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    raise InfeasibleError("demand cannot be met", reasons=["d1: 15 Gbps over 10 Gbps of capacity"])
+
+
+run_infeasible_task.options_model = NoOptions  # type: ignore[attr-defined]
+
+
+def run_crashing_task(net: Network, opts: NoOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    os._exit(7)
+
+
+run_crashing_task.options_model = NoOptions  # type: ignore[attr-defined]
+
+REGISTRY = {
+    "sleepy": "apitest_tasks:run_sleepy_task",
+    "infeasible": "apitest_tasks:run_infeasible_task",
+    "crashing": "apitest_tasks:run_crashing_task",
+}

@@ -1,0 +1,54 @@
+"""API test fixtures: settings on a temporary data dir, the app over SQLite and PostgreSQL, tokens.
+
+PostgreSQL runs when ``BACKBONE_TEST_POSTGRES_URL`` is set (``.ci/run`` sets it); without it those
+parameters skip, unless ``BACKBONE_REQUIRE_POSTGRES=1`` (then they fail).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from apitest_helpers import postgres_url, reset_postgres
+from apitest_tasks import REGISTRY
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.settings import Settings
+from api.store import Store
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database: a SQLite file, or the (reset) PostgreSQL test database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'api.db'}"
+        return
+    url = postgres_url()
+    reset_postgres(url)
+    yield url
+    reset_postgres(url)
+
+
+@pytest.fixture
+def settings(tmp_path: Path, db_url: str) -> Settings:
+    return Settings(data_dir=tmp_path / "data", database_url=db_url, workers=2, max_sites=50, max_links=100,
+                    max_body_bytes=256 * 1024)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """A TestClient with the app's lifespan (migrations, job supervisor) running."""
+    app = create_app(settings, task_registry=REGISTRY)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture
+def tokens(client: TestClient) -> dict[str, str]:
+    """One plaintext token per scope (made through the store, as ``backbone token create`` does)."""
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    return {scope: store.create_token(scope, f"test-{scope}")[1] for scope in ("viewer", "planner", "admin")}
+
+
