@@ -1,0 +1,371 @@
+"""Independent check of a placement, from its OUTPUT TABLES and the network alone.
+
+Nothing here reuses the placement formulation or its inputs: access sites, RTTs (networkx
+Dijkstra over the link table), candidate sites, residency, demand and the N+1 property are all
+recomputed from the network and the options.
+
+Checked
+-------
+* every flow: known metro/class/site, a contiguous path from the metro's access site to the
+  serving site, RTT ``2 x (access + path latency)`` within the class SLO (and as reported),
+  residency, Gbps = GPUs x ``gbps_per_gpu``;
+* demand: served per (period, metro, class) never above demand, and equal to it when the plan
+  claims to serve everything;
+* sites: GPUs after = before + added; whole blocks; minimum build; GPU maximum; GPUs used in
+  every period (inference + training) within GPUs after; power needed within MW after, MW after
+  within the cap; capex recomputed;
+* network: per period and direction, placement Gbps (both directions) + the scenario demands as
+  routed, within link capacity; scenario demands fully routed;
+* training: each job once, at an allowed site with room;
+* N+1 (when asked): for every candidate site removed, a max-flow from units (each unit's served
+  peak) to surviving sites (their GPUs after minus training) over SLO- and residency-admissible
+  edges serves every unit in full -- an exact transport feasibility test per failure.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from backbone import geo
+from backbone.model import Network
+from solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class CheckReport:
+    """Outcome of a check: ``ok`` and every violation found (plain sentences)."""
+
+    violations: list[str] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "violations": self.violations[:200], "n_violations": len(self.violations),
+                "checked": self.checked}
+
+
+def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataFrame], expect_full: bool = True,
+                    tol: float = 1e-5) -> CheckReport:
+    """Verify a placement from its tables (``sites``, ``flows``, ``existing``, ``training``).
+
+    Parameters
+    ----------
+    net
+        The network the plan was made for.
+    opts
+        The placement options used.
+    tables
+        Result tables as written by the placement task.
+    expect_full
+        The plan claims to serve all demand (min-cost without infeasibility reasons).
+    tol
+        Absolute tolerance in GPUs, Gbps and MW (relative 1e-6 is added for large values).
+
+    Returns
+    -------
+    CheckReport
+    """
+    rep = CheckReport()
+    sites_t, flows = tables["sites"], tables["flows"]
+    existing, training = tables.get("existing", pd.DataFrame()), tables.get("training", pd.DataFrame())
+    sites = net.sites
+    candidates = _candidates(net, opts)
+    access, access_ms = _access(net)
+    dist = _backbone_latency(net, sorted(set(access.values())))
+    link_lat = net.links["latency_ms"].astype(float).to_dict()
+    slo = {c.name: c.slo_rtt_ms for c in opts.classes}
+    g = opts.gbps_per_gpu
+
+    def bad(msg: str) -> None:
+        rep.violations.append(msg)
+
+    # ---------------------------------------------------------------- flows: paths, SLO, residency
+    arc_load: dict[tuple[int, str, str, str], float] = {}  # (period, link, from, to) -> Gbps
+    for row in flows.to_dict("records"):
+        m, c, s, period = str(row["metro"]), str(row["class"]), str(row["site"]), int(row["period"])
+        gpus, gbps = float(row["gpus"]), float(row["gbps"])
+        where = f"flow {m}/{c} -> {s} (period {period})"
+        if m not in net.metros.index or c not in slo:
+            bad(f"{where}: unknown metro or class")
+            continue
+        if s not in candidates:
+            bad(f"{where}: {s} is not an allowed candidate site")
+        if not _residency_ok(net, opts, m, s):
+            bad(f"{where}: residency forbids serving {m} ({net.metros.at[m, 'country']}) from {s} "
+                f"({sites.at[s, 'country'] if s in sites.index else '?'})")
+        links = [x for x in (row["links"] if isinstance(row["links"], str) else "").split(";") if x]
+        walk = _walk(net, access[m], links)
+        if walk is None or walk[-1][1] != s:
+            bad(f"{where}: links {links} are not a path from access site {access[m]} to {s}")
+            continue
+        rtt = 2.0 * (access_ms[m] + sum(link_lat[x] for x in links))
+        if rtt > slo[c] + 1e-6:
+            bad(f"{where}: RTT {rtt:.2f} ms exceeds the {c} SLO of {slo[c]:.0f} ms")
+        if abs(rtt - float(row["rtt_ms"])) > 1e-3:
+            bad(f"{where}: reported RTT {float(row['rtt_ms']):.3f} ms, recomputed {rtt:.3f} ms")
+        if abs(gbps - gpus * g) > tol * max(1.0, abs(gbps)):
+            bad(f"{where}: {gbps} Gbps for {gpus} GPUs at {g} Gbps/GPU")
+        if gpus < -tol:
+            bad(f"{where}: negative GPUs")
+        if not links:
+            continue
+        for lid, (a, b) in zip(links, walk, strict=True):
+            for u, v in ((a, b), (b, a)):  # symmetric: requests and responses
+                key = (period, lid, u, v)
+                arc_load[key] = arc_load.get(key, 0.0) + gbps
+    rep.checked["flows"] = len(flows)
+
+    # ---------------------------------------------------------------- demand served
+    demand = _demand(net, opts)  # (metro, class) -> peak GPUs
+    periods = opts.periods
+    served = flows.groupby(["period", "metro", "class"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
+    for (m, c), d in demand.items():
+        region = str(net.metros.at[m, "region"])
+        for t in range(periods):
+            need = d * _factor(region, t, periods)
+            got = float(served.get((t, m, c), 0.0))
+            if got > need + tol * max(1.0, need):
+                bad(f"{m}/{c} period {t}: {got:,.3f} GPUs served for a demand of {need:,.3f}")
+            if expect_full and got < need - tol * max(1.0, need):
+                bad(f"{m}/{c} period {t}: only {got:,.3f} of {need:,.3f} GPUs served")
+    rep.checked["demand_units"] = len(demand)
+
+    # ---------------------------------------------------------------- sites
+    mw_per_gpu = opts.kw_per_gpu / 1000.0
+    block = max(1, opts.block_gpus)
+    train_at = training.groupby("site")["gpus"].sum() if len(training) else pd.Series(dtype=float)
+    used = flows.groupby(["period", "site"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
+    for sid, r in sites_t.iterrows():
+        if sid not in sites.index:
+            bad(f"site {sid}: not in the network")
+            continue
+        src = sites.loc[sid]
+        g0 = float(src["gpus_installed"])
+        added, after = float(r["gpus_added"]), float(r["gpus_after"])
+        if abs(float(r["gpus_before"]) - g0) > tol or abs(after - g0 - added) > tol:
+            bad(f"site {sid}: GPUs before/added/after {r['gpus_before']}/{added}/{after} do not add up "
+                f"(installed {g0:.0f})")
+        if added < -tol or abs(added / block - round(added / block)) > 1e-6:
+            bad(f"site {sid}: {added:,.0f} GPUs added is not a whole number of {block}-GPU blocks")
+        if tol < added < opts.min_build_gpus - tol:
+            bad(f"site {sid}: {added:,.0f} GPUs added, below the minimum build of {opts.min_build_gpus:,}")
+        if added > tol and sid not in candidates:
+            bad(f"site {sid}: GPUs added at a site that is not an allowed candidate")
+        gmax = max(float(src["gpus_max"]), g0)
+        if after > gmax + tol:
+            bad(f"site {sid}: {after:,.0f} GPUs exceed the site maximum of {gmax:,.0f}")
+        base = max(float(src["power_available_mw"]), g0 * mw_per_gpu)
+        cap_mw = max(float(src["power_max_mw"]), base)
+        need_mw = after * mw_per_gpu
+        mw_after = float(r["mw_after"])
+        if abs(mw_after - base - float(r["mw_built"])) > 1e-4:
+            bad(f"site {sid}: MW before {base:.3f} + built {float(r['mw_built']):.3f} != after {mw_after:.3f}")
+        if need_mw > mw_after + 1e-4:
+            bad(f"site {sid}: {after:,.0f} GPUs need {need_mw:,.2f} MW, more than the {mw_after:,.2f} MW provided")
+        if mw_after > cap_mw + 1e-4:
+            bad(f"site {sid}: {mw_after:,.2f} MW exceeds the power cap of {cap_mw:,.2f} MW")
+        capex = added * float(src["capex_per_gpu_usd"]) + float(r["mw_built"]) * float(src["capex_per_mw_usd"])
+        capex += opts.site_fixed_cost_usd * (added > tol)
+        if abs(capex - float(r["capex_usd"])) > 1e-6 * max(1.0, capex) + 1.0:
+            bad(f"site {sid}: capex {float(r['capex_usd']):,.0f} USD, recomputed {capex:,.0f} USD")
+        tr = float(train_at.get(sid, 0.0))
+        for t in range(periods):
+            u = float(used.get((t, sid), 0.0)) + tr
+            if u > after + tol * max(1.0, after):
+                bad(f"site {sid} period {t}: {u:,.1f} GPUs in use, only {after:,.0f} after the build")
+    for sid in set(flows["site"]) - set(sites_t.index) if len(flows) else ():
+        bad(f"site {sid}: serves demand but is missing from the sites table")
+    rep.checked["sites"] = len(sites_t)
+
+    # ---------------------------------------------------------------- network capacity
+    base_load: dict[tuple[str, str, str], float] = {}
+    if len(existing):
+        routed = existing.groupby("demand")["gbps"].sum()
+        for row in existing.itertuples(index=False):
+            links = [x for x in str(row.links).split(";") if x]
+            walk = _walk(net, str(row.src), links)
+            if walk is None or walk[-1][1] != str(row.dst):
+                bad(f"scenario demand {row.demand}: links {links} are not a path {row.src} -> {row.dst}")
+                continue
+            for lid, (a, b) in zip(links, walk, strict=True):
+                base_load[(lid, a, b)] = base_load.get((lid, a, b), 0.0) + float(row.gbps)
+    else:
+        routed = pd.Series(dtype=float)
+    if opts.baseline == "joint" and expect_full:
+        d = net.demands[(net.demands["demand_gbps"] > 0) & (net.demands["src"] != net.demands["dst"])]
+        for did, need in d["demand_gbps"].items():
+            got = float(routed.get(did, 0.0))
+            if abs(got - need) > tol * max(1.0, need):
+                bad(f"scenario demand {did}: {got:,.3f} of {need:,.3f} Gbps routed")
+    keys = {(t, lid, a, b) for (t, lid, a, b) in arc_load} | {(t, lid, a, b) for (lid, a, b) in base_load
+                                                              for t in range(periods)}
+    cap = net.links["capacity_gbps"].astype(float).to_dict()
+    for t, lid, a, b in sorted(keys):
+        load = arc_load.get((t, lid, a, b), 0.0) + base_load.get((lid, a, b), 0.0)
+        if load > cap[lid] + tol * max(1.0, cap[lid]):
+            bad(f"link {lid} {a} -> {b} period {t}: {load:,.2f} Gbps over its {cap[lid]:,.0f} Gbps capacity")
+    rep.checked["arcs"] = len(keys)
+
+    # ---------------------------------------------------------------- training
+    placed = training.groupby("job")["site"].agg(list) if len(training) else pd.Series(dtype=object)
+    for job in opts.training:
+        where = placed.get(job.id, [])
+        if len(where) > 1:
+            bad(f"training job {job.id}: placed at {len(where)} sites")
+        if expect_full and len(where) == 0:
+            bad(f"training job {job.id}: not placed")
+        for s in where:
+            if s not in candidates or (job.regions and sites.at[s, "region"] not in job.regions) or (
+                    job.sites and s not in job.sites):
+                bad(f"training job {job.id}: site {s} is not allowed")
+
+    # ---------------------------------------------------------------- N+1
+    if opts.n_plus_one:
+        peak_served = (flows.groupby(["metro", "class", "period"])["gpus"].sum().groupby(level=[0, 1]).max()
+                       if len(flows) else pd.Series(dtype=float))
+        capacity = (sites_t["gpus_after"] - train_at.reindex(sites_t.index).fillna(0.0)).clip(lower=0.0)
+        rep.violations += _n_plus_one(net, opts, peak_served, capacity, candidates, access, access_ms, dist, slo, tol)
+        rep.checked["n_plus_one_failures"] = len(capacity)
+    if rep.violations:
+        logger.warning("placement check: %d violation(s), first: %s", len(rep.violations), rep.violations[0])
+    return rep
+
+
+# ---------------------------------------------------------------------- helpers (independent of the model)
+def _candidates(net: Network, opts: PlaceOptions) -> set[str]:
+    out = set()
+    for sid, r in net.sites.iterrows():
+        ok = r["kind"] == "datacenter" or r["gpus_max"] > 0 or r["gpus_installed"] > 0
+        if opts.allow_sites or opts.allow_regions:
+            ok = ok and (sid in opts.allow_sites or r["region"] in opts.allow_regions)
+        ok = ok and sid not in opts.deny_sites and r["region"] not in opts.deny_regions
+        if ok:
+            out.add(str(sid))
+    return out
+
+
+def _access(net: Network) -> tuple[dict[str, str], dict[str, float]]:
+    lons, lats = net.sites["lon"].to_numpy(), net.sites["lat"].to_numpy()
+    ms_per_km = geo.fibre_delay_ms_per_km(net.parameters["group_index"])
+    access, access_ms = {}, {}
+    for mid, r in net.metros.iterrows():
+        i, km = geo.nearest_point(float(r["lon"]), float(r["lat"]), lons, lats)
+        access[str(mid)] = str(net.sites.index[i])
+        access_ms[str(mid)] = km * net.parameters["route_factor"] * ms_per_km
+    return access, access_ms
+
+
+def _backbone_latency(net: Network, sources: list[str]) -> dict[str, dict[str, float]]:
+    g = nx.Graph()
+    g.add_nodes_from(net.sites.index)
+    for _lid, r in net.links.iterrows():
+        a, b, w = r["site_a"], r["site_b"], float(r["latency_ms"])
+        if not g.has_edge(a, b) or g[a][b]["weight"] > w:
+            g.add_edge(a, b, weight=w)
+    return {s: nx.single_source_dijkstra_path_length(g, s, weight="weight") for s in sources}
+
+
+def _walk(net: Network, start: str, links: list[str]) -> list[tuple[str, str]] | None:
+    """The (from, to) sites of each link walked from ``start``; None when not contiguous.
+    An empty path is the local route [(start, start)]."""
+    if not links:
+        return [(start, start)]
+    at, out = start, []
+    for lid in links:
+        if lid not in net.links.index:
+            return None
+        a, b = net.links.at[lid, "site_a"], net.links.at[lid, "site_b"]
+        if at == a:
+            out.append((a, b))
+            at = b
+        elif at == b:
+            out.append((b, a))
+            at = a
+        else:
+            return None
+    return out
+
+
+def _residency_ok(net: Network, opts: PlaceOptions, metro: str, site: str) -> bool:
+    m = net.metros.loc[metro]
+    if site not in net.sites.index:
+        return False
+    s = net.sites.loc[site]
+    for rule in opts.residency_rules:
+        applies = m["country"] in rule.from_countries or m["region"] in rule.from_regions or metro in rule.from_metros
+        if applies and not (site in rule.allowed_sites or s["country"] in rule.allowed_countries
+                            or s["region"] in rule.allowed_regions):
+            return False
+    return True
+
+
+def _demand(net: Network, opts: PlaceOptions) -> dict[tuple[str, str], float]:
+    out = {}
+    for mid, r in net.metros.iterrows():
+        gpus = float(r["inference_gpus"])
+        if opts.tokens_per_s and mid in opts.tokens_per_s:
+            gpus = opts.tokens_per_s[mid] / opts.tokens_per_s_per_gpu
+        gpus *= opts.demand_growth
+        inter = float(r["interactive_share"])
+        explicit = sum(c.share for c in opts.classes if c.share is not None)
+        rest = [c for c in opts.classes[1:] if c.share is None]
+        first = inter if opts.classes[0].share is None else 0.0
+        for j, c in enumerate(opts.classes):
+            if c.share is not None:
+                share = c.share
+            elif j == 0:
+                share = inter
+            else:
+                share = max(1.0 - first - explicit, 0.0) / max(len(rest), 1)
+            if gpus * share > 1e-9:
+                out[(str(mid), c.name)] = gpus * share
+    return out
+
+
+def _factor(region: str, t: int, periods: int) -> float:
+    if periods == 1:
+        return 1.0
+    return DIURNAL_PROFILE[(t + REGION_UTC_OFFSET_H.get(region, 0)) % 24]
+
+
+def _n_plus_one(net: Network, opts: PlaceOptions, peak_served: pd.Series, capacity: pd.Series,
+                candidates: set[str], access: dict[str, str], access_ms: dict[str, float],
+                dist: dict[str, dict[str, float]], slo: dict[str, float], tol: float) -> list[str]:
+    """Max-flow per removed site: can the survivors re-serve every unit's served peak within SLO?"""
+    out = []
+    units = [(m, c, float(v)) for (m, c), v in peak_served.items() if v > tol]
+    edges = []
+    for m, c, _ in units:
+        for s in capacity.index:
+            if s not in candidates or not _residency_ok(net, opts, m, s):
+                continue
+            rtt = 2.0 * (access_ms[m] + dist[access[m]].get(s, np.inf))
+            if rtt <= slo[c] + 1e-6:
+                edges.append(((m, c), s))
+    total = sum(v for _, _, v in units)
+    for failed in capacity.index:
+        g = nx.DiGraph()
+        for m, c, v in units:
+            g.add_edge("source", ("unit", m, c), capacity=v)
+        for (m, c), s in edges:
+            if s != failed:
+                g.add_edge(("unit", m, c), ("site", s))
+        for s, cap in capacity.items():
+            if s != failed:
+                g.add_edge(("site", s), "sink", capacity=float(cap))
+        value = 0.0 if "sink" not in g or "source" not in g else nx.maximum_flow_value(g, "source", "sink")
+        if value < total - tol * max(1.0, total) - 1e-6 * total:
+            out.append(f"N+1: after losing site {failed}, the other sites can re-serve only {value:,.1f} of "
+                       f"{total:,.1f} GPUs within SLO")
+    return out
