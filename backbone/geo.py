@@ -95,9 +95,9 @@ def unwrap_lons(lons: np.ndarray) -> np.ndarray:
     lons = np.asarray(lons, dtype=float)
     if lons.size < 2:
         return lons.copy()
-    d = np.diff(lons)
-    d = (d + 180.0) % 360.0 - 180.0
-    return np.concatenate([[lons[0]], lons[0] + np.cumsum(d)])
+    # add whole turns only (exact: points that need no shift keep their longitude bit for bit)
+    turns = np.round(np.diff(lons) / 360.0)
+    return lons - 360.0 * np.concatenate([[0.0], np.cumsum(turns)])
 
 
 def route_coords(points: Sequence[tuple[float, float]], densify_km: float = DENSIFY_KM) -> np.ndarray:
