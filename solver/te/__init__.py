@@ -40,6 +40,9 @@ __all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEOptions", "TEResult", "
 
 ALL_OBJECTIVES = (*OBJECTIVES, "ecmp")
 
+MAX_UNMET_LISTED = 100
+"""Unmet demands listed in the JSON summary (largest first; te_demands.csv has all)."""
+
 Objective = Literal["min-mlu", "max-throughput", "max-min-fair", "min-latency", "ecmp"]
 
 
@@ -186,6 +189,12 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
         summary["edge_bound"] = edge.summary["objective_value"]
         summary["edge_seconds"] = edge.summary["total_seconds"]
         summary["gap_to_edge_bound"] = _gap(opts.objective, summary["objective_value"], summary["edge_bound"])
+    unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
+    summary["unmet_demands"] = [
+        {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
+         "demand_gbps": float(r["demand_gbps"]), "unmet_gbps": float(r["unmet_gbps"]), "reason": r["reason"]}
+        for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
+    summary["unmet_demands_total"] = len(unmet)
     if opts.verify:
         from solver.checks.te import check_te
 

@@ -1,0 +1,150 @@
+"""``backbone te``: traffic engineering (calls the ``te`` planning task).
+
+Exit codes: 0 done (even with unmet demand -- it is reported, not an error), 2 bad input,
+3 infeasible, 4 solver error, 5 ``--verify`` found violations in the result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+
+EXIT_VERIFY_FAILED = 5
+"""``--verify`` found the result violates a constraint (a bug worth reporting)."""
+
+MAX_ROWS = 15
+"""Rows shown per table in the terminal (the CSV files have everything)."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``te`` to ``app``."""
+    app.command("te")(te)
+
+
+@handle_errors
+def te(
+    scenario: ScenarioArg = None,
+    objective: Annotated[str, typer.Option(
+        help="min-mlu | max-throughput | max-min-fair | min-latency, or ecmp (simulate shortest-path "
+             "ECMP routing: what the network does without TE).")] = "min-mlu",
+    paths: Annotated[int, typer.Option("--paths", "-k", help="Candidate paths per demand (path formulation).")] = 4,
+    formulation: Annotated[str, typer.Option(help="path (k candidate paths) or edge (exact multicommodity flow).")]
+    = "path",
+    bound: Annotated[bool, typer.Option("--bound", help="Also solve the edge formulation; report gap_to_edge_bound.")]
+    = False,
+    backend: Annotated[str, typer.Option(help="Solver backend (highs, ortools-glop, ortools-pdlp, pulp-cbc, ...).")]
+    = "highs",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Time limit over all LP stages, seconds.")]
+    = 120.0,
+    ceiling: Annotated[Optional[float], typer.Option(  # noqa: UP045
+        "--ceiling", help="Utilisation ceiling (min-latency default 0.8; max-throughput / max-min-fair 1.0).")] = None,
+    disjoint: Annotated[bool, typer.Option("--disjoint", help="Link-disjoint candidate paths.")] = False,
+    tiebreak: Annotated[bool, typer.Option("--latency-tiebreak", help="Then minimise latency at the optimum.")]
+    = False,
+    metric: Annotated[str, typer.Option("--ecmp-metric", help="ECMP cost: latency or hops.")] = "latency",
+    verify: Annotated[bool, typer.Option("--verify", help="Check the result independently; exit 5 on violations.")]
+    = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for te.json and te_*.csv/.parquet.")] = None,  # noqa: UP045
+) -> None:
+    """Route the scenario's demands: min-MLU, max-throughput by class priority, max-min fair, or
+    min-latency under a utilisation ceiling; latency SLOs are hard; unmet demand is reported with
+    its reason. ``--objective ecmp`` shows today's shortest-path ECMP routing instead."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from solver.planning import run_task
+
+    opts: dict[str, Any] = {"objective": objective, "formulation": formulation, "paths": paths, "bound": bound,
+                            "backend": backend, "time_limit_s": time_limit, "disjoint": disjoint,
+                            "latency_tiebreak": tiebreak, "ecmp_metric": metric, "verify": verify}
+    if ceiling is not None:
+        opts["utilisation_ceiling"] = ceiling
+    net = load(scenario)
+    with Progress(TextColumn("[bold]te[/]"), BarColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=err_console, transient=True) as bar:
+        task = bar.add_task("starting", total=1.0)
+
+        def progress(fraction: float, message: str) -> None:
+            bar.update(task, completed=fraction, description=message)
+
+        result = run_task("te", net, opts, out, progress)
+    summary = result.to_dict()
+    if json_out:
+        emit_json(summary)
+    else:
+        _print_tables(out_console, summary, out)
+    if out is not None:
+        err_console.print(f"wrote {', '.join(result.files)} to {out}", highlight=False)
+    verification = summary.get("verification")
+    if verification is not None:
+        if verification["ok"]:
+            err_console.print(f"[green]verified[/]: {', '.join(verification['checked'])}", highlight=False)
+        else:
+            err_console.print(f"[bold red]verification failed[/]: {len(verification['violations'])} violation(s)")
+            for v in verification["violations"][:20]:
+                err_console.print(f"  {v['check']} {v['table']}:{v['id']}: {v['message']}", markup=False,
+                                  highlight=False)
+            raise typer.Exit(EXIT_VERIFY_FAILED)
+
+
+def _fmt(v: Any, spec: str = ",.2f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
+    import pandas as pd
+    from rich.table import Table
+
+    t = Table(title=f"te {s['objective']} ({s['formulation']}, {s['backend']})", show_header=False,
+              title_justify="left")
+    t.add_row("status", s["status"])
+    t.add_row("objective value", _fmt(s.get("objective_value"), ",.6g"))
+    mlu_style = "bold red" if s.get("overloaded") else ""
+    t.add_row("max link utilisation", f"[{mlu_style}]{100 * s['mlu']:.2f} %[/]" if mlu_style else
+              f"{100 * s['mlu']:.2f} %")
+    t.add_row("carried / demand", f"{s['carried_gbps']:,.1f} / {s['demand_gbps']:,.1f} Gbps")
+    t.add_row("unmet", f"{s['unmet_gbps']:,.1f} Gbps" + "".join(
+        f"; {k}: {v['gbps']:,.1f} Gbps ({v['demands']} demands)" for k, v in s.get("unmet_by_reason", {}).items()))
+    t.add_row("weighted / worst latency", f"{_fmt(s.get('weighted_latency_ms'))} / {_fmt(s.get('worst_latency_ms'))}"
+              " ms one-way")
+    if s.get("edge_bound") is not None:
+        t.add_row("edge bound / gap", f"{s['edge_bound']:.6g} / {_fmt(s.get('gap_to_edge_bound'), '.3%')}")
+    t.add_row("time", f"paths {s.get('paths_seconds', 0):.2f} s, build {s.get('build_seconds', 0):.2f} s, "
+              f"solve {s.get('solve_seconds', 0):.2f} s, total {s.get('total_seconds', 0):.2f} s")
+    lp = s.get("lp") or {}
+    if lp:
+        t.add_row("LP", f"{lp['rows']:,} rows, {lp['cols']:,} cols, {lp['nonzeros']:,} nonzeros, "
+                  f"{len(s.get('stages', []))} stage(s)")
+    console.print(t)
+    if s.get("by_class"):
+        c = Table(title="by traffic class", title_justify="left")
+        for col in ("class", "demand Gbps", "carried Gbps", "unmet Gbps", "carried %"):
+            c.add_column(col, justify="left" if col == "class" else "right")
+        for cls, v in s["by_class"].items():
+            share = v["carried_gbps"] / v["demand_gbps"] if v["demand_gbps"] > 0 else 1.0
+            c.add_row(cls, f"{v['demand_gbps']:,.1f}", f"{v['carried_gbps']:,.1f}", f"{v['unmet_gbps']:,.1f}",
+                      f"{100 * share:.1f}", style="red" if v["unmet_gbps"] > 1e-6 else "")
+        console.print(c)
+    util = pd.Series(s["map"]["link_values"]["utilisation"]).sort_values(ascending=False)
+    u = Table(title=f"busiest links (of {len(util)})", title_justify="left")
+    u.add_column("link")
+    u.add_column("utilisation", justify="right")
+    for link, v in util.head(MAX_ROWS).items():
+        u.add_row(str(link), f"{100 * v:.1f} %", style="bold red" if v > 1 + 1e-9 else ("yellow" if v > 0.8 else ""))
+    console.print(u)
+    if s.get("unmet_demands"):
+        d = Table(title=f"unmet demand ({s['unmet_demands_total']} demands)", title_justify="left")
+        for col in ("demand", "src -> dst", "class", "demand Gbps", "unmet Gbps", "reason"):
+            d.add_column(col, justify="right" if "Gbps" in col else "left")
+        for r in s["unmet_demands"][:MAX_ROWS]:
+            d.add_row(r["id"], f"{r['src']} -> {r['dst']}", r["traffic_class"], f"{r['demand_gbps']:,.1f}",
+                      f"{r['unmet_gbps']:,.1f}", r["reason"], style="red")
+        if s["unmet_demands_total"] > MAX_ROWS:
+            d.caption = "all of them in te_demands.csv (--out DIR)"
+        console.print(d)
