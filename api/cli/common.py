@@ -39,16 +39,21 @@ def handle_errors(func: F) -> F:
         except ValidationError as exc:
             err_console.print(f"[bold red]error:[/] {len(exc.problems)} problem(s) in the input", highlight=False)
             for p in exc.problems:
-                err_console.print(f"  {p}", highlight=False, markup=False)
+                err_console.print(f"  {p}", highlight=False, markup=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except BackboneError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            from rich.markup import escape
+
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")
             raise typer.Exit(130) from None
         except Exception as exc:
-            err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}", highlight=False)
+            from rich.markup import escape
+
+            err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))}",
+                              highlight=False, soft_wrap=True)
             err_console.print("  (set BACKBONE_DEBUG=1 for a traceback)", highlight=False)
             import os
 
