@@ -31,6 +31,7 @@ class HighsBackend:
         with stdout_to_stderr():
             h = highspy.Highs()
         h.setOptionValue("output_flag", bool(options.pop("log", False)))
+        start = options.pop("start", None)  # optional MIP start: a full column vector
         h.setOptionValue("time_limit", float(time_limit))
         h.setOptionValue("mip_rel_gap", float(mip_gap))
         if threads:
@@ -58,6 +59,11 @@ class HighsBackend:
         t0 = time.perf_counter()
         with stdout_to_stderr():
             h.passModel(model)
+            if start is not None and is_mip:
+                given = highspy.HighsSolution()
+                given.col_value = list(np.asarray(start, float))
+                given.value_valid = True
+                h.setSolution(given)
             h.run()
         elapsed = time.perf_counter() - t0
         ms = h.getModelStatus()

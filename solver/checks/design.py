@@ -1,0 +1,228 @@
+"""Independent check of a network design: does the installed capacity carry every demand (in
+every network state), and what does the design really cost?
+
+It reads only the instance (the problem) and the link configurations (the answer, as the SNDlib
+solution format lists them: per link ``(capacity, count)`` pairs with pre-installed capacity as
+a module of count 1), and builds its own *disaggregated* flow LP (one commodity per demand,
+unlike the aggregated per-source formulation of :mod:`solver.design`) solved with
+``scipy.optimize.linprog``, not through the solver seam. The objective is recomputed from the
+link list (module costs, setup, pre-installed cost) plus the minimum routing cost on the design.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from solver.checks import CheckReport, Violation
+from solver.design import DesignInstance
+
+logger = logging.getLogger(__name__)
+
+TOL = 1e-6
+
+
+@dataclass
+class DesignCheck:
+    """Recomputed costs and the check report."""
+
+    report: CheckReport
+    capacity_cost: float = 0.0
+    setup_cost: float = 0.0
+    preinstalled_cost: float = 0.0
+    routing_cost: float = math.nan
+    unserved: dict[str, float] = field(default_factory=dict)  # state -> total unserved volume
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok
+
+    @property
+    def total_cost(self) -> float:
+        """SNDlib objective of the design with its cheapest routing."""
+        return self.capacity_cost + self.setup_cost + self.preinstalled_cost + self.routing_cost
+
+    def to_dict(self) -> dict[str, Any]:
+        def fin(x: float) -> float | None:
+            return float(x) if math.isfinite(x) else None
+
+        return {**self.report.to_dict(), "capacity_cost": self.capacity_cost, "setup_cost": self.setup_cost,
+                "preinstalled_cost": self.preinstalled_cost, "routing_cost": fin(self.routing_cost),
+                "total_cost": fin(self.total_cost), "unserved": self.unserved}
+
+
+Configurations = Mapping[str, Sequence[tuple[float, float]]]
+
+
+def configurations_from_counts(inst: DesignInstance, counts: np.ndarray) -> dict[str, list[tuple[float, float]]]:
+    """Link configurations (pre-installed first) from per-module counts of ``inst``."""
+    out: dict[str, list[tuple[float, float]]] = {}
+    pre = inst.links["preinstalled"].to_numpy(float)
+    link = inst.modules["link"].to_numpy(int)
+    cap = inst.modules["capacity"].to_numpy(float)
+    for i, lid in enumerate(inst.links.index):
+        entries = [(float(pre[i]), 1.0)] if pre[i] > 0 else []
+        entries += [(float(cap[m]), float(counts[m])) for m in np.flatnonzero((link == i) & (counts > 0))]
+        out[str(lid)] = entries
+    return out
+
+
+def installed_capacity(inst: DesignInstance, configurations: Configurations, report: CheckReport) -> tuple[
+        np.ndarray, float, float]:
+    """(capacity per link, module cost, setup cost) from the link list, reporting entries that
+    are not installable on their link."""
+    pre = inst.links["preinstalled"].to_numpy(float)
+    mod_link = inst.modules["link"].to_numpy(int)
+    mod_cap = inst.modules["capacity"].to_numpy(float)
+    mod_cost = inst.modules["cost"].to_numpy(float)
+    setup = inst.links["setup_cost"].to_numpy(float)
+    capacity = np.zeros(inst.n_links)
+    cost = setup_cost = 0.0
+    unknown = set(configurations) - {str(x) for x in inst.links.index}
+    for lid in sorted(unknown):
+        report.add(Violation("links", "links", lid, "configuration for a link the instance does not have"))
+    for i, lid in enumerate(inst.links.index):
+        entries = [(float(c), float(n)) for c, n in configurations.get(str(lid), [])]
+        capacity[i] = sum(c * n for c, n in entries)
+        if pre[i] > 0:  # pre-installed capacity is listed as one module
+            for j, (c, n) in enumerate(entries):
+                if math.isclose(c, pre[i], rel_tol=1e-9) and n >= 1 - TOL:
+                    entries[j] = (c, n - 1)
+                    break
+            else:
+                report.add(Violation("preinstalled", "links", str(lid), "pre-installed capacity missing",
+                                     value=0.0, limit=float(pre[i])))
+                capacity[i] += pre[i]
+        n_modules = 0.0
+        for c, n in entries:
+            if n <= TOL:
+                continue
+            match = np.flatnonzero((mod_link == i) & np.isclose(mod_cap, c, rtol=1e-9))
+            if not len(match):
+                report.add(Violation("module", "links", str(lid), f"capacity {c:g} is not installable here", value=c))
+                continue
+            if inst.capacity_model != "L" and abs(n - round(n)) > TOL:
+                report.add(Violation("integrality", "links", str(lid), f"{n:g} modules of {c:g}", value=n))
+            mmax = inst.modules["max_count"].to_numpy(float)[match[0]]
+            if n > mmax + TOL:
+                report.add(Violation("max_count", "links", str(lid), f"{n:g} modules of {c:g}", value=n, limit=mmax))
+            cost += n * float(mod_cost[match].min())
+            n_modules += n
+        if inst.capacity_model == "E" and n_modules > 1 + TOL:
+            report.add(Violation("explicit", "links", str(lid), "more than one explicit capacity", value=n_modules,
+                                 limit=1.0))
+        if inst.fixed_charge and pre[i] <= 0 and n_modules > TOL:
+            setup_cost += float(setup[i])
+    report.checked += ["link configurations"]
+    return capacity, cost, setup_cost
+
+
+def check_design(inst: DesignInstance, configurations: Configurations, time_limit: float = 120.0) -> DesignCheck:
+    """Check a design against its instance with an independent per-demand flow LP.
+
+    Returns
+    -------
+    DesignCheck
+        ``ok`` when every link entry is installable and every demand is carried in every
+        state; the costs recomputed from the link list and the cheapest routing on it.
+    """
+    from scipy.optimize import linprog
+
+    report = CheckReport(f"design {inst.name}")
+    capacity, cap_cost, setup_cost = installed_capacity(inst, configurations, report)
+    result = DesignCheck(report, cap_cost, setup_cost, float(inst.links["preinstalled_cost"].sum()))
+    if inst.fixed_charge:
+        pre = inst.links["preinstalled"].to_numpy(float) > 0
+        result.setup_cost += float(inst.links["setup_cost"].to_numpy(float)[pre].sum())
+    dem = inst.demands[inst.demands["volume"] > 0]
+    if len(dem) == 0:
+        result.routing_cost = 0.0
+        return result
+    a, b = inst.links["a"].to_numpy(int), inst.links["b"].to_numpy(int)
+    n_links, n_nodes = inst.n_links, len(inst.nodes)
+    if inst.link_model == "D":
+        tail, head, arc_link = a, b, np.arange(n_links)
+    else:
+        tail, head, arc_link = np.r_[a, b], np.r_[b, a], np.r_[np.arange(n_links), np.arange(n_links)]
+    n_arcs, n_dem, n_states = len(tail), len(dem), len(inst.states)
+    arcs = np.arange(n_arcs)
+    inc = sp.coo_matrix((np.r_[np.ones(n_arcs), -np.ones(n_arcs)], (np.r_[tail, head], np.r_[arcs, arcs])),
+                        shape=(n_nodes, n_arcs)).tocsr()
+    s, t, vol = dem["s"].to_numpy(int), dem["t"].to_numpy(int), dem["volume"].to_numpy(float)
+    rhs_one = np.zeros((n_dem, n_nodes))
+    rhs_one[np.arange(n_dem), s] += vol
+    rhs_one[np.arange(n_dem), t] -= vol
+    n_x = n_states * n_dem * n_arcs
+    eq = sp.kron(sp.identity(n_states * n_dem), inc, format="csr")
+    eq_rhs = np.tile(rhs_one.ravel(), n_states)
+    # capacity rows: link (U: both arcs), arc (B), arc (D)
+    if inst.link_model == "U":
+        cap_pat = sp.coo_matrix((np.ones(n_arcs), (arc_link, np.arange(n_arcs))), shape=(n_links, n_arcs)).tocsr()
+        cap_rhs = capacity
+    else:
+        cap_pat = sp.identity(n_arcs, format="csr")
+        cap_rhs = capacity[arc_link]
+    ub_rows = sp.kron(sp.identity(n_states), sp.kron(np.ones((1, n_dem)), cap_pat), format="csr")
+    ub_rhs = np.tile(cap_rhs, n_states)
+    bounds_x = np.full((n_states, n_dem, n_arcs), np.inf)
+    for k, failed in enumerate(inst.states):
+        if failed:
+            bounds_x[k][:, np.isin(arc_link, failed)] = 0.0
+    rc = inst.links["routing_cost"].to_numpy(float)
+    coupled = n_states > 1 and bool((rc > 0).any())
+    c = np.zeros(n_x) if coupled else np.tile(rc[arc_link], n_states * n_dem)
+    upper = list(bounds_x.ravel())
+    if coupled:  # r_l >= flow on l in every state; cost rc r
+        flow_pat = sp.coo_matrix((np.ones(n_arcs), (arc_link, np.arange(n_arcs))), shape=(n_links, n_arcs)).tocsr()
+        rows = sp.kron(sp.identity(n_states), sp.kron(np.ones((1, n_dem)), flow_pat), format="csr")
+        r_part = -sp.vstack([sp.identity(n_links)] * n_states, format="csr")
+        ub_rows = sp.vstack([sp.hstack([ub_rows, sp.csr_matrix((ub_rows.shape[0], n_links))]),
+                             sp.hstack([rows, r_part])], format="csr")
+        ub_rhs = np.r_[ub_rhs, np.zeros(n_states * n_links)]
+        eq = sp.hstack([eq, sp.csr_matrix((eq.shape[0], n_links))], format="csr")
+        c = np.r_[c, rc]
+        upper += [np.inf] * n_links
+    res = linprog(c, A_ub=ub_rows, b_ub=ub_rhs, A_eq=eq, b_eq=eq_rhs, bounds=list(zip([0.0] * len(c), upper,
+                  strict=True)), method="highs", options={"time_limit": float(time_limit)})
+    report.checked += ["demand carried in every state", "routing cost"]
+    if res.status == 0:
+        result.routing_cost = float(res.fun)
+        result.unserved = dict.fromkeys(inst.state_names, 0.0)
+        return result
+    if res.status != 2:
+        report.add(Violation("solver", "design", inst.name, f"check LP did not finish: {res.message}"))
+        return result
+    # infeasible: find how much each state cannot carry (min unserved, per state)
+    for k, name in enumerate(inst.state_names):
+        short = _unserved(inc, cap_pat, cap_rhs, rhs_one, bounds_x[k], vol, s, t, time_limit)
+        result.unserved[name] = short
+        if short > TOL * max(1.0, float(vol.sum())):
+            report.add(Violation("demand", "states", name, f"{short:g} units of demand cannot be carried",
+                                 value=short, limit=0.0))
+    return result
+
+
+def _unserved(inc: sp.csr_matrix, cap_pat: sp.csr_matrix, cap_rhs: np.ndarray, rhs_one: np.ndarray,
+              upper: np.ndarray, vol: np.ndarray, s: np.ndarray, t: np.ndarray, time_limit: float) -> float:
+    """Minimum total unserved volume in one state: ``Inc x_d + u_d (e_s - e_t) = vol_d (e_s - e_t)``."""
+    from scipy.optimize import linprog
+
+    n_dem, n_nodes = rhs_one.shape
+    n_arcs = inc.shape[1]
+    eq_x = sp.kron(sp.identity(n_dem), inc, format="csr")
+    rows = np.r_[np.arange(n_dem) * n_nodes + s, np.arange(n_dem) * n_nodes + t]
+    u_part = sp.csr_matrix((np.r_[np.ones(n_dem), -np.ones(n_dem)], (rows, np.r_[np.arange(n_dem), np.arange(n_dem)])),
+                           shape=(n_dem * n_nodes, n_dem))
+    a_eq = sp.hstack([eq_x, u_part], format="csr")
+    a_ub = sp.hstack([sp.kron(np.ones((1, n_dem)), cap_pat), sp.csr_matrix((cap_pat.shape[0], n_dem))], format="csr")
+    c = np.r_[np.zeros(n_dem * n_arcs), np.ones(n_dem)]
+    bounds = list(zip(np.zeros(len(c)), np.r_[upper.ravel(), vol], strict=True))
+    res = linprog(c, A_ub=a_ub, b_ub=cap_rhs, A_eq=a_eq, b_eq=rhs_one.ravel(), bounds=bounds, method="highs",
+                  options={"time_limit": float(time_limit)})
+    return float(res.fun) if res.status == 0 else float(vol.sum())
