@@ -241,7 +241,13 @@ def list_versions(scenario_id: ScenarioId, store: StoreDep, _who: Viewer) -> lis
 def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, _who: Viewer,
             format: Annotated[MapFormat, Query()] = "png",
             job: Annotated[uuid.UUID | None, Query(description="Draw this succeeded job's result")] = None,
-            version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None) -> Response:
+            version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
+            color_by: Annotated[str, Query(max_length=64, description="utilisation, kind, impact or any "
+                                                                      "link value of the result")] = "utilisation",
+            region: Annotated[str | None, Query(max_length=80, description="na, emea, apac, latam, africa or "
+                                                                         "lon_min,lat_min,lon_max,lat_max")] = None,
+            center_lon: Annotated[float, Query(ge=-180, le=180)] = 0.0,
+            size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080") -> Response:
     from api.store import decode_document
     from backbone.io import network_from_dict
 
@@ -263,9 +269,14 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, _who: Vi
         from backbone.maps import render_map_bytes
     except ImportError as exc:
         raise HTTPException(503, f"map rendering is not available on this server: {exc}") from None
+    width, height = (int(v) for v in size.split("x"))
+    if width * height > 3840 * 2160:
+        raise ValidationError(Problem(f"map size {size} is over this server's limit of 3840x2160 pixels",
+                                      table="query", field="size"))
     net = network_from_dict(decode_document(ver.content), file="scenario")
     with _render_lock:  # matplotlib is not thread-safe
-        data = render_map_bytes(net, format, result=result)
+        data = render_map_bytes(net, format, result=result, color_by=color_by, region=region,
+                                center_lon=center_lon, size=size)
     name = f"{ver.name or 'scenario'}-v{ver.version}".replace('"', "")
     return Response(data, media_type=MEDIA_TYPES[format],
                     headers={"Content-Disposition": f'inline; filename="{name}.{format}"'})

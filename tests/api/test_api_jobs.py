@@ -1,0 +1,174 @@
+"""Jobs through the API: progress, results and files, cancellation (the worker process dies),
+failures, bad kinds and options, and the file allow-list."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+import pytest
+from apitest_helpers import FINAL, auth, wait_for
+from fastapi.testclient import TestClient
+
+from backbone.io import network_to_dict
+from backbone.model import Network
+
+
+def _scenario(client: TestClient, token: str, net: Network) -> str:
+    r = client.post("/v1/scenarios", json=network_to_dict(net), headers=auth(token))
+    assert r.status_code == 201, r.text
+    return r.json()["id"]  # type: ignore[no-any-return]
+
+
+def _submit(client: TestClient, token: str, sid: str, kind: str, options: dict[str, Any] | None = None,
+            status: int = 202) -> dict[str, Any]:
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": kind, "options": options or {}}, headers=auth(token))
+    assert r.status_code == status, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def _job(client: TestClient, token: str, job_id: str) -> dict[str, Any]:
+    r = client.get(f"/v1/jobs/{job_id}", headers=auth(token))
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def test_job_progress_result_and_files(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    job = _submit(client, tok, sid, "sleepy", {"steps": 20, "step_s": 0.1})
+    assert job["status"] == "queued" and job["scenario_version"] == 1
+    seen: list[float] = []
+
+    def fetch() -> dict[str, Any]:
+        j = _job(client, tokens["viewer"], job["id"])
+        if j["status"] == "running":
+            seen.append(j["progress"]["fraction"])
+        return j
+
+    done = wait_for(fetch, lambda j: j["status"] in FINAL, timeout_s=60)
+    assert done["status"] == "succeeded", done
+    assert done["progress"]["fraction"] == 1.0
+    assert any(0 < f < 1 for f in seen), f"no intermediate progress seen: {seen}"
+    assert seen == sorted(seen)
+    result = client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tokens["viewer"])).json()
+    assert result["kind"] == "sleepy" and result["sites"] == 3 and result["steps"] == 20
+    files = client.get(f"/v1/jobs/{job['id']}/files", headers=auth(tokens["viewer"])).json()
+    assert {f["name"] for f in files} == {"sites.csv", "sleepy.json"}
+    csv = client.get(f"/v1/jobs/{job['id']}/files/sites.csv", headers=auth(tokens["viewer"]))
+    assert csv.status_code == 200 and csv.text.split() == ["id", "A", "B", "C"]
+    # results are in place, staging is empty
+    data_dir = client.app.state.settings.data_dir  # type: ignore[attr-defined]
+    assert (data_dir / "results" / job["id"] / "sites.csv").is_file()
+    assert not list((data_dir / "staging").iterdir())
+    # the job is in the audit log with its creator
+    audit = client.get("/v1/audit", headers=auth(tokens["admin"])).json()
+    actions = {(a["action"], a["target_id"]) for a in audit}
+    assert ("job.create", job["id"]) in actions and ("job.succeeded", job["id"]) in actions
+    assert any(a["action"] == "job.create" and a["token_name"] == "test-planner" for a in audit)
+
+
+def test_file_names_are_an_allow_list(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    job = _submit(client, tok, sid, "sleepy", {"steps": 1, "step_s": 0})
+    wait_for(lambda: _job(client, tok, job["id"]), lambda j: j["status"] in FINAL)
+    data_dir = client.app.state.settings.data_dir  # type: ignore[attr-defined]
+    (data_dir / "secret.txt").write_text("top secret")
+    for name in ("../../secret.txt", "..%2F..%2Fsecret.txt", "%2e%2e/%2e%2e/secret.txt", "/etc/passwd",
+                 "sites.csv/../../../secret.txt", "nothere.csv"):
+        r = client.get(f"/v1/jobs/{job['id']}/files/{name}", headers=auth(tok))
+        # clients may normalise ``..`` away (then another route answers 404/422); never the file
+        assert r.status_code in (404, 422), (name, r.status_code)
+        assert "top secret" not in r.text
+
+
+def test_cancel_kills_the_worker(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    job = _submit(client, tok, sid, "sleepy", {"steps": 600, "step_s": 0.1})
+    wait_for(lambda: _job(client, tok, job["id"]), lambda j: j["status"] == "running" and j["progress"]["fraction"] > 0)
+    manager = client.app.state.jobs  # type: ignore[attr-defined]
+    pid = manager._running[job["id"]].process.pid
+    r = client.delete(f"/v1/jobs/{job['id']}", headers=auth(tok))
+    assert r.status_code == 200 and r.json()["status"] == "cancelled"
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    again = _job(client, tok, job["id"])
+    assert again["status"] == "cancelled"
+    assert client.delete(f"/v1/jobs/{job['id']}", headers=auth(tok)).status_code == 409
+    assert client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).status_code == 409
+    data_dir = client.app.state.settings.data_dir  # type: ignore[attr-defined]
+    assert not (data_dir / "results" / job["id"]).exists()
+
+
+def test_cancel_a_queued_job(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    # two workers busy, the third job waits in the queue
+    busy = [_submit(client, tok, sid, "sleepy", {"steps": 600, "step_s": 0.1}) for _ in range(2)]
+    queued = _submit(client, tok, sid, "sleepy", {"steps": 1, "step_s": 0})
+    wait_for(lambda: _job(client, tok, busy[1]["id"]), lambda j: j["status"] == "running")
+    assert _job(client, tok, queued["id"])["status"] == "queued"
+    assert client.delete(f"/v1/jobs/{queued['id']}", headers=auth(tok)).json()["status"] == "cancelled"
+    for b in busy:
+        client.delete(f"/v1/jobs/{b['id']}", headers=auth(tok))
+    listed = client.get("/v1/jobs?status=cancelled", headers=auth(tok)).json()
+    assert {j["id"] for j in listed} == {queued["id"], *(b["id"] for b in busy)}
+
+
+def test_failures_are_reported(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    inf = _submit(client, tok, sid, "infeasible")
+    crash = _submit(client, tok, sid, "crashing")
+    j = wait_for(lambda: _job(client, tok, inf["id"]), lambda j: j["status"] in FINAL)
+    assert j["status"] == "failed"
+    assert j["error"]["status"] == 409 and j["error"]["title"] == "Infeasible"
+    assert "15 Gbps" in j["error"]["errors"][0]["message"]
+    c = wait_for(lambda: _job(client, tok, crash["id"]), lambda j: j["status"] in FINAL)
+    assert c["status"] == "failed" and "exit code 7" in c["error"]["detail"]
+    r = client.get(f"/v1/jobs/{inf['id']}/result", headers=auth(tok))
+    assert r.status_code == 409 and r.headers["content-type"].startswith("application/problem+json")
+
+
+def test_bad_job_requests(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "nonsense"}, headers=auth(tok))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "kind"
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "sleepy", "options": {"steps": -1}}, headers=auth(tok))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "steps"
+    assert r.json()["errors"][0]["table"] == "options"
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "sleepy", "options": {"stepz": 1}}, headers=auth(tok))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "stepz"
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "sleepy", "version": 7}, headers=auth(tok))
+    assert r.status_code == 404
+    r = client.post(f"/v1/scenarios/{uuid.uuid4()}/jobs", json={"kind": "sleepy"}, headers=auth(tok))
+    assert r.status_code == 404
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"options": {}}, headers=auth(tok))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "kind"
+    assert client.get("/v1/jobs", headers=auth(tok)).json() == []
+    assert client.get(f"/v1/jobs/{uuid.uuid4()}", headers=auth(tok)).status_code == 404
+
+
+def test_job_runs_on_its_version(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    """A job refers to the version it ran on; a later PUT does not change its input."""
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    job = _submit(client, tok, sid, "sleepy", {"steps": 1, "step_s": 0})
+    doc = network_to_dict(triangle)
+    doc["sites"] = [*doc["sites"], {"id": "D", "name": "D", "lon": 3, "lat": 1, "region": "NA"}]
+    assert client.put(f"/v1/scenarios/{sid}", json=doc, headers=auth(tok)).json()["version"] == 2
+    j = wait_for(lambda: _job(client, tok, job["id"]), lambda j: j["status"] in FINAL)
+    assert j["scenario_version"] == 1
+    assert client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).json()["sites"] == 3
+    j2 = _submit(client, tok, sid, "sleepy", {"steps": 1, "step_s": 0})
+    assert j2["scenario_version"] == 2
+    j1b = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "sleepy", "version": 1,
+                                                          "options": {"steps": 1, "step_s": 0}}, headers=auth(tok))
+    assert j1b.json()["scenario_version"] == 1
+    for jid in (j2["id"], j1b.json()["id"]):
+        wait_for(lambda jid=jid: _job(client, tok, jid), lambda j: j["status"] in FINAL)
+    assert client.get(f"/v1/jobs/{j2['id']}/result", headers=auth(tok)).json()["sites"] == 4

@@ -1,0 +1,79 @@
+"""Real planning tasks through the API (TestClient): TE on the triangle, placement, maps.
+
+Results are checked against known optima and recomputed independently from the result files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pandas as pd
+import pytest
+from apitest_helpers import FINAL, auth, wait_for
+from apitest_nets import BLOCK_GPUS, PLACEMENT_GPUS, placement_doc
+from fastapi.testclient import TestClient
+
+from backbone.io import network_to_dict
+from backbone.model import Network
+
+
+def _run(client: TestClient, tok: str, sid: str, kind: str, options: dict[str, Any]) -> dict[str, Any]:
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": kind, "options": options}, headers=auth(tok))
+    assert r.status_code == 202, r.text
+    jid = r.json()["id"]
+    job = wait_for(lambda: client.get(f"/v1/jobs/{jid}", headers=auth(tok)).json(),
+                   lambda j: j["status"] in FINAL, timeout_s=120)
+    assert job["status"] == "succeeded", job
+    return job
+
+
+def test_te_on_triangle(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    tok = tokens["planner"]
+    sid = client.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(tok)).json()["id"]
+    job = _run(client, tok, sid, "te", {"objective": "min-mlu", "time_limit_s": 30})
+    result = client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).json()
+    assert result["mlu"] == pytest.approx(0.75, abs=1e-6)
+    assert result["carried_gbps"] == pytest.approx(15.0)
+    assert {"te_links.csv", "te_paths.csv", "te.json"} <= set(job["files"])
+    # independent residual check from the path flows the API serves
+    paths = pd.read_csv(io.StringIO(client.get(f"/v1/jobs/{job['id']}/files/te_paths.csv", headers=auth(tok)).text))
+    assert paths.groupby("demand")["gbps"].sum().to_dict() == pytest.approx({"d1": 15.0})
+    load = {lk: 0.0 for lk in ("AB", "BC", "AC")}
+    for links, gbps in zip(paths["path_links"], paths["gbps"], strict=True):
+        for lk in str(links).split(";"):
+            load[lk] += gbps
+    assert max(v / 10.0 for v in load.values()) == pytest.approx(0.75, abs=1e-6)
+    # the TE map: geojson carries the result's utilisation
+    r = client.get(f"/v1/scenarios/{sid}/map?format=geojson&job={job['id']}", headers=auth(tok))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/geo+json")
+    feats = json.loads(r.content)["features"]
+    util = [f["properties"].get("utilisation") for f in feats if f["properties"].get("utilisation") is not None]
+    assert util and max(util) == pytest.approx(0.75, abs=1e-3)
+
+
+def test_placement_flow(client: TestClient, tokens: dict[str, str]) -> None:
+    tok = tokens["planner"]
+    sid = client.post("/v1/scenarios", json=placement_doc(), headers=auth(tok)).json()["id"]
+    job = _run(client, tok, sid, "place", {})
+    result = client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).json()
+    assignments = result["map"]["assignments"]
+    assert sum(a["gpus"] for a in assignments) == pytest.approx(PLACEMENT_GPUS)
+    added = result["map"]["site_values"]["gpus_added"]
+    for site, gpus in added.items():
+        assert gpus % BLOCK_GPUS == 0
+        assert gpus >= sum(a["gpus"] for a in assignments if a["site"] == site) - 1e-6
+    png = client.get(f"/v1/scenarios/{sid}/map?format=png&size=640x360&job={job['id']}", headers=auth(tok))
+    assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_map_errors(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    tok = tokens["viewer"]
+    sid = client.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(tokens["planner"])).json()["id"]
+    assert client.get(f"/v1/scenarios/{sid}/map?format=bmp", headers=auth(tok)).status_code == 422
+    assert client.get(f"/v1/scenarios/{sid}/map?size=9999x9999", headers=auth(tok)).status_code == 422
+    r = client.get(f"/v1/scenarios/{sid}/map?format=kml&color_by=nonsense", headers=auth(tok))
+    assert r.status_code == 422 and r.json()["errors"]
+    svg = client.get(f"/v1/scenarios/{sid}/map?format=svg&size=640x360", headers=auth(tok))
+    assert svg.status_code == 200 and b"<svg" in svg.content[:2000]
