@@ -113,7 +113,7 @@ class LinearProgram:
         """Add a family of variables; returns its block (columns ``block.slice``)."""
         if name in self.variables:
             raise ValueError(f"variable block {name!r} exists")
-        idx = pd.RangeIndex(index) if isinstance(index, int) else pd.Index(index)
+        idx = pd.RangeIndex(index) if isinstance(index, int) else index if isinstance(index, pd.Index) else pd.Index(index)
         n = len(idx)
         block = VariableBlock(name, self.n_cols, idx)
         self.variables[name] = block
@@ -150,7 +150,7 @@ class LinearProgram:
             mat = sp.csr_matrix(coefficients)
             n = mat.shape[0]
             spec = {}
-        idx = pd.RangeIndex(n) if index is None else pd.Index(index)
+        idx = pd.RangeIndex(n) if index is None else index if isinstance(index, pd.Index) else pd.Index(index)
         if len(idx) != n:
             raise ValueError(f"{name}: index has {len(idx)} labels for {n} rows")
         block = ConstraintBlock(name, self.n_rows, idx)
