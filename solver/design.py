@@ -40,8 +40,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -896,3 +895,92 @@ def design_upgrades(net: Network, failure_sets: FailureSets = "none", utilisatio
     link_map = {"added_gbps": {str(k): float(v) for k, v in added_all.items()}, "utilisation": util}
     return DesignResult(sol.status, sol.cost, sol.lower_bound, sol.gap, upgrades,
                         {"link_values": link_map, "failed_links": []}, sol, inst, ceiling, label)
+
+
+# ---------------------------------------------------------------------- the planning-service task
+class DesignOptions(BaseModel):
+    """Options of the ``design`` task.
+
+    SNDlib mode (``model`` or ``model_file`` given; the scenario must be an SNDlib network file):
+    solve the SNDlib model on the file's full data and write ``design.sol.txt`` (SNDlib native
+    solution format). Otherwise: plan the backbone's upgrades (``survivability``, ``ceiling``,
+    ``candidate_links``).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    model: str | None = Field(None, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
+    model_file: str | None = Field(None, description="SNDlib model file (instead of a code)")
+    survivability: Literal["none", "link", "srlg"] = "none"
+    ceiling: float = Field(0.8, gt=0, le=1, description="utilisation ceiling (upgrade mode)")
+    candidate_links: list[CandidateLink] = Field(default_factory=list)
+    time_limit: float = Field(60.0, gt=0, le=86_400)
+    backend: str = "highs"
+    mip_gap: float = Field(1e-4, ge=0, lt=1)
+    cuts: bool = True
+    verify: bool = False
+
+
+def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn) -> Any:
+    """Planning-service entry point for ``design`` (see :class:`DesignOptions`)."""
+    from solver.planning import TaskResult
+
+    if opts.model or opts.model_file:
+        summary, files = _run_sndlib(net, opts, out_dir, progress)
+    else:
+        res = design_upgrades(net, opts.survivability, opts.ceiling, opts.time_limit, opts.backend,
+                              opts.candidate_links, opts.mip_gap, progress)
+        summary, files = res.summary(), []
+        if opts.verify:
+            summary["verification"] = _verify(res.instance, res.solution)
+        if out_dir is not None:
+            res.upgrades.to_csv(out_dir / "design_upgrades.csv", index=False)
+            files.append("design_upgrades.csv")
+    return TaskResult("design", summary, files)
+
+
+run_design_task.options_model = DesignOptions  # type: ignore[attr-defined]
+
+
+def _verify(inst: DesignInstance, sol: DesignSolution) -> dict[str, Any]:
+    from solver.checks.design import check_design, configurations_from_counts
+
+    if sol.counts is None:
+        return {"ok": False, "message": "no design to verify"}
+    check = check_design(inst, configurations_from_counts(inst, sol.counts))
+    return check.to_dict()
+
+
+def _run_sndlib(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn,
+                ) -> tuple[dict[str, Any], list[str]]:
+    from backbone.io.sndlib import parse_sndlib
+    from solver.sndlib import build_instance, link_configurations, load_model, write_solution
+
+    file = (net.meta.get("sndlib") or {}).get("file")
+    if not file:
+        raise ValidationError("an SNDlib model needs an SNDlib network scenario (.txt)")
+    if not Path(file).exists():
+        raise ValidationError(f"the scenario's SNDlib file {file} is gone; load it again")
+    snd = parse_sndlib(file)
+    model = load_model(opts.model_file or opts.model or "")
+    inst = build_instance(snd, model)
+    sol = solve_design(inst, opts.time_limit, opts.backend, opts.mip_gap, cuts=opts.cuts, progress=progress)
+    links = link_configurations(snd, inst, sol.counts)
+    k = snd.gbps_per_unit
+    pre = inst.links["preinstalled"]
+    added = {cfg["id"]: (cfg["capacity"] - float(pre.loc[cfg["id"]])) * k for cfg in links}
+    summary: dict[str, Any] = {
+        "mode": "sndlib", "network": snd.name, "model": model.code, "status": sol.status,
+        "cost": _finite(sol.cost), "lower_bound": _finite(sol.lower_bound), "gap": sol.gap,
+        "lp_bound": _finite(sol.lp_bound), "heuristic_cost": _finite(sol.heuristic_cost),
+        "mip_status": sol.mip_status, "solve_seconds": round(sol.seconds, 3), "backend": sol.backend,
+        "size": sol.stats, "links": links,
+        "map": {"link_values": {"added_gbps": added,
+                                "capacity_gbps": {c["id"]: c["capacity"] * k for c in links}}, "failed_links": []},
+    }
+    if opts.verify:
+        summary["verification"] = _verify(inst, sol)
+    files: list[str] = []
+    if out_dir is not None and sol.counts is not None:
+        write_solution(out_dir / "design.sol.txt", snd, model, inst, sol)
+        files.append("design.sol.txt")
+    return summary, files

@@ -1,0 +1,149 @@
+"""``backbone design``: SNDlib network design, or the backbone's capacity upgrades."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+
+DEFAULT_SNDLIB_MODEL = "U-U-M-N-C-A-N-N"
+"""Model used for an SNDlib file when neither --model nor --survive is given."""
+
+
+class Survive(str, Enum):
+    none = "none"
+    link = "link"
+    srlg = "srlg"
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``design`` to ``app``."""
+    app.command("design")(design)
+
+
+@handle_errors
+def design(
+    scenario: Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)] = None,  # noqa: UP045
+    model: Annotated[Optional[str], typer.Option("--model", help="SNDlib model code, e.g. U-U-M-N-C-A-N-N "  # noqa: UP045
+                                                  f"(default for SNDlib files: {DEFAULT_SNDLIB_MODEL}).")] = None,
+    model_file: Annotated[Optional[Path], typer.Option("--model-file", help="SNDlib model file instead of a code.")  # noqa: UP045
+                          ] = None,
+    survive: Annotated[Optional[Survive], typer.Option("--survive", help="Upgrade mode: survive no failure, "  # noqa: UP045
+                                                       "every single link, or every SRLG.")] = None,
+    ceiling: Annotated[float, typer.Option("--ceiling", help="Upgrade mode: utilisation ceiling.")] = 0.8,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the whole solve.")] = 60.0,
+    backend: Annotated[str, typer.Option("--backend", help="MIP backend (highs, ortools-scip, pulp-cbc, ...).")
+                       ] = "highs",
+    mip_gap: Annotated[float, typer.Option("--mip-gap", help="Relative MIP gap to stop at.")] = 1e-4,
+    no_cuts: Annotated[bool, typer.Option("--no-cuts", help="Leave out the cut-set inequalities.")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="Check the design with the independent checker.")] = False,
+    solution_out: Annotated[Optional[Path], typer.Option("--solution-out", help="Write the design in SNDlib "  # noqa: UP045
+                                                         "native solution format.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for result files.")] = None,  # noqa: UP045
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+) -> None:
+    """Design capacity at minimum cost.
+
+    On an SNDlib network file: solve an SNDlib model (module counts per link; cost, lower bound
+    and gap). On any other scenario: which links to upgrade, in modules, so all demand fits
+    within the ceiling (and survives every link / SRLG failure with --survive).
+    """
+    from backbone.errors import ValidationError
+    from backbone.io import detect_format
+    from solver.planning import run_task
+
+    net = load(scenario)
+    is_sndlib = scenario is not None and detect_format(scenario) == "sndlib"
+    if is_sndlib and model is None and model_file is None and survive is None:
+        model = DEFAULT_SNDLIB_MODEL
+        err_console.print(f"[dim]SNDlib network: solving model {model} (use --model to choose)[/]")
+    sndlib_mode = model is not None or model_file is not None
+    if solution_out is not None and not sndlib_mode:
+        raise ValidationError("--solution-out needs an SNDlib model (--model or --model-file)")
+    options: dict[str, Any] = {"time_limit": time_limit, "backend": backend, "mip_gap": mip_gap, "cuts": not no_cuts,
+                               "verify": verify}
+    if sndlib_mode:
+        options.update({"model": model, "model_file": str(model_file) if model_file else None})
+    else:
+        options.update({"survivability": (survive or Survive.none).value, "ceiling": ceiling})
+    out_dir = out
+    tmp = None
+    if out_dir is None and solution_out is not None:
+        tmp = Path(tempfile.mkdtemp(prefix="backbone-design-"))
+        out_dir = tmp
+    try:
+        result = _run_with_progress(run_task, net, options, out_dir)
+        if solution_out is not None:
+            if "design.sol.txt" not in result.files or out_dir is None:
+                raise ValidationError("no design was found in the time limit; no solution file written")
+            shutil.copyfile(out_dir / "design.sol.txt", solution_out)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    summary = result.to_dict()
+    if json_out:
+        emit_json(summary)
+    else:
+        _print(summary)
+    verification = summary.get("verification")
+    if verification is not None and not verification.get("ok", False):
+        raise typer.Exit(1)
+
+
+def _run_with_progress(run_task: Any, net: Any, options: dict[str, Any], out_dir: Path | None) -> Any:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err_console,
+                  transient=True) as bar:
+        task = bar.add_task("design", total=1.0)
+
+        def progress(fraction: float, message: str) -> None:
+            bar.update(task, completed=fraction, description=message)
+
+        return run_task("design", net, options, out_dir, progress)
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:,.2f}"
+    return str(x)
+
+
+def _print(s: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    if s["mode"] == "sndlib":
+        head = (f"[bold]{s['network']}[/] model {s['model']}: {s['status']}, cost {_fmt(s['cost'])}, "
+                f"lower bound {_fmt(s['lower_bound'])}, gap {_fmt(100 * s['gap']) + ' %' if s['gap'] is not None else '-'}"
+                f" ({s['solve_seconds']:.1f} s)")
+        out_console.print(head)
+        t = Table("link", "modules (capacity x count)", "capacity")
+        for link in s["links"]:
+            if link["modules"]:
+                mods = ", ".join(f"{m['capacity']:g} x {m['count']:g}" for m in link["modules"])
+                t.add_row(link["id"], mods, f"{link['capacity']:g}")
+        out_console.print(t)
+    else:
+        gap = f"{100 * s['gap']:.2f} %" if s["gap"] is not None else "-"
+        out_console.print(f"upgrades ({s['survivability']}, ceiling {s['ceiling']:.0%}): {s['status']}, cost "
+                          f"{_fmt(s['cost_usd'])} USD, lower bound {_fmt(s['lower_bound_usd'])}, gap {gap}")
+        t = Table("link", "modules", "added Gbps", "cost USD", "new")
+        for u in s["upgrades"]:
+            t.add_row(str(u["link"]), str(u["modules"]), f"{u['added_gbps']:,.0f}", f"{u['cost_usd']:,.0f}",
+                      "yes" if u["new"] else "")
+        out_console.print(t)
+    if "verification" in s:
+        v = s["verification"]
+        colour = "green" if v.get("ok") else "red"
+        err_console.print(f"[{colour}]verification: {'ok' if v.get('ok') else 'FAILED'}[/] "
+                          f"(recomputed cost {_fmt(v.get('total_cost'))})")
+    for f in s.get("files", []):
+        err_console.print(f"[dim]wrote {f}[/]")
