@@ -1,0 +1,321 @@
+"""Charts for slides (matplotlib, no pyplot state): each takes plain tables or series.
+
+* :func:`utilisation_histogram` -- links by utilisation band (over 100 % highlighted);
+* :func:`latency_cdf` -- cumulative distribution of demand latency per region pair;
+* :func:`impact_bars` -- the worst failures (or links) by impact;
+* :func:`cost_breakdown` -- placement cost by site and component (stacked bars).
+
+:func:`chart_bytes` renders any of them to PNG/SVG/PDF bytes; :func:`chart_from_result` pulls the
+inputs out of a result JSON (and, for latency, the network's demands and shortest paths).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.errors import Problem, ValidationError
+from backbone.maps import style
+from backbone.model import Network
+
+logger = logging.getLogger(__name__)
+
+CHART_WIDTH_IN = 12.0
+PALETTE = ("#3d5a80", "#ee6c4d", "#2a9d8f", "#e9c46a", "#7b61ff", "#98c1d9", "#b5179e", "#6b7785")
+
+
+def _figure(size: tuple[int, int], title: str, subtitle: str = "") -> tuple[Any, Any]:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    w, h = size
+    fig = Figure(figsize=(CHART_WIDTH_IN, CHART_WIDTH_IN * h / w), dpi=w / CHART_WIDTH_IN, facecolor="white")
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.09, 0.12, 0.86, 0.68))
+    fig.text(0.09, 0.93, title, fontsize=18, fontweight="bold", color=style.TEXT, ha="left", va="center")
+    if subtitle:
+        fig.text(0.09, 0.87, subtitle, fontsize=11, color=style.SUBTEXT, ha="left", va="center")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color("#9aa5b1")
+    ax.tick_params(colors=style.SUBTEXT, labelsize=10)
+    ax.grid(axis="y", color="#e4e7eb", lw=0.8)
+    ax.set_axisbelow(True)
+    return fig, ax
+
+
+def chart_bytes(fig: Any, fmt: str = "png") -> bytes:
+    """Render a chart figure to ``png``, ``svg`` or ``pdf`` bytes."""
+    import matplotlib as mpl
+
+    buf = io.BytesIO()
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "backbone"}):
+        meta = {"Date": None} if fmt == "svg" else ({"CreationDate": None} if fmt == "pdf" else {})
+        fig.savefig(buf, format=fmt, facecolor="white", metadata=meta)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------- the four charts
+def utilisation_histogram(utilisation: pd.Series | Mapping[str, float], *, title: str = "Link utilisation",
+                          size: tuple[int, int] = (1600, 900)) -> Any:
+    """Histogram of links by utilisation in 10 % bands, bars coloured like the map's ramp.
+
+    Parameters
+    ----------
+    utilisation
+        Utilisation per link (1.0 = 100 %); NaN values are ignored.
+    """
+    from matplotlib.colors import Normalize
+
+    u = pd.Series(utilisation, dtype=float).dropna()
+    if u.empty:
+        raise ValidationError(Problem("no utilisation values to chart", field="utilisation"))
+    top = max(1.0, float(np.ceil(u.max() * 10) / 10))
+    edges = np.round(np.arange(0.0, top + 0.1001, 0.1), 3)
+    counts, _ = np.histogram(u.clip(upper=edges[-1] - 1e-9), bins=edges)
+    over = int((u > 1.0 + 1e-9).sum())
+    sub = (f"{len(u)} links  ·  median {u.median():.0%}  ·  p95 {u.quantile(0.95):.0%}  ·  max {u.max():.0%}"
+           + (f"  ·  {over} over 100 %" if over else ""))
+    fig, ax = _figure(size, title, sub)
+    cmap = style._cmap("utilisation", style.UTILISATION_STOPS)
+    mids = (edges[:-1] + edges[1:]) / 2
+    colors = [style.OVERLOAD if m > 1.0 else cmap(Normalize(0, 1)(m)) for m in mids]  # type: ignore[operator]
+    ax.bar(edges[:-1], counts, width=0.095, align="edge", color=colors, edgecolor="white")
+    ax.axvline(1.0, color=style.SUBTEXT, lw=1, ls=(0, (3, 2)))
+    ax.set_xlim(0, edges[-1])
+    ax.set_xticks(edges[:: 2 if len(edges) > 12 else 1])
+    ax.set_xticklabels([f"{e:.0%}" for e in edges[:: 2 if len(edges) > 12 else 1]])
+    ax.set_xlabel("Utilisation (peak direction)", color=style.SUBTEXT)
+    ax.set_ylabel("Links", color=style.SUBTEXT)
+    return fig
+
+
+def latency_cdf(latency: pd.DataFrame, *, title: str = "Demand latency by region pair", max_pairs: int = 8,
+                size: tuple[int, int] = (1600, 900)) -> Any:
+    """CDF of latency per region pair.
+
+    Parameters
+    ----------
+    latency
+        Columns ``region_pair`` and ``latency_ms`` (one-way or RTT, as labelled by
+        ``latency.attrs.get("what", "one-way")``), optional ``weight`` (e.g. demand Gbps).
+    max_pairs
+        Show the pairs with the most weight; the rest are summed into "other".
+    """
+    if latency.empty or not {"region_pair", "latency_ms"} <= set(latency.columns):
+        raise ValidationError(Problem("latency table needs rows with region_pair and latency_ms", field="latency"))
+    df = latency.copy()
+    if "weight" not in df.columns:
+        df["weight"] = 1.0
+    df = df[np.isfinite(df["latency_ms"]) & (df["weight"] > 0)]
+    if df.empty:
+        raise ValidationError(Problem("no finite latencies to chart", field="latency"))
+    share = df.groupby("region_pair")["weight"].sum().sort_values(ascending=False)
+    pairs = list(share.index[:max_pairs])
+    what = latency.attrs.get("what", "one-way")
+    fig, ax = _figure(size, title, f"{len(df)} demands, weighted by {latency.attrs.get('weight_name', 'count')}"
+                      f"  ·  {what} latency of the lowest-latency path")
+    for k, pair in enumerate(pairs):
+        d = df[df["region_pair"] == pair].sort_values("latency_ms")
+        cum = d["weight"].cumsum().to_numpy() / d["weight"].sum()
+        x = np.concatenate([[0.0], d["latency_ms"].to_numpy()])
+        ax.step(x, np.concatenate([[0.0], cum]), where="post", lw=2.2, color=PALETTE[k % len(PALETTE)],
+                label=f"{pair}  (p50 {np.interp(0.5, cum, d['latency_ms']):.0f} ms)")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlim(left=0)
+    ax.yaxis.set_major_formatter(_percent_formatter())
+    ax.set_xlabel(f"Latency, {what} (ms)", color=style.SUBTEXT)
+    ax.set_ylabel("Share of demand", color=style.SUBTEXT)
+    ax.grid(axis="x", color="#e4e7eb", lw=0.8)
+    ax.legend(loc="lower right", frameon=False, fontsize=10)
+    return fig
+
+
+def impact_bars(impact: pd.Series | Mapping[str, float], *, title: str = "Worst failures by impact",
+                value_label: str = "Impact", top: int = 15, size: tuple[int, int] = (1600, 900)) -> Any:
+    """Horizontal bars of the ``top`` largest impacts (failure scenario or link -> value)."""
+    s = pd.Series(impact, dtype=float).dropna()
+    s = s[s > 0].sort_values(ascending=False)
+    if s.empty:
+        raise ValidationError(Problem("no positive impact values to chart", field="impact"))
+    shown = s.head(top)[::-1]
+    fig, ax = _figure(size, title, f"top {len(shown)} of {len(s)} with non-zero impact  ·  total {s.sum():,.4g}")
+    cmap = style._cmap("impact", style.IMPACT_STOPS)
+    colors = [cmap(0.35 + 0.6 * v / shown.max()) for v in shown.to_numpy()]  # type: ignore[operator]
+    ax.barh(np.arange(len(shown)), shown.to_numpy(), color=colors, height=0.7)
+    ax.set_yticks(np.arange(len(shown)))
+    ax.set_yticklabels([str(i) for i in shown.index], fontsize=10, color=style.TEXT)
+    ax.grid(axis="y", visible=False)
+    ax.grid(axis="x", color="#e4e7eb", lw=0.8)
+    ax.set_xlabel(value_label, color=style.SUBTEXT)
+    for y, v in enumerate(shown.to_numpy()):
+        ax.text(v, y, f" {v:,.4g}", va="center", ha="left", fontsize=9, color=style.SUBTEXT)
+    fig.subplots_adjust(left=0.25)
+    ax.set_position((0.25, 0.1, 0.68, 0.7))
+    return fig
+
+
+def cost_breakdown(costs: pd.DataFrame | pd.Series, *, title: str = "Placement cost breakdown",
+                   size: tuple[int, int] = (1600, 900), top: int = 20) -> Any:
+    """Stacked bars of cost (USD) per site and component, largest sites first.
+
+    Parameters
+    ----------
+    costs
+        DataFrame indexed by site (or any row label) with one USD column per component
+        (for example ``capex_gpu_usd``, ``capex_power_usd``, ``opex_usd``); a Series is one
+        bar per component.
+    """
+    df = costs.to_frame("cost_usd").T if isinstance(costs, pd.Series) else costs.copy()
+    df = df.apply(pd.to_numeric, errors="coerce").fillna(0.0)
+    df = df.loc[df.sum(axis=1) > 0]
+    if df.empty:
+        raise ValidationError(Problem("no positive costs to chart", field="costs"))
+    df = df.loc[df.sum(axis=1).sort_values(ascending=False).index[:top]]
+    total = float(df.to_numpy().sum())
+    scale, unit = (1e9, "bn USD") if total >= 5e9 else (1e6, "M USD")
+    fig, ax = _figure(size, title, f"total {total / scale:,.2f} {unit} over {len(df)} site(s)")
+    bottom = np.zeros(len(df))
+    x = np.arange(len(df))
+    for k, col in enumerate(df.columns):
+        v = df[col].to_numpy() / scale
+        ax.bar(x, v, bottom=bottom, color=PALETTE[k % len(PALETTE)], width=0.7, label=style._pretty(str(col)))
+        bottom += v
+    ax.set_xticks(x)
+    ax.set_xticklabels([str(i) for i in df.index], rotation=30 if len(df) > 6 else 0, ha="right" if len(df) > 6 else
+                       "center", fontsize=10, color=style.TEXT)
+    ax.set_ylabel(unit, color=style.SUBTEXT)
+    ax.legend(frameon=False, fontsize=10, loc="upper right")
+    return fig
+
+
+def _percent_formatter() -> Any:
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(1.0, decimals=0)
+
+
+# ---------------------------------------------------------------------- inputs from results
+def demand_latency_table(net: Network) -> pd.DataFrame:
+    """Lowest one-way latency of every demand and its region pair (columns ``region_pair``,
+    ``latency_ms``, ``weight`` = demand Gbps); unreachable demands are dropped."""
+    import networkx as nx
+
+    d = net.demands
+    if d.empty:
+        return pd.DataFrame(columns=["region_pair", "latency_ms", "weight"])
+    g = nx.Graph()
+    g.add_nodes_from(net.sites.index)
+    links = net.links.sort_values("latency_ms", ascending=False)  # keep the fastest of parallel links
+    g.add_weighted_edges_from(zip(links["site_a"], links["site_b"], links["latency_ms"], strict=True))
+    lat = np.full(len(d), np.nan)
+    src = d["src"].to_numpy()
+    for s in np.unique(src):  # one Dijkstra per source site
+        dist = nx.single_source_dijkstra_path_length(g, s, weight="weight")
+        rows = np.flatnonzero(src == s)
+        lat[rows] = [dist.get(t, np.nan) for t in d["dst"].to_numpy()[rows]]
+    region = net.sites["region"]
+    a, b = region.reindex(d["src"]).to_numpy(), region.reindex(d["dst"]).to_numpy()
+    pair = [f"{x}–{y}" if x <= y else f"{y}–{x}" for x, y in zip(a, b, strict=True)]
+    out = pd.DataFrame({"region_pair": pair, "latency_ms": lat, "weight": d["demand_gbps"].to_numpy(float)},
+                       index=d.index)
+    out = out[np.isfinite(out["latency_ms"])]
+    out.attrs.update({"what": "one-way", "weight_name": "Gbps"})
+    return out
+
+
+def _map_obj(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    inner = doc.get("map")
+    return inner if isinstance(inner, Mapping) else doc
+
+
+def chart_from_result(kind: str, doc: Mapping[str, Any] | None, net: Network | None = None, *, fmt: str = "png",
+                      size: tuple[int, int] = (1600, 900), title: str | None = None) -> bytes:
+    """Render chart ``kind`` (``utilisation``, ``latency``, ``impact``, ``cost``) from a result.
+
+    * utilisation: ``map.link_values.utilisation``;
+    * latency: the result's ``latency`` records (``region_pair``, ``latency_ms``[, ``weight``]) or
+      else the network's demands over their lowest-latency paths;
+    * impact: an ``impact`` object ``{name: value}``, or records under ``scenarios``/``failures``
+      with a numeric ``*impact*``/``*lost*``/``*unserved*`` field, or the first
+      ``map.link_values.impact*``;
+    * cost: per-site records under ``sites`` with ``*_usd`` columns (``capex_usd``, ``opex_usd``),
+      or ``capex_usd``/``opex_usd`` totals.
+
+    Raises
+    ------
+    ValidationError
+        When the result does not carry what the chart needs (the problem says what is missing).
+    """
+    doc = doc or {}
+    kw: dict[str, Any] = {"size": size}
+    if title:
+        kw["title"] = title
+    if kind == "utilisation":
+        lv = _map_obj(doc).get("link_values") or {}
+        util = lv.get("utilisation") or lv.get("utilization")
+        if not isinstance(util, Mapping):
+            raise ValidationError(Problem("result has no map.link_values.utilisation", field="result"))
+        fig = utilisation_histogram(pd.Series(util, dtype=float), **kw)
+    elif kind == "latency":
+        records = doc.get("latency")
+        if isinstance(records, list) and records:
+            table = pd.DataFrame(records)
+        elif net is not None:
+            table = demand_latency_table(net)
+        else:
+            raise ValidationError(Problem("latency chart needs a scenario with demands", field="scenario"))
+        fig = latency_cdf(table, **kw)
+    elif kind == "impact":
+        series, label = _impact_series(doc)
+        fig = impact_bars(series, value_label=label, **kw)
+    elif kind == "cost":
+        fig = cost_breakdown(_cost_table(doc), **kw)
+    else:
+        raise ValidationError(Problem(f"unknown chart kind {kind!r}", field="kind"))
+    return chart_bytes(fig, fmt)
+
+
+def _impact_series(doc: Mapping[str, Any]) -> tuple[pd.Series, str]:
+    if isinstance(doc.get("impact"), Mapping):
+        return pd.Series(doc["impact"], dtype=float), "Impact"
+    for key in ("scenarios", "failures", "worst"):
+        recs = doc.get(key)
+        if isinstance(recs, list) and recs and isinstance(recs[0], Mapping):
+            df = pd.DataFrame(recs)
+            num = [c for c in df.columns if any(w in str(c) for w in ("impact", "lost", "unserved"))
+                   and pd.api.types.is_numeric_dtype(df[c])]
+            name = next((c for c in ("name", "id", "scenario", "srlg", "failed") if c in df.columns), None)
+            if num and name:
+                labels = df[name].map(lambda v: ";".join(map(str, v)) if isinstance(v, list) else str(v))
+                return pd.Series(df[num[0]].to_numpy(float), index=labels), style._pretty(str(num[0]))
+    lv = _map_obj(doc).get("link_values") or {}
+    for name, values in lv.items():
+        if str(name).startswith("impact") and isinstance(values, Mapping):
+            return pd.Series(values, dtype=float), style._pretty(str(name))
+    raise ValidationError(Problem("result has no failure impact (impact, scenarios[].*impact*/lost/unserved, "
+                                  "or map.link_values.impact*)", field="result"))
+
+
+def _cost_table(doc: Mapping[str, Any]) -> pd.DataFrame:
+    sites = doc.get("sites")
+    if isinstance(sites, list) and sites and isinstance(sites[0], Mapping):
+        df = pd.DataFrame(sites)
+        label = df["name"].where(df["name"].astype(str) != "", df["id"]) if "name" in df.columns else df.get("id")
+        cols = [c for c in ("capex_usd", "opex_usd") if c in df.columns] or [
+            c for c in df.columns if str(c).endswith("_usd") and "per" not in str(c)]
+        if cols:
+            out = df[cols].apply(pd.to_numeric, errors="coerce")
+            out.index = pd.Index(label.astype(str) if label is not None else df.index.astype(str))
+            return out.rename(columns={"capex_usd": "Capex (USD)", "opex_usd": "Opex (USD)"})
+    totals = {k: doc[k] for k in ("capex_usd", "opex_usd") if isinstance(doc.get(k), int | float)}
+    if totals:
+        return pd.DataFrame([totals], index=["total"])
+    raise ValidationError(Problem("result has no cost figures (sites[].capex_usd/opex_usd or capex_usd/opex_usd)",
+                                  field="result"))

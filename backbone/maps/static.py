@@ -1,0 +1,405 @@
+"""Static maps for slides and print: PNG, SVG and PDF with matplotlib (Agg, no pyplot state).
+
+Layers, bottom to top: ocean (inside the globe's outline for world views), graticule, land,
+country borders, coastline, placement arcs, link casings, rerouting glow, links (sorted so the
+busiest are on top), failed links (dashed), sites, GPUs-added rings, labels, legend and colour bar.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.maps import style
+from backbone.maps.basemap import projected_basemap, ring_path
+from backbone.maps.layers import Layers, build_layers
+from backbone.maps.projection import MapView
+from backbone.maps.values import MapValues
+from backbone.model import Network
+
+logger = logging.getLogger(__name__)
+
+TITLE_BAND = 0.115
+"""Fraction of the figure height kept for the title and subtitle."""
+
+
+@dataclass(frozen=True)
+class StaticOptions:
+    """What to draw and how (see :func:`backbone.maps.export_map` for the meaning of each)."""
+
+    color_by: str = "utilisation"
+    size: tuple[int, int] = (1920, 1080)
+    title: str | None = None
+    subtitle: str | None = None
+    size_by: str = "gpus"
+    labels: bool = True
+    max_labels: int = 28
+    graticule: bool = True
+
+
+def render_static(net: Network, values: MapValues, view: MapView, fmt: str,
+                  options: StaticOptions | None = None) -> bytes:
+    """Render a PNG, SVG or PDF map and return its bytes."""
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    opts = options or StaticOptions()
+    width_px, height_px = opts.size
+    fig_w = style.SLIDE_WIDTH_IN
+    fig_h = fig_w * height_px / width_px
+    dpi = width_px / fig_w
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "backbone", "pdf.fonttype": 42,
+                         "font.family": "DejaVu Sans", "path.simplify": True}):
+        fig = Figure(figsize=(fig_w, fig_h), dpi=dpi, facecolor=style.BACKGROUND)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+        band = TITLE_BAND * 9.0 / fig_h * (fig_w / 16.0)
+        ax = fig.add_axes((0.006, 0.008, 0.988, 0.992 - band))
+        ax.set_axis_off()
+        ax.set_facecolor(style.BACKGROUND)
+        box = ax.get_position()
+        aspect = (box.width * fig_w) / (box.height * fig_h)
+        xmin, xmax, ymin, ymax = view.extent(aspect)
+        ax.set_xlim(xmin, xmax)
+        ax.set_ylim(ymin, ymax)
+        ax.set_aspect("equal", adjustable="box")
+
+        layers = build_layers(net, values, view)
+        coloring = style.color_links(net.links, values.link_values, opts.color_by)
+        _draw_basemap(ax, view, opts.graticule)
+        _draw_assignments(ax, layers, values)
+        widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
+        _draw_links(ax, net, layers, values, coloring, widths)
+        site_artists = _draw_sites(ax, net, layers, values, opts.size_by)
+        if opts.labels:
+            _place_labels(fig, ax, net, layers, opts.max_labels)
+        _draw_title(fig, net, values, view, coloring, opts, band)
+        _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view)
+        buf = io.BytesIO()
+        save_kw: dict[str, Any] = {"format": fmt, "facecolor": fig.get_facecolor()}
+        if fmt == "pdf":
+            save_kw["dpi"] = style.PRINT_DPI
+            save_kw["metadata"] = {"Title": opts.title or net.name, "Creator": "backbone", "CreationDate": None}
+        elif fmt == "svg":
+            save_kw["metadata"] = {"Title": opts.title or net.name, "Date": None}
+        else:
+            save_kw["dpi"] = dpi
+            save_kw["metadata"] = {"Title": opts.title or net.name, "Software": "backbone"}
+        fig.savefig(buf, **save_kw)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------- basemap
+def _draw_basemap(ax: Any, view: MapView, graticule: bool) -> None:
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import PathPatch, Polygon
+    from matplotlib.path import Path as MplPath
+
+    if view.is_world:
+        outline = view.outline()
+        ax.add_artist(Polygon(outline, closed=True, facecolor=style.OCEAN, edgecolor="none", zorder=0))
+        ax.add_artist(Polygon(outline, closed=True, facecolor="none", edgecolor=style.OUTLINE, lw=0.8, zorder=3.5))
+    else:
+        from matplotlib.patches import Rectangle
+
+        ax.add_artist(Rectangle((0, 0), 1, 1, transform=ax.transAxes, facecolor=style.OCEAN, edgecolor="none",
+                               zorder=0))
+    if graticule:
+        ax.add_collection(LineCollection(view.graticule(30.0 if view.is_world else 10.0), colors=style.GRATICULE,
+                                         linewidths=0.45, zorder=1))
+    base = projected_basemap(view)
+    vertices, codes = ring_path(base.country_rings)
+    if len(vertices):
+        land = MplPath(vertices, codes)
+        ax.add_artist(PathPatch(land, facecolor=style.LAND, edgecolor="none", zorder=2))
+        ax.add_artist(PathPatch(land, facecolor="none", edgecolor=style.BORDER, lw=0.35, zorder=2.5,
+                               joinstyle="round"))
+    cv, cc = ring_path(base.coast_rings)
+    if len(cv):
+        ax.add_artist(PathPatch(MplPath(cv, cc), facecolor="none", edgecolor=style.COAST, lw=0.5, zorder=2.6,
+                               joinstyle="round"))
+
+
+# ---------------------------------------------------------------------- network
+def _segments(parts: list[list[np.ndarray]], idx: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """Flatten the parts of the links ``idx`` (in that order); also return each part's link."""
+    segs: list[np.ndarray] = []
+    owner: list[int] = []
+    for i in idx:
+        for p in parts[i]:
+            segs.append(p)
+            owner.append(int(i))
+    return segs, np.asarray(owner, dtype=int)
+
+
+def _draw_links(ax: Any, net: Network, layers: Layers, values: MapValues, coloring: style.LinkColoring,
+                widths: np.ndarray) -> None:
+    from matplotlib.collections import LineCollection
+
+    failed = net.links.index.isin(values.failed_links)
+    order = np.asarray([i for i in coloring.order if not failed[i]], dtype=int)
+    segs, owner = _segments(layers.link_parts, order)
+    if segs:
+        w = widths[owner]
+        ax.add_collection(LineCollection(segs, colors=style.CASING, linewidths=w + 1.4, alpha=0.75, zorder=4.5,
+                                         capstyle="round", joinstyle="round"))
+        delta = values.link_values.get("delta_utilisation")
+        if delta is not None and coloring.value_name != "delta_utilisation":
+            d = delta.reindex(net.links.index).to_numpy(dtype=float)
+            hot = np.isfinite(d[owner]) & (d[owner] > 0.02)
+            if hot.any():
+                ax.add_collection(LineCollection([s for s, h in zip(segs, hot, strict=True) if h],
+                                                 colors=style.REROUTED, linewidths=w[hot] + 5.0, alpha=0.45,
+                                                 zorder=4.6, capstyle="round"))
+        colors = [coloring.colors[i] for i in owner]
+        ax.add_collection(LineCollection(segs, colors=colors, linewidths=w, zorder=5, capstyle="round",
+                                         joinstyle="round"))
+    fsegs, fowner = _segments(layers.link_parts, np.flatnonzero(failed))
+    if fsegs:
+        ax.add_collection(LineCollection(fsegs, colors=style.CASING, linewidths=widths[fowner] + 1.4, alpha=0.8,
+                                         zorder=5.4))
+        ax.add_collection(LineCollection(fsegs, colors=style.FAILED, linewidths=np.maximum(widths[fowner], 1.4),
+                                         linestyles=(0, (2.5, 1.6)), zorder=5.5))
+
+
+def _draw_assignments(ax: Any, layers: Layers, values: MapValues) -> None:
+    from matplotlib.collections import LineCollection
+
+    if not layers.assignment_parts:
+        return
+    gpus = values.assignments["gpus"].to_numpy(dtype=float)
+    top = gpus.max() if gpus.size and gpus.max() > 0 else 1.0
+    w = 0.5 + 2.0 * np.sqrt(np.clip(gpus, 0, None) / top)
+    segs, owner = _segments(layers.assignment_parts, np.arange(len(gpus)))
+    if segs:
+        ax.add_collection(LineCollection(segs, colors=style.ASSIGNMENT, linewidths=w[owner], alpha=0.45, zorder=4,
+                                         capstyle="round"))
+
+
+def site_sizes(net: Network, size_by: str = "gpus") -> np.ndarray:
+    """Marker areas (points^2) of sites: area proportional to GPUs (or MW) installed."""
+    col = "power_available_mw" if size_by in ("mw", "power", "power_mw") else "gpus_installed"
+    v = net.sites[col].to_numpy(dtype=float)
+    top = v.max() if v.size and v.max() > 0 else 1.0
+    base = np.where(net.sites["kind"].to_numpy() == "datacenter", 26.0, 14.0)
+    return base + 420.0 * np.clip(v, 0, None) / top
+
+
+def _draw_sites(ax: Any, net: Network, layers: Layers, values: MapValues, size_by: str) -> dict[str, Any]:
+    artists: dict[str, Any] = {}
+    if len(net.sites) == 0:
+        return artists
+    sizes = site_sizes(net, size_by)
+    kinds = net.sites["kind"].to_numpy()
+    xy = layers.site_xy
+    order = np.argsort(-sizes, kind="stable")  # big markers below small ones
+    for kind in ("pop", "landing", "datacenter"):
+        sel = order[(kinds[order] == kind) & layers.site_visible[order]]
+        if sel.size == 0:
+            continue
+        st = style.SITE_STYLES[kind]
+        artists[kind] = ax.scatter(xy[sel, 0], xy[sel, 1], s=sizes[sel] if kind == "datacenter" else sizes[sel] * 0.6,
+                                   c=st["color"], marker=st["marker"], edgecolors="white", linewidths=0.8,
+                                   alpha=0.92 if kind == "datacenter" else 0.95,
+                                   zorder={"datacenter": 6.2, "landing": 6.1, "pop": 6.0}[kind])
+    added = values.site_values.get("gpus_added")
+    if added is not None and len(added):
+        a = added.reindex(net.sites.index).to_numpy(dtype=float)
+        sel = np.flatnonzero(np.isfinite(a) & (a > 0) & layers.site_visible)
+        if sel.size:
+            top = float(a[sel].max())
+            ring = sizes[sel] + 60.0 + 700.0 * a[sel] / top
+            artists["added"] = ax.scatter(xy[sel, 0], xy[sel, 1], s=ring, facecolors="none", edgecolors=style.ADDED,
+                                          linewidths=1.8, zorder=6.3)
+    return artists
+
+
+# ---------------------------------------------------------------------- labels
+def label_candidates(net: Network, max_labels: int) -> pd.DataFrame:
+    """Sites and metros worth a label, most important first (columns name, lon, lat, priority)."""
+    sites = net.sites
+    rows = []
+    if len(sites):
+        weight = sites["gpus_installed"].to_numpy(dtype=float) + 50.0 * sites["power_available_mw"].to_numpy(dtype=float)
+        is_dc = (sites["kind"] == "datacenter").to_numpy()
+        pri = np.where(is_dc, 2e9 + weight, np.where(sites["kind"].to_numpy() == "pop", 1e9, 0.0) + weight)
+        rows.append(pd.DataFrame({"name": _names(sites), "lon": sites["lon"], "lat": sites["lat"],
+                                  "priority": pri, "kind": "site", "pos": np.arange(len(sites))}))
+    if len(net.metros):
+        m = net.metros
+        pri = 1.5e9 + m["population_m"].to_numpy(dtype=float) * 1e6 + m["gdp_usd_bn"].to_numpy(dtype=float)
+        rows.append(pd.DataFrame({"name": _names(m), "lon": m["lon"], "lat": m["lat"], "priority": pri,
+                                  "kind": "metro", "pos": np.arange(len(m))}))
+    if not rows:
+        return pd.DataFrame(columns=["name", "lon", "lat", "priority", "kind", "pos"])
+    table = pd.concat(rows).sort_values("priority", ascending=False, kind="stable")
+    table = table.drop_duplicates("name")
+    return table.head(max_labels * 3)
+
+
+def _names(df: pd.DataFrame) -> pd.Series:
+    names = df["name"].astype(str).str.strip()
+    return names.where(names != "", pd.Series(df.index, index=df.index))
+
+
+def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: int) -> None:
+    """Greedy placement: by priority, try four positions; keep a label only if its box is free."""
+    import matplotlib.patheffects as pe
+
+    cands = label_candidates(net, max_labels)
+    if cands.empty:
+        return
+    renderer = fig.canvas.get_renderer()
+    to_disp = ax.transData
+    axbox = ax.get_window_extent(renderer)
+    px_per_pt = fig.dpi / 72.0
+    taken: list[tuple[float, float, float, float]] = []
+    # the markers of the biggest sites are obstacles too
+    vis = layers.site_visible
+    if vis.any():
+        pts = to_disp.transform(layers.site_xy[vis])
+        r = np.sqrt(site_sizes(net)[vis]) / 2.0 * px_per_pt
+        taken.extend((float(x - rr), float(y - rr), float(x + rr), float(y + rr)) for (x, y), rr in zip(pts, r, strict=True))
+    n_markers = len(taken)
+    placed = 0
+    halo = [pe.withStroke(linewidth=2.6, foreground="white", alpha=0.85)]
+    offsets = ((5, 2, "left", "bottom"), (-5, 2, "right", "bottom"), (5, -3, "left", "top"), (-5, -3, "right", "top"))
+    for row in cands.itertuples():
+        xy = layers.site_xy[row.pos] if row.kind == "site" else layers.metro_xy[row.pos]
+        visible = layers.site_visible[row.pos] if row.kind == "site" else layers.metro_visible[row.pos]
+        if not visible:
+            continue
+        d = to_disp.transform(xy.reshape(1, 2))[0]
+        if not (axbox.x0 <= d[0] <= axbox.x1 and axbox.y0 <= d[1] <= axbox.y1):
+            continue
+        for dx, dy, ha, va in offsets:
+            text = ax.annotate(str(row.name), xy=xy, xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
+                               fontsize=9.5, color=style.TEXT, zorder=8, path_effects=halo,
+                               fontweight="bold" if row.kind == "site" else "normal", annotation_clip=True)
+            bb = text.get_window_extent(renderer).expanded(1.06, 1.12)
+            box = (bb.x0, bb.y0, bb.x1, bb.y1)
+            inside = axbox.x0 <= bb.x0 and bb.x1 <= axbox.x1 and axbox.y0 <= bb.y0 and bb.y1 <= axbox.y1
+            own = _own_marker(taken[:n_markers], d)
+            if inside and not any(_overlap(box, t) for j, t in enumerate(taken) if j != own):
+                taken.append(box)
+                placed += 1
+                break
+            text.remove()
+        if placed >= max_labels:
+            break
+
+
+def _own_marker(markers: list[tuple[float, float, float, float]], d: np.ndarray) -> int:
+    for j, (x0, y0, x1, y1) in enumerate(markers):
+        if abs((x0 + x1) / 2 - d[0]) < 0.5 and abs((y0 + y1) / 2 - d[1]) < 0.5:
+            return j
+    return -1
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+# ---------------------------------------------------------------------- title, legend
+def default_title(net: Network, coloring: style.LinkColoring, values: MapValues) -> str:
+    """A title saying what the map shows."""
+    what = {"kind": "backbone", "utilisation": "link utilisation", "impact": "failure impact",
+            "diverging": coloring.label.lower(), "sequential": coloring.label.lower()}[coloring.mode]
+    if values.failed_links and coloring.mode != "impact":
+        what += f" with {len(values.failed_links)} link{'s' if len(values.failed_links) != 1 else ''} failed"
+    return f"{net.name}: {what}"
+
+
+def default_subtitle(net: Network, view: MapView) -> str:
+    """Counts and totals of the network, one line."""
+    links = net.links
+    n_sub = int((links["kind"] == "submarine").sum())
+    n_dc = int((net.sites["kind"] == "datacenter").sum())
+    parts = [f"{len(net.sites)} sites ({n_dc} data centres)", f"{len(links)} links ({n_sub} submarine)",
+             f"{style.format_gbps(float(links['capacity_gbps'].sum()))} lit"]
+    gpus = int(net.sites["gpus_installed"].sum())
+    if gpus:
+        parts.append(f"{gpus:,} GPUs")
+    mw = float(net.sites["power_available_mw"].sum())
+    if mw:
+        parts.append(f"{mw:,.0f} MW")
+    return "  ·  ".join(parts)
+
+
+def _draw_title(fig: Any, net: Network, values: MapValues, view: MapView, coloring: style.LinkColoring,
+                opts: StaticOptions, band: float) -> None:
+    title = opts.title or default_title(net, coloring, values)
+    subtitle = opts.subtitle if opts.subtitle is not None else default_subtitle(net, view)
+    top = 1.0 - band * 0.26
+    fig.text(0.014, top, title, ha="left", va="center", fontsize=22, fontweight="bold", color=style.TEXT)
+    fig.text(0.014, top - band * 0.42, subtitle, ha="left", va="center", fontsize=12.5, color=style.SUBTEXT)
+    where = "world" if view.is_world else f"region {view.name}"
+    centre = f"{abs(view.center_lon):g}°{'E' if view.center_lon >= 0 else 'W'}"
+    proj = "Equal Earth" if "eqearth" in view.proj4 else "Lambert azimuthal equal-area"
+    fig.text(0.986, top - band * 0.42, f"{proj}, {where} centred {centre}  ·  basemap: Natural Earth",
+             ha="right", va="center", fontsize=9, color=style.SUBTEXT, alpha=0.9)
+
+
+def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: style.LinkColoring,
+                 widths: np.ndarray, site_artists: dict[str, Any], view: MapView) -> None:
+    from matplotlib.lines import Line2D
+
+    handles: list[Any] = []
+    for label, color in coloring.categories.items():
+        handles.append(Line2D([], [], color=color, lw=2.6, label=label))
+    caps = net.links["capacity_gbps"].to_numpy(dtype=float)
+    for cap in style.capacity_legend_values(caps):
+        w = float(np.interp(np.log10(cap), [np.log10(max(caps.min(), 1.0)), np.log10(max(caps.max(), 1.0)) + 1e-12],
+                            [widths.min(), widths.max()])) if len(caps) else 1.0
+        handles.append(Line2D([], [], color="#323f4b", lw=w, label=style.format_gbps(cap)))
+    if coloring.mode != "kind" and not np.isfinite(coloring.values).all():
+        handles.append(Line2D([], [], color=style.NO_VALUE, lw=1.6, label="No value"))
+    if values.failed_links:
+        handles.append(Line2D([], [], color=style.FAILED, lw=1.8, ls=(0, (2.5, 1.6)), label="Failed link"))
+    if "delta_utilisation" in values.link_values and coloring.value_name != "delta_utilisation":
+        handles.append(Line2D([], [], color=style.REROUTED, lw=6, alpha=0.5, label="Rerouted load"))
+    if len(values.assignments):
+        handles.append(Line2D([], [], color=style.ASSIGNMENT, lw=1.6, alpha=0.6, label="Metro → site"))
+    for kind in ("datacenter", "landing", "pop"):
+        if kind in site_artists:
+            st = style.SITE_STYLES[kind]
+            handles.append(Line2D([], [], ls="none", marker=st["marker"], markersize=8 if kind == "datacenter" else 6,
+                                  markerfacecolor=st["color"], markeredgecolor="white", label=st["label"]))
+    if "added" in site_artists:
+        handles.append(Line2D([], [], ls="none", marker="o", markersize=11, markerfacecolor="none",
+                              markeredgecolor=style.ADDED, markeredgewidth=1.8, label="GPUs added"))
+    if handles:
+        leg = ax.legend(handles=handles, loc="lower left", ncol=2 if len(handles) > 6 else 1, fontsize=9.5,
+                        frameon=True, framealpha=0.88, facecolor="white", edgecolor="#d9e2ec", borderpad=0.8,
+                        handlelength=2.4, columnspacing=1.4, labelcolor=style.TEXT,
+                        bbox_to_anchor=(0.005, 0.01) if view.is_world else (0.01, 0.015))
+        leg.set_zorder(10)
+    if coloring.cmap is not None:
+        from matplotlib.cm import ScalarMappable
+
+        cax = ax.inset_axes((0.77, 0.045, 0.17, 0.022))
+        cax.set_zorder(10)
+        sm = ScalarMappable(norm=coloring.norm, cmap=coloring.cmap)  # type: ignore[arg-type]
+        cb = fig.colorbar(sm, cax=cax, orientation="horizontal", extend=coloring.extend)
+        cb.outline.set_edgecolor("#9aa5b1")
+        cb.outline.set_linewidth(0.6)
+        cb.ax.tick_params(labelsize=9, colors=style.SUBTEXT, length=2.5, width=0.6)
+        if coloring.mode == "utilisation":
+            cb.set_ticks([0, 0.25, 0.5, 0.75, 1.0])
+            cb.set_ticklabels(["0%", "25%", "50%", "75%", "100%"])
+        cb.ax.set_title(coloring.label, fontsize=10, color=style.TEXT, loc="left", pad=5)
+        if coloring.extend == "max":
+            cb.ax.text(1.07, 0.5, "> 100%", transform=cb.ax.transAxes, ha="left", va="center", fontsize=9,
+                       color=style.OVERLOAD, fontweight="bold")
+        if not view.is_world:
+            from matplotlib.patches import FancyBboxPatch
+
+            ax.add_patch(FancyBboxPatch((0.758, 0.012), 0.228, 0.098, boxstyle="round,pad=0,rounding_size=0.006",
+                                        transform=ax.transAxes, facecolor="white", edgecolor="#d9e2ec",
+                                        alpha=0.88, zorder=9))

@@ -1,0 +1,183 @@
+"""The plain values a map draws on top of a network (see docs/CONTRACTS.md "Result JSON -> maps").
+
+A result summary carries ``{"map": {"link_values": {name: {link_id: float}}, "site_values":
+{name: {site_id: float}}, "failed_links": [link_id], "assignments": [{"metro", "site", "gpus"}]}}``;
+:func:`map_values` reads it (or the same keys at the top level) into :class:`MapValues`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from backbone.errors import Problem, ValidationError
+from backbone.model import Network
+
+logger = logging.getLogger(__name__)
+
+MAP_KEYS = ("link_values", "site_values", "failed_links", "assignments")
+
+
+@dataclass(frozen=True)
+class MapValues:
+    """Per-link and per-site values and extras to draw.
+
+    Attributes
+    ----------
+    link_values
+        ``{name: Series indexed by link id}`` (for example ``utilisation``, ``delta_utilisation``).
+    site_values
+        ``{name: Series indexed by site id}`` (for example ``gpus_added``).
+    failed_links
+        Link ids drawn dashed as failed.
+    assignments
+        Table with columns ``metro``, ``site``, ``gpus`` (metro -> site arcs of a placement).
+    """
+
+    link_values: dict[str, pd.Series] = field(default_factory=dict)
+    site_values: dict[str, pd.Series] = field(default_factory=dict)
+    failed_links: tuple[str, ...] = ()
+    assignments: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame({"metro": pd.Series(dtype=str), "site": pd.Series(dtype=str),
+                                              "gpus": pd.Series(dtype=float)}))
+
+    @property
+    def empty(self) -> bool:
+        """True when there is nothing beyond the network to draw."""
+        return not (self.link_values or self.site_values or self.failed_links or len(self.assignments))
+
+
+def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None, *,
+               link_values: Mapping[str, Mapping[str, float] | pd.Series] | None = None,
+               site_values: Mapping[str, Mapping[str, float] | pd.Series] | None = None,
+               failed_links: Iterable[str] | None = None,
+               assignments: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None) -> MapValues:
+    """Collect the values to draw from a result dict and/or explicit arguments.
+
+    Parameters
+    ----------
+    net
+        The network the values refer to; ids it does not know are dropped with a warning (a
+        result of another scenario variant may name links that are not drawn).
+    result
+        A result summary with a ``map`` object, or the ``map`` object itself (keys at top level).
+    link_values, site_values, failed_links, assignments
+        Explicit values; they override the result's entries of the same name.
+
+    Raises
+    ------
+    ValidationError
+        When values are not numbers or the structure is not the documented one.
+    """
+    if isinstance(result, MapValues):
+        base = result
+        raw: Mapping[str, Any] = {}
+    else:
+        base = MapValues()
+        raw = _map_object(result)
+    problems: list[Problem] = []
+    lv = dict(base.link_values)
+    lv.update(_value_tables(raw.get("link_values"), "link_values", net.links.index, problems))
+    lv.update(_value_tables(link_values, "link_values", net.links.index, problems))
+    sv = dict(base.site_values)
+    sv.update(_value_tables(raw.get("site_values"), "site_values", net.sites.index, problems))
+    sv.update(_value_tables(site_values, "site_values", net.sites.index, problems))
+    failed = list(base.failed_links)
+    for source in (raw.get("failed_links"), failed_links):
+        if source is None:
+            continue
+        if isinstance(source, str) or not isinstance(source, Iterable):
+            problems.append(Problem("failed_links must be a list of link ids", field="failed_links"))
+            continue
+        failed = [str(i) for i in source]
+    unknown = [i for i in failed if i not in net.links.index]
+    if unknown:
+        logger.warning("map: ignoring %d failed link id(s) not in the network: %s", len(unknown), unknown[:5])
+    failed = [i for i in failed if i in net.links.index]
+    table = base.assignments
+    for source in (raw.get("assignments"), assignments):
+        if source is not None:
+            table = _assignments(source, net, problems)
+    if problems:
+        raise ValidationError(problems)
+    return MapValues(lv, sv, tuple(dict.fromkeys(failed)), table)
+
+
+def _map_object(result: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if result is None:
+        return {}
+    if not isinstance(result, Mapping):
+        raise ValidationError(Problem("result must be a JSON object", field="result"))
+    inner = result.get("map")
+    if isinstance(inner, Mapping):
+        return inner
+    summary = result.get("summary")
+    if isinstance(summary, Mapping) and isinstance(summary.get("map"), Mapping):
+        return summary["map"]
+    return result
+
+
+def _value_tables(raw: Any, where: str, index: pd.Index, problems: list[Problem]) -> dict[str, pd.Series]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(f"{where} must map a value name to {{id: number}}", field=where))
+        return {}
+    out: dict[str, pd.Series] = {}
+    for name, values in raw.items():
+        if isinstance(values, pd.Series):
+            series = pd.to_numeric(values, errors="coerce").astype(float)
+            series.index = series.index.map(str)
+        elif isinstance(values, Mapping):
+            bad = [k for k, v in values.items() if not _is_number(v)]
+            if bad:
+                problems.append(Problem(f"{where}.{name}: values must be numbers (bad ids: {', '.join(map(str, bad[:5]))})",
+                                        field=f"{where}.{name}"))
+                continue
+            series = pd.Series({str(k): (math.nan if v is None else float(v)) for k, v in values.items()}, dtype=float)
+        else:
+            problems.append(Problem(f"{where}.{name} must be an object {{id: number}}", field=f"{where}.{name}"))
+            continue
+        unknown = series.index.difference(index)
+        if len(unknown):
+            logger.warning("map: %s.%s names %d id(s) not in the network (ignored): %s", where, name,
+                           len(unknown), list(unknown[:5]))
+        out[str(name)] = series[series.index.isin(index)]
+    return out
+
+
+def _is_number(v: Any) -> bool:
+    return v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+
+
+def _assignments(raw: Any, net: Network, problems: list[Problem]) -> pd.DataFrame:
+    if isinstance(raw, pd.DataFrame):
+        df = raw.copy()
+    elif isinstance(raw, Iterable) and not isinstance(raw, str | Mapping):
+        rows = list(raw)
+        if not all(isinstance(r, Mapping) for r in rows):
+            problems.append(Problem("assignments must be a list of {metro, site, gpus} objects", field="assignments"))
+            return MapValues().assignments
+        df = pd.DataFrame(rows)
+    else:
+        problems.append(Problem("assignments must be a list of {metro, site, gpus} objects", field="assignments"))
+        return MapValues().assignments
+    missing = [c for c in ("metro", "site") if c not in df.columns]
+    if missing and len(df):
+        problems.append(Problem(f"assignments lack column(s) {', '.join(missing)}", field="assignments"))
+        return MapValues().assignments
+    if len(df) == 0:
+        return MapValues().assignments
+    if "gpus" not in df.columns:
+        df["gpus"] = 1.0
+    df = df[["metro", "site", "gpus"]].astype({"metro": str, "site": str})
+    df["gpus"] = pd.to_numeric(df["gpus"], errors="coerce").fillna(0.0).astype(float)
+    known = df["metro"].isin(net.metros.index) & df["site"].isin(net.sites.index)
+    if not known.all():
+        logger.warning("map: ignoring %d assignment(s) with unknown metro or site", int((~known).sum()))
+    return df[known].reset_index(drop=True)
