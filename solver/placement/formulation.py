@@ -178,8 +178,9 @@ def power_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool 
     mw = inp.opts.kw_per_gpu / 1000.0
     rhs = inp.sites["power_base_mw"].to_numpy() - mw * inp.sites["gpus_installed"].to_numpy(dtype=float)
     blocks = {"blocks": mw * B * sp.identity(S, format="csr"), "power": -sp.identity(S, format="csr")}
-    if elastic:
+    if elastic:  # GPUs beyond the maximum still need power; MW beyond the cap are the other excess
         blocks["extra_mw"] = -sp.identity(S, format="csr")
+        blocks["extra_gpus"] = mw * sp.identity(S, format="csr")
     lp.add_constraints("site_power", blocks, upper=rhs, index=inp.sites.index)
 
 

@@ -35,6 +35,9 @@ logger = logging.getLogger(__name__)
 TOL = 1e-6
 """Values below this (GPUs, Gbps) are zero in the tables."""
 
+SHORTFALL_TOL = 1e-4
+"""Unserved GPUs + unplaced jobs + unrouted Gbps above this mean the plan does not serve everything."""
+
 
 @dataclass
 class PlacementResult:
@@ -54,8 +57,8 @@ class PlacementResult:
 
     @property
     def fully_served(self) -> bool:
-        """Whether every unit, training job and N+1 backup is served."""
-        return not self.infeasibility
+        """Whether all inference demand, training jobs, N+1 backups and scenario demands are served."""
+        return _shortfall(self.totals) <= SHORTFALL_TOL
 
 
 def solve_placement(net: Network, opts: PlaceOptions,
@@ -106,7 +109,7 @@ def solve_placement(net: Network, opts: PlaceOptions,
     tables = result_tables(model, sol)
     totals = _totals(model, sol, tables)
     reasons: list[str] = []
-    if opts.objective == "min-cost" and _shortfall(totals) > 1e-4:
+    if opts.objective == "min-cost" and _shortfall(totals) > SHORTFALL_TOL:
         progress(0.9, "diagnosing unserved demand")
         reasons = diagnose(inp, tables)
     return PlacementResult(sol.status.value, float(sol.objective), sol.gap, lp_bound, float(sol.solve_seconds),

@@ -55,7 +55,7 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
         from solver.checks.placement import check_placement
 
         progress(0.95, "verifying the plan independently")
-        report = check_placement(net, opts, result.tables, expect_full=not result.infeasibility)
+        report = check_placement(net, opts, result.tables, expect_full=result.fully_served)
         summary["verification"] = report.to_dict()
     files: list[str] = []
     if out_dir is not None:
