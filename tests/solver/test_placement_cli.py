@@ -1,0 +1,61 @@
+"""``backbone place``: JSON-only stdout, files, exit codes (3 when demand cannot be served)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli.main import app
+from backbone.io import save_scenario
+from tests.solver.test_placement import europe
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    path = tmp_path / "europe"
+    save_scenario(europe(cap_gbps=50), path)
+    return path
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, ["place", *args])
+
+
+def test_place_json_and_files(scenario, tmp_path) -> None:
+    opts = tmp_path / "opts.json"
+    opts.write_text(json.dumps({"residency": [], "block_gpus": 1}))
+    out = tmp_path / "out"
+    r = run(str(scenario), "--options", str(opts), "--json", "--verify", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    assert s["status"] == "optimal"
+    assert s["gpus_added_by_site"] == {"LON": 500, "PAR": 500}
+    assert s["verification"]["ok"]
+    assert json.loads((out / "place.json").read_text())["cost_usd"] == pytest.approx(s["cost_usd"])
+    assert (out / "place_flows.csv").exists()
+
+
+def test_place_table_on_stdout(scenario) -> None:
+    r = run(str(scenario))
+    assert r.exit_code == 0, r.output
+    assert "considered -> chosen" in r.stdout and "PAR" in r.stdout
+
+
+def test_place_bad_options_exit_2(scenario) -> None:
+    r = run(str(scenario), "--json", "--periods", "7")
+    assert r.exit_code == 2 and r.stdout == ""
+    bad = run(str(scenario), "--json", "--objective", "max-served")
+    assert bad.exit_code == 2 and "budget_usd" in bad.stderr
+
+
+def test_place_infeasible_exits_3_with_reasons(tmp_path) -> None:
+    net = europe(par=dict(gpus_max=600))
+    save_scenario(net, tmp_path / "s")
+    r = run(str(tmp_path / "s"), "--json")
+    assert r.exit_code == 3
+    s = json.loads(r.stdout)
+    assert s["status"] == "infeasible"
+    assert any("GPU maximum" in x for x in s["infeasibility"])
+    assert "infeasible" in r.stderr
