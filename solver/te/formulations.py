@@ -29,6 +29,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -169,13 +170,44 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bo
     return DemandPaths(ps, var_demand[ok], var_path[ok], time.perf_counter() - t0)
 
 
-def path_strings(paths: object, idx: np.ndarray) -> tuple[list[str], list[str]]:
-    """``"A>B>C"`` site sequences and ``"l1;l2"`` link sequences of paths ``idx``."""
+def path_strings(paths: Any, idx: np.ndarray, inst: TEInstance) -> tuple[list[str], list[str]]:
+    """``"A>B>C"`` site sequences and ``"l1;l2"`` link sequences of paths ``idx``.
+
+    Links are put in travel order from the arcs' tails (the position of each arc's tail in the
+    path's site sequence, vectorized), so the strings do not depend on the order a path set
+    stores arcs in. Only the final string joins run per path.
+    """
     uniq, inv = np.unique(idx, return_inverse=True)
-    sites = [">".join(paths.path_sites(int(i))) for i in uniq]  # type: ignore[attr-defined]
-    links = [";".join(paths.path_links(int(i))) for i in uniq]  # type: ignore[attr-defined]
-    s, lk = np.asarray(sites, dtype=object), np.asarray(links, dtype=object)
-    return list(s[inv]), list(lk[inv])
+    site_flat, site_ptr, arc_flat, arc_ptr = _flat_sequences(paths, uniq, inst)
+    n_u, n_sites = len(uniq), inst.n_sites
+    path_of_site = np.repeat(np.arange(n_u), np.diff(site_ptr))
+    pos_in = np.arange(len(site_flat)) - site_ptr[path_of_site]
+    key = path_of_site * n_sites + site_flat
+    order = np.argsort(key, kind="stable")
+    path_of_arc = np.repeat(np.arange(n_u), np.diff(arc_ptr))
+    tail_pos = pos_in[order[np.searchsorted(key[order], path_of_arc * n_sites + inst.arc_tail[arc_flat])]]
+    arcs_sorted = arc_flat[np.lexsort((tail_pos, path_of_arc))]
+    site_names = inst.site_ids.astype(str).to_numpy()[site_flat].tolist()
+    link_names = inst.link_ids.astype(str).to_numpy()[arcs_sorted % inst.n_links].tolist()
+    sp_, ap_ = site_ptr.tolist(), arc_ptr.tolist()
+    sites = np.asarray([">".join(site_names[sp_[j]:sp_[j + 1]]) for j in range(n_u)], dtype=object)
+    links = np.asarray([";".join(link_names[ap_[j]:ap_[j + 1]]) for j in range(n_u)], dtype=object)
+    return list(sites[inv]), list(links[inv])
+
+
+def _flat_sequences(paths: Any, idx: np.ndarray, inst: TEInstance) -> tuple[np.ndarray, ...]:
+    """Flat site / arc positions of paths ``idx`` with their offsets."""
+    if hasattr(paths, "_take") and hasattr(paths, "_site_seq"):
+        sub = paths._take(idx)  # the path set's own vectorized gather
+        return (np.asarray(sub._site_seq, np.int64), np.asarray(sub._site_ptr, np.int64),
+                np.asarray(sub._arc_seq, np.int64), np.asarray(sub._arc_ptr, np.int64))
+    site_pos = pd.Series(np.arange(inst.n_sites), index=inst.site_ids)
+    seqs = [site_pos.loc[paths.path_sites(int(i))].to_numpy() for i in idx]
+    arcs = [np.asarray(paths.path_arcs(int(i)), np.int64) for i in idx]
+    return (np.concatenate(seqs) if seqs else np.zeros(0, np.int64),
+            np.concatenate([[0], np.cumsum([len(x) for x in seqs])]).astype(np.int64),
+            np.concatenate(arcs) if arcs else np.zeros(0, np.int64),
+            np.concatenate([[0], np.cumsum([len(x) for x in arcs])]).astype(np.int64))
 
 
 def _selector(rows: np.ndarray, n_rows: int, n_cols: int, cols: np.ndarray | None = None) -> sp.csr_matrix:
@@ -250,7 +282,7 @@ def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False)
 
     def extract(sol: Solution) -> tuple[np.ndarray, pd.DataFrame]:
         f = sol.values("flow").to_numpy()
-        return arc_map @ f, _path_splits(dp, f, dp.var_demand, dp.var_path, _tol(inst))
+        return arc_map @ f, _path_splits(dp, f, dp.var_demand, dp.var_path, _tol(inst), inst)
 
     return Formulation("path", spec, lp_demands, {"flow": lat}, reason, extract, dp.seconds, n_vars)
 
@@ -260,12 +292,12 @@ def _tol(inst: TEInstance) -> float:
 
 
 def _path_splits(dp: DemandPaths, f: np.ndarray, var_demand: np.ndarray, var_path: np.ndarray,
-                 tol: float) -> pd.DataFrame:
+                 tol: float, inst: TEInstance) -> pd.DataFrame:
     used = np.flatnonzero(f > tol)
     if len(used) == 0:
         return pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
     p = var_path[used]
-    sites, links = path_strings(dp.paths, p)
+    sites, links = path_strings(dp.paths, p, inst)
     return pd.DataFrame({"demand_pos": var_demand[used], "path_sites": sites, "path_links": links,
                          "hops": dp.paths.path_hops[p], "latency_ms": dp.paths.path_latency_ms[p],  # type: ignore[attr-defined]
                          "gbps": f[used]})
@@ -345,7 +377,7 @@ def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False)
         carried = np.clip(h_agg - s[:n_agg], 0.0, None)
         parts = [decompose_source_flows(inst, sources, x.reshape(n_src, n_arcs), agg_d, src_of, carried, tol)]
         if len(dp.var_demand):
-            parts.append(_path_splits(dp, f, dp.var_demand, dp.var_path, tol))
+            parts.append(_path_splits(dp, f, dp.var_demand, dp.var_path, tol, inst))
         splits = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
             else parts[0]
         return x_map @ x + p_map @ f, splits

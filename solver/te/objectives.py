@@ -47,8 +47,11 @@ logger = logging.getLogger(__name__)
 OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
 """LP objectives (``ecmp`` is a routing simulation, see :mod:`solver.ecmp`)."""
 
-REL_TOL = 1e-6
+REL_TOL = 1e-9
 """Relative slack when a stage's optimum is held as a constraint in the next stage."""
+
+HELD_PENALTY = 1e3
+"""Cost per Gbps of unmet demand of an already-optimised class in later stages."""
 
 _STATUS_RANK = {Status.OPTIMAL: 0, Status.FEASIBLE: 1}
 
@@ -200,7 +203,9 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         for i, r in enumerate(present):
             cls = TRAFFIC_CLASSES[r]
             progress(0.2 + 0.6 * i / max(1, len(present)), f"max-throughput: {cls}")
-            cost = np.where(ranks == r, 1.0, 0.0)
+            # earlier classes are held by rows; the penalty keeps a stage from spending the hold's
+            # tolerance on its own class (graded, so held classes do not trade among themselves either)
+            cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
             st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, capped, rows)
             assert st is not None
             sol = st
