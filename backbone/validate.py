@@ -105,7 +105,7 @@ def _check_table(spec: TableSpec, raw: RawTable, file: str) -> tuple[pd.DataFram
         df = _to_frame(raw)
     except ValidationError as exc:
         return pd.DataFrame(), [Problem(p.message, file=file, table=spec.name) for p in exc.problems]
-    if df.empty and len(df.columns) == 0:
+    if len(df.index) == 0 and len(df.columns) == 0:
         return df, problems
     cols = set(df.columns)
     if "id" not in cols:
