@@ -627,7 +627,8 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
     lp_sol = solve(prog.lp.relaxed(), backend=backend, time_limit=max(LP_TIME_SHARE * time_limit, 0.5))
     if lp_sol.status == Status.INFEASIBLE:
         raise InfeasibleError(f"design {inst.name}: no capacity installation can carry the demand",
-                              ["module limits (max_count / explicit options) are too small"])
+                              ["the capacity that can be installed (pre-installed-only links, module limits, explicit "
+                               "options) cannot carry the demand in some network state"])
     if lp_sol.status in (Status.ERROR, Status.UNBOUNDED):
         raise SolverError(f"design LP relaxation failed: {lp_sol.message}")
     lp_bound = lp_sol.objective if lp_sol.status == Status.OPTIMAL else -math.inf
