@@ -78,7 +78,7 @@ def render_static(net: Network, values: MapValues, view: MapView, fmt: str,
         _draw_links(ax, net, layers, values, coloring, widths)
         site_artists = _draw_sites(ax, net, layers, values, opts.size_by)
         if opts.labels:
-            _place_labels(fig, ax, net, layers, opts.max_labels)
+            _place_labels(fig, ax, net, layers, opts.max_labels, halo=fmt != "svg")
         _draw_title(fig, net, values, view, coloring, opts, band)
         _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view)
         buf = io.BytesIO()
@@ -248,8 +248,12 @@ def _names(df: pd.DataFrame) -> pd.Series:
     return names.where(names != "", pd.Series(df.index, index=df.index))
 
 
-def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: int) -> None:
-    """Greedy placement: by priority, try four positions; keep a label only if its box is free."""
+def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: int, halo: bool = True) -> None:
+    """Greedy placement: by priority, try four positions; keep a label only if its box is free.
+
+    ``halo`` draws a white halo (a path effect, which turns text into outlines); SVG output skips
+    it so labels stay editable text.
+    """
     import matplotlib.patheffects as pe
 
     cands = label_candidates(net, max_labels)
@@ -268,7 +272,7 @@ def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: i
         taken.extend((float(x - rr), float(y - rr), float(x + rr), float(y + rr)) for (x, y), rr in zip(pts, r, strict=True))
     n_markers = len(taken)
     placed = 0
-    halo = [pe.withStroke(linewidth=2.6, foreground="white", alpha=0.85)]
+    effects = [pe.withStroke(linewidth=2.6, foreground="white", alpha=0.85)] if halo else []
     offsets = ((5, 2, "left", "bottom"), (-5, 2, "right", "bottom"), (5, -3, "left", "top"), (-5, -3, "right", "top"))
     for row in cands.itertuples():
         xy = layers.site_xy[row.pos] if row.kind == "site" else layers.metro_xy[row.pos]
@@ -280,7 +284,7 @@ def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: i
             continue
         for dx, dy, ha, va in offsets:
             text = ax.annotate(str(row.name), xy=xy, xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
-                               fontsize=9.5, color=style.TEXT, zorder=8, path_effects=halo,
+                               fontsize=9.5, color=style.TEXT, zorder=8, path_effects=effects,
                                fontweight="bold" if row.kind == "site" else "normal", annotation_clip=True)
             bb = text.get_window_extent(renderer).expanded(1.06, 1.12)
             box = (bb.x0, bb.y0, bb.x1, bb.y1)

@@ -203,8 +203,7 @@ def color_links(links: pd.DataFrame, link_values: Mapping[str, pd.Series], color
     finite = values[np.isfinite(values)]
     extend = "neither"
     if mode == "utilisation":
-        cmap = _cmap("utilisation", UTILISATION_STOPS)
-        cmap.set_over(OVERLOAD)
+        cmap = _cmap("utilisation", UTILISATION_STOPS).with_extremes(over=OVERLOAD)  # type: ignore[attr-defined]
         norm = Normalize(0.0, 1.0)
         extend = "max" if (finite > 1.0 + 1e-9).any() else "neither"
         label = "Link utilisation (peak direction)"

@@ -1,0 +1,415 @@
+"""The page of :mod:`backbone.maps.interactive`: inline CSS and JS, data injected as JSON.
+
+``%%TITLE%%`` (HTML-escaped) and ``%%DATA%%`` (JSON with ``</`` escaped) are replaced. The page
+references nothing outside itself; the only URI in it is the SVG namespace name, which browsers
+never fetch.
+"""
+
+from __future__ import annotations
+
+PAGE = r"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>%%TITLE%%</title>
+<style>
+  :root { --text: #1f2933; --sub: #52606d; --panel: rgba(255,255,255,0.92); --line: #d9e2ec; }
+  html, body { margin: 0; height: 100%; overflow: hidden; background: #fff;
+    font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--text); }
+  body { display: grid; grid-template-rows: auto 1fr; grid-template-columns: 1fr 230px; }
+  #head { grid-column: 1 / 3; padding: 10px 16px 8px; border-bottom: 1px solid var(--line); }
+  #head h1 { margin: 0; font-size: 19px; line-height: 1.25; }
+  #head p { margin: 2px 0 0; color: var(--sub); }
+  #stage { position: relative; overflow: hidden; min-height: 0; }
+  #map { position: absolute; inset: 0; width: 100%; height: 100%; cursor: grab; touch-action: none;
+    user-select: none; -webkit-user-select: none; }
+  #map.dragging { cursor: grabbing; }
+  #side { border-left: 1px solid var(--line); padding: 10px 12px; overflow-y: auto; background: #fbfcfd; }
+  #side h2 { margin: 10px 0 6px; font-size: 11px; letter-spacing: .06em; text-transform: uppercase;
+    color: var(--sub); font-weight: 600; }
+  #side h2:first-child { margin-top: 0; }
+  #side label { display: block; cursor: pointer; padding: 1px 0; }
+  #side .row { display: flex; gap: 6px; margin-bottom: 4px; flex-wrap: wrap; }
+  button { font: inherit; border: 1px solid var(--line); background: #fff; border-radius: 6px; padding: 3px 9px;
+    cursor: pointer; color: var(--text); }
+  button:hover { background: #f0f4f8; }
+  button.on { background: #1f2933; color: #fff; border-color: #1f2933; }
+  #legend .item { display: flex; align-items: center; gap: 8px; margin: 2px 0; }
+  #legend .sw { width: 26px; height: 0; border-top: 3px solid; }
+  #legend .dot { width: 10px; height: 10px; border-radius: 50%; margin: 0 8px; border: 1px solid #fff; }
+  #legend .ramp { height: 10px; border-radius: 3px; margin: 4px 0 2px; }
+  #legend .ticks { display: flex; justify-content: space-between; color: var(--sub); font-size: 11px; }
+  #legend h3 { margin: 0; font-size: 12px; font-weight: 600; }
+  .hint { color: var(--sub); margin-top: 10px; font-size: 11px; }
+  #tip { position: absolute; pointer-events: none; background: rgba(31,41,51,0.94); color: #fff; border-radius: 6px;
+    padding: 7px 9px; font-size: 12px; display: none; max-width: 320px; box-shadow: 0 2px 10px rgba(0,0,0,.2); }
+  #tip b { display: block; font-size: 13px; margin-bottom: 2px; }
+  #tip table { border-collapse: collapse; }
+  #tip td { padding: 0 8px 0 0; vertical-align: top; }
+  #tip td:first-child { color: #bcccdc; }
+  .ocean { fill: %%OCEAN%%; }
+  .outline { fill: none; stroke: #a9bccb; stroke-width: 0.8; vector-effect: non-scaling-stroke; }
+  .graticule { fill: none; stroke: #cbdbe6; stroke-width: 0.5; vector-effect: non-scaling-stroke; }
+  .land { fill: #f4f2ec; stroke: #cdc8bd; stroke-width: 0.4; stroke-linejoin: round; vector-effect: non-scaling-stroke; }
+  .coast { fill: none; stroke: #b3b9bd; stroke-width: 0.6; stroke-linejoin: round; vector-effect: non-scaling-stroke; }
+  path.link, path.casing, path.hit, path.arc { fill: none; stroke-linecap: round; stroke-linejoin: round;
+    vector-effect: non-scaling-stroke; }
+  path.casing { stroke: #fff; opacity: .8; pointer-events: none; }
+  path.link { pointer-events: none; }
+  path.hit { stroke: transparent; pointer-events: stroke; cursor: pointer; }
+  path.hit:hover + path.link, path.link.hl { filter: drop-shadow(0 0 2px rgba(0,0,0,.45)); }
+  path.arc { pointer-events: stroke; cursor: pointer; }
+  circle.site { stroke: #fff; stroke-width: 1; vector-effect: non-scaling-stroke; cursor: pointer; }
+  circle.added { fill: none; stroke-width: 2; vector-effect: non-scaling-stroke; pointer-events: none; }
+  text.label { font-weight: 600; fill: #1f2933; paint-order: stroke; stroke: rgba(255,255,255,.9);
+    stroke-linejoin: round; pointer-events: none; }
+</style>
+</head>
+<body>
+<header id="head"><h1 id="title"></h1><p id="subtitle"></p></header>
+<div id="stage"><svg id="map" role="img" aria-label="%%TITLE%%"></svg></div>
+<aside id="side">
+  <div id="views-box"><h2>View</h2><div class="row" id="views"></div></div>
+  <h2>Zoom</h2>
+  <div class="row"><button id="zin" title="Zoom in (+)">+</button>
+    <button id="zout" title="Zoom out (-)">&minus;</button><button id="zreset" title="Reset view (0)">Reset</button></div>
+  <h2>Layers</h2>
+  <div id="layers"></div>
+  <h2>Legend</h2>
+  <div id="legend"></div>
+  <div class="hint">Drag to pan, wheel or double-click to zoom, hover a link or site for details.</div>
+</aside>
+<div id="tip"></div>
+<script id="map-data" type="application/json">%%DATA%%</script>
+<script>
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("map-data").textContent);
+  var NS = "http://www.w3.org/2000/svg";
+  var svg = document.getElementById("map");
+  var tip = document.getElementById("tip");
+  var P = D.palette;
+  var cur = 0, vb = null, home = null, groups = {}, siteEls = [], labelEls = [];
+  var LAYERS = [["terrestrial", "Terrestrial fibre", true], ["submarine", "Submarine cables", true],
+                ["sites", "Sites", true], ["labels", "Labels", true],
+                ["assignments", "Metro \u2192 site assignments", true], ["demands", "Largest demands", false]];
+  var on = {};
+  LAYERS.forEach(function (l) { on[l[0]] = l[2]; });
+
+  function el(tag, attrs, parent) {
+    var e = document.createElementNS(NS, tag);
+    for (var k in attrs) { if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]); }
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function h(tag, text, parent, cls) {
+    var e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = text;
+    if (cls) e.className = cls;
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function num(v, d) { return Number(v).toLocaleString("en-US", {maximumFractionDigits: d === undefined ? 1 : d}); }
+  function gbps(g) {
+    if (g === null || g === undefined) return "\u2013";
+    if (Math.abs(g) >= 1e6) return num(g / 1e6, 2) + " Pbps";
+    if (Math.abs(g) >= 1e3) return num(g / 1e3, 2) + " Tbps";
+    return num(g, 1) + " Gbps";
+  }
+  function pct(v) { return (v * 100).toFixed(v !== 0 && Math.abs(v) < 0.1 ? 1 : 0) + "%"; }
+  function pretty(k) { var s = k.replace(/_/g, " "); return s.charAt(0).toUpperCase() + s.slice(1); }
+  function fmtValue(k, v) {
+    if (/utili[sz]ation/.test(k)) return pct(v);
+    if (/gbps$/.test(k)) return gbps(v);
+    if (/usd$/.test(k)) return "$" + num(v, 0);
+    return num(v, 3);
+  }
+
+  // ------------------------------------------------------------------ drawing
+  function draw() {
+    var V = D.views[cur];
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    svg.style.background = V.world ? "#ffffff" : P.ocean;
+    groups = {};
+    var root = el("g", {}, svg);
+    if (V.world) el("path", {d: V.outline, "class": "ocean"}, root);
+    el("path", {d: V.graticule, "class": "graticule"}, root);
+    el("path", {d: V.land, "class": "land", "fill-rule": "nonzero"}, root);
+    el("path", {d: V.coast, "class": "coast"}, root);
+    if (V.world) el("path", {d: V.outline, "class": "outline"}, root);
+    groups.demands = el("g", {}, root);
+    V.demands.forEach(function (d, i) {
+      if (!d) return;
+      el("path", {d: d, "class": "arc", stroke: P.demand, "stroke-width": 1.2, opacity: 0.55, "data-t": "demand",
+                  "data-i": i}, groups.demands);
+    });
+    groups.assignments = el("g", {}, root);
+    var amax = Math.max.apply(null, D.assignments.map(function (a) { return a.gpus; }).concat([1]));
+    V.assignments.forEach(function (d, i) {
+      if (!d) return;
+      el("path", {d: d, "class": "arc", stroke: P.assignment, opacity: 0.5, "data-t": "assignment", "data-i": i,
+                  "stroke-width": (0.8 + 2.5 * Math.sqrt(Math.max(D.assignments[i].gpus, 0) / amax)).toFixed(2)},
+         groups.assignments);
+    });
+    groups.terrestrial = el("g", {}, root);
+    groups.submarine = el("g", {}, root);
+    var order = D.links.map(function (l, i) { return i; });
+    order.sort(function (a, b) { return D.links[a].z - D.links[b].z; });
+    order.forEach(function (i) {
+      var L = D.links[i], d = V.links[i];
+      if (!d) return;
+      var g = groups[L.kind === "submarine" ? "submarine" : "terrestrial"];
+      el("path", {d: d, "class": "casing", "stroke-width": (L.w + 1.6).toFixed(2)}, g);
+      if (L.values && L.values.delta_utilisation > 0.02 && D.legend.value !== "delta_utilisation") {
+        el("path", {d: d, "class": "casing", stroke: P.rerouted, opacity: 0.5, "stroke-width": (L.w + 6).toFixed(2),
+                    style: "stroke:" + P.rerouted}, g);
+      }
+      el("path", {d: d, "class": "hit", "stroke-width": Math.max(L.w + 6, 9).toFixed(1), "data-t": "link",
+                  "data-i": i}, g);
+      el("path", {d: d, "class": "link", stroke: L.failed ? P.failed : L.color,
+                  "stroke-width": (L.failed ? Math.max(L.w, 1.5) : L.w).toFixed(2),
+                  "stroke-dasharray": L.failed ? "5 3" : null}, g);
+    });
+    groups.sites = el("g", {}, root);
+    siteEls = [];
+    var sorder = D.sites.map(function (s, i) { return i; });
+    sorder.sort(function (a, b) { return D.sites[b].r - D.sites[a].r; });
+    sorder.forEach(function (i) {
+      var S = D.sites[i], p = V.sites[i];
+      if (!p) return;
+      var added = S.values && S.values.gpus_added > 0 ? S.values.gpus_added : 0;
+      if (added) siteEls.push([el("circle", {cx: p[0], cy: p[1], "class": "added", stroke: P.added}, groups.sites),
+                               S.r + 4 + 10 * Math.sqrt(added / maxAdded())]);
+      siteEls.push([el("circle", {cx: p[0], cy: p[1], "class": "site", fill: S.color, "data-t": "site", "data-i": i},
+                       groups.sites), S.r]);
+    });
+    groups.labels = el("g", {}, root);
+    labelEls = [];
+    D.labels.forEach(function (lab) {
+      var p = lab.kind === "site" ? V.sites[lab.pos] : V.metros[lab.pos];
+      if (!p) return;
+      var t = el("text", {x: p[0], y: p[1], "class": "label"}, groups.labels);
+      t.textContent = lab.name;
+      labelEls.push({el: t, p: p, n: lab.name.length, site: lab.kind === "site"});
+    });
+    LAYERS.forEach(function (l) { if (groups[l[0]]) groups[l[0]].style.display = on[l[0]] ? "" : "none"; });
+    fit();
+  }
+  var _maxAdded = null;
+  function maxAdded() {
+    if (_maxAdded === null) {
+      _maxAdded = 1;
+      D.sites.forEach(function (s) { if (s.values && s.values.gpus_added > _maxAdded) _maxAdded = s.values.gpus_added; });
+    }
+    return _maxAdded;
+  }
+
+  // ------------------------------------------------------------------ pan and zoom
+  function size() { var r = svg.getBoundingClientRect(); return [Math.max(r.width, 1), Math.max(r.height, 1)]; }
+  function fit() {
+    var V = D.views[cur], s = size(), a = s[0] / s[1], w, hh;
+    if (a > V.width / V.height) { hh = V.height * 1.04; w = hh * a; } else { w = V.width * 1.04; hh = w / a; }
+    vb = {x: (V.width - w) / 2, y: (V.height - hh) / 2, w: w, h: hh};
+    home = {x: vb.x, y: vb.y, w: vb.w, h: vb.h};
+    apply();
+  }
+  function apply() {
+    svg.setAttribute("viewBox", [vb.x, vb.y, vb.w, vb.h].map(function (v) { return v.toFixed(3); }).join(" "));
+    var k = vb.w / size()[0];  // user units per screen pixel
+    siteEls.forEach(function (e) { e[0].setAttribute("r", (e[1] * k).toFixed(3)); });
+    placeLabels(k);
+  }
+  function placeLabels(k) {
+    var taken = [], s = size(), fs = 12;
+    labelEls.forEach(function (L) {
+      var sx = (L.p[0] - vb.x) / k, sy = (L.p[1] - vb.y) / k;
+      var w = L.n * fs * 0.6 + 4, hh = fs + 2, x0 = sx + 6, y0 = sy - hh - 1;
+      var ok = on.labels && sx > 0 && sy > 0 && x0 + w < s[0] && sy < s[1] && y0 > 0;
+      for (var j = 0; ok && j < taken.length; j++) {
+        var t = taken[j];
+        if (x0 < t[2] && t[0] < x0 + w && y0 < t[3] && t[1] < y0 + hh) ok = false;
+      }
+      if (ok && taken.length >= 30) ok = false;
+      L.el.style.display = ok ? "" : "none";
+      if (ok) {
+        taken.push([x0, y0, x0 + w, y0 + hh]);
+        L.el.setAttribute("x", (L.p[0] + 6 * k).toFixed(3));
+        L.el.setAttribute("y", (L.p[1] - 4 * k).toFixed(3));
+        L.el.setAttribute("font-size", (fs * k).toFixed(3));
+        L.el.setAttribute("stroke-width", (3 * k).toFixed(3));
+        L.el.setAttribute("font-weight", L.site ? "600" : "400");
+      }
+    });
+  }
+  function zoom(factor, sx, sy) {
+    var k = vb.w / size()[0];
+    var ux = vb.x + sx * k, uy = vb.y + sy * k;
+    var nw = Math.min(Math.max(vb.w * factor, home.w / 60), home.w * 1.5);
+    var f = nw / vb.w;
+    vb = {x: ux - (ux - vb.x) * f, y: uy - (uy - vb.y) * f, w: nw, h: vb.h * f};
+    apply();
+  }
+  svg.addEventListener("wheel", function (e) {
+    e.preventDefault();
+    var r = svg.getBoundingClientRect();
+    zoom(Math.exp(e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0015)), e.clientX - r.left, e.clientY - r.top);
+  }, {passive: false});
+  var drag = null;
+  svg.addEventListener("pointerdown", function (e) {
+    drag = {x: e.clientX, y: e.clientY, vx: vb.x, vy: vb.y};
+    svg.setPointerCapture(e.pointerId);
+    svg.classList.add("dragging");
+  });
+  svg.addEventListener("pointermove", function (e) {
+    if (drag) {
+      var k = vb.w / size()[0];
+      vb.x = drag.vx - (e.clientX - drag.x) * k;
+      vb.y = drag.vy - (e.clientY - drag.y) * k;
+      apply();
+      tip.style.display = "none";
+      return;
+    }
+    showTip(e);
+  });
+  function endDrag(e) {
+    if (!drag) return;
+    drag = null;
+    svg.classList.remove("dragging");
+    if (svg.hasPointerCapture(e.pointerId)) svg.releasePointerCapture(e.pointerId);
+  }
+  svg.addEventListener("pointerup", endDrag);
+  svg.addEventListener("pointercancel", endDrag);
+  svg.addEventListener("pointerleave", function () { tip.style.display = "none"; });
+  svg.addEventListener("dblclick", function (e) {
+    var r = svg.getBoundingClientRect();
+    zoom(e.shiftKey ? 2 : 0.5, e.clientX - r.left, e.clientY - r.top);
+  });
+  document.getElementById("zin").onclick = function () { var s = size(); zoom(0.67, s[0] / 2, s[1] / 2); };
+  document.getElementById("zout").onclick = function () { var s = size(); zoom(1.5, s[0] / 2, s[1] / 2); };
+  document.getElementById("zreset").onclick = function () { fit(); };
+  window.addEventListener("keydown", function (e) {
+    var s = size();
+    if (e.key === "+" || e.key === "=") zoom(0.67, s[0] / 2, s[1] / 2);
+    else if (e.key === "-") zoom(1.5, s[0] / 2, s[1] / 2);
+    else if (e.key === "0") fit();
+  });
+  window.addEventListener("resize", function () { fit(); });
+
+  // ------------------------------------------------------------------ tooltips
+  function rows(title, pairs) {
+    tip.textContent = "";
+    h("b", title, tip);
+    var t = h("table", null, tip);
+    pairs.forEach(function (p) {
+      if (p[1] === null || p[1] === undefined || p[1] === "") return;
+      var tr = h("tr", null, t);
+      h("td", p[0], tr);
+      h("td", String(p[1]), tr);
+    });
+  }
+  function siteName(id) {
+    for (var i = 0; i < D.sites.length; i++) if (D.sites[i].id === id) return D.sites[i].name;
+    return id;
+  }
+  function showTip(e) {
+    var t = e.target, kind = t.getAttribute && t.getAttribute("data-t");
+    if (!kind) { tip.style.display = "none"; return; }
+    var i = +t.getAttribute("data-i");
+    if (kind === "link") {
+      var L = D.links[i];
+      var pairs = [["Kind", L.kind], ["Cable system", L.cable], ["Between", siteName(L.a) + " \u2013 " + siteName(L.b)],
+                   ["Capacity", gbps(L.cap)], ["Length", L.km === null ? null : num(L.km, 0) + " km"],
+                   ["Latency", L.ms === null ? null : num(L.ms, 2) + " ms one-way"]];
+      for (var k in L.values) pairs.push([pretty(k), fmtValue(k, L.values[k])]);
+      if (L.failed) pairs.push(["State", "FAILED"]);
+      rows(L.name, pairs);
+    } else if (kind === "site") {
+      var S = D.sites[i];
+      var sp = [["Role", (D.legend.sites[S.kind] || {label: S.kind}).label], ["Region", S.region],
+                ["GPUs", num(S.gpus, 0)], ["Power", S.mw === null ? null : num(S.mw, 1) + " MW"]];
+      for (var k2 in S.values) sp.push([pretty(k2), fmtValue(k2, S.values[k2])]);
+      rows(S.name, sp);
+    } else if (kind === "demand") {
+      var Dm = D.demands[i];
+      rows("Demand " + Dm.id, [["From", siteName(Dm.src)], ["To", siteName(Dm.dst)], ["Rate", gbps(Dm.gbps)],
+                                ["Class", Dm.cls]]);
+    } else if (kind === "assignment") {
+      var A = D.assignments[i];
+      rows("Assignment", [["Metro", A.metro], ["Site", siteName(A.site)], ["GPUs", num(A.gpus, 0)]]);
+    }
+    tip.style.display = "block";
+    var x = e.clientX + 14, y = e.clientY + 14, w = tip.offsetWidth, hh = tip.offsetHeight;
+    if (x + w > window.innerWidth - 4) x = e.clientX - w - 14;
+    if (y + hh > window.innerHeight - 4) y = e.clientY - hh - 14;
+    tip.style.left = Math.max(4, x) + "px";
+    tip.style.top = Math.max(4, y) + "px";
+  }
+
+  // ------------------------------------------------------------------ panels
+  function controls() {
+    document.getElementById("title").textContent = D.title;
+    document.getElementById("subtitle").textContent = D.subtitle;
+    var vbox = document.getElementById("views");
+    if (D.views.length < 2) document.getElementById("views-box").style.display = "none";
+    D.views.forEach(function (V, i) {
+      var b = h("button", V.name, vbox, i === cur ? "on" : "");
+      b.onclick = function () {
+        cur = i;
+        Array.prototype.forEach.call(vbox.children, function (c, j) { c.className = j === cur ? "on" : ""; });
+        draw();
+      };
+    });
+    var box = document.getElementById("layers");
+    LAYERS.forEach(function (l) {
+      var present = l[0] === "assignments" ? D.assignments.length > 0 : l[0] === "demands" ? D.demands.length > 0 :
+        l[0] === "terrestrial" || l[0] === "submarine" ? D.links.some(function (L) { return L.kind === l[0]; }) : true;
+      if (!present) return;
+      var lab = h("label", null, box), cb = h("input", null, lab);
+      cb.type = "checkbox"; cb.checked = on[l[0]]; cb.setAttribute("data-layer", l[0]);
+      lab.appendChild(document.createTextNode(" " + l[1]));
+      cb.onchange = function () {
+        on[l[0]] = cb.checked;
+        if (groups[l[0]]) groups[l[0]].style.display = cb.checked ? "" : "none";
+        if (l[0] === "labels") apply();
+      };
+    });
+  }
+  function legend() {
+    var G = D.legend, box = document.getElementById("legend");
+    h("h3", G.label || "Links", box);
+    if (G.ramp) {
+      var ramp = h("div", null, box, "ramp");
+      ramp.style.background = "linear-gradient(to right," + G.ramp.join(",") + ")";
+      var ticks = h("div", null, box, "ticks");
+      var util = G.mode === "utilisation";
+      h("span", util ? pct(G.min) : num(G.min, 3), ticks);
+      h("span", util ? pct((G.min + G.max) / 2) : num((G.min + G.max) / 2, 3), ticks);
+      h("span", util ? pct(G.max) : num(G.max, 3), ticks);
+      if (G.over) item("sw", G.over, "over 100%");
+    }
+    for (var c in G.categories) item("sw", G.categories[c], c);
+    if (D.links.some(function (L) { return L.failed; })) item("sw", P.failed, "Failed link", true);
+    if (D.assignments.length) item("sw", P.assignment, "Metro \u2192 site");
+    for (var s in G.sites) item("dot", G.sites[s].color, G.sites[s].label);
+    if (D.sites.some(function (S) { return S.values && S.values.gpus_added > 0; })) item("dot", P.added, "GPUs added", false, true);
+  }
+  function item(kind, color, label, dashed, ring) {
+    var row = h("div", null, document.getElementById("legend"), "item");
+    var sw = h("span", null, row, kind);
+    if (kind === "sw") sw.style.borderTop = "3px " + (dashed ? "dashed " : "solid ") + color;
+    else if (ring) { sw.style.background = "transparent"; sw.style.border = "2px solid " + color; }
+    else sw.style.background = color;
+    h("span", label, row);
+  }
+
+  controls();
+  legend();
+  draw();
+  document.documentElement.setAttribute("data-ready", "1");
+})();
+</script>
+</body>
+</html>
+"""
