@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 POSITIONS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("demand", "DEMAND_MODEL", {"U": "UNDIRECTED", "D": "DIRECTED"}),
     ("link", "LINK_MODEL", {"U": "UNDIRECTED", "B": "BIDIRECTED", "D": "DIRECTED"}),
-    ("capacity", "LINK_CAPACITY_MODEL", {"M": "MODULAR_LINK_CAPACITIES", "S": "SINGLE_MODULAR_LINK_CAPACITIES",
+    ("capacity", "LINK_CAPACITY_MODEL", {"M": "MODULAR_LINK_CAPACITIES", "S": "SINGLE_MODULAR_CAPACITIES",
                                          "E": "EXPLICIT_LINK_CAPACITIES", "L": "LINEAR_LINK_CAPACITIES"}),
     ("fixed_charge", "FIXED_CHARGE_MODEL", {"N": "NO", "Y": "YES"}),
     ("routing", "ROUTING_MODEL", {"C": "CONTINUOUS", "I": "INTEGER", "S": "SINGLE_PATH"}),
@@ -49,6 +49,9 @@ POSITIONS: tuple[tuple[str, str, dict[str, str]], ...] = (
                                               "S": "SHARED_PATH_PROTECTION", "U": "UNRESTRICTED_FLOW_RECONFIGURATION"}),
 )
 """(attribute, model-file key, code letter -> model-file value) per code position."""
+
+ALIASES: dict[str, str] = {"SINGLE_MODULAR_LINK_CAPACITIES": "SINGLE_MODULAR_CAPACITIES"}
+"""Other spellings seen for model-file values."""
 
 SUPPORTED: dict[str, str] = {"demand": "UD", "link": "UBD", "capacity": "MEL", "fixed_charge": "NY",
                              "routing": "C", "paths": "A", "hop_limits": "N", "survivability": "NU"}
@@ -135,6 +138,7 @@ def parse_model_file(path: str | Path, text: str | None = None) -> SndlibModel:
             problems.append(Problem(f"unknown key {key!r}", file=str(p), record=f"line {n}", field=key))
             continue
         attr, letters = by_key[key]
+        value = ALIASES.get(value, value)
         if value not in letters:
             problems.append(Problem(f"unknown value {value!r} (expected one of {', '.join(letters)})", file=str(p),
                                     record=f"line {n}", field=key))
