@@ -235,9 +235,9 @@ def synthetic_layout(planar: np.ndarray | None, n: int) -> tuple[np.ndarray, np.
         lo, hi = planar.min(axis=0), planar.max(axis=0)
         span = float(np.max(hi - lo)) or 1.0
         centred = (planar - (lo + hi) / 2.0) * (2.0 * r / span)
-        return np.round(centred[:, 0], 6), np.round(centred[:, 1], 6)
+        return np.round(centred[:, 0], 6) + 0.0, np.round(centred[:, 1], 6) + 0.0  # + 0.0: no -0.0
     angle = 2.0 * np.pi * np.arange(n) / max(n, 1)
-    return np.round(r * np.cos(angle), 6), np.round(r * np.sin(angle), 6)
+    return np.round(r * np.cos(angle), 6) + 0.0, np.round(r * np.sin(angle), 6) + 0.0
 
 
 def _site_records(raw_nodes: list[dict[str, Any]], ids: list[str], lon: np.ndarray, lat: np.ndarray,
