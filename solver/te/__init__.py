@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -70,7 +71,8 @@ class TEOptions(BaseModel):
 def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path", k: int = 4,
              backend: str = "highs", time_limit: float = 120.0, ceiling: float | None = None,
              disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
-             ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None) -> TEResult:
+             ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None,
+             path_provider: Callable[..., Any] | None = None) -> TEResult:
     """Solve one TE problem.
 
     Parameters
@@ -85,6 +87,9 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         Seconds across all LP stages.
     ceiling
         Utilisation ceiling (see :class:`TEOptions`).
+    path_provider
+        Optional candidate-path function with :func:`solver.paths.candidate_paths`'s signature
+        (failure sweeps reuse the intact network's paths through it).
 
     Returns
     -------
@@ -103,7 +108,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     """
     progress = progress or no_progress
     t_start = time.perf_counter()
-    inst = build_instance(net)
+    inst = build_instance(net, path_provider)
     if objective == "ecmp":
         from solver.ecmp import simulate_ecmp
 

@@ -160,7 +160,8 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bo
         return DemandPaths(None, empty, empty, 0.0)
     pairs = pd.DataFrame({"src": inst.site_ids[uniq // n_sites].astype(str),
                           "dst": inst.site_ids[uniq % n_sites].astype(str)})
-    ps = candidate_paths(inst.net, pairs, k=k, max_latency_ms=np.where(np.isinf(limit), np.nan, limit),
+    provider = inst.path_provider or candidate_paths
+    ps = provider(inst.net, pairs, k=k, max_latency_ms=np.where(np.isinf(limit), np.nan, limit),
                          disjoint=disjoint)
     ptr = ps.pair_ptr
     counts = np.diff(ptr)[pair_of]

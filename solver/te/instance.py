@@ -8,7 +8,9 @@ different connected components; zero demand is simply carried).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -65,6 +67,9 @@ class TEInstance:
     class_rank: np.ndarray
     slo_one_way_ms: np.ndarray
     reason: np.ndarray
+    path_provider: Callable[..., Any] | None = None
+    """Optional replacement for :func:`solver.paths.candidate_paths` (same signature); failure
+    sweeps pass one that derives the failed topology's paths from the intact network's."""
 
     @property
     def n_sites(self) -> int:
@@ -101,13 +106,15 @@ class TEInstance:
         return sp.csr_matrix((data, (rows, cols)), shape=(self.n_sites, n_arcs))
 
 
-def build_instance(net: Network) -> TEInstance:
+def build_instance(net: Network, path_provider: Callable[..., Any] | None = None) -> TEInstance:
     """Prepare the arc and demand arrays of ``net``.
 
     Parameters
     ----------
     net
         A validated network.
+    path_provider
+        Optional candidate-path function (default :func:`solver.paths.candidate_paths`).
 
     Returns
     -------
@@ -145,4 +152,5 @@ def build_instance(net: Network) -> TEInstance:
         class_rank=class_rank,
         slo_one_way_ms=slo,
         reason=reason,
+        path_provider=path_provider,
     )

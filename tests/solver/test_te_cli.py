@@ -1,0 +1,69 @@
+"""``backbone te``: pure-JSON stdout, exit codes, files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backbone.io import save_scenario
+from backbone.model import Network
+
+REQUIRED = {"status", "objective", "mlu", "carried_gbps", "unmet_gbps", "backend", "solve_seconds", "total_seconds"}
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "api", "te", *args], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+
+
+@pytest.fixture
+def scenario(tmp_path: Path, triangle: Network) -> Path:
+    return save_scenario(triangle, tmp_path / "triangle.json")
+
+
+@pytest.mark.parametrize("args", [[], ["--objective", "max-min-fair", "--bound"], ["--objective", "ecmp"]])
+def test_json_stdout_is_pure_json(scenario: Path, tmp_path: Path, args: list[str]) -> None:
+    out = tmp_path / "out"
+    p = _run(str(scenario), "--json", "--verify", "--out", str(out), *args)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)  # nothing but JSON on stdout (solver banners go to stderr)
+    assert set(doc) >= REQUIRED
+    assert doc["verification"]["ok"] is True
+    assert (out / "te.json").exists() and (out / "te_links.csv").exists()
+    if not args:
+        assert doc["mlu"] == pytest.approx(0.75)
+    if "--bound" in args:
+        assert doc["gap_to_edge_bound"] == pytest.approx(0.0, abs=1e-7)
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    """In-process run (fast); stdout purity at the file-descriptor level is tested by subprocess above."""
+    from typer.testing import CliRunner
+
+    from api.cli.main import app
+
+    r = CliRunner().invoke(app, ["te", *args])
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_bad_option_exits_2(scenario: Path) -> None:
+    code, out, err = _invoke(str(scenario), "--objective", "cheapest", "--json")
+    assert code == 2
+    assert out == ""
+    assert "objective" in err
+
+
+def test_unknown_backend_exits_4(scenario: Path) -> None:
+    code, _, err = _invoke(str(scenario), "--backend", "gurobi")
+    assert code == 4
+    assert "backend" in err
+
+
+def test_edge_formulation_human_output(scenario: Path) -> None:
+    code, out, err = _invoke(str(scenario), "--objective", "min-latency", "--formulation", "edge")
+    assert code == 0, err
+    assert "max link utilisation" in out and "busiest links" in out
