@@ -1,0 +1,99 @@
+"""``backbone failures``: sweep failure scenarios (calls the ``failures`` planning task)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+
+MAX_ROWS = 15
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``failures`` to ``app``."""
+    app.command("failures")(failures)
+
+
+@handle_errors
+def failures(
+    scenario: ScenarioArg = None,
+    kind: Annotated[str, typer.Option(help="link | srlg | site | srlg-pairs | list")] = "srlg",
+    scenarios_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        "--list", help="For --kind list: YAML/JSON list of {id, links, srlgs, sites, derate}.")] = None,
+    derate: Annotated[Optional[float], typer.Option(  # noqa: UP045
+        help="Derate the elements to this fraction of capacity instead of cutting them.")] = None,
+    objective: Annotated[str, typer.Option(help="TE objective per scenario: max-throughput | min-mlu | "
+                                                "max-min-fair | min-latency")] = "max-throughput",
+    paths: Annotated[int, typer.Option("--paths", "-k", help="Candidate paths per demand.")] = 4,
+    engine: Annotated[str, typer.Option(help="local (process pool) | dask | serial")] = "local",
+    workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: CPU count).")] = None,  # noqa: UP045
+    scheduler: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        help="Dask scheduler address (tcp://host:8786); none starts a local cluster.")] = None,
+    max_scenarios: Annotated[int, typer.Option("--max-scenarios", help="Refuse larger sweeps.")] = 5000,
+    backend: Annotated[str, typer.Option(help="Solver backend.")] = "highs",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per scenario solve.")] = 60.0,
+    verify: Annotated[bool, typer.Option("--verify", help="Check every scenario's routing independently.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the per-scenario list as JSON on stdout.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for failures.json and CSV tables.")] = None,  # noqa: UP045
+) -> None:
+    """What breaks when a cable is cut: re-route every failure scenario with the chosen TE objective
+    and report unmet demand, max utilisation, latency inflation and SLO violations, worst first."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from solver.failures import load_scenario_list
+    from solver.planning import run_task
+
+    opts: dict[str, Any] = {"kind": kind, "derate": derate, "objective": objective, "paths": paths,
+                            "engine": engine, "workers": workers, "scheduler": scheduler, "backend": backend,
+                            "time_limit_s": time_limit, "max_scenarios": max_scenarios, "verify": verify}
+    if scenarios_file is not None:
+        opts["scenarios"] = load_scenario_list(scenarios_file)
+    net = load(scenario)
+    with Progress(TextColumn("[bold]failures[/]"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
+                  transient=True) as bar:
+        task = bar.add_task("starting", total=1.0)
+
+        def progress(fraction: float, message: str) -> None:
+            bar.update(task, completed=fraction, description=message)
+
+        result = run_task("failures", net, opts, out, progress)
+    s = result.summary
+    if json_out:
+        emit_json(s["scenarios"])
+    else:
+        _print(s)
+    if out is not None:
+        err_console.print(f"wrote {', '.join(result.files)} to {out}", highlight=False)
+
+
+def _print(s: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    b = s["baseline"]
+    out_console.print(f"[bold]{s['scenarios_run']} scenarios[/] in {s['seconds']:.1f} s "
+                      f"({s['scenarios_per_second'] or 0:.2f}/s); baseline: MLU {100 * b['mlu']:.1f} %, "
+                      f"unmet {b['unmet_gbps']:,.1f} Gbps", highlight=False)
+    t = Table(title="worst scenarios", title_justify="left")
+    for col in ("scenario", "unmet Gbps", "lost Gbps", "MLU", "SLO violations", "p50 / p99 / worst inflation ms"):
+        t.add_column(col, justify="left" if col == "scenario" else "right")
+    for r in s["worst"][:MAX_ROWS]:
+        style = "red" if r["unmet_gbps"] > 1e-6 else ("yellow" if r["mlu"] > 0.8 else "")
+        t.add_row(r["scenario"], f"{r['unmet_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %",
+                  str(r["slo_violations"]),
+                  f"{r['p50_latency_inflation_ms']:.2f} / {r['p99_latency_inflation_ms']:.2f} / "
+                  f"{r['worst_latency_inflation_ms']:.2f}", style=style)
+    out_console.print(t)
+    w = Table(title="links driven highest (worst scenario per link)", title_justify="left")
+    for col in ("link", "worst utilisation", "scenario", "baseline"):
+        w.add_column(col, justify="right" if col != "link" and col != "scenario" else "left")
+    for r in s["worst_by_link"][:MAX_ROWS]:
+        base = r.get("baseline_utilisation")
+        w.add_row(str(r["link"]), f"{100 * r['worst_utilisation']:.1f} %", str(r["worst_scenario"]),
+                  "-" if base is None or base != base else f"{100 * base:.1f} %")
+    out_console.print(w)

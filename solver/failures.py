@@ -1,0 +1,608 @@
+"""Failure and what-if analysis: sweep failure scenarios and re-route each with the chosen TE objective.
+
+A scenario fails links, SRLGs or sites, or derates them to a fraction of capacity (degraded,
+not broken). Each scenario is re-routed on the failed topology -- candidate paths regenerated
+for it -- and compared with the intact baseline: unmet demand, maximum utilisation, latency
+inflation per demand (p50, p99, worst), and the demands that can no longer meet their SLO.
+
+Execution
+---------
+Scenarios run in batches on a local process pool (``engine="local"``) or on a Dask distributed
+cluster (``engine="dask"``; with no scheduler address a local cluster is started). A worker
+keeps a :class:`SweepContext` per network -- the intact network, its baseline result and its
+cached candidate paths -- and per scenario only re-derives what the failure changes: candidate
+paths are those of the intact network minus the ones crossing failed links, with only the
+pairs that lost a path searched again on the failed topology
+(:func:`solver.paths.paths_after_failure`). Results do not depend on the engine or the batch
+size: every scenario is evaluated by the same deterministic function.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.errors import Problem, ValidationError
+from backbone.model import Network
+from solver.planning import ProgressFn, TaskResult, no_progress
+
+logger = logging.getLogger(__name__)
+
+FailureKind = Literal["link", "srlg", "site", "srlg-pairs", "list"]
+
+DEFAULT_MAX_SCENARIOS = 5000
+"""Bound on the number of scenarios (``srlg-pairs`` grows quadratically)."""
+
+
+# ---------------------------------------------------------------------- scenarios
+@dataclass(frozen=True)
+class FailureScenario:
+    """One what-if: elements down or derated.
+
+    Attributes
+    ----------
+    id
+        Stable identifier, e.g. ``srlg:red-sea`` or ``srlg:a+srlg:b``.
+    kind
+        ``link``, ``srlg``, ``site``, ``srlg-pairs`` or ``list``.
+    failed
+        The named elements (link, SRLG or site ids) as the planner gave them.
+    links
+        Link ids cut (or derated).
+    sites
+        Site ids lost (their links and demands go with them).
+    derate
+        When set, ``links`` keep this fraction of their capacity instead of failing.
+    """
+
+    id: str
+    kind: str
+    failed: tuple[str, ...]
+    links: tuple[str, ...] = ()
+    sites: tuple[str, ...] = ()
+    derate: float | None = None
+
+    def apply(self, net: Network) -> Network:
+        """The network as this scenario leaves it."""
+        if self.derate is not None:
+            return net.derate_links(self.links, self.derate) if self.links else net
+        out = net.fail_sites(self.sites) if self.sites else net
+        links = [lk for lk in self.links if lk in out.links.index]
+        return out.fail_links(links) if links else out
+
+
+def enumerate_scenarios(net: Network, kind: FailureKind, derate: float | None = None,
+                        scenarios: Sequence[dict[str, Any]] | None = None,
+                        max_scenarios: int = DEFAULT_MAX_SCENARIOS) -> list[FailureScenario]:
+    """The failure set of ``kind``.
+
+    Parameters
+    ----------
+    kind
+        ``link`` (every link), ``srlg`` (every SRLG), ``site`` (every site), ``srlg-pairs``
+        (every pair of SRLGs), ``list`` (the planner's ``scenarios``).
+    derate
+        Derate the elements to this fraction of capacity instead of failing them (not for sites).
+    scenarios
+        For ``list``: records ``{"id": ..., "links": [...], "srlgs": [...], "sites": [...],
+        "derate": f}`` (any of the element lists).
+    max_scenarios
+        Refuse sweeps larger than this (a clear error, not hours of work).
+
+    Raises
+    ------
+    ValidationError
+        Unknown element ids, a bad derate, or too many scenarios.
+    """
+    if derate is not None and not 0.0 < derate < 1.0:
+        raise ValidationError(Problem(f"derate must be in (0, 1), got {derate}", table="options", field="derate"))
+    if derate is not None and kind == "site":
+        raise ValidationError(Problem("sites cannot be derated; derate links or SRLGs", table="options",
+                                      field="derate"))
+    out: list[FailureScenario] = []
+    tag = "derate" if derate is not None else None
+    if kind == "link":
+        for lk in net.links.index:
+            out.append(FailureScenario(_sid(tag, "link", lk), kind, (lk,), (lk,), derate=derate))
+    elif kind == "srlg":
+        for s in net.srlgs.index:
+            out.append(FailureScenario(_sid(tag, "srlg", s), kind, (s,), tuple(net.srlg_links([s])), derate=derate))
+    elif kind == "site":
+        for s in net.sites.index:
+            out.append(FailureScenario(f"site:{s}", kind, (s,), sites=(s,)))
+    elif kind == "srlg-pairs":
+        n = len(net.srlgs)
+        total = n * (n - 1) // 2
+        if total > max_scenarios:
+            raise ValidationError(Problem(
+                f"{total} SRLG pairs exceed the bound of {max_scenarios} scenarios; raise max_scenarios",
+                table="options", field="max_scenarios"))
+        for a, b in itertools.combinations(net.srlgs.index, 2):
+            out.append(FailureScenario(_sid(tag, "srlg", a) + "+" + f"srlg:{b}", kind, (a, b),
+                                       tuple(net.srlg_links([a, b])), derate=derate))
+    elif kind == "list":
+        out = _list_scenarios(net, scenarios or [], derate)
+    else:
+        raise ValidationError(Problem(f"unknown failure kind {kind!r}", table="options", field="kind"))
+    if len(out) > max_scenarios:
+        raise ValidationError(Problem(f"{len(out)} scenarios exceed the bound of {max_scenarios}",
+                                      table="options", field="max_scenarios"))
+    return out
+
+
+def _sid(tag: str | None, kind: str, element: str) -> str:
+    return f"{tag + ':' if tag else ''}{kind}:{element}"
+
+
+def _list_scenarios(net: Network, records: Sequence[dict[str, Any]], derate: float | None) -> list[FailureScenario]:
+    problems: list[Problem] = []
+    out: list[FailureScenario] = []
+    if not records:
+        problems.append(Problem("kind 'list' needs scenarios", table="options", field="scenarios"))
+    for i, rec in enumerate(records):
+        rid = str(rec.get("id") or f"scenario-{i + 1}")
+        unknown_keys = set(rec) - {"id", "links", "srlgs", "sites", "derate"}
+        problems += [Problem(f"unknown key {k!r}", table="scenarios", record=rid, field=k) for k in sorted(unknown_keys)]
+        links = [str(x) for x in rec.get("links") or []]
+        srlgs = [str(x) for x in rec.get("srlgs") or []]
+        sites = [str(x) for x in rec.get("sites") or []]
+        for table, ids, index in (("links", links, net.links.index), ("srlgs", srlgs, net.srlgs.index),
+                                  ("sites", sites, net.sites.index)):
+            problems += [Problem(f"unknown {table[:-1]} {x!r}", table="scenarios", record=rid, field=table)
+                         for x in ids if x not in index]
+        f = rec.get("derate", derate)
+        if f is not None:
+            try:
+                f = float(f)
+            except (TypeError, ValueError):
+                problems.append(Problem(f"derate must be a number, got {f!r}", table="scenarios", record=rid,
+                                        field="derate"))
+                continue
+            if not 0.0 < f < 1.0:
+                problems.append(Problem(f"derate must be in (0, 1), got {f}", table="scenarios", record=rid,
+                                        field="derate"))
+            if sites:
+                problems.append(Problem("sites cannot be derated", table="scenarios", record=rid, field="derate"))
+        if not (links or srlgs or sites):
+            problems.append(Problem("scenario fails nothing", table="scenarios", record=rid))
+        if problems:
+            continue
+        all_links = list(dict.fromkeys([*links, *net.srlg_links(srlgs)]))
+        out.append(FailureScenario(rid, "list", tuple([*links, *srlgs, *sites]), tuple(all_links), tuple(sites),
+                                   derate=f))
+    if problems:
+        raise ValidationError(problems)
+    return out
+
+
+def load_scenario_list(path: str | Path) -> list[dict[str, Any]]:
+    """Read a planner's scenario list: YAML/JSON (a list of records, or ``{"scenarios": [...]}``).
+
+    Raises
+    ------
+    ValidationError
+        When the file is unreadable or not a list of records.
+    """
+    import json
+
+    import yaml
+
+    p = Path(path)
+    if not p.exists():
+        raise ValidationError(Problem("file not found", file=str(p)))
+    try:
+        text = p.read_text(encoding="utf-8")
+        doc = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ValidationError(Problem(f"not valid {p.suffix.lstrip('.').upper() or 'YAML'}: {exc}".splitlines()[0],
+                                      file=str(p))) from None
+    if isinstance(doc, dict):
+        doc = doc.get("scenarios")
+    if not isinstance(doc, list) or not all(isinstance(r, dict) for r in doc):
+        raise ValidationError(Problem("expected a list of scenario records", file=str(p)))
+    return doc
+
+
+# ---------------------------------------------------------------------- options
+class FailureOptions(BaseModel):
+    """Options of the ``failures`` task (CLI flags and API body use the same names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: FailureKind = Field("srlg", description="Failure set: link, srlg, site, srlg-pairs or list.")
+    derate: float | None = Field(None, gt=0, lt=1, description="Derate to this fraction instead of failing.")
+    scenarios: list[dict[str, Any]] | None = Field(None, description="For kind=list: scenario records.")
+    objective: Literal["max-throughput", "min-mlu", "max-min-fair", "min-latency"] = Field(
+        "max-throughput", description="TE objective each scenario is re-routed with.")
+    paths: int = Field(4, ge=1, le=32, description="Candidate paths per demand (k).")
+    backend: str = Field("highs", description="Solver backend.")
+    time_limit_s: float = Field(60.0, gt=0, description="Time limit per scenario solve, seconds.")
+    utilisation_ceiling: float | None = Field(None, gt=0, le=1, description="TE utilisation ceiling.")
+    engine: Literal["local", "dask", "serial"] = Field("local", description="Where scenarios run.")
+    workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count).")
+    scheduler: str | None = Field(None, description="Dask scheduler address (engine=dask).")
+    batch_size: int | None = Field(None, ge=1, description="Scenarios per task (default: balanced).")
+    max_scenarios: int = Field(DEFAULT_MAX_SCENARIOS, ge=1, description="Refuse larger sweeps.")
+    reuse: bool = Field(True, description="Reuse the intact network's candidate paths across scenarios.")
+    verify: bool = Field(False, description="Run the independent TE checker on every scenario's result.")
+
+
+# ---------------------------------------------------------------------- evaluation
+@dataclass
+class SweepContext:
+    """What a worker keeps per network: the intact network and its baseline (built once)."""
+
+    net: Network
+    options: FailureOptions
+    baseline_latency_ms: pd.Series  # traffic-weighted one-way latency per demand, intact network
+    baseline_unmet_gbps: pd.Series
+    baseline_mlu: float
+    baseline_summary: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, net: Network, options: FailureOptions) -> SweepContext:
+        """Solve the intact network once (this also warms the candidate-path cache)."""
+        base = _solve(net, options, None)
+        d = base.demands
+        return cls(net, options, d["latency_ms"].astype(float), d["unmet_gbps"].astype(float), base.mlu,
+                   dict(base.summary))
+
+
+def _solve(net: Network, options: FailureOptions, scenario: FailureScenario | None, intact: Network | None = None) -> Any:
+    from solver.te import solve_te
+
+    kwargs: dict[str, Any] = {}
+    if intact is not None and options.reuse and scenario is not None and scenario.derate is None and not scenario.sites:
+        kwargs["path_provider"] = _failure_path_provider(intact, scenario.links)
+    return solve_te(net, options.objective, "path", options.paths, options.backend, options.time_limit_s,
+                    options.utilisation_ceiling, **kwargs)
+
+
+def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Callable[..., Any]:
+    """Candidate paths on the failed topology from the intact network's cached ones.
+
+    :func:`solver.paths.paths_after_failure` keeps the intact link index; the failed network's
+    index drops the failed links, so the incidences are re-indexed onto it (failed columns are
+    empty for every surviving path).
+    """
+    from solver.paths import paths_after_failure
+
+    def provider(net: Network, pairs: pd.DataFrame, k: int, max_latency_ms: Any, disjoint: bool) -> Any:
+        from solver.paths import candidate_paths
+
+        if disjoint:
+            return candidate_paths(net, pairs, k=k, max_latency_ms=max_latency_ms, disjoint=True)
+        ps = paths_after_failure(intact, list(failed_links), pairs, k=k, max_latency_ms=max_latency_ms)
+        return reindex_paths(ps, net.links.index)
+
+    return provider
+
+
+def reindex_paths(ps: Any, link_ids: pd.Index) -> Any:
+    """A PathSet on another link index (a subset of the old one: the surviving links).
+
+    Every path must avoid the dropped links (true for :func:`solver.paths.paths_after_failure`
+    output): arc ``j`` (``L + j``) maps to the new position of link ``j`` (plus ``L'``).
+
+    Raises
+    ------
+    ValueError
+        When a path uses a link missing from ``link_ids``.
+    """
+    import scipy.sparse as sp
+
+    from solver.paths import PathSet
+
+    n_old, n_new = len(ps.link_ids), len(link_ids)
+    new_pos = pd.Index(link_ids).get_indexer(ps.link_ids)
+    arc_map = np.concatenate([new_pos, np.where(new_pos >= 0, new_pos + n_new, -1)])
+    arc = ps.arc_incidence.tocoo()
+    link = ps.link_incidence.tocoo()
+    if (arc_map[arc.col] < 0).any():
+        raise ValueError("a path uses a link that is not in the new index")
+    n = ps.n_paths
+    arc_new = sp.csr_matrix((arc.data, (arc.row, arc_map[arc.col])), shape=(n, 2 * n_new))
+    link_new = sp.csr_matrix((link.data, (link.row, new_pos[link.col])), shape=(n, n_new))
+    assert len(arc_map) == 2 * n_old
+    return PathSet(pd.Index(link_ids), ps.site_ids, ps.pairs, ps.path_pair, ps.path_latency_ms, ps.path_length_km,
+                   ps.path_hops, arc_new, link_new, ps._site_seq, ps._site_ptr, arc_map[ps._arc_seq], ps._arc_ptr)
+
+
+def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str, Any]:
+    """Re-route one scenario and measure its impact against the baseline.
+
+    Returns a plain record: ``scenario``, ``kind``, ``failed``, ``links_down``, ``derate``,
+    ``status``, ``unmet_gbps`` (beyond the baseline's), ``lost_gbps`` (demand to/from failed
+    sites), ``mlu``, ``slo_violations`` (count) and ``slo_violation_demands`` (ids),
+    ``p50/p99/worst_latency_inflation_ms``, ``carried_gbps``, ``link_utilisation`` (dict), ``seconds``.
+    """
+    t0 = time.perf_counter()
+    failed_net = scenario.apply(ctx.net)
+    lost = ctx.net.demands.index.difference(failed_net.demands.index)
+    res = _solve(failed_net, ctx.options, scenario, intact=ctx.net)
+    d = res.demands
+    if ctx.options.verify:
+        from solver.checks.te import check_te
+
+        report = check_te(failed_net, res)
+        if not report.ok:
+            raise RuntimeError(f"scenario {scenario.id}: independent check failed: {report}")
+    base_unmet = ctx.baseline_unmet_gbps.reindex(d.index).fillna(0.0)
+    extra_unmet = np.maximum(d["unmet_gbps"].to_numpy(float) - base_unmet.to_numpy(float), 0.0)
+    # SLO violations: demands with an SLO that now leave traffic unmet beyond the baseline
+    has_slo = d["slo_rtt_ms"].notna().to_numpy()
+    viol = d.index[has_slo & (extra_unmet > 1e-6)]
+    base_lat = ctx.baseline_latency_ms.reindex(d.index)
+    both = d["carried_gbps"].to_numpy(float) > 1e-9
+    infl = (d["latency_ms"] - base_lat).to_numpy(float)[both & base_lat.notna().to_numpy()]
+    infl = infl[np.isfinite(infl)]
+    util = res.links["utilisation"].astype(float)
+    lost_gbps = float(ctx.net.demands.loc[lost, "demand_gbps"].sum()) if len(lost) else 0.0
+    return {
+        "scenario": scenario.id,
+        "kind": scenario.kind,
+        "failed": list(scenario.failed),
+        "links_down": len(scenario.links) if scenario.derate is None else 0,
+        "links_derated": len(scenario.links) if scenario.derate is not None else 0,
+        "sites_down": len(scenario.sites),
+        "derate": scenario.derate,
+        "status": res.summary.get("status"),
+        "unmet_gbps": float(extra_unmet.sum()),
+        "unmet_gbps_total": float(d["unmet_gbps"].sum()),
+        "lost_gbps": lost_gbps,
+        "carried_gbps": float(d["carried_gbps"].sum()),
+        "mlu": float(util.max()) if len(util) else 0.0,
+        "slo_violations": len(viol),
+        "slo_violation_demands": [str(x) for x in viol[:50]],
+        "p50_latency_inflation_ms": _pct(infl, 50),
+        "p99_latency_inflation_ms": _pct(infl, 99),
+        "worst_latency_inflation_ms": float(infl.max()) if infl.size else 0.0,
+        "link_utilisation": {str(k): round(float(v), 6) for k, v in util.items()},
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def _pct(x: np.ndarray, q: float) -> float:
+    return float(np.percentile(x, q)) if x.size else 0.0
+
+
+# ---------------------------------------------------------------------- engines
+_WORKER_CONTEXTS: dict[str, SweepContext] = {}
+"""Per-process contexts, keyed by (network fingerprint, options): built once per worker."""
+
+
+def _context_key(net: Network, options: FailureOptions) -> str:
+    return net.fingerprint() + ":" + options.model_dump_json(exclude={"engine", "workers", "scheduler", "batch_size"})
+
+
+def _worker_context(net: Network, options: FailureOptions) -> SweepContext:
+    key = _context_key(net, options)
+    ctx = _WORKER_CONTEXTS.get(key)
+    if ctx is None:
+        _WORKER_CONTEXTS.clear()
+        ctx = _WORKER_CONTEXTS[key] = SweepContext.build(net, options)
+    return ctx
+
+
+def _run_batch(net: Network, options: FailureOptions, batch: list[FailureScenario]) -> list[dict[str, Any]]:
+    ctx = _worker_context(net, options)
+    return [evaluate_scenario(ctx, s) for s in batch]
+
+
+_POOL_NET: Network | None = None
+_POOL_OPTIONS: FailureOptions | None = None
+
+
+def _pool_init(net: Network, options: FailureOptions) -> None:
+    global _POOL_NET, _POOL_OPTIONS
+    _POOL_NET, _POOL_OPTIONS = net, options
+    _worker_context(net, options)  # build once per worker, before the first batch
+
+
+def _pool_batch(batch: list[FailureScenario]) -> list[dict[str, Any]]:
+    assert _POOL_NET is not None and _POOL_OPTIONS is not None
+    return _run_batch(_POOL_NET, _POOL_OPTIONS, batch)
+
+
+def _batches(scenarios: list[FailureScenario], workers: int, batch_size: int | None) -> list[list[FailureScenario]]:
+    size = batch_size or max(1, min(16, math.ceil(len(scenarios) / max(1, workers * 4))))
+    return [scenarios[i:i + size] for i in range(0, len(scenarios), size)]
+
+
+def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOptions,
+              progress: ProgressFn | None = None) -> list[dict[str, Any]]:
+    """Evaluate every scenario with the chosen engine; records in scenario order.
+
+    Raises
+    ------
+    SolverError
+        When the Dask scheduler cannot be reached or a worker fails.
+    """
+    progress = progress or no_progress
+    if not scenarios:
+        return []
+    workers = options.workers or os.cpu_count() or 1
+    engine = options.engine
+    if engine == "local" and workers == 1:
+        engine = "serial"
+    batches = _batches(scenarios, workers, options.batch_size)
+    done = 0
+    results: dict[int, list[dict[str, Any]]] = {}
+    if engine == "serial":
+        for i, b in enumerate(batches):
+            results[i] = _run_batch(net, options, b)
+            done += len(b)
+            progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios")
+    elif engine == "local":
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_init,
+                                 initargs=(net, options)) as pool:
+            futures = {pool.submit(_pool_batch, b): i for i, b in enumerate(batches)}
+            for fut in as_completed(futures):
+                i = futures[fut]
+                results[i] = fut.result()
+                done += len(batches[i])
+                progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios")
+    else:
+        results = _run_dask(net, options, batches, workers, len(scenarios), progress)
+    return [r for i in range(len(batches)) for r in results[i]]
+
+
+def _run_dask(net: Network, options: FailureOptions, batches: list[list[FailureScenario]], workers: int,
+              total: int, progress: ProgressFn) -> dict[int, list[dict[str, Any]]]:
+    from backbone.errors import SolverError
+
+    try:
+        from distributed import Client, LocalCluster
+        from distributed import as_completed as dask_completed
+    except ImportError as exc:  # pragma: no cover - distributed is a dependency
+        raise SolverError(f"engine 'dask' needs the 'distributed' package: {exc}") from None
+    cluster = None
+    try:
+        if options.scheduler:
+            client = Client(options.scheduler, timeout="10s")
+        else:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            client = Client(cluster)
+    except (OSError, TimeoutError) as exc:
+        raise SolverError(f"cannot reach Dask scheduler {options.scheduler!r}: {exc}") from None
+    try:
+        net_future = client.scatter(net, broadcast=True)
+        futures = [client.submit(_run_batch, net_future, options, b, key=f"failures-batch-{i}-{id(batches)}",
+                                 pure=False) for i, b in enumerate(batches)]
+        index = {f.key: i for i, f in enumerate(futures)}
+        results: dict[int, list[dict[str, Any]]] = {}
+        done = 0
+        for fut in dask_completed(futures):
+            i = index[fut.key]
+            results[i] = fut.result()
+            done += len(batches[i])
+            progress(done / total, f"{done}/{total} scenarios (dask)")
+        return results
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# ---------------------------------------------------------------------- reporting
+@dataclass
+class SweepResult:
+    """Scenario records plus the tables planners read."""
+
+    scenarios: list[dict[str, Any]]
+    baseline: dict[str, Any]
+    seconds: float
+
+    def table(self) -> pd.DataFrame:
+        """One row per scenario, sorted by impact (unmet, SLO violations, MLU, p99 inflation)."""
+        cols = ["scenario", "kind", "failed", "status", "unmet_gbps", "lost_gbps", "mlu", "slo_violations",
+                "p50_latency_inflation_ms", "p99_latency_inflation_ms", "worst_latency_inflation_ms", "seconds"]
+        df = pd.DataFrame([{c: r[c] for c in cols} for r in self.scenarios], columns=cols)
+        df["failed"] = df["failed"].map(lambda x: ";".join(x))
+        return worst_first(df)
+
+    def worst_by_link(self) -> pd.DataFrame:
+        """Per link: the highest utilisation over all scenarios and the scenario that drives it."""
+        if not self.scenarios:
+            return pd.DataFrame(columns=["link", "worst_utilisation", "worst_scenario", "baseline_utilisation"])
+        util = pd.DataFrame({r["scenario"]: r["link_utilisation"] for r in self.scenarios})
+        worst = util.max(axis=1)
+        arg = util.fillna(-1.0).idxmax(axis=1)
+        base = pd.Series(self.baseline.get("link_utilisation", {}), dtype=float)
+        out = pd.DataFrame({"worst_utilisation": worst, "worst_scenario": arg,
+                            "baseline_utilisation": base.reindex(util.index)})
+        return out.rename_axis("link").reset_index().sort_values("worst_utilisation", ascending=False,
+                                                                  kind="stable")
+
+    def summary(self, top: int = 20) -> dict[str, Any]:
+        """The JSON summary: every scenario, the worst ones, per-link worst, and the map values."""
+        table = self.table()
+        by_link = self.worst_by_link()
+        worst = max(self.scenarios, key=_impact_key) if self.scenarios else None
+        records = [{k: v for k, v in r.items() if k != "link_utilisation"} for r in self.scenarios]
+        return {
+            "status": "ok",
+            "scenarios_run": len(self.scenarios),
+            "seconds": self.seconds,
+            "scenarios_per_second": len(self.scenarios) / self.seconds if self.seconds > 0 else None,
+            "baseline": {k: v for k, v in self.baseline.items() if k != "link_utilisation"},
+            "worst": table.head(top).to_dict("records"),
+            "scenarios": records,
+            "worst_by_link": by_link.head(top).to_dict("records"),
+            "map": {
+                "link_values": {"utilisation": {str(r.link): float(r.worst_utilisation)
+                                                for r in by_link.itertuples() if np.isfinite(r.worst_utilisation)}},
+                "failed_links": list(worst["failed"]) if worst and worst["kind"] == "link" else [],
+                "title": f"Worst utilisation over {len(self.scenarios)} failure scenarios",
+            },
+        }
+
+
+def _impact_key(r: dict[str, Any]) -> tuple[float, ...]:
+    return (r["unmet_gbps"], r["slo_violations"], r["mlu"], r["p99_latency_inflation_ms"])
+
+
+def worst_first(df: pd.DataFrame) -> pd.DataFrame:
+    """Sort scenario rows by impact, worst first (ties by scenario id for stability)."""
+    return df.sort_values(["unmet_gbps", "slo_violations", "mlu", "p99_latency_inflation_ms", "scenario"],
+                          ascending=[False, False, False, False, True], kind="stable").reset_index(drop=True)
+
+
+def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepResult:
+    """Enumerate the failure set, evaluate the baseline and every scenario, and collect results."""
+    progress = progress or no_progress
+    t0 = time.perf_counter()
+    scenarios = enumerate_scenarios(net, options.kind, options.derate, options.scenarios, options.max_scenarios)
+    progress(0.02, f"baseline of {len(scenarios)} scenarios")
+    ctx = _worker_context(net, options)
+    baseline = {"mlu": ctx.baseline_mlu, "unmet_gbps": float(ctx.baseline_unmet_gbps.sum()),
+                "carried_gbps": float(ctx.baseline_summary.get("carried_gbps", 0.0)),
+                "status": ctx.baseline_summary.get("status"),
+                "link_utilisation": ctx.baseline_summary.get("map", {}).get("link_values", {}).get("utilisation", {})}
+
+    def sub(f: float, m: str) -> None:
+        progress(0.05 + 0.93 * f, m)
+
+    records = run_sweep(net, scenarios, options, sub)
+    progress(1.0, "done")
+    return SweepResult(records, baseline, time.perf_counter() - t0)
+
+
+def run_failures_task(net: Network, opts: FailureOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    """The ``failures`` planning task: sweep, then write ``failures_scenarios.csv`` (worst first) and
+    ``failures_links.csv`` (per-link worst scenario) into ``out_dir``."""
+    result = sweep(net, opts, progress)
+    summary = result.summary()
+    summary["options"] = opts.model_dump(exclude={"scenarios"})
+    files: list[str] = []
+    if out_dir is not None:
+        for name, df in (("failures_scenarios.csv", result.table()), ("failures_links.csv", result.worst_by_link())):
+            tmp = out_dir / f".{name}.tmp"
+            df.to_csv(tmp, index=False)
+            os.replace(tmp, out_dir / name)
+            files.append(name)
+    return TaskResult("failures", summary, files)
+
+
+run_failures_task.options_model = FailureOptions  # type: ignore[attr-defined]
+
+
+def scenario_records(scenarios: Iterable[FailureScenario]) -> list[dict[str, Any]]:
+    """Plain records of scenarios (for JSON)."""
+    return [asdict(s) for s in scenarios]

@@ -1,0 +1,135 @@
+"""Failure sweeps: scenario sets, impact figures against a fresh re-solve, engines agree, derating."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from backbone.errors import ValidationError
+from backbone.model import Network
+from solver.failures import (
+    FailureOptions,
+    SweepContext,
+    enumerate_scenarios,
+    evaluate_scenario,
+    run_sweep,
+    sweep,
+)
+from solver.te import solve_te
+
+VOLATILE = {"seconds"}
+
+
+def _strip(records: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in records]
+
+
+def test_scenario_sets(submarine_cut: Network) -> None:
+    net = submarine_cut
+    assert [s.id for s in enumerate_scenarios(net, "link")] == [f"link:{x}" for x in net.links.index]
+    srlg = enumerate_scenarios(net, "srlg")
+    assert {s.id: set(s.links) for s in srlg} == {"srlg:atlantic": {"tat-1", "tat-2"}, "srlg:tat": {"tat-1"}}
+    assert len(enumerate_scenarios(net, "site")) == 4
+    pairs = enumerate_scenarios(net, "srlg-pairs")
+    assert [s.failed for s in pairs] == [("atlantic", "tat")]
+    with pytest.raises(ValidationError) as exc:
+        enumerate_scenarios(net, "srlg-pairs", max_scenarios=0)
+    assert exc.value.problems[0].field == "max_scenarios"
+    derated = enumerate_scenarios(net, "link", derate=0.5)
+    assert all(s.derate == 0.5 and s.id.startswith("derate:link:") for s in derated)
+
+
+def test_planner_list_is_validated(submarine_cut: Network) -> None:
+    good = enumerate_scenarios(submarine_cut, "list", scenarios=[{"id": "both", "srlgs": ["atlantic"]},
+                                                                  {"links": ["ny-wdc"], "derate": 0.3}])
+    assert good[0].links == ("tat-1", "tat-2") and good[1].derate == 0.3 and good[1].id == "scenario-2"
+    with pytest.raises(ValidationError) as exc:
+        enumerate_scenarios(submarine_cut, "list", scenarios=[{"id": "x", "links": ["nope"], "sites": ["NY"],
+                                                               "derate": 2}])
+    fields = {(p.record, p.field) for p in exc.value.problems}
+    assert ("x", "links") in fields and ("x", "derate") in fields
+
+
+def test_scenario_matches_fresh_resolve(submarine_cut: Network) -> None:
+    """Each scenario's figures equal a from-scratch TE solve of the failed network."""
+    opts = FailureOptions(kind="link", engine="serial")
+    ctx = SweepContext.build(submarine_cut, opts)
+    for sc in enumerate_scenarios(submarine_cut, "link"):
+        rec = evaluate_scenario(ctx, sc)
+        fresh = solve_te(submarine_cut.fail_links(sc.links), "max-throughput", "path", 4)
+        assert rec["mlu"] == pytest.approx(fresh.mlu, abs=1e-7)
+        assert rec["unmet_gbps_total"] == pytest.approx(float(fresh.demands["unmet_gbps"].sum()), abs=1e-6)
+        assert rec["carried_gbps"] == pytest.approx(float(fresh.demands["carried_gbps"].sum()), abs=1e-6)
+
+
+def test_impact_figures_and_worst_first(submarine_cut: Network) -> None:
+    res = sweep(submarine_cut, FailureOptions(kind="srlg", engine="serial"))
+    table = res.table()
+    # cutting the whole Atlantic corridor partitions the continents: all 600 Gbps unmet
+    assert table.iloc[0]["scenario"] == "srlg:atlantic"
+    assert table.iloc[0]["unmet_gbps"] == pytest.approx(600.0)
+    # ny-lon has a 120 ms RTT SLO: it can no longer be met
+    atl = next(r for r in res.scenarios if r["scenario"] == "srlg:atlantic")
+    assert atl["slo_violations"] == 1 and atl["slo_violation_demands"] == ["ny-lon"]
+    one = next(r for r in res.scenarios if r["scenario"] == "srlg:tat")
+    # 800 Gbps of transatlantic demand on the one 400 Gbps cable left: 200 Gbps lost per direction pair
+    assert one["unmet_gbps"] == pytest.approx(200.0)
+    assert one["p99_latency_inflation_ms"] > 0
+    by_link = res.worst_by_link().set_index("link")
+    assert by_link.loc["tat-2", "worst_utilisation"] == pytest.approx(1.0)
+    assert by_link.loc["tat-2", "worst_scenario"] == "srlg:tat"
+    summary = res.summary()
+    json.dumps(summary, allow_nan=False)
+    for r in summary["scenarios"]:
+        assert {"scenario", "failed", "unmet_gbps", "mlu", "slo_violations", "p99_latency_inflation_ms"} <= set(r)
+
+
+def test_derating_degrades_capacity(triangle: Network) -> None:
+    res = sweep(triangle, FailureOptions(kind="list", engine="serial", objective="min-mlu",
+                                         scenarios=[{"id": "ac-half", "links": ["AC"], "derate": 0.5}]))
+    rec = res.scenarios[0]
+    # triangle: 15 Gbps A->C; AC at 5 Gbps, A-B-C at 10: min MLU split x/5 = (15-x)/10 -> x = 5, MLU 1.0
+    assert rec["mlu"] == pytest.approx(1.0, abs=1e-6)
+    assert rec["links_derated"] == 1 and rec["links_down"] == 0
+    assert res.baseline["mlu"] == pytest.approx(0.75, abs=1e-6)
+
+
+def test_site_failure_counts_lost_demand(submarine_cut: Network) -> None:
+    res = sweep(submarine_cut, FailureOptions(kind="site", engine="serial"))
+    lon = next(r for r in res.scenarios if r["scenario"] == "site:LON")
+    assert lon["lost_gbps"] == pytest.approx(300.0)
+    assert lon["unmet_gbps"] == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_engines_agree(submarine_cut: Network) -> None:
+    """Serial, the local process pool and a local Dask cluster give identical records."""
+    scenarios = enumerate_scenarios(submarine_cut, "link")
+    base = FailureOptions(kind="link", engine="serial")
+    serial = _strip(run_sweep(submarine_cut, scenarios, base))
+    local = _strip(run_sweep(submarine_cut, scenarios, base.model_copy(update={"engine": "local", "workers": 2,
+                                                                               "batch_size": 1})))
+    dask = _strip(run_sweep(submarine_cut, scenarios, base.model_copy(update={"engine": "dask", "workers": 2})))
+    assert serial == local == dask
+    assert [r["scenario"] for r in serial] == [s.id for s in scenarios]
+    assert all(np.isfinite(r["mlu"]) for r in serial)
+
+
+def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
+    from api.cli.main import app
+    from backbone.io import save_scenario
+
+    scen = save_scenario(submarine_cut, tmp_path / "scen")
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["failures", str(scen), "--kind", "srlg", "--engine", "serial", "--json",
+                                 "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert isinstance(data, list) and len(data) == 2
+    assert {"scenario", "failed", "unmet_gbps", "mlu", "slo_violations", "p99_latency_inflation_ms"} <= set(data[0])
+    assert (out / "failures.json").exists() and (out / "failures_scenarios.csv").exists()
+    bad = CliRunner().invoke(app, ["failures", str(scen), "--kind", "srlg", "--derate", "1.5"])
+    assert bad.exit_code == 2 and "derate" in bad.output
