@@ -50,7 +50,7 @@ import pandas as pd
 import scipy.sparse as sp
 from pydantic import BaseModel, ConfigDict, Field
 
-from backbone.errors import InfeasibleError, SolverError, ValidationError
+from backbone.errors import InfeasibleError, Problem, SolverError, ValidationError
 from backbone.model import Network
 from solver.problem import INF, LinearProgram, Solution, Status, solve
 
@@ -737,7 +737,8 @@ def failure_states(net: Network, failure_sets: FailureSets) -> tuple[list[str], 
     ``"none"``: the normal state only; ``"link"``: every single link; ``"srlg"``: every SRLG
     (its member links fail together); or explicit lists of link ids.
     """
-    names, sets = ["NOS"], [[]]
+    names: list[str] = ["NOS"]
+    sets: list[list[str]] = [[]]
     if isinstance(failure_sets, str):
         if failure_sets == "link":
             names += list(net.links.index)
@@ -784,7 +785,8 @@ def instance_from_network(net: Network, failure_sets: FailureSets = "none", ceil
     pos = pd.Series(np.arange(len(sites)), index=sites)
     bad = [c for c in candidates if c.site_a not in pos.index or c.site_b not in pos.index or c.site_a == c.site_b]
     if bad:
-        raise ValidationError([f"candidate link {c.site_a}-{c.site_b}: unknown sites or a self-loop" for c in bad])
+        raise ValidationError([Problem(f"candidate link {c.site_a}-{c.site_b}: unknown sites or a self-loop",
+                                       table="options", field="candidate_links") for c in bad])
     lk = net.links
     cand_ids = [c.id or f"new:{c.site_a}-{c.site_b}" for c in candidates]
     ids = pd.Index([*lk.index, *cand_ids], name="link")
