@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
+from backbone import geo
 from backbone.errors import NotFoundError, ValidationError
 from backbone.io import detect_format, load_scenario, network_from_dict, network_to_dict, save_scenario
 from backbone.model import Network
@@ -192,3 +193,112 @@ def test_the_small_test_scenario_loads_through_every_entry_point() -> None:
     b = load_scenario(DATA / "small" / "scenario.yaml")
     assert a.equals(b)
     assert a.name == "small" and a.meta["description"].startswith("Four sites")
+
+
+# ---------------------------------------------------------------------------------- GeoJSON export
+@pytest.fixture
+def pacific() -> Network:
+    """Trans-Pacific cables both ways round, a terrestrial link and SRLGs."""
+    sites = [{"id": "TYO", "name": "東京", "lon": 139.69, "lat": 35.69, "region": "APAC", "tier": "a"},
+             {"id": "LAX", "lon": -118.24, "lat": 34.05, "region": "NA", "tier": "b"},
+             {"id": "SEA", "lon": -122.33, "lat": 47.61, "region": "NA", "tier": ""}]
+    links = [{"id": "east", "site_a": "TYO", "site_b": "LAX", "kind": "submarine", "cable_system": "Unity",
+              "capacity_gbps": 800, "waypoints": "160 40; -160 38"},
+             {"id": "west", "site_a": "SEA", "site_b": "TYO", "kind": "submarine", "cable_system": "PC-1",
+              "capacity_gbps": 400},
+             {"id": "land", "site_a": "LAX", "site_b": "SEA", "capacity_gbps": 1000}]
+    srlgs = [{"id": "pacific", "kind": "corridor", "links": "east;west"},
+             {"id": "unity", "kind": "cable_system", "links": "east"}]
+    return make_network(sites, links, srlgs=srlgs, name="pacific")
+
+
+def _parts(geom: object) -> list[np.ndarray]:
+    if geom.geom_type == "LineString":  # type: ignore[attr-defined]
+        return [np.asarray(geom.coords)]  # type: ignore[attr-defined]
+    return [np.asarray(g.coords) for g in geom.geoms]  # type: ignore[attr-defined]
+
+
+def test_geodataframes_sites_and_links(pacific: Network) -> None:
+    from backbone.io.geojson import LINK_PROPERTIES, network_to_geodataframes
+
+    sites, links = network_to_geodataframes(pacific)
+    assert sites.crs.to_epsg() == 4326 and links.crs.to_epsg() == 4326
+    assert list(sites["id"]) == ["TYO", "LAX", "SEA"]
+    assert {"name", "region", "gpus_installed", "tier"} <= set(sites.columns)
+    assert (sites.geometry.x.tolist(), sites.geometry.y.tolist()) == ([139.69, -118.24, -122.33], [35.69, 34.05, 47.61])
+    assert list(links.columns) == [*LINK_PROPERTIES, "srlgs", "geometry"]
+    assert links.set_index("id")["srlgs"].to_dict() == {"east": "pacific;unity", "west": "pacific", "land": ""}
+    geoms = dict(zip(links["id"], links.geometry, strict=True))
+    assert geoms["land"].geom_type == "LineString"
+    for link_id, start, end in (("east", (139.69, 35.69), (-118.24, 34.05)), ("west", (-122.33, 47.61), (139.69, 35.69))):
+        g = geoms[link_id]
+        assert g.geom_type == "MultiLineString", link_id
+        parts = _parts(g)
+        assert len(parts) == 2
+        assert tuple(parts[0][0]) == start and tuple(parts[-1][-1]) == end
+        for p in parts:
+            assert (np.abs(p[:, 0]) <= 180).all() and (np.abs(np.diff(p[:, 0])) < 180).all()
+        assert abs(parts[0][-1, 0]) == 180 and parts[1][0, 0] == -parts[0][-1, 0]
+        assert parts[0][-1, 1] == parts[1][0, 1]
+    # the drawn route is as long as the model's length for a waypointed link
+    east = np.vstack(_parts(geoms["east"]))
+    drawn = geo.polyline_km([tuple(p) for p in east])
+    assert drawn == pytest.approx(pacific.links.at["east", "length_km"], rel=1e-4)
+
+
+def test_geodataframes_join_values(pacific: Network) -> None:
+    import pandas as pd
+
+    from backbone.io.geojson import network_to_geodataframes
+
+    sites, links = network_to_geodataframes(
+        pacific, link_values={"utilisation": {"east": 0.9, "land": 0.1, "gone": 5.0}},
+        site_values=pd.DataFrame({"gpus_added": [512.0]}, index=["LAX"]))
+    util = links.set_index("id")["utilisation"]
+    assert util["east"] == 0.9 and util["land"] == 0.1 and math.isnan(util["west"])
+    assert "gone" not in set(links["id"])
+    assert sites.set_index("id")["gpus_added"].fillna(-1).to_dict() == {"TYO": -1, "LAX": 512.0, "SEA": -1}
+    with pytest.raises(ValidationError, match="would overwrite"):
+        network_to_geodataframes(pacific, link_values={"capacity_gbps": {"east": 1.0}})
+
+
+def test_save_geojson_is_one_rfc7946_feature_collection(pacific: Network, tmp_path: Path) -> None:
+    import geopandas as gpd
+
+    from backbone.io.geojson import save_geojson
+
+    path = save_geojson(pacific, tmp_path / "out" / "p.geojson", link_values={"utilisation": {"east": 0.5}})
+    text = path.read_text(encoding="utf-8")
+    assert "NaN" not in text and "東京" in text
+    doc = json.loads(text)
+    assert doc["type"] == "FeatureCollection" and "crs" not in doc
+    features = doc["features"]
+    assert [f["properties"]["feature_type"] for f in features] == ["site"] * 3 + ["link"] * 3
+    assert all("id" not in f for f in features)  # site and link ids may collide: kept as properties only
+    for f in features:
+        coords = np.asarray(_flatten(f["geometry"]["coordinates"]))
+        assert (np.abs(coords[:, 0]) <= 180).all() and (np.abs(coords[:, 1]) <= 90).all()
+        assert np.array_equal(coords, np.round(coords, 5))
+    link_props = {f["properties"]["id"]: f["properties"] for f in features if f["properties"]["feature_type"] == "link"}
+    assert link_props["east"]["utilisation"] == 0.5 and link_props["west"]["utilisation"] is None
+    assert link_props["east"]["latency_ms"] == pacific.links.at["east", "latency_ms"]
+    # GDAL (what QGIS uses) reads it back: every feature, in EPSG:4326
+    back = gpd.read_file(path)
+    assert len(back) == 6 and back.crs.to_epsg() == 4326
+    assert sorted(back["feature_type"]) == ["link"] * 3 + ["site"] * 3
+    assert not list(path.parent.glob(".*.tmp"))
+
+
+def _flatten(coords: list) -> list[list[float]]:  # type: ignore[type-arg]
+    if coords and isinstance(coords[0], int | float):
+        return [coords]
+    return [c for item in coords for c in _flatten(item)]
+
+
+def test_save_geojson_without_links(tmp_path: Path) -> None:
+    from backbone.io.geojson import save_geojson
+
+    net = make_network([{"id": "A", "lon": 179.9, "lat": -16.0, "region": "APAC"}], [])
+    doc = json.loads(save_geojson(net, tmp_path / "a.geojson").read_text())
+    assert len(doc["features"]) == 1 and doc["features"][0]["geometry"] == {"type": "Point",
+                                                                           "coordinates": [179.9, -16.0]}
