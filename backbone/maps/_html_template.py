@@ -388,6 +388,7 @@ PAGE = r"""<!DOCTYPE html>
       h("span", util ? pct((G.min + G.max) / 2) : num((G.min + G.max) / 2, 3), ticks);
       h("span", util ? pct(G.max) : num(G.max, 3), ticks);
       if (G.over) item("sw", G.over, "over 100%");
+      if (D.links.some(function (L) { return !L.failed && !(G.value in L.values); })) item("sw", P.novalue, "No value");
     }
     for (var c in G.categories) item("sw", G.categories[c], c);
     if (D.links.some(function (L) { return L.failed; })) item("sw", P.failed, "Failed link", true);

@@ -78,7 +78,9 @@ def utilisation_histogram(utilisation: pd.Series | Mapping[str, float], *, title
         raise ValidationError(Problem("no utilisation values to chart", field="utilisation"))
     top = max(1.0, float(np.ceil(u.max() * 10) / 10))
     edges = np.round(np.arange(0.0, top + 0.1001, 0.1), 3)
-    counts, _ = np.histogram(u.clip(upper=edges[-1] - 1e-9), bins=edges)
+    # bands closed on the right, (0.9, 1.0], so a link at exactly 100 % is full, not over
+    band = np.clip(np.digitize(u.to_numpy(), edges, right=True), 1, len(edges) - 1) - 1
+    counts = np.bincount(band, minlength=len(edges) - 1)
     over = int((u > 1.0 + 1e-9).sum())
     sub = (f"{len(u)} links  ·  median {u.median():.0%}  ·  p95 {u.quantile(0.95):.0%}  ·  max {u.max():.0%}"
            + (f"  ·  {over} over 100 %" if over else ""))
@@ -111,6 +113,7 @@ def latency_cdf(latency: pd.DataFrame, *, title: str = "Demand latency by region
     if latency.empty or not {"region_pair", "latency_ms"} <= set(latency.columns):
         raise ValidationError(Problem("latency table needs rows with region_pair and latency_ms", field="latency"))
     df = latency.copy()
+    weight_name = latency.attrs.get("weight_name", "weight" if "weight" in df.columns else "count")
     if "weight" not in df.columns:
         df["weight"] = 1.0
     df = df[np.isfinite(df["latency_ms"]) & (df["weight"] > 0)]
@@ -119,7 +122,7 @@ def latency_cdf(latency: pd.DataFrame, *, title: str = "Demand latency by region
     share = df.groupby("region_pair")["weight"].sum().sort_values(ascending=False)
     pairs = list(share.index[:max_pairs])
     what = latency.attrs.get("what", "one-way")
-    fig, ax = _figure(size, title, f"{len(df)} demands, weighted by {latency.attrs.get('weight_name', 'count')}"
+    fig, ax = _figure(size, title, f"{len(df)} demands, weighted by {weight_name}"
                       f"  ·  {what} latency of the lowest-latency path")
     for k, pair in enumerate(pairs):
         d = df[df["region_pair"] == pair].sort_values("latency_ms")

@@ -65,7 +65,7 @@ def render_html(net: Network, values: MapValues, *, color_by: str = "utilisation
         "palette": {"ocean": style.OCEAN, "land": style.LAND, "border": style.BORDER, "coast": style.COAST,
                     "graticule": style.GRATICULE, "outline": style.OUTLINE, "failed": style.FAILED,
                     "assignment": style.ASSIGNMENT, "added": style.ADDED, "demand": "#9b5de5",
-                    "rerouted": style.REROUTED, "casing": style.CASING},
+                    "rerouted": style.REROUTED, "casing": style.CASING, "novalue": style.NO_VALUE},
     }
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     page = (PAGE.replace("%%TITLE%%", html.escape(data["title"])).replace("%%OCEAN%%", style.OCEAN)
