@@ -1,0 +1,275 @@
+"""Assemble the shipped global scenario (``data/global``) from the curated fact tables.
+
+Steps: sites and metros (:mod:`~backbone.datasets.global_sites`), submarine segments
+(:mod:`~backbone.datasets.global_cables`) and terrestrial links
+(:mod:`~backbone.datasets.global_terrestrial`) become validated tables; lengths and latencies are
+derived from geometry by :class:`~backbone.model.Network`; SRLGs are derived here (one per cable
+system, one per landing station shared by several systems, and geographic corridors); then the
+demand generator (:func:`backbone.demand.regenerate`) fills ``metros.inference_gpus`` and
+``demands``, and the folder is written with :func:`backbone.io.save_scenario`.
+
+Run ``python -m backbone.datasets.build_global [OUT_DIR]`` (default: the repository's
+``data/global``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from shapely import contains_xy
+from shapely.geometry import Polygon, box
+
+from backbone import geo
+from backbone.datasets.global_cables import CABLES, CableSystem
+from backbone.datasets.global_sites import metro_records, site_records
+from backbone.datasets.global_terrestrial import TERRESTRIAL
+from backbone.model import Network
+
+logger = logging.getLogger(__name__)
+
+SCENARIO_NAME = "global"
+TERRESTRIAL_MODULE_GBPS = 400.0
+"""One 400G wave (coherent 400ZR+/OpenZR+ class) per terrestrial upgrade module."""
+SUBMARINE_MODULE_GBPS = 1600.0
+"""Spectrum for 1.6 Tbps on a fibre pair (e.g. 4 x 400G) per submarine upgrade module."""
+SUBMARINE_MAX_SHARE = 0.4
+"""A segment may grow to this share of the system's design capacity (spectrum one operator can
+buy or lease on a shared system), and never below today's lit capacity."""
+
+# Geographic corridors: shapes (lon/lat) and which link kinds they catch. A link belongs when any
+# point of its densified route lies inside the shape (terrestrial links only when "terrestrial"
+# is listed, e.g. the Egyptian land crossings).
+CORRIDORS: dict[str, tuple[str, Any, tuple[str, ...]]] = {
+    "corridor-red-sea-suez": (
+        "Red Sea, Gulf of Suez and the Egyptian land crossings",
+        Polygon([(29.3, 31.6), (32.6, 31.6), (34.6, 29.7), (35.2, 29.7), (35.0, 28.0), (39.0, 22.5),
+                 (43.6, 13.0), (43.6, 12.3), (42.8, 12.3), (38.0, 18.0), (33.5, 26.0), (32.3, 29.0),
+                 (29.3, 30.7)]),
+        ("submarine", "terrestrial-both-ends"),
+    ),
+    "corridor-bab-el-mandeb": ("Strait of Bab-el-Mandeb", box(42.9, 12.2, 43.8, 13.0), ("submarine",)),
+    "corridor-gibraltar": ("Strait of Gibraltar", box(-6.5, 35.6, -4.5, 36.3), ("submarine",)),
+    "corridor-hormuz": ("Strait of Hormuz", box(55.8, 25.9, 57.0, 26.9), ("submarine",)),
+    "corridor-malacca": ("Strait of Malacca", box(97.5, 0.8, 103.3, 6.0), ("submarine",)),
+    "corridor-singapore-strait": ("Singapore Strait approaches", box(103.3, 0.9, 104.8, 1.6), ("submarine",)),
+    "corridor-luzon-strait": ("Luzon Strait (Bashi Channel)", box(119.0, 18.5, 122.5, 22.3), ("submarine",)),
+    "corridor-taiwan-strait": ("Taiwan Strait", box(118.5, 22.6, 121.3, 25.6), ("submarine",)),
+    "corridor-korea-strait": ("Korea Strait / Tsushima", box(128.0, 33.3, 130.0, 35.1), ("submarine",)),
+    "corridor-sunda-strait": ("Sunda Strait", box(105.0, -6.6, 106.3, -5.5), ("submarine",)),
+    "corridor-english-channel": ("English Channel (Dover Strait to Cotentin)", box(-2.0, 49.5, 2.0, 51.2),
+                                 ("submarine",)),
+    "corridor-celtic-sea": ("Celtic Sea / Cornwall and Bristol Channel approaches", box(-7.0, 50.0, -3.0, 51.6),
+                            ("submarine",)),
+    "corridor-ny-nj-landings": ("New York / New Jersey landing corridor (shore ends and backhaul)",
+                                Polygon([(-74.3, 39.8), (-72.6, 40.5), (-72.6, 41.0), (-74.2, 40.9)]),
+                                ("submarine", "terrestrial")),
+    "corridor-la-landings": ("Los Angeles South Bay landings (shore ends)", box(-118.7, 33.6, -118.2, 34.0),
+                             ("submarine",)),
+}
+
+
+def slug(text: str) -> str:
+    """``'SEA-ME-WE 5'`` -> ``'sea-me-we-5'``."""
+    s = text.lower().replace("é", "e").replace("/", "-")
+    return re.sub(r"[^a-z0-9]+", "-", s).strip("-")
+
+
+def cable_slack_factors(sites: pd.DataFrame) -> dict[str, float]:
+    """Laid length over modelled route length, per cable system.
+
+    A cable lies longer than a smooth polyline through sea-lane waypoints (seabed routing round
+    canyons and seamounts, burial detours near shore, 2-5 % slack). For a system modelled completely
+    whose length is published the factor is ``published / footprint`` (footprint:
+    :func:`system_route_km`); for the others it is the median of those factors (~1.07).
+    """
+    ratios = {c.name: c.published_length_km / system_route_km(c, sites)
+              for c in CABLES if c.complete and c.published_length_km}
+    default = float(np.median(list(ratios.values())))
+    return {c.name: float(ratios.get(c.name, default)) for c in CABLES}
+
+
+def cable_link_records() -> list[dict[str, Any]]:
+    """One submarine link record per modelled segment; ``length_km`` is the route length through
+    the waypoints times the system's slack factor (:func:`cable_slack_factors`)."""
+    sites = pd.DataFrame(site_records()).set_index("id")
+    slack = cable_slack_factors(sites)
+    records = []
+    for c in CABLES:
+        max_gbps = SUBMARINE_MAX_SHARE * c.design_tbps * 1000.0
+        for s in c.segments:
+            lit = float(s.lit_gbps if s.lit_gbps is not None else c.lit_gbps)
+            a, b = sites.loc[s.site_a], sites.loc[s.site_b]
+            route_km = geo.polyline_km([(float(a["lon"]), float(a["lat"])), *s.waypoints,
+                                        (float(b["lon"]), float(b["lat"]))])
+            records.append({
+                "id": f"{slug(c.name)}-{s.site_a}-{s.site_b}",
+                "name": f"{c.name} {s.site_a}-{s.site_b}",
+                "site_a": s.site_a, "site_b": s.site_b, "kind": "submarine", "cable_system": c.name,
+                "capacity_gbps": lit, "waypoints": geo.format_waypoints(s.waypoints),
+                "length_km": round(route_km * slack[c.name], 1),
+                "module_gbps": SUBMARINE_MODULE_GBPS,
+                "max_capacity_gbps": float(np.ceil(max(lit, max_gbps) / SUBMARINE_MODULE_GBPS) * SUBMARINE_MODULE_GBPS),
+            })
+    return records
+
+
+def terrestrial_link_records() -> list[dict[str, Any]]:
+    """One terrestrial link record per route (parallel diverse routes get ``-2``, ``-3`` ids)."""
+    records: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for a, b, cap, waypoints in TERRESTRIAL:
+        base = f"t-{a}-{b}"
+        seen[base] = seen.get(base, 0) + 1
+        lid = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        records.append({
+            "id": lid, "name": f"{a} - {b}" + ("" if seen[base] == 1 else f" (route {seen[base]})"),
+            "site_a": a, "site_b": b, "kind": "terrestrial", "capacity_gbps": float(cap),
+            "waypoints": geo.format_waypoints(waypoints), "module_gbps": TERRESTRIAL_MODULE_GBPS,
+        })
+    return records
+
+
+def srlg_records(net: Network) -> list[dict[str, Any]]:
+    """SRLGs: one per cable system, one per landing shared by several systems, and corridors."""
+    links = net.links
+    records: list[dict[str, Any]] = []
+    sub = links[links["kind"] == "submarine"]
+    for name, group in sub.groupby("cable_system", sort=True):
+        records.append({"id": f"cable-{slug(str(name))}", "name": f"{name} (cable system)", "kind": "cable_system",
+                        "links": ";".join(group.index)})
+    landings = net.sites.index[net.sites["kind"] == "landing"]
+    for site in landings:
+        touching = links[(links["site_a"] == site) | (links["site_b"] == site)]
+        systems = set(touching.loc[touching["kind"] == "submarine", "cable_system"])
+        if len(systems) >= 2:
+            records.append({"id": f"landing-{site}", "name": f"{net.sites.at[site, 'name']} (landing station)",
+                            "kind": "landing", "links": ";".join(touching.index)})
+    sites = net.sites
+    for cid, (title, shape, kinds) in CORRIDORS.items():
+        members = []
+        for lid, row in links.iterrows():
+            kind = str(row["kind"])
+            if kind == "terrestrial" and "terrestrial" not in kinds and "terrestrial-both-ends" not in kinds:
+                continue
+            if kind == "submarine" and "submarine" not in kinds:
+                continue
+            if kind == "terrestrial" and "terrestrial-both-ends" in kinds:
+                ends = sites.loc[[row["site_a"], row["site_b"]]]
+                if not contains_xy(shape, ends["lon"].to_numpy(), ends["lat"].to_numpy()).all():
+                    continue
+            coords = net.link_coords(str(lid))
+            lon = (coords[:, 0] + 180.0) % 360.0 - 180.0
+            if contains_xy(shape, lon, coords[:, 1]).any():
+                members.append(str(lid))
+        if members:
+            records.append({"id": cid, "name": title, "kind": "corridor", "links": ";".join(members)})
+        else:
+            logger.warning("corridor %s has no member link", cid)
+    return records
+
+
+def system_route_km(system: CableSystem, sites: pd.DataFrame, tolerance_km: float = 60.0) -> float:
+    """Footprint length of a cable system's modelled segments: the union of their routes.
+
+    Branches that share a trunk (same waypoints up to a branching unit) count the trunk once: the
+    segments are walked longest first, and a step counts only where it lies more than
+    ``tolerance_km`` from every step already counted. This is what a published system length
+    (trunk plus branches) measures.
+    """
+    counted: list[np.ndarray] = []  # unit vectors of counted step midpoints
+    total = 0.0
+    routes = []
+    for s in system.segments:
+        a, b = sites.loc[s.site_a], sites.loc[s.site_b]
+        pts = [(float(a["lon"]), float(a["lat"])), *s.waypoints, (float(b["lon"]), float(b["lat"]))]
+        routes.append(geo.route_coords(pts, densify_km=20.0))
+    routes.sort(key=lambda c: -geo.polyline_km([tuple(p) for p in c]))
+    cos_tol = np.cos(tolerance_km / 6371.0)
+    for coords in routes:
+        step = geo.geodesic_km(coords[:-1, 0], coords[:-1, 1], coords[1:, 0], coords[1:, 1])
+        mid = (coords[:-1] + coords[1:]) / 2.0
+        lon, lat = np.radians(mid[:, 0]), np.radians(mid[:, 1])
+        xyz = np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
+        if counted:
+            prev = np.vstack(counted)
+            near = (xyz @ prev.T).max(axis=1) >= cos_tol
+        else:
+            near = np.zeros(len(xyz), bool)
+        total += float(step[~near].sum())
+        counted.append(xyz[~near])
+    return total
+
+
+def build_topology() -> Network:
+    """The global scenario's sites, links, SRLGs and metros (no demand yet), validated."""
+    from backbone.validate import build_network
+
+    links = cable_link_records() + terrestrial_link_records()
+    meta = scenario_meta()
+    tables: dict[str, Any] = {"sites": site_records(), "links": links, "metros": metro_records(), "srlgs": [],
+                              "demands": []}
+    net = build_network(tables, name=SCENARIO_NAME, meta=meta)
+    tables["srlgs"] = srlg_records(net)
+    return build_network(tables, name=SCENARIO_NAME, meta=meta)
+
+
+def scenario_meta() -> dict[str, Any]:
+    """Manifest metadata: description, version, sources, demand parameters."""
+    from backbone.demand import DemandParameters
+
+    return {
+        "description": ("A global AI backbone: hyperscale GPU campuses, metro PoPs and cable landing stations "
+                        "joined by terrestrial long-haul fibre and named submarine cable systems modelled segment "
+                        "by segment along real sea lanes. Built by backbone.datasets.build_global from public "
+                        "facts; GPU, power and leased-capacity figures are estimates (see data/README.md)."),
+        "version": "2026.12",
+        "sources": [
+            "TeleGeography Submarine Cable Map (submarinecablemap.com): systems, landing points, lengths, RFS",
+            "Cable owners' press releases for design capacities (Google, Meta, Microsoft, Amazon, consortia)",
+            "GeoNames / Wikipedia city and landing-town coordinates",
+            "UN World Urbanization Prospects (metro population); Brookings Global Metro Monitor / OECD (metro GDP)",
+            "Ember Yearly Electricity Data 2023, EIA (grid carbon intensity); EIA, Eurostat, IEA (power prices)",
+        ],
+        "demand_parameters": asdict(DemandParameters()),
+    }
+
+
+def build(out_dir: str | Path) -> Network:
+    """Build the topology, regenerate demand on the reloaded topology, write ``out_dir``.
+
+    The demand is generated from the topology *as loaded from disk* so that a later
+    ``regenerate(load_scenario(out_dir))`` reproduces the shipped files exactly.
+    """
+    from backbone.demand import DemandParameters, regenerate
+    from backbone.io import load_scenario, save_scenario
+
+    topology = build_topology()
+    with tempfile.TemporaryDirectory() as tmp:
+        save_scenario(topology, Path(tmp) / "topology")
+        reloaded = load_scenario(Path(tmp) / "topology")
+    net = regenerate(reloaded, DemandParameters.from_meta(reloaded.meta))
+    save_scenario(net, out_dir)
+    logger.info("wrote %s: %s", out_dir, net.summary())
+    return load_scenario(out_dir)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry: ``python -m backbone.datasets.build_global [OUT_DIR]``."""
+    from backbone.paths import default_scenario_path
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    args = sys.argv[1:] if argv is None else argv
+    out = Path(args[0]) if args else default_scenario_path()
+    build(out)
+
+
+if __name__ == "__main__":
+    main()
