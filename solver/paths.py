@@ -1,0 +1,680 @@
+"""Candidate paths: the k lowest-latency loopless paths between site pairs, as sparse incidences.
+
+Formulations (TE, placement, design, failures) never walk graphs themselves: they ask for a
+:class:`PathSet` and build their rows from its ``arc_incidence`` / ``link_incidence`` matrices.
+
+Algorithm (exact)
+-----------------
+The network is an undirected multigraph (parallel links between two sites are distinct paths);
+link weights are ``latency_ms`` (one way, > 0 for any real link). For a pair ``(s, t)`` we run
+a best-first search over *partial loopless paths* from ``s``, keyed by ``g + h(v)``: ``g`` is
+the latency so far and ``h(v)`` the exact shortest-path latency from ``v`` to ``t`` in the whole
+graph (one ``scipy.sparse.csgraph.dijkstra`` per target, shared by every source). ``h`` is an
+admissible and consistent lower bound for the remaining latency of any loopless continuation
+(forbidding visited sites can only lengthen a path), so complete paths leave the queue in
+non-decreasing latency order: the first ``k`` are the ``k`` lowest-latency loopless paths, the
+same set as Yen's algorithm (ties in any order). With the exact heuristic the search expands
+almost only prefixes of near-optimal paths, which makes it much cheaper than Yen's spur searches.
+
+* Pairs are symmetric on an undirected graph: each unordered pair is searched once and the
+  reverse direction gets the reversed paths.
+* ``max_latency_ms`` prunes the search (a partial path with ``g + h > limit`` is dropped); a
+  pair may end up with zero paths (the TE code reports such demand as "no path within SLO").
+* ``disjoint=True`` gives link-disjoint paths by *successive shortest paths*: the shortest path,
+  then the shortest path avoiding its links, and so on (up to ``k``). This is the greedy
+  scheme used in practice for protection paths; it is not the max-cardinality or min-sum
+  disjoint set (Suurballe), and can find fewer than the maximum number of disjoint paths on
+  trap topologies.
+* Large requests are split over a process pool by target (``workers``; default: up to 2
+  processes when more than :data:`PARALLEL_MIN_PAIRS` unordered pairs are asked for).
+
+Caching
+-------
+Results are kept in a small LRU (:data:`CACHE_SIZE` entries) keyed by a hash of the topology
+(site ids and the links' ids, endpoints, latency and length -- *not* demands or capacities, so
+scaling demand or upgrading capacity reuses the paths), the pairs, ``k``, ``disjoint`` and
+``max_latency_ms``. A failure changes the topology: use :func:`paths_after_failure`, which
+filters the cached intact-network paths with :meth:`PathSet.without_links` and recomputes only
+the pairs that lost one of their ``k`` paths (a pair that kept all ``k`` keeps exactly the right
+set: the failed network's paths are a subset of the intact one's).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import logging
+import os
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.sparse.csgraph import dijkstra
+
+from backbone.errors import Problem, ValidationError
+from backbone.model import Network
+
+logger = logging.getLogger(__name__)
+
+CACHE_SIZE = 16
+"""Number of path sets kept in the LRU cache."""
+
+PARALLEL_MIN_PAIRS = 4000
+"""Unordered pairs above which the search is spread over a process pool by default."""
+
+_CACHE: OrderedDict[tuple[Any, ...], PathSet] = OrderedDict()
+
+
+# ---------------------------------------------------------------------- the result type
+@dataclass(frozen=True, eq=False)
+class PathSet:
+    """Candidate paths for a list of (src, dst) pairs, with sparse incidences.
+
+    Attributes
+    ----------
+    link_ids
+        ``net.links.index`` at build time (columns of ``link_incidence``; arcs ``j`` and
+        ``L + j`` of ``arc_incidence`` are link ``j`` forward (``site_a -> site_b``) and reverse).
+    pairs
+        One row per pair asked for: columns ``src``, ``dst`` (site ids); RangeIndex.
+    path_pair
+        ``(n_paths,)`` row of ``pairs`` each path serves. The paths of a pair are contiguous
+        and sorted by latency ascending.
+    path_latency_ms, path_length_km, path_hops
+        One-way latency (sum of link ``latency_ms``), route length and number of links.
+    arc_incidence
+        ``n_paths x 2L`` CSR, 1 where the path uses an arc (direction-aware).
+    link_incidence
+        ``n_paths x L`` CSR, 1 where the path uses a link (either direction).
+    site_ids
+        ``net.sites.index`` at build time.
+    """
+
+    link_ids: pd.Index
+    site_ids: pd.Index
+    pairs: pd.DataFrame
+    path_pair: np.ndarray
+    path_latency_ms: np.ndarray
+    path_length_km: np.ndarray
+    path_hops: np.ndarray
+    arc_incidence: sp.csr_matrix
+    link_incidence: sp.csr_matrix
+    _site_seq: np.ndarray  # flat site positions of all paths (hops + 1 per path)
+    _site_ptr: np.ndarray  # (n_paths + 1,) offsets into _site_seq
+    _arc_seq: np.ndarray  # flat arc positions of all paths, in travel order
+    _arc_ptr: np.ndarray  # (n_paths + 1,) offsets into _arc_seq
+
+    @property
+    def n_paths(self) -> int:
+        """Number of paths."""
+        return len(self.path_pair)
+
+    @property
+    def pair_ptr(self) -> np.ndarray:
+        """``(n_pairs + 1,)`` offsets: the paths of pair ``r`` are ``pair_ptr[r]:pair_ptr[r+1]``."""
+        counts = np.bincount(self.path_pair, minlength=len(self.pairs))
+        return np.concatenate([[0], np.cumsum(counts)])
+
+    @property
+    def paths_per_pair(self) -> np.ndarray:
+        """Number of candidate paths of each pair (0 when none exists or none meets the limit)."""
+        return np.bincount(self.path_pair, minlength=len(self.pairs))
+
+    @property
+    def pair_incidence(self) -> sp.csr_matrix:
+        """``n_pairs x n_paths`` CSR, 1 where the path serves the pair."""
+        n = self.n_paths
+        return sp.csr_matrix((np.ones(n), (self.path_pair, np.arange(n))), shape=(len(self.pairs), n))
+
+    def pair_paths(self, pair_row: int) -> np.ndarray:
+        """Indices of the paths of one pair (a row of ``pairs``), lowest latency first."""
+        ptr = self.pair_ptr
+        return np.arange(ptr[pair_row], ptr[pair_row + 1])
+
+    def path_sites(self, i: int) -> list[str]:
+        """Site ids along path ``i``, from ``src`` to ``dst``."""
+        seq = self._site_seq[self._site_ptr[i]:self._site_ptr[i + 1]]
+        return [str(s) for s in self.site_ids[seq]]
+
+    def path_links(self, i: int) -> list[str]:
+        """Link ids along path ``i``, in travel order."""
+        arcs = self._arc_seq[self._arc_ptr[i]:self._arc_ptr[i + 1]]
+        return [str(x) for x in self.link_ids[arcs % len(self.link_ids)]]
+
+    def path_arcs(self, i: int) -> np.ndarray:
+        """Arc positions (``j`` forward, ``L + j`` reverse) along path ``i``, in travel order."""
+        return self._arc_seq[self._arc_ptr[i]:self._arc_ptr[i + 1]].copy()
+
+    def _take(self, idx: np.ndarray) -> PathSet:
+        """The paths ``idx`` (in that order), same pairs and columns."""
+        idx = np.asarray(idx, np.int64)
+        site_lens = np.diff(self._site_ptr)[idx]
+        arc_lens = np.diff(self._arc_ptr)[idx]
+        site_seq = self._site_seq[_ranges(self._site_ptr[:-1][idx], site_lens)]
+        arc_seq = self._arc_seq[_ranges(self._arc_ptr[:-1][idx], arc_lens)]
+        return PathSet(self.link_ids, self.site_ids, self.pairs, self.path_pair[idx], self.path_latency_ms[idx],
+                       self.path_length_km[idx], self.path_hops[idx], self.arc_incidence[idx],
+                       self.link_incidence[idx], site_seq, np.concatenate([[0], np.cumsum(site_lens)]),
+                       arc_seq, np.concatenate([[0], np.cumsum(arc_lens)]))
+
+    def _subset(self, keep: np.ndarray) -> PathSet:
+        return self._take(np.flatnonzero(np.asarray(keep, bool)))
+
+    def restrict(self, max_latency_ms: float | Sequence[float] | np.ndarray) -> PathSet:
+        """Keep only paths with ``path_latency_ms <= max_latency_ms`` of their pair.
+
+        ``max_latency_ms`` is a scalar or one value per pair (NaN or inf: no limit). Since a
+        pair's paths are its lowest-latency ones, the result is exactly what
+        :func:`candidate_paths` would return with that limit.
+        """
+        limit = _per_pair_limit(max_latency_ms, len(self.pairs))
+        return self._subset(self.path_latency_ms <= limit[self.path_pair] + 1e-9)
+
+    def without_links(self, link_ids: Sequence[str] | pd.Index) -> PathSet:
+        """Drop the paths that use any of ``link_ids`` (failed links). Columns stay the same."""
+        pos = self.link_ids.get_indexer(pd.Index(list(link_ids)))
+        if (pos < 0).any():
+            from backbone.errors import NotFoundError
+
+            bad = [str(x) for x, p in zip(link_ids, pos, strict=True) if p < 0]
+            raise NotFoundError(f"unknown link id(s): {', '.join(bad[:10])}")
+        failed = np.zeros(len(self.link_ids))
+        failed[pos] = 1.0
+        hits = self.link_incidence @ failed
+        return self._subset(hits == 0)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per path: pair, src, dst, latency, length, hops, sites and links (for files)."""
+        return pd.DataFrame({
+            "pair": self.path_pair,
+            "src": self.pairs["src"].to_numpy()[self.path_pair],
+            "dst": self.pairs["dst"].to_numpy()[self.path_pair],
+            "latency_ms": self.path_latency_ms,
+            "length_km": self.path_length_km,
+            "hops": self.path_hops,
+            "sites": [";".join(self.path_sites(i)) for i in range(self.n_paths)],
+            "links": [";".join(self.path_links(i)) for i in range(self.n_paths)],
+        })
+
+
+def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(s, s + n)`` for each (s, n), vectorized."""
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offs = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+    return np.arange(total) + offs
+
+
+def _per_pair_limit(max_latency_ms: Any, n_pairs: int) -> np.ndarray:
+    if max_latency_ms is None:
+        return np.full(n_pairs, np.inf)
+    lim = np.broadcast_to(np.asarray(max_latency_ms, float), (n_pairs,)).copy()
+    lim[np.isnan(lim)] = np.inf
+    return lim
+
+
+# ---------------------------------------------------------------------- topology
+@dataclass(frozen=True)
+class _Topology:
+    """Plain arrays of the link table (what the worker processes need)."""
+
+    n_sites: int
+    site_a: np.ndarray
+    site_b: np.ndarray
+    latency_ms: np.ndarray
+    length_km: np.ndarray
+
+    @property
+    def n_links(self) -> int:
+        return len(self.site_a)
+
+    def adjacency(self) -> list[list[tuple[int, int, float]]]:
+        """Per site: list of (neighbour, arc, latency) over every incident link."""
+        adj: list[list[tuple[int, int, float]]] = [[] for _ in range(self.n_sites)]
+        n_links = self.n_links
+        for j, (a, b, w) in enumerate(zip(self.site_a.tolist(), self.site_b.tolist(), self.latency_ms.tolist(),
+                                          strict=True)):
+            adj[a].append((b, j, w))
+            adj[b].append((a, n_links + j, w))
+        return adj
+
+    def graph(self) -> sp.csr_matrix:
+        """Symmetric site x site matrix of the lowest link latency (for Dijkstra)."""
+        n = self.n_sites
+        rows = np.concatenate([self.site_a, self.site_b])
+        cols = np.concatenate([self.site_b, self.site_a])
+        w = np.concatenate([self.latency_ms, self.latency_ms])
+        order = np.lexsort((w, cols, rows))  # keep the minimum over parallel links
+        rows, cols, w = rows[order], cols[order], w[order]
+        first = np.ones(len(rows), bool)
+        first[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+        # tiny floor so that zero-latency links remain edges in the csgraph sense
+        return sp.csr_matrix((np.maximum(w[first], 1e-12), (rows[first], cols[first])), shape=(n, n))
+
+
+def _topology(net: Network) -> _Topology:
+    a, b = net.link_endpoints()
+    links = net.links
+    lat = links["latency_ms"].to_numpy(float)
+    if len(lat) and (np.isnan(lat).any() or (lat < 0).any()):
+        bad = links.index[np.isnan(lat) | (lat < 0)]
+        raise ValidationError([Problem("latency must be a non-negative number", table="links", record=str(i),
+                                       field="latency_ms") for i in bad])
+    return _Topology(len(net.sites), np.asarray(a, np.int64), np.asarray(b, np.int64), lat,
+                     links["length_km"].to_numpy(float))
+
+
+def _topology_key(net: Network) -> str:
+    """Hash of what paths depend on: sites, and the links' ids, endpoints, latency and length."""
+    h = hashlib.sha256()
+    h.update(pd.util.hash_pandas_object(pd.Series(net.sites.index, dtype=str), index=False).to_numpy().tobytes())
+    cols = net.links[["site_a", "site_b", "latency_ms", "length_km"]]
+    h.update(pd.util.hash_pandas_object(cols, index=True).to_numpy().tobytes())
+    return h.hexdigest()[:24]
+
+
+# ---------------------------------------------------------------------- search kernels
+def _k_shortest(adj: list[list[tuple[int, int, float]]], h: list[float], s: int, t: int, k: int, limit: float,
+                banned: set[int] | None = None, n_links: int = 0, allowed: int = -1,
+                budget: int = 2000) -> list[tuple[float, list[int], list[int]]]:
+    """The ``k`` lowest-latency loopless paths from ``s`` to ``t`` (best-first with exact ``h``).
+
+    Returns a list of ``(latency, sites, arcs)``, by latency ascending. ``banned`` holds link
+    positions that may not be used (then a closed set is used and ``k`` must be 1). ``allowed``
+    is a bit mask of the sites any loopless ``s``-``t`` path can visit (the blocks on the
+    block-cut tree path; -1: all). After ``budget`` expansions, popped partial paths are also
+    checked for a loopless way on to ``t`` (dead ends are dropped): this keeps pairs with fewer
+    than ``k`` paths from enumerating every partial path.
+    """
+    inf = float("inf")
+    if h[s] == inf or h[s] > limit:
+        return []
+    out: list[tuple[float, list[int], list[int]]] = []
+    # partial path records: (site, arc, parent record) in `trail`; heap keys (f, g, record)
+    trail: list[tuple[int, int, int]] = [(s, -1, -1)]
+    masks: list[int] = [1 << s]
+    heap: list[tuple[float, float, int]] = [(h[s], 0.0, 0)]
+    closed: set[int] | None = set() if banned is not None else None
+    pop, push = heapq.heappop, heapq.heappush
+    expanded = 0
+    while heap:
+        _f, g, rec = pop(heap)
+        v = trail[rec][0]
+        if v == t:
+            sites, arcs = [], []
+            r = rec
+            while r >= 0:
+                node, arc, parent = trail[r]
+                sites.append(node)
+                if arc >= 0:
+                    arcs.append(arc)
+                r = parent
+            sites.reverse()
+            arcs.reverse()
+            out.append((g, sites, arcs))
+            if len(out) >= k:
+                break
+            continue
+        if closed is not None:
+            if v in closed:
+                continue
+            closed.add(v)
+        mask = masks[rec]
+        expanded += 1
+        if expanded > budget and not _reaches(adj, v, t, mask, allowed):
+            continue
+        for u, arc, w in adj[v]:
+            if (mask >> u) & 1 or not (allowed >> u) & 1:
+                continue
+            hu = h[u]
+            if hu == inf:
+                continue
+            if banned is not None and (arc % n_links) in banned:
+                continue
+            gu = g + w
+            fu = gu + hu
+            if fu > limit:
+                continue
+            trail.append((u, arc, rec))
+            masks.append(mask | (1 << u))
+            push(heap, (fu, gu, len(trail) - 1))
+    return out
+
+
+def _reaches(adj: list[list[tuple[int, int, float]]], v: int, t: int, visited: int, allowed: int) -> bool:
+    """Whether ``t`` can be reached from ``v`` without entering ``visited`` sites."""
+    seen = visited | (1 << v)
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        for u, _arc, _w in adj[x]:
+            if u == t:
+                return True
+            bit = 1 << u
+            if not seen & bit and allowed & bit:
+                seen |= bit
+                stack.append(u)
+    return False
+
+
+def _chain_masks(topo: _Topology, target: int) -> list[int]:
+    """Per source site: bit mask of the sites on any loopless path to ``target``.
+
+    These are the sites of the biconnected blocks on the block-cut tree path between the two
+    (a loopless path cannot leave that chain of blocks). Unreachable sources get 0.
+    """
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(topo.n_sites))
+    g.add_edges_from(zip(topo.site_a.tolist(), topo.site_b.tolist(), strict=True))
+    blocks = [sorted(b) for b in nx.biconnected_components(g)]
+    cuts = set(nx.articulation_points(g))
+    tree = nx.Graph()
+    for i, b in enumerate(blocks):
+        tree.add_node(("B", i))
+        for v in b:
+            if v in cuts:
+                tree.add_edge(("B", i), ("C", v))
+    block_mask = [sum(1 << v for v in b) for b in blocks]
+    home: dict[int, tuple[str, int]] = {}
+    for i, b in enumerate(blocks):
+        for v in b:
+            home[v] = ("C", v) if v in cuts else ("B", i)
+    masks = [0] * topo.n_sites
+    if target not in home:  # isolated site
+        return masks
+    root = home[target]
+    acc: dict[tuple[str, int], int] = {root: block_mask[root[1]] if root[0] == "B" else (1 << target)}
+    for parent, child in nx.bfs_edges(tree, root):
+        acc[child] = acc[parent] | (block_mask[child[1]] if child[0] == "B" else 0)
+    for v, node in home.items():
+        masks[v] = acc.get(node, 0)
+    return masks
+
+
+def _disjoint(adj: list[list[tuple[int, int, float]]], h: list[float], s: int, t: int, k: int, limit: float,
+              n_links: int, allowed: int = -1) -> list[tuple[float, list[int], list[int]]]:
+    """Successive shortest link-disjoint paths (greedy; see the module docstring)."""
+    out: list[tuple[float, list[int], list[int]]] = []
+    banned: set[int] = set()
+    for _ in range(k):
+        found = _k_shortest(adj, h, s, t, 1, limit, banned=banned, n_links=n_links, allowed=allowed)
+        if not found:
+            break
+        out.append(found[0])
+        banned.update(a % n_links for a in found[0][2])
+    return out
+
+
+def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int, bool]
+                  ) -> list[list[tuple[float, list[int], list[int]]]]:
+    """Paths for unordered pairs ``(src[i], dst[i])``; pairs are grouped by target."""
+    topo, src, dst, limit, k, disjoint = args
+    if len(src) == 0:
+        return []
+    adj = topo.adjacency()
+    targets, inverse = np.unique(dst, return_inverse=True)
+    dist = dijkstra(topo.graph(), directed=False, indices=targets)
+    if dist.ndim == 1:
+        dist = dist[None, :]
+    # correct for the 1e-12 floor: exact h is not needed, a lower bound is; floor adds <= 1e-12/hop
+    results: list[list[tuple[float, list[int], list[int]]]] = [[] for _ in range(len(src))]
+    order = np.argsort(inverse, kind="stable")
+    n_links = topo.n_links
+    current = -1
+    h: list[float] = []
+    chain: list[int] = []
+    for i in order.tolist():
+        ti = int(inverse[i])
+        if ti != current:
+            h = (np.maximum(dist[ti] - 1e-9, 0.0)).tolist()
+            chain = _chain_masks(topo, int(targets[ti]))
+            current = ti
+        s, t, lim = int(src[i]), int(dst[i]), float(limit[i]) + 1e-9
+        if disjoint:
+            results[i] = _disjoint(adj, h, s, t, k, lim, n_links, chain[s])
+        else:
+            results[i] = _k_shortest(adj, h, s, t, k, lim, allowed=chain[s])
+    return results
+
+
+# ---------------------------------------------------------------------- public API
+def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]], k: int = 4,
+                    max_latency_ms: float | Sequence[float] | np.ndarray | None = None, disjoint: bool = False,
+                    cache: bool = True, workers: int | None = None) -> PathSet:
+    """The ``k`` lowest-latency loopless paths of each (src, dst) pair.
+
+    Parameters
+    ----------
+    net
+        The network (links are undirected, full duplex; weights are ``latency_ms``).
+    pairs
+        DataFrame with columns ``src``, ``dst`` (site ids), or a list of ``(src, dst)`` tuples.
+        Duplicates are allowed (each row gets its own copy of the paths).
+    k
+        Paths per pair (at most).
+    max_latency_ms
+        One-way latency limit, scalar or one per pair (NaN: none). Longer paths are not
+        candidates; a pair may get zero paths.
+    disjoint
+        Link-disjoint paths by successive shortest paths (see the module docstring).
+    cache
+        Reuse / store the result in the module LRU cache.
+    workers
+        Processes to spread the search over (default: ``min(2, cpu count)`` for large
+        requests, else 1).
+
+    Returns
+    -------
+    PathSet
+
+    Raises
+    ------
+    ValidationError
+        When a pair names an unknown site, has ``src == dst``, or ``k < 1``.
+
+    Example
+    -------
+    >>> ps = candidate_paths(net, [("A", "C")], k=2)     # doctest: +SKIP
+    >>> [ps.path_links(i) for i in ps.pair_paths(0)]     # doctest: +SKIP
+    [['AC'], ['AB', 'BC']]
+    """
+    if k < 1:
+        raise ValidationError(f"k must be >= 1, got {k}")
+    frame = _pairs_frame(pairs)
+    site_pos = pd.Series(np.arange(len(net.sites)), index=net.sites.index)
+    src = site_pos.reindex(frame["src"]).to_numpy()
+    dst = site_pos.reindex(frame["dst"]).to_numpy()
+    problems = [Problem(f"unknown site {s!r}", table="pairs", record=str(r), field=f)
+                for f, arr in (("src", src), ("dst", dst))
+                for r, s in zip(frame.index[np.isnan(arr)], frame[f].to_numpy()[np.isnan(arr)], strict=True)]
+    same = np.flatnonzero(src == dst)
+    problems += [Problem("src and dst are the same site", table="pairs", record=str(r), field="dst") for r in same]
+    if problems:
+        raise ValidationError(problems)
+    limit = _per_pair_limit(max_latency_ms, len(frame))
+    key: tuple[Any, ...] | None = None
+    if cache:
+        ph = hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+        ph.update(limit.tobytes())
+        key = (_topology_key(net), ph.hexdigest(), int(k), bool(disjoint))
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            logger.debug("candidate paths: cache hit (%d pairs)", len(frame))
+            return hit
+    topo = _topology(net)
+    result = _build(topo, net, frame, src.astype(np.int64), dst.astype(np.int64), limit, int(k), bool(disjoint),
+                    workers)
+    if key is not None:
+        _CACHE[key] = result
+        while len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return result
+
+
+def clear_cache() -> None:
+    """Empty the candidate-path cache."""
+    _CACHE.clear()
+
+
+def paths_after_failure(net: Network, failed_links: Sequence[str], pairs: pd.DataFrame | Sequence[tuple[str, str]],
+                        k: int = 4, max_latency_ms: float | Sequence[float] | np.ndarray | None = None,
+                        cache: bool = True) -> PathSet:
+    """Candidate paths of ``net`` with ``failed_links`` down, on the *intact* link index.
+
+    The intact network's (cached) paths are filtered with :meth:`PathSet.without_links`; only
+    pairs that lost one of their ``k`` paths are searched again, on the failed network. The
+    result is exactly ``candidate_paths(net.fail_links(failed_links), ...)``, but its
+    incidences keep the columns of ``net.links.index`` so one formulation can be reused across
+    failure scenarios (failed links simply carry no path).
+    """
+    base = candidate_paths(net, pairs, k=k, max_latency_ms=max_latency_ms, cache=cache)
+    kept = base.without_links(failed_links)
+    lost = (base.paths_per_pair == k) & (kept.paths_per_pair < k)
+    if not lost.any():
+        return kept
+    failed = net.fail_links(failed_links)
+    sub_pairs = base.pairs.loc[lost].reset_index(drop=True)
+    limit = _per_pair_limit(max_latency_ms, len(base.pairs))[lost]
+    sub = candidate_paths(failed, sub_pairs, k=k, max_latency_ms=limit, cache=False)
+    # map the failed network's link positions back onto the intact index
+    col_map = base.link_ids.get_indexer(sub.link_ids)
+    n_links = len(base.link_ids)
+    arc_map = np.concatenate([col_map, col_map + n_links])
+    sub_arc = sub.arc_incidence.tocoo()
+    arc = sp.csr_matrix((sub_arc.data, (sub_arc.row, arc_map[sub_arc.col])), shape=(sub.n_paths, 2 * n_links))
+    sub_link = sub.link_incidence.tocoo()
+    link = sp.csr_matrix((sub_link.data, (sub_link.row, col_map[sub_link.col])), shape=(sub.n_paths, n_links))
+    lost_rows = np.flatnonzero(lost)
+    kept = kept._subset(~lost[kept.path_pair])
+    sub_arc_seq = arc_map[sub._arc_seq]
+    merged = PathSet(
+        base.link_ids, base.site_ids, base.pairs,
+        np.concatenate([kept.path_pair, lost_rows[sub.path_pair]]),
+        np.concatenate([kept.path_latency_ms, sub.path_latency_ms]),
+        np.concatenate([kept.path_length_km, sub.path_length_km]),
+        np.concatenate([kept.path_hops, sub.path_hops]),
+        sp.vstack([kept.arc_incidence, arc], format="csr"),
+        sp.vstack([kept.link_incidence, link], format="csr"),
+        np.concatenate([kept._site_seq, sub._site_seq]),
+        np.concatenate([kept._site_ptr[:-1], sub._site_ptr + len(kept._site_seq)]),
+        np.concatenate([kept._arc_seq, sub_arc_seq]),
+        np.concatenate([kept._arc_ptr[:-1], sub._arc_ptr + len(kept._arc_seq)]),
+    )
+    # both parts are latency-sorted within a pair: a stable sort by pair keeps that order
+    return merged._take(np.argsort(merged.path_pair, kind="stable"))
+
+
+def _pairs_frame(pairs: pd.DataFrame | Sequence[tuple[str, str]]) -> pd.DataFrame:
+    if isinstance(pairs, pd.DataFrame):
+        if not {"src", "dst"} <= set(pairs.columns):
+            raise ValidationError("pairs need columns 'src' and 'dst'")
+        frame = pairs[["src", "dst"]]
+    else:
+        frame = pd.DataFrame(list(pairs), columns=["src", "dst"])
+    return pd.DataFrame({"src": frame["src"].astype(str).to_numpy(), "dst": frame["dst"].astype(str).to_numpy()})
+
+
+def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, dst: np.ndarray,
+           limit: np.ndarray, k: int, disjoint: bool, workers: int | None) -> PathSet:
+    """Search each unordered pair once (vectorised dedup), then assemble the incidences."""
+    n_links = topo.n_links
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    # unique (lo, hi, limit) triples; the most permissive limit of duplicates is fine only when
+    # equal, so the limit is part of the key
+    keys = pd.DataFrame({"lo": lo, "hi": hi, "lim": limit})
+    uniq = keys.drop_duplicates().reset_index(drop=True)
+    back = pd.MultiIndex.from_frame(uniq).get_indexer(pd.MultiIndex.from_frame(keys))
+    u_lo, u_hi, u_lim = (uniq["lo"].to_numpy(np.int64), uniq["hi"].to_numpy(np.int64),
+                         uniq["lim"].to_numpy(float))
+    n_uniq = len(uniq)
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1) if n_uniq >= PARALLEL_MIN_PAIRS else 1
+    found = _run_search(topo, u_lo, u_hi, u_lim, k, disjoint, workers)
+    # flatten the unique results: per unique pair a list of (lat, sites, arcs) from lo to hi
+    counts_u = np.fromiter((len(r) for r in found), np.int64, n_uniq)
+    lat_u = np.fromiter((p[0] for r in found for p in r), float)
+    sites_u = [p[1] for r in found for p in r]
+    arcs_u = [p[2] for r in found for p in r]
+    hops_u = np.fromiter((len(a) for a in arcs_u), np.int64, len(arcs_u))
+    arc_flat_u = np.fromiter((a for arcs in arcs_u for a in arcs), np.int64, int(hops_u.sum()))
+    site_flat_u = np.fromiter((s for ss in sites_u for s in ss), np.int64, int(hops_u.sum() + len(arcs_u)))
+    arc_ptr_u = np.concatenate([[0], np.cumsum(hops_u)])
+    site_ptr_u = np.concatenate([[0], np.cumsum(hops_u + 1)])
+    first_u = np.concatenate([[0], np.cumsum(counts_u)])
+    # expand to requested pairs: pair r uses unique pair back[r], reversed when src > dst
+    n_pairs = len(frame)
+    counts = counts_u[back]
+    path_u = _ranges(first_u[back], counts)  # index into unique paths, per requested path
+    path_pair = np.repeat(np.arange(n_pairs), counts)
+    reverse = np.repeat(src > dst, counts)
+    hops = hops_u[path_u]
+    a_idx = _ranges(arc_ptr_u[path_u], hops)
+    s_idx = _ranges(site_ptr_u[path_u], hops + 1)
+    arc_flat = arc_flat_u[a_idx]
+    site_flat = site_flat_u[s_idx]
+    # reverse direction: flip each arc (j <-> L + j) and reverse the site sequence of the path
+    arc_rev = np.repeat(reverse, hops)
+    arc_ptr = np.concatenate([[0], np.cumsum(hops)])
+    arc_start = np.repeat(arc_ptr[:-1], hops)
+    arc_mirror = arc_start + np.repeat(hops, hops) - 1 - (np.arange(len(arc_flat)) - arc_start)
+    arc_flat = np.where(arc_rev, (arc_flat[arc_mirror] + n_links) % (2 * n_links), arc_flat)
+    site_rev = np.repeat(reverse, hops + 1)
+    ptr = np.concatenate([[0], np.cumsum(hops + 1)])
+    start = np.repeat(ptr[:-1], hops + 1)
+    pos_in = np.arange(len(site_flat)) - start
+    mirrored = start + np.repeat(hops, hops + 1) - pos_in
+    site_flat = np.where(site_rev, site_flat[mirrored], site_flat)
+    n_paths = len(path_pair)
+    arc_inc = sp.csr_matrix((np.ones(len(arc_flat)), arc_flat.copy(), arc_ptr.copy()), shape=(n_paths, 2 * n_links))
+    arc_inc.sort_indices()
+    link_inc = sp.csr_matrix((np.ones(len(arc_flat)), arc_flat % max(n_links, 1), arc_ptr.copy()),
+                             shape=(n_paths, n_links))
+    link_inc.sort_indices()
+    lat = lat_u[path_u]
+    length = topo.length_km
+    length_u = np.add.reduceat(length[arc_flat_u % max(n_links, 1)], arc_ptr_u[:-1]) if len(arc_flat_u) else \
+        np.zeros(len(hops_u))
+    # recompute latency exactly from the links (the search accumulates floats in path order)
+    lat = np.add.reduceat(topo.latency_ms[arc_flat % max(n_links, 1)], arc_ptr[:-1]) if n_paths else lat
+    ps = PathSet(net.links.index.copy(), net.sites.index.copy(), frame, path_pair.astype(np.int64), lat,
+                 length_u[path_u] if n_paths else np.zeros(0), hops, arc_inc, link_inc, site_flat, ptr,
+                 arc_flat, arc_ptr)
+    logger.info("candidate paths: %d pairs (%d searched), %d paths, k=%d%s", n_pairs, n_uniq, n_paths, k,
+                ", disjoint" if disjoint else "")
+    return ps
+
+
+def _run_search(topo: _Topology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray, k: int, disjoint: bool,
+                workers: int) -> list[list[tuple[float, list[int], list[int]]]]:
+    """Run the kernel, in one process or split by target over a pool."""
+    if workers <= 1 or len(lo) < 2:
+        return _search_group((topo, lo, hi, lim, k, disjoint))
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    # split by target so each worker computes each target's Dijkstra once; balance by pair count
+    targets, counts = np.unique(hi, return_counts=True)
+    bucket_of_target = np.zeros(targets.max() + 1, np.int64)
+    loads = np.zeros(workers)
+    for t, c in sorted(zip(targets.tolist(), counts.tolist(), strict=True), key=lambda x: -x[1]):
+        b = int(np.argmin(loads))
+        bucket_of_target[t] = b
+        loads[b] += c
+    bucket = bucket_of_target[hi]
+    groups = [np.flatnonzero(bucket == b) for b in range(workers)]
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        parts = list(pool.map(_search_group, [(topo, lo[g], hi[g], lim[g], k, disjoint) for g in groups]))
+    out: list[list[tuple[float, list[int], list[int]]]] = [[] for _ in range(len(lo))]
+    for g, part in zip(groups, parts, strict=True):
+        for i, r in zip(g.tolist(), part, strict=True):
+            out[i] = r
+    return out
