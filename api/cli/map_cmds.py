@@ -88,11 +88,11 @@ def map_command(
         path = export_map(net, out, result=doc, color_by=color_by, center_lon=center_lon, region=region, size=size,
                           title=title, size_by=size_by, labels=not no_labels)
     seconds = time.perf_counter() - t0
-    info = {"out": str(path), "format": fmt, "bytes": path.stat().st_size, "seconds": round(seconds, 3)}
+    n_bytes = path.stat().st_size
     if json_out:
-        emit_json(info)
+        emit_json({"out": str(path), "format": fmt, "bytes": n_bytes, "seconds": round(seconds, 3)})
     else:
-        err_console.print(f"[green]wrote[/] {path} ({fmt}, {info['bytes'] / 1024:,.0f} kB) in {seconds:.1f} s",
+        err_console.print(f"[green]wrote[/] {path} ({fmt}, {n_bytes / 1024:,.0f} kB) in {seconds:.1f} s",
                           highlight=False)
 
 

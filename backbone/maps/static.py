@@ -80,7 +80,7 @@ def render_static(net: Network, values: MapValues, view: MapView, fmt: str,
         if opts.labels:
             _place_labels(fig, ax, net, layers, opts.max_labels, halo=fmt != "svg")
         _draw_title(fig, net, values, view, coloring, opts, band)
-        _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view)
+        _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by)
         buf = io.BytesIO()
         save_kw: dict[str, Any] = {"format": fmt, "facecolor": fig.get_facecolor()}
         if fmt == "pdf":
@@ -182,13 +182,17 @@ def _draw_assignments(ax: Any, layers: Layers, values: MapValues) -> None:
                                          capstyle="round"))
 
 
+SITE_AREA_PT2 = 240.0
+"""Marker area (points^2) added for the largest site; area is proportional to GPUs or MW."""
+
+
 def site_sizes(net: Network, size_by: str = "gpus") -> np.ndarray:
     """Marker areas (points^2) of sites: area proportional to GPUs (or MW) installed."""
     col = "power_available_mw" if size_by in ("mw", "power", "power_mw") else "gpus_installed"
     v = net.sites[col].to_numpy(dtype=float)
     top = v.max() if v.size and v.max() > 0 else 1.0
-    base = np.where(net.sites["kind"].to_numpy() == "datacenter", 26.0, 14.0)
-    return base + 420.0 * np.clip(v, 0, None) / top
+    base = np.where(net.sites["kind"].to_numpy() == "datacenter", 22.0, 12.0)
+    return base + SITE_AREA_PT2 * np.clip(v, 0, None) / top
 
 
 def _draw_sites(ax: Any, net: Network, layers: Layers, values: MapValues, size_by: str) -> dict[str, Any]:
@@ -206,7 +210,7 @@ def _draw_sites(ax: Any, net: Network, layers: Layers, values: MapValues, size_b
         st = style.SITE_STYLES[kind]
         artists[kind] = ax.scatter(xy[sel, 0], xy[sel, 1], s=sizes[sel] if kind == "datacenter" else sizes[sel] * 0.6,
                                    c=st["color"], marker=st["marker"], edgecolors="white", linewidths=0.8,
-                                   alpha=0.92 if kind == "datacenter" else 0.95,
+                                   alpha=0.82 if kind == "datacenter" else 0.95,
                                    zorder={"datacenter": 6.2, "landing": 6.1, "pop": 6.0}[kind])
     added = values.site_values.get("gpus_added")
     if added is not None and len(added):
@@ -351,7 +355,7 @@ def _draw_title(fig: Any, net: Network, values: MapValues, view: MapView, colori
 
 
 def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: style.LinkColoring,
-                 widths: np.ndarray, site_artists: dict[str, Any], view: MapView) -> None:
+                 widths: np.ndarray, site_artists: dict[str, Any], view: MapView, size_by: str = "gpus") -> None:
     from matplotlib.lines import Line2D
 
     handles: list[Any] = []
@@ -375,6 +379,16 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
             st = style.SITE_STYLES[kind]
             handles.append(Line2D([], [], ls="none", marker=st["marker"], markersize=8 if kind == "datacenter" else 6,
                                   markerfacecolor=st["color"], markeredgecolor="white", label=st["label"]))
+    if "datacenter" in site_artists:
+        col = "power_available_mw" if size_by in ("mw", "power", "power_mw") else "gpus_installed"
+        top = float(net.sites[col].max())
+        if top > 0:
+            unit = "MW" if col == "power_available_mw" else "GPUs"
+            for v in sorted({style.nice_number(top / 5.0), style.nice_number(top)}):
+                area = 22.0 + SITE_AREA_PT2 * v / top
+                handles.append(Line2D([], [], ls="none", marker="o", markersize=float(np.sqrt(area)),
+                                      markerfacecolor="none", markeredgecolor=style.SITE_STYLES["datacenter"]["color"],
+                                      markeredgewidth=0.9, label=f"{v:,.0f} {unit}"))
     if "added" in site_artists:
         handles.append(Line2D([], [], ls="none", marker="o", markersize=11, markerfacecolor="none",
                               markeredgecolor=style.ADDED, markeredgewidth=1.8, label="GPUs added"))

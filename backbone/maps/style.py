@@ -259,15 +259,27 @@ def capacity_legend_values(capacity_gbps: np.ndarray) -> list[float]:
     if cap.size == 0:
         return []
     lo_cap, hi_cap = float(cap.min()), float(cap.max())
-    decades = [10.0**e for e in range(math.ceil(math.log10(lo_cap)), math.floor(math.log10(hi_cap)) + 1)]
-    values = list(decades)
-    if not values or hi_cap > 3.0 * values[-1]:
-        values.append(hi_cap)
-    if len(values) < 2 and lo_cap < values[0] / 3.0:
-        values.insert(0, lo_cap)
-    if len(values) > 3:
-        values = [values[0], values[len(values) // 2], values[-1]]
-    return values
+    values = [nice_number(lo_cap)]
+    values += [10.0**e for e in range(math.ceil(math.log10(lo_cap)), math.floor(math.log10(hi_cap)) + 1)]
+    values.append(float(f"{hi_cap:.2g}"))
+    ordered = sorted(set(values))
+    kept: list[float] = []
+    for v in ordered:
+        if not kept or v >= 2.0 * kept[-1]:
+            kept.append(v)
+        elif v == ordered[-1] and len(kept) > 1:
+            kept[-1] = v  # keep the maximum rather than a round value just below it
+    if len(kept) > 3:
+        kept = [kept[0], kept[len(kept) // 2], kept[-1]]
+    return kept
+
+
+def nice_number(x: float) -> float:
+    """``x`` rounded to one significant digit (2345 -> 2000, 0.047 -> 0.05)."""
+    if x <= 0 or not math.isfinite(x):
+        return x
+    e = math.floor(math.log10(x))
+    return round(x / 10.0**e) * 10.0**e
 
 
 def format_gbps(gbps: float) -> str:
