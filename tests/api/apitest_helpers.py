@@ -54,3 +54,86 @@ def wait_for(fetch: Callable[[], dict[str, Any]], done: Callable[[dict[str, Any]
 
 
 FINAL = ("succeeded", "failed", "cancelled")
+
+
+class LiveServer:
+    """``backbone serve`` in a subprocess on a free 127.0.0.1 port, on a given data dir and database."""
+
+    def __init__(self, data_dir: Any, database_url: str, workers: int = 2) -> None:
+        self.data_dir, self.database_url, self.workers = data_dir, database_url, workers
+        self.proc: Any = None
+        self.port = 0
+        self.log_path = data_dir / "server.log"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(BACKBONE_DATA_DIR=str(self.data_dir), BACKBONE_DATABASE_URL=self.database_url,
+                   BACKBONE_WORKERS=str(self.workers))
+        return env
+
+    def cli(self, *args: str) -> Any:
+        """Run ``backbone <args>`` (the same entry point as the console script) on this server's storage."""
+        import subprocess
+        import sys
+
+        return subprocess.run([sys.executable, "-m", "api", *args], env=self.env(), capture_output=True, text=True,
+                              timeout=120, check=False)
+
+    def token(self, scope: str) -> str:
+        """``backbone token create --scope S``; the token is the last word of the output."""
+        out = self.cli("token", "create", "--scope", scope, "--name", f"live-{scope}")
+        assert out.returncode == 0, out.stderr
+        return str(out.stdout.split()[-1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout_s: float = 90.0) -> None:
+        import socket
+        import subprocess
+        import sys
+
+        import httpx
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "a")  # noqa: SIM115 - handed to the child
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "api", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+             "--log-level", "warning"], env=self.env(), stdout=log, stderr=log)
+        log.close()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log_path.read_text()}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.kill()
+        raise RuntimeError(f"server did not come up:\n{self.log_path.read_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL: the server dies without any clean-up (a crash)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(30)
+
+    def stop(self) -> int:
+        """SIGTERM: a graceful shutdown; returns the exit code (uvicorn re-raises the signal after a clean
+        shutdown, so -SIGTERM is a clean exit too)."""
+        import signal
+
+        if self.proc is None or self.proc.poll() is not None:
+            return int(self.proc.returncode) if self.proc is not None else 0
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return int(self.proc.wait(60))
+        except Exception:
+            self.kill()
+            raise
