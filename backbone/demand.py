@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from backbone import geo
-from backbone.errors import ValidationError
+from backbone.errors import Problem, ValidationError
 from backbone.model import Network, normalize_table
 from backbone.schema import DEMANDS, TRAFFIC_CLASSES
 
@@ -127,19 +127,20 @@ class DemandParameters:
     seed: int = 2026
 
     def __post_init__(self) -> None:
-        problems = []
+        problems: list[Problem] = []
         for f in fields(self):
             v = getattr(self, f.name)
             if not np.isfinite(v) or v < 0:
-                problems.append(f"{f.name} must be a finite number >= 0, got {v!r}")
-        if self.total_gbps <= 0:
-            problems.append("total_gbps must be > 0")
-        if sum(self.class_shares().values()) <= 0:
-            problems.append("class shares must not all be 0")
-        if self.serving_sites < 1:
-            problems.append("serving_sites must be >= 1")
+                problems.append(Problem(f"must be a finite number >= 0, got {v!r}", table="demand_parameters",
+                                        field=f.name))
+        if not problems and self.total_gbps <= 0:
+            problems.append(Problem("must be > 0", table="demand_parameters", field="total_gbps"))
+        if not problems and sum(self.class_shares().values()) <= 0:
+            problems.append(Problem("class shares must not all be 0", table="demand_parameters"))
+        if not problems and self.serving_sites < 1:
+            problems.append(Problem("must be >= 1", table="demand_parameters", field="serving_sites"))
         if problems:
-            raise ValidationError(problems[0] if len(problems) == 1 else "; ".join(problems))
+            raise ValidationError(problems)
 
     def class_shares(self) -> dict[str, float]:
         """Class -> share of ``total_gbps`` (normalised)."""
