@@ -20,7 +20,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -41,7 +41,7 @@ LINK_PROPERTIES: tuple[str, ...] = ("id", "name", "site_a", "site_b", "kind", "c
 COORDINATE_DECIMALS = 5
 """Decimal places kept in written coordinates (1e-5 degree is about 1 m)."""
 
-Values = Mapping[str, Mapping[str, float] | pd.Series] | pd.DataFrame | None
+Values: TypeAlias = Mapping[str, Mapping[str, float] | pd.Series] | pd.DataFrame | None
 """Per-element values: ``{name: {element_id: value}}`` or a DataFrame indexed by element id."""
 
 
@@ -63,17 +63,43 @@ def _values_frame(values: Values, index: pd.Index, what: str, taken: set[str]) -
 
 def link_geometries(net: Network) -> list[Any]:
     """One shapely geometry per link (table order): a LineString, or a MultiLineString when
-    the route crosses the antimeridian; longitudes in [-180, 180]."""
+    the route crosses the antimeridian; longitudes in [-180, 180].
+
+    Links without waypoints (most of them) are densified along their geodesic in one
+    vectorized pass (points every :data:`backbone.geo.DENSIFY_KM` at most, as
+    :func:`backbone.geo.route_coords` places them); links with waypoints go through
+    :func:`~backbone.geo.route_coords` one by one.
+    """
     from shapely.geometry import LineString, MultiLineString
 
-    if len(net.links) == 0:
+    n = len(net.links)
+    if n == 0:
         return []
     a, b = net.link_endpoints()
     lon, lat = net.sites["lon"].to_numpy(float), net.sites["lat"].to_numpy(float)
+    waypoints = net.links["waypoints"].to_numpy(str)
+    routes: list[np.ndarray] = [np.empty((0, 2))] * n
+    plain = np.flatnonzero(np.char.strip(waypoints) == "")
+    if len(plain):
+        lon1, lat1, lon2, lat2 = lon[a[plain]], lat[a[plain]], lon[b[plain]], lat[b[plain]]
+        az, _, dist_m = geo.GEOD.inv(lon1, lat1, lon2, lat2)
+        inner = (np.asarray(dist_m) / 1000.0 // geo.DENSIFY_KM).astype(int)  # intermediate points per link
+        owner = np.repeat(np.arange(len(plain)), inner)
+        k = np.arange(len(owner)) - np.repeat(np.cumsum(inner) - inner, inner) + 1
+        step = np.asarray(dist_m)[owner] * k / (inner[owner] + 1)
+        mid_lon, mid_lat, _ = geo.GEOD.fwd(lon1[owner], lat1[owner], np.asarray(az)[owner], step)
+        mids = np.column_stack([mid_lon, mid_lat]).reshape(-1, 2)
+        bounds = np.concatenate([[0], np.cumsum(inner)])
+        for j, i in enumerate(plain.tolist()):
+            pts = np.vstack([[lon1[j], lat1[j]], mids[bounds[j]:bounds[j + 1]], [lon2[j], lat2[j]]])
+            pts[:, 0] = geo.unwrap_lons(pts[:, 0])
+            routes[i] = pts
+    for i in np.flatnonzero(np.char.strip(waypoints) != "").tolist():  # explicit geometry: few links
+        points = [(lon[a[i]], lat[a[i]]), *geo.parse_waypoints(waypoints[i]), (lon[b[i]], lat[b[i]])]
+        routes[i] = geo.route_coords(points)
     out: list[Any] = []
-    for i, waypoints in enumerate(net.links["waypoints"].tolist()):  # geometry is per link by nature
-        points = [(lon[a[i]], lat[a[i]]), *geo.parse_waypoints(waypoints), (lon[b[i]], lat[b[i]])]
-        parts = [np.round(p, COORDINATE_DECIMALS) for p in geo.split_antimeridian(geo.route_coords(points))]
+    for route in routes:
+        parts = [np.round(p, COORDINATE_DECIMALS) for p in geo.split_antimeridian(route)]
         out.append(LineString(parts[0]) if len(parts) == 1 else MultiLineString(parts))
     return out
 
@@ -126,8 +152,9 @@ def geojson_dict(net: Network, link_values: Values = None, site_values: Values =
         if len(gdf) == 0:
             continue
         gdf = gdf.assign(feature_type=layer)
-        doc = json.loads(gdf.to_json(na="null", drop_id=True, show_bbox=False))
-        features += doc["features"]
+        text_columns = [c for c in gdf.columns if c != "geometry" and pd.api.types.is_string_dtype(gdf[c].dtype)]
+        gdf = gdf.astype(dict.fromkeys(text_columns, object))  # Arrow-backed strings iterate slowly
+        features += gdf.to_geo_dict(na="null", drop_id=True, show_bbox=False)["features"]
     return {"type": "FeatureCollection", "name": net.name, "features": features}
 
 
@@ -157,7 +184,15 @@ def save_geojson(net: Network, path: str | Path, link_values: Values = None,
     doc = geojson_dict(net, link_values, site_values)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False), encoding="utf-8")
+    tmp.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False, default=_plain), encoding="utf-8")
     os.replace(tmp, p)
     logger.info("wrote %d features to %s", len(doc["features"]), p)
     return p
+
+
+def _plain(obj: Any) -> Any:
+    """numpy scalars (and NaN among them) for ``json.dumps``."""
+    if isinstance(obj, np.generic):
+        value = obj.item()
+        return None if isinstance(value, float) and not np.isfinite(value) else value
+    raise TypeError(f"not JSON serializable: {type(obj).__name__}")
