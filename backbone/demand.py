@@ -165,7 +165,8 @@ class DemandParameters:
         if unknown:
             raise ValidationError(f"unknown demand parameter(s): {', '.join(unknown)}")
         try:
-            values = {k: (int(v) if known[k].type in ("int", int) else float(v)) for k, v in stored.items()}
+            values: dict[str, Any] = {k: (int(v) if known[k].type in ("int", int) else float(v))
+                                      for k, v in stored.items()}
         except (TypeError, ValueError) as exc:
             raise ValidationError(f"invalid demand parameter: {exc}") from None
         return cls(**values)

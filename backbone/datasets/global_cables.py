@@ -6,7 +6,8 @@ owners' press releases; see ``data/README.md``) and the segments this scenario m
 landing stations. A segment's route goes through sea-lane waypoints (the named ``SEA`` chains
 below): Gibraltar, the Mediterranean, the Red Sea and Bab-el-Mandeb, the Arabian Sea, the Strait
 of Malacca, the South China Sea, the Luzon Strait, around Japan, great-circle-ish Pacific arcs
-(continuous across the antimeridian), the Bass Strait... Lengths are derived from that geometry.
+(continuous across the antimeridian), the Bass Strait... Lengths are that geometry times a
+slack factor calibrated on published system lengths (see ``build_global.cable_slack_factors``).
 
 ``lit_gbps`` is the capacity per direction this operator has lit on the system (its own fibre
 pairs or leased spectrum): an **estimate**, a share of the design capacity.
