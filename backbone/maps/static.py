@@ -236,10 +236,10 @@ def label_candidates(net: Network, max_labels: int) -> pd.DataFrame:
         rows.append(pd.DataFrame({"name": _names(sites), "lon": sites["lon"], "lat": sites["lat"],
                                   "priority": pri, "kind": "site", "pos": np.arange(len(sites))}))
     if len(net.metros):
-        m = net.metros
+        m = net.metros[~net.metros.index.isin(set(sites["metro"]))]  # a site there already names the metro
         pri = 1.5e9 + m["population_m"].to_numpy(dtype=float) * 1e6 + m["gdp_usd_bn"].to_numpy(dtype=float)
         rows.append(pd.DataFrame({"name": _names(m), "lon": m["lon"], "lat": m["lat"], "priority": pri,
-                                  "kind": "metro", "pos": np.arange(len(m))}))
+                                  "kind": "metro", "pos": net.metros.index.get_indexer(m.index)}))
     if not rows:
         return pd.DataFrame(columns=["name", "lon", "lat", "priority", "kind", "pos"])
     table = pd.concat(rows).sort_values("priority", ascending=False, kind="stable")
@@ -317,7 +317,7 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
 # ---------------------------------------------------------------------- title, legend
 def default_title(net: Network, coloring: style.LinkColoring, values: MapValues) -> str:
     """A title saying what the map shows."""
-    what = {"kind": "backbone", "utilisation": "link utilisation", "impact": "failure impact",
+    what = {"kind": "links by kind", "utilisation": "link utilisation", "impact": "failure impact",
             "diverging": coloring.label.lower(), "sequential": coloring.label.lower()}[coloring.mode]
     if values.failed_links and coloring.mode != "impact":
         what += f" with {len(values.failed_links)} link{'s' if len(values.failed_links) != 1 else ''} failed"

@@ -242,7 +242,7 @@ def _pretty(name: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def link_widths(capacity_gbps: np.ndarray, lo_pt: float = 0.7, hi_pt: float = 4.2) -> np.ndarray:
+def link_widths(capacity_gbps: np.ndarray, lo_pt: float = 0.6, hi_pt: float = 3.6) -> np.ndarray:
     """Line widths in points, log-scaled by capacity between ``lo_pt`` and ``hi_pt``."""
     cap = np.log10(np.clip(np.asarray(capacity_gbps, dtype=float), 1.0, None))
     if cap.size == 0:

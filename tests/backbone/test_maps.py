@@ -263,6 +263,19 @@ def test_colour_by_utilisation_and_fallback(pacific: Network) -> None:
     assert d.mode == "diverging" and d.norm.vcenter == 0.0
 
 
+def test_label_candidates_point_at_their_places(pacific: Network) -> None:
+    from backbone.maps.static import label_candidates
+
+    # a metro with a site in it is named by the site; the others keep their own label
+    net = pacific.copy_with(sites=pacific.sites.assign(metro=np.where(pacific.sites.index == "LAX", "m-sf", "")))
+    cands = label_candidates(net, 20)
+    assert "San Francisco" not in set(cands["name"]) and "Osaka" in set(cands["name"])
+    for row in cands.itertuples():
+        table = net.sites if row.kind == "site" else net.metros
+        assert (table.iloc[row.pos]["lon"], table.iloc[row.pos]["lat"]) == (row.lon, row.lat), row.name
+    assert cands.iloc[0]["name"] == "Ashburn DC"  # the largest data centre comes first
+
+
 def test_capacity_width_is_log_scaled() -> None:
     w = map_style.link_widths(np.array([100.0, 1000.0, 10000.0]))
     assert w[1] - w[0] == pytest.approx(w[2] - w[1])
