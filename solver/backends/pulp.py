@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,8 @@ logger = logging.getLogger(__name__)
 
 
 def build_pulp_problem(lp: LinearProgram, col_names: list[str] | None = None,
-                       row_names: list[str] | None = None, relax: bool = False) -> tuple[Any, list[Any], list[Any]]:
+                       row_names: list[str] | None = None, relax: bool = False,
+                       cost: np.ndarray | None = None) -> tuple[Any, list[Any], list[Any]]:
     """The program as a ``pulp.LpProblem``.
 
     Parameters
@@ -39,6 +41,8 @@ def build_pulp_problem(lp: LinearProgram, col_names: list[str] | None = None,
         unique PuLP names.
     relax
         Drop integrality.
+    cost
+        Objective coefficients to use instead of ``lp.c`` (zero: a feasibility problem).
 
     Returns
     -------
@@ -54,12 +58,12 @@ def build_pulp_problem(lp: LinearProgram, col_names: list[str] | None = None,
     prob = pulp.LpProblem(lp.name.replace(" ", "_") or "lp", pulp.LpMinimize)
     lower, upper, integer = lp.col_lower, lp.col_upper, lp.integrality
     variables = [
-        pulp.LpVariable(col_names[j], None if not np.isfinite(lo) else float(lo),
-                        None if not np.isfinite(up) else float(up),
-                        pulp.LpInteger if (it and not relax) else pulp.LpContinuous)
+        prob.add_variable(col_names[j], None if not np.isfinite(lo) else float(lo),
+                          None if not np.isfinite(up) else float(up),
+                          pulp.LpInteger if (it and not relax) else pulp.LpContinuous)
         for j, (lo, up, it) in enumerate(zip(lower.tolist(), upper.tolist(), integer.tolist(), strict=True))
     ]
-    c = lp.c
+    c = cost if cost is not None else lp.c
     nz = np.flatnonzero(c)
     prob.setObjective(pulp.LpAffineExpression([(variables[j], float(c[j])) for j in nz.tolist()],
                                               constant=float(lp.objective_offset)))
@@ -127,12 +131,18 @@ class _PulpBackend:
         t_build = time.perf_counter()
         prob, variables, rows = build_pulp_problem(lp)
         logger.debug("%s: built %d rows in %.3f s", self.name, lp.n_rows, time.perf_counter() - t_build)
-        solver = self._solver(is_mip, time_limit, mip_gap, threads, log)
         t0 = time.perf_counter()
-        with stdout_to_stderr():
-            prob.solve(solver)
+        self._run(prob, is_mip, time_limit, mip_gap, threads, log)
         elapsed = time.perf_counter() - t0
         status = _status(prob.status, prob.sol_status, is_mip, elapsed, time_limit)
+        if status == Status.INFEASIBLE and self._ambiguous(prob):
+            # the solver only knows "infeasible or unbounded": a feasible zero-objective
+            # problem means unbounded
+            probe, _, _ = build_pulp_problem(lp, cost=np.zeros(lp.n_cols))
+            self._run(probe, is_mip, max(time_limit - elapsed, 0.1), mip_gap, threads, log)
+            if probe.status == pulp.LpStatusOptimal:
+                status = Status.UNBOUNDED
+            elapsed = time.perf_counter() - t0
         x = None
         obj = float("nan")
         if status.has_solution:
@@ -146,6 +156,19 @@ class _PulpBackend:
         bound = obj if status == Status.OPTIMAL else None
         message = f"{pulp.LpStatus.get(prob.status, prob.status)} / {pulp.LpSolution.get(prob.sol_status, '')}"
         return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals, message=message)
+
+
+    def _run(self, prob: Any, is_mip: bool, time_limit: float, mip_gap: float, threads: int | None,
+             log: bool) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # PuLP 4 notices about PULP_CBC_CMD
+            solver = self._solver(is_mip, time_limit, mip_gap, threads, log)
+            with stdout_to_stderr():
+                prob.solve(solver)
+
+    def _ambiguous(self, prob: Any) -> bool:
+        """Whether an "infeasible" answer may really mean "infeasible or unbounded"."""
+        return False
 
 
 def _default_values(lp: LinearProgram) -> np.ndarray:
@@ -191,7 +214,9 @@ class PulpCbcBackend(_PulpBackend):
     def _probe(self) -> Any:
         import pulp
 
-        return pulp.PULP_CBC_CMD(msg=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return pulp.PULP_CBC_CMD(msg=False)
 
     def _solver(self, is_mip: bool, time_limit: float, mip_gap: float, threads: int | None, log: bool) -> Any:
         import pulp
@@ -217,6 +242,12 @@ class PulpHighsBackend(_PulpBackend):
         if threads:
             kw["threads"] = int(threads)
         return pulp.HiGHS(mip=is_mip, msg=log, timeLimit=float(time_limit), gapRel=float(mip_gap), **kw)
+
+    def _ambiguous(self, prob: Any) -> bool:
+        import highspy
+
+        model = getattr(prob, "solverModel", None)  # pulp.HiGHS keeps the highspy object here
+        return model is not None and model.getModelStatus() == highspy.HighsModelStatus.kUnboundedOrInfeasible
 
 
 SOLVER_FACTORIES: dict[str, Callable[[], _PulpBackend]] = {"pulp-cbc": PulpCbcBackend,
