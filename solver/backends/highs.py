@@ -74,8 +74,10 @@ class HighsBackend:
             status = Status.OPTIMAL
         elif ms == S.kInfeasible:
             status = Status.INFEASIBLE
-        elif ms in (S.kUnbounded, S.kUnboundedOrInfeasible):
-            status = Status.UNBOUNDED if ms == S.kUnbounded else Status.INFEASIBLE
+        elif ms == S.kUnbounded:
+            status = Status.UNBOUNDED
+        elif ms == S.kUnboundedOrInfeasible:
+            status = self._infeasible_or_unbounded(h, lp, max(time_limit - elapsed, 0.1))
         elif ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt):
             status = Status.FEASIBLE if has_primal else Status.TIME_LIMIT
         else:
@@ -91,3 +93,21 @@ class HighsBackend:
             bound = obj if status == Status.OPTIMAL else None
         return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals,
                         message=h.modelStatusToString(ms))
+
+    @staticmethod
+    def _infeasible_or_unbounded(h: object, lp: LinearProgram, time_left: float) -> Status:
+        """Tell infeasible from unbounded (presolve often cannot): re-solve with a zero objective;
+        a feasible point then means the original problem is unbounded."""
+        import highspy
+
+        h.setOptionValue("time_limit", float(time_left))  # type: ignore[attr-defined]
+        n = lp.n_cols
+        h.changeColsCost(n, np.arange(n, dtype=np.int32), np.zeros(n))  # type: ignore[attr-defined]
+        with stdout_to_stderr():
+            h.run()  # type: ignore[attr-defined]
+        probe = h.getModelStatus()  # type: ignore[attr-defined]
+        if probe == highspy.HighsModelStatus.kOptimal:
+            return Status.UNBOUNDED
+        if probe == highspy.HighsModelStatus.kInfeasible:
+            return Status.INFEASIBLE
+        return Status.ERROR
