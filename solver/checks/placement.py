@@ -281,11 +281,12 @@ def _walk(net: Network, start: str, links: list[str]) -> list[tuple[str, str]] |
     An empty path is the local route [(start, start)]."""
     if not links:
         return [(start, start)]
+    ends = _endpoints(net)
     at, out = start, []
     for lid in links:
-        if lid not in net.links.index:
+        if lid not in ends:
             return None
-        a, b = net.links.at[lid, "site_a"], net.links.at[lid, "site_b"]
+        a, b = ends[lid]
         if at == a:
             out.append((a, b))
             at = b
@@ -295,6 +296,21 @@ def _walk(net: Network, start: str, links: list[str]) -> list[tuple[str, str]] |
         else:
             return None
     return out
+
+
+_ENDPOINTS: dict[int, tuple[Network, dict[str, tuple[str, str]]]] = {}
+
+
+def _endpoints(net: Network) -> dict[str, tuple[str, str]]:
+    """``{link id: (site_a, site_b)}``, memoised for the network object being checked."""
+    hit = _ENDPOINTS.get(id(net))
+    if hit is None or hit[0] is not net:
+        links = net.links
+        table = dict(zip(links.index, zip(links["site_a"], links["site_b"], strict=True), strict=True))
+        _ENDPOINTS.clear()
+        _ENDPOINTS[id(net)] = (net, table)
+        return table
+    return hit[1]
 
 
 def _residency_ok(net: Network, opts: PlaceOptions, metro: str, site: str) -> bool:

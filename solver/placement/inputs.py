@@ -310,7 +310,8 @@ def pair_routes(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd
         ptr = ps.pair_ptr
         counts = ptr[which + 1] - ptr[which]
         rep_pair = np.repeat(np.arange(len(rp)), counts)
-        path_idx = np.concatenate([np.arange(ptr[w], ptr[w + 1]) for w in which]) if len(rp) else np.zeros(0, int)
+        starts = np.repeat(ptr[which] - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+        path_idx = starts + np.arange(int(counts.sum()))
         lat = ps.path_latency_ms[path_idx]
         keep = lat <= budget[rp][rep_pair] + 1e-6
         rep_pair, path_idx, lat = rep_pair[keep], path_idx[keep], lat[keep]

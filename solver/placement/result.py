@@ -35,6 +35,9 @@ logger = logging.getLogger(__name__)
 TOL = 1e-6
 """Values below this (GPUs, Gbps) are zero in the tables."""
 
+MAX_REASONS = 15
+"""Per kind of reason (bottleneck links, scenario demands), list at most this many."""
+
 SHORTFALL_TOL = 1e-4
 """Unserved GPUs + unplaced jobs + unrouted Gbps above this mean the plan does not serve everything."""
 
@@ -280,9 +283,11 @@ def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]
                        f"about {v:,.1f} MW more would be needed")
     if "extra_gbps" in model.lp.variables:
         extra_l = sol.values("extra_gbps")
-        extra_l = extra_l[extra_l > 1e-3]
+        extra_l = extra_l[extra_l > 1e-3].sort_values(ascending=False)
         links = inp.net.links
-        for (lid, d), v in extra_l.sort_values(ascending=False).items():
+        if len(extra_l) > MAX_REASONS:
+            reasons.append(f"{len(extra_l)} link directions are bottlenecks; the {MAX_REASONS} largest:")
+        for (lid, d), v in extra_l.iloc[:MAX_REASONS].items():
             a, b = links.at[lid, "site_a"], links.at[lid, "site_b"]
             a, b = (a, b) if d == "ab" else (b, a)
             reasons.append(f"link {lid} ({a} -> {b}, {links.at[lid, 'capacity_gbps']:,.0f} Gbps) is a bottleneck: "
@@ -293,8 +298,17 @@ def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]
             reasons.append(f"{uid}: {v:,.0f} GPUs remain unserved even with limits stretched")
     if "existing_unrouted" in model.lp.variables:
         ex = sol.values("existing_unrouted")
-        for did, v in ex[ex > 1e-3].items():
-            reasons.append(f"scenario demand {did}: {v:,.1f} Gbps has no path within its SLO")
+        ex = ex[ex > 1e-3].sort_values(ascending=False)
+        n_paths = np.bincount(inp.existing_paths["demand"].to_numpy(), minlength=len(inp.existing))
+        has_path = pd.Series(n_paths > 0, index=inp.existing.index)
+        for did, v in ex.iloc[:MAX_REASONS].items():
+            slo = inp.existing.at[did, "slo_rtt_ms"]
+            why = (f"has no path within its {slo:.0f} ms RTT SLO" if not has_path[did]
+                   else "does not fit the links (with the placement traffic)")
+            reasons.append(f"scenario demand {did} ({inp.existing.at[did, 'src']} -> {inp.existing.at[did, 'dst']}): "
+                           f"{v:,.1f} Gbps unrouted: {why}")
+        if len(ex) > MAX_REASONS:
+            reasons.append(f"... and {len(ex) - MAX_REASONS} more scenario demands ({ex.iloc[MAX_REASONS:].sum():,.0f} Gbps)")
     if not reasons:
         reasons.append("demand could not be fully served within the time limit (no single limit identified)")
     return reasons
