@@ -201,8 +201,8 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
     sites = _site_records(raw_nodes, ids, lon, lat, regions, layout == "geographic")
     links, info = _link_records(raw_edges, directed, layout != "geographic", default_capacity_gbps,
                                 capacity_unit_gbps)
-    demands = _demand_records(doc.get("graph") or {}, demand_unit_gbps)
-    graph = doc.get("graph") or {}
+    graph = doc.get("graph") if isinstance(doc.get("graph"), dict) else {}
+    demands = _demand_records(graph, demand_unit_gbps)
     name = str(graph.get("name") or p.stem)
     meta = {
         "description": f"node-link network {name}",

@@ -365,3 +365,59 @@ def test_teal_topologies_and_b4_traffic_matrices() -> None:
         assert len(tm) == row.nonzeros
         assert tm["demand_gbps"].sum() == pytest.approx(row.total, rel=1e-12)
         assert tm["demand_gbps"].max() == pytest.approx(row.max, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------- robustness
+def test_node_link_never_fails_with_anything_but_a_validation_error(tmp_path: Path) -> None:
+    """Arbitrary JSON shaped roughly like node-link: the loader returns a network or raises
+    ValidationError (the API maps that to 422), never KeyError/TypeError/AttributeError."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    scalar = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.floats(allow_nan=True),
+                       st.text(max_size=4))
+    value = st.one_of(scalar, st.lists(scalar, max_size=3), st.dictionaries(st.text(max_size=3), scalar, max_size=2))
+    ids = st.one_of(st.integers(0, 4), st.text("abc", min_size=1, max_size=1))
+    node = st.fixed_dictionaries({"id": ids}, optional={
+        "pos": st.one_of(st.lists(st.floats(-200, 200), min_size=2, max_size=2), value),
+        "lon": value, "lat": value, "name": value, "type": value, "region": value, "country": value})
+    edge = st.fixed_dictionaries({"source": ids, "target": ids}, optional={
+        "capacity": value, "capacity_gbps": value, "dist": value, "type": value, "kind": value,
+        "latency_ms": value, "weight": value, "key": value, "length_km": value})
+    graph = st.one_of(value, st.fixed_dictionaries(
+        {"demands": st.dictionaries(ids.map(str), st.dictionaries(ids.map(str), value, max_size=3), max_size=3)}))
+    noisy = st.builds(
+        lambda nodes, key, edges, directed, g: {"nodes": nodes, key: edges, "directed": directed, "graph": g},
+        st.lists(st.one_of(node, value), max_size=5), st.sampled_from(["links", "edges"]),
+        st.lists(st.one_of(edge, value), max_size=6), value, graph)
+    # mostly well-formed documents with the odd bad value, so that loads also succeed
+    lonlat = st.tuples(st.floats(-180, 180), st.floats(-90, 90)).map(list)
+    tidy_edge = st.fixed_dictionaries(
+        {"source": st.integers(0, 3), "target": st.integers(0, 3)},
+        optional={"capacity": st.one_of(st.floats(0.5, 1e4), value), "dist": st.floats(1, 2e4),
+                  "type": st.sampled_from(["seacable", "normal", "x"]), "weight": st.floats(0.1, 100)})
+    tidy = st.builds(
+        lambda pos, edges, directed, g: {"nodes": [{"id": i, "pos": p} for i, p in enumerate(pos)], "links": edges,
+                                         "directed": directed, "graph": g},
+        st.lists(st.one_of(lonlat, lonlat, lonlat, lonlat, lonlat, value), min_size=4, max_size=4),
+        st.lists(tidy_edge, max_size=8), st.booleans(),
+        st.one_of(st.just({}), st.fixed_dictionaries({"demands": st.dictionaries(
+            st.integers(0, 3).map(str), st.dictionaries(st.integers(0, 3).map(str), st.floats(0, 1e3)))}), graph))
+    doc = st.one_of(noisy, tidy)
+    loaded: list[int] = []
+
+    @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(doc=doc, allow=st.booleans())
+    def check(doc: dict, allow: bool) -> None:  # type: ignore[type-arg]
+        p = tmp_path / "g.json"
+        p.write_text(json.dumps(doc))
+        try:
+            net = load_node_link(p, allow_missing_coordinates=allow)
+        except ValidationError as err:
+            assert err.problems and all(q.file for q in err.problems)
+            return
+        assert net.sites["lon"].between(-180, 180).all() and (net.links["capacity_gbps"] > 0).all()
+        loaded.append(len(net.links))
+
+    check()
+    assert sum(n > 0 for n in loaded) >= 10, "the strategy should also produce loadable networks"
