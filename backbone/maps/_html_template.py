@@ -63,7 +63,7 @@ PAGE = r"""<!DOCTYPE html>
   path.arc { pointer-events: stroke; cursor: pointer; }
   circle.site { stroke: #fff; stroke-width: 1; vector-effect: non-scaling-stroke; cursor: pointer; }
   circle.added { fill: none; stroke-width: 2; vector-effect: non-scaling-stroke; pointer-events: none; }
-  text.label { font-weight: 600; fill: #1f2933; paint-order: stroke; stroke: rgba(255,255,255,.9);
+  text.label { fill: #1f2933; paint-order: stroke; stroke: rgba(255,255,255,.9);
     stroke-linejoin: round; pointer-events: none; }
 </style>
 </head>

@@ -155,6 +155,18 @@ def test_page_draws_in_chromium_without_console_errors(pacific: Network, tmp_pat
     assert n_links == len(pacific.links)
     assert dom.stdout.count('class="site"') == len(pacific.sites)
     assert re.search(r'<svg id="map"[^>]*viewBox="[-0-9. ]+"', dom.stdout)
+    # every shown site label sits next to its site's marker
+    circles: dict[str, tuple[float, float]] = {}
+    for m in re.finditer(r'<circle cx="([-0-9.e]+)" cy="([-0-9.e]+)" class="site"[^>]*data-i="(\d+)"', dom.stdout):
+        circles[pacific.sites["name"].iloc[int(m.group(3))]] = (float(m.group(1)), float(m.group(2)))
+    assert len(circles) == len(pacific.sites)
+    labels = re.findall(r'<text x="([-0-9.e]+)" y="([-0-9.e]+)" class="label"([^>]*)>([^<]+)</text>', dom.stdout)
+    shown = [(float(x), float(y), name) for x, y, attrs, name in labels if "display: none" not in attrs]
+    placed = [(x, y, name) for x, y, name in shown if name in circles]
+    assert len(placed) >= 5
+    for x, y, name in placed:
+        cx, cy = circles[name]
+        assert abs(x - cx) < 15 and abs(y - cy) < 15, name
 
     shot = tmp_path / "shot.png"
     run = run_chromium(html_file, tmp_path, f"--screenshot={shot}")
