@@ -125,14 +125,26 @@ def test_restart_survival(server: LiveServer) -> None:
 
 @pytest.mark.skipif(shutil.which("schemathesis") is None and not os.path.exists(
     os.path.join(os.path.dirname(sys.executable), "schemathesis")), reason="schemathesis CLI not installed")
-def test_schemathesis_no_server_errors(server: LiveServer) -> None:
+def test_schemathesis_no_server_errors(tmp_path: Path) -> None:
+    """Fuzz every operation (examples, coverage, fuzzing and stateful phases) with an admin token.
+
+    SQLite only: the database layer runs on PostgreSQL in the other tests, and this is the slowest test.
+    """
+    server = LiveServer(tmp_path / "live", f"sqlite:///{tmp_path / 'fuzz.db'}", workers=1)
+    try:
+        _fuzz(server)
+    finally:
+        server.kill()
+
+
+def _fuzz(server: LiveServer) -> None:
     admin = server.token("admin")
     server.start()
     exe = shutil.which("schemathesis") or os.path.join(os.path.dirname(sys.executable), "schemathesis")
     t0 = time.monotonic()
     out = subprocess.run(
         [exe, "run", f"{server.url}/openapi.json", "-H", f"Authorization: Bearer {admin}",
-         "--checks", "not_a_server_error", "--max-examples", "8", "--seed", "20261202", "--workers", "2",
+         "--checks", "not_a_server_error", "--max-examples", "6", "--seed", "20261202", "--workers", "1",
          "--request-timeout", "60", "--no-shrink"],
         capture_output=True, text=True, timeout=600, check=False)
     tail = out.stdout[-6000:]
