@@ -66,6 +66,7 @@ def map_command(
                                                  show_default=False)] = None,
     size_by: Annotated[str, typer.Option("--size-by", help="Site marker area by 'gpus' or 'mw'.")] = "gpus",
     no_labels: Annotated[bool, typer.Option("--no-labels", help="Do not label sites and metros.")] = False,
+    graticule: Annotated[bool, typer.Option("--graticule/--no-graticule", help="Draw meridians and parallels.")] = True,
     json_out: JsonOpt = False,
 ) -> None:
     """Draw the network (and a result's values) as a map: PNG/SVG/PDF for slides, interactive HTML,
@@ -86,7 +87,7 @@ def map_command(
     t0 = time.perf_counter()
     with err_console.status(f"drawing {fmt.upper()} map of {net.name}...", spinner="dots"):
         path = export_map(net, out, result=doc, color_by=color_by, center_lon=center_lon, region=region, size=size,
-                          title=title, size_by=size_by, labels=not no_labels)
+                          title=title, size_by=size_by, labels=not no_labels, graticule=graticule)
     seconds = time.perf_counter() - t0
     n_bytes = path.stat().st_size
     if json_out:

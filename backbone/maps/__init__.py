@@ -58,7 +58,8 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
     size
         Pixel size ``WIDTHxHEIGHT`` (``1920x1080``, ``3840x2160``); sets the aspect for SVG/PDF.
     title, subtitle
-        Override the generated title / subtitle.
+        Override the generated title / subtitle (default title: the result's ``map.title`` when
+        it has one, else generated from what is drawn).
     size_by
         Site marker area by ``gpus`` or ``mw``.
     labels, graticule
@@ -83,6 +84,10 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
     if unknown:
         raise ValidationError([Problem(f"unknown map option {k!r}", field=k) for k in unknown])
     mv = map_values(net, result, **values)
+    if title is None and isinstance(result, Mapping):
+        inner = result.get("map")
+        if isinstance(inner, Mapping) and isinstance(inner.get("title"), str):
+            title = inner["title"]  # a result may title its own map (failure sweeps do)
     pixels = parse_size(size)
     if fmt in ("geojson", "kml"):
         from backbone.maps import exports

@@ -246,7 +246,7 @@ def chart_from_result(kind: str, doc: Mapping[str, Any] | None, net: Network | N
     * latency: the result's ``latency`` records (``region_pair``, ``latency_ms``[, ``weight``]) or
       else the network's demands over their lowest-latency paths;
     * impact: an ``impact`` object ``{name: value}``, or records under ``scenarios``/``failures``
-      with a numeric ``*impact*``/``*lost*``/``*unserved*`` field, or the first
+      with a numeric ``*impact*``/``*unmet*``/``*lost*``/``*unserved*`` field, or the first
       ``map.link_values.impact*``;
     * cost: per-site records under ``sites`` with ``*_usd`` columns (``capex_usd``, ``opex_usd``),
       or ``capex_usd``/``opex_usd`` totals.
@@ -292,8 +292,8 @@ def _impact_series(doc: Mapping[str, Any]) -> tuple[pd.Series, str]:
         recs = doc.get(key)
         if isinstance(recs, list) and recs and isinstance(recs[0], Mapping):
             df = pd.DataFrame(recs)
-            num = [c for c in df.columns if any(w in str(c) for w in ("impact", "lost", "unserved"))
-                   and pd.api.types.is_numeric_dtype(df[c])]
+            num = [c for w in ("impact", "unmet", "lost", "unserved") for c in df.columns
+                   if w in str(c) and pd.api.types.is_numeric_dtype(df[c])]
             name = next((c for c in ("name", "id", "scenario", "srlg", "failed") if c in df.columns), None)
             if num and name:
                 labels = df[name].map(lambda v: ";".join(map(str, v)) if isinstance(v, list) else str(v))

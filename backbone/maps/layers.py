@@ -5,6 +5,7 @@ Static and interactive maps share it, so a link is cut and projected the same wa
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,9 +41,20 @@ class Layers:
     assignment_parts: list[list[np.ndarray]]
 
 
+_ROUTES: weakref.WeakKeyDictionary[Network, list[np.ndarray]] = weakref.WeakKeyDictionary()
+
+
 def link_routes(net: Network) -> list[np.ndarray]:
-    """Unwrapped (lon, lat) route of every link, in ``net.links`` order."""
-    return [net.link_coords(i) for i in net.links.index]
+    """Unwrapped (lon, lat) route of every link, in ``net.links`` order.
+
+    Cached per Network instance (a Network is never mutated), so drawing several views or
+    formats of one network densifies its geodesics once.
+    """
+    routes = _ROUTES.get(net)
+    if routes is None:
+        routes = [net.link_coords(i) for i in net.links.index]
+        _ROUTES[net] = routes
+    return routes
 
 
 def build_layers(net: Network, values: MapValues, view: MapView,

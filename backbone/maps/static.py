@@ -17,7 +17,7 @@ import pandas as pd
 
 from backbone.maps import style
 from backbone.maps.basemap import projected_basemap, ring_path
-from backbone.maps.layers import Layers, build_layers
+from backbone.maps.layers import Layers, build_layers, link_routes
 from backbone.maps.projection import MapView
 from backbone.maps.values import MapValues
 from backbone.model import Network
@@ -70,7 +70,7 @@ def render_static(net: Network, values: MapValues, view: MapView, fmt: str,
         ax.set_ylim(ymin, ymax)
         ax.set_aspect("equal", adjustable="box")
 
-        layers = build_layers(net, values, view)
+        layers = build_layers(net, values, view, link_routes(net))
         coloring = style.color_links(net.links, values.link_values, opts.color_by)
         _draw_basemap(ax, view, opts.graticule)
         _draw_assignments(ax, layers, values)

@@ -263,6 +263,29 @@ def test_colour_by_utilisation_and_fallback(pacific: Network) -> None:
     assert d.mode == "diverging" and d.norm.vcenter == 0.0
 
 
+def test_colour_by_impact_and_size_by_power(pacific: Network) -> None:
+    from backbone.maps.static import site_sizes
+
+    impact = {"impact_unmet_gbps": {"lax-tyo": 300.0, "nyc-lon": 100.0, "lax-sea": 0.0}}
+    c = map_style.color_links(pacific.links, map_values(pacific, {"link_values": impact}).link_values, "impact")
+    assert c.mode == "impact" and c.value_name == "impact_unmet_gbps" and c.label == "Impact unmet (Gbps)"
+    pos = list(pacific.links.index)
+    assert c.order[-1] == pos.index("lax-tyo") and c.colors[pos.index("lon-fra")] == map_style.NO_VALUE
+    img = png_pixels(render_map_bytes(pacific, "png", {"link_values": impact}, color_by="impact", size=SMALL))
+    assert near(img, map_style.IMPACT_STOPS[-1], tol=40).sum() > 5  # the worst link in the darkest colour
+    by_mw, by_gpu = site_sizes(pacific, "mw"), site_sizes(pacific, "gpus")
+    sites = list(pacific.sites.index)
+    assert by_mw.argmax() == sites.index("IAD") and by_gpu.argmax() == sites.index("IAD")
+    assert by_mw[sites.index("LON")] < by_gpu[sites.index("LON")]  # London has GPUs but no MW given
+
+
+def test_result_map_title_is_used(pacific: Network) -> None:
+    svg = render_map_bytes(pacific, "svg", {"map": {"title": "Worst utilisation over 9 failure scenarios"}},
+                           size=SMALL)
+    assert b"Worst utilisation over 9 failure scenarios" in svg
+    assert b"explicit" in render_map_bytes(pacific, "svg", {"map": {"title": "x"}}, title="explicit", size=SMALL)
+
+
 def test_label_candidates_point_at_their_places(pacific: Network) -> None:
     from backbone.maps.static import label_candidates
 

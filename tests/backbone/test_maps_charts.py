@@ -79,6 +79,10 @@ def test_chart_from_result_finds_inputs(triangle: Network) -> None:
     failures = {"scenarios": [{"name": "cut-1", "lost_gbps": 30.0}, {"name": "cut-2", "lost_gbps": 10.0}]}
     series, label = charts._impact_series(failures)
     assert series.to_dict() == {"cut-1": 30.0, "cut-2": 10.0} and label == "Lost (Gbps)"
+    sweep = {"scenarios": [{"scenario": "srlg:tat", "mlu": 1.4, "unmet_gbps": 120.0},
+                           {"scenario": "srlg:pac", "mlu": 0.9, "unmet_gbps": 0.0}]}  # as solver.failures writes it
+    series, label = charts._impact_series(sweep)
+    assert series.to_dict() == {"srlg:tat": 120.0, "srlg:pac": 0.0} and label == "Unmet (Gbps)"
     assert charts.chart_from_result("latency", None, triangle)[:4] == b"\x89PNG"
     for kind, doc in (("utilisation", {}), ("impact", {"x": 1}), ("cost", {"sites": []})):
         with pytest.raises(ValidationError):
