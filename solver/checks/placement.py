@@ -181,9 +181,9 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
             bad(f"site {sid}: capex {float(r['capex_usd']):,.0f} USD, recomputed {capex:,.0f} USD")
         tr = float(train_at.get(sid, 0.0))
         for t in range(periods):
-            u = float(used.get((t, sid), 0.0)) + tr
-            if u > after + tol * max(1.0, after):
-                bad(f"site {sid} period {t}: {u:,.1f} GPUs in use, only {after:,.0f} after the build")
+            in_use = float(used.get((t, sid), 0.0)) + tr
+            if in_use > after + tol * max(1.0, after):
+                bad(f"site {sid} period {t}: {in_use:,.1f} GPUs in use, only {after:,.0f} after the build")
     for sid in set(flows["site"]) - set(sites_t.index) if len(flows) else ():
         bad(f"site {sid}: serves demand but is missing from the sites table")
     rep.checked["sites"] = len(sites_t)

@@ -246,3 +246,12 @@ def test_summary_json_has_the_contract_keys(tmp_path) -> None:
     assert sum(a["gpus"] for a in s["map"]["assignments"]) == pytest.approx(1000)
     assert (tmp_path / "place.json").exists() and (tmp_path / "place_sites.csv").exists()
     assert res.files.count("place.json") == 1
+
+
+def test_tokens_growth_and_carbon_price() -> None:
+    # 2.5 M tokens/s at 2,500 tokens/s per GPU = 1,000 GPUs, x 1.5 growth = 1,500 GPUs at PAR.
+    # Carbon 400 kg/MWh at 100 USD/t adds 40 USD/MWh: opex per GPU = 1.4e-3 x 8760 x 5 x 140 = 8,584.8.
+    r = solve_checked(europe(), block_gpus=1, tokens_per_s={"paris": 2.5e6}, tokens_per_s_per_gpu=2500,
+                      demand_growth=1.5, carbon_price_usd_per_t=100)
+    assert added(r) == {"PAR": 1500}
+    assert r.totals["cost_usd"] == pytest.approx(1500 * (40_000 + 8_584.8))
