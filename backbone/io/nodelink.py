@@ -25,6 +25,10 @@ per-direction capacity is the smaller of the two (the conservative reading; the 
 asymmetric pairs is recorded in ``meta["import"]``). Undirected parallel edges become separate
 links (ids ``a-b``, ``a-b~1``, ...). Self-loops are dropped (logged).
 
+With ``collapse_waypoints=True`` TopoHub's degree-2 ``Seacable Waypoint`` nodes are folded into
+the submarine links they draw (:func:`collapse_waypoint_chains`): cables become links with
+waypoint geometry between landing points, which is how the model represents them.
+
 **Demands**: TopoHub's ``graph["demands"]`` (``{src: {dst: value}}``) as ``src -> dst`` demands of
 ``value x demand_unit_gbps`` Gbps (TopoHub inherits SNDlib's abstract demand units).
 
@@ -123,7 +127,8 @@ def _read_json(p: Path) -> dict[str, Any]:
 
 def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
                    default_capacity_gbps: float = DEFAULT_CAPACITY_GBPS, capacity_unit_gbps: float = 1.0,
-                   demand_unit_gbps: float = 1.0, default_region: str = "NA") -> Network:
+                   demand_unit_gbps: float = 1.0, default_region: str = "NA",
+                   collapse_waypoints: bool = False) -> Network:
     """Load a networkx node-link JSON file (TopoHub, Teal) as a validated network.
 
     Parameters
@@ -142,6 +147,9 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
         Gbps per unit of the file's demand values.
     default_region
         Region of every site when positions are made up.
+    collapse_waypoints
+        Fold chains of TopoHub ``Seacable Waypoint`` nodes into submarine links with waypoint
+        geometry (see :func:`collapse_waypoint_chains`); by default every node is a site.
 
     Returns
     -------
@@ -201,6 +209,10 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
     sites = _site_records(raw_nodes, ids, lon, lat, regions, layout == "geographic")
     links, info = _link_records(raw_edges, directed, layout != "geographic", default_capacity_gbps,
                                 capacity_unit_gbps)
+    links = _with_ids(links)
+    if collapse_waypoints:
+        sites, links, folded = collapse_waypoint_chains(sites, links)
+        info.update(folded)
     graph = doc.get("graph") if isinstance(doc.get("graph"), dict) else {}
     demands = _demand_records(graph, demand_unit_gbps)
     name = str(graph.get("name") or p.stem)
@@ -265,7 +277,7 @@ def _edge_capacity(e: Mapping[str, Any], default: float, unit: float) -> tuple[f
 
 def _link_records(raw_edges: list[dict[str, Any]], directed: bool, synthetic: bool, default_capacity: float,
                   unit: float) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """One record per undirected edge (or per pair of opposite arcs in a directed file)."""
+    """One record (without id) per undirected edge (or per pair of opposite arcs in a directed file)."""
     merged: dict[tuple[str, str, str], dict[str, Any]] = {}
     order: list[tuple[str, str, str]] = []
     asymmetric = defaulted = self_loops = 0
@@ -289,18 +301,111 @@ def _link_records(raw_edges: list[dict[str, Any]], directed: bool, synthetic: bo
         defaulted += was_default
         merged[pair] = _link_record(e, a, b, cap, synthetic)
         order.append(pair)
-    links: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
-    for pair in order:
-        rec = merged[pair]
-        base = f"{rec['site_a']}-{rec['site_b']}"
-        n = seen.get(base, 0)
-        seen[base] = n + 1
-        links.append({"id": base if n == 0 else f"{base}~{n}", **rec})
+    links = [merged[pair] for pair in order]
     if self_loops:
         logger.info("dropped %d self-loop edge(s)", self_loops)
     return links, {"links_with_default_capacity": defaulted, "asymmetric_capacity_pairs": asymmetric,
                    "self_loops_dropped": self_loops}
+
+
+def _with_ids(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Link ids ``a-b``, then ``a-b~1``, ``a-b~2`` for parallel links, in record order."""
+    seen: dict[str, int] = {}
+    out = []
+    for rec in records:
+        base = f"{rec['site_a']}-{rec['site_b']}"
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        out.append({"id": base if n == 0 else f"{base}~{n}", **rec})
+    return out
+
+
+def collapse_waypoint_chains(sites: list[dict[str, Any]], links: list[dict[str, Any]]
+                             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
+    """Fold chains of cable waypoint nodes into links with ``waypoints`` geometry.
+
+    A site whose ``node_type`` is ``Seacable Waypoint`` and that has exactly two links is not a
+    place traffic can enter: it only draws the cable. Every maximal chain ``u - w1 - ... - wk - x``
+    through such nodes becomes one link ``u -> x`` with waypoints ``w1; ...; wk`` (in order),
+    kind ``submarine`` if any piece is, the smallest capacity of its pieces, and the sum of the
+    pieces' lengths (latencies) when every piece states one (else the model derives them from the
+    waypoint polyline). Waypoint nodes with one or three or more links (branching units, stubs)
+    stay as sites. Chains that return to where they started, and closed rings of waypoints,
+    carry no traffic and are dropped.
+
+    Links that are not part of a chain keep their ids; a merged chain is named ``u-x`` (with a
+    ``~n`` suffix when that id is taken).
+
+    Returns
+    -------
+    (sites, links, counts)
+        The remaining site records, the link records and counts of folded nodes, merged chains,
+        dropped loops and links of closed rings.
+    """
+    incident: dict[str, list[int]] = {}
+    for i, rec in enumerate(links):
+        incident.setdefault(rec["site_a"], []).append(i)
+        incident.setdefault(rec["site_b"], []).append(i)
+    fold = {s["id"] for s in sites if str(s.get("node_type", "")).lower() == "seacable waypoint"
+            and len(incident.get(s["id"], ())) == 2}
+    where = {s["id"]: (float(s["lon"]), float(s["lat"])) for s in sites}
+    used = [False] * len(links)
+    out: list[dict[str, Any]] = []
+    chains = loops = 0
+    for i, rec in enumerate(links):
+        if used[i]:
+            continue
+        a, b = rec["site_a"], rec["site_b"]
+        if a in fold and b in fold:
+            continue  # inside a chain: reached from one of its ends (or part of a closed ring)
+        used[i] = True
+        if a not in fold and b not in fold:
+            out.append(rec)
+            continue
+        start, current, pieces, points = (a, b, [rec], []) if b in fold else (b, a, [rec], [])
+        while current in fold:
+            points.append(where[current])
+            j = next((k for k in incident[current] if not used[k]), None)
+            if j is None:  # both links of this waypoint already walked: a chain back to itself
+                break
+            used[j] = True
+            pieces.append(links[j])
+            current = links[j]["site_b"] if links[j]["site_a"] == current else links[j]["site_a"]
+        if current == start or current in fold:
+            loops += 1
+            continue
+        chains += 1
+        out.append(_merge_pieces(start, current, pieces, points))
+    taken = {rec["id"] for rec in out if "id" in rec}
+    for rec in out:
+        if "id" not in rec:
+            base = f"{rec['site_a']}-{rec['site_b']}"
+            n = 0
+            while (rec_id := base if n == 0 else f"{base}~{n}") in taken:
+                n += 1
+            rec["id"] = rec_id
+            taken.add(rec_id)
+    kept = [s for s in sites if s["id"] not in fold]
+    return kept, out, {"waypoint_nodes_folded": len(fold), "cable_chains_merged": chains,
+                       "waypoint_loops_dropped": loops, "ring_links_dropped": used.count(False)}
+
+
+def _merge_pieces(start: str, end: str, pieces: list[dict[str, Any]],
+                  points: list[tuple[float, float]]) -> dict[str, Any]:
+    kind = "submarine" if any(p["kind"] == "submarine" for p in pieces) else "terrestrial"
+    caps = [_num(p["capacity_gbps"]) for p in pieces]
+    rec: dict[str, Any] = {
+        "name": next((p["name"] for p in pieces if p.get("name")), ""),
+        "site_a": start, "site_b": end, "kind": kind,
+        "cable_system": next((p["cable_system"] for p in pieces if p.get("cable_system")), ""),
+        "capacity_gbps": min(caps) if all(np.isfinite(caps)) else pieces[0]["capacity_gbps"],
+        "waypoints": geo.format_waypoints(points),
+    }
+    for column in ("length_km", "latency_ms"):
+        values = [_num(p.get(column)) for p in pieces]
+        if all(np.isfinite(values)):
+            rec[column] = round(float(sum(values)), 4)
+    return rec
 
 
 def _link_record(e: Mapping[str, Any], a: str, b: str, cap: Any, synthetic: bool) -> dict[str, Any]:

@@ -421,3 +421,61 @@ def test_node_link_never_fails_with_anything_but_a_validation_error(tmp_path: Pa
 
     check()
     assert sum(n > 0 for n in loaded) >= 10, "the strategy should also produce loadable networks"
+
+
+# ---------------------------------------------------------------------------------- cable waypoints
+def test_collapse_waypoints_folds_cable_chains() -> None:
+    net = load_node_link(DATA / "topohub_like.json", collapse_waypoints=True)
+    assert list(net.sites.index) == ["0", "1", "3"]
+    assert list(net.links.index) == ["0-1", "1-3"]
+    cable = net.links.loc["1-3"]
+    assert (cable["kind"], cable["waypoints"]) == ("submarine", "-20.0000 30.0000")
+    assert cable["length_km"] == pytest.approx(1466.2 + 4170.9)
+    # one cable, one equipment delay (the waypoint was never a hop)
+    assert cable["latency_ms"] == pytest.approx(float(geo.latency_ms(1466.2 + 4170.9)), abs=1e-4)
+    assert net.meta["import"]["waypoint_nodes_folded"] == 1 and net.meta["import"]["cable_chains_merged"] == 1
+
+
+def test_collapse_waypoints_keeps_branches_and_drops_loops(tmp_path: Path) -> None:
+    def node(i: int, lon: float, lat: float, kind: str = "Seacable Waypoint") -> dict[str, object]:
+        return {"id": i, "pos": [lon, lat], "type": kind, "name": f"n{i}"}
+
+    def edge(a: int, b: int, dist: float = 100.0) -> dict[str, object]:
+        return {"source": a, "target": b, "type": "seacable", "dist": dist}
+
+    nodes = [node(0, 0, 0, "Seacable Landing Point"), node(1, 5, 0, "Seacable Landing Point"),
+             node(2, 2, 1, "Seacable Landing Point"),
+             node(10, 1, -1), node(11, 3, -1),  # chain 0 - 10 - 11 - 1
+             node(20, 2.5, 2),  # branching unit: 20 joins 2, 30 and 31
+             node(30, 2.2, 3), node(31, 3, 3),  # 20 - 30 - 2 and 20 - 31 - 1
+             node(40, 0, 2), node(41, -1, 2),  # festoon 0 - 40 - 41 - 0 (back to its start)
+             node(50, 10, 10), node(51, 11, 10), node(52, 10.5, 11)]  # a closed ring of waypoints
+    edges = [edge(0, 10), edge(10, 11), edge(11, 1), edge(2, 20, 50), edge(20, 30), edge(30, 2), edge(20, 31),
+             edge(31, 1), edge(0, 40), edge(40, 41), edge(41, 0), edge(50, 51), edge(51, 52), edge(52, 50),
+             {"source": 0, "target": 2, "type": "normal", "dist": 250.0}]
+    p = tmp_path / "cables.json"
+    p.write_text(json.dumps({"directed": False, "nodes": nodes, "edges": edges}))
+    net = load_node_link(p, collapse_waypoints=True)
+    assert sorted(net.sites.index) == ["0", "1", "2", "20"]
+    links = net.links
+    assert sorted(links.index) == ["0-1", "0-2", "2-20", "20-1", "20-2"]
+    assert links.at["0-1", "waypoints"] == "1.0000 -1.0000; 3.0000 -1.0000" and links.at["0-1", "length_km"] == 300
+    assert links.at["20-2", "waypoints"] == "2.2000 3.0000"  # walked from the branching unit
+    assert links.at["2-20", "waypoints"] == "" and links.at["0-2", "kind"] == "terrestrial"
+    info = net.meta["import"]
+    assert (info["waypoint_nodes_folded"], info["cable_chains_merged"], info["waypoint_loops_dropped"],
+            info["ring_links_dropped"]) == (9, 3, 1, 3)
+
+
+def test_topohub_world_with_collapsed_cables() -> None:
+    path = conformance_dir() / "topohub" / "backbone" / "world.json"
+    plain = load_node_link(path)
+    net = load_node_link(path, collapse_waypoints=True)
+    folded = net.meta["import"]["waypoint_nodes_folded"]
+    assert folded == 1736  # the degree-2 waypoints; 213 branching ones stay
+    assert len(net.sites) == 3815 - folded and len(net.links) == 5189 - folded
+    assert (net.sites["node_type"] == "Seacable Waypoint").sum() == 213
+    sub = lambda n: n.links.loc[n.links["kind"] == "submarine", "length_km"].sum()  # noqa: E731
+    assert sub(net) == pytest.approx(sub(plain), rel=1e-9)  # every kilometre of cable kept
+    assert net.links.loc[net.links["kind"] == "terrestrial"].equals(
+        plain.links.loc[plain.links["kind"] == "terrestrial"])
