@@ -213,7 +213,8 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
     if collapse_waypoints:
         sites, links, folded = collapse_waypoint_chains(sites, links)
         info.update(folded)
-    graph = doc.get("graph") if isinstance(doc.get("graph"), dict) else {}
+    graph_attrs = doc.get("graph")
+    graph: dict[str, Any] = graph_attrs if isinstance(graph_attrs, dict) else {}
     demands = _demand_records(graph, demand_unit_gbps)
     name = str(graph.get("name") or p.stem)
     meta = {
