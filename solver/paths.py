@@ -362,40 +362,178 @@ def _reaches(adj: list[list[tuple[int, int, float]]], v: int, t: int, visited: i
     return False
 
 
-def _chain_masks(topo: _Topology, target: int) -> list[int]:
-    """Per source site: bit mask of the sites on any loopless path to ``target``.
+class _BlockTree:
+    """Block-cut tree of the site graph, to bound where a loopless path can go.
 
-    These are the sites of the biconnected blocks on the block-cut tree path between the two
-    (a loopless path cannot leave that chain of blocks). Unreachable sources get 0.
+    A loopless ``s``-``t`` path only visits sites of the biconnected blocks on the tree path
+    between ``s`` and ``t``; :meth:`masks` gives, per source, the bit mask of those sites.
     """
-    import networkx as nx
 
-    g = nx.Graph()
-    g.add_nodes_from(range(topo.n_sites))
-    g.add_edges_from(zip(topo.site_a.tolist(), topo.site_b.tolist(), strict=True))
-    blocks = [sorted(b) for b in nx.biconnected_components(g)]
-    cuts = set(nx.articulation_points(g))
-    tree = nx.Graph()
-    for i, b in enumerate(blocks):
-        tree.add_node(("B", i))
-        for v in b:
-            if v in cuts:
-                tree.add_edge(("B", i), ("C", v))
-    block_mask = [sum(1 << v for v in b) for b in blocks]
-    home: dict[int, tuple[str, int]] = {}
-    for i, b in enumerate(blocks):
-        for v in b:
-            home[v] = ("C", v) if v in cuts else ("B", i)
-    masks = [0] * topo.n_sites
-    if target not in home:  # isolated site
+    def __init__(self, topo: _Topology) -> None:
+        import networkx as nx
+
+        g = nx.Graph()
+        g.add_nodes_from(range(topo.n_sites))
+        g.add_edges_from(zip(topo.site_a.tolist(), topo.site_b.tolist(), strict=True))
+        blocks = [sorted(b) for b in nx.biconnected_components(g)]
+        cuts = set(nx.articulation_points(g))
+        self.n_sites = topo.n_sites
+        self.tree = nx.Graph()
+        for i, b in enumerate(blocks):
+            self.tree.add_node(("B", i))
+            for v in b:
+                if v in cuts:
+                    self.tree.add_edge(("B", i), ("C", v))
+        self.block_mask = [sum(1 << v for v in b) for b in blocks]
+        self.home: dict[int, tuple[str, int]] = {}
+        for i, b in enumerate(blocks):
+            for v in b:
+                self.home[v] = ("C", v) if v in cuts else ("B", i)
+        # one block holding every site: no restriction needed
+        self.trivial = len(blocks) == 1 and len(blocks[0]) == topo.n_sites
+
+    def masks(self, target: int) -> list[int]:
+        """Per source site: bit mask of the sites on any loopless path to ``target`` (0: none)."""
+        import networkx as nx
+
+        if self.trivial:
+            return [-1] * self.n_sites
+        masks = [0] * self.n_sites
+        if target not in self.home:  # isolated site
+            return masks
+        root = self.home[target]
+        acc = {root: self.block_mask[root[1]] if root[0] == "B" else (1 << target)}
+        for parent, child in nx.bfs_edges(self.tree, root):
+            acc[child] = acc[parent] | (self.block_mask[child[1]] if child[0] == "B" else 0)
+        for v, node in self.home.items():
+            masks[v] = acc.get(node, 0)
         return masks
-    root = home[target]
-    acc: dict[tuple[str, int], int] = {root: block_mask[root[1]] if root[0] == "B" else (1 << target)}
-    for parent, child in nx.bfs_edges(tree, root):
-        acc[child] = acc[parent] | (block_mask[child[1]] if child[0] == "B" else 0)
-    for v, node in home.items():
-        masks[v] = acc.get(node, 0)
-    return masks
+
+
+def _k_shortest_spt(adj: list[list[tuple[int, int, float]]], h: list[float], succ: list[int], succ_arc: list[int],
+                    succ_w: list[float], s: int, t: int, k: int, limit: float, out: _FlatPaths,
+                    allowed: int = -1, budget: int = 2000) -> int:
+    """Append the ``k`` lowest-latency loopless paths from ``s`` to ``t`` to ``out``; return how many.
+
+    Best-first search over partial loopless paths keyed by ``g + h(v)`` (``h``: exact distance
+    to ``t``, a consistent lower bound), with the shortest-path-tree branch collapsed: when a
+    popped partial path ``P`` (ending at ``v``) can follow the shortest-path tree to ``t``
+    without revisiting a site, that completion costs exactly its key, so it is the next path
+    out; every other loopless extension of ``P`` first leaves the tree path at some site ``x``
+    by some other arc, and those partial paths are pushed instead. Otherwise ``P`` is expanded
+    arc by arc. Each loopless extension is generated once, so the output is exact (Yen's set).
+    Heap entries carry (parent record, arc, site) so that a trail record is only made when an
+    entry is popped.
+    """
+    inf = float("inf")
+    if h[s] == inf or h[s] > limit:
+        return 0
+    found = 0
+    trail: list[tuple[int, int, int]] = []  # (site, arc into it, parent record)
+    # heap entries: (key, g, parent record, arc, site, parent's visited mask)
+    heap: list[tuple[float, float, int, int, int, int]] = [(h[s], 0.0, -1, -1, s, 0)]
+    pop, push, record = heapq.heappop, heapq.heappush, trail.append
+    expanded = 0
+    while heap:
+        _f, g, parent, arc_in, v, pmask = pop(heap)
+        record((v, arc_in, parent))
+        rec = len(trail) - 1
+        mask = pmask | (1 << v)
+        if v != t:
+            x = v
+            m = mask
+            while x != t:
+                x = succ[x]
+                if (m >> x) & 1:
+                    break
+                m |= 1 << x
+            else:  # the tree path from v is loopless: emit it, push the deviations from it
+                x, gx, r, mx = v, g, rec, mask
+                while x != t:
+                    narc = succ_arc[x]
+                    for u, arc, w in adj[x]:
+                        if arc == narc or (mx >> u) & 1 or not (allowed >> u) & 1:
+                            continue
+                        fu = gx + w + h[u]
+                        if fu <= limit:
+                            push(heap, (fu, gx + w, r, arc, u, mx))
+                    gx += succ_w[x]
+                    x = succ[x]
+                    record((x, narc, r))
+                    r = len(trail) - 1
+                    mx |= 1 << x
+                rec, g, v = r, gx, t
+        if v == t:
+            out.add(trail, rec, g)
+            found += 1
+            if found >= k:
+                break
+            continue
+        expanded += 1
+        if expanded > budget and not _reaches(adj, v, t, mask, allowed):
+            continue
+        for u, arc, w in adj[v]:
+            if (mask >> u) & 1 or not (allowed >> u) & 1:
+                continue
+            fu = g + w + h[u]
+            if fu <= limit:
+                push(heap, (fu, g + w, rec, arc, u, mask))
+    return found
+
+
+class _FlatPaths:
+    """Paths accumulated as flat lists (latency, hops, arcs and sites in travel order)."""
+
+    def __init__(self) -> None:
+        self.latency: list[float] = []
+        self.hops: list[int] = []
+        self.arcs: list[int] = []
+        self.sites: list[int] = []
+
+    def add(self, trail: list[tuple[int, int, int]], rec: int, latency: float) -> None:
+        sites, arcs = [], []
+        while rec >= 0:
+            node, arc, rec = trail[rec]
+            sites.append(node)
+            arcs.append(arc)
+        arcs.pop()  # the source's record has no arc
+        sites.reverse()
+        arcs.reverse()
+        self.latency.append(latency)
+        self.hops.append(len(arcs))
+        self.arcs.extend(arcs)
+        self.sites.extend(sites)
+
+    def to_found(self, pair_of: list[int]) -> _Found:
+        return _Found(np.array(pair_of, np.int64), np.array(self.latency, float), np.array(self.hops, np.int64),
+                      np.array(self.arcs, np.int64), np.array(self.sites, np.int64))
+
+    def add_path(self, latency: float, sites: list[int], arcs: list[int]) -> None:
+        self.latency.append(latency)
+        self.hops.append(len(arcs))
+        self.arcs.extend(arcs)
+        self.sites.extend(sites)
+
+
+def _tree_successors(topo: _Topology, pred: np.ndarray) -> tuple[list[int], list[int], list[float]]:
+    """Next site, arc and latency from each site towards the target (lowest-latency parallel link)."""
+    n_links = topo.n_links
+    tail = np.concatenate([topo.site_a, topo.site_b])
+    head = np.concatenate([topo.site_b, topo.site_a])
+    w = np.concatenate([topo.latency_ms, topo.latency_ms])
+    on_tree = np.flatnonzero(head == pred[tail])
+    order = on_tree[np.lexsort((w[on_tree], tail[on_tree]))]
+    first = np.ones(len(order), bool)
+    first[1:] = tail[order][1:] != tail[order][:-1]
+    chosen = order[first]
+    succ = np.full(topo.n_sites, -1, np.int64)
+    arc = np.full(topo.n_sites, -1, np.int64)
+    lat = np.zeros(topo.n_sites)
+    succ[tail[chosen]] = head[chosen]
+    arc[tail[chosen]] = chosen
+    lat[tail[chosen]] = w[chosen]
+    del n_links
+    return succ.tolist(), arc.tolist(), lat.tolist()
 
 
 def _disjoint(adj: list[list[tuple[int, int, float]]], h: list[float], s: int, t: int, k: int, limit: float,
@@ -412,36 +550,66 @@ def _disjoint(adj: list[list[tuple[int, int, float]]], h: list[float], s: int, t
     return out
 
 
-def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int, bool]
-                  ) -> list[list[tuple[float, list[int], list[int]]]]:
+@dataclass(frozen=True)
+class _Found:
+    """Search output as flat arrays: per path its pair (index into the searched pairs),
+    latency, hops; arcs and sites of all paths concatenated in travel order."""
+
+    pair: np.ndarray
+    latency: np.ndarray
+    hops: np.ndarray
+    arcs: np.ndarray
+    sites: np.ndarray
+
+    @staticmethod
+    def concat(parts: list[_Found], pair_maps: list[np.ndarray]) -> _Found:
+        return _Found(np.concatenate([m[p.pair] for p, m in zip(parts, pair_maps, strict=True)]),
+                      np.concatenate([p.latency for p in parts]), np.concatenate([p.hops for p in parts]),
+                      np.concatenate([p.arcs for p in parts]), np.concatenate([p.sites for p in parts]))
+
+
+def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> _Found:
     """Paths for unordered pairs ``(src[i], dst[i])``; pairs are grouped by target."""
     topo, src, dst, limit, k, disjoint = args
+    out = _FlatPaths()
+    pair_of: list[int] = []
     if len(src) == 0:
-        return []
+        return out.to_found(pair_of)
     adj = topo.adjacency()
+    blocks = _BlockTree(topo)
     targets, inverse = np.unique(dst, return_inverse=True)
-    dist = dijkstra(topo.graph(), directed=False, indices=targets)
+    dist, pred = dijkstra(topo.graph(), directed=False, indices=targets, return_predecessors=True)
     if dist.ndim == 1:
-        dist = dist[None, :]
-    # correct for the 1e-12 floor: exact h is not needed, a lower bound is; floor adds <= 1e-12/hop
-    results: list[list[tuple[float, list[int], list[int]]]] = [[] for _ in range(len(src))]
+        dist, pred = dist[None, :], pred[None, :]
     order = np.argsort(inverse, kind="stable")
     n_links = topo.n_links
     current = -1
     h: list[float] = []
     chain: list[int] = []
+    succ: list[int] = []
+    succ_arc: list[int] = []
+    succ_w: list[float] = []
     for i in order.tolist():
         ti = int(inverse[i])
         if ti != current:
+            # h is a lower bound on the remaining latency; the margin absorbs the 1e-12 floor
+            # given to zero-latency links in the Dijkstra graph
             h = (np.maximum(dist[ti] - 1e-9, 0.0)).tolist()
-            chain = _chain_masks(topo, int(targets[ti]))
+            chain = blocks.masks(int(targets[ti]))
+            if not disjoint:
+                succ, succ_arc, succ_w = _tree_successors(topo, pred[ti])
             current = ti
-        s, t, lim = int(src[i]), int(dst[i]), float(limit[i]) + 1e-9
+        s, t = int(src[i]), int(dst[i])
+        lim = min(float(limit[i]) + 1e-9, 1e300)  # finite, so `f > lim` also drops unreachable sites
         if disjoint:
-            results[i] = _disjoint(adj, h, s, t, k, lim, n_links, chain[s])
+            paths = _disjoint(adj, h, s, t, k, lim, n_links, chain[s])
+            for lat, sites, arcs in paths:
+                out.add_path(lat, sites, arcs)
+            n_found = len(paths)
         else:
-            results[i] = _k_shortest(adj, h, s, t, k, lim, allowed=chain[s])
-    return results
+            n_found = _k_shortest_spt(adj, h, succ, succ_arc, succ_w, s, t, k, lim, out, allowed=chain[s])
+        pair_of.extend([i] * n_found)
+    return out.to_found(pair_of)
 
 
 # ---------------------------------------------------------------------- public API
@@ -598,14 +766,14 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if n_uniq >= PARALLEL_MIN_PAIRS else 1
     found = _run_search(topo, u_lo, u_hi, u_lim, k, disjoint, workers)
-    # flatten the unique results: per unique pair a list of (lat, sites, arcs) from lo to hi
-    counts_u = np.fromiter((len(r) for r in found), np.int64, n_uniq)
-    lat_u = np.fromiter((p[0] for r in found for p in r), float)
-    sites_u = [p[1] for r in found for p in r]
-    arcs_u = [p[2] for r in found for p in r]
-    hops_u = np.fromiter((len(a) for a in arcs_u), np.int64, len(arcs_u))
-    arc_flat_u = np.fromiter((a for arcs in arcs_u for a in arcs), np.int64, int(hops_u.sum()))
-    site_flat_u = np.fromiter((s for ss in sites_u for s in ss), np.int64, int(hops_u.sum() + len(arcs_u)))
+    # order the unique paths by unique pair (stable: each pair's paths stay latency-sorted)
+    by_pair = np.argsort(found.pair, kind="stable")
+    hops_u = found.hops[by_pair]
+    old_arc_ptr = np.concatenate([[0], np.cumsum(found.hops)])
+    old_site_ptr = np.concatenate([[0], np.cumsum(found.hops + 1)])
+    arc_flat_u = found.arcs[_ranges(old_arc_ptr[:-1][by_pair], hops_u)]
+    site_flat_u = found.sites[_ranges(old_site_ptr[:-1][by_pair], hops_u + 1)]
+    counts_u = np.bincount(found.pair, minlength=n_uniq)
     arc_ptr_u = np.concatenate([[0], np.cumsum(hops_u)])
     site_ptr_u = np.concatenate([[0], np.cumsum(hops_u + 1)])
     first_u = np.concatenate([[0], np.cumsum(counts_u)])
@@ -638,12 +806,11 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
     link_inc = sp.csr_matrix((np.ones(len(arc_flat)), arc_flat % max(n_links, 1), arc_ptr.copy()),
                              shape=(n_paths, n_links))
     link_inc.sort_indices()
-    lat = lat_u[path_u]
     length = topo.length_km
     length_u = np.add.reduceat(length[arc_flat_u % max(n_links, 1)], arc_ptr_u[:-1]) if len(arc_flat_u) else \
         np.zeros(len(hops_u))
     # recompute latency exactly from the links (the search accumulates floats in path order)
-    lat = np.add.reduceat(topo.latency_ms[arc_flat % max(n_links, 1)], arc_ptr[:-1]) if n_paths else lat
+    lat = np.add.reduceat(topo.latency_ms[arc_flat % max(n_links, 1)], arc_ptr[:-1]) if n_paths else np.zeros(0)
     ps = PathSet(net.links.index.copy(), net.sites.index.copy(), frame, path_pair.astype(np.int64), lat,
                  length_u[path_u] if n_paths else np.zeros(0), hops, arc_inc, link_inc, site_flat, ptr,
                  arc_flat, arc_ptr)
@@ -653,7 +820,7 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
 
 
 def _run_search(topo: _Topology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray, k: int, disjoint: bool,
-                workers: int) -> list[list[tuple[float, list[int], list[int]]]]:
+                workers: int) -> _Found:
     """Run the kernel, in one process or split by target over a pool."""
     if workers <= 1 or len(lo) < 2:
         return _search_group((topo, lo, hi, lim, k, disjoint))
@@ -673,8 +840,4 @@ def _run_search(topo: _Topology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         parts = list(pool.map(_search_group, [(topo, lo[g], hi[g], lim[g], k, disjoint) for g in groups]))
-    out: list[list[tuple[float, list[int], list[int]]]] = [[] for _ in range(len(lo))]
-    for g, part in zip(groups, parts, strict=True):
-        for i, r in zip(g.tolist(), part, strict=True):
-            out[i] = r
-    return out
+    return _Found.concat(parts, groups)
