@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from backbone import geo
-from backbone.errors import NotFoundError, ValidationError
+from backbone.errors import NotFoundError, Problem, ValidationError
 from backbone.schema import TABLES, TRAFFIC_CLASSES, TableSpec
 
 if TYPE_CHECKING:
@@ -268,8 +268,12 @@ class Network:
     def upgrade_links(self, added_gbps: Mapping[str, float]) -> Network:
         """A network with capacity added to links (``{link_id: gbps}``)."""
         ids = self._known("links", added_gbps.keys())
-        links = self.links.copy()
         add = pd.Series(added_gbps, dtype=float).loc[ids]
+        bad = add.index[~(np.isfinite(add.to_numpy()) & (add.to_numpy() >= 0))]
+        if len(bad):
+            raise ValidationError([Problem(f"capacity added must be a finite number >= 0, got {added_gbps[i]!r}",
+                                           table="links", record=str(i), field="capacity_gbps") for i in bad])
+        links = self.links.copy()
         links.loc[ids, "capacity_gbps"] = links.loc[ids, "capacity_gbps"] + add.to_numpy()
         return replace(self, links=links)
 

@@ -92,6 +92,9 @@ def test_upgrade_links(triangle: Network) -> None:
     assert out.summary()["total_capacity_gbps"] == triangle.summary()["total_capacity_gbps"] + 405
     with pytest.raises(NotFoundError):
         triangle.upgrade_links({"ZZ": 1.0})
+    with pytest.raises(ValidationError) as err:
+        triangle.upgrade_links({"AB": -20.0, "BC": float("nan"), "AC": 1.0})
+    assert [(p.record, p.field) for p in err.value.problems] == [("AB", "capacity_gbps"), ("BC", "capacity_gbps")]
 
 
 def test_add_site(triangle: Network) -> None:
