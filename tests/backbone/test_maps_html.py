@@ -187,3 +187,162 @@ def test_chromium_check_catches_a_broken_page(page: str, tmp_path: Path) -> None
     dom = run_chromium(broken, tmp_path, "--dump-dom")
     assert any("Uncaught" in m for m in console_messages(dom.stderr))
     assert 'data-ready="1"' not in dom.stdout
+
+
+# ---------------------------------------------------------------------- interaction over the DevTools pipe
+class DevTools:
+    """A minimal Chrome DevTools Protocol client over ``--remote-debugging-pipe`` (fds 3 and 4)."""
+
+    def __init__(self, profile: Path) -> None:
+        cmd_r, cmd_w = os.pipe()
+        ev_r, ev_w = os.pipe()
+
+        def child() -> None:
+            os.dup2(cmd_r, 3)
+            os.dup2(ev_w, 4)
+
+        self.proc = subprocess.Popen(
+            [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9", f"--user-data-dir={profile}",
+             "--window-size=1280,720", "--remote-debugging-pipe", "about:blank"],
+            pass_fds=(3, 4), preexec_fn=child, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(cmd_r)
+        os.close(ev_w)
+        self.write_fd, self.read_fd = cmd_w, ev_r
+        self.buffer = b""
+        self.next_id = 0
+        self.events: list[dict[str, Any]] = []
+        self.session = ""
+
+    def send(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30.0) -> dict[str, Any]:
+        import select
+        import time
+
+        self.next_id += 1
+        msg: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
+        if self.session:
+            msg["sessionId"] = self.session
+        os.write(self.write_fd, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.read_fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(self.read_fd, 1 << 20)
+            if not chunk:
+                break
+            self.buffer += chunk
+            *messages, self.buffer = self.buffer.split(b"\0")
+            for raw in messages:
+                m = json.loads(raw)
+                if m.get("id") == self.next_id:
+                    if "error" in m:
+                        raise RuntimeError(f"{method}: {m['error']}")
+                    return m["result"]
+                self.events.append(m)
+        raise TimeoutError(method)
+
+    def open(self, url: str) -> None:
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Runtime", "Log", "Page"):
+            self.send(f"{domain}.enable")
+        self.send("Page.navigate", {"url": url})
+
+    def js(self, expression: str) -> Any:
+        r = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in r:
+            raise AssertionError(f"{expression}: {r['exceptionDetails']}")
+        return r["result"].get("value")
+
+    def mouse(self, kind: str, x: float, y: float, **kw: Any) -> None:
+        self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **kw})
+
+    def problems(self) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("method") in ("Runtime.exceptionThrown", "Runtime.consoleAPICalled")
+                or (e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] in ("error", "warning"))]
+
+    def close(self) -> None:
+        try:
+            self.session = ""
+            self.send("Browser.close", timeout=5)
+        except (TimeoutError, RuntimeError, OSError):
+            self.proc.kill()
+        self.proc.wait(timeout=15)
+        os.close(self.write_fd)
+        os.close(self.read_fd)
+
+
+def view_box(dt: DevTools) -> np.ndarray:
+    return np.array(dt.js("document.getElementById('map').getAttribute('viewBox')").split(), dtype=float)
+
+
+@pytest.mark.browser
+def test_page_pans_zooms_tooltips_toggles_and_switches_view(pacific: Network, tmp_path: Path) -> None:
+    import time
+
+    html_file = export_map(pacific, tmp_path / "map.html", result=result_for(pacific))
+    dt = DevTools(tmp_path / "profile")
+    try:
+        dt.open(html_file.resolve().as_uri())
+        for _ in range(100):
+            if dt.js("document.documentElement && document.documentElement.dataset.ready") == "1":
+                break
+            time.sleep(0.1)
+        assert dt.js("document.documentElement.dataset.ready") == "1"
+        width_px = dt.js("document.getElementById('map').getBoundingClientRect().width")
+        left_px = dt.js("document.getElementById('map').getBoundingClientRect().left")
+        top_px = dt.js("document.getElementById('map').getBoundingClientRect().top")
+        home = view_box(dt)
+
+        # wheel: zoom in by exp(0.6) around the cursor, which stays over the same map point
+        mx, my = 500.0, 300.0
+        k0 = home[2] / width_px
+        under = home[:2] + (np.array([mx - left_px, my - top_px])) * k0
+        dt.mouse("mouseWheel", mx, my, deltaX=0, deltaY=-400)
+        zoomed = view_box(dt)
+        assert zoomed[2] == pytest.approx(home[2] * np.exp(-0.6), rel=1e-3)
+        k1 = zoomed[2] / width_px
+        assert zoomed[:2] + np.array([mx - left_px, my - top_px]) * k1 == pytest.approx(under, abs=0.05)
+
+        # drag 100 px to the right: the view moves 100 px worth of map to the left
+        for kind, x in (("mousePressed", 400.0), ("mouseMoved", 450.0), ("mouseMoved", 500.0), ("mouseReleased", 500.0)):
+            dt.mouse(kind, x, 300.0, button="left", buttons=0 if kind == "mouseReleased" else 1, clickCount=1)
+        dragged = view_box(dt)
+        assert dragged[0] == pytest.approx(zoomed[0] - 100 * k1, abs=0.01) and dragged[1] == pytest.approx(zoomed[1])
+
+        # hover a site and a link: tooltips name them
+        dt.js("document.getElementById('zreset').click()")
+        assert view_box(dt) == pytest.approx(home)
+        i_tyo = list(pacific.sites.index).index("TYO")
+        cx, cy = dt.js(f"(function(){{var r=document.querySelector('circle.site[data-i=\"{i_tyo}\"]')"
+                       ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2];})()")
+        dt.mouse("mouseMoved", cx, cy)
+        tip = dt.js("document.getElementById('tip').innerText")
+        assert dt.js("document.getElementById('tip').style.display") == "block"
+        assert "Tokyo" in tip and "30,000" in tip and "Gpus added" in tip
+        i_link = list(pacific.links.index).index("nyc-lon")
+        lx, ly = dt.js(f"(function(){{var p=document.querySelector('path.hit[data-i=\"{i_link}\"]');"
+                       "var q=p.getPointAtLength(p.getTotalLength()/2).matrixTransform(p.getScreenCTM());"
+                       "return [q.x, q.y];})()")
+        dt.mouse("mouseMoved", lx, ly)
+        tip = dt.js("document.getElementById('tip').innerText")
+        assert "nyc-lon" in tip and "Atlantic-1" in tip and "3.2 Tbps" in tip and "Utilisation" in tip
+
+        # layer toggle hides the submarine group
+        sub = f"document.querySelector('path.hit[data-i=\"{i_link}\"]').parentNode"
+        assert dt.js(f"getComputedStyle({sub}).display") != "none"
+        dt.js("document.querySelector('input[data-layer=\"submarine\"]').click()")
+        assert dt.js(f"getComputedStyle({sub}).display") == "none"
+
+        # switch to the Pacific-centred view: the trans-Pacific cable becomes one piece
+        i_pac = list(pacific.links.index).index("lax-tyo")
+        d_path = f"document.querySelector('path.hit[data-i=\"{i_pac}\"]').getAttribute('d')"
+        assert dt.js(d_path).count("M") == 2
+        dt.js("document.querySelectorAll('#views button')[1].click()")
+        assert dt.js(d_path).count("M") == 1
+        assert dt.js("document.querySelectorAll('#views button')[1].className") == "on"
+        assert dt.problems() == []
+    finally:
+        dt.close()
