@@ -17,7 +17,7 @@ from api.store import Principal, Store
 bearer = HTTPBearer(auto_error=False, description="An API token: `backbone token create --scope planner`.")
 
 
-def get_store(request: Request) -> Store:
+async def get_store(request: Request) -> Store:
     """The app's store (one per app)."""
     return request.app.state.store  # type: ignore[no-any-return]
 
@@ -39,7 +39,7 @@ def current_principal(store: StoreDep,
 def require(scope: str) -> object:
     """A dependency that admits callers whose scope includes ``scope`` (403 otherwise)."""
 
-    def check(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
+    async def check(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
         if not principal.allows(scope):
             raise HTTPException(403, f"this needs the {scope!r} scope; the token has {principal.scope!r}")
         return principal

@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -140,6 +141,7 @@ class Store:
         self.url = url
         self.engine = make_engine(url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._auth_cache: dict[str, tuple[Principal, float]] = {}
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -182,9 +184,16 @@ class Store:
             self._audit(s, who, "token.create", "token", tok.id, {"scope": scope, "name": name})
         return tok, plain
 
+    AUTH_CACHE_S = 2.0
+    """Seconds a successful token lookup is reused in this process (revocation through this store
+    clears it at once; a revocation from another process takes effect within this time)."""
+
     def authenticate(self, plain: str) -> Principal | None:
         """The principal of a valid, unrevoked token, else None."""
         digest = hash_token(plain)
+        hit = self._auth_cache.get(digest)
+        if hit is not None and hit[1] > time.monotonic():
+            return hit[0]
         with self.session() as s:
             tok = s.scalars(select(Token).where(Token.token_hash == digest)).one_or_none()
             if tok is None or tok.revoked_at is not None:
@@ -193,7 +202,11 @@ class Store:
             last = tok.last_used_at
             if last is None or (now - _aware(last)).total_seconds() > 60:
                 tok.last_used_at = now
-            return Principal(tok.id, tok.name, tok.scope)
+            principal = Principal(tok.id, tok.name, tok.scope)
+        if len(self._auth_cache) > 10_000:
+            self._auth_cache.clear()
+        self._auth_cache[digest] = (principal, time.monotonic() + self.AUTH_CACHE_S)
+        return principal
 
     def list_tokens(self) -> list[Token]:
         """Every token (hashes included; the API never returns them)."""
@@ -206,6 +219,7 @@ class Store:
             tok = s.get(Token, token_id)
             if tok is None:
                 raise GoneError(f"no token {token_id}")
+            self._auth_cache.clear()
             if tok.revoked_at is None:
                 tok.revoked_at = utcnow()
                 self._audit(s, who, "token.revoke", "token", token_id, {"name": tok.name})
