@@ -1,0 +1,97 @@
+"""``backbone plan``: the main job -- scenario in, planner's report out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+
+EXIT_VERIFY_FAILED = 5
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``plan`` to ``app``."""
+    app.command("plan")(plan)
+
+
+@handle_errors
+def plan(
+    scenario: ScenarioArg = None,
+    out: Annotated[Path, typer.Option("--out", help="Folder for report.html, maps and results.")] = Path("plan-out"),
+    plan_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        "--plan", help="YAML plan file: objectives, SLOs, budgets, growth, failure kinds, solver limits.")] = None,
+    growth: Annotated[Optional[float], typer.Option(  # noqa: UP045
+        "--growth", help="Demand growth factor (overrides the plan file).")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Worker processes for the failure sweep.")] = None,  # noqa: UP045
+    skip_upgrades: Annotated[bool, typer.Option("--skip-upgrades", help="Do not plan upgrades.")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="Run every independent check; exit 5 on violations.")]
+    = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout only.")] = False,
+) -> None:
+    """Place GPUs, route the resulting traffic, sweep every single-SRLG failure, plan the upgrades
+    that survive them, and write report.html with maps, tables and machine-readable results."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from solver.plan import STAGES, load_plan_file
+    from solver.planning import run_task
+
+    opts: dict[str, Any] = load_plan_file(plan_file) if plan_file else {}
+    if growth is not None:
+        opts["demand_growth"] = growth
+    if skip_upgrades:
+        opts["skip_upgrades"] = True
+    if verify:
+        opts["verify"] = True
+    if workers is not None:
+        opts.setdefault("failures", {})["workers"] = workers
+    net = load(scenario)
+    with Progress(TextColumn("[bold]plan[/]"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
+                  transient=False) as bar:
+        task = bar.add_task("starting", total=1.0)
+        current = {"stage": ""}
+
+        def progress(fraction: float, message: str) -> None:
+            stage = message.split(":", 1)[0]
+            if stage in STAGES and stage != current["stage"]:
+                if current["stage"]:
+                    bar.console.print(f"  [green]✓[/] {current['stage']}", highlight=False)
+                current["stage"] = stage
+            bar.update(task, completed=fraction, description=message[:90])
+
+        result = run_task("plan", net, opts, out, progress)
+    s = result.summary
+    if json_out:
+        emit_json({k: v for k, v in s.items() if k != "map"} | {"files": result.files})
+    else:
+        _print(s, out)
+    err_console.print(f"report: {out / 'report.html'}", highlight=False)
+    ver = s.get("verification")
+    if ver and any(v is False for v in ver.values()):
+        err_console.print(f"[bold red]verification failed[/]: {ver}")
+        raise typer.Exit(EXIT_VERIFY_FAILED)
+
+
+def _print(s: dict[str, Any], out: Path) -> None:
+    from rich.table import Table
+
+    def money(v: Any) -> str:
+        return "-" if v is None else f"{float(v) / 1e6:,.1f} M USD"
+
+    t = Table(title=f"plan of {s['scenario']} ({s['status']})", show_header=False, title_justify="left")
+    t.add_row("GPUs added", f"{s['gpus_added']:,.0f} ({money(s['placement_cost_usd'])}, gap "
+              f"{'-' if s['placement_gap'] is None else format(s['placement_gap'], '.4%')})")
+    t.add_row("inference served", f"{100 * (s['served_share'] or 0):.1f} %")
+    t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} %")
+    t.add_row("traffic carried / unmet", f"{(s['carried_gbps'] or 0) / 1000:,.1f} Tbps / {s['unmet_gbps'] or 0:,.1f} Gbps")
+    t.add_row("SRLG failures", f"{s['failure_scenarios']} swept, {s['failures_with_unmet_demand']} leave demand unmet; "
+              f"worst {s['worst_failure']} ({s['worst_failure_unmet_gbps'] or 0:,.1f} Gbps)")
+    t.add_row("upgrades", f"{s['links_upgraded']} links, {money(s['upgrade_cost_usd'])}")
+    t.add_row("time", ", ".join(f"{k} {v:.1f} s" for k, v in s["stage_seconds"].items())
+              + f"; total {s['total_seconds']:.1f} s")
+    out_console.print(t)

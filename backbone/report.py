@@ -1,0 +1,204 @@
+"""The planner's report: one self-contained HTML page (inline CSS, images as data URIs, no script).
+
+:func:`render_report` takes plain values -- figures, tables as records, images as bytes -- so it
+can present any plan without knowing the solver (this module never imports ``solver``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+CSS = """
+:root { --ink:#1d2733; --muted:#5b6776; --line:#d9dee5; --accent:#0b6e8a; --bad:#b3261e; --warn:#a15c00; --ok:#1e7a3c; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: var(--ink); margin: 0; background:#f6f7f9; }
+header { background: #102a3a; color: #fff; padding: 28px 40px 22px; }
+header h1 { margin: 0 0 6px; font-size: 28px; font-weight: 600; }
+header p { margin: 0; color: #c5d3dd; }
+main { max-width: 1280px; margin: 0 auto; padding: 24px 40px 60px; }
+section { background:#fff; border:1px solid var(--line); border-radius:8px; padding: 18px 24px; margin: 18px 0; }
+h2 { font-size: 20px; margin: 0 0 12px; color: #102a3a; }
+h3 { font-size: 16px; margin: 18px 0 8px; color: #102a3a; }
+.kpis { display:grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 12px; }
+.kpi { border:1px solid var(--line); border-radius:6px; padding: 10px 14px; }
+.kpi .v { font-size: 22px; font-weight: 600; }
+.kpi .l { color: var(--muted); font-size: 13px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; margin: 6px 0 4px; }
+th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { background: #eef1f5; font-weight: 600; }
+td.t, th.t { text-align: left; white-space: normal; }
+tr.bad td { color: var(--bad); } tr.warn td { color: var(--warn); }
+img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+.grid2 { display:grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+.muted { color: var(--muted); font-size: 13px; }
+.status-ok { color: var(--ok); font-weight: 600; } .status-bad { color: var(--bad); font-weight: 600; }
+pre { background:#f1f3f6; padding: 10px; border-radius: 4px; overflow-x: auto; font-size: 12px; }
+footer { color: var(--muted); font-size: 12px; text-align: center; padding: 20px; }
+"""
+
+_MIME = {"png": "image/png", "svg": "image/svg+xml", "jpg": "image/jpeg"}
+
+
+def data_uri(data: bytes, fmt: str) -> str:
+    """A ``data:`` URI for image bytes (png/svg)."""
+    return f"data:{_MIME[fmt]};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _esc(v: Any) -> str:
+    return html.escape(str(v), quote=True)
+
+
+def fmt_value(v: Any, spec: str | None = None) -> str:
+    """Format a table cell: numbers with thousands separators, NaN/None as a dash."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        if spec:
+            return format(v, spec)
+        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
+    if isinstance(v, list | tuple):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+def table_html(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, str]] | None = None,
+               formats: Mapping[str, str] | None = None, row_class: Any = None, max_rows: int = 50) -> str:
+    """An HTML table of ``rows`` (records). ``columns`` is ``[(key, header)]``; text columns
+    (non-numeric) are left-aligned; ``row_class(row)`` may return ``"bad"``/``"warn"``."""
+    if not rows:
+        return '<p class="muted">none</p>'
+    columns = columns or [(k, k) for k in rows[0]]
+    formats = formats or {}
+    text_cols = {k for k, _ in columns if not all(isinstance(r.get(k), int | float) or r.get(k) is None
+                                                   for r in rows)}
+    out = ["<table><thead><tr>"]
+    out += [f'<th class="{"t" if k in text_cols else ""}">{_esc(h)}</th>' for k, h in columns]
+    out.append("</tr></thead><tbody>")
+    for r in rows[:max_rows]:
+        cls = row_class(r) if row_class else ""
+        out.append(f'<tr class="{cls or ""}">')
+        out += [f'<td class="{"t" if k in text_cols else ""}">{_esc(fmt_value(r.get(k), formats.get(k)))}</td>'
+                for k, _ in columns]
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    if len(rows) > max_rows:
+        out.append(f'<p class="muted">{len(rows) - max_rows} more rows in the CSV files.</p>')
+    return "".join(out)
+
+
+def _kpis(items: Sequence[tuple[str, str]]) -> str:
+    return '<div class="kpis">' + "".join(
+        f'<div class="kpi"><div class="v">{_esc(v)}</div><div class="l">{_esc(label)}</div></div>'
+        for label, v in items) + "</div>"
+
+
+def _img(images: Mapping[str, tuple[bytes, str]], key: str, alt: str) -> str:
+    if key not in images:
+        return ""
+    data, fmt = images[key]
+    return f'<img alt="{_esc(alt)}" src="{data_uri(data, fmt)}">'
+
+
+def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> str:
+    """The report page.
+
+    Parameters
+    ----------
+    data
+        ``title``, ``subtitle``, ``kpis`` ([(label, value)]), ``stages`` (records: stage, status,
+        seconds, gap, backend, note), ``placement_sites``, ``placement_metros``, ``failures_worst``,
+        ``failures_links``, ``upgrades`` (records), ``upgrade_cost_usd``, ``assumptions`` (list of
+        str), ``provenance`` (mapping: scenario, scenario_version, software_version, created_utc,
+        plan_file, plan_text), ``files`` (list of names), ``notes`` (list of str).
+    images
+        ``{key: (bytes, "png" | "svg")}`` for ``world``, ``pacific``, ``utilisation``,
+        ``latency``, ``impact``, ``cost``.
+
+    Returns
+    -------
+    str
+        A self-contained HTML document.
+    """
+    p = data.get("provenance", {})
+    parts = [
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        f"<title>{_esc(data.get('title', 'Backbone plan'))}</title><style>{CSS}</style></head><body>",
+        f"<header><h1>{_esc(data.get('title', 'Backbone plan'))}</h1><p>{_esc(data.get('subtitle', ''))}</p></header>",
+        "<main>",
+        "<section><h2>Summary</h2>", _kpis(data.get("kpis", [])),
+    ]
+    for note in data.get("notes", []):
+        parts.append(f'<p class="status-bad">{_esc(note)}</p>')
+    parts.append("</section>")
+    parts += ["<section><h2>The backbone after the plan</h2>",
+              '<p class="muted">Links coloured by utilisation of the routed traffic; sites sized by GPUs; '
+              "metro-to-site serving arcs from the placement. The interactive map is <code>map.html</code>.</p>",
+              _img(images, "world", "World map"), "<h3>Pacific-centred view</h3>",
+              _img(images, "pacific", "Pacific-centred map"), "</section>"]
+    parts += ["<section><h2>Where the GPUs go (considered → chosen)</h2>",
+              table_html(data.get("placement_sites", []), [
+                  ("site", "site"), ("name", "name"), ("region", "region"), ("gpus_before", "GPUs before"),
+                  ("gpus_added", "GPUs added"), ("gpus_after", "GPUs after"), ("gpus_max", "GPUs max"),
+                  ("mw_after", "MW after"), ("power_max_mw", "MW max"), ("capex_usd", "capex USD"),
+                  ("opex_usd", "opex USD")], max_rows=60,
+                  row_class=lambda r: "warn" if (r.get("gpus_added") or 0) > 0 else ""),
+              "<h3>Serving metros</h3>",
+              table_html(data.get("placement_metros", []), [
+                  ("metro", "metro"), ("class", "class"), ("demand_gpus", "demand GPUs"),
+                  ("served_gpus", "served GPUs"), ("slo_rtt_ms", "SLO ms"), ("sites", "served from"),
+                  ("rtt_ms", "worst RTT ms")], formats={"rtt_ms": ".1f", "slo_rtt_ms": ".0f"}, max_rows=80),
+              '<div class="grid2">', _img(images, "cost", "Placement cost breakdown"), "</div>", "</section>"]
+    parts += ["<section><h2>Traffic: utilisation and latency</h2>", '<div class="grid2">',
+              _img(images, "utilisation", "Link utilisation histogram"),
+              _img(images, "latency", "Latency CDF per region pair"), "</div>",
+              "<h3>Busiest links</h3>",
+              table_html(data.get("busiest_links", []), [("link", "link"), ("cable_system", "cable system"),
+                                                         ("capacity_gbps", "capacity Gbps"),
+                                                         ("utilisation", "utilisation")],
+                         formats={"utilisation": ".1%"}, max_rows=15,
+                         row_class=lambda r: "bad" if (r.get("utilisation") or 0) > 1 else
+                         ("warn" if (r.get("utilisation") or 0) > 0.8 else "")),
+              "</section>"]
+    parts += ["<section><h2>What breaks: worst single-SRLG failures</h2>",
+              _img(images, "impact", "Failure impact"),
+              table_html(data.get("failures_worst", []), [
+                  ("scenario", "scenario"), ("unmet_gbps", "unmet Gbps"), ("lost_gbps", "lost Gbps"),
+                  ("mlu", "max utilisation"), ("slo_violations", "SLO violations"),
+                  ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
+                  formats={"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f"},
+                  max_rows=25, row_class=lambda r: "bad" if (r.get("unmet_gbps") or 0) > 1e-6 else ""),
+              "<h3>Links driven highest, and by which failure</h3>",
+              table_html(data.get("failures_links", []), [("link", "link"), ("worst_utilisation", "worst"),
+                                                          ("worst_scenario", "scenario"),
+                                                          ("baseline_utilisation", "baseline")],
+                         formats={"worst_utilisation": ".1%", "baseline_utilisation": ".1%"}, max_rows=15),
+              "</section>"]
+    parts += [f"<section><h2>What to buy: upgrades (total {_esc(fmt_value(data.get('upgrade_cost_usd')))} USD)</h2>",
+              table_html(data.get("upgrades", []), [("link", "link"), ("cable_system", "cable system"),
+                                                    ("modules", "modules"), ("module_gbps", "module Gbps"),
+                                                    ("added_gbps", "added Gbps"), ("cost_usd", "cost USD")],
+                         max_rows=60), "</section>"]
+    parts += ["<section><h2>Solver status</h2>",
+              table_html(data.get("stages", []), [("stage", "stage"), ("status", "status"), ("backend", "backend"),
+                                                  ("gap", "gap"), ("seconds", "seconds"), ("note", "note")],
+                         formats={"gap": ".4%", "seconds": ".1f"}),
+              "</section>"]
+    parts += ["<section><h2>Assumptions</h2><ul>"]
+    parts += [f"<li>{_esc(a)}</li>" for a in data.get("assumptions", [])]
+    parts.append("</ul></section>")
+    parts += ["<section><h2>Provenance</h2>",
+              table_html([{"item": k, "value": v} for k, v in p.items() if k != "plan_text"],
+                         [("item", "item"), ("value", "value")]),
+              (f"<h3>Plan file</h3><pre>{_esc(p['plan_text'])}</pre>" if p.get("plan_text") else ""),
+              "<h3>Files</h3><p class=\"muted\">" + _esc(", ".join(data.get("files", []))) + "</p>",
+              "</section>"]
+    parts += ["</main><footer>backbone ", _esc(p.get("software_version", "")), "</footer></body></html>"]
+    return "".join(parts)

@@ -1,0 +1,542 @@
+"""The main job: one command from a scenario to a planner's report.
+
+Stages (each calls the same task function the CLI and the API call on its own):
+
+1. **place** -- where the GPUs go (:mod:`solver.placement`);
+2. **route** -- the scenario's traffic plus the traffic the placement creates (serving sites to
+   their metros' access sites), routed by TE (:mod:`solver.te`);
+3. **failures** -- every single-SRLG failure re-routed (:mod:`solver.failures`);
+4. **upgrades** -- the cheapest module upgrades so the backbone carries all demand within a
+   utilisation ceiling in the intact state and in every failure state that breaks it today
+   (:func:`solver.design.design_upgrades`). A state the current capacity already carries cannot
+   bind (upgrades only add capacity), so only the states the sweep found short are modelled;
+5. **report** -- maps (PNG world and Pacific-centred, SVG, interactive HTML, GeoJSON), charts,
+   ``report.html`` and the machine-readable results (JSON + CSV).
+
+A plan file (YAML) sets every option so a study can be rerun exactly; the report records the
+plan file, the scenario's fingerprint and the software version.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.errors import InfeasibleError, Problem, ValidationError
+from backbone.model import Network
+from solver.planning import ProgressFn, TaskResult, write_json_atomic
+
+logger = logging.getLogger(__name__)
+
+STAGES = ("place", "route", "failures", "upgrades", "report")
+"""Plan stages, in order."""
+
+STAGE_WEIGHTS = {"place": 0.25, "route": 0.1, "failures": 0.3, "upgrades": 0.2, "report": 0.15}
+
+
+class PlanOptions(BaseModel):
+    """Options of the ``plan`` task; a plan file (YAML) holds the same keys.
+
+    ``place``, ``te``, ``failures`` and ``design`` take the options of those tasks (see
+    ``backbone place --help`` etc.); the top-level keys are shortcuts most studies change.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    demand_growth: float = Field(1.0, ge=0, description="Multiply inference and traffic demand by this factor.")
+    place: dict[str, Any] = Field(default_factory=dict, description="Placement options (PlaceOptions).")
+    te: dict[str, Any] = Field(default_factory=dict, description="Routing options (TEOptions).")
+    failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (FailureOptions).")
+    design: dict[str, Any] = Field(default_factory=dict, description="Upgrade options: ceiling, time_limit_s, "
+                                                                     "backend, survive (srlg|link|none).")
+    skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")
+    maps: bool = Field(True, description="Draw the maps and charts.")
+    verify: bool = Field(False, description="Run every independent check.")
+    plan_file: str | None = Field(None, description="Path of the plan file (recorded in the report).")
+    plan_text: str | None = Field(None, description="Text of the plan file (recorded in the report).")
+
+
+def load_plan_file(path: str | Path) -> dict[str, Any]:
+    """Read a YAML plan file into plan options (``plan_file``/``plan_text`` recorded).
+
+    Raises
+    ------
+    ValidationError
+        When the file is missing, not YAML, or not a mapping.
+    """
+    import yaml
+
+    p = Path(path)
+    if not p.exists():
+        raise ValidationError(Problem("plan file not found", file=str(p)))
+    text = p.read_text(encoding="utf-8")
+    try:
+        doc = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ValidationError(Problem(f"not valid YAML: {str(exc).splitlines()[0]}", file=str(p))) from None
+    if not isinstance(doc, dict):
+        raise ValidationError(Problem("a plan file is a mapping of options", file=str(p)))
+    return {**doc, "plan_file": str(p), "plan_text": text}
+
+
+def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any]) -> Any:
+    from solver.planning import parse_options
+
+    try:
+        return parse_options(kind, {**defaults, **overrides})
+    except ValidationError as exc:
+        raise ValidationError([Problem(p.message, file=p.file, table="plan", record=kind, field=p.field)
+                               for p in exc.problems]) from None
+
+
+def placement_demands(net: Network, flows: pd.DataFrame, slo_by_class: dict[str, float]) -> pd.DataFrame:
+    """Backbone traffic created by a placement: serving site -> metro access site, per class.
+
+    ``flows`` is the placement's ``flows`` table (``period``, ``site``, ``access_site``,
+    ``class``, ``gbps``); the busiest period is taken. Rows where the site is the access site
+    carry no backbone traffic.
+    """
+    cols = ["src", "dst", "demand_gbps", "traffic_class", "slo_rtt_ms"]
+    if flows.empty:
+        return pd.DataFrame(columns=cols)
+    remote = flows[flows["site"] != flows["access_site"]]
+    if remote.empty:
+        return pd.DataFrame(columns=cols)
+    per_period = remote.groupby(["period", "site", "access_site", "class"], sort=True)["gbps"].sum().reset_index()
+    peak = per_period.groupby(["site", "access_site", "class"], sort=True)["gbps"].max().reset_index()
+    out = pd.DataFrame({
+        "src": peak["site"].to_numpy(), "dst": peak["access_site"].to_numpy(),
+        "demand_gbps": np.round(peak["gbps"].to_numpy(float), 6), "traffic_class": "inference",
+        "slo_rtt_ms": peak["class"].map(slo_by_class).to_numpy(float),
+    }, index=pd.Index([f"place:{s}>{a}:{c}" for s, a, c in zip(peak["site"], peak["access_site"], peak["class"],
+                                                                strict=True)], name="id"))
+    return out[out["demand_gbps"] > 0]
+
+
+def network_after_placement(net: Network, sites: pd.DataFrame, extra_demands: pd.DataFrame) -> Network:
+    """``net`` with the placement's GPUs and MW installed and its traffic added to the demands."""
+    from dataclasses import replace
+
+    s = net.sites.copy()
+    if len(sites):
+        added = sites["gpus_added"].reindex(s.index).fillna(0.0)
+        s["gpus_installed"] = (s["gpus_installed"] + added.round().astype("int64")).astype("int64")
+        mw = sites["mw_after"].reindex(s.index)
+        s["power_available_mw"] = np.where(mw.notna(), np.maximum(s["power_available_mw"], mw.fillna(0.0)),
+                                           s["power_available_mw"])
+    demands = pd.concat([net.demands, extra_demands.reindex(columns=net.demands.columns)]) if len(extra_demands) \
+        else net.demands
+    return replace(net, sites=s, demands=demands)
+
+
+def _failure_states(net: Network, records: list[dict[str, Any]], ceiling: float) -> tuple[list[list[str]], list[str]]:
+    """Failure states the upgrade design must model, and those no upgrade can fix.
+
+    Modelled: states the current network does not carry within the ceiling (unmet demand, or
+    utilisation above it). Left out: states that cut some demand's endpoints apart (a landing
+    station's every cable, a site's last links) -- upgrading surviving links cannot reconnect
+    them; they are reported as needing new routes, not capacity.
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = len(net.sites)
+    a, b = net.link_endpoints()
+    pos = pd.Series(np.arange(len(net.links)), index=net.links.index)
+    site_pos = pd.Series(np.arange(n), index=net.sites.index)
+    src = site_pos.reindex(net.demands["src"]).to_numpy()
+    dst = site_pos.reindex(net.demands["dst"]).to_numpy()
+    states: list[list[str]] = []
+    isolating: list[str] = []
+    for r in records:
+        links = r.get("links") or []
+        if not links or not (r["unmet_gbps"] > 1e-6 or r["mlu"] > ceiling + 1e-9):
+            continue
+        ok = np.ones(len(net.links), bool)
+        ok[pos.loc[links].to_numpy()] = False
+        g = csr_matrix((np.ones(int(ok.sum())), (a[ok], b[ok])), shape=(n, n))
+        _, label = connected_components(g, directed=False)
+        if (label[src] != label[dst]).any():
+            isolating.append(str(r["scenario"]))
+        else:
+            states.append(list(links))
+    return states, isolating
+
+
+def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    """Place, route, sweep SRLG failures, plan upgrades, and write the report.
+
+    Files (in ``out_dir``): ``report.html``, ``map_world.png``, ``map_pacific.png``, ``map.svg``,
+    ``map.html``, ``map.geojson``, the chart PNGs, ``place.json``/``te.json``/``failures.json``/
+    ``design.json`` with their CSV tables, and ``plan.json`` (the summary, added by the service).
+    """
+    from backbone import __version__
+    from solver.design import design_upgrades
+    from solver.failures import enumerate_scenarios, run_failures_task
+    from solver.placement import run_place_task
+    from solver.te import run_te_task
+
+    t_start = time.perf_counter()
+    done = 0.0
+    stage_rows: list[dict[str, Any]] = []
+    timings: dict[str, float] = {}
+    files: list[str] = []
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+
+    def stage_progress(stage: str) -> ProgressFn:
+        base, w = done, STAGE_WEIGHTS[stage]
+        return lambda f, m: progress(min(0.999, base + w * f), f"{stage}: {m}")
+
+    # ------------------------------------------------------------- inputs
+    work = net
+    if opts.demand_growth != 1.0:
+        from dataclasses import replace
+
+        m = work.metros.copy()
+        m["inference_gpus"] = m["inference_gpus"] * opts.demand_growth
+        work = replace(work.scale_demand(opts.demand_growth), metros=m)
+    place_opts = _stage_options("place", opts.place, {"allow_partial": True, "verify": opts.verify,
+                                                      "time_limit_s": 60.0})
+    te_opts = _stage_options("te", opts.te, {"objective": "max-throughput", "latency_tiebreak": True,
+                                             "verify": opts.verify, "time_limit_s": 60.0})
+    fail_opts = _stage_options("failures", opts.failures, {"kind": "srlg", "verify": False, "time_limit_s": 30.0})
+    design_cfg = {"ceiling": 0.9, "time_limit_s": 40.0, "backend": "highs", "survive": "srlg", **opts.design}
+    unknown = set(design_cfg) - {"ceiling", "time_limit_s", "backend", "survive", "mip_gap"}
+    if unknown:
+        raise ValidationError([Problem(f"unknown upgrade option {k!r}", table="plan", record="design", field=k)
+                               for k in sorted(unknown)])
+
+    # ------------------------------------------------------------- 1. place
+    t0 = time.perf_counter()
+    progress(0.0, "place: building the placement model")
+    place_res = run_place_task(work, place_opts, out_dir, stage_progress("place"))
+    ps = place_res.summary
+    _save(out_dir, "place.json", {"kind": "place", **ps, "files": place_res.files}, files)
+    files += place_res.files
+    timings["place"] = time.perf_counter() - t0
+    stage_rows.append({"stage": "place", "status": ps.get("status"), "backend": ps.get("backend"),
+                       "gap": ps.get("gap"), "seconds": timings["place"],
+                       "note": "; ".join(ps.get("infeasibility") or [])[:300]})
+    done += STAGE_WEIGHTS["place"]
+
+    # ------------------------------------------------------------- 2. route
+    t0 = time.perf_counter()
+    flows = pd.DataFrame(ps.get("flows") or [])
+    if flows.empty and out_dir is not None and (out_dir / "place_flows.csv").exists():
+        flows = pd.read_csv(out_dir / "place_flows.csv")
+    slo_by_class = {c.name: c.slo_rtt_ms for c in place_opts.classes}
+    sites_t = pd.DataFrame(ps.get("sites") or [])
+    if len(sites_t) and "site" in sites_t.columns:
+        sites_t = sites_t.set_index("site")
+    extra = placement_demands(work, flows, slo_by_class)
+    routed = network_after_placement(work, sites_t, extra)
+    te_res = run_te_task(routed, te_opts, out_dir, stage_progress("route"))
+    ts = te_res.summary
+    _save(out_dir, "te.json", {"kind": "te", **ts, "files": te_res.files}, files)
+    files += te_res.files
+    timings["route"] = time.perf_counter() - t0
+    stage_rows.append({"stage": "route", "status": ts.get("status"), "backend": ts.get("backend"), "gap": None,
+                       "seconds": timings["route"],
+                       "note": f"{len(extra)} placement demands added, {ts.get('unmet_gbps', 0):,.1f} Gbps unmet"})
+    done += STAGE_WEIGHTS["route"]
+
+    # ------------------------------------------------------------- 3. failures
+    t0 = time.perf_counter()
+    fail_res = run_failures_task(routed, fail_opts, out_dir, stage_progress("failures"))
+    fs = fail_res.summary
+    _save(out_dir, "failures.json", {"kind": "failures", **fs, "files": fail_res.files}, files)
+    files += fail_res.files
+    timings["failures"] = time.perf_counter() - t0
+    stage_rows.append({"stage": "failures", "status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
+                       "seconds": timings["failures"],
+                       "note": f"{fs['scenarios_run']} scenarios, {fs['scenarios_per_second'] or 0:.1f}/s"})
+    done += STAGE_WEIGHTS["failures"]
+
+    # ------------------------------------------------------------- 4. upgrades
+    t0 = time.perf_counter()
+    upgrades = pd.DataFrame(columns=["link", "modules", "added_gbps", "cost_usd", "new"])
+    ds: dict[str, Any] = {"status": "skipped", "cost_usd": 0.0}
+    if not opts.skip_upgrades:
+        ceiling = float(design_cfg["ceiling"])
+        states: list[list[str]] = [[]]
+        isolating: list[str] = []
+        if design_cfg["survive"] != "none":
+            scen = {s.id: s for s in enumerate_scenarios(routed, "srlg" if design_cfg["survive"] == "srlg" else "link")}
+            recs = [{**r, "links": list(scen[r["scenario"]].links)} for r in fs["scenarios"] if r["scenario"] in scen]
+            if design_cfg["survive"] == "link" and fail_opts.kind != "link":
+                recs = [{"unmet_gbps": 1.0, "mlu": 1.0, "links": list(s.links)} for s in scen.values()]
+            modelled, isolating = _failure_states(routed, recs, ceiling)
+            states += modelled
+        try:
+            dres = design_upgrades(routed, states, ceiling, time_limit=float(design_cfg["time_limit_s"]),
+                                   backend=str(design_cfg["backend"]), progress=stage_progress("upgrades"))
+            ds = dres.summary()
+            upgrades = dres.upgrades
+            if opts.verify:
+                from solver.design import _verify
+
+                ds["verification"] = _verify(dres.instance, dres.solution)
+        except InfeasibleError as exc:
+            ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
+        ds["failure_states_modelled"] = len(states) - 1
+        ds["failure_states_isolating"] = isolating
+        if out_dir is not None:
+            _csv(out_dir, "design_upgrades.csv", upgrades, files)
+        _save(out_dir, "design.json", {"kind": "design", **ds}, files)
+    timings["upgrades"] = time.perf_counter() - t0
+    stage_rows.append({"stage": "upgrades", "status": ds.get("status"), "backend": design_cfg["backend"],
+                       "gap": ds.get("gap"), "seconds": timings["upgrades"],
+                       "note": f"{ds.get('failure_states_modelled', 0)} failure states modelled; "
+                               f"{len(ds.get('failure_states_isolating', []))} cut sites off (need new routes, "
+                               "not capacity)"})
+    done += STAGE_WEIGHTS["upgrades"]
+
+    # ------------------------------------------------------------- summary
+    up = upgrades.copy()
+    if len(up):
+        up["cable_system"] = routed.links["cable_system"].reindex(up["link"]).to_numpy()
+        up["module_gbps"] = routed.links["module_gbps"].reindex(up["link"]).to_numpy()
+    worst = fs["worst"][0] if fs.get("worst") else None
+    summary: dict[str, Any] = {
+        "status": _overall_status(ps, ts, fs, ds),
+        "scenario": net.name,
+        "scenario_fingerprint": net.fingerprint(),
+        "software_version": __version__,
+        "created_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "plan_file": opts.plan_file,
+        "gpus_added": float(sum((ps.get("gpus_added_by_site") or {}).values())),
+        "placement_cost_usd": ps.get("cost_usd"),
+        "placement_gap": ps.get("gap"),
+        "served_share": ps.get("served_share"),
+        "mlu": ts.get("mlu"),
+        "carried_gbps": ts.get("carried_gbps"),
+        "unmet_gbps": ts.get("unmet_gbps"),
+        "weighted_latency_ms": ts.get("weighted_latency_ms"),
+        "failure_scenarios": fs.get("scenarios_run"),
+        "worst_failure": worst["scenario"] if worst else None,
+        "worst_failure_unmet_gbps": worst["unmet_gbps"] if worst else None,
+        "failures_with_unmet_demand": sum(1 for r in fs["scenarios"] if r["unmet_gbps"] > 1e-6),
+        "upgrade_cost_usd": ds.get("cost_usd"),
+        "upgrade_gap": ds.get("gap"),
+        "links_upgraded": len(upgrades),
+        "stage_seconds": {k: round(v, 3) for k, v in timings.items()},
+        "stages": stage_rows,
+        "map": _plan_map(ps, ts),
+    }
+    if opts.verify:
+        summary["verification"] = {
+            "place": (ps.get("verification") or {}).get("ok"),
+            "route": (ts.get("verification") or {}).get("ok"),
+            "upgrades": (ds.get("verification") or {}).get("ok"),
+        }
+
+    # ------------------------------------------------------------- 5. report
+    t0 = time.perf_counter()
+    if out_dir is not None:
+        rp = stage_progress("report")
+        rp(0.0, "maps and charts")
+        images = _draw(routed, summary, ts, fs, ps, out_dir, files, opts.maps, rp)
+        from backbone.report import render_report
+
+        report = render_report(_report_data(net, routed, opts, summary, ps, ts, fs, ds, up, files), images)
+        _write_text(out_dir, "report.html", report, files)
+    timings["report"] = time.perf_counter() - t0
+    summary["stage_seconds"]["report"] = round(timings["report"], 3)
+    summary["total_seconds"] = round(time.perf_counter() - t_start, 3)
+    progress(1.0, "done")
+    return TaskResult("plan", summary, files)
+
+
+run_plan_task.options_model = PlanOptions  # type: ignore[attr-defined]
+
+
+def _overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any]) -> str:
+    """``ok`` when every stage solved; ``partial`` when a stage could not meet everything (demand
+    left unserved, upgrades infeasible or time-limited) -- the report says which."""
+    ok = {"optimal", "feasible", "ok", "skipped"}
+    statuses = [ps.get("status"), ts.get("status"), fs.get("status"), ds.get("status")]
+    return "ok" if all(s in ok for s in statuses) else "partial"
+
+
+def _plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
+    pm = ps.get("map") or {}
+    tm = ts.get("map") or {}
+    return {"link_values": {"utilisation": (tm.get("link_values") or {}).get("utilisation", {})},
+            "site_values": pm.get("site_values", {}), "assignments": pm.get("assignments", []),
+            "failed_links": []}
+
+
+def _save(out_dir: Path | None, name: str, obj: dict[str, Any], files: list[str]) -> None:
+    if out_dir is None:
+        return
+    write_json_atomic(out_dir / name, obj)
+    if name not in files:
+        files.append(name)
+
+
+def _csv(out_dir: Path, name: str, df: pd.DataFrame, files: list[str]) -> None:
+    tmp = out_dir / f".{name}.tmp"
+    df.to_csv(tmp, index=False)
+    os.replace(tmp, out_dir / name)
+    if name not in files:
+        files.append(name)
+
+
+def _write_text(out_dir: Path, name: str, text: str, files: list[str]) -> None:
+    tmp = out_dir / f".{name}.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out_dir / name)
+    if name not in files:
+        files.append(name)
+
+
+def _write_bytes(out_dir: Path, name: str, data: bytes, files: list[str]) -> None:
+    tmp = out_dir / f".{name}.tmp"
+    tmp.write_bytes(data)
+    os.replace(tmp, out_dir / name)
+    if name not in files:
+        files.append(name)
+
+
+def _draw(routed: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], ps: dict[str, Any],
+          out_dir: Path, files: list[str], maps: bool, progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
+    """Maps and charts into ``out_dir``; returns the images the report embeds."""
+    from backbone.maps import render_map_bytes
+    from backbone.maps.charts import chart_from_result
+
+    images: dict[str, tuple[bytes, str]] = {}
+    if not maps:
+        return images
+    title = f"{routed.name}: the plan"
+    sub = (f"{summary['gpus_added']:,.0f} GPUs added · max utilisation {100 * (summary['mlu'] or 0):.0f} % · "
+           f"{summary['failure_scenarios']} SRLG failures swept")
+    result = {"map": summary["map"]}
+    jobs = [("map_world.png", "png", 0.0), ("map_pacific.png", "png", 150.0), ("map.svg", "svg", 0.0),
+            ("map.html", "html", 0.0), ("map.geojson", "geojson", 0.0)]
+    for i, (name, fmt, center_lon) in enumerate(jobs):
+        progress(0.8 * i / len(jobs), f"drawing {name}")
+        size = "1600x900" if fmt == "png" else "1920x1080"
+        data = render_map_bytes(routed, fmt, result, title=title, subtitle=sub, size=size, center_lon=center_lon)
+        _write_bytes(out_dir, name, data, files)
+        if name == "map_world.png":
+            images["world"] = (data, "png")
+        elif name == "map_pacific.png":
+            images["pacific"] = (data, "png")
+    charts: list[tuple[str, str, dict[str, Any]]] = [
+        ("utilisation", "chart_utilisation.png", {"map": summary["map"]}),
+        ("latency", "chart_latency.png", {"latency": _latency_records(routed, out_dir)}),
+        ("impact", "chart_failures.png", {"impact": {r["scenario"]: r["unmet_gbps"] for r in fs["scenarios"]
+                                                     if r["unmet_gbps"] > 1e-6}
+                                          or {r["scenario"]: r["mlu"] for r in fs["scenarios"]}}),
+        ("cost", "chart_cost.png", {"sites": [r for r in ps.get("sites") or [] if (r.get("gpus_added") or 0) > 0]}),
+    ]
+    for kind, name, doc in charts:
+        try:
+            data = chart_from_result(kind, doc, routed, fmt="png", size=(1200, 675))
+        except ValidationError as exc:  # nothing to chart (e.g. no failure hurts, nothing built)
+            logger.info("chart %s skipped: %s", kind, exc)
+            continue
+        _write_bytes(out_dir, name, data, files)
+        images[kind] = (data, "png")
+    progress(1.0, "maps and charts drawn")
+    return images
+
+
+def _latency_records(net: Network, out_dir: Path) -> list[dict[str, Any]]:
+    """Per-demand one-way latency of the routed traffic with its region pair (for the latency CDF), from the
+    routing stage's ``te_demands.csv``."""
+    path = out_dir / "te_demands.csv"
+    if not path.exists():
+        return []
+    d = pd.read_csv(path)
+    d = d[(d["carried_gbps"] > 0) & d["latency_ms"].notna()]
+    region = net.sites["region"]
+    a, b = region.reindex(d["src"]).to_numpy(), region.reindex(d["dst"]).to_numpy()
+    pair = [f"{x}–{y}" if str(x) <= str(y) else f"{y}–{x}" for x, y in zip(a, b, strict=True)]
+    return [{"region_pair": p, "latency_ms": float(v), "weight": float(w)}
+            for p, v, w in zip(pair, d["latency_ms"], d["carried_gbps"], strict=True)]
+
+
+def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict[str, Any], ps: dict[str, Any],
+                 ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
+                 files: list[str]) -> dict[str, Any]:
+    def money(v: Any) -> str:
+        return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
+
+    kpis = [
+        ("GPUs added", f"{summary['gpus_added']:,.0f}"),
+        ("placement cost (capex + opex)", money(summary["placement_cost_usd"])),
+        ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
+        ("max link utilisation", f"{100 * (summary['mlu'] or 0):.1f} %"),
+        ("traffic carried", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
+        ("unmet traffic", f"{(summary['unmet_gbps'] or 0):,.1f} Gbps"),
+        ("SRLG failures swept", f"{summary['failure_scenarios']}"),
+        ("failures leaving demand unmet", f"{summary['failures_with_unmet_demand']}"),
+        ("upgrade cost", money(summary["upgrade_cost_usd"])),
+        ("links to upgrade", f"{summary['links_upgraded']}"),
+    ]
+    metros = []
+    assign = pd.DataFrame(ps.get("assignments") or [])
+    rtt = assign.groupby(["metro", "class"])["rtt_ms"].max() if len(assign) else pd.Series(dtype=float)
+    for r in ps.get("metros") or []:
+        metros.append({**r, "rtt_ms": float(rtt.get((r.get("metro"), r.get("class")), float("nan")))})
+    util = pd.Series((summary["map"]["link_values"] or {}).get("utilisation", {}), dtype=float)
+    busiest = [{"link": k, "cable_system": routed.links.at[k, "cable_system"] or "terrestrial",
+                "capacity_gbps": float(routed.links.at[k, "capacity_gbps"]), "utilisation": float(v)}
+               for k, v in util.sort_values(ascending=False).head(15).items() if k in routed.links.index]
+    notes = []
+    if ps.get("infeasibility"):
+        notes += [f"placement: {x}" for x in ps["infeasibility"][:5]]
+    if ds.get("status") == "infeasible":
+        notes.append(f"upgrades: {ds.get('message', 'infeasible')}")
+    if ds.get("failure_states_isolating"):
+        iso = ds["failure_states_isolating"]
+        notes.append(f"{len(iso)} SRLG failures cut sites off entirely (e.g. {', '.join(iso[:4])}): no capacity "
+                     "upgrade restores them; they need new routes (diverse landings or new links).")
+    place_o = ps.get("options") or {}
+    assumptions = [
+        "Latency: fibre group index 1.468 (≈4.90 µs/km one way) plus 0.05 ms per link; terrestrial links without "
+        "route geometry at 1.25 × the geodesic.",
+        f"Placement: {place_o.get('kw_per_gpu', '?')} kW per GPU all-in, blocks of {place_o.get('block_gpus', '?')} GPUs, "
+        f"{place_o.get('horizon_years', '?')}-year opex horizon, {place_o.get('gbps_per_gpu', '?')} Gbps of backbone "
+        "traffic per inference GPU served remotely; SLOs "
+        + ", ".join(f"{c['name']} {c['slo_rtt_ms']:.0f} ms RTT" for c in place_o.get("classes", [])) + ".",
+        f"Demand growth factor {opts.demand_growth:g}.",
+        f"Routing: TE objective {ts.get('objective')} over {ts.get('paths_k')} candidate paths per demand; latency "
+        "SLOs are hard constraints.",
+        "Failures: every single SRLG (cable systems, shared landing stations, corridors) cut and re-routed; "
+        "'unmet' counts demand beyond what the intact network already leaves unmet.",
+        f"Upgrades: whole modules per link (links.module_gbps at links.module_cost_usd) so all demand fits within "
+        f"{100 * float(ds.get('ceiling') or 0.9):.0f} % utilisation in the intact network and in every failure state the "
+        "sweep found short; routing for upgrades is unrestricted (edge-based), latency SLOs are not constraints there.",
+    ]
+    return {
+        "title": f"Backbone plan: {net.name}",
+        "subtitle": f"{len(net.sites)} sites, {len(net.links)} links, {len(net.demands)} demands · "
+                    f"created {summary['created_utc']}",
+        "kpis": kpis,
+        "notes": notes,
+        "stages": summary["stages"],
+        "placement_sites": [r for r in (ps.get("sites") or []) if (r.get("gpus_after") or 0) > 0],
+        "placement_metros": metros,
+        "busiest_links": busiest,
+        "failures_worst": fs.get("worst", []),
+        "failures_links": fs.get("worst_by_link", []),
+        "upgrades": upgrades.to_dict("records"),
+        "upgrade_cost_usd": ds.get("cost_usd"),
+        "assumptions": assumptions,
+        "provenance": {"scenario": net.name, "scenario_fingerprint": summary["scenario_fingerprint"],
+                       "scenario_version": str(net.meta.get("version", "")),
+                       "software_version": summary["software_version"], "created_utc": summary["created_utc"],
+                       "plan_file": opts.plan_file or "(none: defaults)", "plan_text": opts.plan_text or ""},
+        "files": sorted(set(files) | {"report.html", "plan.json"}),
+    }
