@@ -82,8 +82,11 @@ def build_placement(inp: PlacementInputs, elastic: bool = False) -> PlacementMod
     lat_w = opts.latency_weight_usd_per_gpu_ms if min_cost else 0.0
     period_idx = pd.MultiIndex.from_product([range(T), range(R)], names=["period", "route"])
     lp.add_variables("serve", period_idx, cost=np.tile(lat_w * route_rtt / T, T))
+    # a unit with no admissible site is unserved whatever the plan: no penalty, so the objective
+    # (and the MIP gap) measures only what the plan can change
+    servable = np.bincount(inp.pairs["unit"].to_numpy(), minlength=len(inp.units)) > 0
     lp.add_variables("unserved", pd.MultiIndex.from_product([range(T), inp.units.index], names=["period", "unit"]),
-                     cost=w_unserved / T)
+                     cost=np.tile(servable * (w_unserved / T), T))
     block_cost = sites["cost_per_block_usd"].to_numpy()
     mw_cost = sites["capex_per_mw_usd"].to_numpy(dtype=float)
     fixed_cost = np.full(len(sites), opts.site_fixed_cost_usd)

@@ -129,7 +129,7 @@ class PlaceOptions(BaseModel):
     horizon_years: float = Field(default=5.0, ge=0)
     carbon_price_usd_per_t: float = Field(default=0.0, ge=0)
     unserved_penalty_usd_per_gpu: float = Field(default=1e7, gt=0)
-    latency_weight_usd_per_gpu_ms: float = Field(default=1.0, ge=0,
+    latency_weight_usd_per_gpu_ms: float = Field(default=0.01, ge=0,
                                                  description="Tie-break: prefer low RTT (tiny next to capex)")
 
     gbps_per_gpu: float = Field(default=0.1, ge=0, description="Backbone traffic per inference GPU served remotely")
