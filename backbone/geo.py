@@ -156,7 +156,16 @@ def split_antimeridian(coords: np.ndarray) -> list[np.ndarray]:
             lon_p, lon_q = -edge, q[0] - offset
         current.append(np.array([lon_q, q[1]]))
     parts.append(np.vstack(current))
+    # a route that starts, ends or turns exactly on the antimeridian yields repeated points and
+    # zero-length parts: drop the repeats, then parts with fewer than two distinct points
+    parts = [_drop_repeats(part) for part in parts]
     return [part for part in parts if len(part) >= 2] or [np.vstack(current)]
+
+
+def _drop_repeats(part: np.ndarray) -> np.ndarray:
+    keep = np.ones(len(part), dtype=bool)
+    keep[1:] = np.any(np.diff(part, axis=0) != 0.0, axis=1)
+    return part[keep]
 
 
 def latency_ms(length_km: np.ndarray | float, group_index: float = DEFAULT_GROUP_INDEX,

@@ -227,3 +227,14 @@ def test_unwrap_lons() -> None:
                                [170.0, 190.0, 210.0, 170.0])
     np.testing.assert_allclose(geo.unwrap_lons(np.array([-170.0, 170.0])), [-170.0, -190.0])
     assert geo.unwrap_lons(np.array([5.0])).tolist() == [5.0]
+
+
+@pytest.mark.parametrize(("coords", "expected"), [
+    ([[180.0, 0.0], [179.0, 0.0]], [[[180.0, 0.0], [179.0, 0.0]]]),
+    ([[179.0, 0.0], [180.0, 0.0], [181.0, 0.0]], [[[179.0, 0.0], [180.0, 0.0]], [[-180.0, 0.0], [-179.0, 0.0]]]),
+    ([[180.0, 1.0], [181.0, 2.0]], [[[-180.0, 1.0], [-179.0, 2.0]]]),
+    ([[10.0, 1.0], [10.0, 1.0], [11.0, 1.0]], [[[10.0, 1.0], [11.0, 1.0]]]),
+])
+def test_split_antimeridian_on_the_seam_makes_no_degenerate_parts(coords: list[list[float]],
+                                                                  expected: list[list[list[float]]]) -> None:
+    assert [p.tolist() for p in geo.split_antimeridian(np.array(coords))] == expected
