@@ -86,6 +86,8 @@ def main() -> None:
     world_path = CONFORMANCE / "topohub" / "backbone" / "world.json"
     world, t_load = _timed(lambda: load_node_link(world_path), args.repeat)
     rows = [("load node-link world.json", t_load)]
+    folded, t = _timed(lambda: load_node_link(world_path, collapse_waypoints=True), args.repeat)
+    rows.append((f"load with collapse_waypoints ({len(folded.sites):,} sites, {len(folded.links):,} links)", t))
     with tempfile.TemporaryDirectory() as tmp:
         folder, t = _timed(lambda: save_scenario(world, Path(tmp) / "world"), args.repeat)
         rows.append(("save canonical folder", t))
