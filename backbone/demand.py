@@ -100,7 +100,7 @@ class DemandParameters:
         Log-normal sigma of a per-pair volume factor, and its random seed (0: no noise).
     """
 
-    total_inference_gpus: float = 250_000.0
+    total_inference_gpus: float = 1_150_000.0
     population_exponent: float = 0.3
     gdp_exponent: float = 0.7
     total_gbps: float = 300_000.0

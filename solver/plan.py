@@ -206,9 +206,9 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
         work = replace(work.scale_demand(opts.demand_growth), metros=m)
     place_opts = _stage_options("place", opts.place, {"allow_partial": True, "verify": opts.verify,
                                                       "time_limit_s": 60.0})
-    te_opts = _stage_options("te", opts.te, {"objective": "max-throughput", "latency_tiebreak": True,
-                                             "verify": opts.verify, "time_limit_s": 60.0})
-    fail_opts = _stage_options("failures", opts.failures, {"kind": "srlg", "verify": False, "time_limit_s": 30.0})
+    te_opts = _stage_options("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0})
+    fail_opts = _stage_options("failures", opts.failures, {"kind": "srlg", "objective": "min-mlu", "verify": False,
+                                                           "time_limit_s": 30.0})
     design_cfg = {"ceiling": 0.9, "time_limit_s": 40.0, "backend": "highs", "survive": "srlg", **opts.design}
     unknown = set(design_cfg) - {"ceiling", "time_limit_s", "backend", "survive", "mip_gap"}
     if unknown:
@@ -235,8 +235,9 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
         flows = pd.read_csv(out_dir / "place_flows.csv")
     slo_by_class = {c.name: c.slo_rtt_ms for c in place_opts.classes}
     sites_t = pd.DataFrame(ps.get("sites") or [])
-    if len(sites_t) and "site" in sites_t.columns:
-        sites_t = sites_t.set_index("site")
+    key = next((c for c in ("site", "id") if c in sites_t.columns), None)
+    if key is not None:
+        sites_t = sites_t.set_index(key)
     extra = placement_demands(work, flows, slo_by_class)
     routed = network_after_placement(work, sites_t, extra)
     te_res = run_te_task(routed, te_opts, out_dir, stage_progress("route"))
@@ -526,7 +527,8 @@ def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict
         "kpis": kpis,
         "notes": notes,
         "stages": summary["stages"],
-        "placement_sites": [r for r in (ps.get("sites") or []) if (r.get("gpus_after") or 0) > 0],
+        "placement_sites": [{"site": r.get("site", r.get("id")), **r} for r in (ps.get("sites") or [])
+                            if (r.get("gpus_after") or 0) > 0],
         "placement_metros": metros,
         "busiest_links": busiest,
         "failures_worst": fs.get("worst", []),
