@@ -42,45 +42,59 @@ class StaticOptions:
     graticule: bool = True
 
 
-def render_static(net: Network, values: MapValues, view: MapView, fmt: str,
-                  options: StaticOptions | None = None) -> bytes:
-    """Render a PNG, SVG or PDF map and return its bytes."""
-    import matplotlib as mpl
+RC_PARAMS: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "backbone", "pdf.fonttype": 42,
+                             "font.family": "DejaVu Sans", "path.simplify": True}
+"""matplotlib settings of every static map (text stays text in SVG, TrueType in PDF, stable ids)."""
+
+
+def build_figure(net: Network, values: MapValues, view: MapView, options: StaticOptions | None = None,
+                 halo: bool = True) -> Any:
+    """Draw the map into a new matplotlib ``Figure`` (Agg canvas, no pyplot state).
+
+    Call it inside ``matplotlib.rc_context(RC_PARAMS)``, as :func:`render_static` does.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     opts = options or StaticOptions()
     width_px, height_px = opts.size
     fig_w = style.SLIDE_WIDTH_IN
     fig_h = fig_w * height_px / width_px
-    dpi = width_px / fig_w
-    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "backbone", "pdf.fonttype": 42,
-                         "font.family": "DejaVu Sans", "path.simplify": True}):
-        fig = Figure(figsize=(fig_w, fig_h), dpi=dpi, facecolor=style.BACKGROUND)
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    fig = Figure(figsize=(fig_w, fig_h), dpi=width_px / fig_w, facecolor=style.BACKGROUND)
+    FigureCanvasAgg(fig)
+    band = TITLE_BAND * 9.0 / fig_h * (fig_w / 16.0)
+    ax = fig.add_axes((0.006, 0.008, 0.988, 0.992 - band))
+    ax.set_axis_off()
+    ax.set_facecolor(style.BACKGROUND)
+    box = ax.get_position()
+    aspect = (box.width * fig_w) / (box.height * fig_h)
+    xmin, xmax, ymin, ymax = view.extent(aspect)
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.set_aspect("equal", adjustable="box")
 
-        FigureCanvasAgg(fig)
-        band = TITLE_BAND * 9.0 / fig_h * (fig_w / 16.0)
-        ax = fig.add_axes((0.006, 0.008, 0.988, 0.992 - band))
-        ax.set_axis_off()
-        ax.set_facecolor(style.BACKGROUND)
-        box = ax.get_position()
-        aspect = (box.width * fig_w) / (box.height * fig_h)
-        xmin, xmax, ymin, ymax = view.extent(aspect)
-        ax.set_xlim(xmin, xmax)
-        ax.set_ylim(ymin, ymax)
-        ax.set_aspect("equal", adjustable="box")
+    layers = build_layers(net, values, view, link_routes(net))
+    coloring = style.color_links(net.links, values.link_values, opts.color_by)
+    _draw_basemap(ax, view, opts.graticule)
+    _draw_assignments(ax, layers, values)
+    widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
+    _draw_links(ax, net, layers, values, coloring, widths)
+    site_artists = _draw_sites(ax, net, layers, values, opts.size_by)
+    if opts.labels:
+        _place_labels(fig, ax, net, layers, opts.max_labels, halo=halo)
+    _draw_title(fig, net, values, view, coloring, opts, band)
+    _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by)
+    return fig
 
-        layers = build_layers(net, values, view, link_routes(net))
-        coloring = style.color_links(net.links, values.link_values, opts.color_by)
-        _draw_basemap(ax, view, opts.graticule)
-        _draw_assignments(ax, layers, values)
-        widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
-        _draw_links(ax, net, layers, values, coloring, widths)
-        site_artists = _draw_sites(ax, net, layers, values, opts.size_by)
-        if opts.labels:
-            _place_labels(fig, ax, net, layers, opts.max_labels, halo=fmt != "svg")
-        _draw_title(fig, net, values, view, coloring, opts, band)
-        _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by)
+
+def render_static(net: Network, values: MapValues, view: MapView, fmt: str,
+                  options: StaticOptions | None = None) -> bytes:
+    """Render a PNG, SVG or PDF map and return its bytes."""
+    import matplotlib as mpl
+
+    opts = options or StaticOptions()
+    with mpl.rc_context(RC_PARAMS):
+        fig = build_figure(net, values, view, opts, halo=fmt != "svg")
         buf = io.BytesIO()
         save_kw: dict[str, Any] = {"format": fmt, "facecolor": fig.get_facecolor()}
         if fmt == "pdf":
@@ -89,7 +103,7 @@ def render_static(net: Network, values: MapValues, view: MapView, fmt: str,
         elif fmt == "svg":
             save_kw["metadata"] = {"Title": opts.title or net.name, "Date": None}
         else:
-            save_kw["dpi"] = dpi
+            save_kw["dpi"] = fig.dpi
             save_kw["metadata"] = {"Title": opts.title or net.name, "Software": "backbone"}
         fig.savefig(buf, **save_kw)
     return buf.getvalue()

@@ -286,6 +286,35 @@ def test_result_map_title_is_used(pacific: Network) -> None:
     assert b"explicit" in render_map_bytes(pacific, "svg", {"map": {"title": "x"}}, title="explicit", size=SMALL)
 
 
+@pytest.mark.parametrize("center", [0.0, 150.0])
+def test_labels_do_not_collide(center: float) -> None:
+    import matplotlib as mpl
+
+    from backbone.maps.static import RC_PARAMS, StaticOptions, build_figure
+    from tests.conftest import make_network
+
+    # a crowded network: 40 data centres on a grid over Europe and the US east coast
+    lon = np.r_[np.linspace(-10, 25, 5).repeat(4), np.linspace(-90, -70, 5).repeat(4)]
+    lat = np.r_[np.tile(np.linspace(40, 55, 4), 5), np.tile(np.linspace(30, 45, 4), 5)]
+    sites = [_site(f"s{i}", float(x), float(y), "EMEA" if x > -30 else "NA", name=f"Data centre {i}",
+                   kind="datacenter", gpus_installed=1000 * (i + 1)) for i, (x, y) in enumerate(zip(lon, lat, strict=True))]
+    links = [{"id": f"l{i}", "site_a": f"s{i}", "site_b": f"s{i + 1}", "capacity_gbps": 400} for i in range(39)]
+    net = make_network(sites, links)
+    with mpl.rc_context(RC_PARAMS):
+        fig = build_figure(net, map_values(net), make_view(center), StaticOptions(size=(1280, 720)))
+        renderer = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        axbox = ax.get_window_extent(renderer)
+    assert 5 <= len(boxes) <= 28  # some labels fit, the crowd is thinned
+    for i, a in enumerate(boxes):
+        assert axbox.x0 <= a.x0 and a.x1 <= axbox.x1 and axbox.y0 <= a.y0 and a.y1 <= axbox.y1
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+    shown = {t.get_text() for t in ax.texts}
+    assert "Data centre 39" in shown  # the biggest site is always labelled
+
+
 def test_label_candidates_point_at_their_places(pacific: Network) -> None:
     from backbone.maps.static import label_candidates
 
