@@ -17,8 +17,8 @@ Checked
 * network: per period and direction, placement Gbps (both directions) + the scenario demands as
   routed, within link capacity; scenario demands fully routed;
 * training: each job once, at an allowed site with room;
-* N+1 (when asked): for every candidate site removed, a max-flow from units (each unit's served
-  peak) to surviving sites (their GPUs after minus training) over SLO- and residency-admissible
+* N+1 (when asked): for every candidate site removed, a max-flow from units (each unit's demand
+  served in its own peak hour -- the hour the follow-the-sun profile peaks) to surviving sites (their GPUs after minus training) over SLO- and residency-admissible
   edges serves every unit in full -- an exact transport feasibility test per failure.
 """
 
@@ -232,8 +232,11 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
 
     # ---------------------------------------------------------------- N+1
     if opts.n_plus_one:
-        peak_served = (flows.groupby(["metro", "class", "period"])["gpus"].sum().groupby(level=[0, 1]).max()
-                       if len(flows) else pd.Series(dtype=float))
+        # each unit's served demand in its own peak hour (the first hour of maximum profile factor)
+        per = flows.groupby(["metro", "class", "period"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
+        peak_hour = {m: int(np.argmax([_factor(str(net.metros.at[m, "region"]), t, periods) for t in range(periods)]))
+                     for m in net.metros.index}
+        peak_served = pd.Series({(m, c): float(v) for (m, c, t), v in per.items() if t == peak_hour[m]}, dtype=float)
         capacity = (sites_t["gpus_after"] - train_at.reindex(sites_t.index).fillna(0.0)).clip(lower=0.0)
         rep.violations += _n_plus_one(net, opts, peak_served, capacity, candidates, access, access_ms, dist, slo, tol)
         rep.checked["n_plus_one_failures"] = len(capacity)
