@@ -48,6 +48,7 @@ def te(
     tiebreak: Annotated[bool, typer.Option("--latency-tiebreak", help="Then minimise latency at the optimum.")]
     = False,
     metric: Annotated[str, typer.Option("--ecmp-metric", help="ECMP cost: latency or hops.")] = "latency",
+    lp_method: Annotated[str, typer.Option("--lp-method", help="HiGHS LP method: auto, simplex or ipm.")] = "auto",
     verify: Annotated[bool, typer.Option("--verify", help="Check the result independently; exit 5 on violations.")]
     = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
@@ -62,7 +63,8 @@ def te(
 
     opts: dict[str, Any] = {"objective": objective, "formulation": formulation, "paths": paths, "bound": bound,
                             "backend": backend, "time_limit_s": time_limit, "disjoint": disjoint,
-                            "latency_tiebreak": tiebreak, "ecmp_metric": metric, "verify": verify}
+                            "latency_tiebreak": tiebreak, "ecmp_metric": metric, "verify": verify,
+                            "lp_method": lp_method}
     if ceiling is not None:
         opts["utilisation_ceiling"] = ceiling
     net = load(scenario)

@@ -66,13 +66,15 @@ class TEOptions(BaseModel):
     verify: bool = Field(False, description="Run the independent checker on the result.")
     ecmp_metric: Literal["latency", "hops"] = Field("latency", description="ECMP path cost.")
     ecmp_tolerance_ms: float = Field(0.05, ge=0, description="ECMP: latency difference treated as equal cost.")
+    lp_method: Literal["auto", "simplex", "ipm"] = Field(
+        "auto", description="HiGHS LP method; auto: interior point for large LPs, else HiGHS' choice.")
 
 
 def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path", k: int = 4,
              backend: str = "highs", time_limit: float = 120.0, ceiling: float | None = None,
              disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
              ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None,
-             path_provider: Callable[..., Any] | None = None) -> TEResult:
+             path_provider: Callable[..., Any] | None = None, lp_method: str = "auto") -> TEResult:
     """Solve one TE problem.
 
     Parameters
@@ -121,7 +123,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     build_seconds = time.perf_counter() - t0 - form.paths_seconds
     progress(0.15, f"{objective}: solving ({backend})")
     outcome = run_objective(form, inst, objective, backend=backend, time_limit=time_limit, ceiling=ceiling,
-                            latency_tiebreak=latency_tiebreak, progress=progress)
+                            latency_tiebreak=latency_tiebreak, progress=progress, lp_method=lp_method)
     progress(0.9, "extracting result tables")
     t1 = time.perf_counter()
     sol = outcome.solution
@@ -147,6 +149,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         "solve_seconds": outcome.solve_seconds,
         "extract_seconds": extract_seconds,
         "lp": {"rows": main.rows, "cols": main.cols, "nonzeros": main.nonzeros} if main else {},
+        "lp_method": lp_method,
         "path_variables": form.n_paths,
         "stages": [s.to_dict() for s in outcome.stages],
     }
@@ -184,13 +187,13 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
 
     result = solve_te(net, opts.objective, opts.formulation, opts.paths, opts.backend, opts.time_limit_s,
                       opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
-                      opts.ecmp_tolerance_ms, main_progress)
+                      opts.ecmp_tolerance_ms, main_progress, lp_method=opts.lp_method)
     summary = result.summary
     if weight < 1.0:
         progress(0.8, "edge bound")
         left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
         edge = solve_te(net, opts.objective, "edge", opts.paths, opts.backend, left, opts.utilisation_ceiling,
-                        opts.disjoint, False)
+                        opts.disjoint, False, lp_method=opts.lp_method)
         summary["edge_bound"] = edge.summary["objective_value"]
         summary["edge_seconds"] = edge.summary["total_seconds"]
         summary["gap_to_edge_bound"] = _gap(opts.objective, summary["objective_value"], summary["edge_bound"])

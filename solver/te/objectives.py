@@ -92,12 +92,32 @@ class Outcome:
         return sum(s.build_seconds for s in self.stages)
 
 
+IPM_MIN_COLUMNS = 20_000
+"""``lp_method="auto"`` with HiGHS: interior point (no crossover) from this many columns up.
+TE LPs are highly degenerate (many equal-utilisation optima); on the 100-site synthetic
+all-pairs min-MLU LP (45k columns) dual simplex takes ~4x longer than IPM."""
+
+LP_METHODS = ("auto", "simplex", "ipm")
+
+
+def backend_options(backend: str, lp_method: str, n_cols: int) -> dict[str, Any]:
+    """Solver options for ``lp_method`` (only HiGHS takes a method; other backends use their default)."""
+    if backend != "highs":
+        return {}
+    if lp_method == "ipm" or (lp_method == "auto" and n_cols >= IPM_MIN_COLUMNS):
+        return {"solver": "ipm", "run_crossover": "off"}
+    if lp_method == "simplex":
+        return {"solver": "simplex"}
+    return {}
+
+
 class _Runner:
     """Solves stages within one overall time budget and records them."""
 
     def __init__(self, form: Formulation, backend: str, time_limit: float,
-                 progress: Callable[[float, str], None]) -> None:
+                 progress: Callable[[float, str], None], lp_method: str = "auto") -> None:
         self.form, self.backend, self.progress = form, backend, progress
+        self.lp_method = lp_method
         self.spec = form.spec
         self.deadline = time.perf_counter() + time_limit
         self.stages: list[Stage] = []
@@ -118,7 +138,8 @@ class _Runner:
         lp = self.spec.to_lp(name, costs, bounds, extra_rows)
         st = lp.stats()
         t1 = time.perf_counter()
-        sol = solve(lp, backend=self.backend, time_limit=left)
+        sol = solve(lp, backend=self.backend, time_limit=left,
+                    **backend_options(self.backend, self.lp_method, st["cols"]))
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0,
                                  st["rows"], st["cols"], st["nonzeros"]))
         logger.info("TE stage %s: %s obj=%.6g in %.2fs", name, sol.status.value, sol.objective, sol.solve_seconds)
@@ -155,7 +176,7 @@ def _hold(opt: float, scale: float) -> float:
 
 def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backend: str = "highs",
                   time_limit: float = 60.0, ceiling: float | None = None, latency_tiebreak: bool = False,
-                  progress: Callable[[float, str], None] | None = None) -> Outcome:
+                  progress: Callable[[float, str], None] | None = None, lp_method: str = "auto") -> Outcome:
     """Solve ``objective`` on a built formulation.
 
     Parameters
@@ -169,6 +190,8 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         ``min-latency``. Ignored by ``min-mlu``.
     latency_tiebreak
         After the objective, minimise traffic-weighted latency holding it at its optimum.
+    lp_method
+        ``auto`` | ``simplex`` | ``ipm`` (HiGHS only; see :data:`IPM_MIN_COLUMNS`).
 
     Raises
     ------
@@ -176,7 +199,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         Backend trouble or a time limit hit before any feasible solution.
     """
     progress = progress or (lambda f, m: None)
-    run = _Runner(form, backend, time_limit, progress)
+    run = _Runner(form, backend, time_limit, progress, lp_method)
     n_lp = len(form.lp_demands)
     h = inst.demand_gbps[form.lp_demands]
     if ceiling is None:
