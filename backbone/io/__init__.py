@@ -40,13 +40,24 @@ def detect_format(path: Path) -> str:
     if suffix == ".graphml":
         return "graphml"
     if suffix == ".json":
-        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
-        if '"nodes"' in head and ('"links"' in head or '"edges"' in head) and '"sites"' not in head:
-            return "node-link"
-        return "canonical-json"
+        return _json_format(path)
     raise ValidationError(Problem(
         f"unknown scenario format {suffix!r} (expected a folder, .yaml, .json, SNDlib .txt or .graphml)",
         file=str(path)))
+
+
+def _json_format(path: Path) -> str:
+    """``node-link`` for a top-level object with ``nodes`` and ``links``/``edges`` (and no
+    ``sites``), else ``canonical-json``. The whole document is parsed: TopoHub files put a large
+    ``graph`` object (demands) before ``nodes``, so a look at the head is not enough."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return "canonical-json"  # its loader reports the syntax error
+    if isinstance(doc, dict) and "sites" not in doc and "nodes" in doc and ("links" in doc or "edges" in doc):
+        return "node-link"
+    return "canonical-json"
 
 
 def _yaml_has_tables(path: Path) -> bool:

@@ -160,6 +160,15 @@ def test_detect_format(tmp_path: Path, rich_network: Network) -> None:
     assert detect_format(node_link) == "node-link"
     node_link.write_text(json.dumps({"directed": False, "nodes": [], "edges": []}))
     assert detect_format(node_link) == "node-link"
+    # TopoHub writes a large "graph" object (its demands) before "nodes"
+    big_graph = {"directed": False, "graph": {"demands": {str(i): {"0": 1.0} for i in range(2000)}},
+                 "nodes": [], "edges": []}
+    node_link.write_text(json.dumps(big_graph))
+    assert node_link.stat().st_size > 20_000
+    assert detect_format(node_link) == "node-link"
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"nodes": [], "links": [')
+    assert detect_format(broken) == "canonical-json"  # whose loader reports the syntax error
     assert detect_format(tmp_path / "x.txt") == "sndlib"
     assert detect_format(tmp_path / "Abilene.GraphML") == "graphml"
     with pytest.raises(ValidationError, match=r"unknown scenario format '\.csv'"):
