@@ -210,6 +210,20 @@ def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     return np.arange(total) + offs
 
 
+def _gather(flat: np.ndarray, starts: np.ndarray, lens: np.ndarray, reverse: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate segments ``flat[start:start+len]``, each reversed where ``reverse``; with offsets."""
+    ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    total = int(ptr[-1])
+    if total == 0:
+        return np.zeros(0, np.int64), ptr
+    seg_start = np.repeat(ptr[:-1], lens)
+    pos = np.arange(total, dtype=np.int64) - seg_start
+    rev = np.repeat(reverse, lens)
+    base = np.repeat(starts + np.where(reverse, lens - 1, 0), lens)
+    return flat[np.where(rev, base - pos, base + pos)], ptr
+
+
 def _per_pair_limit(max_latency_ms: Any, n_pairs: int) -> np.ndarray:
     if max_latency_ms is None:
         return np.full(n_pairs, np.inf)
@@ -515,6 +529,193 @@ class _FlatPaths:
         self.sites.extend(sites)
 
 
+class _TargetTree:
+    """Per target: the shortest-path tree towards it and its sorted deviations (sidetracks).
+
+    For site ``x``, ``deviations[x]`` lists the arcs out of ``x`` other than its tree arc, as
+    ``(r, head, arc, latency)`` sorted by reduced cost ``r = latency + h[head] - h[x] >= 0``:
+    leaving the tree path of a path with latency ``F`` at ``x`` by that arc gives partial paths
+    whose completions cost at least ``F + r``. ``heap[x]`` is a persistent leftist heap (tuples
+    ``(r, x, left, right, rank)``) of the best deviation of every site on the tree path from
+    ``x`` to the target (Eppstein's H_T), so all deviations of a tree path are reachable from one
+    heap entry, in key order.
+    """
+
+    def __init__(self, topo: _Topology, h: list[float], pred: np.ndarray, target: int) -> None:
+        n = topo.n_sites
+        tail = np.concatenate([topo.site_a, topo.site_b])
+        head = np.concatenate([topo.site_b, topo.site_a])
+        w = np.concatenate([topo.latency_ms, topo.latency_ms])
+        on_tree = np.flatnonzero(head == pred[tail])
+        order = on_tree[np.lexsort((w[on_tree], tail[on_tree]))]
+        first = np.ones(len(order), bool)
+        first[1:] = tail[order][1:] != tail[order][:-1]
+        chosen = order[first]
+        succ = np.full(n, -1, np.int64)
+        succ_arc = np.full(n, -1, np.int64)
+        succ_w = np.zeros(n)
+        succ[tail[chosen]] = head[chosen]
+        succ_arc[tail[chosen]] = chosen
+        succ_w[tail[chosen]] = w[chosen]
+        hv = np.asarray(h)
+        dev = np.ones(len(tail), bool)
+        dev[chosen] = False
+        dev &= np.isfinite(hv[head]) & np.isfinite(hv[tail])
+        idx = np.flatnonzero(dev)
+        r = np.maximum(w[idx] + hv[head[idx]] - hv[tail[idx]], 0.0)
+        srt = np.lexsort((r, tail[idx]))
+        idx, r = idx[srt], r[srt]
+        cuts = np.searchsorted(tail[idx], np.arange(n + 1))
+        rl, hl, al, wl = r.tolist(), head[idx].tolist(), idx.tolist(), w[idx].tolist()
+        self.deviations: list[list[tuple[float, int, int, float]]] = [
+            list(zip(rl[cuts[x]:cuts[x + 1]], hl[cuts[x]:cuts[x + 1]], al[cuts[x]:cuts[x + 1]],
+                     wl[cuts[x]:cuts[x + 1]], strict=True)) for x in range(n)]
+        self.deviations[target] = []  # paths end at the target: nothing deviates there
+        self.succ: list[int] = succ.tolist()
+        self.succ_arc: list[int] = succ_arc.tolist()
+        self.succ_w: list[float] = succ_w.tolist()
+        # H_T(x) = insert(H_T(succ x), best deviation of x), built from the target outwards
+        heaps: list[Any] = [None] * n
+        depth_order = np.argsort(hv, kind="stable")  # tree parents are never farther than children
+        done = np.zeros(n, bool)
+        for x in depth_order.tolist():
+            if not np.isfinite(hv[x]) or done[x]:
+                continue
+            stack = [x]
+            while stack:  # guard against ties in h (zero-latency links): build parents first
+                y = stack[-1]
+                p = self.succ[y]
+                if p >= 0 and not done[p]:
+                    stack.append(p)
+                    continue
+                stack.pop()
+                if done[y]:
+                    continue
+                base = heaps[p] if p >= 0 else None
+                devs = self.deviations[y]
+                heaps[y] = _heap_merge(base, (devs[0][0], y, None, None, 1)) if devs else base
+                done[y] = True
+        self.heap = heaps
+
+
+def _heap_merge(a: Any, b: Any) -> Any:
+    """Merge two persistent leftist heaps of tuples ``(key, site, left, right, rank)``."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if b[0] < a[0]:
+        a, b = b, a
+    left, right = a[2], _heap_merge(a[3], b)
+    if left is None or (right is not None and left[4] < right[4]):
+        left, right = right, left
+    return (a[0], a[1], left, right, (right[4] if right is not None else 0) + 1)
+
+
+def _k_shortest_eppstein(adj: list[list[tuple[int, int, float]]], h: list[float], tt: _TargetTree, s: int,
+                         t: int, k: int, limit: float, out: _FlatPaths, allowed: int = -1,
+                         budget: int = 2000) -> int:
+    """Append the ``k`` lowest-latency loopless paths from ``s`` to ``t`` to ``out``; return how many.
+
+    Best-first search over partial loopless paths keyed by a lower bound ``g + h(v)`` (``h``:
+    exact distance to ``t`` in the whole graph, consistent). When a popped partial path ``P``
+    (ending at ``v``) can follow the shortest-path tree to ``t`` without revisiting a site, that
+    completion costs exactly its key, so it is the next path out; every other loopless
+    extension of ``P`` leaves that tree path at some site ``x`` by some non-tree arc, and all of
+    those deviations are represented by one queue entry (the root of ``tt.heap[v]``), expanded
+    lazily in key order (children and next sibling). A deviation becomes a partial path when
+    popped, if its head is not already on the path. When the tree completion revisits a site,
+    ``P`` is expanded arc by arc. Every loopless extension is generated exactly once, so the
+    output is exact (the same set as Yen's algorithm; ties in any order).
+    """
+    inf = float("inf")
+    if h[s] == inf or h[s] > limit:
+        return 0
+    succ, succ_arc, succ_w, deviations, heaps = tt.succ, tt.succ_arc, tt.succ_w, tt.deviations, tt.heap
+    found = 0
+    seq = 0
+    trail: list[tuple[int, int, int]] = []  # (site, arc into it, parent record)
+    walks: list[dict[int, tuple[int, float, int]]] = []  # per emitted path: site -> (record, g, visited)
+    # entries: (key, seq, kind, a, b, c, d); kind 0 = partial path (g, parent record, arc, site)
+    # with d = parent's visited mask; kind 1 = deviation-heap node (walk, node, -, -);
+    # kind 2 = j-th deviation at site (walk, site, j, -)
+    heap: list[tuple[Any, ...]] = [(h[s], 0, 0, 0.0, -1, -1, s, 0)]
+    pop, push, record = heapq.heappop, heapq.heappush, trail.append
+    expanded = 0
+    while heap:
+        entry = pop(heap)
+        key, kind = entry[0], entry[2]
+        if kind != 0:
+            walk = walks[entry[3]]
+            base = entry[6]
+            if kind == 1:
+                node = entry[4]
+                x, j = node[1], 0
+                for child in (node[2], node[3]):
+                    if child is not None and base + child[0] <= limit:
+                        seq += 1
+                        push(heap, (base + child[0], seq, 1, entry[3], child, 0, base, 0))
+            else:
+                x, j = entry[4], entry[5]
+            devs = deviations[x]
+            if j + 1 < len(devs) and base + devs[j + 1][0] <= limit:
+                seq += 1
+                push(heap, (base + devs[j + 1][0], seq, 2, entry[3], x, j + 1, base, 0))
+            _r, u, arc, w = devs[j]
+            rec_x, g_x, mask_x = walk[x]
+            if (mask_x >> u) & 1 or not (allowed >> u) & 1:
+                continue
+            seq += 1
+            push(heap, (key, seq, 0, g_x + w, rec_x, arc, u, mask_x))
+            continue
+        _key, _seq, _kind, g, parent, arc_in, v, pmask = entry
+        record((v, arc_in, parent))
+        rec = len(trail) - 1
+        mask = pmask | (1 << v)
+        if v != t:
+            x = v
+            m = mask
+            while x != t:
+                x = succ[x]
+                if (m >> x) & 1:
+                    break
+                m |= 1 << x
+            else:  # loopless tree completion: emit it, queue its deviations as one entry
+                new_walk: dict[int, tuple[int, float, int]] = {}
+                x, gx, r, mx = v, g, rec, mask
+                while x != t:
+                    new_walk[x] = (r, gx, mx)
+                    gx += succ_w[x]
+                    arc = succ_arc[x]
+                    x = succ[x]
+                    record((x, arc, r))
+                    r = len(trail) - 1
+                    mx |= 1 << x
+                root = heaps[v]
+                if root is not None and key + root[0] <= limit:
+                    walks.append(new_walk)
+                    seq += 1
+                    push(heap, (key + root[0], seq, 1, len(walks) - 1, root, 0, key, 0))
+                rec, g, v = r, gx, t
+        if v == t:
+            out.add(trail, rec, g)
+            found += 1
+            if found >= k:
+                break
+            continue
+        expanded += 1
+        if expanded > budget and not _reaches(adj, v, t, mask, allowed):
+            continue
+        for u, arc, w in adj[v]:
+            if (mask >> u) & 1 or not (allowed >> u) & 1:
+                continue
+            fu = g + w + h[u]
+            if fu <= limit:
+                seq += 1
+                push(heap, (fu, seq, 0, g + w, rec, arc, u, mask))
+    return found
+
+
 def _tree_successors(topo: _Topology, pred: np.ndarray) -> tuple[list[int], list[int], list[float]]:
     """Next site, arc and latency from each site towards the target (lowest-latency parallel link)."""
     n_links = topo.n_links
@@ -586,9 +787,7 @@ def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int
     current = -1
     h: list[float] = []
     chain: list[int] = []
-    succ: list[int] = []
-    succ_arc: list[int] = []
-    succ_w: list[float] = []
+    tree: _TargetTree | None = None
     for i in order.tolist():
         ti = int(inverse[i])
         if ti != current:
@@ -597,7 +796,7 @@ def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int
             h = (np.maximum(dist[ti] - 1e-9, 0.0)).tolist()
             chain = blocks.masks(int(targets[ti]))
             if not disjoint:
-                succ, succ_arc, succ_w = _tree_successors(topo, pred[ti])
+                tree = _TargetTree(topo, h, pred[ti], int(targets[ti]))
             current = ti
         s, t = int(src[i]), int(dst[i])
         lim = min(float(limit[i]) + 1e-9, 1e300)  # finite, so `f > lim` also drops unreachable sites
@@ -607,7 +806,8 @@ def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int
                 out.add_path(lat, sites, arcs)
             n_found = len(paths)
         else:
-            n_found = _k_shortest_spt(adj, h, succ, succ_arc, succ_w, s, t, k, lim, out, allowed=chain[s])
+            assert tree is not None
+            n_found = _k_shortest_eppstein(adj, h, tree, s, t, k, lim, out, allowed=chain[s])
         pair_of.extend([i] * n_found)
     return out.to_found(pair_of)
 
@@ -766,54 +966,37 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if n_uniq >= PARALLEL_MIN_PAIRS else 1
     found = _run_search(topo, u_lo, u_hi, u_lim, k, disjoint, workers)
-    # order the unique paths by unique pair (stable: each pair's paths stay latency-sorted)
-    by_pair = np.argsort(found.pair, kind="stable")
-    hops_u = found.hops[by_pair]
-    old_arc_ptr = np.concatenate([[0], np.cumsum(found.hops)])
-    old_site_ptr = np.concatenate([[0], np.cumsum(found.hops + 1)])
-    arc_flat_u = found.arcs[_ranges(old_arc_ptr[:-1][by_pair], hops_u)]
-    site_flat_u = found.sites[_ranges(old_site_ptr[:-1][by_pair], hops_u + 1)]
-    counts_u = np.bincount(found.pair, minlength=n_uniq)
-    arc_ptr_u = np.concatenate([[0], np.cumsum(hops_u)])
-    site_ptr_u = np.concatenate([[0], np.cumsum(hops_u + 1)])
-    first_u = np.concatenate([[0], np.cumsum(counts_u)])
-    # expand to requested pairs: pair r uses unique pair back[r], reversed when src > dst
     n_pairs = len(frame)
+    n_arcs = max(2 * n_links, 1)
+    # per searched path: offsets into the flat arrays; the paths of each unique pair, in order
+    f_arc_ptr = np.concatenate([[0], np.cumsum(found.hops)])
+    by_pair = np.argsort(found.pair, kind="stable")  # stable: a pair's paths stay latency-sorted
+    counts_u = np.bincount(found.pair, minlength=n_uniq)
+    first_u = np.concatenate([[0], np.cumsum(counts_u)])
+    # requested pair r takes the paths of unique pair back[r], reversed when src > dst
     counts = counts_u[back]
-    path_u = _ranges(first_u[back], counts)  # index into unique paths, per requested path
-    path_pair = np.repeat(np.arange(n_pairs), counts)
-    reverse = np.repeat(src > dst, counts)
-    hops = hops_u[path_u]
-    a_idx = _ranges(arc_ptr_u[path_u], hops)
-    s_idx = _ranges(site_ptr_u[path_u], hops + 1)
-    arc_flat = arc_flat_u[a_idx]
-    site_flat = site_flat_u[s_idx]
-    # reverse direction: flip each arc (j <-> L + j) and reverse the site sequence of the path
-    arc_rev = np.repeat(reverse, hops)
-    arc_ptr = np.concatenate([[0], np.cumsum(hops)])
-    arc_start = np.repeat(arc_ptr[:-1], hops)
-    arc_mirror = arc_start + np.repeat(hops, hops) - 1 - (np.arange(len(arc_flat)) - arc_start)
-    arc_flat = np.where(arc_rev, (arc_flat[arc_mirror] + n_links) % (2 * n_links), arc_flat)
-    site_rev = np.repeat(reverse, hops + 1)
-    ptr = np.concatenate([[0], np.cumsum(hops + 1)])
-    start = np.repeat(ptr[:-1], hops + 1)
-    pos_in = np.arange(len(site_flat)) - start
-    mirrored = start + np.repeat(hops, hops + 1) - pos_in
-    site_flat = np.where(site_rev, site_flat[mirrored], site_flat)
+    q = by_pair[_ranges(first_u[back], counts)]  # index into the searched paths, per output path
+    path_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), counts)
+    rev = np.repeat(src > dst, counts)
+    hops = found.hops[q]
+    arc_flat, arc_ptr = _gather(found.arcs, f_arc_ptr[:-1][q], hops, rev)
+    arc_flat = np.where(np.repeat(rev, hops), (arc_flat + n_links) % n_arcs, arc_flat)  # j <-> L + j
+    site_flat, ptr = _gather(found.sites, f_arc_ptr[:-1][q] + q, hops + 1, rev)  # hops + 1 sites per path
     n_paths = len(path_pair)
     arc_inc = sp.csr_matrix((np.ones(len(arc_flat)), arc_flat.copy(), arc_ptr.copy()), shape=(n_paths, 2 * n_links))
     arc_inc.sort_indices()
     link_inc = sp.csr_matrix((np.ones(len(arc_flat)), arc_flat % max(n_links, 1), arc_ptr.copy()),
                              shape=(n_paths, n_links))
     link_inc.sort_indices()
-    length = topo.length_km
-    length_u = np.add.reduceat(length[arc_flat_u % max(n_links, 1)], arc_ptr_u[:-1]) if len(arc_flat_u) else \
-        np.zeros(len(hops_u))
-    # recompute latency exactly from the links (the search accumulates floats in path order)
-    lat = np.add.reduceat(topo.latency_ms[arc_flat % max(n_links, 1)], arc_ptr[:-1]) if n_paths else np.zeros(0)
-    ps = PathSet(net.links.index.copy(), net.sites.index.copy(), frame, path_pair.astype(np.int64), lat,
-                 length_u[path_u] if n_paths else np.zeros(0), hops, arc_inc, link_inc, site_flat, ptr,
-                 arc_flat, arc_ptr)
+    # latency and length summed from the link table (exact, independent of the search's floats)
+    if len(found.arcs):
+        link_of = found.arcs % max(n_links, 1)
+        lat_f = np.add.reduceat(topo.latency_ms[link_of], f_arc_ptr[:-1])
+        len_f = np.add.reduceat(topo.length_km[link_of], f_arc_ptr[:-1])
+    else:
+        lat_f = len_f = np.zeros(0)
+    ps = PathSet(net.links.index.copy(), net.sites.index.copy(), frame, path_pair, lat_f[q], len_f[q], hops,
+                 arc_inc, link_inc, site_flat, ptr, arc_flat, arc_ptr)
     logger.info("candidate paths: %d pairs (%d searched), %d paths, k=%d%s", n_pairs, n_uniq, n_paths, k,
                 ", disjoint" if disjoint else "")
     return ps
