@@ -12,7 +12,8 @@ Topology Zoo (Knight et al., IEEE JSAC 2011) ships operator topologies as GraphM
   file and every such node. With ``drop_uncoordinated=True`` those nodes are dropped together
   with their edges (Topology Zoo's uncoordinated nodes are mostly ``hyperedge`` helpers and
   customer stubs); the dropped ids are recorded in ``meta["import"]["dropped_nodes"]``.
-* **links**: one per GraphML edge, parallel edges included (ids ``a-b``, ``a-b~1``, ...);
+* **links**: one per GraphML edge, parallel edges included (ids ``a-b``, ``a-b~1``, ...); in a
+  directed file the arcs ``u->v`` and ``v->u`` make one full-duplex link with the smaller speed;
   capacity = ``LinkSpeedRaw`` / 1e9, else ``LinkSpeed`` x ``LinkSpeedUnits`` (K/M/G/T), else
   :data:`DEFAULT_CAPACITY_GBPS`; kind ``terrestrial``; length and latency derived by the model
   (geodesic x route factor). Self-loops carry no traffic and are dropped (logged).
@@ -225,26 +226,33 @@ def load_graphml(path: str | Path, drop_uncoordinated: bool = False,
 
     links: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
+    arcs: dict[tuple[str, str, Any], dict[str, Any]] = {}  # directed files: unordered pair -> its link
     defaulted = self_loops = 0
     edges = graph.edges(keys=True, data=True) if graph.is_multigraph() else (
         (u, v, 0, d) for u, v, d in graph.edges(data=True))
-    for u, v, _key, d in edges:
+    for u, v, key, d in edges:
         a, b = str(u), str(v)
         if a in gone or b in gone:
             continue
         if a == b:
             self_loops += 1
             continue
-        base = f"{a}-{b}"
-        n = seen.get(base, 0)
-        seen[base] = n + 1
         cap = _speed_gbps(d)
+        pair = (min(a, b), max(a, b), key)
+        if graph.is_directed() and pair in arcs:  # the opposite arc of a link already made
+            if cap is not None:
+                arcs[pair]["capacity_gbps"] = min(arcs[pair]["capacity_gbps"], cap)
+            continue
         if cap is None:
             defaulted += 1
             cap = default_capacity_gbps
+        base = f"{a}-{b}"
+        n = seen.get(base, 0)
+        seen[base] = n + 1
         label = str(d.get("LinkLabel") or "").strip()
         links.append({"id": base if n == 0 else f"{base}~{n}", "name": label, "site_a": a, "site_b": b,
                       "capacity_gbps": cap, "kind": "terrestrial"})
+        arcs[pair] = links[-1]
     if self_loops:
         logger.info("%s: dropped %d self-loop edge(s)", file, self_loops)
     if gone:

@@ -105,6 +105,16 @@ def test_graphml_uncoordinated_node_is_named_or_dropped() -> None:
     assert net.meta["import"]["dropped_nodes"] == ["h"]
 
 
+def test_graphml_directed_arcs_make_one_link() -> None:
+    net = load_graphml(DATA / "directed.graphml")
+    links = net.links
+    assert list(links.index) == ["ams-bru", "bru-lux", "lux-ams"]
+    # 40G one way and 10G back: 10G per direction; an arc without a speed does not lower it
+    assert links["capacity_gbps"].tolist() == [10.0, 100.0, 100.0]
+    assert net.meta["import"]["links_with_default_capacity"] == 1
+    assert net.sites["country"].tolist() == ["", "", ""]
+
+
 def test_graphml_unreadable_file(tmp_path: Path) -> None:
     with pytest.raises(ValidationError) as err:
         load_graphml(DATA / "not_graphml.graphml")
