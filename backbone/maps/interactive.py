@@ -178,7 +178,7 @@ def _link_table(net: Network, values: MapValues, coloring: style.LinkColoring) -
 
 def _site_table(net: Network, values: MapValues, size_by: str) -> list[dict[str, Any]]:
     sites = net.sites
-    radius = np.sqrt(site_sizes(net, size_by)) / 2.0 * 1.1 if len(sites) else np.zeros(0)
+    radius = np.sqrt(site_sizes(net, size_by, values)) / 2.0 * 1.1 if len(sites) else np.zeros(0)
     extra = {name: s.reindex(sites.index).to_numpy(dtype=float) for name, s in values.site_values.items()}
     rows = []
     for j, (sid, r) in enumerate(zip(sites.index, sites.to_dict("records"), strict=True)):

@@ -81,7 +81,7 @@ def build_figure(net: Network, values: MapValues, view: MapView, options: Static
     _draw_links(ax, net, layers, values, coloring, widths)
     site_artists = _draw_sites(ax, net, layers, values, opts.size_by)
     if opts.labels:
-        _place_labels(fig, ax, net, layers, opts.max_labels, halo=halo)
+        _place_labels(fig, ax, net, layers, opts.max_labels, halo=halo, values=values, size_by=opts.size_by)
     _draw_title(fig, net, values, view, coloring, opts, band)
     _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by)
     return fig
@@ -200,10 +200,23 @@ SITE_AREA_PT2 = 240.0
 """Marker area (points^2) added for the largest site; area is proportional to GPUs or MW."""
 
 
-def site_sizes(net: Network, size_by: str = "gpus") -> np.ndarray:
-    """Marker areas (points^2) of sites: area proportional to GPUs (or MW) installed."""
-    col = "power_available_mw" if size_by in ("mw", "power", "power_mw") else "gpus_installed"
-    v = net.sites[col].to_numpy(dtype=float)
+def site_size_values(net: Network, size_by: str = "gpus", values: MapValues | None = None) -> tuple[np.ndarray, str]:
+    """What site markers are sized by: GPUs (a result's ``site_values.gpus_after`` when given, so a
+    placement map shows the sites after the build, else ``gpus_installed``) or MW
+    (``site_values.mw_after`` when given, else ``power_available_mw``); returns ``(values, unit)``."""
+    by_mw = size_by in ("mw", "power", "power_mw")
+    key, col, unit = ("mw_after", "power_available_mw", "MW") if by_mw else ("gpus_after", "gpus_installed", "GPUs")
+    base = net.sites[col].to_numpy(dtype=float)
+    after = values.site_values.get(key) if values is not None else None
+    if after is not None and len(after):
+        given = after.reindex(net.sites.index).to_numpy(dtype=float)
+        base = np.where(np.isfinite(given), given, base)
+    return base, unit
+
+
+def site_sizes(net: Network, size_by: str = "gpus", values: MapValues | None = None) -> np.ndarray:
+    """Marker areas (points^2) of sites: area proportional to GPUs (or MW), see :func:`site_size_values`."""
+    v, _ = site_size_values(net, size_by, values)
     top = v.max() if v.size and v.max() > 0 else 1.0
     base = np.where(net.sites["kind"].to_numpy() == "datacenter", 22.0, 12.0)
     return base + SITE_AREA_PT2 * np.clip(v, 0, None) / top
@@ -213,7 +226,7 @@ def _draw_sites(ax: Any, net: Network, layers: Layers, values: MapValues, size_b
     artists: dict[str, Any] = {}
     if len(net.sites) == 0:
         return artists
-    sizes = site_sizes(net, size_by)
+    sizes = site_sizes(net, size_by, values)
     kinds = net.sites["kind"].to_numpy()
     xy = layers.site_xy
     order = np.argsort(-sizes, kind="stable")  # big markers below small ones
@@ -266,7 +279,8 @@ def _names(df: pd.DataFrame) -> pd.Series:
     return names.where(names != "", pd.Series(df.index, index=df.index))
 
 
-def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: int, halo: bool = True) -> None:
+def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: int, halo: bool = True,
+                  values: MapValues | None = None, size_by: str = "gpus") -> None:
     """Greedy placement: by priority, try four positions; keep a label only if its box is free.
 
     ``halo`` draws a white halo (a path effect, which turns text into outlines); SVG output skips
@@ -286,7 +300,7 @@ def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: i
     vis = layers.site_visible
     if vis.any():
         pts = to_disp.transform(layers.site_xy[vis])
-        r = np.sqrt(site_sizes(net)[vis]) / 2.0 * px_per_pt
+        r = np.sqrt(site_sizes(net, size_by, values)[vis]) / 2.0 * px_per_pt
         taken.extend((float(x - rr), float(y - rr), float(x + rr), float(y + rr)) for (x, y), rr in zip(pts, r, strict=True))
     n_markers = len(taken)
     placed = 0
@@ -394,10 +408,9 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
             handles.append(Line2D([], [], ls="none", marker=st["marker"], markersize=8 if kind == "datacenter" else 6,
                                   markerfacecolor=st["color"], markeredgecolor="white", label=st["label"]))
     if "datacenter" in site_artists:
-        col = "power_available_mw" if size_by in ("mw", "power", "power_mw") else "gpus_installed"
-        top = float(net.sites[col].max())
+        size_values, unit = site_size_values(net, size_by, values)
+        top = float(size_values.max())
         if top > 0:
-            unit = "MW" if col == "power_available_mw" else "GPUs"
             for v in sorted({style.nice_number(top / 5.0), style.nice_number(top)}):
                 area = 22.0 + SITE_AREA_PT2 * v / top
                 handles.append(Line2D([], [], ls="none", marker="o", markersize=float(np.sqrt(area)),

@@ -277,6 +277,9 @@ def test_colour_by_impact_and_size_by_power(pacific: Network) -> None:
     sites = list(pacific.sites.index)
     assert by_mw.argmax() == sites.index("IAD") and by_gpu.argmax() == sites.index("IAD")
     assert by_mw[sites.index("LON")] < by_gpu[sites.index("LON")]  # London has GPUs but no MW given
+    # a placement result's gpus_after sizes the sites as built
+    after = map_values(pacific, {"site_values": {"gpus_after": {"SIN": 80000.0}}})
+    assert site_sizes(pacific, "gpus", after).argmax() == sites.index("SIN")
 
 
 def test_result_map_title_is_used(pacific: Network) -> None:
