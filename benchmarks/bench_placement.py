@@ -104,11 +104,10 @@ def main() -> None:
         except Exception as exc:  # the shipped scenario may be absent in a partial checkout
             print(f"shipped scenario not available: {exc}")
         else:
-            # as shipped (installed GPUs exceed inference demand), then at 3x demand (building needed)
-            cases = [("global", 30.0, {}), ("global x3", 30.0, {"demand_growth": 3.0}),
-                     ("global x3 n+1", args.time_limit, {"demand_growth": 3.0, "n_plus_one": True}),
-                     ("global x3 24h", args.time_limit, {"demand_growth": 3.0, "periods": 24}),
-                     ("global x3 n+1 24h", args.time_limit, {"demand_growth": 3.0, "n_plus_one": True, "periods": 24})]
+            cases = [("global", 30.0, {}),
+                     ("global n+1", args.time_limit, {"n_plus_one": True}),
+                     ("global 24h", args.time_limit, {"periods": 24}),
+                     ("global n+1 24h", args.time_limit, {"n_plus_one": True, "periods": 24})]
             for label, limit, extra in cases:
                 rows.append(run_case(glob, label, limit, **extra))
                 print(pd.DataFrame(rows[-1:]).to_string(index=False, header=False), flush=True)
