@@ -15,8 +15,8 @@ Run alone: ``python benchmarks/naive_te.py N_SITES [K]`` prints a JSON line.
 from __future__ import annotations
 
 import itertools
-import math
 import json
+import math
 import sys
 import time
 from typing import Any

@@ -282,10 +282,15 @@ def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False)
     lat = dp.paths.path_latency_ms[dp.var_path] if n_vars else np.zeros(0)
 
     def extract(sol: Solution) -> tuple[np.ndarray, pd.DataFrame]:
-        f = sol.values("flow").to_numpy()
+        f = _clean(sol.values("flow").to_numpy(), _tol(inst))  # loads and splits from the same flows
         return arc_map @ f, _path_splits(dp, f, dp.var_demand, dp.var_path, _tol(inst), inst)
 
     return Formulation("path", spec, lp_demands, {"flow": lat}, reason, extract, dp.seconds, n_vars)
+
+
+def _clean(f: np.ndarray, tol: float) -> np.ndarray:
+    """Flows with solver noise (below ``tol``, or negative) set to zero."""
+    return np.where(f > tol, f, 0.0)
 
 
 def _tol(inst: TEInstance) -> float:
@@ -373,22 +378,26 @@ def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False)
 
     def extract(sol: Solution) -> tuple[np.ndarray, pd.DataFrame]:
         x = sol.values("flow").to_numpy()
-        f = sol.values("path_flow").to_numpy()
+        f = _clean(sol.values("path_flow").to_numpy(), tol)
         s = sol.values("unmet").to_numpy()
         carried = np.clip(h_agg - s[:n_agg], 0.0, None)
-        parts = [decompose_source_flows(inst, sources, x.reshape(n_src, n_arcs), agg_d, src_of, carried, tol)]
+        agg_splits, agg_load = decompose_source_flows(inst, sources, x.reshape(n_src, n_arcs), agg_d, src_of,
+                                                      carried, tol)
+        parts = [agg_splits]
         if len(dp.var_demand):
             parts.append(_path_splits(dp, f, dp.var_demand, dp.var_path, tol, inst))
         splits = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
             else parts[0]
-        return x_map @ x + p_map @ f, splits
+        # loads of the decomposed paths: circulations in the LP's arc flows carry no traffic
+        return agg_load + p_map @ f, splits
 
     return Formulation("edge", spec, lp_demands, latency, reason, extract, dp.seconds, len(dp.var_demand))
 
 
 def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray, agg_d: np.ndarray,
-                           src_of: np.ndarray, carried: np.ndarray, tol: float) -> pd.DataFrame:
-    """Split per-source arc flows into paths per demand (classic flow decomposition).
+                           src_of: np.ndarray, carried: np.ndarray, tol: float) -> tuple[pd.DataFrame, np.ndarray]:
+    """Split per-source arc flows into paths per demand (classic flow decomposition); also
+    return the ``(2L,)`` arc loads of those paths.
 
     For each source, walk arcs with remaining flow from the source until reaching a node with
     remaining delivered demand; cycles met on the way are cancelled (they carry no demand).
@@ -438,6 +447,10 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
                 nodes.append(head)
                 seen[head] = len(nodes) - 1
                 node = head
+            if stuck and arcs:  # a dead end (solver noise breaks conservation slightly): drop that trickle
+                flow[arcs] -= flow[arcs].min()
+                flow[flow <= tol] = 0.0
+                continue
             if stuck or not arcs:
                 logger.debug("flow decomposition: %.3g Gbps left undecomposed at source %s", need.sum(), s)
                 break
@@ -446,8 +459,11 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
             flow[flow <= tol] = 0.0
             need[node] -= amount
             rows.append((k, node, arcs, amount))
+    load = np.zeros(inst.n_arcs)
     if not rows:
-        return pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
+        return pd.DataFrame({c: [] for c in SPLIT_COLUMNS}), load
+    arcs_flat = np.concatenate([np.asarray(r[2], np.int64) for r in rows])
+    np.add.at(load, arcs_flat, np.repeat([r[3] for r in rows], [len(r[2]) for r in rows]))
     # share each pair path among that pair's demands by carried traffic
     pk = np.array([k * n_nodes + d for k, d, _, _ in rows])
     amount = np.array([r[3] for r in rows])
@@ -469,7 +485,7 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
     frame = pd.DataFrame({"demand_pos": agg_d[d_idx], "path_sites": np.asarray(sites, object)[r_idx],
                           "path_links": np.asarray(links, object)[r_idx], "hops": hops[r_idx],
                           "latency_ms": lat[r_idx], "gbps": amount[r_idx] * share})
-    return frame[frame["gbps"] > tol].reset_index(drop=True)
+    return frame[frame["gbps"] > 0].reset_index(drop=True), load
 
 
 def build_formulation(net_or_inst: Network | TEInstance, formulation: str, k: int = 4,
