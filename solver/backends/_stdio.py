@@ -9,16 +9,18 @@ from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[None]:
-    """Redirect file descriptor 1 to 2 for the duration (C libraries print to fd 1 directly)."""
+def stdout_to_stderr(discard: bool = False) -> Iterator[None]:
+    """Redirect file descriptor 1 to 2 (or to /dev/null when ``discard``) for the duration:
+    C libraries print to fd 1 directly."""
     try:
         sys.stdout.flush()
         saved = os.dup(1)
     except (OSError, ValueError):
         yield
         return
+    target = os.open(os.devnull, os.O_WRONLY) if discard else 2
     try:
-        os.dup2(2, 1)
+        os.dup2(target, 1)
         yield
     finally:
         try:
@@ -27,3 +29,5 @@ def stdout_to_stderr() -> Iterator[None]:
             pass
         os.dup2(saved, 1)
         os.close(saved)
+        if discard:
+            os.close(target)

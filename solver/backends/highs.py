@@ -28,7 +28,7 @@ class HighsBackend:
               **options: Any) -> Solution:
         import highspy
 
-        with stdout_to_stderr():
+        with stdout_to_stderr(discard=True):  # the licence banner, printed on construction
             h = highspy.Highs()
         h.setOptionValue("output_flag", bool(options.pop("log", False)))
         start = options.pop("start", None)  # optional MIP start: a full column vector
