@@ -211,7 +211,7 @@ class Network:
         g = nx.MultiGraph(name=self.name)
         g.add_nodes_from((i, r) for i, r in self.sites.to_dict("index").items())
         for link_id, r in self.links.to_dict("index").items():
-            g.add_edge(r["site_a"], r["site_b"], key=link_id, id=link_id, weight=r[weight], **r)
+            g.add_edge(r["site_a"], r["site_b"], key=link_id, **{**r, "id": link_id, "weight": r[weight]})
         return g
 
     # ------------------------------------------------------------------ transformations

@@ -141,6 +141,9 @@ def test_networkx_view(submarine_cut: Network) -> None:
     twin = submarine_cut.add_links([{"id": "tat-1b", "site_a": "LON", "site_b": "NY", "capacity_gbps": 100,
                                      "kind": "submarine"}])
     assert twin.to_networkx().number_of_edges("NY", "LON") == 2
+    # an extra column called "weight" neither clashes with nor overrides the chosen weight
+    extra = submarine_cut.copy_with(links=submarine_cut.links.assign(weight="heavy"))
+    assert extra.to_networkx().edges["NY", "LON", "tat-1"]["weight"] == edge["weight"]
     # shortest path by latency agrees with the lowest-latency route
     path = nx.shortest_path(g, "NY", "PAR", weight="weight")
     assert path[0] == "NY" and path[-1] == "PAR"
