@@ -107,11 +107,7 @@ def _tree(path: Path) -> dict[str, float]:
     return {str(p.relative_to(path)): p.stat().st_mtime_ns for p in path.rglob("*")}
 
 
-CLI_CASES = ["several_problems", "unreadable_yaml", "missing_table_file", "json_unknown_site", "geometry_reversed",
-             "coordinates_out_of_range"]
-
-
-@pytest.mark.parametrize("case", CLI_CASES)
+@pytest.mark.parametrize("case", CASES)
 def test_cli_validate_exits_2_with_one_line_per_problem(case: str, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from api.cli.main import app
