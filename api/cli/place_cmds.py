@@ -114,16 +114,22 @@ def _print_tables(console: Any, s: dict[str, Any]) -> None:
     extra += "" if bound is None else f", LP bound {bound:,.0f}"
     console.print(f"[bold]placement[/] {s['status']} ({s['backend']}, {s['solve_seconds']:.1f} s{extra})",
                   highlight=False)
-    t = Table(title="sites: considered -> chosen", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for col in ("site", "GPUs", "added", "max", "MW", "cap MW", "capex M$", "opex M$"):
-        t.add_column(col, justify="left" if col == "site" else "right", no_wrap=True)
     rows = sorted(s["sites"], key=lambda r: (-r["gpus_added"], -r["gpus_after"], r["id"]))
-    for r in rows[:MAX_ROWS]:
+    cells = [(r["id"], f"{r['gpus_before']:,.0f}", f"+{r['gpus_added']:,.0f}", f"{r['gpus_after']:,.0f}",
+              f"{r['gpus_max']:,.0f}", f"{r['mw_before']:,.1f}", f"{r['mw_after']:,.1f}", f"{r['power_max_mw']:,.0f}",
+              f"{r['capex_usd'] / 1e6:,.1f}", f"{r['opex_usd'] / 1e6:,.1f}") for r in rows[:MAX_ROWS]]
+    t = Table(title="sites: considered -> chosen", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              collapse_padding=True)
+    heads = ("site", "GPUs now", "added", "after", "max", "MW now", "after", "cap", "capex M$", "opex M$")
+    for j, col in enumerate(heads):
+        width = max([len(col)] + [len(c[j]) for c in cells])
+        if j == 0:  # site names give way first on a narrow terminal
+            t.add_column(col, overflow="ellipsis", no_wrap=True)
+        else:
+            t.add_column(col, justify="right", no_wrap=True, min_width=width)
+    for r, c in zip(rows, cells, strict=False):
         style = "bold green" if r["gpus_added"] > 0 else ("" if r["gpus_after"] > 0 else "dim")
-        t.add_row(r["id"], f"{r['gpus_before']:,.0f} -> {r['gpus_after']:,.0f}",
-                  f"+{r['gpus_added']:,.0f}", f"{r['gpus_max']:,.0f}",
-                  f"{r['mw_before']:,.1f} -> {r['mw_after']:,.1f}", f"{r['power_max_mw']:,.1f}",
-                  f"{r['capex_usd'] / 1e6:,.1f}", f"{r['opex_usd'] / 1e6:,.1f}", style=style)
+        t.add_row(*c, style=style)
     if len(rows) > MAX_ROWS:
         t.caption = f"{len(rows) - MAX_ROWS} more sites in place_sites.csv"
     console.print(t)
