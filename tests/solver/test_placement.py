@@ -255,3 +255,14 @@ def test_tokens_growth_and_carbon_price() -> None:
                       demand_growth=1.5, carbon_price_usd_per_t=100)
     assert added(r) == {"PAR": 1500}
     assert r.totals["cost_usd"] == pytest.approx(1500 * (40_000 + 8_584.8))
+
+
+def test_allow_and_deny_lists() -> None:
+    # Only NA sites allowed: none hosts Paris -> explained; deny LON with no rules -> PAR.
+    r = solve_placement(europe(extra_sites=[dict(id="NYC", lon=-74.0, lat=40.7, region="NA", kind="datacenter",
+                                                 gpus_max=5000, power_available_mw=10)]),
+                        PlaceOptions(residency=[], allow_regions=["NA"], block_gpus=1))
+    assert set(r.tables["sites"].index) == {"NYC"}
+    assert r.infeasibility and "paris" in r.infeasibility[0]
+    r2 = solve_checked(europe(), residency=[], deny_sites=["LON"], block_gpus=1)
+    assert added(r2) == {"PAR": 1000}
