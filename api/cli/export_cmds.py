@@ -1,4 +1,5 @@
-"""``backbone export``: write a scenario's sites and links as GeoJSON (QGIS, kepler.gl, geojson.io)."""
+"""``backbone export`` (sites and links as GeoJSON for QGIS, kepler.gl, geojson.io) and
+``backbone convert`` (a foreign topology file to a canonical scenario, with the importers' options)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ GEOJSON_SUFFIXES = (".geojson", ".json")
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``export`` to ``app``."""
+    """Add ``export`` and ``convert`` to ``app``."""
     app.command("export")(export)
+    app.command("convert")(convert)
 
 
 @handle_errors
@@ -43,7 +45,8 @@ def export(
     if json_out:
         emit_json(report)
     else:
-        err_console.print(f"wrote {report['sites']:,} sites and {report['links']:,} links to {path}", highlight=False)
+        err_console.print(f"wrote {report['sites']:,} sites and {report['links']:,} links to {path}", highlight=False,
+                          soft_wrap=True)
 
 
 def _map_values(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -66,3 +69,68 @@ def _map_values(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
         raise ValidationError(Problem("map.link_values and map.site_values must be objects", file=str(path),
                                       field="map"))
     return link_values, site_values
+
+
+@handle_errors
+def convert(
+    source: Annotated[Path, typer.Argument(help="GraphML, node-link JSON, SNDlib .txt or any scenario file.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Destination scenario folder, or a .json file.")],
+    drop_uncoordinated: Annotated[bool, typer.Option(
+        "--drop-uncoordinated", help="GraphML: drop nodes without coordinates (and their edges).")] = False,
+    allow_missing_coordinates: Annotated[bool, typer.Option(
+        "--allow-missing-coordinates",
+        help="node-link: place networks without lon/lat on the documented made-up layout.")] = False,
+    collapse_waypoints: Annotated[bool, typer.Option(
+        "--collapse-waypoints", help="node-link: fold TopoHub cable waypoint nodes into link geometry.")] = False,
+    default_capacity_gbps: Annotated[Optional[float], typer.Option(  # noqa: UP045
+        "--default-capacity-gbps", help="Capacity of links whose file states none (default 100).")] = None,
+    traffic_matrix: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        "--traffic-matrix", help="A src,dst,demand CSV (Teal) to use as the demands.")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing destination.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Convert a topology file into a canonical scenario (folder of CSVs, or canonical JSON)."""
+    from backbone.errors import NotFoundError, Problem, ValidationError
+    from backbone.io import detect_format, load_scenario, save_scenario
+
+    if not source.exists():
+        raise NotFoundError(f"{source}: no such file or folder")
+    if out.exists() and not overwrite:
+        raise ValidationError(Problem("destination exists (use --overwrite to replace it)", file=str(out)))
+    fmt = detect_format(source)
+    options: dict[str, Any] = {}
+    if default_capacity_gbps is not None:
+        if not default_capacity_gbps > 0:
+            raise ValidationError(Problem("--default-capacity-gbps must be > 0", field="default_capacity_gbps"))
+        options["default_capacity_gbps"] = default_capacity_gbps
+    if fmt == "graphml":
+        from backbone.io.graphml import load_graphml
+
+        net = load_graphml(source, drop_uncoordinated=drop_uncoordinated, **options)
+    elif fmt == "node-link":
+        from backbone.io.nodelink import load_node_link
+
+        net = load_node_link(source, allow_missing_coordinates=allow_missing_coordinates,
+                             collapse_waypoints=collapse_waypoints, **options)
+    else:
+        flags = [name for name, on in (("--drop-uncoordinated", drop_uncoordinated),
+                                       ("--allow-missing-coordinates", allow_missing_coordinates),
+                                       ("--collapse-waypoints", collapse_waypoints),
+                                       ("--default-capacity-gbps", default_capacity_gbps is not None)) if on]
+        if flags:
+            raise ValidationError(Problem(f"{', '.join(flags)} only apply to GraphML and node-link files, "
+                                          f"not {fmt}", file=str(source)))
+        net = load_scenario(source)
+    if traffic_matrix is not None:
+        from backbone.io.nodelink import load_traffic_matrix_csv
+
+        net = net.copy_with(demands=load_traffic_matrix_csv(traffic_matrix, net))
+    path = save_scenario(net, out)
+    s = net.summary()
+    report = {"source": str(source), "format": fmt, "out": str(path), "sites": s["sites"], "links": s["links"],
+              "demands": s["demands"], "import": net.meta.get("import", {})}
+    if json_out:
+        emit_json(report)
+    else:
+        err_console.print(f"wrote {path}: {s['sites']:,} sites, {s['links']:,} links, {s['demands']:,} demands "
+                          f"(from {fmt})", highlight=False, soft_wrap=True)

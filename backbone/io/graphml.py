@@ -210,8 +210,8 @@ def load_graphml(path: str | Path, drop_uncoordinated: bool = False,
     if lacking and not drop_uncoordinated:
         labels = {str(n): d.get("label", "") for n, d in nodes}
         raise ValidationError([
-            Problem(f"node {labels[n]!r} has no Latitude/Longitude (load with drop_uncoordinated=True "
-                    "to drop such nodes and their edges)", file=file, table="sites", record=n,
+            Problem(f"node {labels[n]!r} has no Latitude/Longitude (backbone convert --drop-uncoordinated, "
+                    "or drop_uncoordinated=True, drops such nodes and their edges)", file=file, table="sites", record=n,
                     field="lon") for n in lacking])
     gone = set(lacking)
     kept = [(str(n), d) for n, d in nodes if str(n) not in gone]

@@ -195,7 +195,8 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
         raise ValidationError([
             Problem(("coordinates " + f"({xy[i, 0]:g}, {xy[i, 1]:g}) are not longitude/latitude"
                      if has_xy[i] else "node has no coordinates")
-                    + " (load with allow_missing_coordinates=True for a made-up layout)",
+                    + " (backbone convert --allow-missing-coordinates, or allow_missing_coordinates=True, "
+                    "places the network on a made-up layout)",
                     file=file, table="sites", record=ids[i], field="lon")
             for i in np.flatnonzero(~geographic)])
     if geographic.all():

@@ -195,3 +195,51 @@ def test_help_lists_the_model_commands() -> None:
     assert result.exit_code == 0
     for command in ("info", "validate", "route", "export"):
         assert command in result.stdout
+
+
+# ---------------------------------------------------------------------------------- convert
+IMPORTERS = Path(__file__).resolve().parent.parent / "data" / "importers"
+
+
+def test_convert_node_link_with_options_and_a_traffic_matrix(tmp_path: Path) -> None:
+    from backbone.io import load_scenario
+    from backbone.io.nodelink import load_node_link, load_traffic_matrix_csv
+
+    source, tm = IMPORTERS / "teal_like.json", IMPORTERS / "tm.csv"
+    strict = run("convert", str(source), "--out", str(tmp_path / "strict"))
+    assert strict.exit_code == 2 and "--allow-missing-coordinates" in strict.stderr
+    assert not (tmp_path / "strict").exists()
+    out = tmp_path / "teal"
+    result = run("convert", str(source), "--out", str(out), "--allow-missing-coordinates", "--traffic-matrix",
+                 str(tm), "--default-capacity-gbps", "10", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert (doc["format"], doc["sites"], doc["links"], doc["demands"]) == ("node-link", 4, 4, 4)
+    expected = load_node_link(source, allow_missing_coordinates=True, default_capacity_gbps=10)
+    expected = expected.copy_with(demands=load_traffic_matrix_csv(tm, expected))
+    assert load_scenario(out).equals(expected)
+    again = run("convert", str(source), "--out", str(out), "--allow-missing-coordinates")
+    assert again.exit_code == 2 and "destination exists" in again.stderr
+    assert run("convert", str(source), "--out", str(out), "--allow-missing-coordinates", "--overwrite").exit_code == 0
+
+
+def test_convert_graphml_and_topohub_cables(tmp_path: Path) -> None:
+    from backbone.io import load_scenario
+
+    result = run("convert", str(IMPORTERS / "uncoordinated.graphml"), "-o", str(tmp_path / "zoo.json"),
+                 "--drop-uncoordinated")
+    assert result.exit_code == 0, result.output
+    assert "wrote" in result.stderr and "2 sites, 1 links" in result.stderr
+    assert list(load_scenario(tmp_path / "zoo.json").sites.index) == ["p", "f"]
+    result = run("convert", str(IMPORTERS / "topohub_like.json"), "-o", str(tmp_path / "hub"), "--collapse-waypoints",
+                 "--json")
+    assert json.loads(result.stdout)["import"]["waypoint_nodes_folded"] == 1
+    assert load_scenario(tmp_path / "hub").links.at["1-3", "waypoints"] == "-20.0000 30.0000"
+
+
+def test_convert_rejects_importer_options_for_other_formats(scenario: Path, tmp_path: Path) -> None:
+    result = run("convert", str(scenario), "-o", str(tmp_path / "x"), "--collapse-waypoints")
+    assert result.exit_code == 2 and "only apply to GraphML and node-link files, not folder" in result.stderr
+    plain = run("convert", str(scenario), "-o", str(tmp_path / "copy.json"))
+    assert plain.exit_code == 0
+    assert run("convert", str(tmp_path / "none.graphml"), "-o", str(tmp_path / "y")).exit_code == 2
