@@ -23,7 +23,7 @@ COMMAND_MODULES = (
     "api.cli.model_cmds",  # info, validate, route
     "api.cli.demand_cmds",  # demand generation
     "api.cli.map_cmds",  # map, chart
-    "api.cli.export_cmds",  # export (GeoJSON)
+    "api.cli.export_cmds",  # export (GeoJSON), convert (importers to canonical)
     "api.cli.te_cmds",  # te
     "api.cli.place_cmds",  # place
     "api.cli.failures_cmds",  # failures
