@@ -127,7 +127,7 @@ def _check_paths(net: Network, demands: pd.DataFrame, paths: pd.DataFrame, repor
     """Validate splits as walks; return arc loads (2L,) recomputed from them."""
     report.checked += ["paths", "conservation"]
     n_links = len(net.links)
-    arc_load = np.zeros(2 * n_links)
+    arc_load: np.ndarray = np.zeros(2 * n_links)
     if len(paths) == 0:
         carried = demands["carried_gbps"].to_numpy(float)
         bad = np.flatnonzero(carried > tol)
@@ -265,8 +265,8 @@ def _check_objective(demands: pd.DataFrame, links: pd.DataFrame, paths: pd.DataF
             report.add(Violation("objective", "summary", key, f"summary {key} does not match the tables",
                                  float(summary[key]), value))
     objective = summary.get("objective")
-    value = summary.get("objective_value")
-    if value is None or objective is None:
+    claimed = summary.get("objective_value")
+    if claimed is None or objective is None:
         return
     expected: float | None = None
     if objective in ("min-mlu", "ecmp"):
@@ -279,6 +279,6 @@ def _check_objective(demands: pd.DataFrame, links: pd.DataFrame, paths: pd.DataF
         routed = demands[(demands["demand_gbps"] > 0) & demands["reason"].isin(["", "capacity"])]
         frac = routed["carried_gbps"] / routed["demand_gbps"]
         expected = float(frac.min()) if len(frac) else 1.0
-    if expected is not None and not near(float(value), expected, 1e-5):
+    if expected is not None and not near(float(claimed), expected, 1e-5):
         report.add(Violation("objective", "summary", "objective_value",
-                             f"{objective} objective does not match the tables", float(value), expected))
+                             f"{objective} objective does not match the tables", float(claimed), expected))

@@ -133,7 +133,7 @@ class DemandPaths:
     each variable ``v``; variables of one demand are contiguous.
     """
 
-    paths: object  # solver.paths.PathSet
+    paths: Any  # solver.paths.PathSet
     var_demand: np.ndarray
     var_path: np.ndarray
     seconds: float
@@ -418,9 +418,10 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
         need = need_all[k * n_nodes:(k + 1) * n_nodes].copy()
         nxt_ptr = out_ptr[:-1].copy()  # next candidate out-arc per node
         guard = 0
-        while need.sum() > tol * max(1, np.count_nonzero(need)) and guard < 10 * inst.n_arcs + 100:
+        while need.sum() > tol * max(1, int(np.count_nonzero(need))) and guard < 10 * inst.n_arcs + 100:
             guard += 1
-            node, arcs, nodes, seen = int(s), [], [int(s)], {int(s): 0}
+            node, nodes, seen = int(s), [int(s)], {int(s): 0}
+            arcs: list[int] = []
             stuck = False
             while node == s or need[node] <= tol:
                 a = -1
@@ -466,7 +467,7 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
     np.add.at(load, arcs_flat, np.repeat([r[3] for r in rows], [len(r[2]) for r in rows]))
     # share each pair path among that pair's demands by carried traffic
     pk = np.array([k * n_nodes + d for k, d, _, _ in rows])
-    amount = np.array([r[3] for r in rows])
+    amounts = np.array([r[3] for r in rows])
     pair_total = np.zeros(len(sources) * n_nodes)
     np.add.at(pair_total, pair_key, carried)
     order = np.argsort(pair_key, kind="stable")
@@ -484,7 +485,7 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
     links = [";".join(link_ids[np.asarray(r[2]) % n_links]) for r in rows]
     frame = pd.DataFrame({"demand_pos": agg_d[d_idx], "path_sites": np.asarray(sites, object)[r_idx],
                           "path_links": np.asarray(links, object)[r_idx], "hops": hops[r_idx],
-                          "latency_ms": lat[r_idx], "gbps": amount[r_idx] * share})
+                          "latency_ms": lat[r_idx], "gbps": amounts[r_idx] * share})
     return frame[frame["gbps"] > 0].reset_index(drop=True), load
 
 
