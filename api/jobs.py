@@ -82,6 +82,8 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
                 events: Any, registry: Mapping[str, str], parent_pid: int) -> None:
     """Entry point of a worker process: build the network, run the task, report the outcome."""
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    with contextlib.suppress(OSError):
+        os.dup2(2, 1)  # solver banners written at C level go to the server's stderr, not its stdout
     logging.basicConfig(level=logging.WARNING)
     last = [0.0]
 

@@ -106,7 +106,8 @@ class JobCreate(BaseModel):
                       json_schema_extra={"examples": list(TASK_KINDS)}, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict,
                                     description="Task options, named like the CLI flags (e.g. time_limit).")
-    version: int | None = Field(None, ge=1, description="Scenario version to run on (default: the newest).")
+    version: int | None = Field(None, ge=1, le=2**31 - 1,
+                                description="Scenario version to run on (default: the newest).")
 
 
 class JobProgress(BaseModel):

@@ -123,6 +123,11 @@ def decode_document(content: bytes) -> dict[str, Any]:
     return json.loads(zlib.decompress(content))  # type: ignore[no-any-return]
 
 
+def clean_text(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters and made encodable (lone surrogates replaced)."""
+    return text[:limit].encode("utf-8", "replace").decode("utf-8")
+
+
 def etag_of(version: ScenarioVersion) -> str:
     """The strong ETag of one scenario version (quoted, as sent in the header)."""
     return f'"v{version.version}-{version.sha256[:16]}"'
@@ -178,6 +183,7 @@ class Store:
         if scope not in SCOPES:
             raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
         plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        name = clean_text(name)
         tok = Token(id=new_id(), name=name, scope=scope, token_hash=hash_token(plain), created_at=utcnow())
         with self.session() as s:
             s.add(tok)
@@ -231,7 +237,7 @@ class Store:
         """Store a new scenario at version 1."""
         sid = new_id()
         now = utcnow()
-        name = str(doc.get("name") or "scenario")[:200]
+        name = clean_text(str(doc.get("name") or "scenario"))
         with self.session() as s:
             sc = Scenario(id=sid, name=name, head_version=1, created_at=now, updated_at=now, created_by=who.name)
             s.add(sc)
@@ -245,7 +251,8 @@ class Store:
     def _add_version(s: Session, sid: str, version: int, doc: dict[str, Any], counts: dict[str, int],
                      source_format: str, who: Principal, now: datetime) -> ScenarioVersion:
         content, sha, size = encode_document(doc)
-        ver = ScenarioVersion(scenario_id=sid, version=version, name=str(doc.get("name") or "scenario")[:200],
+        ver = ScenarioVersion(scenario_id=sid, version=version,
+                              name=clean_text(str(doc.get("name") or "scenario")),
                               sha256=sha, content=content, size_bytes=size, sites=counts["sites"],
                               links=counts["links"], demands=counts["demands"], source_format=source_format,
                               created_at=now, created_by=who.name)
@@ -314,7 +321,8 @@ class Store:
             # compare-and-set in the database too, so two concurrent writers cannot both win
             res = s.execute(update(Scenario).where(Scenario.id == sid, Scenario.head_version == head,
                                                    Scenario.deleted_at.is_(None))
-                            .values(head_version=head + 1, updated_at=now, name=str(doc.get("name") or sc.name)[:200]))
+                            .values(head_version=head + 1, updated_at=now,
+                                    name=clean_text(str(doc.get("name") or sc.name))))
             if res.rowcount != 1:  # type: ignore[attr-defined]
                 raise ConflictError(f"scenario {sid} was changed concurrently")
             ver = self._add_version(s, sid, head + 1, doc, counts, source_format, who, now)
@@ -395,14 +403,14 @@ class Store:
         """Record a running job's progress (ignored once the job is final)."""
         with self.session() as s:
             s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
-                      .values(progress=max(0.0, min(1.0, float(fraction))), message=message[:2000]))
+                      .values(progress=max(0.0, min(1.0, float(fraction))), message=clean_text(message, 2000)))
 
     def finish_job(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
                    files: list[str] | None = None) -> bool:
         """Move a running job to a final state; False when it was already final (e.g. cancelled)."""
         assert status in FINAL_STATES
         with self.session() as s:
-            values: dict[str, Any] = {"status": status, "message": message[:2000], "error": error,
+            values: dict[str, Any] = {"status": status, "message": clean_text(message, 2000), "error": error,
                                       "files": files, "finished_at": utcnow()}
             if status == "succeeded":
                 values["progress"] = 1.0

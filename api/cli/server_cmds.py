@@ -94,7 +94,7 @@ def token_list(json_out: JsonOpt = False) -> None:
     assert isinstance(store, Store)
     rows = store.list_tokens()
     store.dispose()
-    data = [{"id": t.id, "name": t.name, "scope": t.scope, "created_at": t.created_at.isoformat(),
+    data: list[dict[str, str | None]] = [{"id": t.id, "name": t.name, "scope": t.scope, "created_at": t.created_at.isoformat(),
              "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None,
              "last_used_at": t.last_used_at.isoformat() if t.last_used_at else None} for t in rows]
     if json_out:
@@ -106,8 +106,8 @@ def token_list(json_out: JsonOpt = False) -> None:
     for col in ("id", "name", "scope", "created", "revoked", "last used"):
         table.add_column(col, overflow="fold")
     for d in data:
-        table.add_row(d["id"], d["name"], d["scope"], d["created_at"][:19], (d["revoked_at"] or "")[:19],
-                      (d["last_used_at"] or "")[:19])
+        table.add_row(*((d[k] or "")[:19] if k.endswith("_at") else (d[k] or "")
+                        for k in ("id", "name", "scope", "created_at", "revoked_at", "last_used_at")))
     out_console.print(table)
 
 

@@ -44,6 +44,11 @@ def validate_job_options(registry: dict[str, str], kind: str, options: dict[str,
     """Check the kind and the options with the task's ``options_model`` (ValidationError -> 422)."""
     import pydantic
 
+    try:
+        json.dumps(options, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError, TypeError):
+        raise ValidationError(Problem("options must be JSON with valid Unicode (no unpaired surrogates)",
+                                      table="job", field="options")) from None
     if kind not in registry:
         raise ValidationError(Problem(f"unknown task kind {kind!r}; choose one of {', '.join(sorted(registry))}",
                                       table="job", field="kind"))

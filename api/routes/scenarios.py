@@ -101,6 +101,11 @@ def _from_json(body: bytes, settings: Settings) -> tuple[dict[str, Any], dict[st
         doc = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValidationError(Problem(f"request body is not valid JSON: {exc}", file="request body")) from None
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(Problem("request body has invalid Unicode (unpaired surrogate escapes)",
+                                      file="request body")) from None
     net = network_from_dict(doc, file="request body")
     _check_limits(net, settings, "request body")
     return network_to_dict(net), _counts(net)

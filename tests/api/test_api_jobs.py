@@ -145,6 +145,11 @@ def test_bad_job_requests(client: TestClient, tokens: dict[str, str], triangle: 
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "stepz"
     r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "sleepy", "version": 7}, headers=auth(tok))
     assert r.status_code == 404
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "sleepy", "version": 2**64}, headers=auth(tok))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "version"
+    r = client.post(f"/v1/scenarios/{sid}/jobs", content=b'{"kind": "sleepy", "options": {"x": "\\udc00"}}',
+                    headers=auth(tok, **{"Content-Type": "application/json"}))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "options"
     r = client.post(f"/v1/scenarios/{uuid.uuid4()}/jobs", json={"kind": "sleepy"}, headers=auth(tok))
     assert r.status_code == 404
     r = client.post(f"/v1/scenarios/{sid}/jobs", json={"options": {}}, headers=auth(tok))

@@ -117,6 +117,10 @@ def test_upload_formats(client: TestClient, tokens: dict[str, str], triangle: Ne
 
 BAD_JSON_CASES = [
     ("not json", b"{nope", "request body"),
+    ("unpaired surrogate", b'{"name": "x", "sites": [{"id": "A\\udc00", "lon": 0, "lat": 0, "region": "NA"}]}',
+     "Unicode"),
+    ("records without fields", b'{"sites": [{"id": "A", "lon": 0, "lat": 0, "region": "NA"}], "links": [{}]}',
+     "id"),
     ("missing site field", None, "lat"),
     ("unknown link endpoint", None, "site_b"),
     ("negative capacity", None, "capacity_gbps"),
