@@ -17,7 +17,8 @@ Checked
 * network: per period and direction, placement Gbps (both directions) + the scenario demands as
   routed, within link capacity; scenario demands fully routed;
 * training: each job once, at an allowed site with room;
-* N+1 (when asked): for every candidate site removed, a max-flow from units (each unit's demand
+* N+1 (when asked; less the per-failure shortfall a partial plan declares in its ``n_plus_one``
+  table): for every candidate site removed, a max-flow from units (each unit's demand
   served in its own peak hour -- the hour the follow-the-sun profile peaks) to surviving sites (their GPUs after minus training) over SLO- and residency-admissible
   edges serves every unit in full -- an exact transport feasibility test per failure.
 """
@@ -238,7 +239,11 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
                      for m in net.metros.index}
         peak_served = pd.Series({(m, c): float(v) for (m, c, t), v in per.items() if t == peak_hour[m]}, dtype=float)
         capacity = (sites_t["gpus_after"] - train_at.reindex(sites_t.index).fillna(0.0)).clip(lower=0.0)
-        rep.violations += _n_plus_one(net, opts, peak_served, capacity, candidates, access, access_ms, dist, slo, tol)
+        declared = tables.get("n_plus_one")
+        allowed = (declared["shortfall_gpus"] if declared is not None and len(declared) and not expect_full
+                   else pd.Series(dtype=float))
+        rep.violations += _n_plus_one(net, opts, peak_served, capacity, candidates, access, access_ms, dist, slo, tol,
+                                      allowed)
         rep.checked["n_plus_one_failures"] = len(capacity)
     if rep.violations:
         logger.warning("placement check: %d violation(s), first: %s", len(rep.violations), rep.violations[0])
@@ -360,8 +365,10 @@ def _factor(region: str, t: int, periods: int) -> float:
 
 def _n_plus_one(net: Network, opts: PlaceOptions, peak_served: pd.Series, capacity: pd.Series,
                 candidates: set[str], access: dict[str, str], access_ms: dict[str, float],
-                dist: dict[str, dict[str, float]], slo: dict[str, float], tol: float) -> list[str]:
-    """Max-flow per removed site: can the survivors re-serve every unit's served peak within SLO?"""
+                dist: dict[str, dict[str, float]], slo: dict[str, float], tol: float,
+                declared_shortfall: pd.Series) -> list[str]:
+    """Max-flow per removed site: can the survivors re-serve every unit's served peak within SLO
+    (less the shortfall the plan itself declares for that failure, when it does not claim full service)?"""
     out = []
     units = [(m, c, float(v)) for (m, c), v in peak_served.items() if v > tol]
     edges = []
@@ -384,7 +391,8 @@ def _n_plus_one(net: Network, opts: PlaceOptions, peak_served: pd.Series, capaci
             if s != failed:
                 g.add_edge(("site", s), "sink", capacity=float(cap))
         value = 0.0 if "sink" not in g or "source" not in g else nx.maximum_flow_value(g, "source", "sink")
-        if value < total - tol * max(1.0, total) - 1e-6 * total:
+        need = total - float(declared_shortfall.get(failed, 0.0))
+        if value < need - tol * max(1.0, total) - 1e-6 * total:
             out.append(f"N+1: after losing site {failed}, the other sites can re-serve only {value:,.1f} of "
-                       f"{total:,.1f} GPUs within SLO")
+                       f"{need:,.1f} GPUs within SLO")
     return out

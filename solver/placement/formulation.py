@@ -31,6 +31,10 @@ from solver.problem import LinearProgram
 EXISTING_PENALTY_FACTOR = 1000.0
 """Unrouted scenario demand (per Gbps) costs this many times the unserved-GPU weight."""
 
+N1_PENALTY_FRACTION = 0.5
+"""Demand left without backup after a site loss costs this fraction of unserved demand: serving
+demand that cannot be protected (e.g. a metro with one site in reach) beats not serving it."""
+
 ELASTIC_FRACTION = 0.01
 """Diagnostic re-solve: one GPU (or its MW, or its Gbps over ~10 links) beyond a limit costs this
 fraction of an unserved GPU, so demand is served by stretching limits whenever it can be."""
@@ -286,7 +290,8 @@ def n_plus_one_rows(lp: LinearProgram, inp: PlacementInputs, B: float, w_unserve
         [inp.sites.index[f_idx], inp.units.index[pair_unit[p_idx]], inp.sites.index[pair_site[p_idx]]],
         names=["failed", "unit", "site"]))
     lp.add_variables("backup_unserved", pd.MultiIndex.from_product([inp.sites.index, inp.units.index],
-                                                                   names=["failed", "unit"]), cost=w_unserved)
+                                                                   names=["failed", "unit"]),
+                     cost=N1_PENALTY_FRACTION * w_unserved)
     # served peak demand of each unit: columns (peak period of unit(r), r)
     r_unit = inp.routes["unit"].to_numpy()
     peak = inp.units["peak_period"].to_numpy()[r_unit]

@@ -12,6 +12,8 @@ Result tables (also the checker's input, :mod:`solver.checks.placement`):
 * ``existing``: the scenario's demands as routed jointly: demand, src, dst, links, Gbps.
 * ``links``: per link: placement Gbps and scenario Gbps (worst period, worst direction), utilisation.
 * ``training``: job, site, GPUs.
+* ``n_plus_one``: per candidate site (``failed``): GPUs of served demand the survivors cannot
+  re-serve within SLO if it is lost (``shortfall_gpus``, 0 when covered) and the units concerned.
 """
 
 from __future__ import annotations
@@ -217,10 +219,23 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
     }, index=net.links.index)
     links["utilisation"] = links["load_gbps"] / cap
 
+    if "backup_unserved" in model.lp.variables:
+        v = sol.values("backup_unserved").clip(lower=0.0)
+        v = v[v > TOL]
+        fail = v.index.get_level_values("failed")
+        short = pd.Series(v.to_numpy(), index=fail).groupby(level=0).sum().reindex(sites.index, fill_value=0.0)
+        names = pd.Series(v.index.get_level_values("unit").astype(str), index=fail, dtype=object)
+        joined = {f: ";".join(g) for f, g in names.groupby(level=0)} if len(names) else {}
+        n1 = pd.DataFrame({"shortfall_gpus": short.to_numpy(dtype=float),
+                           "units": [joined.get(f, "") for f in sites.index]}, index=sites.index)
+    else:
+        n1 = pd.DataFrame({"shortfall_gpus": [], "units": []}, index=pd.Index([], name="failed"))
+    n1.index.name = "failed"
+
     tr = pd.DataFrame({"job": inp.jobs.index.to_numpy()[inp.job_sites["job"].to_numpy()],
                        "site": sites.index.to_numpy()[js_site], "gpus": js_gpus})[train > 0.5]
     return {"sites": site_t, "flows": flows, "assignments": assignments, "metros": metros,
-            "existing": existing, "links": links, "training": tr.reset_index(drop=True)}
+            "existing": existing, "links": links, "training": tr.reset_index(drop=True), "n_plus_one": n1}
 
 
 def _totals(model: PlacementModel, sol: Solution, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
@@ -230,7 +245,7 @@ def _totals(model: PlacementModel, sol: Solution, tables: dict[str, pd.DataFrame
     demand = float(m["demand_gpus"].sum())
     served_avg = float(tables["flows"]["gpus"].sum()) / inp.n_periods
     demand_avg = float((inp.units["demand_gpus"].to_numpy()[:, None] * inp.factors).sum()) / inp.n_periods
-    n1 = float(sol.values("backup_unserved").max()) if "backup_unserved" in model.lp.variables else 0.0
+    n1 = float(tables["n_plus_one"]["shortfall_gpus"].max()) if len(tables["n_plus_one"]) else 0.0
     capex, opex = float(s["capex_usd"].sum()), float(s["opex_usd"].sum())
     return {
         "cost_usd": capex + opex, "capex_usd": capex, "opex_usd": opex,
@@ -268,6 +283,16 @@ def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]
     for job_id, row in inp.jobs.iterrows():
         if not (inp.job_sites["job"].to_numpy() == inp.jobs.index.get_loc(job_id)).any():
             reasons.append(f"training job {job_id}: no allowed site can host {int(row['gpus']):,} GPUs")
+    n1 = tables.get("n_plus_one")
+    if n1 is not None and len(n1):
+        short = n1[n1["shortfall_gpus"] > 1e-3].sort_values("shortfall_gpus", ascending=False)
+        for failed, row in short.iloc[:MAX_REASONS].iterrows():
+            units_left = row["units"].split(";")
+            more = f" and {len(units_left) - 5} more" if len(units_left) > 5 else ""
+            reasons.append(f"N+1: losing site {failed} leaves {row['shortfall_gpus']:,.0f} GPUs of demand without "
+                           f"a surviving site within SLO ({', '.join(units_left[:5])}{more})")
+        if len(short) > MAX_REASONS:
+            reasons.append(f"... and {len(short) - MAX_REASONS} more sites whose loss is not covered")
     model = build_placement(inp, elastic=True)
     sol = solve(model.lp.relaxed(), backend=opts.backend, time_limit=opts.time_limit_s, mip_gap=opts.mip_gap)
     if not sol.status.has_solution:

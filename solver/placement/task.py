@@ -24,7 +24,7 @@ from solver.planning import ProgressFn, TaskResult, write_json_atomic
 
 logger = logging.getLogger(__name__)
 
-TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "training")
+TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "training", "n_plus_one")
 """Tables written as ``place_<name>.csv``."""
 
 
@@ -64,7 +64,7 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
             table = result.tables[name]
             path = out / f"place_{name}.csv"
             tmp = path.with_name(f".{path.name}.tmp")
-            table.to_csv(tmp, index=name in ("sites", "metros", "links"))
+            table.to_csv(tmp, index=name in ("sites", "metros", "links", "n_plus_one"))
             tmp.replace(path)
             files.append(path.name)
     progress(1.0, "done")

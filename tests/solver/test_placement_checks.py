@@ -107,3 +107,25 @@ def test_catches_partial_blocks() -> None:
     t["sites"].loc["PAR", ["gpus_added", "gpus_after"]] = [1000.0, 1000.0]
     rep = check_placement(net, opts, t)
     assert any("1024-GPU blocks" in v for v in rep.violations)
+
+
+def test_unprotectable_demand_is_served_and_declared() -> None:
+    # New York has one site within 50 ms (NYC): it is served, and the loss of NYC is reported, not hidden
+    metros = [dict(id="paris", lon=2.35, lat=48.86, region="EMEA", country="FR", inference_gpus=1000,
+                   interactive_share=1.0),
+              dict(id="newyork", lon=-74.0, lat=40.7, region="NA", country="US", inference_gpus=300,
+                   interactive_share=1.0)]
+    net = europe(metros=metros, extra_sites=[NYC], extra_links=[TAT])
+    opts = PlaceOptions(residency=[], block_gpus=1, n_plus_one=True, allow_partial=True)
+    r = solve_placement(net, opts)
+    assert r.tables["metros"].loc["newyork/interactive", "served_gpus"] == pytest.approx(300)
+    assert r.tables["n_plus_one"].loc["NYC", "shortfall_gpus"] == pytest.approx(300)
+    assert any("losing site NYC" in x and "newyork" in x for x in r.infeasibility)
+    assert not r.fully_served
+    rep = check_placement(net, opts, r.tables, expect_full=False)
+    assert rep.ok, rep.violations
+    # understating the declared shortfall is caught
+    t = copy_tables(r)
+    t["n_plus_one"].loc["NYC", "shortfall_gpus"] = 0.0
+    rep = check_placement(net, opts, t, expect_full=False)
+    assert any("losing site NYC" in v for v in rep.violations)
