@@ -137,8 +137,8 @@ def network_to_geodataframes(net: Network, link_values: Values = None,
 
     links = net.links.reset_index()[list(LINK_PROPERTIES)]
     members = net.srlg_members()
-    srlgs_of = members.groupby("link")["srlg"].agg(";".join) if len(members) else pd.Series(dtype=str)
-    links["srlgs"] = links["id"].map(srlgs_of).fillna("")
+    srlgs_of = members.groupby("link")["srlg"].agg(";".join).to_dict() if len(members) else {}
+    links["srlgs"] = [srlgs_of.get(i, "") for i in links["id"]]
     links = links.join(_values_frame(link_values, net.links.index, "link", set(links.columns)), on="id")
     links_gdf = gpd.GeoDataFrame(links, geometry=link_geometries(net), crs="EPSG:4326")
     return sites_gdf, links_gdf
