@@ -55,8 +55,9 @@ class PlanOptions(BaseModel):
     place: dict[str, Any] = Field(default_factory=dict, description="Placement options (PlaceOptions).")
     te: dict[str, Any] = Field(default_factory=dict, description="Routing options (TEOptions).")
     failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (FailureOptions).")
-    design: dict[str, Any] = Field(default_factory=dict, description="Upgrade options: ceiling, time_limit_s, "
-                                                                     "backend, survive (srlg|link|none).")
+    design: dict[str, Any] = Field(default_factory=dict, description="Upgrade options: ceiling (0.9), time_limit_s "
+                                   "(40), backend, survive (srlg|link|none), max_states (8: the worst failure states "
+                                   "modelled; the report counts the rest).")
     skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")
     maps: bool = Field(True, description="Draw the maps and charts.")
     verify: bool = Field(False, description="Run every independent check.")
@@ -141,7 +142,7 @@ def _failure_states(net: Network, records: list[dict[str, Any]], ceiling: float)
     """Failure states the upgrade design must model, and those no upgrade can fix.
 
     Modelled: states the current network does not carry within the ceiling (unmet demand, or
-    utilisation above it). Left out: states that cut some demand's endpoints apart (a landing
+    utilisation above it), worst first. Left out: states that cut some demand's endpoints apart (a landing
     station's every cable, a site's last links) -- upgrading surviving links cannot reconnect
     them; they are reported as needing new routes, not capacity.
     """
@@ -156,7 +157,7 @@ def _failure_states(net: Network, records: list[dict[str, Any]], ceiling: float)
     dst = site_pos.reindex(net.demands["dst"]).to_numpy()
     states: list[list[str]] = []
     isolating: list[str] = []
-    for r in records:
+    for r in sorted(records, key=lambda r: (-r["unmet_gbps"], -r["mlu"], r["scenario"])):
         links = r.get("links") or []
         if not links or not (r["unmet_gbps"] > 1e-6 or r["mlu"] > ceiling + 1e-9):
             continue
@@ -209,8 +210,9 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     te_opts = _stage_options("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0})
     fail_opts = _stage_options("failures", opts.failures, {"kind": "srlg", "objective": "min-mlu", "verify": False,
                                                            "time_limit_s": 30.0})
-    design_cfg = {"ceiling": 0.9, "time_limit_s": 40.0, "backend": "highs", "survive": "srlg", **opts.design}
-    unknown = set(design_cfg) - {"ceiling", "time_limit_s", "backend", "survive", "mip_gap"}
+    design_cfg = {"ceiling": 0.9, "time_limit_s": 40.0, "backend": "highs", "survive": "srlg", "max_states": 8,
+                  **opts.design}
+    unknown = set(design_cfg) - {"ceiling", "time_limit_s", "backend", "survive", "max_states"}
     if unknown:
         raise ValidationError([Problem(f"unknown upgrade option {k!r}", table="plan", record="design", field=k)
                                for k in sorted(unknown)])
@@ -270,13 +272,16 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
         ceiling = float(design_cfg["ceiling"])
         states: list[list[str]] = [[]]
         isolating: list[str] = []
+        unmodelled: list[list[str]] = []
         if design_cfg["survive"] != "none":
             scen = {s.id: s for s in enumerate_scenarios(routed, "srlg" if design_cfg["survive"] == "srlg" else "link")}
             recs = [{**r, "links": list(scen[r["scenario"]].links)} for r in fs["scenarios"] if r["scenario"] in scen]
             if design_cfg["survive"] == "link" and fail_opts.kind != "link":
                 recs = [{"unmet_gbps": 1.0, "mlu": 1.0, "links": list(s.links)} for s in scen.values()]
             modelled, isolating = _failure_states(routed, recs, ceiling)
-            states += modelled
+            max_states = int(design_cfg["max_states"])
+            unmodelled = modelled[max_states:]
+            states += modelled[:max_states]
         try:
             dres = design_upgrades(routed, states, ceiling, time_limit=float(design_cfg["time_limit_s"]),
                                    backend=str(design_cfg["backend"]), progress=stage_progress("upgrades"))
@@ -290,13 +295,15 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
             ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
         ds["failure_states_modelled"] = len(states) - 1
         ds["failure_states_isolating"] = isolating
+        ds["failure_states_not_modelled"] = len(unmodelled)
         if out_dir is not None:
             _csv(out_dir, "design_upgrades.csv", upgrades, files)
         _save(out_dir, "design.json", {"kind": "design", **ds}, files)
     timings["upgrades"] = time.perf_counter() - t0
     stage_rows.append({"stage": "upgrades", "status": ds.get("status"), "backend": design_cfg["backend"],
                        "gap": ds.get("gap"), "seconds": timings["upgrades"],
-                       "note": f"{ds.get('failure_states_modelled', 0)} failure states modelled; "
+                       "note": f"{ds.get('failure_states_modelled', 0)} failure states modelled "
+                               f"({ds.get('failure_states_not_modelled', 0)} more over max_states); "
                                f"{len(ds.get('failure_states_isolating', []))} cut sites off (need new routes, "
                                "not capacity)"})
     done += STAGE_WEIGHTS["upgrades"]
