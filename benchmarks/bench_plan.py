@@ -1,0 +1,52 @@
+"""Time per stage of ``backbone plan`` on a scenario (default: the shipped one).
+
+Usage: ``python benchmarks/bench_plan.py [SCENARIO] [--workers 2] [--out DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from backbone.io import load_scenario
+    from solver.planning import run_task
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", nargs="?", default=None)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    console = Console()
+    t0 = time.perf_counter()
+    net = load_scenario(args.scenario)
+    load_s = time.perf_counter() - t0
+    out = Path(args.out or tempfile.mkdtemp(prefix="bench-plan-"))
+    res = run_task("plan", net, {"failures": {"workers": args.workers}}, out)
+    total = time.perf_counter() - t0
+    s = res.summary
+    t = Table(title=f"backbone plan on {net.name} ({len(net.sites)} sites, {len(net.links)} links, "
+                    f"{len(net.demands)} demands, {len(net.srlgs)} SRLGs; {args.workers} workers)")
+    t.add_column("stage")
+    t.add_column("seconds", justify="right")
+    t.add_column("status")
+    t.add_column("note")
+    t.add_row("load scenario", f"{load_s:.1f}", "", "")
+    for row in s["stages"]:
+        t.add_row(row["stage"], f"{row['seconds']:.1f}", str(row["status"]), str(row.get("note") or "")[:70])
+    t.add_row("report", f"{s['stage_seconds']['report']:.1f}", "", "maps, charts, report.html")
+    t.add_row("[bold]total[/]", f"[bold]{total:.1f}[/]", s["status"], str(out))
+    console.print(t)
+
+
+if __name__ == "__main__":
+    main()
