@@ -56,7 +56,8 @@ def _incidence(rows: np.ndarray, n_rows: int, n_cols: int, values: np.ndarray | 
     return sp.csr_matrix((v, (rows, np.arange(n_cols))), shape=(n_rows, n_cols))
 
 
-def build_placement(inp: PlacementInputs, elastic: bool = False) -> PlacementModel:
+def build_placement(inp: PlacementInputs, elastic: bool = False,
+                    fixed: dict[str, np.ndarray] | None = None) -> PlacementModel:
     """Assemble the placement program from its families.
 
     Parameters
@@ -67,6 +68,9 @@ def build_placement(inp: PlacementInputs, elastic: bool = False) -> PlacementMod
         Diagnostic mode: add priced excess columns ``extra_gpus[s]``, ``extra_mw[s]`` and
         ``extra_gbps[arc]`` that relax GPU maxima, power caps and link capacities at a cost
         below the unserved penalty, so a re-solve shows which limits stand in the way.
+    fixed
+        Values for the integer blocks ``blocks`` and ``train`` (the program then is an LP in
+        the remaining variables): used to complete a rounded LP relaxation into a plan.
 
     Returns
     -------
@@ -95,10 +99,14 @@ def build_placement(inp: PlacementInputs, elastic: bool = False) -> PlacementMod
     mw_cost = sites["capex_per_mw_usd"].to_numpy(dtype=float)
     fixed_cost = np.full(len(sites), opts.site_fixed_cost_usd)
     max_blocks = sites["max_blocks"].to_numpy(dtype=float)
-    lp.add_variables("blocks", sites.index, cost=block_cost * (1.0 if min_cost else eps_cost), upper=max_blocks,
-                     integer=True)
-    lp.add_variables("build", sites.index, cost=fixed_cost * (1.0 if min_cost else eps_cost),
-                     upper=(max_blocks > 0).astype(float), integer=True)
+    fixed = fixed or {}
+    blocks_lo = fixed.get("blocks", 0.0)
+    blocks_hi = fixed.get("blocks", max_blocks)
+    build_lo = (fixed["blocks"] > 0).astype(float) if "blocks" in fixed else 0.0
+    lp.add_variables("blocks", sites.index, cost=block_cost * (1.0 if min_cost else eps_cost), lower=blocks_lo,
+                     upper=blocks_hi, integer=True)
+    lp.add_variables("build", sites.index, cost=fixed_cost * (1.0 if min_cost else eps_cost), lower=build_lo,
+                     upper=(max_blocks > 0).astype(float) if "blocks" not in fixed else build_lo, integer=True)
     power_room = np.maximum(sites["power_cap_mw"].to_numpy() - sites["power_base_mw"].to_numpy(), 0.0)
     lp.add_variables("power", sites.index, cost=mw_cost * (1.0 if min_cost else eps_cost), upper=power_room)
     E = len(inp.existing_paths)
@@ -109,7 +117,8 @@ def build_placement(inp: PlacementInputs, elastic: bool = False) -> PlacementMod
     jobs_g = inp.jobs["gpus"].to_numpy(dtype=float)
     js_job, js_site = inp.job_sites["job"].to_numpy(), inp.job_sites["site"].to_numpy()
     lp.add_variables("train", pd.MultiIndex.from_arrays([inp.jobs.index[js_job], sites.index[js_site]],
-                                                        names=["job", "site"]), upper=1.0, integer=True)
+                                                        names=["job", "site"]),
+                     lower=fixed.get("train", 0.0), upper=fixed.get("train", 1.0), integer=True)
     lp.add_variables("train_unplaced", inp.jobs.index, cost=w_unserved * jobs_g, upper=1.0)
 
     if elastic:

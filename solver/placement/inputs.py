@@ -250,6 +250,10 @@ def candidate_sites(net: Network, opts: PlaceOptions, notes: list[str]) -> pd.Da
                      f"treated as available")
     sites["power_base_mw"] = np.maximum(avail, need)
     sites["power_cap_mw"] = np.maximum(sites["power_max_mw"].to_numpy(dtype=float), sites["power_base_mw"])
+    # blocks beyond what the power cap can feed can never be built: tighten the bound (helps the MIP)
+    power_blocks = np.floor((sites["power_cap_mw"].to_numpy() - need) / (mw_per_gpu * b) + 1e-9).astype(int)
+    sites["power_limited"] = power_blocks < sites["max_blocks"].to_numpy()
+    sites["max_blocks"] = np.minimum(sites["max_blocks"].to_numpy(), np.maximum(power_blocks, 0))
     hours = 8760.0 * opts.horizon_years
     energy_price = (sites["power_price_usd_per_mwh"].to_numpy(dtype=float)
                     + sites["carbon_kg_per_mwh"].to_numpy(dtype=float) / 1000.0 * opts.carbon_price_usd_per_t)

@@ -101,13 +101,29 @@ def solve_placement(net: Network, opts: PlaceOptions,
     logger.info("placement model: %s", stats)
     lp_bound = None
     limit = opts.time_limit_s
+    rounded: tuple[PlacementModel, Solution] | None = None
+    t_lp = 0.0
     if opts.lp_bound:
         progress(0.2, "solving the LP relaxation")
         relaxed = solve(model.lp.relaxed(), backend=opts.backend, time_limit=limit, mip_gap=opts.mip_gap)
+        t_lp = relaxed.solve_seconds
         if relaxed.status == Status.OPTIMAL:
             lp_bound = relaxed.objective
+            progress(0.25, "rounding the LP relaxation into a starting plan")
+            rounded = round_relaxation(inp, relaxed, opts)
     progress(0.3, f"solving the MIP with {opts.backend} (limit {limit:.0f} s)")
     sol = solve(model.lp, backend=opts.backend, time_limit=limit, mip_gap=opts.mip_gap)
+    seconds = sol.solve_seconds + t_lp + (rounded[1].solve_seconds if rounded else 0.0)
+    status, gap = sol.status, sol.gap
+    if rounded is not None and rounded[1].status.has_solution and (
+            not sol.status.has_solution or rounded[1].objective < sol.objective - 1e-9 * abs(sol.objective)):
+        # the MIP stopped (time limit) with a worse plan than the rounded relaxation: keep the better
+        bounds = [b for b in (sol.bound, lp_bound) if b is not None and np.isfinite(b)]
+        model, sol = rounded
+        bound = max(bounds) if bounds else None
+        gap = None if bound is None else abs(sol.objective - bound) / max(abs(sol.objective), 1e-9)
+        status = Status.OPTIMAL if gap is not None and gap <= opts.mip_gap else Status.FEASIBLE
+        logger.info("placement: the rounded LP relaxation beats the MIP incumbent (gap %s)", gap)
     if not sol.status.has_solution:
         raise SolverError(f"placement: no plan found by {sol.backend} ({sol.status.value}: {sol.message})")
     progress(0.85, "writing tables")
@@ -117,8 +133,36 @@ def solve_placement(net: Network, opts: PlaceOptions,
     if opts.objective == "min-cost" and _shortfall(totals) > SHORTFALL_TOL:
         progress(0.9, "diagnosing unserved demand")
         reasons = diagnose(inp, tables)
-    return PlacementResult(sol.status.value, float(sol.objective), sol.gap, lp_bound, float(sol.solve_seconds),
+    return PlacementResult(status.value, float(sol.objective), gap, lp_bound, float(seconds),
                            sol.backend, tables, totals, reasons, list(inp.notes), stats)
+
+
+def round_relaxation(inp: PlacementInputs, relaxed: Solution, opts: PlaceOptions
+                     ) -> tuple[PlacementModel, Solution] | None:
+    """A plan from the LP relaxation: blocks rounded up (within the site's limits, at least the
+    minimum build), each training job at its largest fractional site, the rest re-optimised as an LP.
+
+    A safety net for large instances (N+1 x 24 periods) where the MIP may stop at the time limit
+    with a poor incumbent; the better of the two plans is reported, with the gap to the best bound.
+    """
+    blocks = np.ceil(relaxed.values("blocks").to_numpy() - 1e-6)
+    max_blocks = inp.sites["max_blocks"].to_numpy(dtype=float)
+    min_blocks = inp.sites["min_blocks"].to_numpy(dtype=float)
+    blocks = np.clip(blocks, 0.0, max_blocks)
+    blocks = np.where((blocks > 0) & (blocks < min_blocks), np.minimum(min_blocks, max_blocks), blocks)
+    fixed: dict[str, np.ndarray] = {"blocks": blocks}
+    if len(inp.job_sites):
+        frac = relaxed.values("train").to_numpy()
+        jobs = inp.job_sites["job"].to_numpy()
+        order = np.lexsort((-frac, jobs))  # by job, largest share first
+        first = np.ones(len(order), bool)
+        first[1:] = jobs[order][1:] != jobs[order][:-1]
+        train = np.zeros(len(frac))
+        train[order[first]] = 1.0
+        fixed["train"] = train
+    model = build_placement(inp, fixed=fixed)
+    sol = solve(model.lp, backend=opts.backend, time_limit=opts.time_limit_s, mip_gap=opts.mip_gap)
+    return (model, sol) if sol.status.has_solution else None
 
 
 def _shortfall(totals: dict[str, float]) -> float:
@@ -299,13 +343,16 @@ def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]
         reasons.append(f"diagnostic re-solve failed ({sol.status.value})")
         return reasons
     extra_g = sol.values("extra_gpus")
-    for sid, v in extra_g[extra_g > 1e-3].items():
-        reasons.append(f"site {sid} is at its GPU maximum ({inp.sites.at[sid, 'gpus_cap']:,.0f}): "
-                       f"about {v:,.0f} more GPUs would be needed there")
     extra_mw = sol.values("extra_mw")
-    for sid, v in extra_mw[extra_mw > 1e-4].items():
-        reasons.append(f"site {sid} is at its power cap ({inp.sites.at[sid, 'power_cap_mw']:,.1f} MW): "
-                       f"about {v:,.1f} MW more would be needed")
+    for sid in inp.sites.index:
+        g, mw = float(extra_g[sid]), float(extra_mw[sid])
+        power_limited = bool(inp.sites.at[sid, "power_limited"])
+        if mw > 1e-4 or (g > 1e-3 and power_limited):
+            reasons.append(f"site {sid} is at its power cap ({inp.sites.at[sid, 'power_cap_mw']:,.1f} MW): "
+                           f"about {mw:,.1f} MW more would be needed")
+        if g > 1e-3 and not power_limited:
+            reasons.append(f"site {sid} is at its GPU maximum ({inp.sites.at[sid, 'gpus_cap']:,.0f}): "
+                           f"about {g:,.0f} more GPUs would be needed there")
     if "extra_gbps" in model.lp.variables:
         extra_l = sol.values("extra_gbps")
         extra_l = extra_l[extra_l > 1e-3].sort_values(ascending=False)
