@@ -266,3 +266,24 @@ def test_allow_and_deny_lists() -> None:
     assert r.infeasibility and "paris" in r.infeasibility[0]
     r2 = solve_checked(europe(), residency=[], deny_sites=["LON"], block_gpus=1)
     assert added(r2) == {"PAR": 1000}
+
+
+def test_rounded_relaxation_is_a_valid_plan() -> None:
+    # LP relaxation of the link-limited case builds fractional blocks; rounding up and re-solving the
+    # rest gives a valid plan no cheaper than the MIP optimum.
+    from solver.placement.formulation import build_placement
+    from solver.placement.inputs import build_inputs
+    from solver.placement.result import result_tables, round_relaxation
+    from solver.problem import solve
+
+    net = europe(cap_gbps=50)
+    opts = PlaceOptions(residency=[], block_gpus=256, training=[dict(id="t", gpus=300)])
+    inp = build_inputs(net, opts)
+    relaxed = solve(build_placement(inp).lp.relaxed(), time_limit=30)
+    model, sol = round_relaxation(inp, relaxed, opts)
+    tables = result_tables(model, sol)
+    assert check_placement(net, opts, tables).ok
+    assert (tables["sites"]["gpus_added"] % 256 == 0).all()
+    best = solve_checked(net, residency=[], block_gpus=256, training=[dict(id="t", gpus=300)])
+    assert tables["sites"]["capex_usd"].sum() + tables["sites"]["opex_usd"].sum() >= best.totals["cost_usd"] - 1e-6
+    assert len(tables["training"]) == 1
