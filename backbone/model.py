@@ -216,12 +216,17 @@ class Network:
 
     # ------------------------------------------------------------------ transformations
     def fail_links(self, link_ids: Iterable[str]) -> Network:
-        """A network without the given links (SRLG memberships are trimmed to match)."""
+        """A network without the given links.
+
+        SRLG memberships are trimmed to match; an SRLG left with no links is dropped (nothing
+        of it remains to fail), so the result saves and loads like any scenario.
+        """
         ids = self._known("links", link_ids)
         links = self.links.drop(index=ids)
         srlgs = self.srlgs.copy()
         gone = set(ids)
         srlgs["links"] = [tuple(m for m in members if m not in gone) for members in srlgs["links"]]
+        srlgs = srlgs[srlgs["links"].map(len) > 0]
         return replace(self, links=links, srlgs=srlgs)
 
     def srlg_links(self, srlg_ids: Iterable[str]) -> list[str]:

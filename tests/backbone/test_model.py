@@ -217,3 +217,19 @@ def test_equals_compares_tables_name_and_meta(triangle: Network) -> None:
 
     assert not triangle.equals(replace(triangle, name="other"))
     assert not triangle.equals(replace(triangle, meta={**triangle.meta, "description": "x"}))
+
+
+def test_failed_network_round_trips(tmp_path) -> None:
+    """Cutting every link of an SRLG drops the emptied SRLG, so the failed network saves and loads."""
+    from backbone.io import load_scenario, save_scenario
+    from tests.conftest import make_network
+
+    net = make_network(
+        [{"id": "A", "lon": 0, "lat": 0, "region": "EMEA"}, {"id": "B", "lon": 1, "lat": 0, "region": "EMEA"},
+         {"id": "C", "lon": 1, "lat": 1, "region": "EMEA"}],
+        [{"id": "ab", "site_a": "A", "site_b": "B", "capacity_gbps": 10},
+         {"id": "bc", "site_a": "B", "site_b": "C", "capacity_gbps": 10}],
+        srlgs=[{"id": "s1", "links": "ab"}, {"id": "s2", "links": "ab;bc"}])
+    failed = net.fail_srlgs(["s1"])
+    assert list(failed.srlgs.index) == ["s2"] and failed.srlgs.at["s2", "links"] == ("bc",)
+    assert load_scenario(save_scenario(failed, tmp_path / "failed")).equals(failed)
