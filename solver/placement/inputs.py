@@ -27,6 +27,7 @@ import scipy.sparse as sp
 from backbone import geo
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from solver.paths import PathSet
 from solver.placement.options import PlaceOptions
 
 logger = logging.getLogger(__name__)
@@ -51,8 +52,8 @@ class PlacementInputs:
     pairs
         Admissible (unit, site) pairs: ``unit``, ``site`` (positions), ``rtt_ms`` (lowest).
     routes
-        One row per (pair, path): ``pair``, ``unit``, ``site`` (positions), ``rtt_ms``, ``links``
-        (';'-joined link ids, empty for a local route).
+        One row per (pair, path): ``pair``, ``unit``, ``site`` (positions), ``rtt_ms``, ``path``
+        (row of ``route_pathset``; -1 for a local route, access site = serving site).
     route_links
         ``routes x L`` CSR link incidence (a local route has an empty row).
     rtt_ms
@@ -60,7 +61,8 @@ class PlacementInputs:
     existing
         Scenario demands routed jointly (``baseline="joint"``): ``src``, ``dst``, ``demand_gbps``.
     existing_paths
-        Their candidate paths: ``demand`` (position), ``latency_ms``, ``links``.
+        Their candidate paths: ``demand`` (position), ``latency_ms`` (row i = path i of
+        ``existing_pathset``).
     existing_arcs
         ``existing paths x 2L`` CSR arc incidence.
     jobs, job_sites
@@ -83,6 +85,8 @@ class PlacementInputs:
     existing_arcs: sp.csr_matrix
     jobs: pd.DataFrame
     job_sites: pd.DataFrame
+    route_pathset: PathSet | None = None
+    existing_pathset: PathSet | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -106,11 +110,11 @@ def build_inputs(net: Network, opts: PlaceOptions) -> PlacementInputs:
     factors = _unit_factors(net, units, opts.periods)
     units["peak_period"] = factors.argmax(axis=1) if len(units) else np.zeros(0, int)
     pairs = admissible_pairs(net, opts, units, sites, rtt)
-    routes, route_links = pair_routes(net, opts, units, sites, pairs)
-    existing, existing_paths, existing_arcs = existing_demand_paths(net, opts)
+    routes, route_links, route_ps = pair_routes(net, opts, units, sites, pairs)
+    existing, existing_paths, existing_arcs, existing_ps = existing_demand_paths(net, opts)
     jobs, job_sites = training_pairs(net, opts, sites)
     return PlacementInputs(net, opts, units, factors, sites, pairs, routes, route_links, rtt, existing,
-                           existing_paths, existing_arcs, jobs, job_sites, notes)
+                           existing_paths, existing_arcs, jobs, job_sites, route_ps, existing_ps, notes)
 
 
 def _check_names(net: Network, opts: PlaceOptions) -> None:
@@ -286,7 +290,7 @@ def admissible_pairs(net: Network, opts: PlaceOptions, units: pd.DataFrame, site
 
 
 def pair_routes(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd.DataFrame,
-                pairs: pd.DataFrame) -> tuple[pd.DataFrame, sp.csr_matrix]:
+                pairs: pd.DataFrame) -> tuple[pd.DataFrame, sp.csr_matrix, PathSet | None]:
     """Routes of every admissible pair: its SLO-meeting candidate paths, or the local route."""
     from solver.paths import candidate_paths
 
@@ -298,9 +302,10 @@ def pair_routes(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd
     budget = (units["slo_rtt_ms"].to_numpy() / 2.0 - units["access_ms"].to_numpy())[pairs["unit"].to_numpy()]
     frames = []
     mats = []
+    ps = None
     lp = np.flatnonzero(local)
     if len(lp):
-        frames.append(pd.DataFrame({"pair": lp, "rtt_ms": pairs["rtt_ms"].to_numpy()[lp], "links": ""}))
+        frames.append(pd.DataFrame({"pair": lp, "rtt_ms": pairs["rtt_ms"].to_numpy()[lp], "path": -1}))
         mats.append(sp.csr_matrix((len(lp), n_links)))
     rp = np.flatnonzero(~local)
     if len(rp):
@@ -320,42 +325,41 @@ def pair_routes(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd
         keep = lat <= budget[rp][rep_pair] + 1e-6
         rep_pair, path_idx, lat = rep_pair[keep], path_idx[keep], lat[keep]
         acc_ms = units["access_ms"].to_numpy()[pairs["unit"].to_numpy()[rp[rep_pair]]]
-        links_text = ps.to_frame()["links"].to_numpy()[path_idx] if len(path_idx) else np.array([], dtype=object)
-        frames.append(pd.DataFrame({"pair": rp[rep_pair], "rtt_ms": 2.0 * (acc_ms + lat), "links": links_text}))
+        frames.append(pd.DataFrame({"pair": rp[rep_pair], "rtt_ms": 2.0 * (acc_ms + lat), "path": path_idx}))
         mats.append(ps.link_incidence[path_idx])
     if not frames:
-        routes = pd.DataFrame({"pair": np.zeros(0, int), "rtt_ms": np.zeros(0), "links": np.array([], dtype=object)})
-        return _route_columns(routes, pairs), sp.csr_matrix((0, n_links))
+        routes = pd.DataFrame({"pair": np.zeros(0, int), "rtt_ms": np.zeros(0), "path": np.zeros(0, int)})
+        return _route_columns(routes, pairs), sp.csr_matrix((0, n_links)), ps
     routes = pd.concat(frames, ignore_index=True)
     mat = sp.vstack(mats, format="csr")
     order = np.argsort(routes["pair"].to_numpy(), kind="stable")
     routes = routes.iloc[order].reset_index(drop=True)
-    return _route_columns(routes, pairs), mat[order]
+    return _route_columns(routes, pairs), mat[order], ps
 
 
 def _route_columns(routes: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     p = routes["pair"].to_numpy()
     routes["unit"] = pairs["unit"].to_numpy()[p]
     routes["site"] = pairs["site"].to_numpy()[p]
-    return routes[["pair", "unit", "site", "rtt_ms", "links"]]
+    return routes[["pair", "unit", "site", "rtt_ms", "path"]]
 
 
-def existing_demand_paths(net: Network, opts: PlaceOptions) -> tuple[pd.DataFrame, pd.DataFrame, sp.csr_matrix]:
+def existing_demand_paths(net: Network, opts: PlaceOptions
+                          ) -> tuple[pd.DataFrame, pd.DataFrame, sp.csr_matrix, PathSet | None]:
     """The scenario's demands and their candidate paths (within their own SLO), for joint routing."""
     n_arcs = 2 * len(net.links)
     d = net.demands
     d = d[(d["demand_gbps"] > 0) & (d["src"] != d["dst"])] if opts.baseline == "joint" else d.iloc[:0]
     existing = d[["src", "dst", "demand_gbps", "traffic_class", "slo_rtt_ms"]].copy()
     if len(existing) == 0:
-        return existing, pd.DataFrame({"demand": np.zeros(0, int), "latency_ms": np.zeros(0), "links": []}), \
-            sp.csr_matrix((0, n_arcs))
+        return existing, pd.DataFrame({"demand": np.zeros(0, int), "latency_ms": np.zeros(0)}), \
+            sp.csr_matrix((0, n_arcs)), None
     from solver.paths import candidate_paths
 
     limit = (existing["slo_rtt_ms"].to_numpy(dtype=float) / 2.0)
     ps = candidate_paths(net, existing[["src", "dst"]], k=opts.k_paths, max_latency_ms=limit)
-    paths = pd.DataFrame({"demand": ps.path_pair, "latency_ms": ps.path_latency_ms,
-                          "links": ps.to_frame()["links"].to_numpy()})
-    return existing, paths, ps.arc_incidence
+    paths = pd.DataFrame({"demand": ps.path_pair, "latency_ms": ps.path_latency_ms})
+    return existing, paths, ps.arc_incidence, ps
 
 
 def training_pairs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -27,6 +27,7 @@ import pandas as pd
 
 from backbone.errors import SolverError
 from backbone.model import Network
+from solver.paths import PathSet
 from solver.placement.formulation import PlacementModel, build_placement
 from solver.placement.inputs import PlacementInputs, build_inputs
 from solver.placement.options import PlaceOptions
@@ -189,7 +190,7 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
     flows = pd.DataFrame({
         "period": tt, "metro": units["metro"].to_numpy()[r_unit], "class": units["klass"].to_numpy()[r_unit],
         "site": sites.index.to_numpy()[r_site], "access_site": units["access_site"].to_numpy()[r_unit],
-        "links": routes["links"].to_numpy()[rr], "gpus": gpus, "gbps": gpus * opts.gbps_per_gpu,
+        "links": _links_text(inp.route_pathset, routes["path"].to_numpy()[rr]), "gpus": gpus, "gbps": gpus * opts.gbps_per_gpu,
         "rtt_ms": routes["rtt_ms"].to_numpy()[rr],
     })
     demand_t = units["demand_gpus"].to_numpy()[r_unit] * inp.factors[r_unit, tt]
@@ -246,7 +247,7 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
         "demand": inp.existing.index.to_numpy()[ep["demand"].to_numpy()],
         "src": inp.existing["src"].to_numpy()[ep["demand"].to_numpy()],
         "dst": inp.existing["dst"].to_numpy()[ep["demand"].to_numpy()],
-        "links": ep["links"].to_numpy(), "gbps": ex[keep],
+        "links": _links_text(inp.existing_pathset, np.flatnonzero(keep)), "gbps": ex[keep],
     })
 
     # link loads (worst period, worst direction)
@@ -280,6 +281,13 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
                        "site": sites.index.to_numpy()[js_site], "gpus": js_gpus})[train > 0.5]
     return {"sites": site_t, "flows": flows, "assignments": assignments, "metros": metros,
             "existing": existing, "links": links, "training": tr.reset_index(drop=True), "n_plus_one": n1}
+
+
+def _links_text(ps: PathSet | None, paths: np.ndarray) -> list[str]:
+    """';'-joined link ids in travel order of each path (-1: the empty local route)."""
+    if ps is None:
+        return ["" for _ in paths]
+    return ["" if p < 0 else ";".join(ps.path_links(int(p))) for p in paths]  # used paths only
 
 
 def _totals(model: PlacementModel, sol: Solution, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
