@@ -32,8 +32,9 @@ EXISTING_PENALTY_FACTOR = 1000.0
 """Unrouted scenario demand (per Gbps) costs this many times the unserved-GPU weight."""
 
 N1_PENALTY_FRACTION = 0.5
-"""Demand left without backup after a site loss costs this fraction of unserved demand: serving
-demand that cannot be protected (e.g. a metro with one site in reach) beats not serving it."""
+"""Demand left without backup after a site loss costs this fraction of unserved demand, spread
+over the failure scenarios (a GPU may lack backup in several): serving demand that cannot be
+protected (e.g. a metro with one site in reach) always beats not serving it."""
 
 ELASTIC_FRACTION = 0.01
 """Diagnostic re-solve: one GPU (or its MW, or its Gbps over ~10 links) beyond a limit costs this
@@ -300,7 +301,7 @@ def n_plus_one_rows(lp: LinearProgram, inp: PlacementInputs, B: float, w_unserve
         names=["failed", "unit", "site"]))
     lp.add_variables("backup_unserved", pd.MultiIndex.from_product([inp.sites.index, inp.units.index],
                                                                    names=["failed", "unit"]),
-                     cost=N1_PENALTY_FRACTION * w_unserved)
+                     cost=N1_PENALTY_FRACTION * w_unserved / S)
     # served peak demand of each unit: columns (peak period of unit(r), r)
     r_unit = inp.routes["unit"].to_numpy()
     peak = inp.units["peak_period"].to_numpy()[r_unit]
