@@ -104,7 +104,8 @@ def main() -> None:
         except Exception as exc:  # the shipped scenario may be absent in a partial checkout
             print(f"shipped scenario not available: {exc}")
         else:
-            cases = [("global", 30.0, {}),
+            cases: list[tuple[str, float, dict[str, Any]]] = [
+                     ("global", 30.0, {}),
                      ("global n+1", args.time_limit, {"n_plus_one": True}),
                      ("global 24h", args.time_limit, {"periods": 24}),
                      ("global n+1 24h", args.time_limit, {"n_plus_one": True, "periods": 24})]

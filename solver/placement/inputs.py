@@ -28,7 +28,7 @@ from backbone import geo
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from solver.paths import PathSet
-from solver.placement.options import PlaceOptions
+from solver.placement.options import PlaceOptions, period_factors
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ def build_inputs(net: Network, opts: PlaceOptions) -> PlacementInputs:
     units = demand_units(net, opts)
     sites = candidate_sites(net, opts, notes)
     rtt = metro_site_rtt(net)
-    factors = _unit_factors(net, units, opts.periods)
+    factors = period_factors(units["region"].to_numpy(), opts.periods)
     units["peak_period"] = factors.argmax(axis=1) if len(units) else np.zeros(0, int)
     pairs = admissible_pairs(net, opts, units, sites, rtt)
     routes, route_links, route_ps = pair_routes(net, opts, units, sites, pairs)
@@ -380,9 +380,3 @@ def training_pairs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> tup
     js = pd.DataFrame({"job": np.concatenate(rows_j) if rows_j else np.zeros(0, int),
                        "site": np.concatenate(rows_s) if rows_s else np.zeros(0, int)})
     return jobs, js
-
-
-def _unit_factors(net: Network, units: pd.DataFrame, periods: int) -> np.ndarray:
-    from solver.placement.options import period_factors
-
-    return period_factors(units["region"].to_numpy(), periods)
