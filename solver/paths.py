@@ -6,15 +6,27 @@ Formulations (TE, placement, design, failures) never walk graphs themselves: the
 Algorithm (exact)
 -----------------
 The network is an undirected multigraph (parallel links between two sites are distinct paths);
-link weights are ``latency_ms`` (one way, > 0 for any real link). For a pair ``(s, t)`` we run
-a best-first search over *partial loopless paths* from ``s``, keyed by ``g + h(v)``: ``g`` is
-the latency so far and ``h(v)`` the exact shortest-path latency from ``v`` to ``t`` in the whole
-graph (one ``scipy.sparse.csgraph.dijkstra`` per target, shared by every source). ``h`` is an
-admissible and consistent lower bound for the remaining latency of any loopless continuation
-(forbidding visited sites can only lengthen a path), so complete paths leave the queue in
-non-decreasing latency order: the first ``k`` are the ``k`` lowest-latency loopless paths, the
-same set as Yen's algorithm (ties in any order). With the exact heuristic the search expands
-almost only prefixes of near-optimal paths, which makes it much cheaper than Yen's spur searches.
+link weights are ``latency_ms`` (one way). For a target ``t`` one ``scipy.sparse.csgraph.dijkstra``
+gives the exact distance ``h(v)`` from every site to ``t`` and the shortest-path tree towards
+``t``; every source searched towards ``t`` shares them. For a pair ``(s, t)`` we run a
+best-first search over *partial loopless paths* from ``s`` keyed by ``g + h(v)`` (``g``: latency
+so far). ``h`` is a consistent lower bound for any loopless continuation (forbidding visited
+sites can only lengthen a path), so complete paths leave the queue in non-decreasing latency
+order and the first ``k`` are the ``k`` lowest-latency loopless paths -- the same set as Yen's
+algorithm (ties in any order). Two devices make it fast:
+
+* *Tree completion.* When a popped partial path can follow the shortest-path tree to ``t``
+  without revisiting a site, that completion costs exactly the key, so it is emitted at once.
+  All its other loopless extensions leave the tree path at some site by a non-tree arc (a
+  *deviation*, with reduced cost ``latency + h(head) - h(tail) >= 0``). As in Eppstein's
+  algorithm, the deviations of every site on a tree path sit in a persistent heap built once
+  per target, so one queue entry stands for all of them and they are expanded lazily in key
+  order; a deviation whose head is already on the path is dropped when popped.
+* *Block-cut pruning.* A loopless path never leaves the biconnected blocks on the block-cut
+  tree path between ``s`` and ``t``; other sites are masked out. Partial paths that are dead
+  ends (every way on revisits a site) are detected by a reachability test once a search has
+  expanded :data:`DEAD_END_CHECK_AFTER` partial paths, which keeps pairs with fewer than ``k``
+  loopless paths from enumerating every partial path.
 
 * Pairs are symmetric on an undirected graph: each unordered pair is searched once and the
   reverse direction gets the reversed paths.
@@ -65,6 +77,9 @@ CACHE_SIZE = 16
 
 PARALLEL_MIN_PAIRS = 4000
 """Unordered pairs above which the search is spread over a process pool by default."""
+
+DEAD_END_CHECK_AFTER = 2000
+"""Expansions per pair after which popped partial paths are checked for a way on to the target."""
 
 _CACHE: OrderedDict[tuple[Any, ...], PathSet] = OrderedDict()
 
@@ -295,7 +310,7 @@ def _topology_key(net: Network) -> str:
 # ---------------------------------------------------------------------- search kernels
 def _k_shortest(adj: list[list[tuple[int, int, float]]], h: list[float], s: int, t: int, k: int, limit: float,
                 banned: set[int] | None = None, n_links: int = 0, allowed: int = -1,
-                budget: int = 2000) -> list[tuple[float, list[int], list[int]]]:
+                budget: int = DEAD_END_CHECK_AFTER) -> list[tuple[float, list[int], list[int]]]:
     """The ``k`` lowest-latency loopless paths from ``s`` to ``t`` (best-first with exact ``h``).
 
     Returns a list of ``(latency, sites, arcs)``, by latency ascending. ``banned`` holds link
@@ -424,77 +439,6 @@ class _BlockTree:
         return masks
 
 
-def _k_shortest_spt(adj: list[list[tuple[int, int, float]]], h: list[float], succ: list[int], succ_arc: list[int],
-                    succ_w: list[float], s: int, t: int, k: int, limit: float, out: _FlatPaths,
-                    allowed: int = -1, budget: int = 2000) -> int:
-    """Append the ``k`` lowest-latency loopless paths from ``s`` to ``t`` to ``out``; return how many.
-
-    Best-first search over partial loopless paths keyed by ``g + h(v)`` (``h``: exact distance
-    to ``t``, a consistent lower bound), with the shortest-path-tree branch collapsed: when a
-    popped partial path ``P`` (ending at ``v``) can follow the shortest-path tree to ``t``
-    without revisiting a site, that completion costs exactly its key, so it is the next path
-    out; every other loopless extension of ``P`` first leaves the tree path at some site ``x``
-    by some other arc, and those partial paths are pushed instead. Otherwise ``P`` is expanded
-    arc by arc. Each loopless extension is generated once, so the output is exact (Yen's set).
-    Heap entries carry (parent record, arc, site) so that a trail record is only made when an
-    entry is popped.
-    """
-    inf = float("inf")
-    if h[s] == inf or h[s] > limit:
-        return 0
-    found = 0
-    trail: list[tuple[int, int, int]] = []  # (site, arc into it, parent record)
-    # heap entries: (key, g, parent record, arc, site, parent's visited mask)
-    heap: list[tuple[float, float, int, int, int, int]] = [(h[s], 0.0, -1, -1, s, 0)]
-    pop, push, record = heapq.heappop, heapq.heappush, trail.append
-    expanded = 0
-    while heap:
-        _f, g, parent, arc_in, v, pmask = pop(heap)
-        record((v, arc_in, parent))
-        rec = len(trail) - 1
-        mask = pmask | (1 << v)
-        if v != t:
-            x = v
-            m = mask
-            while x != t:
-                x = succ[x]
-                if (m >> x) & 1:
-                    break
-                m |= 1 << x
-            else:  # the tree path from v is loopless: emit it, push the deviations from it
-                x, gx, r, mx = v, g, rec, mask
-                while x != t:
-                    narc = succ_arc[x]
-                    for u, arc, w in adj[x]:
-                        if arc == narc or (mx >> u) & 1 or not (allowed >> u) & 1:
-                            continue
-                        fu = gx + w + h[u]
-                        if fu <= limit:
-                            push(heap, (fu, gx + w, r, arc, u, mx))
-                    gx += succ_w[x]
-                    x = succ[x]
-                    record((x, narc, r))
-                    r = len(trail) - 1
-                    mx |= 1 << x
-                rec, g, v = r, gx, t
-        if v == t:
-            out.add(trail, rec, g)
-            found += 1
-            if found >= k:
-                break
-            continue
-        expanded += 1
-        if expanded > budget and not _reaches(adj, v, t, mask, allowed):
-            continue
-        for u, arc, w in adj[v]:
-            if (mask >> u) & 1 or not (allowed >> u) & 1:
-                continue
-            fu = g + w + h[u]
-            if fu <= limit:
-                push(heap, (fu, g + w, rec, arc, u, mask))
-    return found
-
-
 class _FlatPaths:
     """Paths accumulated as flat lists (latency, hops, arcs and sites in travel order)."""
 
@@ -614,7 +558,7 @@ def _heap_merge(a: Any, b: Any) -> Any:
 
 def _k_shortest_eppstein(adj: list[list[tuple[int, int, float]]], h: list[float], tt: _TargetTree, s: int,
                          t: int, k: int, limit: float, out: _FlatPaths, allowed: int = -1,
-                         budget: int = 2000) -> int:
+                         budget: int = DEAD_END_CHECK_AFTER) -> int:
     """Append the ``k`` lowest-latency loopless paths from ``s`` to ``t`` to ``out``; return how many.
 
     Best-first search over partial loopless paths keyed by a lower bound ``g + h(v)`` (``h``:
@@ -714,27 +658,6 @@ def _k_shortest_eppstein(adj: list[list[tuple[int, int, float]]], h: list[float]
                 seq += 1
                 push(heap, (fu, seq, 0, g + w, rec, arc, u, mask))
     return found
-
-
-def _tree_successors(topo: _Topology, pred: np.ndarray) -> tuple[list[int], list[int], list[float]]:
-    """Next site, arc and latency from each site towards the target (lowest-latency parallel link)."""
-    n_links = topo.n_links
-    tail = np.concatenate([topo.site_a, topo.site_b])
-    head = np.concatenate([topo.site_b, topo.site_a])
-    w = np.concatenate([topo.latency_ms, topo.latency_ms])
-    on_tree = np.flatnonzero(head == pred[tail])
-    order = on_tree[np.lexsort((w[on_tree], tail[on_tree]))]
-    first = np.ones(len(order), bool)
-    first[1:] = tail[order][1:] != tail[order][:-1]
-    chosen = order[first]
-    succ = np.full(topo.n_sites, -1, np.int64)
-    arc = np.full(topo.n_sites, -1, np.int64)
-    lat = np.zeros(topo.n_sites)
-    succ[tail[chosen]] = head[chosen]
-    arc[tail[chosen]] = chosen
-    lat[tail[chosen]] = w[chosen]
-    del n_links
-    return succ.tolist(), arc.tolist(), lat.tolist()
 
 
 def _disjoint(adj: list[list[tuple[int, int, float]]], h: list[float], s: int, t: int, k: int, limit: float,

@@ -149,7 +149,8 @@ def _load(lp: LinearProgram, cost: np.ndarray) -> Any:
     model = mbh.ModelBuilderHelper()
     a = lp.A.tocsr().astype(np.float64)
     a.sort_indices()
-    model.fill_model_from_sparse_data(
+    fill: Any = model.fill_model_from_sparse_data  # the bundled stubs mistype the array arguments
+    fill(
         np.ascontiguousarray(lp.col_lower, float), np.ascontiguousarray(lp.col_upper, float),
         np.ascontiguousarray(cost, float), np.ascontiguousarray(lp.row_lower, float),
         np.ascontiguousarray(lp.row_upper, float), a)
