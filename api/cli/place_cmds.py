@@ -32,7 +32,7 @@ def place(
                                                                    "losing any one site.")] = False,
     periods: Annotated[int, typer.Option(help="1 (peak hour) or 24 (follow-the-sun hourly profile).")] = 1,
     backend: Annotated[str, typer.Option(help="Solver backend (highs, ortools-scip, pulp-cbc, ...).")] = "highs",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Solver time limit, seconds.")] = 60.0,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="Time limit per solve, seconds.")] = 60.0,
     verify: Annotated[bool, typer.Option("--verify", help="Check the plan independently from its tables.")] = False,
     options: Annotated[Optional[Path], typer.Option("--options", help="JSON/YAML file of further placement "  # noqa: UP045
                                                                      "options (residency, training, kw_per_gpu, ...).")]

@@ -107,7 +107,7 @@ class PlaceOptions(BaseModel):
     n_plus_one: bool = Field(default=False, description="Serve all inference within SLO after losing any one site")
     periods: Literal[1, 24] = Field(default=1, description="1 = peak hour; 24 = follow-the-sun hourly profile")
     backend: str = "highs"
-    time_limit_s: float = Field(default=60.0, gt=0)
+    time_limit_s: float = Field(default=60.0, gt=0, description="Time limit per solve (LP relaxation, MIP, diagnosis)")
     mip_gap: float = Field(default=1e-4, ge=0, description="Relative MIP gap (1e-4 = 0.01 %)")
     lp_bound: bool = Field(default=True, description="Also solve the LP relaxation and report it as a bound")
     verify: bool = Field(default=False, description="Run the independent checker on the result tables")
