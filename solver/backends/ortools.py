@@ -9,9 +9,11 @@ silently treat them as integers, which is wrong for LPs.
 
 PDLP is a first-order (primal-dual hybrid gradient) method: fast on very large LPs but only
 accurate to its termination tolerances. We ask for relative and absolute optimality tolerances
-of :data:`PDLP_TOLERANCE` (default ``1e-6``, relative to the problem's norms), which in our tests
-gives objectives within ~1e-4 relative of HiGHS -- looser than simplex's 1e-9. Use GLOP or HiGHS
-where exact vertices or tight duals matter.
+of :data:`PDLP_TOLERANCE` (default ``1e-6``, relative to the problem's norms). Measured on
+transportation LPs of 144-1600 variables: objective within ~5e-8 relative of HiGHS, but rows
+violated by up to ~2e-5 (absolute; right-hand sides ~10) and non-vertex solutions; the tests
+hold PDLP to 1e-4 where simplex backends are held to 1e-6. Use GLOP or HiGHS where exact
+vertices or tight duals matter.
 """
 
 from __future__ import annotations
