@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.model import Network
 from solver.planning import ProgressFn, TaskResult, no_progress
-from solver.te.formulations import build_formulation
+from solver.te.formulations import block_values, build_formulation
 from solver.te.instance import REASONS, build_instance
 from solver.te.objectives import OBJECTIVES, run_objective
 from solver.te.result import TEResult, assemble_result
@@ -129,7 +129,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     sol = outcome.solution
     arc_load, splits = form.extract(sol)
     carried = np.zeros(inst.n_demands)
-    unmet = sol.values("unmet").to_numpy()
+    unmet = block_values(sol, "unmet", len(form.lp_demands))
     carried[form.lp_demands] = inst.demand_gbps[form.lp_demands] - unmet
     carried[inst.demand_gbps <= 0] = 0.0
     extract_seconds = time.perf_counter() - t1

@@ -76,14 +76,24 @@ class ModelSpec:
     def to_lp(self, name: str, costs: dict[str, float | np.ndarray] | None = None,
               bounds: dict[str, tuple[float | np.ndarray, float | np.ndarray]] | None = None,
               extra_rows: list[RowSpec] | None = None) -> LinearProgram:
-        """A program over these families (minimise ``sum_b costs[b] @ x_b``)."""
+        """A program over these families (minimise ``sum_b costs[b] @ x_b``).
+
+        A block whose bounds are fixed at zero (``(0.0, 0.0)`` scalars, e.g. ``unmet`` in
+        min-MLU) is left out of the program altogether, with its coefficients; read it back
+        with :func:`block_values`, which gives zeros for it.
+        """
         costs, bounds = costs or {}, bounds or {}
         lp = LinearProgram(name)
+        dropped = {b for b, (lo, up) in bounds.items()
+                   if np.isscalar(lo) and np.isscalar(up) and lo == 0 and up == 0 and b in self.variables}
         for vname, v in self.variables.items():
+            if vname in dropped:
+                continue
             lo, up = bounds.get(vname, (v.lower, v.upper))
             lp.add_variables(vname, v.index, cost=costs.get(vname, 0.0), lower=lo, upper=up)
         for r in [*self.rows, *(extra_rows or [])]:
-            lp.add_constraints(r.name, r.blocks, lower=r.lower, upper=r.upper, index=r.index)
+            blocks = {b: m for b, m in r.blocks.items() if b not in dropped}
+            lp.add_constraints(r.name, blocks, lower=r.lower, upper=r.upper, index=r.index)
         return lp
 
     def size(self, name: str) -> int:
@@ -288,6 +298,13 @@ def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False)
     return Formulation("path", spec, lp_demands, {"flow": lat}, reason, extract, dp.seconds, n_vars)
 
 
+def block_values(sol: Solution, block: str, size: int) -> np.ndarray:
+    """Values of a variable block, zeros when the block was left out (fixed at zero)."""
+    if sol.lp is not None and block not in sol.lp.variables:
+        return np.zeros(size)
+    return sol.values(block).to_numpy()
+
+
 def _clean(f: np.ndarray, tol: float) -> np.ndarray:
     """Flows with solver noise (below ``tol``, or negative) set to zero."""
     return np.where(f > tol, f, 0.0)
@@ -379,7 +396,7 @@ def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False)
     def extract(sol: Solution) -> tuple[np.ndarray, pd.DataFrame]:
         x = sol.values("flow").to_numpy()
         f = _clean(sol.values("path_flow").to_numpy(), tol)
-        s = sol.values("unmet").to_numpy()
+        s = block_values(sol, "unmet", n_lp)
         carried = np.clip(h_agg - s[:n_agg], 0.0, None)
         agg_splits, agg_load = decompose_source_flows(inst, sources, x.reshape(n_src, n_arcs), agg_d, src_of,
                                                       carried, tol)

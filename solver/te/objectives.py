@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from solver.problem import INF, Solution, Status, solve
-from solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec
+from solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec, block_values
 from solver.te.instance import TEInstance
 
 logger = logging.getLogger(__name__)
@@ -239,7 +239,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             assert sol is not None
         if latency_tiebreak:
             sol = run.solve("latency-tiebreak", lat, capped, rows, required=False) or sol
-        carried = float(h.sum() - sol.values("unmet").sum()) if n_lp else 0.0
+        carried = float(h.sum() - block_values(sol, "unmet", n_lp).sum()) if n_lp else 0.0
         return Outcome(sol, run.worst, carried, run.stages)
 
     if objective == "min-latency":
@@ -261,7 +261,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
 
 def _weighted_latency(form: Formulation, sol: Solution, h: np.ndarray) -> float:
     total = sum(float(np.dot(c, sol.values(b).to_numpy())) for b, c in form.latency_cost.items())
-    carried = float(h.sum() - sol.values("unmet").sum()) if len(h) else 0.0
+    carried = float(h.sum() - block_values(sol, "unmet", len(h)).sum()) if len(h) else 0.0
     return total / carried if carried > 1e-12 else 0.0
 
 
