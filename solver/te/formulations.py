@@ -251,7 +251,7 @@ def capacity_rows(inst: TEInstance, loads: dict[str, sp.csr_matrix]) -> RowSpec:
     for m in loads.values():
         used |= np.diff(m.tocsr().indptr) > 0
     arcs = np.flatnonzero(used)
-    blocks = {b: m.tocsr()[arcs] for b, m in loads.items()}
+    blocks = {b: m.tocsr() if used.all() else m.tocsr()[arcs] for b, m in loads.items()}  # no copy when all used
     blocks["mlu"] = sp.csr_matrix(-inst.arc_capacity_gbps[arcs].reshape(-1, 1))
     return RowSpec("capacity", blocks, -INF, 0.0, pd.Index(arcs, name="arc"))
 
