@@ -81,7 +81,20 @@ PARALLEL_MIN_PAIRS = 4000
 DEAD_END_CHECK_AFTER = 2000
 """Expansions per pair after which popped partial paths are checked for a way on to the target."""
 
+MAX_EXPANSIONS = 20_000
+"""Expansions per pair after which the search stops with the paths found so far.
+
+The search is exact (Yen's set) whenever it finishes within this budget, which every pair of the
+shipped and synthetic backbones does in the intact network. A pair with fewer than ``k`` loopless
+paths under its latency limit can otherwise enumerate a huge number of partial paths that never
+reach the target (seen after a landing-station failure: minutes for one pair); those pairs keep the
+lowest-latency paths found, which are still exact as far as they go (paths come out in latency
+order), and a warning counts them."""
+
 _CACHE: OrderedDict[tuple[Any, ...], PathSet] = OrderedDict()
+
+_CAPPED = [0]
+"""Pairs whose search hit :data:`MAX_EXPANSIONS` in this process (reset per search group)."""
 
 
 # ---------------------------------------------------------------------- the result type
@@ -648,6 +661,9 @@ def _k_shortest_eppstein(adj: list[list[tuple[int, int, float]]], h: list[float]
                 break
             continue
         expanded += 1
+        if expanded > MAX_EXPANSIONS:
+            _CAPPED[0] += 1
+            break
         if expanded > budget and not _reaches(adj, v, t, mask, allowed):
             continue
         for u, arc, w in adj[v]:
@@ -732,6 +748,10 @@ def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int
             assert tree is not None
             n_found = _k_shortest_eppstein(adj, h, tree, s, t, k, lim, out, allowed=chain[s])
         pair_of.extend([i] * n_found)
+    if _CAPPED[0]:
+        logger.warning("%d pair(s) hit the search budget of %d expansions; they keep the paths found so far",
+                       _CAPPED[0], MAX_EXPANSIONS)
+        _CAPPED[0] = 0
     return out.to_found(pair_of)
 
 
