@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 from apitest_helpers import FINAL, auth, wait_for
+from apitest_tasks import REGISTRY
 from fastapi.testclient import TestClient
 
+from api.app import create_app
+from api.settings import Settings
 from backbone.io import network_to_dict
 from backbone.model import Network
 
@@ -177,3 +180,25 @@ def test_job_runs_on_its_version(client: TestClient, tokens: dict[str, str], tri
     for jid in (j2["id"], j1b.json()["id"]):
         wait_for(lambda jid=jid: _job(client, tok, jid), lambda j: j["status"] in FINAL)
     assert client.get(f"/v1/jobs/{j2['id']}/result", headers=auth(tok)).json()["sites"] == 4
+
+
+def test_graceful_shutdown_fails_running_jobs(settings: Settings, triangle: Network) -> None:
+    """Stopping the app kills running workers and marks their jobs failed with a reason; queued jobs stay queued."""
+    app = create_app(settings, task_registry=REGISTRY)
+    with TestClient(app) as client:
+        store = client.app.state.store  # type: ignore[attr-defined]
+        tok = store.create_token("planner", "p")[1]
+        sid = _scenario(client, tok, triangle)
+        running = [_submit(client, tok, sid, "sleepy", {"steps": 600, "step_s": 0.1}) for _ in range(2)]
+        queued = _submit(client, tok, sid, "sleepy", {"steps": 1, "step_s": 0})
+        for r in running:
+            wait_for(lambda r=r: _job(client, tok, r["id"]), lambda j: j["status"] == "running")
+        pids = [p.process.pid for p in client.app.state.jobs._running.values()]  # type: ignore[attr-defined]
+    for r in running:
+        job = store.get_job(r["id"])
+        assert job.status == "failed" and job.message == "server stopped while the job was running"
+    assert store.get_job(queued["id"]).status == "queued"
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    store.dispose()

@@ -107,19 +107,9 @@ def test_restart_survival(server: LiveServer) -> None:
         later = wait_for(lambda: _job(c, planner, queued), lambda j: j["status"] in FINAL, timeout_s=120,
                          interval_s=0.2)
         assert later["status"] == "succeeded", later
-        # a graceful stop in the middle of a job marks it failed with a reason, not running forever
-        last = _submit(c, planner, sid)
-        wait_for(lambda: _job(c, planner, last), lambda j: j["status"] != "queued", timeout_s=60, interval_s=0.02)
-    assert server.stop() in CLEAN_EXIT
-    server.start()
-    with httpx.Client(base_url=server.url, timeout=60) as c:
-        final = _job(c, planner, last)
-        assert final["status"] in ("failed", "succeeded")
-        if final["status"] == "failed":
-            assert "server" in final["error"]["detail"]
-        assert not [p for p in (server.data_dir / "staging").iterdir()]
+        assert not list((server.data_dir / "staging").iterdir())
         statuses = {j["status"] for j in c.get("/v1/jobs", headers=auth(planner)).json()}
-        assert "running" not in statuses and "queued" not in statuses
+        assert statuses == {"succeeded", "failed"}
     assert server.stop() in CLEAN_EXIT
 
 
