@@ -168,9 +168,8 @@ def _gap(objective: str, value: float, bound: float) -> float | None:
     if not (np.isfinite(value) and np.isfinite(bound)):
         return None
     denom = max(abs(bound), 1e-9)
-    if objective in ("min-mlu", "min-latency"):
-        return (value - bound) / denom
-    return (bound - value) / denom  # maximisation objectives
+    gap = (value - bound) / denom if objective in ("min-mlu", "min-latency") else (bound - value) / denom
+    return 0.0 if abs(gap) < 1e-9 else gap  # solver round-off, not a gap
 
 
 def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
