@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.store import Principal, Store
@@ -25,12 +26,18 @@ async def get_store(request: Request) -> Store:
 StoreDep = Annotated[Store, Depends(get_store)]
 
 
-def current_principal(store: StoreDep,
-                      credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Principal:
-    """The caller, from the ``Authorization: Bearer <token>`` header (401 when missing or invalid)."""
+async def current_principal(store: StoreDep,
+                            credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Principal:
+    """The caller, from the ``Authorization: Bearer <token>`` header (401 when missing or invalid).
+
+    A token seen valid moments ago is answered from memory; otherwise the store is asked in a
+    worker thread (the database call must not block the event loop).
+    """
     if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
         raise HTTPException(401, "missing bearer token", headers={"WWW-Authenticate": "Bearer"})
-    principal = store.authenticate(credentials.credentials)
+    principal = store.cached_principal(credentials.credentials)
+    if principal is None:
+        principal = await run_in_threadpool(store.authenticate, credentials.credentials)
     if principal is None:
         raise HTTPException(401, "invalid or revoked token", headers={"WWW-Authenticate": "Bearer"})
     return principal

@@ -194,12 +194,17 @@ class Store:
     """Seconds a successful token lookup is reused in this process (revocation through this store
     clears it at once; a revocation from another process takes effect within this time)."""
 
+    def cached_principal(self, plain: str) -> Principal | None:
+        """The principal of a token seen valid less than :attr:`AUTH_CACHE_S` ago (no database access)."""
+        hit = self._auth_cache.get(hash_token(plain))
+        return hit[0] if hit is not None and hit[1] > time.monotonic() else None
+
     def authenticate(self, plain: str) -> Principal | None:
         """The principal of a valid, unrevoked token, else None."""
+        cached = self.cached_principal(plain)
+        if cached is not None:
+            return cached
         digest = hash_token(plain)
-        hit = self._auth_cache.get(digest)
-        if hit is not None and hit[1] > time.monotonic():
-            return hit[0]
         with self.session() as s:
             tok = s.scalars(select(Token).where(Token.token_hash == digest)).one_or_none()
             if tok is None or tok.revoked_at is not None:
