@@ -84,7 +84,8 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    # as many connections as the threadpool has threads (40), so no request waits for a connection
+    return create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=30)
 
 
 def upgrade_database(engine: Engine, revision: str = "head") -> None:

@@ -80,6 +80,7 @@ async def run_phase(client: httpx.AsyncClient, clients: int, total: int, max_sec
                     make_request: Any) -> dict[str, Any]:
     """``clients`` workers issue requests until ``total`` are done or ``max_seconds`` pass."""
     latencies: list[float] = []
+    kinds: dict[str, int] = {}
     errors = 0
     counter = 0
     t_end = time.monotonic() + max_seconds
@@ -93,18 +94,19 @@ async def run_phase(client: httpx.AsyncClient, clients: int, total: int, max_sec
             t0 = time.perf_counter()
             try:
                 r = await client.request(method, path, json=body)
-                ok = r.status_code < 400
-            except httpx.HTTPError:
-                ok = False
+                what = "" if r.status_code < 400 else f"HTTP {r.status_code}: {r.text[:200]}"
+            except httpx.HTTPError as exc:
+                what = f"{type(exc).__name__}: {exc}"
             latencies.append(time.perf_counter() - t0)
-            if not ok:
+            if what:
                 errors += 1
+                kinds[what] = kinds.get(what, 0) + 1
 
     t0 = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(clients)))
     elapsed = time.perf_counter() - t0
     lat_ms = np.array(latencies) * 1000
-    return {"requests": len(latencies), "errors": errors, "seconds": elapsed, "rps": len(latencies) / elapsed,
+    return {"requests": len(latencies), "errors": errors, "error_kinds": kinds, "seconds": elapsed, "rps": len(latencies) / elapsed,
             "p50_ms": float(np.percentile(lat_ms, 50)), "p99_ms": float(np.percentile(lat_ms, 99))}
 
 
@@ -152,6 +154,9 @@ def main() -> None:
     for name, s in results:
         print(f"{name:<32}{s['requests']:>9}{s['errors']:>8}{s['seconds']:>9.1f}{s['rps']:>9.0f}"
               f"{s['p50_ms']:>9.1f}{s['p99_ms']:>9.1f}")
+    for name, s in results:
+        for what, n in s["error_kinds"].items():
+            print(f"  {name}: {n} x {what}")
     if any(s["errors"] for _, s in results):
         raise SystemExit(1)
 

@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-from api.store import Store, downgrade_database
-
 
 def postgres_url() -> str:
     """The test PostgreSQL URL, or skip (fail when BACKBONE_REQUIRE_POSTGRES=1)."""
@@ -22,18 +20,25 @@ def postgres_url() -> str:
     return url
 
 
-def reset_postgres(url: str) -> None:
-    """Drop every table of the test database (tests share one database, one at a time)."""
-    store = Store(url)
-    try:
-        downgrade_database(store.engine, "base")
-    except Exception:
-        from sqlalchemy import text
+def postgres_schema_url(url: str) -> tuple[str, Callable[[], None]]:
+    """A URL whose connections use a new, private schema (``search_path``), and a function dropping it."""
+    import uuid
 
-        with store.engine.begin() as conn:
-            for t in ("audit_log", "jobs", "scenario_versions", "scenarios", "tokens", "alembic_version"):
-                conn.execute(text(f"DROP TABLE IF EXISTS {t} CASCADE"))
-    store.dispose()
+    from sqlalchemy import create_engine, text
+
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    sep = "&" if "?" in url else "?"
+    private = f"{url}{sep}options=-csearch_path%3D{schema}"
+
+    def drop() -> None:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        admin.dispose()
+
+    return private, drop
 
 
 def auth(token: str, **headers: str) -> dict[str, str]:

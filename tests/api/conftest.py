@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from apitest_helpers import postgres_url, reset_postgres
+from apitest_helpers import postgres_schema_url, postgres_url
 from apitest_tasks import REGISTRY
 from fastapi.testclient import TestClient
 
@@ -21,14 +21,16 @@ from api.store import Store
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database: a SQLite file, or the (reset) PostgreSQL test database."""
+    """A fresh, empty database: a SQLite file, or a private schema in the PostgreSQL test database
+    (dropped afterwards), so test runs sharing one PostgreSQL server do not disturb each other."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'api.db'}"
         return
-    url = postgres_url()
-    reset_postgres(url)
-    yield url
-    reset_postgres(url)
+    url, drop = postgres_schema_url(postgres_url())
+    try:
+        yield url
+    finally:
+        drop()
 
 
 @pytest.fixture
