@@ -55,9 +55,10 @@ class PlanOptions(BaseModel):
     place: dict[str, Any] = Field(default_factory=dict, description="Placement options (PlaceOptions).")
     te: dict[str, Any] = Field(default_factory=dict, description="Routing options (TEOptions).")
     failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (FailureOptions).")
-    design: dict[str, Any] = Field(default_factory=dict, description="Upgrade options: ceiling (0.9), time_limit_s "
+    design: dict[str, Any] = Field(default_factory=dict, description="Upgrade options: ceiling (0.8), time_limit_s "
                                    "(40), backend, survive (srlg|link|none), max_states (8: the worst failure states "
-                                   "modelled; the report counts the rest).")
+                                   "modelled; the report counts the rest), routing (paths: TE's latency-admissible "
+                                   "candidate paths | edge: unrestricted multicommodity flow).")
     skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")
     maps: bool = Field(True, description="Draw the maps and charts.")
     verify: bool = Field(False, description="Run every independent check.")
@@ -138,7 +139,8 @@ def network_after_placement(net: Network, sites: pd.DataFrame, extra_demands: pd
     return replace(net, sites=s, demands=demands)
 
 
-def _failure_states(net: Network, records: list[dict[str, Any]], ceiling: float) -> tuple[list[list[str]], list[str]]:
+def _failure_states(net: Network, records: list[dict[str, Any]],
+                    ceiling: float) -> tuple[list[tuple[str, list[str]]], list[str]]:
     """Failure states the upgrade design must model, and those no upgrade can fix.
 
     Modelled: states whose routing drives some link above the ceiling, worst first -- more
@@ -156,7 +158,7 @@ def _failure_states(net: Network, records: list[dict[str, Any]], ceiling: float)
     site_pos = pd.Series(np.arange(n), index=net.sites.index)
     src = site_pos.reindex(net.demands["src"]).to_numpy()
     dst = site_pos.reindex(net.demands["dst"]).to_numpy()
-    states: list[list[str]] = []
+    states: list[tuple[str, list[str]]] = []
     isolating: list[str] = []
     for r in sorted(records, key=lambda r: (-r["mlu"], r["scenario"])):
         links = r.get("links") or []
@@ -169,7 +171,7 @@ def _failure_states(net: Network, records: list[dict[str, Any]], ceiling: float)
         if (label[src] != label[dst]).any():
             isolating.append(str(r["scenario"]))
         elif r["mlu"] > ceiling + 1e-9:
-            states.append(list(links))
+            states.append((str(r["scenario"]), list(links)))
     return states, isolating
 
 
@@ -185,6 +187,7 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     from solver.failures import enumerate_scenarios, run_failures_task
     from solver.placement import run_place_task
     from solver.te import run_te_task
+    from solver.upgrades import plan_path_upgrades, verify_path_upgrades
 
     t_start = time.perf_counter()
     done = 0.0
@@ -211,9 +214,9 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     te_opts = _stage_options("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0})
     fail_opts = _stage_options("failures", opts.failures, {"kind": "srlg", "objective": "min-mlu", "verify": False,
                                                            "time_limit_s": 30.0})
-    design_cfg = {"ceiling": 0.9, "time_limit_s": 40.0, "backend": "highs", "survive": "srlg", "max_states": 8,
-                  **opts.design}
-    unknown = set(design_cfg) - {"ceiling", "time_limit_s", "backend", "survive", "max_states"}
+    design_cfg = {"ceiling": 0.8, "time_limit_s": 40.0, "backend": "highs", "survive": "srlg", "max_states": 8,
+                  "routing": "paths", **opts.design}
+    unknown = set(design_cfg) - {"ceiling", "time_limit_s", "backend", "survive", "max_states", "routing"}
     if unknown:
         raise ValidationError([Problem(f"unknown upgrade option {k!r}", table="plan", record="design", field=k)
                                for k in sorted(unknown)])
@@ -272,8 +275,9 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     if not opts.skip_upgrades:
         ceiling = float(design_cfg["ceiling"])
         states: list[list[str]] = [[]]
+        state_names = ["intact"]
         isolating: list[str] = []
-        unmodelled: list[list[str]] = []
+        unmodelled: list[tuple[str, list[str]]] = []
         if design_cfg["survive"] != "none":
             scen = {s.id: s for s in enumerate_scenarios(routed, "srlg" if design_cfg["survive"] == "srlg" else "link")}
             recs = [{**r, "links": list(scen[r["scenario"]].links)} for r in fs["scenarios"] if r["scenario"] in scen]
@@ -282,16 +286,27 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
             modelled, isolating = _failure_states(routed, recs, ceiling)
             max_states = int(design_cfg["max_states"])
             unmodelled = modelled[max_states:]
-            states += modelled[:max_states]
+            states += [links for _name, links in modelled[:max_states]]
+            state_names += [name for name, _links in modelled[:max_states]]
         try:
-            dres = design_upgrades(routed, states, ceiling, time_limit=float(design_cfg["time_limit_s"]),
-                                   backend=str(design_cfg["backend"]), progress=stage_progress("upgrades"))
-            ds = dres.summary()
-            upgrades = dres.upgrades
-            if opts.verify:
-                from solver.design import _verify
+            if design_cfg["routing"] == "paths":
+                pres = plan_path_upgrades(routed, states, ceiling, k=te_opts.paths,
+                                          time_limit=float(design_cfg["time_limit_s"]),
+                                          backend=str(design_cfg["backend"]), state_names=state_names,
+                                          progress=stage_progress("upgrades"))
+                ds = pres.summary()
+                upgrades = pres.upgrades
+                if opts.verify:
+                    ds["verification"] = verify_path_upgrades(routed, pres, states, k=te_opts.paths)
+            else:
+                dres = design_upgrades(routed, states, ceiling, time_limit=float(design_cfg["time_limit_s"]),
+                                       backend=str(design_cfg["backend"]), progress=stage_progress("upgrades"))
+                ds = dres.summary()
+                upgrades = dres.upgrades
+                if opts.verify:
+                    from solver.design import _verify
 
-                ds["verification"] = _verify(dres.instance, dres.solution)
+                    ds["verification"] = _verify(dres.instance, dres.solution)
         except InfeasibleError as exc:
             ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
         ds["failure_states_modelled"] = len(states) - 1
@@ -524,9 +539,12 @@ def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict
         "SLOs are hard constraints.",
         "Failures: every single SRLG (cable systems, shared landing stations, corridors) cut and re-routed; "
         "'unmet' counts demand beyond what the intact network already leaves unmet.",
-        f"Upgrades: whole modules per link (links.module_gbps at links.module_cost_usd) so all demand fits within "
-        f"{100 * float(ds.get('ceiling') or 0.9):.0f} % utilisation in the intact network and in every failure state the "
-        "sweep found short; routing for upgrades is unrestricted (edge-based), latency SLOs are not constraints there.",
+        f"Upgrades: whole modules per link (links.module_gbps at links.module_cost_usd, up to max_capacity_gbps) so "
+        f"all demand fits within {100 * float(ds.get('ceiling') or 0.8):.0f} % utilisation in the intact network and "
+        "in the failure states the sweep found overloaded (worst first, up to max_states), routed "
+        + ("over the same latency-admissible candidate paths as TE." if ds.get("mode") == "upgrade-paths" else
+           "as unrestricted multicommodity flow (latency SLOs not enforced there).")
+        + " Failures that cut sites off cannot be fixed by capacity and are listed separately.",
     ]
     return {
         "title": f"Backbone plan: {net.name}",
