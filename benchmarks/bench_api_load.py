@@ -147,6 +147,7 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
             log.close()
+            server_log = (Path(tmp) / "server.log").read_text(errors="replace")
     db = "PostgreSQL" if args.database_url.startswith("postgresql") else "SQLite"
     print(f"\nAPI load: {args.clients} concurrent clients, 127.0.0.1, {db}, {args.workers} job workers, "
           f"{os.cpu_count()} CPUs")
@@ -158,6 +159,7 @@ def main() -> None:
         for what, n in s["error_kinds"].items():
             print(f"  {name}: {n} x {what}")
     if any(s["errors"] for _, s in results):
+        print("server log (tail):\n" + "\n".join(server_log.splitlines()[-40:]))
         raise SystemExit(1)
 
 

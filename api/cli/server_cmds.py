@@ -46,6 +46,8 @@ def serve(
     workers: Annotated[int | None, typer.Option(help="Jobs run at the same time (default BACKBONE_WORKERS or 2).",
                                                 min=1, max=64)] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    keep_alive_s: Annotated[int, typer.Option(help="Seconds an idle keep-alive connection stays open.",
+                                              min=1, max=3600)] = 30,
 ) -> None:
     """Run the REST API (uvicorn). Migrates the database to the newest schema first."""
     import logging
@@ -60,7 +62,8 @@ def serve(
                         format="%(levelname)s %(name)s: %(message)s")
     err_console.print(f"backbone API on http://{host}:{port}  (docs /docs, data dir {settings.data_dir})",
                       highlight=False)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=log_level == "debug")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=log_level == "debug",
+                timeout_keep_alive=keep_alive_s)
 
 
 @handle_errors
