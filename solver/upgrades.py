@@ -140,7 +140,15 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
                      integer=True)
     lp.add_variables("flow", int(offsets[-1]))
     unmet_index = pd.MultiIndex.from_product([range(S), net.demands.index], names=["state", "demand"])
-    lp.add_variables("unmet", unmet_index, cost=UNMET_PENALTY_USD_PER_GBPS, upper=np.tile(h, S))
+    # demand with no admissible path in a state is unmet whatever is bought: fix it (no penalty),
+    # so the penalty -- and the MIP gap -- only ever concern demand that capacity could carry
+    has_path = np.zeros((S, D), bool)
+    for s_i, (vd, _, _) in enumerate(per_state):
+        has_path[s_i, vd] = True
+    h_all = np.tile(h, S)
+    no_path = ~has_path.ravel()
+    lp.add_variables("unmet", unmet_index, cost=np.where(no_path, 0.0, UNMET_PENALTY_USD_PER_GBPS),
+                     lower=np.where(no_path, h_all, 0.0), upper=h_all)
     # demand: sum_p f_{s,p} + u_{s,d} = h_d
     rows = np.concatenate([s * D + vd for s, (vd, _, _) in enumerate(per_state)])
     demand_flow = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(S * D, int(offsets[-1])))
@@ -159,15 +167,15 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
     if not sol.status.has_solution:
         raise SolverError(f"upgrade plan: {sol.status.value} after {sol.solve_seconds:.1f} s ({sol.message})")
     y = np.round(sol.values("modules").to_numpy())
-    unmet = sol.values("unmet").to_numpy().reshape(S, D)
+    unmet = np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(S, D)
     chosen = y > 0.5
     upgrades = pd.DataFrame({"link": links.index[chosen], "modules": y[chosen].astype(int),
                              "module_gbps": mod[chosen], "added_gbps": y[chosen] * mod[chosen],
                              "cost_usd": y[chosen] * links["module_cost_usd"].to_numpy(float)[chosen]})
     upgrades = upgrades.sort_values("cost_usd", ascending=False, kind="stable").reset_index(drop=True)
     cost = float(upgrades["cost_usd"].sum())
-    penalty = float(unmet.sum()) * UNMET_PENALTY_USD_PER_GBPS
-    bound = None if sol.bound is None else max(0.0, float(sol.bound) - penalty)
+    penalty = float(unmet.ravel()[~no_path].sum()) * UNMET_PENALTY_USD_PER_GBPS
+    bound = None if sol.bound is None else max(0.0, min(cost, float(sol.bound) - penalty))
     gap = None if bound is None else (max(0.0, cost - bound) / cost if cost > 0 else 0.0)
     progress(1.0, "upgrades planned")
     return PathUpgradeResult(
