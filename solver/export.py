@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from solver.backends._stdio import stdout_to_stderr
+from solver.backends.highs import highs_lp
 from solver.problem import LinearProgram
 
 logger = logging.getLogger(__name__)
@@ -80,25 +80,9 @@ def _highs_with_model(lp: LinearProgram) -> Any:
     with stdout_to_stderr():
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    a = lp.A.tocsc()
-    model = highspy.HighsLp()
-    model.num_col_ = lp.n_cols
-    model.num_row_ = lp.n_rows
-    model.col_cost_ = lp.c
-    model.col_lower_ = lp.col_lower
-    model.col_upper_ = lp.col_upper
-    model.row_lower_ = lp.row_lower
-    model.row_upper_ = lp.row_upper
-    model.offset_ = float(lp.objective_offset)
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = a.indptr.astype(np.int32)
-    model.a_matrix_.index_ = a.indices.astype(np.int32)
-    model.a_matrix_.value_ = a.data.astype(float)
+    model = highs_lp(lp)
     model.col_names_ = column_names(lp)
     model.row_names_ = row_names(lp)
-    if lp.is_mip:
-        kinds = np.array([highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger], dtype=object)
-        model.integrality_ = kinds[lp.integrality.astype(int)].tolist()
     with stdout_to_stderr():
         h.passModel(model)
     return h

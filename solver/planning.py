@@ -18,6 +18,7 @@ from typing import Any
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.serialize import json_default
 
 ProgressFn = Callable[[float, str], None]
 """``progress(fraction_done, message)``; fraction in [0, 1]."""
@@ -105,17 +106,5 @@ def run_task(kind: str, net: Network, options: Mapping[str, Any] | None = None, 
 def write_json_atomic(path: Path, obj: Any) -> None:
     """Write JSON to ``path`` via a temporary file and an atomic rename."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(obj, indent=2, default=_json_default, allow_nan=False), encoding="utf-8")
+    tmp.write_text(json.dumps(obj, indent=2, default=json_default, allow_nan=False), encoding="utf-8")
     os.replace(tmp, path)
-
-
-def _json_default(o: Any) -> Any:
-    import numpy as np
-
-    if isinstance(o, np.generic):
-        return o.item()
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serializable: {type(o).__name__}")

@@ -66,20 +66,10 @@ def handle_errors(func: F) -> F:
 
 def emit_json(obj: Any) -> None:
     """Print ``obj`` as JSON on stdout (and nothing else)."""
-    sys.stdout.write(json.dumps(obj, indent=2, default=_default, allow_nan=False) + "\n")
+    from backbone.serialize import json_default
+
+    sys.stdout.write(json.dumps(obj, indent=2, default=json_default, allow_nan=False) + "\n")
     sys.stdout.flush()
-
-
-def _default(o: Any) -> Any:
-    import numpy as np
-
-    if isinstance(o, np.generic):
-        return o.item()
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serializable: {type(o).__name__}")
 
 
 def load(scenario: Path | None) -> Any:

@@ -38,24 +38,8 @@ class HighsBackend:
             h.setOptionValue("threads", int(threads))
         for k, v in options.items():
             h.setOptionValue(k, v)
-        a = lp.A.tocsc()
-        model = highspy.HighsLp()
-        model.num_col_ = lp.n_cols
-        model.num_row_ = lp.n_rows
-        model.col_cost_ = lp.c
-        model.col_lower_ = lp.col_lower
-        model.col_upper_ = lp.col_upper
-        model.row_lower_ = lp.row_lower
-        model.row_upper_ = lp.row_upper
-        model.offset_ = float(lp.objective_offset)
-        model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        model.a_matrix_.start_ = a.indptr.astype(np.int32)
-        model.a_matrix_.index_ = a.indices.astype(np.int32)
-        model.a_matrix_.value_ = a.data.astype(float)
+        model = highs_lp(lp)
         is_mip = lp.is_mip
-        if is_mip:
-            model.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                                  for i in lp.integrality]
         t0 = time.perf_counter()
         with stdout_to_stderr():
             h.passModel(model)
@@ -111,3 +95,27 @@ class HighsBackend:
         if probe == highspy.HighsModelStatus.kInfeasible:
             return Status.INFEASIBLE
         return Status.ERROR
+
+
+def highs_lp(lp: LinearProgram) -> Any:
+    """The program as a ``highspy.HighsLp`` (column-wise sparse matrix, integrality when a MIP)."""
+    import highspy
+
+    a = lp.A.tocsc()
+    model = highspy.HighsLp()
+    model.num_col_ = lp.n_cols
+    model.num_row_ = lp.n_rows
+    model.col_cost_ = lp.c
+    model.col_lower_ = lp.col_lower
+    model.col_upper_ = lp.col_upper
+    model.row_lower_ = lp.row_lower
+    model.row_upper_ = lp.row_upper
+    model.offset_ = float(lp.objective_offset)
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_ = a.indptr.astype(np.int32)
+    model.a_matrix_.index_ = a.indices.astype(np.int32)
+    model.a_matrix_.value_ = a.data.astype(float)
+    if lp.is_mip:
+        kinds = np.array([highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger], dtype=object)
+        model.integrality_ = list(kinds[lp.integrality.astype(int)])
+    return model
