@@ -48,7 +48,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.errors import InfeasibleError, Problem, SolverError, ValidationError
 from backbone.model import Network
@@ -913,10 +913,13 @@ class DesignOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     model: str | None = Field(None, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
     model_file: str | None = Field(None, description="SNDlib model file (instead of a code)")
-    survivability: Literal["none", "link", "srlg"] = "none"
+    survivability: Literal["none", "link", "srlg"] = Field(
+        "none", validation_alias=AliasChoices("survivability", "survive"),
+        description="Failures to survive with rerouting (also accepted as 'survive', the CLI flag)")
     ceiling: float = Field(0.8, gt=0, le=1, description="utilisation ceiling (upgrade mode)")
     candidate_links: list[CandidateLink] = Field(default_factory=list)
-    time_limit: float = Field(60.0, gt=0, le=86_400)
+    time_limit: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit", "time_limit_s"),
+                              description="Seconds (also accepted as 'time_limit_s', as in the other tasks)")
     backend: str = "highs"
     mip_gap: float = Field(1e-4, ge=0, lt=1)
     cuts: bool = True

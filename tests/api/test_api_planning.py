@@ -77,3 +77,26 @@ def test_map_errors(client: TestClient, tokens: dict[str, str], triangle: Networ
     assert r.status_code == 422 and r.json()["errors"]
     svg = client.get(f"/v1/scenarios/{sid}/map?format=svg&size=640x360", headers=auth(tok))
     assert svg.status_code == 200 and b"<svg" in svg.content[:2000]
+
+
+def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str]) -> None:
+    """The other planning kinds through the API: same summaries and files as the CLI writes."""
+    from tests.conftest import small_world_network
+
+    tok = tokens["planner"]
+    sid = client.post("/v1/scenarios", json=network_to_dict(small_world_network()), headers=auth(tok)).json()["id"]
+    failures = _run(client, tok, sid, "failures", {"kind": "srlg", "engine": "serial"})
+    res = client.get(f"/v1/jobs/{failures['id']}/result", headers=auth(tok)).json()
+    assert res["scenarios_run"] == 7 and res["worst"][0]["scenario"] == "srlg:atlantic"
+    assert {"failures_scenarios.csv", "failures_links.csv", "failures.json"} <= set(failures["files"])
+
+    design = _run(client, tok, sid, "design", {"survive": "link", "ceiling": 0.8, "time_limit_s": 30})
+    res = client.get(f"/v1/jobs/{design['id']}/result", headers=auth(tok)).json()
+    assert res["status"] in ("optimal", "feasible") and res["cost_usd"] is not None
+
+    plan = _run(client, tok, sid, "plan", {"failures": {"engine": "serial"}, "design": {"time_limit_s": 20}})
+    res = client.get(f"/v1/jobs/{plan['id']}/result", headers=auth(tok)).json()
+    assert res["failure_scenarios"] == 7 and res["gpus_added"] > 0
+    assert {"report.html", "map_world.png", "map.html", "plan.json"} <= set(plan["files"])
+    page = client.get(f"/v1/jobs/{plan['id']}/files/report.html", headers=auth(tok))
+    assert page.status_code == 200 and "Where the GPUs go" in page.text

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from backbone.io import save_scenario
 from backbone.model import Network
-from tests.conftest import make_network
+from tests.conftest import small_world_network
 
 PLAN_FILES = ("report.html", "plan.json", "place.json", "te.json", "failures.json", "design.json",
               "map_world.png", "map_pacific.png", "map.svg", "map.html", "map.geojson",
@@ -24,72 +24,9 @@ PLAN_FILES = ("report.html", "plan.json", "place.json", "te.json", "failures.jso
               "design_upgrades.csv")
 
 
-def _site(i: str, lon: float, lat: float, region: str, country: str, kind: str = "pop", **kw: object) -> dict:
-    metro = i if i in ("new-york", "los-angeles", "london", "frankfurt", "tokyo", "singapore") else ""
-    return {"id": i, "name": i.title(), "lon": lon, "lat": lat, "region": region, "country": country,
-            "metro": metro, "kind": kind, **kw}
-
-
 @pytest.fixture(scope="module")
 def small_world() -> Network:
-    """Eight sites on three continents, two transatlantic and two transpacific cables, metros
-    with inference demand beyond the installed GPUs, and background traffic."""
-    dc = {"kind": "datacenter", "gpus_max": 60000, "power_max_mw": 120.0}
-    sites = [
-        _site("ashburn", -77.49, 39.04, "NA", "US", gpus_installed=4096, power_available_mw=10, **dc),
-        _site("new-york", -74.0, 40.71, "NA", "US"),
-        _site("los-angeles", -118.24, 34.05, "NA", "US"),
-        _site("london", -0.13, 51.51, "EMEA", "GB", gpus_installed=2048, power_available_mw=5, **dc),
-        _site("frankfurt", 8.68, 50.11, "EMEA", "DE", gpus_installed=2048, power_available_mw=5, **dc),
-        _site("tokyo", 139.69, 35.69, "APAC", "JP", gpus_installed=2048, power_available_mw=5, **dc),
-        _site("singapore", 103.82, 1.35, "APAC", "SG", gpus_installed=1024, power_available_mw=3, **dc),
-        _site("seattle", -122.33, 47.61, "NA", "US"),
-    ]
-    t = {"kind": "terrestrial", "capacity_gbps": 4000}
-    links = [
-        {"id": "ash-nyc", "site_a": "ashburn", "site_b": "new-york", **t},
-        {"id": "ash-lax", "site_a": "ashburn", "site_b": "los-angeles", **t},
-        {"id": "lax-sea", "site_a": "los-angeles", "site_b": "seattle", **t},
-        {"id": "nyc-sea", "site_a": "new-york", "site_b": "seattle", **t},
-        {"id": "lon-fra", "site_a": "london", "site_b": "frankfurt", **t},
-        {"id": "tyo-sin-1", "site_a": "tokyo", "site_b": "singapore", "kind": "submarine", "cable_system": "APG",
-         "capacity_gbps": 1200, "waypoints": "125 25; 112 10"},
-        {"id": "nyc-lon-1", "site_a": "new-york", "site_b": "london", "kind": "submarine", "cable_system": "TAT-A",
-         "capacity_gbps": 1200, "waypoints": "-50 44; -20 50"},
-        {"id": "ash-fra-1", "site_a": "ashburn", "site_b": "frankfurt", "kind": "submarine", "cable_system": "TAT-B",
-         "capacity_gbps": 800, "waypoints": "-60 38; -10 45; -2 47"},
-        {"id": "lax-tyo-1", "site_a": "los-angeles", "site_b": "tokyo", "kind": "submarine", "cable_system": "PAC-A",
-         "capacity_gbps": 1200, "waypoints": "-150 33; 170 34"},
-        {"id": "sea-tyo-1", "site_a": "seattle", "site_b": "tokyo", "kind": "submarine", "cable_system": "PAC-B",
-         "capacity_gbps": 800, "waypoints": "-160 48; 165 42"},
-        {"id": "fra-sin-1", "site_a": "frankfurt", "site_b": "singapore", "kind": "submarine",
-         "cable_system": "SMW", "capacity_gbps": 600, "waypoints": "10 40; 32 31; 38 20; 60 15; 80 5"},
-    ]
-    srlgs = [
-        {"id": "tat-a", "name": "TAT-A", "kind": "cable_system", "links": "nyc-lon-1"},
-        {"id": "tat-b", "name": "TAT-B", "kind": "cable_system", "links": "ash-fra-1"},
-        {"id": "pac-a", "name": "PAC-A", "kind": "cable_system", "links": "lax-tyo-1"},
-        {"id": "pac-b", "name": "PAC-B", "kind": "cable_system", "links": "sea-tyo-1"},
-        {"id": "smw", "name": "SMW", "kind": "cable_system", "links": "fra-sin-1"},
-        {"id": "apg", "name": "APG", "kind": "cable_system", "links": "tyo-sin-1"},
-        {"id": "atlantic", "name": "North Atlantic", "kind": "corridor", "links": "nyc-lon-1;ash-fra-1"},
-    ]
-    metros = [
-        {"id": m, "name": m.title(), "lon": lon, "lat": lat, "region": r, "country": c, "population_m": p,
-         "inference_gpus": g, "interactive_share": 0.6}
-        for m, lon, lat, r, c, p, g in [
-            ("new-york", -74.0, 40.71, "NA", "US", 19.0, 9000.0), ("los-angeles", -118.24, 34.05, "NA", "US", 13.0, 6000.0),
-            ("london", -0.13, 51.51, "EMEA", "GB", 9.0, 5000.0), ("frankfurt", 8.68, 50.11, "EMEA", "DE", 2.0, 3000.0),
-            ("tokyo", 139.69, 35.69, "APAC", "JP", 37.0, 8000.0), ("singapore", 103.82, 1.35, "APAC", "SG", 6.0, 3000.0),
-        ]]
-    demands = [
-        {"id": "trn-ash-fra", "src": "ashburn", "dst": "frankfurt", "demand_gbps": 300, "traffic_class": "training"},
-        {"id": "rep-lon-nyc", "src": "london", "dst": "new-york", "demand_gbps": 400, "traffic_class": "replication"},
-        {"id": "inf-tyo-lax", "src": "tokyo", "dst": "los-angeles", "demand_gbps": 300, "traffic_class": "inference",
-         "slo_rtt_ms": 150},
-        {"id": "bulk-sin-fra", "src": "singapore", "dst": "frankfurt", "demand_gbps": 200, "traffic_class": "bulk"},
-    ]
-    return make_network(sites, links, demands, srlgs, metros, name="small-world")
+    return small_world_network()
 
 
 def _check_plan_dir(out: Path, summary: dict) -> None:
