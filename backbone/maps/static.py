@@ -93,7 +93,7 @@ def render_static(net: Network, values: MapValues, view: MapView, fmt: str,
     import matplotlib as mpl
 
     opts = options or StaticOptions()
-    with mpl.rc_context(RC_PARAMS):
+    with mpl.rc_context(RC_PARAMS):  # type: ignore[arg-type]
         fig = build_figure(net, values, view, opts, halo=fmt != "svg")
         buf = io.BytesIO()
         save_kw: dict[str, Any] = {"format": fmt, "facecolor": fig.get_facecolor()}
