@@ -396,7 +396,13 @@ def _worker_context(net: Network, options: FailureOptions) -> SweepContext:
     return ctx
 
 
-def _run_batch(net: Network, options: FailureOptions, batch: list[FailureScenario]) -> list[dict[str, Any]]:
+def _run_batch(net: Network, options: FailureOptions, batch: list[FailureScenario],
+               ctx: SweepContext | None = None) -> list[dict[str, Any]]:
+    if ctx is not None:  # the parent's baseline: adopt it instead of solving it again
+        key = _context_key(net, options)
+        if key not in _WORKER_CONTEXTS:
+            _WORKER_CONTEXTS.clear()
+            _WORKER_CONTEXTS[key] = ctx
     ctx = _worker_context(net, options)
     return [evaluate_scenario(ctx, s) for s in batch]
 
@@ -405,10 +411,10 @@ _POOL_NET: Network | None = None
 _POOL_OPTIONS: FailureOptions | None = None
 
 
-def _pool_init(net: Network, options: FailureOptions) -> None:
+def _pool_init(net: Network, options: FailureOptions, ctx: SweepContext | None = None) -> None:
     global _POOL_NET, _POOL_OPTIONS
     _POOL_NET, _POOL_OPTIONS = net, options
-    _worker_context(net, options)  # build once per worker, before the first batch
+    _run_batch(net, options, [], ctx)  # adopt (or build) the context once per worker
 
 
 def _pool_batch(batch: list[FailureScenario]) -> list[dict[str, Any]]:
@@ -422,8 +428,11 @@ def _batches(scenarios: list[FailureScenario], workers: int, batch_size: int | N
 
 
 def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOptions,
-              progress: ProgressFn | None = None) -> list[dict[str, Any]]:
+              progress: ProgressFn | None = None, ctx: SweepContext | None = None) -> list[dict[str, Any]]:
     """Evaluate every scenario with the chosen engine; records in scenario order.
+
+    ``ctx`` (the intact network's baseline, when the caller has it) is shipped to the workers so
+    they do not solve the baseline again; each still computes the intact candidate paths once.
 
     Raises
     ------
@@ -442,15 +451,14 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
     results: dict[int, list[dict[str, Any]]] = {}
     if engine == "serial":
         for i, b in enumerate(batches):
-            results[i] = _run_batch(net, options, b)
+            results[i] = _run_batch(net, options, b, ctx)
             done += len(b)
             progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios")
     elif engine == "local":
         import multiprocessing as mp
 
-        ctx = mp.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_init,
-                                 initargs=(net, options)) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_pool_init,
+                                 initargs=(net, options, ctx)) as pool:
             futures = {pool.submit(_pool_batch, b): i for i, b in enumerate(batches)}
             for fut in as_completed(futures):
                 i = futures[fut]
@@ -458,12 +466,12 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
                 done += len(batches[i])
                 progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios")
     else:
-        results = _run_dask(net, options, batches, workers, len(scenarios), progress)
+        results = _run_dask(net, options, batches, workers, len(scenarios), progress, ctx)
     return [r for i in range(len(batches)) for r in results[i]]
 
 
 def _run_dask(net: Network, options: FailureOptions, batches: list[list[FailureScenario]], workers: int,
-              total: int, progress: ProgressFn) -> dict[int, list[dict[str, Any]]]:
+              total: int, progress: ProgressFn, ctx: SweepContext | None = None) -> dict[int, list[dict[str, Any]]]:
     from backbone.errors import SolverError
 
     try:
@@ -483,8 +491,9 @@ def _run_dask(net: Network, options: FailureOptions, batches: list[list[FailureS
         raise SolverError(f"cannot reach Dask scheduler {options.scheduler!r}: {exc}") from None
     try:
         net_future = client.scatter(net, broadcast=True)
-        futures = [client.submit(_run_batch, net_future, options, b, key=f"failures-batch-{i}-{id(batches)}",
-                                 pure=False) for i, b in enumerate(batches)]
+        ctx_future = client.scatter(ctx, broadcast=True) if ctx is not None else None
+        futures = [client.submit(_run_batch, net_future, options, b, ctx_future,
+                                 key=f"failures-batch-{i}-{id(batches)}", pure=False) for i, b in enumerate(batches)]
         index = {f.key: i for i, f in enumerate(futures)}
         results: dict[int, list[dict[str, Any]]] = {}
         done = 0
@@ -579,7 +588,7 @@ def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = N
     def sub(f: float, m: str) -> None:
         progress(0.05 + 0.93 * f, m)
 
-    records = run_sweep(net, scenarios, options, sub)
+    records = run_sweep(net, scenarios, options, sub, ctx)
     progress(1.0, "done")
     return SweepResult(records, baseline, time.perf_counter() - t0)
 
