@@ -58,37 +58,31 @@ class ScenarioDocument(BaseModel):
     demands: list[dict[str, Any]] | None = None
 
 
-class ScenarioPublic(BaseModel):
+class _VersionFields(BaseModel):
+    """What every scenario version reports about itself."""
+
+    name: str
+    version: int
+    etag: str
+    sites: int
+    links: int
+    demands: int
+    size_bytes: int
+    source_format: str
+    created_at: datetime
+    created_by: str
+
+
+class ScenarioPublic(_VersionFields):
     """A scenario version's metadata (the content is at ``GET /v1/scenarios/{id}/content``)."""
 
     id: str
-    name: str
-    version: int
-    etag: str
-    sites: int
-    links: int
-    demands: int
-    size_bytes: int
-    source_format: str
-    created_at: datetime
     updated_at: datetime
-    created_by: str
     version_created_by: str
 
 
-class ScenarioVersionPublic(BaseModel):
+class ScenarioVersionPublic(_VersionFields):
     """One immutable version."""
-
-    version: int
-    name: str
-    etag: str
-    sites: int
-    links: int
-    demands: int
-    size_bytes: int
-    source_format: str
-    created_at: datetime
-    created_by: str
 
 
 class ScenarioWithContent(ScenarioPublic):

@@ -90,19 +90,16 @@ def make_engine(url: str) -> Engine:
 
 def upgrade_database(engine: Engine, revision: str = "head") -> None:
     """Run the Alembic migrations up to ``revision`` on ``engine``."""
-    from alembic import command
-    from alembic.config import Config
-
-    cfg = Config(str(Path(__file__).with_name("alembic.ini")))
-    cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, revision)
+    _migrate(engine, "upgrade", revision)
     logger.info("database at revision %s", revision)
 
 
 def downgrade_database(engine: Engine, revision: str = "base") -> None:
     """Undo migrations down to ``revision`` (tests use it to reset a PostgreSQL database)."""
+    _migrate(engine, "downgrade", revision)
+
+
+def _migrate(engine: Engine, direction: str, revision: str) -> None:
     from alembic import command
     from alembic.config import Config
 
@@ -110,7 +107,7 @@ def downgrade_database(engine: Engine, revision: str = "base") -> None:
     cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
-        command.downgrade(cfg, revision)
+        getattr(command, direction)(cfg, revision)
 
 
 def encode_document(doc: dict[str, Any]) -> tuple[bytes, str, int]:
