@@ -13,6 +13,7 @@ Solver logs stay off stdout (``msg=False``; C-level output is redirected to stde
 
 from __future__ import annotations
 
+import abc
 import logging
 import time
 import warnings
@@ -95,17 +96,19 @@ def build_pulp_problem(lp: LinearProgram, col_names: list[str] | None = None,
     return prob, variables, row_constraints
 
 
-class _PulpBackend:
+class _PulpBackend(abc.ABC):
     """Shared build / solve / status mapping for the PuLP solvers."""
 
     name = "pulp"
     supports_mip = True
 
+    @abc.abstractmethod
     def _solver(self, is_mip: bool, time_limit: float, mip_gap: float, threads: int | None, log: bool) -> Any:
-        raise NotImplementedError
+        """The PuLP solver command for one solve."""
 
+    @abc.abstractmethod
     def _probe(self) -> Any:
-        raise NotImplementedError
+        """A solver instance used to check availability."""
 
     def available(self) -> tuple[bool, str]:
         try:
