@@ -112,7 +112,7 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
 
 # ---------------------------------------------------------------------- server side
 PRELOAD = ("api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "solver.planning",
-           "solver.te", "solver.placement", "solver.failures", "solver.design", "solver.plan")
+           "solver.te", "solver.placement", "solver.failures", "solver.design", "solver.design_task", "solver.plan")
 """Modules the fork server imports once, so a job's worker starts in milliseconds, not seconds
 (missing ones are skipped)."""
 

@@ -8,7 +8,7 @@ Stages (each calls the same task function the CLI and the API call on its own):
 3. **failures** -- every single-SRLG failure re-routed (:mod:`solver.failures`);
 4. **upgrades** -- the cheapest module upgrades so the backbone carries all demand within a
    utilisation ceiling in the intact state and in every failure state that breaks it today
-   (:func:`solver.design.design_upgrades`). A state the current capacity already carries cannot
+   (:func:`solver.design_task.design_upgrades`). A state the current capacity already carries cannot
    bind (upgrades only add capacity), so only the states the sweep found short are modelled;
 5. **report** -- maps (PNG world and Pacific-centred, SVG, interactive HTML, GeoJSON), charts,
    ``report.html`` and the machine-readable results (JSON + CSV).
@@ -183,7 +183,7 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     ``design.json`` with their CSV tables, and ``plan.json`` (the summary, added by the service).
     """
     from backbone import __version__
-    from solver.design import design_upgrades
+    from solver.design_task import design_upgrades
     from solver.failures import enumerate_scenarios, run_failures_task
     from solver.placement import run_place_task
     from solver.te import run_te_task
@@ -304,7 +304,7 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
                 ds = dres.summary()
                 upgrades = dres.upgrades
                 if opts.verify:
-                    from solver.design import _verify
+                    from solver.design_task import _verify
 
                     ds["verification"] = _verify(dres.instance, dres.solution)
         except InfeasibleError as exc:

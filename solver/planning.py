@@ -27,7 +27,7 @@ TASKS: dict[str, str] = {
     "te": "solver.te:run_te_task",
     "place": "solver.placement:run_place_task",
     "failures": "solver.failures:run_failures_task",
-    "design": "solver.design:run_design_task",
+    "design": "solver.design_task:run_design_task",
     "plan": "solver.plan:run_plan_task",
 }
 """Task kind -> ``module:function``. Each module also defines ``<function>.options_model``."""

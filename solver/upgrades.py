@@ -1,6 +1,6 @@
 """Link upgrades routed the way TE routes: over latency-admissible candidate paths, per failure state.
 
-:func:`solver.design.design_upgrades` routes upgrades over every path (exact multicommodity
+:func:`solver.design_task.design_upgrades` routes upgrades over every path (exact multicommodity
 flow, no latency limits) -- the right relaxation for SNDlib-style design, but a backbone whose
 traffic must meet latency SLOs cannot use a 300 ms detour that the edge model happily takes. This
 module plans upgrades with the same candidate paths and SLO filters as :mod:`solver.te`, in the

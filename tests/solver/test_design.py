@@ -13,7 +13,8 @@ from backbone.errors import InfeasibleError, ValidationError
 from backbone.io import load_scenario
 from solver.backends import available_backends
 from solver.checks.design import check_design, configurations_from_counts
-from solver.design import CandidateLink, build_design_lp, cutset_rows, design_upgrades, solve_design
+from solver.design import build_design_lp, cutset_rows, solve_design
+from solver.design_task import CandidateLink, design_upgrades
 from solver.planning import run_task
 from solver.sndlib import (
     build_instance,
