@@ -1,7 +1,8 @@
 """Network design: which capacity modules to install so every demand is carried, at minimum cost.
 
 One formulation serves SNDlib instances (:mod:`solver.sndlib` builds the instance from a network
-file and a model code) and the backbone's own upgrade question (:func:`design_upgrades`).
+file and a model code) and the backbone's own upgrade question
+(:func:`solver.design_task.design_upgrades`, which also hosts the ``design`` planning task).
 
 Formulation (aggregated multicommodity flow, one flow copy per network state)
 ------------------------------------------------------------------------------
