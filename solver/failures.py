@@ -24,9 +24,9 @@ import logging
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -285,39 +285,9 @@ def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Call
         if disjoint:
             return candidate_paths(net, pairs, k=k, max_latency_ms=max_latency_ms, disjoint=True)
         ps = paths_after_failure(intact, list(failed_links), pairs, k=k, max_latency_ms=max_latency_ms)
-        return reindex_paths(ps, net.links.index)
+        return ps.reindex_links(net.links.index)
 
     return provider
-
-
-def reindex_paths(ps: Any, link_ids: pd.Index) -> Any:
-    """A PathSet on another link index (a subset of the old one: the surviving links).
-
-    Every path must avoid the dropped links (true for :func:`solver.paths.paths_after_failure`
-    output): arc ``j`` (``L + j``) maps to the new position of link ``j`` (plus ``L'``).
-
-    Raises
-    ------
-    ValueError
-        When a path uses a link missing from ``link_ids``.
-    """
-    import scipy.sparse as sp
-
-    from solver.paths import PathSet
-
-    n_old, n_new = len(ps.link_ids), len(link_ids)
-    new_pos = pd.Index(link_ids).get_indexer(ps.link_ids)
-    arc_map = np.concatenate([new_pos, np.where(new_pos >= 0, new_pos + n_new, -1)])
-    arc = ps.arc_incidence.tocoo()
-    link = ps.link_incidence.tocoo()
-    if (arc_map[arc.col] < 0).any():
-        raise ValueError("a path uses a link that is not in the new index")
-    n = ps.n_paths
-    arc_new = sp.csr_matrix((arc.data, (arc.row, arc_map[arc.col])), shape=(n, 2 * n_new))
-    link_new = sp.csr_matrix((link.data, (link.row, new_pos[link.col])), shape=(n, n_new))
-    assert len(arc_map) == 2 * n_old
-    return PathSet(pd.Index(link_ids), ps.site_ids, ps.pairs, ps.path_pair, ps.path_latency_ms, ps.path_length_km,
-                   ps.path_hops, arc_new, link_new, ps._site_seq, ps._site_ptr, arc_map[ps._arc_seq], ps._arc_ptr)
 
 
 def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str, Any]:
@@ -610,8 +580,3 @@ def run_failures_task(net: Network, opts: FailureOptions, out_dir: Path | None, 
 
 
 run_failures_task.options_model = FailureOptions  # type: ignore[attr-defined]
-
-
-def scenario_records(scenarios: Iterable[FailureScenario]) -> list[dict[str, Any]]:
-    """Plain records of scenarios (for JSON)."""
-    return [asdict(s) for s in scenarios]

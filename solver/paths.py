@@ -197,6 +197,30 @@ class PathSet:
         hits = self.link_incidence @ failed
         return self._subset(hits == 0)
 
+    def reindex_links(self, link_ids: Sequence[str] | pd.Index) -> PathSet:
+        """The same paths on another link index, a subset of this one (e.g. the links a failure
+        leaves): arc ``j`` (``L + j``) moves to the new position of link ``j`` (plus ``L'``).
+
+        Raises
+        ------
+        ValueError
+            When a path uses a link missing from ``link_ids``.
+        """
+        ids = pd.Index(link_ids)
+        n_new = len(ids)
+        new_pos = ids.get_indexer(self.link_ids)
+        arc_map = np.concatenate([new_pos, np.where(new_pos >= 0, new_pos + n_new, -1)])
+        arc = self.arc_incidence.tocoo()
+        link = self.link_incidence.tocoo()
+        if (arc_map[arc.col] < 0).any():
+            raise ValueError("a path uses a link that is not in the new index")
+        n = self.n_paths
+        arc_new = sp.csr_matrix((arc.data, (arc.row, arc_map[arc.col])), shape=(n, 2 * n_new))
+        link_new = sp.csr_matrix((link.data, (link.row, new_pos[link.col])), shape=(n, n_new))
+        return PathSet(ids, self.site_ids, self.pairs, self.path_pair, self.path_latency_ms, self.path_length_km,
+                       self.path_hops, arc_new, link_new, self._site_seq, self._site_ptr, arc_map[self._arc_seq],
+                       self._arc_ptr)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per path: pair, src, dst, latency, length, hops, sites and links (for files)."""
         return pd.DataFrame({

@@ -99,7 +99,7 @@ def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any
                                for p in exc.problems]) from None
 
 
-def placement_demands(net: Network, flows: pd.DataFrame, slo_by_class: dict[str, float]) -> pd.DataFrame:
+def placement_demands(flows: pd.DataFrame, slo_by_class: dict[str, float]) -> pd.DataFrame:
     """Backbone traffic created by a placement: serving site -> metro access site, per class.
 
     ``flows`` is the placement's ``flows`` table (``period``, ``site``, ``access_site``,
@@ -244,7 +244,7 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     key = next((c for c in ("site", "id") if c in sites_t.columns), None)
     if key is not None:
         sites_t = sites_t.set_index(key)
-    extra = placement_demands(work, flows, slo_by_class)
+    extra = placement_demands(flows, slo_by_class)
     routed = network_after_placement(work, sites_t, extra)
     te_res = run_te_task(routed, te_opts, out_dir, stage_progress("route"))
     ts = te_res.summary
