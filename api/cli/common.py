@@ -77,3 +77,27 @@ def load(scenario: Path | None) -> Any:
     from backbone.io import load_scenario
 
     return load_scenario(scenario)
+
+
+def run_with_progress(kind: str, net: Any, options: dict[str, Any], out_dir: Path | None,
+                      transient: bool = True, on_message: Callable[[Any, str], None] | None = None) -> Any:
+    """Run planning task ``kind`` with a rich progress bar on stderr; returns its TaskResult.
+
+    ``on_message(console, message)`` sees every progress message (``backbone plan`` ticks off
+    finished stages with it).
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from solver.planning import run_task
+
+    with Progress(TextColumn(f"[bold]{kind}[/]"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
+                  transient=transient) as bar:
+        task = bar.add_task("starting", total=1.0)
+
+        def progress(fraction: float, message: str) -> None:
+            if on_message is not None:
+                on_message(bar.console, message)
+            bar.update(task, completed=fraction, description=message[:90])
+
+        return run_task(kind, net, options, out_dir, progress)

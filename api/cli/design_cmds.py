@@ -10,7 +10,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+from api.cli.common import (
+    SCENARIO_HELP,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+    out_console,
+    run_with_progress,
+)
 
 DEFAULT_SNDLIB_MODEL = "U-U-M-N-C-A-N-N"
 """Model used for an SNDlib file when neither --model nor --survive is given."""
@@ -56,7 +64,6 @@ def design(
     """
     from backbone.errors import ValidationError
     from backbone.io import detect_format
-    from solver.planning import run_task
 
     net = load(scenario)
     is_sndlib = scenario is not None and detect_format(scenario) == "sndlib"
@@ -78,7 +85,7 @@ def design(
         tmp = Path(tempfile.mkdtemp(prefix="backbone-design-"))
         out_dir = tmp
     try:
-        result = _run_with_progress(run_task, net, options, out_dir)
+        result = run_with_progress("design", net, options, out_dir)
         if solution_out is not None:
             if "design.sol.txt" not in result.files or out_dir is None:
                 raise ValidationError("no design was found in the time limit; no solution file written")
@@ -94,19 +101,6 @@ def design(
     verification = summary.get("verification")
     if verification is not None and not verification.get("ok", False):
         raise typer.Exit(1)
-
-
-def _run_with_progress(run_task: Any, net: Any, options: dict[str, Any], out_dir: Path | None) -> Any:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err_console,
-                  transient=True) as bar:
-        task = bar.add_task("design", total=1.0)
-
-        def progress(fraction: float, message: str) -> None:
-            bar.update(task, completed=fraction, description=message)
-
-        return run_task("design", net, options, out_dir, progress)
 
 
 def _fmt(x: Any) -> str:

@@ -7,7 +7,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+from api.cli.common import (
+    SCENARIO_HELP,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+    out_console,
+    run_with_progress,
+)
 
 ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
 
@@ -43,10 +51,8 @@ def failures(
 ) -> None:
     """What breaks when a cable is cut: re-route every failure scenario with the chosen TE objective
     and report unmet demand, max utilisation, latency inflation and SLO violations, worst first."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from solver.failures import load_scenario_list
-    from solver.planning import run_task
 
     opts: dict[str, Any] = {"kind": kind, "derate": derate, "objective": objective, "paths": paths,
                             "engine": engine, "workers": workers, "scheduler": scheduler, "backend": backend,
@@ -54,15 +60,7 @@ def failures(
     if scenarios_file is not None:
         opts["scenarios"] = load_scenario_list(scenarios_file)
     net = load(scenario)
-    with Progress(TextColumn("[bold]failures[/]"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                  TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
-                  transient=True) as bar:
-        task = bar.add_task("starting", total=1.0)
-
-        def progress(fraction: float, message: str) -> None:
-            bar.update(task, completed=fraction, description=message)
-
-        result = run_task("failures", net, opts, out, progress)
+    result = run_with_progress("failures", net, opts, out)
     s = result.summary
     if json_out:
         emit_json(s["scenarios"])

@@ -8,7 +8,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+from api.cli.common import (
+    SCENARIO_HELP,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+    out_console,
+    run_with_progress,
+)
 
 ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
 
@@ -42,9 +50,7 @@ def place(
 ) -> None:
     """Place inference and training GPUs: cheapest build (or most demand served) within latency SLOs,
     residency, power, block sizes and backbone capacity. Exit 3 when min-cost cannot serve all demand."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from solver.planning import run_task
 
     opts: dict[str, Any] = _load_options(options)
     opts.update(objective=objective, n_plus_one=n_plus_one, periods=periods, backend=backend,
@@ -52,14 +58,7 @@ def place(
     if budget is not None:
         opts["budget_usd"] = budget
     net = load(scenario)
-    with Progress(TextColumn("[bold]place[/]"), BarColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=err_console, transient=True) as bar:
-        task = bar.add_task("starting", total=1.0)
-
-        def progress(fraction: float, message: str) -> None:
-            bar.update(task, completed=fraction, description=message)
-
-        result = run_task("place", net, opts, out, progress)
+    result = run_with_progress("place", net, opts, out)
     summary = result.to_dict()
     console = err_console if json_out else out_console
     _print_tables(console, summary)

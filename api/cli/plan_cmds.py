@@ -7,7 +7,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+from api.cli.common import (
+    SCENARIO_HELP,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+    out_console,
+    run_with_progress,
+)
 
 ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
 
@@ -35,10 +43,8 @@ def plan(
 ) -> None:
     """Place GPUs, route the resulting traffic, sweep every single-SRLG failure, plan the upgrades
     that survive them, and write report.html with maps, tables and machine-readable results."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from solver.plan import STAGES, load_plan_file
-    from solver.planning import run_task
 
     opts: dict[str, Any] = load_plan_file(plan_file) if plan_file else {}
     if growth is not None:
@@ -50,21 +56,16 @@ def plan(
     if workers is not None:
         opts.setdefault("failures", {})["workers"] = workers
     net = load(scenario)
-    with Progress(TextColumn("[bold]plan[/]"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                  TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
-                  transient=False) as bar:
-        task = bar.add_task("starting", total=1.0)
-        current = {"stage": ""}
+    current = {"stage": ""}
 
-        def progress(fraction: float, message: str) -> None:
-            stage = message.split(":", 1)[0]
-            if stage in STAGES and stage != current["stage"]:
-                if current["stage"]:
-                    bar.console.print(f"  [green]✓[/] {current['stage']}", highlight=False)
-                current["stage"] = stage
-            bar.update(task, completed=fraction, description=message[:90])
+    def tick(console: Any, message: str) -> None:
+        stage = message.split(":", 1)[0]
+        if stage in STAGES and stage != current["stage"]:
+            if current["stage"]:
+                console.print(f"  [green]✓[/] {current['stage']}", highlight=False)
+            current["stage"] = stage
 
-        result = run_task("plan", net, opts, out, progress)
+    result = run_with_progress("plan", net, opts, out, transient=False, on_message=tick)
     s = result.summary
     if json_out:
         emit_json({k: v for k, v in s.items() if k != "map"} | {"files": result.files})

@@ -11,7 +11,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
+from api.cli.common import (
+    SCENARIO_HELP,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+    out_console,
+    run_with_progress,
+)
 
 ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
 
@@ -57,9 +65,7 @@ def te(
     """Route the scenario's demands: min-MLU, max-throughput by class priority, max-min fair, or
     min-latency under a utilisation ceiling; latency SLOs are hard; unmet demand is reported with
     its reason. ``--objective ecmp`` shows today's shortest-path ECMP routing instead."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from solver.planning import run_task
 
     opts: dict[str, Any] = {"objective": objective, "formulation": formulation, "paths": paths, "bound": bound,
                             "backend": backend, "time_limit_s": time_limit, "disjoint": disjoint,
@@ -68,14 +74,7 @@ def te(
     if ceiling is not None:
         opts["utilisation_ceiling"] = ceiling
     net = load(scenario)
-    with Progress(TextColumn("[bold]te[/]"), BarColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=err_console, transient=True) as bar:
-        task = bar.add_task("starting", total=1.0)
-
-        def progress(fraction: float, message: str) -> None:
-            bar.update(task, completed=fraction, description=message)
-
-        result = run_task("te", net, opts, out, progress)
+    result = run_with_progress("te", net, opts, out)
     summary = result.to_dict()
     if json_out:
         emit_json(summary)
