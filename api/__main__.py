@@ -1,3 +1,3 @@
-from api.cli.main import run
+from backbone.api.cli.main import run
 
 run()

@@ -1,7 +1,7 @@
 """The FastAPI application: ``create_app(settings)`` builds it; nothing heavy happens at import.
 
 Front door only: routes validate input, talk to the store and hand work to the job manager,
-which runs :func:`solver.planning.run_task` in worker processes. Every error is an RFC 9457
+which runs :func:`backbone.solver.planning.run_task` in worker processes. Every error is an RFC 9457
 problem document (``application/problem+json``) with an ``errors`` list.
 """
 
@@ -13,15 +13,14 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+from backbone.api.jobs import JobManager, error_document
+from backbone.api.settings import Settings
+from backbone.api.store import ConflictError, GoneError, Store
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from api.jobs import JobManager, error_document
-from api.settings import Settings
-from api.store import ConflictError, GoneError, Store
 
 logger = logging.getLogger(__name__)
 
@@ -215,9 +214,10 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, str
         Storage, limits and workers (default: from ``BACKBONE_*`` environment variables).
     task_registry
         Extra task kinds (``kind -> "module:function"``) for tests; shipped kinds come from
-        :data:`solver.planning.TASKS`.
+        :data:`backbone.solver.planning.TASKS`.
     """
-    from api.routes import admin, health, jobs, scenarios
+    from backbone.api.routes import admin, health, jobs, scenarios
+
     from backbone import __version__
 
     settings = settings or Settings()
@@ -263,6 +263,6 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, str
 
 
 def _problem_model() -> type:
-    from api.schemas import ProblemDetails
+    from backbone.api.schemas import ProblemDetails
 
     return ProblemDetails

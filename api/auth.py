@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from backbone.api.store import Principal, Store
 from fastapi import Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-
-from api.store import Principal, Store
 
 bearer = HTTPBearer(auto_error=False, description="An API token: `backbone token create --scope planner`.")
 

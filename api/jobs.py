@@ -3,7 +3,7 @@
 The API never solves inside a request handler. A :class:`JobManager` owns a supervisor thread
 that claims queued jobs from the store (oldest first, at most ``settings.workers`` at a time),
 starts one worker process per job (forked from a preloaded fork server, see :func:`worker_context`) and listens on a multiprocessing queue for its
-progress and its outcome. A worker runs :func:`solver.planning.run_task` into
+progress and its outcome. A worker runs :func:`backbone.solver.planning.run_task` into
 ``<data dir>/staging/<job id>``; on success the supervisor renames that folder to
 ``<data dir>/results/<job id>`` (so a result is never half-written) and marks the job succeeded.
 
@@ -30,8 +30,8 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from api.settings import Settings
-from api.store import Store
+from backbone.api.settings import Settings
+from backbone.api.store import Store
 
 logger = logging.getLogger(__name__)
 
@@ -95,8 +95,9 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
             events.put(("progress", job_id, float(fraction), str(message)))
 
     try:
+        from backbone.solver import planning
+
         from backbone.io import network_from_dict
-        from solver import planning
 
         planning.TASKS.update(registry)  # this process runs this one job only
         net = network_from_dict(document, file="scenario")
@@ -111,8 +112,8 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
 
 
 # ---------------------------------------------------------------------- server side
-PRELOAD = ("api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "solver.planning",
-           "solver.te", "solver.placement", "solver.failures", "solver.design", "solver.design_task", "solver.plan")
+PRELOAD = ("backbone.api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "backbone.solver.planning",
+           "backbone.solver.te", "backbone.solver.placement", "backbone.solver.failures", "backbone.solver.design", "backbone.solver.design_task", "backbone.solver.plan")
 """Modules the fork server imports once, so a job's worker starts in milliseconds, not seconds
 (missing ones are skipped)."""
 
@@ -150,7 +151,7 @@ class JobManager:
         Data dir, worker count, job time limit.
     registry
         Extra ``kind -> "module:function"`` entries (tests register slow or failing tasks here);
-        the shipped kinds come from :data:`solver.planning.TASKS`.
+        the shipped kinds come from :data:`backbone.solver.planning.TASKS`.
     """
 
     def __init__(self, store: Store, settings: Settings, registry: Mapping[str, str] | None = None) -> None:
@@ -175,7 +176,7 @@ class JobManager:
 
     def registry(self) -> dict[str, str]:
         """Every runnable kind -> ``module:function``."""
-        from solver.planning import TASKS
+        from backbone.solver.planning import TASKS
 
         return {**TASKS, **self.extra_registry}
 

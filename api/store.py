@@ -21,10 +21,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from backbone.api.models import AuditEntry, Job, Scenario, ScenarioVersion, Token, utcnow
 from sqlalchemy import Engine, create_engine, event, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
-
-from api.models import AuditEntry, Job, Scenario, ScenarioVersion, Token, utcnow
 
 logger = logging.getLogger(__name__)
 

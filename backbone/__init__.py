@@ -7,9 +7,18 @@ Heavy modules are imported lazily so the CLI starts fast.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# One namespace, three repository folders: an install maps ``solver/`` and ``api/`` to ``backbone/solver`` and
+# ``backbone/api`` (see setup.py). Run from a source checkout, the sub-packages sit beside this folder, so the
+# checkout's root joins the package path; an installed copy has them inside and never looks elsewhere.
+_HERE = Path(__file__).resolve().parent
+if not (_HERE / "solver").is_dir() and (_HERE.parent / "solver" / "__init__.py").is_file() \
+        and (_HERE.parent / "setup.py").is_file():
+    __path__.append(str(_HERE.parent))
 
 if TYPE_CHECKING:
     from backbone.io import load_scenario, save_scenario

@@ -55,12 +55,12 @@ def start_server(data_dir: Path, database_url: str, workers: int) -> tuple[subpr
     env = {**os.environ, "BACKBONE_DATA_DIR": str(data_dir), "BACKBONE_WORKERS": str(workers)}
     if database_url:
         env["BACKBONE_DATABASE_URL"] = database_url
-    out = subprocess.run([sys.executable, "-m", "api", "token", "create", "--scope", "planner", "--name", "bench"],
+    out = subprocess.run([sys.executable, "-m", "backbone.api", "token", "create", "--scope", "planner", "--name", "bench"],
                          env=env, capture_output=True, text=True, check=True, timeout=120)
     token = out.stdout.split()[-1]
     port = free_port()
     log = open(data_dir / "server.log", "ab")  # noqa: SIM115 - handed to the child
-    proc = subprocess.Popen([sys.executable, "-m", "api", "serve", "--host", "127.0.0.1", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "backbone.api", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--log-level", "warning"], env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90

@@ -21,13 +21,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main() -> None:
+    from backbone.solver import paths as paths_mod
+    from backbone.solver.failures import (
+        FailureOptions,
+        SweepContext,
+        enumerate_scenarios,
+        evaluate_scenario,
+        sweep,
+    )
+    from backbone.solver.te import solve_te
     from rich.console import Console
     from rich.table import Table
 
     from backbone.io import load_scenario
-    from solver import paths as paths_mod
-    from solver.failures import FailureOptions, SweepContext, enumerate_scenarios, evaluate_scenario, sweep
-    from solver.te import solve_te
 
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", nargs="?", default=None)

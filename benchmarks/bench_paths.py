@@ -23,9 +23,9 @@ import time
 import tracemalloc
 
 import numpy as np
+from backbone.solver.paths import PathSet, candidate_paths
 
 from benchmarks.synthetic import synthetic_backbone
-from solver.paths import PathSet, candidate_paths
 
 
 def _pathset_mb(ps: PathSet) -> float:

@@ -29,10 +29,11 @@ MODELS = ("U-U-M-N-C-A-N-N", "U-U-E-N-C-A-N-N", "D-B-M-N-C-A-N-N", "D-D-M-N-C-A-
 
 def run(root: Path, networks: list[str], models: list[str], time_limit: float, verify: bool) -> list[dict[str, object]]:
     """Solve every (network, model) pair; one result row each."""
+    from backbone.solver.design import solve_design
+    from backbone.solver.sndlib import build_instance, parse_model_code
+
     from backbone.errors import BackboneError
     from backbone.io.sndlib import parse_sndlib
-    from solver.design import solve_design
-    from solver.sndlib import build_instance, parse_model_code
 
     rows: list[dict[str, object]] = []
     for net in networks:
@@ -58,7 +59,7 @@ def run(root: Path, networks: list[str], models: list[str], time_limit: float, v
                        lower_bound=sol.lower_bound, gap=sol.gap, lp_bound=sol.lp_bound,
                        heuristic=sol.heuristic_cost, seconds=time.perf_counter() - t0)
             if verify and sol.counts is not None:
-                from solver.checks.design import check_design, configurations_from_counts
+                from backbone.solver.checks.design import check_design, configurations_from_counts
 
                 check = check_design(inst, configurations_from_counts(inst, sol.counts))
                 row["verified"] = check.ok

@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_one(n: int, k: int, bare: bool) -> dict[str, Any]:
     """Ours (+ bare solver) at one size, in this process."""
-    from solver.synthetic import synthetic_backbone
-    from solver.te import solve_te
+    from backbone.solver.synthetic import synthetic_backbone
+    from backbone.solver.te import solve_te
 
     net = synthetic_backbone(n)
     r = solve_te(net, "min-mlu", "path", k=k, time_limit=3600)
@@ -53,10 +53,9 @@ def run_one(n: int, k: int, bare: bool) -> dict[str, Any]:
 def bare_solve(net: Any, k: int) -> dict[str, Any]:
     """Write the same LP as MPS, then time a fresh HiGHS ``run()`` on it (same method options)."""
     import highspy
-
-    from solver.backends._stdio import stdout_to_stderr
-    from solver.te.formulations import build_formulation
-    from solver.te.objectives import backend_options
+    from backbone.solver.backends._stdio import stdout_to_stderr
+    from backbone.solver.te.formulations import build_formulation
+    from backbone.solver.te.objectives import backend_options
 
     form = build_formulation(net, "path", k=k)
     lp = form.spec.to_lp("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)})

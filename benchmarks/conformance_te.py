@@ -57,8 +57,8 @@ def gravity_demands(net: Any, share_of_capacity: float = 0.10, n_pairs: int | No
 
 def run_case(net: Any, name: str, edge: bool = True, throughput: bool = False) -> dict[str, Any]:
     """min-MLU path k=4 (+ edge bound, ECMP, optional max-throughput), all checked."""
-    from solver.checks.te import check_te
-    from solver.te import solve_te
+    from backbone.solver.checks.te import check_te
+    from backbone.solver.te import solve_te
 
     row: dict[str, Any] = {"network": name, "sites": len(net.sites), "links": len(net.links),
                            "demands": len(net.demands)}

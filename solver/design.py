@@ -1,8 +1,8 @@
 """Network design: which capacity modules to install so every demand is carried, at minimum cost.
 
-One formulation serves SNDlib instances (:mod:`solver.sndlib` builds the instance from a network
+One formulation serves SNDlib instances (:mod:`backbone.solver.sndlib` builds the instance from a network
 file and a model code) and the backbone's own upgrade question
-(:func:`solver.design_task.design_upgrades`, which also hosts the ``design`` planning task).
+(:func:`backbone.solver.design_task.design_upgrades`, which also hosts the ``design`` planning task).
 
 Formulation (aggregated multicommodity flow, one flow copy per network state)
 ------------------------------------------------------------------------------
@@ -48,9 +48,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
 
 from backbone.errors import InfeasibleError, SolverError
-from solver.problem import INF, LinearProgram, Solution, Status, solve
 
 logger = logging.getLogger(__name__)
 
@@ -598,7 +598,7 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
     time_limit
         Seconds for the whole solve (LP, heuristic and MIP share it).
     backend
-        A MIP-capable backend (``solver.backends.available_backends(mip=True)``).
+        A MIP-capable backend (``backbone.solver.backends.available_backends(mip=True)``).
     cuts, heuristic
         Use the cut-set family / the rounding heuristic and MIP start.
 

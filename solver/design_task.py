@@ -1,10 +1,10 @@
 """The ``design`` planning task, and the backbone's own upgrade question on the design core.
 
 :func:`run_design_task` serves both modes of ``backbone design``: an SNDlib network with a model
-code (solved by :func:`solver.design.solve_design`, written in SNDlib's solution format), or any
+code (solved by :func:`backbone.solver.design.solve_design`, written in SNDlib's solution format), or any
 backbone scenario, where :func:`design_upgrades` buys module upgrades so all demand fits within a
 utilisation ceiling in the normal state and in every single link / SRLG failure state (edge-based
-routing, every path admissible; :mod:`solver.upgrades` is the latency-aware variant over TE's
+routing, every path admissible; :mod:`backbone.solver.upgrades` is the latency-aware variant over TE's
 candidate paths).
 """
 
@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from backbone.solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
-from solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
 
 logger = logging.getLogger(__name__)
 
@@ -241,7 +241,7 @@ class DesignOptions(BaseModel):
 
 def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn) -> Any:
     """Planning-service entry point for ``design`` (see :class:`DesignOptions`)."""
-    from solver.planning import TaskResult
+    from backbone.solver.planning import TaskResult
 
     if opts.model or opts.model_file:
         summary, files = _run_sndlib(net, opts, out_dir, progress)
@@ -261,7 +261,7 @@ run_design_task.options_model = DesignOptions  # type: ignore[attr-defined]
 
 
 def _verify(inst: DesignInstance, sol: DesignSolution) -> dict[str, Any]:
-    from solver.checks.design import check_design, configurations_from_counts
+    from backbone.solver.checks.design import check_design, configurations_from_counts
 
     if sol.counts is None:
         return {"ok": False, "message": "no design to verify"}
@@ -271,8 +271,9 @@ def _verify(inst: DesignInstance, sol: DesignSolution) -> dict[str, Any]:
 
 def _run_sndlib(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn,
                 ) -> tuple[dict[str, Any], list[str]]:
+    from backbone.solver.sndlib import build_instance, link_configurations, load_model, write_solution
+
     from backbone.io.sndlib import parse_sndlib
-    from solver.sndlib import build_instance, link_configurations, load_model, write_solution
 
     file = (net.meta.get("sndlib") or {}).get("file")
     if not file:

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
-from solver.backends._stdio import stdout_to_stderr
-from solver.backends.highs import highs_lp
-from solver.problem import LinearProgram
+from backbone.solver.backends._stdio import stdout_to_stderr
+from backbone.solver.backends.highs import highs_lp
+from backbone.solver.problem import LinearProgram
 
 logger = logging.getLogger(__name__)
 

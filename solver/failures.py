@@ -13,7 +13,7 @@ keeps a :class:`SweepContext` per network -- the intact network, its baseline re
 cached candidate paths -- and per scenario only re-derives what the failure changes: candidate
 paths are those of the intact network minus the ones crossing failed links, with only the
 pairs that lost a path searched again on the failed topology
-(:func:`solver.paths.paths_after_failure`). Results do not depend on the engine or the batch
+(:func:`backbone.solver.paths.paths_after_failure`). Results do not depend on the engine or the batch
 size: every scenario is evaluated by the same deterministic function.
 """
 
@@ -32,11 +32,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
-from solver.planning import ProgressFn, TaskResult, no_progress
 
 logger = logging.getLogger(__name__)
 
@@ -261,7 +261,7 @@ class SweepContext:
 
 
 def _solve(net: Network, options: FailureOptions, scenario: FailureScenario | None, intact: Network | None = None) -> Any:
-    from solver.te import solve_te
+    from backbone.solver.te import solve_te
 
     kwargs: dict[str, Any] = {}
     if intact is not None and options.reuse and scenario is not None and scenario.derate is None and not scenario.sites:
@@ -273,14 +273,14 @@ def _solve(net: Network, options: FailureOptions, scenario: FailureScenario | No
 def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Callable[..., Any]:
     """Candidate paths on the failed topology from the intact network's cached ones.
 
-    :func:`solver.paths.paths_after_failure` keeps the intact link index; the failed network's
+    :func:`backbone.solver.paths.paths_after_failure` keeps the intact link index; the failed network's
     index drops the failed links, so the incidences are re-indexed onto it (failed columns are
     empty for every surviving path).
     """
-    from solver.paths import paths_after_failure
+    from backbone.solver.paths import paths_after_failure
 
     def provider(net: Network, pairs: pd.DataFrame, k: int, max_latency_ms: Any, disjoint: bool) -> Any:
-        from solver.paths import candidate_paths
+        from backbone.solver.paths import candidate_paths
 
         if disjoint:
             return candidate_paths(net, pairs, k=k, max_latency_ms=max_latency_ms, disjoint=True)
@@ -304,7 +304,7 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
     res = _solve(failed_net, ctx.options, scenario, intact=ctx.net)
     d = res.demands
     if ctx.options.verify:
-        from solver.checks.te import check_te
+        from backbone.solver.checks.te import check_te
 
         report = check_te(failed_net, res)
         if not report.ok:

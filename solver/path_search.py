@@ -1,10 +1,10 @@
-"""The search kernels behind :func:`solver.paths.candidate_paths`.
+"""The search kernels behind :func:`backbone.solver.paths.candidate_paths`.
 
 Exact k lowest-latency loopless paths per pair (the set Yen's algorithm returns): a best-first
 search over partial paths keyed by an exact lower bound (one Dijkstra per target), emitting a
 shortest-path-tree completion directly and queueing its deviations lazily, Eppstein-style; paths
 stay inside the chain of biconnected blocks between source and target. See
-:func:`_k_shortest_eppstein` and the :mod:`solver.paths` docstring.
+:func:`_k_shortest_eppstein` and the :mod:`backbone.solver.paths` docstring.
 """
 
 from __future__ import annotations

@@ -64,10 +64,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from backbone.solver.path_search import _Found, _search_group, _Topology, _topology, _topology_key
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
-from solver.path_search import _Found, _search_group, _Topology, _topology, _topology_key
 
 logger = logging.getLogger(__name__)
 

@@ -2,13 +2,13 @@
 
 Stages (each calls the same task function the CLI and the API call on its own):
 
-1. **place** -- where the GPUs go (:mod:`solver.placement`);
+1. **place** -- where the GPUs go (:mod:`backbone.solver.placement`);
 2. **route** -- the scenario's traffic plus the traffic the placement creates (serving sites to
-   their metros' access sites), routed by TE (:mod:`solver.te`);
-3. **failures** -- every single-SRLG failure re-routed (:mod:`solver.failures`);
+   their metros' access sites), routed by TE (:mod:`backbone.solver.te`);
+3. **failures** -- every single-SRLG failure re-routed (:mod:`backbone.solver.failures`);
 4. **upgrades** -- the cheapest module upgrades so the backbone carries all demand within a
    utilisation ceiling in the intact state and in every failure state that breaks it today
-   (:func:`solver.design_task.design_upgrades`). A state the current capacity already carries cannot
+   (:func:`backbone.solver.design_task.design_upgrades`). A state the current capacity already carries cannot
    bind (upgrades only add capacity), so only the states the sweep found short are modelled;
 5. **report** -- maps (PNG world and Pacific-centred, SVG, interactive HTML, GeoJSON), charts,
    ``report.html`` and the machine-readable results (JSON + CSV).
@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import InfeasibleError, Problem, ValidationError
 from backbone.model import Network
-from solver.planning import ProgressFn, TaskResult, write_json_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def load_plan_file(path: str | Path) -> dict[str, Any]:
 
 
 def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any]) -> Any:
-    from solver.planning import parse_options
+    from backbone.solver.planning import parse_options
 
     try:
         return parse_options(kind, {**defaults, **overrides})
@@ -182,12 +182,13 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     ``map.html``, ``map.geojson``, the chart PNGs, ``place.json``/``te.json``/``failures.json``/
     ``design.json`` with their CSV tables, and ``plan.json`` (the summary, added by the service).
     """
+    from backbone.solver.design_task import design_upgrades
+    from backbone.solver.failures import enumerate_scenarios, run_failures_task
+    from backbone.solver.placement import run_place_task
+    from backbone.solver.te import run_te_task
+    from backbone.solver.upgrades import plan_path_upgrades, verify_path_upgrades
+
     from backbone import __version__
-    from solver.design_task import design_upgrades
-    from solver.failures import enumerate_scenarios, run_failures_task
-    from solver.placement import run_place_task
-    from solver.te import run_te_task
-    from solver.upgrades import plan_path_upgrades, verify_path_upgrades
 
     t_start = time.perf_counter()
     done = 0.0
@@ -304,7 +305,7 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
                 ds = dres.summary()
                 upgrades = dres.upgrades
                 if opts.verify:
-                    from solver.design_task import _verify
+                    from backbone.solver.design_task import _verify
 
                     ds["verification"] = _verify(dres.instance, dres.solution)
         except InfeasibleError as exc:

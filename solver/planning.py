@@ -24,11 +24,11 @@ ProgressFn = Callable[[float, str], None]
 """``progress(fraction_done, message)``; fraction in [0, 1]."""
 
 TASKS: dict[str, str] = {
-    "te": "solver.te:run_te_task",
-    "place": "solver.placement:run_place_task",
-    "failures": "solver.failures:run_failures_task",
-    "design": "solver.design_task:run_design_task",
-    "plan": "solver.plan:run_plan_task",
+    "te": "backbone.solver.te:run_te_task",
+    "place": "backbone.solver.placement:run_place_task",
+    "failures": "backbone.solver.failures:run_failures_task",
+    "design": "backbone.solver.design_task:run_design_task",
+    "plan": "backbone.solver.plan:run_plan_task",
 }
 """Task kind -> ``module:function``. Each module also defines ``<function>.options_model``."""
 

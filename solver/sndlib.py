@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from backbone.solver.design import DesignInstance, DesignSolution
 
 from backbone.errors import Problem, ValidationError
 from backbone.io.sndlib import SndlibNetwork, parse_sndlib
-from solver.design import DesignInstance, DesignSolution
 
 logger = logging.getLogger(__name__)
 

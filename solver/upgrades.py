@@ -1,11 +1,11 @@
 """Link upgrades routed the way TE routes: over latency-admissible candidate paths, per failure state.
 
-:func:`solver.design_task.design_upgrades` routes upgrades over every path (exact multicommodity
+:func:`backbone.solver.design_task.design_upgrades` routes upgrades over every path (exact multicommodity
 flow, no latency limits) -- the right relaxation for SNDlib-style design, but a backbone whose
 traffic must meet latency SLOs cannot use a 300 ms detour that the edge model happily takes. This
-module plans upgrades with the same candidate paths and SLO filters as :mod:`solver.te`, in the
+module plans upgrades with the same candidate paths and SLO filters as :mod:`backbone.solver.te`, in the
 intact network and in each failure state (paths regenerated for the failed topology, see
-:func:`solver.paths.paths_after_failure`), so that a TE re-solve of every modelled state after
+:func:`backbone.solver.paths.paths_after_failure`), so that a TE re-solve of every modelled state after
 the upgrades stays within the utilisation ceiling.
 
 Model (one block per state ``s``; loops run over states, never over links, demands or paths)::
@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from backbone.solver.planning import ProgressFn, no_progress
+from backbone.solver.problem import INF, LinearProgram, solve
 
 from backbone.model import Network
-from solver.planning import ProgressFn, no_progress
-from solver.problem import INF, LinearProgram, solve
 
 logger = logging.getLogger(__name__)
 
@@ -74,9 +74,9 @@ class PathUpgradeResult:
 def _state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
     """(var_demand, var_path, arc incidence of the variables) for one state, on the intact link
     index: the TE admissible-path rule applied to the state's candidate paths."""
-    from solver.paths import candidate_paths, paths_after_failure
-    from solver.te.formulations import admissible_paths
-    from solver.te.instance import build_instance
+    from backbone.solver.paths import candidate_paths, paths_after_failure
+    from backbone.solver.te.formulations import admissible_paths
+    from backbone.solver.te.instance import build_instance
 
     def provider(n: Network, pairs: pd.DataFrame, k: int, max_latency_ms: Any, disjoint: bool) -> Any:
         if not failed:
@@ -195,7 +195,7 @@ def verify_path_upgrades(net: Network, result: PathUpgradeResult, failure_sets: 
 
     Returns ``{"ok": bool, "states": [{state, mlu, unmet_gbps, ok}], "checked": [...]}``.
     """
-    from solver.te import solve_te
+    from backbone.solver.te import solve_te
 
     added = dict(zip(result.upgrades["link"], result.upgrades["added_gbps"], strict=True))
     upgraded = net.upgrade_links(added) if added else net

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-
-from api.cli.common import (
+from backbone.api.cli.common import (
     SCENARIO_HELP,
     emit_json,
     err_console,

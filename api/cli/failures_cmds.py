@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-
-from api.cli.common import (
+from backbone.api.cli.common import (
     SCENARIO_HELP,
     emit_json,
     err_console,
@@ -52,7 +51,7 @@ def failures(
     """What breaks when a cable is cut: re-route every failure scenario with the chosen TE objective
     and report unmet demand, max utilisation, latency inflation and SLO violations, worst first."""
 
-    from solver.failures import load_scenario_list
+    from backbone.solver.failures import load_scenario_list
 
     opts: dict[str, Any] = {"kind": kind, "derate": derate, "objective": objective, "paths": paths,
                             "engine": engine, "workers": workers, "scheduler": scheduler, "backend": backend,

@@ -20,16 +20,16 @@ app = typer.Typer(
 )
 
 COMMAND_MODULES = (
-    "api.cli.model_cmds",  # info, validate, route
-    "api.cli.demand_cmds",  # demand generation
-    "api.cli.map_cmds",  # map, chart
-    "api.cli.export_cmds",  # export (GeoJSON), convert (importers to canonical)
-    "api.cli.te_cmds",  # te
-    "api.cli.place_cmds",  # place
-    "api.cli.failures_cmds",  # failures
-    "api.cli.design_cmds",  # design
-    "api.cli.server_cmds",  # serve, token, db
-    "api.cli.plan_cmds",  # plan
+    "backbone.api.cli.model_cmds",  # info, validate, route
+    "backbone.api.cli.demand_cmds",  # demand generation
+    "backbone.api.cli.map_cmds",  # map, chart
+    "backbone.api.cli.export_cmds",  # export (GeoJSON), convert (importers to canonical)
+    "backbone.api.cli.te_cmds",  # te
+    "backbone.api.cli.place_cmds",  # place
+    "backbone.api.cli.failures_cmds",  # failures
+    "backbone.api.cli.design_cmds",  # design
+    "backbone.api.cli.server_cmds",  # serve, token, db
+    "backbone.api.cli.plan_cmds",  # plan
 )
 """Each module has ``register(app)``; add new command groups here."""
 

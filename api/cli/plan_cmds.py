@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-
-from api.cli.common import (
+from backbone.api.cli.common import (
     SCENARIO_HELP,
     emit_json,
     err_console,
@@ -44,7 +43,7 @@ def plan(
     """Place GPUs, route the resulting traffic, sweep every single-SRLG failure, plan the upgrades
     that survive them, and write report.html with maps, tables and machine-readable results."""
 
-    from solver.plan import STAGES, load_plan_file
+    from backbone.solver.plan import STAGES, load_plan_file
 
     opts: dict[str, Any] = load_plan_file(plan_file) if plan_file else {}
     if growth is not None:

@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-
-from api.cli.common import emit_json, err_console, handle_errors, out_console
+from backbone.api.cli.common import emit_json, err_console, handle_errors, out_console
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
 
@@ -29,8 +28,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _store() -> object:
-    from api.settings import Settings
-    from api.store import Store
+    from backbone.api.settings import Settings
+    from backbone.api.store import Store
 
     settings = Settings()
     settings.ensure_dirs()
@@ -53,9 +52,8 @@ def serve(
     import logging
 
     import uvicorn
-
-    from api.app import create_app
-    from api.settings import Settings
+    from backbone.api.app import create_app
+    from backbone.api.settings import Settings
 
     settings = Settings() if workers is None else Settings(workers=workers)
     logging.basicConfig(level=logging.INFO if log_level in ("info", "debug") else logging.WARNING,
@@ -73,7 +71,8 @@ def token_create(
     json_out: JsonOpt = False,
 ) -> None:
     """Create an API token; the token is the LAST word of the output (shown once, stored hashed)."""
-    from api.store import SCOPES, Store
+    from backbone.api.store import SCOPES, Store
+
     from backbone.errors import Problem, ValidationError
 
     if scope not in SCOPES:
@@ -91,7 +90,7 @@ def token_create(
 @handle_errors
 def token_list(json_out: JsonOpt = False) -> None:
     """List tokens (never their values)."""
-    from api.store import Store
+    from backbone.api.store import Store
 
     store = _store()
     assert isinstance(store, Store)
@@ -117,7 +116,8 @@ def token_list(json_out: JsonOpt = False) -> None:
 @handle_errors
 def token_revoke(token_id: Annotated[str, typer.Argument(help="Token id (from `backbone token list`).")]) -> None:
     """Revoke a token."""
-    from api.store import GoneError, Store
+    from backbone.api.store import GoneError, Store
+
     from backbone.errors import NotFoundError
 
     store = _store()
@@ -134,8 +134,8 @@ def token_revoke(token_id: Annotated[str, typer.Argument(help="Token id (from `b
 @handle_errors
 def db_upgrade() -> None:
     """Create or migrate the database to the newest schema (the server also does this at start-up)."""
-    from api.settings import Settings
-    from api.store import Store
+    from backbone.api.settings import Settings
+    from backbone.api.store import Store
 
     settings = Settings()
     settings.ensure_dirs()

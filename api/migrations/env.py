@@ -1,12 +1,11 @@
 """Alembic environment: runs on the connection the caller passes in ``config.attributes``,
-or on ``sqlalchemy.url`` from the config (set by :func:`api.store.upgrade_database`)."""
+or on ``sqlalchemy.url`` from the config (set by :func:`backbone.api.store.upgrade_database`)."""
 
 from __future__ import annotations
 
 from alembic import context
+from backbone.api.models import Base
 from sqlalchemy import create_engine
-
-from api.models import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -5,10 +5,9 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
+from backbone.api.auth import Admin, StoreDep
+from backbone.api.schemas import AuditPublic, TokenCreate, TokenCreated, TokenPublic
 from fastapi import APIRouter, Query
-
-from api.auth import Admin, StoreDep
-from api.schemas import AuditPublic, TokenCreate, TokenCreated, TokenPublic
 
 router = APIRouter(prefix="/v1", tags=["admin"])
 

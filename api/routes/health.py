@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from backbone.api.auth import StoreDep, Viewer
+from backbone.api.schemas import Health
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
-
-from api.auth import StoreDep, Viewer
-from api.schemas import Health
 
 router = APIRouter(tags=["health"])
 

@@ -1,7 +1,7 @@
 """Jobs: run a planning task on a scenario version, watch it, fetch its result and files, cancel it.
 
 Options are validated up front by the task's pydantic ``options_model`` (422 naming the field);
-the task itself runs in a worker process (see :mod:`api.jobs`).
+the task itself runs in a worker process (see :mod:`backbone.api.jobs`).
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ import mimetypes
 import uuid
 from typing import Annotated, Any
 
+from backbone.api.auth import Planner, StoreDep, Viewer
+from backbone.api.jobs import SAFE_FILE_NAME, JobManager
+from backbone.api.schemas import FileEntry, JobCreate, JobProgress, JobPublic, JobStatus, ProblemDetails
+from backbone.api.store import ConflictError, GoneError
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse
 
-from api.auth import Planner, StoreDep, Viewer
-from api.jobs import SAFE_FILE_NAME, JobManager
-from api.schemas import FileEntry, JobCreate, JobProgress, JobPublic, JobStatus, ProblemDetails
-from api.store import ConflictError, GoneError
 from backbone.errors import Problem, ValidationError
 
 router = APIRouter(prefix="/v1", tags=["jobs"])

@@ -15,12 +15,8 @@ import uuid
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
-
-from api.auth import Planner, StoreDep, Viewer
-from api.schemas import (
+from backbone.api.auth import Planner, StoreDep, Viewer
+from backbone.api.schemas import (
     MapFormat,
     ProblemDetails,
     ScenarioDocument,
@@ -28,8 +24,12 @@ from api.schemas import (
     ScenarioVersionPublic,
     ScenarioWithContent,
 )
-from api.settings import Settings
-from api.store import ConflictError, GoneError, Store, etag_of
+from backbone.api.settings import Settings
+from backbone.api.store import ConflictError, GoneError, Store, etag_of
+from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
 from backbone.errors import Problem, ValidationError
 
 logger = logging.getLogger(__name__)
@@ -205,7 +205,7 @@ def get_scenario(scenario_id: ScenarioId, store: StoreDep, _who: Viewer,
     etag = etag_of(ver)
     if if_none_match and etag in [t.strip().removeprefix("W/") for t in if_none_match.split(",")]:
         return Response(status_code=304, headers={"ETag": etag})
-    from api.store import decode_document
+    from backbone.api.store import decode_document
 
     body = ScenarioWithContent(**_public(sc, ver).model_dump(), content=decode_document(ver.content))
     return JSONResponse(body.model_dump(mode="json"), headers={"ETag": etag})
@@ -253,7 +253,8 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, _who: Vi
                                                                          "lon_min,lat_min,lon_max,lat_max")] = None,
             center_lon: Annotated[float, Query(ge=-180, le=180)] = 0.0,
             size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080") -> Response:
-    from api.store import decode_document
+    from backbone.api.store import decode_document
+
     from backbone.io import network_from_dict
 
     sid = str(scenario_id)

@@ -32,7 +32,7 @@ Mapping rules (documented once, here)
   are copied (routing cost converted per Gbps).
 * **Demands** are kept one record per SNDlib demand, ``src -> dst`` as written, with
   ``demand_gbps = routing_unit x demand_value`` converted to Gbps; whether they are directed is
-  decided later by the SNDlib model (see :mod:`solver.sndlib`).
+  decided later by the SNDlib model (see :mod:`backbone.solver.sndlib`).
 """
 
 from __future__ import annotations

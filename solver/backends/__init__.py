@@ -9,12 +9,12 @@ from typing import Any, Protocol
 from backbone.errors import SolverError
 
 BACKENDS: dict[str, tuple[str, str]] = {
-    "highs": ("solver.backends.highs", "HighsBackend"),
-    "ortools-glop": ("solver.backends.ortools", "GlopBackend"),
-    "ortools-pdlp": ("solver.backends.ortools", "PdlpBackend"),
-    "ortools-scip": ("solver.backends.ortools", "ScipBackend"),
-    "pulp-cbc": ("solver.backends.pulp", "PulpCbcBackend"),
-    "pulp-highs": ("solver.backends.pulp", "PulpHighsBackend"),
+    "highs": ("backbone.solver.backends.highs", "HighsBackend"),
+    "ortools-glop": ("backbone.solver.backends.ortools", "GlopBackend"),
+    "ortools-pdlp": ("backbone.solver.backends.ortools", "PdlpBackend"),
+    "ortools-scip": ("backbone.solver.backends.ortools", "ScipBackend"),
+    "pulp-cbc": ("backbone.solver.backends.pulp", "PulpCbcBackend"),
+    "pulp-highs": ("backbone.solver.backends.pulp", "PulpHighsBackend"),
 }
 """Backend name -> (module, class)."""
 
@@ -33,7 +33,7 @@ class Backend(Protocol):
         ...
 
     def solve(self, lp: Any, time_limit: float, mip_gap: float, threads: int | None, **options: Any) -> Any:
-        """Solve and return a :class:`solver.problem.Solution`."""
+        """Solve and return a :class:`backbone.solver.problem.Solution`."""
         ...
 
 

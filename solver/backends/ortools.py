@@ -23,9 +23,8 @@ import time
 from typing import Any
 
 import numpy as np
-
-from solver.backends._stdio import stdout_to_stderr
-from solver.problem import LinearProgram, Solution, Status
+from backbone.solver.backends._stdio import stdout_to_stderr
+from backbone.solver.problem import LinearProgram, Solution, Status
 
 logger = logging.getLogger(__name__)
 

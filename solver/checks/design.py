@@ -4,7 +4,7 @@ every network state), and what does the design really cost?
 It reads only the instance (the problem) and the link configurations (the answer, as the SNDlib
 solution format lists them: per link ``(capacity, count)`` pairs with pre-installed capacity as
 a module of count 1), and builds its own *disaggregated* flow LP (one commodity per demand,
-unlike the aggregated per-source formulation of :mod:`solver.design`) solved with
+unlike the aggregated per-source formulation of :mod:`backbone.solver.design`) solved with
 ``scipy.optimize.linprog``, not through the solver seam. The objective is recomputed from the
 link list (module costs, setup, pre-installed cost) plus the minimum routing cost on the design.
 """
@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-
-from solver.checks import CheckReport, Violation
-from solver.design import DesignInstance
+from backbone.solver.checks import CheckReport, Violation
+from backbone.solver.design import DesignInstance
 
 logger = logging.getLogger(__name__)
 

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from backbone.solver.checks import CheckReport, Violation
 from scipy.sparse.csgraph import connected_components, dijkstra
 
 from backbone.model import Network
-from solver.checks import CheckReport, Violation
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def check_te(net: Network, result: Any, rel_tol: float = REL_TOL) -> CheckReport
     net
         The network the result was computed on.
     result
-        A :class:`solver.te.TEResult` (anything with ``links``, ``demands``, ``paths`` frames and a
+        A :class:`backbone.solver.te.TEResult` (anything with ``links``, ``demands``, ``paths`` frames and a
         ``summary`` dict).
     rel_tol
         Relative tolerance; Gbps comparisons use ``rel_tol * max(1, largest demand or capacity)``.

@@ -7,7 +7,7 @@
 * :mod:`~solver.placement.result`: solve, planner tables, infeasibility diagnosis.
 * :mod:`~solver.placement.task`: the ``place`` planning task (JSON + CSV).
 
-The independent checker is :func:`solver.checks.placement.check_placement`.
+The independent checker is :func:`backbone.solver.checks.placement.check_placement`.
 
 Modelling choices (documented defaults; see :mod:`~solver.placement.options`)
 -----------------------------------------------------------------------------
@@ -36,9 +36,9 @@ Modelling choices (documented defaults; see :mod:`~solver.placement.options`)
 
 from __future__ import annotations
 
-from solver.placement.options import DEFAULT_RESIDENCY, PlaceOptions, ResidencyRule, TrainingJob
-from solver.placement.result import PlacementResult, solve_placement
-from solver.placement.task import placement_summary, run_place_task
+from backbone.solver.placement.options import DEFAULT_RESIDENCY, PlaceOptions, ResidencyRule, TrainingJob
+from backbone.solver.placement.result import PlacementResult, solve_placement
+from backbone.solver.placement.task import placement_summary, run_place_task
 
 run_place_task.options_model = PlaceOptions  # type: ignore[attr-defined]
 

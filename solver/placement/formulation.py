@@ -24,9 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-
-from solver.placement.inputs import PlacementInputs
-from solver.problem import LinearProgram
+from backbone.solver.placement.inputs import PlacementInputs
+from backbone.solver.problem import LinearProgram
 
 EXISTING_PENALTY_FACTOR = 1000.0
 """Unrouted scenario demand (per Gbps) costs this many times the unserved-GPU weight."""

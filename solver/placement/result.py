@@ -1,6 +1,6 @@
 """Solve the placement program and turn the solution into planner tables and a JSON summary.
 
-Result tables (also the checker's input, :mod:`solver.checks.placement`):
+Result tables (also the checker's input, :mod:`backbone.solver.checks.placement`):
 
 * ``sites``: every candidate site, considered -> chosen: GPUs before / added / after, blocks, MW
   before / built / after, capex, opex, GPUs used at peak, training GPUs.
@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from backbone.solver.paths import PathSet
+from backbone.solver.placement.formulation import PlacementModel, build_placement
+from backbone.solver.placement.inputs import PlacementInputs, build_inputs
+from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.problem import Solution, Status, solve
 
 from backbone.errors import SolverError
 from backbone.model import Network
-from solver.paths import PathSet
-from solver.placement.formulation import PlacementModel, build_placement
-from solver.placement.inputs import PlacementInputs, build_inputs
-from solver.placement.options import PlaceOptions
-from solver.problem import Solution, Status, solve
 
 logger = logging.getLogger(__name__)
 

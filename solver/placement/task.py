@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.placement.result import PlacementResult, solve_placement
+from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
 
 from backbone.errors import InfeasibleError
 from backbone.model import Network
-from solver.placement.options import PlaceOptions
-from solver.placement.result import PlacementResult, solve_placement
-from solver.planning import ProgressFn, TaskResult, write_json_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
     result = solve_placement(net, opts, progress)
     summary = placement_summary(net, opts, result)
     if opts.verify:
-        from solver.checks.placement import check_placement
+        from backbone.solver.checks.placement import check_placement
 
         progress(0.95, "verifying the plan independently")
         report = check_placement(net, opts, result.tables, expect_full=result.fully_served)

@@ -6,11 +6,11 @@ Public entry points
 * :func:`run_te_task` -- the planning-service task (``backbone te`` and the API call it), with
   options :class:`TEOptions`;
 * objective ``"ecmp"`` -- no optimisation: equal-cost multipath routing as the network does it
-  without TE (:mod:`solver.ecmp`), reported in the same tables.
+  without TE (:mod:`backbone.solver.ecmp`), reported in the same tables.
 
-Objectives (:mod:`solver.te.objectives`): ``min-mlu``, ``max-throughput`` (class priorities,
+Objectives (:mod:`backbone.solver.te.objectives`): ``min-mlu``, ``max-throughput`` (class priorities,
 lexicographic stages), ``max-min-fair`` (water-filling), ``min-latency`` (under a utilisation
-ceiling, 0.8 by default). Formulations (:mod:`solver.te.formulations`): ``path`` over the ``k``
+ceiling, 0.8 by default). Formulations (:mod:`backbone.solver.te.formulations`): ``path`` over the ``k``
 lowest-latency admissible candidate paths, and ``edge`` (exact multicommodity flow aggregated
 by source; SLO-bound demands keep per-path routing so SLOs stay hard). Latency SLOs are hard in
 both: demand whose every candidate path exceeds ``slo_rtt_ms / 2`` one way is unmet with
@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from backbone.solver.planning import ProgressFn, TaskResult, no_progress
+from backbone.solver.te.formulations import block_values, build_formulation
+from backbone.solver.te.instance import REASONS, build_instance
+from backbone.solver.te.objectives import OBJECTIVES, run_objective
+from backbone.solver.te.result import TEResult, assemble_result
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.model import Network
-from solver.planning import ProgressFn, TaskResult, no_progress
-from solver.te.formulations import block_values, build_formulation
-from solver.te.instance import REASONS, build_instance
-from solver.te.objectives import OBJECTIVES, run_objective
-from solver.te.result import TEResult, assemble_result
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class TEOptions(BaseModel):
     formulation: Literal["path", "edge"] = Field("path", description="Candidate paths or edge-based flow.")
     paths: int = Field(4, ge=1, le=64, description="Candidate paths per demand (k).")
     disjoint: bool = Field(False, description="Link-disjoint candidate paths (successive shortest paths).")
-    backend: str = Field("highs", description="Solver backend (see `solver.backends.available_backends`).")
+    backend: str = Field("highs", description="Solver backend (see `backbone.solver.backends.available_backends`).")
     time_limit_s: float = Field(120.0, gt=0, description="Time limit over all LP stages, seconds.")
     utilisation_ceiling: float | None = Field(
         None, gt=0, le=1, description="Max link utilisation for max-throughput / max-min-fair (default 1.0) "
@@ -90,7 +90,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     ceiling
         Utilisation ceiling (see :class:`TEOptions`).
     path_provider
-        Optional candidate-path function with :func:`solver.paths.candidate_paths`'s signature
+        Optional candidate-path function with :func:`backbone.solver.paths.candidate_paths`'s signature
         (failure sweeps reuse the intact network's paths through it).
 
     Returns
@@ -112,7 +112,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     t_start = time.perf_counter()
     inst = build_instance(net, path_provider)
     if objective == "ecmp":
-        from solver.ecmp import simulate_ecmp
+        from backbone.solver.ecmp import simulate_ecmp
 
         return simulate_ecmp(net, metric=ecmp_metric, tolerance_ms=ecmp_tolerance_ms, instance=inst)
     if objective not in OBJECTIVES:
@@ -203,7 +203,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
         for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
     summary["unmet_demands_total"] = len(unmet)
     if opts.verify:
-        from solver.checks.te import check_te
+        from backbone.solver.checks.te import check_te
 
         progress(0.95, "verifying")
         summary["verification"] = check_te(net, result).to_dict()

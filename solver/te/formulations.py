@@ -1,6 +1,6 @@
 """The two TE formulation families, built by constraint family with scipy.sparse.
 
-Both families share one variable layout so every objective (see :mod:`solver.te.objectives`)
+Both families share one variable layout so every objective (see :mod:`backbone.solver.te.objectives`)
 drives either of them by changing only costs, bounds and a few extra rows:
 
 * ``flow`` -- path flows ``f_p`` (path family) or per-source arc flows ``x[s, a]`` (edge family);
@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from backbone.solver.problem import INF, LinearProgram, Solution
+from backbone.solver.te.instance import REASON_SLO, TEInstance
 
 from backbone.model import Network
-from solver.problem import INF, LinearProgram, Solution
-from solver.te.instance import REASON_SLO, TEInstance
 
 logger = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bo
     the pair's demands; each demand then keeps the paths within its own SLO. Vectorized: the
     demand -> path expansion is a ``repeat`` over pair path ranges.
     """
-    from solver.paths import _ranges, candidate_paths
+    from backbone.solver.paths import _ranges, candidate_paths
 
     t0 = time.perf_counter()
     demands = np.asarray(demands, np.int64)
@@ -491,7 +491,7 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
     ptr = np.searchsorted(pair_key[order], pk, side="left")
     end = np.searchsorted(pair_key[order], pk, side="right")
     counts = end - ptr
-    from solver.paths import _ranges
+    from backbone.solver.paths import _ranges
 
     d_idx = order[_ranges(ptr, counts)]
     r_idx = np.repeat(np.arange(len(rows)), counts)
@@ -509,7 +509,7 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
 def build_formulation(net_or_inst: Network | TEInstance, formulation: str, k: int = 4,
                       disjoint: bool = False) -> Formulation:
     """Build the ``"path"`` or ``"edge"`` formulation."""
-    from solver.te.instance import build_instance
+    from backbone.solver.te.instance import build_instance
 
     inst = net_or_inst if isinstance(net_or_inst, TEInstance) else build_instance(net_or_inst)
     if formulation == "path":

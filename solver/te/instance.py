@@ -68,7 +68,7 @@ class TEInstance:
     slo_one_way_ms: np.ndarray
     reason: np.ndarray
     path_provider: Callable[..., Any] | None = None
-    """Optional replacement for :func:`solver.paths.candidate_paths` (same signature); failure
+    """Optional replacement for :func:`backbone.solver.paths.candidate_paths` (same signature); failure
     sweeps pass one that derives the failed topology's paths from the intact network's."""
 
     @property
@@ -114,7 +114,7 @@ def build_instance(net: Network, path_provider: Callable[..., Any] | None = None
     net
         A validated network.
     path_provider
-        Optional candidate-path function (default :func:`solver.paths.candidate_paths`).
+        Optional candidate-path function (default :func:`backbone.solver.paths.candidate_paths`).
 
     Returns
     -------

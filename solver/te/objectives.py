@@ -1,6 +1,6 @@
 """TE objectives, each a short sequence of LP stages through the one solver seam.
 
-Every objective works on either formulation family (:mod:`solver.te.formulations`) because both
+Every objective works on either formulation family (:mod:`backbone.solver.te.formulations`) because both
 share the variable layout ``flow`` / ``path_flow`` / ``unmet`` / ``mlu``; an objective only sets
 costs, bounds and a few extra rows.
 
@@ -35,17 +35,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from backbone.solver.problem import INF, Solution, Status, solve
+from backbone.solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec, block_values
+from backbone.solver.te.instance import TEInstance
 
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
-from solver.problem import INF, Solution, Status, solve
-from solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec, block_values
-from solver.te.instance import TEInstance
 
 logger = logging.getLogger(__name__)
 
 OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
-"""LP objectives (``ecmp`` is a routing simulation, see :mod:`solver.ecmp`)."""
+"""LP objectives (``ecmp`` is a routing simulation, see :mod:`backbone.solver.ecmp`)."""
 
 REL_TOL = 1e-9
 """Relative slack when a stage's optimum is held as a constraint in the next stage."""
@@ -182,7 +182,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
     Parameters
     ----------
     form
-        From :func:`solver.te.formulations.build_formulation`.
+        From :func:`backbone.solver.te.formulations.build_formulation`.
     objective
         One of :data:`OBJECTIVES`.
     ceiling

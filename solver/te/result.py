@@ -1,7 +1,7 @@
 """The TE result: per-link, per-demand and path-split tables plus a JSON summary.
 
 Results are their own objects (never written back into the network). The tables are what the
-independent checker (:mod:`solver.checks.te`) reads, what ``--out`` writes (CSV + Parquet) and
+independent checker (:mod:`backbone.solver.checks.te`) reads, what ``--out`` writes (CSV + Parquet) and
 what the API serves.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
 
 from backbone.schema import TRAFFIC_CLASSES
-from solver.te.instance import REASON_CAPACITY, TEInstance
 
 logger = logging.getLogger(__name__)
 

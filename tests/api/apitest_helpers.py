@@ -81,7 +81,7 @@ class LiveServer:
         import subprocess
         import sys
 
-        return subprocess.run([sys.executable, "-m", "api", *args], env=self.env(), capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "backbone.api", *args], env=self.env(), capture_output=True, text=True,
                               timeout=120, check=False)
 
     def token(self, scope: str) -> str:
@@ -107,7 +107,7 @@ class LiveServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "a")  # noqa: SIM115 - handed to the child
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "api", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+            [sys.executable, "-m", "backbone.api", "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--log-level", "warning"], env=self.env(), stdout=log, stderr=log)
         log.close()
         deadline = time.monotonic() + timeout_s

@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 from apitest_helpers import postgres_schema_url, postgres_url
 from apitest_tasks import REGISTRY
+from backbone.api.app import create_app
+from backbone.api.settings import Settings
+from backbone.api.store import Store
 from fastapi.testclient import TestClient
-
-from api.app import create_app
-from api.settings import Settings
-from api.store import Store
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

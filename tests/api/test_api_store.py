@@ -7,8 +7,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-
-from api.store import SYSTEM, ConflictError, GoneError, Principal, Store, decode_document
+from backbone.api.store import SYSTEM, ConflictError, GoneError, Principal, Store, decode_document
 
 WHO = Principal("t1", "tester", "planner")
 COUNTS = {"sites": 1, "links": 0, "demands": 0}

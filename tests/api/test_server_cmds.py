@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from backbone.api.cli.main import app
+from backbone.api.store import Store, hash_token
 from typer.testing import CliRunner
-
-from api.cli.main import app
-from api.store import Store, hash_token
 
 
 @pytest.fixture

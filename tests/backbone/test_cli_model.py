@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
+from backbone.api.cli.main import app
 from typer.testing import CliRunner
 
-from api.cli.main import app
 from backbone import geo
 from backbone.io import save_scenario
 from backbone.model import Network

@@ -188,7 +188,7 @@ def test_regenerate_returns_a_new_network_and_records_parameters(small: Network,
 
 
 def test_cli_demand_writes_a_scenario_and_prints_json(small: Network, tmp_path: Path) -> None:
-    from api.cli.main import app
+    from backbone.api.cli.main import app
 
     src = save_scenario(small, tmp_path / "in")
     out = tmp_path / "out"

@@ -26,7 +26,7 @@ def net() -> Network:
 
 
 def test_info_json_reports_a_global_petabit_backbone() -> None:
-    from api.cli.main import app
+    from backbone.api.cli.main import app
 
     result = CliRunner().invoke(app, ["info", "--json"])
     assert result.exit_code == 0, result.output
@@ -42,7 +42,7 @@ def test_info_json_reports_a_global_petabit_backbone() -> None:
 
 
 def test_validate_exit_0() -> None:
-    from api.cli.main import app
+    from backbone.api.cli.main import app
 
     result = CliRunner().invoke(app, ["validate", str(default_scenario_path())])
     assert result.exit_code == 0, result.output

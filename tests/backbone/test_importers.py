@@ -264,7 +264,7 @@ def test_traffic_matrix_problems_name_row_and_field(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------- CLI
 def test_cli_info_reads_importer_formats() -> None:
-    from api.cli.main import app
+    from backbone.api.cli.main import app
 
     for path, sites in ((DATA / "tiny.graphml", 4), (DATA / "topohub_like.json", 4)):
         result = CliRunner().invoke(app, ["info", str(path), "--json"])

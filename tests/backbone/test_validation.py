@@ -110,7 +110,7 @@ def _tree(path: Path) -> dict[str, float]:
 @pytest.mark.parametrize("case", CASES)
 def test_cli_validate_exits_2_with_one_line_per_problem(case: str, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from api.cli.main import app
+    from backbone.api.cli.main import app
 
     expect = _expect(case)
     target = BROKEN / case / expect["load"]
@@ -132,7 +132,7 @@ def test_cli_validate_exits_2_with_one_line_per_problem(case: str, tmp_path: Pat
 def test_cli_validate_json_lists_problems_on_stdout(tmp_path: Path) -> None:
     import json
 
-    from api.cli.main import app
+    from backbone.api.cli.main import app
 
     result = CliRunner().invoke(app, ["validate", str(BROKEN / "several_problems"), "--json"])
     assert result.exit_code == 2
@@ -148,7 +148,7 @@ def test_cli_validate_subprocess_has_no_traceback() -> None:
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-c", "from api.cli.main import run; run()", "validate",
+    proc = subprocess.run([sys.executable, "-c", "from backbone.api.cli.main import run; run()", "validate",
                            str(BROKEN / "several_problems")], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "COLUMNS": "50"})
     assert proc.returncode == 2

@@ -8,15 +8,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from backbone.errors import InfeasibleError, ValidationError
-from backbone.io import load_scenario
-from solver.backends import available_backends
-from solver.checks.design import check_design, configurations_from_counts
-from solver.design import build_design_lp, cutset_rows, solve_design
-from solver.design_task import CandidateLink, design_upgrades
-from solver.planning import run_task
-from solver.sndlib import (
+from backbone.solver.backends import available_backends
+from backbone.solver.checks.design import check_design, configurations_from_counts
+from backbone.solver.design import build_design_lp, cutset_rows, solve_design
+from backbone.solver.design_task import CandidateLink, design_upgrades
+from backbone.solver.planning import run_task
+from backbone.solver.sndlib import (
     build_instance,
     load_instance,
     parse_model_code,
@@ -24,6 +21,9 @@ from solver.sndlib import (
     parse_solution,
     write_solution,
 )
+
+from backbone.errors import InfeasibleError, ValidationError
+from backbone.io import load_scenario
 from tests.conftest import conformance_dir, make_network
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sndlib"
@@ -86,7 +86,7 @@ def test_cut_set_rows_are_valid_and_tighten_the_lp() -> None:
     mat, rhs = cutset_rows(inst)
     optimum_counts = np.array([2.0, 3.0, 0.0])
     assert (mat @ optimum_counts >= rhs - 1e-9).all()  # the optimum satisfies every cut
-    from solver.problem import solve
+    from backbone.solver.problem import solve
 
     without = solve(build_design_lp(inst, cuts=False).lp.relaxed(), time_limit=LIMIT).objective
     with_cuts = solve(build_design_lp(inst, cuts=True).lp.relaxed(), time_limit=LIMIT).objective

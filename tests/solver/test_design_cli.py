@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from backbone.api.cli.main import app
+from backbone.solver.sndlib import parse_solution
 from typer.testing import CliRunner
-
-from api.cli.main import app
-from solver.sndlib import parse_solution
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sndlib"
 

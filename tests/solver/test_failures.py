@@ -6,11 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
-from backbone.errors import ValidationError
-from backbone.model import Network
-from solver.failures import (
+from backbone.solver.failures import (
     FailureOptions,
     SweepContext,
     enumerate_scenarios,
@@ -18,7 +14,11 @@ from solver.failures import (
     run_sweep,
     sweep,
 )
-from solver.te import solve_te
+from backbone.solver.te import solve_te
+from typer.testing import CliRunner
+
+from backbone.errors import ValidationError
+from backbone.model import Network
 
 VOLATILE = {"seconds"}
 
@@ -119,7 +119,8 @@ def test_engines_agree(submarine_cut: Network) -> None:
 
 
 def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
-    from api.cli.main import app
+    from backbone.api.cli.main import app
+
     from backbone.io import save_scenario
 
     scen = save_scenario(submarine_cut, tmp_path / "scen")

@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from backbone.solver.backends import available_backends
+from backbone.solver.checks.placement import check_placement
+from backbone.solver.placement import PlaceOptions, run_place_task, solve_placement
+from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H
 
 from backbone.errors import InfeasibleError, ValidationError
-from solver.backends import available_backends
-from solver.checks.placement import check_placement
-from solver.placement import PlaceOptions, run_place_task, solve_placement
-from solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H
 from tests.conftest import make_network
 
 PAR_GPU = 46_132.0
@@ -233,7 +233,7 @@ def test_bad_options_are_validation_errors() -> None:
 
 
 def test_summary_json_has_the_contract_keys(tmp_path) -> None:
-    from solver.planning import run_task
+    from backbone.solver.planning import run_task
 
     res = run_task("place", europe(cap_gbps=50), {"residency": [], "block_gpus": 1, "verify": True}, tmp_path)
     s = res.summary
@@ -271,10 +271,10 @@ def test_allow_and_deny_lists() -> None:
 def test_rounded_relaxation_is_a_valid_plan() -> None:
     # LP relaxation of the link-limited case builds fractional blocks; rounding up and re-solving the
     # rest gives a valid plan no cheaper than the MIP optimum.
-    from solver.placement.formulation import build_placement
-    from solver.placement.inputs import build_inputs
-    from solver.placement.result import result_tables, round_relaxation
-    from solver.problem import solve
+    from backbone.solver.placement.formulation import build_placement
+    from backbone.solver.placement.inputs import build_inputs
+    from backbone.solver.placement.result import result_tables, round_relaxation
+    from backbone.solver.problem import solve
 
     net = europe(cap_gbps=50)
     opts = PlaceOptions(residency=[], block_gpus=256, training=[dict(id="t", gpus=300)])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from backbone.solver.checks.placement import check_placement
+from backbone.solver.placement import PlaceOptions, solve_placement
 
 from backbone.io import load_scenario
-from solver.checks.placement import check_placement
-from solver.placement import PlaceOptions, solve_placement
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_shipped_scenario(shipped) -> None:
     if len(unserved) > len(no_site):
         assert any(("GPU maximum" in x or "power cap" in x or "bottleneck" in x) for x in r.infeasibility)
     # EU demand stays in EU/EEA sites (default residency)
-    from solver.placement.options import EU_EEA_COUNTRIES
+    from backbone.solver.placement.options import EU_EEA_COUNTRIES
 
     f = r.tables["flows"]
     eu_metros = shipped.metros.index[shipped.metros["country"].isin(EU_EEA_COUNTRIES)]

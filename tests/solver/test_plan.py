@@ -63,7 +63,7 @@ def _check_plan_dir(out: Path, summary: dict) -> None:
 
 
 def test_plan_small_scenario_end_to_end(small_world: Network, tmp_path: Path) -> None:
-    from api.cli.main import app
+    from backbone.api.cli.main import app
 
     scen = save_scenario(small_world, tmp_path / "scen")
     plan_file = tmp_path / "study.yaml"
@@ -83,7 +83,7 @@ def test_plan_small_scenario_end_to_end(small_world: Network, tmp_path: Path) ->
 
 
 def test_plan_rejects_a_bad_plan_file(small_world: Network, tmp_path: Path) -> None:
-    from api.cli.main import app
+    from backbone.api.cli.main import app
 
     scen = save_scenario(small_world, tmp_path / "scen")
     bad = tmp_path / "bad.yaml"
@@ -97,7 +97,8 @@ def test_plan_rejects_a_bad_plan_file(small_world: Network, tmp_path: Path) -> N
 
 @pytest.mark.browser
 def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: Path) -> None:
-    from solver.planning import run_task
+    from backbone.solver.planning import run_task
+
     from tests.backbone.test_maps_html import console_messages, run_chromium
 
     out = tmp_path / "out"
@@ -113,8 +114,9 @@ def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: P
 
 @pytest.mark.slow
 def test_plan_shipped_scenario(tmp_path: Path) -> None:
+    from backbone.solver.planning import run_task
+
     from backbone.io import load_scenario
-    from solver.planning import run_task
 
     net = load_scenario()
     out = tmp_path / "out"

@@ -16,7 +16,7 @@ REQUIRED = {"status", "objective", "mlu", "carried_gbps", "unmet_gbps", "backend
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "api", "te", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "backbone.api", "te", *args], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
 
 
@@ -42,9 +42,8 @@ def test_json_stdout_is_pure_json(scenario: Path, tmp_path: Path, args: list[str
 
 def _invoke(*args: str) -> tuple[int, str, str]:
     """In-process run (fast); stdout purity at the file-descriptor level is tested by subprocess above."""
+    from backbone.api.cli.main import app
     from typer.testing import CliRunner
-
-    from api.cli.main import app
 
     r = CliRunner().invoke(app, ["te", *args])
     return r.exit_code, r.stdout, r.stderr
