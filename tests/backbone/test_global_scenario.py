@@ -220,8 +220,7 @@ def test_no_cable_runs_deep_inside_land(net: Network) -> None:
     """Natural Earth 110m land polygons (data/basemap): no sampled sea point more than ~60 km inside land
     (the 110m coastline is coarse: narrow straits and bays may be filled)."""
     path = basemap_path()
-    if not path.exists():
-        pytest.skip(f"basemap not present at {path}")
+    assert path.exists(), f"shipped basemap missing at {path}"
     import geopandas as gpd
     import shapely
 

@@ -408,8 +408,8 @@ def test_cli_map_writes_file_and_json_only_on_stdout(pacific: Network, tmp_path:
 
 
 def test_shipped_scenario_maps() -> None:
-    if not (default_scenario_path() / "scenario.yaml").exists():
-        pytest.skip(f"shipped scenario not present at {default_scenario_path()}")
+    # the shipped scenario is part of the repository: its absence is a failure, not a skip
+    assert (default_scenario_path() / "scenario.yaml").exists(), f"shipped scenario missing at {default_scenario_path()}"
     from backbone.io import load_scenario
 
     net = load_scenario()
