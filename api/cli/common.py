@@ -19,8 +19,10 @@ err_console = Console(stderr=True)
 out_console = Console()
 
 EXIT_UNEXPECTED = 1
-"""Exit codes: 2 bad input (validation, unknown file/id), 3 infeasible, 4 solver error,
-1 unexpected internal error."""
+"""Exit codes: 2 bad input (validation, unknown file/id), 3 infeasible (or a best-effort ``partial``
+placement, written in full), 4 solver error, 5 ``--verify`` found a violation, 1 unexpected internal error."""
+EXIT_VERIFY = 5
+"""Exit code of every command whose ``--verify`` check found a violation."""
 
 SCENARIO_HELP = "Scenario folder, YAML/JSON, SNDlib .txt, GraphML or node-link JSON (default: shipped global scenario)."
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from backbone.api.cli.common import (
+    EXIT_VERIFY,
     SCENARIO_HELP,
     emit_json,
     err_console,
@@ -99,7 +100,7 @@ def design(
         _print(summary)
     verification = summary.get("verification")
     if verification is not None and not verification.get("ok", False):
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_VERIFY)
 
 
 def _fmt(x: Any) -> str:
