@@ -265,6 +265,7 @@ class Solution:
     row_duals: np.ndarray | None = None
     message: str = ""
     lp: LinearProgram | None = field(default=None, repr=False)
+    fallback: str = ""  # what the backend did when its first method failed (e.g. IPM -> simplex)
 
     @property
     def gap(self) -> float | None:

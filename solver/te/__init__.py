@@ -152,6 +152,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         "lp_method": lp_method,
         "path_variables": form.n_paths,
         "stages": [s.to_dict() for s in outcome.stages],
+        "notes": [f"LP stage {s.name!r}: {s.note}" for s in outcome.stages if s.note],
     }
     result = assemble_result(inst, arc_load, carried, form.reason, splits, summary)
     if outcome.fraction is not None:
@@ -194,6 +195,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
         edge = solve_te(net, opts.objective, "edge", opts.paths, opts.backend, left, opts.utilisation_ceiling,
                         opts.disjoint, False, lp_method=opts.lp_method)
         summary["edge_bound"] = edge.summary["objective_value"]
+        summary.setdefault("notes", []).extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
         summary["edge_seconds"] = edge.summary["total_seconds"]
         summary["gap_to_edge_bound"] = _gap(opts.objective, summary["objective_value"], summary["edge_bound"])
     unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)

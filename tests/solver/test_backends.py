@@ -279,3 +279,33 @@ def test_export_names_are_sanitised_and_unique(tmp_path) -> None:  # type: ignor
     assert rows[0].startswith("v_2cap")
     with pytest.raises(SolverError):
         write_mps(lp, tmp_path / "wrong.txt")
+
+
+class _IpmStallsHighs(highspy.Highs):
+    """HiGHS whose interior point stops with "Unknown" (as it did on the shipped scenario's edge LP);
+    simplex runs normally."""
+
+    stalled = 0
+
+    def run(self):  # type: ignore[no-untyped-def]
+        value = self.getOptionValue("solver")
+        if (value[1] if isinstance(value, tuple) else value) == "ipm":
+            _IpmStallsHighs.stalled += 1
+            self._stalled = True
+            return highspy.HighsStatus.kError
+        self._stalled = False
+        return super().run()
+
+    def getModelStatus(self):  # type: ignore[no-untyped-def]
+        return highspy.HighsModelStatus.kUnknown if getattr(self, "_stalled", False) else super().getModelStatus()
+
+
+def test_failed_interior_point_falls_back_to_simplex_and_says_so(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    lp, expected = transport_lp()
+    monkeypatch.setattr(highspy, "Highs", _IpmStallsHighs)
+    sol = solve(lp, "highs", time_limit=30, solver="ipm", run_crossover="off")
+    assert _IpmStallsHighs.stalled == 1
+    _assert_optimum(sol, lp, expected)
+    assert "interior point ended 'Unknown'" in sol.fallback and "simplex" in sol.fallback
+    plain = solve(lp, "highs", time_limit=30, solver="simplex")
+    assert plain.fallback == "" and _IpmStallsHighs.stalled == 1
