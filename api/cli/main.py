@@ -38,13 +38,18 @@ for _name in COMMAND_MODULES:
         importlib.import_module(_name).register(app)
 
 
-@app.callback()
-def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         from backbone import __version__
 
-        typer.echo(__version__)
+        typer.echo(f"backbone {__version__}")
         raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.",
+                                       callback=_print_version, is_eager=True)) -> None:
+    """Plan a global AI backbone: where GPUs go, how traffic flows, what breaks, what to buy."""
 
 
 def run() -> None:

@@ -243,3 +243,23 @@ def test_convert_rejects_importer_options_for_other_formats(scenario: Path, tmp_
     plain = run("convert", str(scenario), "-o", str(tmp_path / "copy.json"))
     assert plain.exit_code == 0
     assert run("convert", str(tmp_path / "none.graphml"), "-o", str(tmp_path / "y")).exit_code == 2
+
+
+def test_route_with_negative_coordinates_as_written_in_the_readme() -> None:
+    r = run("route", "35.68,139.69", "-33.87,151.21", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["to"] == [-33.87, 151.21] and d["to_site"].startswith("sydney")
+    assert d["from_site"] == "tokyo"
+    flipped = run("route", "--json", "-33.87,151.21", "-23.55,-46.63")
+    assert flipped.exit_code == 0, flipped.output
+    assert json.loads(flipped.stdout)["to_site"] in ("sao-paulo", "praia-grande")
+    bad = run("route", "new-york", "london", "--bogus")
+    assert bad.exit_code == 2 and "no such option: --bogus" in bad.stderr
+
+
+def test_version() -> None:
+    from backbone import __version__
+
+    r = run("--version")
+    assert r.exit_code == 0 and r.stdout.strip() == f"backbone {__version__}"
