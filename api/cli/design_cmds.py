@@ -134,6 +134,8 @@ def _print(s: dict[str, Any]) -> None:
             t.add_row(str(u["link"]), str(u["modules"]), f"{u['added_gbps']:,.0f}", f"{u['cost_usd']:,.0f}",
                       "yes" if u["new"] else "")
         out_console.print(t)
+    for note in s.get("notes", []):
+        err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if "verification" in s:
         v = s["verification"]
         colour = "green" if v.get("ok") else "red"

@@ -104,8 +104,9 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
     t = Table(title=f"te {s['objective']} ({s['formulation']}, {s['backend']})", show_header=False,
               title_justify="left")
     fell_back = any(st.get("note") for st in s.get("stages", []))
+    nothing = not s.get("demand_gbps", 0.0) > 0
     t.add_row("status", s["status"] + (" (interior point failed; re-solved with simplex, see notes)" if fell_back
-                                       else ""))
+                                       else "") + (" [bold yellow](no demand: nothing to route)[/]" if nothing else ""))
     t.add_row("objective value", _fmt(s.get("objective_value"), ",.6g"))
     mlu_style = "bold red" if s.get("overloaded") else ""
     t.add_row("max link utilisation", f"[{mlu_style}]{100 * s['mlu']:.2f} %[/]" if mlu_style else
