@@ -61,3 +61,19 @@ def test_place_partial_exits_3_and_writes_the_plan(tmp_path) -> None:
     assert "partial" in r.stderr and "unserved metros" in r.stderr
     written = json.loads((tmp_path / "out" / "place.json").read_text())
     assert written["status"] == "partial" and (tmp_path / "out" / "place_sites.csv").exists()
+
+
+def test_place_verify_failure_exits_5(scenario, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import backbone.solver.checks.placement as checks
+
+    real = checks.check_placement
+
+    def failing(*a, **k):  # type: ignore[no-untyped-def]
+        report = real(*a, **k)
+        report.violations.append("links x: made to fail")
+        return report
+
+    monkeypatch.setattr(checks, "check_placement", failing)
+    r = run(str(scenario), "--verify")
+    assert r.exit_code == 5, r.output
+    assert "verification failed" in r.stderr
