@@ -19,6 +19,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+def _hide_flag_placeholders() -> None:
+    """Help shows ``--verify`` rather than ``--verify <bool>``: flags take no value, so this typer
+    version's type column (``<bool>``) is dropped for them (other options keep ``<int>``, ...)."""
+    from typer.core import TyperOption
+
+    if getattr(TyperOption.display_type_rich, "_flags_hidden", False):
+        return
+    original = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return original(self, ctx)
+
+    display_type_rich._flags_hidden = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign,assignment]
+
+
+_hide_flag_placeholders()
+
 COMMAND_MODULES = (
     "backbone.api.cli.model_cmds",  # info, validate, route
     "backbone.api.cli.demand_cmds",  # demand generation

@@ -45,8 +45,13 @@ def info(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
 
 
 @handle_errors
-def validate(scenario: Annotated[Path, typer.Argument(help=SCENARIO_HELP)], json_out: JsonOpt = False) -> None:
-    """Check a scenario; exit 0 when valid, else list every problem and exit 2."""
+def validate(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
+    """Check a scenario without solving or writing anything.
+
+    Exit 0 and a one-line summary on stderr when it is valid; otherwise every problem found
+    (file, record, field, message), one per line on stderr, and exit 2. With --json the same
+    goes to stdout as {"valid": ..., "problems": [...]}.
+    """
     from backbone.errors import ValidationError
 
     try:

@@ -263,3 +263,27 @@ def test_version() -> None:
 
     r = run("--version")
     assert r.exit_code == 0 and r.stdout.strip() == f"backbone {__version__}"
+
+
+def test_flags_show_no_bool_placeholder_and_validate_help_says_what_it_does() -> None:
+    for command in ("te", "place", "validate", "design", "plan", "failures"):
+        r = run(command, "--help")
+        assert r.exit_code == 0 and "<bool>" not in r.stdout, command
+        assert "--json" in r.stdout or command == "failures"
+    text = " ".join(run("validate", "--help").stdout.split())
+    assert "without solving or writing anything" in text and "exit 2" in text
+    assert run("validate").exit_code == 0  # the help's "default: shipped global scenario" holds
+
+
+def test_tables_written_to_a_pipe_keep_whole_rows(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.run([sys.executable, "-m", "backbone.api", "info"], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    row = next(line for line in proc.stdout.splitlines() if "sites_by_region" in line)
+    assert "AFRICA: 7, APAC: 30, EMEA: 40, LATAM: 7, NA: 30" in row  # one line, not wrapped at 80 columns
+    assert max(len(line) for line in proc.stdout.splitlines()) > 80
