@@ -355,7 +355,8 @@ def _resolve_mismatch(lp: LinearProgram, sol: Solution, backend: str, options: d
     (presolved) incumbent while returning the start's values. Re-solve without the start, then
     (HiGHS) with presolve off too, within what is left of the time limit; keep the first answer
     whose objective is its own. When none is, report the returned solution at its recomputed value
-    (status ``feasible``: optimality of that point is not proven) and say so in ``fallback``.
+    (a MIP incumbent then has status ``feasible``: its optimality is not proven) and say so in
+    ``fallback``.
     """
     import logging
 
@@ -380,9 +381,9 @@ def _resolve_mismatch(lp: LinearProgram, sol: Solution, backend: str, options: d
             alt.fallback = f"{note}; re-solved {how}: {alt.objective:.10g} ({alt.status.value})"
             return alt
     sol.objective = value
-    if sol.status == Status.OPTIMAL and (sol.bound is None or not np.isfinite(sol.bound)
-                                         or value - sol.bound > OBJECTIVE_RTOL * max(1.0, abs(value))):
-        sol.status = Status.FEASIBLE
+    if lp.is_mip and sol.status == Status.OPTIMAL and (sol.bound is None or not np.isfinite(sol.bound)
+                                                       or value - sol.bound > OBJECTIVE_RTOL * max(1.0, abs(value))):
+        sol.status = Status.FEASIBLE  # the incumbent is not proven optimal (an LP optimum stays one)
     if sol.bound is not None and np.isfinite(sol.bound):
         sol.bound = min(sol.bound, value)
     sol.fallback = f"{note}; reported at its recomputed value ({sol.status.value})"
