@@ -69,6 +69,16 @@ def error_document(exc: BaseException) -> dict[str, Any]:
             "detail": f"{type(exc).__name__}: {exc}", "errors": []}
 
 
+def outcome_message(summary: Mapping[str, Any]) -> str:
+    """The job message of a finished task: ``done``, or ``partial: ...`` naming what a best-effort
+    result left out (a placement that could not serve every metro keeps its result and files)."""
+    if summary.get("status") != "partial":
+        return "done"
+    metros = sorted({str(u.get("metro")) for u in summary.get("unserved_metros") or [] if isinstance(u, Mapping)})
+    what = f"unserved metros: {', '.join(metros)}" if metros else "not all demand is served"
+    return f"partial: {what}"
+
+
 # ---------------------------------------------------------------------- worker side
 def _watch_parent(parent_pid: int) -> None:
     """Exit the worker as soon as the process that started it (the server, or its fork server,
@@ -102,7 +112,7 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
         planning.TASKS.update(registry)  # this process runs this one job only
         net = network_from_dict(document, file="scenario")
         result = planning.run_task(kind, net, options, out_dir, progress)
-        events.put(("done", job_id, [str(f) for f in result.files]))
+        events.put(("done", job_id, [str(f) for f in result.files], outcome_message(result.summary)))
     except BaseException as exc:  # report every failure; the process ends right after
         logger.debug("job %s failed", job_id, exc_info=True)
         events.put(("error", job_id, error_document(exc)))
@@ -312,7 +322,8 @@ class JobManager:
                 self.store.finish_job(job_id, "failed", f"could not store results: {exc}",
                                       error=error_document(exc))
                 return
-            if not self.store.finish_job(job_id, "succeeded", "done", files=files):
+            message = str(msg[3]) if len(msg) > 3 else "done"
+            if not self.store.finish_job(job_id, "succeeded", message, files=files):
                 shutil.rmtree(dst, ignore_errors=True)  # cancelled at the last moment
         else:
             err = msg[2]

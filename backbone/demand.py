@@ -35,6 +35,12 @@ pairs and scales the class to its share of ``total_gbps``:
 * ``bulk``: home sites <-> data centers, masses = metro GDP at the home site and GPUs installed
   (dataset ingest, model distribution, backups). No SLO.
 
+**(c) Any topology.** A network without data centers (a Topology Zoo, TopoHub or SNDlib graph)
+gets a plain gravity matrix between all its sites instead (:func:`site_gravity_traffic`):
+``T_ij ~ 1 / ((d_ij + d0) / 1000 km) ** bulk_gamma`` for every ordered pair of distinct sites,
+class ``bulk`` without SLO, scaled to ``total_gbps`` (the CLI's default there is
+:data:`SITE_GRAVITY_LOAD` of the network's total link capacity) and rounded to 1 Mbps.
+
 ``rtt`` is the lowest-latency round trip on the network (Dijkstra on ``latency_ms``), so every
 SLO is met by the shortest path: ``2 * shortest one-way latency <= slo_rtt_ms`` holds by
 construction (checked by :func:`slo_violations`). An optional seeded log-normal factor
@@ -289,13 +295,14 @@ def generate_traffic(net: Network, params: DemandParameters | None = None,
     Raises
     ------
     ValidationError
-        When the network has no data center or is too disconnected to serve every metro.
+        When the network is too disconnected to serve every metro. A network without data
+        centers gets :func:`site_gravity_traffic` instead.
     """
     params = params or DemandParameters()
     sites = net.sites
     dcs = sites.index[sites["kind"] == "datacenter"]
     if len(dcs) == 0:
-        raise ValidationError("the demand model needs at least one datacenter site")
+        return site_gravity_traffic(net, params)
     inference = metro_inference if metro_inference is not None else generate_metro_inference(net, params)
     rtt = rtt_matrix_ms(net)
     shares = params.class_shares()
@@ -325,6 +332,52 @@ def generate_traffic(net: Network, params: DemandParameters | None = None,
                               kind="stable")
     table.index = pd.Index(table["traffic_class"] + "-" + table["src"] + "-" + table["dst"], name="id")
     return normalize_table(DEMANDS, table[["src", "dst", "demand_gbps", "traffic_class", "slo_rtt_ms"]])
+
+
+SITE_GRAVITY_LOAD = 0.1
+"""Default total of the site gravity matrix, as a share of the network's total link capacity
+(``backbone demand`` on a network without data centers and without ``--total-gbps``)."""
+
+
+def site_gravity_total_gbps(net: Network) -> float:
+    """:data:`SITE_GRAVITY_LOAD` x the total link capacity, Gbps (at least 1 Gbps)."""
+    return max(1.0, round(SITE_GRAVITY_LOAD * float(net.links["capacity_gbps"].sum()), 1))
+
+
+def site_gravity_traffic(net: Network, params: DemandParameters | None = None) -> pd.DataFrame:
+    """A gravity traffic matrix between all sites of any topology (model (c) in the module doc).
+
+    Every ordered pair of distinct sites connected by the network gets
+    ``params.total_gbps x w_ij / sum w`` with ``w_ij = 1 / ((d_ij + d0) / 1000 km) ** bulk_gamma``
+    (times the seeded log-normal noise when ``noise_sigma > 0``), class ``bulk``, no SLO, rounded
+    to 0.001 Gbps; pairs that round to zero are dropped.
+
+    Raises
+    ------
+    ValidationError
+        When the network has fewer than two connected sites.
+    """
+    params = params or DemandParameters()
+    sites = net.sites.index
+    rtt = rtt_matrix_ms(net).to_numpy(float) if len(sites) else np.zeros((0, 0))
+    w = 1.0 / _deterrence(_geodesic_matrix_km(net.sites, sites, sites), params.bulk_gamma, params.distance_offset_km)
+    reachable = np.isfinite(rtt)
+    np.fill_diagonal(reachable, False)
+    w = np.where(reachable, w, 0.0)
+    if not (w > 0).any():
+        raise ValidationError(Problem("a traffic matrix needs at least two sites connected by links", table="sites"))
+    ia, ib = np.nonzero(w > 0)
+    weight = w[ia, ib]
+    if params.noise_sigma > 0:
+        weight = weight * np.random.default_rng(params.seed).lognormal(0.0, params.noise_sigma, size=len(weight))
+    gbps = np.round(weight / weight.sum() * params.total_gbps, 3)
+    keep = gbps > 0
+    src, dst = sites[ia[keep]], sites[ib[keep]]
+    table = pd.DataFrame({"src": src, "dst": dst, "demand_gbps": gbps[keep], "traffic_class": "bulk",
+                          "slo_rtt_ms": np.nan})
+    table = table.sort_values(["demand_gbps", "src", "dst"], ascending=[False, True, True], kind="stable")
+    table.index = pd.Index("bulk-" + table["src"] + "-" + table["dst"], name="id")
+    return normalize_table(DEMANDS, table)
 
 
 def _training(net: Network, dcs: pd.Index, rtt: pd.DataFrame, params: DemandParameters) -> pd.DataFrame:

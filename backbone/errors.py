@@ -108,3 +108,13 @@ class NotFoundError(BackboneError):
 
     exit_code = 2
     http_status = 404
+
+
+class VerificationError(BackboneError):
+    """An independent check (``--verify``) found that a result violates its own model.
+
+    This is a defect in the solver chain, not in the input: the CLI exits 5 whatever the command.
+    """
+
+    exit_code = 5
+    http_status = 500

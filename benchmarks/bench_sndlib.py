@@ -4,6 +4,13 @@ Usage::
 
     python benchmarks/bench_sndlib.py --time-limit 300            # the figure (long)
     python benchmarks/bench_sndlib.py --time-limit 20 --networks polska,atlanta --csv out.csv
+    python benchmarks/bench_sndlib.py --time-limit 60 --networks all --models sndlib   # every instance
+
+Every design is re-priced independently (:func:`backbone.solver.checks.design.check_design`: its
+module, setup and pre-installed costs plus its cheapest routing) and the ``objective`` column says
+whether the reported cost is the design's (``ok``) or not (``MISMATCH``, with the recomputed cost);
+the command exits 1 when any objective or check fails. ``--models sndlib`` solves, per network, the
+models SNDlib itself defines for it (its ``models/`` folder).
 
 Networks are read from ``../shared/conformance/sndlib/native`` (``--root`` to change). The
 ``sndlib`` column says whether SNDlib itself defines the model for that network (a model file
@@ -42,7 +49,11 @@ def run(root: Path, networks: list[str], models: list[str], time_limit: float, v
             print(f"skip {net}: {path} not found", file=sys.stderr)
             continue
         snd = parse_sndlib(path)
-        for code in models:
+        net_models = models
+        if models == ["sndlib"]:  # the models SNDlib defines for this network that the solver supports
+            net_models = sorted(p.stem for p in (root / net / "models").glob("*.txt")
+                                if not parse_model_code(p.stem).unsupported())
+        for code in net_models:
             model = parse_model_code(code)
             row: dict[str, object] = {"network": net, "model": code,
                                       "sndlib": (root / net / "models" / f"{code}.txt").exists()}
@@ -58,11 +69,17 @@ def run(root: Path, networks: list[str], models: list[str], time_limit: float, v
             row.update(states=len(inst.states), cols=sol.stats.get("cols", 0), status=sol.status, cost=sol.cost,
                        lower_bound=sol.lower_bound, gap=sol.gap, lp_bound=sol.lp_bound,
                        heuristic=sol.heuristic_cost, seconds=time.perf_counter() - t0)
-            if verify and sol.counts is not None:
+            if sol.counts is not None:
                 from backbone.solver.checks.design import check_design, configurations_from_counts
 
-                check = check_design(inst, configurations_from_counts(inst, sol.counts))
-                row["verified"] = check.ok
+                check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit=time_limit,
+                                     reported_cost=sol.cost, reported_optimal=sol.status == "optimal")
+                row["recomputed"] = check.total_cost
+                row["objective"] = "ok" if not any(v.check == "objective" for v in check.report.violations) \
+                    else "MISMATCH"
+                if verify:
+                    row["verified"] = check.ok
+                row["notes"] = "; ".join(sol.notes)
             rows.append(row)
             print(_line(row), file=sys.stderr, flush=True)
     return rows
@@ -80,24 +97,27 @@ def _line(r: dict[str, object]) -> str:
     return (f"| {r['network']:<13} | {r['model']} | {'yes' if r['sndlib'] else 'no ':<3} | {_num(r.get('states')):>6} | "
             f"{_num(r.get('cols')):>9} | {_num(r.get('cost'), 1):>16} | {_num(r.get('lower_bound'), 1):>16} | "
             f"{gap_s:>7} | {_num(r.get('heuristic'), 1):>16} | {r.get('status', '')!s:<10} | "
-            f"{_num(r.get('seconds'), 1):>6} |")
+            f"{_num(r.get('seconds'), 1):>6} | {_num(r.get('recomputed'), 1):>16} | {r.get('objective', '-')!s:<9} |")
 
 
 HEADER = ("| network       | model           | sndlib | states |      cols |             cost |      lower bound | "
-          "gap %   |        heuristic | status     | sec    |")
+          "gap %   |        heuristic | status     | sec    |       recomputed | objective |")
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--time-limit", type=float, default=300.0, help="seconds per instance (default 300)")
-    p.add_argument("--networks", default=",".join(NETWORKS))
-    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--networks", default=",".join(NETWORKS), help="comma-separated, or 'all' (every network in --root)")
+    p.add_argument("--models", default=",".join(MODELS), help="comma-separated codes, or 'sndlib' (each network's "
+                                                             "own SNDlib models)")
     p.add_argument("--root", type=Path, default=DEFAULT_DATA)
     p.add_argument("--verify", action="store_true", help="run the independent checker on each design")
     p.add_argument("--csv", type=Path, help="also write the rows as CSV")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    rows = run(a.root, a.networks.split(","), a.models.split(","), a.time_limit, a.verify)
+    networks = sorted(p.name for p in a.root.iterdir() if (p / f"{p.name}.txt").exists()) \
+        if a.networks == "all" else a.networks.split(",")
+    rows = run(a.root, networks, a.models.split(","), a.time_limit, a.verify)
     print(f"SNDlib design, time limit {a.time_limit:g} s per instance (LP + heuristic + MIP share it)")
     print(HEADER)
     print("|" + "|".join("-" * (len(c)) for c in HEADER.split("|")[1:-1]) + "|")
@@ -109,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
             w = csv.DictWriter(fh, fieldnames=keys)
             w.writeheader()
             w.writerows(rows)
-    return 0
+    bad = [r for r in rows if r.get("objective") == "MISMATCH" or r.get("verified") is False]
+    for r in bad:
+        print(f"FAILED {r['network']} {r['model']}: objective {r.get('objective')}, verified {r.get('verified')}",
+              file=sys.stderr)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -429,6 +429,7 @@ class DesignSolution:
     backend: str = "highs"
     seconds: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the solver had to do (e.g. an objective it re-solved)
 
     @property
     def gap(self) -> float | None:
@@ -645,6 +646,7 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
             best = improve_design(inst, best, improve_deadline, backend)
     heuristic_cost = best.cost if best is not None else math.nan
     mip_status, mip_bound = "", -math.inf
+    notes: list[str] = []
     remaining = deadline - time.perf_counter()
     if inst.capacity_model != "L" and remaining > 0.2:
         progress(0.5, f"branch and cut ({remaining:.0f} s left, start {heuristic_cost:,.0f})")
@@ -653,6 +655,8 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
             opts["start"] = best.x
         mip = solve(prog.lp, backend=backend, time_limit=remaining, mip_gap=mip_gap, **opts)
         mip_status = mip.status.value
+        if mip.fallback:
+            notes.append(f"branch and cut: {mip.fallback}")
         if mip.status == Status.INFEASIBLE:
             raise InfeasibleError(f"design {inst.name}: no integer design can carry the demand")
         if mip.status == Status.ERROR:
@@ -668,12 +672,12 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
     progress(1.0, "design done")
     if best is None:
         return DesignSolution("time_limit", math.nan, bound, None, None, prog.sources, lp_bound, heuristic_cost,
-                              mip_status, backend, time.perf_counter() - t0, stats)
+                              mip_status, backend, time.perf_counter() - t0, stats, notes)
     gap = max(0.0, best.cost - bound) / max(abs(best.cost), 1e-9)
     status = "optimal" if gap <= max(mip_gap, 1e-6) + 1e-9 else "feasible"
     return DesignSolution(status, best.cost, min(bound, best.cost), np.where(np.abs(best.counts) < 1e-9, 0.0,
                           best.counts), best.flows, prog.sources, lp_bound, heuristic_cost, mip_status, backend,
-                          time.perf_counter() - t0, stats)
+                          time.perf_counter() - t0, stats, notes)
 
 
 def _check_connected(inst: DesignInstance) -> None:

@@ -160,7 +160,8 @@ class DesignResult:
                 "upgrades": [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
                              for r in self.upgrades.to_dict("records")],
                 "lp_bound_usd": _finite(self.solution.lp_bound), "heuristic_cost_usd": _finite(self.solution.heuristic_cost),
-                "solve_seconds": round(self.solution.seconds, 3), "backend": self.solution.backend, "map": self.map}
+                "solve_seconds": round(self.solution.seconds, 3), "backend": self.solution.backend,
+                "notes": self.solution.notes, "map": self.map}
 
 
 def _finite(x: float) -> float | None:
@@ -250,7 +251,7 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
                               opts.candidate_links, opts.mip_gap, progress)
         summary, files = res.summary(), []
         if opts.verify:
-            summary["verification"] = _verify(res.instance, res.solution)
+            summary["verification"] = _verify(res.instance, res.solution, opts.time_limit)
         if out_dir is not None:
             res.upgrades.to_csv(out_dir / "design_upgrades.csv", index=False)
             files.append("design_upgrades.csv")
@@ -260,12 +261,13 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
 run_design_task.options_model = DesignOptions  # type: ignore[attr-defined]
 
 
-def _verify(inst: DesignInstance, sol: DesignSolution) -> dict[str, Any]:
+def _verify(inst: DesignInstance, sol: DesignSolution, time_limit: float = 120.0) -> dict[str, Any]:
     from backbone.solver.checks.design import check_design, configurations_from_counts
 
     if sol.counts is None:
         return {"ok": False, "message": "no design to verify"}
-    check = check_design(inst, configurations_from_counts(inst, sol.counts))
+    check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit=time_limit,
+                         reported_cost=sol.cost, reported_optimal=sol.status == "optimal")
     return check.to_dict()
 
 
@@ -293,12 +295,12 @@ def _run_sndlib(net: Network, opts: DesignOptions, out_dir: Path | None, progres
         "cost": _finite(sol.cost), "lower_bound": _finite(sol.lower_bound), "gap": sol.gap,
         "lp_bound": _finite(sol.lp_bound), "heuristic_cost": _finite(sol.heuristic_cost),
         "mip_status": sol.mip_status, "solve_seconds": round(sol.seconds, 3), "backend": sol.backend,
-        "size": sol.stats, "links": links,
+        "size": sol.stats, "links": links, "notes": sol.notes,
         "map": {"link_values": {"added_gbps": added,
                                 "capacity_gbps": {c["id"]: c["capacity"] * k for c in links}}, "failed_links": []},
     }
     if opts.verify:
-        summary["verification"] = _verify(inst, sol)
+        summary["verification"] = _verify(inst, sol, opts.time_limit)
     files: list[str] = []
     if out_dir is not None and sol.counts is not None:
         write_solution(out_dir / "design.sol.txt", snd, model, inst, sol)

@@ -308,7 +308,9 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
 
         report = check_te(failed_net, res)
         if not report.ok:
-            raise RuntimeError(f"scenario {scenario.id}: independent check failed: {report}")
+            from backbone.errors import VerificationError
+
+            raise VerificationError(f"scenario {scenario.id}: independent check failed: {report}")
     base_unmet = ctx.baseline_unmet_gbps.reindex(d.index).fillna(0.0)
     extra_unmet = np.maximum(d["unmet_gbps"].to_numpy(float) - base_unmet.to_numpy(float), 0.0)
     # SLO violations: demands with an SLO that now leave traffic unmet beyond the baseline

@@ -83,10 +83,83 @@ def load_plan_file(path: str | Path) -> dict[str, Any]:
     try:
         doc = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
-        raise ValidationError(Problem(f"not valid YAML: {str(exc).splitlines()[0]}", file=str(p))) from None
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        line = f"line {mark.line + 1}" if mark is not None else ""
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ValidationError(Problem(f"not valid YAML: {what}{where}", file=str(p), record=line)) from None
     if not isinstance(doc, dict):
         raise ValidationError(Problem("a plan file is a mapping of options", file=str(p)))
+    problems = plan_problems(doc, str(p), _key_lines(text))
+    if problems:
+        raise ValidationError(problems)
     return {**doc, "plan_file": str(p), "plan_text": text}
+
+
+DESIGN_KEYS = ("ceiling", "time_limit_s", "backend", "survive", "max_states", "routing")
+"""Keys of a plan's ``design`` section."""
+
+
+def plan_problems(doc: dict[str, Any], file: str = "", lines: dict[tuple[str, ...], int] | None = None,
+                  ) -> list[Problem]:
+    """Every mistake in plan options at once: unknown or bad top-level keys and every bad option of
+    the ``place``, ``te``, ``failures`` and ``design`` sections, each with its path (``te.paths``),
+    its line when known and a did-you-mean hint for unknown names."""
+    import difflib
+
+    from backbone.solver.planning import parse_options
+
+    lines = lines or {}
+
+    def problem(message: str, path: tuple[str, ...]) -> Problem:
+        line = next((lines[path[:n]] for n in range(len(path), 0, -1) if path[:n] in lines), None)
+        return Problem(message, file=file, table="plan", record=f"line {line}" if line else "", field=".".join(path))
+
+    problems: list[Problem] = []
+    try:
+        parse_options("plan", {k: v for k, v in doc.items() if k not in ("place", "te", "failures", "design")})
+    except ValidationError as exc:
+        problems += [problem(q.message, tuple(q.field.split("."))) for q in exc.problems]
+    for kind, section in (("place", "place"), ("te", "te"), ("failures", "failures")):
+        sub = doc.get(section)
+        if sub is None:
+            continue
+        if not isinstance(sub, dict):
+            problems.append(problem(f"must be a mapping of {kind} options", (section,)))
+            continue
+        try:
+            parse_options(kind, sub)
+        except ValidationError as exc:
+            problems += [problem(q.message, (section, *q.field.split("."))) for q in exc.problems]
+    design = doc.get("design")
+    if design is not None and not isinstance(design, dict):
+        problems.append(problem("must be a mapping of upgrade options", ("design",)))
+    elif isinstance(design, dict):
+        for key in sorted(set(design) - set(DESIGN_KEYS)):
+            close = difflib.get_close_matches(str(key), DESIGN_KEYS, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known options: {', '.join(DESIGN_KEYS)}"
+            problems.append(problem(f"unknown upgrade option{hint}", ("design", str(key))))
+    return problems
+
+
+def _key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """(key path) -> 1-based line of every mapping key in a YAML text (best effort)."""
+    import yaml
+
+    out: dict[tuple[str, ...], int] = {}
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = (*path, str(key.value))
+                out[sub] = key.start_mark.line + 1
+                walk(value, sub)
+
+    try:
+        walk(yaml.compose(text), ())
+    except yaml.YAMLError:
+        return {}
+    return out
 
 
 def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any]) -> Any:

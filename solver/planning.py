@@ -77,9 +77,23 @@ def parse_options(kind: str, options: Mapping[str, Any] | None) -> Any:
     try:
         return model.model_validate(dict(options or {}))
     except pydantic.ValidationError as exc:
-        problems = [Problem(e["msg"], table="options", field=".".join(str(p) for p in e["loc"]))
-                    for e in exc.errors()]
+        problems = [Problem(("unknown option" if e["type"] == "extra_forbidden" else e["msg"]) + did_you_mean(e, model),
+                            table="options", field=".".join(str(p) for p in e["loc"])) for e in exc.errors()]
         raise ValidationError(problems) from None
+
+
+def did_you_mean(error: Mapping[str, Any], model: Any) -> str:
+    """``"; did you mean 'time_limit_s'?"`` for an unknown option close to a known one (else "")."""
+    import difflib
+
+    if error.get("type") != "extra_forbidden" or len(error.get("loc", ())) != 1:
+        return ""
+    name = str(error["loc"][0])
+    known = list(getattr(model, "model_fields", {}))
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if not close:
+        close = [k for k in known if k.startswith(name) or name.startswith(k)][:1]
+    return f"; did you mean {close[0]!r}?" if close else f"; known options: {', '.join(known)}"
 
 
 def run_task(kind: str, net: Network, options: Mapping[str, Any] | None = None, out_dir: str | Path | None = None,
@@ -96,11 +110,36 @@ def run_task(kind: str, net: Network, options: Mapping[str, Any] | None = None, 
         return func(net, opts, None, progress)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    previous = previous_files(out, kind)
     result = func(net, opts, out, progress)
-    write_json_atomic(out / f"{kind}.json", result.to_dict())
     if f"{kind}.json" not in result.files:
         result.files.append(f"{kind}.json")
+    write_json_atomic(out / f"{kind}.json", result.to_dict())
+    remove_stale_files(out, previous - set(result.files))
     return result
+
+
+def previous_files(out: Path, kind: str) -> set[str]:
+    """The files an earlier ``kind`` run wrote into ``out`` (its ``<kind>.json`` lists them)."""
+    try:
+        doc = json.loads((out / f"{kind}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    files = doc.get("files") if isinstance(doc, dict) else None
+    return {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
+
+
+def remove_stale_files(out: Path, names: set[str]) -> None:
+    """Delete files an earlier run wrote that this run did not (re-running into the same
+    ``--out`` leaves only this run's results). Only plain relative names inside ``out`` that an
+    earlier manifest listed are touched; anything else in the folder is left alone."""
+    root = out.resolve()
+    for name in sorted(names):
+        path = (out / name).resolve()
+        if Path(name).is_absolute() or ".." in Path(name).parts or root not in path.parents:
+            continue
+        if path.is_file():
+            path.unlink()
 
 
 def write_json_atomic(path: Path, obj: Any) -> None:

@@ -265,6 +265,7 @@ class Solution:
     row_duals: np.ndarray | None = None
     message: str = ""
     lp: LinearProgram | None = field(default=None, repr=False)
+    fallback: str = ""  # what the backend did when its first method failed (e.g. IPM -> simplex)
 
     @property
     def gap(self) -> float | None:
@@ -316,12 +317,74 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     impl = get_backend(backend)
     _ = lp.A  # stack once, outside the timed solve
     t0 = time.perf_counter()
-    try:
-        sol = impl.solve(lp, time_limit=time_limit, mip_gap=mip_gap, threads=threads, **options)
-    except SolverError:
-        raise
-    except Exception as exc:  # a backend crash is a solver error, never swallowed
-        raise SolverError(f"backend {backend!r} failed: {type(exc).__name__}: {exc}") from exc
-    sol.solve_seconds = sol.solve_seconds or (time.perf_counter() - t0)
+
+    def run(opts: dict[str, Any], limit: float) -> Solution:
+        try:
+            return impl.solve(lp, time_limit=limit, mip_gap=mip_gap, threads=threads, **opts)  # type: ignore[no-any-return]
+        except SolverError:
+            raise
+        except Exception as exc:  # a backend crash is a solver error, never swallowed
+            raise SolverError(f"backend {backend!r} failed: {type(exc).__name__}: {exc}") from exc
+
+    sol = run(dict(options), time_limit)
+    if _objective_mismatch(lp, sol):
+        sol = _resolve_mismatch(lp, sol, backend, options, run, t0 + time_limit)
+    sol.solve_seconds = time.perf_counter() - t0
     sol.lp = lp
+    return sol
+
+
+OBJECTIVE_RTOL = 1e-6
+"""A reported objective must equal the objective recomputed from the returned solution within
+this relative tolerance (of max(1, |objective|))."""
+
+
+def _objective_mismatch(lp: LinearProgram, sol: Solution) -> bool:
+    """Whether the backend's objective is not the value of the solution it returned."""
+    if not sol.status.has_solution or sol.x is None:
+        return False
+    value = lp.evaluate(sol.x)
+    return not abs(value - sol.objective) <= OBJECTIVE_RTOL * max(1.0, abs(value), abs(sol.objective))
+
+
+def _resolve_mismatch(lp: LinearProgram, sol: Solution, backend: str, options: dict[str, Any],
+                      run: Any, deadline: float) -> Solution:
+    """Never report an objective the solution does not have.
+
+    HiGHS given a MIP start with presolve on has been seen to report the objective of a better
+    (presolved) incumbent while returning the start's values. Re-solve without the start, then
+    (HiGHS) with presolve off too, within what is left of the time limit; keep the first answer
+    whose objective is its own. When none is, report the returned solution at its recomputed value
+    (a MIP incumbent then has status ``feasible``: its optimality is not proven) and say so in
+    ``fallback``.
+    """
+    import logging
+
+    log = logging.getLogger(__name__)
+    value = lp.evaluate(sol.x)  # type: ignore[arg-type]
+    note = (f"{backend} reported objective {sol.objective:.10g}, but the solution it returned evaluates to "
+            f"{value:.10g}")
+    log.info("%s; re-solving", note)
+    retries: list[tuple[str, dict[str, Any]]] = []
+    plain = {k: v for k, v in options.items() if k != "start"}
+    if "start" in options:
+        retries.append(("without the start", plain))
+    if backend == "highs":
+        retries.append(("without the start and with presolve off", {**plain, "presolve": "off"}))
+    for how, opts in retries:
+        left = deadline - time.perf_counter()
+        if left <= 0.1:
+            break
+        alt = run(opts, left)
+        if (alt.status.has_solution and alt.x is not None and not _objective_mismatch(lp, alt)
+                and lp.evaluate(alt.x) <= value + OBJECTIVE_RTOL * max(1.0, abs(value))):
+            alt.fallback = f"{note}; re-solved {how}: {alt.objective:.10g} ({alt.status.value})"
+            return alt
+    sol.objective = value
+    if lp.is_mip and sol.status == Status.OPTIMAL and (sol.bound is None or not np.isfinite(sol.bound)
+                                                       or value - sol.bound > OBJECTIVE_RTOL * max(1.0, abs(value))):
+        sol.status = Status.FEASIBLE  # the incumbent is not proven optimal (an LP optimum stays one)
+    if sol.bound is not None and np.isfinite(sol.bound):
+        sol.bound = min(sol.bound, value)
+    sol.fallback = f"{note}; reported at its recomputed value ({sol.status.value})"
     return sol

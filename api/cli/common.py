@@ -10,17 +10,43 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-err_console = Console(stderr=True)
+PIPE_WIDTH = 1000
+"""Line width when output goes to a pipe or a file (and COLUMNS is not set): tables keep every
+column whole instead of being cut to rich's 80-column default."""
+
+
+class CliConsole(Console):
+    """A rich console that is only as narrow as a terminal it writes to.
+
+    On a terminal (or with ``COLUMNS`` set) it uses that width; writing to a pipe or a file it
+    uses :data:`PIPE_WIDTH`, so ``backbone te > te.txt`` keeps whole table rows.
+    """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        dims = super().size
+        if self._width is not None or self.is_terminal or self._environ.get("COLUMNS", "").isdigit():
+            return dims
+        return ConsoleDimensions(PIPE_WIDTH, dims.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
+err_console = CliConsole(stderr=True)
 """Everything human goes to stderr when --json is set; progress always does."""
-out_console = Console()
+out_console = CliConsole()
 
 EXIT_UNEXPECTED = 1
-"""Exit codes: 2 bad input (validation, unknown file/id), 3 infeasible, 4 solver error,
-1 unexpected internal error."""
+"""Exit codes: 2 bad input (validation, unknown file/id), 3 infeasible (or a best-effort ``partial``
+placement, written in full), 4 solver error, 5 ``--verify`` found a violation, 1 unexpected internal error."""
+EXIT_VERIFY = 5
+"""Exit code of every command whose ``--verify`` check found a violation."""
 
 SCENARIO_HELP = "Scenario folder, YAML/JSON, SNDlib .txt, GraphML or node-link JSON (default: shipped global scenario)."
 

@@ -33,12 +33,17 @@ def demand(
 ) -> None:
     """Regenerate metro inference demand and the inter-site traffic matrix (gravity model).
 
-    Parameters not given keep the scenario's stored ``demand_parameters`` (or the defaults).
+    Parameters not given keep the scenario's stored ``demand_parameters`` (or the defaults). A
+    topology without data centers (Topology Zoo, TopoHub, SNDlib) gets a gravity matrix between
+    all its sites, by default totalling 10 % of its link capacity.
     """
-    from backbone.demand import DemandParameters, regenerate, slo_violations
+    from backbone.demand import DemandParameters, regenerate, site_gravity_total_gbps, slo_violations
     from backbone.io import save_scenario
 
     net = load(scenario)
+    if total_gbps is None and not (net.sites["kind"] == "datacenter").any() \
+            and "total_gbps" not in (net.meta.get("demand_parameters") or {}):
+        total_gbps = site_gravity_total_gbps(net)
     params = DemandParameters.from_meta(net.meta, total_gbps=total_gbps, total_inference_gpus=total_inference_gpus,
                                         seed=seed, noise_sigma=noise_sigma)
     with err_console.status("generating demand...", spinner="dots"):

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from backbone.api.cli.common import (
+    EXIT_VERIFY,
     SCENARIO_HELP,
     emit_json,
     err_console,
@@ -99,7 +100,7 @@ def design(
         _print(summary)
     verification = summary.get("verification")
     if verification is not None and not verification.get("ok", False):
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_VERIFY)
 
 
 def _fmt(x: Any) -> str:
@@ -133,6 +134,8 @@ def _print(s: dict[str, Any]) -> None:
             t.add_row(str(u["link"]), str(u["modules"]), f"{u['added_gbps']:,.0f}", f"{u['cost_usd']:,.0f}",
                       "yes" if u["new"] else "")
         out_console.print(t)
+    for note in s.get("notes", []):
+        err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if "verification" in s:
         v = s["verification"]
         colour = "green" if v.get("ok") else "red"

@@ -19,6 +19,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+def _hide_flag_placeholders() -> None:
+    """Help shows ``--verify`` rather than ``--verify <bool>``: flags take no value, so this typer
+    version's type column (``<bool>``) is dropped for them (other options keep ``<int>``, ...)."""
+    from typer.core import TyperOption
+
+    if getattr(TyperOption.display_type_rich, "_flags_hidden", False):
+        return
+    original = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return original(self, ctx)
+
+    display_type_rich._flags_hidden = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign,assignment]
+
+
+_hide_flag_placeholders()
+
 COMMAND_MODULES = (
     "backbone.api.cli.model_cmds",  # info, validate, route
     "backbone.api.cli.demand_cmds",  # demand generation
@@ -38,13 +58,18 @@ for _name in COMMAND_MODULES:
         importlib.import_module(_name).register(app)
 
 
-@app.callback()
-def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         from backbone import __version__
 
-        typer.echo(__version__)
+        typer.echo(f"backbone {__version__}")
         raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.",
+                                       callback=_print_version, is_eager=True)) -> None:
+    """Plan a global AI backbone: where GPUs go, how traffic flows, what breaks, what to buy."""
 
 
 def run() -> None:

@@ -16,7 +16,8 @@ def register(app: typer.Typer) -> None:
     """Add the model commands to ``app``."""
     app.command("info")(info)
     app.command("validate")(validate)
-    app.command("route")(route)
+    # "-33.87,151.21" is a point, not an option: unknown dash-words are passed on as arguments
+    app.command("route", context_settings={"ignore_unknown_options": True})(route)
 
 
 @handle_errors
@@ -44,8 +45,13 @@ def info(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
 
 
 @handle_errors
-def validate(scenario: Annotated[Path, typer.Argument(help=SCENARIO_HELP)], json_out: JsonOpt = False) -> None:
-    """Check a scenario; exit 0 when valid, else list every problem and exit 2."""
+def validate(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
+    """Check a scenario without solving or writing anything.
+
+    Exit 0 and a one-line summary on stderr when it is valid; otherwise every problem found
+    (file, record, field, message), one per line on stderr, and exit 2. With --json the same
+    goes to stdout as {"valid": ..., "problems": [...]}.
+    """
     from backbone.errors import ValidationError
 
     try:
@@ -63,16 +69,31 @@ def validate(scenario: Annotated[Path, typer.Argument(help=SCENARIO_HELP)], json
                           f"{s['metros']} metros, {s['demands']} demands")
 
 
+def _is_point(text: str) -> bool:
+    """Whether ``text`` reads as a ``lat,lon`` point (or a bare number)."""
+    try:
+        [float(part) for part in text.split(",")]
+    except ValueError:
+        return False
+    return text.count(",") <= 1
+
+
 @handle_errors
 def route(
     args: Annotated[list[str], typer.Argument(metavar="[SCENARIO] FROM TO",
                                               help="Optional scenario, then two site ids or 'lat,lon' points.")],
     json_out: JsonOpt = False,
 ) -> None:
-    """Lowest-latency path between two sites or points (one-way latency and RTT)."""
+    """Lowest-latency path between two sites or points (one-way latency and RTT).
+
+    Points are written 'lat,lon' (negative values work as written: "-33.87,151.21").
+    """
     from backbone.errors import ValidationError
     from backbone.route import shortest_route
 
+    unknown = [a for a in args if a.startswith("-") and not _is_point(a)]
+    if unknown:
+        raise ValidationError(f"no such option: {unknown[0]} (route takes [SCENARIO] FROM TO [--json])")
     if len(args) not in (2, 3):
         raise ValidationError("route takes [SCENARIO] FROM TO")
     scenario = Path(args[0]) if len(args) == 3 else None

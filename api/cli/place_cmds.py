@@ -8,6 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from backbone.api.cli.common import (
+    EXIT_VERIFY,
     SCENARIO_HELP,
     emit_json,
     err_console,
@@ -48,12 +49,14 @@ def place(
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for place.json and place_*.csv.")] = None,  # noqa: UP045
 ) -> None:
     """Place inference and training GPUs: cheapest build (or most demand served) within latency SLOs,
-    residency, power, block sizes and backbone capacity. Exit 3 when min-cost cannot serve all demand."""
+    residency, power, block sizes and backbone capacity.
 
-
+    When min-cost cannot serve all demand the best-effort plan (status "partial", unserved metros
+    named) is still printed and written, and the exit code is 3.
+    """
     opts: dict[str, Any] = _load_options(options)
     opts.update(objective=objective, n_plus_one=n_plus_one, periods=periods, backend=backend,
-                time_limit_s=time_limit, verify=verify, allow_partial=True)
+                time_limit_s=time_limit, verify=verify)
     if budget is not None:
         opts["budget_usd"] = budget
     net = load(scenario)
@@ -73,9 +76,12 @@ def place(
             err_console.print(f"[bold red]verification failed[/]: {verification['n_violations']} violation(s)")
             for v in verification["violations"][:20]:
                 err_console.print(f"  {v}", markup=False, highlight=False)
-            raise typer.Exit(1)
-    if summary["status"] == "infeasible":
-        err_console.print("[bold red]infeasible:[/] placement cannot serve all demand", highlight=False)
+            raise typer.Exit(EXIT_VERIFY)
+    if summary["status"] == "partial":
+        short = ", ".join(sorted({u["metro"] for u in summary.get("unserved_metros", [])})) or "none"
+        err_console.print(f"[bold red]partial:[/] placement cannot serve all demand (unserved metros: {short}); "
+                          "the best-effort plan is shown" + (" and written" if out is not None else ""),
+                          highlight=False)
         for r in summary["infeasibility"]:
             err_console.print(f"  {r}", markup=False, highlight=False)
         raise typer.Exit(3)

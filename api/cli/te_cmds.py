@@ -103,7 +103,10 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
 
     t = Table(title=f"te {s['objective']} ({s['formulation']}, {s['backend']})", show_header=False,
               title_justify="left")
-    t.add_row("status", s["status"])
+    fell_back = any(st.get("note") for st in s.get("stages", []))
+    nothing = not s.get("demand_gbps", 0.0) > 0
+    t.add_row("status", s["status"] + (" (interior point failed; re-solved with simplex, see notes)" if fell_back
+                                       else "") + (" [bold yellow](no demand: nothing to route)[/]" if nothing else ""))
     t.add_row("objective value", _fmt(s.get("objective_value"), ",.6g"))
     mlu_style = "bold red" if s.get("overloaded") else ""
     t.add_row("max link utilisation", f"[{mlu_style}]{100 * s['mlu']:.2f} %[/]" if mlu_style else
@@ -122,6 +125,8 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
         t.add_row("LP", f"{lp['rows']:,} rows, {lp['cols']:,} cols, {lp['nonzeros']:,} nonzeros, "
                   f"{len(s.get('stages', []))} stage(s)")
     console.print(t)
+    for note in s.get("notes", []):
+        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if s.get("by_class"):
         c = Table(title="by traffic class", title_justify="left")
         for col in ("class", "demand Gbps", "carried Gbps", "unmet Gbps", "carried %"):

@@ -55,6 +55,8 @@ GRID: dict[str, tuple[float, float, float]] = {
     "CL": (110.0, 290.0, 11.0e6),
     "MX": (95.0, 430.0, 10.5e6),
     "ZA": (70.0, 700.0, 10.5e6),
+    "NG": (140.0, 400.0, 10.0e6),
+    "KE": (120.0, 90.0, 10.0e6),
 }
 
 # Data centers: id, name, lon, lat, region, country, metro, grid market,
@@ -106,6 +108,14 @@ DATACENTERS: list[tuple[str, str, float, float, str, str, str, str, int, int, fl
     ("santiago", "Santiago de Chile", -70.67, -33.45, "LATAM", "CL", "santiago", "CL", 6_000, 20_000, 25.0, 80.0),
     ("queretaro", "Querétaro", -100.39, 20.59, "LATAM", "MX", "", "MX", 8_000, 30_000, 32.0, 115.0),
     ("johannesburg", "Johannesburg", 28.05, -26.20, "AFRICA", "ZA", "johannesburg", "ZA", 5_000, 20_000, 20.0, 80.0),
+    # Lagos and Nairobi: AI-ready colocation markets with published IT loads (see data/README.md):
+    # Rack Centre's Ikeja campus (LGS1 1.5 MW + LGS2 12 MW, opened 2025) and iXAfrica's NBOX1 on
+    # Mombasa Road (phase 1 4.5 MW live 2025, campus planned to 22.5 MW). No GPUs installed yet;
+    # gpus_max = power_max_mw / 1.4 kW per GPU, rounded down.
+    ("lagos-ikeja", "Lagos (Ikeja colocation campus)", 3.35, 6.60, "AFRICA", "NG", "lagos", "NG",
+     0, 9_000, 1.5, 13.5),
+    ("nairobi-embakasi", "Nairobi (Mombasa Road / Embakasi colocation campus)", 36.87, -1.32, "AFRICA", "KE",
+     "nairobi", "KE", 0, 15_000, 4.5, 22.5),
 ]
 
 # Metro PoPs and cable landing stations: id, name, lon, lat, region, country, metro, kind

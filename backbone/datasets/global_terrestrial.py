@@ -109,6 +109,8 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     # ---------------------------------------------------------------- Africa, Latin America
     ("cape-town", "johannesburg", 8_000, []),
     ("mombasa", "nairobi", 8_000, []),
+    ("nairobi", "nairobi-embakasi", 8_000, []),
+    ("lagos", "lagos-ikeja", 8_000, []),
     ("sao-paulo", "praia-grande", 30_000, []),
     ("sao-paulo", "fortaleza", 12_000, [(-43.2, -22.9), (-38.5, -12.97)]),
     ("sao-paulo", "santiago", 8_000, [(-58.38, -34.6), (-68.8, -32.9)]),

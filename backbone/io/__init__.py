@@ -102,15 +102,28 @@ def load_scenario(path: str | Path | None = None) -> Network:
 
 
 def _read_doc(p: Path, fmt: str) -> Any:
+    import yaml
+
     text = p.read_text(encoding="utf-8", errors="replace")
     try:
         if fmt == "canonical-json":
             return json.loads(text)
-        import yaml
-
         return yaml.safe_load(text)
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise ValidationError(Problem(f"not valid {fmt.split('-')[1].upper()}: {exc}", file=str(p))) from None
+    except (json.JSONDecodeError, ValueError, yaml.YAMLError) as exc:
+        raise ValidationError(Problem(f"not valid {fmt.split('-')[1].upper()}: {_one_line(exc)}", file=str(p),
+                                      record=syntax_error_line(exc))) from None
+
+
+def syntax_error_line(exc: BaseException) -> str:
+    """``line N`` of a JSON or YAML syntax error (empty when the parser does not say)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"line {exc.lineno}"
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f"line {mark.line + 1}" if mark is not None else ""
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 def save_scenario(net: Network, path: str | Path) -> Path:

@@ -203,7 +203,11 @@ def load_graphml(path: str | Path, drop_uncoordinated: bool = False,
     except (nx.NetworkXError, OSError, ValueError, KeyError) as exc:
         raise ValidationError(Problem(f"not readable GraphML: {exc}", file=file)) from None
     except Exception as exc:  # xml.etree.ElementTree.ParseError and friends
-        raise ValidationError(Problem(f"not readable GraphML: {type(exc).__name__}: {exc}", file=file)) from None
+        position = getattr(exc, "position", None)  # (line, column) of an XML syntax error
+        line = f"line {position[0]}" if isinstance(position, tuple) and position else ""
+        hint = " (the file looks truncated)" if "no element found" in str(exc) else ""
+        raise ValidationError(Problem(f"not readable GraphML{hint}: {type(exc).__name__}: {exc}", file=file,
+                                      record=line)) from None
 
     nodes = list(graph.nodes(data=True))
     lacking = [str(n) for n, d in nodes if not (_finite(d.get("Longitude")) and _finite(d.get("Latitude")))]

@@ -115,7 +115,8 @@ def _read_json(p: Path) -> dict[str, Any]:
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValidationError(Problem(f"not valid JSON: {exc}", file=file)) from None
+        line = f"line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ValidationError(Problem(f"not valid JSON: {exc}", file=file, record=line)) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list):
         raise ValidationError(Problem("not a node-link document: no 'nodes' list", file=file, field="nodes"))
     key = "links" if "links" in doc else "edges"
@@ -192,13 +193,21 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
     has_xy = np.isfinite(xy).all(axis=1)
     geographic = has_xy & (np.abs(xy[:, 0]) <= 180) & (np.abs(xy[:, 1]) <= 90)
     if not geographic.all() and not allow_missing_coordinates:
-        raise ValidationError([
-            Problem(("coordinates " + f"({xy[i, 0]:g}, {xy[i, 1]:g}) are not longitude/latitude"
-                     if has_xy[i] else "node has no coordinates")
-                    + " (backbone convert --allow-missing-coordinates, or allow_missing_coordinates=True, "
-                    "places the network on a made-up layout)",
-                    file=file, table="sites", record=ids[i], field="lon")
-            for i in np.flatnonzero(~geographic)])
+        hint = (" (backbone convert --allow-missing-coordinates, or allow_missing_coordinates=True, places the "
+                "network on a made-up layout)")
+        coordinate_problems: list[Problem] = []
+        for j in np.flatnonzero(~geographic).tolist():
+            if not has_xy[j]:
+                coordinate_problems.append(Problem("node has no coordinates" + hint, file=file, table="sites",
+                                                   record=ids[j], field="lon"))
+                continue
+            if not abs(xy[j, 0]) <= 180:
+                coordinate_problems.append(Problem(f"longitude {xy[j, 0]:g} is outside [-180, 180]" + hint,
+                                                   file=file, table="sites", record=ids[j], field="lon"))
+            if not abs(xy[j, 1]) <= 90:
+                coordinate_problems.append(Problem(f"latitude {xy[j, 1]:g} is outside [-90, 90]" + hint,
+                                                   file=file, table="sites", record=ids[j], field="lat"))
+        raise ValidationError(coordinate_problems)
     if geographic.all():
         layout = "geographic"
         lon, lat = xy[:, 0], xy[:, 1]

@@ -81,13 +81,35 @@ def load_folder(path: str | Path) -> Network:
 
 
 def read_csv_table(path: Path) -> pd.DataFrame:
-    """Read a CSV table as strings (blank cells stay blank strings)."""
+    """Read a CSV table as strings (blank cells stay blank strings).
+
+    Raises
+    ------
+    ValidationError
+        When the file is not CSV, or a row has fewer fields than the header (a file cut short:
+        pandas would silently fill the missing cells), naming each such row by line.
+    """
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise ValidationError(Problem(f"not a readable CSV file: {exc}", file=str(path))) from None
+    short = _short_rows(path, len(df.columns))
+    if short:
+        raise ValidationError([Problem(f"row has {n} of {len(df.columns)} fields (the file looks truncated)",
+                                       file=str(path), record=f"line {line}") for line, n in short])
+    return df
+
+
+def _short_rows(path: Path, n_columns: int) -> list[tuple[int, int]]:
+    """(line, fields) of every non-blank row with fewer fields than the header."""
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh, skipinitialspace=True)
+        next(reader, None)
+        return [(reader.line_num, len(row)) for row in reader if row and len(row) < n_columns]
 
 
 def _read_yaml(path: Path) -> Any:

@@ -14,8 +14,10 @@ Mapping rules (documented once, here)
   instances) one SNDlib capacity unit is taken as 1 Gbps. The factor is kept in
   ``meta["sndlib"]["gbps_per_unit"]``.
 * **Coordinates.** When every node lies in lon [-180, 180] x lat [-90, 90] the coordinates are
-  used as given. Several instances use planar (pixel) coordinates instead (atlanta, france,
-  norway, ...): their bounding box is then scaled, preserving aspect ratio, into a 10-degree
+  used as given; when only some do (at most half of them), the others are errors naming node,
+  line and field (:func:`check_coordinates`). Several instances use planar (pixel) coordinates
+  instead (atlanta, france, norway, ..., more than half of the nodes outside the box): their
+  bounding box is then scaled, preserving aspect ratio, into a 10-degree
   box at lon 0..10, lat 45..55 (y increases northwards), and ``meta["sndlib"]["coordinates"]``
   says ``"planar-rescaled"``. Link lengths (geodesic x route factor) and latencies are derived
   from these positions, so they are indicative only for planar instances.
@@ -30,6 +32,9 @@ Mapping rules (documented once, here)
   of capacity; ``max_capacity_gbps`` is the capacity plus the total demand rounded up to that
   module (a design never needs more). ``routing_cost_per_gbps`` and ``preinstalled_cost_usd``
   are copied (routing cost converted per Gbps).
+* **Strict sections.** A section whose ``)`` is missing (a truncated file) or a stray ``)`` that
+  ends a section early (unbalanced parentheses) is an error naming the section and line; nothing
+  that was read before it is used.
 * **Demands** are kept one record per SNDlib demand, ``src -> dst`` as written, with
   ``demand_gbps = routing_unit x demand_value`` converted to Gbps; whether they are directed is
   decided later by the SNDlib model (see :mod:`backbone.solver.sndlib`).
@@ -141,6 +146,11 @@ class _Parser:
     def __init__(self, toks: list[_Tok], file: str) -> None:
         self.toks, self.i, self.file = toks, 0, file
         self.problems: list[Problem] = []
+        self.closed = False  # whether the section just read ended with its own ')'
+
+    def close(self, last: _Tok | None) -> None:
+        """Note how a section loop ended: on its ``)`` (closed) or at the end of the tokens."""
+        self.closed = last is not None and last.text == ")"
 
     def peek(self) -> _Tok | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -233,16 +243,32 @@ def parse_sndlib(path: str | Path, text: str | None = None) -> SndlibNetwork:
     par = _Parser(_tokenize(lines, 0), file)
     par.toks = [t for t in par.toks if t.line > max(body_start, 1)]
     found: dict[str, Any] = {}
+    previous: tuple[str, int] | None = None  # (section, line of its closing ')')
+    if meta.get("") == _UNCLOSED:
+        meta.pop("")
+        par.problem("section META is not closed: the file ends before its ')' (the file looks truncated)",
+                    table="meta", record="META", line=_meta_line(lines))
     while (t := par.take()) is not None:
         name = t.text
         if name not in SECTIONS or name == "META":
-            par.problem(f"unknown section {name!r} (expected one of {', '.join(SECTIONS[1:])})", line=t.line)
+            after = (f" after section {previous[0]} closed at line {previous[1]} (unbalanced parentheses: "
+                     f"an extra ')' in {previous[0]}?)") if previous else ""
+            par.problem(f"unexpected {name!r}{after}; expected a section ({', '.join(SECTIONS[1:])})",
+                        table=previous[0].lower() if previous else "", record=previous[0] if previous else "",
+                        line=t.line)
             break
         if name in found:
             par.problem(f"section {name} appears twice", line=t.line)
         if not par.expect("(", name, "", ""):
             break
         found[name] = {"NODES": _nodes, "LINKS": _links, "DEMANDS": _demands, "ADMISSIBLE_PATHS": _paths}[name](par)
+        if not par.closed:
+            end = par.toks[-1].line if par.toks else t.line
+            par.problem(f"section {name} is not closed: the file ends at line {end} before its ')' (the file "
+                        "looks truncated or its parentheses are unbalanced)", table=name.lower(), record=name,
+                        line=t.line)
+            break
+        previous = (name, par.toks[par.i - 1].line)
     for sec in ("NODES", "LINKS", "DEMANDS"):
         if sec not in found:
             par.problem(f"missing section {sec}", table=sec.lower())
@@ -250,7 +276,7 @@ def parse_sndlib(path: str | Path, text: str | None = None) -> SndlibNetwork:
     links, modules = found.get("LINKS", (_empty(["source", "target"]), pd.DataFrame(columns=["link", "capacity", "cost"])))
     demands = found.get("DEMANDS", _empty(["source", "target", "routing_unit", "demand_value"]))
     paths = found.get("ADMISSIBLE_PATHS", pd.DataFrame(columns=["demand", "path", "links", "line"]))
-    problems += par.problems + _check_refs(nodes, links, demands, paths, file)
+    problems += par.problems + _check_refs(nodes, links, demands, paths, file) + check_coordinates(nodes, file)
     if problems:
         raise ValidationError(problems)
     return SndlibNetwork(p.stem, meta, nodes, links, modules, demands, paths, file=file)
@@ -260,6 +286,15 @@ def _empty(cols: list[str]) -> pd.DataFrame:
     df = pd.DataFrame(columns=cols)
     df.index.name = "id"
     return df
+
+
+_UNCLOSED = "\x00unclosed"
+"""Marker :func:`_parse_meta` leaves under the key ``""`` when META has no closing ``)``."""
+
+
+def _meta_line(lines: list[str]) -> int:
+    """1-based line of the ``META`` keyword (0 when absent)."""
+    return next((n for n, raw in enumerate(lines, start=1) if raw.split("#", 1)[0].strip().startswith("META")), 0)
 
 
 def _parse_meta(lines: list[str]) -> tuple[dict[str, str], int]:
@@ -274,6 +309,7 @@ def _parse_meta(lines: list[str]) -> tuple[dict[str, str], int]:
                 if "=" in s and not s.startswith("#"):
                     key, value = s.split("=", 1)
                     meta[key.strip()] = value.strip()
+            meta[""] = _UNCLOSED
             return meta, len(lines)
         if raw.split("#", 1)[0].strip().startswith(("NODES", "LINKS", "DEMANDS")):
             break
@@ -296,6 +332,7 @@ def _nodes(par: _Parser) -> pd.DataFrame:
         while (o := par.peek()) is not None and o.text == "(" and o.line == t.line:  # design ids / options
             par.group("nodes", rid, "options")
         rows.append({"id": rid, "x": x, "y": y, "line": t.line})
+    par.close(t)
     return _frame(par, rows, "nodes")
 
 
@@ -346,6 +383,7 @@ def _links(par: _Parser) -> tuple[pd.DataFrame, pd.DataFrame]:
         if (o := par.peek()) is not None and o.text == "(":
             par.group("links", rid, "options")
         rows.append(row)
+    par.close(t)
     return _frame(par, rows, "links"), pd.DataFrame(mods, columns=["link", "capacity", "cost"])
 
 
@@ -377,22 +415,27 @@ def _demands(par: _Parser) -> pd.DataFrame:
         if (o := par.peek()) is not None and o.text == "(":
             par.group("demands", rid, "options")
         rows.append(row)
+    par.close(t)
     return _frame(par, rows, "demands")
 
 
 def _paths(par: _Parser) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
+    par.closed = True  # a malformed entry below has its own problem; only running out of file adds one
     while (t := par.take()) is not None and t.text != ")":
         did = t.text
         if not par.expect("(", "admissible_paths", did, "paths"):
-            break
+            return pd.DataFrame(rows, columns=["demand", "path", "links", "line"])
         while (pt := par.take()) is not None and pt.text != ")":
             g = par.group("admissible_paths", f"{did}/{pt.text}", "links")
             if g is None:
-                break
+                return pd.DataFrame(rows, columns=["demand", "path", "links", "line"])
             if not g:
                 par.problem("empty path", "admissible_paths", f"{did}/{pt.text}", "links", pt.line)
             rows.append({"demand": did, "path": pt.text, "links": tuple(x.text for x in g), "line": pt.line})
+        if pt is None:
+            break
+    par.close(t)
     return pd.DataFrame(rows, columns=["demand", "path", "links", "line"])
 
 
@@ -435,6 +478,36 @@ def _check_refs(nodes: pd.DataFrame, links: pd.DataFrame, demands: pd.DataFrame,
                 if lk not in link_ids:
                     problems.append(Problem(f"unknown link {lk!r}", file=file, table="admissible_paths", record=rec,
                                             field="links"))
+    return problems
+
+
+def check_coordinates(nodes: pd.DataFrame, file: str) -> list[Problem]:
+    """Geographic files must stay within lon [-180, 180] x lat [-90, 90].
+
+    A file is *planar* (drawing coordinates, rescaled by :func:`node_positions`) when more than
+    half of its nodes lie outside that box -- the planar SNDlib instances (atlanta, di-yuan,
+    norway, ta2, ...) have at most 2 of their nodes inside it. Otherwise it is geographic, and
+    each node outside the box is a problem naming the node, its line and the field (``x``
+    longitude / ``y`` latitude).
+    """
+    if nodes.empty or not {"x", "y"} <= set(nodes.columns):
+        return []
+    x, y = nodes["x"].to_numpy(float), nodes["y"].to_numpy(float)
+    bad_x, bad_y = ~(np.abs(x) <= 180), ~(np.abs(y) <= 90)
+    finite = np.isfinite(x) & np.isfinite(y)
+    outside = (bad_x | bad_y) & finite
+    if not outside.any() or outside.sum() * 2 > finite.sum():
+        return []
+    problems = []
+    for rid, line, xv, yv, bx, by in zip(nodes.index, nodes["line"], x, y, bad_x & finite, bad_y & finite,
+                                         strict=True):
+        rec = f"line {line} ({rid})"
+        if bx:
+            problems.append(Problem(f"longitude {xv:g} is outside [-180, 180] (the other nodes are geographic)",
+                                    file=file, table="nodes", record=rec, field="lon"))
+        if by:
+            problems.append(Problem(f"latitude {yv:g} is outside [-90, 90] (the other nodes are geographic)",
+                                    file=file, table="nodes", record=rec, field="lat"))
     return problems
 
 

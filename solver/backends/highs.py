@@ -31,6 +31,7 @@ class HighsBackend:
             h = highspy.Highs()
         h.setOptionValue("output_flag", bool(options.pop("log", False)))
         start = options.pop("start", None)  # optional MIP start: a full column vector
+        ipm = options.get("solver") == "ipm"
         h.setOptionValue("time_limit", float(time_limit))
         h.setOptionValue("mip_rel_gap", float(mip_gap))
         if threads:
@@ -51,6 +52,20 @@ class HighsBackend:
         elapsed = time.perf_counter() - t0
         ms = h.getModelStatus()
         S = highspy.HighsModelStatus
+        fallback = ""
+        if ipm and not is_mip and ms in ipm_failed_statuses(S) and time_limit - elapsed > 0.1:
+            # interior point without crossover can stop short ("Unknown", numerical trouble) on
+            # degenerate LPs; dual simplex from scratch solves them, within what is left of the limit
+            first = h.modelStatusToString(ms)
+            h.setOptionValue("solver", "simplex")
+            h.setOptionValue("time_limit", float(time_limit - elapsed))
+            with stdout_to_stderr():
+                h.passModel(model)
+                h.run()
+            elapsed = time.perf_counter() - t0
+            ms = h.getModelStatus()
+            fallback = (f"interior point ended {first!r}; re-solved with dual simplex "
+                        f"({h.modelStatusToString(ms)})")
         info = h.getInfo()
         has_primal = info.primal_solution_status == 2  # kSolutionStatusFeasible
         if ms == S.kOptimal:
@@ -75,7 +90,7 @@ class HighsBackend:
         else:
             bound = obj if status == Status.OPTIMAL else None
         return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals,
-                        message=h.modelStatusToString(ms))
+                        message=h.modelStatusToString(ms), fallback=fallback)
 
     @staticmethod
     def _infeasible_or_unbounded(h: object, lp: LinearProgram, time_left: float) -> Status:
@@ -94,6 +109,13 @@ class HighsBackend:
         if probe == highspy.HighsModelStatus.kInfeasible:
             return Status.INFEASIBLE
         return Status.ERROR
+
+
+def ipm_failed_statuses(S: Any) -> tuple[Any, ...]:
+    """HiGHS model statuses after which an interior-point solve is retried with simplex: every
+    outcome that is neither an answer nor a limit the caller set."""
+    return tuple(getattr(S, n) for n in ("kUnknown", "kNotset", "kSolveError", "kPostsolveError",
+                                         "kModelError", "kPresolveError") if hasattr(S, n))
 
 
 def highs_lp(lp: LinearProgram) -> Any:

@@ -122,15 +122,44 @@ def installed_capacity(inst: DesignInstance, configurations: Configurations, rep
     return capacity, cost, setup_cost
 
 
-def check_design(inst: DesignInstance, configurations: Configurations, time_limit: float = 120.0) -> DesignCheck:
-    """Check a design against its instance with an independent per-demand flow LP.
+def check_design(inst: DesignInstance, configurations: Configurations, time_limit: float = 120.0,
+                 reported_cost: float | None = None, reported_optimal: bool = False) -> DesignCheck:
+    """Check a design against its instance with an independent flow LP, and its reported cost.
+
+    Parameters
+    ----------
+    reported_cost
+        The objective the solver reported for this design: it must not be below what the design
+        really costs (module, setup and pre-installed costs plus its cheapest routing), and when
+        ``reported_optimal`` it must equal it (within ``OBJECTIVE_RTOL``).
 
     Returns
     -------
     DesignCheck
-        ``ok`` when every link entry is installable and every demand is carried in every
-        state; the costs recomputed from the link list and the cheapest routing on it.
+        ``ok`` when every link entry is installable, every demand is carried in every state and
+        the reported cost is the design's; the costs recomputed from the link list and the
+        cheapest routing on it.
     """
+    result = _check_design(inst, configurations, time_limit)
+    if reported_cost is not None and math.isfinite(result.total_cost):
+        result.report.checked.append("reported objective")
+        real = result.total_cost
+        tol = OBJECTIVE_RTOL * max(1.0, abs(real))
+        if reported_cost < real - tol:
+            result.report.add(Violation("objective", "design", inst.name, f"reported cost {reported_cost:,.6f} is "
+                                        f"below what the design costs, {real:,.6f}", value=reported_cost, limit=real))
+        elif reported_optimal and reported_cost > real + tol:
+            result.report.add(Violation("objective", "design", inst.name, f"reported optimal cost {reported_cost:,.6f}"
+                                        f" but the same design routes for {real:,.6f}", value=reported_cost,
+                                        limit=real))
+    return result
+
+
+OBJECTIVE_RTOL = 1e-6
+"""Relative tolerance between a reported and a recomputed design cost."""
+
+
+def _check_design(inst: DesignInstance, configurations: Configurations, time_limit: float) -> DesignCheck:
     from scipy.optimize import linprog
 
     report = CheckReport(f"design {inst.name}")
@@ -154,9 +183,11 @@ def check_design(inst: DesignInstance, configurations: Configurations, time_limi
     inc = sp.coo_matrix((np.r_[np.ones(n_arcs), -np.ones(n_arcs)], (np.r_[tail, head], np.r_[arcs, arcs])),
                         shape=(n_nodes, n_arcs)).tocsr()
     s, t, vol = dem["s"].to_numpy(int), dem["t"].to_numpy(int), dem["volume"].to_numpy(float)
+    sources, commodity = np.unique(s, return_inverse=True)
+    n_dem = len(sources)  # commodities: one per source
     rhs_one = np.zeros((n_dem, n_nodes))
-    rhs_one[np.arange(n_dem), s] += vol
-    rhs_one[np.arange(n_dem), t] -= vol
+    np.add.at(rhs_one, (commodity, s), vol)
+    np.add.at(rhs_one, (commodity, t), -vol)
     n_x = n_states * n_dem * n_arcs
     eq = sp.kron(sp.identity(n_states * n_dem), inc, format="csr")
     eq_rhs = np.tile(rhs_one.ravel(), n_states)
@@ -199,7 +230,7 @@ def check_design(inst: DesignInstance, configurations: Configurations, time_limi
         return result
     # infeasible: find how much each state cannot carry (min unserved, per state)
     for k, name in enumerate(inst.state_names):
-        short = _unserved(inc, cap_pat, cap_rhs, rhs_one, bounds_x[k], vol, s, t, time_limit)
+        short = _unserved(inc, cap_pat, cap_rhs, rhs_one, bounds_x[k], vol, commodity, s, t, time_limit)
         result.unserved[name] = short
         if short > TOL * max(1.0, float(vol.sum())):
             report.add(Violation("demand", "states", name, f"{short:g} units of demand cannot be carried",
@@ -208,19 +239,22 @@ def check_design(inst: DesignInstance, configurations: Configurations, time_limi
 
 
 def _unserved(inc: sp.csr_matrix, cap_pat: sp.csr_matrix, cap_rhs: np.ndarray, rhs_one: np.ndarray,
-              upper: np.ndarray, vol: np.ndarray, s: np.ndarray, t: np.ndarray, time_limit: float) -> float:
-    """Minimum total unserved volume in one state: ``Inc x_d + u_d (e_s - e_t) = vol_d (e_s - e_t)``."""
+              upper: np.ndarray, vol: np.ndarray, commodity: np.ndarray, s: np.ndarray, t: np.ndarray,
+              time_limit: float) -> float:
+    """Minimum total unserved volume in one state: for each source commodity ``k``,
+    ``Inc x_k + sum_{d in k} u_d (e_s(d) - e_t(d)) = sum_{d in k} vol_d (e_s(d) - e_t(d))``, ``0 <= u_d <= vol_d``."""
     from scipy.optimize import linprog
 
-    n_dem, n_nodes = rhs_one.shape
+    n_com, n_nodes = rhs_one.shape
+    n_dem = len(vol)
     n_arcs = inc.shape[1]
-    eq_x = sp.kron(sp.identity(n_dem), inc, format="csr")
-    rows = np.r_[np.arange(n_dem) * n_nodes + s, np.arange(n_dem) * n_nodes + t]
+    eq_x = sp.kron(sp.identity(n_com), inc, format="csr")
+    rows = np.r_[commodity * n_nodes + s, commodity * n_nodes + t]
     u_part = sp.csr_matrix((np.r_[np.ones(n_dem), -np.ones(n_dem)], (rows, np.r_[np.arange(n_dem), np.arange(n_dem)])),
-                           shape=(n_dem * n_nodes, n_dem))
+                           shape=(n_com * n_nodes, n_dem))
     a_eq = sp.hstack([eq_x, u_part], format="csr")
-    a_ub = sp.hstack([sp.kron(np.ones((1, n_dem)), cap_pat), sp.csr_matrix((cap_pat.shape[0], n_dem))], format="csr")
-    c = np.r_[np.zeros(n_dem * n_arcs), np.ones(n_dem)]
+    a_ub = sp.hstack([sp.kron(np.ones((1, n_com)), cap_pat), sp.csr_matrix((cap_pat.shape[0], n_dem))], format="csr")
+    c = np.r_[np.zeros(n_com * n_arcs), np.ones(n_dem)]
     bounds = list(zip(np.zeros(len(c)), np.r_[upper.ravel(), vol], strict=True))
     res = linprog(c, A_ub=a_ub, b_ub=cap_rhs, A_eq=a_eq, b_eq=rhs_one.ravel(), bounds=bounds, method="highs",
                   options={"time_limit": float(time_limit)})

@@ -111,8 +111,9 @@ class PlaceOptions(BaseModel):
     mip_gap: float = Field(default=1e-4, ge=0, description="Relative MIP gap (1e-4 = 0.01 %)")
     lp_bound: bool = Field(default=True, description="Also solve the LP relaxation and report it as a bound")
     verify: bool = Field(default=False, description="Run the independent checker on the result tables")
-    allow_partial: bool = Field(default=False,
-                                description="min-cost: return a partial plan instead of raising when demand cannot be served")
+    allow_partial: bool = Field(default=True,
+                                description="min-cost: when demand cannot be served, return the best-effort plan "
+                                            "with status 'partial' (true) or fail as infeasible (false)")
 
     classes: list[DemandClass] = Field(default_factory=lambda: [DemandClass(name="interactive", slo_rtt_ms=50.0),
                                                                 DemandClass(name="batch", slo_rtt_ms=150.0)])

@@ -1,10 +1,11 @@
 """The ``place`` planning task: options in, result JSON + CSV tables out (CLI and API call this).
 
 When ``objective="min-cost"`` cannot serve all demand (SLO, residency, GPU/power caps, links), the
-task still writes its files (the best partial plan, with ``infeasibility`` reasons in the JSON) and
-then raises :class:`~backbone.errors.InfeasibleError` with the same reasons (CLI exit 3, API 409) --
-unless ``allow_partial`` is set, in which case it returns the partial plan with ``status
-"infeasible"`` (the CLI does this to print the table before exiting 3).
+task returns the best-effort plan with ``status "partial"``: it serves what it can at least cost,
+names the metros left unserved in ``unserved_metros`` and explains why in ``infeasibility``, and
+writes its files like any other result (the CLI prints it and exits 3; the API job succeeds and keeps
+the files, its message says ``partial``). With ``allow_partial=False`` the task instead raises
+:class:`~backbone.errors.InfeasibleError` with the same reasons after writing the files.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ from backbone.errors import InfeasibleError
 from backbone.model import Network
 
 logger = logging.getLogger(__name__)
+
+PARTIAL = "partial"
+"""Status of a best-effort placement that could not serve all demand (unserved metros named)."""
+
+UNSERVED_TOLERANCE_GPUS = 1e-6
+"""Unserved GPU-equivalents below this count as served (solver round-off)."""
 
 TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "training", "n_plus_one")
 """Tables written as ``place_<name>.csv``."""
@@ -45,7 +52,8 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
     Raises
     ------
     InfeasibleError
-        min-cost cannot serve all demand and ``allow_partial`` is false (files are written first).
+        min-cost cannot serve all demand and ``allow_partial`` is false (files are written first);
+        by default the task returns the ``partial`` plan instead.
     SolverError
         The backend failed or found no plan in time.
     """
@@ -80,7 +88,7 @@ def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult)
     """The JSON summary: status, figures, per-site and per-metro tables, assignments and ``map``."""
     t = result.tables
     sites, metros = t["sites"], t["metros"]
-    status = "infeasible" if result.infeasibility else result.status
+    status = PARTIAL if result.infeasibility else result.status
     assign = _peak_assignments(t["assignments"], metros, result)
     by_metro_site = assign.groupby(["metro", "site"], sort=True).agg(gpus=("gpus", "sum"), rtt_ms=("rtt_ms", "max"))
     map_assign = [{"metro": m, "site": s, "gpus": _num(r["gpus"])} for (m, s), r in by_metro_site.iterrows()]
@@ -107,6 +115,7 @@ def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult)
         "metros": _records(metros),
         "training": t["training"].to_dict("records"),
         "infeasibility": result.infeasibility,
+        "unserved_metros": unserved_metros(metros),
         "notes": result.notes,
         "model": result.stats,
         "options": opts.model_dump(mode="json"),
@@ -119,6 +128,17 @@ def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult)
             "assignments": map_assign,
         },
     }
+
+
+def unserved_metros(metros: pd.DataFrame) -> list[dict[str, Any]]:
+    """Metro demand units left (partly) unserved: ``{metro, class, demand_gpus, unserved_gpus}``,
+    largest shortfall first (empty when everything is served)."""
+    if metros.empty or "unserved_gpus" not in metros:
+        return []
+    short = metros[metros["unserved_gpus"] > UNSERVED_TOLERANCE_GPUS]
+    rows = [{"metro": str(r["metro"]), "class": str(r["class"]), "demand_gpus": _num(r["demand_gpus"]),
+             "unserved_gpus": _num(r["unserved_gpus"])} for r in short.to_dict("records")]
+    return sorted(rows, key=lambda r: (-(r["unserved_gpus"] or 0.0), r["metro"], r["class"]))
 
 
 def _peak_assignments(assign: pd.DataFrame, metros: pd.DataFrame, result: PlacementResult) -> pd.DataFrame:

@@ -152,8 +152,10 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         "lp_method": lp_method,
         "path_variables": form.n_paths,
         "stages": [s.to_dict() for s in outcome.stages],
+        "notes": [f"LP stage {s.name!r}: {s.note}" for s in outcome.stages if s.note],
     }
     result = assemble_result(inst, arc_load, carried, form.reason, splits, summary)
+    note_missing_demand(result.summary)
     if outcome.fraction is not None:
         frac = np.full(inst.n_demands, np.nan)
         frac[form.lp_demands] = outcome.fraction
@@ -161,6 +163,19 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result
+
+
+NO_DEMAND_NOTE = ("no demand: the scenario has no traffic to route, so utilisation and latency figures are "
+                  "all zero (add a traffic matrix with `backbone demand SCENARIO --out DIR`)")
+"""What a TE result says when there is nothing to route (e.g. a Topology Zoo graph without traffic)."""
+
+
+def note_missing_demand(summary: dict[str, Any]) -> None:
+    """Add :data:`NO_DEMAND_NOTE` to ``summary["notes"]`` when its total demand is zero."""
+    if not summary.get("demand_gbps", 0.0) > 0:
+        notes = summary.setdefault("notes", [])
+        if NO_DEMAND_NOTE not in notes:
+            notes.insert(0, NO_DEMAND_NOTE)
 
 
 def _gap(objective: str, value: float, bound: float) -> float | None:
@@ -188,12 +203,14 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
                       opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
                       opts.ecmp_tolerance_ms, main_progress, lp_method=opts.lp_method)
     summary = result.summary
+    note_missing_demand(summary)
     if weight < 1.0:
         progress(0.8, "edge bound")
         left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
         edge = solve_te(net, opts.objective, "edge", opts.paths, opts.backend, left, opts.utilisation_ceiling,
                         opts.disjoint, False, lp_method=opts.lp_method)
         summary["edge_bound"] = edge.summary["objective_value"]
+        summary.setdefault("notes", []).extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
         summary["edge_seconds"] = edge.summary["total_seconds"]
         summary["gap_to_edge_bound"] = _gap(opts.objective, summary["objective_value"], summary["edge_bound"])
     unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)

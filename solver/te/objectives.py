@@ -68,6 +68,7 @@ class Stage:
     rows: int
     cols: int
     nonzeros: int
+    note: str = ""  # what the backend had to do to get this answer (e.g. IPM failed, re-solved with simplex)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -141,7 +142,9 @@ class _Runner:
         sol = solve(lp, backend=self.backend, time_limit=left,
                     **backend_options(self.backend, self.lp_method, st["cols"]))
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0,
-                                 st["rows"], st["cols"], st["nonzeros"]))
+                                 st["rows"], st["cols"], st["nonzeros"], note=sol.fallback))
+        if sol.fallback:
+            logger.info("TE stage %s: %s", name, sol.fallback)
         logger.info("TE stage %s: %s obj=%.6g in %.2fs", name, sol.status.value, sol.objective, sol.solve_seconds)
         if not sol.status.has_solution:
             if not required:

@@ -68,6 +68,26 @@ def test_placement_flow(client: TestClient, tokens: dict[str, str]) -> None:
     assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_partial_placement_keeps_result_and_files(client: TestClient, tokens: dict[str, str]) -> None:
+    """A metro no site can serve within its SLO: the job succeeds, says "partial", keeps every file."""
+    tok = tokens["planner"]
+    doc = placement_doc()
+    doc["sites"].append({"id": "SYD", "name": "SYD", "lon": 151.2, "lat": -33.9, "region": "APAC",
+                         "metro": "syd", "kind": "pop"})
+    doc["links"].append({"id": "ny-syd", "site_a": "NY", "site_b": "SYD", "capacity_gbps": 1000})
+    doc["metros"].append({"id": "syd", "name": "Sydney", "lon": 151.2, "lat": -33.9, "region": "APAC",
+                          "country": "AU", "site": "SYD", "inference_gpus": 500, "interactive_share": 1.0})
+    sid = client.post("/v1/scenarios", json=doc, headers=auth(tok)).json()["id"]
+    job = _run(client, tok, sid, "place", {})
+    assert job["progress"]["message"] == "partial: unserved metros: syd"
+    assert "place.json" in job["files"] and "place_metros.csv" in job["files"]
+    result = client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).json()
+    assert result["status"] == "partial"
+    assert [u["metro"] for u in result["unserved_metros"]] == ["syd"]
+    assert any("syd" in r for r in result["infeasibility"])
+    assert sum(a["gpus"] for a in result["map"]["assignments"]) == pytest.approx(PLACEMENT_GPUS)
+
+
 def test_map_errors(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
     tok = tokens["viewer"]
     sid = client.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(tokens["planner"])).json()["id"]

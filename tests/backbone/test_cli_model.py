@@ -243,3 +243,47 @@ def test_convert_rejects_importer_options_for_other_formats(scenario: Path, tmp_
     plain = run("convert", str(scenario), "-o", str(tmp_path / "copy.json"))
     assert plain.exit_code == 0
     assert run("convert", str(tmp_path / "none.graphml"), "-o", str(tmp_path / "y")).exit_code == 2
+
+
+def test_route_with_negative_coordinates_as_written_in_the_readme() -> None:
+    r = run("route", "35.68,139.69", "-33.87,151.21", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["to"] == [-33.87, 151.21] and d["to_site"].startswith("sydney")
+    assert d["from_site"] == "tokyo"
+    flipped = run("route", "--json", "-33.87,151.21", "-23.55,-46.63")
+    assert flipped.exit_code == 0, flipped.output
+    assert json.loads(flipped.stdout)["to_site"] in ("sao-paulo", "praia-grande")
+    bad = run("route", "new-york", "london", "--bogus")
+    assert bad.exit_code == 2 and "no such option: --bogus" in bad.stderr
+
+
+def test_version() -> None:
+    from backbone import __version__
+
+    r = run("--version")
+    assert r.exit_code == 0 and r.stdout.strip() == f"backbone {__version__}"
+
+
+def test_flags_show_no_bool_placeholder_and_validate_help_says_what_it_does() -> None:
+    for command in ("te", "place", "validate", "design", "plan", "failures"):
+        r = run(command, "--help")
+        assert r.exit_code == 0 and "<bool>" not in r.stdout, command
+        assert "--json" in r.stdout or command == "failures"
+    text = " ".join(run("validate", "--help").stdout.split())
+    assert "without solving or writing anything" in text and "exit 2" in text
+    assert run("validate").exit_code == 0  # the help's "default: shipped global scenario" holds
+
+
+def test_tables_written_to_a_pipe_keep_whole_rows(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.run([sys.executable, "-m", "backbone.api", "info"], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    row = next(line for line in proc.stdout.splitlines() if "sites_by_region" in line)
+    assert "AFRICA: 7, APAC: 30, EMEA: 40, LATAM: 7, NA: 30" in row  # one line, not wrapped at 80 columns
+    assert max(len(line) for line in proc.stdout.splitlines()) > 80

@@ -148,12 +148,15 @@ def test_unserved_metro_is_a_validation_error(small: Network) -> None:
         generate_traffic(small, replace(NO_NOISE, inference_max_rtt_ms=1.0))
 
 
-def test_network_without_datacenter_is_rejected() -> None:
-    net = make_network([{"id": "a", "lon": 0, "lat": 0, "region": "EMEA"}, {"id": "b", "lon": 1, "lat": 0,
-                                                                             "region": "EMEA"}],
-                       [{"id": "ab", "site_a": "a", "site_b": "b", "capacity_gbps": 10}])
-    with pytest.raises(ValidationError, match="datacenter"):
-        generate_traffic(net)
+def test_network_without_datacenter_gets_site_gravity_unless_nothing_is_connected() -> None:
+    sites = [{"id": "a", "lon": 0, "lat": 0, "region": "EMEA"}, {"id": "b", "lon": 1, "lat": 0, "region": "EMEA"},
+             {"id": "c", "lon": 2, "lat": 0, "region": "EMEA"}]
+    net = make_network(sites, [{"id": "ab", "site_a": "a", "site_b": "b", "capacity_gbps": 10}])
+    d = generate_traffic(net, replace(NO_NOISE, total_gbps=2.0))
+    assert sorted(d.index) == ["bulk-a-b", "bulk-b-a"] and d["demand_gbps"].tolist() == [1.0, 1.0]
+    alone = make_network(sites[:1], [])
+    with pytest.raises(ValidationError, match="at least two sites connected"):
+        generate_traffic(alone)
 
 
 def test_seeded_noise_is_deterministic(small: Network) -> None:
@@ -205,3 +208,33 @@ def test_cli_demand_writes_a_scenario_and_prints_json(small: Network, tmp_path: 
     bad = CliRunner().invoke(app, ["demand", str(src), "--out", str(tmp_path / "x"), "--total-gbps", "-1"])
     assert bad.exit_code == 2
     assert not (tmp_path / "x").exists()
+
+
+def test_any_topology_gets_a_site_gravity_matrix(tmp_path: Path) -> None:
+    """A Topology-Zoo-like graph (PoPs only, no metros): every connected ordered pair, class bulk,
+    scaled to the total, volumes falling with distance (noise off)."""
+    from backbone.demand import DemandParameters, generate_traffic, site_gravity_total_gbps
+
+    sites = [dict(id=i, lon=lon, lat=lat, region="EMEA", kind="pop") for i, lon, lat in
+             (("AMS", 4.9, 52.4), ("BRU", 4.35, 50.85), ("LUX", 6.13, 49.61), ("LIS", -9.14, 38.72))]
+    links = [dict(id=f"{a}-{b}", site_a=a, site_b=b, capacity_gbps=100.0)
+             for a, b in (("AMS", "BRU"), ("BRU", "LUX"), ("LUX", "AMS"))]  # LIS is not connected
+    net = make_network(sites, links)
+    assert site_gravity_total_gbps(net) == pytest.approx(30.0)
+    d = generate_traffic(net, DemandParameters(total_gbps=30.0, noise_sigma=0.0))
+    assert len(d) == 6 and set(d["traffic_class"]) == {"bulk"} and d["slo_rtt_ms"].isna().all()
+    assert d["demand_gbps"].sum() == pytest.approx(30.0, abs=0.01)
+    near, far = d.loc["bulk-AMS-BRU", "demand_gbps"], d.loc["bulk-AMS-LUX", "demand_gbps"]
+    assert near > far > 0
+    save_scenario(net, tmp_path / "zoo")
+    from backbone.api.cli.main import app
+
+    r = CliRunner().invoke(app, ["demand", str(tmp_path / "zoo"), "--out", str(tmp_path / "zoo-demand"), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["demand_gbps"] == pytest.approx(30.0, abs=0.01)
+    te = CliRunner().invoke(app, ["te", str(tmp_path / "zoo-demand"), "--json"])
+    assert te.exit_code == 0, te.output
+    assert json.loads(te.stdout)["mlu"] > 0 and not json.loads(te.stdout)["notes"]
+    bare = CliRunner().invoke(app, ["te", str(tmp_path / "zoo"), "--json"])
+    doc = json.loads(bare.stdout)
+    assert bare.exit_code == 0 and doc["mlu"] == 0 and doc["notes"][0].startswith("no demand")

@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 
 from backbone import geo
 from backbone.errors import NotFoundError, ValidationError
-from backbone.io import load_scenario
+from backbone.io import load_scenario, save_scenario
 from backbone.io.graphml import country_code, load_graphml, region_from_lonlat
 from backbone.io.nodelink import SYNTHETIC_RADIUS_DEG, load_node_link, load_traffic_matrix_csv
-from tests.conftest import conformance_dir
+from tests.conftest import conformance_dir, make_network
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "importers"
 
@@ -188,7 +188,7 @@ def test_node_link_planar_coordinates_are_scaled() -> None:
     path = DATA / "planar.json"
     with pytest.raises(ValidationError) as err:
         load_node_link(path)
-    assert "(100, 200) are not longitude/latitude" in err.value.problems[0].message
+    assert "latitude 200 is outside [-90, 90]" in err.value.problems[0].message
     net = load_node_link(path, allow_missing_coordinates=True)
     assert net.meta["coordinates"] == "scaled-planar"
     s = net.sites
@@ -317,7 +317,7 @@ def test_topohub_every_file_loads_with_the_published_counts() -> None:
         try:
             net = load_node_link(path)
         except ValidationError as err:
-            assert all("are not longitude/latitude" in p.message for p in err.problems), key
+            assert all("is outside [" in p.message for p in err.problems), key
             planar.append(path.stem)
             net = load_node_link(path, allow_missing_coordinates=True)
             assert net.meta["coordinates"] == "scaled-planar"
@@ -493,3 +493,31 @@ def test_topohub_world_with_collapsed_cables() -> None:
     assert sub(net) == pytest.approx(sub(plain), rel=1e-9)  # every kilometre of cable kept
     assert net.links.loc[net.links["kind"] == "terrestrial"].equals(
         plain.links.loc[plain.links["kind"] == "terrestrial"])
+
+
+def test_colocated_sites_get_the_minimum_length_and_round_trip(tmp_path: Path) -> None:
+    from backbone.model import MIN_LINK_LENGTH_KM
+
+    sites = [dict(id=i, lon=4.9, lat=52.37, region="EMEA") for i in ("a", "b")] + [
+        dict(id="c", lon=4.35, lat=50.85, region="EMEA")]
+    links = [dict(id="ab", site_a="a", site_b="b", capacity_gbps=10.0),
+             dict(id="bc", site_a="b", site_b="c", capacity_gbps=10.0)]
+    net = make_network(sites, links)
+    assert net.links.at["ab", "length_km"] == MIN_LINK_LENGTH_KM == 0.1
+    assert net.links.at["ab", "latency_ms"] > 0
+    again = load_scenario(save_scenario(net, tmp_path / "x.json"))
+    assert again.links.at["ab", "length_km"] == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("name", ["Quest", "TataNld"])
+def test_convert_output_of_colocated_zoo_graphs_loads_again(name: str, tmp_path: Path) -> None:
+    from backbone.api.cli.main import app
+    from typer.testing import CliRunner
+
+    src = conformance_dir() / "topologyzoo" / "graphml" / f"{name}.graphml"
+    out = tmp_path / f"{name}.json"
+    r = CliRunner().invoke(app, ["convert", str(src), "--drop-uncoordinated", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    info = CliRunner().invoke(app, ["info", str(out), "--json"])
+    assert info.exit_code == 0, info.output
+    assert (load_scenario(out).links["length_km"] >= 0.1).all()

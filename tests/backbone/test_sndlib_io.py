@@ -117,3 +117,28 @@ def test_every_shared_network_loads() -> None:
         assert net.demands["demand_gbps"].sum() / net.meta["sndlib"]["gbps_per_unit"] == pytest.approx(
             float(row["total_demand_value"]), rel=1e-6, abs=0.01), f.stem
         assert (net.links["capacity_gbps"] > 0).all()
+
+
+def test_every_shared_network_cut_in_half_is_rejected_naming_the_section() -> None:
+    """Cut each instance at a line boundary halfway through each of its sections: never a silent
+    subset of nodes, links or demands, always the section and line that is not closed."""
+    native = conformance_dir() / "sndlib" / "native"
+    files = sorted(native.glob("*/*.txt"))
+    assert files
+    for f in files:
+        lines = f.read_text(encoding="utf-8").splitlines()
+        for section in ("NODES", "LINKS", "DEMANDS"):
+            start = next(i for i, line in enumerate(lines) if line.strip().startswith(section))
+            end = next(i for i in range(start, len(lines)) if lines[i].strip() == ")")
+            cut = "\n".join(lines[: (start + end) // 2 + 1]) + "\n"
+            with pytest.raises(ValidationError) as err:
+                parse_sndlib(f, text=cut)
+            not_closed = [p for p in err.value.problems if f"section {section} is not closed" in p.message]
+            assert not_closed and not_closed[0].record == f"line {start + 1} ({section})", (f.stem, section)
+
+
+def test_geographic_file_with_a_node_off_the_globe(tmp_path: Path) -> None:
+    text = (DATA / "triangle.txt").read_text(encoding="utf-8").replace("C ( 12.0 50.0 )", "C ( 212.0 -95.0 )")
+    with pytest.raises(ValidationError) as err:
+        parse_sndlib(tmp_path / "t.txt", text=text)
+    assert {(p.record, p.field) for p in err.value.problems} == {("line 11 (C)", "lon"), ("line 11 (C)", "lat")}

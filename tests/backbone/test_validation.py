@@ -155,3 +155,24 @@ def test_cli_validate_subprocess_has_no_traceback() -> None:
     assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 7
+
+
+IMPORTER_CASES = [c for c in CASES if c.split("_")[0] in ("sndlib", "graphml", "nodelink", "csv")]
+
+
+def test_the_corpus_covers_truncated_and_out_of_range_files_in_every_format() -> None:
+    for fmt in ("sndlib", "graphml", "nodelink"):
+        assert f"{fmt}_truncated" in CASES or f"{fmt}_truncated_demands" in CASES, fmt
+        assert any(c.startswith(fmt) and "out_of_range" in c for c in CASES), fmt
+    assert {"csv_truncated", "json_syntax_error", "unreadable_yaml", "coordinates_out_of_range"} <= set(CASES)
+
+
+@pytest.mark.parametrize("case", IMPORTER_CASES)
+def test_cli_info_exits_2_naming_the_culprit(case: str) -> None:
+    from backbone.api.cli.main import app
+
+    expect = _expect(case)
+    result = CliRunner().invoke(app, ["info", str(BROKEN / case / expect["load"]), "--json"])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    for e in expect["problems"]:
+        assert e["contains"] in result.stderr and (e["record"] or e["file"]) in result.stderr

@@ -279,3 +279,75 @@ def test_export_names_are_sanitised_and_unique(tmp_path) -> None:  # type: ignor
     assert rows[0].startswith("v_2cap")
     with pytest.raises(SolverError):
         write_mps(lp, tmp_path / "wrong.txt")
+
+
+class _IpmStallsHighs(highspy.Highs):
+    """HiGHS whose interior point stops with "Unknown" (as it did on the shipped scenario's edge LP);
+    simplex runs normally."""
+
+    stalled = 0
+
+    def run(self):  # type: ignore[no-untyped-def]
+        value = self.getOptionValue("solver")
+        if (value[1] if isinstance(value, tuple) else value) == "ipm":
+            _IpmStallsHighs.stalled += 1
+            self._stalled = True
+            return highspy.HighsStatus.kError
+        self._stalled = False
+        return super().run()
+
+    def getModelStatus(self):  # type: ignore[no-untyped-def]
+        return highspy.HighsModelStatus.kUnknown if getattr(self, "_stalled", False) else super().getModelStatus()
+
+
+def test_failed_interior_point_falls_back_to_simplex_and_says_so(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    lp, expected = transport_lp()
+    monkeypatch.setattr(highspy, "Highs", _IpmStallsHighs)
+    sol = solve(lp, "highs", time_limit=30, solver="ipm", run_crossover="off")
+    assert _IpmStallsHighs.stalled == 1
+    _assert_optimum(sol, lp, expected)
+    assert "interior point ended 'Unknown'" in sol.fallback and "simplex" in sol.fallback
+    plain = solve(lp, "highs", time_limit=30, solver="simplex")
+    assert plain.fallback == "" and _IpmStallsHighs.stalled == 1
+
+
+def _lying_highs(monkeypatch, always: bool = False):  # type: ignore[no-untyped-def]
+    """HiGHS that, like HiGHS 1.x given a MIP start with presolve on, reports an objective its
+    returned solution does not have (always, or only when given a start)."""
+    from backbone.solver.backends.highs import HighsBackend
+
+    real = HighsBackend.solve
+    calls: list[dict[str, object]] = []
+
+    def solve(self, lp, time_limit, mip_gap, threads, **options):  # type: ignore[no-untyped-def]
+        calls.append(dict(options))
+        sol = real(self, lp, time_limit, mip_gap, threads, **options)
+        if sol.x is not None and (always or "start" in options):
+            sol.objective -= 5.0
+            sol.bound = sol.objective
+        return sol
+
+    monkeypatch.setattr(HighsBackend, "solve", solve)
+    return calls
+
+
+def test_reported_objective_that_is_not_the_solutions_is_resolved_without_the_start(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    lp = knapsack_mip()
+    honest = solve(lp, "highs", time_limit=10)
+    calls = _lying_highs(monkeypatch)
+    sol = solve(lp, "highs", time_limit=10, start=honest.x)
+    assert [("start" in c, c.get("presolve")) for c in calls] == [(True, None), (False, None)]
+    assert sol.status == Status.OPTIMAL and sol.objective == pytest.approx(honest.objective)
+    assert lp.evaluate(sol.x) == pytest.approx(sol.objective, rel=1e-9)
+    assert "re-solved without the start" in sol.fallback
+
+
+def test_an_objective_that_stays_wrong_is_reported_at_its_recomputed_value(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    lp = knapsack_mip()
+    honest = solve(lp, "highs", time_limit=10)
+    calls = _lying_highs(monkeypatch, always=True)
+    sol = solve(lp, "highs", time_limit=10, start=honest.x)
+    assert [c.get("presolve") for c in calls] == [None, None, "off"]
+    assert sol.objective == pytest.approx(lp.evaluate(sol.x), rel=1e-12)
+    assert sol.status == Status.FEASIBLE and sol.bound is not None and sol.bound <= sol.objective
+    assert "reported at its recomputed value" in sol.fallback

@@ -134,3 +134,27 @@ def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
     assert (out / "failures.json").exists() and (out / "failures_scenarios.csv").exists()
     bad = CliRunner().invoke(app, ["failures", str(scen), "--kind", "srlg", "--derate", "1.5"])
     assert bad.exit_code == 2 and "derate" in bad.output
+
+
+def test_cli_failures_verify_violation_exits_5(submarine_cut: Network, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from backbone.api.cli.main import app
+    from backbone.solver.checks import Violation
+
+    import backbone.solver.checks.te as checks
+    from backbone.io import save_scenario
+
+    real = checks.check_te
+
+    def failing(*a, **k):  # type: ignore[no-untyped-def]
+        report = real(*a, **k)
+        report.add(Violation("capacity", "links", "x", "made to fail"))
+        return report
+
+    scen = save_scenario(submarine_cut, tmp_path / "scen")
+    args = ["failures", str(scen), "--kind", "srlg", "--engine", "serial", "--verify"]
+    ok = CliRunner().invoke(app, args)
+    assert ok.exit_code == 0, ok.output
+    monkeypatch.setattr(checks, "check_te", failing)
+    bad = CliRunner().invoke(app, args)
+    assert bad.exit_code == 5, bad.output
+    assert "independent check failed" in bad.stderr

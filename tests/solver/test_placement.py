@@ -192,12 +192,14 @@ def test_metro_out_of_reach_is_named() -> None:
                    interactive_share=1.0)]
     net = europe(metros=metros)
     with pytest.raises(InfeasibleError) as exc:
-        run_place_task(net, PlaceOptions(block_gpus=1), None, lambda f, m: None)
+        run_place_task(net, PlaceOptions(block_gpus=1, allow_partial=False), None, lambda f, m: None)
     text = " ".join(exc.value.reasons)
     assert "sydney" in text and "50 ms" in text and "paris" not in text
-    partial = run_place_task(net, PlaceOptions(block_gpus=1, allow_partial=True), None, lambda f, m: None)
+    partial = run_place_task(net, PlaceOptions(block_gpus=1), None, lambda f, m: None)  # the default
     s = partial.summary
-    assert s["status"] == "infeasible" and s["infeasibility"]
+    assert s["status"] == "partial" and s["infeasibility"]
+    assert s["unserved_metros"] == [{"metro": "sydney", "class": "interactive", "demand_gpus": 100.0,
+                                     "unserved_gpus": 100.0}]
     assert s["gpus_added_by_site"] == {"PAR": 100}
     assert s["served_share"] == pytest.approx(0.5)
 

@@ -50,12 +50,30 @@ def test_place_bad_options_exit_2(scenario) -> None:
     assert bad.exit_code == 2 and "budget_usd" in bad.stderr
 
 
-def test_place_infeasible_exits_3_with_reasons(tmp_path) -> None:
+def test_place_partial_exits_3_and_writes_the_plan(tmp_path) -> None:
     net = europe(par=dict(gpus_max=600))
     save_scenario(net, tmp_path / "s")
-    r = run(str(tmp_path / "s"), "--json")
+    r = run(str(tmp_path / "s"), "--json", "--out", str(tmp_path / "out"))
     assert r.exit_code == 3
     s = json.loads(r.stdout)
-    assert s["status"] == "infeasible"
+    assert s["status"] == "partial" and s["unserved_metros"]
     assert any("GPU maximum" in x for x in s["infeasibility"])
-    assert "infeasible" in r.stderr
+    assert "partial" in r.stderr and "unserved metros" in r.stderr
+    written = json.loads((tmp_path / "out" / "place.json").read_text())
+    assert written["status"] == "partial" and (tmp_path / "out" / "place_sites.csv").exists()
+
+
+def test_place_verify_failure_exits_5(scenario, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import backbone.solver.checks.placement as checks
+
+    real = checks.check_placement
+
+    def failing(*a, **k):  # type: ignore[no-untyped-def]
+        report = real(*a, **k)
+        report.violations.append("links x: made to fail")
+        return report
+
+    monkeypatch.setattr(checks, "check_placement", failing)
+    r = run(str(scenario), "--verify")
+    assert r.exit_code == 5, r.output
+    assert "verification failed" in r.stderr

@@ -29,6 +29,11 @@ def test_shipped_scenario(shipped) -> None:
     m = r.tables["metros"]
     unserved = m[m["unserved_gpus"] > 1e-6]
     assert r.fully_served == unserved.empty
+    # the defaults serve every metro (Lagos and Nairobi from their own AI-ready colocation campuses)
+    assert r.fully_served and not r.infeasibility, r.infeasibility
+    served_from = r.tables["flows"].groupby("metro")["site"].agg(set)
+    assert served_from["lagos"] <= {"lagos-ikeja"} | set(shipped.sites.index[shipped.sites["region"] != "AFRICA"])
+    assert "lagos-ikeja" in served_from["lagos"] and "nairobi-embakasi" in served_from["nairobi"]
     no_site = unserved[unserved["sites"] == ""]
     for metro in no_site["metro"].unique():
         assert any(f"metro {metro}:" in reason for reason in r.infeasibility), (metro, r.infeasibility)

@@ -95,6 +95,32 @@ def test_plan_rejects_a_bad_plan_file(small_world: Network, tmp_path: Path) -> N
     assert not out.exists() or not any(out.iterdir())
 
 
+def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path: Path) -> None:
+    from backbone.solver.plan import load_plan_file
+
+    from backbone.errors import ValidationError
+
+    plan = tmp_path / "study.yaml"
+    plan.write_text("# study with mistakes\ndemand_growht: 1.2\nplace: {objective: cheapest, time_limit: 60}\n"
+                    "te:\n  objective: min-mlu\n  pathz: 4\nfailures: {kind: srlg}\n"
+                    "design: {ceiling: 0.8, max_state: 8}\n")
+    with pytest.raises(ValidationError) as err:
+        load_plan_file(plan)
+    got = {(p.field, p.record): p.message for p in err.value.problems}
+    assert set(got) == {("demand_growht", "line 2"), ("place.objective", "line 3"), ("place.time_limit", "line 3"),
+                        ("te.pathz", "line 6"), ("design.max_state", "line 8")}
+    assert "did you mean 'demand_growth'?" in got[("demand_growht", "line 2")]
+    assert "did you mean 'time_limit_s'?" in got[("place.time_limit", "line 3")]
+    assert "did you mean 'paths'?" in got[("te.pathz", "line 6")]
+    assert "did you mean 'max_states'?" in got[("design.max_state", "line 8")]
+    assert all(p.file == str(plan) for p in err.value.problems)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("te: {objective: min-mlu\nplace: [1, 2\n")
+    with pytest.raises(ValidationError) as err:
+        load_plan_file(broken)
+    assert err.value.problems[0].record == "line 2" and "line 2, column" in err.value.problems[0].message
+
+
 @pytest.mark.browser
 def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: Path) -> None:
     from backbone.solver.planning import run_task
