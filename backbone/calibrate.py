@@ -468,6 +468,9 @@ def calibrate(net: Network, measured: pd.DataFrame, fit: Sequence[str] = FITTED_
     unused = [p for p, f, col in zip(FITTED_PARAMETERS, free, x.T, strict=True) if f and not np.any(col)]
     if unused:
         notes.append(f"no measured path depends on {', '.join(unused)}: kept at the scenario's value")
+    if len(y) < int(free.sum()):
+        notes.append(f"{len(y)} measured pair(s) for {int(free.sum())} fitted parameters: the fit is not unique "
+                     "(measure more pairs or fix parameters with `fit`)")
     if not converged:
         notes.append(f"paths still changed after {max_iterations} fit/re-route rounds; the last fit is kept")
     result = CalibrationResult(
