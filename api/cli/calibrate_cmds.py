@@ -18,10 +18,14 @@ def register(app: typer.Typer) -> None:
 
 @handle_errors
 def calibrate(
-    measured: Annotated[Path, typer.Option("--measured", help="CSV of measured round trips: from,to,rtt_ms "
-                                           "(site ids or 'lat,lon' points), optional source.")],
-    out: Annotated[Path, typer.Option("--out", help="Folder for the calibrated scenario (canonical folder).")],
     scenario: ScenarioArg = None,
+    measured: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        "--measured", help="CSV of measured round trips: from,to,rtt_ms (site ids or 'lat,lon' points), optional "
+                           "source (default: the shipped public RTT set, data/calibration/public_rtt.csv).",
+        show_default=False)] = None,
+    out: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        "--out", help="Folder for the calibrated scenario (canonical folder); without it, report only.",
+        show_default=False)] = None,
     loss: Annotated[str, typer.Option(help="Robust loss: soft_l1, huber, cauchy or linear.")] = "soft_l1",
     max_iterations: Annotated[int, typer.Option(help="Fit / re-route rounds at most.")] = 5,
     fit: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
@@ -38,13 +42,16 @@ def calibrate(
     from backbone.calibrate import FITTED_PARAMETERS, load_measured
     from backbone.calibrate import calibrate as run_calibration
     from backbone.io import save_scenario
+    from backbone.paths import public_rtt_path
 
     net = load(scenario)
-    pairs = load_measured(measured)
+    path = measured or public_rtt_path()
+    pairs = load_measured(path)
     result = run_calibration(net, pairs, fit=tuple(fit) if fit else FITTED_PARAMETERS, loss=loss,
-                             max_iterations=max_iterations, source_label=measured.name)
-    save_scenario(result.network, out)
-    summary = {**result.to_dict(), "out": str(out)}
+                             max_iterations=max_iterations, source_label=path.name)
+    if out is not None:
+        save_scenario(result.network, out)
+    summary = {**result.to_dict(), "out": None if out is None else str(out)}
     if json_out:
         emit_json(summary)
         return
@@ -81,4 +88,7 @@ def _print_tables(summary: dict[str, Any]) -> None:
     err_console.print(pairs)
     for note in summary["notes"]:
         err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
-    err_console.print(f"wrote {summary['out']}", highlight=False)
+    if summary["out"]:
+        err_console.print(f"wrote {summary['out']}", highlight=False)
+    else:
+        err_console.print("no --out: nothing written", highlight=False)

@@ -248,3 +248,17 @@ def test_builder_reproduces_the_shipped_scenario(tmp_path: Path) -> None:
     shipped = default_scenario_path()
     for f in sorted(p.name for p in shipped.iterdir()):
         assert (tmp_path / "global" / f).read_text() == (shipped / f).read_text(), f
+
+
+def test_cli_defaults_report_on_the_shipped_scenario(tmp_path: Path) -> None:
+    """`backbone calibrate` with no options: the shipped public set, nothing written, same errors as recorded."""
+    from backbone.api.cli.main import app
+
+    res = CliRunner().invoke(app, ["calibrate", "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["out"] is None and doc["pairs"] == load_scenario().meta["calibration"]["pairs"]
+    shipped = load_scenario().meta["calibration"]
+    assert doc["errors"]["before"]["median_abs_pct"] == pytest.approx(shipped["errors"]["after"]["median_abs_pct"],
+                                                                      abs=0.05)
+    assert doc["parameters"] == pytest.approx(shipped["parameters"], rel=1e-3)
