@@ -262,3 +262,17 @@ def test_cli_defaults_report_on_the_shipped_scenario(tmp_path: Path) -> None:
     assert doc["errors"]["before"]["median_abs_pct"] == pytest.approx(shipped["errors"]["after"]["median_abs_pct"],
                                                                       abs=0.05)
     assert doc["parameters"] == pytest.approx(shipped["parameters"], rel=1e-3)
+
+
+def test_latency_parameters_below_the_floor_are_rejected(two_continents: Network, tmp_path: Path) -> None:
+    import yaml
+
+    save_scenario(two_continents, tmp_path / "net")
+    manifest = tmp_path / "net" / "scenario.yaml"
+    doc = yaml.safe_load(manifest.read_text())
+    doc["parameters"]["terrestrial_latency_factor"] = 0.7
+    doc["parameters"]["equipment_delay_ms"] = "fast"
+    manifest.write_text(yaml.safe_dump(doc))
+    with pytest.raises(ValidationError) as info:
+        load_scenario(tmp_path / "net")
+    assert {p.field for p in info.value.problems} == {"terrestrial_latency_factor", "equipment_delay_ms"}
