@@ -124,7 +124,8 @@ def latency_cdf(latency: pd.DataFrame, *, title: str = "Demand latency by region
     what = latency.attrs.get("what", "one-way")
     weights = (f"each weighted by its volume ({weight_name})" if weight_name not in ("count", "weight")
                else "each counts once" if weight_name == "count" else "weighted by the 'weight' column")
-    fig, ax = _figure(size, title, f"{len(df)} demands, {weights}  ·  {what} latency, lowest-latency path"
+    path = latency.attrs.get("path", "lowest-latency path")
+    fig, ax = _figure(size, title, f"{len(df)} demands, {weights}  ·  {what} latency, {path}"
                       f"{latency.attrs.get('model', '')}")
     for k, pair in enumerate(pairs):
         d = df[df["region_pair"] == pair].sort_values("latency_ms")
@@ -282,10 +283,13 @@ def demand_latency_table(net: Network) -> pd.DataFrame:
     out = pd.DataFrame({"region_pair": pair, "latency_ms": lat, "weight": d["demand_gbps"].to_numpy(float)},
                        index=d.index)
     out = out[np.isfinite(out["latency_ms"])]
-    calibrated = net.meta.get("calibration")
-    model = (f"  ·  calibrated on {calibrated.get('pairs')} measured RTTs" if isinstance(calibrated, Mapping) else "")
-    out.attrs.update({"what": "one-way", "weight_name": "Gbps", "model": model})
+    out.attrs.update({"what": "one-way", "weight_name": "Gbps", "model": _calibration_note(net)})
     return out
+
+
+def _calibration_note(net: Network | None) -> str:
+    calibrated = net.meta.get("calibration") if net is not None else None
+    return f"  ·  calibrated on {calibrated.get('pairs')} measured RTTs" if isinstance(calibrated, Mapping) else ""
 
 
 def _map_obj(doc: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -298,9 +302,11 @@ def chart_from_result(kind: str, doc: Mapping[str, Any] | None, net: Network | N
     """Render chart ``kind`` (``utilisation``, ``latency``, ``impact``, ``cost``) from a result.
 
     * utilisation: ``map.link_values.utilisation``;
-    * latency: the result's ``latency`` records (``region_pair``, ``latency_ms``[, ``weight``]) or
-      else the network's demands over their lowest-latency paths;
-    * impact: an ``impact`` object ``{name: value}``, or records under ``scenarios``/``failures``
+    * latency: the result's ``latency`` records (``region_pair``, ``latency_ms``[, ``weight``]; what
+      they are in ``latency_weight_name``, ``latency_path``, ``latency_what``) or else the network's
+      demands over their lowest-latency paths;
+    * impact: an ``impact`` object ``{name: value}`` (labelled by ``impact_label``, e.g.
+      ``"Unmet demand (Gbps)"``), or records under ``scenarios``/``failures``
       with a numeric ``*impact*``/``*unmet*``/``*lost*``/``*unserved*`` field, or the first
       ``map.link_values.impact*``;
     * cost: per-site records under ``sites`` with ``*_usd`` columns (``capex_usd``, ``opex_usd``),
@@ -325,6 +331,10 @@ def chart_from_result(kind: str, doc: Mapping[str, Any] | None, net: Network | N
         records = doc.get("latency")
         if isinstance(records, list) and records:
             table = pd.DataFrame(records)
+            table.attrs.update({
+                "what": str(doc.get("latency_what", "one-way")),
+                "weight_name": str(doc.get("latency_weight_name", "Gbps")) if "weight" in table.columns else "count",
+                "path": str(doc.get("latency_path", "lowest-latency path")), "model": _calibration_note(net)})
         elif net is not None:
             table = demand_latency_table(net)
         else:
@@ -375,7 +385,7 @@ def failure_names(ids: Any, net: Network) -> dict[str, str]:
 
 def _impact_series(doc: Mapping[str, Any]) -> tuple[pd.Series, str]:
     if isinstance(doc.get("impact"), Mapping):
-        return pd.Series(doc["impact"], dtype=float), "Impact"
+        return pd.Series(doc["impact"], dtype=float), str(doc.get("impact_label") or "Impact")
     for key in ("scenarios", "failures", "worst"):
         recs = doc.get(key)
         if isinstance(recs, list) and recs and isinstance(recs[0], Mapping):

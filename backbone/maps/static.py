@@ -40,7 +40,7 @@ class StaticOptions:
     labels: bool = True
     max_labels: int = 36
     graticule: bool = True
-    always_label: int = 12
+    always_label: int = 16
 
 
 RC_PARAMS: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "backbone", "pdf.fonttype": 42,
@@ -310,7 +310,7 @@ LABEL_GAP_PT = 2.5
 
 
 def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: int, halo: bool = True,
-                  values: MapValues | None = None, size_by: str = "gpus", always: int = 12) -> None:
+                  values: MapValues | None = None, size_by: str = "gpus", always: int = 16) -> None:
     """Greedy placement beside each label's own marker; labels never overlap each other.
 
     The ``always`` largest data centres in view are placed first and avoid other labels and

@@ -115,3 +115,19 @@ def test_world_view_draws_only_the_largest_metro_arcs(shipped: Network) -> None:
     gpus = values.assignments["gpus"].to_numpy()
     assert gpus[world].sum() >= WORLD_ARC_SHARE * gpus.sum()
     assert gpus[world].min() >= np.delete(gpus, world).max()  # the largest ones
+
+
+def test_result_charts_carry_their_labels(shipped: Network, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan's charts: the impact label and unit, and what the latency weights and paths are."""
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(charts, "chart_bytes", lambda fig, fmt="png": seen.setdefault("fig", fig) and b"")
+    charts.chart_from_result("impact", {"impact": {"srlg:cable-marea": 1234.5}, "impact_label": "Unmet demand (Gbps)"},
+                             shipped)
+    ax = seen.pop("fig").axes[0]  # type: ignore[attr-defined]
+    assert ax.get_xlabel() == "Unmet demand (Gbps)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == [shipped.srlgs.at["cable-marea", "name"]]
+    records = [{"region_pair": "NA–NA", "latency_ms": 10.0, "weight": 5.0}]
+    charts.chart_from_result("latency", {"latency": records, "latency_weight_name": "carried Gbps",
+                                         "latency_path": "routed paths"}, shipped)
+    subtitle = seen.pop("fig").texts[1].get_text()  # type: ignore[attr-defined]
+    assert "weighted by its volume (carried Gbps)" in subtitle and "routed paths" in subtitle
