@@ -415,6 +415,8 @@ def calibrate(net: Network, measured: pd.DataFrame, fit: Sequence[str] = FITTED_
         problems.append(Problem("the scenario has no links to calibrate", table="links"))
     if problems:
         raise ValidationError(problems)
+    if not {"from", "to", "rtt_ms", "source", "record"} <= set(measured.columns):  # a caller's own table
+        measured = measured_frame(measured.to_dict("records"), file=source_label)
     file = source_label
     src, dst, snap, site_a, site_b = _resolve(net, measured, file)
     records = measured["record"].astype(str).tolist()

@@ -42,7 +42,8 @@ class CalibrateOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     measured: list[MeasuredPair] | None = Field(
-        None, max_length=20_000, description="Measured round trips; default: the shipped public RTT set")
+        None, max_length=5_000, description="Measured round trips (at most 5,000: the leave-one-out error refits "
+                                           "once per pair); default: the shipped public RTT set")
     fit: list[Parameter] = Field(default_factory=lambda: _every_parameter(), min_length=1,
                                  description="Parameters to fit; the others keep the scenario's value")
     loss: Literal["soft_l1", "huber", "cauchy", "linear"] = "soft_l1"

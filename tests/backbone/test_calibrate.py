@@ -276,3 +276,10 @@ def test_latency_parameters_below_the_floor_are_rejected(two_continents: Network
     with pytest.raises(ValidationError) as info:
         load_scenario(tmp_path / "net")
     assert {p.field for p in info.value.problems} == {"terrestrial_latency_factor", "equipment_delay_ms"}
+
+
+def test_a_plain_table_of_pairs_is_accepted(two_continents: Network) -> None:
+    measured = _measure(two_continents, TRUE, _all_pairs(two_continents), noise=0.0)[["from", "to", "rtt_ms"]]
+    result = calibrate(two_continents, measured)
+    assert result.parameters["terrestrial_latency_factor"] == pytest.approx(TRUE["terrestrial_latency_factor"],
+                                                                            rel=1e-3)
