@@ -96,7 +96,7 @@ class JobCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": {"kind": "te", "options": {}}})
 
-    kind: str = Field(description="Task kind: te, place, failures, design or plan.",
+    kind: str = Field(description="Task kind: te, place, failures, design, plan or calibrate.",
                       json_schema_extra={"examples": list(TASK_KINDS)}, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict,
                                     description="Task options, named like the CLI flags (e.g. time_limit).")

@@ -26,6 +26,8 @@ DEFAULT_PARAMETERS: dict[str, float] = {
     "group_index": geo.DEFAULT_GROUP_INDEX,
     "equipment_delay_ms": geo.DEFAULT_EQUIPMENT_DELAY_MS,
     "route_factor": geo.DEFAULT_ROUTE_FACTOR,
+    "terrestrial_latency_factor": 1.0,
+    "submarine_latency_factor": 1.0,
     "terrestrial_module_fixed_usd": 60_000.0,
     "terrestrial_module_usd_per_km": 30.0,
     "submarine_module_fixed_usd": 250_000.0,
@@ -37,6 +39,10 @@ DEFAULT_PARAMETERS: dict[str, float] = {
 * ``group_index``: fibre group index (latency = length x group_index / c).
 * ``equipment_delay_ms``: one-way per-link equipment delay.
 * ``route_factor``: route length / geodesic for links without waypoints.
+* ``terrestrial_latency_factor``, ``submarine_latency_factor``: calibrated latency factors (>= 1) that
+  multiply the fibre delay of a link's length, by link kind (terrestrial also for access fibre);
+  1.0 is the physical fibre floor. ``backbone calibrate`` fits them, with ``equipment_delay_ms``,
+  to measured round trips (:mod:`backbone.calibrate`).
 * ``*_module_fixed_usd`` + ``*_module_usd_per_km`` x length: default cost of one upgrade module
   (a 400G wave: transponder pair plus line-system share; submarine: spectrum on a wet plant).
 * ``max_capacity_factor``: default upper limit on a link's capacity, as a multiple of today's.
@@ -388,7 +394,8 @@ def fill_link_derived(links: pd.DataFrame, sites: pd.DataFrame, params: Mapping[
 
     * length: polyline through waypoints (geodesic segments) when waypoints are given,
       else geodesic between endpoints x ``route_factor``; at least :data:`MIN_LINK_LENGTH_KM`;
-    * latency: length x group delay + equipment delay;
+    * latency: :func:`link_latency_ms` (length x group delay x the kind's latency factor + equipment
+      delay);
     * module cost: fixed + per-km cost by kind; max capacity: ``max_capacity_factor`` x capacity.
     """
     links = links.copy()
@@ -410,8 +417,8 @@ def fill_link_derived(links: pd.DataFrame, sites: pd.DataFrame, params: Mapping[
         links.loc[need, "length_km"] = np.maximum(np.round(lengths, 3), MIN_LINK_LENGTH_KM)
     lat_need = links["latency_ms"].isna()
     if lat_need.any():
-        lat = geo.latency_ms(links.loc[lat_need, "length_km"].to_numpy(), params["group_index"],
-                             params["equipment_delay_ms"])
+        sub = links.loc[lat_need]
+        lat = link_latency_ms(sub["length_km"].to_numpy(), sub["kind"].to_numpy(), params)
         links.loc[lat_need, "latency_ms"] = np.round(lat, 4)
     cost_need = links["module_cost_usd"].isna()
     if cost_need.any():
@@ -424,6 +431,43 @@ def fill_link_derived(links: pd.DataFrame, sites: pd.DataFrame, params: Mapping[
     if cap_need.any():
         links.loc[cap_need, "max_capacity_gbps"] = links.loc[cap_need, "capacity_gbps"] * params["max_capacity_factor"]
     return links
+
+
+def latency_factors(kinds: np.ndarray | pd.Series, params: Mapping[str, float]) -> np.ndarray:
+    """Latency factor of each link kind: ``submarine_latency_factor`` for submarine links,
+    ``terrestrial_latency_factor`` for every other kind."""
+    is_sub = np.asarray(kinds, dtype=object) == "submarine"
+    return np.where(is_sub, float(params["submarine_latency_factor"]), float(params["terrestrial_latency_factor"]))
+
+
+def link_latency_ms(length_km: np.ndarray, kinds: np.ndarray | pd.Series, params: Mapping[str, float]) -> np.ndarray:
+    """One-way latency of links derived from their length (the one place latency is derived).
+
+    ``length_km x group_index / c x latency_factor(kind) + equipment_delay_ms``: the fibre floor
+    (``group_index / c`` per km) scaled by the calibrated factor of the link's kind
+    (:func:`latency_factors`, 1.0 uncalibrated), plus the per-link equipment delay.
+
+    Example
+    -------
+    >>> p = {**DEFAULT_PARAMETERS, "submarine_latency_factor": 1.1}
+    >>> [round(float(x), 3) for x in link_latency_ms(np.array([1000.0, 1000.0]),
+    ...                                               np.array(["terrestrial", "submarine"]), p)]
+    [4.947, 5.437]
+    """
+    factor = latency_factors(kinds, params)
+    return geo.latency_ms(np.asarray(length_km, dtype=float) * factor, params["group_index"],
+                          params["equipment_delay_ms"])
+
+
+def access_latency_ms(access_km: np.ndarray | float, params: Mapping[str, float]) -> np.ndarray:
+    """One-way latency of ``access_km`` of access fibre (a point or metro reaching its site).
+
+    Access fibre is terrestrial: the fibre delay times ``terrestrial_latency_factor``, with no
+    equipment delay (it is not a backbone link). Callers give the fibre length, that is the
+    geodesic times ``route_factor``.
+    """
+    km = np.asarray(access_km, dtype=float)
+    return km * geo.fibre_delay_ms_per_km(params["group_index"]) * float(params["terrestrial_latency_factor"])
 
 
 def _jsonable(obj: Any) -> Any:

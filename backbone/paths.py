@@ -24,3 +24,8 @@ def default_scenario_path() -> Path:
 def basemap_path() -> Path:
     """The shipped Natural Earth 110m countries basemap (GeoJSON)."""
     return data_dir() / "basemap" / "ne_110m_countries.geojson"
+
+
+def public_rtt_path() -> Path:
+    """The shipped public round-trip measurements the global scenario is calibrated against (CSV)."""
+    return data_dir() / "calibration" / "public_rtt.csv"

@@ -10,7 +10,7 @@ import numpy as np
 
 from backbone import geo
 from backbone.errors import NotFoundError, ValidationError
-from backbone.model import Network
+from backbone.model import Network, access_latency_ms
 
 _POINT = re.compile(r"^\s*(-?\d+(?:\.\d*)?)\s*,\s*(-?\d+(?:\.\d*)?)\s*$")
 
@@ -79,7 +79,7 @@ def shortest_route(net: Network, source: str, target: str) -> Route:
     """Lowest-latency route from ``source`` to ``target`` (site ids or ``lat,lon`` points).
 
     Access distance from a point to its site counts as terrestrial fibre with the scenario's
-    route factor.
+    route factor and terrestrial latency factor (:func:`backbone.model.access_latency_ms`).
 
     Raises
     ------
@@ -103,7 +103,7 @@ def shortest_route(net: Network, source: str, target: str) -> Route:
     length = float(net.links.loc[link_ids, "length_km"].sum()) if link_ids else 0.0
     params = net.parameters
     access_km = (src.snap_km + dst.snap_km) * params["route_factor"]
-    latency = float(dist[ti]) + access_km * geo.fibre_delay_ms_per_km(params["group_index"])
+    latency = float(dist[ti]) + float(access_latency_ms(access_km, params))
     return Route(src, dst, [str(net.sites.index[i]) for i in nodes], link_ids, length + access_km, latency,
                  access_km)
 

@@ -68,10 +68,30 @@ def build_network(tables: Mapping[str, RawTable], name: str = "scenario", meta: 
         problems += probs
         frames[t] = df
     problems += _check_references(frames, files)
+    problems += check_latency_parameters(dict((meta or {}).get("parameters") or {}))
     if problems:
         raise ValidationError(problems)
     net = Network.from_tables(frames, name=name, meta=meta)
     return net
+
+
+LATENCY_PARAMETER_MINIMA = {"terrestrial_latency_factor": 1.0, "submarine_latency_factor": 1.0,
+                            "equipment_delay_ms": 0.0, "group_index": 1.0, "route_factor": 1.0}
+"""Lowest valid value of each latency parameter: latency never goes below the fibre floor."""
+
+
+def check_latency_parameters(params: Mapping[str, Any]) -> list[Problem]:
+    """Problems with the scenario's latency parameters (each a finite number >= its minimum)."""
+    problems = []
+    for name, low in LATENCY_PARAMETER_MINIMA.items():
+        if name not in params:
+            continue
+        value = params[name]
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value) and value >= low
+        if not ok:
+            problems.append(Problem(f"must be a number >= {low:g} (latency never below the fibre floor), got {value!r}",
+                                    file="scenario.yaml", table="parameters", field=name))
+    return problems
 
 
 def validate_records(table: str, records: list[dict[str, Any]], file: str = "") -> None:

@@ -531,10 +531,9 @@ def _draw(routed: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict
             images["pacific"] = (data, "png")
     charts: list[tuple[str, str, dict[str, Any]]] = [
         ("utilisation", "chart_utilisation.png", {"map": summary["map"]}),
-        ("latency", "chart_latency.png", {"latency": _latency_records(routed, out_dir)}),
-        ("impact", "chart_failures.png", {"impact": {r["scenario"]: r["unmet_gbps"] for r in fs["scenarios"]
-                                                     if r["unmet_gbps"] > 1e-6}
-                                          or {r["scenario"]: r["mlu"] for r in fs["scenarios"]}}),
+        ("latency", "chart_latency.png", {"latency": _latency_records(routed, out_dir),
+                                          "latency_weight_name": "carried Gbps", "latency_path": "routed paths"}),
+        ("impact", "chart_failures.png", _impact_doc(fs)),
         ("cost", "chart_cost.png", {"sites": [r for r in ps.get("sites") or [] if (r.get("gpus_added") or 0) > 0]}),
     ]
     for kind, name, doc in charts:
@@ -547,6 +546,14 @@ def _draw(routed: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict
         images[kind] = (data, "png")
     progress(1.0, "maps and charts drawn")
     return images
+
+
+def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:
+    """The failure chart's input: unmet demand per failure, or the worst utilisation when nothing is unmet."""
+    unmet = {r["scenario"]: r["unmet_gbps"] for r in fs["scenarios"] if r["unmet_gbps"] > 1e-6}
+    if unmet:
+        return {"impact": unmet, "impact_label": "Unmet demand (Gbps)"}
+    return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]}, "impact_label": "Max link utilisation"}
 
 
 def _latency_records(net: Network, out_dir: Path) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ TASKS: dict[str, str] = {
     "failures": "backbone.solver.failures:run_failures_task",
     "design": "backbone.solver.design_task:run_design_task",
     "plan": "backbone.solver.plan:run_plan_task",
+    "calibrate": "backbone.solver.calibrate_task:run_calibrate_task",
 }
 """Task kind -> ``module:function``. Each module also defines ``<function>.options_model``."""
 

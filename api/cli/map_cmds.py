@@ -105,7 +105,8 @@ def chart_command(
     result: ResultOpt = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output file: .png or .svg.")] = Path("chart.png"),
     scenario: Annotated[Optional[Path], typer.Option(  # noqa: UP045
-        "--scenario", "-s", help=SCENARIO_HELP + " Used by 'latency'.", show_default=False)] = None,
+        "--scenario", "-s", help=SCENARIO_HELP + " Used by 'latency', and by 'impact' for site and SRLG names.",
+        show_default=False)] = None,
     size: Annotated[str, typer.Option("--size", help="Pixel size WIDTHxHEIGHT.")] = "1600x900",
     title: Annotated[Optional[str], typer.Option("--title", help="Title (default: generated).",  # noqa: UP045
                                                  show_default=False)] = None,
@@ -124,7 +125,7 @@ def chart_command(
         raise ValidationError(Problem(f"chart output must end in .png, .svg or .pdf, got {str(out)!r}", field="out"))
     pixels = parse_size(size)
     doc = read_result(result)
-    net = load(scenario) if kind == "latency" or doc is None else None
+    net = load(scenario) if kind in ("latency", "impact") or doc is None else None
     data = charts.chart_from_result(kind, doc, net, fmt=fmt, size=pixels, title=title)
     write_atomic(out, data)
     info = {"out": str(out), "kind": kind, "format": fmt, "bytes": len(data)}

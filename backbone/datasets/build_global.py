@@ -4,8 +4,9 @@ Steps: sites and metros (:mod:`~backbone.datasets.global_sites`), submarine segm
 (:mod:`~backbone.datasets.global_cables`) and terrestrial links
 (:mod:`~backbone.datasets.global_terrestrial`) become validated tables; lengths and latencies are
 derived from geometry by :class:`~backbone.model.Network`; SRLGs are derived here (one per cable
-system, one per landing station shared by several systems, and geographic corridors); then the
-demand generator (:func:`backbone.demand.regenerate`) fills ``metros.inference_gpus`` and
+system, one per landing station shared by several systems, and geographic corridors); the latency
+model is calibrated against public measured round trips (``data/calibration/public_rtt.csv``,
+:func:`backbone.calibrate.calibrate`); then the demand generator (:func:`backbone.demand.regenerate`) fills ``metros.inference_gpus`` and
 ``demands``, and the folder is written with :func:`backbone.io.save_scenario`.
 
 Run ``python -m backbone.datasets.build_global [OUT_DIR]`` (default: the repository's
@@ -36,6 +37,8 @@ from backbone.model import Network
 logger = logging.getLogger(__name__)
 
 SCENARIO_NAME = "global"
+CALIBRATION_DATE = "2026-12-02"
+"""Date recorded for the shipped calibration (fixed, so a rebuild reproduces the shipped files)."""
 TERRESTRIAL_MODULE_GBPS = 400.0
 """One 400G wave (coherent 400ZR+/OpenZR+ class) per terrestrial upgrade module."""
 SUBMARINE_MODULE_GBPS = 1600.0
@@ -242,6 +245,19 @@ def scenario_meta() -> dict[str, Any]:
     }
 
 
+def calibrate_topology(net: Network) -> Network:
+    """The topology with its latency model fitted to the shipped public round-trip measurements."""
+    from backbone.calibrate import calibrate, load_measured
+    from backbone.paths import public_rtt_path
+
+    path = public_rtt_path()
+    result = calibrate(net, load_measured(path), date=CALIBRATION_DATE, source_label=f"calibration/{path.name}")
+    logger.info("calibrated latency on %d pairs: %s; median error %.1f %% -> %.1f %% (leave-one-out %.1f %%)",
+                len(result.pairs), result.parameters, result.before["median_abs_pct"],
+                result.after["median_abs_pct"], result.leave_one_out["median_abs_pct"])
+    return result.network
+
+
 def build(out_dir: str | Path) -> Network:
     """Build the topology, regenerate demand on the reloaded topology, write ``out_dir``.
 
@@ -251,7 +267,7 @@ def build(out_dir: str | Path) -> Network:
     from backbone.demand import DemandParameters, regenerate
     from backbone.io import load_scenario, save_scenario
 
-    topology = build_topology()
+    topology = calibrate_topology(build_topology())
     with tempfile.TemporaryDirectory() as tmp:
         save_scenario(topology, Path(tmp) / "topology")
         reloaded = load_scenario(Path(tmp) / "topology")

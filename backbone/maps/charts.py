@@ -122,8 +122,11 @@ def latency_cdf(latency: pd.DataFrame, *, title: str = "Demand latency by region
     share = df.groupby("region_pair")["weight"].sum().sort_values(ascending=False)
     pairs = list(share.index[:max_pairs])
     what = latency.attrs.get("what", "one-way")
-    fig, ax = _figure(size, title, f"{len(df)} demands, weighted by {weight_name}"
-                      f"  ·  {what} latency of the lowest-latency path")
+    weights = (f"each weighted by its volume ({weight_name})" if weight_name not in ("count", "weight")
+               else "each counts once" if weight_name == "count" else "weighted by the 'weight' column")
+    path = latency.attrs.get("path", "lowest-latency path")
+    fig, ax = _figure(size, title, f"{len(df)} demands, {weights}  ·  {what} latency, {path}"
+                      f"{latency.attrs.get('model', '')}")
     for k, pair in enumerate(pairs):
         d = df[df["region_pair"] == pair].sort_values("latency_ms")
         cum = d["weight"].cumsum().to_numpy() / d["weight"].sum()
@@ -141,27 +144,77 @@ def latency_cdf(latency: pd.DataFrame, *, title: str = "Demand latency by region
 
 
 def impact_bars(impact: pd.Series | Mapping[str, float], *, title: str = "Worst failures by impact",
-                value_label: str = "Impact", top: int = 15, size: tuple[int, int] = (1600, 900)) -> Any:
-    """Horizontal bars of the ``top`` largest impacts (failure scenario or link -> value)."""
+                value_label: str = "Impact", unit: str = "", top: int = 15, size: tuple[int, int] = (1600, 900),
+                names: Mapping[str, str] | None = None) -> Any:
+    """Horizontal bars of the ``top`` largest impacts (failure scenario or link -> value).
+
+    Each bar is one failure on its own: the scenarios are alternatives, so no total is shown (the
+    subtitle gives the worst and how many have any impact). Bar labels and the axis share one number
+    format; ``unit`` goes on the axis; ``names`` maps a label (a scenario id) to a readable name.
+    """
     s = pd.Series(impact, dtype=float).dropna()
     s = s[s > 0].sort_values(ascending=False)
     if s.empty:
         raise ValidationError(Problem("no positive impact values to chart", field="impact"))
     shown = s.head(top)[::-1]
-    fig, ax = _figure(size, title, f"top {len(shown)} of {len(s)} with non-zero impact  ·  total {s.sum():,.4g}")
+    fmt = number_format(float(shown.max()))
+    unit_text = f" {unit}" if unit else ""
+    fig, ax = _figure(size, title, f"top {len(shown)} of {len(s)} with non-zero impact  ·  worst {fmt(s.iloc[0])}"
+                      f"{unit_text}  ·  each bar is one failure on its own (alternatives, not a sum)")
     cmap = style._cmap("impact", style.IMPACT_STOPS)
     colors = [cmap(0.35 + 0.6 * v / shown.max()) for v in shown.to_numpy()]  # type: ignore[operator]
     ax.barh(np.arange(len(shown)), shown.to_numpy(), color=colors, height=0.7)
+    labels = [_shorten(str((names or {}).get(str(i), i))) for i in shown.index]
     ax.set_yticks(np.arange(len(shown)))
-    ax.set_yticklabels([str(i) for i in shown.index], fontsize=10, color=style.TEXT)
+    ax.set_yticklabels(labels, fontsize=10, color=style.TEXT)
     ax.grid(axis="y", visible=False)
     ax.grid(axis="x", color="#e4e7eb", lw=0.8)
-    ax.set_xlabel(value_label, color=style.SUBTEXT)
+    from matplotlib.ticker import FuncFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt(v)))
+    ax.set_xlabel(f"{value_label} ({unit})" if unit and f"({unit})" not in value_label else value_label,
+                  color=style.SUBTEXT)
+    ax.set_xlim(0, float(shown.max()) * 1.12)  # room for the value after the longest bar
     for y, v in enumerate(shown.to_numpy()):
-        ax.text(v, y, f" {v:,.4g}", va="center", ha="left", fontsize=9, color=style.SUBTEXT)
-    fig.subplots_adjust(left=0.25)
-    ax.set_position((0.25, 0.1, 0.68, 0.7))
+        ax.text(v, y, f" {fmt(v)}", va="center", ha="left", fontsize=9, color=style.SUBTEXT)
+    _fit_left_labels(fig, ax)
     return fig
+
+
+def number_format(largest: float) -> Any:
+    """One number format for every value on a chart, chosen by the largest value: thousands
+    separators and the decimals the magnitude needs (``24,312``, ``12.5``, ``0.042``)."""
+    decimals = 0 if largest >= 100 else 1 if largest >= 10 else 2 if largest >= 1 else 3
+
+    def fmt(v: float) -> str:
+        return f"{v:,.{decimals}f}"
+
+    return fmt
+
+
+def _shorten(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _fit_left_labels(fig: Any, ax: Any) -> None:
+    """Move the axes' left edge so the y tick labels fit inside the figure."""
+    renderer = fig.canvas.get_renderer()
+    width_px = max((t.get_window_extent(renderer).width for t in ax.get_yticklabels()), default=0.0)
+    left = min(0.6, max(0.09, (width_px + 24.0) / (fig.get_figwidth() * fig.dpi)))
+    box = ax.get_position()
+    ax.set_position((left, 0.1, 0.95 - left, box.y1 - 0.1))
+
+
+def _fit_bottom_labels(fig: Any, ax: Any) -> None:
+    """Raise the axes' bottom edge so the x tick labels (and axis label) fit inside the figure."""
+    renderer = fig.canvas.get_renderer()
+    fig_h = fig.get_figheight() * fig.dpi
+    box = ax.get_position()
+    ax_bottom_px = box.y0 * fig_h
+    low = min((t.get_window_extent(renderer).y0 for t in ax.get_xticklabels()), default=ax_bottom_px)
+    need = ax_bottom_px - low + 16.0  # label depth below the axis plus a margin
+    bottom = min(0.45, max(box.y0, need / fig_h))
+    ax.set_position((box.x0, bottom, box.width, box.y1 - bottom))
 
 
 def cost_breakdown(costs: pd.DataFrame | pd.Series, *, title: str = "Placement cost breakdown",
@@ -195,6 +248,7 @@ def cost_breakdown(costs: pd.DataFrame | pd.Series, *, title: str = "Placement c
                        "center", fontsize=10, color=style.TEXT)
     ax.set_ylabel(unit, color=style.SUBTEXT)
     ax.legend(frameon=False, fontsize=10, loc="upper right")
+    _fit_bottom_labels(fig, ax)
     return fig
 
 
@@ -229,8 +283,13 @@ def demand_latency_table(net: Network) -> pd.DataFrame:
     out = pd.DataFrame({"region_pair": pair, "latency_ms": lat, "weight": d["demand_gbps"].to_numpy(float)},
                        index=d.index)
     out = out[np.isfinite(out["latency_ms"])]
-    out.attrs.update({"what": "one-way", "weight_name": "Gbps"})
+    out.attrs.update({"what": "one-way", "weight_name": "Gbps", "model": _calibration_note(net)})
     return out
+
+
+def _calibration_note(net: Network | None) -> str:
+    calibrated = net.meta.get("calibration") if net is not None else None
+    return f"  ·  calibrated on {calibrated.get('pairs')} measured RTTs" if isinstance(calibrated, Mapping) else ""
 
 
 def _map_obj(doc: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -243,9 +302,11 @@ def chart_from_result(kind: str, doc: Mapping[str, Any] | None, net: Network | N
     """Render chart ``kind`` (``utilisation``, ``latency``, ``impact``, ``cost``) from a result.
 
     * utilisation: ``map.link_values.utilisation``;
-    * latency: the result's ``latency`` records (``region_pair``, ``latency_ms``[, ``weight``]) or
-      else the network's demands over their lowest-latency paths;
-    * impact: an ``impact`` object ``{name: value}``, or records under ``scenarios``/``failures``
+    * latency: the result's ``latency`` records (``region_pair``, ``latency_ms``[, ``weight``]; what
+      they are in ``latency_weight_name``, ``latency_path``, ``latency_what``) or else the network's
+      demands over their lowest-latency paths;
+    * impact: an ``impact`` object ``{name: value}`` (labelled by ``impact_label``, e.g.
+      ``"Unmet demand (Gbps)"``), or records under ``scenarios``/``failures``
       with a numeric ``*impact*``/``*unmet*``/``*lost*``/``*unserved*`` field, or the first
       ``map.link_values.impact*``;
     * cost: per-site records under ``sites`` with ``*_usd`` columns (``capex_usd``, ``opex_usd``),
@@ -270,6 +331,10 @@ def chart_from_result(kind: str, doc: Mapping[str, Any] | None, net: Network | N
         records = doc.get("latency")
         if isinstance(records, list) and records:
             table = pd.DataFrame(records)
+            table.attrs.update({
+                "what": str(doc.get("latency_what", "one-way")),
+                "weight_name": str(doc.get("latency_weight_name", "Gbps")) if "weight" in table.columns else "count",
+                "path": str(doc.get("latency_path", "lowest-latency path")), "model": _calibration_note(net)})
         elif net is not None:
             table = demand_latency_table(net)
         else:
@@ -277,7 +342,9 @@ def chart_from_result(kind: str, doc: Mapping[str, Any] | None, net: Network | N
         fig = latency_cdf(table, **kw)
     elif kind == "impact":
         series, label = _impact_series(doc)
-        fig = impact_bars(series, value_label=label, **kw)
+        label, unit = _label_and_unit(label)
+        names = failure_names(series.index, net) if net is not None else None
+        fig = impact_bars(series, value_label=label, unit=unit, names=names, **kw)
     elif kind == "cost":
         fig = cost_breakdown(_cost_table(doc), **kw)
     else:
@@ -285,9 +352,40 @@ def chart_from_result(kind: str, doc: Mapping[str, Any] | None, net: Network | N
     return chart_bytes(fig, fmt)
 
 
+_IMPACT_LABELS = {"unmet": "Unmet demand", "lost": "Traffic lost", "unserved": "Demand unserved"}
+
+
+def _label_and_unit(label: str) -> tuple[str, str]:
+    """``'Unmet (Gbps)'`` -> ``('Unmet demand', 'Gbps')``."""
+    text, unit = label, ""
+    if label.endswith(")") and " (" in label:
+        text, unit = label[:-1].rsplit(" (", 1)
+    return _IMPACT_LABELS.get(text.lower(), text), unit
+
+
+def failure_names(ids: Any, net: Network) -> dict[str, str]:
+    """Readable names of failure scenario ids: ``srlg:cable-marea`` -> the SRLG's name, ``site:ashburn``
+    -> the site's name, ``link:x`` -> the link's name; pairs joined by ``+`` keep both names. Ids
+    the network does not know keep their text."""
+    tables = {"srlg": net.srlgs, "site": net.sites, "link": net.links}
+
+    def one(part: str) -> str:
+        tag, _, rest = part.partition(":")
+        prefix = ""
+        if tag == "derate":
+            prefix, (tag, _, rest) = "derated ", rest.partition(":")
+        table = tables.get(tag)
+        if table is None or rest not in table.index or "name" not in table.columns:
+            return part
+        name = str(table.at[rest, "name"]).strip()
+        return prefix + (name or rest)
+
+    return {str(i): " + ".join(one(p) for p in str(i).split("+")) for i in ids}
+
+
 def _impact_series(doc: Mapping[str, Any]) -> tuple[pd.Series, str]:
     if isinstance(doc.get("impact"), Mapping):
-        return pd.Series(doc["impact"], dtype=float), "Impact"
+        return pd.Series(doc["impact"], dtype=float), str(doc.get("impact_label") or "Impact")
     for key in ("scenarios", "failures", "worst"):
         recs = doc.get(key)
         if isinstance(recs, list) and recs and isinstance(recs[0], Mapping):

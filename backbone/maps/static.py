@@ -38,8 +38,9 @@ class StaticOptions:
     subtitle: str | None = None
     size_by: str = "gpus"
     labels: bool = True
-    max_labels: int = 28
+    max_labels: int = 36
     graticule: bool = True
+    always_label: int = 16
 
 
 RC_PARAMS: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "backbone", "pdf.fonttype": 42,
@@ -76,14 +77,16 @@ def build_figure(net: Network, values: MapValues, view: MapView, options: Static
     layers = build_layers(net, values, view, link_routes(net))
     coloring = style.color_links(net.links, values.link_values, opts.color_by)
     _draw_basemap(ax, view, opts.graticule)
-    _draw_assignments(ax, layers, values)
+    _draw_assignments(ax, layers, values, view)
     widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
     _draw_links(ax, net, layers, values, coloring, widths)
     site_artists = _draw_sites(ax, net, layers, values, opts.size_by)
     if opts.labels:
-        _place_labels(fig, ax, net, layers, opts.max_labels, halo=halo, values=values, size_by=opts.size_by)
+        _place_labels(fig, ax, net, layers, opts.max_labels, halo=halo, values=values, size_by=opts.size_by,
+                      always=opts.always_label)
     _draw_title(fig, net, values, view, coloring, opts, band)
-    _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by)
+    _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by,
+                 arcs_shown=_shown_assignments(values, view))
     return fig
 
 
@@ -182,18 +185,36 @@ def _draw_links(ax: Any, net: Network, layers: Layers, values: MapValues, colori
                                          linestyles=(0, (2.5, 1.6)), zorder=5.5))
 
 
-def _draw_assignments(ax: Any, layers: Layers, values: MapValues) -> None:
+WORLD_ARC_SHARE = 0.8
+"""On a world view, draw the largest metro -> site arcs that together carry this share of the GPUs
+(the many small ones would swamp the map); regional views draw every arc."""
+
+
+def _shown_assignments(values: MapValues, view: MapView) -> np.ndarray:
+    """Rows of ``values.assignments`` drawn as arcs in ``view`` (see :data:`WORLD_ARC_SHARE`)."""
+    gpus = values.assignments["gpus"].to_numpy(dtype=float) if len(values.assignments) else np.zeros(0)
+    if not view.is_world or gpus.size == 0 or gpus.sum() <= 0:
+        return np.arange(gpus.size)
+    order = np.argsort(-gpus, kind="stable")
+    cum = np.cumsum(gpus[order]) / gpus.sum()
+    n = int(np.searchsorted(cum, WORLD_ARC_SHARE - 1e-12) + 1)
+    return np.sort(order[:n])
+
+
+def _draw_assignments(ax: Any, layers: Layers, values: MapValues, view: MapView) -> None:
     from matplotlib.collections import LineCollection
 
     if not layers.assignment_parts:
         return
     gpus = values.assignments["gpus"].to_numpy(dtype=float)
     top = gpus.max() if gpus.size and gpus.max() > 0 else 1.0
-    w = 0.5 + 2.0 * np.sqrt(np.clip(gpus, 0, None) / top)
-    segs, owner = _segments(layers.assignment_parts, np.arange(len(gpus)))
+    shown = _shown_assignments(values, view)
+    world = view.is_world
+    w = (0.3 if world else 0.5) + (1.2 if world else 2.0) * np.sqrt(np.clip(gpus, 0, None) / top)
+    segs, owner = _segments(layers.assignment_parts, shown)
     if segs:
-        ax.add_collection(LineCollection(segs, colors=style.ASSIGNMENT, linewidths=w[owner], alpha=0.45, zorder=4,
-                                         capstyle="round"))
+        ax.add_collection(LineCollection(segs, colors=style.ASSIGNMENT, linewidths=w[owner],
+                                         alpha=0.3 if world else 0.45, zorder=4, capstyle="round"))
 
 
 SITE_AREA_PT2 = 240.0
@@ -253,7 +274,10 @@ def _draw_sites(ax: Any, net: Network, layers: Layers, values: MapValues, size_b
 
 # ---------------------------------------------------------------------- labels
 def label_candidates(net: Network, max_labels: int) -> pd.DataFrame:
-    """Sites and metros worth a label, most important first (columns name, lon, lat, priority)."""
+    """Sites and metros worth a label, most important first (columns name, lon, lat, priority, kind,
+    pos, size). Data centres come first by size (GPUs installed + 50 x MW), then metros without a
+    site, then PoPs and landings. Names drop a parenthetical detail and an alternative after `` / ``
+    (``Tokyo (Inzai)`` -> ``Tokyo``, ``London / Slough`` -> ``London``)."""
     sites = net.sites
     rows = []
     if len(sites):
@@ -261,14 +285,14 @@ def label_candidates(net: Network, max_labels: int) -> pd.DataFrame:
         is_dc = (sites["kind"] == "datacenter").to_numpy()
         pri = np.where(is_dc, 2e9 + weight, np.where(sites["kind"].to_numpy() == "pop", 1e9, 0.0) + weight)
         rows.append(pd.DataFrame({"name": _names(sites), "lon": sites["lon"], "lat": sites["lat"],
-                                  "priority": pri, "kind": "site", "pos": np.arange(len(sites))}))
+                                  "priority": pri, "kind": "site", "pos": np.arange(len(sites)), "size": weight}))
     if len(net.metros):
         m = net.metros[~net.metros.index.isin(set(sites["metro"]))]  # a site there already names the metro
         pri = 1.5e9 + m["population_m"].to_numpy(dtype=float) * 1e6 + m["gdp_usd_bn"].to_numpy(dtype=float)
         rows.append(pd.DataFrame({"name": _names(m), "lon": m["lon"], "lat": m["lat"], "priority": pri,
-                                  "kind": "metro", "pos": net.metros.index.get_indexer(m.index)}))
+                                  "kind": "metro", "pos": net.metros.index.get_indexer(m.index), "size": 0.0}))
     if not rows:
-        return pd.DataFrame(columns=["name", "lon", "lat", "priority", "kind", "pos"])
+        return pd.DataFrame(columns=["name", "lon", "lat", "priority", "kind", "pos", "size"])
     table = pd.concat(rows).sort_values("priority", ascending=False, kind="stable")
     table = table.drop_duplicates("name")
     return table.head(max_labels * 3)
@@ -276,13 +300,23 @@ def label_candidates(net: Network, max_labels: int) -> pd.DataFrame:
 
 def _names(df: pd.DataFrame) -> pd.Series:
     names = df["name"].astype(str).str.strip()
-    return names.where(names != "", pd.Series(df.index, index=df.index))
+    short = names.str.replace(r"\s*\([^)]*\)\s*$", "", regex=True).str.split(" / ").str[0].str.strip()
+    short = short.where(short != "", names)
+    return short.where(short != "", pd.Series(df.index, index=df.index))
+
+
+LABEL_GAP_PT = 2.5
+"""Gap between a marker's edge and its label, points."""
 
 
 def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: int, halo: bool = True,
-                  values: MapValues | None = None, size_by: str = "gpus") -> None:
-    """Greedy placement: by priority, try four positions; keep a label only if its box is free.
+                  values: MapValues | None = None, size_by: str = "gpus", always: int = 16) -> None:
+    """Greedy placement beside each label's own marker; labels never overlap each other.
 
+    The ``always`` largest data centres in view are placed first and avoid other labels and
+    data-centre markers (where a squeezed map edge leaves no such room, other labels only), so they
+    are labelled whenever any room is left; every other label, by priority, also
+    avoids every marker and is dropped when none of eight positions round its dot is free.
     ``halo`` draws a white halo (a path effect, which turns text into outlines); SVG output skips
     it so labels stay editable text.
     """
@@ -295,47 +329,72 @@ def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: i
     to_disp = ax.transData
     axbox = ax.get_window_extent(renderer)
     px_per_pt = fig.dpi / 72.0
-    taken: list[tuple[float, float, float, float]] = []
-    # the markers of the biggest sites are obstacles too
+    sizes = site_sizes(net, size_by, values)
+    radius_pt = np.sqrt(sizes) / 2.0
     vis = layers.site_visible
+    is_dc = (net.sites["kind"] == "datacenter").to_numpy()
+    markers: list[tuple[float, float, float, float]] = []
+    marker_dc: list[bool] = []
+    marker_pos: list[int] = []
     if vis.any():
         pts = to_disp.transform(layers.site_xy[vis])
-        r = np.sqrt(site_sizes(net, size_by, values)[vis]) / 2.0 * px_per_pt
-        taken.extend((float(x - rr), float(y - rr), float(x + rr), float(y + rr)) for (x, y), rr in zip(pts, r, strict=True))
-    n_markers = len(taken)
-    placed = 0
+        r = radius_pt[vis] * px_per_pt
+        markers = [(float(x - rr), float(y - rr), float(x + rr), float(y + rr)) for (x, y), rr in zip(pts, r, strict=True)]
+        marker_dc = is_dc[vis].tolist()
+        marker_pos = np.flatnonzero(vis).tolist()
+    labels: list[tuple[float, float, float, float]] = []
     effects = [pe.withStroke(linewidth=2.6, foreground="white", alpha=0.85)] if halo else []
-    offsets = ((5, 2, "left", "bottom"), (-5, 2, "right", "bottom"), (5, -3, "left", "top"), (-5, -3, "right", "top"))
-    for row in cands.itertuples():
-        xy = layers.site_xy[row.pos] if row.kind == "site" else layers.metro_xy[row.pos]
-        visible = layers.site_visible[row.pos] if row.kind == "site" else layers.metro_visible[row.pos]
-        if not visible:
-            continue
-        d = to_disp.transform(xy.reshape(1, 2))[0]
-        if not (axbox.x0 <= d[0] <= axbox.x1 and axbox.y0 <= d[1] <= axbox.y1):
-            continue
-        for dx, dy, ha, va in offsets:
-            text = ax.annotate(str(row.name), xy=xy, xytext=(dx, dy), textcoords="offset points", ha=ha, va=va,
-                               fontsize=9.5, color=style.TEXT, zorder=8, path_effects=effects,
-                               fontweight="bold" if row.kind == "site" else "normal", annotation_clip=True)
-            bb = text.get_window_extent(renderer).expanded(1.06, 1.12)
-            box = (bb.x0, bb.y0, bb.x1, bb.y1)
-            inside = axbox.x0 <= bb.x0 and bb.x1 <= axbox.x1 and axbox.y0 <= bb.y0 and bb.y1 <= axbox.y1
-            own = _own_marker(taken[:n_markers], d)
-            if inside and not any(_overlap(box, t) for j, t in enumerate(taken) if j != own):
-                taken.append(box)
-                placed += 1
-                break
-            text.remove()
-        if placed >= max_labels:
+    in_view = [row for row in cands.itertuples() if _label_visible(row, layers, to_disp, axbox)]
+    sites_in_view = [row for row in in_view if row.kind == "site" and is_dc[row.pos]]
+    must = {row.pos for row in sorted(sites_in_view, key=lambda r: -r.size)[:max(always, 0)]}
+    ordered = ([row for row in in_view if row.kind == "site" and row.pos in must]
+               + [row for row in in_view if not (row.kind == "site" and row.pos in must)])
+    placed = 0
+    for row in ordered:
+        forced = row.kind == "site" and row.pos in must
+        if placed >= max_labels and not forced:
             break
+        xy = layers.site_xy[row.pos] if row.kind == "site" else layers.metro_xy[row.pos]
+        own = marker_pos.index(row.pos) if row.kind == "site" and row.pos in marker_pos else -1
+        gap = (radius_pt[row.pos] if row.kind == "site" else 2.0) + LABEL_GAP_PT
+        # a forced label first avoids data-centre dots, and in a crowd (a squeezed map edge) only other labels
+        tiers = ([[m for j, m in enumerate(markers) if j != own and marker_dc[j]], []] if forced
+                 else [[m for j, m in enumerate(markers) if j != own]])
+        done = False
+        for obstacles in tiers:
+            for dx, dy, ha, va in _label_offsets(gap):
+                text = ax.annotate(str(row.name), xy=xy, xytext=(dx, dy), textcoords="offset points", ha=ha,
+                                   va=va, fontsize=9.5, color=style.TEXT, zorder=8, path_effects=effects,
+                                   fontweight="bold" if row.kind == "site" else "normal", annotation_clip=True)
+                bb = text.get_window_extent(renderer).expanded(1.06, 1.12)
+                box = (bb.x0, bb.y0, bb.x1, bb.y1)
+                inside = axbox.x0 <= bb.x0 and bb.x1 <= axbox.x1 and axbox.y0 <= bb.y0 and bb.y1 <= axbox.y1
+                if inside and not any(_overlap(box, t) for t in labels) \
+                        and not any(_overlap(box, m) for m in obstacles):
+                    labels.append(box)
+                    placed += 1
+                    done = True
+                    break
+                text.remove()
+            if done:
+                break
 
 
-def _own_marker(markers: list[tuple[float, float, float, float]], d: np.ndarray) -> int:
-    for j, (x0, y0, x1, y1) in enumerate(markers):
-        if abs((x0 + x1) / 2 - d[0]) < 0.5 and abs((y0 + y1) / 2 - d[1]) < 0.5:
-            return j
-    return -1
+def _label_visible(row: Any, layers: Layers, to_disp: Any, axbox: Any) -> bool:
+    xy = layers.site_xy[row.pos] if row.kind == "site" else layers.metro_xy[row.pos]
+    visible = layers.site_visible[row.pos] if row.kind == "site" else layers.metro_visible[row.pos]
+    if not visible:
+        return False
+    d = to_disp.transform(np.asarray(xy, dtype=float).reshape(1, 2))[0]
+    return bool(axbox.x0 <= d[0] <= axbox.x1 and axbox.y0 <= d[1] <= axbox.y1)
+
+
+def _label_offsets(gap: float) -> tuple[tuple[float, float, str, str], ...]:
+    """Eight label positions round a dot, nearest first: right, left, the four corners, above, below."""
+    c = gap * 0.72
+    return ((gap, 0.0, "left", "center"), (-gap, 0.0, "right", "center"), (c, c, "left", "bottom"),
+            (c, -c, "left", "top"), (-c, c, "right", "bottom"), (-c, -c, "right", "top"),
+            (0.0, gap, "center", "bottom"), (0.0, -gap, "center", "top"))
 
 
 def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
@@ -383,7 +442,8 @@ def _draw_title(fig: Any, net: Network, values: MapValues, view: MapView, colori
 
 
 def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: style.LinkColoring,
-                 widths: np.ndarray, site_artists: dict[str, Any], view: MapView, size_by: str = "gpus") -> None:
+                 widths: np.ndarray, site_artists: dict[str, Any], view: MapView, size_by: str = "gpus",
+                 arcs_shown: np.ndarray | None = None) -> None:
     from matplotlib.lines import Line2D
 
     handles: list[Any] = []
@@ -401,7 +461,10 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
     if "delta_utilisation" in values.link_values and coloring.value_name != "delta_utilisation":
         handles.append(Line2D([], [], color=style.REROUTED, lw=6, alpha=0.5, label="Rerouted load"))
     if len(values.assignments):
-        handles.append(Line2D([], [], color=style.ASSIGNMENT, lw=1.6, alpha=0.6, label="Metro → site"))
+        n_shown = len(values.assignments) if arcs_shown is None else len(arcs_shown)
+        label = "Metro → site" if n_shown == len(values.assignments) else (
+            f"Metro → site (largest {n_shown} of {len(values.assignments)}, {WORLD_ARC_SHARE:.0%} of GPUs)")
+        handles.append(Line2D([], [], color=style.ASSIGNMENT, lw=1.6, alpha=0.6, label=label))
     for kind in ("datacenter", "landing", "pop"):
         if kind in site_artists:
             st = style.SITE_STYLES[kind]

@@ -35,7 +35,7 @@ import pandas as pd
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 from backbone import geo
-from backbone.model import Network
+from backbone.model import Network, access_latency_ms
 
 logger = logging.getLogger(__name__)
 
@@ -265,12 +265,11 @@ def _candidates(net: Network, opts: PlaceOptions) -> set[str]:
 
 def _access(net: Network) -> tuple[dict[str, str], dict[str, float]]:
     lons, lats = net.sites["lon"].to_numpy(), net.sites["lat"].to_numpy()
-    ms_per_km = geo.fibre_delay_ms_per_km(net.parameters["group_index"])
     access, access_ms = {}, {}
     for mid, r in net.metros.iterrows():
         i, km = geo.nearest_point(float(r["lon"]), float(r["lat"]), lons, lats)
         access[str(mid)] = str(net.sites.index[i])
-        access_ms[str(mid)] = km * net.parameters["route_factor"] * ms_per_km
+        access_ms[str(mid)] = float(access_latency_ms(km * net.parameters["route_factor"], net.parameters))
     return access, access_ms
 
 

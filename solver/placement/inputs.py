@@ -28,7 +28,7 @@ from backbone.solver.placement.options import PlaceOptions, period_factors
 
 from backbone import geo
 from backbone.errors import Problem, ValidationError
-from backbone.model import Network
+from backbone.model import Network, access_latency_ms
 
 logger = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ def demand_units(net: Network, opts: PlaceOptions) -> pd.DataFrame:
     demand = gpus[:, None] * shares
     mi, ci = np.nonzero(demand > 1e-9)
     access_site, access_km = access_sites(net)
-    access_ms = access_km * geo.fibre_delay_ms_per_km(net.parameters["group_index"])
+    access_ms = access_latency_ms(access_km, net.parameters)
     klass = np.array([c.name for c in opts.classes])
     slo = np.array([c.slo_rtt_ms for c in opts.classes])
     ids = [f"{m}/{k}" for m, k in zip(metros.index[mi], klass[ci], strict=True)]
@@ -218,7 +218,7 @@ def metro_site_rtt(net: Network) -> pd.DataFrame:
     origins = pos.loc[access].to_numpy()
     uniq, inv = np.unique(origins, return_inverse=True)
     dist = dijkstra(graph, indices=uniq)[inv]
-    one_way = km[:, None] * geo.fibre_delay_ms_per_km(net.parameters["group_index"]) + dist
+    one_way = access_latency_ms(km, net.parameters)[:, None] + dist
     return pd.DataFrame(2.0 * one_way, index=net.metros.index, columns=net.sites.index)
 
 

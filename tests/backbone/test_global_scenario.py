@@ -14,7 +14,7 @@ from backbone.datasets.build_global import cable_slack_factors, system_route_km
 from backbone.datasets.global_cables import CABLES
 from backbone.demand import DemandParameters, regenerate, slo_violations
 from backbone.io import load_scenario
-from backbone.model import Network
+from backbone.model import Network, link_latency_ms
 from backbone.paths import basemap_path, default_scenario_path
 from backbone.route import shortest_route
 from backbone.schema import REGIONS
@@ -181,8 +181,9 @@ def test_submarine_lengths_are_route_times_slack(net: Network) -> None:
         route = net.link_coords(str(lid))
         route_km = float(geo.geodesic_km(route[:-1, 0], route[:-1, 1], route[1:, 0], route[1:, 1]).sum())
         assert row["length_km"] == pytest.approx(route_km * slack[row["cable_system"]], rel=0.01), lid
-    # latency derived from length: 4.9 us/km plus the per-hop equipment delay
-    expected = geo.latency_ms(sub["length_km"].to_numpy())
+    # latency derived from length: 4.9 us/km times the calibrated submarine factor, plus the per-link delay
+    expected = link_latency_ms(sub["length_km"].to_numpy(), sub["kind"].to_numpy(), net.parameters)
+    assert net.parameters["submarine_latency_factor"] >= 1.0
     assert np.allclose(sub["latency_ms"].to_numpy(), expected, atol=1e-3)
 
 

@@ -1,0 +1,82 @@
+"""The ``calibrate`` planning task: fit the latency model to measured round trips (API job kind).
+
+The fit itself lives in the model layer (:func:`backbone.calibrate.calibrate`, which needs only
+routing); this module gives it the planning service's shape, so the REST API can run it as a job.
+Measurements arrive inline (never as a server path); without them the shipped public round-trip
+set (``data/calibration/public_rtt.csv``) is used.
+
+Files written: ``calibrated_scenario.json`` (the calibrated scenario in the canonical JSON form the
+API accepts as a scenario) and ``calibration_pairs.csv`` (one row per measured pair).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.calibrate import calibrate, load_measured, measured_frame
+from backbone.model import Network
+
+Parameter = Literal["terrestrial_latency_factor", "submarine_latency_factor", "equipment_delay_ms"]
+
+
+def _every_parameter() -> list[Parameter]:
+    """Every fitted parameter (:data:`backbone.calibrate.FITTED_PARAMETERS`)."""
+    return ["terrestrial_latency_factor", "submarine_latency_factor", "equipment_delay_ms"]
+
+
+class MeasuredPair(BaseModel):
+    """One measured round trip: site ids or ``'lat,lon'`` points, RTT in ms."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(alias="from", min_length=1, max_length=200, description="Site id or 'lat,lon'")
+    to: str = Field(min_length=1, max_length=200, description="Site id or 'lat,lon'")
+    rtt_ms: float = Field(gt=0, le=10_000, allow_inf_nan=False, description="Measured round trip, ms")
+    source: str = Field("", max_length=500, description="Where the figure comes from")
+
+
+class CalibrateOptions(BaseModel):
+    """Options of the ``calibrate`` task (see :func:`backbone.calibrate.calibrate`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    measured: list[MeasuredPair] | None = Field(
+        None, max_length=5_000, description="Measured round trips (at most 5,000: the leave-one-out error refits "
+                                           "once per pair); default: the shipped public RTT set")
+    fit: list[Parameter] = Field(default_factory=lambda: _every_parameter(), min_length=1,
+                                 description="Parameters to fit; the others keep the scenario's value")
+    loss: Literal["soft_l1", "huber", "cauchy", "linear"] = "soft_l1"
+    f_scale: float = Field(0.05, gt=0, le=1, description="Scale of the robust loss (relative error)")
+    max_iterations: int = Field(5, ge=1, le=50, description="Fit / re-route rounds at most")
+
+
+def run_calibrate_task(net: Network, opts: CalibrateOptions, out_dir: Path | None, progress: Any) -> Any:
+    """Planning-service entry point for ``calibrate``."""
+    from backbone.solver.planning import TaskResult
+
+    from backbone.io import save_json
+    from backbone.paths import public_rtt_path
+
+    progress(0.05, "reading measurements")
+    if opts.measured:
+        measured = measured_frame([{"from": p.from_, "to": p.to, "rtt_ms": p.rtt_ms, "source": p.source}
+                                   for p in opts.measured], file="options.measured")
+        label = "options.measured"
+    else:
+        measured = load_measured(public_rtt_path())
+        label = f"calibration/{public_rtt_path().name}"
+    progress(0.2, f"fitting {len(opts.fit)} parameter(s) to {len(measured)} pair(s)")
+    result = calibrate(net, measured, fit=tuple(opts.fit), loss=opts.loss, f_scale=opts.f_scale,
+                       max_iterations=opts.max_iterations, source_label=label)
+    files: list[str] = []
+    if out_dir is not None:
+        save_json(result.network, out_dir / "calibrated_scenario.json")
+        result.pairs.assign(path=result.pairs["path"].map(";".join)).to_csv(
+            out_dir / "calibration_pairs.csv", index=False)
+        files = ["calibrated_scenario.json", "calibration_pairs.csv"]
+    progress(1.0, f"median error {result.before['median_abs_pct']:.1f} % -> {result.after['median_abs_pct']:.1f} %")
+    return TaskResult("calibrate", result.to_dict(), files)
+
+
+run_calibrate_task.options_model = CalibrateOptions  # type: ignore[attr-defined]
