@@ -377,11 +377,16 @@ def link_route(row: pd.Series | Mapping[str, Any], sites: pd.DataFrame) -> np.nd
     return geo.route_coords(points)
 
 
+MIN_LINK_LENGTH_KM = 0.1
+"""Shortest derived link length: two sites at the same coordinates (co-located, e.g. two halls of
+one campus) get a link of this length, not 0 km (which ``length_km > 0`` would reject later)."""
+
+
 def fill_link_derived(links: pd.DataFrame, sites: pd.DataFrame, params: Mapping[str, float]) -> pd.DataFrame:
     """Fill empty ``length_km``, ``latency_ms``, ``module_cost_usd`` and ``max_capacity_gbps``.
 
     * length: polyline through waypoints (geodesic segments) when waypoints are given,
-      else geodesic between endpoints x ``route_factor``;
+      else geodesic between endpoints x ``route_factor``; at least :data:`MIN_LINK_LENGTH_KM`;
     * latency: length x group delay + equipment delay;
     * module cost: fixed + per-km cost by kind; max capacity: ``max_capacity_factor`` x capacity.
     """
@@ -401,7 +406,7 @@ def fill_link_derived(links: pd.DataFrame, sites: pd.DataFrame, params: Mapping[
             pts = [(a.iloc[i]["lon"], a.iloc[i]["lat"]), *geo.parse_waypoints(row["waypoints"]),
                    (b.iloc[i]["lon"], b.iloc[i]["lat"])]
             lengths[i] = geo.polyline_km(pts)
-        links.loc[need, "length_km"] = np.round(lengths, 3)
+        links.loc[need, "length_km"] = np.maximum(np.round(lengths, 3), MIN_LINK_LENGTH_KM)
     lat_need = links["latency_ms"].isna()
     if lat_need.any():
         lat = geo.latency_ms(links.loc[lat_need, "length_km"].to_numpy(), params["group_index"],
