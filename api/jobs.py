@@ -30,6 +30,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
+from backbone.api.input_policy import server_job_options
 from backbone.api.settings import Settings
 from backbone.api.store import Store
 
@@ -270,7 +271,9 @@ class JobManager:
             shutil.rmtree(out, ignore_errors=True)
             proc = self._ctx.Process(
                 target=worker_main, name=f"backbone-job-{job.id[:8]}", daemon=True,
-                args=(job.id, job.kind, document, dict(job.options or {}), str(out), self._events,
+                args=(job.id, job.kind, document,
+                      server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler), str(out),
+                      self._events,
                       self.extra_registry))
             proc.start()
             with self._lock:

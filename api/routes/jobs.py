@@ -13,6 +13,7 @@ import uuid
 from typing import Annotated, Any
 
 from backbone.api.auth import Planner, StoreDep, Viewer
+from backbone.api.input_policy import check_job_options
 from backbone.api.jobs import SAFE_FILE_NAME, JobManager
 from backbone.api.schemas import FileEntry, JobCreate, JobProgress, JobPublic, JobStatus, ProblemDetails
 from backbone.api.store import ConflictError, GoneError
@@ -41,9 +42,11 @@ def job_public(job: Any) -> JobPublic:
 
 
 def validate_job_options(registry: dict[str, str], kind: str, options: dict[str, Any]) -> None:
-    """Check the kind and the options with the task's ``options_model`` (ValidationError -> 422)."""
-    import pydantic
+    """Check the kind and the options with the task's ``options_model``, nested options included,
+    and refuse server paths, addresses and non-finite numbers (ValidationError -> 422)."""
+    from backbone.solver.planning import validate_options
 
+    check_job_options(options)
     try:
         json.dumps(options, ensure_ascii=False).encode("utf-8")
     except (UnicodeEncodeError, ValueError, TypeError):
@@ -58,11 +61,7 @@ def validate_job_options(registry: dict[str, str], kind: str, options: dict[str,
     except (ImportError, AttributeError) as exc:
         raise ValidationError(Problem(f"task kind {kind!r} is not available in this installation ({exc})",
                                       table="job", field="kind")) from None
-    try:
-        model.model_validate(dict(options))
-    except pydantic.ValidationError as exc:
-        raise ValidationError([Problem(e["msg"], table="options", field=".".join(str(p) for p in e["loc"]))
-                               for e in exc.errors()]) from None
+    validate_options(model, options)
 
 
 @router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=ERRORS,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from backbone.api.auth import Planner, StoreDep, Viewer
+from backbone.api.input_policy import MAX_DEPTH, check_scenario_document
 from backbone.api.schemas import (
     MapFormat,
     ProblemDetails,
@@ -101,6 +102,11 @@ def _from_json(body: bytes, settings: Settings) -> tuple[dict[str, Any], dict[st
         doc = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValidationError(Problem(f"request body is not valid JSON: {exc}", file="request body")) from None
+    except RecursionError:
+        raise ValidationError(Problem(f"request body is nested too deeply (at most {MAX_DEPTH} levels in meta)",
+                                      file="request body")) from None
+    if isinstance(doc, dict):
+        check_scenario_document(doc, "request body")
     try:
         json.dumps(doc, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
@@ -136,9 +142,31 @@ def _from_upload(data: bytes, filename: str, settings: Settings) -> tuple[dict[s
             raise ValidationError(Problem(f"cannot read the upload: {type(exc).__name__}: {exc}",
                                           file=shown)) from None
         _check_limits(net, settings, shown)
-        return network_to_dict(net), _counts(net), fmt
+        doc = _named_after_upload(network_to_dict(net), tmp, shown)
+        check_scenario_document(doc, shown)
+        return doc, _counts(net), fmt
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _named_after_upload(doc: dict[str, Any], tmp: Path, shown: str) -> dict[str, Any]:
+    """The uploaded scenario named after the upload (or its graph), never after the scratch file;
+    any mention of the scratch file's path or name in ``meta`` becomes the upload's name."""
+    if not doc.get("name") or doc["name"] == tmp.stem:
+        doc["name"] = Path(shown).stem or "upload"
+    scratch = {str(tmp): shown, tmp.name: shown, tmp.stem: Path(shown).stem}
+    stack: list[Any] = [doc.get("meta")]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for k, v in list(items):
+            if isinstance(v, str) and (v in scratch or str(tmp.parent) in v):
+                node[k] = scratch.get(v, shown)
+            elif isinstance(v, str) and tmp.stem in v:
+                node[k] = v.replace(tmp.stem, Path(shown).stem)
+            else:
+                stack.append(v)
+    return doc
 
 
 async def read_scenario_input(request: Request) -> tuple[dict[str, Any], dict[str, int], str]:
@@ -283,9 +311,30 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, _who: Vi
     with _render_lock:  # matplotlib is not thread-safe
         data = render_map_bytes(net, format, result=result, color_by=color_by, region=region,
                                 center_lon=center_lon, size=size)
-    name = f"{ver.name or 'scenario'}-v{ver.version}".replace('"', "")
-    return Response(data, media_type=MEDIA_TYPES[format],
-                    headers={"Content-Disposition": f'inline; filename="{name}.{format}"'})
+    name = f"{ver.name or 'scenario'}-v{ver.version}.{format}"
+    return Response(data, media_type=MEDIA_TYPES[format], headers={"Content-Disposition": content_disposition(name)})
+
+
+def content_disposition(filename: str, disposition: str = "inline") -> str:
+    """A ``Content-Disposition`` header value for any file name (RFC 6266 with RFC 5987 encoding).
+
+    ``filename=`` carries an ASCII fallback (other characters, quotes, backslashes and controls
+    become ``_``); ``filename*=UTF-8''...`` the name itself, percent-encoded.
+
+    Example
+    -------
+    >>> content_disposition("東京-v1.png")
+    'inline; filename="__-v1.png"; filename*=UTF-8\'\'%E6%9D%B1%E4%BA%AC-v1.png'
+    """
+    import unicodedata
+    from urllib.parse import quote
+
+    name = "".join(ch for ch in filename if unicodedata.category(ch)[0] != "C") or "download"
+    fallback = "".join(ch if 32 <= ord(ch) < 127 and ch not in '"\\' else "_" for ch in name)
+    value = f'{disposition}; filename="{fallback}"'
+    if fallback != name:
+        value += f"; filename*=UTF-8''{quote(name, safe='')}"
+    return value
 
 
 def _read_result(settings: Settings, job: Any) -> dict[str, Any]:
