@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 Scope = Literal["viewer", "planner", "admin"]
 TASK_KINDS = ("te", "place", "failures", "design", "plan")
 MAP_FORMATS = ("png", "svg", "pdf", "html", "geojson", "kml")
 MapFormat = Literal["png", "svg", "pdf", "html", "geojson", "kml"]
+
+
+def _utc(value: datetime) -> datetime:
+    """Timestamps always carry their UTC offset (SQLite hands back naive UTC datetimes)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+"""A timestamp serialised with its UTC offset (``2026-12-02T18:00:00Z``)."""
 
 
 class ProblemItem(BaseModel):
@@ -69,7 +78,7 @@ class _VersionFields(BaseModel):
     demands: int
     size_bytes: int
     source_format: str
-    created_at: datetime
+    created_at: UtcDatetime
     created_by: str
 
 
@@ -77,7 +86,7 @@ class ScenarioPublic(_VersionFields):
     """A scenario version's metadata (the content is at ``GET /v1/scenarios/{id}/content``)."""
 
     id: str
-    updated_at: datetime
+    updated_at: UtcDatetime
     version_created_by: str
 
 
@@ -97,7 +106,7 @@ class JobCreate(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": {"kind": "te", "options": {}}})
 
     kind: str = Field(description="Task kind: te, place, failures, design or plan.",
-                      json_schema_extra={"examples": list(TASK_KINDS)}, max_length=64)
+                      json_schema_extra={"examples": list(TASK_KINDS), "enum": list(TASK_KINDS)}, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict,
                                     description="Task options, named like the CLI flags (e.g. time_limit).")
     version: int | None = Field(None, ge=1, le=2**31 - 1,
@@ -121,9 +130,9 @@ class JobPublic(BaseModel):
     progress: JobProgress
     error: ProblemDetails | None = None
     files: list[str] = Field(default_factory=list)
-    created_at: datetime
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
+    created_at: UtcDatetime
+    started_at: UtcDatetime | None = None
+    finished_at: UtcDatetime | None = None
     created_by: str
 
 
@@ -144,9 +153,9 @@ class TokenPublic(BaseModel):
     id: str
     name: str
     scope: Scope
-    created_at: datetime
-    revoked_at: datetime | None = None
-    last_used_at: datetime | None = None
+    created_at: UtcDatetime
+    revoked_at: UtcDatetime | None = None
+    last_used_at: UtcDatetime | None = None
 
 
 class TokenCreated(TokenPublic):
@@ -155,7 +164,7 @@ class TokenCreated(TokenPublic):
 
 class AuditPublic(BaseModel):
     id: int
-    at: datetime
+    at: UtcDatetime
     token_id: str
     token_name: str
     action: str

@@ -32,6 +32,8 @@ SCOPES = ("viewer", "planner", "admin")
 JOB_STATES = ("queued", "running", "succeeded", "failed", "cancelled")
 FINAL_STATES = frozenset({"succeeded", "failed", "cancelled"})
 TOKEN_PREFIX = "bbk_"
+UNCONDITIONAL_RETRIES = 50
+"""Attempts of a write without If-Match that keeps losing the compare-and-set to concurrent writers."""
 
 
 @dataclass(frozen=True)
@@ -310,8 +312,21 @@ class Store:
         GoneError
             Unknown or deleted scenario.
         ConflictError
-            When the head is no longer ``expected_version``.
+            When the head is no longer ``expected_version``. Without ``expected_version`` the
+            write is unconditional: a concurrent writer that wins the race makes this one retry on
+            the new head, never fail.
         """
+        for attempt in range(UNCONDITIONAL_RETRIES):
+            try:
+                return self._update_scenario_once(sid, doc, counts, source_format, who, expected_version)
+            except ConflictError:
+                if expected_version is not None or attempt == UNCONDITIONAL_RETRIES - 1:
+                    raise
+                time.sleep(0.005 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def _update_scenario_once(self, sid: str, doc: dict[str, Any], counts: dict[str, int], source_format: str,
+                              who: Principal, expected_version: int | None) -> tuple[Scenario, ScenarioVersion]:
         now = utcnow()
         with self.session() as s:
             sc = s.get(Scenario, sid)
@@ -333,7 +348,18 @@ class Store:
         return sc2, ver
 
     def delete_scenario(self, sid: str, who: Principal, expected_version: int | None) -> None:
-        """Mark a scenario deleted (its versions stay, so jobs keep their inputs)."""
+        """Mark a scenario deleted (its versions stay, so jobs keep their inputs); unconditional
+        (retried past concurrent updates) without ``expected_version``."""
+        for attempt in range(UNCONDITIONAL_RETRIES):
+            try:
+                self._delete_scenario_once(sid, who, expected_version)
+                return
+            except ConflictError:
+                if expected_version is not None or attempt == UNCONDITIONAL_RETRIES - 1:
+                    raise
+                time.sleep(0.005 * (attempt + 1))
+
+    def _delete_scenario_once(self, sid: str, who: Principal, expected_version: int | None) -> None:
         now = utcnow()
         with self.session() as s:
             sc = s.get(Scenario, sid)

@@ -6,13 +6,15 @@ import uuid
 from typing import Annotated
 
 from backbone.api.auth import Admin, StoreDep
+from backbone.api.contract import require_json_body
 from backbone.api.schemas import AuditPublic, TokenCreate, TokenCreated, TokenPublic
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
 router = APIRouter(prefix="/v1", tags=["admin"])
 
 
-@router.post("/tokens", status_code=201, response_model=TokenCreated, summary="Create a token")
+@router.post("/tokens", status_code=201, response_model=TokenCreated, dependencies=[Depends(require_json_body)],
+             summary="Create a token")
 def create_token(body: TokenCreate, store: StoreDep, who: Admin) -> TokenCreated:
     """Create a token; the response is the only time the token itself is shown."""
     tok, plain = store.create_token(body.scope, body.name or f"{body.scope}-token", who)

@@ -13,11 +13,12 @@ import uuid
 from typing import Annotated, Any
 
 from backbone.api.auth import Planner, StoreDep, Viewer
+from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
 from backbone.api.jobs import SAFE_FILE_NAME, JobManager
 from backbone.api.schemas import FileEntry, JobCreate, JobProgress, JobPublic, JobStatus, ProblemDetails
 from backbone.api.store import ConflictError, GoneError
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse
 
@@ -65,6 +66,7 @@ def validate_job_options(registry: dict[str, str], kind: str, options: dict[str,
 
 
 @router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=ERRORS,
+             dependencies=[Depends(require_json_body)],
              summary="Run a planning task (te, place, failures, design, plan) on a scenario version")
 async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, response: Response,
                      store: StoreDep, who: Planner) -> JobPublic:
@@ -128,7 +130,16 @@ def list_files(job_id: uuid.UUID, store: StoreDep, request: Request, _who: Viewe
             for n in job.files or [] if (base / n).is_file()]
 
 
-@router.get("/jobs/{job_id}/files/{name:path}", responses={**ERRORS, 200: {"content": {"application/octet-stream": {}}}},
+RESULT_MEDIA_TYPES = ("text/csv", "application/json", "application/geo+json", "image/png", "image/svg+xml",
+                      "text/html", "text/plain", "application/pdf", "application/vnd.google-earth.kml+xml",
+                      "application/octet-stream")
+"""Media types of result files (by suffix: .csv, .json, .geojson, .png, .svg, .html, .txt, .pdf, .kml; else
+octet-stream)."""
+
+
+@router.get("/jobs/{job_id}/files/{name:path}",
+            responses={**ERRORS, 200: {"content": {t: {} for t in RESULT_MEDIA_TYPES},
+                                       "description": "The file, typed by its suffix"}},
             summary="One result file")
 def get_file(job_id: uuid.UUID, name: str, store: StoreDep, request: Request, _who: Viewer) -> Response:
     """Only names the job listed are served (an allow-list; no path from the request reaches the disk)."""

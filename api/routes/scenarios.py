@@ -41,6 +41,10 @@ UPLOAD_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".txt": "sn
 MEDIA_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html",
                "geojson": "application/geo+json", "kml": "application/vnd.google-earth.kml+xml"}
 _render_lock = threading.Lock()
+_NUMBER = r"\s*-?[0-9]{1,3}(\.[0-9]{1,6})?\s*"
+_NAMES = "|".join("".join(f"[{c}{c.upper()}]" for c in name) for name in ("world", "na", "emea", "apac", "latam", "africa"))
+REGION_PATTERN = rf"^(\s*({_NAMES})\s*|{_NUMBER},{_NUMBER},{_NUMBER},{_NUMBER})$"
+"""A named region or a lon/lat box (the box's ranges are checked when the map is drawn)."""
 
 SCENARIO_BODY = {
     "requestBody": {
@@ -106,6 +110,7 @@ def _from_json(body: bytes, settings: Settings) -> tuple[dict[str, Any], dict[st
         raise ValidationError(Problem(f"request body is nested too deeply (at most {MAX_DEPTH} levels in meta)",
                                       file="request body")) from None
     if isinstance(doc, dict):
+        _check_shape(doc)
         check_scenario_document(doc, "request body")
     try:
         json.dumps(doc, ensure_ascii=False).encode("utf-8")
@@ -147,6 +152,17 @@ def _from_upload(data: bytes, filename: str, settings: Settings) -> tuple[dict[s
         return doc, _counts(net), fmt
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _check_shape(doc: dict[str, Any]) -> None:
+    """The body has the types the OpenAPI document states (:class:`ScenarioDocument`), or 422."""
+    import pydantic
+
+    try:
+        ScenarioDocument.model_validate(doc, strict=True)
+    except pydantic.ValidationError as exc:
+        raise ValidationError([Problem(e["msg"], file="request body", table=str(e["loc"][0]) if e["loc"] else "",
+                                       field=".".join(str(x) for x in e["loc"])) for e in exc.errors()]) from None
 
 
 def _named_after_upload(doc: dict[str, Any], tmp: Path, shown: str) -> dict[str, Any]:
@@ -277,8 +293,9 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, _who: Vi
             version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
             color_by: Annotated[str, Query(max_length=64, description="utilisation, kind, impact or any "
                                                                       "link value of the result")] = "utilisation",
-            region: Annotated[str | None, Query(max_length=80, description="na, emea, apac, latam, africa or "
-                                                                         "lon_min,lat_min,lon_max,lat_max")] = None,
+            region: Annotated[str | None, Query(max_length=80, pattern=REGION_PATTERN,
+                                                description="world, na, emea, apac, latam, africa or "
+                                                            "lon_min,lat_min,lon_max,lat_max")] = None,
             center_lon: Annotated[float, Query(ge=-180, le=180)] = 0.0,
             size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080") -> Response:
     from backbone.api.store import decode_document
