@@ -79,7 +79,8 @@ class _VersionFields(BaseModel):
     size_bytes: int
     source_format: str
     created_at: UtcDatetime
-    created_by: str
+    created_by: str = Field(description="Name of the token that made it (names are not unique).")
+    created_by_token: str | None = Field(None, description="Id of the token that made it (unique).")
 
 
 class ScenarioPublic(_VersionFields):
@@ -88,6 +89,9 @@ class ScenarioPublic(_VersionFields):
     id: str
     updated_at: UtcDatetime
     version_created_by: str
+    version_created_by_token: str | None = None
+    team_id: str | None = Field(None, description="The team that owns it (null: the team-less default tenant).")
+    read_only: bool = Field(False, description="Nobody may replace or delete it (the shipped scenario); all may read.")
 
 
 class ScenarioVersionPublic(_VersionFields):
@@ -134,6 +138,8 @@ class JobPublic(BaseModel):
     started_at: UtcDatetime | None = None
     finished_at: UtcDatetime | None = None
     created_by: str
+    created_by_token: str | None = None
+    team_id: str | None = Field(None, description="The team that owns it (the submitter's).")
 
 
 class FileEntry(BaseModel):
@@ -145,8 +151,10 @@ class FileEntry(BaseModel):
 class TokenCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    scope: Scope
+    scope: Scope = Field(description="The token's role in its team (admin: every team).")
     name: str = Field("", max_length=200)
+    team: str | None = Field(None, max_length=200, description="Team id or name the token acts for (null: no team).")
+    expires_in_days: int = Field(90, ge=1, le=3650, description="Lifetime in days.")
 
 
 class TokenPublic(BaseModel):
@@ -156,6 +164,21 @@ class TokenPublic(BaseModel):
     created_at: UtcDatetime
     revoked_at: UtcDatetime | None = None
     last_used_at: UtcDatetime | None = None
+    team_id: str | None = None
+    expires_at: UtcDatetime | None = None
+    rotated_from: str | None = Field(None, description="The token this one replaced (POST .../rotate).")
+
+
+class TeamCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200, pattern=r"\S")
+
+
+class TeamPublic(BaseModel):
+    id: str
+    name: str
+    created_at: UtcDatetime
 
 
 class TokenCreated(TokenPublic):

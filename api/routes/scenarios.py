@@ -73,14 +73,16 @@ def _public(sc: Any, ver: Any) -> ScenarioPublic:
     return ScenarioPublic(id=sc.id, name=ver.name, version=ver.version, etag=etag_of(ver), sites=ver.sites,
                           links=ver.links, demands=ver.demands, size_bytes=ver.size_bytes,
                           source_format=ver.source_format, created_at=sc.created_at, updated_at=sc.updated_at,
-                          created_by=sc.created_by, version_created_by=ver.created_by)
+                          created_by=sc.created_by, version_created_by=ver.created_by,
+                          created_by_token=sc.created_by_token, version_created_by_token=ver.created_by_token,
+                          team_id=sc.team_id, read_only=bool(sc.read_only))
 
 
 def _version_public(ver: Any) -> ScenarioVersionPublic:
     return ScenarioVersionPublic(version=ver.version, name=ver.name, etag=etag_of(ver), sites=ver.sites,
                                  links=ver.links, demands=ver.demands, size_bytes=ver.size_bytes,
                                  source_format=ver.source_format, created_at=ver.created_at,
-                                 created_by=ver.created_by)
+                                 created_by=ver.created_by, created_by_token=ver.created_by_token)
 
 
 # ---------------------------------------------------------------------- input
@@ -208,11 +210,11 @@ async def read_scenario_input(request: Request) -> tuple[dict[str, Any], dict[st
     raise HTTPException(415, f"unsupported content type {ctype!r}: send application/json or multipart/form-data")
 
 
-def _expected_version(if_match: str | None, store: Store, sid: str) -> int | None:
+def _expected_version(if_match: str | None, store: Store, sid: str, who: Any = None) -> int | None:
     """The head version when ``If-Match`` matches it; ConflictError when stale; None without If-Match."""
     if if_match is None:
         return None
-    _sc, head = store.get_scenario(sid)
+    _sc, head = store.get_scenario(sid, who)
     tags = [t.strip().removeprefix("W/") for t in if_match.split(",")]
     if "*" in tags or etag_of(head) in tags:
         return head.version
@@ -232,20 +234,21 @@ async def create_scenario(request: Request, response: Response, store: StoreDep,
 
 
 @router.get("", response_model=list[ScenarioPublic], summary="List scenarios")
-def list_scenarios(store: StoreDep, _who: Viewer, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+def list_scenarios(store: StoreDep, who: Viewer, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
                    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0) -> list[ScenarioPublic]:
-    return [_public(sc, ver) for sc, ver in store.list_scenarios(limit, offset)]
+    """The scenarios of the caller's team and the read-only (shared) ones; every scenario for admins."""
+    return [_public(sc, ver) for sc, ver in store.list_scenarios(limit, offset, who)]
 
 
 @router.get("/{scenario_id}", response_model=ScenarioWithContent, responses={**ERRORS, 304: {}},
             summary="Read a scenario (head or ?version=N) with its canonical JSON content")
-def get_scenario(scenario_id: ScenarioId, store: StoreDep, _who: Viewer,
+def get_scenario(scenario_id: ScenarioId, store: StoreDep, who: Viewer,
                  version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
                  if_none_match: Annotated[str | None, Header()] = None) -> Response:
     sid = str(scenario_id)
-    sc, ver = store.get_scenario(sid)
+    sc, ver = store.get_scenario(sid, who)
     if version is not None:
-        ver = store.get_version(sid, version)
+        ver = store.get_version(sid, version, who=who)
     etag = etag_of(ver)
     if if_none_match and etag in [t.strip().removeprefix("W/") for t in if_none_match.split(",")]:
         return Response(status_code=304, headers={"ETag": etag})
@@ -260,9 +263,9 @@ def get_scenario(scenario_id: ScenarioId, store: StoreDep, _who: Viewer,
 async def replace_scenario(scenario_id: ScenarioId, request: Request, response: Response, store: StoreDep,
                            who: Planner, if_match: Annotated[str | None, Header()] = None) -> ScenarioPublic:
     sid = str(scenario_id)
-    await run_in_threadpool(store.get_scenario, sid)  # 404 before reading a large body
+    await run_in_threadpool(store.check_writable, sid, who)  # 404/409 before reading a large body
     doc, counts, fmt = await read_scenario_input(request)
-    expected = await run_in_threadpool(_expected_version, if_match, store, sid)
+    expected = await run_in_threadpool(_expected_version, if_match, store, sid, who)
     sc, ver = await run_in_threadpool(store.update_scenario, sid, doc, counts, fmt, who, expected)
     response.headers["ETag"] = etag_of(ver)
     return _public(sc, ver)
@@ -273,21 +276,21 @@ def delete_scenario(scenario_id: ScenarioId, store: StoreDep, who: Planner,
                     if_match: Annotated[str | None, Header()] = None) -> Response:
     """Marks it deleted; its versions stay so jobs that ran on them keep their inputs."""
     sid = str(scenario_id)
-    expected = _expected_version(if_match, store, sid)
+    expected = _expected_version(if_match, store, sid, who)
     store.delete_scenario(sid, who, expected)
     return Response(status_code=204)
 
 
 @router.get("/{scenario_id}/versions", response_model=list[ScenarioVersionPublic], responses=ERRORS,
             summary="Every version of a scenario")
-def list_versions(scenario_id: ScenarioId, store: StoreDep, _who: Viewer) -> list[ScenarioVersionPublic]:
-    return [_version_public(v) for v in store.list_versions(str(scenario_id))]
+def list_versions(scenario_id: ScenarioId, store: StoreDep, who: Viewer) -> list[ScenarioVersionPublic]:
+    return [_version_public(v) for v in store.list_versions(str(scenario_id), who)]
 
 
 @router.get("/{scenario_id}/map", responses={**ERRORS, 503: {"model": ProblemDetails},
                                              200: {"content": {t: {} for t in MEDIA_TYPES.values()}}},
             summary="Draw the scenario (optionally with a job's result) as png/svg/pdf/html/geojson/kml")
-def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, _who: Viewer,
+def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Viewer,
             format: Annotated[MapFormat, Query()] = "png",
             job: Annotated[uuid.UUID | None, Query(description="Draw this succeeded job's result")] = None,
             version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
@@ -305,17 +308,17 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, _who: Vi
     sid = str(scenario_id)
     result: dict[str, Any] | None = None
     if job is not None:
-        j = store.get_job(str(job))
+        j = store.get_job(str(job), who)
         if j.scenario_id != sid:
             raise GoneError(f"job {job} did not run on scenario {sid}")
         if j.status != "succeeded":
             raise ConflictError(f"job {job} is {j.status}; only a succeeded job's result can be drawn")
-        ver = store.get_version(sid, j.scenario_version, include_deleted=True)
+        ver = store.get_version(sid, j.scenario_version, include_deleted=True, who=who)
         result = _read_result(_settings(request), j)
     else:
-        _sc, ver = store.get_scenario(sid)
+        _sc, ver = store.get_scenario(sid, who)
         if version is not None:
-            ver = store.get_version(sid, version)
+            ver = store.get_version(sid, version, who=who)
     try:
         from backbone.maps import render_map_bytes
     except ImportError as exc:
