@@ -145,7 +145,7 @@ def _from_upload(data: bytes, filename: str, settings: Settings) -> tuple[dict[s
                                            p.file == str(tmp) or not p.file else p.file,
                                            table=p.table, record=p.record, field=p.field)
                                    for p in exc.problems]) from None
-        except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as exc:
             raise ValidationError(Problem(f"cannot read the upload: {type(exc).__name__}: {exc}",
                                           file=shown)) from None
         _check_limits(net, settings, shown)

@@ -179,6 +179,9 @@ def test_deeply_nested_json_is_a_client_error(client: TestClient, tokens: dict[s
     r = client.post(f"/v1/scenarios/{sid}/jobs", content=f'{{"kind": "te", "options": {{"x": {_nested(100)}}}}}',
                     headers=auth(tok, **{"Content-Type": "application/json"}))
     assert r.status_code == 422, r.text
+    for name in ("deep.yaml", "deep.json"):  # uploads too
+        r = client.post("/v1/scenarios", files={"file": (name, f'{{"sites": {deep}}}'.encode())}, headers=auth(tok))
+        assert r.status_code == 422, (name, r.text)
 
 
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
