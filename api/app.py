@@ -15,6 +15,7 @@ from typing import Any
 
 from backbone.api.contract import allowed_methods, finish_openapi
 from backbone.api.jobs import JobManager, error_document
+from backbone.api.oidc import OidcVerifier
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, Store
 from fastapi import FastAPI, Request
@@ -256,6 +257,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, str
     )
     app.state.settings = settings
     app.state.metrics = metrics
+    app.state.oidc = OidcVerifier(settings) if OidcVerifier.configured(settings) else None
     install_error_handlers(app)
     finish_openapi(app)
     app.include_router(health.router)
