@@ -66,8 +66,9 @@ def error_document(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, BackboneError):
         return {"type": "about:blank", "title": "Error", "status": exc.http_status, "detail": str(exc),
                 "errors": []}
+    # any viewer reads a job's error: an unexpected exception's text (paths, data) stays in the server log
     return {"type": "about:blank", "title": "Internal error", "status": 500,
-            "detail": f"{type(exc).__name__}: {exc}", "errors": []}
+            "detail": f"{type(exc).__name__} (details in the server log)", "errors": []}
 
 
 # ---------------------------------------------------------------------- worker side
@@ -105,7 +106,10 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
         result = planning.run_task(kind, net, options, out_dir, progress)
         events.put(("done", job_id, [str(f) for f in result.files]))
     except BaseException as exc:  # report every failure; the process ends right after
-        logger.debug("job %s failed", job_id, exc_info=True)
+        from backbone.errors import BackboneError
+
+        if isinstance(exc, Exception) and not isinstance(exc, BackboneError):
+            logger.error("job %s failed", job_id, exc_info=True)
         events.put(("error", job_id, error_document(exc)))
     finally:
         events.close()

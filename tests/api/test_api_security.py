@@ -88,6 +88,16 @@ def test_a_stored_file_reference_is_never_read(client: TestClient, tokens: dict[
     assert SECRET not in result.text
 
 
+def test_unexpected_errors_do_not_reach_viewers(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
+    """A task failing with an unexpected exception: viewers see its type, not its text (the server log has it)."""
+    sid = _scenario(client, tokens["planner"], network_to_dict(triangle))
+    r = _post_job(client, tokens["planner"], sid, "leaky", {})
+    assert r.status_code == 202
+    job = _wait(client, tokens["viewer"], r.json()["id"])
+    assert job["status"] == "failed" and job["error"]["status"] == 500
+    assert job["error"]["detail"].startswith("OSError") and SECRET not in json.dumps(job) and "/srv" not in json.dumps(job)
+
+
 def test_sndlib_design_on_an_uploaded_scenario(client: TestClient, tokens: dict[str, str]) -> None:
     """Upload an SNDlib file, then solve its survivable model through the API (hand-computed optimum 197)."""
     tok = tokens["planner"]
