@@ -165,8 +165,8 @@ def test_team_cli(tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) 
     store.dispose()
 
 
-def test_teams_migration_goes_down_and_up(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'm.db'}")
+def test_teams_migration_goes_down_and_up(db_url: str) -> None:
+    store = Store(db_url)
     store.upgrade()
     store.create_team("red")
     downgrade_database(store.engine, "0001_initial")
