@@ -13,7 +13,9 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+from backbone.api.contract import allowed_methods, finish_openapi
 from backbone.api.jobs import JobManager, error_document
+from backbone.api.oidc import OidcVerifier
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, Store
 from fastapi import FastAPI, Request
@@ -171,7 +173,10 @@ def install_error_handlers(app: FastAPI) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no route {request.url.path}"
-        return problem_response(exc.status_code, _titles(exc.status_code), detail, headers=exc.headers,
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # every method of the path, not only those of the first route matched
+            headers["Allow"] = allowed_methods(request)
+        return problem_response(exc.status_code, _titles(exc.status_code), detail, headers=headers,
                                 instance=request.url.path)
 
     @app.exception_handler(RequestValidationError)
@@ -252,7 +257,9 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, str
     )
     app.state.settings = settings
     app.state.metrics = metrics
+    app.state.oidc = OidcVerifier(settings) if OidcVerifier.configured(settings) else None
     install_error_handlers(app)
+    finish_openapi(app)
     app.include_router(health.router)
     app.include_router(scenarios.router)
     app.include_router(jobs.router)

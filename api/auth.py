@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from backbone.api.oidc import OidcError, looks_like_jwt
 from backbone.api.store import Principal, Store
 from fastapi import Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
@@ -25,20 +26,27 @@ async def get_store(request: Request) -> Store:
 StoreDep = Annotated[Store, Depends(get_store)]
 
 
-async def current_principal(store: StoreDep,
+async def current_principal(request: Request, store: StoreDep,
                             credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Principal:
     """The caller, from the ``Authorization: Bearer <token>`` header (401 when missing or invalid).
 
     A token seen valid moments ago is answered from memory; otherwise the store is asked in a
-    worker thread (the database call must not block the event loop).
+    worker thread (the database call must not block the event loop). When the server accepts OIDC
+    (:mod:`backbone.api.oidc`), a JWT is verified against the issuer's keys instead.
     """
     if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
         raise HTTPException(401, "missing bearer token", headers={"WWW-Authenticate": "Bearer"})
+    oidc = getattr(request.app.state, "oidc", None)
+    if oidc is not None and looks_like_jwt(credentials.credentials):
+        try:
+            return await run_in_threadpool(oidc.principal, credentials.credentials, store)
+        except OidcError as exc:
+            raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
     principal = store.cached_principal(credentials.credentials)
     if principal is None:
         principal = await run_in_threadpool(store.authenticate, credentials.credentials)
     if principal is None:
-        raise HTTPException(401, "invalid or revoked token", headers={"WWW-Authenticate": "Bearer"})
+        raise HTTPException(401, "invalid, expired or revoked token", headers={"WWW-Authenticate": "Bearer"})
     return principal
 
 

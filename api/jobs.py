@@ -30,6 +30,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
+from backbone.api.input_policy import server_job_options
 from backbone.api.settings import Settings
 from backbone.api.store import Store
 
@@ -65,8 +66,9 @@ def error_document(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, BackboneError):
         return {"type": "about:blank", "title": "Error", "status": exc.http_status, "detail": str(exc),
                 "errors": []}
+    # any viewer reads a job's error: an unexpected exception's text (paths, data) stays in the server log
     return {"type": "about:blank", "title": "Internal error", "status": 500,
-            "detail": f"{type(exc).__name__}: {exc}", "errors": []}
+            "detail": f"{type(exc).__name__} (details in the server log)", "errors": []}
 
 
 def outcome_message(summary: Mapping[str, Any]) -> str:
@@ -114,7 +116,10 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
         result = planning.run_task(kind, net, options, out_dir, progress)
         events.put(("done", job_id, [str(f) for f in result.files], outcome_message(result.summary)))
     except BaseException as exc:  # report every failure; the process ends right after
-        logger.debug("job %s failed", job_id, exc_info=True)
+        from backbone.errors import BackboneError
+
+        if isinstance(exc, Exception) and not isinstance(exc, BackboneError):
+            logger.error("job %s failed", job_id, exc_info=True)
         events.put(("error", job_id, error_document(exc)))
     finally:
         events.close()
@@ -280,7 +285,9 @@ class JobManager:
             shutil.rmtree(out, ignore_errors=True)
             proc = self._ctx.Process(
                 target=worker_main, name=f"backbone-job-{job.id[:8]}", daemon=True,
-                args=(job.id, job.kind, document, dict(job.options or {}), str(out), self._events,
+                args=(job.id, job.kind, document,
+                      server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler), str(out),
+                      self._events,
                       self.extra_registry))
             proc.start()
             with self._lock:

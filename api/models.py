@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -34,8 +35,18 @@ class Base(DeclarativeBase):
     """Declarative base of every table."""
 
 
+class Team(Base):
+    """A team: it owns scenarios and jobs; each token acts for at most one team."""
+
+    __tablename__ = "teams"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class Token(Base):
-    """An API token; only its sha256 is stored."""
+    """An API token; only its sha256 is stored. Its scope is its role in its team (no team: the
+    default, team-less tenant); ``admin`` tokens manage every team."""
 
     __tablename__ = "tokens"
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -45,6 +56,9 @@ class Token(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    team_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    rotated_from: Mapped[str | None] = mapped_column(String(36), nullable=True)
 
 
 class Scenario(Base):
@@ -58,6 +72,9 @@ class Scenario(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     created_by: Mapped[str] = mapped_column(String(200))
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    team_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    read_only: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_by_token: Mapped[str | None] = mapped_column(String(36), nullable=True)
 
 
 class ScenarioVersion(Base):
@@ -76,6 +93,7 @@ class ScenarioVersion(Base):
     source_format: Mapped[str] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     created_by: Mapped[str] = mapped_column(String(200))
+    created_by_token: Mapped[str | None] = mapped_column(String(36), nullable=True)
 
 
 class Job(Base):
@@ -96,8 +114,11 @@ class Job(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_by: Mapped[str] = mapped_column(String(200))
+    team_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    created_by_token: Mapped[str | None] = mapped_column(String(36), nullable=True)
 
-    __table_args__ = (Index("ix_jobs_scenario", "scenario_id", "created_at"),)
+    __table_args__ = (Index("ix_jobs_scenario", "scenario_id", "created_at"),
+                      Index("ix_jobs_team", "team_id", "created_at"))
 
 
 class AuditEntry(Base):

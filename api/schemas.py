@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 Scope = Literal["viewer", "planner", "admin"]
 TASK_KINDS = ("te", "place", "failures", "design", "plan")
 MAP_FORMATS = ("png", "svg", "pdf", "html", "geojson", "kml")
 MapFormat = Literal["png", "svg", "pdf", "html", "geojson", "kml"]
+
+
+def _utc(value: datetime) -> datetime:
+    """Timestamps always carry their UTC offset (SQLite hands back naive UTC datetimes)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+"""A timestamp serialised with its UTC offset (``2026-12-02T18:00:00Z``)."""
 
 
 class ProblemItem(BaseModel):
@@ -69,16 +78,20 @@ class _VersionFields(BaseModel):
     demands: int
     size_bytes: int
     source_format: str
-    created_at: datetime
-    created_by: str
+    created_at: UtcDatetime
+    created_by: str = Field(description="Name of the token that made it (names are not unique).")
+    created_by_token: str | None = Field(None, description="Id of the token that made it (unique).")
 
 
 class ScenarioPublic(_VersionFields):
     """A scenario version's metadata (the content is at ``GET /v1/scenarios/{id}/content``)."""
 
     id: str
-    updated_at: datetime
+    updated_at: UtcDatetime
     version_created_by: str
+    version_created_by_token: str | None = None
+    team_id: str | None = Field(None, description="The team that owns it (null: the team-less default tenant).")
+    read_only: bool = Field(False, description="Nobody may replace or delete it (the shipped scenario); all may read.")
 
 
 class ScenarioVersionPublic(_VersionFields):
@@ -97,7 +110,7 @@ class JobCreate(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": {"kind": "te", "options": {}}})
 
     kind: str = Field(description="Task kind: te, place, failures, design, plan or calibrate.",
-                      json_schema_extra={"examples": list(TASK_KINDS)}, max_length=64)
+                      json_schema_extra={"examples": list(TASK_KINDS), "enum": list(TASK_KINDS)}, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict,
                                     description="Task options, named like the CLI flags (e.g. time_limit).")
     version: int | None = Field(None, ge=1, le=2**31 - 1,
@@ -121,10 +134,12 @@ class JobPublic(BaseModel):
     progress: JobProgress
     error: ProblemDetails | None = None
     files: list[str] = Field(default_factory=list)
-    created_at: datetime
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
+    created_at: UtcDatetime
+    started_at: UtcDatetime | None = None
+    finished_at: UtcDatetime | None = None
     created_by: str
+    created_by_token: str | None = None
+    team_id: str | None = Field(None, description="The team that owns it (the submitter's).")
 
 
 class FileEntry(BaseModel):
@@ -136,17 +151,34 @@ class FileEntry(BaseModel):
 class TokenCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    scope: Scope
+    scope: Scope = Field(description="The token's role in its team (admin: every team).")
     name: str = Field("", max_length=200)
+    team: str | None = Field(None, max_length=200, description="Team id or name the token acts for (null: no team).")
+    expires_in_days: int = Field(90, ge=1, le=3650, description="Lifetime in days.")
 
 
 class TokenPublic(BaseModel):
     id: str
     name: str
     scope: Scope
-    created_at: datetime
-    revoked_at: datetime | None = None
-    last_used_at: datetime | None = None
+    created_at: UtcDatetime
+    revoked_at: UtcDatetime | None = None
+    last_used_at: UtcDatetime | None = None
+    team_id: str | None = None
+    expires_at: UtcDatetime | None = None
+    rotated_from: str | None = Field(None, description="The token this one replaced (POST .../rotate).")
+
+
+class TeamCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200, pattern=r"\S")
+
+
+class TeamPublic(BaseModel):
+    id: str
+    name: str
+    created_at: UtcDatetime
 
 
 class TokenCreated(TokenPublic):
@@ -155,7 +187,7 @@ class TokenCreated(TokenPublic):
 
 class AuditPublic(BaseModel):
     id: int
-    at: datetime
+    at: UtcDatetime
     token_id: str
     token_name: str
     action: str

@@ -7,6 +7,10 @@
   ``postgresql+psycopg://user:password@host:5432/dbname``.
 * Limits: ``BACKBONE_MAX_BODY_BYTES``, ``BACKBONE_MAX_SITES``, ``BACKBONE_MAX_LINKS``,
   ``BACKBONE_MAX_DEMANDS``; job execution: ``BACKBONE_WORKERS``, ``BACKBONE_JOB_TIMEOUT_S``.
+* ``BACKBONE_OIDC_ISSUER``, ``_AUDIENCE``, ``_JWKS_URL`` / ``_JWKS_FILE``, ``_SCOPE_CLAIM``, ``_TEAM_CLAIM``
+  -- optional OIDC/JWT bearer tokens (see :mod:`backbone.api.oidc`).
+* ``BACKBONE_DASK_SCHEDULER`` -- the Dask scheduler address `failures` jobs with ``engine: dask`` use
+  (never a job option).
 """
 
 from __future__ import annotations
@@ -37,6 +41,17 @@ class Settings(BaseSettings):
     max_demands: int = Field(default=1_000_000, ge=1, description="Largest scenario accepted, in demands (422 above).")
     workers: int = Field(default=2, ge=1, le=64, description="Jobs that run at the same time (one process each).")
     job_timeout_s: float = Field(default=3600.0, gt=0, description="Wall-clock limit of one job; it is killed after.")
+    dask_scheduler: str = Field(default="", max_length=500,
+                                description="Dask scheduler address for `failures` jobs with engine 'dask' "
+                                            "(empty: a local cluster per job). Server configuration only: "
+                                            "the API refuses a `scheduler` job option.")
+    oidc_issuer: str = Field(default="", max_length=500, description="Accept JWTs of this issuer (`iss`); "
+                             "empty: API tokens only.")
+    oidc_audience: str = Field(default="", max_length=500, description="Required JWT audience (`aud`).")
+    oidc_jwks_url: str = Field(default="", max_length=2000, description="The issuer's JWKS URL (fetched, cached).")
+    oidc_jwks_file: str = Field(default="", max_length=2000, description="Or a local JWKS file.")
+    oidc_scope_claim: str = Field(default="backbone_scope", description="JWT claim holding viewer/planner/admin.")
+    oidc_team_claim: str = Field(default="backbone_team", description="JWT claim holding the team name.")
     run_migrations: bool = Field(default=True, description="Run `alembic upgrade head` when the app starts.")
 
     def resolved_database_url(self) -> str:

@@ -17,11 +17,11 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from backbone.api.models import AuditEntry, Job, Scenario, ScenarioVersion, Token, utcnow
+from backbone.api.models import AuditEntry, Job, Scenario, ScenarioVersion, Team, Token, utcnow
 from sqlalchemy import Engine, create_engine, event, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -32,19 +32,36 @@ SCOPES = ("viewer", "planner", "admin")
 JOB_STATES = ("queued", "running", "succeeded", "failed", "cancelled")
 FINAL_STATES = frozenset({"succeeded", "failed", "cancelled"})
 TOKEN_PREFIX = "bbk_"
+UNCONDITIONAL_RETRIES = 50
+"""Attempts of a write without If-Match that keeps losing the compare-and-set to concurrent writers."""
 
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: the token's id, name and scope."""
+    """Who is calling: the token's id, name, scope (its role in its team) and team (None: the
+    team-less default tenant). ``admin`` reaches every team."""
 
     token_id: str
     name: str
     scope: str
+    team_id: str | None = None
 
     def allows(self, scope: str) -> bool:
         """Whether this principal's scope includes ``scope``."""
         return SCOPES.index(self.scope) >= SCOPES.index(scope)
+
+    @property
+    def is_admin(self) -> bool:
+        """Admins manage teams and tokens and reach every team's scenarios and jobs."""
+        return self.scope == "admin"
+
+    def sees(self, team_id: str | None, read_only: bool = False) -> bool:
+        """Whether a scenario/job of ``team_id`` is visible (read-only scenarios are shared by all)."""
+        return self.is_admin or read_only or team_id == self.team_id
+
+    def owns(self, team_id: str | None) -> bool:
+        """Whether this principal may change things of ``team_id`` (its own team, or any as admin)."""
+        return self.is_admin or team_id == self.team_id
 
 
 SYSTEM = Principal("system", "system", "admin")
@@ -56,7 +73,15 @@ class ConflictError(Exception):
 
 
 class GoneError(LookupError):
-    """The thing does not exist (or was deleted); the API answers 404."""
+    """The thing does not exist (or was deleted, or belongs to another team); the API answers 404."""
+
+
+class ReadOnlyError(ConflictError):
+    """A change to a read-only scenario (the shipped one); the API answers 409."""
+
+
+DEFAULT_TOKEN_DAYS = 90
+"""Lifetime of a new token unless another is asked for (``expires_in_days``; at most 3650)."""
 
 
 def hash_token(token: str) -> str:
@@ -175,17 +200,81 @@ class Store:
             return list(s.scalars(q))
 
     # ------------------------------------------------------------------ tokens
-    def create_token(self, scope: str, name: str, who: Principal = SYSTEM) -> tuple[Token, str]:
-        """Create a token; returns the row and the plaintext token (shown once, never stored)."""
+    def create_token(self, scope: str, name: str, who: Principal = SYSTEM, team: str | None = None,
+                     expires_in_days: float | None = DEFAULT_TOKEN_DAYS) -> tuple[Token, str]:
+        """Create a token; returns the row and the plaintext token (shown once, never stored).
+
+        ``team`` (id or name) is the team it acts for; ``expires_in_days=None`` never expires.
+        Raises GoneError for an unknown team.
+        """
         if scope not in SCOPES:
             raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
         plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
         name = clean_text(name)
-        tok = Token(id=new_id(), name=name, scope=scope, token_hash=hash_token(plain), created_at=utcnow())
+        now = utcnow()
+        expires = None if expires_in_days is None else now + timedelta(days=float(expires_in_days))
         with self.session() as s:
+            team_id = self._team_id(s, team) if team else None
+            tok = Token(id=new_id(), name=name, scope=scope, token_hash=hash_token(plain), created_at=now,
+                        team_id=team_id, expires_at=expires)
             s.add(tok)
-            self._audit(s, who, "token.create", "token", tok.id, {"scope": scope, "name": name})
+            self._audit(s, who, "token.create", "token", tok.id,
+                        {"scope": scope, "name": name, "team": team_id,
+                         "expires_at": expires.isoformat() if expires else None})
         return tok, plain
+
+    def rotate_token(self, token_id: str, who: Principal = SYSTEM) -> tuple[Token, str]:
+        """Replace a token by a new one (same name, scope, team and lifetime) and revoke it.
+
+        Raises GoneError when unknown; ConflictError when already revoked.
+        """
+        with self.session() as s:
+            old = s.get(Token, token_id)
+            if old is None:
+                raise GoneError(f"no token {token_id}")
+            if old.revoked_at is not None:
+                raise ConflictError(f"token {token_id} is revoked; create a new one")
+            now = utcnow()
+            life = None if old.expires_at is None else _aware(old.expires_at) - _aware(old.created_at)
+            plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
+            tok = Token(id=new_id(), name=old.name, scope=old.scope, token_hash=hash_token(plain), created_at=now,
+                        team_id=old.team_id, expires_at=None if life is None else now + life, rotated_from=old.id)
+            old.revoked_at = now
+            s.add(tok)
+            self._auth_cache.clear()
+            self._audit(s, who, "token.rotate", "token", old.id, {"new_token": tok.id, "name": old.name})
+        return tok, plain
+
+    # ------------------------------------------------------------------ teams
+    @staticmethod
+    def _team_id(s: Session, team: str) -> str:
+        row = s.get(Team, team) or s.scalars(select(Team).where(Team.name == team)).one_or_none()
+        if row is None:
+            raise GoneError(f"no team {team!r}")
+        return row.id
+
+    def create_team(self, name: str, who: Principal = SYSTEM) -> Team:
+        """Create a team. Raises ConflictError when the name is taken."""
+        name = clean_text(name.strip())
+        with self.session() as s:
+            if s.scalars(select(Team).where(Team.name == name)).one_or_none() is not None:
+                raise ConflictError(f"team {name!r} exists")
+            team = Team(id=new_id(), name=name, created_at=utcnow())
+            s.add(team)
+            self._audit(s, who, "team.create", "team", team.id, {"name": name})
+        return team
+
+    def list_teams(self) -> list[Team]:
+        """Every team, by name."""
+        with self.session() as s:
+            return list(s.scalars(select(Team).order_by(Team.name)))
+
+    def get_team(self, team: str) -> Team:
+        """A team by id or name. Raises GoneError."""
+        with self.session() as s:
+            row = s.get(Team, self._team_id(s, team))
+            assert row is not None
+            return row
 
     AUTH_CACHE_S = 2.0
     """Seconds a successful token lookup is reused in this process (revocation through this store
@@ -196,6 +285,14 @@ class Store:
         hit = self._auth_cache.get(hash_token(plain))
         return hit[0] if hit is not None and hit[1] > time.monotonic() else None
 
+    def token_expires_at(self, token_id: str) -> datetime | None:
+        """When a token expires (None: never). Raises GoneError."""
+        with self.session() as s:
+            tok = s.get(Token, token_id)
+            if tok is None:
+                raise GoneError(f"no token {token_id}")
+            return None if tok.expires_at is None else _aware(tok.expires_at)
+
     def authenticate(self, plain: str) -> Principal | None:
         """The principal of a valid, unrevoked token, else None."""
         cached = self.cached_principal(plain)
@@ -204,13 +301,14 @@ class Store:
         digest = hash_token(plain)
         with self.session() as s:
             tok = s.scalars(select(Token).where(Token.token_hash == digest)).one_or_none()
-            if tok is None or tok.revoked_at is not None:
-                return None
             now = utcnow()
+            if tok is None or tok.revoked_at is not None or (tok.expires_at is not None
+                                                             and _aware(tok.expires_at) <= now):
+                return None
             last = tok.last_used_at
             if last is None or (now - _aware(last)).total_seconds() > 60:
                 tok.last_used_at = now
-            principal = Principal(tok.id, tok.name, tok.scope)
+            principal = Principal(tok.id, tok.name, tok.scope, tok.team_id)
         if len(self._auth_cache) > 10_000:
             self._auth_cache.clear()
         self._auth_cache[digest] = (principal, time.monotonic() + self.AUTH_CACHE_S)
@@ -235,13 +333,15 @@ class Store:
 
     # ------------------------------------------------------------------ scenarios
     def create_scenario(self, doc: dict[str, Any], counts: dict[str, int], source_format: str,
-                        who: Principal) -> tuple[Scenario, ScenarioVersion]:
-        """Store a new scenario at version 1."""
+                        who: Principal, read_only: bool = False) -> tuple[Scenario, ScenarioVersion]:
+        """Store a new scenario at version 1, owned by the caller's team (``read_only``: nobody may
+        change or delete it, every team may read it)."""
         sid = new_id()
         now = utcnow()
         name = clean_text(str(doc.get("name") or "scenario"))
         with self.session() as s:
-            sc = Scenario(id=sid, name=name, head_version=1, created_at=now, updated_at=now, created_by=who.name)
+            sc = Scenario(id=sid, name=name, head_version=1, created_at=now, updated_at=now, created_by=who.name,
+                          team_id=who.team_id, read_only=read_only, created_by_token=who.token_id)
             s.add(sc)
             s.flush()
             ver = self._add_version(s, sid, 1, doc, counts, source_format, who, now)
@@ -257,46 +357,51 @@ class Store:
                               name=clean_text(str(doc.get("name") or "scenario")),
                               sha256=sha, content=content, size_bytes=size, sites=counts["sites"],
                               links=counts["links"], demands=counts["demands"], source_format=source_format,
-                              created_at=now, created_by=who.name)
+                              created_at=now, created_by=who.name, created_by_token=who.token_id)
         s.add(ver)
         return ver
 
-    def get_scenario(self, sid: str) -> tuple[Scenario, ScenarioVersion]:
-        """A live scenario and its head version. Raises GoneError."""
+    def get_scenario(self, sid: str, who: Principal | None = None) -> tuple[Scenario, ScenarioVersion]:
+        """A live scenario and its head version (visible to ``who``; None: no check). Raises GoneError."""
         with self.session() as s:
             sc = s.get(Scenario, sid)
-            if sc is None or sc.deleted_at is not None:
+            if sc is None or sc.deleted_at is not None or (who is not None and not who.sees(sc.team_id, sc.read_only)):
                 raise GoneError(f"no scenario {sid}")
             ver = s.get(ScenarioVersion, (sid, sc.head_version))
             assert ver is not None
             return sc, ver
 
-    def get_version(self, sid: str, version: int, include_deleted: bool = False) -> ScenarioVersion:
-        """One version of a scenario. Raises GoneError."""
+    def get_version(self, sid: str, version: int, include_deleted: bool = False,
+                    who: Principal | None = None) -> ScenarioVersion:
+        """One version of a scenario (visible to ``who``; None: no check). Raises GoneError."""
         with self.session() as s:
             sc = s.get(Scenario, sid)
-            if sc is None or (sc.deleted_at is not None and not include_deleted):
+            if sc is None or (sc.deleted_at is not None and not include_deleted) or \
+                    (who is not None and not who.sees(sc.team_id, sc.read_only)):
                 raise GoneError(f"no scenario {sid}")
             ver = s.get(ScenarioVersion, (sid, version))
             if ver is None:
                 raise GoneError(f"scenario {sid} has no version {version}")
             return ver
 
-    def list_scenarios(self, limit: int = 100, offset: int = 0) -> list[tuple[Scenario, ScenarioVersion]]:
-        """Live scenarios with their head versions, newest first."""
+    def list_scenarios(self, limit: int = 100, offset: int = 0,
+                       who: Principal | None = None) -> list[tuple[Scenario, ScenarioVersion]]:
+        """Live scenarios (those ``who`` sees) with their head versions, newest first."""
         with self.session() as s:
             q = (select(Scenario, ScenarioVersion)
                  .join(ScenarioVersion, (ScenarioVersion.scenario_id == Scenario.id)
                        & (ScenarioVersion.version == Scenario.head_version))
                  .where(Scenario.deleted_at.is_(None))
                  .order_by(Scenario.created_at.desc(), Scenario.id).limit(limit).offset(offset))
+            if who is not None and not who.is_admin:
+                q = q.where(_same_team(Scenario.team_id, who.team_id) | Scenario.read_only.is_(True))
             return [(sc, ver) for sc, ver in s.execute(q).all()]
 
-    def list_versions(self, sid: str) -> list[ScenarioVersion]:
+    def list_versions(self, sid: str, who: Principal | None = None) -> list[ScenarioVersion]:
         """Every version of a live scenario, oldest first. Raises GoneError."""
         with self.session() as s:
             sc = s.get(Scenario, sid)
-            if sc is None or sc.deleted_at is not None:
+            if sc is None or sc.deleted_at is not None or (who is not None and not who.sees(sc.team_id, sc.read_only)):
                 raise GoneError(f"no scenario {sid}")
             return list(s.scalars(select(ScenarioVersion).where(ScenarioVersion.scenario_id == sid)
                                   .order_by(ScenarioVersion.version)))
@@ -310,13 +415,27 @@ class Store:
         GoneError
             Unknown or deleted scenario.
         ConflictError
-            When the head is no longer ``expected_version``.
+            When the head is no longer ``expected_version``. Without ``expected_version`` the
+            write is unconditional: a concurrent writer that wins the race makes this one retry on
+            the new head, never fail.
         """
+        for attempt in range(UNCONDITIONAL_RETRIES):
+            try:
+                return self._update_scenario_once(sid, doc, counts, source_format, who, expected_version)
+            except ConflictError as exc:
+                if expected_version is not None or isinstance(exc, ReadOnlyError) or \
+                        attempt == UNCONDITIONAL_RETRIES - 1:
+                    raise
+                time.sleep(0.005 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def _update_scenario_once(self, sid: str, doc: dict[str, Any], counts: dict[str, int], source_format: str,
+                              who: Principal, expected_version: int | None) -> tuple[Scenario, ScenarioVersion]:
         now = utcnow()
         with self.session() as s:
             sc = s.get(Scenario, sid)
-            if sc is None or sc.deleted_at is not None:
-                raise GoneError(f"no scenario {sid}")
+            self._check_writable(sc, sid, who)
+            assert sc is not None
             head = sc.head_version
             if expected_version is not None and expected_version != head:
                 raise ConflictError(f"scenario {sid} is at version {head}, not {expected_version}")
@@ -332,13 +451,42 @@ class Store:
         sc2, _ = self.get_scenario(sid)
         return sc2, ver
 
+    def check_writable(self, sid: str, who: Principal) -> None:
+        """Raise GoneError / ReadOnlyError unless ``who`` may replace or delete the scenario (checked
+        before a large body is read; the write itself checks again)."""
+        with self.session() as s:
+            self._check_writable(s.get(Scenario, sid), sid, who)
+
+    @staticmethod
+    def _check_writable(sc: Scenario | None, sid: str, who: Principal) -> None:
+        """GoneError unless ``who`` sees the scenario; ReadOnlyError when it is read-only; ConflictError-free
+        otherwise. A planner of another team gets 404 (the scenario's existence is not revealed)."""
+        if sc is None or sc.deleted_at is not None or not who.sees(sc.team_id, sc.read_only):
+            raise GoneError(f"no scenario {sid}")
+        if sc.read_only:
+            raise ReadOnlyError(f"scenario {sid} ({sc.name}) is read-only; copy it to change it")
+        if not who.owns(sc.team_id):
+            raise GoneError(f"no scenario {sid}")
+
     def delete_scenario(self, sid: str, who: Principal, expected_version: int | None) -> None:
-        """Mark a scenario deleted (its versions stay, so jobs keep their inputs)."""
+        """Mark a scenario deleted (its versions stay, so jobs keep their inputs); unconditional
+        (retried past concurrent updates) without ``expected_version``."""
+        for attempt in range(UNCONDITIONAL_RETRIES):
+            try:
+                self._delete_scenario_once(sid, who, expected_version)
+                return
+            except ConflictError as exc:
+                if expected_version is not None or isinstance(exc, ReadOnlyError) or \
+                        attempt == UNCONDITIONAL_RETRIES - 1:
+                    raise
+                time.sleep(0.005 * (attempt + 1))
+
+    def _delete_scenario_once(self, sid: str, who: Principal, expected_version: int | None) -> None:
         now = utcnow()
         with self.session() as s:
             sc = s.get(Scenario, sid)
-            if sc is None or sc.deleted_at is not None:
-                raise GoneError(f"no scenario {sid}")
+            self._check_writable(sc, sid, who)
+            assert sc is not None
             if expected_version is not None and expected_version != sc.head_version:
                 raise ConflictError(f"scenario {sid} is at version {sc.head_version}, not {expected_version}")
             res = s.execute(update(Scenario).where(Scenario.id == sid, Scenario.head_version == sc.head_version,
@@ -355,26 +503,29 @@ class Store:
     def create_job(self, sid: str, version: int, kind: str, options: dict[str, Any], who: Principal) -> Job:
         """Queue a job on one scenario version."""
         job = Job(id=new_id(), scenario_id=sid, scenario_version=version, kind=kind, options=options,
-                  status="queued", progress=0.0, message="queued", created_at=utcnow(), created_by=who.name)
+                  status="queued", progress=0.0, message="queued", created_at=utcnow(), created_by=who.name,
+                  team_id=who.team_id, created_by_token=who.token_id)
         with self.session() as s:
             s.add(job)
             self._audit(s, who, "job.create", "job", job.id,
                         {"scenario": sid, "version": version, "kind": kind, "options": options})
         return job
 
-    def get_job(self, job_id: str) -> Job:
-        """One job. Raises GoneError."""
+    def get_job(self, job_id: str, who: Principal | None = None) -> Job:
+        """One job (of ``who``'s team; None: no check). Raises GoneError."""
         with self.session() as s:
             job = s.get(Job, job_id)
-            if job is None:
+            if job is None or (who is not None and not who.sees(job.team_id)):
                 raise GoneError(f"no job {job_id}")
             return job
 
     def list_jobs(self, scenario_id: str | None = None, status: str | None = None, limit: int = 100,
-                  offset: int = 0) -> list[Job]:
-        """Jobs, newest first, optionally of one scenario and/or in one state."""
+                  offset: int = 0, who: Principal | None = None) -> list[Job]:
+        """Jobs (of ``who``'s team), newest first, optionally of one scenario and/or in one state."""
         with self.session() as s:
             q = select(Job).order_by(Job.created_at.desc(), Job.id).limit(limit).offset(offset)
+            if who is not None and not who.is_admin:
+                q = q.where(_same_team(Job.team_id, who.team_id))
             if scenario_id:
                 q = q.where(Job.scenario_id == scenario_id)
             if status:
@@ -427,7 +578,7 @@ class Store:
         """Mark a queued or running job cancelled. Raises GoneError, ConflictError (already final)."""
         with self.session() as s:
             job = s.get(Job, job_id)
-            if job is None:
+            if job is None or not who.owns(job.team_id):
                 raise GoneError(f"no job {job_id}")
             if job.status in FINAL_STATES:
                 raise ConflictError(f"job {job_id} already {job.status}")
@@ -457,3 +608,8 @@ def _aware(dt: datetime) -> datetime:
     from datetime import UTC
 
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
+
+
+def _same_team(column: Any, team_id: str | None) -> Any:
+    """SQL: ``column`` is ``team_id`` (NULL-safe: the team-less tenant is NULL)."""
+    return column.is_(None) if team_id is None else column == team_id

@@ -131,7 +131,7 @@ LINKS = TableSpec(
         Column("waypoints", "str", default="",
                description="Intermediate route points 'lon lat; lon lat; ...' (empty: geodesic)"),
         Column("length_km", "float", default=NAN, min_value=0, min_inclusive=False, unit="km",
-               derived=True, description="Route length (derived from geometry when empty)"),
+               derived=True, description="Route length (derived from geometry when empty; at least 0.1 km)"),
         Column("latency_ms", "float", default=NAN, min_value=0, unit="ms", derived=True,
                description="One-way latency (derived from length when empty)"),
         Column("module_gbps", "float", default=400.0, min_value=0, min_inclusive=False, unit="Gbps",

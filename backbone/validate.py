@@ -120,6 +120,11 @@ def _to_frame(raw: RawTable) -> pd.DataFrame:
     return pd.DataFrame(raw)
 
 
+MAX_WHOLE_NUMBER = 2**53
+"""Largest magnitude of a whole-number column (exact in a float and in int64; larger values were
+silently wrapped when cast)."""
+
+
 def _is_blank(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v.strip() == "")
 
@@ -196,6 +201,9 @@ def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[
                 problems.append(Problem(f"must be <= {col.max_value:g}, got {x:g}", **where))
             if col.dtype == "int" and x != round(x):
                 problems.append(Problem(f"expected a whole number, got {v!r}", **where))
+            elif col.dtype == "int" and abs(x) > MAX_WHOLE_NUMBER:
+                problems.append(Problem(f"out of range: whole numbers are limited to +-{MAX_WHOLE_NUMBER} "
+                                        f"(2**53), got {x:g}", **where))
         elif col.dtype == "str":
             if col.choices and str(v).strip() not in col.choices:
                 problems.append(Problem(f"{str(v).strip()!r} is not one of {', '.join(col.choices)}", **where))

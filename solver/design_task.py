@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from backbone.solver.backends import BackendName
 from backbone.solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
@@ -32,7 +33,7 @@ logger = logging.getLogger(__name__)
 class CandidateLink(BaseModel):
     """A new link the design may build (modules only; no capacity today)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     site_a: str
     site_b: str
     id: str | None = None
@@ -218,15 +219,16 @@ def design_upgrades(net: Network, failure_sets: FailureSets = "none", utilisatio
 class DesignOptions(BaseModel):
     """Options of the ``design`` task.
 
-    SNDlib mode (``model`` or ``model_file`` given; the scenario must be an SNDlib network file):
-    solve the SNDlib model on the file's full data and write ``design.sol.txt`` (SNDlib native
-    solution format). Otherwise: plan the backbone's upgrades (``survivability``, ``ceiling``,
-    ``candidate_links``).
+    SNDlib mode (``model`` given): solve the SNDlib model on the scenario's own data (modules,
+    pre-installed capacity, routing and setup costs are carried in the scenario, see
+    :func:`backbone.io.sndlib.sndlib_from_network`; nothing is read from a file) and write
+    ``design.sol.txt`` (SNDlib native solution format). Otherwise: plan the backbone's upgrades
+    (``survivability``, ``ceiling``, ``candidate_links``). A model file is read by the caller
+    (the CLI's ``--model-file``) and passed on as its code.
     """
 
-    model_config = ConfigDict(extra="forbid")
-    model: str | None = Field(None, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
-    model_file: str | None = Field(None, description="SNDlib model file (instead of a code)")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model: str | None = Field(None, max_length=32, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
     survivability: Literal["none", "link", "srlg"] = Field(
         "none", validation_alias=AliasChoices("survivability", "survive"),
         description="Failures to survive with rerouting (also accepted as 'survive', the CLI flag)")
@@ -234,17 +236,29 @@ class DesignOptions(BaseModel):
     candidate_links: list[CandidateLink] = Field(default_factory=list)
     time_limit: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit", "time_limit_s"),
                               description="Seconds (also accepted as 'time_limit_s', as in the other tasks)")
-    backend: str = "highs"
+    backend: BackendName = "highs"
     mip_gap: float = Field(1e-4, ge=0, lt=1)
     cuts: bool = True
     verify: bool = False
+
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, code: str | None) -> str | None:
+        from backbone.solver.sndlib import parse_model_code
+
+        if code is not None:
+            try:
+                parse_model_code(code)
+            except ValidationError as exc:
+                raise ValueError("; ".join(p.message for p in exc.problems)) from None
+        return code
 
 
 def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn) -> Any:
     """Planning-service entry point for ``design`` (see :class:`DesignOptions`)."""
     from backbone.solver.planning import TaskResult
 
-    if opts.model or opts.model_file:
+    if opts.model:
         summary, files = _run_sndlib(net, opts, out_dir, progress)
     else:
         res = design_upgrades(net, opts.survivability, opts.ceiling, opts.time_limit, opts.backend,
@@ -273,17 +287,12 @@ def _verify(inst: DesignInstance, sol: DesignSolution, time_limit: float = 120.0
 
 def _run_sndlib(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn,
                 ) -> tuple[dict[str, Any], list[str]]:
-    from backbone.solver.sndlib import build_instance, link_configurations, load_model, write_solution
+    from backbone.solver.sndlib import build_instance, link_configurations, parse_model_code, write_solution
 
-    from backbone.io.sndlib import parse_sndlib
+    from backbone.io.sndlib import sndlib_from_network
 
-    file = (net.meta.get("sndlib") or {}).get("file")
-    if not file:
-        raise ValidationError("an SNDlib model needs an SNDlib network scenario (.txt)")
-    if not Path(file).exists():
-        raise ValidationError(f"the scenario's SNDlib file {file} is gone; load it again")
-    snd = parse_sndlib(file)
-    model = load_model(opts.model_file or opts.model or "")
+    snd = sndlib_from_network(net)
+    model = parse_model_code(opts.model or "")
     inst = build_instance(snd, model)
     sol = solve_design(inst, opts.time_limit, opts.backend, opts.mip_gap, cuts=opts.cuts, progress=progress)
     links = link_configurations(snd, inst, sol.counts)

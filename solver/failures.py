@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from backbone.solver.backends import BackendName
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -219,7 +220,7 @@ def load_scenario_list(path: str | Path) -> list[dict[str, Any]]:
 class FailureOptions(BaseModel):
     """Options of the ``failures`` task (CLI flags and API body use the same names)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     kind: FailureKind = Field("srlg", description="Failure set: link, srlg, site, srlg-pairs or list.")
     derate: float | None = Field(None, gt=0, lt=1, description="Derate to this fraction instead of failing.")
@@ -227,8 +228,8 @@ class FailureOptions(BaseModel):
     objective: Literal["max-throughput", "min-mlu", "max-min-fair", "min-latency"] = Field(
         "max-throughput", description="TE objective each scenario is re-routed with.")
     paths: int = Field(4, ge=1, le=32, description="Candidate paths per demand (k).")
-    backend: str = Field("highs", description="Solver backend.")
-    time_limit_s: float = Field(60.0, gt=0, description="Time limit per scenario solve, seconds.")
+    backend: BackendName = Field("highs", description="Solver backend.")
+    time_limit_s: float = Field(60.0, gt=0, le=86_400, description="Time limit per scenario solve, seconds.")
     utilisation_ceiling: float | None = Field(None, gt=0, le=1, description="TE utilisation ceiling.")
     engine: Literal["local", "dask", "serial"] = Field("local", description="Where scenarios run.")
     workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count).")

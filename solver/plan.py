@@ -24,10 +24,11 @@ import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from backbone.solver.backends import BackendName
 from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -49,7 +50,7 @@ class PlanOptions(BaseModel):
     ``backbone place --help`` etc.); the top-level keys are shortcuts most studies change.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     demand_growth: float = Field(1.0, ge=0, description="Multiply inference and traffic demand by this factor.")
     place: dict[str, Any] = Field(default_factory=dict, description="Placement options (PlaceOptions).")
@@ -62,8 +63,19 @@ class PlanOptions(BaseModel):
     skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")
     maps: bool = Field(True, description="Draw the maps and charts.")
     verify: bool = Field(False, description="Run every independent check.")
-    plan_file: str | None = Field(None, description="Path of the plan file (recorded in the report).")
-    plan_text: str | None = Field(None, description="Text of the plan file (recorded in the report).")
+    plan_file: str | None = Field(None, max_length=4096,
+                                  description="Path of the plan file (recorded in the report; CLI only).")
+    plan_text: str | None = Field(None, max_length=1_000_000,
+                                  description="Text of the plan file (recorded in the report).")
+
+    def nested_problems(self) -> list[Problem]:
+        """Problems in the stage options (see :func:`stage_options`); the planning service and the
+        API check them before a plan is queued or run."""
+        try:
+            stage_options(self)
+        except ValidationError as exc:
+            return exc.problems
+        return []
 
 
 def load_plan_file(path: str | Path) -> dict[str, Any]:
@@ -96,7 +108,20 @@ def load_plan_file(path: str | Path) -> dict[str, Any]:
     return {**doc, "plan_file": str(p), "plan_text": text}
 
 
-DESIGN_KEYS = ("ceiling", "time_limit_s", "backend", "survive", "max_states", "routing")
+class PlanUpgradeOptions(BaseModel):
+    """The ``design`` options of a plan (the upgrade stage)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    ceiling: float = Field(0.8, gt=0, le=1)
+    time_limit_s: float = Field(40.0, gt=0, le=86_400)
+    backend: BackendName = "highs"
+    survive: Literal["srlg", "link", "none"] = "srlg"
+    max_states: int = Field(8, ge=0, le=100_000)
+    routing: Literal["paths", "edge"] = "paths"
+
+
+DESIGN_KEYS = tuple(PlanUpgradeOptions.model_fields)
 """Keys of a plan's ``design`` section."""
 
 
@@ -139,6 +164,12 @@ def plan_problems(doc: dict[str, Any], file: str = "", lines: dict[tuple[str, ..
             close = difflib.get_close_matches(str(key), DESIGN_KEYS, n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known options: {', '.join(DESIGN_KEYS)}"
             problems.append(problem(f"unknown upgrade option{hint}", ("design", str(key))))
+        import pydantic
+
+        try:
+            PlanUpgradeOptions.model_validate({k: v for k, v in design.items() if k in DESIGN_KEYS})
+        except pydantic.ValidationError as exc:
+            problems += [problem(e["msg"], ("design", *(str(x) for x in e["loc"]))) for e in exc.errors()]
     return problems
 
 
@@ -168,8 +199,41 @@ def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any
     try:
         return parse_options(kind, {**defaults, **overrides})
     except ValidationError as exc:
-        raise ValidationError([Problem(p.message, file=p.file, table="plan", record=kind, field=p.field)
+        raise ValidationError([Problem(p.message, file=p.file, table="plan", record=kind,
+                                       field=f"{kind}.{p.field}" if p.field else kind)
                                for p in exc.problems]) from None
+
+
+def stage_options(opts: PlanOptions) -> tuple[Any, Any, Any, PlanUpgradeOptions]:
+    """The options of the place, route (te), failures and upgrade stages: the plan's defaults
+    overridden by ``opts.place`` / ``te`` / ``failures`` / ``design``.
+
+    Raises
+    ------
+    ValidationError
+        Naming every bad stage option as ``<stage>.<option>`` (e.g. ``failures.time_limit_s``).
+    """
+    import pydantic
+
+    problems: list[Problem] = []
+    out: list[Any] = []
+    for kind, overrides, defaults in (
+            ("place", opts.place, {"allow_partial": True, "verify": opts.verify, "time_limit_s": 60.0}),
+            ("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0}),
+            ("failures", opts.failures, {"kind": "srlg", "objective": "min-mlu", "verify": False,
+                                         "time_limit_s": 30.0})):
+        try:
+            out.append(_stage_options(kind, overrides, defaults))
+        except ValidationError as exc:
+            problems += exc.problems
+    try:
+        upgrade = PlanUpgradeOptions.model_validate(opts.design)
+    except pydantic.ValidationError as exc:
+        problems += [Problem(e["msg"], table="plan", record="design",
+                             field=".".join(["design", *(str(x) for x in e["loc"])])) for e in exc.errors()]
+    if problems:
+        raise ValidationError(problems)
+    return out[0], out[1], out[2], upgrade
 
 
 def placement_demands(flows: pd.DataFrame, slo_by_class: dict[str, float]) -> pd.DataFrame:
@@ -283,17 +347,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
         m = work.metros.copy()
         m["inference_gpus"] = m["inference_gpus"] * opts.demand_growth
         work = replace(work.scale_demand(opts.demand_growth), metros=m)
-    place_opts = _stage_options("place", opts.place, {"allow_partial": True, "verify": opts.verify,
-                                                      "time_limit_s": 60.0})
-    te_opts = _stage_options("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0})
-    fail_opts = _stage_options("failures", opts.failures, {"kind": "srlg", "objective": "min-mlu", "verify": False,
-                                                           "time_limit_s": 30.0})
-    design_cfg = {"ceiling": 0.8, "time_limit_s": 40.0, "backend": "highs", "survive": "srlg", "max_states": 8,
-                  "routing": "paths", **opts.design}
-    unknown = set(design_cfg) - {"ceiling", "time_limit_s", "backend", "survive", "max_states", "routing"}
-    if unknown:
-        raise ValidationError([Problem(f"unknown upgrade option {k!r}", table="plan", record="design", field=k)
-                               for k in sorted(unknown)])
+    place_opts, te_opts, fail_opts, upgrade_opts = stage_options(opts)
+    design_cfg = upgrade_opts.model_dump()
 
     # ------------------------------------------------------------- 1. place
     t0 = time.perf_counter()

@@ -72,15 +72,31 @@ def parse_options(kind: str, options: Mapping[str, Any] | None) -> Any:
     ValidationError
         Naming each bad option (``field`` is the option name).
     """
+    return validate_options(task_function(kind).options_model, options)  # type: ignore[attr-defined]
+
+
+def validate_options(model: Any, options: Mapping[str, Any] | None) -> Any:
+    """``model.model_validate(options)``, then the model's ``nested_problems()`` when it has one
+    (options holding other tasks' options, e.g. the plan's stages).
+
+    Raises
+    ------
+    ValidationError
+        Naming each bad option (``field`` is the option's dotted name).
+    """
     import pydantic
 
-    model = task_function(kind).options_model  # type: ignore[attr-defined]
     try:
-        return model.model_validate(dict(options or {}))
+        opts = model.model_validate(dict(options or {}))
     except pydantic.ValidationError as exc:
         problems = [Problem(("unknown option" if e["type"] == "extra_forbidden" else e["msg"]) + did_you_mean(e, model),
                             table="options", field=".".join(str(p) for p in e["loc"])) for e in exc.errors()]
         raise ValidationError(problems) from None
+    nested = getattr(opts, "nested_problems", None)
+    problems = nested() if callable(nested) else []
+    if problems:
+        raise ValidationError([Problem(p.message, table="options", field=p.field) for p in problems])
+    return opts
 
 
 def did_you_mean(error: Mapping[str, Any], model: Any) -> str:

@@ -129,18 +129,20 @@ def parse_model_file(path: str | Path, text: str | None = None) -> SndlibModel:
             continue
         m = re.fullmatch(r"([A-Z_]+)\s*=\s*([A-Z_0-9]+)", line)
         if not m:
-            problems.append(Problem(f"expected 'KEY = VALUE', got {line!r}", file=str(p), record=f"line {n}"))
+            problems.append(Problem("expected 'KEY = VALUE'", file=str(p), record=f"line {n}"))
             continue
         key, value = m.groups()
         if key in ("NODE_MODEL", "OBJECTIVE_MODEL"):
             continue
         if key not in by_key:
-            problems.append(Problem(f"unknown key {key!r}", file=str(p), record=f"line {n}", field=key))
+            problems.append(Problem("unknown key (expected one of "
+                                    f"{', '.join(by_key)}, NODE_MODEL, OBJECTIVE_MODEL)", file=str(p),
+                                    record=f"line {n}"))
             continue
         attr, letters = by_key[key]
         value = ALIASES.get(value, value)
         if value not in letters:
-            problems.append(Problem(f"unknown value {value!r} (expected one of {', '.join(letters)})", file=str(p),
+            problems.append(Problem(f"unknown value (expected one of {', '.join(letters)})", file=str(p),
                                     record=f"line {n}", field=key))
             continue
         found[attr] = letters[value]

@@ -76,7 +76,11 @@ def design(
     options: dict[str, Any] = {"time_limit": time_limit, "backend": backend, "mip_gap": mip_gap, "cuts": not no_cuts,
                                "verify": verify}
     if sndlib_mode:
-        options.update({"model": model, "model_file": str(model_file) if model_file else None})
+        if model_file is not None:  # read here, on the CLI user's machine; the task takes the code
+            from backbone.solver.sndlib import parse_model_file
+
+            model = parse_model_file(model_file).code
+        options["model"] = model
     else:
         options.update({"survivability": (survive or Survive.none).value, "ceiling": ceiling})
     out_dir = out

@@ -1,4 +1,5 @@
-"""``backbone serve``, ``backbone token create|list|revoke`` and ``backbone db upgrade``.
+"""``backbone serve``, ``backbone token create|list|revoke|rotate``, ``backbone team create|list`` and
+``backbone db upgrade|seed``.
 
 Storage is configured by ``BACKBONE_DATA_DIR`` and ``BACKBONE_DATABASE_URL`` (see docs/api.md).
 """
@@ -14,6 +15,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only
 
 token_app = typer.Typer(help="Create, list and revoke API tokens (stored hashed).", no_args_is_help=True)
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
+team_app = typer.Typer(help="Create and list teams (they own scenarios and jobs).", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -24,7 +26,12 @@ def register(app: typer.Typer) -> None:
     token_app.command("create")(token_create)
     token_app.command("list")(token_list)
     token_app.command("revoke")(token_revoke)
+    token_app.command("rotate")(token_rotate)
+    app.add_typer(team_app, name="team")
+    team_app.command("create")(team_create)
+    team_app.command("list")(team_list)
     db_app.command("upgrade")(db_upgrade)
+    db_app.command("seed")(db_seed)
 
 
 def _store() -> object:
@@ -68,10 +75,13 @@ def serve(
 def token_create(
     scope: Annotated[str, typer.Option(help="viewer (read), planner (also write and run jobs) or admin.")],
     name: Annotated[str, typer.Option(help="A label for the token.")] = "",
+    team: Annotated[str | None, typer.Option(help="Team (id or name) the token acts for; its scope is its "
+                                                  "role there.")] = None,
+    expires_in_days: Annotated[int, typer.Option(help="Lifetime in days.", min=1, max=3650)] = 90,
     json_out: JsonOpt = False,
 ) -> None:
     """Create an API token; the token is the LAST word of the output (shown once, stored hashed)."""
-    from backbone.api.store import SCOPES, Store
+    from backbone.api.store import SCOPES, GoneError, Store
 
     from backbone.errors import Problem, ValidationError
 
@@ -79,10 +89,15 @@ def token_create(
         raise ValidationError(Problem(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}", field="scope"))
     store = _store()
     assert isinstance(store, Store)
-    tok, plain = store.create_token(scope, name or f"{scope}-token")
-    store.dispose()
+    try:
+        tok, plain = store.create_token(scope, name or f"{scope}-token", team=team, expires_in_days=expires_in_days)
+    except GoneError as exc:
+        raise ValidationError(Problem(str(exc), field="team")) from None
+    finally:
+        store.dispose()
     if json_out:
-        emit_json({"id": tok.id, "name": tok.name, "scope": tok.scope, "token": plain})
+        emit_json({"id": tok.id, "name": tok.name, "scope": tok.scope, "team_id": tok.team_id,
+                   "expires_at": tok.expires_at.isoformat() if tok.expires_at else None, "token": plain})
         return
     out_console.print(f"created {scope} token {tok.name!r} (id {tok.id}): {plain}", highlight=False, soft_wrap=True)
 
@@ -96,7 +111,9 @@ def token_list(json_out: JsonOpt = False) -> None:
     assert isinstance(store, Store)
     rows = store.list_tokens()
     store.dispose()
-    data: list[dict[str, str | None]] = [{"id": t.id, "name": t.name, "scope": t.scope, "created_at": t.created_at.isoformat(),
+    data: list[dict[str, str | None]] = [{"id": t.id, "name": t.name, "scope": t.scope, "team_id": t.team_id,
+             "created_at": t.created_at.isoformat(),
+             "expires_at": t.expires_at.isoformat() if t.expires_at else None,
              "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None,
              "last_used_at": t.last_used_at.isoformat() if t.last_used_at else None} for t in rows]
     if json_out:
@@ -105,11 +122,12 @@ def token_list(json_out: JsonOpt = False) -> None:
     from rich.table import Table
 
     table = Table(title="API tokens")
-    for col in ("id", "name", "scope", "created", "revoked", "last used"):
+    for col in ("id", "name", "scope", "team", "created", "expires", "revoked", "last used"):
         table.add_column(col, overflow="fold")
     for d in data:
         table.add_row(*((d[k] or "")[:19] if k.endswith("_at") else (d[k] or "")
-                        for k in ("id", "name", "scope", "created_at", "revoked_at", "last_used_at")))
+                        for k in ("id", "name", "scope", "team_id", "created_at", "expires_at", "revoked_at",
+                                  "last_used_at")))
     out_console.print(table)
 
 
@@ -129,6 +147,92 @@ def token_revoke(token_id: Annotated[str, typer.Argument(help="Token id (from `b
     finally:
         store.dispose()
     err_console.print(f"revoked token {token_id}", highlight=False)
+
+
+@handle_errors
+def token_rotate(token_id: Annotated[str, typer.Argument(help="Token id (from `backbone token list`).")],
+                 json_out: JsonOpt = False) -> None:
+    """Replace a token by a new one (same name, scope, team, lifetime) and revoke the old one; the new
+    token is the LAST word of the output."""
+    from backbone.api.store import ConflictError, GoneError, Store
+
+    from backbone.errors import NotFoundError, ValidationError
+
+    store = _store()
+    assert isinstance(store, Store)
+    try:
+        tok, plain = store.rotate_token(token_id)
+    except GoneError as exc:
+        raise NotFoundError(str(exc)) from None
+    except ConflictError as exc:
+        raise ValidationError(str(exc)) from None
+    finally:
+        store.dispose()
+    if json_out:
+        emit_json({"id": tok.id, "name": tok.name, "scope": tok.scope, "rotated_from": token_id, "token": plain})
+        return
+    out_console.print(f"rotated token {token_id} -> {tok.id}: {plain}", highlight=False, soft_wrap=True)
+
+
+@handle_errors
+def team_create(name: Annotated[str, typer.Argument(help="Team name (unique).")], json_out: JsonOpt = False) -> None:
+    """Create a team; give it tokens with `backbone token create --team NAME`."""
+    from backbone.api.store import ConflictError, Store
+
+    from backbone.errors import Problem, ValidationError
+
+    if not name.strip():
+        raise ValidationError(Problem("a team needs a name", field="name"))
+    store = _store()
+    assert isinstance(store, Store)
+    try:
+        team = store.create_team(name)
+    except ConflictError as exc:
+        raise ValidationError(Problem(str(exc), field="name")) from None
+    finally:
+        store.dispose()
+    if json_out:
+        emit_json({"id": team.id, "name": team.name})
+        return
+    out_console.print(f"created team {team.name!r} (id {team.id})", highlight=False)
+
+
+@handle_errors
+def team_list(json_out: JsonOpt = False) -> None:
+    """List teams."""
+    from backbone.api.store import Store
+
+    store = _store()
+    assert isinstance(store, Store)
+    rows = [{"id": t.id, "name": t.name, "created_at": t.created_at.isoformat()} for t in store.list_teams()]
+    store.dispose()
+    if json_out:
+        emit_json(rows)
+        return
+    for r in rows:
+        out_console.print(f"{r['id']}  {r['name']}", highlight=False)
+
+
+@handle_errors
+def db_seed() -> None:
+    """Store the shipped scenario as a read-only scenario every team can read and plan on (once)."""
+    from backbone.api.store import SYSTEM, Store
+
+    from backbone.io import load_scenario, network_to_dict
+
+    store = _store()
+    assert isinstance(store, Store)
+    try:
+        net = load_scenario(None)
+        existing = [sc for sc, _ in store.list_scenarios(limit=1000) if sc.read_only and sc.name == net.name]
+        if existing:
+            err_console.print(f"shipped scenario already stored: {existing[0].id}", highlight=False)
+            return
+        counts = {"sites": len(net.sites), "links": len(net.links), "demands": len(net.demands)}
+        sc, _ver = store.create_scenario(network_to_dict(net), counts, "shipped", SYSTEM, read_only=True)
+    finally:
+        store.dispose()
+    out_console.print(f"stored the shipped scenario {sc.name!r} read-only: {sc.id}", highlight=False)
 
 
 @handle_errors

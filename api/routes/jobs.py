@@ -13,10 +13,12 @@ import uuid
 from typing import Annotated, Any
 
 from backbone.api.auth import Planner, StoreDep, Viewer
+from backbone.api.contract import require_json_body
+from backbone.api.input_policy import check_job_options
 from backbone.api.jobs import SAFE_FILE_NAME, JobManager
 from backbone.api.schemas import FileEntry, JobCreate, JobProgress, JobPublic, JobStatus, ProblemDetails
 from backbone.api.store import ConflictError, GoneError
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse
 
@@ -37,13 +39,16 @@ def job_public(job: Any) -> JobPublic:
                      options=job.options or {}, status=job.status,
                      progress=JobProgress(fraction=job.progress, message=job.message or ""), error=job.error,
                      files=job.files or [], created_at=job.created_at, started_at=job.started_at,
-                     finished_at=job.finished_at, created_by=job.created_by)
+                     finished_at=job.finished_at, created_by=job.created_by,
+                     created_by_token=job.created_by_token, team_id=job.team_id)
 
 
 def validate_job_options(registry: dict[str, str], kind: str, options: dict[str, Any]) -> None:
-    """Check the kind and the options with the task's ``options_model`` (ValidationError -> 422)."""
-    import pydantic
+    """Check the kind and the options with the task's ``options_model``, nested options included,
+    and refuse server paths, addresses and non-finite numbers (ValidationError -> 422)."""
+    from backbone.solver.planning import validate_options
 
+    check_job_options(options)
     try:
         json.dumps(options, ensure_ascii=False).encode("utf-8")
     except (UnicodeEncodeError, ValueError, TypeError):
@@ -58,23 +63,20 @@ def validate_job_options(registry: dict[str, str], kind: str, options: dict[str,
     except (ImportError, AttributeError) as exc:
         raise ValidationError(Problem(f"task kind {kind!r} is not available in this installation ({exc})",
                                       table="job", field="kind")) from None
-    try:
-        model.model_validate(dict(options))
-    except pydantic.ValidationError as exc:
-        raise ValidationError([Problem(e["msg"], table="options", field=".".join(str(p) for p in e["loc"]))
-                               for e in exc.errors()]) from None
+    validate_options(model, options)
 
 
 @router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=ERRORS,
+             dependencies=[Depends(require_json_body)],
              summary="Run a planning task (te, place, failures, design, plan) on a scenario version")
 async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, response: Response,
                      store: StoreDep, who: Planner) -> JobPublic:
     """Queue the job and answer 202 at once; poll ``GET /v1/jobs/{id}``."""
     sid = str(scenario_id)
-    _sc, head = await run_in_threadpool(store.get_scenario, sid)
+    _sc, head = await run_in_threadpool(store.get_scenario, sid, who)
     version = head.version
     if body.version is not None:
-        version = (await run_in_threadpool(store.get_version, sid, body.version)).version
+        version = (await run_in_threadpool(store.get_version, sid, body.version, False, who)).version
     manager = _manager(request)
     await run_in_threadpool(validate_job_options, manager.registry(), body.kind, body.options)
     job = await run_in_threadpool(store.create_job, sid, version, body.kind, body.options, who)
@@ -85,26 +87,27 @@ async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, 
 
 @router.get("/scenarios/{scenario_id}/jobs", response_model=list[JobPublic], responses=ERRORS,
             summary="Jobs of one scenario, newest first")
-def list_scenario_jobs(scenario_id: uuid.UUID, store: StoreDep, _who: Viewer,
+def list_scenario_jobs(scenario_id: uuid.UUID, store: StoreDep, who: Viewer,
                        limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> list[JobPublic]:
-    store.get_scenario(str(scenario_id))
-    return [job_public(j) for j in store.list_jobs(str(scenario_id), limit=limit)]
+    store.get_scenario(str(scenario_id), who)
+    return [job_public(j) for j in store.list_jobs(str(scenario_id), limit=limit, who=who)]
 
 
 @router.get("/jobs", response_model=list[JobPublic], summary="Jobs, newest first")
-def list_jobs(store: StoreDep, _who: Viewer, status: JobStatus | None = None,
+def list_jobs(store: StoreDep, who: Viewer, status: JobStatus | None = None,
               limit: Annotated[int, Query(ge=1, le=1000)] = 100,
               offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0) -> list[JobPublic]:
-    return [job_public(j) for j in store.list_jobs(status=status, limit=limit, offset=offset)]
+    """The jobs of the caller's team (every job for admins)."""
+    return [job_public(j) for j in store.list_jobs(status=status, limit=limit, offset=offset, who=who)]
 
 
 @router.get("/jobs/{job_id}", response_model=JobPublic, responses=ERRORS, summary="A job's status and progress")
-def get_job(job_id: uuid.UUID, store: StoreDep, _who: Viewer) -> JobPublic:
-    return job_public(store.get_job(str(job_id)))
+def get_job(job_id: uuid.UUID, store: StoreDep, who: Viewer) -> JobPublic:
+    return job_public(store.get_job(str(job_id), who))
 
 
-def _finished(store: Any, job_id: uuid.UUID) -> Any:
-    job = store.get_job(str(job_id))
+def _finished(store: Any, job_id: uuid.UUID, who: Any) -> Any:
+    job = store.get_job(str(job_id), who)
     if job.status != "succeeded":
         raise ConflictError(f"job {job.id} is {job.status}; results exist only for succeeded jobs")
     return job
@@ -112,8 +115,8 @@ def _finished(store: Any, job_id: uuid.UUID) -> Any:
 
 @router.get("/jobs/{job_id}/result", responses={**ERRORS, 200: {"content": {"application/json": {}}}},
             summary="The job's result JSON (what the CLI prints with --json)")
-def get_result(job_id: uuid.UUID, store: StoreDep, request: Request, _who: Viewer) -> Response:
-    job = _finished(store, job_id)
+def get_result(job_id: uuid.UUID, store: StoreDep, request: Request, who: Viewer) -> Response:
+    job = _finished(store, job_id, who)
     path = request.app.state.settings.data_dir / "results" / job.id / f"{job.kind}.json"
     if not path.is_file():
         raise GoneError(f"job {job.id} has no result file")
@@ -122,18 +125,27 @@ def get_result(job_id: uuid.UUID, store: StoreDep, request: Request, _who: Viewe
 
 @router.get("/jobs/{job_id}/files", response_model=list[FileEntry], responses=ERRORS,
             summary="The result files (the same files the CLI writes)")
-def list_files(job_id: uuid.UUID, store: StoreDep, request: Request, _who: Viewer) -> list[FileEntry]:
-    job = _finished(store, job_id)
+def list_files(job_id: uuid.UUID, store: StoreDep, request: Request, who: Viewer) -> list[FileEntry]:
+    job = _finished(store, job_id, who)
     base = request.app.state.settings.data_dir / "results" / job.id
     return [FileEntry(name=n, size_bytes=(base / n).stat().st_size, url=f"/v1/jobs/{job.id}/files/{n}")
             for n in job.files or [] if (base / n).is_file()]
 
 
-@router.get("/jobs/{job_id}/files/{name:path}", responses={**ERRORS, 200: {"content": {"application/octet-stream": {}}}},
+RESULT_MEDIA_TYPES = ("text/csv", "application/json", "application/geo+json", "image/png", "image/svg+xml",
+                      "text/html", "text/plain", "application/pdf", "application/vnd.google-earth.kml+xml",
+                      "application/octet-stream")
+"""Media types of result files (by suffix: .csv, .json, .geojson, .png, .svg, .html, .txt, .pdf, .kml; else
+octet-stream)."""
+
+
+@router.get("/jobs/{job_id}/files/{name:path}",
+            responses={**ERRORS, 200: {"content": {t: {} for t in RESULT_MEDIA_TYPES},
+                                       "description": "The file, typed by its suffix"}},
             summary="One result file")
-def get_file(job_id: uuid.UUID, name: str, store: StoreDep, request: Request, _who: Viewer) -> Response:
+def get_file(job_id: uuid.UUID, name: str, store: StoreDep, request: Request, who: Viewer) -> Response:
     """Only names the job listed are served (an allow-list; no path from the request reaches the disk)."""
-    job = _finished(store, job_id)
+    job = _finished(store, job_id, who)
     if name not in (job.files or []) or not SAFE_FILE_NAME.match(name):
         raise GoneError(f"job {job.id} has no file {name!r}")
     base = (request.app.state.settings.data_dir / "results" / job.id).resolve()

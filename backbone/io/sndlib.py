@@ -38,6 +38,12 @@ Mapping rules (documented once, here)
 * **Demands** are kept one record per SNDlib demand, ``src -> dst`` as written, with
   ``demand_gbps = routing_unit x demand_value`` converted to Gbps; whether they are directed is
   decided later by the SNDlib model (see :mod:`backbone.solver.sndlib`).
+* **Design data inside the scenario.** What the tables cannot hold is kept in
+  ``meta["sndlib"]``: ``links`` maps each link id to ``{"preinstalled": units, "setup_cost": c,
+  "modules": [[capacity units or null for UNLIMITED, cost], ...]}`` and ``demands`` maps each
+  demand id to ``{"routing_unit": r}``. :func:`sndlib_from_network` rebuilds the
+  :class:`SndlibNetwork` from the scenario alone, so an SNDlib design never re-reads a file (an
+  uploaded scenario keeps working; no file path travels with a scenario).
 """
 
 from __future__ import annotations
@@ -168,7 +174,8 @@ class _Parser:
         t = self.take()
         if t is None or t.text != text:
             line = t.line if t else (self.toks[-1].line if self.toks else 0)
-            self.problem(f"expected {text!r}, got {t.text if t else 'end of file'!r}", table, record, field, line)
+            self.problem(f"expected {text!r}" + ("" if t else " before the end of the file"), table, record, field,
+                         line)
             return False
         return True
 
@@ -200,10 +207,10 @@ class _Parser:
         try:
             x = float(tok.text)
         except ValueError:
-            self.problem(f"expected a number, got {tok.text!r}", table, record, field, tok.line)
+            self.problem("expected a number", table, record, field, tok.line)
             return math.nan
         if not math.isfinite(x):
-            self.problem(f"expected a finite number, got {tok.text!r}", table, record, field, tok.line)
+            self.problem("expected a finite number", table, record, field, tok.line)
             return math.nan
         if x < 0:
             self.problem(f"must be >= 0, got {x:g}", table, record, field, tok.line)
@@ -225,6 +232,8 @@ def parse_sndlib(path: str | Path, text: str | None = None) -> SndlibNetwork:
     ------
     ValidationError
         Listing every problem found, each with file, section, ``line N (record)`` and field.
+        Messages never quote the file's text (only record ids), so a problem list cannot leak
+        the content of a file that is not an SNDlib file.
     """
     p = Path(path)
     file = str(p)
@@ -237,7 +246,8 @@ def parse_sndlib(path: str | Path, text: str | None = None) -> SndlibNetwork:
                                 record="line 1"))
         raise ValidationError(problems)
     if "type: network" not in lines[0] and "type:network" not in lines[0].replace(" ", ""):
-        problems.append(Problem(f"not an SNDlib network file: {lines[0].strip()!r}", file=file, record="line 1"))
+        problems.append(Problem("not an SNDlib network file (line 1 must say 'type: network')", file=file,
+                                record="line 1"))
         raise ValidationError(problems)
     meta, body_start = _parse_meta(lines)
     par = _Parser(_tokenize(lines, 0), file)
@@ -253,7 +263,7 @@ def parse_sndlib(path: str | Path, text: str | None = None) -> SndlibNetwork:
         if name not in SECTIONS or name == "META":
             after = (f" after section {previous[0]} closed at line {previous[1]} (unbalanced parentheses: "
                      f"an extra ')' in {previous[0]}?)") if previous else ""
-            par.problem(f"unexpected {name!r}{after}; expected a section ({', '.join(SECTIONS[1:])})",
+            par.problem(f"not a section name{after}; expected a section ({', '.join(SECTIONS[1:])})",
                         table=previous[0].lower() if previous else "", record=previous[0] if previous else "",
                         line=t.line)
             break
@@ -340,10 +350,10 @@ def _signed(par: _Parser, tok: _Tok, rid: str, fld: str) -> float:
     try:
         x = float(tok.text)
     except ValueError:
-        par.problem(f"expected a number, got {tok.text!r}", "nodes", rid, fld, tok.line)
+        par.problem("expected a number", "nodes", rid, fld, tok.line)
         return math.nan
     if not math.isfinite(x):
-        par.problem(f"expected a finite number, got {tok.text!r}", "nodes", rid, fld, tok.line)
+        par.problem("expected a finite number", "nodes", rid, fld, tok.line)
     return x
 
 
@@ -580,11 +590,138 @@ def load_sndlib(path: str | Path) -> Network:
     snd = parse_sndlib(path)
     _, _, coords = node_positions(snd)
     meta = {"description": f"SNDlib network {snd.name}", "source": "sndlib",
-            "sndlib": {"file": snd.file, "meta": snd.meta, "gbps_per_unit": snd.gbps_per_unit,
-                       "coordinates": coords, "admissible_paths": len(snd.paths)}}
+            "sources": [{"file": Path(snd.file).name, "format": "sndlib"}],
+            "sndlib": {"meta": snd.meta, "gbps_per_unit": snd.gbps_per_unit, "coordinates": coords,
+                       "admissible_paths": len(snd.paths), **design_meta(snd)}}
     tables = to_tables(snd)
     files = {t: snd.file for t in ("sites", "links", "demands")}
     net = build_network(tables, name=snd.name, meta=meta, files=files)
     logger.info("loaded SNDlib %s: %d nodes, %d links, %d demands (%s coordinates)", snd.name, len(net.sites),
                 len(net.links), len(net.demands), coords)
     return net
+
+
+# ---------------------------------------------------------------------- design data kept in the scenario
+def design_meta(snd: SndlibNetwork) -> dict[str, Any]:
+    """``{"links": ..., "demands": ...}``: the SNDlib data the backbone tables do not hold (module doc).
+
+    Capacities are in SNDlib units; an ``UNLIMITED`` module capacity is ``None`` (JSON null).
+    """
+    mods: dict[str, list[list[float | None]]] = {str(lk): [] for lk in snd.links.index}
+    for lk, cap, cost in zip(snd.modules["link"], snd.modules["capacity"].to_numpy(float),
+                             snd.modules["cost"].to_numpy(float), strict=True):
+        mods[str(lk)].append([None if math.isinf(cap) else float(cap), float(cost)])
+    links = {str(lk): {"preinstalled": float(pre), "setup_cost": float(setup), "modules": mods[str(lk)]}
+             for lk, pre, setup in zip(snd.links.index, snd.links["preinstalled_capacity"].to_numpy(float),
+                                       snd.links["setup_cost"].to_numpy(float), strict=True)}
+    demands = {str(d): {"routing_unit": float(r)} for d, r in zip(snd.demands.index,
+                                                                   snd.demands["routing_unit"].to_numpy(float),
+                                                                   strict=True)}
+    return {"links": links, "demands": demands}
+
+
+def _number(value: Any, problems: list[Problem], record: str, field: str, positive: bool = False) -> float:
+    """A finite number >= 0 (> 0 when ``positive``) from scenario meta, or NaN and a problem."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and \
+        (value > 0 if positive else value >= 0)
+    if not ok:
+        problems.append(Problem(f"must be a finite number {'> 0' if positive else '>= 0'}", file="scenario",
+                                table="meta", record=record, field=field))
+        return math.nan
+    return float(value)
+
+
+def sndlib_from_network(net: Network) -> SndlibNetwork:
+    """The :class:`SndlibNetwork` of a scenario, from its tables and ``meta["sndlib"]`` only.
+
+    Capacity units follow ``meta["sndlib"]["meta"]["unit"]`` (as :attr:`SndlibNetwork.gbps_per_unit`).
+    Links: ``site_a -> site_b``, routing cost ``routing_cost_per_gbps x gbps_per_unit``,
+    pre-installed cost ``preinstalled_cost_usd``; pre-installed capacity, setup cost and the
+    module list from ``meta["sndlib"]["links"][id]`` (a link it does not list: pre-installed
+    ``capacity_gbps``, no setup cost and one module of ``module_gbps`` at ``module_cost_usd``).
+    Demands: ``demand_gbps / gbps_per_unit`` capacity units, in the routing unit of
+    ``meta["sndlib"]["demands"][id]`` (default 1). Any scenario works, SNDlib or not.
+
+    Raises
+    ------
+    ValidationError
+        For malformed ``meta.sndlib`` entries (naming ``meta.sndlib...`` and the record), and
+        entries naming links or demands the scenario does not have.
+    """
+    raw = net.meta.get("sndlib") or {}
+    problems: list[Problem] = []
+    if not isinstance(raw, dict):
+        raise ValidationError(Problem("must be an object", file="scenario", table="meta", field="sndlib"))
+    link_meta = raw.get("links") or {}
+    demand_meta = raw.get("demands") or {}
+    for name, value in (("links", link_meta), ("demands", demand_meta)):
+        if not isinstance(value, dict):
+            problems.append(Problem("must be an object keyed by id", file="scenario", table="meta",
+                                    field=f"sndlib.{name}"))
+    snd_meta = raw.get("meta") or {}
+    if not isinstance(snd_meta, dict):
+        problems.append(Problem("must be an object", file="scenario", table="meta", field="sndlib.meta"))
+    if problems:
+        raise ValidationError(problems)
+    plain_meta = {str(a): str(b) for a, b in snd_meta.items()}
+    k = UNIT_TO_GBPS.get(plain_meta.get("unit", "").strip().upper(), 1.0)  # as SndlibNetwork.gbps_per_unit
+    for name, value, known in (("links", link_meta, net.links.index), ("demands", demand_meta, net.demands.index)):
+        unknown = sorted(set(value) - set(map(str, known)))
+        problems += [Problem(f"no {name[:-1]} {u!r} in the scenario", file="scenario", table="meta", record=u,
+                             field=f"sndlib.{name}") for u in unknown[:20]]
+    lk = net.links
+    rows: list[dict[str, Any]] = []
+    mods: list[dict[str, Any]] = []
+    for i, lid in enumerate(lk.index):
+        entry = link_meta.get(str(lid))
+        row = {"id": str(lid), "source": str(lk["site_a"].iat[i]), "target": str(lk["site_b"].iat[i]),
+               "preinstalled_cost": float(lk["preinstalled_cost_usd"].iat[i]),
+               "routing_cost": float(lk["routing_cost_per_gbps"].iat[i]) * k, "line": 0}
+        if entry is None:
+            row.update(preinstalled_capacity=float(lk["capacity_gbps"].iat[i]) / k, setup_cost=0.0)
+            mods.append({"link": str(lid), "capacity": float(lk["module_gbps"].iat[i]) / k,
+                         "cost": float(lk["module_cost_usd"].iat[i])})
+            rows.append(row)
+            continue
+        field = f"sndlib.links.{lid}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("modules", []), list):
+            problems.append(Problem("must be {preinstalled, setup_cost, modules: [[capacity, cost], ...]}",
+                                    file="scenario", table="meta", record=str(lid), field=field))
+            continue
+        row["preinstalled_capacity"] = _number(entry.get("preinstalled", 0.0), problems, str(lid),
+                                               f"{field}.preinstalled")
+        row["setup_cost"] = _number(entry.get("setup_cost", 0.0), problems, str(lid), f"{field}.setup_cost")
+        for j, mod in enumerate(entry.get("modules", [])):
+            if not isinstance(mod, list) or len(mod) != 2:
+                problems.append(Problem("a module is [capacity, cost]", file="scenario", table="meta",
+                                        record=str(lid), field=f"{field}.modules.{j}"))
+                continue
+            cap = math.inf if mod[0] is None else _number(mod[0], problems, str(lid), f"{field}.modules.{j}",
+                                                          positive=True)
+            mods.append({"link": str(lid), "capacity": cap,
+                         "cost": _number(mod[1], problems, str(lid), f"{field}.modules.{j}")})
+        rows.append(row)
+    units = net.demands["demand_gbps"].to_numpy(float) / k
+    routing = []
+    for did in net.demands.index:
+        entry = demand_meta.get(str(did)) or {}
+        if not isinstance(entry, dict):
+            problems.append(Problem("must be {routing_unit}", file="scenario", table="meta", record=str(did),
+                                    field=f"sndlib.demands.{did}"))
+            entry = {}
+        routing.append(_number(entry.get("routing_unit", 1.0), problems, str(did),
+                               f"sndlib.demands.{did}.routing_unit", positive=True))
+    if problems:
+        raise ValidationError(problems)
+    nodes = pd.DataFrame({"x": net.sites["lon"].to_numpy(float), "y": net.sites["lat"].to_numpy(float), "line": 0},
+                         index=pd.Index(net.sites.index.astype(str), name="id"))
+    links = pd.DataFrame(rows, columns=["id", "source", "target", "preinstalled_capacity", "preinstalled_cost",
+                                        "routing_cost", "setup_cost", "line"]).set_index("id")
+    ru = np.asarray(routing, float)
+    demands = pd.DataFrame({"source": net.demands["src"].astype(str).to_numpy(),
+                            "target": net.demands["dst"].astype(str).to_numpy(), "routing_unit": ru,
+                            "demand_value": units / ru, "max_path_length": math.nan, "line": 0},
+                           index=pd.Index(net.demands.index.astype(str), name="id"))
+    modules = pd.DataFrame(mods, columns=["link", "capacity", "cost"])
+    paths = pd.DataFrame(columns=["demand", "path", "links", "line"])
+    return SndlibNetwork(net.name, plain_meta, nodes, links, modules, demands, paths)

@@ -4,7 +4,9 @@ package makes that backend unavailable (with a clear reason), never the whole so
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
+
+from pydantic import AfterValidator, StringConstraints
 
 from backbone.errors import SolverError
 
@@ -20,6 +22,20 @@ BACKENDS: dict[str, tuple[str, str]] = {
 
 ALIASES = {"ortools": "ortools-glop", "glop": "ortools-glop", "pdlp": "ortools-pdlp", "scip": "ortools-scip",
            "pulp": "pulp-cbc", "cbc": "pulp-cbc"}
+
+
+def check_backend_name(name: str) -> str:
+    """``name`` when it names a backend (or an alias); ValueError otherwise (a 422 naming the option).
+
+    Whether its solver package is installed is a run-time question (:func:`get_backend`).
+    """
+    if ALIASES.get(name, name) not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r}; choose one of {', '.join([*BACKENDS, *ALIASES])}")
+    return name
+
+
+BackendName = Annotated[str, StringConstraints(max_length=32), AfterValidator(check_backend_name)]
+"""An option naming a solver backend, checked against :data:`BACKENDS` when the options are parsed."""
 
 
 class Backend(Protocol):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from backbone.solver.backends import BackendName
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 EU_EEA_COUNTRIES: tuple[str, ...] = (
@@ -47,7 +48,7 @@ class ResidencyRule(BaseModel):
     ``allowed_countries``, or its region is in ``allowed_regions``.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str = "rule"
     from_countries: list[str] = Field(default_factory=list)
@@ -79,7 +80,7 @@ class DemandClass(BaseModel):
     second (the default two classes).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str
     slo_rtt_ms: float = Field(gt=0)
@@ -89,7 +90,7 @@ class DemandClass(BaseModel):
 class TrainingJob(BaseModel):
     """A training job: ``gpus`` GPUs in one site, optionally restricted to regions or sites."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str
     gpus: int = Field(gt=0)
@@ -100,14 +101,14 @@ class TrainingJob(BaseModel):
 class PlaceOptions(BaseModel):
     """Options of ``backbone place`` / the ``place`` planning task."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     objective: Literal["min-cost", "max-served"] = "min-cost"
     budget_usd: float | None = Field(default=None, ge=0, description="Budget (capex + opex) for max-served")
     n_plus_one: bool = Field(default=False, description="Serve all inference within SLO after losing any one site")
     periods: Literal[1, 24] = Field(default=1, description="1 = peak hour; 24 = follow-the-sun hourly profile")
-    backend: str = "highs"
-    time_limit_s: float = Field(default=60.0, gt=0, description="Time limit per solve (LP relaxation, MIP, diagnosis)")
+    backend: BackendName = "highs"
+    time_limit_s: float = Field(default=60.0, gt=0, le=86_400, description="Time limit per solve (LP relaxation, MIP, diagnosis)")
     mip_gap: float = Field(default=1e-4, ge=0, description="Relative MIP gap (1e-4 = 0.01 %)")
     lp_bound: bool = Field(default=True, description="Also solve the LP relaxation and report it as a bound")
     verify: bool = Field(default=False, description="Run the independent checker on the result tables")

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from backbone.solver.backends import BackendName
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from backbone.solver.te.formulations import block_values, build_formulation
 from backbone.solver.te.instance import REASONS, build_instance
@@ -50,14 +51,14 @@ Objective = Literal["min-mlu", "max-throughput", "max-min-fair", "min-latency", 
 class TEOptions(BaseModel):
     """Options of the ``te`` task (CLI flags and API body use the same names)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     objective: Objective = Field("min-mlu", description="What to optimise; 'ecmp' simulates shortest-path ECMP.")
     formulation: Literal["path", "edge"] = Field("path", description="Candidate paths or edge-based flow.")
     paths: int = Field(4, ge=1, le=64, description="Candidate paths per demand (k).")
     disjoint: bool = Field(False, description="Link-disjoint candidate paths (successive shortest paths).")
-    backend: str = Field("highs", description="Solver backend (see `backbone.solver.backends.available_backends`).")
-    time_limit_s: float = Field(120.0, gt=0, description="Time limit over all LP stages, seconds.")
+    backend: BackendName = Field("highs", description="Solver backend (see `backbone.solver.backends.available_backends`).")
+    time_limit_s: float = Field(120.0, gt=0, le=86_400, description="Time limit over all LP stages, seconds.")
     utilisation_ceiling: float | None = Field(
         None, gt=0, le=1, description="Max link utilisation for max-throughput / max-min-fair (default 1.0) "
                                       "and min-latency (default 0.8); ignored by min-mlu.")

@@ -55,8 +55,15 @@ def run_crashing_task(net: Network, opts: NoOptions, out_dir: Path | None, progr
 
 run_crashing_task.options_model = NoOptions  # type: ignore[attr-defined]
 
+def run_leaky_task(net: Network, opts: NoOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    raise OSError("cannot read /srv/secret: hunter2-do-not-leak")
+
+
+run_leaky_task.options_model = NoOptions  # type: ignore[attr-defined]
+
 REGISTRY = {
     "sleepy": "apitest_tasks:run_sleepy_task",
+    "leaky": "apitest_tasks:run_leaky_task",
     "infeasible": "apitest_tasks:run_infeasible_task",
     "crashing": "apitest_tasks:run_crashing_task",
 }

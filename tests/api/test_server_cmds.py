@@ -55,5 +55,5 @@ def test_db_upgrade_is_idempotent(env: str) -> None:
     names = set(inspect(store.engine).get_table_names())
     assert {"tokens", "scenarios", "scenario_versions", "jobs", "audit_log", "alembic_version"} <= names
     with store.engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001_initial"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002_teams"
     store.dispose()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.design import check_design, configurations_from_counts
@@ -24,6 +25,7 @@ from backbone.solver.sndlib import (
 
 from backbone.errors import InfeasibleError, ValidationError
 from backbone.io import load_scenario
+from backbone.io.sndlib import parse_sndlib
 from tests.conftest import conformance_dir, make_network
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sndlib"
@@ -206,5 +208,67 @@ def test_run_task_sndlib_and_upgrade(tmp_path: Path) -> None:
     assert up.summary["cost_usd"] == pytest.approx(320.0)
     with pytest.raises(ValidationError):
         run_task("design", net, {"model": "U-U-M-N-C-A-N-N", "bogus": 1})
-    with pytest.raises(ValidationError, match="SNDlib network"):
-        run_task("design", _upgrade_net(), {"model": "U-U-M-N-C-A-N-N", "time_limit": LIMIT})
+    # any scenario solves an SNDlib model: each link's module_gbps at module_cost_usd, capacity pre-installed
+    other = run_task("design", _upgrade_net(), {"model": "D-B-M-N-C-A-N-N", "time_limit": LIMIT, "verify": True})
+    assert other.summary["verification"]["ok"] and other.summary["cost"] == pytest.approx(0.0)  # 10 + 10 via B carry 15
+    with pytest.raises(ValidationError) as err:
+        run_task("design", net, {"model_file": "/etc/passwd"})
+    assert [p.field for p in err.value.problems] == ["model_file"]
+
+
+@pytest.mark.parametrize("name", ["routing", "explicit", "survivable", "triangle"])
+def test_scenario_carries_the_sndlib_design_data(name: str) -> None:
+    """The instance rebuilt from the scenario (tables + meta, after a JSON round trip) is the file's."""
+    from backbone.io import network_from_dict, network_to_dict
+    from backbone.io.sndlib import sndlib_from_network
+
+    snd = parse_sndlib(DATA / f"{name}.txt")
+    net = network_from_dict(network_to_dict(load_scenario(DATA / f"{name}.txt")))
+    assert "file" not in net.meta["sndlib"]
+    again = sndlib_from_network(net)
+    model = parse_model_code("U-U-M-Y-C-A-N-U")
+    a, b = build_instance(snd, model), build_instance(again, model)
+    for col in ("a", "b", "preinstalled", "preinstalled_cost", "routing_cost", "setup_cost"):
+        np.testing.assert_allclose(a.links[col].to_numpy(float), b.links[col].to_numpy(float), rtol=1e-12)
+    pd.testing.assert_frame_equal(a.modules, b.modules, check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(a.demands, b.demands, check_exact=False, rtol=1e-12)
+    assert snd.gbps_per_unit == again.gbps_per_unit
+    assert (again.demands["routing_unit"] == snd.demands["routing_unit"]).all()
+
+
+def test_polska_from_the_scenario_alone() -> None:
+    """A real instance solved from its scenario (no file) costs what the file's instance costs."""
+    from backbone.io import network_from_dict, network_to_dict
+
+    path = conformance_dir() / "sndlib" / "native" / "polska" / "polska.txt"
+    net = network_from_dict(network_to_dict(load_scenario(path)))
+    res = run_task("design", net, {"model": "D-B-M-N-C-A-N-N", "time_limit": LIMIT, "verify": True})
+    _, _, inst = load_instance(path, "D-B-M-N-C-A-N-N")
+    direct = solve_design(inst, time_limit=LIMIT)
+    assert res.summary["verification"]["ok"]
+    assert res.summary["lower_bound"] <= direct.cost * (1 + 1e-6) and direct.lower_bound <= res.summary["cost"] * (1 + 1e-6)
+
+
+def test_bad_sndlib_meta_names_the_field() -> None:
+    from backbone.io import network_from_dict, network_to_dict
+    from backbone.io.sndlib import sndlib_from_network
+
+    doc = network_to_dict(load_scenario(DATA / "routing.txt"))
+    doc["meta"]["sndlib"]["links"]["AB"]["modules"] = [["x", 1]]
+    doc["meta"]["sndlib"]["links"]["ZZ"] = {}
+    with pytest.raises(ValidationError) as err:
+        sndlib_from_network(network_from_dict(doc))
+    assert {p.field for p in err.value.problems} == {"sndlib.links.AB.modules.0", "sndlib.links"}
+
+
+def test_model_file_errors_do_not_echo_the_file(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("alice:x:0:0:PASSWORD=hunter2:/home:/bin/bash\nADMIN_TOKEN = BBK_HUNTER\n")
+    with pytest.raises(ValidationError) as err:
+        parse_model_file(secret)
+    text = str(err.value) + repr([p.__dict__ for p in err.value.problems])
+    assert "hunter2" not in text and "HUNTER" not in text and "alice" not in text
+    assert {p.record for p in err.value.problems} >= {"line 1", "line 2"}
+    with pytest.raises(ValidationError) as err2:
+        parse_sndlib(secret)
+    assert "hunter2" not in str(err2.value) and "alice" not in str(err2.value)

@@ -70,3 +70,15 @@ def test_design_human_output(runner: CliRunner) -> None:
     r = runner.invoke(app, ["design", str(DATA / "explicit.txt"), "--model", "U-U-E-N-C-A-N-N", "--time-limit", "30"])
     assert r.exit_code == 0, r.output
     assert "cost 17.00" in r.stdout and "AB" in r.stdout
+
+
+def test_design_model_file_is_read_by_the_cli(runner: CliRunner, tmp_path: Path) -> None:
+    from backbone.solver.sndlib import parse_model_code
+
+    model = tmp_path / "U-U-M-N-C-A-N-U.txt"
+    model.write_text(parse_model_code("U-U-M-N-C-A-N-U").to_text())
+    r = runner.invoke(app, ["design", str(DATA / "survivable.txt"), "--model-file", str(model), "--time-limit", "30",
+                            "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["model"] == "U-U-M-N-C-A-N-U" and doc["cost"] == pytest.approx(3.0)

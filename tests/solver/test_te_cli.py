@@ -56,9 +56,10 @@ def test_bad_option_exits_2(scenario: Path) -> None:
     assert "objective" in err
 
 
-def test_unknown_backend_exits_4(scenario: Path) -> None:
+def test_unknown_backend_exits_2(scenario: Path) -> None:
+    """An unknown backend name is bad input (exit 2, naming the option); a known but missing one is exit 4."""
     code, _, err = _invoke(str(scenario), "--backend", "gurobi")
-    assert code == 4
+    assert code == 2
     assert "backend" in err
 
 
