@@ -6,7 +6,8 @@
 * ``BACKBONE_DATABASE_URL`` -- a SQLAlchemy URL; default ``sqlite:///<data dir>/backbone.db``. PostgreSQL:
   ``postgresql+psycopg://user:password@host:5432/dbname``.
 * Limits: ``BACKBONE_MAX_BODY_BYTES``, ``BACKBONE_MAX_SITES``, ``BACKBONE_MAX_LINKS``,
-  ``BACKBONE_MAX_DEMANDS``; job execution: ``BACKBONE_WORKERS``, ``BACKBONE_JOB_TIMEOUT_S``.
+  ``BACKBONE_MAX_DEMANDS``; job execution: ``BACKBONE_WORKERS``, ``BACKBONE_JOB_TIMEOUT_S``,
+  ``BACKBONE_JOB_PROCESSES``, ``BACKBONE_WORKER_MEMORY_MB``, ``BACKBONE_WORKER_CPU_S``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ class Settings(BaseSettings):
     max_demands: int = Field(default=1_000_000, ge=1, description="Largest scenario accepted, in demands (422 above).")
     workers: int = Field(default=2, ge=1, le=64, description="Jobs that run at the same time (one process each).")
     job_timeout_s: float = Field(default=3600.0, gt=0, description="Wall-clock limit of one job; it is killed after.")
+    job_processes: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), ge=1, le=256,
+                               description="Processes one job may use (a failure sweep's pool, the path search); "
+                                           "a job's own `workers` option is capped to it.")
+    worker_memory_mb: int = Field(default=8192, ge=0, description="Address-space limit (RLIMIT_AS) of each job process "
+                                                                  "in MiB; 0 = no limit.")
+    worker_cpu_s: int = Field(default=7200, ge=0, description="CPU-time limit (RLIMIT_CPU) of each job process in "
+                                                             "seconds; 0 = no limit.")
     run_migrations: bool = Field(default=True, description="Run `alembic upgrade head` when the app starts.")
 
     def resolved_database_url(self) -> str:
