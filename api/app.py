@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from backbone.api.jobs import JobManager, error_document
+from backbone.api.jobs import JobManager, OptionsTooLargeError, error_document
 from backbone.api.settings import Settings
-from backbone.api.store import ConflictError, GoneError, Store
+from backbone.api.store import ConflictError, GoneError, QueueFullError, Store
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -198,6 +198,18 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ConflictError)
     async def conflict(request: Request, exc: ConflictError) -> JSONResponse:
         return problem_response(409, "Conflict", str(exc), instance=request.url.path)
+
+    @app.exception_handler(OptionsTooLargeError)
+    async def options_too_large(request: Request, exc: OptionsTooLargeError) -> JSONResponse:
+        return problem_response(413, "Content Too Large", str(exc), instance=request.url.path,
+                                errors=[{"file": "request body", "table": "job", "record": "", "field": "options",
+                                         "message": str(exc)}])
+
+    @app.exception_handler(QueueFullError)
+    async def queue_full(request: Request, exc: QueueFullError) -> JSONResponse:
+        title = "Too Many Requests" if exc.status == 429 else "Service Unavailable"
+        return problem_response(exc.status, title, str(exc), headers={"Retry-After": str(exc.retry_after_s)},
+                                instance=request.url.path)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:

@@ -1,7 +1,8 @@
 """Running planning jobs in worker processes.
 
 The API never solves inside a request handler. A :class:`JobManager` owns a supervisor thread
-that claims queued jobs from the store (oldest first, at most ``settings.workers`` at a time),
+that claims queued jobs from the store (fair share: the oldest job of the token with the fewest
+running jobs; at most ``settings.workers`` at a time),
 starts one worker process per job (forked from a preloaded fork server, see :func:`worker_context`) and listens on a multiprocessing queue for its
 progress and its outcome. A worker runs :func:`backbone.solver.planning.run_task` into
 ``<data dir>/staging/<job id>``; on success the supervisor renames that folder to
@@ -72,6 +73,54 @@ def error_document(exc: BaseException) -> dict[str, Any]:
                 "errors": []}
     return {"type": "about:blank", "title": "Internal error", "status": 500,
             "detail": f"{type(exc).__name__}: {exc}", "errors": []}
+
+
+class OptionsTooLargeError(Exception):
+    """Job options larger than ``settings.max_job_options_bytes``; the API answers 413."""
+
+
+CAPPED_OPTIONS = {"time_limit_s": ("max_time_limit_s", "BACKBONE_MAX_TIME_LIMIT_S"),
+                  "max_scenarios": ("max_scenarios", "BACKBONE_MAX_SCENARIOS")}
+"""Option names capped by the server wherever they appear (nested stages included) -> setting, variable."""
+
+
+def check_job_limits(options: Mapping[str, Any], settings: Settings) -> None:
+    """Enforce the server's caps on job options before a job is queued.
+
+    Raises
+    ------
+    OptionsTooLargeError
+        Options larger than ``max_job_options_bytes`` as JSON.
+    backbone.errors.ValidationError
+        An option in :data:`CAPPED_OPTIONS` above its cap, at any depth (the field is the dotted path).
+    """
+    import json
+
+    from backbone.errors import Problem, ValidationError
+
+    size = len(json.dumps(options, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8", "replace"))
+    if size > settings.max_job_options_bytes:
+        raise OptionsTooLargeError(f"job options of {size} bytes exceed the server's limit of "
+                                   f"{settings.max_job_options_bytes} (BACKBONE_MAX_JOB_OPTIONS_BYTES)")
+    problems: list[Problem] = []
+
+    def walk(value: Any, path: list[str]) -> None:
+        if isinstance(value, Mapping):
+            for key, sub in value.items():
+                capped = CAPPED_OPTIONS.get(str(key))
+                if capped is not None and isinstance(sub, int | float) and not isinstance(sub, bool):
+                    cap = getattr(settings, capped[0])
+                    if not sub <= cap:  # also catches NaN
+                        problems.append(Problem(f"{sub} is above the server's cap of {cap:g} ({capped[1]})",
+                                                table="options", field=".".join([*path, str(key)])))
+                walk(sub, [*path, str(key)])
+        elif isinstance(value, list):
+            for i, sub in enumerate(value):
+                walk(sub, [*path, str(i)])
+
+    walk(options, [])
+    if problems:
+        raise ValidationError(problems)
 
 
 # ---------------------------------------------------------------------- worker side
@@ -319,7 +368,7 @@ class JobManager:
 
     def _launch_queued(self) -> None:
         while len(self._running) < self.settings.workers and not self._stop.is_set():
-            job = self.store.claim_next_job()
+            job = self.store.claim_next_job(self.settings.max_running_jobs_per_token)
             if job is None:
                 return
             try:

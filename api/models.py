@@ -96,8 +96,10 @@ class Job(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_by: Mapped[str] = mapped_column(String(200))
+    owner_id: Mapped[str] = mapped_column(String(36), default="", server_default="")  # the submitting token's id
 
-    __table_args__ = (Index("ix_jobs_scenario", "scenario_id", "created_at"),)
+    __table_args__ = (Index("ix_jobs_scenario", "scenario_id", "created_at"),
+                      Index("ix_jobs_status_owner", "status", "owner_id"))
 
 
 class AuditEntry(Base):

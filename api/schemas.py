@@ -109,14 +109,13 @@ class JobProgress(BaseModel):
     message: str
 
 
-class JobPublic(BaseModel):
-    """A job and where it stands."""
+class JobSummary(BaseModel):
+    """A job and where it stands, as listings show it (no options)."""
 
     id: str
     scenario_id: str
     scenario_version: int
     kind: str
-    options: dict[str, Any]
     status: JobStatus
     progress: JobProgress
     error: ProblemDetails | None = None
@@ -125,6 +124,12 @@ class JobPublic(BaseModel):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     created_by: str
+
+
+class JobPublic(JobSummary):
+    """A job and where it stands, with the options it was submitted with."""
+
+    options: dict[str, Any]
 
 
 class FileEntry(BaseModel):

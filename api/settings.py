@@ -7,7 +7,8 @@
   ``postgresql+psycopg://user:password@host:5432/dbname``.
 * Limits: ``BACKBONE_MAX_BODY_BYTES``, ``BACKBONE_MAX_SITES``, ``BACKBONE_MAX_LINKS``,
   ``BACKBONE_MAX_DEMANDS``; job execution: ``BACKBONE_WORKERS``, ``BACKBONE_JOB_TIMEOUT_S``,
-  ``BACKBONE_JOB_PROCESSES``, ``BACKBONE_WORKER_MEMORY_MB``, ``BACKBONE_WORKER_CPU_S``.
+  ``BACKBONE_JOB_PROCESSES``, ``BACKBONE_WORKER_MEMORY_MB``, ``BACKBONE_WORKER_CPU_S``; caps on job options,
+  queue depth and fair shares per token (every field below; docs/api.md).
 """
 
 from __future__ import annotations
@@ -45,6 +46,18 @@ class Settings(BaseSettings):
                                                                   "in MiB; 0 = no limit.")
     worker_cpu_s: int = Field(default=7200, ge=0, description="CPU-time limit (RLIMIT_CPU) of each job process in "
                                                              "seconds; 0 = no limit.")
+    max_time_limit_s: float = Field(default=900.0, gt=0, description="Largest `time_limit_s` a job option may ask for "
+                                                                     "(422 above).")
+    max_scenarios: int = Field(default=5000, ge=1, description="Largest `max_scenarios` a job option may ask for "
+                                                               "(422 above).")
+    max_job_options_bytes: int = Field(default=64 * 1024, ge=256, description="Largest job options, as JSON bytes "
+                                                                              "(413 above).")
+    max_queued_jobs: int = Field(default=1000, ge=1, description="Queued jobs on the server; more get 503 with "
+                                                                 "Retry-After.")
+    max_queued_jobs_per_token: int = Field(default=100, ge=1, description="Queued jobs of one token; more get 429 "
+                                                                          "with Retry-After.")
+    max_running_jobs_per_token: int = Field(default=0, ge=0, description="Jobs of one token running at once; 0 = no "
+                                                                         "cap beyond the fair share.")
     run_migrations: bool = Field(default=True, description="Run `alembic upgrade head` when the app starts.")
 
     def resolved_database_url(self) -> str:

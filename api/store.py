@@ -17,13 +17,13 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from backbone.api.models import AuditEntry, Job, Scenario, ScenarioVersion, Token, utcnow
 from sqlalchemy import Engine, create_engine, event, func, select, update
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, defer, sessionmaker
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +57,18 @@ class ConflictError(Exception):
 
 class GoneError(LookupError):
     """The thing does not exist (or was deleted); the API answers 404."""
+
+
+class QueueFullError(Exception):
+    """Too many queued jobs: of one token (the API answers 429) or on the server (503), with Retry-After."""
+
+    def __init__(self, message: str, status: int, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.status, self.retry_after_s = status, retry_after_s
+
+
+AUDIT_OPTIONS_BYTES = 4096
+"""Job options up to this size are copied into the audit entry; larger ones are recorded by digest."""
 
 
 def hash_token(token: str) -> str:
@@ -352,14 +364,38 @@ class Store:
         return decode_document(self.get_version(sid, version, include_deleted).content)
 
     # ------------------------------------------------------------------ jobs
-    def create_job(self, sid: str, version: int, kind: str, options: dict[str, Any], who: Principal) -> Job:
-        """Queue a job on one scenario version."""
+    def create_job(self, sid: str, version: int, kind: str, options: dict[str, Any], who: Principal,
+                   max_queued: int | None = None, max_queued_per_owner: int | None = None,
+                   retry_after_s: int = 30) -> Job:
+        """Queue a job on one scenario version, owned by ``who``'s token.
+
+        Raises
+        ------
+        QueueFullError
+            When ``who`` already has ``max_queued_per_owner`` queued jobs (429), or the server has
+            ``max_queued`` (503).
+        """
         job = Job(id=new_id(), scenario_id=sid, scenario_version=version, kind=kind, options=options,
-                  status="queued", progress=0.0, message="queued", created_at=utcnow(), created_by=who.name)
+                  status="queued", progress=0.0, message="queued", created_at=utcnow(), created_by=who.name,
+                  owner_id=who.token_id)
+        raw = json.dumps(options, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        logged: dict[str, Any] = ({"options": options} if len(raw) <= AUDIT_OPTIONS_BYTES else
+                                  {"options_bytes": len(raw), "options_sha256": hashlib.sha256(raw).hexdigest()})
         with self.session() as s:
+            if max_queued_per_owner is not None:
+                mine = s.scalar(select(func.count()).select_from(Job).where(Job.status == "queued",
+                                                                            Job.owner_id == who.token_id)) or 0
+                if mine >= max_queued_per_owner:
+                    raise QueueFullError(f"this token already has {mine} queued jobs (the limit is "
+                                         f"{max_queued_per_owner}); wait for some to start", 429, retry_after_s)
+            if max_queued is not None:
+                queued = s.scalar(select(func.count()).select_from(Job).where(Job.status == "queued")) or 0
+                if queued >= max_queued:
+                    raise QueueFullError(f"the server has {queued} queued jobs (the limit is {max_queued})",
+                                         503, retry_after_s)
             s.add(job)
             self._audit(s, who, "job.create", "job", job.id,
-                        {"scenario": sid, "version": version, "kind": kind, "options": options})
+                        {"scenario": sid, "version": version, "kind": kind, **logged})
         return job
 
     def get_job(self, job_id: str) -> Job:
@@ -371,10 +407,13 @@ class Store:
             return job
 
     def list_jobs(self, scenario_id: str | None = None, status: str | None = None, limit: int = 100,
-                  offset: int = 0) -> list[Job]:
-        """Jobs, newest first, optionally of one scenario and/or in one state."""
+                  offset: int = 0, with_options: bool = True) -> list[Job]:
+        """Jobs, newest first, optionally of one scenario and/or in one state (``with_options=False``
+        leaves the options unread: listings return summaries)."""
         with self.session() as s:
             q = select(Job).order_by(Job.created_at.desc(), Job.id).limit(limit).offset(offset)
+            if not with_options:
+                q = q.options(defer(Job.options, raiseload=True))
             if scenario_id:
                 q = q.where(Job.scenario_id == scenario_id)
             if status:
@@ -389,16 +428,40 @@ class Store:
         counts.update({str(k): int(v) for k, v in rows})
         return counts
 
-    def claim_next_job(self) -> Job | None:
-        """Atomically move the oldest queued job to ``running`` and return it."""
+    def claim_next_job(self, max_running_per_owner: int = 0) -> Job | None:
+        """Atomically move the next queued job to ``running`` and return it (fair share).
+
+        The next job is the oldest queued job of the token with the fewest running jobs; ties go to
+        the token served least recently, then to the one waiting longest. So tokens take turns and
+        one token's many jobs do not hold back another's. ``max_running_per_owner`` (0 = none) caps the jobs one token runs at once.
+        """
         with self.session() as s:
-            for job in s.scalars(select(Job).where(Job.status == "queued").order_by(Job.created_at).limit(5)):
-                res = s.execute(update(Job).where(Job.id == job.id, Job.status == "queued")
-                                .values(status="running", started_at=utcnow(), message="starting"))
-                if res.rowcount == 1:  # type: ignore[attr-defined]
-                    s.flush()
-                    s.refresh(job)
-                    return job
+            running = {str(o): int(n) for o, n in s.execute(
+                select(Job.owner_id, func.count()).where(Job.status == "running").group_by(Job.owner_id)).all()}
+            heads = s.execute(select(Job.owner_id, func.min(Job.created_at)).where(Job.status == "queued")
+                              .group_by(Job.owner_id)).all()
+            served = {str(o): _aware(t) for o, t in s.execute(
+                select(Job.owner_id, func.max(Job.started_at))
+                .where(Job.owner_id.in_([h[0] for h in heads]), Job.started_at.is_not(None))
+                .group_by(Job.owner_id)).all() if t is not None} if heads else {}
+            never = datetime.min.replace(tzinfo=UTC)
+
+            def turn(head: Any) -> tuple[int, datetime, datetime]:
+                """Fewest running first, then least recently served, then oldest waiting."""
+                owner = str(head[0])
+                return running.get(owner, 0), served.get(owner, never), _aware(head[1])
+
+            for owner, _first in sorted(heads, key=turn):
+                if max_running_per_owner and running.get(str(owner), 0) >= max_running_per_owner:
+                    continue
+                for job in s.scalars(select(Job).where(Job.status == "queued", Job.owner_id == owner)
+                                     .order_by(Job.created_at, Job.id).limit(5)):
+                    res = s.execute(update(Job).where(Job.id == job.id, Job.status == "queued")
+                                    .values(status="running", started_at=utcnow(), message="starting"))
+                    if res.rowcount == 1:  # type: ignore[attr-defined]
+                        s.flush()
+                        s.refresh(job)
+                        return job
         return None
 
     def set_progress(self, job_id: str, fraction: float, message: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import backbone.api
 import pytest
 from backbone.api.cli.main import app
 from backbone.api.store import Store, hash_token
@@ -54,6 +55,10 @@ def test_db_upgrade_is_idempotent(env: str) -> None:
     store = Store(env)
     names = set(inspect(store.engine).get_table_names())
     assert {"tokens", "scenarios", "scenario_versions", "jobs", "audit_log", "alembic_version"} <= names
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory(str(Path(backbone.api.__file__).with_name("migrations"))).get_current_head()
+    assert head is not None
     with store.engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001_initial"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
     store.dispose()
