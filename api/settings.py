@@ -8,7 +8,7 @@
 * Limits: ``BACKBONE_MAX_BODY_BYTES``, ``BACKBONE_MAX_SITES``, ``BACKBONE_MAX_LINKS``,
   ``BACKBONE_MAX_DEMANDS``; job execution: ``BACKBONE_WORKERS``, ``BACKBONE_JOB_TIMEOUT_S``,
   ``BACKBONE_JOB_PROCESSES``, ``BACKBONE_WORKER_MEMORY_MB``, ``BACKBONE_WORKER_CPU_S``; caps on job options,
-  queue depth and fair shares per token (every field below; docs/api.md).
+  queues, fairness, failed-login rate, connection timeouts and retention (every field below; docs/api.md).
 """
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ class Settings(BaseSettings):
                                                                           "with Retry-After.")
     max_running_jobs_per_token: int = Field(default=0, ge=0, description="Jobs of one token running at once; 0 = no "
                                                                          "cap beyond the fair share.")
+    auth_failures_per_minute: int = Field(default=20, ge=1, description="Failed authentications one client address "
+                                                                        "may make per minute before 429.")
+    header_timeout_s: float = Field(default=10.0, gt=0, description="A connection must send a request's headers "
+                                                                    "within this many seconds, or it is closed.")
     run_migrations: bool = Field(default=True, description="Run `alembic upgrade head` when the app starts.")
 
     def resolved_database_url(self) -> str:

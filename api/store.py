@@ -178,6 +178,14 @@ class Store:
         s.add(AuditEntry(at=utcnow(), token_id=who.token_id, token_name=who.name, action=action,
                          target_type=target_type, target_id=target_id, detail=detail))
 
+    def audit_auth_failure(self, address: str, path: str, failures: int, now_limited: bool) -> None:
+        """Audit a failed authentication (``auth.failed``; ``auth.rate_limited`` when the address just
+        reached its limit). Only the client address and path are recorded, never the token tried."""
+        anonymous = Principal("", "anonymous", "viewer")
+        with self.session() as s:
+            self._audit(s, anonymous, "auth.rate_limited" if now_limited else "auth.failed", "client",
+                        clean_text(address, 64), {"path": clean_text(path, 200), "failures_last_minute": failures})
+
     def list_audit(self, limit: int = 100, offset: int = 0, action: str | None = None) -> list[AuditEntry]:
         """Audit entries, newest first."""
         with self.session() as s:

@@ -60,8 +60,13 @@ def serve(
                         format="%(levelname)s %(name)s: %(message)s")
     err_console.print(f"backbone API on http://{host}:{port}  (docs /docs, data dir {settings.data_dir})",
                       highlight=False)
+    from backbone.api.limits import header_timeout_protocol
+
+    # idle keep-alive connections close after keep_alive_s; request headers must arrive within
+    # BACKBONE_HEADER_TIMEOUT_S; h11 refuses header blocks over 64 KiB
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                timeout_keep_alive=keep_alive_s)
+                timeout_keep_alive=keep_alive_s, http=header_timeout_protocol(settings.header_timeout_s),
+                h11_max_incomplete_event_size=64 * 1024)
 
 
 @handle_errors

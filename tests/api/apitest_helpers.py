@@ -64,8 +64,10 @@ FINAL = ("succeeded", "failed", "cancelled")
 class LiveServer:
     """``backbone serve`` in a subprocess on a free 127.0.0.1 port, on a given data dir and database."""
 
-    def __init__(self, data_dir: Any, database_url: str, workers: int = 2) -> None:
+    def __init__(self, data_dir: Any, database_url: str, workers: int = 2,
+                 extra_env: dict[str, str] | None = None) -> None:
         self.data_dir, self.database_url, self.workers = data_dir, database_url, workers
+        self.extra_env = dict(extra_env or {})
         self.proc: Any = None
         self.port = 0
         self.log_path = data_dir / "server.log"
@@ -73,7 +75,7 @@ class LiveServer:
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.update(BACKBONE_DATA_DIR=str(self.data_dir), BACKBONE_DATABASE_URL=self.database_url,
-                   BACKBONE_WORKERS=str(self.workers))
+                   BACKBONE_WORKERS=str(self.workers), **self.extra_env)
         return env
 
     def cli(self, *args: str) -> Any:
