@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from backbone.api.settings import Settings
-from backbone.api.store import Store
+from backbone.api.store import PurgeReport, Store
 
 logger = logging.getLogger(__name__)
 
@@ -349,9 +349,25 @@ class JobManager:
             return len(self._running)
 
     # ------------------------------------------------------------------ supervisor
+    def maintain(self) -> PurgeReport:
+        """Apply the retention settings now: purge the store, delete the purged jobs' result folders."""
+        day = 86_400.0
+        s = self.settings
+        report = self.store.purge(s.deleted_retention_days * day, s.job_retention_days * day,
+                                  s.audit_retention_days * day, s.max_versions_per_scenario)
+        for job_id in report.job_ids:
+            shutil.rmtree(self.results_dir / job_id, ignore_errors=True)
+        if report.any():
+            logger.info("retention: freed %s", report.counts())
+        return report
+
     def _supervise(self) -> None:
+        next_maintenance = time.monotonic()
         while not self._stop.is_set():
             try:
+                if time.monotonic() >= next_maintenance:
+                    next_maintenance = time.monotonic() + self.settings.maintenance_interval_s
+                    self.maintain()
                 self._drain(timeout=0.1)
                 self._reap()
                 self._launch_queued()

@@ -62,6 +62,14 @@ class Settings(BaseSettings):
                                                                         "may make per minute before 429.")
     header_timeout_s: float = Field(default=10.0, gt=0, description="A connection must send a request's headers "
                                                                     "within this many seconds, or it is closed.")
+    deleted_retention_days: float = Field(default=7.0, ge=0, description="Days a deleted scenario's versions (and "
+                                                                         "its finished jobs) are kept; 0 = forever.")
+    job_retention_days: float = Field(default=30.0, ge=0, description="Days a finished job and its result files are "
+                                                                      "kept; 0 = forever.")
+    audit_retention_days: float = Field(default=365.0, ge=0, description="Days audit entries are kept; 0 = forever.")
+    max_versions_per_scenario: int = Field(default=100, ge=1, description="Versions kept per scenario; older ones "
+                                                                          "no job refers to are freed.")
+    maintenance_interval_s: float = Field(default=300.0, gt=0, description="Seconds between retention sweeps.")
     run_migrations: bool = Field(default=True, description="Run `alembic upgrade head` when the app starts.")
 
     def resolved_database_url(self) -> str:
