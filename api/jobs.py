@@ -131,10 +131,12 @@ class WorkerLimits:
     processes: int
     memory_bytes: int  # RLIMIT_AS of each process of the job; 0 = none
     cpu_s: int  # RLIMIT_CPU of each process of the job; 0 = none
+    nice: int = 0  # added to the scheduling niceness, so request handling keeps the CPU it needs
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WorkerLimits:
-        return cls(settings.job_processes, settings.worker_memory_mb * 1024 * 1024, settings.worker_cpu_s)
+        return cls(settings.job_processes, settings.worker_memory_mb * 1024 * 1024, settings.worker_cpu_s,
+                   settings.worker_nice)
 
 
 def _apply_limits(limits: WorkerLimits) -> None:
@@ -142,6 +144,9 @@ def _apply_limits(limits: WorkerLimits) -> None:
     from backbone.solver.processes import set_process_limit
 
     set_process_limit(limits.processes)
+    if limits.nice:
+        with contextlib.suppress(OSError):
+            os.nice(limits.nice)
     try:
         import resource
     except ImportError:  # pragma: no cover - not POSIX

@@ -46,6 +46,8 @@ class Settings(BaseSettings):
                                                                   "in MiB; 0 = no limit.")
     worker_cpu_s: int = Field(default=7200, ge=0, description="CPU-time limit (RLIMIT_CPU) of each job process in "
                                                              "seconds; 0 = no limit.")
+    worker_nice: int = Field(default=10, ge=0, le=19, description="Niceness added to job processes, so the API "
+                                                                 "answers quickly while jobs compute.")
     max_time_limit_s: float = Field(default=900.0, gt=0, description="Largest `time_limit_s` a job option may ask for "
                                                                      "(422 above).")
     max_scenarios: int = Field(default=5000, ge=1, description="Largest `max_scenarios` a job option may ask for "

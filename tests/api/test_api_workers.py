@@ -4,6 +4,7 @@ server when it is killed -9."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -75,7 +76,8 @@ def test_default_failures_and_plan_on_the_shipped_scenario(big_client: TestClien
 
 
 def test_worker_processes_are_capped_by_the_server(tmp_path: Path) -> None:
-    """A job asking for 64 sweep workers gets the server's `job_processes` (here 1: the serial engine)."""
+    """A job asking for 64 sweep workers gets the server's `job_processes` (here 1: the serial engine),
+    and runs at a lower CPU priority than the server."""
     settings = Settings(data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'api.db'}", workers=1,
                         job_processes=1)
     with TestClient(create_app(settings, task_registry=REGISTRY)) as client:
@@ -88,6 +90,7 @@ def test_worker_processes_are_capped_by_the_server(tmp_path: Path) -> None:
         assert job["status"] == "succeeded", job
         result = client.get(f"/v1/jobs/{jid}/result", headers=auth(tok)).json()
         assert result["workers"] == 1 and result["process_limit"] == 1
+        assert result["nice"] >= os.nice(0) + settings.worker_nice  # jobs yield the CPU to request handling
 
 
 @linux_only
