@@ -148,3 +148,26 @@ def test_worker_memory_and_cpu_limits(tmp_path: Path) -> None:
         cpu = run({"cpu_s": 30})
         assert cpu["status"] == "failed" and cpu["error"]["title"] == "CPU time limit", cpu
         assert "2 s" in cpu["error"]["detail"]
+
+
+@linux_only
+def test_cancel_kills_the_jobs_pool_processes(big_client: TestClient) -> None:
+    """Cancelling a sweep terminates its worker's whole process group, pool processes included."""
+    client = big_client
+    tok = client.app.state.store.create_token("planner", "p")[1]  # type: ignore[attr-defined]
+    sid = client.post("/v1/scenarios", json=network_to_dict(load_scenario()), headers=auth(tok)).json()["id"]
+    jid = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "failures", "options": {"kind": "srlg-pairs"}},
+                      headers=auth(tok)).json()["id"]
+    manager = client.app.state.jobs  # type: ignore[attr-defined]
+    wait_for(lambda: {"started": jid in manager._running}, lambda j: j["started"])
+    worker = manager._running[jid].process.pid
+    deadline = time.monotonic() + 120
+    while len(pool := descendants(worker)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(pool) >= 2, "the sweep did not start its pool"
+    assert os.getpgid(worker) == worker and all(os.getpgid(p) == worker for p in pool)
+    assert client.delete(f"/v1/jobs/{jid}", headers=auth(tok)).json()["status"] == "cancelled"
+    t0 = time.monotonic()
+    while still_running({worker, *pool}) and time.monotonic() - t0 < 5:
+        time.sleep(0.1)
+    assert not still_running({worker, *pool})
