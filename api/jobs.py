@@ -163,14 +163,14 @@ def _watch_lifeline(lifeline: Any) -> None:
     soon as the server is gone: the server holds the only write end of ``lifeline``, and the
     kernel closes it when the server dies, however it dies."""
     with contextlib.suppress(BaseException):
-        while not lifeline.poll(None):
-            pass
+        while True:
+            lifeline.recv_bytes()  # the server never writes: this returns only by EOFError (server gone)
     with contextlib.suppress(OSError):
         os.killpg(os.getpgid(0), signal.SIGKILL)
     os._exit(3)
 
 
-def _tie_to_server(lifeline: Any) -> None:
+def tie_to_server(lifeline: Any) -> None:
     """Make this worker a process-group leader that dies with the server (see :func:`_watch_lifeline`)."""
     from backbone.solver.processes import die_with_parent
 
@@ -186,7 +186,7 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
     """Entry point of a worker process: tie it to the server, bound it, build the network, run the
     task, report the outcome."""
     if lifeline is not None:
-        _tie_to_server(lifeline)
+        tie_to_server(lifeline)
     if limits is not None:
         _apply_limits(limits)
     with contextlib.suppress(OSError):

@@ -96,3 +96,16 @@ REGISTRY = {
     "infeasible": "apitest_tasks:run_infeasible_task",
     "crashing": "apitest_tasks:run_crashing_task",
 }
+
+
+def lifeline_child(lifeline: object, report: object) -> None:
+    """A stand-in job worker: tied to its parent by ``lifeline``, with a child of its own (``sleep``);
+    reports both pids on ``report`` and waits."""
+    import subprocess
+
+    from backbone.api.jobs import tie_to_server
+
+    tie_to_server(lifeline)
+    child = subprocess.Popen(["sleep", "600"])
+    report.put([os.getpid(), child.pid])  # type: ignore[attr-defined]
+    time.sleep(600)

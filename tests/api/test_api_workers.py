@@ -171,3 +171,32 @@ def test_cancel_kills_the_jobs_pool_processes(big_client: TestClient) -> None:
     while still_running({worker, *pool}) and time.monotonic() - t0 < 5:
         time.sleep(0.1)
     assert not still_running({worker, *pool})
+
+
+@linux_only
+def test_a_worker_kills_its_group_when_the_server_pipe_closes() -> None:
+    """The lifeline alone (no parent death involved): when its write end closes, the worker kills its
+    whole process group, its own children included."""
+    import multiprocessing as mp
+
+    from apitest_tasks import lifeline_child
+
+    ctx = mp.get_context("spawn")
+    read_end, write_end = ctx.Pipe(duplex=False)
+    report = ctx.Queue()
+    proc = ctx.Process(target=lifeline_child, args=(read_end, report))
+    proc.start()
+    try:
+        pids = set(report.get(timeout=60))
+        time.sleep(0.5)
+        assert still_running(pids) == pids
+        write_end.close()
+        t0 = time.monotonic()
+        while still_running(pids) and time.monotonic() - t0 < 5:
+            time.sleep(0.1)
+        assert not still_running(pids)
+        proc.join(5)
+        assert proc.exitcode == -9
+    finally:
+        if proc.is_alive():
+            proc.kill()
