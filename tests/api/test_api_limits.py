@@ -127,3 +127,12 @@ def test_large_options_are_refused_and_listings_omit_options(client: TestClient,
     assert _job(client, tok, ids[0])["options"] == {"steps": 1, "step_s": 0}
     for jid in ids:
         wait_for(lambda jid=jid: _job(client, tok, jid), lambda j: j["status"] in FINAL)
+    # options over 4 KiB are stored once: the audit entry has their digest and size
+    records = [{"id": f"s{i}", "links": "AB"} for i in range(300)]
+    big = _submit(client, tok, sid, {"kind": "list", "scenarios": records, "engine": "serial"}, kind="failures")
+    assert big.status_code == 202, big.text
+    audit = client.get("/v1/audit", params={"action": "job.create"}, headers=auth(tokens["admin"])).json()
+    entry = next(a for a in audit if a["target_id"] == big.json()["id"])
+    assert "options" not in entry["detail"] and entry["detail"]["options_bytes"] > 4096
+    assert len(entry["detail"]["options_sha256"]) == 64
+    wait_for(lambda: _job(client, tok, big.json()["id"]), lambda j: j["status"] in FINAL)
