@@ -355,16 +355,8 @@ class JobManager:
 
     # ------------------------------------------------------------------ supervisor
     def maintain(self) -> PurgeReport:
-        """Apply the retention settings now: purge the store, delete the purged jobs' result folders."""
-        day = 86_400.0
-        s = self.settings
-        report = self.store.purge(s.deleted_retention_days * day, s.job_retention_days * day,
-                                  s.audit_retention_days * day, s.max_versions_per_scenario)
-        for job_id in report.job_ids:
-            shutil.rmtree(self.results_dir / job_id, ignore_errors=True)
-        if report.any():
-            logger.info("retention: freed %s", report.counts())
-        return report
+        """Apply the retention settings now (see :func:`apply_retention`)."""
+        return apply_retention(self.store, self.settings)
 
     def _supervise(self) -> None:
         next_maintenance = time.monotonic()
@@ -488,6 +480,20 @@ class JobManager:
                 shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
                 with self._lock:
                     self._running.pop(job_id, None)
+
+
+def apply_retention(store: Store, settings: Settings) -> PurgeReport:
+    """Free what the retention settings no longer keep: purge the store, then delete the purged
+    jobs' result folders (the server does this every ``maintenance_interval_s``; ``backbone db purge``
+    does it once)."""
+    day = 86_400.0
+    report = store.purge(settings.deleted_retention_days * day, settings.job_retention_days * day,
+                         settings.audit_retention_days * day, settings.max_versions_per_scenario)
+    for job_id in report.job_ids:
+        shutil.rmtree(settings.data_dir / "results" / job_id, ignore_errors=True)
+    if report.any():
+        logger.info("retention: freed %s", report.counts())
+    return report
 
 
 def _signal_group(proc: BaseProcess, sig: int) -> bool:

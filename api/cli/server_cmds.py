@@ -1,4 +1,4 @@
-"""``backbone serve``, ``backbone token create|list|revoke`` and ``backbone db upgrade``.
+"""``backbone serve``, ``backbone token create|list|revoke``, ``backbone db upgrade`` and ``backbone db purge``.
 
 Storage is configured by ``BACKBONE_DATA_DIR`` and ``BACKBONE_DATABASE_URL`` (see docs/api.md).
 """
@@ -25,6 +25,7 @@ def register(app: typer.Typer) -> None:
     token_app.command("list")(token_list)
     token_app.command("revoke")(token_revoke)
     db_app.command("upgrade")(db_upgrade)
+    db_app.command("purge")(db_purge)
 
 
 def _store() -> object:
@@ -148,4 +149,25 @@ def db_upgrade() -> None:
     store.upgrade()
     store.dispose()
     err_console.print(f"database up to date: {store.engine.url.render_as_string(hide_password=True)}",
+                      highlight=False)
+
+
+@handle_errors
+def db_purge(json_out: JsonOpt = False) -> None:
+    """Apply the retention settings now: free finished jobs and their results, deleted scenarios, old
+    versions and old audit entries (the server also does this every BACKBONE_MAINTENANCE_INTERVAL_S)."""
+    from backbone.api.jobs import apply_retention
+    from backbone.api.settings import Settings
+    from backbone.api.store import Store
+
+    store = _store()
+    assert isinstance(store, Store)
+    try:
+        counts = apply_retention(store, Settings()).counts()
+    finally:
+        store.dispose()
+    if json_out:
+        emit_json(counts)
+        return
+    err_console.print("freed " + ", ".join(f"{n} {what.replace('_', ' ')}" for what, n in counts.items()),
                       highlight=False)
