@@ -14,10 +14,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from backbone.api.contract import allowed_methods, finish_openapi
-from backbone.api.jobs import JobManager, error_document
+from backbone.api.jobs import JobManager, OptionsTooLargeError, error_document
+from backbone.api.limits import FailedAuthLimiter
 from backbone.api.oidc import OidcVerifier
 from backbone.api.settings import Settings
-from backbone.api.store import ConflictError, GoneError, Store
+from backbone.api.store import ConflictError, GoneError, QueueFullError, Store
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -94,48 +95,45 @@ class _TooLarge(Exception):
     pass
 
 
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""Methods counted under their own name; any other method is counted as ``other``."""
+
+
 class Metrics:
-    """Prometheus counters: requests by method/route/status and a latency histogram."""
+    """Prometheus metrics (``prometheus_client``, one registry per app) with bounded labels.
+
+    Labels take values from fixed sets only: the method (:data:`HTTP_METHODS` or ``other``), the
+    route template (or ``unmatched``) and the status code, so no request can add series at will.
+    """
 
     BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
     def __init__(self) -> None:
-        self.requests: dict[tuple[str, str, int], int] = {}
-        self.latency: dict[tuple[str, str], list[float]] = {}  # bucket counts..., sum, count
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter("backbone_http_requests", "HTTP requests by method, route template and status.",
+                                ["method", "route", "status"], registry=self.registry)
+        self.latency = Histogram("backbone_http_request_duration_seconds", "HTTP request latency.",
+                                 ["method", "route"], buckets=self.BUCKETS, registry=self.registry)
+        self.jobs = Gauge("backbone_jobs", "Jobs in the store by status.", ["status"], registry=self.registry)
+        self.workers_busy = Gauge("backbone_job_workers_busy", "Worker processes running a job now.",
+                                  registry=self.registry)
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        key = (method, route, status)
-        self.requests[key] = self.requests.get(key, 0) + 1
-        h = self.latency.setdefault((method, route), [0.0] * (len(self.BUCKETS) + 2))
-        for i, b in enumerate(self.BUCKETS):
-            if seconds <= b:
-                h[i] += 1
-        h[-2] += seconds
-        h[-1] += 1
+        """Count one request (``route`` is a template of the app, or ``unmatched``)."""
+        method = method if method in HTTP_METHODS else "other"
+        self.requests.labels(method, route, str(status)).inc()
+        self.latency.labels(method, route).observe(seconds)
 
     def render(self, jobs_by_status: Mapping[str, int], workers_busy: int) -> str:
-        lines = ["# HELP backbone_http_requests_total HTTP requests by method, route template and status.",
-                 "# TYPE backbone_http_requests_total counter"]
-        for (m, r, s), n in sorted(self.requests.items()):
-            lines.append(f'backbone_http_requests_total{{method="{m}",route="{_esc(r)}",status="{s}"}} {n}')
-        lines += ["# HELP backbone_http_request_duration_seconds HTTP request latency.",
-                  "# TYPE backbone_http_request_duration_seconds histogram"]
-        for (m, r), h in sorted(self.latency.items()):
-            labels = f'method="{m}",route="{_esc(r)}"'
-            for i, b in enumerate(self.BUCKETS):
-                lines.append(f'backbone_http_request_duration_seconds_bucket{{{labels},le="{b}"}} {int(h[i])}')
-            lines.append(f'backbone_http_request_duration_seconds_bucket{{{labels},le="+Inf"}} {int(h[-1])}')
-            lines.append(f"backbone_http_request_duration_seconds_sum{{{labels}}} {h[-2]:.6f}")
-            lines.append(f"backbone_http_request_duration_seconds_count{{{labels}}} {int(h[-1])}")
-        lines += ["# HELP backbone_jobs Jobs in the store by status.", "# TYPE backbone_jobs gauge"]
-        lines += [f'backbone_jobs{{status="{k}"}} {v}' for k, v in sorted(jobs_by_status.items())]
-        lines += ["# HELP backbone_job_workers_busy Worker processes running a job now.",
-                  "# TYPE backbone_job_workers_busy gauge", f"backbone_job_workers_busy {workers_busy}"]
-        return "\n".join(lines) + "\n"
+        """The Prometheus text exposition, with the job gauges set to the given values."""
+        from prometheus_client import generate_latest
 
-
-def _esc(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"')
+        for status, n in jobs_by_status.items():
+            self.jobs.labels(status).set(n)
+        self.workers_busy.set(workers_busy)
+        return generate_latest(self.registry).decode("utf-8")
 
 
 class MetricsMiddleware:
@@ -160,7 +158,8 @@ class MetricsMiddleware:
             await self.app(scope, receive, capture)
         finally:
             route = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
+            template = getattr(route, "path", None)
+            template = template if isinstance(template, str) else "unmatched"  # app route templates only
             self.metrics.observe(scope["method"], template, status[0], time.perf_counter() - t0)
 
 
@@ -203,6 +202,18 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ConflictError)
     async def conflict(request: Request, exc: ConflictError) -> JSONResponse:
         return problem_response(409, "Conflict", str(exc), instance=request.url.path)
+
+    @app.exception_handler(OptionsTooLargeError)
+    async def options_too_large(request: Request, exc: OptionsTooLargeError) -> JSONResponse:
+        return problem_response(413, "Content Too Large", str(exc), instance=request.url.path,
+                                errors=[{"file": "request body", "table": "job", "record": "", "field": "options",
+                                         "message": str(exc)}])
+
+    @app.exception_handler(QueueFullError)
+    async def queue_full(request: Request, exc: QueueFullError) -> JSONResponse:
+        title = "Too Many Requests" if exc.status == 429 else "Service Unavailable"
+        return problem_response(exc.status, title, str(exc), headers={"Retry-After": str(exc.retry_after_s)},
+                                instance=request.url.path)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:
@@ -258,6 +269,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, str
     app.state.settings = settings
     app.state.metrics = metrics
     app.state.oidc = OidcVerifier(settings) if OidcVerifier.configured(settings) else None
+    app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
     install_error_handlers(app)
     finish_openapi(app)
     app.include_router(health.router)

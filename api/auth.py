@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from backbone.api.oidc import OidcError, looks_like_jwt
-from backbone.api.store import Principal, Store
+from backbone.api.store import Principal, Store, hash_token
 from fastapi import Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -33,6 +33,8 @@ async def current_principal(request: Request, store: StoreDep,
     A token seen valid moments ago is answered from memory; otherwise the store is asked in a
     worker thread (the database call must not block the event loop). When the server accepts OIDC
     (:mod:`backbone.api.oidc`), a JWT is verified against the issuer's keys instead.
+    Invalid tokens are audited and counted per client address; past the limit the address gets 429
+    (see :mod:`backbone.api.limits`).
     """
     if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
         raise HTTPException(401, "missing bearer token", headers={"WWW-Authenticate": "Bearer"})
@@ -43,10 +45,22 @@ async def current_principal(request: Request, store: StoreDep,
         except OidcError as exc:
             raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
     principal = store.cached_principal(credentials.credentials)
+    if principal is not None:
+        return principal
+    limiter = request.app.state.auth_limiter
+    address = request.client.host if request.client else "unknown"
+    digest = hash_token(credentials.credentials)
+    retry_after = limiter.retry_after_s(address)
+    if retry_after and not limiter.known(digest):
+        raise HTTPException(429, f"too many failed authentications from {address}; retry in {retry_after} s",
+                            headers={"Retry-After": str(retry_after)})
+    principal = await run_in_threadpool(store.authenticate, credentials.credentials)
     if principal is None:
-        principal = await run_in_threadpool(store.authenticate, credentials.credentials)
-    if principal is None:
+        failures = limiter.record_failure(address)
+        await run_in_threadpool(store.audit_auth_failure, address, request.url.path, failures,
+                                failures >= limiter.per_minute)
         raise HTTPException(401, "invalid, expired or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    limiter.remember(digest)
     return principal
 
 

@@ -1,16 +1,21 @@
 """Running planning jobs in worker processes.
 
 The API never solves inside a request handler. A :class:`JobManager` owns a supervisor thread
-that claims queued jobs from the store (oldest first, at most ``settings.workers`` at a time),
+that claims queued jobs from the store (fair share: the oldest job of the token with the fewest
+running jobs; at most ``settings.workers`` at a time),
 starts one worker process per job (forked from a preloaded fork server, see :func:`worker_context`) and listens on a multiprocessing queue for its
 progress and its outcome. A worker runs :func:`backbone.solver.planning.run_task` into
 ``<data dir>/staging/<job id>``; on success the supervisor renames that folder to
 ``<data dir>/results/<job id>`` (so a result is never half-written) and marks the job succeeded.
 
-Cancelling terminates the worker process (SIGTERM, then SIGKILL). A job exceeding
-``settings.job_timeout_s`` is killed and failed. When the server dies, workers notice that their
-parent is gone and exit; at the next start-up every job still marked ``running`` is failed with
-reason "server restarted" and stale staging folders are removed. Queued jobs stay queued and run.
+Each worker leads its own process group (it may start a process pool: a failure sweep, the path
+search; at most ``settings.job_processes`` processes) and runs under RLIMIT_AS / RLIMIT_CPU from the
+settings. Cancelling terminates the group (SIGTERM, then SIGKILL). A job exceeding
+``settings.job_timeout_s`` is killed and failed. Workers die with the server, however it dies: the
+fork server and each worker get SIGKILL from the kernel when their parent exits (Linux parent-death
+signal), and each worker also watches a pipe whose only write end the server holds and kills its
+group at EOF. At the next start-up every job still marked ``running`` is failed with reason
+"server restarted" and stale staging folders are removed. Queued jobs stay queued and run.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import os
 import queue as queue_mod
 import re
 import shutil
+import signal
 import threading
 import time
 from collections.abc import Mapping
@@ -32,7 +38,7 @@ from typing import Any
 
 from backbone.api.input_policy import server_job_options
 from backbone.api.settings import Settings
-from backbone.api.store import Store
+from backbone.api.store import PurgeReport, Store
 
 logger = logging.getLogger(__name__)
 
@@ -81,20 +87,120 @@ def outcome_message(summary: Mapping[str, Any]) -> str:
     return f"partial: {what}"
 
 
+class OptionsTooLargeError(Exception):
+    """Job options larger than ``settings.max_job_options_bytes``; the API answers 413."""
+
+
+CAPPED_OPTIONS = {"time_limit_s": ("max_time_limit_s", "BACKBONE_MAX_TIME_LIMIT_S"),
+                  "max_scenarios": ("max_scenarios", "BACKBONE_MAX_SCENARIOS")}
+"""Option names capped by the server wherever they appear (nested stages included) -> setting, variable."""
+
+
+def check_job_limits(options: Mapping[str, Any], settings: Settings) -> None:
+    """Enforce the server's caps on job options before a job is queued.
+
+    Raises
+    ------
+    OptionsTooLargeError
+        Options larger than ``max_job_options_bytes`` as JSON.
+    backbone.errors.ValidationError
+        An option in :data:`CAPPED_OPTIONS` above its cap, at any depth (the field is the dotted path).
+    """
+    import json
+
+    from backbone.errors import Problem, ValidationError
+
+    size = len(json.dumps(options, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8", "replace"))
+    if size > settings.max_job_options_bytes:
+        raise OptionsTooLargeError(f"job options of {size} bytes exceed the server's limit of "
+                                   f"{settings.max_job_options_bytes} (BACKBONE_MAX_JOB_OPTIONS_BYTES)")
+    problems: list[Problem] = []
+
+    def walk(value: Any, path: list[str]) -> None:
+        if isinstance(value, Mapping):
+            for key, sub in value.items():
+                capped = CAPPED_OPTIONS.get(str(key))
+                if capped is not None and isinstance(sub, int | float) and not isinstance(sub, bool):
+                    cap = getattr(settings, capped[0])
+                    if not sub <= cap:  # also catches NaN
+                        problems.append(Problem(f"{sub} is above the server's cap of {cap:g} ({capped[1]})",
+                                                table="options", field=".".join([*path, str(key)])))
+                walk(sub, [*path, str(key)])
+        elif isinstance(value, list):
+            for i, sub in enumerate(value):
+                walk(sub, [*path, str(i)])
+
+    walk(options, [])
+    if problems:
+        raise ValidationError(problems)
+
+
 # ---------------------------------------------------------------------- worker side
-def _watch_parent(parent_pid: int) -> None:
-    """Exit the worker as soon as the process that started it (the server, or its fork server,
-    which exits with the server) is gone."""
-    while True:
-        if os.getppid() != parent_pid:
-            os._exit(3)
-        time.sleep(0.5)
+@dataclass(frozen=True)
+class WorkerLimits:
+    """What bounds one job's worker process (from :class:`~backbone.api.settings.Settings`)."""
+
+    processes: int
+    memory_bytes: int  # RLIMIT_AS of each process of the job; 0 = none
+    cpu_s: int  # RLIMIT_CPU of each process of the job; 0 = none
+    nice: int = 0  # added to the scheduling niceness, so request handling keeps the CPU it needs
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> WorkerLimits:
+        return cls(settings.job_processes, settings.worker_memory_mb * 1024 * 1024, settings.worker_cpu_s,
+                   settings.worker_nice)
+
+
+def _apply_limits(limits: WorkerLimits) -> None:
+    """Resource limits of this process (inherited by every process it starts)."""
+    from backbone.solver.processes import set_process_limit
+
+    set_process_limit(limits.processes)
+    if limits.nice:
+        with contextlib.suppress(OSError):
+            os.nice(limits.nice)
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    if limits.memory_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+    if limits.cpu_s:
+        # SIGXCPU at the soft limit (the job fails with "CPU time limit"), SIGKILL at the hard limit
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
+
+
+def _watch_lifeline(lifeline: Any) -> None:
+    """Kill this worker's whole process group (the worker and every pool process it started) as
+    soon as the server is gone: the server holds the only write end of ``lifeline``, and the
+    kernel closes it when the server dies, however it dies."""
+    with contextlib.suppress(BaseException):
+        while True:
+            lifeline.recv_bytes()  # the server never writes: this returns only by EOFError (server gone)
+    with contextlib.suppress(OSError):
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+    os._exit(3)
+
+
+def tie_to_server(lifeline: Any) -> None:
+    """Make this worker a process-group leader that dies with the server (see :func:`_watch_lifeline`)."""
+    from backbone.solver.processes import die_with_parent
+
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)  # the job's processes form one group: cancel and crash handling kill the group
+    die_with_parent()  # the parent is the fork server, which itself dies with the server
+    threading.Thread(target=_watch_lifeline, args=(lifeline,), name="lifeline", daemon=True).start()
 
 
 def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[str, Any], out_dir: str,
-                events: Any, registry: Mapping[str, str]) -> None:
-    """Entry point of a worker process: build the network, run the task, report the outcome."""
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+                events: Any, registry: Mapping[str, str], lifeline: Any = None,
+                limits: WorkerLimits | None = None) -> None:
+    """Entry point of a worker process: tie it to the server, bound it, build the network, run the
+    task, report the outcome."""
+    if lifeline is not None:
+        tie_to_server(lifeline)
+    if limits is not None:
+        _apply_limits(limits)
     with contextlib.suppress(OSError):
         os.dup2(2, 1)  # solver banners written at C level go to the server's stderr, not its stdout
     logging.basicConfig(level=logging.WARNING)
@@ -120,14 +226,19 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
 
         if isinstance(exc, Exception) and not isinstance(exc, BackboneError):
             logger.error("job %s failed", job_id, exc_info=True)
-        events.put(("error", job_id, error_document(exc)))
+        doc = error_document(exc)
+        if isinstance(exc, MemoryError) and limits is not None and limits.memory_bytes:
+            doc = {"type": "about:blank", "title": "Memory limit", "status": 500, "errors": [],
+                   "detail": f"the job needed more than the server's memory limit of "
+                             f"{limits.memory_bytes // (1024 * 1024)} MiB per process (BACKBONE_WORKER_MEMORY_MB)"}
+        events.put(("error", job_id, doc))
     finally:
         events.close()
         events.join_thread()
 
 
 # ---------------------------------------------------------------------- server side
-PRELOAD = ("backbone.api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "backbone.solver.planning",
+PRELOAD = ("backbone.api.forkserver_guard", "backbone.api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "backbone.solver.planning",
            "backbone.solver.te", "backbone.solver.placement", "backbone.solver.failures", "backbone.solver.design", "backbone.solver.design_task", "backbone.solver.plan")
 """Modules the fork server imports once, so a job's worker starts in milliseconds, not seconds
 (missing ones are skipped)."""
@@ -175,6 +286,7 @@ class JobManager:
         self.extra_registry = dict(registry or {})
         self._ctx = worker_context()
         self._events: Any = None
+        self._lifeline: tuple[Any, Any] | None = None  # (read end for workers, write end kept here)
         self._running: dict[str, _Running] = {}
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -205,6 +317,7 @@ class JobManager:
         for stale in self.staging_dir.iterdir():
             shutil.rmtree(stale, ignore_errors=True)
         self._events = self._ctx.Queue()
+        self._lifeline = self._ctx.Pipe(duplex=False)  # workers watch the read end for EOF (server gone)
         if self._ctx.get_start_method() == "forkserver":
             from multiprocessing import forkserver
 
@@ -232,6 +345,10 @@ class JobManager:
             self._events.close()
             self._events.cancel_join_thread()
             self._events = None
+        if self._lifeline is not None:
+            for end in self._lifeline:
+                end.close()
+            self._lifeline = None
 
     def notify(self) -> None:
         """Wake the supervisor (a job was queued)."""
@@ -252,9 +369,17 @@ class JobManager:
             return len(self._running)
 
     # ------------------------------------------------------------------ supervisor
+    def maintain(self) -> PurgeReport:
+        """Apply the retention settings now (see :func:`apply_retention`)."""
+        return apply_retention(self.store, self.settings)
+
     def _supervise(self) -> None:
+        next_maintenance = time.monotonic()
         while not self._stop.is_set():
             try:
+                if time.monotonic() >= next_maintenance:
+                    next_maintenance = time.monotonic() + self.settings.maintenance_interval_s
+                    self.maintain()
                 self._drain(timeout=0.1)
                 self._reap()
                 self._launch_queued()
@@ -271,7 +396,7 @@ class JobManager:
 
     def _launch_queued(self) -> None:
         while len(self._running) < self.settings.workers and not self._stop.is_set():
-            job = self.store.claim_next_job()
+            job = self.store.claim_next_job(self.settings.max_running_jobs_per_token)
             if job is None:
                 return
             try:
@@ -283,12 +408,14 @@ class JobManager:
                 continue
             out = self.staging_dir / job.id
             shutil.rmtree(out, ignore_errors=True)
+            # not a daemon: a job may start its own process pool (failure sweeps, path search); it
+            # still dies with the server (lifeline, parent-death signal) and is killed with its group
+            assert self._lifeline is not None
             proc = self._ctx.Process(
-                target=worker_main, name=f"backbone-job-{job.id[:8]}", daemon=True,
+                target=worker_main, name=f"backbone-job-{job.id[:8]}", daemon=False,
                 args=(job.id, job.kind, document,
                       server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler), str(out),
-                      self._events,
-                      self.extra_registry))
+                      self._events, self.extra_registry, self._lifeline[0], WorkerLimits.from_settings(self.settings)))
             proc.start()
             with self._lock:
                 self._running[job.id] = _Running(proc, time.monotonic())
@@ -349,12 +476,16 @@ class JobManager:
                 continue
             if not r.process.is_alive():
                 self._drain(timeout=0.2)  # its last message may still be in the pipe
+                _kill_group(r.process)  # pool processes the worker left behind
                 if not r.final:
                     code = r.process.exitcode
-                    detail = f"worker process exited unexpectedly (exit code {code})"
+                    title, detail = "Worker died", f"worker process exited unexpectedly (exit code {code})"
+                    if code == -signal.SIGXCPU and self.settings.worker_cpu_s:
+                        title = "CPU time limit"
+                        detail = (f"the job used more than the server's CPU-time limit of {self.settings.worker_cpu_s} s "
+                                  f"per process (BACKBONE_WORKER_CPU_S); exit code {code}")
                     self.store.finish_job(job_id, "failed", detail, error={
-                        "type": "about:blank", "title": "Worker died", "status": 500, "detail": detail,
-                        "errors": []})
+                        "type": "about:blank", "title": title, "status": 500, "detail": detail, "errors": []})
                     shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
                 with self._lock:
                     self._running.pop(job_id, None)
@@ -368,12 +499,50 @@ class JobManager:
                     self._running.pop(job_id, None)
 
 
+def apply_retention(store: Store, settings: Settings) -> PurgeReport:
+    """Free what the retention settings no longer keep: purge the store, then delete the purged
+    jobs' result folders (the server does this every ``maintenance_interval_s``; ``backbone db purge``
+    does it once)."""
+    day = 86_400.0
+    report = store.purge(settings.deleted_retention_days * day, settings.job_retention_days * day,
+                         settings.audit_retention_days * day, settings.max_versions_per_scenario)
+    for job_id in report.job_ids:
+        shutil.rmtree(settings.data_dir / "results" / job_id, ignore_errors=True)
+    if report.any():
+        logger.info("retention: freed %s", report.counts())
+    return report
+
+
+def _signal_group(proc: BaseProcess, sig: int) -> bool:
+    """Send ``sig`` to the worker's process group (the worker leads it); False when there is none."""
+    pid = proc.pid
+    if pid is None:
+        return False
+    try:
+        if os.getpgid(pid) != pid:  # not yet a group leader (just started): signal the worker only
+            return False
+        os.killpg(pid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _kill_group(proc: BaseProcess) -> None:
+    """SIGKILL whatever is left of a finished worker's process group (its pool processes)."""
+    pid = proc.pid
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+
+
 def _kill(proc: BaseProcess, grace_s: float = 2.0) -> None:
-    """SIGTERM, wait, then SIGKILL."""
+    """SIGTERM to the worker and its processes, wait, then SIGKILL."""
     with contextlib.suppress(Exception):
         if proc.is_alive():
-            proc.terminate()
+            if not _signal_group(proc, signal.SIGTERM):
+                proc.terminate()
             proc.join(grace_s)
-        if proc.is_alive():
+        if proc.is_alive() and not _signal_group(proc, signal.SIGKILL):
             proc.kill()
-            proc.join(grace_s)
+        proc.join(grace_s)
+        _kill_group(proc)

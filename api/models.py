@@ -116,9 +116,11 @@ class Job(Base):
     created_by: Mapped[str] = mapped_column(String(200))
     team_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     created_by_token: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    owner_id: Mapped[str] = mapped_column(String(36), default="", server_default="")  # the submitting token's id
 
     __table_args__ = (Index("ix_jobs_scenario", "scenario_id", "created_at"),
-                      Index("ix_jobs_team", "team_id", "created_at"))
+                      Index("ix_jobs_team", "team_id", "created_at"),
+                      Index("ix_jobs_status_owner", "status", "owner_id"))
 
 
 class AuditEntry(Base):

@@ -122,14 +122,13 @@ class JobProgress(BaseModel):
     message: str
 
 
-class JobPublic(BaseModel):
-    """A job and where it stands."""
+class JobSummary(BaseModel):
+    """A job and where it stands, as listings show it (no options)."""
 
     id: str
     scenario_id: str
     scenario_version: int
     kind: str
-    options: dict[str, Any]
     status: JobStatus
     progress: JobProgress
     error: ProblemDetails | None = None
@@ -140,6 +139,12 @@ class JobPublic(BaseModel):
     created_by: str
     created_by_token: str | None = None
     team_id: str | None = Field(None, description="The team that owns it (the submitter's).")
+
+
+class JobPublic(JobSummary):
+    """A job and where it stands, with the options it was submitted with."""
+
+    options: dict[str, Any]
 
 
 class FileEntry(BaseModel):

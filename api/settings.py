@@ -6,7 +6,9 @@
 * ``BACKBONE_DATABASE_URL`` -- a SQLAlchemy URL; default ``sqlite:///<data dir>/backbone.db``. PostgreSQL:
   ``postgresql+psycopg://user:password@host:5432/dbname``.
 * Limits: ``BACKBONE_MAX_BODY_BYTES``, ``BACKBONE_MAX_SITES``, ``BACKBONE_MAX_LINKS``,
-  ``BACKBONE_MAX_DEMANDS``; job execution: ``BACKBONE_WORKERS``, ``BACKBONE_JOB_TIMEOUT_S``.
+  ``BACKBONE_MAX_DEMANDS``; job execution: ``BACKBONE_WORKERS``, ``BACKBONE_JOB_TIMEOUT_S``,
+  ``BACKBONE_JOB_PROCESSES``, ``BACKBONE_WORKER_MEMORY_MB``, ``BACKBONE_WORKER_CPU_S``; caps on job options,
+  queues, fairness, failed-login rate, connection timeouts and retention (every field below; docs/api.md).
 * ``BACKBONE_OIDC_ISSUER``, ``_AUDIENCE``, ``_JWKS_URL`` / ``_JWKS_FILE``, ``_SCOPE_CLAIM``, ``_TEAM_CLAIM``
   -- optional OIDC/JWT bearer tokens (see :mod:`backbone.api.oidc`).
 * ``BACKBONE_DASK_SCHEDULER`` -- the Dask scheduler address `failures` jobs with ``engine: dask`` use
@@ -52,6 +54,39 @@ class Settings(BaseSettings):
     oidc_jwks_file: str = Field(default="", max_length=2000, description="Or a local JWKS file.")
     oidc_scope_claim: str = Field(default="backbone_scope", description="JWT claim holding viewer/planner/admin.")
     oidc_team_claim: str = Field(default="backbone_team", description="JWT claim holding the team name.")
+    job_processes: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), ge=1, le=256,
+                               description="Processes one job may use (a failure sweep's pool, the path search); "
+                                           "a job's own `workers` option is capped to it.")
+    worker_memory_mb: int = Field(default=8192, ge=0, description="Address-space limit (RLIMIT_AS) of each job process "
+                                                                  "in MiB; 0 = no limit.")
+    worker_cpu_s: int = Field(default=7200, ge=0, description="CPU-time limit (RLIMIT_CPU) of each job process in "
+                                                             "seconds; 0 = no limit.")
+    worker_nice: int = Field(default=10, ge=0, le=19, description="Niceness added to job processes, so the API "
+                                                                 "answers quickly while jobs compute.")
+    max_time_limit_s: float = Field(default=900.0, gt=0, description="Largest `time_limit_s` a job option may ask for "
+                                                                     "(422 above).")
+    max_scenarios: int = Field(default=5000, ge=1, description="Largest `max_scenarios` a job option may ask for "
+                                                               "(422 above).")
+    max_job_options_bytes: int = Field(default=64 * 1024, ge=256, description="Largest job options, as JSON bytes "
+                                                                              "(413 above).")
+    max_queued_jobs: int = Field(default=1000, ge=1, description="Queued jobs on the server; more get 503 with "
+                                                                 "Retry-After.")
+    max_queued_jobs_per_token: int = Field(default=100, ge=1, description="Queued jobs of one token; more get 429 "
+                                                                          "with Retry-After.")
+    max_running_jobs_per_token: int = Field(default=0, ge=0, description="Jobs of one token running at once; 0 = no "
+                                                                         "cap beyond the fair share.")
+    auth_failures_per_minute: int = Field(default=20, ge=1, description="Failed authentications one client address "
+                                                                        "may make per minute before 429.")
+    header_timeout_s: float = Field(default=10.0, gt=0, description="A connection must send a request's headers "
+                                                                    "within this many seconds, or it is closed.")
+    deleted_retention_days: float = Field(default=7.0, ge=0, description="Days a deleted scenario's versions (and "
+                                                                         "its finished jobs) are kept; 0 = forever.")
+    job_retention_days: float = Field(default=30.0, ge=0, description="Days a finished job and its result files are "
+                                                                      "kept; 0 = forever.")
+    audit_retention_days: float = Field(default=365.0, ge=0, description="Days audit entries are kept; 0 = forever.")
+    max_versions_per_scenario: int = Field(default=100, ge=1, description="Versions kept per scenario; older ones "
+                                                                          "no job refers to are freed.")
+    maintenance_interval_s: float = Field(default=300.0, gt=0, description="Seconds between retention sweeps.")
     run_migrations: bool = Field(default=True, description="Run `alembic upgrade head` when the app starts.")
 
     def resolved_database_url(self) -> str:

@@ -16,14 +16,14 @@ import uuid
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from backbone.api.models import AuditEntry, Job, Scenario, ScenarioVersion, Team, Token, utcnow
 from sqlalchemy import Engine, create_engine, event, func, select, update
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, defer, sessionmaker
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +82,18 @@ class ReadOnlyError(ConflictError):
 
 DEFAULT_TOKEN_DAYS = 90
 """Lifetime of a new token unless another is asked for (``expires_in_days``; at most 3650)."""
+
+
+class QueueFullError(Exception):
+    """Too many queued jobs: of one token (the API answers 429) or on the server (503), with Retry-After."""
+
+    def __init__(self, message: str, status: int, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.status, self.retry_after_s = status, retry_after_s
+
+
+AUDIT_OPTIONS_BYTES = 4096
+"""Job options up to this size are copied into the audit entry; larger ones are recorded by digest."""
 
 
 def hash_token(token: str) -> str:
@@ -190,6 +202,14 @@ class Store:
                detail: dict[str, Any] | None = None) -> None:
         s.add(AuditEntry(at=utcnow(), token_id=who.token_id, token_name=who.name, action=action,
                          target_type=target_type, target_id=target_id, detail=detail))
+
+    def audit_auth_failure(self, address: str, path: str, failures: int, now_limited: bool) -> None:
+        """Audit a failed authentication (``auth.failed``; ``auth.rate_limited`` when the address just
+        reached its limit). Only the client address and path are recorded, never the token tried."""
+        anonymous = Principal("", "anonymous", "viewer")
+        with self.session() as s:
+            self._audit(s, anonymous, "auth.rate_limited" if now_limited else "auth.failed", "client",
+                        clean_text(address, 64), {"path": clean_text(path, 200), "failures_last_minute": failures})
 
     def list_audit(self, limit: int = 100, offset: int = 0, action: str | None = None) -> list[AuditEntry]:
         """Audit entries, newest first."""
@@ -500,15 +520,38 @@ class Store:
         return decode_document(self.get_version(sid, version, include_deleted).content)
 
     # ------------------------------------------------------------------ jobs
-    def create_job(self, sid: str, version: int, kind: str, options: dict[str, Any], who: Principal) -> Job:
-        """Queue a job on one scenario version."""
+    def create_job(self, sid: str, version: int, kind: str, options: dict[str, Any], who: Principal,
+                   max_queued: int | None = None, max_queued_per_owner: int | None = None,
+                   retry_after_s: int = 30) -> Job:
+        """Queue a job on one scenario version, owned by ``who``'s token.
+
+        Raises
+        ------
+        QueueFullError
+            When ``who`` already has ``max_queued_per_owner`` queued jobs (429), or the server has
+            ``max_queued`` (503).
+        """
         job = Job(id=new_id(), scenario_id=sid, scenario_version=version, kind=kind, options=options,
                   status="queued", progress=0.0, message="queued", created_at=utcnow(), created_by=who.name,
-                  team_id=who.team_id, created_by_token=who.token_id)
+                  team_id=who.team_id, created_by_token=who.token_id, owner_id=who.token_id or who.name)
+        raw = json.dumps(options, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        logged: dict[str, Any] = ({"options": options} if len(raw) <= AUDIT_OPTIONS_BYTES else
+                                  {"options_bytes": len(raw), "options_sha256": hashlib.sha256(raw).hexdigest()})
         with self.session() as s:
+            if max_queued_per_owner is not None:
+                mine = s.scalar(select(func.count()).select_from(Job).where(Job.status == "queued",
+                                                                            Job.owner_id == (who.token_id or who.name))) or 0
+                if mine >= max_queued_per_owner:
+                    raise QueueFullError(f"this token already has {mine} queued jobs (the limit is "
+                                         f"{max_queued_per_owner}); wait for some to start", 429, retry_after_s)
+            if max_queued is not None:
+                queued = s.scalar(select(func.count()).select_from(Job).where(Job.status == "queued")) or 0
+                if queued >= max_queued:
+                    raise QueueFullError(f"the server has {queued} queued jobs (the limit is {max_queued})",
+                                         503, retry_after_s)
             s.add(job)
             self._audit(s, who, "job.create", "job", job.id,
-                        {"scenario": sid, "version": version, "kind": kind, "options": options})
+                        {"scenario": sid, "version": version, "kind": kind, **logged})
         return job
 
     def get_job(self, job_id: str, who: Principal | None = None) -> Job:
@@ -520,12 +563,15 @@ class Store:
             return job
 
     def list_jobs(self, scenario_id: str | None = None, status: str | None = None, limit: int = 100,
-                  offset: int = 0, who: Principal | None = None) -> list[Job]:
-        """Jobs (of ``who``'s team), newest first, optionally of one scenario and/or in one state."""
+                  offset: int = 0, who: Principal | None = None, with_options: bool = True) -> list[Job]:
+        """Jobs (of ``who``'s team), newest first, optionally of one scenario and/or in one state
+        (``with_options=False`` leaves the options unread: listings return summaries)."""
         with self.session() as s:
             q = select(Job).order_by(Job.created_at.desc(), Job.id).limit(limit).offset(offset)
             if who is not None and not who.is_admin:
                 q = q.where(_same_team(Job.team_id, who.team_id))
+            if not with_options:
+                q = q.options(defer(Job.options, raiseload=True))
             if scenario_id:
                 q = q.where(Job.scenario_id == scenario_id)
             if status:
@@ -540,16 +586,40 @@ class Store:
         counts.update({str(k): int(v) for k, v in rows})
         return counts
 
-    def claim_next_job(self) -> Job | None:
-        """Atomically move the oldest queued job to ``running`` and return it."""
+    def claim_next_job(self, max_running_per_owner: int = 0) -> Job | None:
+        """Atomically move the next queued job to ``running`` and return it (fair share).
+
+        The next job is the oldest queued job of the token with the fewest running jobs; ties go to
+        the token served least recently, then to the one waiting longest. So tokens take turns and
+        one token's many jobs do not hold back another's. ``max_running_per_owner`` (0 = none) caps the jobs one token runs at once.
+        """
         with self.session() as s:
-            for job in s.scalars(select(Job).where(Job.status == "queued").order_by(Job.created_at).limit(5)):
-                res = s.execute(update(Job).where(Job.id == job.id, Job.status == "queued")
-                                .values(status="running", started_at=utcnow(), message="starting"))
-                if res.rowcount == 1:  # type: ignore[attr-defined]
-                    s.flush()
-                    s.refresh(job)
-                    return job
+            running = {str(o): int(n) for o, n in s.execute(
+                select(Job.owner_id, func.count()).where(Job.status == "running").group_by(Job.owner_id)).all()}
+            heads = s.execute(select(Job.owner_id, func.min(Job.created_at)).where(Job.status == "queued")
+                              .group_by(Job.owner_id)).all()
+            served = {str(o): _aware(t) for o, t in s.execute(
+                select(Job.owner_id, func.max(Job.started_at))
+                .where(Job.owner_id.in_([h[0] for h in heads]), Job.started_at.is_not(None))
+                .group_by(Job.owner_id)).all() if t is not None} if heads else {}
+            never = datetime.min.replace(tzinfo=UTC)
+
+            def turn(head: Any) -> tuple[int, datetime, datetime]:
+                """Fewest running first, then least recently served, then oldest waiting."""
+                owner = str(head[0])
+                return running.get(owner, 0), served.get(owner, never), _aware(head[1])
+
+            for owner, _first in sorted(heads, key=turn):
+                if max_running_per_owner and running.get(str(owner), 0) >= max_running_per_owner:
+                    continue
+                for job in s.scalars(select(Job).where(Job.status == "queued", Job.owner_id == owner)
+                                     .order_by(Job.created_at, Job.id).limit(5)):
+                    res = s.execute(update(Job).where(Job.id == job.id, Job.status == "queued")
+                                    .values(status="running", started_at=utcnow(), message="starting"))
+                    if res.rowcount == 1:  # type: ignore[attr-defined]
+                        s.flush()
+                        s.refresh(job)
+                        return job
         return None
 
     def set_progress(self, job_id: str, fraction: float, message: str) -> None:
@@ -589,6 +659,68 @@ class Store:
             self._audit(s, who, "job.cancel", "job", job_id, {"was": job.status})
         return self.get_job(job_id)
 
+    def purge(self, deleted_retention_s: float = 0, job_retention_s: float = 0, audit_retention_s: float = 0,
+              max_versions_per_scenario: int = 0) -> PurgeReport:
+        """Free what the retention settings no longer keep (0 = keep forever / no cap).
+
+        * jobs finished more than ``job_retention_s`` ago;
+        * scenarios deleted more than ``deleted_retention_s`` ago: their finished jobs, then their
+          versions and the scenario itself (kept while a job of theirs is still queued or running);
+        * versions older than the newest ``max_versions_per_scenario`` that no job refers to;
+        * audit entries older than ``audit_retention_s``.
+
+        The caller deletes the result folders of :attr:`PurgeReport.job_ids`. One ``store.purge``
+        audit entry records the counts.
+        """
+        from datetime import timedelta
+
+        from sqlalchemy import delete, exists
+
+        now = utcnow()
+        report = PurgeReport()
+        with self.session() as s:
+            final = Job.status.in_(tuple(FINAL_STATES))
+            doomed_jobs: set[str] = set()
+            if job_retention_s:
+                cutoff = now - timedelta(seconds=job_retention_s)
+                doomed_jobs |= set(s.scalars(select(Job.id).where(final, Job.finished_at < cutoff)))
+            gone: list[str] = []
+            if deleted_retention_s:
+                cutoff = now - timedelta(seconds=deleted_retention_s)
+                gone = list(s.scalars(select(Scenario.id).where(Scenario.deleted_at.is_not(None),
+                                                                Scenario.deleted_at < cutoff)))
+                if gone:
+                    doomed_jobs |= set(s.scalars(select(Job.id).where(final, Job.scenario_id.in_(gone))))
+            if doomed_jobs:
+                ids = sorted(doomed_jobs)
+                for i in range(0, len(ids), 500):
+                    s.execute(delete(Job).where(Job.id.in_(ids[i:i + 500])))
+                report.job_ids = ids
+            for sid in gone:
+                if s.scalar(select(func.count()).select_from(Job).where(Job.scenario_id == sid)):
+                    continue  # a job of it is still queued or running
+                report.versions += s.execute(delete(ScenarioVersion).where(
+                    ScenarioVersion.scenario_id == sid)).rowcount  # type: ignore[attr-defined]
+                s.execute(delete(Scenario).where(Scenario.id == sid))
+                report.scenarios += 1
+            if max_versions_per_scenario:
+                used = exists().where(Job.scenario_id == ScenarioVersion.scenario_id,
+                                      Job.scenario_version == ScenarioVersion.version)
+                heads = select(Scenario.id, Scenario.head_version).where(
+                    Scenario.head_version > max_versions_per_scenario)
+                for sid, head in s.execute(heads).all():
+                    report.versions += s.execute(delete(ScenarioVersion).where(
+                        ScenarioVersion.scenario_id == sid,
+                        ScenarioVersion.version <= head - max_versions_per_scenario,
+                        ~used)).rowcount  # type: ignore[attr-defined]
+            if audit_retention_s:
+                cutoff = now - timedelta(seconds=audit_retention_s)
+                report.audit_entries = s.execute(delete(AuditEntry).where(
+                    AuditEntry.at < cutoff)).rowcount  # type: ignore[attr-defined]
+            if report.any():
+                self._audit(s, SYSTEM, "store.purge", "store", "retention", report.counts())
+        return report
+
     def fail_interrupted_jobs(self, reason: str = "server restarted") -> list[str]:
         """Mark every ``running`` job failed (called at start-up: their workers died with the server)."""
         with self.session() as s:
@@ -601,6 +733,25 @@ class Store:
                 for jid in ids:
                     self._audit(s, SYSTEM, "job.failed", "job", jid, {"message": reason})
         return ids
+
+
+@dataclass
+class PurgeReport:
+    """What one :meth:`Store.purge` freed."""
+
+    job_ids: list[str] = field(default_factory=list)
+    scenarios: int = 0
+    versions: int = 0
+    audit_entries: int = 0
+
+    def any(self) -> bool:
+        """Whether anything was freed."""
+        return bool(self.job_ids or self.scenarios or self.versions or self.audit_entries)
+
+    def counts(self) -> dict[str, int]:
+        """Counts per kind, for the audit log and the CLI."""
+        return {"jobs": len(self.job_ids), "scenarios": self.scenarios, "versions": self.versions,
+                "audit_entries": self.audit_entries}
 
 
 def _aware(dt: datetime) -> datetime:

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from backbone.solver.backends import BackendName
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
+from backbone.solver.processes import capped_workers, die_with_parent
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, ValidationError
@@ -232,7 +233,7 @@ class FailureOptions(BaseModel):
     time_limit_s: float = Field(60.0, gt=0, le=86_400, description="Time limit per scenario solve, seconds.")
     utilisation_ceiling: float | None = Field(None, gt=0, le=1, description="TE utilisation ceiling.")
     engine: Literal["local", "dask", "serial"] = Field("local", description="Where scenarios run.")
-    workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count).")
+    workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count; the API server caps it).")
     scheduler: str | None = Field(None, description="Dask scheduler address (engine=dask).")
     batch_size: int | None = Field(None, ge=1, description="Scenarios per task (default: balanced).")
     max_scenarios: int = Field(DEFAULT_MAX_SCENARIOS, ge=1, description="Refuse larger sweeps.")
@@ -386,6 +387,7 @@ _POOL_OPTIONS: FailureOptions | None = None
 
 def _pool_init(net: Network, options: FailureOptions, ctx: SweepContext | None = None) -> None:
     global _POOL_NET, _POOL_OPTIONS
+    die_with_parent()  # a pool process never outlives the sweep's process
     _POOL_NET, _POOL_OPTIONS = net, options
     _run_batch(net, options, [], ctx)  # adopt (or build) the context once per worker
 
@@ -415,7 +417,7 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
     progress = progress or no_progress
     if not scenarios:
         return []
-    workers = options.workers or os.cpu_count() or 1
+    workers = capped_workers(options.workers)  # the CPU count, at most the process limit (API: per job)
     engine = options.engine
     if engine == "local" and workers == 1:
         engine = "serial"

@@ -459,6 +459,9 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
 def _run_search(topo: _Topology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray, k: int, disjoint: bool,
                 workers: int) -> _Found:
     """Run the kernel, in one process or split by target over a pool."""
+    from backbone.solver.processes import capped_workers, pool_initializer
+
+    workers = capped_workers(workers)
     if workers <= 1 or len(lo) < 2:
         return _search_group((topo, lo, hi, lim, k, disjoint))
     import multiprocessing as mp
@@ -475,6 +478,6 @@ def _run_search(topo: _Topology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray
     bucket = bucket_of_target[hi]
     groups = [np.flatnonzero(bucket == b) for b in range(workers)]
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=pool_initializer) as pool:
         parts = list(pool.map(_search_group, [(topo, lo[g], hi[g], lim[g], k, disjoint) for g in groups]))
     return _Found.concat(parts, groups)

@@ -1,5 +1,5 @@
 """``backbone serve``, ``backbone token create|list|revoke|rotate``, ``backbone team create|list`` and
-``backbone db upgrade|seed``.
+``backbone db upgrade|seed|purge``.
 
 Storage is configured by ``BACKBONE_DATA_DIR`` and ``BACKBONE_DATABASE_URL`` (see docs/api.md).
 """
@@ -32,6 +32,7 @@ def register(app: typer.Typer) -> None:
     team_app.command("list")(team_list)
     db_app.command("upgrade")(db_upgrade)
     db_app.command("seed")(db_seed)
+    db_app.command("purge")(db_purge)
 
 
 def _store() -> object:
@@ -67,8 +68,13 @@ def serve(
                         format="%(levelname)s %(name)s: %(message)s")
     err_console.print(f"backbone API on http://{host}:{port}  (docs /docs, data dir {settings.data_dir})",
                       highlight=False)
+    from backbone.api.limits import header_timeout_protocol
+
+    # idle keep-alive connections close after keep_alive_s; request headers must arrive within
+    # BACKBONE_HEADER_TIMEOUT_S; h11 refuses header blocks over 64 KiB
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                timeout_keep_alive=keep_alive_s)
+                timeout_keep_alive=keep_alive_s, http=header_timeout_protocol(settings.header_timeout_s),
+                h11_max_incomplete_event_size=64 * 1024)
 
 
 @handle_errors
@@ -247,4 +253,25 @@ def db_upgrade() -> None:
     store.upgrade()
     store.dispose()
     err_console.print(f"database up to date: {store.engine.url.render_as_string(hide_password=True)}",
+                      highlight=False)
+
+
+@handle_errors
+def db_purge(json_out: JsonOpt = False) -> None:
+    """Apply the retention settings now: free finished jobs and their results, deleted scenarios, old
+    versions and old audit entries (the server also does this every BACKBONE_MAINTENANCE_INTERVAL_S)."""
+    from backbone.api.jobs import apply_retention
+    from backbone.api.settings import Settings
+    from backbone.api.store import Store
+
+    store = _store()
+    assert isinstance(store, Store)
+    try:
+        counts = apply_retention(store, Settings()).counts()
+    finally:
+        store.dispose()
+    if json_out:
+        emit_json(counts)
+        return
+    err_console.print("freed " + ", ".join(f"{n} {what.replace('_', ' ')}" for what, n in counts.items()),
                       highlight=False)

@@ -15,8 +15,16 @@ from typing import Annotated, Any
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
-from backbone.api.jobs import SAFE_FILE_NAME, JobManager
-from backbone.api.schemas import FileEntry, JobCreate, JobProgress, JobPublic, JobStatus, ProblemDetails
+from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
+from backbone.api.schemas import (
+    FileEntry,
+    JobCreate,
+    JobProgress,
+    JobPublic,
+    JobStatus,
+    JobSummary,
+    ProblemDetails,
+)
 from backbone.api.store import ConflictError, GoneError
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -27,6 +35,10 @@ from backbone.errors import Problem, ValidationError
 router = APIRouter(prefix="/v1", tags=["jobs"])
 ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ProblemDetails}, 409: {"model": ProblemDetails},
                                            422: {"model": ProblemDetails}}
+SUBMIT_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS, 413: {"model": ProblemDetails, "description": "Options larger than BACKBONE_MAX_JOB_OPTIONS_BYTES"},
+    429: {"model": ProblemDetails, "description": "This token has too many queued jobs (Retry-After)"},
+    503: {"model": ProblemDetails, "description": "The server's queue is full (Retry-After)"}}
 
 
 def _manager(request: Request) -> JobManager:
@@ -41,6 +53,15 @@ def job_public(job: Any) -> JobPublic:
                      files=job.files or [], created_at=job.created_at, started_at=job.started_at,
                      finished_at=job.finished_at, created_by=job.created_by,
                      created_by_token=job.created_by_token, team_id=job.team_id)
+
+
+def job_summary(job: Any) -> JobSummary:
+    """A job row for listings: everything but the options (``GET /v1/jobs/{id}`` has them)."""
+    return JobSummary(id=job.id, scenario_id=job.scenario_id, scenario_version=job.scenario_version, kind=job.kind,
+                      status=job.status, progress=JobProgress(fraction=job.progress, message=job.message or ""),
+                      error=job.error, files=job.files or [], created_at=job.created_at, started_at=job.started_at,
+                      finished_at=job.finished_at, created_by=job.created_by,
+                      created_by_token=job.created_by_token, team_id=job.team_id)
 
 
 def validate_job_options(registry: dict[str, str], kind: str, options: dict[str, Any]) -> None:
@@ -66,7 +87,7 @@ def validate_job_options(registry: dict[str, str], kind: str, options: dict[str,
     validate_options(model, options)
 
 
-@router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=ERRORS,
+@router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=SUBMIT_ERRORS,
              dependencies=[Depends(require_json_body)],
              summary="Run a planning task (te, place, failures, design, plan) on a scenario version")
 async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, response: Response,
@@ -78,27 +99,30 @@ async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, 
     if body.version is not None:
         version = (await run_in_threadpool(store.get_version, sid, body.version, False, who)).version
     manager = _manager(request)
+    settings = request.app.state.settings
+    check_job_limits(body.options, settings)
     await run_in_threadpool(validate_job_options, manager.registry(), body.kind, body.options)
-    job = await run_in_threadpool(store.create_job, sid, version, body.kind, body.options, who)
+    job = await run_in_threadpool(store.create_job, sid, version, body.kind, body.options, who,
+                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token)
     manager.notify()
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job_public(job)
 
 
-@router.get("/scenarios/{scenario_id}/jobs", response_model=list[JobPublic], responses=ERRORS,
-            summary="Jobs of one scenario, newest first")
+@router.get("/scenarios/{scenario_id}/jobs", response_model=list[JobSummary], responses=ERRORS,
+            summary="Jobs of one scenario, newest first (summaries without options)")
 def list_scenario_jobs(scenario_id: uuid.UUID, store: StoreDep, who: Viewer,
-                       limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> list[JobPublic]:
+                       limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> list[JobSummary]:
     store.get_scenario(str(scenario_id), who)
-    return [job_public(j) for j in store.list_jobs(str(scenario_id), limit=limit, who=who)]
+    return [job_summary(j) for j in store.list_jobs(str(scenario_id), limit=limit, with_options=False, who=who)]
 
 
-@router.get("/jobs", response_model=list[JobPublic], summary="Jobs, newest first")
+@router.get("/jobs", response_model=list[JobSummary], summary="Jobs, newest first (summaries without options)")
 def list_jobs(store: StoreDep, who: Viewer, status: JobStatus | None = None,
               limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-              offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0) -> list[JobPublic]:
+              offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0) -> list[JobSummary]:
     """The jobs of the caller's team (every job for admins)."""
-    return [job_public(j) for j in store.list_jobs(status=status, limit=limit, offset=offset, who=who)]
+    return [job_summary(j) for j in store.list_jobs(status=status, limit=limit, offset=offset, with_options=False, who=who)]
 
 
 @router.get("/jobs/{job_id}", response_model=JobPublic, responses=ERRORS, summary="A job's status and progress")

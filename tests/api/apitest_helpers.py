@@ -64,8 +64,10 @@ FINAL = ("succeeded", "failed", "cancelled")
 class LiveServer:
     """``backbone serve`` in a subprocess on a free 127.0.0.1 port, on a given data dir and database."""
 
-    def __init__(self, data_dir: Any, database_url: str, workers: int = 2) -> None:
+    def __init__(self, data_dir: Any, database_url: str, workers: int = 2,
+                 extra_env: dict[str, str] | None = None) -> None:
         self.data_dir, self.database_url, self.workers = data_dir, database_url, workers
+        self.extra_env = dict(extra_env or {})
         self.proc: Any = None
         self.port = 0
         self.log_path = data_dir / "server.log"
@@ -73,7 +75,7 @@ class LiveServer:
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.update(BACKBONE_DATA_DIR=str(self.data_dir), BACKBONE_DATABASE_URL=self.database_url,
-                   BACKBONE_WORKERS=str(self.workers))
+                   BACKBONE_WORKERS=str(self.workers), **self.extra_env)
         return env
 
     def cli(self, *args: str) -> Any:
@@ -142,3 +144,41 @@ class LiveServer:
         except Exception:
             self.kill()
             raise
+
+
+def process_table() -> dict[int, tuple[int, str]]:
+    """``pid -> (parent pid, state)`` of every process, from /proc (Linux)."""
+    table: dict[int, tuple[int, str]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        rest = stat[stat.rfind(")") + 2:].split()  # the command name may hold spaces and parentheses
+        table[int(entry)] = (int(rest[1]), rest[0])
+    return table
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live (not zombie) process below ``pid``."""
+    table = process_table()
+    children: dict[int, list[int]] = {}
+    for p, (ppid, _state) in table.items():
+        children.setdefault(ppid, []).append(p)
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return {p for p in found if table[p][1] != "Z"}
+
+
+def still_running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that exist and are not zombies."""
+    table = process_table()
+    return {p for p in pids if p in table and table[p][1] != "Z"}

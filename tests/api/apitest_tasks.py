@@ -60,10 +60,58 @@ def run_leaky_task(net: Network, opts: NoOptions, out_dir: Path | None, progress
 
 
 run_leaky_task.options_model = NoOptions  # type: ignore[attr-defined]
+class ProcessOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workers: int | None = Field(None, ge=1, le=256)
+
+
+def run_processes_task(net: Network, opts: ProcessOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    """Report how many pool processes this job would get (a sweep asks the same function)."""
+    from backbone.solver.processes import capped_workers, process_limit
+
+    return TaskResult("processes", {"workers": capped_workers(opts.workers), "process_limit": process_limit(),
+                                    "nice": os.nice(0)})
+
+
+run_processes_task.options_model = ProcessOptions  # type: ignore[attr-defined]
+
+
+class HogOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    memory_mb: int = Field(0, ge=0, le=1_000_000)
+    cpu_s: float = Field(0, ge=0, le=3600)
+
+
+def run_hog_task(net: Network, opts: HogOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    """Allocate ``memory_mb`` and touch it, then spin the CPU for ``cpu_s`` seconds."""
+    block = bytearray(opts.memory_mb * 1024 * 1024)
+    t0 = time.process_time()
+    x = 0
+    while time.process_time() - t0 < opts.cpu_s:
+        x += 1
+    return TaskResult("hog", {"bytes": len(block), "spins": x})
+
+
+run_hog_task.options_model = HogOptions  # type: ignore[attr-defined]
 
 REGISTRY = {
+    "processes": "apitest_tasks:run_processes_task",
+    "hog": "apitest_tasks:run_hog_task",
     "sleepy": "apitest_tasks:run_sleepy_task",
     "leaky": "apitest_tasks:run_leaky_task",
     "infeasible": "apitest_tasks:run_infeasible_task",
     "crashing": "apitest_tasks:run_crashing_task",
 }
+
+
+def lifeline_child(lifeline: object, report: object) -> None:
+    """A stand-in job worker: tied to its parent by ``lifeline``, with a child of its own (``sleep``);
+    reports both pids on ``report`` and waits."""
+    import subprocess
+
+    from backbone.api.jobs import tie_to_server
+
+    tie_to_server(lifeline)
+    child = subprocess.Popen(["sleep", "600"])
+    report.put([os.getpid(), child.pid])  # type: ignore[attr-defined]
+    time.sleep(600)

@@ -105,7 +105,7 @@ def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str
 
     tok = tokens["planner"]
     sid = client.post("/v1/scenarios", json=network_to_dict(small_world_network()), headers=auth(tok)).json()["id"]
-    failures = _run(client, tok, sid, "failures", {"kind": "srlg", "engine": "serial"})
+    failures = _run(client, tok, sid, "failures", {"kind": "srlg"})  # the default engine: a pool in the worker
     res = client.get(f"/v1/jobs/{failures['id']}/result", headers=auth(tok)).json()
     assert res["scenarios_run"] == 7 and res["worst"][0]["scenario"] == "srlg:atlantic"
     assert {"failures_scenarios.csv", "failures_links.csv", "failures.json"} <= set(failures["files"])
@@ -114,7 +114,7 @@ def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str
     res = client.get(f"/v1/jobs/{design['id']}/result", headers=auth(tok)).json()
     assert res["status"] in ("optimal", "feasible") and res["cost_usd"] is not None
 
-    plan = _run(client, tok, sid, "plan", {"failures": {"engine": "serial"}, "design": {"time_limit_s": 20}})
+    plan = _run(client, tok, sid, "plan", {"design": {"time_limit_s": 20}})
     res = client.get(f"/v1/jobs/{plan['id']}/result", headers=auth(tok)).json()
     assert res["failure_scenarios"] == 7 and res["gpus_added"] > 0
     assert {"report.html", "map_world.png", "map.html", "plan.json"} <= set(plan["files"])

@@ -4,7 +4,9 @@ concurrent writers, job state transitions and start-up recovery."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from backbone.api.store import SYSTEM, ConflictError, GoneError, Principal, Store, decode_document
@@ -96,3 +98,60 @@ def test_tokens(store: Store) -> None:
     assert store.authenticate(plain) is None
     with pytest.raises(ValueError, match="scope"):
         store.create_token("root", "r")
+
+
+def test_retention_frees_versions_jobs_results_and_audit(tmp_path: Path) -> None:
+    """Deleted scenarios, old versions, finished jobs with their result folders and old audit entries
+    are freed by the retention sweep; what a queued job still needs stays."""
+    from apitest_helpers import FINAL, auth, wait_for
+    from apitest_tasks import REGISTRY
+    from backbone.api.app import create_app
+    from backbone.api.settings import Settings
+    from fastapi.testclient import TestClient
+
+    settings = Settings(data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'api.db'}", workers=1,
+                        max_versions_per_scenario=2, maintenance_interval_s=3600)
+    doc = {"name": "tri", "sites": [{"id": s, "name": s, "lon": i, "lat": 0, "region": "NA"}
+                                    for i, s in enumerate("ABC")],
+           "links": [{"id": "AB", "site_a": "A", "site_b": "B", "capacity_gbps": 10}]}
+    with TestClient(create_app(settings, task_registry=REGISTRY)) as client:
+        store = client.app.state.store  # type: ignore[attr-defined]
+        manager = client.app.state.jobs  # type: ignore[attr-defined]
+        tok = store.create_token("planner", "p")[1]
+        keep = client.post("/v1/scenarios", json=doc, headers=auth(tok)).json()["id"]
+        job = client.post(f"/v1/scenarios/{keep}/jobs", json={"kind": "sleepy", "options": {"steps": 1, "step_s": 0}},
+                          headers=auth(tok)).json()["id"]  # runs on version 1, which therefore stays
+        wait_for(lambda: client.get(f"/v1/jobs/{job}", headers=auth(tok)).json(), lambda j: j["status"] in FINAL)
+        for _ in range(4):
+            assert client.put(f"/v1/scenarios/{keep}", json=doc, headers=auth(tok)).status_code == 200
+        gone = client.post("/v1/scenarios", json=doc, headers=auth(tok)).json()["id"]
+        assert client.delete(f"/v1/scenarios/{gone}", headers=auth(tok)).status_code == 204
+        results = settings.data_dir / "results" / job
+        assert results.is_dir()
+
+        # nothing is old enough yet: only versions beyond the newest two that no job uses go
+        report = manager.maintain()
+        assert report.counts() == {"jobs": 0, "scenarios": 0, "versions": 2, "audit_entries": 0}
+        versions = [v["version"] for v in client.get(f"/v1/scenarios/{keep}/versions", headers=auth(tok)).json()]
+        assert versions == [1, 4, 5]
+        assert client.get(f"/v1/scenarios/{keep}", params={"version": 2}, headers=auth(tok)).status_code == 404
+
+        # everything finished or deleted is now past its retention
+        settings.deleted_retention_days = settings.job_retention_days = 1e-9
+        settings.audit_retention_days = 1e-9
+        time.sleep(0.1)
+        report = manager.maintain()
+        assert report.job_ids == [job] and report.scenarios == 1 and report.versions == 2
+        assert report.audit_entries > 10
+        assert not results.exists()
+        assert client.get(f"/v1/jobs/{job}", headers=auth(tok)).status_code == 404
+        versions = [v["version"] for v in client.get(f"/v1/scenarios/{keep}/versions", headers=auth(tok)).json()]
+        assert versions == [4, 5]
+        with store.session() as s:
+            from backbone.api.models import AuditEntry, Scenario, ScenarioVersion
+            from sqlalchemy import select
+
+            assert s.get(Scenario, gone) is None
+            assert not list(s.scalars(select(ScenarioVersion).where(ScenarioVersion.scenario_id == gone)))
+            actions = [a.action for a in s.scalars(select(AuditEntry))]
+        assert actions == ["store.purge"]

@@ -1,10 +1,11 @@
-"""``backbone token create|list|revoke`` and ``backbone db upgrade`` (``serve`` is exercised by the live tests)."""
+"""``backbone token create|list|revoke``, ``backbone db upgrade`` and ``backbone db purge`` (``serve`` is exercised by the live tests)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import backbone.api
 import pytest
 from backbone.api.cli.main import app
 from backbone.api.store import Store, hash_token
@@ -54,6 +55,30 @@ def test_db_upgrade_is_idempotent(env: str) -> None:
     store = Store(env)
     names = set(inspect(store.engine).get_table_names())
     assert {"tokens", "scenarios", "scenario_versions", "jobs", "audit_log", "alembic_version"} <= names
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory(str(Path(backbone.api.__file__).with_name("migrations"))).get_current_head()
+    assert head is not None
     with store.engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002_teams"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
+    store.dispose()
+
+
+def test_db_purge_applies_retention(env: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`backbone db purge` frees what the retention settings no longer keep and says what it freed."""
+    from backbone.api.store import SYSTEM
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
+    store = Store(env)
+    doc = {"name": "x", "sites": [{"id": "A", "name": "A", "lon": 0, "lat": 0, "region": "NA"}]}
+    counts = {"sites": 1, "links": 0, "demands": 0}
+    sc, _ = store.create_scenario(doc, counts, "json", SYSTEM)
+    store.delete_scenario(sc.id, SYSTEM, None)
+    out = runner.invoke(app, ["db", "purge", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout) == {"jobs": 0, "scenarios": 0, "versions": 0, "audit_entries": 0}
+    monkeypatch.setenv("BACKBONE_DELETED_RETENTION_DAYS", "1e-9")
+    out = runner.invoke(app, ["db", "purge", "--json"])
+    assert json.loads(out.stdout) == {"jobs": 0, "scenarios": 1, "versions": 1, "audit_entries": 0}
     store.dispose()

@@ -137,10 +137,10 @@ def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
 
 
 def test_cli_failures_verify_violation_exits_5(submarine_cut: Network, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import backbone.solver.checks.te as checks
     from backbone.api.cli.main import app
     from backbone.solver.checks import Violation
 
-    import backbone.solver.checks.te as checks
     from backbone.io import save_scenario
 
     real = checks.check_te
