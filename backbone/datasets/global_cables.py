@@ -257,6 +257,13 @@ CABLES: list[CableSystem] = [
                                              (-117.5, 29.5), (-108.0, 10.0), (-85.0, -10.0),
                                              (-74.0, -30.0), (-72.0, -33.0)])),
     ]),
+    CableSystem("AMX-1", 2013, 17800, 50, False, 8_000,
+                "Miami, Jacksonville (US); Barranquilla, Cartagena, San Andrés (CO); Cancún (MX); "
+                "Puerto Barrios (GT); Puerto Plata (DO); San Juan (PR); Fortaleza, Salvador, Rio de Janeiro (BR)", [
+        S("barranquilla", "miami", [(-74.95, 11.15), (-74.6, 14.5), (-74.1, 18.6), (-73.8, 20.0), (-74.6, 21.0),
+                                    (-76.2, 21.6), (-77.6, 22.4), (-78.6, 22.85), (-79.6, 23.35), (-79.45, 24.0),
+                                    (-79.75, 25.0), (-80.05, 25.7)]),
+    ]),
     # ---------------------------------------------------------------- Europe and Africa
     CableSystem("Equiano", 2023, 15000, 144, False, 15_000,
                 "Sines (PT); Lomé (TG); Lagos (NG); Swakopmund (NA); Melkbosstrand (ZA); St Helena", [

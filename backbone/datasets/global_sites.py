@@ -57,6 +57,8 @@ GRID: dict[str, tuple[float, float, float]] = {
     "ZA": (70.0, 700.0, 10.5e6),
     "NG": (140.0, 400.0, 10.0e6),
     "KE": (120.0, 90.0, 10.0e6),
+    "TR": (110.0, 440.0, 11.0e6),
+    "CO": (140.0, 180.0, 10.0e6),
 }
 
 # Data centers: id, name, lon, lat, region, country, metro, grid market,
@@ -116,6 +118,15 @@ DATACENTERS: list[tuple[str, str, float, float, str, str, str, str, int, int, fl
      0, 9_000, 1.5, 13.5),
     ("nairobi-embakasi", "Nairobi (Mombasa Road / Embakasi colocation campus)", 36.87, -1.32, "AFRICA", "KE",
      "nairobi", "KE", 0, 15_000, 4.5, 22.5),
+    # Istanbul and Bogota: colocation markets with published campus MW (see data/README.md): Equinix's
+    # IL2/IL4 campus in Esenyurt (ex-Zenium, up to 22 MW critical load at full build) and ODATA's DC BG02
+    # in the Zona Franca de Occidente, Mosquera (24 MW IT, first phase 5-10 MW in 2026). No GPUs
+    # installed yet; gpus_max as above; power_available_mw is an estimate (Istanbul) / the low end
+    # of the announced first phase (Bogota).
+    ("istanbul-esenyurt", "Istanbul (Esenyurt colocation campus)", 28.68, 41.03, "EMEA", "TR", "istanbul", "TR",
+     0, 15_000, 6.0, 22.0),
+    ("bogota-mosquera", "Bogotá (Mosquera free-trade-zone campus)", -74.23, 4.71, "LATAM", "CO", "bogota", "CO",
+     0, 17_000, 5.0, 24.0),
 ]
 
 # Metro PoPs and cable landing stations: id, name, lon, lat, region, country, metro, kind
@@ -198,6 +209,7 @@ OTHER_SITES: list[tuple[str, str, float, float, str, str, str, str]] = [
     ("fortaleza", "Fortaleza landing", -38.54, -3.72, "LATAM", "BR", "", "landing"),
     ("valparaiso", "Valparaíso landing", -71.62, -33.05, "LATAM", "CL", "", "landing"),
     ("mexico-city", "Mexico City", -99.13, 19.43, "LATAM", "MX", "mexico-city", "pop"),
+    ("barranquilla", "Barranquilla landing", -74.80, 10.96, "LATAM", "CO", "", "landing"),
     ("lagos", "Lagos landing and PoP", 3.38, 6.45, "AFRICA", "NG", "lagos", "landing"),
     ("cape-town", "Melkbosstrand / Cape Town landing", 18.44, -33.72, "AFRICA", "ZA", "cape-town", "landing"),
     ("mombasa", "Mombasa landing", 39.67, -4.04, "AFRICA", "KE", "", "landing"),

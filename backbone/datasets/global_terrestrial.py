@@ -92,6 +92,9 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("blaabjerg", "stockholm", 12_000, [(10.9, 55.35), (12.57, 55.68)]),  # Great Belt, Oresund
     ("stockholm", "lulea", 20_000, [(17.3, 62.4)]),
     ("stockholm", "lulea", 16_000, [(15.6, 60.6), (14.6, 63.2), (18.7, 64.8)]),  # inland route, diverse
+    # Istanbul to Frankfurt through the Balkans (Edirne, Plovdiv, Sofia, Belgrade, Budapest, Vienna, Nuremberg)
+    ("istanbul-esenyurt", "frankfurt", 12_000, [(26.56, 41.68), (24.75, 42.15), (23.32, 42.70), (20.46, 44.82),
+                                                (19.04, 47.50), (16.37, 48.21), (11.08, 49.45)]),
     # ---------------------------------------------------------------- Middle East, Egypt crossings
     ("abu-talat", "zafarana", 48_000, [(30.4, 30.6), (31.5, 29.9)]),
     ("abu-talat", "zafarana", 36_000, [(30.9, 30.9), (32.3, 30.0)]),  # second crossing route
@@ -115,6 +118,8 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("sao-paulo", "fortaleza", 12_000, [(-43.2, -22.9), (-38.5, -12.97)]),
     ("sao-paulo", "santiago", 8_000, [(-58.38, -34.6), (-68.8, -32.9)]),
     ("santiago", "valparaiso", 16_000, []),
+    # Bogota to the Caribbean coast along the Magdalena valley (La Dorada, Aguachica, Bosconia)
+    ("bogota-mosquera", "barranquilla", 8_000, [(-74.66, 5.45), (-73.62, 8.31), (-73.89, 9.98)]),
     # ---------------------------------------------------------------- Asia-Pacific
     ("mumbai", "mumbai-landing", 40_000, []),
     ("chennai", "chennai-landing", 40_000, []),

@@ -55,9 +55,10 @@ def test_sites_are_well_formed(net: Network) -> None:
     linked = set(s.loc[s["metro"] != "", "metro"])
     assert linked <= set(net.metros.index)
     all_dc = s[s["kind"] == "datacenter"]
-    # new markets (Lagos, Nairobi): colocation campuses with published MW, no GPUs installed yet
+    # new markets (Lagos, Nairobi, Istanbul, Bogota): colocation campuses with published MW, no GPUs installed yet
     new = all_dc[all_dc["gpus_installed"] == 0]
-    assert set(new.index) == {"lagos-ikeja", "nairobi-embakasi"}
+    assert set(new.index) == {"lagos-ikeja", "nairobi-embakasi", "istanbul-esenyurt", "bogota-mosquera"}
+    assert (new["metro"] != "").all()
     assert (new["gpus_max"] * 1.4 / 1000 <= new["power_max_mw"]).all() and (new["power_available_mw"] > 0).all()
     dc = all_dc.drop(new.index)
     assert len(dc) >= 25

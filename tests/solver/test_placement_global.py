@@ -34,6 +34,12 @@ def test_shipped_scenario(shipped) -> None:
     served_from = r.tables["flows"].groupby("metro")["site"].agg(set)
     assert served_from["lagos"] <= {"lagos-ikeja"} | set(shipped.sites.index[shipped.sites["region"] != "AFRICA"])
     assert "lagos-ikeja" in served_from["lagos"] and "nairobi-embakasi" in served_from["nairobi"]
+    # Istanbul and Bogota (53-55 ms from the nearest hyperscale campus) are served within the interactive
+    # SLO: Bogota from its own colocation campus, Istanbul over the Balkan route or from its campus
+    flows = r.tables["flows"]
+    near = flows[flows["metro"].isin(["istanbul", "bogota"]) & (flows["class"] == "interactive")]
+    assert set(near["metro"]) == {"istanbul", "bogota"} and (near["rtt_ms"] <= 50.0).all(), near
+    assert "bogota-mosquera" in served_from["bogota"]
     no_site = unserved[unserved["sites"] == ""]
     for metro in no_site["metro"].unique():
         assert any(f"metro {metro}:" in reason for reason in r.infeasibility), (metro, r.infeasibility)
