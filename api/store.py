@@ -589,27 +589,38 @@ class Store:
     def claim_next_job(self, max_running_per_owner: int = 0) -> Job | None:
         """Atomically move the next queued job to ``running`` and return it (fair share).
 
-        The next job is the oldest queued job of the token with the fewest running jobs; ties go to
-        the token served least recently, then to the one waiting longest. So tokens take turns and
-        one token's many jobs do not hold back another's. ``max_running_per_owner`` (0 = none) caps the jobs one token runs at once.
+        Shares are per team, then per token: the next job is the oldest queued job of the token whose
+        team runs the fewest jobs and was served least recently, then which itself runs the fewest and was
+        served least recently; last, the one waiting longest. So teams take turns, the tokens of a team take turns,
+        and neither one team's nor one token's many jobs hold back another's. ``max_running_per_owner``
+        (0 = none) caps the jobs one token runs at once.
         """
         with self.session() as s:
-            running = {str(o): int(n) for o, n in s.execute(
-                select(Job.owner_id, func.count()).where(Job.status == "running").group_by(Job.owner_id)).all()}
-            heads = s.execute(select(Job.owner_id, func.min(Job.created_at)).where(Job.status == "queued")
-                              .group_by(Job.owner_id)).all()
+            running_by_team: dict[str, int] = {}
+            running: dict[str, int] = {}
+            for team, owner, n in s.execute(select(Job.team_id, Job.owner_id, func.count())
+                                            .where(Job.status == "running").group_by(Job.team_id, Job.owner_id)):
+                running_by_team[str(team or "")] = running_by_team.get(str(team or ""), 0) + int(n)
+                running[str(owner)] = running.get(str(owner), 0) + int(n)
+            heads = s.execute(select(Job.owner_id, func.min(Job.team_id), func.min(Job.created_at))
+                              .where(Job.status == "queued").group_by(Job.owner_id)).all()
             served = {str(o): _aware(t) for o, t in s.execute(
                 select(Job.owner_id, func.max(Job.started_at))
                 .where(Job.owner_id.in_([h[0] for h in heads]), Job.started_at.is_not(None))
                 .group_by(Job.owner_id)).all() if t is not None} if heads else {}
             never = datetime.min.replace(tzinfo=UTC)
+            team_served = {str(t or ""): _aware(ts) for t, ts in s.execute(
+                select(Job.team_id, func.max(Job.started_at)).where(Job.started_at.is_not(None))
+                .group_by(Job.team_id)).all() if ts is not None} if heads else {}
 
-            def turn(head: Any) -> tuple[int, datetime, datetime]:
-                """Fewest running first, then least recently served, then oldest waiting."""
-                owner = str(head[0])
-                return running.get(owner, 0), served.get(owner, never), _aware(head[1])
+            def turn(head: Any) -> tuple[int, datetime, int, datetime, datetime]:
+                """The team with the fewest running jobs, then the team served least recently; within it the
+                token with the fewest running, then the one served least recently, then the oldest waiting."""
+                owner, team = str(head[0]), str(head[1] or "")
+                return (running_by_team.get(team, 0), team_served.get(team, never), running.get(owner, 0),
+                        served.get(owner, never), _aware(head[2]))
 
-            for owner, _first in sorted(heads, key=turn):
+            for owner, _team, _first in sorted(heads, key=turn):
                 if max_running_per_owner and running.get(str(owner), 0) >= max_running_per_owner:
                     continue
                 for job in s.scalars(select(Job).where(Job.status == "queued", Job.owner_id == owner)

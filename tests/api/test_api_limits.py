@@ -67,6 +67,28 @@ def test_tokens_take_turns(tmp_path: Path, triangle: Network) -> None:
         assert started[b_job] < started[a_jobs[2]]
 
 
+def test_teams_take_turns(tmp_path: Path, triangle: Network) -> None:
+    """One worker; two tokens of team X queue three jobs each, then a token of team Y one tiny job. Shares are
+    per team first: Y's job starts second (per-token turns alone would run X's second token first)."""
+    with _app(tmp_path) as client:
+        store = client.app.state.store  # type: ignore[attr-defined]
+        store.create_team("x")
+        store.create_team("y")
+        x1, x2 = store.create_token("planner", "x1", team="x")[1], store.create_token("planner", "x2", team="x")[1]
+        y = store.create_token("planner", "y", team="y")[1]
+        sx1, sx2, sy = _scenario(client, x1, triangle), _scenario(client, x2, triangle), _scenario(client, y, triangle)
+        x_jobs = []
+        for _ in range(3):
+            x_jobs.append((x1, _submit(client, x1, sx1, {"steps": 10, "step_s": 0.1}).json()["id"]))
+            x_jobs.append((x2, _submit(client, x2, sx2, {"steps": 10, "step_s": 0.1}).json()["id"]))
+        y_job = _submit(client, y, sy, {"steps": 1, "step_s": 0}).json()["id"]
+        done = {jid: wait_for(lambda tok=tok, jid=jid: _job(client, tok, jid), lambda j: j["status"] in FINAL,
+                              timeout_s=120) for tok, jid in [*x_jobs, (y, y_job)]}
+        assert all(j["status"] == "succeeded" for j in done.values())
+        order = sorted(done, key=lambda jid: datetime.fromisoformat(done[jid]["started_at"]))
+        assert order.index(y_job) <= 1, order
+
+
 def test_queue_depth_limits(one_worker: TestClient, triangle: Network) -> None:
     client = one_worker
     a, b = _token(client, "a"), _token(client, "b")
