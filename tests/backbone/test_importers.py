@@ -406,10 +406,12 @@ def test_node_link_never_fails_with_anything_but_a_validation_error(tmp_path: Pa
         st.lists(st.one_of(edge, value), max_size=6), value, graph)
     # mostly well-formed documents with the odd bad value, so that loads also succeed
     lonlat = st.tuples(st.floats(-180, 180), st.floats(-90, 90)).map(list)
-    tidy_edge = st.fixed_dictionaries(
-        {"source": st.integers(0, 3), "target": st.integers(0, 3)},
-        optional={"capacity": st.one_of(st.floats(0.5, 1e4), value), "dist": st.floats(1, 2e4),
-                  "type": st.sampled_from(["seacable", "normal", "x"]), "weight": st.floats(0.1, 100)})
+    # endpoints always distinct (a self-loop is rightly rejected) and capacities mostly valid, so that a fair
+    # share of these documents loads whatever hypothesis version draws them
+    tidy_ends = st.tuples(st.integers(0, 3), st.integers(1, 3)).map(lambda t: {"source": t[0], "target": (t[0] + t[1]) % 4})
+    tidy_edge = st.builds(lambda ends, extra: {**ends, **extra}, tidy_ends, st.fixed_dictionaries({},
+        optional={"capacity": st.one_of(st.floats(0.5, 1e4), st.floats(0.5, 1e4), value), "dist": st.floats(1, 2e4),
+                  "type": st.sampled_from(["seacable", "normal", "x"]), "weight": st.floats(0.1, 100)}))
     tidy = st.builds(
         lambda pos, edges, directed, g: {"nodes": [{"id": i, "pos": p} for i, p in enumerate(pos)], "links": edges,
                                          "directed": directed, "graph": g},
