@@ -158,6 +158,32 @@ def geojson_dict(net: Network, link_values: Values = None, site_values: Values =
     return {"type": "FeatureCollection", "name": net.name, "features": features}
 
 
+def candidate_features(net: Network) -> list[dict[str, Any]]:
+    """The candidate routes (not built) as GeoJSON features: ``feature_type: "candidate"``, ``id`` and the
+    candidate's columns (``srlgs`` joined by ``;``), LineString/MultiLineString geometry."""
+    from shapely.geometry import LineString, MultiLineString, mapping
+
+    from backbone.model import link_route
+
+    features: list[dict[str, Any]] = []
+    for cid, row in zip(net.candidates.index, net.candidates.to_dict("records"), strict=True):
+        route = link_route(row, net.sites)
+        parts = [np.round(p, COORDINATE_DECIMALS) for p in geo.split_antimeridian(route)]
+        shape = LineString(parts[0]) if len(parts) == 1 else MultiLineString(parts)
+        props: dict[str, Any] = {"id": str(cid)}
+        for k, v in row.items():
+            if isinstance(v, tuple):
+                v = ";".join(v)
+            elif isinstance(v, np.generic):
+                v = v.item()
+            if isinstance(v, float) and not np.isfinite(v):
+                v = None
+            props[str(k)] = v
+        props["feature_type"] = "candidate"
+        features.append({"type": "Feature", "properties": props, "geometry": mapping(shape)})
+    return features
+
+
 def save_geojson(net: Network, path: str | Path, link_values: Values = None,
                  site_values: Values = None) -> Path:
     """Write sites and links as one GeoJSON FeatureCollection (written atomically).
