@@ -144,8 +144,10 @@ def network_to_geodataframes(net: Network, link_values: Values = None,
     return sites_gdf, links_gdf
 
 
-def geojson_dict(net: Network, link_values: Values = None, site_values: Values = None) -> dict[str, Any]:
-    """The FeatureCollection :func:`save_geojson` writes, as a dict (sites first, then links)."""
+def geojson_dict(net: Network, link_values: Values = None, site_values: Values = None,
+                 candidates: bool = True) -> dict[str, Any]:
+    """The FeatureCollection :func:`save_geojson` writes, as a dict (sites, then links, then the candidate
+    routes not built with ``feature_type: "candidate"`` unless ``candidates`` is false)."""
     sites, links = network_to_geodataframes(net, link_values, site_values)
     features: list[dict[str, Any]] = []
     for layer, gdf in (("site", sites), ("link", links)):
@@ -155,6 +157,8 @@ def geojson_dict(net: Network, link_values: Values = None, site_values: Values =
         text_columns = [c for c in gdf.columns if c != "geometry" and pd.api.types.is_string_dtype(gdf[c].dtype)]
         gdf = gdf.astype(dict.fromkeys(text_columns, object))  # Arrow-backed strings iterate slowly
         features += gdf.to_geo_dict(na="null", drop_id=True, show_bbox=False)["features"]
+    if candidates:
+        features += candidate_features(net)
     return {"type": "FeatureCollection", "name": net.name, "features": features}
 
 

@@ -182,14 +182,12 @@ def geojson_bytes(net: Network, values: MapValues, candidates: bool = True) -> b
     ``failed = 1``, built candidates ``built_candidate = 1``; candidate routes not built (unless
     ``candidates`` is false) are features with ``feature_type = "candidate"``.
     """
-    from backbone.io.geojson import candidate_features, geojson_dict
+    from backbone.io.geojson import geojson_dict
 
     link_values: dict[str, pd.Series] = dict(values.link_values)
     if values.failed_links:
         link_values["failed"] = pd.Series(1.0, index=list(values.failed_links))
     if values.built_candidates:
         link_values["built_candidate"] = pd.Series(1.0, index=list(values.built_candidates))
-    doc = geojson_dict(net, link_values or None, dict(values.site_values) or None)
-    if candidates:
-        doc["features"] += candidate_features(net)
+    doc = geojson_dict(net, link_values or None, dict(values.site_values) or None, candidates=candidates)
     return json.dumps(doc, ensure_ascii=False, allow_nan=False).encode("utf-8")
