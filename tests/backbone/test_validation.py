@@ -141,7 +141,8 @@ def test_cli_validate_json_lists_problems_on_stdout(tmp_path: Path) -> None:
     assert doc["valid"] is False and len(doc["problems"]) == 6
     assert {p["record"] for p in doc["problems"]} == {"tat", "nyc-ash", "lon-fra", "ash-fra", "nyc-lon"}
     ok = CliRunner().invoke(app, ["validate", str(DATA / "small"), "--json"])
-    assert ok.exit_code == 0 and json.loads(ok.stdout) == {"valid": True, "sites": 4, "links": 3, "demands": 2}
+    assert ok.exit_code == 0 and json.loads(ok.stdout) == {"valid": True, "sites": 4, "links": 3, "demands": 2,
+                                                                "candidates": 0}
 
 
 def test_cli_validate_subprocess_has_no_traceback() -> None:
