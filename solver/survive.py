@@ -500,6 +500,13 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                 excused[sid] = (prev[0] + gbps, "; ".join(x for x in (prev[1], (
                     f"{gbps:,.0f} Gbps more than every link at its max_capacity_gbps and every candidate at its "
                     "max_modules can carry over the latency-admissible paths")) if x))
+        iterations.append({"iteration": it, "working_states": len(working), "added": len(new),
+                           "violated": len(violated), "cost_usd": mip["cost"], "lower_bound_usd": mip["bound"],
+                           "mip_status": mip["solver_status"], "mip_seconds": round(mip["seconds"], 3),
+                           "path_rounds": mip["path_rounds"], "sweep_seconds": round(sweep_seconds, 3),
+                           "model": mip["stats"]})
+        logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(working),
+                    mip["cost"], mip["bound"])
         if prev_y is not None and np.array_equal(prev_y, mip["y"]):
             converged = not violated  # the same design as the one just swept: nothing more to learn
             break
