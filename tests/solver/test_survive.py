@@ -168,3 +168,30 @@ def _routed_network(net: Network, out: Path) -> Network:
     sites = pd.DataFrame(place["sites"])
     sites = sites.set_index("site" if "site" in sites.columns else "id")
     return network_after_placement(net, sites, placement_demands(flows, {c.name: c.slo_rtt_ms for c in classes}))
+
+
+def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> None:
+    """The API's plan job calls ``run_task("plan", net, options)``; with ``{}`` it runs the same plan as the CLI.
+
+    (The API worker is exercised in tests/api; its job worker cannot start the failure sweep's process
+    pool yet -- the "daemonic processes" bug fixed on another branch -- so this test calls the in-process
+    planning service the worker calls.)
+    """
+    from backbone.api.cli.main import app
+    from backbone.solver.planning import run_task
+    from typer.testing import CliRunner
+
+    from tests.conftest import small_world_network
+
+    net = small_world_network()
+    api = run_task("plan", net, {}, tmp_path / "api").summary
+    scen = save_scenario(net, tmp_path / "scen")
+    r = CliRunner().invoke(app, ["plan", str(scen), "--out", str(tmp_path / "cli"), "--json"])
+    assert r.exit_code == 0, r.output
+    cli = json.loads(r.stdout)
+    for key in ("headline", "survivability", "upgrade_cost_usd", "links_upgraded", "routes_built", "mlu",
+                "mlu_after", "failures_with_unmet_demand", "failures_with_unmet_demand_after", "gpus_added"):
+        assert cli[key] == api[key], key
+    assert (tmp_path / "api" / "scenario_after").exists() and (tmp_path / "cli" / "scenario_after").exists()
+    assert api["survivability"]["failure_kind"] == "srlg"
+    assert api["survivability"]["states"] == len(net.srlgs)
