@@ -195,3 +195,17 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
     assert (tmp_path / "api" / "scenario_after").exists() and (tmp_path / "cli" / "scenario_after").exists()
     assert api["survivability"]["failure_kind"] == "srlg"
     assert api["survivability"]["states"] == len(net.srlgs)
+
+
+def test_skip_upgrades_says_nothing_was_designed(tmp_path: Path) -> None:
+    from backbone.solver.planning import run_task
+
+    from tests.conftest import small_world_network
+
+    s = run_task("plan", small_world_network(), {"skip_upgrades": True, "failures": {"engine": "serial"}},
+                 tmp_path / "out").summary
+    assert s["headline"].startswith("Nothing was designed (--skip-upgrades)")
+    assert s["links_upgraded"] == 0 and s["routes_built"] == 0
+    assert s["survivability"]["survived"] == s["failure_scenarios"] - s["failures_with_unmet_demand"]
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert "Nothing was designed" in report
