@@ -299,27 +299,7 @@ def _read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: li
 
 
 MAX_PATH_ROUNDS = 4
-"""MIP re-solves per iteration that give crowded states the built network's own paths."""
-
-
-def _crowded_states(after: Network, full: Network, mip: dict[str, Any], names: list[str],
-                    blocks: dict[str, _StateBlock], k: int, backend: str, tol: float) -> list[str]:
-    """States of the model that TE on the built network does not carry as the MIP did (over its own
-    k shortest paths): utilisation above the state's ceiling or more traffic unmet."""
-    from backbone.solver.impact import assess_state
-
-    h = full.demands["demand_gbps"].to_numpy(float)
-    bad = []
-    for i, sid in enumerate(names):
-        b = blocks[sid]
-        present = [x for x in b.failed if x in after.links.index]
-        state = after.fail_links(present) if present else after
-        a = assess_state(state, k, backend, shortfall=False)
-        allowed = float(h[~b.has_path].sum() + mip["unmet"][i].sum()) + tol
-        unmet = float(a.unmet_gbps.fillna(0.0).sum())
-        if a.mlu > b.ceiling * (1 + 1e-6) + 1e-9 or unmet > allowed:
-            bad.append(sid)
-    return bad
+"""MIP solves per iteration that drop the candidates the last one did not build (see the loop)."""
 
 
 def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, dict[str, float], dict[str, int]]:
@@ -418,8 +398,10 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     scen_full: dict[str, FailureScenario] = {}
     if failure_kind != "none":
         scen_full = {s.id: s for s in enumerate_scenarios(full, failure_kind)}  # type: ignore[arg-type]
-    intact = _state_block(base, full, "intact", (), k, ceiling)
+    intact = _state_block(full, full, "intact", (), k, ceiling)  # every candidate built: for the excuses
     blocks: dict[str, _StateBlock] = {"intact": intact}
+    failed_of: dict[str, tuple[str, ...]] = {"intact": ()}
+    ceiling_of: dict[str, float] = {"intact": ceiling}
     working: list[str] = []
     excused: dict[str, tuple[float, str]] = {}
     iterations: list[dict[str, Any]] = []
@@ -430,7 +412,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     violated: list[str] = []
     converged = False
     best_bound: float | None = None
-    prev_y: np.ndarray | None = None if initial_records is None else np.zeros(len(full.links))
+    prev_y: tuple[Any, ...] | None = None if initial_records is None else ()
 
     def lost_mask(sc: FailureScenario) -> np.ndarray:
         d = full.demands
@@ -451,8 +433,8 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                 continue
             sc = scen_full[sid]
             if sid not in blocks:
-                blocks[sid] = _state_block(records_net if records_net is not net else base, full, sid, sc.links, k,
-                                           failure_ceiling)
+                blocks[sid] = _state_block(full, full, sid, sc.links, k, failure_ceiling)
+                failed_of[sid], ceiling_of[sid] = tuple(sc.links), failure_ceiling
             gbps, reason = _excuse(full, blocks[sid], intact.has_path, lost_mask(sc))
             if reason:
                 excused[sid] = (gbps, reason)
@@ -473,22 +455,29 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                  f"iteration {it}: MIP over the intact state and {len(working)} failure states")
         mip_seconds, rounds = 0.0, 0
         cur: dict[str, Any] = {}
+        keep = [str(c) for c in base.candidates.index]
+        model_full = full
         for rounds in range(1, MAX_PATH_ROUNDS + 1):  # noqa: B007 - rounds is reported
-            cur = _solve_mip(base, full, [intact, *[blocks[s] for s in working]], time_limit_s, backend, mip_gap,
-                             tol)
+            # TE routes a built network over its own k shortest paths. Paths of the network with the kept
+            # candidates built are TE's paths on any design that builds a subset of them (removing links only
+            # removes paths), but unbuilt candidates can crowd the existing routes out of the k shortest:
+            # drop the candidates the MIP did not build and solve again, until it builds every one kept --
+            # then the model's paths are exactly TE's on the design.
+            model_full = base.with_candidates_built({c: int(base.candidates.at[c, "max_modules"]) for c in keep}) \
+                if keep else base.drop_candidates(base.candidates.index)
+            model_blocks = [_state_block(model_full, model_full, sid, failed_of[sid], k, ceiling_of[sid])
+                            for sid in ["intact", *working]]
+            cur = _solve_mip(base, model_full, model_blocks, time_limit_s, backend, mip_gap, tol)
             mip_seconds += cur["seconds"]
-            after, _, _ = _apply(base, cur, full)
-            # TE routes the built network over its own k shortest paths, which new routes may crowd;
-            # give the states in the model those paths too, until TE carries each as the MIP did
-            bad = _crowded_states(after, full, cur, ["intact", *working], blocks, k, backend, tol)
-            if not bad:
+            ids = model_full.links.index
+            built = [str(ids[i]) for i in np.flatnonzero(cur["is_cand"] & (cur["y"] > 0.5))]
+            if built == keep:
                 break
             progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
-                     f"iteration {it}: {len(bad)} states get the built network's paths")
-            for sid in bad:  # the paths TE sees on this design, plus the full network's
-                blocks[sid] = _state_block(after, full, sid, blocks[sid].failed, k, blocks[sid].ceiling)
-            if "intact" in bad:
-                intact = blocks["intact"]
+                     f"iteration {it}: {len(built)} of {len(keep)} candidate routes built; solving without the rest")
+            keep = built
+        after, _, _ = _apply(base, cur, model_full)
+        cur["full"] = model_full
         mip = cur
         best_bound = cur["bound"]
         cur["seconds"] = mip_seconds
@@ -507,10 +496,12 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                            "model": mip["stats"]})
         logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(working),
                     mip["cost"], mip["bound"])
-        if prev_y is not None and np.array_equal(prev_y, mip["y"]):
+        design_key = tuple(sorted(_apply(base, mip, mip["full"])[1].items())) + tuple(
+            sorted(_apply(base, mip, mip["full"])[2].items()))
+        if prev_y is not None and design_key == prev_y:
             converged = not violated  # the same design as the one just swept: nothing more to learn
             break
-        prev_y = mip["y"]
+        prev_y = design_key
         records_net, records = after, None  # the design changed the network: sweep it again
         if failure_kind == "none":
             converged = True
@@ -530,7 +521,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     gap = None if best_bound is None else (max(0.0, cost - best_bound) / cost if cost > 0 else 0.0)
     status = ("optimal" if converged and gap is not None and gap <= max(mip_gap, 1e-6) else
               "feasible" if converged else "not_converged")
-    upgrades = _upgrade_table(base, full, mip, ["intact", *working])
+    upgrades = _upgrade_table(base, mip["full"], mip, ["intact", *working])
     not_survivable = [{"scenario": s, "reason": excused[s][1], "gbps": excused[s][0]}
                       for s in sorted(excused) if any(str(r["scenario"]) == s and not r["survived"]
                                                       for r in records or [])]
