@@ -424,6 +424,12 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
     engine = options.engine
     if engine == "local" and workers == 1:
         engine = "serial"
+    if engine == "local":
+        import multiprocessing as mp
+
+        if mp.current_process().daemon:  # a daemonic process (e.g. an API job worker) cannot start a pool
+            logger.info("failure sweep in a daemonic process: running serially")
+            engine = "serial"
     batches = _batches(scenarios, workers, options.batch_size)
     done = 0
     results: dict[int, list[dict[str, Any]]] = {}
