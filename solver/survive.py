@@ -303,6 +303,29 @@ MAX_PATH_ROUNDS = 4
 """MIP solves per iteration that drop the candidates the last one did not build (see the loop)."""
 
 
+def _route_candidates(base: Network, full: Network, full_blocks: list[_StateBlock], k: int) -> list[str]:
+    """Candidates on the full network's admissible paths of demands that have none on the existing
+    network in the same state (cut apart, or no path within the SLO): the routes those states need."""
+    L = len(full.links)
+    is_cand = ~full.links.index.isin(base.links.index)
+    if not is_cand.any():
+        return []
+    cand_cols = np.flatnonzero(np.concatenate([is_cand, is_cand]))
+    wanted: set[str] = set()
+    for b in full_blocks:
+        present = [x for x in b.failed if x in base.links.index]
+        vd0, _, _ = state_paths(base, present, k)
+        has0 = np.zeros(len(full.demands), bool)
+        has0[vd0] = True
+        rows = np.flatnonzero(~has0[b.var_demand])
+        if not len(rows):
+            continue
+        sub = b.incidence[rows][:, cand_cols]
+        used = np.unique(sub.tocoo().col)
+        wanted |= {str(full.links.index[cand_cols[c] % L]) for c in used}
+    return [str(c) for c in base.candidates.index if str(c) in wanted]
+
+
 def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, dict[str, float], dict[str, int]]:
     y, is_cand, mod = mip["y"], mip["is_cand"], mip["mod"]
     ids = full.links.index
@@ -466,7 +489,13 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         options: list[tuple[float, float, dict[str, Any], Network]] = []
         all_cands = [str(c) for c in base.candidates.index]
         starts: list[list[str]] = [[]] + ([all_cands] if all_cands else [])
-        for keep in starts:
+        needed = _route_candidates(base, full, [blocks[x] for x in ["intact", *working]], k)
+        if needed and needed != all_cands:
+            starts.insert(1, needed)
+        tried: list[dict[str, Any]] = []
+        for start_i, keep in enumerate(starts):
+            label = ["no new route", "routes the cut states need", "every candidate"][
+                start_i if len(starts) == 3 else (0 if start_i == 0 else 2)]
             for _round in range(MAX_PATH_ROUNDS):
                 rounds += 1
                 model_full = base.with_candidates_built(
@@ -480,7 +509,12 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                 if built == keep:
                     total_unmet = float(np.round(cand["unmet_all"].sum(), 3))
                     options.append((total_unmet, float(cand["cost"]), cand, model_full))
+                    tried.append({"start": label, "routes": len(built), "unmet_gbps": total_unmet,
+                                  "cost_usd": float(cand["cost"])})
                     break
+                if _round == MAX_PATH_ROUNDS - 1:
+                    tried.append({"start": label, "routes": None, "unmet_gbps": None, "cost_usd": None,
+                                  "note": "no fixed point within the rounds"})
                 progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
                          f"iteration {it}: {len(built)} of {len(keep)} candidate routes built; solving without "
                          "the rest")
@@ -490,6 +524,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         _, _, cur, model_full = min(options, key=lambda o: (o[0], o[1]))
         after, _, _ = _apply(base, cur, model_full)
         cur["full"] = model_full
+        cur["tried"] = tried
         mip = cur
         best_bound = cur["bound"]
         cur["seconds"] = mip_seconds
@@ -504,7 +539,8 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         iterations.append({"iteration": it, "working_states": len(working), "added": len(new),
                            "violated": len(violated), "cost_usd": mip["cost"], "lower_bound_usd": mip["bound"],
                            "mip_status": mip["solver_status"], "mip_seconds": round(mip["seconds"], 3),
-                           "path_rounds": mip["path_rounds"], "sweep_seconds": round(sweep_seconds, 3),
+                           "path_rounds": mip["path_rounds"], "designs_tried": mip["tried"],
+                           "sweep_seconds": round(sweep_seconds, 3),
                            "model": mip["stats"]})
         logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(working),
                     mip["cost"], mip["bound"])
