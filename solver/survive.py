@@ -571,15 +571,17 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     status = ("optimal" if converged and gap is not None and gap <= max(mip_gap, 1e-6) else
               "feasible" if converged else "not_converged")
     upgrades = _upgrade_table(base, mip["full"], mip, ["intact", *working])
+    still = set(violated) if not converged else set()
+    # excused: not carried, but only by what no design can help (a state also short beyond that is violated)
     not_survivable = [{"scenario": s, "reason": excused[s][1], "gbps": excused[s][0]}
-                      for s in sorted(excused) if any(str(r["scenario"]) == s and not r["survived"]
-                                                      for r in records or [])]
+                      for s in sorted(excused) if s not in still and any(
+                          str(r["scenario"]) == s and not r["survived"] for r in records or [])]
     progress(1.0, "design done")
     return SurvivableDesign(
         status=status, failure_kind=failure_kind, cost_usd=cost, lower_bound_usd=best_bound, gap=gap,
         upgrades=upgrades, network_after=after, iterations=iterations, states_examined=len(records or []),
         working_set=working, records_after=list(records or []), not_survivable=not_survivable,
-        violated=sorted(set(violated)) if not converged else [],
+        violated=sorted(still),
         ceiling=ceiling, failure_ceiling=failure_ceiling, converged=converged,
         seconds=time.perf_counter() - t_start, model=mip["stats"])
 
