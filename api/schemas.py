@@ -48,6 +48,10 @@ class ScenarioDocument(BaseModel):
     """The canonical JSON form of a scenario (``backbone.io.network_to_dict``): tables as lists of records.
 
     Columns per table are those of ``backbone/schema.py``; see ``backbone info`` and docs/scenario-format.
+    ``candidates`` (optional) lists buildable routes: ``site_a``, ``site_b``, ``kind`` (spectrum, fibre_pair,
+    terrestrial, backhaul, cable), ``link_kind``, ``module_gbps``, ``module_cost_usd``, ``fixed_cost_usd``,
+    ``max_modules``, ``lead_time_quarters``, ``available_from``, ``srlgs`` (list of SRLG ids), ...; their ids must
+    not be link ids, their endpoints and SRLGs must exist.
     """
 
     model_config = ConfigDict(extra="allow", json_schema_extra={"example": {
@@ -65,6 +69,7 @@ class ScenarioDocument(BaseModel):
     srlgs: list[dict[str, Any]] | None = None
     metros: list[dict[str, Any]] | None = None
     demands: list[dict[str, Any]] | None = None
+    candidates: list[dict[str, Any]] | None = None
 
 
 class _VersionFields(BaseModel):

@@ -39,7 +39,8 @@ class Settings(BaseSettings):
     database_url: str = Field(default="", description="SQLAlchemy URL; empty = SQLite file in the data dir.")
     max_body_bytes: int = Field(default=64 * 1024 * 1024, ge=1024, description="Largest request body accepted (413 above).")
     max_sites: int = Field(default=20_000, ge=1, description="Largest scenario accepted, in sites (422 above).")
-    max_links: int = Field(default=200_000, ge=1, description="Largest scenario accepted, in links (422 above).")
+    max_links: int = Field(default=200_000, ge=1,
+                           description="Largest scenario accepted, in links and in candidates each (422 above).")
     max_demands: int = Field(default=1_000_000, ge=1, description="Largest scenario accepted, in demands (422 above).")
     workers: int = Field(default=2, ge=1, le=64, description="Jobs that run at the same time (one process each).")
     job_timeout_s: float = Field(default=3600.0, gt=0, description="Wall-clock limit of one job; it is killed after.")

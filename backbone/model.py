@@ -1,4 +1,4 @@
-"""The :class:`Network`: tables of sites, links, SRLGs, metros and demands keyed by string id.
+"""The :class:`Network`: tables of sites, links, SRLGs, metros, demands and candidates keyed by string id.
 
 The tables are the source of truth (networkx is a derived view). A Network is never mutated
 after construction: every transformation returns a new Network, so one instance can be shared
@@ -17,7 +17,7 @@ import pandas as pd
 
 from backbone import geo
 from backbone.errors import NotFoundError, Problem, ValidationError
-from backbone.schema import TABLES, TRAFFIC_CLASSES, TableSpec
+from backbone.schema import CANDIDATES, TABLES, TRAFFIC_CLASSES, TableSpec
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -77,6 +77,9 @@ class Network:
     meta
         Free metadata: ``description``, ``version``, ``sources``, ``parameters`` (see
         :data:`DEFAULT_PARAMETERS`).
+    candidates
+        Buildable capacity that does not exist yet (:data:`backbone.schema.CANDIDATES`); empty
+        by default. :meth:`with_candidates_built` turns chosen ones into links.
     """
 
     sites: pd.DataFrame
@@ -86,6 +89,7 @@ class Network:
     demands: pd.DataFrame
     name: str = "scenario"
     meta: dict[str, Any] = field(default_factory=dict)
+    candidates: pd.DataFrame = field(default_factory=lambda: empty_table(CANDIDATES))
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -100,12 +104,13 @@ class Network:
         meta["parameters"] = params
         frames = {t: normalize_table(TABLES[t], tables.get(t)) for t in TABLES}
         net = cls(frames["sites"], frames["links"], frames["srlgs"], frames["metros"],
-                  frames["demands"], name=name, meta=meta)
+                  frames["demands"], name=name, meta=meta, candidates=frames["candidates"])
         return net._with_derived()
 
     def _with_derived(self) -> Network:
         links = fill_link_derived(self.links, self.sites, self.parameters)
-        return replace(self, links=links)
+        candidates = fill_geometry_derived(self.candidates, self.sites, self.parameters)
+        return replace(self, links=links, candidates=candidates)
 
     @property
     def parameters(self) -> dict[str, float]:
@@ -113,7 +118,7 @@ class Network:
         return {**DEFAULT_PARAMETERS, **dict(self.meta.get("parameters") or {})}
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The five tables by name."""
+        """The tables by name (:data:`backbone.schema.TABLES` order; ``candidates`` may be empty)."""
         return {t: getattr(self, t) for t in TABLES}
 
     def copy_with(self, **tables: pd.DataFrame) -> Network:
@@ -192,6 +197,9 @@ class Network:
             "srlgs_by_kind": {str(k): int(v) for k, v in self.srlgs["kind"].value_counts().sort_index().items()},
             "metros": len(self.metros),
             "demands": len(self.demands),
+            "candidates": len(self.candidates),
+            "candidates_by_kind": {str(k): int(v)
+                                   for k, v in self.candidates["kind"].value_counts().sort_index().items()},
             "demand_gbps": float(self.demands["demand_gbps"].sum()),
             "demand_gbps_by_class": {
                 str(k): float(v) for k, v in self.demands.groupby("traffic_class")["demand_gbps"].sum().items()
@@ -225,15 +233,22 @@ class Network:
         """A network without the given links.
 
         SRLG memberships are trimmed to match; an SRLG left with no links is dropped (nothing
-        of it remains to fail), so the result saves and loads like any scenario.
+        of it remains to fail), so the result saves and loads like any scenario; candidates
+        forget a dropped SRLG the same way (failing links is not failing the SRLG itself:
+        :meth:`fail_srlgs` drops the candidates of the failed SRLGs).
         """
         ids = self._known("links", link_ids)
         links = self.links.drop(index=ids)
         srlgs = self.srlgs.copy()
         gone = set(ids)
         srlgs["links"] = [tuple(m for m in members if m not in gone) for members in srlgs["links"]]
+        dropped = set(srlgs.index[srlgs["links"].map(len) == 0])
         srlgs = srlgs[srlgs["links"].map(len) > 0]
-        return replace(self, links=links, srlgs=srlgs)
+        candidates = self.candidates
+        if dropped and len(candidates):
+            candidates = candidates.copy()
+            candidates["srlgs"] = [tuple(m for m in members if m not in dropped) for members in candidates["srlgs"]]
+        return replace(self, links=links, srlgs=srlgs, candidates=candidates)
 
     def srlg_links(self, srlg_ids: Iterable[str]) -> list[str]:
         """Union of the member links of the given SRLGs, in link-table order."""
@@ -242,15 +257,108 @@ class Network:
         return [link for link in self.links.index if link in members]
 
     def fail_srlgs(self, srlg_ids: Iterable[str]) -> Network:
-        """A network without every link of the given SRLGs."""
-        return self.fail_links(self.srlg_links(srlg_ids))
+        """A network without every link of the given SRLGs (and without the candidates in them)."""
+        ids = self._known("srlgs", srlg_ids)
+        return self.drop_candidates(self.candidates_in_srlgs(ids)).fail_links(self.srlg_links(ids))
 
     def fail_sites(self, site_ids: Iterable[str]) -> Network:
-        """A network without the given sites, their links, and demands to or from them."""
+        """A network without the given sites, their links and candidates, and demands to or from them."""
         ids = set(self._known("sites", site_ids))
         net = self.fail_links(self.links.index[self.links["site_a"].isin(ids) | self.links["site_b"].isin(ids)])
         demands = net.demands[~(net.demands["src"].isin(ids) | net.demands["dst"].isin(ids))]
-        return replace(net, sites=net.sites.drop(index=list(ids)), demands=demands)
+        cands = net.candidates
+        cands = cands[~(cands["site_a"].isin(ids) | cands["site_b"].isin(ids))]
+        return replace(net, sites=net.sites.drop(index=list(ids)), demands=demands, candidates=cands)
+
+    # ------------------------------------------------------------------ candidates
+    def candidates_in_srlgs(self, srlg_ids: Iterable[str]) -> list[str]:
+        """Ids of the candidates that would join any of the given SRLGs, in table order."""
+        wanted = set(srlg_ids)
+        return [c for c, members in self.candidates["srlgs"].items() if wanted & set(members)]
+
+    def drop_candidates(self, candidate_ids: Iterable[str]) -> Network:
+        """A network without the given candidates (unknown ids raise :class:`NotFoundError`)."""
+        ids = self._known("candidates", candidate_ids)
+        if not ids:
+            return self
+        return replace(self, candidates=self.candidates.drop(index=ids))
+
+    def candidate_cost_usd(self, modules: Mapping[str, int]) -> float:
+        """Cost of building ``{candidate_id: modules}``: sum of ``fixed_cost_usd + m x module_cost_usd``
+        over the candidates with ``m >= 1``."""
+        built = self._checked_modules(modules)
+        if not built:
+            return 0.0
+        c = self.candidates.loc[list(built)]
+        m = np.array([built[i] for i in c.index], dtype=float)
+        return float((c["fixed_cost_usd"].to_numpy() + m * c["module_cost_usd"].to_numpy()).sum())
+
+    def with_candidates_built(self, modules: Mapping[str, int]) -> Network:
+        """A network with candidates built as links (``{candidate_id: modules}``).
+
+        Building candidate ``c`` with ``m`` modules (``1 <= m <= max_modules``; ``m = 0`` means
+        not built and is skipped) adds link ``c`` between its sites with ``capacity_gbps = m x
+        module_gbps``, kind ``link_kind``, the candidate's cable system, waypoints, length and
+        latency, ``module_gbps`` and ``module_cost_usd`` of the candidate and
+        ``max_capacity_gbps = max_modules x module_gbps`` (further modules remain buyable as
+        link upgrades); each SRLG in the candidate's ``srlgs`` gains ``c`` as a member. The
+        built candidates leave the ``candidates`` table, so the result is a canonical scenario.
+
+        Raises
+        ------
+        NotFoundError
+            For unknown candidate ids.
+        ValidationError
+            For a module count that is not a whole number in ``[0, max_modules]``.
+
+        Example
+        -------
+        >>> after = net.with_candidates_built({"c-marseille-genoa": 2})  # doctest: +SKIP
+        """
+        built = self._checked_modules(modules)
+        if not built:
+            return self
+        c = self.candidates.loc[list(built)]
+        m = np.array([built[i] for i in c.index], dtype=float)
+        new_links = pd.DataFrame({
+            "name": c["name"], "site_a": c["site_a"], "site_b": c["site_b"], "kind": c["link_kind"],
+            "cable_system": c["cable_system"], "capacity_gbps": m * c["module_gbps"].to_numpy(),
+            "waypoints": c["waypoints"], "length_km": c["length_km"], "latency_ms": c["latency_ms"],
+            "module_gbps": c["module_gbps"], "module_cost_usd": c["module_cost_usd"],
+            "max_capacity_gbps": c["max_modules"].to_numpy() * c["module_gbps"].to_numpy(),
+        }, index=c.index)
+        new_links = normalize_table(TABLES["links"], new_links.rename_axis("id"))
+        extra = [col for col in self.links.columns if col not in new_links.columns]
+        for col in extra:
+            new_links[col] = ""
+        links = pd.concat([self.links, new_links[list(self.links.columns)]])
+        joins: dict[str, list[str]] = {}
+        for cid, members in c["srlgs"].items():
+            for s in members:
+                joins.setdefault(s, []).append(str(cid))
+        srlgs = self.srlgs.copy()
+        srlgs["links"] = [tuple(members) + tuple(joins.get(str(s), ())) for s, members in srlgs["links"].items()]
+        return replace(self, links=links, srlgs=srlgs, candidates=self.candidates.drop(index=list(built)))
+
+    def _checked_modules(self, modules: Mapping[str, int]) -> dict[str, int]:
+        """``{id: m}`` with ``m >= 1`` after checking ids and counts."""
+        self._known("candidates", modules.keys())
+        problems = []
+        built: dict[str, int] = {}
+        for cid, m in modules.items():
+            limit = int(self.candidates.at[cid, "max_modules"])
+            try:
+                ok = float(m) == round(float(m)) and 0 <= float(m) <= limit
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                problems.append(Problem(f"modules must be a whole number in [0, {limit}], got {m!r}",
+                                        table="candidates", record=str(cid), field="max_modules"))
+            elif round(float(m)) >= 1:
+                built[str(cid)] = round(float(m))
+        if problems:
+            raise ValidationError(problems)
+        return built
 
     def derate_links(self, link_ids: Iterable[str], fraction: float) -> Network:
         """A network where the given links keep ``fraction`` of their capacity (degraded, not cut)."""
@@ -398,28 +506,9 @@ def fill_link_derived(links: pd.DataFrame, sites: pd.DataFrame, params: Mapping[
       delay);
     * module cost: fixed + per-km cost by kind; max capacity: ``max_capacity_factor`` x capacity.
     """
-    links = links.copy()
+    links = fill_geometry_derived(links, sites, params)
     if len(links) == 0:
         return links
-    need = links["length_km"].isna().to_numpy()
-    if need.any():
-        sub = links.loc[need]
-        a = sites.loc[sub["site_a"]]
-        b = sites.loc[sub["site_b"]]
-        geodesic = geo.geodesic_km(a["lon"].to_numpy(), a["lat"].to_numpy(), b["lon"].to_numpy(), b["lat"].to_numpy())
-        lengths = geodesic * params["route_factor"]
-        has_wp = (sub["waypoints"].str.strip() != "").to_numpy()
-        for i in np.flatnonzero(has_wp):  # only links with explicit geometry: a handful per scenario
-            row = sub.iloc[i]
-            pts = [(a.iloc[i]["lon"], a.iloc[i]["lat"]), *geo.parse_waypoints(row["waypoints"]),
-                   (b.iloc[i]["lon"], b.iloc[i]["lat"])]
-            lengths[i] = geo.polyline_km(pts)
-        links.loc[need, "length_km"] = np.maximum(np.round(lengths, 3), MIN_LINK_LENGTH_KM)
-    lat_need = links["latency_ms"].isna()
-    if lat_need.any():
-        sub = links.loc[lat_need]
-        lat = link_latency_ms(sub["length_km"].to_numpy(), sub["kind"].to_numpy(), params)
-        links.loc[lat_need, "latency_ms"] = np.round(lat, 4)
     cost_need = links["module_cost_usd"].isna()
     if cost_need.any():
         sub = links.loc[cost_need]
@@ -468,6 +557,39 @@ def access_latency_ms(access_km: np.ndarray | float, params: Mapping[str, float]
     """
     km = np.asarray(access_km, dtype=float)
     return km * geo.fibre_delay_ms_per_km(params["group_index"]) * float(params["terrestrial_latency_factor"])
+
+
+def fill_geometry_derived(table: pd.DataFrame, sites: pd.DataFrame, params: Mapping[str, float]) -> pd.DataFrame:
+    """Fill empty ``length_km`` and ``latency_ms`` of a table of routes (links or candidates).
+
+    * length: polyline through waypoints (geodesic segments) when waypoints are given,
+      else geodesic between endpoints x ``route_factor``; at least :data:`MIN_LINK_LENGTH_KM`;
+    * latency: :func:`link_latency_ms` of the route's link kind (``link_kind`` for candidates, ``kind``
+      for links), so a calibrated scenario's latency factors apply to both.
+    """
+    table = table.copy()
+    if len(table) == 0:
+        return table
+    need = table["length_km"].isna().to_numpy()
+    if need.any():
+        sub = table.loc[need]
+        a = sites.loc[sub["site_a"]]
+        b = sites.loc[sub["site_b"]]
+        geodesic = geo.geodesic_km(a["lon"].to_numpy(), a["lat"].to_numpy(), b["lon"].to_numpy(), b["lat"].to_numpy())
+        lengths = geodesic * params["route_factor"]
+        has_wp = (sub["waypoints"].str.strip() != "").to_numpy()
+        for i in np.flatnonzero(has_wp):  # only routes with explicit geometry: a handful per scenario
+            row = sub.iloc[i]
+            pts = [(a.iloc[i]["lon"], a.iloc[i]["lat"]), *geo.parse_waypoints(row["waypoints"]),
+                   (b.iloc[i]["lon"], b.iloc[i]["lat"])]
+            lengths[i] = geo.polyline_km(pts)
+        table.loc[need, "length_km"] = np.maximum(np.round(lengths, 3), MIN_LINK_LENGTH_KM)
+    lat_need = table["latency_ms"].isna()
+    if lat_need.any():
+        kinds = table.loc[lat_need, "link_kind" if "link_kind" in table.columns else "kind"].to_numpy()
+        lat = link_latency_ms(table.loc[lat_need, "length_km"].to_numpy(), kinds, params)
+        table.loc[lat_need, "latency_ms"] = np.round(lat, 4)
+    return table
 
 
 def _jsonable(obj: Any) -> Any:

@@ -115,11 +115,13 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     data
         ``title``, ``subtitle``, ``kpis`` ([(label, value)]), ``stages`` (records: stage, status,
         seconds, gap, backend, note), ``placement_sites``, ``placement_metros``, ``failures_worst``,
-        ``failures_links``, ``upgrades`` (records), ``upgrade_cost_usd``, ``assumptions`` (list of
+        ``failures_links``, ``upgrades`` (records), ``upgrade_cost_usd``, ``headline`` (and
+        ``headline_ok``), ``survivability`` (failure_kind, states, survived, not_survivable, violated),
+        ``before_after`` (records), ``failure_words``, ``design_note``, ``assumptions`` (list of
         str), ``provenance`` (mapping: scenario, scenario_version, software_version, created_utc,
         plan_file, plan_text), ``files`` (list of names), ``notes`` (list of str).
     images
-        ``{key: (bytes, "png" | "svg")}`` for ``world``, ``pacific``, ``utilisation``,
+        ``{key: (bytes, "png" | "svg")}`` for ``after``, ``world``, ``pacific``, ``utilisation``,
         ``latency``, ``impact``, ``cost``.
 
     Returns
@@ -133,12 +135,20 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
         f"<title>{_esc(data.get('title', 'Backbone plan'))}</title><style>{CSS}</style></head><body>",
         f"<header><h1>{_esc(data.get('title', 'Backbone plan'))}</h1><p>{_esc(data.get('subtitle', ''))}</p></header>",
         "<main>",
-        "<section><h2>Summary</h2>", _kpis(data.get("kpis", [])),
+        "<section><h2>Summary</h2>",
+        (f'<p class="{"status-ok" if data.get("headline_ok") else "status-bad"}">{_esc(data["headline"])}</p>'
+         if data.get("headline") else ""),
+        _kpis(data.get("kpis", [])),
     ]
     for note in data.get("notes", []):
         parts.append(f'<p class="status-bad">{_esc(note)}</p>')
     parts.append("</section>")
-    parts += ["<section><h2>The backbone after the plan</h2>",
+    if "after" in images:
+        parts += ["<section><h2>The backbone after the plan</h2>",
+                  '<p class="muted">Links coloured by utilisation of the routed traffic on the planned backbone '
+                  "(upgrades and new routes installed: <code>scenario_after/</code>); the same map is "
+                  "<code>map_after.png</code>.</p>", _img(images, "after", "Map after the plan"), "</section>"]
+    parts += ["<section><h2>The backbone today, with the placement's traffic</h2>",
               '<p class="muted">Links coloured by utilisation of the routed traffic; sites sized by GPUs; '
               "metro-to-site serving arcs from the placement. The interactive map is <code>map.html</code>.</p>",
               _img(images, "world", "World map"), "<h3>Pacific-centred view</h3>",
@@ -167,25 +177,57 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
                          row_class=lambda r: "bad" if (r.get("utilisation") or 0) > 1 else
                          ("warn" if (r.get("utilisation") or 0) > 0.8 else "")),
               "</section>"]
-    parts += ["<section><h2>What breaks: worst single-SRLG failures</h2>",
+    kind = data.get("failure_words", "single-SRLG")
+    impact_formats = {"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
+                      "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
+    parts += [f"<section><h2>What breaks today: worst {_esc(kind)} failures</h2>",
+              '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
+              "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
+              "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>",
               _img(images, "impact", "Failure impact"),
               table_html(data.get("failures_worst", []), [
-                  ("scenario", "scenario"), ("unmet_gbps", "unmet Gbps"), ("lost_gbps", "lost Gbps"),
-                  ("mlu", "max utilisation"), ("slo_violations", "SLO violations"),
+                  ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"),
+                  ("slo_violation_gbps", "SLO viol. Gbps"), ("lost_gbps", "lost Gbps"), ("mlu", "needs"),
                   ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
-                  formats={"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f"},
-                  max_rows=25, row_class=lambda r: "bad" if (r.get("unmet_gbps") or 0) > 1e-6 else ""),
+                  formats=impact_formats, max_rows=25,
+                  row_class=lambda r: "bad" if not r.get("survived", True) else
+                  ("warn" if (r.get("mlu") or 0) > 0.8 else "")),
               "<h3>Links driven highest, and by which failure</h3>",
               table_html(data.get("failures_links", []), [("link", "link"), ("worst_utilisation", "worst"),
                                                           ("worst_scenario", "scenario"),
                                                           ("baseline_utilisation", "baseline")],
                          formats={"worst_utilisation": ".1%", "baseline_utilisation": ".1%"}, max_rows=15),
               "</section>"]
-    parts += [f"<section><h2>What to buy: upgrades (total {_esc(fmt_value(data.get('upgrade_cost_usd')))} USD)</h2>",
-              table_html(data.get("upgrades", []), [("link", "link"), ("cable_system", "cable system"),
-                                                    ("modules", "modules"), ("module_gbps", "module Gbps"),
-                                                    ("added_gbps", "added Gbps"), ("cost_usd", "cost USD")],
-                         max_rows=60), "</section>"]
+    sv = data.get("survivability")
+    if sv:
+        parts += [f"<section><h2>Survivability: {_esc(sv['survived'])} of {_esc(sv['states'])} {_esc(kind)} "
+                  "failures carried after the plan</h2>"]
+        if sv.get("not_survivable"):
+            parts += ["<h3>Not survivable by any candidate (excused, with the reason)</h3>",
+                      table_html(sv["not_survivable"], [("scenario", "scenario"), ("reason", "reason")],
+                                 max_rows=100)]
+        if sv.get("violated"):
+            parts += ["<h3>Still not carried (neither designed for nor excused)</h3>",
+                      f'<p class="status-bad">{_esc(", ".join(sv["violated"]))}</p>']
+        parts += ["<h3>Every failure before and after the plan</h3>",
+                  table_html(data.get("before_after", []), [
+                      ("scenario", "scenario"), ("impact_gbps_before", "impact before Gbps"),
+                      ("mlu_before", "needs before"), ("impact_gbps_after", "impact after Gbps"),
+                      ("mlu_after", "needs after"), ("survived_after", "carried after")],
+                      formats={"mlu_before": ".1%", "mlu_after": ".1%", "impact_gbps_before": ",.1f",
+                               "impact_gbps_after": ",.1f"}, max_rows=400,
+                      row_class=lambda r: "bad" if r.get("survived_after") is False else ""),
+                  "</section>"]
+    design_note = data.get("design_note")
+    parts += [f"<section><h2>What to buy: upgrades and new routes (total "
+              f"{_esc(fmt_value(data.get('upgrade_cost_usd')))} USD)</h2>",
+              f'<p class="muted">{_esc(design_note)}</p>' if design_note else "",
+              table_html(data.get("upgrades", []), [("link", "link / route"), ("action", "action"), ("kind", "kind"),
+                                                    ("cable_system", "cable system"), ("modules", "modules"),
+                                                    ("added_gbps", "added Gbps"), ("cost_usd", "cost USD"),
+                                                    ("lead_time_quarters", "lead time (quarters)"),
+                                                    ("protects_text", "failures it protects")],
+                         max_rows=80), "</section>"]
     parts += ["<section><h2>Solver status</h2>",
               table_html(data.get("stages", []), [("stage", "stage"), ("status", "status"), ("backend", "backend"),
                                                   ("gap", "gap"), ("seconds", "seconds"), ("note", "note")],

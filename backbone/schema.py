@@ -15,6 +15,10 @@ REGIONS: tuple[str, ...] = ("NA", "LATAM", "EMEA", "AFRICA", "APAC")
 SITE_KINDS: tuple[str, ...] = ("pop", "datacenter", "landing")
 LINK_KINDS: tuple[str, ...] = ("terrestrial", "submarine")
 SRLG_KINDS: tuple[str, ...] = ("cable_system", "landing", "corridor", "conduit", "other")
+CANDIDATE_KINDS: tuple[str, ...] = ("spectrum", "fibre_pair", "terrestrial", "backhaul", "cable")
+"""What a candidate builds: more spectrum on a lit cable system, a new fibre pair on an existing cable
+system, a new long-haul terrestrial route, diverse landing backhaul (a second metro entry), or a new
+cable system not yet in service."""
 TRAFFIC_CLASSES: tuple[str, ...] = ("training", "inference", "replication", "bulk")
 """Traffic classes in priority order (highest first)."""
 
@@ -191,5 +195,47 @@ DEMANDS = TableSpec(
     "Demands: traffic between sites, per direction src -> dst.",
 )
 
-TABLES: dict[str, TableSpec] = {t.name: t for t in (SITES, LINKS, SRLGS, METROS, DEMANDS)}
+CANDIDATES = TableSpec(
+    "candidates",
+    (
+        Column("name", "str", default="", description="Display name"),
+        Column("site_a", "str", required=True, description="First endpoint (site id)"),
+        Column("site_b", "str", required=True, description="Second endpoint (site id)"),
+        Column("kind", "str", required=True, choices=CANDIDATE_KINDS,
+               description="spectrum, fibre_pair, terrestrial, backhaul or cable (what is built)"),
+        Column("link_kind", "str", required=True, choices=LINK_KINDS,
+               description="Kind of the link the candidate becomes: terrestrial or submarine"),
+        Column("cable_system", "str", default="",
+               description="Cable system it rides (spectrum, fibre_pair, cable)"),
+        Column("waypoints", "str", default="",
+               description="Intermediate route points 'lon lat; lon lat; ...' (empty: geodesic)"),
+        Column("length_km", "float", default=NAN, min_value=0, min_inclusive=False, unit="km", derived=True,
+               description="Route length (derived from geometry when empty, as for links)"),
+        Column("latency_ms", "float", default=NAN, min_value=0, unit="ms", derived=True,
+               description="One-way latency (derived from length when empty, as for links)"),
+        Column("module_gbps", "float", required=True, min_value=0, min_inclusive=False, unit="Gbps",
+               description="Capacity of one module"),
+        Column("module_cost_usd", "float", required=True, min_value=0, unit="USD",
+               description="Cost of one module"),
+        Column("fixed_cost_usd", "float", default=0.0, min_value=0, unit="USD",
+               description="One-off cost of building the route at all (0 for spectrum on a lit cable)"),
+        Column("max_modules", "int", required=True, min_value=1, unit="modules",
+               description="Most modules that can be bought"),
+        Column("lead_time_quarters", "int", required=True, min_value=0, unit="quarters",
+               description="Quarters from commitment to service"),
+        Column("available_from", "str", default="",
+               description="Ready-for-service quarter like '2027Q3' (empty: available now)"),
+        Column("srlgs", "idlist", default=(), description="SRLG ids the built link joins ('a;b;c' in CSV)"),
+        Column("source", "str", default="", description="Citation of the public figures used"),
+    ),
+    "Candidates: buildable capacity that does not exist yet. Building candidate c with m modules "
+    "(1 <= m <= max_modules) costs fixed_cost_usd + m x module_cost_usd and adds link c with capacity "
+    "m x module_gbps and membership in each SRLG of srlgs.",
+)
+
+TABLES: dict[str, TableSpec] = {t.name: t for t in (SITES, LINKS, SRLGS, METROS, DEMANDS, CANDIDATES)}
 """All tables, in file order."""
+
+OPTIONAL_TABLES: frozenset[str] = frozenset({"candidates"})
+"""Tables a scenario folder may leave out entirely (no file, no manifest entry); they load empty and are
+written only when they have rows."""

@@ -9,6 +9,7 @@ anything is built or written.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, TypeAlias
 
@@ -30,6 +31,9 @@ other site is; beyond that the geometry starts (ends) somewhere else: another li
 Sparse real cable geometry stays well within it: the 2,708 cable chains folded from TopoHub's
 continental and world backbones reach at most 850 km beyond."""
 
+QUARTER_PATTERN = re.compile(r"^\d{4}Q[1-4]$")
+"""A calendar quarter such as ``2027Q3`` (``available_from`` of a candidate)."""
+
 GEOMETRY_REVERSED_FRACTION = 0.8
 """Waypoints look reversed when the route through them in reverse order is shorter than this
 fraction of the route as given (a traced cable is not a zig-zag)."""
@@ -42,7 +46,7 @@ def build_network(tables: Mapping[str, RawTable], name: str = "scenario", meta: 
     Parameters
     ----------
     tables
-        ``{"sites": ..., "links": ..., "srlgs": ..., "metros": ..., "demands": ...}``; each a
+        ``{"sites": ..., "links": ..., "srlgs": ..., "metros": ..., "demands": ..., "candidates": ...}``; each a
         DataFrame (any dtypes; an ``id`` column or index) or a list of record dicts. Missing
         tables are empty.
     name, meta
@@ -160,10 +164,10 @@ def _check_table(spec: TableSpec, raw: RawTable, file: str) -> tuple[pd.DataFram
         if col.name not in cols:
             continue
         problems += _check_column(spec, col, df[col.name].tolist(), labels, file)
-    if spec.name == "links" and {"site_a", "site_b"} <= cols:
+    if spec.name in ("links", "candidates") and {"site_a", "site_b"} <= cols:
         for lab, a, b in zip(labels, df["site_a"], df["site_b"], strict=True):
             if not _is_blank(a) and str(a).strip() == str(b).strip():
-                problems.append(Problem(f"self-loop: both ends are {str(a).strip()!r}", file=file, table="links",
+                problems.append(Problem(f"self-loop: both ends are {str(a).strip()!r}", file=file, table=spec.name,
                                         record=lab, field="site_b"))
     if spec.name == "demands" and {"src", "dst"} <= cols:
         for lab, a, b in zip(labels, df["src"], df["dst"], strict=True):
@@ -212,6 +216,8 @@ def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[
                     geo.parse_waypoints(str(v))
                 except ValueError as exc:
                     problems.append(Problem(str(exc), **where))
+            if col.name == "available_from" and not QUARTER_PATTERN.match(str(v).strip()):
+                problems.append(Problem(f"expected a quarter like '2027Q3', got {v!r}", **where))
         elif col.dtype == "bool" and str(v).strip().lower() not in ("1", "0", "true", "false", "yes", "no", "y", "n"):
             problems.append(Problem(f"expected true/false, got {v!r}", **where))
     return problems
@@ -240,6 +246,8 @@ def _check_references(frames: dict[str, pd.DataFrame], files: Mapping[str, str])
 
     refs("links", "site_a", site_ids, "site")
     refs("links", "site_b", site_ids, "site")
+    refs("candidates", "site_a", site_ids, "site")
+    refs("candidates", "site_b", site_ids, "site")
     refs("demands", "src", site_ids, "site")
     refs("demands", "dst", site_ids, "site")
     if metro_ids:
@@ -253,12 +261,37 @@ def _check_references(frames: dict[str, pd.DataFrame], files: Mapping[str, str])
                 if m not in link_ids:
                     problems.append(Problem(f"unknown link {m!r}", file=f["srlgs"], table="srlgs", record=rid,
                                             field="links"))
+    problems += _check_candidate_references(frames, f["candidates"], link_ids)
     problems += _check_geometry(frames, f["links"])
+    problems += _check_geometry(frames, f["candidates"], table="candidates")
     return problems
 
 
-def _check_geometry(frames: dict[str, pd.DataFrame], file: str) -> list[Problem]:
-    """Waypoints must trace the link from ``site_a`` to ``site_b``.
+def _check_candidate_references(frames: dict[str, pd.DataFrame], file: str, link_ids: set[str]) -> list[Problem]:
+    """Candidate ids must not collide with link ids (a built candidate becomes a link of the same id);
+    the SRLGs a candidate joins must exist."""
+    cands = frames["candidates"]
+    if "id" not in cands.columns:
+        return []
+    from backbone.model import parse_idlist
+
+    srlg_ids = _ids(frames["srlgs"])
+    problems = []
+    for rid in cands["id"]:
+        if rid and rid in link_ids:
+            problems.append(Problem(f"candidate id {rid!r} is already a link id (a built candidate becomes "
+                                    "a link of the same id)", file=file, table="candidates", record=rid, field="id"))
+    if "srlgs" in cands.columns:
+        for rid, members in zip(cands["id"], cands["srlgs"], strict=True):
+            for m in parse_idlist(members):
+                if m not in srlg_ids:
+                    problems.append(Problem(f"unknown SRLG {m!r}", file=file, table="candidates",
+                                            record=rid or "?", field="srlgs"))
+    return problems
+
+
+def _check_geometry(frames: dict[str, pd.DataFrame], file: str, table: str = "links") -> list[Problem]:
+    """Waypoints must trace the link (or candidate route) from ``site_a`` to ``site_b``.
 
     Two rules (gaps under :data:`GEOMETRY_MIN_GAP_KM` are ignored):
 
@@ -269,8 +302,8 @@ def _check_geometry(frames: dict[str, pd.DataFrame], file: str) -> list[Problem]
       starts or ends somewhere else (another link's waypoints). Sparse geometry (one waypoint
       near the far end, a festoon out to sea and back) is fine.
     """
-    links, sites = frames["links"], frames["sites"]
-    need = {"site_a", "site_b", "waypoints"}
+    links, sites = frames[table], frames["sites"]
+    need = {"site_a", "site_b", "waypoints", "id"}
     if not need <= set(links.columns) or not {"lon", "lat", "id"} <= set(sites.columns):
         return []
     coords: dict[str, tuple[float, float]] = {}
@@ -292,7 +325,7 @@ def _check_geometry(frames: dict[str, pd.DataFrame], file: str) -> list[Problem]
         pa, pb = coords[str(a).strip()], coords[str(b).strip()]
         total = geo.polyline_km([pa, *pts, pb])
         direct = float(geo.geodesic_km(pa[0], pa[1], pb[0], pb[1]))
-        where = {"file": file, "table": "links", "record": str(rid), "field": "waypoints"}
+        where = {"file": file, "table": table, "record": str(rid), "field": "waypoints"}
         if len(pts) >= 2:
             backwards = geo.polyline_km([pa, *pts[::-1], pb])
             if backwards < GEOMETRY_REVERSED_FRACTION * total and total - backwards > GEOMETRY_MIN_GAP_KM:

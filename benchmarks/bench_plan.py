@@ -1,4 +1,4 @@
-"""Time per stage of ``backbone plan`` on a scenario (default: the shipped one).
+"""Time per stage of ``backbone plan`` on a scenario (default: the shipped one), and per design iteration.
 
 Usage: ``python benchmarks/bench_plan.py [SCENARIO] [--workers 2] [--out DIR]``
 """
@@ -6,6 +6,7 @@ Usage: ``python benchmarks/bench_plan.py [SCENARIO] [--workers 2] [--out DIR]``
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -43,9 +44,24 @@ def main() -> None:
     t.add_row("load scenario", f"{load_s:.1f}", "", "")
     for row in s["stages"]:
         t.add_row(row["stage"], f"{row['seconds']:.1f}", str(row["status"]), str(row.get("note") or "")[:70])
+    t.add_row("planned backbone", f"{s['stage_seconds'].get('after', 0.0):.1f}", "",
+              "assess, scenario_after/, --verify check")
     t.add_row("report", f"{s['stage_seconds']['report']:.1f}", "", "maps, charts, report.html")
     t.add_row("[bold]total[/]", f"[bold]{total:.1f}[/]", s["status"], str(out))
     console.print(t)
+    console.print(s["headline"])
+    design = json.loads((out / "design.json").read_text()) if (out / "design.json").exists() else {}
+    it = Table(title="design iterations (sweep: every state of the design before; MIP: the working set)")
+    for col in ("iteration", "states in model", "added", "violated", "path rounds", "sweep s", "MIP s",
+                "cost USD", "lower bound USD", "MIP rows x cols"):
+        it.add_column(col, justify="right")
+    for r in design.get("iterations", []):
+        m = r.get("model") or {}
+        it.add_row(str(r["iteration"]), str(r["working_states"]), str(r["added"]), str(r["violated"]),
+                   str(r.get("path_rounds", "")), f"{r['sweep_seconds']:.1f}", f"{r['mip_seconds']:.1f}",
+                   f"{r['cost_usd']:,.0f}", "-" if r["lower_bound_usd"] is None else f"{r['lower_bound_usd']:,.0f}",
+                   f"{m.get('rows', 0):,} x {m.get('cols', 0):,}")
+    console.print(it)
 
 
 if __name__ == "__main__":

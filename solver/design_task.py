@@ -232,8 +232,19 @@ class DesignOptions(BaseModel):
     survivability: Literal["none", "link", "srlg"] = Field(
         "none", validation_alias=AliasChoices("survivability", "survive"),
         description="Failures to survive with rerouting (also accepted as 'survive', the CLI flag)")
-    ceiling: float = Field(0.8, gt=0, le=1, description="utilisation ceiling (upgrade mode)")
-    candidate_links: list[CandidateLink] = Field(default_factory=list)
+    ceiling: float = Field(0.8, gt=0, le=1, description="utilisation ceiling (upgrade mode; the intact state)")
+    failure_ceiling: float = Field(1.0, gt=0, le=1, description="utilisation ceiling in failure states (routing "
+                                                                "'paths')")
+    routing: Literal["auto", "paths", "edge"] = Field(
+        "auto", description="Upgrade mode: 'paths' -- the survivable design over TE's latency-admissible candidate "
+                            "paths, upgrades and the scenario's candidate routes jointly, every failure state "
+                            "(backbone.solver.survive); 'edge' -- multicommodity flow, every path admissible, "
+                            "candidate_links as new links (SNDlib-style). 'auto': edge for SNDlib network files, "
+                            "else paths.")
+    candidate_links: list[CandidateLink] = Field(default_factory=list,
+                                                 description="New links for routing 'edge' (routing 'paths' builds "
+                                                             "from the scenario's candidates table)")
+    max_iterations: int = Field(6, ge=1, le=50, description="Routing 'paths': most design iterations")
     time_limit: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit", "time_limit_s"),
                               description="Seconds (also accepted as 'time_limit_s', as in the other tasks)")
     backend: BackendName = "highs"
@@ -260,6 +271,30 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
 
     if opts.model:
         summary, files = _run_sndlib(net, opts, out_dir, progress)
+    elif _routing(net, opts) == "paths":
+        from backbone.solver.survive import design_survivable
+
+        if opts.candidate_links:
+            raise ValidationError(Problem("candidate_links need routing 'edge'; routing 'paths' builds the scenario's "
+                                          "candidates table", table="options", field="candidate_links"))
+        sres = design_survivable(net, opts.survivability, opts.ceiling, opts.failure_ceiling,
+                                 time_limit_s=opts.time_limit, backend=opts.backend, mip_gap=max(opts.mip_gap, 1e-4),
+                                 max_iterations=opts.max_iterations, progress=progress)
+        summary, files = sres.summary(), []
+        summary["survive"] = opts.survivability
+        if opts.verify and opts.survivability != "none":
+            from backbone.solver.checks.survivability import check_survivability
+
+            summary["verification"] = check_survivability(
+                sres.network_after, opts.survivability, [r["scenario"] for r in sres.not_survivable],
+                backend=opts.backend).to_dict()
+        if out_dir is not None:
+            from backbone.io import save_scenario
+
+            up = sres.upgrades.assign(protects=sres.upgrades["protects"].map(lambda x: ";".join(x)))
+            up.to_csv(out_dir / "design_upgrades.csv", index=False)
+            save_scenario(sres.network_after, out_dir / "scenario_after")
+            files += ["design_upgrades.csv", "scenario_after/"]
     else:
         res = design_upgrades(net, opts.survivability, opts.ceiling, opts.time_limit, opts.backend,
                               opts.candidate_links, opts.mip_gap, progress)
@@ -273,6 +308,12 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
 
 
 run_design_task.options_model = DesignOptions  # type: ignore[attr-defined]
+
+
+def _routing(net: Network, opts: DesignOptions) -> str:
+    if opts.routing != "auto":
+        return opts.routing
+    return "edge" if (net.meta.get("sndlib") or opts.candidate_links) else "paths"
 
 
 def _verify(inst: DesignInstance, sol: DesignSolution, time_limit: float = 120.0) -> dict[str, Any]:

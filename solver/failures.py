@@ -1,9 +1,13 @@
-"""Failure and what-if analysis: sweep failure scenarios and re-route each with the chosen TE objective.
+"""Failure and what-if analysis: sweep failure scenarios, re-route each and measure its impact.
 
 A scenario fails links, SRLGs or sites, or derates them to a fraction of capacity (degraded,
 not broken). Each scenario is re-routed on the failed topology -- candidate paths regenerated
-for it -- and compared with the intact baseline: unmet demand, maximum utilisation, latency
-inflation per demand (p50, p99, worst), and the demands that can no longer meet their SLO.
+for it -- and assessed exactly as the intact baseline is (:func:`backbone.solver.impact.assess_state`:
+min-MLU utilisation, and the traffic that cannot be carried at <= 100 % utilisation), then compared
+with it (:func:`backbone.solver.impact.failure_impact`): unmet traffic per class, latency-SLO
+violations and traffic lost with failed sites, each apart, their sum ``impact_gbps`` (the ranking),
+the utilisation the traffic needs (``mlu``; above 1.0 it is overload, never hidden), latency
+inflation per demand (p50, p99, worst) and whether the state ``survived``.
 
 Execution
 ---------
@@ -26,13 +30,20 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from backbone.solver.backends import BackendName
+from backbone.solver.impact import (
+    StateAssessment,
+    assess_state,
+    failure_impact,
+    impact_key,
+    survive_tolerance_gbps,
+)
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from backbone.solver.processes import capped_workers, die_with_parent
 from pydantic import BaseModel, ConfigDict, Field
@@ -226,12 +237,9 @@ class FailureOptions(BaseModel):
     kind: FailureKind = Field("srlg", description="Failure set: link, srlg, site, srlg-pairs or list.")
     derate: float | None = Field(None, gt=0, lt=1, description="Derate to this fraction instead of failing.")
     scenarios: list[dict[str, Any]] | None = Field(None, description="For kind=list: scenario records.")
-    objective: Literal["max-throughput", "min-mlu", "max-min-fair", "min-latency"] = Field(
-        "max-throughput", description="TE objective each scenario is re-routed with.")
     paths: int = Field(4, ge=1, le=32, description="Candidate paths per demand (k).")
     backend: BackendName = Field("highs", description="Solver backend.")
     time_limit_s: float = Field(60.0, gt=0, le=86_400, description="Time limit per scenario solve, seconds.")
-    utilisation_ceiling: float | None = Field(None, gt=0, le=1, description="TE utilisation ceiling.")
     engine: Literal["local", "dask", "serial"] = Field("local", description="Where scenarios run.")
     workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count; the API server caps it).")
     scheduler: str | None = Field(None, description="Dask scheduler address (engine=dask).")
@@ -239,37 +247,44 @@ class FailureOptions(BaseModel):
     max_scenarios: int = Field(DEFAULT_MAX_SCENARIOS, ge=1, description="Refuse larger sweeps.")
     reuse: bool = Field(True, description="Reuse the intact network's candidate paths across scenarios.")
     verify: bool = Field(False, description="Run the independent TE checker on every scenario's result.")
+    shortfall: bool = Field(True, description="Measure the shortfall of overloaded states per class (max-throughput "
+                                              "at 100 %); false only flags them (unmet null, not survived).")
 
 
 # ---------------------------------------------------------------------- evaluation
 @dataclass
 class SweepContext:
-    """What a worker keeps per network: the intact network and its baseline (built once)."""
+    """What a worker keeps per network: the intact network and its baseline (assessed once)."""
 
     net: Network
     options: FailureOptions
-    baseline_latency_ms: pd.Series  # traffic-weighted one-way latency per demand, intact network
-    baseline_unmet_gbps: pd.Series
-    baseline_mlu: float
-    baseline_summary: dict[str, Any] = field(default_factory=dict)
+    baseline: StateAssessment
+    tolerance_gbps: float
 
     @classmethod
     def build(cls, net: Network, options: FailureOptions) -> SweepContext:
-        """Solve the intact network once (this also warms the candidate-path cache)."""
-        base = _solve(net, options, None)
-        d = base.demands
-        return cls(net, options, d["latency_ms"].astype(float), d["unmet_gbps"].astype(float), base.mlu,
-                   dict(base.summary))
+        """Assess the intact network once (this also warms the candidate-path cache)."""
+        return cls(net, options, _assess(net, options, None, shortfall=True), survive_tolerance_gbps(net))
+
+    @property
+    def baseline_latency_ms(self) -> pd.Series:
+        """Traffic-weighted one-way latency per demand in the intact network."""
+        return self.baseline.routing.demands["latency_ms"].astype(float)
+
+    def baseline_record(self) -> dict[str, Any]:
+        """The baseline's figures (the same definitions as every scenario's)."""
+        b = self.baseline
+        return {**b.summary(), "carried_gbps": float(b.routing.demands["demand_gbps"].sum() - b.unmet_gbps.sum()),
+                "link_utilisation": {str(k): float(v) for k, v in b.link_utilisation.items()}}
 
 
-def _solve(net: Network, options: FailureOptions, scenario: FailureScenario | None, intact: Network | None = None) -> Any:
-    from backbone.solver.te import solve_te
-
-    kwargs: dict[str, Any] = {}
+def _assess(net: Network, options: FailureOptions, scenario: FailureScenario | None,
+            intact: Network | None = None, shortfall: bool | None = None) -> StateAssessment:
+    provider = None
     if intact is not None and options.reuse and scenario is not None and scenario.derate is None and not scenario.sites:
-        kwargs["path_provider"] = _failure_path_provider(intact, scenario.links)
-    return solve_te(net, options.objective, "path", options.paths, options.backend, options.time_limit_s,
-                    options.utilisation_ceiling, **kwargs)
+        provider = _failure_path_provider(intact, scenario.links)
+    return assess_state(net, options.paths, options.backend, options.time_limit_s, path_provider=provider,
+                        shortfall=options.shortfall if shortfall is None else shortfall)
 
 
 def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Callable[..., Any]:
@@ -296,14 +311,16 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
     """Re-route one scenario and measure its impact against the baseline.
 
     Returns a plain record: ``scenario``, ``kind``, ``failed``, ``links_down``, ``derate``,
-    ``status``, ``unmet_gbps`` (beyond the baseline's), ``lost_gbps`` (demand to/from failed
-    sites), ``mlu``, ``slo_violations`` (count) and ``slo_violation_demands`` (ids),
-    ``p50/p99/worst_latency_inflation_ms``, ``carried_gbps``, ``link_utilisation`` (dict), ``seconds``.
+    ``status``, the impact figures of :func:`backbone.solver.impact.failure_impact` (``impact_gbps``,
+    ``unmet_gbps`` beyond the baseline's and by class, ``slo_violation_gbps``/``slo_violations``,
+    ``lost_gbps``, ``mlu``, ``overloaded``, ``survived``), ``carried_gbps``,
+    ``p50/p99/worst_latency_inflation_ms``, ``link_utilisation`` (dict), ``seconds``.
     """
     t0 = time.perf_counter()
     failed_net = scenario.apply(ctx.net)
     lost = ctx.net.demands.index.difference(failed_net.demands.index)
-    res = _solve(failed_net, ctx.options, scenario, intact=ctx.net)
+    state = _assess(failed_net, ctx.options, scenario, intact=ctx.net)
+    res = state.routing
     d = res.demands
     if ctx.options.verify:
         from backbone.solver.checks.te import check_te
@@ -313,17 +330,13 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
             from backbone.errors import VerificationError
 
             raise VerificationError(f"scenario {scenario.id}: independent check failed: {report}")
-    base_unmet = ctx.baseline_unmet_gbps.reindex(d.index).fillna(0.0)
-    extra_unmet = np.maximum(d["unmet_gbps"].to_numpy(float) - base_unmet.to_numpy(float), 0.0)
-    # SLO violations: demands with an SLO that now leave traffic unmet beyond the baseline
-    has_slo = d["slo_rtt_ms"].notna().to_numpy()
-    viol = d.index[has_slo & (extra_unmet > 1e-6)]
+    lost_gbps = float(ctx.net.demands.loc[lost, "demand_gbps"].sum()) if len(lost) else 0.0
+    impact = failure_impact(ctx.baseline, state, lost_gbps, ctx.tolerance_gbps)
     base_lat = ctx.baseline_latency_ms.reindex(d.index)
     both = d["carried_gbps"].to_numpy(float) > 1e-9
     infl = (d["latency_ms"] - base_lat).to_numpy(float)[both & base_lat.notna().to_numpy()]
     infl = infl[np.isfinite(infl)]
-    util = res.links["utilisation"].astype(float)
-    lost_gbps = float(ctx.net.demands.loc[lost, "demand_gbps"].sum()) if len(lost) else 0.0
+    util = state.link_utilisation
     return {
         "scenario": scenario.id,
         "kind": scenario.kind,
@@ -332,14 +345,9 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
         "links_derated": len(scenario.links) if scenario.derate is not None else 0,
         "sites_down": len(scenario.sites),
         "derate": scenario.derate,
-        "status": res.summary.get("status"),
-        "unmet_gbps": float(extra_unmet.sum()),
-        "unmet_gbps_total": float(d["unmet_gbps"].sum()),
-        "lost_gbps": lost_gbps,
-        "carried_gbps": float(d["carried_gbps"].sum()),
-        "mlu": float(util.max()) if len(util) else 0.0,
-        "slo_violations": len(viol),
-        "slo_violation_demands": [str(x) for x in viol[:50]],
+        "status": state.status,
+        **impact,
+        "carried_gbps": float(d["demand_gbps"].sum() - state.unmet_gbps.sum()),
         "p50_latency_inflation_ms": _pct(infl, 50),
         "p99_latency_inflation_ms": _pct(infl, 99),
         "worst_latency_inflation_ms": float(infl.max()) if infl.size else 0.0,
@@ -421,6 +429,12 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
     engine = options.engine
     if engine == "local" and workers == 1:
         engine = "serial"
+    if engine == "local":
+        import multiprocessing as mp
+
+        if mp.current_process().daemon:  # a daemonic process (e.g. an API job worker) cannot start a pool
+            logger.info("failure sweep in a daemonic process: running serially")
+            engine = "serial"
     batches = _batches(scenarios, workers, options.batch_size)
     done = 0
     results: dict[int, list[dict[str, Any]]] = {}
@@ -494,11 +508,8 @@ class SweepResult:
     seconds: float
 
     def table(self) -> pd.DataFrame:
-        """One row per scenario, sorted by impact (unmet, SLO violations, MLU, p99 inflation)."""
-        cols = ["scenario", "kind", "failed", "status", "unmet_gbps", "lost_gbps", "mlu", "slo_violations",
-                "p50_latency_inflation_ms", "p99_latency_inflation_ms", "worst_latency_inflation_ms", "seconds"]
-        df = pd.DataFrame([{c: r[c] for c in cols} for r in self.scenarios], columns=cols)
-        df["failed"] = df["failed"].map(lambda x: ";".join(x))
+        """One row per scenario, worst impact first (impact, unmet + SLO, MLU, p99 inflation)."""
+        df = scenario_table(self.scenarios)
         return worst_first(df)
 
     def worst_by_link(self) -> pd.DataFrame:
@@ -518,11 +529,15 @@ class SweepResult:
         """The JSON summary: every scenario, the worst ones, per-link worst, and the map values."""
         table = self.table()
         by_link = self.worst_by_link()
-        worst = max(self.scenarios, key=_impact_key) if self.scenarios else None
+        worst = max(self.scenarios, key=impact_key) if self.scenarios else None
         records = [{k: v for k, v in r.items() if k != "link_utilisation"} for r in self.scenarios]
+        survived = sum(1 for r in self.scenarios if r["survived"])
         return {
             "status": "ok",
             "scenarios_run": len(self.scenarios),
+            "survived": survived,
+            "not_survived": len(self.scenarios) - survived,
+            "overloaded": sum(1 for r in self.scenarios if r["overloaded"]),
             "seconds": self.seconds,
             "scenarios_per_second": len(self.scenarios) / self.seconds if self.seconds > 0 else None,
             "baseline": {k: v for k, v in self.baseline.items() if k != "link_utilisation"},
@@ -538,13 +553,27 @@ class SweepResult:
         }
 
 
-def _impact_key(r: dict[str, Any]) -> tuple[float, ...]:
-    return (r["unmet_gbps"], r["slo_violations"], r["mlu"], r["p99_latency_inflation_ms"])
+SCENARIO_COLUMNS = ("scenario", "kind", "failed", "status", "impact_gbps", "unmet_gbps", "slo_violation_gbps",
+                    "lost_gbps", "mlu", "overloaded", "survived", "slo_violations", "unmet_disconnected_gbps",
+                    "unmet_gbps_total", "p50_latency_inflation_ms", "p99_latency_inflation_ms",
+                    "worst_latency_inflation_ms", "seconds")
+"""Columns of the per-scenario table (``failures_scenarios.csv``); ``unmet_<class>_gbps`` follow."""
+
+
+def scenario_table(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Scenario records as a table (``failed`` joined by ``;``, unmet per class as columns)."""
+    from backbone.schema import TRAFFIC_CLASSES
+
+    df = pd.DataFrame([{c: r[c] for c in SCENARIO_COLUMNS} for r in records], columns=list(SCENARIO_COLUMNS))
+    df["failed"] = df["failed"].map(lambda x: ";".join(x))
+    for c in TRAFFIC_CLASSES:
+        df[f"unmet_{c}_gbps"] = [float((r.get("unmet_by_class") or {}).get(c, 0.0)) for r in records]
+    return df
 
 
 def worst_first(df: pd.DataFrame) -> pd.DataFrame:
     """Sort scenario rows by impact, worst first (ties by scenario id for stability)."""
-    return df.sort_values(["unmet_gbps", "slo_violations", "mlu", "p99_latency_inflation_ms", "scenario"],
+    return df.sort_values(["impact_gbps", "unmet_gbps", "mlu", "p99_latency_inflation_ms", "scenario"],
                           ascending=[False, False, False, False, True], kind="stable").reset_index(drop=True)
 
 
@@ -555,10 +584,7 @@ def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = N
     scenarios = enumerate_scenarios(net, options.kind, options.derate, options.scenarios, options.max_scenarios)
     progress(0.02, f"baseline of {len(scenarios)} scenarios")
     ctx = _worker_context(net, options)
-    baseline = {"mlu": ctx.baseline_mlu, "unmet_gbps": float(ctx.baseline_unmet_gbps.sum()),
-                "carried_gbps": float(ctx.baseline_summary.get("carried_gbps", 0.0)),
-                "status": ctx.baseline_summary.get("status"),
-                "link_utilisation": ctx.baseline_summary.get("map", {}).get("link_values", {}).get("utilisation", {})}
+    baseline = ctx.baseline_record()
 
     def sub(f: float, m: str) -> None:
         progress(0.05 + 0.93 * f, m)

@@ -40,8 +40,7 @@ logger = logging.getLogger(__name__)
 STAGES = ("place", "route", "failures", "upgrades", "report")
 """Plan stages, in order."""
 
-STAGE_WEIGHTS = {"place": 0.25, "route": 0.1, "failures": 0.3, "upgrades": 0.2, "report": 0.15}
-
+STAGE_WEIGHTS = {"place": 0.2, "route": 0.05, "failures": 0.2, "upgrades": 0.45, "report": 0.1}
 
 class PlanOptions(BaseModel):
     """Options of the ``plan`` task; a plan file (YAML) holds the same keys.
@@ -56,10 +55,11 @@ class PlanOptions(BaseModel):
     place: dict[str, Any] = Field(default_factory=dict, description="Placement options (PlaceOptions).")
     te: dict[str, Any] = Field(default_factory=dict, description="Routing options (TEOptions).")
     failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (FailureOptions).")
-    design: dict[str, Any] = Field(default_factory=dict, description="Upgrade options: ceiling (0.8), time_limit_s "
-                                   "(40), backend, survive (srlg|link|none), max_states (8: the worst failure states "
-                                   "modelled; the report counts the rest), routing (paths: TE's latency-admissible "
-                                   "candidate paths | edge: unrestricted multicommodity flow).")
+    design: dict[str, Any] = Field(default_factory=dict, description="Survivable design options: ceiling (0.8, intact "
+                                   "state), failure_ceiling (1.0, failure states), survive (the failure kind: srlg|link|"
+                                   "site|none), time_limit_s (60, per MIP solve), mip_gap (0.001), max_iterations (6), "
+                                   "max_states (none: no cap), candidates (true: new routes from the candidates table), "
+                                   "backend.")
     skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")
     maps: bool = Field(True, description="Draw the maps and charts.")
     verify: bool = Field(False, description="Run every independent check.")
@@ -109,16 +109,21 @@ def load_plan_file(path: str | Path) -> dict[str, Any]:
 
 
 class PlanUpgradeOptions(BaseModel):
-    """The ``design`` options of a plan (the upgrade stage)."""
+    """The ``design`` options of a plan (the survivable upgrade stage, :mod:`backbone.solver.survive`)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    ceiling: float = Field(0.8, gt=0, le=1)
-    time_limit_s: float = Field(40.0, gt=0, le=86_400)
+    ceiling: float = Field(0.8, gt=0, le=1, description="Utilisation ceiling in the intact state.")
+    failure_ceiling: float = Field(1.0, gt=0, le=1, description="Utilisation ceiling in failure states.")
+    time_limit_s: float = Field(60.0, gt=0, le=86_400, description="Seconds for the design.")
     backend: BackendName = "highs"
-    survive: Literal["srlg", "link", "none"] = "srlg"
-    max_states: int = Field(8, ge=0, le=100_000)
-    routing: Literal["paths", "edge"] = "paths"
+    mip_gap: float = Field(1e-3, ge=0, lt=1, description="Relative MIP gap at which a design MIP stops.")
+    max_iterations: int = Field(6, ge=1, le=50, description="Most design iterations (solve, sweep, add states).")
+    max_states: int | None = Field(None, ge=1, le=100_000,
+                                   description="Cap on failure states in the design model (default: no cap).")
+    candidates: bool = Field(True, description="Build candidate routes as well as upgrading links.")
+    survive: Literal["srlg", "link", "site", "none"] | None = Field(
+        None, description="Failure kind the design must survive (default: the failures stage's kind).")
 
 
 DESIGN_KEYS = tuple(PlanUpgradeOptions.model_fields)
@@ -220,7 +225,7 @@ def stage_options(opts: PlanOptions) -> tuple[Any, Any, Any, PlanUpgradeOptions]
     for kind, overrides, defaults in (
             ("place", opts.place, {"allow_partial": True, "verify": opts.verify, "time_limit_s": 60.0}),
             ("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0}),
-            ("failures", opts.failures, {"kind": "srlg", "objective": "min-mlu", "verify": False,
+            ("failures", opts.failures, {"kind": "srlg", "verify": False,
                                          "time_limit_s": 30.0})):
         try:
             out.append(_stage_options(kind, overrides, defaults))
@@ -276,42 +281,6 @@ def network_after_placement(net: Network, sites: pd.DataFrame, extra_demands: pd
     return replace(net, sites=s, demands=demands)
 
 
-def _failure_states(net: Network, records: list[dict[str, Any]],
-                    ceiling: float) -> tuple[list[tuple[str, list[str]]], list[str]]:
-    """Failure states the upgrade design must model, and those no upgrade can fix.
-
-    Modelled: states whose routing drives some link above the ceiling, worst first -- more
-    capacity fixes them. Left out: states that cut some demand's endpoints apart (a landing
-    station's every cable, a site's last links): upgrading surviving links cannot reconnect them;
-    they are reported as needing new routes. (Demand left unmet only because no surviving path
-    meets its latency SLO is not a capacity problem either; the failure table lists it.)
-    """
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    n = len(net.sites)
-    a, b = net.link_endpoints()
-    pos = pd.Series(np.arange(len(net.links)), index=net.links.index)
-    site_pos = pd.Series(np.arange(n), index=net.sites.index)
-    src = site_pos.reindex(net.demands["src"]).to_numpy()
-    dst = site_pos.reindex(net.demands["dst"]).to_numpy()
-    states: list[tuple[str, list[str]]] = []
-    isolating: list[str] = []
-    for r in sorted(records, key=lambda r: (-r["mlu"], r["scenario"])):
-        links = r.get("links") or []
-        if not links:
-            continue
-        ok = np.ones(len(net.links), bool)
-        ok[pos.loc[links].to_numpy()] = False
-        g = csr_matrix((np.ones(int(ok.sum())), (a[ok], b[ok])), shape=(n, n))
-        _, label = connected_components(g, directed=False)
-        if (label[src] != label[dst]).any():
-            isolating.append(str(r["scenario"]))
-        elif r["mlu"] > ceiling + 1e-9:
-            states.append((str(r["scenario"]), list(links)))
-    return states, isolating
-
-
 def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
     """Place, route, sweep SRLG failures, plan upgrades, and write the report.
 
@@ -319,11 +288,11 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     ``map.html``, ``map.geojson``, the chart PNGs, ``place.json``/``te.json``/``failures.json``/
     ``design.json`` with their CSV tables, and ``plan.json`` (the summary, added by the service).
     """
-    from backbone.solver.design_task import design_upgrades
-    from backbone.solver.failures import enumerate_scenarios, run_failures_task
+    from backbone.solver.failures import run_failures_task
+    from backbone.solver.impact import impact_key
     from backbone.solver.placement import run_place_task
+    from backbone.solver.survive import design_survivable
     from backbone.solver.te import run_te_task
-    from backbone.solver.upgrades import plan_path_upgrades, verify_path_upgrades
 
     from backbone import __version__
 
@@ -349,6 +318,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
         work = replace(work.scale_demand(opts.demand_growth), metros=m)
     place_opts, te_opts, fail_opts, upgrade_opts = stage_options(opts)
     design_cfg = upgrade_opts.model_dump()
+    if design_cfg["survive"] is None:
+        design_cfg["survive"] = fail_opts.kind if fail_opts.kind in ("link", "srlg", "site") else "srlg"
 
     # ------------------------------------------------------------- 1. place
     t0 = time.perf_counter()
@@ -399,105 +370,134 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
 
     # ------------------------------------------------------------- 4. upgrades
     t0 = time.perf_counter()
-    upgrades = pd.DataFrame(columns=["link", "modules", "added_gbps", "cost_usd", "new"])
-    ds: dict[str, Any] = {"status": "skipped", "cost_usd": 0.0}
+    kind = str(design_cfg["survive"])
+    upgrades = pd.DataFrame(columns=["link", "action", "kind", "modules", "added_gbps", "cost_usd",
+                                     "lead_time_quarters", "protects"])
+    ds: dict[str, Any] = {"status": "skipped", "cost_usd": 0.0,
+                          "message": "--skip-upgrades: nothing was designed; the network after the plan is the "
+                                     "network before it (placement only)"}
+    after = routed
+    records_after = fs["scenarios"]
     if not opts.skip_upgrades:
-        ceiling = float(design_cfg["ceiling"])
-        states: list[list[str]] = [[]]
-        state_names = ["intact"]
-        isolating: list[str] = []
-        unmodelled: list[tuple[str, list[str]]] = []
-        if design_cfg["survive"] != "none":
-            scen = {s.id: s for s in enumerate_scenarios(routed, "srlg" if design_cfg["survive"] == "srlg" else "link")}
-            recs = [{**r, "links": list(scen[r["scenario"]].links)} for r in fs["scenarios"] if r["scenario"] in scen]
-            if design_cfg["survive"] == "link" and fail_opts.kind != "link":
-                recs = [{"unmet_gbps": 1.0, "mlu": 1.0, "links": list(s.links)} for s in scen.values()]
-            modelled, isolating = _failure_states(routed, recs, ceiling)
-            max_states = int(design_cfg["max_states"])
-            unmodelled = modelled[max_states:]
-            states += [links for _name, links in modelled[:max_states]]
-            state_names += [name for name, _links in modelled[:max_states]]
+        initial = fs["scenarios"] if kind == fail_opts.kind and not fail_opts.derate else None
         try:
-            if design_cfg["routing"] == "paths":
-                pres = plan_path_upgrades(routed, states, ceiling, k=te_opts.paths,
-                                          time_limit=float(design_cfg["time_limit_s"]),
-                                          backend=str(design_cfg["backend"]), state_names=state_names,
-                                          progress=stage_progress("upgrades"))
-                ds = pres.summary()
-                upgrades = pres.upgrades
-                if opts.verify:
-                    ds["verification"] = verify_path_upgrades(routed, pres, states, k=te_opts.paths)
-            else:
-                dres = design_upgrades(routed, states, ceiling, time_limit=float(design_cfg["time_limit_s"]),
-                                       backend=str(design_cfg["backend"]), progress=stage_progress("upgrades"))
-                ds = dres.summary()
-                upgrades = dres.upgrades
-                if opts.verify:
-                    from backbone.solver.design_task import _verify
-
-                    ds["verification"] = _verify(dres.instance, dres.solution)
+            dres = design_survivable(
+                routed, kind, float(design_cfg["ceiling"]), float(design_cfg["failure_ceiling"]),
+                k=fail_opts.paths, backend=str(design_cfg["backend"]), time_limit_s=float(design_cfg["time_limit_s"]),
+                mip_gap=float(design_cfg["mip_gap"]), max_iterations=int(design_cfg["max_iterations"]),
+                max_states=design_cfg["max_states"], use_candidates=bool(design_cfg["candidates"]),
+                sweep_options=fail_opts, initial_records=initial, progress=stage_progress("upgrades"))
+            ds = dres.summary()
+            upgrades = dres.upgrades
+            after = dres.network_after
+            records_after = dres.records_after
         except InfeasibleError as exc:
             ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
-        ds["failure_states_modelled"] = len(states) - 1
-        ds["failure_states_isolating"] = isolating
-        ds["failure_states_not_modelled"] = len(unmodelled)
         if out_dir is not None:
-            _csv(out_dir, "design_upgrades.csv", upgrades, files)
+            _csv(out_dir, "design_upgrades.csv", upgrades.assign(
+                protects=upgrades["protects"].map(lambda x: ";".join(x))) if len(upgrades) else upgrades, files)
         _save(out_dir, "design.json", {"kind": "design", **ds}, files)
+    survivability = _survivability(kind if not opts.skip_upgrades else fail_opts.kind, ds, records_after)
+    before_after = _before_after(fs["scenarios"], records_after)
     timings["upgrades"] = time.perf_counter() - t0
+    it = ds.get("iterations") or []
     stage_rows.append({"stage": "upgrades", "status": ds.get("status"), "backend": design_cfg["backend"],
                        "gap": ds.get("gap"), "seconds": timings["upgrades"],
-                       "note": f"{ds.get('failure_states_modelled', 0)} failure states modelled "
-                               f"({ds.get('failure_states_not_modelled', 0)} more over max_states); "
-                               f"{len(ds.get('failure_states_isolating', []))} cut sites off (need new routes, "
-                               "not capacity)"})
+                       "note": "skipped: nothing designed" if opts.skip_upgrades else
+                       f"{len(it)} iterations; {ds.get('states_examined', 0)} states examined, "
+                       f"{ds.get('states_added', 0)} added to the model, {ds.get('states_needed', 0)} needed; "
+                       f"survives {survivability['survived']} of {survivability['states']}"})
     done += STAGE_WEIGHTS["upgrades"]
+
+    # ------------------------------------------------------------- the planned backbone
+    t0 = time.perf_counter()
+    from backbone.solver.impact import assess_state
+
+    after_state = assess_state(after, te_opts.paths, te_opts.backend, te_opts.time_limit_s)
+    if out_dir is not None:
+        from backbone.io import save_scenario
+
+        target = out_dir / "scenario_after"
+        save_scenario(after, target)
+        files.append("scenario_after/")
+    verification_after = None
+    if opts.verify and not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped"):
+        from backbone.solver.checks.survivability import check_survivability
+
+        source = out_dir / "scenario_after" if out_dir is not None else after
+        verification_after = check_survivability(
+            source, kind, [r["scenario"] for r in survivability["not_survivable"]], k=fail_opts.paths,
+            backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
+    timings["after"] = time.perf_counter() - t0
 
     # ------------------------------------------------------------- summary
     up = upgrades.copy()
-    if len(up):
-        up["cable_system"] = routed.links["cable_system"].reindex(up["link"]).to_numpy()
-        up["module_gbps"] = routed.links["module_gbps"].reindex(up["link"]).to_numpy()
     worst = fs["worst"][0] if fs.get("worst") else None
+    worst_after = max(records_after, key=impact_key) if records_after else None
+    n_up = int((up["action"] == "upgrade").sum()) if len(up) else 0
+    n_new = int((up["action"] == "new route").sum()) if len(up) else 0
     summary: dict[str, Any] = {
-        "status": _overall_status(ps, ts, fs, ds),
+        "status": _overall_status(ps, ts, fs, ds, survivability),
         "scenario": net.name,
         "scenario_fingerprint": net.fingerprint(),
         "software_version": __version__,
         "created_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "plan_file": opts.plan_file,
+        "headline": _headline(survivability, ds, opts.skip_upgrades, n_up, n_new),
         "gpus_added": float(sum((ps.get("gpus_added_by_site") or {}).values())),
         "placement_cost_usd": ps.get("cost_usd"),
         "placement_gap": ps.get("gap"),
         "served_share": ps.get("served_share"),
         "mlu": ts.get("mlu"),
+        "mlu_after": after_state.mlu,
         "carried_gbps": ts.get("carried_gbps"),
-        "unmet_gbps": ts.get("unmet_gbps"),
+        "unmet_gbps": (ts.get("impact") or {}).get("unmet_gbps", ts.get("unmet_gbps")),
+        "unmet_gbps_after": float(after_state.unmet_gbps.sum()),
         "weighted_latency_ms": ts.get("weighted_latency_ms"),
+        "failure_kind": fail_opts.kind,
         "failure_scenarios": fs.get("scenarios_run"),
         "worst_failure": worst["scenario"] if worst else None,
+        "worst_failure_impact_gbps": worst["impact_gbps"] if worst else None,
         "worst_failure_unmet_gbps": worst["unmet_gbps"] if worst else None,
-        "failures_with_unmet_demand": sum(1 for r in fs["scenarios"] if r["unmet_gbps"] > 1e-6),
+        "failures_with_unmet_demand": sum(1 for r in fs["scenarios"] if not r["survived"]),
+        "failures_with_unmet_demand_after": sum(1 for r in records_after if not r["survived"]),
+        "worst_failure_after": worst_after["scenario"] if worst_after else None,
+        "worst_failure_after_impact_gbps": worst_after["impact_gbps"] if worst_after else None,
+        "survivability": survivability,
         "upgrade_cost_usd": ds.get("cost_usd"),
+        "upgrade_lower_bound_usd": ds.get("lower_bound_usd"),
         "upgrade_gap": ds.get("gap"),
-        "links_upgraded": len(upgrades),
+        "links_upgraded": n_up,
+        "routes_built": n_new,
+        "design_iterations": len(ds.get("iterations") or []),
+        "states_examined": ds.get("states_examined"),
+        "states_added": ds.get("states_added"),
+        "states_needed": ds.get("states_needed"),
+        "scenario_after": "scenario_after" if out_dir is not None else None,
         "stage_seconds": {k: round(v, 3) for k, v in timings.items()},
         "stages": stage_rows,
+        "before_after": before_after,
         "map": _plan_map(ps, ts),
+        "map_after": {"link_values": {"utilisation": {str(k): float(v) for k, v in
+                                                      after_state.link_utilisation.items()},
+                                      "added_gbps": (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})},
+                      "failed_links": []},
     }
     if opts.verify:
         summary["verification"] = {
             "place": (ps.get("verification") or {}).get("ok"),
             "route": (ts.get("verification") or {}).get("ok"),
-            "upgrades": (ds.get("verification") or {}).get("ok"),
+            "survivability": None if verification_after is None else verification_after["ok"],
         }
+        if verification_after is not None:
+            summary["survivability_check"] = verification_after
 
     # ------------------------------------------------------------- 5. report
     t0 = time.perf_counter()
     if out_dir is not None:
         rp = stage_progress("report")
         rp(0.0, "maps and charts")
-        images = _draw(routed, summary, ts, fs, ps, out_dir, files, opts.maps, rp)
+        images = _draw(routed, after, summary, ts, fs, ps, out_dir, files, opts.maps, rp)
         from backbone.report import render_report
 
         report = render_report(_report_data(net, routed, opts, summary, ps, ts, fs, ds, up, files), images)
@@ -512,12 +512,60 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
 run_plan_task.options_model = PlanOptions  # type: ignore[attr-defined]
 
 
-def _overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any]) -> str:
-    """``ok`` when every stage solved; ``partial`` when a stage could not meet everything (demand
-    left unserved, upgrades infeasible or time-limited) -- the report says which."""
+def _overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any],
+                    survivability: dict[str, Any]) -> str:
+    """``ok`` when every stage solved and the plan survives every state it does not excuse; ``partial``
+    otherwise (demand left unserved, a design that did not converge, states still violated) -- the
+    report says which."""
     ok = {"optimal", "feasible", "ok", "skipped"}
     statuses = [ps.get("status"), ts.get("status"), fs.get("status"), ds.get("status")]
-    return "ok" if all(s in ok for s in statuses) else "partial"
+    return "ok" if all(s in ok for s in statuses) and not survivability["violated"] else "partial"
+
+
+KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site"}
+
+
+def _survivability(kind: str, ds: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{failure_kind, states, survived, not_survivable: [{scenario, reason}], violated}`` of the plan."""
+    sv = ds.get("survivability")
+    if sv:
+        return dict(sv)
+    return {"failure_kind": kind, "states": len(records), "survived": sum(1 for r in records if r["survived"]),
+            "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
+
+
+def _headline(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int) -> str:
+    """The one sentence the report opens with; never contradicts the tables below it."""
+    what = KIND_WORDS.get(sv["failure_kind"], sv["failure_kind"])
+    text = f"survives {sv['survived']} of {sv['states']} {what} failures"
+    if skipped:
+        return f"Nothing was designed (--skip-upgrades): the backbone as it is {text}."
+    cost = ds.get("cost_usd")
+    money = "–" if cost is None else f"{float(cost) / 1e6:,.1f} M USD"
+    parts = [f"After the plan ({money}: {n_up} links upgraded, {n_new} new routes) the backbone {text}"]
+    if sv["not_survivable"]:
+        parts.append(f"{len(sv['not_survivable'])} cannot be survived by any candidate (reasons listed)")
+    if sv["violated"]:
+        parts.append(f"{len(sv['violated'])} are still not carried ({', '.join(sv['violated'][:3])}"
+                     f"{'…' if len(sv['violated']) > 3 else ''})")
+    return "; ".join(parts) + "."
+
+
+def _before_after(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per failure: impact and utilisation the traffic needs, before and after the plan (worst first)."""
+    a = {str(r["scenario"]): r for r in after}
+    rows = []
+    for r in before:
+        x = a.get(str(r["scenario"]))
+        rows.append({"scenario": r["scenario"], "impact_gbps_before": r["impact_gbps"],
+                     "unmet_gbps_before": r["unmet_gbps"], "mlu_before": r["mlu"],
+                     "survived_before": r["survived"],
+                     "impact_gbps_after": None if x is None else x["impact_gbps"],
+                     "unmet_gbps_after": None if x is None else x["unmet_gbps"],
+                     "mlu_after": None if x is None else x["mlu"],
+                     "survived_after": None if x is None else x["survived"]})
+    return sorted(rows, key=lambda r: (-(r["impact_gbps_before"] or 0.0), -(r["mlu_before"] or 0.0),
+                                       str(r["scenario"])))
 
 
 def _plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
@@ -560,8 +608,9 @@ def _write_bytes(out_dir: Path, name: str, data: bytes, files: list[str]) -> Non
         files.append(name)
 
 
-def _draw(routed: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], ps: dict[str, Any],
-          out_dir: Path, files: list[str], maps: bool, progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
+def _draw(routed: Network, after: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any],
+          ps: dict[str, Any], out_dir: Path, files: list[str], maps: bool,
+          progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
     """Maps and charts into ``out_dir``; returns the images the report embeds."""
     from backbone.maps import render_map_bytes
     from backbone.maps.charts import chart_from_result
@@ -571,8 +620,14 @@ def _draw(routed: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict
         return images
     title = f"{routed.name}: the plan"
     sub = (f"{summary['gpus_added']:,.0f} GPUs added · max utilisation {100 * (summary['mlu'] or 0):.0f} % · "
-           f"{summary['failure_scenarios']} SRLG failures swept")
+           f"{summary['failure_scenarios']} {summary['failure_kind']} failures swept")
     result = {"map": summary["map"]}
+    sv = summary["survivability"]
+    data = render_map_bytes(after, "png", {"map": summary["map_after"]}, title=f"{routed.name}: after the plan",
+                            subtitle=f"max utilisation {100 * summary['mlu_after']:.0f} % · survives {sv['survived']} "
+                                     f"of {sv['states']} {sv['failure_kind']} failures", size="1600x900")
+    _write_bytes(out_dir, "map_after.png", data, files)
+    images["after"] = (data, "png")
     jobs = [("map_world.png", "png", 0.0), ("map_pacific.png", "png", 150.0), ("map.svg", "svg", 0.0),
             ("map.html", "html", 0.0), ("map.geojson", "geojson", 0.0)]
     for i, (name, fmt, center_lon) in enumerate(jobs):
@@ -604,11 +659,20 @@ def _draw(routed: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict
 
 
 def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:
-    """The failure chart's input: unmet demand per failure, or the worst utilisation when nothing is unmet."""
-    unmet = {r["scenario"]: r["unmet_gbps"] for r in fs["scenarios"] if r["unmet_gbps"] > 1e-6}
-    if unmet:
-        return {"impact": unmet, "impact_label": "Unmet demand (Gbps)"}
+    """The failure chart's input: each failure's impact (Gbps: unmet at <= 100 % utilisation, SLO violations
+    and traffic lost with failed sites), or the worst utilisation when no failure has any impact."""
+    impact = {r["scenario"]: r["impact_gbps"] for r in fs["scenarios"] if (r.get("impact_gbps") or 0) > 1e-6}
+    if impact:
+        return {"impact": impact, "impact_label": "Failure impact (Gbps)"}
     return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]}, "impact_label": "Max link utilisation"}
+
+
+def _protects_text(states: Any) -> str:
+    if not states:
+        return ""
+    failures = [s for s in states if s != "intact"]
+    text = ", ".join(failures[:6]) + (f" and {len(failures) - 6} more" if len(failures) > 6 else "")
+    return ("intact state; " if "intact" in states else "") + text
 
 
 def _latency_records(net: Network, out_dir: Path) -> list[dict[str, Any]]:
@@ -636,13 +700,18 @@ def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict
         ("GPUs added", f"{summary['gpus_added']:,.0f}"),
         ("placement cost (capex + opex)", money(summary["placement_cost_usd"])),
         ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
-        ("max link utilisation", f"{100 * (summary['mlu'] or 0):.1f} %"),
+        ("max link utilisation before → after", f"{100 * (summary['mlu'] or 0):.1f} % → "
+                                                 f"{100 * (summary['mlu_after'] or 0):.1f} %"),
         ("traffic carried", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
-        ("unmet traffic", f"{(summary['unmet_gbps'] or 0):,.1f} Gbps"),
-        ("SRLG failures swept", f"{summary['failure_scenarios']}"),
-        ("failures leaving demand unmet", f"{summary['failures_with_unmet_demand']}"),
-        ("upgrade cost", money(summary["upgrade_cost_usd"])),
-        ("links to upgrade", f"{summary['links_upgraded']}"),
+        ("unmet traffic (≤ 100 %) before → after", f"{(summary['unmet_gbps'] or 0):,.1f} → "
+                                                  f"{summary['unmet_gbps_after']:,.1f} Gbps"),
+        (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
+        ("failures not carried before → after", f"{summary['failures_with_unmet_demand']} → "
+                                                f"{summary['failures_with_unmet_demand_after']}"),
+        ("upgrade cost (lower bound)", "nothing designed" if opts.skip_upgrades else
+         f"{money(summary['upgrade_cost_usd'])} ({money(summary['upgrade_lower_bound_usd'])})"),
+        ("links upgraded / new routes", "–" if opts.skip_upgrades else
+         f"{summary['links_upgraded']} / {summary['routes_built']}"),
     ]
     metros = []
     assign = pd.DataFrame(ps.get("assignments") or [])
@@ -658,10 +727,9 @@ def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict
         notes += [f"placement: {x}" for x in ps["infeasibility"][:5]]
     if ds.get("status") == "infeasible":
         notes.append(f"upgrades: {ds.get('message', 'infeasible')}")
-    if ds.get("failure_states_isolating"):
-        iso = ds["failure_states_isolating"]
-        notes.append(f"{len(iso)} SRLG failures cut sites off entirely (e.g. {', '.join(iso[:4])}): no capacity "
-                     "upgrade restores them; they need new routes (diverse landings or new links).")
+    if opts.skip_upgrades:
+        notes.append("--skip-upgrades: nothing was designed. The tables show the backbone as it is, with the "
+                     "placement's traffic.")
     place_o = ps.get("options") or {}
     assumptions = [
         "Latency: fibre group index 1.468 (≈4.90 µs/km one way) plus 0.05 ms per link; terrestrial links without "
@@ -673,14 +741,16 @@ def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict
         f"Demand growth factor {opts.demand_growth:g}.",
         f"Routing: TE objective {ts.get('objective')} over {ts.get('paths_k')} candidate paths per demand; latency "
         "SLOs are hard constraints.",
-        "Failures: every single SRLG (cable systems, shared landing stations, corridors) cut and re-routed; "
-        "'unmet' counts demand beyond what the intact network already leaves unmet.",
-        f"Upgrades: whole modules per link (links.module_gbps at links.module_cost_usd, up to max_capacity_gbps) so "
-        f"all demand fits within {100 * float(ds.get('ceiling') or 0.8):.0f} % utilisation in the intact network and "
-        "in the failure states the sweep found overloaded (worst first, up to max_states), routed "
-        + ("over the same latency-admissible candidate paths as TE." if ds.get("mode") == "upgrade-paths" else
-           "as unrestricted multicommodity flow (latency SLOs not enforced there).")
-        + " Failures that cut sites off cannot be fixed by capacity and are listed separately.",
+        f"Failures: every {summary['failure_kind']} failure re-routed over the latency-admissible candidate paths. "
+        "Impact: traffic that cannot be carried at ≤ 100 % utilisation beyond what the intact network leaves "
+        "unmet (per class), latency-SLO violations and traffic lost with failed sites, each apart; the same "
+        "figures as `backbone failures` and the `impact` block of `backbone te`.",
+        f"Design: whole modules on existing links (links.module_gbps at links.module_cost_usd, up to "
+        f"max_capacity_gbps) and candidate routes (fixed cost + modules, candidates table) chosen jointly in one "
+        f"MIP so the intact network fits within {100 * float(ds.get('ceiling') or 0.8):.0f} % utilisation and every "
+        f"failure state within {100 * float(ds.get('failure_ceiling') or 1.0):.0f} %; states are added to the model "
+        "as the sweep of the designed network finds them violated, until none is. A state is excused only when no "
+        "candidate can help (reason listed).",
     ]
     return {
         "title": f"Backbone plan: {net.name}",
@@ -695,8 +765,18 @@ def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict
         "busiest_links": busiest,
         "failures_worst": fs.get("worst", []),
         "failures_links": fs.get("worst_by_link", []),
-        "upgrades": upgrades.to_dict("records"),
+        "upgrades": [{**r, "protects_text": _protects_text(r.get("protects"))} for r in upgrades.to_dict("records")],
         "upgrade_cost_usd": ds.get("cost_usd"),
+        "headline": summary["headline"],
+        "headline_ok": not summary["survivability"]["violated"] and not opts.skip_upgrades,
+        "survivability": summary["survivability"],
+        "before_after": summary["before_after"],
+        "failure_words": KIND_WORDS.get(summary["failure_kind"], summary["failure_kind"]),
+        "design_note": "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
+            f"{summary['design_iterations']} design iterations; {summary['states_examined']} states examined, "
+            f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
+            f"cost {money(ds.get('cost_usd'))}, proven lower bound {money(ds.get('lower_bound_usd'))}, gap "
+            + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.2f} %") + "."),
         "assumptions": assumptions,
         "provenance": {"scenario": net.name, "scenario_fingerprint": summary["scenario_fingerprint"],
                        "scenario_version": str(net.meta.get("version", "")),

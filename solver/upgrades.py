@@ -71,7 +71,7 @@ class PathUpgradeResult:
         }
 
 
-def _state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+def state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
     """(var_demand, var_path, arc incidence of the variables) for one state, on the intact link
     index: the TE admissible-path rule applied to the state's candidate paths."""
     from backbone.solver.paths import candidate_paths, paths_after_failure
@@ -130,7 +130,7 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
     per_state = []
     for i, failed in enumerate(failure_sets):  # one family of blocks per state
         progress(0.4 * i / max(1, len(failure_sets)), f"candidate paths for state {i + 1}/{len(failure_sets)}")
-        per_state.append(_state_paths(net, failed, k))
+        per_state.append(state_paths(net, failed, k))
     S = len(per_state)
     n_vars = np.array([len(vd) for vd, _, _ in per_state])
     offsets = np.concatenate([[0], np.cumsum(n_vars)])
@@ -211,4 +211,4 @@ def verify_path_upgrades(net: Network, result: PathUpgradeResult, failure_sets: 
             "checked": ["utilisation within the ceiling in every modelled state after upgrades (TE re-solve)"]}
 
 
-__all__ = ["INF", "PathUpgradeResult", "plan_path_upgrades", "verify_path_upgrades"]
+__all__ = ["INF", "PathUpgradeResult", "plan_path_upgrades", "state_paths", "verify_path_upgrades"]

@@ -129,6 +129,24 @@ def _print(s: dict[str, Any]) -> None:
                 mods = ", ".join(f"{m['capacity']:g} x {m['count']:g}" for m in link["modules"])
                 t.add_row(link["id"], mods, f"{link['capacity']:g}")
         out_console.print(t)
+    elif s["mode"] == "survivable":
+        gap = f"{100 * s['gap']:.2f} %" if s["gap"] is not None else "-"
+        sv = s["survivability"]
+        out_console.print(f"survivable design ({sv['failure_kind']}, ceiling {s['ceiling']:.0%} intact / "
+                          f"{s['failure_ceiling']:.0%} failed): {s['status']}, cost {_fmt(s['cost_usd'])} USD, lower "
+                          f"bound {_fmt(s['lower_bound_usd'])}, gap {gap}; survives {sv['survived']} of "
+                          f"{sv['states']} ({len(sv['not_survivable'])} excused, {len(sv['violated'])} violated); "
+                          f"{len(s['iterations'])} iterations, {s['states_examined']} states examined, "
+                          f"{s['states_added']} added, {s['states_needed']} needed")
+        t = Table("link / route", "action", "modules", "added Gbps", "cost USD", "lead time q", "protects")
+        for u in s["upgrades"]:
+            prot = [x for x in u["protects"] if x != "intact"]
+            t.add_row(str(u["link"]), u["action"], str(u["modules"]), f"{u['added_gbps']:,.0f}",
+                      f"{u['cost_usd']:,.0f}", "-" if u["lead_time_quarters"] is None else str(u["lead_time_quarters"]),
+                      f"{len(prot)} failures" + (" + intact" if "intact" in u["protects"] else ""))
+        out_console.print(t)
+        for r in sv["not_survivable"][:20]:
+            err_console.print(f"[yellow]not survivable[/] {r['scenario']}: {r['reason']}", highlight=False)
     else:
         gap = f"{100 * s['gap']:.2f} %" if s["gap"] is not None else "-"
         out_console.print(f"upgrades ({s['survivability']}, ceiling {s['ceiling']:.0%}): {s['status']}, cost "
@@ -144,6 +162,7 @@ def _print(s: dict[str, Any]) -> None:
         v = s["verification"]
         colour = "green" if v.get("ok") else "red"
         err_console.print(f"[{colour}]verification: {'ok' if v.get('ok') else 'FAILED'}[/] "
-                          f"(recomputed cost {_fmt(v.get('total_cost'))})")
+                          + (f"(recomputed cost {_fmt(v.get('total_cost'))})" if "total_cost" in v else
+                             "; ".join(v.get("checked", []))))
     for f in s.get("files", []):
         err_console.print(f"[dim]wrote {f}[/]")

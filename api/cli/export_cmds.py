@@ -30,7 +30,8 @@ def export(
         "--result", help="A result summary JSON whose \"map\" object adds per-link / per-site values.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Export sites (Points) and links (LineStrings, split at the antimeridian) as one GeoJSON file."""
+    """Export sites (Points), links and candidate routes (LineStrings, split at the antimeridian; candidates
+    have feature_type "candidate") as one GeoJSON file."""
     from backbone.errors import Problem, ValidationError
     from backbone.io.geojson import save_geojson
 
@@ -39,7 +40,7 @@ def export(
     link_values, site_values = _map_values(result) if result is not None else (None, None)
     net = load(scenario)
     path = save_geojson(net, out, link_values=link_values, site_values=site_values)
-    report = {"out": str(path), "sites": len(net.sites), "links": len(net.links),
+    report = {"out": str(path), "sites": len(net.sites), "links": len(net.links), "candidates": len(net.candidates),
               "link_values": sorted(link_values or {}), "site_values": sorted(site_values or {})}
     if json_out:
         emit_json(report)
@@ -127,9 +128,10 @@ def convert(
     path = save_scenario(net, out)
     s = net.summary()
     report = {"source": str(source), "format": fmt, "out": str(path), "sites": s["sites"], "links": s["links"],
-              "demands": s["demands"], "import": net.meta.get("import", {})}
+              "demands": s["demands"], "candidates": s["candidates"], "import": net.meta.get("import", {})}
     if json_out:
         emit_json(report)
     else:
-        err_console.print(f"wrote {path}: {s['sites']:,} sites, {s['links']:,} links, {s['demands']:,} demands "
-                          f"(from {fmt})", highlight=False, soft_wrap=True)
+        cands = f", {s['candidates']:,} candidates" if s["candidates"] else ""
+        err_console.print(f"wrote {path}: {s['sites']:,} sites, {s['links']:,} links, {s['demands']:,} demands"
+                          f"{cands} (from {fmt})", highlight=False, soft_wrap=True)

@@ -34,8 +34,6 @@ def failures(
         "--list", help="For --kind list: YAML/JSON list of {id, links, srlgs, sites, derate}.")] = None,
     derate: Annotated[Optional[float], typer.Option(  # noqa: UP045
         help="Derate the elements to this fraction of capacity instead of cutting them.")] = None,
-    objective: Annotated[str, typer.Option(help="TE objective per scenario: max-throughput | min-mlu | "
-                                                "max-min-fair | min-latency")] = "max-throughput",
     paths: Annotated[int, typer.Option("--paths", "-k", help="Candidate paths per demand.")] = 4,
     engine: Annotated[str, typer.Option(help="local (process pool) | dask | serial")] = "local",
     workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: CPU count).")] = None,  # noqa: UP045
@@ -48,12 +46,14 @@ def failures(
     json_out: Annotated[bool, typer.Option("--json", help="Print the per-scenario list as JSON on stdout.")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for failures.json and CSV tables.")] = None,  # noqa: UP045
 ) -> None:
-    """What breaks when a cable is cut: re-route every failure scenario with the chosen TE objective
-    and report unmet demand, max utilisation, latency inflation and SLO violations, worst first."""
+    """What breaks when a cable is cut: re-route every failure scenario and report its impact --
+    traffic that cannot be carried at <= 100 % utilisation (per class), latency-SLO violations and
+    traffic lost with failed sites, each apart -- the utilisation the traffic needs and latency
+    inflation, worst impact first (the same figures as ``te`` and ``plan``)."""
 
     from backbone.solver.failures import load_scenario_list
 
-    opts: dict[str, Any] = {"kind": kind, "derate": derate, "objective": objective, "paths": paths,
+    opts: dict[str, Any] = {"kind": kind, "derate": derate, "paths": paths,
                             "engine": engine, "workers": workers, "scheduler": scheduler, "backend": backend,
                             "time_limit_s": time_limit, "max_scenarios": max_scenarios, "verify": verify}
     if scenarios_file is not None:
@@ -75,14 +75,16 @@ def _print(s: dict[str, Any]) -> None:
     b = s["baseline"]
     out_console.print(f"[bold]{s['scenarios_run']} scenarios[/] in {s['seconds']:.1f} s "
                       f"({s['scenarios_per_second'] or 0:.2f}/s); baseline: MLU {100 * b['mlu']:.1f} %, "
-                      f"unmet {b['unmet_gbps']:,.1f} Gbps", highlight=False)
-    t = Table(title="worst scenarios", title_justify="left")
-    for col in ("scenario", "unmet Gbps", "lost Gbps", "MLU", "SLO violations", "p50 / p99 / worst inflation ms"):
+                      f"unmet {b['unmet_gbps']:,.1f} Gbps; survived {s['survived']} of {s['scenarios_run']} "
+                      f"({s['overloaded']} overloaded)", highlight=False)
+    t = Table(title="worst scenarios (impact = unmet + SLO violations + lost, Gbps)", title_justify="left")
+    for col in ("scenario", "impact Gbps", "unmet Gbps", "SLO viol. Gbps", "lost Gbps", "needs util.",
+                "p50 / p99 / worst inflation ms"):
         t.add_column(col, justify="left" if col == "scenario" else "right")
     for r in s["worst"][:MAX_ROWS]:
-        style = "red" if r["unmet_gbps"] > 1e-6 else ("yellow" if r["mlu"] > 0.8 else "")
-        t.add_row(r["scenario"], f"{r['unmet_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %",
-                  str(r["slo_violations"]),
+        style = "red" if not r["survived"] else ("yellow" if r["mlu"] > 0.8 else "")
+        t.add_row(r["scenario"], f"{r['impact_gbps']:,.1f}", f"{r['unmet_gbps']:,.1f}",
+                  f"{r['slo_violation_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %",
                   f"{r['p50_latency_inflation_ms']:.2f} / {r['p99_latency_inflation_ms']:.2f} / "
                   f"{r['worst_latency_inflation_ms']:.2f}", style=style)
     out_console.print(t)

@@ -55,7 +55,9 @@ def map_command(
         "map.png"),
     result: ResultOpt = None,
     color_by: Annotated[str, typer.Option(
-        "--color-by", help="utilisation | kind | impact | any link value name in the result.")] = "utilisation",
+        "--color-by", help="utilisation | kind | impact | any link value name in the result. 'impact' with a "
+                           "'backbone failures' result: per link, the worst impact_gbps of the failures that take "
+                           "it down.")] = "utilisation",
     center_lon: Annotated[float, typer.Option("--center-lon", help="Centre longitude (150: Pacific-centred).")] = 0.0,
     region: Annotated[Optional[str], typer.Option(  # noqa: UP045
         "--region", help="na | emea | apac | latam | africa | lon_min,lat_min,lon_max,lat_max.",
@@ -66,6 +68,10 @@ def map_command(
     size_by: Annotated[str, typer.Option("--size-by", help="Site marker area by 'gpus' or 'mw'.")] = "gpus",
     no_labels: Annotated[bool, typer.Option("--no-labels", help="Do not label sites and metros.")] = False,
     graticule: Annotated[bool, typer.Option("--graticule/--no-graticule", help="Draw meridians and parallels.")] = True,
+    candidates: Annotated[bool, typer.Option(
+        "--candidates/--no-candidates",
+        help="Draw the scenario's candidate routes (not built) dotted grey; built candidates named by the result's "
+             "map.built_candidates are highlighted either way.")] = True,
     json_out: JsonOpt = False,
 ) -> None:
     """Draw the network (and a result's values) as a map: PNG/SVG/PDF for slides, interactive HTML,
@@ -86,7 +92,8 @@ def map_command(
     t0 = time.perf_counter()
     with err_console.status(f"drawing {fmt.upper()} map of {net.name}...", spinner="dots"):
         path = export_map(net, out, result=doc, color_by=color_by, center_lon=center_lon, region=region, size=size,
-                          title=title, size_by=size_by, labels=not no_labels, graticule=graticule)
+                          title=title, size_by=size_by, labels=not no_labels, graticule=graticule,
+                          candidates=candidates)
     seconds = time.perf_counter() - t0
     n_bytes = path.stat().st_size
     if json_out:

@@ -63,10 +63,11 @@ def validate(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
         raise
     s = net.summary()
     if json_out:
-        emit_json({"valid": True, "sites": s["sites"], "links": s["links"], "demands": s["demands"]})
+        emit_json({"valid": True, "sites": s["sites"], "links": s["links"], "demands": s["demands"],
+                   "candidates": s["candidates"]})
     else:
         err_console.print(f"[green]valid[/]: {s['sites']} sites, {s['links']} links, {s['srlgs']} SRLGs, "
-                          f"{s['metros']} metros, {s['demands']} demands")
+                          f"{s['metros']} metros, {s['demands']} demands, {s['candidates']} candidates")
 
 
 def _is_point(text: str) -> bool:

@@ -40,8 +40,10 @@ def plan(
     = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout only.")] = False,
 ) -> None:
-    """Place GPUs, route the resulting traffic, sweep every single-SRLG failure, plan the upgrades
-    that survive them, and write report.html with maps, tables and machine-readable results."""
+    """Place GPUs, route the resulting traffic, sweep every single-SRLG failure, design the upgrades and
+    new routes that survive them (every state, no cap), and write report.html, maps, machine-readable
+    results and the planned backbone as a scenario (``OUT/scenario_after``). ``--verify`` re-sweeps
+    the planned backbone independently; exit 5 when a state it does not excuse is not carried."""
 
     from backbone.solver.plan import STAGES, load_plan_file
 
@@ -67,7 +69,7 @@ def plan(
     result = run_with_progress("plan", net, opts, out, transient=False, on_message=tick)
     s = result.summary
     if json_out:
-        emit_json({k: v for k, v in s.items() if k != "map"} | {"files": result.files})
+        emit_json({k: v for k, v in s.items() if k not in ("map", "map_after")} | {"files": result.files})
     else:
         _print(s, out)
     err_console.print(f"report: {out / 'report.html'}", highlight=False)
@@ -84,14 +86,22 @@ def _print(s: dict[str, Any], out: Path) -> None:
         return "-" if v is None else f"{float(v) / 1e6:,.1f} M USD"
 
     t = Table(title=f"plan of {s['scenario']} ({s['status']})", show_header=False, title_justify="left")
+    t.add_row("headline", s["headline"])
     t.add_row("GPUs added", f"{s['gpus_added']:,.0f} ({money(s['placement_cost_usd'])}, gap "
               f"{'-' if s['placement_gap'] is None else format(s['placement_gap'], '.4%')})")
     t.add_row("inference served", f"{100 * (s['served_share'] or 0):.1f} %")
-    t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} %")
-    t.add_row("traffic carried / unmet", f"{(s['carried_gbps'] or 0) / 1000:,.1f} Tbps / {s['unmet_gbps'] or 0:,.1f} Gbps")
-    t.add_row("SRLG failures", f"{s['failure_scenarios']} swept, {s['failures_with_unmet_demand']} leave demand unmet; "
-              f"worst {s['worst_failure']} ({s['worst_failure_unmet_gbps'] or 0:,.1f} Gbps)")
-    t.add_row("upgrades", f"{s['links_upgraded']} links, {money(s['upgrade_cost_usd'])}")
+    t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} % -> {100 * (s['mlu_after'] or 0):.1f} % after")
+    t.add_row("unmet at <= 100 %", f"{s['unmet_gbps'] or 0:,.1f} -> {s['unmet_gbps_after']:,.1f} Gbps after")
+    sv = s["survivability"]
+    t.add_row(f"{s['failure_kind']} failures", f"{s['failure_scenarios']} swept; {s['failures_with_unmet_demand']} not "
+              f"carried before, {s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
+              f"{len(sv['violated'])} still violated")
+    t.add_row("design", f"{s['links_upgraded']} links upgraded, {s['routes_built']} new routes, "
+              f"{money(s['upgrade_cost_usd'])} (lower bound {money(s['upgrade_lower_bound_usd'])}); "
+              f"{s['design_iterations']} iterations, {s['states_examined'] or 0} states examined, "
+              f"{s['states_added'] or 0} added, {s['states_needed'] or 0} needed")
+    if s.get("scenario_after"):
+        t.add_row("planned backbone", str(out / s["scenario_after"]))
     t.add_row("time", ", ".join(f"{k} {v:.1f} s" for k, v in s["stage_seconds"].items())
               + f"; total {s['total_seconds']:.1f} s")
     out_console.print(t)

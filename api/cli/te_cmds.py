@@ -114,6 +114,12 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
     t.add_row("carried / demand", f"{s['carried_gbps']:,.1f} / {s['demand_gbps']:,.1f} Gbps")
     t.add_row("unmet", f"{s['unmet_gbps']:,.1f} Gbps" + "".join(
         f"; {k}: {v['gbps']:,.1f} Gbps ({v['demands']} demands)" for k, v in s.get("unmet_by_reason", {}).items()))
+    imp = s.get("impact")
+    if imp:
+        by = ", ".join(f"{k} {v:,.1f}" for k, v in imp["unmet_by_class"].items() if v > 0)
+        t.add_row("impact (at <= 100 %)", f"needs {100 * imp['mlu']:.1f} % utilisation; "
+                  f"{imp['unmet_gbps']:,.1f} Gbps cannot be carried" + (f" ({by})" if by else ""),
+                  style="bold red" if imp["unmet_gbps"] > 0 else "")
     t.add_row("weighted / worst latency", f"{_fmt(s.get('weighted_latency_ms'))} / {_fmt(s.get('worst_latency_ms'))}"
               " ms one-way")
     if s.get("edge_bound") is not None:

@@ -89,7 +89,7 @@ def _version_public(ver: Any) -> ScenarioVersionPublic:
 def _check_limits(net: Any, settings: Settings, file: str) -> None:
     problems = []
     for table, limit in (("sites", settings.max_sites), ("links", settings.max_links),
-                         ("demands", settings.max_demands)):
+                         ("demands", settings.max_demands), ("candidates", settings.max_links)):
         n = len(getattr(net, table))
         if n > limit:
             problems.append(Problem(f"{n} {table} exceed this server's limit of {limit}", file=file, table=table))
@@ -300,7 +300,9 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
                                                 description="world, na, emea, apac, latam, africa or "
                                                             "lon_min,lat_min,lon_max,lat_max")] = None,
             center_lon: Annotated[float, Query(ge=-180, le=180)] = 0.0,
-            size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080") -> Response:
+            size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080",
+            candidates: Annotated[bool, Query(description="Draw the scenario's candidate routes (not built) dotted "
+                                                          "grey")] = True) -> Response:
     from backbone.api.store import decode_document
 
     from backbone.io import network_from_dict
@@ -330,7 +332,7 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
     net = network_from_dict(decode_document(ver.content), file="scenario")
     with _render_lock:  # matplotlib is not thread-safe
         data = render_map_bytes(net, format, result=result, color_by=color_by, region=region,
-                                center_lon=center_lon, size=size)
+                                center_lon=center_lon, size=size, candidates=candidates)
     name = f"{ver.name or 'scenario'}-v{ver.version}.{format}"
     return Response(data, media_type=MEDIA_TYPES[format], headers={"Content-Disposition": content_disposition(name)})
 

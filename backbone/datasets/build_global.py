@@ -29,6 +29,7 @@ from shapely import contains_xy
 from shapely.geometry import Polygon, box
 
 from backbone import geo
+from backbone.datasets import global_candidates as gc
 from backbone.datasets.global_cables import CABLES, CableSystem
 from backbone.datasets.global_sites import metro_records, site_records
 from backbone.datasets.global_terrestrial import TERRESTRIAL
@@ -155,28 +156,133 @@ def srlg_records(net: Network) -> list[dict[str, Any]]:
         if len(systems) >= 2:
             records.append({"id": f"landing-{site}", "name": f"{net.sites.at[site, 'name']} (landing station)",
                             "kind": "landing", "links": ";".join(touching.index)})
-    sites = net.sites
-    for cid, (title, shape, kinds) in CORRIDORS.items():
-        members = []
-        for lid, row in links.iterrows():
-            kind = str(row["kind"])
-            if kind == "terrestrial" and "terrestrial" not in kinds and "terrestrial-both-ends" not in kinds:
-                continue
-            if kind == "submarine" and "submarine" not in kinds:
-                continue
-            if kind == "terrestrial" and "terrestrial-both-ends" in kinds:
-                ends = sites.loc[[row["site_a"], row["site_b"]]]
-                if not contains_xy(shape, ends["lon"].to_numpy(), ends["lat"].to_numpy()).all():
-                    continue
-            coords = net.link_coords(str(lid))
-            lon = (coords[:, 0] + 180.0) % 360.0 - 180.0
-            if contains_xy(shape, lon, coords[:, 1]).any():
-                members.append(str(lid))
+    for cid, (title, _, _) in CORRIDORS.items():
+        members = [str(lid) for lid, row in links.iterrows() if in_corridor(cid, row, net.sites)]
         if members:
             records.append({"id": cid, "name": title, "kind": "corridor", "links": ";".join(members)})
         else:
             logger.warning("corridor %s has no member link", cid)
     return records
+
+
+def in_corridor(corridor: str, route: pd.Series, sites: pd.DataFrame) -> bool:
+    """Whether a link (or candidate: ``route`` has ``site_a``, ``site_b``, ``waypoints`` and ``kind`` or
+    ``link_kind``) belongs to a corridor: any point of its densified route lies in the corridor's shape,
+    for the link kinds the corridor catches (:data:`CORRIDORS`)."""
+    from backbone.model import link_route
+
+    _, shape, kinds = CORRIDORS[corridor]
+    kind = str(route["link_kind"] if "link_kind" in route.index else route["kind"])
+    if kind == "terrestrial" and "terrestrial" not in kinds and "terrestrial-both-ends" not in kinds:
+        return False
+    if kind == "submarine" and "submarine" not in kinds:
+        return False
+    if kind == "terrestrial" and "terrestrial-both-ends" in kinds:
+        ends = sites.loc[[route["site_a"], route["site_b"]]]
+        if not contains_xy(shape, ends["lon"].to_numpy(), ends["lat"].to_numpy()).all():
+            return False
+    coords = link_route(route, sites)
+    lon = (coords[:, 0] + 180.0) % 360.0 - 180.0
+    return bool(contains_xy(shape, lon, coords[:, 1]).any())
+
+
+def candidate_srlgs(candidate: pd.Series, net: Network) -> list[str]:
+    """The SRLGs a candidate joins, by the links' own rules: its cable system's SRLG (capacity on a cable
+    shares the cable's fate), the landing SRLG of each end (every route at a shared landing station), and
+    every corridor its route crosses."""
+    srlgs = set(net.srlgs.index)
+    out = []
+    system = str(candidate["cable_system"])
+    if system and f"cable-{slug(system)}" in srlgs:
+        out.append(f"cable-{slug(system)}")
+    out += [f"landing-{s}" for s in (candidate["site_a"], candidate["site_b"]) if f"landing-{s}" in srlgs]
+    out += [c for c in CORRIDORS if c in srlgs and in_corridor(c, candidate, net.sites)]
+    return out
+
+
+def quarters_between(start: str, end: str) -> int:
+    """Whole quarters from ``start`` to ``end`` (``'2026Q4'`` -> ``'2027Q3'`` is 3); never negative."""
+    (y0, q0), (y1, q1) = ((int(x[:4]), int(x[-1])) for x in (start, end))
+    return max(0, (y1 - y0) * 4 + (q1 - q0))
+
+
+def candidate_records(net: Network) -> list[dict[str, Any]]:
+    """The candidate catalogue (:mod:`backbone.datasets.global_candidates`) as ``candidates`` records.
+
+    Lengths: submarine routes are the polyline through their waypoints times the cable system's slack
+    factor (the median for systems not modelled), like the cable segments; terrestrial routes through
+    waypoints are their polyline, like terrestrial links; fibre pairs and diverse backhauls follow the
+    link they parallel. Costs follow the cost model of that module; SRLGs :func:`candidate_srlgs`.
+    """
+    sites = net.sites
+    slack = cable_slack_factors(sites)
+    default_slack = float(np.median(list(slack.values())))
+    source_text = gc.SOURCES
+    rows: list[dict[str, Any]] = []
+    for c in gc.CANDIDATES:
+        a, b = sites.loc[c.site_a], sites.loc[c.site_b]
+        route_km = geo.polyline_km([(float(a["lon"]), float(a["lat"])), *c.waypoints,
+                                    (float(b["lon"]), float(b["lat"]))])
+        if c.link_kind == "submarine":
+            length = route_km * slack.get(c.cable_system, default_slack)
+        else:
+            length = route_km
+        length = round(length, 1)
+        if c.kind == "spectrum":
+            module_gbps = gc.SPECTRUM_MODULE_GBPS
+            module_cost = gc.SPECTRUM_MODULE_FIXED_USD + gc.SPECTRUM_MODULE_USD_PER_KM * length
+            fixed = gc.SPECTRUM_FIXED_USD
+        elif c.kind in ("fibre_pair", "cable"):
+            module_gbps = gc.FIBRE_PAIR_GBPS
+            module_cost = gc.FIBRE_PAIR_LIGHTING_USD + gc.FIBRE_PAIR_USD_PER_KM * length
+            fixed = gc.NEW_CABLE_FIXED_USD if c.kind == "cable" else 0.0
+        else:
+            module_gbps = gc.TERRESTRIAL_MODULE_GBPS
+            module_cost = gc.TERRESTRIAL_MODULE_FIXED_USD + gc.TERRESTRIAL_MODULE_USD_PER_KM * length
+            fixed = (gc.TERRESTRIAL_ROUTE_USD_PER_KM * length if c.kind == "terrestrial"
+                     else gc.BACKHAUL_ENTRY_USD + gc.BACKHAUL_USD_PER_KM * length)
+        lead = c.lead_time_quarters
+        if c.available_from:
+            lead = max(lead, quarters_between(gc.SCENARIO_QUARTER, c.available_from))
+        rows.append({
+            "id": c.id, "name": c.name, "site_a": c.site_a, "site_b": c.site_b, "kind": c.kind,
+            "link_kind": c.link_kind, "cable_system": c.cable_system, "waypoints": geo.format_waypoints(c.waypoints),
+            "length_km": length,
+            "module_gbps": c.module_gbps or module_gbps,
+            "module_cost_usd": round(c.module_cost_usd if c.module_cost_usd is not None else module_cost, -3),
+            "fixed_cost_usd": round(c.fixed_cost_usd if c.fixed_cost_usd is not None else fixed, -3),
+            "max_modules": c.max_modules, "lead_time_quarters": lead, "available_from": c.available_from,
+            "source": "; ".join(source_text[k] for k in c.sources),
+        })
+    links = net.links
+    for lid, system in gc.FIBRE_PAIR_LINKS:
+        row = links.loc[lid]
+        length = float(row["length_km"])
+        rows.append({
+            "id": f"c-fp-{lid}", "name": f"{system}: one more fibre pair {row['site_a']} - {row['site_b']}",
+            "site_a": row["site_a"], "site_b": row["site_b"], "kind": "fibre_pair", "link_kind": "submarine",
+            "cable_system": system, "waypoints": row["waypoints"], "length_km": length,
+            "module_gbps": gc.FIBRE_PAIR_GBPS,
+            "module_cost_usd": round(gc.FIBRE_PAIR_LIGHTING_USD + gc.FIBRE_PAIR_USD_PER_KM * length, -3),
+            "fixed_cost_usd": 0.0, "max_modules": 1, "lead_time_quarters": 3, "available_from": "",
+            "source": f"{system}: fibre pairs and design capacity as in global_cables; {gc.SOURCES['fibre-pair']}",
+        })
+    for lid in gc.BACKHAUL_LINKS:
+        row = links.loc[lid]
+        length = round(float(row["length_km"]) * gc.BACKHAUL_LENGTH_FACTOR, 1)
+        rows.append({
+            "id": f"c-bh-{lid}", "name": f"Diverse backhaul {row['site_a']} - {row['site_b']} (second route)",
+            "site_a": row["site_a"], "site_b": row["site_b"], "kind": "backhaul", "link_kind": "terrestrial",
+            "cable_system": "", "waypoints": "", "length_km": length,
+            "module_gbps": gc.TERRESTRIAL_MODULE_GBPS,
+            "module_cost_usd": round(gc.TERRESTRIAL_MODULE_FIXED_USD + gc.TERRESTRIAL_MODULE_USD_PER_KM * length, -3),
+            "fixed_cost_usd": round(gc.BACKHAUL_ENTRY_USD + gc.BACKHAUL_USD_PER_KM * length, -3),
+            "max_modules": gc.TERRESTRIAL_MAX_MODULES, "lead_time_quarters": 3, "available_from": "",
+            "source": gc.SOURCES["backhaul"],
+        })
+    for r in rows:
+        r["srlgs"] = ";".join(candidate_srlgs(pd.Series(r), net))
+    return rows
 
 
 def system_route_km(system: CableSystem, sites: pd.DataFrame, tolerance_km: float = 60.0) -> float:
@@ -212,7 +318,7 @@ def system_route_km(system: CableSystem, sites: pd.DataFrame, tolerance_km: floa
 
 
 def build_topology() -> Network:
-    """The global scenario's sites, links, SRLGs and metros (no demand yet), validated."""
+    """The global scenario's sites, links, SRLGs, metros and candidates (no demand yet), validated."""
     from backbone.validate import build_network
 
     links = cable_link_records() + terrestrial_link_records()
@@ -221,6 +327,8 @@ def build_topology() -> Network:
                               "demands": []}
     net = build_network(tables, name=SCENARIO_NAME, meta=meta)
     tables["srlgs"] = srlg_records(net)
+    net = build_network(tables, name=SCENARIO_NAME, meta=meta)
+    tables["candidates"] = candidate_records(net)
     return build_network(tables, name=SCENARIO_NAME, meta=meta)
 
 

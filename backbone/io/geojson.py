@@ -144,8 +144,10 @@ def network_to_geodataframes(net: Network, link_values: Values = None,
     return sites_gdf, links_gdf
 
 
-def geojson_dict(net: Network, link_values: Values = None, site_values: Values = None) -> dict[str, Any]:
-    """The FeatureCollection :func:`save_geojson` writes, as a dict (sites first, then links)."""
+def geojson_dict(net: Network, link_values: Values = None, site_values: Values = None,
+                 candidates: bool = True) -> dict[str, Any]:
+    """The FeatureCollection :func:`save_geojson` writes, as a dict (sites, then links, then the candidate
+    routes not built with ``feature_type: "candidate"`` unless ``candidates`` is false)."""
     sites, links = network_to_geodataframes(net, link_values, site_values)
     features: list[dict[str, Any]] = []
     for layer, gdf in (("site", sites), ("link", links)):
@@ -155,7 +157,35 @@ def geojson_dict(net: Network, link_values: Values = None, site_values: Values =
         text_columns = [c for c in gdf.columns if c != "geometry" and pd.api.types.is_string_dtype(gdf[c].dtype)]
         gdf = gdf.astype(dict.fromkeys(text_columns, object))  # Arrow-backed strings iterate slowly
         features += gdf.to_geo_dict(na="null", drop_id=True, show_bbox=False)["features"]
+    if candidates:
+        features += candidate_features(net)
     return {"type": "FeatureCollection", "name": net.name, "features": features}
+
+
+def candidate_features(net: Network) -> list[dict[str, Any]]:
+    """The candidate routes (not built) as GeoJSON features: ``feature_type: "candidate"``, ``id`` and the
+    candidate's columns (``srlgs`` joined by ``;``), LineString/MultiLineString geometry."""
+    from shapely.geometry import LineString, MultiLineString, mapping
+
+    from backbone.model import link_route
+
+    features: list[dict[str, Any]] = []
+    for cid, row in zip(net.candidates.index, net.candidates.to_dict("records"), strict=True):
+        route = link_route(row, net.sites)
+        parts = [np.round(p, COORDINATE_DECIMALS) for p in geo.split_antimeridian(route)]
+        shape = LineString(parts[0]) if len(parts) == 1 else MultiLineString(parts)
+        props: dict[str, Any] = {"id": str(cid)}
+        for k, v in row.items():
+            if isinstance(v, tuple):
+                v = ";".join(v)
+            elif isinstance(v, np.generic):
+                v = v.item()
+            if isinstance(v, float) and not np.isfinite(v):
+                v = None
+            props[str(k)] = v
+        props["feature_type"] = "candidate"
+        features.append({"type": "Feature", "properties": props, "geometry": mapping(shape)})
+    return features
 
 
 def save_geojson(net: Network, path: str | Path, link_values: Values = None,

@@ -9,6 +9,8 @@
       srlgs.csv          ``links`` column holds member link ids as ``a;b;c``
       metros.csv
       demands.csv
+      candidates.csv     optional: buildable routes (``srlgs`` column as ``a;b;c``); written only when
+                         the scenario has candidates
 
 The same content as one JSON/YAML document (``{"name": ..., "sites": [records], ...}``) is the
 canonical JSON form the API accepts. Both round-trip exactly: ``load(save(net))`` equals ``net``.
@@ -29,7 +31,7 @@ import yaml
 
 from backbone.errors import NotFoundError, Problem, ValidationError
 from backbone.model import Network, table_records
-from backbone.schema import TABLES
+from backbone.schema import OPTIONAL_TABLES, TABLES
 from backbone.validate import build_network
 
 MANIFEST = "scenario.yaml"
@@ -54,7 +56,8 @@ def load_folder(path: str | Path) -> Network:
     if not isinstance(manifest, dict):
         raise ValidationError(Problem("manifest must be a mapping", file=str(manifest_path)))
     base = manifest_path.parent
-    table_files = manifest.get("tables") or {t: f"{t}.csv" for t in TABLES}
+    table_files = manifest.get("tables") or {t: f"{t}.csv" for t in TABLES
+                                             if t not in OPTIONAL_TABLES or (base / f"{t}.csv").exists()}
     if not isinstance(table_files, dict):
         raise ValidationError(Problem("'tables' must map table names to CSV files", file=str(manifest_path),
                                       field="tables"))
@@ -139,10 +142,11 @@ def save_folder(net: Network, path: str | Path, overwrite: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-scenario-", dir=path.parent))
     try:
+        tables = {t: df for t, df in net.tables().items() if t not in OPTIONAL_TABLES or len(df)}
         manifest = {"name": net.name, "format_version": FORMAT_VERSION, **_plain(net.meta),
-                    "tables": {t: f"{t}.csv" for t in TABLES}}
+                    "tables": {t: f"{t}.csv" for t in tables}}
         (tmp / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True), encoding="utf-8")
-        for t, df in net.tables().items():
+        for t, df in tables.items():
             table_to_csv(df).to_csv(tmp / f"{t}.csv", index=True, index_label="id")
         if path.exists():
             shutil.rmtree(path)

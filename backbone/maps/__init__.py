@@ -17,6 +17,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
                      color_by: str = "utilisation", center_lon: float = 0.0, region: str | BBox | None = None,
                      size: str | tuple[int, int] = "1920x1080", title: str | None = None,
                      subtitle: str | None = None, size_by: str = "gpus", labels: bool = True,
-                     graticule: bool = True, **values: Any) -> bytes:
+                     graticule: bool = True, candidates: bool = True, **values: Any) -> bytes:
     """Render a map of ``net`` (plus a result's values) and return the file's bytes.
 
     Parameters
@@ -46,10 +47,14 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
         ``png``, ``svg``, ``pdf``, ``html``, ``geojson`` or ``kml``.
     result
         A result summary with a ``map`` object (or the ``map`` object itself, or
-        :class:`MapValues`): ``link_values``, ``site_values``, ``failed_links``, ``assignments``.
+        :class:`MapValues`): ``link_values``, ``site_values``, ``failed_links``, ``assignments``,
+        ``built_candidates``; a failure sweep's ``scenarios`` give per-link ``impact_gbps``
+        (:func:`backbone.maps.values.impact_by_link`).
     color_by
         ``utilisation`` (falls back to ``kind`` without utilisation values), ``kind``, ``impact``
-        or any ``link_values`` name (``delta_*`` names get a diverging scale).
+        (the first ``impact*`` link values: for a failures result, the worst impact in Gbps of the
+        failures that take each link down) or any ``link_values`` name (``delta_*`` names get a
+        diverging scale).
     center_lon
         Centre longitude of a world view; ``150`` is the Pacific-centred view.
     region
@@ -64,9 +69,12 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
         Site marker area by ``gpus`` or ``mw``.
     labels, graticule
         Draw site labels / the graticule (static maps).
+    candidates
+        Draw the network's candidate routes (not built) dotted grey; built candidates
+        (``built_candidates``) are highlighted either way.
     **values
-        Explicit ``link_values``, ``site_values``, ``failed_links``, ``assignments`` (override the
-        result's).
+        Explicit ``link_values``, ``site_values``, ``failed_links``, ``assignments``,
+        ``built_candidates`` (override the result's).
 
     Raises
     ------
@@ -80,31 +88,38 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
     from backbone.errors import Problem, ValidationError
 
     fmt = format_from(None, fmt)
-    unknown = sorted(set(values) - {"link_values", "site_values", "failed_links", "assignments"})
+    unknown = sorted(set(values) - {"link_values", "site_values", "failed_links", "assignments",
+                                    "built_candidates"})
     if unknown:
         raise ValidationError([Problem(f"unknown map option {k!r}", field=k) for k in unknown])
     mv = map_values(net, result, **values)
-    if title is None and isinstance(result, Mapping):
-        inner = result.get("map")
-        if isinstance(inner, Mapping) and isinstance(inner.get("title"), str):
-            title = inner["title"]  # a result may title its own map (failure sweeps do)
+    inner = result.get("map") if isinstance(result, Mapping) else None
+    own_values = inner.get("link_values") if isinstance(inner, Mapping) else None
+    own: Mapping[str, Any] = own_values if isinstance(own_values, Mapping) else {}
+    derived_impact = (color_by == "impact" and "impact_gbps" in mv.link_values
+                      and not any(str(k).startswith("impact") for k in own) and "link_values" not in values)
+    if derived_impact and "failed_links" not in values:
+        # per-link impact over every scenario: the result's one "worst" failed link would hide its own colour
+        mv = replace(mv, failed_links=())
+    if title is None and isinstance(inner, Mapping) and isinstance(inner.get("title"), str) and not derived_impact:
+        title = inner["title"]  # a result may title its own map (failure sweeps do)
     pixels = parse_size(size)
     if fmt in ("geojson", "kml"):
         from backbone.maps import exports
 
         if fmt == "kml":
-            return exports.kml_bytes(net, mv, color_by=color_by, title=title)
-        return exports.geojson_bytes(net, mv)
+            return exports.kml_bytes(net, mv, color_by=color_by, title=title, candidates=candidates)
+        return exports.geojson_bytes(net, mv, candidates=candidates)
     if fmt == "html":
         from backbone.maps.interactive import render_html
 
         return render_html(net, mv, color_by=color_by, center_lon=center_lon, region=region, title=title,
-                           subtitle=subtitle, size_by=size_by).encode("utf-8")
+                           subtitle=subtitle, size_by=size_by, candidates=candidates).encode("utf-8")
     from backbone.maps.static import StaticOptions, render_static
 
     view = make_view(center_lon, region)
     opts = StaticOptions(color_by=color_by, size=pixels, title=title, subtitle=subtitle, size_by=size_by,
-                         labels=labels, graticule=graticule)
+                         labels=labels, graticule=graticule, candidates=candidates)
     return render_static(net, mv, view, fmt, opts)
 
 

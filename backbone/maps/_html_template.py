@@ -58,6 +58,7 @@ PAGE = r"""<!DOCTYPE html>
     vector-effect: non-scaling-stroke; }
   path.casing { stroke: #fff; opacity: .8; pointer-events: none; }
   path.link { pointer-events: none; }
+  path.candidate { fill: none; pointer-events: none; vector-effect: non-scaling-stroke; }
   path.hit { stroke: transparent; pointer-events: stroke; cursor: pointer; }
   path.hit:hover + path.link, path.link.hl { filter: drop-shadow(0 0 2px rgba(0,0,0,.45)); }
   path.arc { pointer-events: stroke; cursor: pointer; }
@@ -94,7 +95,8 @@ PAGE = r"""<!DOCTYPE html>
   var cur = 0, vb = null, home = null, groups = {}, siteEls = [], labelEls = [];
   var LAYERS = [["terrestrial", "Terrestrial fibre", true], ["submarine", "Submarine cables", true],
                 ["sites", "Sites", true], ["labels", "Labels", true],
-                ["assignments", "Metro \u2192 site assignments", true], ["demands", "Largest demands", false]];
+                ["assignments", "Metro \u2192 site assignments", true], ["demands", "Largest demands", false],
+                ["candidates", "Candidate routes (not built)", true]];
   var on = {};
   LAYERS.forEach(function (l) { on[l[0]] = l[2]; });
 
@@ -153,6 +155,13 @@ PAGE = r"""<!DOCTYPE html>
                   "stroke-width": (0.8 + 2.5 * Math.sqrt(Math.max(D.assignments[i].gpus, 0) / amax)).toFixed(2)},
          groups.assignments);
     });
+    groups.candidates = el("g", {}, root);
+    (V.candidates || []).forEach(function (d, i) {
+      if (!d) return;
+      el("path", {d: d, "class": "hit", "stroke-width": 8, "data-t": "candidate", "data-i": i}, groups.candidates);
+      el("path", {d: d, "class": "candidate", stroke: P.candidate, "stroke-width": 1.4, fill: "none",
+                  "stroke-dasharray": "1.5 2.5", "stroke-linecap": "round"}, groups.candidates);
+    });
     groups.terrestrial = el("g", {}, root);
     groups.submarine = el("g", {}, root);
     var order = D.links.map(function (l, i) { return i; });
@@ -165,6 +174,10 @@ PAGE = r"""<!DOCTYPE html>
       if (L.values && L.values.delta_utilisation > 0.02 && D.legend.value !== "delta_utilisation") {
         el("path", {d: d, "class": "casing", stroke: P.rerouted, opacity: 0.5, "stroke-width": (L.w + 6).toFixed(2),
                     style: "stroke:" + P.rerouted}, g);
+      }
+      if (L.built) {
+        el("path", {d: d, "class": "casing", opacity: 0.55, "stroke-width": (L.w + 6).toFixed(2),
+                    style: "stroke:" + P.built}, g);
       }
       el("path", {d: d, "class": "hit", "stroke-width": Math.max(L.w + 6, 9).toFixed(1), "data-t": "link",
                   "data-i": i}, g);
@@ -324,7 +337,16 @@ PAGE = r"""<!DOCTYPE html>
                    ["Latency", L.ms === null ? null : num(L.ms, 2) + " ms one-way"]];
       for (var k in L.values) pairs.push([pretty(k), fmtValue(k, L.values[k])]);
       if (L.failed) pairs.push(["State", "FAILED"]);
+      if (L.built) pairs.push(["State", "New route (built candidate)"]);
       rows(L.name, pairs);
+    } else if (kind === "candidate") {
+      var C = D.candidates[i];
+      rows(C.name, [["Candidate", C.kind + " (not built)"], ["Cable system", C.cable],
+                    ["Between", siteName(C.a) + " \u2013 " + siteName(C.b)],
+                    ["Module", gbps(C.module)], ["Up to", C.max + " modules (" + gbps(C.module * C.max) + ")"],
+                    ["Cost", "$" + num(C.fixed, 0) + " + $" + num(C.cost, 0) + " per module"],
+                    ["Lead time", C.lead + " quarters"], ["Available from", C.from || "now"],
+                    ["Latency", C.ms === null ? null : num(C.ms, 2) + " ms one-way"]]);
     } else if (kind === "site") {
       var S = D.sites[i];
       var sp = [["Role", (D.legend.sites[S.kind] || {label: S.kind}).label], ["Region", S.region],
@@ -364,6 +386,7 @@ PAGE = r"""<!DOCTYPE html>
     var box = document.getElementById("layers");
     LAYERS.forEach(function (l) {
       var present = l[0] === "assignments" ? D.assignments.length > 0 : l[0] === "demands" ? D.demands.length > 0 :
+        l[0] === "candidates" ? D.candidates.length > 0 :
         l[0] === "terrestrial" || l[0] === "submarine" ? D.links.some(function (L) { return L.kind === l[0]; }) : true;
       if (!present) return;
       var lab = h("label", null, box), cb = h("input", null, lab);
@@ -392,6 +415,8 @@ PAGE = r"""<!DOCTYPE html>
     }
     for (var c in G.categories) item("sw", G.categories[c], c);
     if (D.links.some(function (L) { return L.failed; })) item("sw", P.failed, "Failed link", true);
+    if (D.links.some(function (L) { return L.built; })) item("sw", P.built, "New route (built candidate)");
+    if (D.candidates.length) item("sw", P.candidate, "Candidate route (not built)", "dotted");
     if (D.assignments.length) item("sw", P.assignment, "Metro \u2192 site");
     for (var s in G.sites) item("dot", G.sites[s].color, G.sites[s].label);
     if (D.sites.some(function (S) { return S.values && S.values.gpus_added > 0; })) item("dot", P.added, "GPUs added", false, true);
@@ -399,7 +424,8 @@ PAGE = r"""<!DOCTYPE html>
   function item(kind, color, label, dashed, ring) {
     var row = h("div", null, document.getElementById("legend"), "item");
     var sw = h("span", null, row, kind);
-    if (kind === "sw") sw.style.borderTop = "3px " + (dashed ? "dashed " : "solid ") + color;
+    if (kind === "sw") sw.style.borderTop = "3px " + (dashed === "dotted" ? "dotted " : dashed ? "dashed " : "solid ")
+      + color;
     else if (ring) { sw.style.background = "transparent"; sw.style.border = "2px solid " + color; }
     else sw.style.background = color;
     h("span", label, row);

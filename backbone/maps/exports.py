@@ -1,13 +1,17 @@
 """Data exports of a map: KML (Google Earth) and GeoJSON (QGIS, kepler.gl, geojson.io).
 
-KML: a Document with one Folder of links and one of sites. Each link is a Placemark whose
+KML: a Document with one Folder of links, one of candidate routes (grey, not built) and one of sites.
+Each link is a Placemark whose
 MultiGeometry holds one LineString per part of its route cut at the antimeridian
 (:func:`backbone.geo.split_antimeridian`), with ExtendedData (id, kind, cable system, capacity,
 length, latency and every given link value such as utilisation); lines are styled by kind, and
-coloured by the chosen value when one is given. Sites are Points styled by role.
+coloured by the chosen value when one is given; built candidates (new routes of a plan) are green
+and marked ``built_candidate=1``. Sites are Points styled by role.
 
 GeoJSON is written by :mod:`backbone.io.geojson` (one FeatureCollection of sites and links,
-antimeridian-split); the map's values join as properties, failed links get ``failed: 1``.
+antimeridian-split); the map's values join as properties, failed links get ``failed: 1``, built
+candidates ``built_candidate: 1``, and candidate routes not built follow as features with
+``feature_type: "candidate"`` and their catalogue fields.
 """
 
 from __future__ import annotations
@@ -62,7 +66,17 @@ def _data(name: str, value: object, display: str | None = None) -> str:
     return f"<Data name={quoteattr(name)}>{disp}<value>{escape(_fmt(value))}</value></Data>"
 
 
-def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", title: str | None = None) -> bytes:
+CANDIDATE_FIELDS: tuple[tuple[str, str], ...] = (
+    ("kind", "Candidate kind"), ("link_kind", "Link kind"), ("cable_system", "Cable system"), ("site_a", "From"),
+    ("site_b", "To"), ("module_gbps", "Module (Gbps)"), ("max_modules", "Max modules"),
+    ("module_cost_usd", "Cost per module (USD)"), ("fixed_cost_usd", "Fixed cost (USD)"),
+    ("lead_time_quarters", "Lead time (quarters)"), ("available_from", "Available from"),
+    ("length_km", "Length (km)"), ("latency_ms", "Latency one-way (ms)"), ("source", "Source"),
+)
+
+
+def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", title: str | None = None,
+              candidates: bool = True) -> bytes:
     """The network (and the map's values) as a KML document, UTF-8 bytes.
 
     Parameters
@@ -76,10 +90,13 @@ def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", ti
         Link colouring as for static maps (``kind`` uses the per-kind styles).
     title
         Document name (default: the network's name).
+    candidates
+        Add a folder of the candidate routes not built.
     """
     coloring = style.color_links(net.links, values.link_values, color_by)
     widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
     failed = set(values.failed_links)
+    built = set(values.built_candidates)
     out: list[str] = ['<?xml version="1.0" encoding="UTF-8"?>',
                       f'<kml xmlns="{KML_NS}"><Document>',
                       f"<name>{escape(title or net.name)}</name>",
@@ -88,6 +105,10 @@ def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", ti
         out.append(f'<Style id="link-{kind}"><LineStyle><color>{kml_color(color)}</color><width>2</width>'
                    f"</LineStyle></Style>")
     out.append(f'<Style id="link-failed"><LineStyle><color>{kml_color(style.FAILED)}</color><width>2</width>'
+               f"</LineStyle></Style>")
+    out.append(f'<Style id="link-built"><LineStyle><color>{kml_color(style.BUILT)}</color><width>4</width>'
+               f"</LineStyle></Style>")
+    out.append(f'<Style id="candidate"><LineStyle><color>{kml_color(style.CANDIDATE, 0.8)}</color><width>1.5</width>'
                f"</LineStyle></Style>")
     for kind, st in style.SITE_STYLES.items():
         out.append(f'<Style id="site-{kind}"><IconStyle><color>{kml_color(st["color"])}</color><scale>'
@@ -104,9 +125,12 @@ def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", ti
         fields += [_data(name, v[j]) for name, v in link_vals.items() if np.isfinite(v[j])]
         if is_failed:
             fields.append(_data("failed", 1, "Failed"))
-        style_url = "#link-failed" if is_failed else f"#link-{row['kind']}"
+        is_built = link_id in built
+        if is_built:
+            fields.append(_data("built_candidate", 1, "New route (built candidate)"))
+        style_url = "#link-failed" if is_failed else "#link-built" if is_built else f"#link-{row['kind']}"
         inline = ""
-        if not is_failed and coloring.mode != "kind" and np.isfinite(coloring.values[j]):
+        if not is_failed and not is_built and coloring.mode != "kind" and np.isfinite(coloring.values[j]):
             inline = (f"<Style><LineStyle><color>{kml_color(coloring.colors[j])}</color>"
                       f"<width>{widths[j]:.1f}</width></LineStyle></Style>")
         lines = "".join(
@@ -116,7 +140,23 @@ def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", ti
         name = row["name"] or link_id
         out.append(f"<Placemark><name>{escape(str(name))}</name><styleUrl>{style_url}</styleUrl>{inline}"
                    f"<ExtendedData>{''.join(fields)}</ExtendedData><MultiGeometry>{lines}</MultiGeometry></Placemark>")
-    out.append("</Folder><Folder><name>Sites</name>")
+    out.append("</Folder>")
+    if candidates and len(net.candidates):
+        from backbone.maps.layers import candidate_routes
+
+        out.append("<Folder><name>Candidate routes (not built)</name>")
+        for route, (cand_id, row) in zip(candidate_routes(net), net.candidates.iterrows(), strict=True):
+            fields = [_data("id", cand_id)] + [_data(c, row[c], d) for c, d in CANDIDATE_FIELDS]
+            fields.append(_data("srlgs", ";".join(row["srlgs"]), "SRLGs"))
+            lines = "".join(
+                "<LineString><tessellate>1</tessellate><coordinates>"
+                + " ".join(f"{lon:.5f},{lat:.5f}" for lon, lat in part) + "</coordinates></LineString>"
+                for part in geo.split_antimeridian(route))
+            out.append(f"<Placemark><name>{escape(str(row['name'] or cand_id))}</name><styleUrl>#candidate</styleUrl>"
+                       f"<ExtendedData>{''.join(fields)}</ExtendedData><MultiGeometry>{lines}</MultiGeometry>"
+                       "</Placemark>")
+        out.append("</Folder>")
+    out.append("<Folder><name>Sites</name>")
     site_vals = {name: s.reindex(net.sites.index).to_numpy(dtype=float) for name, s in values.site_values.items()}
     for j, (site_id, row) in enumerate(net.sites.iterrows()):
         fields = [_data("id", site_id)] + [_data(c, row[c], d) for c, d in SITE_FIELDS]
@@ -135,16 +175,19 @@ def _description(net: Network, coloring: style.LinkColoring) -> str:
     return s
 
 
-def geojson_bytes(net: Network, values: MapValues) -> bytes:
-    """Sites and links as one GeoJSON FeatureCollection (antimeridian-split), UTF-8 bytes.
+def geojson_bytes(net: Network, values: MapValues, candidates: bool = True) -> bytes:
+    """Sites, links and candidate routes as one GeoJSON FeatureCollection (antimeridian-split), UTF-8 bytes.
 
     Link values join as link properties, site values as site properties; failed links carry
-    ``failed = 1``.
+    ``failed = 1``, built candidates ``built_candidate = 1``; candidate routes not built (unless
+    ``candidates`` is false) are features with ``feature_type = "candidate"``.
     """
     from backbone.io.geojson import geojson_dict
 
     link_values: dict[str, pd.Series] = dict(values.link_values)
     if values.failed_links:
         link_values["failed"] = pd.Series(1.0, index=list(values.failed_links))
-    doc = geojson_dict(net, link_values or None, dict(values.site_values) or None)
+    if values.built_candidates:
+        link_values["built_candidate"] = pd.Series(1.0, index=list(values.built_candidates))
+    doc = geojson_dict(net, link_values or None, dict(values.site_values) or None, candidates=candidates)
     return json.dumps(doc, ensure_ascii=False, allow_nan=False).encode("utf-8")

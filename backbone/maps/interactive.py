@@ -38,7 +38,7 @@ MAX_DEMAND_ARCS = 300
 
 def render_html(net: Network, values: MapValues, *, color_by: str = "utilisation", center_lon: float = 0.0,
                 region: str | BBox | None = None, title: str | None = None, subtitle: str | None = None,
-                size_by: str = "gpus") -> str:
+                size_by: str = "gpus", candidates: bool = True) -> str:
     """The interactive map page as a string (UTF-8 HTML, no external references).
 
     Parameters are those of :func:`backbone.maps.render_map_bytes`.
@@ -54,8 +54,9 @@ def render_html(net: Network, values: MapValues, *, color_by: str = "utilisation
     data: dict[str, Any] = {
         "title": title or default_title(net, coloring, values),
         "subtitle": subtitle if subtitle is not None else default_subtitle(net, first),
-        "views": [_view_data(net, values, v, routes, demand_arcs) for v in views],
+        "views": [_view_data(net, values, v, routes, demand_arcs, candidates) for v in views],
         "links": _link_table(net, values, coloring),
+        "candidates": _candidate_table(net) if candidates else [],
         "sites": _site_table(net, values, size_by),
         "demands": demand_rows,
         "assignments": [{"metro": str(r.metro), "site": str(r.site), "gpus": float(r.gpus)}
@@ -65,7 +66,8 @@ def render_html(net: Network, values: MapValues, *, color_by: str = "utilisation
         "palette": {"ocean": style.OCEAN, "land": style.LAND, "border": style.BORDER, "coast": style.COAST,
                     "graticule": style.GRATICULE, "outline": style.OUTLINE, "failed": style.FAILED,
                     "assignment": style.ASSIGNMENT, "added": style.ADDED, "demand": "#9b5de5",
-                    "rerouted": style.REROUTED, "casing": style.CASING, "novalue": style.NO_VALUE},
+                    "rerouted": style.REROUTED, "casing": style.CASING, "novalue": style.NO_VALUE,
+                    "candidate": style.CANDIDATE, "built": style.BUILT},
     }
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     page = (PAGE.replace("%%TITLE%%", html.escape(data["title"])).replace("%%OCEAN%%", style.OCEAN)
@@ -119,11 +121,11 @@ def _simplify(rings: list[np.ndarray], tolerance: float) -> list[np.ndarray]:
 
 
 def _view_data(net: Network, values: MapValues, view: MapView, routes: list[np.ndarray],
-               demand_arcs: list[np.ndarray]) -> dict[str, Any]:
+               demand_arcs: list[np.ndarray], candidates: bool = True) -> dict[str, Any]:
     sc = _Scaler(view)
     base = projected_basemap(view)
     tol = 0.6 / sc.k  # 0.6 user units: invisible at 1x, still fine when zoomed 4x
-    layers = build_layers(net, values, view, routes)
+    layers = build_layers(net, values, view, routes, candidates=candidates)
     demand_parts = view.project_lines(demand_arcs)
     label = ("Pacific-centred" if abs(view.center_lon - PACIFIC_CENTER_LON) < 1e-9 else
              f"Centred {abs(view.center_lon):g}°{'E' if view.center_lon >= 0 else 'W'}")
@@ -137,6 +139,7 @@ def _view_data(net: Network, values: MapValues, view: MapView, routes: list[np.n
         "land": sc.path(_simplify(base.country_rings, tol), closed=True),
         "coast": sc.path(_simplify(base.coast_rings, tol), closed=True),
         "links": [sc.path(parts) for parts in layers.link_parts],
+        "candidates": [sc.path(parts) for parts in layers.candidate_parts],
         "sites": [[float(x), float(y)] if v else None
                   for (x, y), v in zip(sc.xy(layers.site_xy) if len(layers.site_xy) else np.zeros((0, 2)),
                                        layers.site_visible, strict=True)],
@@ -161,6 +164,7 @@ def _link_table(net: Network, values: MapValues, coloring: style.LinkColoring) -
     links = net.links
     widths = style.link_widths(links["capacity_gbps"].to_numpy())
     failed = set(values.failed_links)
+    built = set(values.built_candidates)
     extra = {name: s.reindex(links.index).to_numpy(dtype=float) for name, s in values.link_values.items()}
     rank = np.empty(len(links), dtype=int)
     rank[coloring.order] = np.arange(len(links))
@@ -171,9 +175,19 @@ def _link_table(net: Network, values: MapValues, coloring: style.LinkColoring) -
             "cable": str(r["cable_system"]), "a": str(r["site_a"]), "b": str(r["site_b"]),
             "cap": _num(r["capacity_gbps"], 1), "km": _num(r["length_km"], 0), "ms": _num(r["latency_ms"], 2),
             "color": coloring.colors[j], "w": round(float(widths[j]), 2), "failed": lid in failed,
+            "built": lid in built,
             "z": int(rank[j]), "values": {k: _num(v[j]) for k, v in extra.items() if np.isfinite(v[j])},
         })
     return rows
+
+
+def _candidate_table(net: Network) -> list[dict[str, Any]]:
+    """One row per candidate route (tooltips): kind, ends, module, cost, lead time, availability."""
+    return [{"id": str(cid), "name": str(r["name"] or cid), "kind": str(r["kind"]), "cable": str(r["cable_system"]),
+             "a": str(r["site_a"]), "b": str(r["site_b"]), "module": _num(r["module_gbps"], 1),
+             "max": int(r["max_modules"]), "cost": _num(r["module_cost_usd"], 0), "fixed": _num(r["fixed_cost_usd"], 0),
+             "lead": int(r["lead_time_quarters"]), "from": str(r["available_from"]), "ms": _num(r["latency_ms"], 2)}
+            for cid, r in zip(net.candidates.index, net.candidates.to_dict("records"), strict=True)]
 
 
 def _site_table(net: Network, values: MapValues, size_by: str) -> list[dict[str, Any]]:

@@ -1,8 +1,9 @@
 """Static maps for slides and print: PNG, SVG and PDF with matplotlib (Agg, no pyplot state).
 
 Layers, bottom to top: ocean (inside the globe's outline for world views), graticule, land,
-country borders, coastline, placement arcs, link casings, rerouting glow, links (sorted so the
-busiest are on top), failed links (dashed), sites, GPUs-added rings, labels, legend and colour bar.
+country borders, coastline, placement arcs, candidate routes not built (dotted grey), link casings,
+rerouting glow, built-candidate glow, links (sorted so the busiest are on top), failed links (dashed),
+sites, GPUs-added rings, labels, legend and colour bar.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class StaticOptions:
     max_labels: int = 36
     graticule: bool = True
     always_label: int = 16
+    candidates: bool = True
 
 
 RC_PARAMS: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "backbone", "pdf.fonttype": 42,
@@ -74,10 +76,11 @@ def build_figure(net: Network, values: MapValues, view: MapView, options: Static
     ax.set_ylim(ymin, ymax)
     ax.set_aspect("equal", adjustable="box")
 
-    layers = build_layers(net, values, view, link_routes(net))
+    layers = build_layers(net, values, view, link_routes(net), candidates=opts.candidates)
     coloring = style.color_links(net.links, values.link_values, opts.color_by)
     _draw_basemap(ax, view, opts.graticule)
     _draw_assignments(ax, layers, values, view)
+    _draw_candidates(ax, layers)
     widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
     _draw_links(ax, net, layers, values, coloring, widths)
     site_artists = _draw_sites(ax, net, layers, values, opts.size_by)
@@ -86,7 +89,8 @@ def build_figure(net: Network, values: MapValues, view: MapView, options: Static
                       always=opts.always_label)
     _draw_title(fig, net, values, view, coloring, opts, band)
     _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by,
-                 arcs_shown=_shown_assignments(values, view))
+                 arcs_shown=_shown_assignments(values, view),
+                 candidates_drawn=any(layers.candidate_parts))
     return fig
 
 
@@ -174,6 +178,11 @@ def _draw_links(ax: Any, net: Network, layers: Layers, values: MapValues, colori
                 ax.add_collection(LineCollection([s for s, h in zip(segs, hot, strict=True) if h],
                                                  colors=style.REROUTED, linewidths=w[hot] + 5.0, alpha=0.45,
                                                  zorder=4.6, capstyle="round"))
+        built = net.links.index.isin(values.built_candidates)[owner]
+        if built.any():
+            ax.add_collection(LineCollection([s for s, b in zip(segs, built, strict=True) if b],
+                                             colors=style.BUILT, linewidths=w[built] + 6.0, alpha=0.55,
+                                             zorder=4.65, capstyle="round"))
         colors = [coloring.colors[i] for i in owner]
         ax.add_collection(LineCollection(segs, colors=colors, linewidths=w, zorder=5, capstyle="round",
                                          joinstyle="round"))
@@ -199,6 +208,16 @@ def _shown_assignments(values: MapValues, view: MapView) -> np.ndarray:
     cum = np.cumsum(gpus[order]) / gpus.sum()
     n = int(np.searchsorted(cum, WORLD_ARC_SHARE - 1e-12) + 1)
     return np.sort(order[:n])
+
+
+def _draw_candidates(ax: Any, layers: Layers) -> None:
+    """Candidate routes not built: thin dotted grey lines under the links."""
+    from matplotlib.collections import LineCollection
+
+    segs = [p for parts in layers.candidate_parts for p in parts]
+    if segs:
+        ax.add_collection(LineCollection(segs, colors=style.CANDIDATE, linewidths=1.3, linestyles=(0, (1.2, 1.8)),
+                                         alpha=0.95, zorder=4.3, capstyle="round"))
 
 
 def _draw_assignments(ax: Any, layers: Layers, values: MapValues, view: MapView) -> None:
@@ -443,7 +462,8 @@ def _draw_title(fig: Any, net: Network, values: MapValues, view: MapView, colori
 
 def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: style.LinkColoring,
                  widths: np.ndarray, site_artists: dict[str, Any], view: MapView, size_by: str = "gpus",
-                 arcs_shown: np.ndarray | None = None) -> None:
+                 arcs_shown: np.ndarray | None = None,
+                 candidates_drawn: bool = False) -> None:
     from matplotlib.lines import Line2D
 
     handles: list[Any] = []
@@ -458,6 +478,11 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
         handles.append(Line2D([], [], color=style.NO_VALUE, lw=1.6, label="No value"))
     if values.failed_links:
         handles.append(Line2D([], [], color=style.FAILED, lw=1.8, ls=(0, (2.5, 1.6)), label="Failed link"))
+    if values.built_candidates:
+        handles.append(Line2D([], [], color=style.BUILT, lw=6, alpha=0.6, label="New route (built candidate)"))
+    if candidates_drawn:
+        handles.append(Line2D([], [], color=style.CANDIDATE, lw=1.3, ls=(0, (1.2, 1.8)),
+                              label="Candidate route (not built)"))
     if "delta_utilisation" in values.link_values and coloring.value_name != "delta_utilisation":
         handles.append(Line2D([], [], color=style.REROUTED, lw=6, alpha=0.5, label="Rerouted load"))
     if len(values.assignments):

@@ -29,6 +29,10 @@ FAILED = "#c1121f"
 REROUTED = "#4cc9f0"
 ASSIGNMENT = "#7b61ff"
 ADDED = "#f77f00"
+CANDIDATE = "#9aa5b1"
+"""Candidate routes not built: dotted grey."""
+BUILT = "#2dc653"
+"""Built candidates (new routes of a plan): a green glow under the link."""
 
 KIND_COLORS: dict[str, str] = {"terrestrial": "#3d5a80", "submarine": "#0096c7"}
 """Link colour by kind when ``color_by="kind"``."""

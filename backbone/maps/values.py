@@ -1,8 +1,13 @@
 """The plain values a map draws on top of a network (see docs/CONTRACTS.md "Result JSON -> maps").
 
 A result summary carries ``{"map": {"link_values": {name: {link_id: float}}, "site_values":
-{name: {site_id: float}}, "failed_links": [link_id], "assignments": [{"metro", "site", "gpus"}]}}``;
-:func:`map_values` reads it (or the same keys at the top level) into :class:`MapValues`.
+{name: {site_id: float}}, "failed_links": [link_id], "assignments": [{"metro", "site", "gpus"}],
+"built_candidates": [link_id]}}``; :func:`map_values` reads it (or the same keys at the top level) into
+:class:`MapValues`.
+
+A failure sweep's result (``backbone failures``) also gives per-link impact: when it has no
+``impact*`` link values, :func:`impact_by_link` derives ``impact_gbps`` per link from its
+``scenarios`` records (each scenario's ``failed`` elements and ``impact_gbps``).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 
-MAP_KEYS = ("link_values", "site_values", "failed_links", "assignments")
+MAP_KEYS = ("link_values", "site_values", "failed_links", "assignments", "built_candidates")
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,9 @@ class MapValues:
         Link ids drawn dashed as failed.
     assignments
         Table with columns ``metro``, ``site``, ``gpus`` (metro -> site arcs of a placement).
+    built_candidates
+        Link ids that are candidates built by a plan (drawn highlighted as new routes); the network
+        drawn is the one after :meth:`~backbone.model.Network.with_candidates_built`.
     """
 
     link_values: dict[str, pd.Series] = field(default_factory=dict)
@@ -45,18 +53,21 @@ class MapValues:
     assignments: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame({"metro": pd.Series(dtype=str), "site": pd.Series(dtype=str),
                                               "gpus": pd.Series(dtype=float)}))
+    built_candidates: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
         """True when there is nothing beyond the network to draw."""
-        return not (self.link_values or self.site_values or self.failed_links or len(self.assignments))
+        return not (self.link_values or self.site_values or self.failed_links or len(self.assignments)
+                    or self.built_candidates)
 
 
 def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None, *,
                link_values: Mapping[str, Mapping[str, float] | pd.Series] | None = None,
                site_values: Mapping[str, Mapping[str, float] | pd.Series] | None = None,
                failed_links: Iterable[str] | None = None,
-               assignments: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None) -> MapValues:
+               assignments: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None,
+               built_candidates: Iterable[str] | None = None) -> MapValues:
     """Collect the values to draw from a result dict and/or explicit arguments.
 
     Parameters
@@ -66,7 +77,7 @@ def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None
         result of another scenario variant may name links that are not drawn).
     result
         A result summary with a ``map`` object, or the ``map`` object itself (keys at top level).
-    link_values, site_values, failed_links, assignments
+    link_values, site_values, failed_links, assignments, built_candidates
         Explicit values; they override the result's entries of the same name.
 
     Raises
@@ -84,6 +95,10 @@ def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None
     lv = dict(base.link_values)
     lv.update(_value_tables(raw.get("link_values"), "link_values", net.links.index, problems))
     lv.update(_value_tables(link_values, "link_values", net.links.index, problems))
+    if not any(name.startswith("impact") for name in lv) and isinstance(result, Mapping):
+        derived = impact_by_link(net, result)
+        if derived is not None:
+            lv["impact_gbps"] = derived
     sv = dict(base.site_values)
     sv.update(_value_tables(raw.get("site_values"), "site_values", net.sites.index, problems))
     sv.update(_value_tables(site_values, "site_values", net.sites.index, problems))
@@ -103,9 +118,70 @@ def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None
     for source in (raw.get("assignments"), assignments):
         if source is not None:
             table = _assignments(source, net, problems)
+    built = list(base.built_candidates)
+    for source in (raw.get("built_candidates"), built_candidates):
+        if source is None:
+            continue
+        if isinstance(source, str) or not isinstance(source, Iterable):
+            problems.append(Problem("built_candidates must be a list of link ids", field="built_candidates"))
+            continue
+        built = [str(i) for i in source]
+    unknown_built = [i for i in built if i not in net.links.index]
+    if unknown_built:
+        logger.warning("map: ignoring %d built candidate id(s) that are not links of the network drawn: %s",
+                       len(unknown_built), unknown_built[:5])
+    built = [i for i in built if i in net.links.index]
     if problems:
         raise ValidationError(problems)
-    return MapValues(lv, sv, tuple(dict.fromkeys(failed)), table)
+    return MapValues(lv, sv, tuple(dict.fromkeys(failed)), table, tuple(dict.fromkeys(built)))
+
+
+def impact_by_link(net: Network, result: Mapping[str, Any]) -> pd.Series | None:
+    """Per link, the worst impact (Gbps) of the failure scenarios that take it down.
+
+    Reads a failure sweep's result (top level or under ``summary``): ``scenarios`` records with
+    ``failed`` (the failed elements: link, SRLG or site ids, as ``backbone failures`` lists them)
+    and ``impact_gbps`` (the one impact figure of a failure: unmet traffic at <= 100 % utilisation
+    plus latency-SLO violations plus traffic lost with failed sites). Each failed element stands
+    for its links: a link id for itself, an SRLG id for its member links, a site id for the links
+    touching it. A link never failed in the sweep gets no value. Returns ``None`` when the result
+    has no such records.
+
+    Example
+    -------
+    >>> impact_by_link(net, json.load(open("failures.json")))  # doctest: +SKIP
+    """
+    records = result.get("scenarios")
+    if not isinstance(records, list):
+        summary = result.get("summary")
+        records = summary.get("scenarios") if isinstance(summary, Mapping) else None
+    if not isinstance(records, list):
+        return None
+    records = [r for r in records if isinstance(r, Mapping) and isinstance(r.get("failed"), list | tuple)
+               and _is_number(r.get("impact_gbps"))]
+    if not records:
+        return None
+    members = net.srlgs["links"].to_dict()
+    links = net.links
+    touching: dict[str, list[str]] = {}
+    for col in ("site_a", "site_b"):
+        for site, ids in links.groupby(col).groups.items():
+            touching.setdefault(str(site), []).extend(str(i) for i in ids)
+    worst: dict[str, float] = {}
+    for r in records:
+        impact = float(r["impact_gbps"] or 0.0)
+        down: set[str] = set()
+        for element in map(str, r["failed"]):
+            if element in links.index:
+                down.add(element)
+            elif element in members:
+                down.update(members[element])
+            elif element in touching:
+                down.update(touching[element])
+        for link in down:
+            worst[link] = max(worst.get(link, 0.0), impact)
+    series = pd.Series(worst, dtype=float)
+    return series[series.index.isin(links.index)]
 
 
 def _map_object(result: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -65,6 +65,10 @@ class TEOptions(BaseModel):
     latency_tiebreak: bool = Field(False, description="After the objective, minimise latency holding it optimal.")
     bound: bool = Field(False, description="Also solve the edge formulation and report gap_to_edge_bound.")
     verify: bool = Field(False, description="Run the independent checker on the result.")
+    impact: bool = Field(True, description="Also report the state's impact figures (backbone.solver.impact): "
+                                           "utilisation the traffic needs (min-MLU) and the traffic that cannot be "
+                                           "carried at <= 100 % utilisation, per class -- the figures failures and "
+                                           "plan report.")
     ecmp_metric: Literal["latency", "hops"] = Field("latency", description="ECMP path cost.")
     ecmp_tolerance_ms: float = Field(0.05, ge=0, description="ECMP: latency difference treated as equal cost.")
     lp_method: Literal["auto", "simplex", "ipm"] = Field(
@@ -214,6 +218,14 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
         summary.setdefault("notes", []).extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
         summary["edge_seconds"] = edge.summary["total_seconds"]
         summary["gap_to_edge_bound"] = _gap(opts.objective, summary["objective_value"], summary["edge_bound"])
+    if opts.impact and opts.objective != "ecmp":
+        from backbone.solver.impact import assess_state
+
+        progress(0.9 * weight, "impact: traffic that cannot be carried at <= 100 % utilisation")
+        reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
+        assessment = assess_state(net, opts.paths, opts.backend, opts.time_limit_s,
+                                  routing=result if reuse else None, lp_method=opts.lp_method)
+        summary["impact"] = assessment.summary()
     unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
     summary["unmet_demands"] = [
         {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],

@@ -153,7 +153,7 @@ def test_export_geojson(pacific: Path, tmp_path: Path) -> None:
     out = tmp_path / "maps" / "pacific.geojson"
     result = run("export", str(pacific), "--out", str(out), "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == {"out": str(out), "sites": 4, "links": 3, "link_values": [],
+    assert json.loads(result.stdout) == {"out": str(out), "sites": 4, "links": 3, "candidates": 0, "link_values": [],
                                          "site_values": []}
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["type"] == "FeatureCollection"

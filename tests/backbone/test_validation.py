@@ -40,7 +40,8 @@ def test_the_corpus_is_complete() -> None:
              "coordinates_out_of_range", "nonpositive_capacity", "self_loop_link", "self_loop_demand",
              "non_numeric_value", "missing_required_column", "bad_link_kind", "bad_region", "geometry_reversed",
              "geometry_far_from_sites", "srlg_unknown_link", "unknown_metro", "bad_waypoints_text",
-             "several_problems", "missing_table_file", "unreadable_yaml", "json_unknown_site", "json_syntax_error"}
+             "several_problems", "missing_table_file", "unreadable_yaml", "json_unknown_site", "json_syntax_error",
+             "candidate_unknown_site", "candidate_unknown_srlg", "candidate_id_is_link_id", "candidate_bad_numbers"}
     assert rules <= set(CASES)
 
 
@@ -140,7 +141,8 @@ def test_cli_validate_json_lists_problems_on_stdout(tmp_path: Path) -> None:
     assert doc["valid"] is False and len(doc["problems"]) == 6
     assert {p["record"] for p in doc["problems"]} == {"tat", "nyc-ash", "lon-fra", "ash-fra", "nyc-lon"}
     ok = CliRunner().invoke(app, ["validate", str(DATA / "small"), "--json"])
-    assert ok.exit_code == 0 and json.loads(ok.stdout) == {"valid": True, "sites": 4, "links": 3, "demands": 2}
+    assert ok.exit_code == 0 and json.loads(ok.stdout) == {"valid": True, "sites": 4, "links": 3, "demands": 2,
+                                                                "candidates": 0}
 
 
 def test_cli_validate_subprocess_has_no_traceback() -> None:

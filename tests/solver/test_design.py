@@ -204,7 +204,8 @@ def test_run_task_sndlib_and_upgrade(tmp_path: Path) -> None:
     assert s["cost"] == pytest.approx(17.0) and s["verification"]["ok"]
     assert {link["id"] for link in s["links"]} == {"AB", "AC", "BC"}
     assert "design.sol.txt" in res.files and (tmp_path / "design.json").exists()
-    up = run_task("design", _upgrade_net(), {"survivability": "link", "ceiling": 0.5, "time_limit": LIMIT})
+    up = run_task("design", _upgrade_net(), {"survivability": "link", "ceiling": 0.5, "time_limit": LIMIT,
+                                            "routing": "edge"})
     assert up.summary["cost_usd"] == pytest.approx(320.0)
     with pytest.raises(ValidationError):
         run_task("design", net, {"model": "U-U-M-N-C-A-N-N", "bogus": 1})

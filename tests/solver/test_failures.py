@@ -54,15 +54,24 @@ def test_planner_list_is_validated(submarine_cut: Network) -> None:
 
 
 def test_scenario_matches_fresh_resolve(submarine_cut: Network) -> None:
-    """Each scenario's figures equal a from-scratch TE solve of the failed network."""
+    """Each scenario's figures equal from-scratch TE solves of the failed network: the utilisation the
+    traffic needs is min-MLU's; unmet is what max-throughput cannot carry at <= 100 % utilisation."""
     opts = FailureOptions(kind="link", engine="serial")
     ctx = SweepContext.build(submarine_cut, opts)
+    overloaded = 0
     for sc in enumerate_scenarios(submarine_cut, "link"):
         rec = evaluate_scenario(ctx, sc)
-        fresh = solve_te(submarine_cut.fail_links(sc.links), "max-throughput", "path", 4)
-        assert rec["mlu"] == pytest.approx(fresh.mlu, abs=1e-7)
-        assert rec["unmet_gbps_total"] == pytest.approx(float(fresh.demands["unmet_gbps"].sum()), abs=1e-6)
-        assert rec["carried_gbps"] == pytest.approx(float(fresh.demands["carried_gbps"].sum()), abs=1e-6)
+        failed = submarine_cut.fail_links(sc.links)
+        mlu = solve_te(failed, "min-mlu", "path", 4)
+        capped = solve_te(failed, "max-throughput", "path", 4, ceiling=1.0)
+        unmet = float(capped.demands["unmet_gbps"].sum())
+        assert rec["mlu"] == pytest.approx(mlu.mlu, abs=1e-7)
+        assert rec["overloaded"] == (mlu.mlu > 1 + 1e-6)
+        assert rec["unmet_gbps_total"] == pytest.approx(unmet, abs=1e-6)
+        assert rec["carried_gbps"] == pytest.approx(float(capped.demands["carried_gbps"].sum()), abs=1e-6)
+        assert rec["survived"] == (rec["unmet_gbps"] + rec["slo_violation_gbps"] <= 1e-2)
+        overloaded += rec["overloaded"]
+    assert overloaded >= 1  # the case that used to hide overload: unmet is counted, not MLU > 100 % alone
 
 
 def test_impact_figures_and_worst_first(submarine_cut: Network) -> None:
@@ -71,15 +80,18 @@ def test_impact_figures_and_worst_first(submarine_cut: Network) -> None:
     # cutting the whole Atlantic corridor partitions the continents: all 600 Gbps unmet
     assert table.iloc[0]["scenario"] == "srlg:atlantic"
     assert table.iloc[0]["unmet_gbps"] == pytest.approx(600.0)
-    # ny-lon has a 120 ms RTT SLO: it can no longer be met
+    # the continents are cut apart: unmet (disconnected), not an SLO violation (no path at all)
     atl = next(r for r in res.scenarios if r["scenario"] == "srlg:atlantic")
-    assert atl["slo_violations"] == 1 and atl["slo_violation_demands"] == ["ny-lon"]
+    assert atl["unmet_disconnected_gbps"] == pytest.approx(600.0) and atl["slo_violations"] == 0
+    assert atl["impact_gbps"] == pytest.approx(600.0) and not atl["survived"]
     one = next(r for r in res.scenarios if r["scenario"] == "srlg:tat")
     # 800 Gbps of transatlantic demand on the one 400 Gbps cable left: 200 Gbps lost per direction pair
     assert one["unmet_gbps"] == pytest.approx(200.0)
+    assert one["mlu"] > 1 and one["overloaded"]  # the traffic needs more than the cable: overload shown
+    assert sum(one["unmet_by_class"].values()) == pytest.approx(200.0)
     assert one["p99_latency_inflation_ms"] > 0
     by_link = res.worst_by_link().set_index("link")
-    assert by_link.loc["tat-2", "worst_utilisation"] == pytest.approx(1.0)
+    assert by_link.loc["tat-2", "worst_utilisation"] == pytest.approx(one["mlu"])
     assert by_link.loc["tat-2", "worst_scenario"] == "srlg:tat"
     summary = res.summary()
     json.dumps(summary, allow_nan=False)
@@ -88,7 +100,7 @@ def test_impact_figures_and_worst_first(submarine_cut: Network) -> None:
 
 
 def test_derating_degrades_capacity(triangle: Network) -> None:
-    res = sweep(triangle, FailureOptions(kind="list", engine="serial", objective="min-mlu",
+    res = sweep(triangle, FailureOptions(kind="list", engine="serial",
                                          scenarios=[{"id": "ac-half", "links": ["AC"], "derate": 0.5}]))
     rec = res.scenarios[0]
     # triangle: 15 Gbps A->C; AC at 5 Gbps, A-B-C at 10: min MLU split x/5 = (15-x)/10 -> x = 5, MLU 1.0

@@ -49,14 +49,23 @@ def _check_plan_dir(out: Path, summary: dict) -> None:
     assert links["utilisation"].max() == pytest.approx(plan["mlu"]) == pytest.approx(te["mlu"])
     scen = pd.read_csv(out / "failures_scenarios.csv")
     assert len(scen) == plan["failure_scenarios"] == failures["scenarios_run"]
-    assert (scen["unmet_gbps"] > 1e-6).sum() == plan["failures_with_unmet_demand"]
+    assert (~scen["survived"]).sum() == plan["failures_with_unmet_demand"]
     up = pd.read_csv(out / "design_upgrades.csv")
-    assert len(up) == plan["links_upgraded"]
+    assert len(up) == plan["links_upgraded"] + plan["routes_built"]
     if design.get("cost_usd") is not None:
         assert up["cost_usd"].sum() == pytest.approx(design["cost_usd"], rel=1e-6, abs=1e-6)
     # the report shows the figures and is self-contained
     report = (out / "report.html").read_text()
     assert "Where the GPUs go" in report and "What breaks" in report and "What to buy" in report
+    assert plan["headline"] and plan["headline"] in report.replace("&#x27;", "'")
+    sv = plan["survivability"]
+    assert set(sv) >= {"failure_kind", "states", "survived", "not_survivable"}
+    assert sv["states"] == plan["failure_scenarios"]
+    # the planned backbone is a canonical scenario any command runs on
+    from backbone.io import load_scenario
+
+    after = load_scenario(str(out / "scenario_after"))
+    assert len(after.links) >= plan["routes_built"]
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", report)
     assert "data:image/png;base64," in report
     assert plan["software_version"] in report and plan["scenario_fingerprint"] in report

@@ -1,0 +1,222 @@
+"""One meaning of utilisation, unmet traffic and a failure's impact (``te``, ``failures``, ``plan``, API).
+
+A network *state* (intact, or with a failure applied) is assessed by :func:`assess_state`:
+
+* **utilisation** -- min-MLU routing over the latency-admissible candidate paths (what ``backbone te``
+  shows by default). Its maximum, ``mlu``, is the utilisation the traffic *needs*; above 1.0 the
+  state is overloaded and the figure says by how much (overload is never hidden);
+* **unmet** -- the traffic that cannot be carried at <= 100 % utilisation. When min-MLU fits
+  within capacity this is only the demand with no admissible path (its reason says why);
+  otherwise the state is re-solved by max-throughput at a ceiling of 1.0 (lexicographic by class
+  priority), which gives the shortfall per traffic class.
+
+A failure's impact against the intact baseline (:func:`failure_impact`), each part reported apart:
+
+* ``unmet_gbps`` (and ``unmet_by_class``) -- traffic that cannot be carried at <= 100 %
+  utilisation beyond what the intact network already leaves unmet (capacity shortfall, and
+  demand whose endpoints the failure cuts apart);
+* ``slo_violation_gbps`` / ``slo_violations`` -- demand that now has no path within its latency
+  SLO (a path exists, but too long);
+* ``lost_gbps`` -- demand to or from the failed sites (nothing in the network can carry it);
+* ``impact_gbps`` -- their sum, the figure every table and chart ranks by.
+
+A state **survives** when ``unmet_gbps + slo_violation_gbps`` is within :func:`survive_tolerance_gbps`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from backbone.solver.te import TEResult, solve_te
+from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
+
+from backbone.model import Network
+from backbone.schema import TRAFFIC_CLASSES
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["OVERLOAD_TOL", "StateAssessment", "assess_state", "failure_impact", "impact_key",
+           "survive_tolerance_gbps"]
+
+OVERLOAD_TOL = 1e-6
+"""Utilisation above ``1 + OVERLOAD_TOL`` counts as overload (LP round-off below it)."""
+
+SURVIVE_TOL_REL = 1e-6
+"""Unmet traffic up to this fraction of the total demand (at least 0.01 Gbps) is LP round-off."""
+
+
+def survive_tolerance_gbps(net: Network) -> float:
+    """Gbps of unmet traffic treated as zero when judging whether a state survives."""
+    return max(0.01, SURVIVE_TOL_REL * float(net.demands["demand_gbps"].sum()))
+
+
+@dataclass
+class StateAssessment:
+    """How one network state carries its traffic.
+
+    Attributes
+    ----------
+    routing
+        The min-MLU routing (utilisation per link; may exceed 1.0 in an overloaded state).
+    unmet_gbps
+        Per demand: traffic that cannot be carried at <= 100 % utilisation.
+    reason
+        Per demand: ``""``, ``capacity``, ``no_path_within_slo`` or ``disconnected``.
+    traffic_class
+        Per demand: its traffic class.
+    mlu
+        Utilisation the traffic needs (max over links of the min-MLU routing).
+    status
+        Worst solver status of the solves made.
+    solves
+        The TE objectives solved (``min-mlu``, and ``max-throughput`` when overloaded).
+    """
+
+    routing: TEResult
+    unmet_gbps: pd.Series
+    reason: pd.Series
+    traffic_class: pd.Series
+    mlu: float
+    status: str
+    solves: tuple[str, ...]
+
+    @property
+    def overloaded(self) -> bool:
+        """Whether the traffic needs more than 100 % of some link."""
+        return bool(self.mlu > 1 + OVERLOAD_TOL)
+
+    @property
+    def link_utilisation(self) -> pd.Series:
+        """Utilisation per link of the min-MLU routing."""
+        return self.routing.links["utilisation"].astype(float)
+
+    def unmet_by_class(self) -> dict[str, float]:
+        """Unmet Gbps per traffic class (every class present in the demands)."""
+        g = self.unmet_gbps.groupby(self.traffic_class).sum()
+        return {c: float(g.get(c, 0.0)) for c in TRAFFIC_CLASSES if c in set(self.traffic_class)}
+
+    def unmet_by_reason(self) -> dict[str, float]:
+        """Unmet Gbps per reason."""
+        u = self.unmet_gbps[self.unmet_gbps > 0]
+        return {str(k): float(v) for k, v in u.groupby(self.reason.reindex(u.index)).sum().items()}
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready figures: ``mlu``, ``overloaded``, ``unmet_gbps``, by class and reason, ``solves``."""
+        return {"mlu": self.mlu, "overloaded": self.overloaded, "unmet_gbps": float(self.unmet_gbps.sum()),
+                "unmet_by_class": self.unmet_by_class(), "unmet_by_reason": self.unmet_by_reason(),
+                "status": self.status, "solves": list(self.solves),
+                "definition": "utilisation: min-MLU routing over the latency-admissible candidate paths; "
+                              "unmet: traffic that cannot be carried at <= 100 % utilisation"}
+
+
+_STATUS_ORDER = {"optimal": 0, "feasible": 1}
+
+
+def assess_state(net: Network, k: int = 4, backend: str = "highs", time_limit_s: float = 60.0,
+                 path_provider: Callable[..., Any] | None = None, routing: TEResult | None = None,
+                 lp_method: str = "auto", shortfall: bool = True) -> StateAssessment:
+    """Utilisation and unmet traffic of one network state (the one definition; see the module doc).
+
+    Parameters
+    ----------
+    net
+        The state (a failure already applied).
+    k
+        Candidate paths per demand.
+    path_provider
+        Optional candidate-path function (failure sweeps derive the failed topology's paths from the
+        intact network's).
+    routing
+        A min-MLU path routing of ``net`` with the same ``k`` already solved (``backbone te``'s default):
+        reused instead of solving it again.
+    shortfall
+        Measure an overloaded state's shortfall (max-throughput at 100 %). False leaves the unmet
+        traffic of an overloaded state unknown (NaN): enough to tell that it does not survive.
+
+    Raises
+    ------
+    SolverError
+        Backend trouble or no solution within the time limit.
+    """
+    if routing is None or routing.summary.get("objective") != "min-mlu":
+        routing = solve_te(net, "min-mlu", "path", k, backend, time_limit_s, path_provider=path_provider,
+                           lp_method=lp_method)
+    d = routing.demands
+    unmet = d["unmet_gbps"].astype(float)
+    reason = d["reason"].astype(str)
+    statuses = [str(routing.summary.get("status"))]
+    solves: tuple[str, ...] = ("min-mlu",)
+    mlu = float(routing.mlu)
+    if mlu > 1 + OVERLOAD_TOL and not shortfall:
+        unmet = pd.Series(np.nan, index=unmet.index)
+    elif mlu > 1 + OVERLOAD_TOL:
+        capped = solve_te(net, "max-throughput", "path", k, backend, time_limit_s, ceiling=1.0,
+                          path_provider=path_provider, lp_method=lp_method)
+        unmet = capped.demands["unmet_gbps"].astype(float)
+        reason = capped.demands["reason"].astype(str)
+        statuses.append(str(capped.summary.get("status")))
+        solves = ("min-mlu", "max-throughput")
+    status = max(statuses, key=lambda s: _STATUS_ORDER.get(s, 9))
+    return StateAssessment(routing, unmet, reason, d["traffic_class"].astype(str), mlu, status, solves)
+
+
+def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps: float,
+                   tolerance_gbps: float) -> dict[str, Any]:
+    """A failure's impact against the intact baseline (see the module doc); a plain record.
+
+    Returns
+    -------
+    dict
+        ``impact_gbps``, ``unmet_gbps``, ``unmet_by_class``, ``unmet_disconnected_gbps``,
+        ``slo_violation_gbps``, ``slo_violations``, ``slo_violation_demands``, ``lost_gbps``,
+        ``unmet_gbps_total`` (everything unmet in the state, baseline included), ``mlu``,
+        ``overloaded``, ``survived``.
+    """
+    idx = state.unmet_gbps.index
+    base = baseline.unmet_gbps.reindex(idx).fillna(0.0)
+    base_reason = baseline.reason.reindex(idx).fillna("")
+    extra = (state.unmet_gbps - base).clip(lower=0.0)
+    slo_new = (state.reason == REASON_SLO) & (base_reason != REASON_SLO) & (extra > 0)
+    slo_gbps = float(extra[slo_new].sum())
+    # capacity and cut-apart demand: per class, the state's unmet minus the baseline's over the same
+    # demands (per-class totals are unique at the optimum; per-demand splits are not)
+    rest = ~slo_new
+    cls = state.traffic_class
+    by_class: dict[str, float] = {}
+    for c in TRAFFIC_CLASSES:
+        m = rest & (cls == c)
+        if m.any():
+            v = float(state.unmet_gbps[m].sum() - base[m].sum())
+            by_class[c] = v if v > tolerance_gbps * 1e-3 else 0.0
+    unmet = float(sum(by_class.values()))
+    disconnected = float(extra[(state.reason == REASON_DISCONNECTED) & rest].sum())
+    if state.unmet_gbps.isna().any():  # overloaded, shortfall not measured: it does not survive
+        unmet, by_class, disconnected = float("nan"), {}, float("nan")
+    survived = bool(unmet + slo_gbps <= tolerance_gbps)
+    viol = idx[slo_new]
+    return {
+        "impact_gbps": unmet + slo_gbps + float(lost_gbps),
+        "unmet_gbps": unmet,
+        "unmet_by_class": by_class,
+        "unmet_disconnected_gbps": disconnected,
+        "unmet_capacity_gbps": float(extra[(state.reason == REASON_CAPACITY) & rest].sum()),
+        "slo_violation_gbps": slo_gbps,
+        "slo_violations": len(viol),
+        "slo_violation_demands": [str(x) for x in viol[:50]],
+        "lost_gbps": float(lost_gbps),
+        "unmet_gbps_total": float(state.unmet_gbps.sum()),
+        "mlu": state.mlu,
+        "overloaded": state.overloaded,
+        "survived": bool(survived),
+    }
+
+
+def impact_key(record: dict[str, Any]) -> tuple[float, ...]:
+    """Sort key of a scenario record by impact (larger is worse): impact, then MLU."""
+    return (float(record["impact_gbps"]), float(record["unmet_gbps"]) + float(record["slo_violation_gbps"]),
+            float(record["mlu"]))

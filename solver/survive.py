@@ -1,0 +1,637 @@
+"""Survivable design: the cheapest upgrades and new routes that carry every failure state of a kind.
+
+The full problem -- one routing block per failure state, ~100 states of ~1,400 demands over ~4
+paths each -- is large, and most states never bind. So the design is iterated (constraint
+generation over states, as in Benders-style row generation):
+
+1. solve the MIP on the intact state plus a *working set* of failure states;
+2. build the design and sweep **every** state of the kind with the failure sweep
+   (:mod:`backbone.solver.failures`, the same impact definition as ``failures`` and ``plan``);
+3. add the states that are violated to the working set and repeat, until none is violated.
+
+The MIP over a subset of states is a relaxation of the MIP over all of them, so its dual bound is
+a proven lower bound on the cost of any design that survives every state (over the same candidate
+paths); the last iteration's design survives every state the sweep examined, so its cost is an
+upper bound; the gap between them is reported.
+
+Model (one block per state ``s``; loops run over states, never over links, demands or paths)::
+
+    modules:   y_l in {0, .., Y_l}  integer (existing links: upgrade modules; candidates: built modules)
+    build:     b_c in {0, 1}        candidates with fixed_cost_usd > 0:  y_c <= Y_c b_c
+    cost:      sum_l module_cost_l y_l + sum_c fixed_cost_c b_c
+    demand:    sum_{p in P_s(d)} f_{s,p} + u_{s,d} = h_d                   (every demand d, state s)
+    capacity:  sum_p A_s[p,a] f_{s,p} - t_s m_l(a) y_l(a) <= t_s cap_l(a)  (t_s: ceiling of state s)
+    unmet:     0 <= u_{s,d} <= h_d, penalised; fixed at h_d where P_s(d) is empty
+
+Paths ``P_s`` are the latency-admissible candidate paths (TE's rule) on the network with *every*
+candidate built and state ``s`` applied. A path over unbuilt candidates has no capacity; every
+path the design uses survives in the k shortest paths of the built network (removing links only
+removes paths), so TE on the built network carries what the MIP carried.
+
+A state is *excused* only when no design can help it: some demand has no admissible path in it
+even with every candidate built (the reason names the demand and why), or every upgrade and
+candidate at its maximum is still short.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from backbone.solver.failures import (
+    FailureOptions,
+    FailureScenario,
+    SweepContext,
+    enumerate_scenarios,
+    run_sweep,
+)
+from backbone.solver.impact import survive_tolerance_gbps
+from backbone.solver.planning import ProgressFn, no_progress
+from backbone.solver.problem import LinearProgram, solve
+from backbone.solver.upgrades import UNMET_PENALTY_USD_PER_GBPS, state_paths
+
+from backbone.errors import Problem, SolverError, ValidationError
+from backbone.model import Network
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["SURVIVE_KINDS", "SurvivableDesign", "design_survivable", "full_network"]
+
+SURVIVE_KINDS = ("link", "srlg", "site")
+"""Failure kinds a design can survive (every single element of the kind)."""
+
+
+def full_network(net: Network) -> Network:
+    """``net`` with every candidate built at its maximum module count (the topology the design
+    chooses from; candidate links keep their ids)."""
+    cands = net.candidates
+    if not len(cands):
+        return net
+    return net.with_candidates_built({str(c): int(m) for c, m in cands["max_modules"].items()})
+
+
+@dataclass
+class _StateBlock:
+    """Candidate paths of one state on the full network (intact link index)."""
+
+    scenario: str
+    failed: tuple[str, ...]
+    var_demand: np.ndarray
+    incidence: sp.csr_matrix  # variables x arcs
+    has_path: np.ndarray  # per demand
+    ceiling: float
+
+
+@dataclass
+class SurvivableDesign:
+    """What to build so every state of a failure kind is carried, and how sure we are.
+
+    Attributes
+    ----------
+    upgrades
+        One row per upgraded link or built candidate: ``link``, ``action`` (``upgrade`` or
+        ``new route``), ``kind`` (link kind, or the candidate's kind), ``modules``, ``module_gbps``,
+        ``added_gbps``, ``fixed_cost_usd``, ``cost_usd``, ``lead_time_quarters``, ``protects``
+        (the failure states in the working set that need it).
+    network_after
+        The network with the upgrades and built candidates (a canonical scenario).
+    iterations
+        Per iteration: ``iteration``, ``working_states``, ``added``, ``violated``, ``cost_usd``,
+        ``lower_bound_usd``, ``mip_seconds``, ``sweep_seconds``, ``status``.
+    records_after
+        The last sweep's scenario records (on ``network_after``).
+    not_survivable
+        ``[{scenario, reason, gbps}]``: states excused because no candidate can help.
+    violated
+        States still violated after the last iteration (empty when the design converged).
+    """
+
+    status: str
+    failure_kind: str
+    cost_usd: float
+    lower_bound_usd: float | None
+    gap: float | None
+    upgrades: pd.DataFrame
+    network_after: Network
+    iterations: list[dict[str, Any]]
+    states_examined: int
+    working_set: list[str]
+    records_after: list[dict[str, Any]]
+    not_survivable: list[dict[str, Any]]
+    violated: list[str]
+    ceiling: float
+    failure_ceiling: float
+    converged: bool
+    seconds: float
+    model: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def survived(self) -> int:
+        """States of the kind the design carries (every one not excused and not violated)."""
+        return sum(1 for r in self.records_after if r["survived"])
+
+    def survivability(self) -> dict[str, Any]:
+        """``{failure_kind, states, survived, not_survivable: [{scenario, reason}], violated}``."""
+        return {"failure_kind": self.failure_kind, "states": self.states_examined, "survived": self.survived,
+                "not_survivable": self.not_survivable, "violated": self.violated}
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        up = self.upgrades
+        return {
+            "mode": "survivable", "status": self.status, "failure_kind": self.failure_kind,
+            "cost_usd": self.cost_usd, "lower_bound_usd": self.lower_bound_usd, "gap": self.gap,
+            "ceiling": self.ceiling, "failure_ceiling": self.failure_ceiling, "converged": self.converged,
+            "states_examined": self.states_examined, "states_added": len(self.working_set),
+            "states_needed": len({s for p in up["protects"] for s in p} - {"intact"}) if len(up) else 0,
+            "working_set": self.working_set, "iterations": self.iterations,
+            "survivability": self.survivability(),
+            "links_upgraded": int((up["action"] == "upgrade").sum()) if len(up) else 0,
+            "routes_built": int((up["action"] == "new route").sum()) if len(up) else 0,
+            "upgrades": up.to_dict("records"), "model": self.model, "seconds": round(self.seconds, 3),
+            "map": {"link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
+                    "failed_links": []},
+        }
+
+
+def _state_block(current: Network, full: Network, scenario: str, failed: Sequence[str], k: int,
+                 ceiling: float) -> _StateBlock:
+    """The union of the state's candidate paths on the full network (TE's paths on any built design
+    that uses only built links: removing links only removes paths) and on ``current`` (the existing
+    network, or the last design: the routes TE uses there, which new routes could crowd out of the k
+    shortest of the full network)."""
+    vd, _, inc = state_paths(full, [x for x in failed if x in full.links.index], k)
+    if not current.links.index.equals(full.links.index):
+        present = [x for x in failed if x in current.links.index]
+        vd0, _, inc0 = state_paths(current, present, k)
+        L = len(full.links)
+        col_link = full.links.index.get_indexer(current.links.index)
+        col = np.concatenate([col_link, col_link + L])  # current arcs onto the full arc index
+        coo = inc0.tocoo()
+        inc0 = sp.csr_matrix((coo.data, (coo.row, col[coo.col])), shape=(inc0.shape[0], 2 * L))
+        vd = np.concatenate([vd, vd0])
+        inc = sp.vstack([inc, inc0], format="csr")
+    has = np.zeros(len(full.demands), bool)
+    has[vd] = True
+    return _StateBlock(scenario, tuple(failed), vd, inc, has, ceiling)
+
+
+def _solve_mip(net: Network, full: Network, blocks: list[_StateBlock], time_limit_s: float, backend: str,
+               mip_gap: float, tol: float) -> dict[str, Any]:
+    """The design MIP over ``blocks`` (see the module doc).
+
+    Routable demand left unmet is penalised (far above any cost per Gbps), so the MIP always has
+    a solution. When its best design still leaves routable demand unmet, an LP with every module
+    bought finds the least unmet traffic per state ``U_s`` (no design does better: every bound is
+    integral there); the proven lower bound on the cost of a design that carries all it can is
+    the MIP's bound minus the penalty of ``sum_s U_s``.
+    """
+    t0 = time.perf_counter()
+    lp, y_max = _build_mip(net, full, blocks, integer=True)
+    sol = solve(lp, backend=backend, time_limit=max(1.0, time_limit_s), mip_gap=mip_gap)
+    if not sol.status.has_solution:
+        raise SolverError(f"survivable design: {sol.status.value} after {sol.solve_seconds:.1f} s ({sol.message})")
+    S, D = len(blocks), len(full.demands)
+    no_path = ~np.concatenate([b.has_path for b in blocks])
+    unmet = np.where(no_path, 0.0, np.maximum(sol.values("unmet").to_numpy(), 0.0)).reshape(S, D)
+    short_by_state = np.zeros(S)
+    if unmet.sum() > tol:
+        probe, _ = _build_mip(net, full, blocks, integer=False, fix_max=True)
+        psol = solve(probe, backend=backend, time_limit=max(1.0, time_limit_s))
+        if not psol.status.has_solution:
+            raise SolverError(f"survivable design: capacity probe {psol.status.value} ({psol.message})")
+        pu = np.where(no_path, 0.0, np.maximum(psol.values("unmet").to_numpy(), 0.0)).reshape(S, D)
+        short_by_state = pu.sum(axis=1)
+    out = _read_mip(lp, sol, len(net.links), full, blocks, y_max, short_by_state, unmet, time.perf_counter() - t0)
+    out["unmet_all"] = np.maximum(sol.values("unmet").to_numpy(), 0.0)
+    return out
+
+
+def _build_mip(net: Network, full: Network, blocks: list[_StateBlock], integer: bool,
+               fix_max: bool = False) -> tuple[LinearProgram, np.ndarray]:
+    """The program (module doc); ``fix_max``: every module bought, minimise unmet routable demand."""
+    links = full.links
+    n_old = len(net.links)
+    L = len(links)
+    is_cand = np.arange(L) >= n_old
+    cap = np.where(is_cand, 0.0, links["capacity_gbps"].to_numpy(float))
+    mod = links["module_gbps"].to_numpy(float)
+    cost = links["module_cost_usd"].to_numpy(float)
+    y_max = np.where(is_cand, np.round(links["max_capacity_gbps"].to_numpy(float) / mod),
+                     np.floor((links["max_capacity_gbps"].to_numpy(float) - cap) / mod + 1e-9)).clip(min=0)
+    y_max = np.nan_to_num(y_max, nan=0.0)
+    cands = net.candidates
+    fixed = cands["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
+    h = full.demands["demand_gbps"].to_numpy(float)
+    D, S = len(h), len(blocks)
+    lp = LinearProgram(f"survivable-{net.name}")
+    lp.add_variables("modules", links.index, cost=0.0 if fix_max else cost, lower=y_max if fix_max else 0.0,
+                     upper=y_max, integer=integer)
+    with_fixed = np.flatnonzero(fixed > 0)
+    lp.add_variables("build", links.index[is_cand][with_fixed], cost=0.0 if fix_max else fixed[with_fixed],
+                     lower=1.0 if fix_max else 0.0, upper=1.0, integer=integer)
+    n_vars = np.array([len(b.var_demand) for b in blocks])
+    offsets = np.concatenate([[0], np.cumsum(n_vars)])
+    lp.add_variables("flow", int(offsets[-1]))
+    index = pd.MultiIndex.from_product([range(S), full.demands.index], names=["state", "demand"])
+    no_path = ~np.concatenate([b.has_path for b in blocks])
+    h_all = np.tile(h, S)
+    lp.add_variables("unmet", index, cost=np.where(no_path, 0.0, 1.0 if fix_max else UNMET_PENALTY_USD_PER_GBPS),
+                     lower=np.where(no_path, h_all, 0.0), upper=h_all)
+    # demand: sum_p f_{s,p} + u_{s,d} = h_d
+    rows = np.concatenate([s * D + b.var_demand for s, b in enumerate(blocks)])
+    demand_flow = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(S * D, int(offsets[-1])))
+    lp.add_constraints("demand", {"flow": demand_flow, "unmet": sp.identity(S * D, format="csr")},
+                       lower=h_all, upper=h_all, index=index)
+    # capacity: A_s^T f_s - t_s m y <= t_s cap, per state and arc
+    t = np.repeat([b.ceiling for b in blocks], 2 * L)
+    arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), S)
+    arc_flow = sp.block_diag([b.incidence.T for b in blocks], format="csr")
+    arc_mod = sp.csr_matrix((-t * mod[arc_link], (np.arange(2 * L * S), arc_link)), shape=(2 * L * S, L))
+    lp.add_constraints("capacity", {"flow": arc_flow, "modules": arc_mod}, upper=t * cap[arc_link],
+                       index=pd.MultiIndex.from_product([range(S), range(2 * L)], names=["state", "arc"]))
+    # build: y_c - Y_c b_c <= 0 for candidates with a fixed cost
+    if len(with_fixed):
+        cpos = np.flatnonzero(is_cand)[with_fixed]
+        n = len(with_fixed)
+        lp.add_constraints("build", {"modules": sp.csr_matrix((np.ones(n), (np.arange(n), cpos)), shape=(n, L)),
+                                     "build": sp.csr_matrix(sp.diags(-y_max[cpos]))},
+                           upper=0.0, index=links.index[cpos])
+    return lp, y_max
+
+
+def _read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: list[_StateBlock], y_max: np.ndarray,
+              short_by_state: np.ndarray, unmet: np.ndarray, seconds: float) -> dict[str, Any]:
+    links = full.links
+    L = len(links)
+    is_cand = np.arange(L) >= n_old
+    cap = np.where(is_cand, 0.0, links["capacity_gbps"].to_numpy(float))
+    mod = links["module_gbps"].to_numpy(float)
+    cost = links["module_cost_usd"].to_numpy(float)
+    fixed = np.zeros(L)
+    if "build" in lp.variables and lp.variables["build"].size:
+        fixed[links.index.get_indexer(lp.variables["build"].index)] = lp.c[lp.variables["build"].slice]
+    S, D = len(blocks), len(full.demands)
+    n_vars = np.array([len(b.var_demand) for b in blocks])
+    offsets = np.concatenate([[0], np.cumsum(n_vars)])
+    no_path = ~np.concatenate([b.has_path for b in blocks])
+    y = np.round(sol.values("modules").to_numpy()).clip(0, y_max)
+    design_cost = float(cost @ y + fixed[y > 0.5].sum())
+    bound = None if sol.bound is None or not np.isfinite(sol.bound) else max(0.0, min(
+        design_cost, float(sol.bound) - UNMET_PENALTY_USD_PER_GBPS * float(short_by_state.sum())))
+    # which states need each bought link: an upgrade where the state's load exceeds the pre-plan
+    # capacity at its ceiling; a new route where the state sends more over it than the intact state
+    flows = sol.values("flow").to_numpy()
+    loads = np.stack([b.incidence.T @ flows[offsets[i]:offsets[i + 1]] for i, b in enumerate(blocks)]) \
+        if S else np.zeros((0, 2 * L))
+    link_load = np.maximum(loads[:, :L], loads[:, L:])
+    ceil = np.array([b.ceiling for b in blocks])[:, None]
+    needs = np.where(is_cand[None, :], link_load > link_load[:1] + 1e-6, link_load > ceil * cap[None, :] + 1e-6)
+    return {"y": y, "unmet": unmet, "no_path": no_path.reshape(S, D), "cost": design_cost, "bound": bound,
+            "needs": needs, "is_cand": is_cand, "mod": mod, "unit_cost": cost, "fixed": fixed,
+            "short_by_state": short_by_state, "seconds": seconds, "stats": lp.stats(),
+            "solver_status": sol.status.value}
+
+
+MAX_PATH_ROUNDS = 4
+"""MIP solves per iteration that drop the candidates the last one did not build (see the loop)."""
+
+
+def _route_candidates(base: Network, full: Network, full_blocks: list[_StateBlock], k: int) -> list[str]:
+    """Candidates on the full network's admissible paths of demands that have none on the existing
+    network in the same state (cut apart, or no path within the SLO): the routes those states need."""
+    L = len(full.links)
+    is_cand = ~full.links.index.isin(base.links.index)
+    if not is_cand.any():
+        return []
+    cand_cols = np.flatnonzero(np.concatenate([is_cand, is_cand]))
+    wanted: set[str] = set()
+    for b in full_blocks:
+        present = [x for x in b.failed if x in base.links.index]
+        vd0, _, _ = state_paths(base, present, k)
+        has0 = np.zeros(len(full.demands), bool)
+        has0[vd0] = True
+        rows = np.flatnonzero(~has0[b.var_demand])
+        if not len(rows):
+            continue
+        sub = b.incidence[rows][:, cand_cols]
+        used = np.unique(sub.tocoo().col)
+        wanted |= {str(full.links.index[cand_cols[c] % L]) for c in used}
+    return [str(c) for c in base.candidates.index if str(c) in wanted]
+
+
+def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, dict[str, float], dict[str, int]]:
+    y, is_cand, mod = mip["y"], mip["is_cand"], mip["mod"]
+    ids = full.links.index
+    added = {str(ids[i]): float(y[i] * mod[i]) for i in np.flatnonzero(~is_cand & (y > 0.5))}
+    built = {str(ids[i]): int(y[i]) for i in np.flatnonzero(is_cand & (y > 0.5))}
+    after = net.upgrade_links(added) if added else net
+    return (after.with_candidates_built(built) if built else after), added, built
+
+
+def _excuse(full: Network, block: _StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
+    """Gbps of demand no design can carry in this state (no admissible path even with every candidate,
+    where the intact full network had one) and the reason."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    d = full.demands
+    stuck = base_has & ~block.has_path & ~lost
+    if not stuck.any():
+        return 0.0, ""
+    keep = ~full.links.index.isin(block.failed)
+    site_pos = pd.Series(np.arange(len(full.sites)), index=full.sites.index)
+    a = site_pos.loc[full.links["site_a"]].to_numpy()[keep]
+    b = site_pos.loc[full.links["site_b"]].to_numpy()[keep]
+    n = len(site_pos)
+    _, label = connected_components(csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False)
+    src = site_pos.loc[d["src"]].to_numpy()
+    dst = site_pos.loc[d["dst"]].to_numpy()
+    cut = stuck & (label[src] != label[dst])
+    slo = stuck & ~cut
+    parts = []
+    if cut.any():
+        sites = sorted({s for s, t in zip(d["src"][cut], d["dst"][cut], strict=True) for s in (s, t)})
+        parts.append(f"{int(cut.sum())} demands ({d['demand_gbps'][cut].sum():,.0f} Gbps) cut apart even with every "
+                     f"candidate built (sites {', '.join(sites[:6])}{'…' if len(sites) > 6 else ''})")
+    if slo.any():
+        ex = d[slo].iloc[0]
+        parts.append(f"{int(slo.sum())} demands ({d['demand_gbps'][slo].sum():,.0f} Gbps) have no path within their "
+                     f"latency SLO even with every candidate built (e.g. {ex['src']}→{ex['dst']}, SLO "
+                     f"{ex['slo_rtt_ms']:.0f} ms RTT)")
+    return float(d["demand_gbps"].to_numpy(float)[stuck].sum()), "; ".join(parts)
+
+
+def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float = 0.8, failure_ceiling: float = 1.0,
+                      k: int = 4, backend: str = "highs", time_limit_s: float = 60.0, mip_gap: float = 1e-3,
+                      max_iterations: int = 10, max_states: int | None = None, use_candidates: bool = True,
+                      sweep_options: FailureOptions | None = None,
+                      initial_records: Sequence[dict[str, Any]] | None = None,
+                      progress: ProgressFn | None = None) -> SurvivableDesign:
+    """Cheapest upgrades and new routes so the intact network fits within ``ceiling`` and every single
+    failure of ``failure_kind`` is carried within ``failure_ceiling`` (see the module doc).
+
+    Parameters
+    ----------
+    net
+        The network (its ``candidates`` table lists the routes that may be built).
+    failure_kind
+        ``link``, ``srlg``, ``site`` or ``none`` (the intact state only).
+    ceiling, failure_ceiling
+        Utilisation ceilings in the intact state and in failure states, in (0, 1].
+    time_limit_s
+        Seconds per MIP solve (each iteration solves one MIP, and an LP when capacity runs out).
+    max_iterations
+        Stop after this many MIP solves (what is still violated is reported).
+    max_states
+        Most states the working set may hold (None: no cap). Capped states are reported as violated.
+    use_candidates
+        Whether new routes may be built (False: upgrades of existing links only).
+    sweep_options
+        Options of the sweeps (paths, workers, engine); ``kind`` is set to ``failure_kind``.
+    initial_records
+        A sweep of ``net`` over ``failure_kind`` already made (its records); saves the first sweep.
+
+    Raises
+    ------
+    ValidationError
+        For an unknown failure kind or a ceiling outside (0, 1].
+    SolverError
+        When the MIP finds no solution within its time limit.
+    """
+    progress = progress or no_progress
+    t_start = time.perf_counter()
+    if failure_kind not in (*SURVIVE_KINDS, "none"):
+        raise ValidationError(Problem(f"unknown failure kind {failure_kind!r}; choose link, srlg, site or none",
+                                      table="options", field="survive"))
+    for name, v in (("ceiling", ceiling), ("failure_ceiling", failure_ceiling)):
+        if not 0 < v <= 1:
+            raise ValidationError(Problem(f"{name} must be in (0, 1], got {v}", table="options", field=name))
+    base = net if use_candidates else net.drop_candidates(net.candidates.index)
+    full = full_network(base)
+    tol = survive_tolerance_gbps(net)
+    sopts = (sweep_options or FailureOptions.model_validate({})).model_copy(update={"kind": failure_kind if failure_kind != "none"
+                                                                   else "srlg", "paths": k, "derate": None,
+                                                                   "scenarios": None, "verify": False})
+    scen_full: dict[str, FailureScenario] = {}
+    if failure_kind != "none":
+        scen_full = {s.id: s for s in enumerate_scenarios(full, failure_kind)}  # type: ignore[arg-type]
+    intact = _state_block(full, full, "intact", (), k, ceiling)  # every candidate built: for the excuses
+    blocks: dict[str, _StateBlock] = {"intact": intact}
+    failed_of: dict[str, tuple[str, ...]] = {"intact": ()}
+    ceiling_of: dict[str, float] = {"intact": ceiling}
+    working: list[str] = []
+    excused: dict[str, tuple[float, str]] = {}
+    iterations: list[dict[str, Any]] = []
+    records = list(initial_records) if initial_records is not None else None
+    records_net = net
+    mip: dict[str, Any] | None = None
+    after = net
+    violated: list[str] = []
+    converged = False
+    best_bound: float | None = None
+    prev_y: tuple[Any, ...] | None = None if initial_records is None else ()
+
+    def lost_mask(sc: FailureScenario) -> np.ndarray:
+        d = full.demands
+        return (d["src"].isin(sc.sites) | d["dst"].isin(sc.sites)).to_numpy()
+
+    for it in range(1, max_iterations + 1):
+        t_sweep = time.perf_counter()
+        if failure_kind != "none" and records is None:
+            progress(min(0.95, 0.1 + 0.8 * (it - 1) / max_iterations), f"iteration {it}: sweeping every state")
+            records = _sweep(records_net, failure_kind, sopts)
+        sweep_seconds = time.perf_counter() - t_sweep if failure_kind != "none" else 0.0
+        # states violated in the sweep, minus those no design can help
+        new: list[str] = []
+        violated = []
+        for r in records or []:
+            sid = str(r["scenario"])
+            if r["survived"] or sid not in scen_full:
+                continue
+            sc = scen_full[sid]
+            if sid not in blocks:
+                blocks[sid] = _state_block(full, full, sid, sc.links, k, failure_ceiling)
+                failed_of[sid], ceiling_of[sid] = tuple(sc.links), failure_ceiling
+            gbps, reason = _excuse(full, blocks[sid], intact.has_path, lost_mask(sc))
+            if reason:
+                excused[sid] = (gbps, reason)
+            if float(r["unmet_gbps"]) + float(r["slo_violation_gbps"]) <= gbps + tol:
+                continue  # only what no design can help is unmet
+            violated.append(sid)
+            if sid not in working:
+                new.append(sid)
+        if max_states is not None:
+            new = new[:max(0, max_states - len(working))]
+        if it > 1 and not new:
+            converged = not violated
+            iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
+            iterations[-1]["violated"] = len(violated)
+            break
+        working += new
+        progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
+                 f"iteration {it}: MIP over the intact state and {len(working)} failure states")
+        mip_seconds, rounds = 0.0, 0
+        cur: dict[str, Any] = {}
+        # TE routes a built network over its own k shortest paths. Paths of the network with the kept
+        # candidates built are TE's paths on any design that builds a subset of them (removing links only
+        # removes paths), but unbuilt candidates can crowd the existing routes out of the k shortest. So:
+        # (a) a design with no new route (the existing network's own paths), and (b) starting from every
+        # candidate, drop those the MIP did not build and solve again until it builds every one kept --
+        # then the model's paths are exactly TE's on the design. Both are TE-consistent; keep the one that
+        # leaves less traffic unmet, then the cheaper.
+        options: list[tuple[float, float, dict[str, Any], Network]] = []
+        all_cands = [str(c) for c in base.candidates.index]
+        starts: list[list[str]] = [[]] + ([all_cands] if all_cands else [])
+        needed = _route_candidates(base, full, [blocks[x] for x in ["intact", *working]], k)
+        if needed and needed != all_cands:
+            starts.insert(1, needed)
+        tried: list[dict[str, Any]] = []
+        for start_i, keep in enumerate(starts):
+            label = ["no new route", "routes the cut states need", "every candidate"][
+                start_i if len(starts) == 3 else (0 if start_i == 0 else 2)]
+            for _round in range(MAX_PATH_ROUNDS):
+                rounds += 1
+                model_full = base.with_candidates_built(
+                    {c: int(base.candidates.at[c, "max_modules"]) for c in keep}) if keep else base
+                model_blocks = [_state_block(model_full, model_full, sid, failed_of[sid], k, ceiling_of[sid])
+                                for sid in ["intact", *working]]
+                cand = _solve_mip(base, model_full, model_blocks, time_limit_s, backend, mip_gap, tol)
+                mip_seconds += cand["seconds"]
+                ids = model_full.links.index
+                built = [str(ids[i]) for i in np.flatnonzero(cand["is_cand"] & (cand["y"] > 0.5))]
+                if built == keep:
+                    total_unmet = float(np.round(cand["unmet_all"].sum(), 3))
+                    options.append((total_unmet, float(cand["cost"]), cand, model_full))
+                    tried.append({"start": label, "routes": len(built), "unmet_gbps": total_unmet,
+                                  "cost_usd": float(cand["cost"])})
+                    break
+                if _round == MAX_PATH_ROUNDS - 1:
+                    tried.append({"start": label, "routes": None, "unmet_gbps": None, "cost_usd": None,
+                                  "note": "no fixed point within the rounds"})
+                progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
+                         f"iteration {it}: {len(built)} of {len(keep)} candidate routes built; solving without "
+                         "the rest")
+                keep = built
+        if not options:  # no fixed point within the rounds: the existing network's design
+            raise SolverError("survivable design: no consistent design found")
+        _, _, cur, model_full = min(options, key=lambda o: (o[0], o[1]))
+        after, _, _ = _apply(base, cur, model_full)
+        cur["full"] = model_full
+        cur["tried"] = tried
+        mip = cur
+        best_bound = cur["bound"]
+        cur["seconds"] = mip_seconds
+        cur["path_rounds"] = rounds
+        for i, sid in enumerate(["intact", *working]):
+            gbps = float(cur["short_by_state"][i])
+            if gbps > tol and sid != "intact":
+                prev = excused.get(sid, (0.0, ""))
+                excused[sid] = (prev[0] + gbps, "; ".join(x for x in (prev[1], (
+                    f"{gbps:,.0f} Gbps more than every link at its max_capacity_gbps and every candidate at its "
+                    "max_modules can carry over the latency-admissible paths")) if x))
+        iterations.append({"iteration": it, "working_states": len(working), "added": len(new),
+                           "violated": len(violated), "cost_usd": mip["cost"], "lower_bound_usd": mip["bound"],
+                           "mip_status": mip["solver_status"], "mip_seconds": round(mip["seconds"], 3),
+                           "path_rounds": mip["path_rounds"], "designs_tried": mip["tried"],
+                           "sweep_seconds": round(sweep_seconds, 3),
+                           "model": mip["stats"]})
+        logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(working),
+                    mip["cost"], mip["bound"])
+        design_key = tuple(sorted(_apply(base, mip, mip["full"])[1].items())) + tuple(
+            sorted(_apply(base, mip, mip["full"])[2].items()))
+        if prev_y is not None and design_key == prev_y:
+            converged = not violated  # the same design as the one just swept: nothing more to learn
+            break
+        prev_y = design_key
+        records_net, records = after, None  # the design changed the network: sweep it again
+        if failure_kind == "none":
+            converged = True
+            break
+    else:
+        # iterations exhausted: sweep the last design so what is reported is what it does
+        if failure_kind != "none":
+            records = _sweep(after, failure_kind, sopts)
+            violated = [str(r["scenario"]) for r in records if not r["survived"] and not (
+                float(r["unmet_gbps"]) + float(r["slo_violation_gbps"])
+                <= excused.get(str(r["scenario"]), (0.0, ""))[0] + tol)]
+    if records is None and failure_kind != "none":
+        records = _sweep(after, failure_kind, sopts)
+    if records and any(r["overloaded"] and r["unmet_gbps"] != r["unmet_gbps"] for r in records):
+        records = _measure_overloaded(after, failure_kind, sopts, records)  # the reported figures, in full
+    assert mip is not None
+    cost = float(mip["cost"])
+    gap = None if best_bound is None else (max(0.0, cost - best_bound) / cost if cost > 0 else 0.0)
+    status = ("optimal" if converged and gap is not None and gap <= max(mip_gap, 1e-6) else
+              "feasible" if converged else "not_converged")
+    upgrades = _upgrade_table(base, mip["full"], mip, ["intact", *working])
+    still = set(violated) if not converged else set()
+    # excused: not carried, but only by what no design can help (a state also short beyond that is violated)
+    not_survivable = [{"scenario": s, "reason": excused[s][1], "gbps": excused[s][0]}
+                      for s in sorted(excused) if s not in still and any(
+                          str(r["scenario"]) == s and not r["survived"] for r in records or [])]
+    progress(1.0, "design done")
+    return SurvivableDesign(
+        status=status, failure_kind=failure_kind, cost_usd=cost, lower_bound_usd=best_bound, gap=gap,
+        upgrades=upgrades, network_after=after, iterations=iterations, states_examined=len(records or []),
+        working_set=working, records_after=list(records or []), not_survivable=not_survivable,
+        violated=sorted(still),
+        ceiling=ceiling, failure_ceiling=failure_ceiling, converged=converged,
+        seconds=time.perf_counter() - t_start, model=mip["stats"])
+
+
+def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[dict[str, Any]]:
+    """Every state of ``kind``; overloaded states are flagged, not measured (enough to add them)."""
+    scenarios = enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
+    quick = opts.model_copy(update={"shortfall": False})
+    ctx = SweepContext.build(net, quick)
+    return run_sweep(net, scenarios, quick, None, ctx)
+
+
+def _measure_overloaded(net: Network, kind: str, opts: FailureOptions,
+                        records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` with the overloaded states' shortfall measured (max-throughput at 100 %)."""
+    todo = {str(r["scenario"]) for r in records if r["unmet_gbps"] != r["unmet_gbps"]}
+    scenarios = [s for s in enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
+                 if s.id in todo]
+    full_opts = opts.model_copy(update={"shortfall": True})
+    ctx = SweepContext.build(net, full_opts)
+    measured = {r["scenario"]: r for r in run_sweep(net, scenarios, full_opts, None, ctx)}
+    return [measured.get(str(r["scenario"]), r) for r in records]
+
+
+def _upgrade_table(net: Network, full: Network, mip: dict[str, Any], states: list[str]) -> pd.DataFrame:
+    y, is_cand, mod, unit = mip["y"], mip["is_cand"], mip["mod"], mip["unit_cost"]
+    chosen = np.flatnonzero(y > 0.5)
+    ids = full.links.index
+    cands = net.candidates
+    fixed = pd.Series(0.0, index=ids)
+    if len(cands):
+        fixed.loc[ids[is_cand]] = cands["fixed_cost_usd"].reindex(ids[is_cand]).fillna(0.0).to_numpy(float)
+    needs = mip["needs"]
+    rows = []
+    for i in chosen:
+        lid = str(ids[i])
+        cand = bool(is_cand[i])
+        protects = [states[s] for s in np.flatnonzero(needs[:, i])]
+        rows.append({
+            "link": lid, "action": "new route" if cand else "upgrade",
+            "kind": str(cands.at[lid, "kind"]) if cand else str(full.links.at[lid, "kind"]),
+            "site_a": str(full.links.at[lid, "site_a"]), "site_b": str(full.links.at[lid, "site_b"]),
+            "cable_system": str(full.links.at[lid, "cable_system"] or ""),
+            "modules": int(y[i]), "module_gbps": float(mod[i]), "added_gbps": float(y[i] * mod[i]),
+            "fixed_cost_usd": float(fixed.iloc[i]) if cand else 0.0,
+            "cost_usd": float(y[i] * unit[i] + (fixed.iloc[i] if cand else 0.0)),
+            "lead_time_quarters": int(cands.at[lid, "lead_time_quarters"]) if cand else None,
+            "protects": protects,
+        })
+    cols = ["link", "action", "kind", "site_a", "site_b", "cable_system", "modules", "module_gbps", "added_gbps",
+            "fixed_cost_usd", "cost_usd", "lead_time_quarters", "protects"]
+    out = pd.DataFrame(rows, columns=cols)
+    return out.sort_values("cost_usd", ascending=False, kind="stable").reset_index(drop=True)
