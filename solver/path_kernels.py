@@ -648,3 +648,29 @@ def gather_paths(found_arcs: np.ndarray, found_sites: np.ndarray, arc_start: np.
                 p -= 1
             link_cols[o + p] = lk
     return arcs, arc_ptr, sites, site_ptr, arc_cols, link_cols
+
+
+@njit(cache=_CACHE)
+def predecessor_paths(pred: np.ndarray, rows: np.ndarray, src: np.ndarray, dst: np.ndarray
+                      ):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Site sequences (travel order) of the shortest paths ``src[i] -> dst[i]`` read from Dijkstra
+    predecessor row ``pred[rows[i]]`` (a tree rooted at ``src[i]``); returns flat sites and offsets."""
+    n_p = rows.shape[0]
+    ptr = np.zeros(n_p + 1, np.int64)
+    for i in range(n_p):
+        x = dst[i]
+        m = 1
+        while x != src[i]:
+            x = pred[rows[i], x]
+            m += 1
+        ptr[i + 1] = ptr[i] + m
+    sites = np.empty(ptr[n_p], np.int64)
+    for i in range(n_p):
+        x = dst[i]
+        j = ptr[i + 1] - 1
+        sites[j] = x
+        while x != src[i]:
+            x = pred[rows[i], x]
+            j -= 1
+            sites[j] = x
+    return sites, ptr
