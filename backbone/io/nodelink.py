@@ -447,7 +447,7 @@ def _demand_records(graph: Mapping[str, Any], unit: float) -> pd.DataFrame | lis
     for src, row in table.items():
         if not isinstance(row, Mapping) or not row:
             continue
-        dst = np.asarray([str(d) for d in row.keys()], dtype=object)
+        dst = np.asarray([str(d) for d in row], dtype=object)
         srcs.append(np.full(len(dst), str(src), dtype=object))
         dsts.append(dst)
         values.append(np.asarray(list(row.values()), dtype=object))
