@@ -128,6 +128,8 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         return simulate_ecmp(net, metric=ecmp_metric, tolerance_ms=ecmp_tolerance_ms, instance=inst)
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}")
+    if disjoint and method == "auto":
+        method = "exact"  # the scalable methods search plain (not link-disjoint) paths
     method = choose_method(inst, objective, formulation, method)
     if method in ("colgen", "pop"):
         return _solve_scalable(inst, objective, method, k, backend, t_start + time_limit, ceiling, lp_method,
@@ -174,7 +176,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     if objective == "min-mlu" and formulation == "path" and not latency_tiebreak:
         from backbone.solver.te.colgen import lp_mlu_bound
 
-        lower_bound = lp_mlu_bound(inst, sol)
+        lower_bound = lp_mlu_bound(inst, sol, form.lp_demands)
     summary.update(_bound_entries(objective, outcome.objective_value, lower_bound))
     result = assemble_result(inst, arc_load, carried, form.reason, splits, summary)
     if outcome.fraction is not None:

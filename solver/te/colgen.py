@@ -63,6 +63,9 @@ RC_TOL = 1e-7
 GAP_TOL = 1e-4
 """Min-MLU stops when ``(mlu - lower_bound) / mlu`` is below this (0.01 %)."""
 
+LAMBDA_GRID = np.array([0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
+"""Latency multipliers (relative to mean price / mean latency) of the SLO-constrained bound."""
+
 SOURCE_CHUNK = 256
 """Dijkstra sources per batch in pricing (bounds the dense ``chunk x sites`` arrays)."""
 
@@ -75,6 +78,27 @@ class DualPricer:
         self.inst = inst
         self.n = inst.n_sites
         self.key = inst.arc_tail * self.n + inst.arc_head
+
+    def slo_bounded(self, w: np.ndarray, demands: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """Lower bounds on the SLO-constrained ``w``-shortest path of each demand, at least ``length``.
+
+        For any ``lam >= 0``, ``min_{p: lat(p) <= L} w(p) >= min_p w(p) + lam (lat(p) - L)`` (Lagrangian
+        relaxation of the latency limit ``L``): one Dijkstra round on ``w + lam lat`` per ``lam`` of a
+        small grid around the ratio of mean price to mean latency; the best bound is kept.
+        """
+        inst = self.inst
+        limit = inst.slo_one_way_ms[demands]
+        slo = np.flatnonzero(np.isfinite(limit))
+        out = length.copy()
+        w = np.maximum(np.asarray(w, float), 0.0)
+        lat = inst.arc_latency_ms
+        if len(slo) == 0 or not (w > 0).any() or not (lat > 0).any():
+            return out
+        ratio = float(w[w > 0].mean()) / float(lat[lat > 0].mean())
+        for lam in ratio * LAMBDA_GRID:
+            d, _, _ = self.shortest(w + lam * lat, demands[slo])
+            out[slo] = np.maximum(out[slo], d - lam * limit[slo])
+        return out
 
     def shortest(self, w: np.ndarray, demands: np.ndarray, want_paths: np.ndarray | None = None
                  ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
@@ -140,12 +164,19 @@ def mlu_lower_bound(inst: TEInstance, demands: np.ndarray, w: np.ndarray,
     scale = float(w @ inst.arc_capacity_gbps)
     if scale <= 0 or len(demands) == 0:
         return 0.0
-    length, _, _ = (pricer or DualPricer(inst)).shortest(w / scale, demands)
+    pricer = pricer or DualPricer(inst)
+    length, _, _ = pricer.shortest(w / scale, demands)
+    length = pricer.slo_bounded(w / scale, demands, length)
     return float(inst.demand_gbps[demands] @ np.where(np.isfinite(length), length, 0.0))
 
 
-def lp_mlu_bound(inst: TEInstance, sol: Solution, pricer: DualPricer | None = None) -> float | None:
-    """:func:`mlu_lower_bound` from the capacity duals of a solved min-MLU path LP (None without duals)."""
+def lp_mlu_bound(inst: TEInstance, sol: Solution, demands: np.ndarray, pricer: DualPricer | None = None
+                 ) -> float | None:
+    """:func:`mlu_lower_bound` from the capacity duals of a solved min-MLU path LP (None without duals).
+
+    ``demands`` are the LP's demands: routable ones with an admissible path (the lowest-latency
+    candidates include one whenever any path meets the SLO, so every method routes the same set).
+    """
     try:
         y = sol.duals("capacity")
     except (ValueError, KeyError):
@@ -154,8 +185,7 @@ def lp_mlu_bound(inst: TEInstance, sol: Solution, pricer: DualPricer | None = No
         return None
     w = np.zeros(inst.n_arcs)
     w[y.index.to_numpy(np.int64)] = -y.to_numpy()
-    routable = np.flatnonzero(inst.routable)
-    return mlu_lower_bound(inst, routable, w, pricer)
+    return mlu_lower_bound(inst, np.asarray(demands, np.int64), w, pricer)
 
 
 # ---------------------------------------------------------------------- the column pool
@@ -314,6 +344,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     n_lp = len(lp_demands)
     h = inst.demand_gbps[lp_demands]
     limit = inst.slo_one_way_ms[lp_demands]
+    has_slo = bool(np.isfinite(limit).any())
     pricer = DualPricer(inst)
     stages: list[Stage] = []
     worst = Status.OPTIMAL
@@ -344,10 +375,45 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
                             st["cols"], st["nonzeros"]))
         return sol
 
+    def price(w: np.ndarray, pi: np.ndarray, rc: np.ndarray) -> int:
+        """Add the columns with negative reduced cost; returns how many were added."""
+        neg = rc < -RC_TOL * np.maximum(np.abs(pi), 1e-12)
+        if not neg.any():
+            return 0
+        found_d: list[np.ndarray] = []
+        found_a: list[np.ndarray] = []
+        _, arcs, wanted = pricer.shortest(w, lp_demands, neg)
+        lat = np.array([float(inst.arc_latency_ms[a].sum()) for a in arcs])
+        ok = lat <= limit[wanted] + 1e-9
+        found_d.append(wanted[ok])
+        found_a += [a for a, good in zip(arcs, ok, strict=True) if good]
+        over = wanted[~ok]  # SLO demands whose w-shortest path is too slow: penalise latency (heuristic)
+        if len(over) and (w > 0).any():
+            ratio = float(w[w > 0].mean()) / float(inst.arc_latency_ms[inst.arc_latency_ms > 0].mean())
+            for lam in ratio * LAMBDA_GRID:
+                if len(over) == 0:
+                    break
+                _, arcs2, pos = pricer.shortest(w + lam * inst.arc_latency_ms, lp_demands[over],
+                                                np.ones(len(over), bool))
+                w2 = np.array([float(w[a].sum()) for a in arcs2])
+                lat2 = np.array([float(inst.arc_latency_ms[a].sum()) for a in arcs2])
+                d2 = over[pos]
+                good = (lat2 <= limit[d2] + 1e-9) & (w2 - pi[d2] < -RC_TOL * np.maximum(np.abs(pi[d2]), 1e-12))
+                found_d.append(d2[good])
+                found_a += [a for a, g in zip(arcs2, good, strict=True) if g]
+                over = over[~np.isin(over, d2[good])]
+        demand = np.concatenate(found_d)
+        if len(demand) == 0:
+            return 0
+        hops = np.array([len(a) for a in found_a], np.int64)
+        return pool.add(demand, np.concatenate(found_a), hops)
+
     def generate(name: str, costs: dict[str, Any], bounds: dict[str, Any], extra: list[RowSpec],
                  track_bound: bool) -> tuple[Solution, bool]:
-        """Master / pricing loop of one stage; returns the last master solution and whether it converged."""
-        nonlocal iterations, best_lb, worst
+        """Master / pricing loop of one stage; returns the last master solution and whether it is
+        proven optimal over every admissible path (gap closed, or no column prices out and no SLO
+        demand makes pricing a heuristic)."""
+        nonlocal iterations, best_lb
         best: Solution | None = None
         for it in range(MAX_ITERATIONS):
             try:
@@ -372,38 +438,26 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
             rc = length - pi
             if track_bound:
                 scale = float(w @ inst.arc_capacity_gbps)
-                lb = float(h @ np.where(np.isfinite(length), length, 0.0)) / scale if scale > 0 else 0.0
+                bounded = pricer.slo_bounded(w, lp_demands, length) if has_slo else length
+                lb = float(h @ np.where(np.isfinite(bounded), bounded, 0.0)) / scale if scale > 0 else 0.0
                 best_lb = lb if best_lb is None else max(best_lb, lb)
                 value = float(sol.objective)
                 if value <= 0 or (value - best_lb) <= GAP_TOL * value:
                     return sol, True
-            neg = rc < -RC_TOL * np.maximum(np.abs(pi), 1e-12)
-            if not neg.any():
-                return sol, True
-            _, arcs, wanted = pricer.shortest(w, lp_demands, neg)
-            hops = np.array([len(a) for a in arcs], np.int64)
-            flat = np.concatenate(arcs) if arcs else np.zeros(0, np.int64)
-            lat = np.add.reduceat(inst.arc_latency_ms[flat], np.concatenate([[0], np.cumsum(hops)[:-1]])) \
-                if len(flat) else np.zeros(0)
-            ok = lat <= limit[wanted] + 1e-9  # SLO demands: a w-shortest path over the limit adds nothing
-            if not ok.any():
-                return sol, True
-            ptr = np.concatenate([[0], np.cumsum(hops)])
-            keep = np.flatnonzero(ok)
-            flat_ok = np.concatenate([flat[ptr[j]:ptr[j + 1]] for j in keep.tolist()])
-            added = pool.add(wanted[keep], flat_ok, hops[keep])
+            added = price(w, pi, rc)
             logger.info("colgen %s iteration %d: objective %.6g, %d columns added (%d in pool)", name, it + 1,
                         sol.objective, added, pool.n)
             progress(min(0.85, 0.2 + 0.02 * iterations), f"colgen {name}: iteration {it + 1}, {pool.n:,} paths")
             if added == 0:
-                return sol, True
+                return sol, not has_slo
         if best is None:
             raise SolverError(f"TE stage {name!r}: time limit reached with no feasible solution")
-        worst = Status.FEASIBLE
         return best, False
 
     if objective == "min-mlu":
-        sol, _ = generate("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)}, [], True)
+        sol, proven = generate("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)}, [], True)
+        if not proven:
+            worst = Status.FEASIBLE
         value = float(sol.values("mlu").iloc[0])
     else:
         cap = {"mlu": (0.0, 1.0 if ceiling is None else float(ceiling))}
@@ -414,7 +468,9 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
         for r in present:
             cls = TRAFFIC_CLASSES[r]
             cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
-            st, _ = generate(f"max-throughput-{cls}", {"unmet": cost}, cap, rows, False)
+            st, proven = generate(f"max-throughput-{cls}", {"unmet": cost}, cap, rows, False)
+            if not proven:
+                worst = Status.FEASIBLE
             sol = st
             members = np.flatnonzero(ranks == r)
             hold = float(st.objective) + REL_TOL * max(1.0, abs(float(h[members].sum())))
