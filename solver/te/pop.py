@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from backbone.solver.problem import Status
-from backbone.solver.te.colgen import DualPricer, ScaleOutcome, mlu_lower_bound
+from backbone.solver.te.colgen import DualPricer, ScaleOutcome, mlu_lower_bound, site_cut_bound
 from backbone.solver.te.formulations import SPLIT_COLUMNS, block_values, build_formulation
 from backbone.solver.te.instance import TEInstance
 from backbone.solver.te.objectives import Stage, run_objective
@@ -136,7 +136,7 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
         t0 = time.perf_counter()
         pricer = DualPricer(inst)
         bounds = [mlu_lower_bound(inst, lp_demands, r["w"], pricer) for r in results if r["w"] is not None]
-        bound = max(bounds) if bounds else None
+        bound = max([*bounds, site_cut_bound(inst, lp_demands)])
         logger.info("pop bound from %d sub-problem(s) in %.2fs", len(bounds), time.perf_counter() - t0)
     else:
         value = float(carried[lp_demands].sum())
