@@ -674,3 +674,19 @@ def predecessor_paths(pred: np.ndarray, rows: np.ndarray, src: np.ndarray, dst: 
             j -= 1
             sites[j] = x
     return sites, ptr
+
+
+@njit(cache=_CACHE)
+def subtree_sums(pred: np.ndarray, dist: np.ndarray, node_demand: np.ndarray
+                 ) -> np.ndarray:  # pragma: no cover - compiled
+    """Per shortest-path tree (row ``c``, rooted at its source): the demand delivered at or below each
+    node, i.e. the flow on the tree arc into it when each destination's demand follows the tree."""
+    rows, n = node_demand.shape
+    out = node_demand.copy()
+    for c in range(rows):
+        order = np.argsort(-dist[c])
+        for v in order:
+            p = pred[c, v]
+            if p >= 0 and np.isfinite(dist[c, v]):
+                out[c, p] += out[c, v]
+    return out

@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from backbone.solver.problem import Status
-from backbone.solver.te.colgen import DualPricer, ScaleOutcome, mlu_lower_bound, site_cut_bound
+from backbone.solver.te.colgen import (
+    DualPricer,
+    ScaleOutcome,
+    mlu_lower_bound,
+    refine_mlu_bound,
+    site_cut_bound,
+)
 from backbone.solver.te.formulations import SPLIT_COLUMNS, block_values, build_formulation
 from backbone.solver.te.instance import TEInstance
 from backbone.solver.te.objectives import Stage, run_objective
@@ -93,7 +99,9 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
     subs = [dataclasses.replace(inst, arc_capacity_gbps=inst.arc_capacity_gbps / parts,
                                 demand_gbps=np.where(part_of == i, inst.demand_gbps, 0.0)) for i in range(parts)]
     global _JOBS
-    _JOBS = [(s, objective, k, backend, time_limit, ceiling, lp_method) for s in subs]
+    deadline = time.perf_counter() + time_limit
+    part_limit = max(0.1, time_limit - (min(60.0, 0.1 * time_limit) if objective == "min-mlu" else 0.0))
+    _JOBS = [(s, objective, k, backend, part_limit, ceiling, lp_method) for s in subs]
     if workers is None:
         workers = min(parts, os.cpu_count() or 1)
     if mp.current_process().daemon or "fork" not in mp.get_all_start_methods():
@@ -137,6 +145,11 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
         pricer = DualPricer(inst)
         bounds = [mlu_lower_bound(inst, lp_demands, r["w"], pricer) for r in results if r["w"] is not None]
         bound = max([*bounds, site_cut_bound(inst, lp_demands)])
+        if value > 0 and value - bound > 1e-4 * value:
+            progress(0.9, "pop: refining the lower bound")
+            w0 = max((r["w"] for r in results if r["w"] is not None),
+                     key=lambda w: mlu_lower_bound(inst, lp_demands, w, pricer), default=None)
+            bound = max(bound, refine_mlu_bound(inst, lp_demands, w0, deadline=deadline)[0])
         logger.info("pop bound from %d sub-problem(s) in %.2fs", len(bounds), time.perf_counter() - t0)
     else:
         value = float(carried[lp_demands].sum())

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from backbone.solver.checks.te import check_te
 from backbone.solver.te import TEOptions, choose_method, solve_te
-from backbone.solver.te.colgen import GAP_TOL
+from backbone.solver.te.colgen import GAP_TOL, mlu_lower_bound, refine_mlu_bound
 from backbone.solver.te.instance import build_instance
 
 from backbone.errors import ValidationError
@@ -96,6 +96,19 @@ def test_bounds_are_valid_and_pop_is_feasible_above_them(seed: int) -> None:
         if method == "pop":
             assert s["mlu"] >= optimum - tol  # feasible, so never better than the optimum
             assert s["mlu"] == pytest.approx(s["objective_value"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_multiplicative_weights_bound_is_valid_and_tightens(seed: int) -> None:
+    net = _random_te_net(seed, n=8, m=14)
+    inst = build_instance(net)
+    demands = np.flatnonzero(inst.routable)
+    optimum = solve_te(net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["objective_value"]
+    bound, prices = refine_mlu_bound(inst, demands, iterations=60)
+    assert 0 < bound <= optimum * (1 + 1e-9)
+    assert mlu_lower_bound(inst, demands, prices) == pytest.approx(bound, rel=1e-9)
+    assert bound >= mlu_lower_bound(inst, demands, 1.0 / inst.arc_capacity_gbps) - 1e-12
+    assert bound >= 0.8 * optimum  # close on small networks
 
 
 def test_colgen_with_slo_demands_is_never_worse_than_the_k_path_lp() -> None:
