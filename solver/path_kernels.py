@@ -681,7 +681,7 @@ def subtree_sums(pred: np.ndarray, dist: np.ndarray, node_demand: np.ndarray
                  ) -> np.ndarray:  # pragma: no cover - compiled
     """Per shortest-path tree (row ``c``, rooted at its source): the demand delivered at or below each
     node, i.e. the flow on the tree arc into it when each destination's demand follows the tree."""
-    rows, n = node_demand.shape
+    rows = node_demand.shape[0]
     out = node_demand.copy()
     for c in range(rows):
         order = np.argsort(-dist[c])
