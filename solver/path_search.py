@@ -5,6 +5,10 @@ search over partial paths keyed by an exact lower bound (one Dijkstra per target
 shortest-path-tree completion directly and queueing its deviations lazily, Eppstein-style; paths
 stay inside the chain of biconnected blocks between source and target. See
 :func:`_k_shortest_eppstein` and the :mod:`backbone.solver.paths` docstring.
+
+:func:`_search_group` runs the compiled port (:mod:`backbone.solver.path_kernels`) for plain
+searches; the Python kernels here are the reference it is tested against, and serve link-disjoint
+searches.
 """
 
 from __future__ import annotations
@@ -492,7 +496,109 @@ class _Found:
 
 
 def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> _Found:
-    """Paths for unordered pairs ``(src[i], dst[i])``; pairs are grouped by target."""
+    """Paths for unordered pairs ``(src[i], dst[i])``: the compiled kernel, or the Python one for
+    link-disjoint paths (successive shortest paths)."""
+    topo, src, dst, limit, k, disjoint = args
+    if disjoint or len(src) == 0:
+        return _search_group_python(args)
+    return _search_group_compiled(topo, src, dst, limit, k)
+
+
+TARGET_CHUNK = 128
+"""Targets whose Dijkstra rows are computed together (bounds the dense ``chunk x sites`` arrays)."""
+
+
+class _CompiledGraph:
+    """The arrays the compiled kernel needs: arcs, adjacency in the reference order, block-cut tree."""
+
+    def __init__(self, topo: _Topology) -> None:
+        import networkx as nx
+
+        n, n_links = topo.n_sites, topo.n_links
+        self.tail = np.concatenate([topo.site_a, topo.site_b]).astype(np.int64)
+        self.head = np.concatenate([topo.site_b, topo.site_a]).astype(np.int64)
+        self.w = np.concatenate([topo.latency_ms, topo.latency_ms]).astype(float)
+        # adjacency: per site, its arcs in link order, forward arc j before reverse arc L + j
+        inter = np.empty(2 * n_links, np.int64)
+        inter[0::2] = np.arange(n_links)
+        inter[1::2] = np.arange(n_links) + n_links
+        order = np.argsort(self.tail[inter], kind="stable")
+        self.adj_arc = inter[order]
+        self.adj_ptr = np.searchsorted(self.tail[self.adj_arc], np.arange(n + 1)).astype(np.int64)
+        g = nx.Graph()
+        g.add_nodes_from(range(n))
+        g.add_edges_from(zip(topo.site_a.tolist(), topo.site_b.tolist(), strict=True))
+        g.remove_edges_from(nx.selfloop_edges(g))
+        block_edges = list(nx.biconnected_component_edges(g))
+        n_blocks = len(block_edges)
+        block_sites = [{v for e in edges for v in e} for edges in block_edges]
+        cuts = sorted(nx.articulation_points(g))
+        cut_node = {v: n_blocks + i for i, v in enumerate(cuts)}
+        self.trivial = n_blocks == 1 and len(block_sites[0]) == n
+        edge_block: dict[tuple[int, int], int] = {}
+        tree_edges: list[tuple[int, int]] = []
+        home = np.full(n, -1, np.int64)
+        for i, (edges, sites) in enumerate(zip(block_edges, block_sites, strict=True)):
+            for a, b in edges:
+                edge_block[(min(a, b), max(a, b))] = i
+            for v in sites:
+                if v in cut_node:
+                    tree_edges.append((i, cut_node[v]))
+                else:
+                    home[v] = i
+        for v, node in cut_node.items():
+            home[v] = node
+        lo = np.minimum(topo.site_a, topo.site_b).tolist()
+        hi = np.maximum(topo.site_a, topo.site_b).tolist()
+        link_block = np.array([edge_block.get((a, b), 0) for a, b in zip(lo, hi, strict=True)], np.int64)
+        self.arc_block = np.concatenate([link_block, link_block])
+        self.site_home = home
+        n_tree = n_blocks + len(cuts)
+        te = np.array(tree_edges, np.int64).reshape(-1, 2)
+        rows = np.concatenate([te[:, 0], te[:, 1]])
+        cols = np.concatenate([te[:, 1], te[:, 0]])
+        order = np.argsort(rows, kind="stable")
+        self.tree_adj = cols[order].astype(np.int64)
+        self.tree_ptr = np.searchsorted(rows[order], np.arange(n_tree + 1)).astype(np.int64)
+
+
+def _search_group_compiled(topo: _Topology, src: np.ndarray, dst: np.ndarray, limit: np.ndarray,
+                           k: int) -> _Found:
+    """The compiled kernel over target chunks; output in the reference kernel's order."""
+    from backbone.solver.path_kernels import search_targets
+
+    cg = _CompiledGraph(topo)
+    graph = topo.graph()
+    targets, inverse = np.unique(dst, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    pair_ptr_all = np.searchsorted(inverse[order], np.arange(len(targets) + 1)).astype(np.int64)
+    lim = np.minimum(np.asarray(limit, float) + 1e-9, 1e300)
+    parts: list[tuple[np.ndarray, ...]] = []
+    capped = 0
+    for c0 in range(0, len(targets), TARGET_CHUNK):
+        c1 = min(c0 + TARGET_CHUNK, len(targets))
+        chunk = targets[c0:c1].astype(np.int64)
+        dist, pred = dijkstra(graph, directed=False, indices=chunk, return_predecessors=True)
+        dist, pred = np.atleast_2d(dist), np.atleast_2d(pred)
+        sel = order[pair_ptr_all[c0]:pair_ptr_all[c1]]
+        ptr = pair_ptr_all[c0:c1 + 1] - pair_ptr_all[c0]
+        out = search_targets(topo.n_sites, topo.n_links, cg.tail, cg.head, cg.w, cg.adj_ptr, cg.adj_arc,
+                             cg.arc_block, cg.site_home, cg.tree_ptr, cg.tree_adj, cg.trivial, chunk,
+                             np.ascontiguousarray(dist), np.ascontiguousarray(pred), ptr,
+                             src[sel].astype(np.int64), lim[sel], sel.astype(np.int64), int(k),
+                             DEAD_END_CHECK_AFTER, MAX_EXPANSIONS)
+        parts.append(out[:5])
+        capped += int(out[5])
+    if capped:
+        logger.info("%d pair(s) hit the search budget of %d expansions; they keep the paths found so far",
+                    capped, MAX_EXPANSIONS)
+    if not parts:
+        return _FlatPaths().to_found([])
+    return _Found(*(np.concatenate([p[i] for p in parts]) for i in range(5)))
+
+
+def _search_group_python(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> _Found:
+    """Paths for unordered pairs ``(src[i], dst[i])`` by the reference Python kernels (grouped by target)."""
     topo, src, dst, limit, k, disjoint = args
     out = _FlatPaths()
     pair_of: list[int] = []

@@ -37,6 +37,10 @@ algorithm (ties in any order). Two devices make it fast:
   scheme used in practice for protection paths; it is not the max-cardinality or min-sum
   disjoint set (Suurballe), and can find fewer than the maximum number of disjoint paths on
   trap topologies.
+* The search runs in compiled code (:mod:`backbone.solver.path_kernels`, numba, cached on disk):
+  the same algorithm as the reference Python kernel in :mod:`backbone.solver.path_search`, with
+  identical paths, order and tie-breaking (tests compare the two). Link-disjoint searches use the
+  Python kernel.
 * Large requests are split over a process pool by target (``workers``; default: up to 2
   processes when more than :data:`PARALLEL_MIN_PAIRS` unordered pairs are asked for).
 
@@ -244,20 +248,6 @@ def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     return np.arange(total) + offs
 
 
-def _gather(flat: np.ndarray, starts: np.ndarray, lens: np.ndarray, reverse: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate segments ``flat[start:start+len]``, each reversed where ``reverse``; with offsets."""
-    ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    total = int(ptr[-1])
-    if total == 0:
-        return np.zeros(0, np.int64), ptr
-    seg_start = np.repeat(ptr[:-1], lens)
-    pos = np.arange(total, dtype=np.int64) - seg_start
-    rev = np.repeat(reverse, lens)
-    base = np.repeat(starts + np.where(reverse, lens - 1, 0), lens)
-    return flat[np.where(rev, base - pos, base + pos)], ptr
-
-
 def _per_pair_limit(max_latency_ms: Any, n_pairs: int) -> np.ndarray:
     if max_latency_ms is None:
         return np.full(n_pairs, np.inf)
@@ -421,7 +411,6 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
         workers = min(2, os.cpu_count() or 1) if n_uniq >= PARALLEL_MIN_PAIRS else 1
     found = _run_search(topo, u_lo, u_hi, u_lim, k, disjoint, workers)
     n_pairs = len(frame)
-    n_arcs = max(2 * n_links, 1)
     # per searched path: offsets into the flat arrays; the paths of each unique pair, in order
     f_arc_ptr = np.concatenate([[0], np.cumsum(found.hops)])
     by_pair = np.argsort(found.pair, kind="stable")  # stable: a pair's paths stay latency-sorted
@@ -433,15 +422,16 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
     path_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), counts)
     rev = np.repeat(src > dst, counts)
     hops = found.hops[q]
-    arc_flat, arc_ptr = _gather(found.arcs, f_arc_ptr[:-1][q], hops, rev)
-    arc_flat = np.where(np.repeat(rev, hops), (arc_flat + n_links) % n_arcs, arc_flat)  # j <-> L + j
-    site_flat, ptr = _gather(found.sites, f_arc_ptr[:-1][q] + q, hops + 1, rev)  # hops + 1 sites per path
+    from backbone.solver.path_kernels import gather_paths
+
+    arc_flat, arc_ptr, site_flat, ptr, arc_cols, link_cols = gather_paths(
+        found.arcs, found.sites, f_arc_ptr[:-1][q], f_arc_ptr[:-1][q] + q, hops, rev, n_links)
     n_paths = len(path_pair)
-    arc_inc = sp.csr_matrix((np.ones(len(arc_flat)), arc_flat.copy(), arc_ptr.copy()), shape=(n_paths, 2 * n_links))
-    arc_inc.sort_indices()
-    link_inc = sp.csr_matrix((np.ones(len(arc_flat)), arc_flat % max(n_links, 1), arc_ptr.copy()),
-                             shape=(n_paths, n_links))
-    link_inc.sort_indices()
+    ones = np.ones(len(arc_flat))
+    arc_inc = sp.csr_matrix((ones, arc_cols, arc_ptr.copy()), shape=(n_paths, 2 * n_links))
+    arc_inc.has_sorted_indices = True
+    link_inc = sp.csr_matrix((ones.copy(), link_cols, arc_ptr.copy()), shape=(n_paths, n_links))
+    link_inc.has_sorted_indices = True
     # latency and length summed from the link table (exact, independent of the search's floats)
     if len(found.arcs):
         link_of = found.arcs % max(n_links, 1)

@@ -56,6 +56,11 @@ def te(
     = False,
     metric: Annotated[str, typer.Option("--ecmp-metric", help="ECMP cost: latency or hops.")] = "latency",
     lp_method: Annotated[str, typer.Option("--lp-method", help="HiGHS LP method: auto, simplex or ipm.")] = "auto",
+    method: Annotated[str, typer.Option(
+        "--method", help="exact (path LP over k candidates), colgen (column generation over every admissible "
+                         "path), pop (random demand split solved in parallel) or auto (by problem size).")]
+    = "auto",
+    pop_parts: Annotated[int, typer.Option("--pop-parts", help="POP: number of random demand sub-problems.")] = 4,
     verify: Annotated[bool, typer.Option("--verify", help="Check the result independently; exit 5 on violations.")]
     = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
@@ -69,7 +74,7 @@ def te(
     opts: dict[str, Any] = {"objective": objective, "formulation": formulation, "paths": paths, "bound": bound,
                             "backend": backend, "time_limit_s": time_limit, "disjoint": disjoint,
                             "latency_tiebreak": tiebreak, "ecmp_metric": metric, "verify": verify,
-                            "lp_method": lp_method}
+                            "lp_method": lp_method, "method": method, "pop_parts": pop_parts}
     if ceiling is not None:
         opts["utilisation_ceiling"] = ceiling
     net = load(scenario)
@@ -122,6 +127,10 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
                   style="bold red" if imp["unmet_gbps"] > 0 else "")
     t.add_row("weighted / worst latency", f"{_fmt(s.get('weighted_latency_ms'))} / {_fmt(s.get('worst_latency_ms'))}"
               " ms one-way")
+    if s.get("method"):
+        t.add_row("method", s["method"])
+    if s.get("lower_bound") is not None:
+        t.add_row("lower bound / gap", f"{s['lower_bound']:.6g} / {_fmt(s.get('gap'), '.3%')}")
     if s.get("edge_bound") is not None:
         t.add_row("edge bound / gap", f"{s['edge_bound']:.6g} / {_fmt(s.get('gap_to_edge_bound'), '.3%')}")
     t.add_row("time", f"paths {s.get('paths_seconds', 0):.2f} s, build {s.get('build_seconds', 0):.2f} s, "

@@ -443,21 +443,38 @@ def _link_record(e: Mapping[str, Any], a: str, b: str, cap: Any, synthetic: bool
     return rec
 
 
-def _demand_records(graph: Mapping[str, Any], unit: float) -> list[dict[str, Any]]:
+def _demand_records(graph: Mapping[str, Any], unit: float) -> pd.DataFrame | list[dict[str, Any]]:
+    """``graph["demands"]`` as a demands frame, built per source row (vectorised: a world-scale
+    table has millions of entries). Values that are not finite numbers are kept as given, so
+    validation reports them with their record."""
     table = graph.get("demands")
     if not isinstance(table, Mapping):
         return []
-    records = []
+    srcs: list[np.ndarray] = []
+    dsts: list[np.ndarray] = []
+    values: list[np.ndarray] = []
     for src, row in table.items():
-        if not isinstance(row, Mapping):
+        if not isinstance(row, Mapping) or not row:
             continue
-        for dst, value in row.items():
-            if str(src) == str(dst):
-                continue
-            v = _num(value)
-            records.append({"id": f"{src}-{dst}", "src": str(src), "dst": str(dst),
-                            "demand_gbps": v * unit if np.isfinite(v) else value})
-    return records
+        dst = np.asarray([str(d) for d in row], dtype=object)
+        srcs.append(np.full(len(dst), str(src), dtype=object))
+        dsts.append(dst)
+        values.append(np.asarray(list(row.values()), dtype=object))
+    if not srcs:
+        return []
+    src_all, dst_all, raw = np.concatenate(srcs), np.concatenate(dsts), np.concatenate(values)
+    keep = src_all != dst_all
+    src_all, dst_all, raw = src_all[keep], dst_all[keep], raw[keep]
+    if len(raw) == 0:
+        return []
+    num = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(float)
+    good = np.isfinite(num) & np.fromiter((not isinstance(v, bool) for v in raw), bool, len(raw))
+    gbps: np.ndarray = num * unit
+    if not good.all():
+        gbps = gbps.astype(object)
+        gbps[~good] = raw[~good]
+    ids = pd.Series(src_all, dtype=object) + "-" + pd.Series(dst_all, dtype=object)
+    return pd.DataFrame({"id": ids.to_numpy(), "src": src_all, "dst": dst_all, "demand_gbps": gbps})
 
 
 def load_traffic_matrix_csv(path: str | Path, net: Network, unit_gbps: float = 1.0,

@@ -38,7 +38,8 @@ from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEOptions", "TEResult", "run_te_task", "solve_te"]
+__all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEOptions", "TEResult", "choose_method", "run_te_task",
+           "solve_te"]
 
 ALL_OBJECTIVES = (*OBJECTIVES, "ecmp")
 
@@ -73,13 +74,19 @@ class TEOptions(BaseModel):
     ecmp_tolerance_ms: float = Field(0.05, ge=0, description="ECMP: latency difference treated as equal cost.")
     lp_method: Literal["auto", "simplex", "ipm"] = Field(
         "auto", description="HiGHS LP method; auto: interior point for large LPs, else HiGHS' choice.")
+    method: Literal["auto", "exact", "colgen", "pop"] = Field(
+        "auto", description="exact: the path LP over k candidates; colgen: column generation over every "
+                            "admissible path; pop: random demand split into parts solved in parallel; auto: "
+                            "exact up to 50,000 routable demands, else colgen (min-mlu and max-throughput).")
+    pop_parts: int = Field(4, ge=1, le=64, description="POP: number of random demand sub-problems.")
 
 
 def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path", k: int = 4,
              backend: str = "highs", time_limit: float = 120.0, ceiling: float | None = None,
              disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
              ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None,
-             path_provider: Callable[..., Any] | None = None, lp_method: str = "auto") -> TEResult:
+             path_provider: Callable[..., Any] | None = None, lp_method: str = "auto", method: str = "auto",
+             pop_parts: int = 4) -> TEResult:
     """Solve one TE problem.
 
     Parameters
@@ -97,6 +104,10 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     path_provider
         Optional candidate-path function with :func:`backbone.solver.paths.candidate_paths`'s signature
         (failure sweeps reuse the intact network's paths through it).
+    method
+        ``exact``, ``colgen``, ``pop`` or ``auto`` (see :class:`TEOptions` and :func:`choose_method`).
+        The summary reports the method that ran, ``lower_bound`` (min-mlu: a proven bound on the MLU
+        over every admissible routing) and ``gap``.
 
     Returns
     -------
@@ -122,12 +133,19 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         return simulate_ecmp(net, metric=ecmp_metric, tolerance_ms=ecmp_tolerance_ms, instance=inst)
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}")
+    if disjoint and method == "auto":
+        method = "exact"  # the scalable methods search plain (not link-disjoint) paths
+    method = choose_method(inst, objective, formulation, method)
+    if method in ("colgen", "pop"):
+        return _solve_scalable(inst, objective, method, k, backend, t_start + time_limit, ceiling, lp_method,
+                               pop_parts, progress, t_start)
     progress(0.02, f"{formulation} formulation: building")
     t0 = time.perf_counter()
     form = build_formulation(inst, formulation, k=k, disjoint=disjoint)
     build_seconds = time.perf_counter() - t0 - form.paths_seconds
     progress(0.15, f"{objective}: solving ({backend})")
-    outcome = run_objective(form, inst, objective, backend=backend, time_limit=time_limit, ceiling=ceiling,
+    left = max(0.1, time_limit - (time.perf_counter() - t_start))  # path search and building count
+    outcome = run_objective(form, inst, objective, backend=backend, time_limit=left, ceiling=ceiling,
                             latency_tiebreak=latency_tiebreak, progress=progress, lp_method=lp_method)
     progress(0.9, "extracting result tables")
     t1 = time.perf_counter()
@@ -159,6 +177,13 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         "stages": [s.to_dict() for s in outcome.stages],
         "notes": [f"LP stage {s.name!r}: {s.note}" for s in outcome.stages if s.note],
     }
+    summary["method"] = "exact"
+    lower_bound = None
+    if objective == "min-mlu" and formulation == "path" and not latency_tiebreak:
+        from backbone.solver.te.colgen import lp_mlu_bound
+
+        lower_bound = lp_mlu_bound(inst, sol, form.lp_demands)
+    summary.update(_bound_entries(objective, outcome.objective_value, lower_bound))
     result = assemble_result(inst, arc_load, carried, form.reason, splits, summary)
     note_missing_demand(result.summary)
     if outcome.fraction is not None:
@@ -181,6 +206,89 @@ def note_missing_demand(summary: dict[str, Any]) -> None:
         notes = summary.setdefault("notes", [])
         if NO_DEMAND_NOTE not in notes:
             notes.insert(0, NO_DEMAND_NOTE)
+
+
+AUTO_COLGEN_MIN_DEMANDS = 50_000
+"""``method="auto"``: column generation from this many routable demands up (min-mlu, max-throughput)."""
+
+SCALABLE_OBJECTIVES = ("min-mlu", "max-throughput")
+
+
+def choose_method(inst: Any, objective: str, formulation: str, method: str = "auto") -> str:
+    """The method that runs: ``exact`` | ``colgen`` | ``pop`` (``auto`` picks by problem size).
+
+    Raises
+    ------
+    ValidationError
+        ``colgen`` or ``pop`` asked for with another objective or the edge formulation.
+    """
+    from backbone.errors import Problem, ValidationError
+
+    if method == "auto":
+        big = int(inst.routable.sum()) >= AUTO_COLGEN_MIN_DEMANDS
+        return "colgen" if big and objective in SCALABLE_OBJECTIVES and formulation == "path" else "exact"
+    if method in ("colgen", "pop"):
+        if objective not in SCALABLE_OBJECTIVES:
+            raise ValidationError(Problem(f"method {method!r} supports objectives {', '.join(SCALABLE_OBJECTIVES)}",
+                                          field="method"))
+        if formulation != "path":
+            raise ValidationError(Problem(f"method {method!r} works on the path formulation", field="method"))
+        return method
+    if method != "exact":
+        raise ValidationError(Problem(f"unknown method {method!r}", field="method"))
+    return method
+
+
+def _bound_entries(objective: str, value: float, lower_bound: float | None) -> dict[str, Any]:
+    """``lower_bound`` and ``gap = (mlu - lower_bound) / mlu`` (min-mlu; None where no bound is proven)."""
+    if objective != "min-mlu" or lower_bound is None or not np.isfinite(value):
+        return {"lower_bound": None, "gap": None}
+    lb = min(float(lower_bound), float(value))  # solver round-off can put the bound a hair above
+    return {"lower_bound": lb, "gap": (value - lb) / value if value > 0 else 0.0}
+
+
+def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str, deadline: float,
+                    ceiling: float | None, lp_method: str, pop_parts: int, progress: ProgressFn,
+                    t_start: float) -> TEResult:
+    """Column generation or POP, reported in the same tables and summary as the exact path LP."""
+    progress(0.05, f"{objective}: {method}")
+    if method == "colgen":
+        from backbone.solver.te.colgen import run_colgen
+
+        out = run_colgen(inst, objective, k=k, backend=backend, ceiling=ceiling, lp_method=lp_method,
+                         progress=progress, deadline=deadline)
+    else:
+        from backbone.solver.te.pop import run_pop
+
+        out = run_pop(inst, objective, k=k, parts=pop_parts, backend=backend,
+                      time_limit=max(0.1, deadline - time.perf_counter()), ceiling=ceiling, lp_method=lp_method,
+                      progress=progress)
+    main = out.stages[-1] if out.stages else None
+    summary: dict[str, Any] = {
+        "status": out.status.value,
+        "objective": objective,
+        "objective_value": out.objective_value,
+        "formulation": "path",
+        "method": method,
+        "backend": backend,
+        "paths_k": k,
+        "disjoint": False,
+        "utilisation_ceiling": None if objective == "min-mlu" else (ceiling or 1.0),
+        "paths_seconds": out.paths_seconds,
+        "build_seconds": sum(s.build_seconds for s in out.stages),
+        "solve_seconds": sum(s.solve_seconds for s in out.stages),
+        "extract_seconds": 0.0,
+        "lp": {"rows": main.rows, "cols": main.cols, "nonzeros": main.nonzeros} if main else {},
+        "lp_method": lp_method,
+        "path_variables": main.cols if main else 0,
+        "stages": [s.to_dict() for s in out.stages],
+        method: out.extra,
+    }
+    summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))
+    result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary)
+    result.summary["total_seconds"] = time.perf_counter() - t_start
+    progress(1.0, "done")
+    return result
 
 
 def _gap(objective: str, value: float, bound: float) -> float | None:
@@ -206,7 +314,8 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
 
     result = solve_te(net, opts.objective, opts.formulation, opts.paths, opts.backend, opts.time_limit_s,
                       opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
-                      opts.ecmp_tolerance_ms, main_progress, lp_method=opts.lp_method)
+                      opts.ecmp_tolerance_ms, main_progress, lp_method=opts.lp_method, method=opts.method,
+                      pop_parts=opts.pop_parts)
     summary = result.summary
     note_missing_demand(summary)
     if weight < 1.0:

@@ -53,6 +53,24 @@ def test_te_on_triangle(client: TestClient, tokens: dict[str, str], triangle: Ne
     assert util and max(util) == pytest.approx(0.75, abs=1e-3)
 
 
+@pytest.mark.parametrize("method", ["colgen", "pop"])
+def test_te_scalable_methods_in_a_worker(client: TestClient, tokens: dict[str, str], triangle: Network,
+                                         method: str) -> None:
+    """Column generation and POP run inside the API's worker process (POP serially when daemonic)."""
+    tok = tokens["planner"]
+    sid = client.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(tok)).json()["id"]
+    job = _run(client, tok, sid, "te", {"objective": "min-mlu", "method": method, "pop_parts": 2,
+                                        "time_limit_s": 60, "verify": True})
+    result = client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).json()
+    assert result["method"] == method and result["verification"]["ok"] is True
+    assert result["lower_bound"] <= result["mlu"] + 1e-9
+    if method == "colgen":
+        assert result["mlu"] == pytest.approx(0.75, abs=1e-6)
+    bad = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "te", "options": {"method": "ncflow"}},
+                      headers=auth(tok))
+    assert bad.status_code == 422
+
+
 def test_placement_flow(client: TestClient, tokens: dict[str, str]) -> None:
     tok = tokens["planner"]
     sid = client.post("/v1/scenarios", json=placement_doc(), headers=auth(tok)).json()["id"]

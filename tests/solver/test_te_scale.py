@@ -1,0 +1,164 @@
+"""Scalable TE methods: column generation, POP and the Lagrangian lower bound.
+
+Reference optimum: the exact path LP with ``k`` large enough to hold every loopless path of these
+small networks (the full path LP), checked with the independent TE checker.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from backbone.solver.checks.te import check_te
+from backbone.solver.te import TEOptions, choose_method, solve_te
+from backbone.solver.te.colgen import GAP_TOL, mlu_lower_bound, refine_mlu_bound
+from backbone.solver.te.instance import build_instance
+
+from backbone.errors import ValidationError
+from backbone.io import save_scenario
+from backbone.model import Network
+from tests.conftest import make_network
+
+ALL_PATHS_K = 64
+"""More than the loopless paths of any pair of the random networks below (at most 8 sites)."""
+
+
+def _random_te_net(seed: int, n: int = 7, m: int = 12, slo: bool = False, tight: float = 1.0) -> Network:
+    """A connected random graph with parallel links, random capacities and all-pairs random demand."""
+    rng = np.random.default_rng(seed)
+    sites = [{"id": f"s{i}", "lon": float(i), "lat": 0.0, "region": "NA"} for i in range(n)]
+    edges = {(int(rng.integers(0, i)), i) for i in range(1, n)}
+    while len(edges) < m:
+        a, b = sorted(rng.choice(n, 2, replace=False).tolist())
+        edges.add((a, b))
+    edge_list = [*sorted(edges), sorted(edges)[0]]  # one parallel link
+    links = [{"id": f"l{j}", "site_a": f"s{a}", "site_b": f"s{b}", "capacity_gbps": float(rng.integers(50, 200)),
+              "latency_ms": float(rng.integers(1, 6))} for j, (a, b) in enumerate(edge_list)]
+    demands = []
+    for i in range(n):
+        for j in range(n):
+            if i != j and rng.random() < 0.8:
+                d = {"id": f"d{i}-{j}", "src": f"s{i}", "dst": f"s{j}", "traffic_class": "bulk",
+                     "demand_gbps": float(rng.uniform(1, 40)) * tight}
+                if slo and rng.random() < 0.3:
+                    d["slo_rtt_ms"] = 2.0 * float(rng.integers(4, 12))
+                    d["traffic_class"] = "inference"
+                demands.append(d)
+    return make_network(sites, links, demands, name=f"random-te-{seed}")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_colgen_reaches_the_full_path_lp_optimum(seed: int) -> None:
+    net = _random_te_net(seed)
+    full = solve_te(net, "min-mlu", k=ALL_PATHS_K, method="exact")
+    cg = solve_te(net, "min-mlu", k=1, method="colgen")
+    assert cg.summary["method"] == "colgen" and cg.summary["status"] == "optimal"
+    # converged: the optimum within the proven gap, which column generation closes to GAP_TOL
+    optimum = full.summary["objective_value"]
+    assert cg.summary["lower_bound"] <= optimum * (1 + 1e-9)
+    assert optimum * (1 - 1e-9) <= cg.summary["objective_value"] <= optimum * (1 + GAP_TOL)
+    assert cg.summary["gap"] <= GAP_TOL
+    assert cg.mlu == pytest.approx(cg.summary["objective_value"], rel=1e-6)
+    assert check_te(net, cg).ok
+    # memory grows with active paths: far fewer columns than the full path LP's variables
+    assert cg.summary["colgen"]["columns"] < full.summary["path_variables"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_colgen_max_throughput_matches_the_full_path_lp(seed: int) -> None:
+    net = _random_te_net(seed, tight=6.0)  # overloaded: some demand must stay unmet
+    full = solve_te(net, "max-throughput", k=ALL_PATHS_K, method="exact")
+    cg = solve_te(net, "max-throughput", k=1, method="colgen")
+    assert full.summary["unmet_gbps"] > 0
+    assert cg.summary["carried_gbps"] == pytest.approx(full.summary["carried_gbps"], rel=1e-5)
+    assert check_te(net, cg).ok
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bounds_are_valid_and_pop_is_feasible_above_them(seed: int) -> None:
+    """Every method's lower bound is at most the exact optimum; POP is feasible and never below it."""
+    net = _random_te_net(seed, n=8, m=14, slo=seed % 2 == 1)
+    optimum = solve_te(net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["objective_value"]
+    tol = 1e-7 * max(1.0, optimum)
+    for method, k in (("exact", 2), ("exact", ALL_PATHS_K), ("colgen", 2), ("pop", 2)):
+        r = solve_te(net, "min-mlu", k=k, method=method, pop_parts=3)
+        s = r.summary
+        assert s["method"] == method
+        assert s["lower_bound"] is not None, method
+        assert s["lower_bound"] <= optimum + tol, method
+        assert s["mlu"] >= s["lower_bound"] - tol, method
+        assert s["gap"] == pytest.approx((s["objective_value"] - s["lower_bound"]) / s["objective_value"], abs=1e-9)
+        assert check_te(net, r).ok, method
+        if method == "pop":
+            assert s["mlu"] >= optimum - tol  # feasible, so never better than the optimum
+            assert s["mlu"] == pytest.approx(s["objective_value"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_multiplicative_weights_bound_is_valid_and_tightens(seed: int) -> None:
+    net = _random_te_net(seed, n=8, m=14)
+    inst = build_instance(net)
+    demands = np.flatnonzero(inst.routable)
+    optimum = solve_te(net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["objective_value"]
+    bound, prices = refine_mlu_bound(inst, demands, iterations=60)
+    assert 0 < bound <= optimum * (1 + 1e-9)
+    assert mlu_lower_bound(inst, demands, prices) == pytest.approx(bound, rel=1e-9)
+    assert bound >= mlu_lower_bound(inst, demands, 1.0 / inst.arc_capacity_gbps) - 1e-12
+    assert bound >= 0.8 * optimum  # close on small networks
+
+
+def test_colgen_with_slo_demands_is_never_worse_than_the_k_path_lp() -> None:
+    net = _random_te_net(3, n=8, m=13, slo=True)
+    inst = build_instance(net)
+    assert inst.has_slo.any()
+    exact = solve_te(net, "min-mlu", k=2, method="exact")
+    cg = solve_te(net, "min-mlu", k=2, method="colgen")
+    assert cg.summary["objective_value"] <= exact.summary["objective_value"] + 1e-9
+    assert check_te(net, cg).ok  # SLOs are hard for every method
+
+
+def test_pop_max_throughput_is_feasible() -> None:
+    net = _random_te_net(5, tight=6.0)
+    exact = solve_te(net, "max-throughput", k=4, method="exact")
+    pop = solve_te(net, "max-throughput", k=4, method="pop", pop_parts=2)
+    assert check_te(net, pop).ok
+    assert pop.summary["carried_gbps"] <= exact.summary["carried_gbps"] * (1 + 1e-7) + 1e-6
+
+
+def test_auto_keeps_the_exact_path_lp_on_small_problems(triangle: Network) -> None:
+    inst = build_instance(triangle)
+    assert choose_method(inst, "min-mlu", "path") == "exact"
+    assert choose_method(inst, "max-min-fair", "path") == "exact"
+    r = solve_te(triangle)
+    assert r.summary["method"] == "exact"
+    assert r.summary["mlu"] == pytest.approx(0.75)
+    assert r.summary["lower_bound"] == pytest.approx(0.75)
+    assert r.summary["gap"] == pytest.approx(0.0, abs=1e-7)
+    assert TEOptions().method == "auto"
+
+
+def test_scalable_methods_reject_other_objectives(triangle: Network) -> None:
+    inst = build_instance(triangle)
+    with pytest.raises(ValidationError):
+        choose_method(inst, "max-min-fair", "path", "colgen")
+    with pytest.raises(ValidationError):
+        choose_method(inst, "min-mlu", "edge", "pop")
+
+
+def test_cli_method_colgen_json(tmp_path: Path) -> None:
+    scenario = save_scenario(_random_te_net(1), tmp_path / "net.json")
+    p = subprocess.run([sys.executable, "-m", "backbone.api", "te", str(scenario), "--method", "colgen", "--json",
+                        "--verify"], capture_output=True, text=True, timeout=300,
+                       cwd=Path(__file__).resolve().parents[2])
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["method"] == "colgen" and doc["verification"]["ok"] is True
+    assert doc["lower_bound"] <= doc["mlu"] + 1e-9 and doc["gap"] is not None
+    bad = subprocess.run([sys.executable, "-m", "backbone.api", "te", str(scenario), "--method", "pop",
+                          "--objective", "min-latency", "--json"], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert bad.returncode == 2, bad.stderr
