@@ -23,3 +23,31 @@ def json_default(o: Any) -> Any:
     if isinstance(o, Path):
         return str(o)
     raise TypeError(f"not JSON serializable: {type(o).__name__}")
+
+
+def json_safe(obj: Any) -> Any:
+    """``obj`` with every non-finite float (NaN, ±inf; Python or numpy) replaced by ``None``.
+
+    The one place result JSON turns NaN into null: the planning service's files and the CLI's
+    ``--json`` both go through it, so a value that could not be computed reads as ``null``.
+
+    Example
+    -------
+    >>> json_safe({"a": float("nan"), "b": [1.0, float("inf")]})
+    {'a': None, 'b': [1.0, None]}
+    """
+    import math
+
+    import numpy as np
+
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, np.floating):
+        return float(obj) if np.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_safe(obj.tolist())
+    return obj

@@ -18,7 +18,7 @@ from typing import Any
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
-from backbone.serialize import json_default
+from backbone.serialize import json_default, json_safe
 
 ProgressFn = Callable[[float, str], None]
 """``progress(fraction_done, message)``; fraction in [0, 1]."""
@@ -162,5 +162,5 @@ def remove_stale_files(out: Path, names: set[str]) -> None:
 def write_json_atomic(path: Path, obj: Any) -> None:
     """Write JSON to ``path`` via a temporary file and an atomic rename."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(obj, indent=2, default=json_default, allow_nan=False), encoding="utf-8")
+    tmp.write_text(json.dumps(json_safe(obj), indent=2, default=json_default, allow_nan=False), encoding="utf-8")
     os.replace(tmp, path)

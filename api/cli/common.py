@@ -92,9 +92,9 @@ def handle_errors(func: F) -> F:
 
 def emit_json(obj: Any) -> None:
     """Print ``obj`` as JSON on stdout (and nothing else)."""
-    from backbone.serialize import json_default
+    from backbone.serialize import json_default, json_safe
 
-    sys.stdout.write(json.dumps(obj, indent=2, default=json_default, allow_nan=False) + "\n")
+    sys.stdout.write(json.dumps(json_safe(obj), indent=2, default=json_default, allow_nan=False) + "\n")
     sys.stdout.flush()
 
 
