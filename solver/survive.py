@@ -61,6 +61,9 @@ from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 
+DESIGN_BUDGET_FACTOR = 3.0
+"""Wall-clock budget of a whole survivable design, in multiples of its per-solve ``time_limit_s``."""
+
 __all__ = ["SURVIVE_KINDS", "SurvivableDesign", "design_survivable", "full_network"]
 
 SURVIVE_KINDS = ("link", "srlg", "site")
@@ -442,6 +445,9 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         d = full.demands
         return (d["src"].isin(sc.sites) | d["dst"].isin(sc.sites)).to_numpy()
 
+    # the whole design (sweeps and MIPs of every iteration) gets DESIGN_BUDGET_FACTOR x time_limit_s of wall
+    # time: past it, the loop stops after its next sweep and reports the design as not converged
+    design_deadline = time.perf_counter() + DESIGN_BUDGET_FACTOR * time_limit_s
     for it in range(1, max_iterations + 1):
         t_sweep = time.perf_counter()
         if failure_kind != "none" and records is None:
@@ -473,6 +479,12 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
             converged = not violated
             iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
             iterations[-1]["violated"] = len(violated)
+            break
+        if it > 1 and time.perf_counter() >= design_deadline:
+            iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
+            iterations[-1]["violated"] = len(violated)
+            iterations[-1]["stopped"] = (f"time budget of {DESIGN_BUDGET_FACTOR:g} x time_limit_s "
+                                         f"({DESIGN_BUDGET_FACTOR * time_limit_s:g} s) used")
             break
         working += new
         progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
