@@ -6,7 +6,7 @@ shortest-path-tree completion directly and queueing its deviations lazily, Eppst
 stay inside the chain of biconnected blocks between source and target. See
 :func:`_k_shortest_eppstein` and the :mod:`backbone.solver.paths` docstring.
 
-:func:`_search_group` runs the compiled port (:mod:`backbone.solver.path_kernels`) for plain
+:func:`search_group` runs the compiled port (:mod:`backbone.solver.path_kernels`) for plain
 searches; the Python kernels here are the reference it is tested against, and serve link-disjoint
 searches.
 """
@@ -49,7 +49,7 @@ _CAPPED = [0]
 
 # ---------------------------------------------------------------------- topology
 @dataclass(frozen=True)
-class _Topology:
+class SearchTopology:
     """Plain arrays of the link table (what the worker processes need)."""
 
     n_sites: int
@@ -86,7 +86,8 @@ class _Topology:
         return sp.csr_matrix((np.maximum(w[first], 1e-12), (rows[first], cols[first])), shape=(n, n))
 
 
-def _topology(net: Network) -> _Topology:
+def build_topology(net: Network) -> SearchTopology:
+    """The link table as the plain arrays a search (or a worker process) needs."""
     a, b = net.link_endpoints()
     links = net.links
     lat = links["latency_ms"].to_numpy(float)
@@ -94,11 +95,11 @@ def _topology(net: Network) -> _Topology:
         bad = links.index[np.isnan(lat) | (lat < 0)]
         raise ValidationError([Problem("latency must be a non-negative number", table="links", record=str(i),
                                        field="latency_ms") for i in bad])
-    return _Topology(len(net.sites), np.asarray(a, np.int64), np.asarray(b, np.int64), lat,
+    return SearchTopology(len(net.sites), np.asarray(a, np.int64), np.asarray(b, np.int64), lat,
                      links["length_km"].to_numpy(float))
 
 
-def _topology_key(net: Network) -> str:
+def topology_key(net: Network) -> str:
     """Hash of what paths depend on: sites, and the links' ids, endpoints, latency and length."""
     h = hashlib.sha256()
     h.update(pd.util.hash_pandas_object(pd.Series(net.sites.index, dtype=str), index=False).to_numpy().tobytes())
@@ -198,7 +199,7 @@ class _BlockTree:
     between ``s`` and ``t``; :meth:`masks` gives, per source, the bit mask of those sites.
     """
 
-    def __init__(self, topo: _Topology) -> None:
+    def __init__(self, topo: SearchTopology) -> None:
         import networkx as nx
 
         g = nx.Graph()
@@ -262,8 +263,8 @@ class _FlatPaths:
         self.arcs.extend(arcs)
         self.sites.extend(sites)
 
-    def to_found(self, pair_of: list[int]) -> _Found:
-        return _Found(np.array(pair_of, np.int64), np.array(self.latency, float), np.array(self.hops, np.int64),
+    def to_found(self, pair_of: list[int]) -> FoundPath:
+        return FoundPath(np.array(pair_of, np.int64), np.array(self.latency, float), np.array(self.hops, np.int64),
                       np.array(self.arcs, np.int64), np.array(self.sites, np.int64))
 
     def add_path(self, latency: float, sites: list[int], arcs: list[int]) -> None:
@@ -285,7 +286,7 @@ class _TargetTree:
     heap entry, in key order.
     """
 
-    def __init__(self, topo: _Topology, h: list[float], pred: np.ndarray, target: int) -> None:
+    def __init__(self, topo: SearchTopology, h: list[float], pred: np.ndarray, target: int) -> None:
         n = topo.n_sites
         tail = np.concatenate([topo.site_a, topo.site_b])
         head = np.concatenate([topo.site_b, topo.site_a])
@@ -478,7 +479,7 @@ def _disjoint(adj: list[list[tuple[int, int, float]]], h: list[float], s: int, t
 
 
 @dataclass(frozen=True)
-class _Found:
+class FoundPath:
     """Search output as flat arrays: per path its pair (index into the searched pairs),
     latency, hops; arcs and sites of all paths concatenated in travel order."""
 
@@ -489,13 +490,13 @@ class _Found:
     sites: np.ndarray
 
     @staticmethod
-    def concat(parts: list[_Found], pair_maps: list[np.ndarray]) -> _Found:
-        return _Found(np.concatenate([m[p.pair] for p, m in zip(parts, pair_maps, strict=True)]),
+    def concat(parts: list[FoundPath], pair_maps: list[np.ndarray]) -> FoundPath:
+        return FoundPath(np.concatenate([m[p.pair] for p, m in zip(parts, pair_maps, strict=True)]),
                       np.concatenate([p.latency for p in parts]), np.concatenate([p.hops for p in parts]),
                       np.concatenate([p.arcs for p in parts]), np.concatenate([p.sites for p in parts]))
 
 
-def _search_group(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> _Found:
+def search_group(args: tuple[SearchTopology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> FoundPath:
     """Paths for unordered pairs ``(src[i], dst[i])``: the compiled kernel, or the Python one for
     link-disjoint paths (successive shortest paths)."""
     topo, src, dst, limit, k, disjoint = args
@@ -511,7 +512,7 @@ TARGET_CHUNK = 128
 class _CompiledGraph:
     """The arrays the compiled kernel needs: arcs, adjacency in the reference order, block-cut tree."""
 
-    def __init__(self, topo: _Topology) -> None:
+    def __init__(self, topo: SearchTopology) -> None:
         import networkx as nx
 
         n, n_links = topo.n_sites, topo.n_links
@@ -562,8 +563,8 @@ class _CompiledGraph:
         self.tree_ptr = np.searchsorted(rows[order], np.arange(n_tree + 1)).astype(np.int64)
 
 
-def _search_group_compiled(topo: _Topology, src: np.ndarray, dst: np.ndarray, limit: np.ndarray,
-                           k: int) -> _Found:
+def _search_group_compiled(topo: SearchTopology, src: np.ndarray, dst: np.ndarray, limit: np.ndarray,
+                           k: int) -> FoundPath:
     """The compiled kernel over target chunks; output in the reference kernel's order."""
     from backbone.solver.path_kernels import search_targets
 
@@ -594,10 +595,10 @@ def _search_group_compiled(topo: _Topology, src: np.ndarray, dst: np.ndarray, li
                     capped, MAX_EXPANSIONS)
     if not parts:
         return _FlatPaths().to_found([])
-    return _Found(*(np.concatenate([p[i] for p in parts]) for i in range(5)))
+    return FoundPath(*(np.concatenate([p[i] for p in parts]) for i in range(5)))
 
 
-def _search_group_python(args: tuple[_Topology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> _Found:
+def _search_group_python(args: tuple[SearchTopology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> FoundPath:
     """Paths for unordered pairs ``(src[i], dst[i])`` by the reference Python kernels (grouped by target)."""
     topo, src, dst, limit, k, disjoint = args
     out = _FlatPaths()

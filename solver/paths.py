@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.path_search import _Found, _search_group, _Topology, _topology, _topology_key
+from backbone.solver.path_search import FoundPath, SearchTopology, build_topology, search_group, topology_key
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
@@ -168,8 +168,8 @@ class PathSet:
         idx = np.asarray(idx, np.int64)
         site_lens = np.diff(self._site_ptr)[idx]
         arc_lens = np.diff(self._arc_ptr)[idx]
-        site_seq = self._site_seq[_ranges(self._site_ptr[:-1][idx], site_lens)]
-        arc_seq = self._arc_seq[_ranges(self._arc_ptr[:-1][idx], arc_lens)]
+        site_seq = self._site_seq[csr_ranges(self._site_ptr[:-1][idx], site_lens)]
+        arc_seq = self._arc_seq[csr_ranges(self._arc_ptr[:-1][idx], arc_lens)]
         return PathSet(self.link_ids, self.site_ids, self.pairs, self.path_pair[idx], self.path_latency_ms[idx],
                        self.path_length_km[idx], self.path_hops[idx], self.arc_incidence[idx],
                        self.link_incidence[idx], site_seq, np.concatenate([[0], np.cumsum(site_lens)]),
@@ -239,7 +239,7 @@ class PathSet:
         })
 
 
-def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+def csr_ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     """Concatenation of ``arange(s, s + n)`` for each (s, n), vectorized."""
     total = int(lens.sum())
     if total == 0:
@@ -315,13 +315,13 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     if cache:
         ph = hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
         ph.update(limit.tobytes())
-        key = (_topology_key(net), ph.hexdigest(), int(k), bool(disjoint))
+        key = (topology_key(net), ph.hexdigest(), int(k), bool(disjoint))
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
             logger.debug("candidate paths: cache hit (%d pairs)", len(frame))
             return hit
-    topo = _topology(net)
+    topo = build_topology(net)
     result = _build(topo, net, frame, src.astype(np.int64), dst.astype(np.int64), limit, int(k), bool(disjoint),
                     workers)
     if key is not None:
@@ -394,7 +394,7 @@ def _pairs_frame(pairs: pd.DataFrame | Sequence[tuple[str, str]]) -> pd.DataFram
     return pd.DataFrame({"src": frame["src"].astype(str).to_numpy(), "dst": frame["dst"].astype(str).to_numpy()})
 
 
-def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, dst: np.ndarray,
+def _build(topo: SearchTopology, net: Network, frame: pd.DataFrame, src: np.ndarray, dst: np.ndarray,
            limit: np.ndarray, k: int, disjoint: bool, workers: int | None) -> PathSet:
     """Search each unordered pair once (vectorised dedup), then assemble the incidences."""
     n_links = topo.n_links
@@ -418,7 +418,7 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
     first_u = np.concatenate([[0], np.cumsum(counts_u)])
     # requested pair r takes the paths of unique pair back[r], reversed when src > dst
     counts = counts_u[back]
-    q = by_pair[_ranges(first_u[back], counts)]  # index into the searched paths, per output path
+    q = by_pair[csr_ranges(first_u[back], counts)]  # index into the searched paths, per output path
     path_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), counts)
     rev = np.repeat(src > dst, counts)
     hops = found.hops[q]
@@ -446,14 +446,14 @@ def _build(topo: _Topology, net: Network, frame: pd.DataFrame, src: np.ndarray, 
     return ps
 
 
-def _run_search(topo: _Topology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray, k: int, disjoint: bool,
-                workers: int) -> _Found:
+def _run_search(topo: SearchTopology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray, k: int, disjoint: bool,
+                workers: int) -> FoundPath:
     """Run the kernel, in one process or split by target over a pool."""
     from backbone.solver.processes import capped_workers, pool_initializer
 
     workers = capped_workers(workers)
     if workers <= 1 or len(lo) < 2:
-        return _search_group((topo, lo, hi, lim, k, disjoint))
+        return search_group((topo, lo, hi, lim, k, disjoint))
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
@@ -469,5 +469,5 @@ def _run_search(topo: _Topology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray
     groups = [np.flatnonzero(bucket == b) for b in range(workers)]
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=pool_initializer) as pool:
-        parts = list(pool.map(_search_group, [(topo, lo[g], hi[g], lim[g], k, disjoint) for g in groups]))
-    return _Found.concat(parts, groups)
+        parts = list(pool.map(search_group, [(topo, lo[g], hi[g], lim[g], k, disjoint) for g in groups]))
+    return FoundPath.concat(parts, groups)

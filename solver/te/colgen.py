@@ -364,9 +364,9 @@ def _splits(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np
         return pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
     ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
     lens = hops[used].astype(np.int64)
-    from backbone.solver.paths import _ranges
+    from backbone.solver.paths import csr_ranges
 
-    arc_seq = arcs[_ranges(ptr[:-1][used], lens)].astype(np.int64)
+    arc_seq = arcs[csr_ranges(ptr[:-1][used], lens)].astype(np.int64)
     arc_ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     first = arc_seq[arc_ptr[:-1]]
     site_seq = np.insert(inst.arc_head[arc_seq], arc_ptr[:-1], inst.arc_tail[first])
@@ -405,9 +405,9 @@ def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int) -> tuple[ColumnPoo
             continue
         ps = dp.paths
         lens = ps.path_hops[dp.var_path].astype(np.int64)
-        from backbone.solver.paths import _ranges
+        from backbone.solver.paths import csr_ranges
 
-        flat = ps._arc_seq[_ranges(ps._arc_ptr[:-1][dp.var_path], lens)]
+        flat = ps._arc_seq[csr_ranges(ps._arc_ptr[:-1][dp.var_path], lens)]
         pool.add(pos[dp.var_demand], flat, lens)
     return pool, lp_demands, reason, sum(dp.seconds for dp in parts)
 

@@ -156,7 +156,7 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bo
     the pair's demands; each demand then keeps the paths within its own SLO. Vectorized: the
     demand -> path expansion is a ``repeat`` over pair path ranges.
     """
-    from backbone.solver.paths import _ranges, candidate_paths
+    from backbone.solver.paths import candidate_paths, csr_ranges
 
     t0 = time.perf_counter()
     demands = np.asarray(demands, np.int64)
@@ -176,7 +176,7 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bo
     ptr = ps.pair_ptr
     counts = np.diff(ptr)[pair_of]
     var_demand = np.repeat(demands, counts)
-    var_path = _ranges(ptr[:-1][pair_of], counts).astype(np.int64)
+    var_path = csr_ranges(ptr[:-1][pair_of], counts).astype(np.int64)
     ok = ps.path_latency_ms[var_path] <= inst.slo_one_way_ms[var_demand] + 1e-9
     return DemandPaths(ps, var_demand[ok], var_path[ok], time.perf_counter() - t0)
 
@@ -491,9 +491,9 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
     ptr = np.searchsorted(pair_key[order], pk, side="left")
     end = np.searchsorted(pair_key[order], pk, side="right")
     counts = end - ptr
-    from backbone.solver.paths import _ranges
+    from backbone.solver.paths import csr_ranges
 
-    d_idx = order[_ranges(ptr, counts)]
+    d_idx = order[csr_ranges(ptr, counts)]
     r_idx = np.repeat(np.arange(len(rows)), counts)
     share = carried[d_idx] / np.maximum(pair_total[pk[r_idx]], 1e-300)
     lat = np.array([inst.arc_latency_ms[r[2]].sum() for r in rows])
