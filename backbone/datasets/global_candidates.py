@@ -166,7 +166,7 @@ CANDIDATES: list[CandidateRoute] = [
        (103.45, 3.8)], cable_system="MIST", sources=SPECTRUM_SOURCES),
     C("2africa-mumbai-barka", "2Africa Pearls: spectrum Mumbai (second landing) - Barka", "mumbai", "barka",
       "spectrum", "submarine", [(72.7, 18.9), (66.0, 21.0), (60.8, 22.9), (58.6, 23.9)], cable_system="2Africa",
-      sources=SPECTRUM_SOURCES),
+      max_modules=16, sources=SPECTRUM_SOURCES),  # spectrum on two of the Pearls segment's fibre pairs
     C("teams-mombasa-fujairah", "TEAMS: spectrum Mombasa - Fujairah", "mombasa", "fujairah", "spectrum",
       "submarine", [(41.5, -3.0), (48.0, 3.0), (53.0, 10.5), (58.0, 17.5), (60.2, 20.0), (60.6, 22.5), (59.2, 23.8)]
       + via("to-fujairah"), cable_system="TEAMS", max_modules=4, sources=SPECTRUM_SOURCES),
@@ -183,7 +183,7 @@ CANDIDATES: list[CandidateRoute] = [
     C("jonah-telaviv-milan", "Jonah: spectrum Tel Aviv - Bari, backhaul Bari - Milan", "tel-aviv-landing", "milan",
       "spectrum", "submarine",
       [(33.0, 33.2), (28.0, 34.0), (23.0, 35.6), (20.0, 37.5), (18.7, 39.9), (16.87, 41.13), (14.2, 42.46),
-       (12.6, 43.9), (11.34, 44.49)], cable_system="Jonah", max_modules=4, sources=SPECTRUM_SOURCES),
+       (12.6, 43.9), (11.34, 44.49)], cable_system="Jonah", max_modules=8, sources=SPECTRUM_SOURCES),
     C("rockabill-dublin-london", "Rockabill: spectrum Dublin - Southport, backhaul to London", "dublin", "london",
       "spectrum", "submarine", [(-6.05, 53.45), (-4.5, 53.6), (-3.0, 53.65), (-2.24, 53.48), (-1.5, 52.4)],
       cable_system="Rockabill", sources=SPECTRUM_SOURCES),
