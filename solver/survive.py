@@ -81,14 +81,43 @@ def full_network(net: Network) -> Network:
 
 @dataclass
 class _StateBlock:
-    """Candidate paths of one state on the full network (intact link index)."""
+    """Candidate paths of one state on the full network (intact link index), per commodity.
+
+    Demands with the same source, destination and SLO have the same admissible paths, so they are
+    routed as one *commodity* (exact for what can be carried: flows split freely between them)."""
 
     scenario: str
     failed: tuple[str, ...]
-    var_demand: np.ndarray
+    var_demand: np.ndarray  # commodity of each flow variable
     incidence: sp.csr_matrix  # variables x arcs
     has_path: np.ndarray  # per demand
     ceiling: float
+
+
+@dataclass
+class _Commodities:
+    """Demands grouped by (src, dst, SLO, carries traffic): ``of`` maps demand -> commodity,
+    ``first`` is a representative demand per commodity and ``gbps`` the commodity's demand."""
+
+    of: np.ndarray
+    first: np.ndarray
+    gbps: np.ndarray
+
+    @classmethod
+    def of_network(cls, net: Network) -> _Commodities:
+        d = net.demands
+        gbps = d["demand_gbps"].to_numpy(float)
+        key = pd.DataFrame({"src": d["src"].to_numpy(), "dst": d["dst"].to_numpy(),
+                            "slo": d["slo_rtt_ms"].to_numpy(float), "pos": gbps > 0})
+        of = key.groupby(["src", "dst", "slo", "pos"], sort=False, dropna=False).ngroup().to_numpy()
+        n = int(of.max()) + 1 if len(of) else 0
+        first = np.full(n, -1, np.int64)
+        first[of[::-1]] = np.arange(len(of))[::-1]
+        return cls(of, first, np.bincount(of, weights=gbps, minlength=n))
+
+    def has_path(self, has_path_demand: np.ndarray) -> np.ndarray:
+        """Per commodity: whether its demands have an admissible path."""
+        return has_path_demand[self.first]
 
 
 @dataclass
@@ -164,11 +193,11 @@ class SurvivableDesign:
 
 
 def _state_block(current: Network, full: Network, scenario: str, failed: Sequence[str], k: int,
-                 ceiling: float) -> _StateBlock:
-    """The union of the state's candidate paths on the full network (TE's paths on any built design
-    that uses only built links: removing links only removes paths) and on ``current`` (the existing
-    network, or the last design: the routes TE uses there, which new routes could crowd out of the k
-    shortest of the full network)."""
+                 ceiling: float, comm: _Commodities | None = None) -> _StateBlock:
+    """The state's candidate paths on ``full`` (TE's paths on any built design that uses only built
+    links: removing links only removes paths), plus those on ``current`` when it differs (the routes
+    TE uses there), one set of flow variables per commodity."""
+    comm = comm or _Commodities.of_network(full)
     vd, _, inc = state_paths(full, [x for x in failed if x in full.links.index], k)
     if not current.links.index.equals(full.links.index):
         present = [x for x in failed if x in current.links.index]
@@ -182,11 +211,12 @@ def _state_block(current: Network, full: Network, scenario: str, failed: Sequenc
         inc = sp.vstack([inc, inc0], format="csr")
     has = np.zeros(len(full.demands), bool)
     has[vd] = True
-    return _StateBlock(scenario, tuple(failed), vd, inc, has, ceiling)
+    keep = comm.first[comm.of[vd]] == vd  # the representative demand's paths stand for its commodity
+    return _StateBlock(scenario, tuple(failed), comm.of[vd[keep]], inc[np.flatnonzero(keep)], has, ceiling)
 
 
 def _solve_mip(net: Network, full: Network, blocks: list[_StateBlock], time_limit_s: float, backend: str,
-               mip_gap: float, tol: float) -> dict[str, Any]:
+               mip_gap: float, tol: float, comm: _Commodities) -> dict[str, Any]:
     """The design MIP over ``blocks`` (see the module doc).
 
     Routable demand left unmet is penalised (far above any cost per Gbps), so the MIP always has
@@ -196,27 +226,28 @@ def _solve_mip(net: Network, full: Network, blocks: list[_StateBlock], time_limi
     the MIP's bound minus the penalty of ``sum_s U_s``.
     """
     t0 = time.perf_counter()
-    lp, y_max = _build_mip(net, full, blocks, integer=True)
+    lp, y_max = _build_mip(net, full, blocks, comm, integer=True)
     sol = solve(lp, backend=backend, time_limit=max(1.0, time_limit_s), mip_gap=mip_gap)
     if not sol.status.has_solution:
         raise SolverError(f"survivable design: {sol.status.value} after {sol.solve_seconds:.1f} s ({sol.message})")
-    S, D = len(blocks), len(full.demands)
-    no_path = ~np.concatenate([b.has_path for b in blocks])
+    S, D = len(blocks), len(comm.gbps)
+    no_path = ~np.concatenate([comm.has_path(b.has_path) for b in blocks])
     unmet = np.where(no_path, 0.0, np.maximum(sol.values("unmet").to_numpy(), 0.0)).reshape(S, D)
     short_by_state = np.zeros(S)
     if unmet.sum() > tol:
-        probe, _ = _build_mip(net, full, blocks, integer=False, fix_max=True)
+        probe, _ = _build_mip(net, full, blocks, comm, integer=False, fix_max=True)
         psol = solve(probe, backend=backend, time_limit=max(1.0, time_limit_s))
         if not psol.status.has_solution:
             raise SolverError(f"survivable design: capacity probe {psol.status.value} ({psol.message})")
         pu = np.where(no_path, 0.0, np.maximum(psol.values("unmet").to_numpy(), 0.0)).reshape(S, D)
         short_by_state = pu.sum(axis=1)
-    out = _read_mip(lp, sol, len(net.links), full, blocks, y_max, short_by_state, unmet, time.perf_counter() - t0)
+    out = _read_mip(lp, sol, len(net.links), full, blocks, comm, y_max, short_by_state, unmet,
+                    time.perf_counter() - t0)
     out["unmet_all"] = np.maximum(sol.values("unmet").to_numpy(), 0.0)
     return out
 
 
-def _build_mip(net: Network, full: Network, blocks: list[_StateBlock], integer: bool,
+def _build_mip(net: Network, full: Network, blocks: list[_StateBlock], comm: _Commodities, integer: bool,
                fix_max: bool = False) -> tuple[LinearProgram, np.ndarray]:
     """The program (module doc); ``fix_max``: every module bought, minimise unmet routable demand."""
     links = full.links
@@ -231,7 +262,7 @@ def _build_mip(net: Network, full: Network, blocks: list[_StateBlock], integer: 
     y_max = np.nan_to_num(y_max, nan=0.0)
     cands = net.candidates
     fixed = cands["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
-    h = full.demands["demand_gbps"].to_numpy(float)
+    h = comm.gbps
     D, S = len(h), len(blocks)
     lp = LinearProgram(f"survivable-{net.name}")
     lp.add_variables("modules", links.index, cost=0.0 if fix_max else cost, lower=y_max if fix_max else 0.0,
@@ -242,8 +273,8 @@ def _build_mip(net: Network, full: Network, blocks: list[_StateBlock], integer: 
     n_vars = np.array([len(b.var_demand) for b in blocks])
     offsets = np.concatenate([[0], np.cumsum(n_vars)])
     lp.add_variables("flow", int(offsets[-1]))
-    index = pd.MultiIndex.from_product([range(S), full.demands.index], names=["state", "demand"])
-    no_path = ~np.concatenate([b.has_path for b in blocks])
+    index = pd.MultiIndex.from_product([range(S), full.demands.index[comm.first]], names=["state", "demand"])
+    no_path = ~np.concatenate([comm.has_path(b.has_path) for b in blocks])
     h_all = np.tile(h, S)
     lp.add_variables("unmet", index, cost=np.where(no_path, 0.0, 1.0 if fix_max else UNMET_PENALTY_USD_PER_GBPS),
                      lower=np.where(no_path, h_all, 0.0), upper=h_all)
@@ -269,8 +300,8 @@ def _build_mip(net: Network, full: Network, blocks: list[_StateBlock], integer: 
     return lp, y_max
 
 
-def _read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: list[_StateBlock], y_max: np.ndarray,
-              short_by_state: np.ndarray, unmet: np.ndarray, seconds: float) -> dict[str, Any]:
+def _read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: list[_StateBlock], comm: _Commodities,
+              y_max: np.ndarray, short_by_state: np.ndarray, unmet: np.ndarray, seconds: float) -> dict[str, Any]:
     links = full.links
     L = len(links)
     is_cand = np.arange(L) >= n_old
@@ -280,10 +311,10 @@ def _read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: li
     fixed = np.zeros(L)
     if "build" in lp.variables and lp.variables["build"].size:
         fixed[links.index.get_indexer(lp.variables["build"].index)] = lp.c[lp.variables["build"].slice]
-    S, D = len(blocks), len(full.demands)
+    S, D = len(blocks), len(comm.gbps)
     n_vars = np.array([len(b.var_demand) for b in blocks])
     offsets = np.concatenate([[0], np.cumsum(n_vars)])
-    no_path = ~np.concatenate([b.has_path for b in blocks])
+    no_path = ~np.concatenate([comm.has_path(b.has_path) for b in blocks])
     y = np.round(sol.values("modules").to_numpy()).clip(0, y_max)
     design_cost = float(cost @ y + fixed[y > 0.5].sum())
     bound = None if sol.bound is None or not np.isfinite(sol.bound) else max(0.0, min(
@@ -302,31 +333,37 @@ def _read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: li
             "solver_status": sol.status.value}
 
 
-MAX_PATH_ROUNDS = 4
-"""MIP solves per iteration that drop the candidates the last one did not build (see the loop)."""
-
-
-def _route_candidates(base: Network, full: Network, full_blocks: list[_StateBlock], k: int) -> list[str]:
-    """Candidates on the full network's admissible paths of demands that have none on the existing
-    network in the same state (cut apart, or no path within the SLO): the routes those states need."""
+def _routes_needed(base: Network, full: Network, full_blocks: list[_StateBlock], k: int,
+                   comm: _Commodities) -> list[str]:
+    """The few new routes the states need: every demand that has no admissible path on the existing
+    network in a state (cut apart, or none within its SLO) but has one with every candidate built
+    gets the candidates of its cheapest such path (fixed plus one module's cost; the shortest among
+    equals). Building more than needed only crowds TE's ``k`` shortest paths onto new routes."""
     L = len(full.links)
     is_cand = ~full.links.index.isin(base.links.index)
     if not is_cand.any():
         return []
-    cand_cols = np.flatnonzero(np.concatenate([is_cand, is_cand]))
-    wanted: set[str] = set()
+    cands = base.candidates
+    price = np.zeros(L)
+    price[is_cand] = (cands["fixed_cost_usd"].reindex(full.links.index[is_cand]).fillna(0.0).to_numpy(float)
+                      + full.links["module_cost_usd"].to_numpy(float)[is_cand])
+    arc_price = np.concatenate([price, price])
+    wanted: set[int] = set()
     for b in full_blocks:
         present = [x for x in b.failed if x in base.links.index]
         vd0, _, _ = state_paths(base, present, k)
         has0 = np.zeros(len(full.demands), bool)
         has0[vd0] = True
-        rows = np.flatnonzero(~has0[b.var_demand])
+        rows = np.flatnonzero(~comm.has_path(has0)[b.var_demand])
         if not len(rows):
             continue
-        sub = b.incidence[rows][:, cand_cols]
-        used = np.unique(sub.tocoo().col)
-        wanted |= {str(full.links.index[cand_cols[c] % L]) for c in used}
-    return [str(c) for c in base.candidates.index if str(c) in wanted]
+        cost = b.incidence[rows] @ arc_price
+        order = np.lexsort((np.arange(len(rows)), cost, b.var_demand[rows]))  # per commodity: cheapest, then first
+        _, first = np.unique(b.var_demand[rows][order], return_index=True)
+        cols = np.unique(b.incidence[rows[order[first]]].tocoo().col % L)
+        wanted |= set(cols[is_cand[cols]].tolist())
+    ids = {str(full.links.index[i]) for i in wanted}
+    return [str(c) for c in base.candidates.index if str(c) in ids]
 
 
 def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, dict[str, float], dict[str, int]]:
@@ -425,7 +462,8 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     scen_full: dict[str, FailureScenario] = {}
     if failure_kind != "none":
         scen_full = {s.id: s for s in enumerate_scenarios(full, failure_kind)}  # type: ignore[arg-type]
-    intact = _state_block(full, full, "intact", (), k, ceiling)  # every candidate built: for the excuses
+    comm = _Commodities.of_network(full)
+    intact = _state_block(full, full, "intact", (), k, ceiling, comm)  # every candidate built: for the excuses
     blocks: dict[str, _StateBlock] = {"intact": intact}
     failed_of: dict[str, tuple[str, ...]] = {"intact": ()}
     ceiling_of: dict[str, float] = {"intact": ceiling}
@@ -463,7 +501,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                 continue
             sc = scen_full[sid]
             if sid not in blocks:
-                blocks[sid] = _state_block(full, full, sid, sc.links, k, failure_ceiling)
+                blocks[sid] = _state_block(full, full, sid, sc.links, k, failure_ceiling, comm)
                 failed_of[sid], ceiling_of[sid] = tuple(sc.links), failure_ceiling
             gbps, reason = _excuse(full, blocks[sid], intact.has_path, lost_mask(sc))
             if reason:
@@ -490,49 +528,40 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
                  f"iteration {it}: MIP over the intact state and {len(working)} failure states")
         mip_seconds, rounds = 0.0, 0
-        cur: dict[str, Any] = {}
-        # TE routes a built network over its own k shortest paths. Paths of the network with the kept
-        # candidates built are TE's paths on any design that builds a subset of them (removing links only
-        # removes paths), but unbuilt candidates can crowd the existing routes out of the k shortest. So:
-        # (a) a design with no new route (the existing network's own paths), and (b) starting from every
-        # candidate, drop those the MIP did not build and solve again until it builds every one kept --
-        # then the model's paths are exactly TE's on the design. Both are TE-consistent; keep the one that
-        # leaves less traffic unmet, then the cheaper.
+        # TE routes a built network over its own k shortest paths. The MIP routes over the paths of the
+        # network with a set K of candidates built: TE's paths on any design that builds a subset of K
+        # include every path the MIP can use (removing links only removes paths, and a path over an unbuilt
+        # candidate carries nothing), so every MIP solution is TE-consistent. K is first the routes needed
+        # (each demand that has no admissible path without candidates gets its shortest one): building more
+        # only crowds TE's k paths onto new routes. Only when that leaves a working state short, and time
+        # remains, every candidate is tried too; the design leaving less unmet, then the cheaper, is kept.
         options: list[tuple[float, float, dict[str, Any], Network]] = []
         all_cands = [str(c) for c in base.candidates.index]
-        starts: list[list[str]] = [[]] + ([all_cands] if all_cands else [])
-        needed = _route_candidates(base, full, [blocks[x] for x in ["intact", *working]], k)
-        if needed and needed != all_cands:
-            starts.insert(1, needed)
+        needed = _routes_needed(base, full, [blocks[x] for x in ["intact", *working]], k, comm)
+        starts: list[tuple[str, list[str]]] = [("routes needed" if needed else "no new route", needed)]
         tried: list[dict[str, Any]] = []
-        for start_i, keep in enumerate(starts):
-            label = ["no new route", "routes the cut states need", "every candidate"][
-                start_i if len(starts) == 3 else (0 if start_i == 0 else 2)]
-            for _round in range(MAX_PATH_ROUNDS):
-                rounds += 1
-                model_full = base.with_candidates_built(
-                    {c: int(base.candidates.at[c, "max_modules"]) for c in keep}) if keep else base
-                model_blocks = [_state_block(model_full, model_full, sid, failed_of[sid], k, ceiling_of[sid])
-                                for sid in ["intact", *working]]
-                cand = _solve_mip(base, model_full, model_blocks, time_limit_s, backend, mip_gap, tol)
-                mip_seconds += cand["seconds"]
-                ids = model_full.links.index
-                built = [str(ids[i]) for i in np.flatnonzero(cand["is_cand"] & (cand["y"] > 0.5))]
-                if built == keep:
-                    total_unmet = float(np.round(cand["unmet_all"].sum(), 3))
-                    options.append((total_unmet, float(cand["cost"]), cand, model_full))
-                    tried.append({"start": label, "routes": len(built), "unmet_gbps": total_unmet,
-                                  "cost_usd": float(cand["cost"])})
-                    break
-                if _round == MAX_PATH_ROUNDS - 1:
-                    tried.append({"start": label, "routes": None, "unmet_gbps": None, "cost_usd": None,
-                                  "note": "no fixed point within the rounds"})
-                progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
-                         f"iteration {it}: {len(built)} of {len(keep)} candidate routes built; solving without "
-                         "the rest")
-                keep = built
-        if not options:  # no fixed point within the rounds: the existing network's design
-            raise SolverError("survivable design: no consistent design found")
+        while starts:
+            label, keep = starts.pop(0)
+            rounds += 1
+            progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
+                     f"iteration {it}: MIP over the intact state and {len(working)} failure states, "
+                     f"{len(keep)} candidate routes open ({label})")
+            model_full = base.with_candidates_built(
+                {c: int(base.candidates.at[c, "max_modules"]) for c in keep}) if keep else base
+            model_blocks = [_state_block(model_full, model_full, sid, failed_of[sid], k, ceiling_of[sid], comm)
+                            for sid in ["intact", *working]]
+            cand = _solve_mip(base, model_full, model_blocks, time_limit_s, backend, mip_gap, tol, comm)
+            mip_seconds += cand["seconds"]
+            ids = model_full.links.index
+            built = [str(ids[i]) for i in np.flatnonzero(cand["is_cand"] & (cand["y"] > 0.5))]
+            total_unmet = float(np.round(cand["unmet_all"].sum(), 3))
+            short = float(cand["short_by_state"].sum())
+            options.append((total_unmet, float(cand["cost"]), cand, model_full))
+            tried.append({"start": label, "candidates_open": len(keep), "routes": len(built),
+                          "unmet_gbps": total_unmet, "short_gbps": round(short, 3), "cost_usd": float(cand["cost"])})
+            if (short > tol and label != "every candidate" and set(all_cands) - set(keep)
+                    and time.perf_counter() + cand["seconds"] < design_deadline):
+                starts.append(("every candidate", all_cands))
         _, _, cur, model_full = min(options, key=lambda o: (o[0], o[1]))
         after, _, _ = _apply(base, cur, model_full)
         cur["full"] = model_full
@@ -547,7 +576,8 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                 prev = excused.get(sid, (0.0, ""))
                 excused[sid] = (prev[0] + gbps, "; ".join(x for x in (prev[1], (
                     f"{gbps:,.0f} Gbps more than every link at its max_capacity_gbps and every candidate at its "
-                    "max_modules can carry over the latency-admissible paths")) if x))
+                    f"max_modules can carry over TE's {k} shortest latency-admissible paths per demand (with more "
+                    "paths, --paths, TE may spread it further)")) if x))
         iterations.append({"iteration": it, "working_states": len(working), "added": len(new),
                            "violated": len(violated), "cost_usd": mip["cost"], "lower_bound_usd": mip["bound"],
                            "mip_status": mip["solver_status"], "mip_seconds": round(mip["seconds"], 3),
