@@ -222,8 +222,11 @@ def stage_options(opts: PlanOptions) -> tuple[Any, Any, Any, PlanUpgradeOptions]
 
     problems: list[Problem] = []
     out: list[Any] = []
+    survive = opts.design.get("survive") or opts.failures.get("kind") or "srlg"
     for kind, overrides, defaults in (
-            ("place", opts.place, {"allow_partial": True, "verify": opts.verify, "time_limit_s": 60.0}),
+            # inference is placed where its SLO holds in the failure states the plan must survive too
+            ("place", opts.place, {"allow_partial": True, "verify": opts.verify, "time_limit_s": 60.0,
+                                   "slo_failures": survive if survive in ("link", "srlg") else "none"}),
             ("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0}),
             ("failures", opts.failures, {"kind": "srlg", "verify": False,
                                          "time_limit_s": 30.0})):

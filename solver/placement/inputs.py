@@ -109,7 +109,8 @@ def build_inputs(net: Network, opts: PlaceOptions) -> PlacementInputs:
     rtt = metro_site_rtt(net)
     factors = period_factors(units["region"].to_numpy(), opts.periods)
     units["peak_period"] = factors.argmax(axis=1) if len(units) else np.zeros(0, int)
-    pairs = admissible_pairs(net, opts, units, sites, rtt)
+    worst = metro_site_rtt_after_failures(net, opts.slo_failures) if opts.slo_failures != "none" else None
+    pairs = admissible_pairs(net, opts, units, sites, rtt, worst, notes)
     routes, route_links, route_ps = pair_routes(net, opts, units, sites, pairs)
     existing, existing_paths, existing_arcs, existing_ps = existing_demand_paths(net, opts)
     jobs, job_sites = training_pairs(net, opts, sites)
@@ -222,6 +223,35 @@ def metro_site_rtt(net: Network) -> pd.DataFrame:
     return pd.DataFrame(2.0 * one_way, index=net.metros.index, columns=net.sites.index)
 
 
+def metro_site_rtt_after_failures(net: Network, kind: str) -> pd.DataFrame:
+    """Worst lowest RTT (ms) from every metro to every site over the single failures of ``kind``
+    (``link`` or ``srlg``), on the network with every candidate route built (the routes a plan may
+    build). A failure that cuts a metro's own access site off is not counted for that metro
+    (nothing placement can do about it); a site the failure cuts off from the metro is ``inf``."""
+    from scipy.sparse.csgraph import dijkstra
+
+    from backbone.route import min_latency_graph
+
+    cands = net.candidates
+    built = net.with_candidates_built({str(c): int(m) for c, m in cands["max_modules"].items()}) if len(cands) else net
+    access, km = access_sites(built)
+    pos = pd.Series(np.arange(len(built.sites)), index=built.sites.index)
+    uniq, inv = np.unique(pos.loc[access].to_numpy(), return_inverse=True)
+    failures = ([[str(x)] for x in built.links.index] if kind == "link"
+                else [list(v) for v in built.srlgs["links"]])
+    worst = np.zeros((len(uniq), len(built.sites)))
+    for failed in failures:  # one Dijkstra batch per failure state (a family loop, not a link loop)
+        state = built.fail_links(failed)
+        graph, _ = min_latency_graph(state)
+        dist = dijkstra(graph, indices=uniq)
+        isolated = np.diff(graph.indptr)[uniq] == 0
+        dist[isolated] = 0.0  # the metro itself is cut off: not counted
+        worst = np.maximum(worst, dist)
+    one_way = access_latency_ms(km, built.parameters)[:, None] + worst[inv]
+    return pd.DataFrame(2.0 * one_way, index=net.metros.index, columns=built.sites.index).reindex(
+        columns=net.sites.index)
+
+
 def candidate_sites(net: Network, opts: PlaceOptions, notes: list[str]) -> pd.DataFrame:
     """Sites that may host GPUs: datacenters, or any site with ``gpus_max > 0`` or installed GPUs,
     filtered by the allow/deny lists; with derived capacity and cost columns.
@@ -279,12 +309,23 @@ def residency_allowed(net: Network, opts: PlaceOptions, units: pd.DataFrame, sit
 
 
 def admissible_pairs(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd.DataFrame,
-                     rtt: pd.DataFrame) -> pd.DataFrame:
-    """(unit, site) pairs within the class SLO and allowed by residency (positions + lowest RTT)."""
+                     rtt: pd.DataFrame, worst_rtt: pd.DataFrame | None = None,
+                     notes: list[str] | None = None) -> pd.DataFrame:
+    """(unit, site) pairs within the class SLO and allowed by residency (positions + lowest RTT);
+    with ``worst_rtt`` (:func:`metro_site_rtt_after_failures`), within the SLO in every failure state too."""
     if len(units) == 0:
         return pd.DataFrame({"unit": np.zeros(0, int), "site": np.zeros(0, int), "rtt_ms": np.zeros(0)})
     r = rtt.loc[units["metro"], sites.index].to_numpy()
-    ok = (r <= units["slo_rtt_ms"].to_numpy()[:, None] + 1e-9) & residency_allowed(net, opts, units, sites)
+    slo = units["slo_rtt_ms"].to_numpy()[:, None] + 1e-9
+    ok = (r <= slo) & residency_allowed(net, opts, units, sites)
+    if worst_rtt is not None:
+        robust = worst_rtt.loc[units["metro"], sites.index].to_numpy() <= slo
+        dropped = ok & ~robust
+        if dropped.any() and notes is not None:
+            notes.append(f"slo_failures={opts.slo_failures}: {int(dropped.sum())} of {int(ok.sum())} (demand, site) "
+                         f"pairs within the SLO intact are not after some single {opts.slo_failures} failure "
+                         "(even with every candidate route built), so they are not used")
+        ok &= robust
     ui, si = np.nonzero(ok)
     return pd.DataFrame({"unit": ui, "site": si, "rtt_ms": r[ui, si]})
 

@@ -106,6 +106,10 @@ class PlaceOptions(BaseModel):
     objective: Literal["min-cost", "max-served"] = "min-cost"
     budget_usd: float | None = Field(default=None, ge=0, description="Budget (capex + opex) for max-served")
     n_plus_one: bool = Field(default=False, description="Serve all inference within SLO after losing any one site")
+    slo_failures: Literal["none", "link", "srlg"] = Field(
+        default="none", description="Serve inference only from sites whose RTT to the metro stays within the SLO "
+                                    "after any single failure of this kind (with every candidate route built); "
+                                    "failures that cut the metro's own access site off are not counted")
     periods: Literal[1, 24] = Field(default=1, description="1 = peak hour; 24 = follow-the-sun hourly profile")
     backend: BackendName = "highs"
     time_limit_s: float = Field(default=60.0, gt=0, le=86_400, description="Time limit per solve (LP relaxation, MIP, diagnosis)")

@@ -289,3 +289,19 @@ def test_rounded_relaxation_is_a_valid_plan() -> None:
     best = solve_checked(net, residency=[], block_gpus=256, training=[dict(id="t", gpus=300)])
     assert tables["sites"]["capex_usd"].sum() + tables["sites"]["opex_usd"].sum() >= best.totals["cost_usd"] - 1e-6
     assert len(tables["training"]) == 1
+
+
+def test_slo_failures_keeps_inference_where_a_single_failure_cannot_break_its_slo() -> None:
+    """PAR-LON is one link; Paris's access site PAR also reaches AMS. Losing par-lon leaves LON
+    unreachable from Paris, so with ``slo_failures="link"`` the cheaper LON may not serve Paris:
+    PAR does. A diverse route LON-AMS makes LON robust again (PAR-AMS-LON stays within 50 ms)."""
+    ams = [dict(id="AMS", lon=4.90, lat=52.37, kind="pop", region="EMEA", country="NL")]
+    par_ams = [dict(id="par-ams", site_a="PAR", site_b="AMS", capacity_gbps=1000)]
+    single = europe(extra_sites=ams, extra_links=par_ams)
+    assert added(solve_checked(single, residency=[])) == {"LON": 1024}
+    robust = solve_checked(single, residency=[], slo_failures="link")
+    assert added(robust) == {"PAR": 1024}
+    assert any("slo_failures=link" in n for n in robust.notes)
+    diverse = europe(extra_sites=ams, extra_links=[*par_ams, dict(id="lon-ams", site_a="LON", site_b="AMS",
+                                                                capacity_gbps=1000)])
+    assert added(solve_checked(diverse, residency=[], slo_failures="link")) == {"LON": 1024}
