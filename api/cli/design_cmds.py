@@ -77,7 +77,7 @@ def design(
                                "verify": verify}
     if sndlib_mode:
         if model_file is not None:  # read here, on the CLI user's machine; the task takes the code
-            from backbone.solver.sndlib import parse_model_file
+            from backbone.io.sndlib import parse_model_file
 
             model = parse_model_file(model_file).code
         options["model"] = model

@@ -12,9 +12,9 @@ import json
 import pytest
 from backbone.solver.checks.design import check_design, configurations_from_counts
 from backbone.solver.design import solve_design
-from backbone.solver.sndlib import build_instance, parse_model_code
+from backbone.solver.sndlib import build_instance
 
-from backbone.io.sndlib import parse_sndlib
+from backbone.io.sndlib import parse_model_code, parse_sndlib
 from tests.conftest import conformance_dir
 
 CASES = [("abilene", "U-U-M-N-C-A-N-N", 20.0), ("abilene", "D-B-M-N-C-A-N-N", 20.0),
