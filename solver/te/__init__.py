@@ -180,7 +180,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     summary["method"] = "exact"
     lower_bound = None
     if objective == "min-mlu" and formulation == "path" and not latency_tiebreak:
-        from backbone.solver.te.colgen import lp_mlu_bound
+        from backbone.solver.te.bounds import lp_mlu_bound
 
         lower_bound = lp_mlu_bound(inst, sol, form.lp_demands)
     summary.update(_bound_entries(objective, outcome.objective_value, lower_bound))
