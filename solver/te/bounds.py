@@ -64,7 +64,7 @@ class DualPricer:
 
         Returns ``(length (len(demands),), [arcs per wanted path], wanted positions)``.
         """
-        from backbone.solver.path_kernels import predecessor_paths
+        from backbone.solver.path_array_kernels import predecessor_paths
         from scipy.sparse.csgraph import dijkstra
 
         inst, n = self.inst, self.n
@@ -134,7 +134,7 @@ MWU_ITERATIONS = 40
 
 def shortest_path_loads(inst: TEInstance, demands: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Route every demand on its ``w``-shortest path: ``(SP_d(w) per demand, load per arc)``."""
-    from backbone.solver.path_kernels import subtree_sums
+    from backbone.solver.path_array_kernels import subtree_sums
     from scipy.sparse.csgraph import dijkstra
 
     n = inst.n_sites
