@@ -19,12 +19,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from backbone.solver.backends import BackendName
-from backbone.solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.solver.backends import BackendName
+from backbone.solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
 
 logger = logging.getLogger(__name__)
 
@@ -328,9 +328,8 @@ def _verify(inst: DesignInstance, sol: DesignSolution, time_limit: float = 120.0
 
 def _run_sndlib(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn,
                 ) -> tuple[dict[str, Any], list[str]]:
-    from backbone.solver.sndlib import build_instance, link_configurations, write_solution
-
     from backbone.io.sndlib import parse_model_code, sndlib_from_network
+    from backbone.solver.sndlib import build_instance, link_configurations, write_solution
 
     snd = sndlib_from_network(net)
     model = parse_model_code(opts.model or "")

@@ -18,8 +18,9 @@ import logging
 from typing import Any
 
 import numpy as np
-from backbone.solver.path_topology import FoundPath, SearchTopology
 from scipy.sparse.csgraph import dijkstra
+
+from backbone.solver.path_topology import FoundPath, SearchTopology
 
 logger = logging.getLogger(__name__)
 

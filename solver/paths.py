@@ -68,11 +68,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.path_search import search_group
-from backbone.solver.path_topology import FoundPath, SearchTopology, build_topology, topology_key
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.solver.path_search import search_group
+from backbone.solver.path_topology import FoundPath, SearchTopology, build_topology, topology_key
 
 logger = logging.getLogger(__name__)
 

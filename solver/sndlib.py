@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from backbone.solver.design import DesignInstance, DesignSolution
 
 from backbone.errors import Problem, ValidationError
 from backbone.io.sndlib import (
@@ -39,6 +38,7 @@ from backbone.io.sndlib import (
     parse_sndlib,
     parse_solution,
 )
+from backbone.solver.design import DesignInstance, DesignSolution
 
 __all__ = [
     "SUPPORTED",

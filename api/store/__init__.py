@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from sqlalchemy.orm import Session
+
 from backbone.api.store.audit import AuditRepository, record_audit
 from backbone.api.store.base import (
     AUDIT_OPTIONS_BYTES,
@@ -46,7 +48,6 @@ from backbone.api.store.jobs import JobRepository
 from backbone.api.store.retention import PurgeReport, RetentionRepository
 from backbone.api.store.scenarios import ScenarioRepository
 from backbone.api.store.tokens import TeamRepository, TokenRepository
-from sqlalchemy.orm import Session
 
 __all__ = [
     "AUDIT_OPTIONS_BYTES",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from backbone.api.models import AuditEntry, utcnow
-from backbone.api.store.base import Database, Principal, clean_text
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+
+from backbone.api.models import AuditEntry, utcnow
+from backbone.api.store.base import Database, Principal, clean_text
 
 
 def record_audit(s: Session, who: Principal, action: str, target_type: str, target_id: str,

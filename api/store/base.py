@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from backbone.api.models import ScenarioVersion
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
+
+from backbone.api.models import ScenarioVersion
 
 logger = logging.getLogger(__name__)
 

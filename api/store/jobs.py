@@ -8,6 +8,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import defer
+
 from backbone.api.models import Job, utcnow
 from backbone.api.store.audit import record_audit
 from backbone.api.store.base import (
@@ -25,8 +28,6 @@ from backbone.api.store.base import (
     new_id,
     same_team,
 )
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import defer
 
 
 class JobRepository:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from sqlalchemy import delete, exists, func, select
+
 from backbone.api.models import AuditEntry, Job, Scenario, ScenarioVersion, utcnow
 from backbone.api.store.audit import record_audit
 from backbone.api.store.base import FINAL_STATES, SYSTEM, Database
-from sqlalchemy import delete, exists, func, select
 
 
 @dataclass

@@ -7,6 +7,9 @@ import time
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
 from backbone.api.models import Scenario, ScenarioVersion, utcnow
 from backbone.api.store.audit import record_audit
 from backbone.api.store.base import (
@@ -22,8 +25,6 @@ from backbone.api.store.base import (
     new_id,
     same_team,
 )
-from sqlalchemy import select, update
-from sqlalchemy.orm import Session
 
 
 class ScenarioRepository:

@@ -7,6 +7,9 @@ import secrets
 import time
 from datetime import datetime, timedelta
 
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
 from backbone.api.models import Team, Token, utcnow
 from backbone.api.store.audit import record_audit
 from backbone.api.store.base import (
@@ -23,8 +26,6 @@ from backbone.api.store.base import (
     hash_token,
     new_id,
 )
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 
 def team_id_of(s: Session, team: str) -> str:

@@ -32,10 +32,10 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pandas as pd
-from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 from backbone import geo
 from backbone.model import Network, access_latency_ms
+from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 logger = logging.getLogger(__name__)
 

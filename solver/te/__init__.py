@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.model import Network
 from backbone.solver.backends import BackendName
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from backbone.solver.te.formulations import block_values, build_formulation
 from backbone.solver.te.instance import REASONS, build_instance
 from backbone.solver.te.objectives import OBJECTIVES, run_objective
 from backbone.solver.te.result import TEResult, assemble_result
-from pydantic import BaseModel, ConfigDict, Field
-
-from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+
 from backbone.solver.problem import Solution
 from backbone.solver.te.instance import TEInstance
 
@@ -64,8 +65,9 @@ class DualPricer:
 
         Returns ``(length (len(demands),), [arcs per wanted path], wanted positions)``.
         """
-        from backbone.solver.path_array_kernels import predecessor_paths
         from scipy.sparse.csgraph import dijkstra
+
+        from backbone.solver.path_array_kernels import predecessor_paths
 
         inst, n = self.inst, self.n
         w = np.maximum(np.asarray(w, float), 0.0)
@@ -134,8 +136,9 @@ MWU_ITERATIONS = 40
 
 def shortest_path_loads(inst: TEInstance, demands: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Route every demand on its ``w``-shortest path: ``(SP_d(w) per demand, load per arc)``."""
-    from backbone.solver.path_array_kernels import subtree_sums
     from scipy.sparse.csgraph import dijkstra
+
+    from backbone.solver.path_array_kernels import subtree_sums
 
     n = inst.n_sites
     key = inst.arc_tail * n + inst.arc_head

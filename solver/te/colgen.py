@@ -30,6 +30,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from backbone.errors import InfeasibleError, SolverError
+from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.problem import INF, Solution, Status, solve
 from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.formulations import (
@@ -45,9 +48,6 @@ from backbone.solver.te.formulations import (
 )
 from backbone.solver.te.instance import REASON_SLO, TEInstance
 from backbone.solver.te.objectives import HELD_PENALTY, REL_TOL, Stage, backend_options
-
-from backbone.errors import InfeasibleError, SolverError
-from backbone.schema import TRAFFIC_CLASSES
 
 logger = logging.getLogger(__name__)
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from backbone.solver.problem import Status
 from backbone.solver.te.bounds import DualPricer, mlu_lower_bound, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.colgen import ScaleOutcome

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from backbone.api.cli.main import app
 from backbone.io.sndlib import parse_solution
-from typer.testing import CliRunner
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sndlib"
 

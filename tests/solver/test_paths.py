@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from backbone.solver.paths import PathSet, candidate_paths, clear_cache, paths_after_failure
-from backbone.solver.synthetic import synthetic_backbone
 
 from backbone.errors import ValidationError
 from backbone.model import Network
+from backbone.solver.paths import PathSet, candidate_paths, clear_cache, paths_after_failure
+from backbone.solver.synthetic import synthetic_backbone
 from tests.conftest import make_network
 
 
