@@ -23,6 +23,7 @@ setup(
     package_dir={"backbone.solver": "solver", "backbone.api": "api", "backbone.data": "data"},
     package_data={
         "backbone": ["py.typed"],
+        "backbone.maps": ["templates/*"],
         "backbone.data": ["**/*"],
         "backbone.api": ["migrations/**/*", "alembic.ini", "static/**/*"],
     },

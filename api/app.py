@@ -13,17 +13,18 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 from backbone.api.contract import allowed_methods, finish_openapi
 from backbone.api.jobs import JobManager, OptionsTooLargeError, error_document
 from backbone.api.limits import FailedAuthLimiter
 from backbone.api.oidc import OidcVerifier
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, QueueFullError, Store
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 logger = logging.getLogger(__name__)
 
@@ -232,9 +233,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, str
         Extra task kinds (``kind -> "module:function"``) for tests; shipped kinds come from
         :data:`backbone.solver.planning.TASKS`.
     """
-    from backbone.api.routes import admin, health, jobs, scenarios
-
     from backbone import __version__
+    from backbone.api.routes import admin, health, jobs, scenarios
 
     settings = settings or Settings()
     metrics = Metrics()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from backbone.api.oidc import OidcError, looks_like_jwt
-from backbone.api.store import Principal, Store, hash_token
 from fastapi import Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from backbone.api.oidc import OidcError, looks_like_jwt
+from backbone.api.store import Principal, Store, hash_token
 
 bearer = HTTPBearer(auto_error=False, description="An API token: `backbone token create --scope planner`.")
 

@@ -213,9 +213,8 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
             events.put(("progress", job_id, float(fraction), str(message)))
 
     try:
-        from backbone.solver import planning
-
         from backbone.io import network_from_dict
+        from backbone.solver import planning
 
         planning.TASKS.update(registry)  # this process runs this one job only
         net = network_from_dict(document, file="scenario")

@@ -129,12 +129,25 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     str
         A self-contained HTML document.
     """
-    p = data.get("provenance", {})
-    parts = [
+    head = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<title>{_esc(data.get('title', 'Backbone plan'))}</title><style>{CSS}</style></head><body>",
         f"<header><h1>{_esc(data.get('title', 'Backbone plan'))}</h1><p>{_esc(data.get('subtitle', ''))}</p></header>",
         "<main>",
+    ]
+    kind = data.get("failure_words", "single-SRLG")
+    sections = [_summary_section(data), _map_sections(images), _placement_section(data, images),
+                _traffic_section(data, images), _failures_section(data, images, kind),
+                _survivability_section(data, kind), _upgrades_section(data), _stages_section(data),
+                _assumptions_section(data), _provenance_section(data)]
+    p = data.get("provenance", {})
+    foot = ["</main><footer>backbone ", _esc(p.get("software_version", "")), "</footer></body></html>"]
+    return "".join(head + [part for section in sections for part in section] + foot)
+
+
+def _summary_section(data: Mapping[str, Any]) -> list[str]:
+    """Headline, KPIs and notes."""
+    parts = [
         "<section><h2>Summary</h2>",
         (f'<p class="{"status-ok" if data.get("headline_ok") else "status-bad"}">{_esc(data["headline"])}</p>'
          if data.get("headline") else ""),
@@ -143,6 +156,12 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     for note in data.get("notes", []):
         parts.append(f'<p class="status-bad">{_esc(note)}</p>')
     parts.append("</section>")
+    return parts
+
+
+def _map_sections(images: Mapping[str, tuple[bytes, str]]) -> list[str]:
+    """The backbone after the plan (when drawn) and today, with the placement's traffic."""
+    parts: list[str] = []
     if "after" in images:
         parts += ["<section><h2>The backbone after the plan</h2>",
                   '<p class="muted">Links coloured by utilisation of the routed traffic on the planned backbone '
@@ -153,52 +172,69 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
               "metro-to-site serving arcs from the placement. The interactive map is <code>map.html</code>.</p>",
               _img(images, "world", "World map"), "<h3>Pacific-centred view</h3>",
               _img(images, "pacific", "Pacific-centred map"), "</section>"]
-    parts += ["<section><h2>Where the GPUs go (considered → chosen)</h2>",
-              table_html(data.get("placement_sites", []), [
-                  ("site", "site"), ("name", "name"), ("region", "region"), ("gpus_before", "GPUs before"),
-                  ("gpus_added", "GPUs added"), ("gpus_after", "GPUs after"), ("gpus_max", "GPUs max"),
-                  ("mw_after", "MW after"), ("power_max_mw", "MW max"), ("capex_usd", "capex USD"),
-                  ("opex_usd", "opex USD")], max_rows=60,
-                  row_class=lambda r: "warn" if (r.get("gpus_added") or 0) > 0 else ""),
-              "<h3>Serving metros</h3>",
-              table_html(data.get("placement_metros", []), [
-                  ("metro", "metro"), ("class", "class"), ("demand_gpus", "demand GPUs"),
-                  ("served_gpus", "served GPUs"), ("slo_rtt_ms", "SLO ms"), ("sites", "served from"),
-                  ("rtt_ms", "worst RTT ms")], formats={"rtt_ms": ".1f", "slo_rtt_ms": ".0f"}, max_rows=80),
-              '<div class="grid2">', _img(images, "cost", "Placement cost breakdown"), "</div>", "</section>"]
-    parts += ["<section><h2>Traffic: utilisation and latency</h2>", '<div class="grid2">',
-              _img(images, "utilisation", "Link utilisation histogram"),
-              _img(images, "latency", "Latency CDF per region pair"), "</div>",
-              "<h3>Busiest links</h3>",
-              table_html(data.get("busiest_links", []), [("link", "link"), ("cable_system", "cable system"),
-                                                         ("capacity_gbps", "capacity Gbps"),
-                                                         ("utilisation", "utilisation")],
-                         formats={"utilisation": ".1%"}, max_rows=15,
-                         row_class=lambda r: "bad" if (r.get("utilisation") or 0) > 1 else
-                         ("warn" if (r.get("utilisation") or 0) > 0.8 else "")),
-              "</section>"]
-    kind = data.get("failure_words", "single-SRLG")
+    return parts
+
+
+def _placement_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:
+    """Where the GPUs go: sites, serving metros and the cost breakdown."""
+    return ["<section><h2>Where the GPUs go (considered → chosen)</h2>",
+            table_html(data.get("placement_sites", []), [
+                ("site", "site"), ("name", "name"), ("region", "region"), ("gpus_before", "GPUs before"),
+                ("gpus_added", "GPUs added"), ("gpus_after", "GPUs after"), ("gpus_max", "GPUs max"),
+                ("mw_after", "MW after"), ("power_max_mw", "MW max"), ("capex_usd", "capex USD"),
+                ("opex_usd", "opex USD")], max_rows=60,
+                row_class=lambda r: "warn" if (r.get("gpus_added") or 0) > 0 else ""),
+            "<h3>Serving metros</h3>",
+            table_html(data.get("placement_metros", []), [
+                ("metro", "metro"), ("class", "class"), ("demand_gpus", "demand GPUs"),
+                ("served_gpus", "served GPUs"), ("slo_rtt_ms", "SLO ms"), ("sites", "served from"),
+                ("rtt_ms", "worst RTT ms")], formats={"rtt_ms": ".1f", "slo_rtt_ms": ".0f"}, max_rows=80),
+            '<div class="grid2">', _img(images, "cost", "Placement cost breakdown"), "</div>", "</section>"]
+
+
+def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:
+    """Utilisation and latency charts and the busiest links."""
+    return ["<section><h2>Traffic: utilisation and latency</h2>", '<div class="grid2">',
+            _img(images, "utilisation", "Link utilisation histogram"),
+            _img(images, "latency", "Latency CDF per region pair"), "</div>",
+            "<h3>Busiest links</h3>",
+            table_html(data.get("busiest_links", []), [("link", "link"), ("cable_system", "cable system"),
+                                                       ("capacity_gbps", "capacity Gbps"),
+                                                       ("utilisation", "utilisation")],
+                       formats={"utilisation": ".1%"}, max_rows=15,
+                       row_class=lambda r: "bad" if (r.get("utilisation") or 0) > 1 else
+                       ("warn" if (r.get("utilisation") or 0) > 0.8 else "")),
+            "</section>"]
+
+
+def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]], kind: str) -> list[str]:
+    """The worst failures today and the links they drive highest."""
     impact_formats = {"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
                       "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
-    parts += [f"<section><h2>What breaks today: worst {_esc(kind)} failures</h2>",
-              '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
-              "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
-              "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>",
-              _img(images, "impact", "Failure impact"),
-              table_html(data.get("failures_worst", []), [
-                  ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"),
-                  ("slo_violation_gbps", "SLO viol. Gbps"), ("lost_gbps", "lost Gbps"), ("mlu", "needs"),
-                  ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
-                  formats=impact_formats, max_rows=25,
-                  row_class=lambda r: "bad" if not r.get("survived", True) else
-                  ("warn" if (r.get("mlu") or 0) > 0.8 else "")),
-              "<h3>Links driven highest, and by which failure</h3>",
-              table_html(data.get("failures_links", []), [("link", "link"), ("worst_utilisation", "worst"),
-                                                          ("worst_scenario", "scenario"),
-                                                          ("baseline_utilisation", "baseline")],
-                         formats={"worst_utilisation": ".1%", "baseline_utilisation": ".1%"}, max_rows=15),
-              "</section>"]
+    return [f"<section><h2>What breaks today: worst {_esc(kind)} failures</h2>",
+            '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
+            "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
+            "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>",
+            _img(images, "impact", "Failure impact"),
+            table_html(data.get("failures_worst", []), [
+                ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"),
+                ("slo_violation_gbps", "SLO viol. Gbps"), ("lost_gbps", "lost Gbps"), ("mlu", "needs"),
+                ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
+                formats=impact_formats, max_rows=25,
+                row_class=lambda r: "bad" if not r.get("survived", True) else
+                ("warn" if (r.get("mlu") or 0) > 0.8 else "")),
+            "<h3>Links driven highest, and by which failure</h3>",
+            table_html(data.get("failures_links", []), [("link", "link"), ("worst_utilisation", "worst"),
+                                                        ("worst_scenario", "scenario"),
+                                                        ("baseline_utilisation", "baseline")],
+                       formats={"worst_utilisation": ".1%", "baseline_utilisation": ".1%"}, max_rows=15),
+            "</section>"]
+
+
+def _survivability_section(data: Mapping[str, Any], kind: str) -> list[str]:
+    """Failures carried after the plan, the excused and the violated ones, before and after per failure."""
     sv = data.get("survivability")
+    parts: list[str] = []
     if sv:
         parts += [f"<section><h2>Survivability: {_esc(sv['survived'])} of {_esc(sv['states'])} {_esc(kind)} "
                   "failures carried after the plan</h2>"]
@@ -218,29 +254,46 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
                                "impact_gbps_after": ",.1f"}, max_rows=400,
                       row_class=lambda r: "bad" if r.get("survived_after") is False else ""),
                   "</section>"]
+    return parts
+
+
+def _upgrades_section(data: Mapping[str, Any]) -> list[str]:
+    """What to buy: upgrades and new routes with their total cost."""
     design_note = data.get("design_note")
-    parts += [f"<section><h2>What to buy: upgrades and new routes (total "
-              f"{_esc(fmt_value(data.get('upgrade_cost_usd')))} USD)</h2>",
-              f'<p class="muted">{_esc(design_note)}</p>' if design_note else "",
-              table_html(data.get("upgrades", []), [("link", "link / route"), ("action", "action"), ("kind", "kind"),
-                                                    ("cable_system", "cable system"), ("modules", "modules"),
-                                                    ("added_gbps", "added Gbps"), ("cost_usd", "cost USD"),
-                                                    ("lead_time_quarters", "lead time (quarters)"),
-                                                    ("protects_text", "failures it protects")],
-                         max_rows=80), "</section>"]
-    parts += ["<section><h2>Solver status</h2>",
-              table_html(data.get("stages", []), [("stage", "stage"), ("status", "status"), ("backend", "backend"),
-                                                  ("gap", "gap"), ("seconds", "seconds"), ("note", "note")],
-                         formats={"gap": ".4%", "seconds": ".1f"}),
-              "</section>"]
-    parts += ["<section><h2>Assumptions</h2><ul>"]
+    return [f"<section><h2>What to buy: upgrades and new routes (total "
+            f"{_esc(fmt_value(data.get('upgrade_cost_usd')))} USD)</h2>",
+            f'<p class="muted">{_esc(design_note)}</p>' if design_note else "",
+            table_html(data.get("upgrades", []), [("link", "link / route"), ("action", "action"), ("kind", "kind"),
+                                                  ("cable_system", "cable system"), ("modules", "modules"),
+                                                  ("added_gbps", "added Gbps"), ("cost_usd", "cost USD"),
+                                                  ("lead_time_quarters", "lead time (quarters)"),
+                                                  ("protects_text", "failures it protects")],
+                       max_rows=80), "</section>"]
+
+
+def _stages_section(data: Mapping[str, Any]) -> list[str]:
+    """Solver status per stage."""
+    return ["<section><h2>Solver status</h2>",
+            table_html(data.get("stages", []), [("stage", "stage"), ("status", "status"), ("backend", "backend"),
+                                                ("gap", "gap"), ("seconds", "seconds"), ("note", "note")],
+                       formats={"gap": ".4%", "seconds": ".1f"}),
+            "</section>"]
+
+
+def _assumptions_section(data: Mapping[str, Any]) -> list[str]:
+    """The assumptions, one list item each."""
+    parts = ["<section><h2>Assumptions</h2><ul>"]
     parts += [f"<li>{_esc(a)}</li>" for a in data.get("assumptions", [])]
     parts.append("</ul></section>")
-    parts += ["<section><h2>Provenance</h2>",
-              table_html([{"item": k, "value": v} for k, v in p.items() if k != "plan_text"],
-                         [("item", "item"), ("value", "value")]),
-              (f"<h3>Plan file</h3><pre>{_esc(p['plan_text'])}</pre>" if p.get("plan_text") else ""),
-              "<h3>Files</h3><p class=\"muted\">" + _esc(", ".join(data.get("files", []))) + "</p>",
-              "</section>"]
-    parts += ["</main><footer>backbone ", _esc(p.get("software_version", "")), "</footer></body></html>"]
-    return "".join(parts)
+    return parts
+
+
+def _provenance_section(data: Mapping[str, Any]) -> list[str]:
+    """Scenario, versions, the plan file and the files written."""
+    p = data.get("provenance", {})
+    return ["<section><h2>Provenance</h2>",
+            table_html([{"item": k, "value": v} for k, v in p.items() if k != "plan_text"],
+                       [("item", "item"), ("value", "value")]),
+            (f"<h3>Plan file</h3><pre>{_esc(p['plan_text'])}</pre>" if p.get("plan_text") else ""),
+            "<h3>Files</h3><p class=\"muted\">" + _esc(", ".join(data.get("files", []))) + "</p>",
+            "</section>"]

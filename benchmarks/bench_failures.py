@@ -21,6 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from backbone.io import load_scenario
     from backbone.solver import paths as paths_mod
     from backbone.solver.failures import (
         FailureOptions,
@@ -30,10 +34,6 @@ def main() -> None:
         sweep,
     )
     from backbone.solver.te import solve_te
-    from rich.console import Console
-    from rich.table import Table
-
-    from backbone.io import load_scenario
 
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", nargs="?", default=None)

@@ -23,8 +23,8 @@ import time
 import tracemalloc
 
 import numpy as np
-from backbone.solver.paths import PathSet, candidate_paths
 
+from backbone.solver.paths import PathSet, candidate_paths
 from benchmarks.synthetic import synthetic_backbone
 
 

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from backbone.solver.checks.placement import check_placement
-from backbone.solver.placement import PlaceOptions, solve_placement
 
 from backbone.model import Network
+from backbone.solver.checks.placement import check_placement
+from backbone.solver.placement import PlaceOptions, solve_placement
 
 DEMAND_FRACTION = 0.5
 """Inference demand (GPUs) as a fraction of the datacenters' maximum GPUs."""

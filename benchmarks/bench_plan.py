@@ -16,11 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main() -> None:
-    from backbone.solver.planning import run_task
     from rich.console import Console
     from rich.table import Table
 
     from backbone.io import load_scenario
+    from backbone.solver.planning import run_task
 
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", nargs="?", default=None)

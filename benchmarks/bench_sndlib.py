@@ -36,11 +36,10 @@ MODELS = ("U-U-M-N-C-A-N-N", "U-U-E-N-C-A-N-N", "D-B-M-N-C-A-N-N", "D-D-M-N-C-A-
 
 def run(root: Path, networks: list[str], models: list[str], time_limit: float, verify: bool) -> list[dict[str, object]]:
     """Solve every (network, model) pair; one result row each."""
-    from backbone.solver.design import solve_design
-    from backbone.solver.sndlib import build_instance, parse_model_code
-
     from backbone.errors import BackboneError
-    from backbone.io.sndlib import parse_sndlib
+    from backbone.io.sndlib import parse_model_code, parse_sndlib
+    from backbone.solver.design import solve_design
+    from backbone.solver.sndlib import build_instance
 
     rows: list[dict[str, object]] = []
     for net in networks:

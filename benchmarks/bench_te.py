@@ -53,6 +53,7 @@ def run_one(n: int, k: int, bare: bool) -> dict[str, Any]:
 def bare_solve(net: Any, k: int) -> dict[str, Any]:
     """Write the same LP as MPS, then time a fresh HiGHS ``run()`` on it (same method options)."""
     import highspy
+
     from backbone.solver.backends._stdio import stdout_to_stderr
     from backbone.solver.te.formulations import build_formulation
     from backbone.solver.te.objectives import backend_options

@@ -53,10 +53,9 @@ class CalibrateOptions(BaseModel):
 
 def run_calibrate_task(net: Network, opts: CalibrateOptions, out_dir: Path | None, progress: Any) -> Any:
     """Planning-service entry point for ``calibrate``."""
-    from backbone.solver.planning import TaskResult
-
     from backbone.io import save_json
     from backbone.paths import public_rtt_path
+    from backbone.solver.planning import TaskResult
 
     progress(0.05, "reading measurements")
     if opts.measured:

@@ -19,12 +19,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from backbone.solver.backends import BackendName
-from backbone.solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.solver.backends import BackendName
+from backbone.solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
 
 logger = logging.getLogger(__name__)
 
@@ -255,7 +255,7 @@ class DesignOptions(BaseModel):
     @field_validator("model")
     @classmethod
     def _known_model(cls, code: str | None) -> str | None:
-        from backbone.solver.sndlib import parse_model_code
+        from backbone.io.sndlib import parse_model_code
 
         if code is not None:
             try:
@@ -328,9 +328,8 @@ def _verify(inst: DesignInstance, sol: DesignSolution, time_limit: float = 120.0
 
 def _run_sndlib(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn,
                 ) -> tuple[dict[str, Any], list[str]]:
-    from backbone.solver.sndlib import build_instance, link_configurations, parse_model_code, write_solution
-
-    from backbone.io.sndlib import sndlib_from_network
+    from backbone.io.sndlib import parse_model_code, sndlib_from_network
+    from backbone.solver.sndlib import build_instance, link_configurations, write_solution
 
     snd = sndlib_from_network(net)
     model = parse_model_code(opts.model or "")

@@ -30,12 +30,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.te.formulations import SPLIT_COLUMNS
-from backbone.solver.te.instance import TEInstance, build_instance
-from backbone.solver.te.result import TEResult, assemble_result
 from scipy.sparse.csgraph import dijkstra
 
 from backbone.model import Network
+from backbone.solver.te.formulations import SPLIT_COLUMNS
+from backbone.solver.te.instance import TEInstance, build_instance
+from backbone.solver.te.result import TEResult, assemble_result
 
 logger = logging.getLogger(__name__)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from backbone.solver.backends._stdio import stdout_to_stderr
 from backbone.solver.backends.highs import highs_lp
 from backbone.solver.problem import LinearProgram

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from backbone.solver.te import TEResult, solve_te
-from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
 
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
+from backbone.solver.te import TEResult, solve_te
+from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
 
 logger = logging.getLogger(__name__)
 

@@ -68,10 +68,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.path_search import FoundPath, SearchTopology, build_topology, search_group, topology_key
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.solver.path_search import search_group
+from backbone.solver.path_topology import FoundPath, SearchTopology, build_topology, topology_key
 
 logger = logging.getLogger(__name__)
 
@@ -422,7 +423,7 @@ def _build(topo: SearchTopology, net: Network, frame: pd.DataFrame, src: np.ndar
     path_pair = np.repeat(np.arange(n_pairs, dtype=np.int64), counts)
     rev = np.repeat(src > dst, counts)
     hops = found.hops[q]
-    from backbone.solver.path_kernels import gather_paths
+    from backbone.solver.path_array_kernels import gather_paths
 
     arc_flat, arc_ptr, site_flat, ptr, arc_cols, link_cols = gather_paths(
         found.arcs, found.sites, f_arc_ptr[:-1][q], f_arc_ptr[:-1][q] + q, hops, rev, n_links)

@@ -308,9 +308,8 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     SolverError
         When the backend is unknown, not installed, or crashes.
     """
-    from backbone.solver.backends import get_backend
-
     from backbone.errors import SolverError
+    from backbone.solver.backends import get_backend
 
     if not time_limit or time_limit <= 0:
         raise SolverError("every solve needs a positive time limit")

@@ -1,14 +1,12 @@
-"""SNDlib network models (the 8-letter codes and model files), instances and solution files.
+"""SNDlib design instances and solution files: an SNDlib network under a model as a
+:class:`~backbone.solver.design.DesignInstance`, link configurations, flow decomposition and the writer of
+SNDlib native solution files.
 
-Model code, position by position: 1 demand model ``U``/``D``; 2 link model ``U``/``B``/``D``;
-3 link capacity model ``M`` modular / ``S`` single modular / ``E`` explicit / ``L`` linear;
-4 fixed charge ``N``/``Y``; 5 routing ``C`` continuous / ``I`` integer / ``S`` single path;
-6 admissible paths ``A`` all / ``E`` explicit list; 7 hop limits ``N`` ignored / ``Y``;
-8 survivability ``N`` none / ``P`` 1+1 / ``S`` shared path / ``U`` unrestricted reconfiguration.
-
-Supported here (:data:`SUPPORTED`): demand U/D, link U/B/D, capacity M/E/L, fixed charge N/Y,
-continuous routing over all paths without hop limits, survivability N and U. Other codes are
-rejected with a :class:`~backbone.errors.ValidationError` naming the position.
+Parsing lives in the model layer, :mod:`backbone.io.sndlib`: network files (:func:`parse_sndlib`), model
+codes and files (:class:`SndlibModel`, :func:`parse_model_code`, :func:`parse_model_file`) and solution
+files (:func:`parse_solution`). They are re-exported here for existing callers. Model positions outside
+:data:`~backbone.io.sndlib.model.SUPPORTED` are rejected with a :class:`~backbone.errors.ValidationError`
+naming the position.
 
 Semantics: an undirected demand is one commodity routed either way; with undirected links
 (the only link model SNDlib allows with undirected demands) routing it ``s -> t`` loses nothing,
@@ -22,144 +20,44 @@ from __future__ import annotations
 
 import logging
 import math
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from backbone.solver.design import DesignInstance, DesignSolution
 
 from backbone.errors import Problem, ValidationError
-from backbone.io.sndlib import SndlibNetwork, parse_sndlib
+from backbone.io.sndlib import (
+    SUPPORTED,
+    SndlibModel,
+    SndlibNetwork,
+    SndlibSolution,
+    load_model,
+    parse_model_code,
+    parse_model_file,
+    parse_sndlib,
+    parse_solution,
+)
+from backbone.solver.design import DesignInstance, DesignSolution
+
+__all__ = [
+    "SUPPORTED",
+    "SndlibModel",
+    "SndlibNetwork",
+    "SndlibSolution",
+    "build_instance",
+    "decompose_flows",
+    "link_configurations",
+    "load_instance",
+    "load_model",
+    "parse_model_code",
+    "parse_model_file",
+    "parse_sndlib",
+    "parse_solution",
+    "write_solution",
+]
 
 logger = logging.getLogger(__name__)
-
-POSITIONS: tuple[tuple[str, str, dict[str, str]], ...] = (
-    ("demand", "DEMAND_MODEL", {"U": "UNDIRECTED", "D": "DIRECTED"}),
-    ("link", "LINK_MODEL", {"U": "UNDIRECTED", "B": "BIDIRECTED", "D": "DIRECTED"}),
-    ("capacity", "LINK_CAPACITY_MODEL", {"M": "MODULAR_LINK_CAPACITIES", "S": "SINGLE_MODULAR_CAPACITIES",
-                                         "E": "EXPLICIT_LINK_CAPACITIES", "L": "LINEAR_LINK_CAPACITIES"}),
-    ("fixed_charge", "FIXED_CHARGE_MODEL", {"N": "NO", "Y": "YES"}),
-    ("routing", "ROUTING_MODEL", {"C": "CONTINUOUS", "I": "INTEGER", "S": "SINGLE_PATH"}),
-    ("paths", "ADMISSIBLE_PATH_MODEL", {"A": "ALL_PATHS", "E": "EXPLICIT_LIST"}),
-    ("hop_limits", "HOP_LIMIT_MODEL", {"N": "IGNORE_HOP_LIMITS", "Y": "INDIVIDUAL_HOP_LIMITS"}),
-    ("survivability", "SURVIVABILITY_MODEL", {"N": "NO_SURVIVABILITY", "P": "ONE_PLUS_ONE_PROTECTION",
-                                              "S": "SHARED_PATH_PROTECTION", "U": "UNRESTRICTED_FLOW_RECONFIGURATION"}),
-)
-"""(attribute, model-file key, code letter -> model-file value) per code position."""
-
-ALIASES: dict[str, str] = {"SINGLE_MODULAR_LINK_CAPACITIES": "SINGLE_MODULAR_CAPACITIES"}
-"""Other spellings seen for model-file values."""
-
-SUPPORTED: dict[str, str] = {"demand": "UD", "link": "UBD", "capacity": "MEL", "fixed_charge": "NY",
-                             "routing": "C", "paths": "A", "hop_limits": "N", "survivability": "NU"}
-"""Code letters this module can solve, per position."""
-
-
-@dataclass(frozen=True)
-class SndlibModel:
-    """One SNDlib network model (see the module docstring for the letters)."""
-
-    demand: str = "U"
-    link: str = "U"
-    capacity: str = "M"
-    fixed_charge: str = "N"
-    routing: str = "C"
-    paths: str = "A"
-    hop_limits: str = "N"
-    survivability: str = "N"
-
-    @property
-    def code(self) -> str:
-        """The 8-letter code, dash-separated (``U-U-M-N-C-A-N-N``)."""
-        return "-".join(getattr(self, attr) for attr, _, _ in POSITIONS)
-
-    def unsupported(self) -> list[Problem]:
-        """A problem per position this module cannot solve."""
-        return [Problem(f"model position {i + 1} ({key}) = {getattr(self, attr)!r} is not supported "
-                        f"(supported: {', '.join(SUPPORTED[attr])})", table="model", field=key)
-                for i, (attr, key, _) in enumerate(POSITIONS) if getattr(self, attr) not in SUPPORTED[attr]]
-
-    def to_text(self) -> str:
-        """The model in SNDlib native model-file format."""
-        lines = ["?SNDlib native format; type: model; version: 1.0", f"# model {self.code}", ""]
-        lines += [f"{key} = {values[getattr(self, attr)]}" for attr, key, values in POSITIONS]
-        lines += ["NODE_MODEL = NO_NODE_HARDWARE", "OBJECTIVE_MODEL = MINIMIZE_TOTAL_COST"]
-        return "\n".join(lines) + "\n"
-
-
-def parse_model_code(code: str) -> SndlibModel:
-    """``"U-U-M-N-C-A-N-N"`` (dashes optional) -> :class:`SndlibModel`.
-
-    Raises
-    ------
-    ValidationError
-        For a wrong length or an unknown letter (naming the position).
-    """
-    letters = code.replace("-", "").strip().upper()
-    if len(letters) != len(POSITIONS):
-        raise ValidationError(Problem(f"model code {code!r} must have {len(POSITIONS)} letters (e.g. U-U-M-N-C-A-N-N)",
-                                      table="model", field="code"))
-    problems = [Problem(f"position {i + 1} ({key}): {ch!r} is not one of {', '.join(values)}", table="model",
-                        field=key)
-                for i, ((_, key, values), ch) in enumerate(zip(POSITIONS, letters, strict=True)) if ch not in values]
-    if problems:
-        raise ValidationError(problems)
-    return SndlibModel(**{attr: ch for (attr, _, _), ch in zip(POSITIONS, letters, strict=True)})
-
-
-def parse_model_file(path: str | Path, text: str | None = None) -> SndlibModel:
-    """Read an SNDlib native model file (``KEY = VALUE`` lines).
-
-    Raises
-    ------
-    ValidationError
-        For unknown keys or values (file, ``line N``, key) and missing keys.
-    """
-    p = Path(path)
-    text = p.read_text(encoding="utf-8", errors="replace") if text is None else text
-    by_key = {key: (attr, {v: k for k, v in values.items()}) for attr, key, values in POSITIONS}
-    found: dict[str, str] = {}
-    problems: list[Problem] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line or line.startswith("?"):
-            continue
-        m = re.fullmatch(r"([A-Z_]+)\s*=\s*([A-Z_0-9]+)", line)
-        if not m:
-            problems.append(Problem("expected 'KEY = VALUE'", file=str(p), record=f"line {n}"))
-            continue
-        key, value = m.groups()
-        if key in ("NODE_MODEL", "OBJECTIVE_MODEL"):
-            continue
-        if key not in by_key:
-            problems.append(Problem("unknown key (expected one of "
-                                    f"{', '.join(by_key)}, NODE_MODEL, OBJECTIVE_MODEL)", file=str(p),
-                                    record=f"line {n}"))
-            continue
-        attr, letters = by_key[key]
-        value = ALIASES.get(value, value)
-        if value not in letters:
-            problems.append(Problem(f"unknown value (expected one of {', '.join(letters)})", file=str(p),
-                                    record=f"line {n}", field=key))
-            continue
-        found[attr] = letters[value]
-    for attr, key, _ in POSITIONS:
-        if attr not in found and not any(p.field == key for p in problems):
-            problems.append(Problem("missing", file=str(p), field=key))
-    if problems:
-        raise ValidationError(problems)
-    return SndlibModel(**found)
-
-
-def load_model(model: str | Path) -> SndlibModel:
-    """A model from a code (``U-U-M-N-C-A-N-N``) or a model-file path."""
-    text = str(model)
-    if Path(text).suffix.lower() == ".txt" or Path(text).exists():
-        return parse_model_file(text)
-    return parse_model_code(text)
 
 
 # ---------------------------------------------------------------------- instance
@@ -327,84 +225,3 @@ def write_solution(path: str | Path, snd: SndlibNetwork, model: SndlibModel, ins
 
 def _num(x: float) -> str:
     return f"{x:.0f}" if abs(x - round(x)) < 1e-9 else f"{x:.6f}".rstrip("0")
-
-
-@dataclass(frozen=True)
-class SndlibSolution:
-    """A parsed solution file: ``configurations`` {link: [(capacity, count)]} and ``routings``
-    {state: {demand: [(flow, [link ids])]}}."""
-
-    configurations: dict[str, list[tuple[float, float]]]
-    routings: dict[str, dict[str, list[tuple[float, list[str]]]]]
-
-    def capacities(self) -> dict[str, float]:
-        """Installed capacity per link (pre-installed included)."""
-        return {lk: sum(c * n for c, n in mods) for lk, mods in self.configurations.items()}
-
-
-def parse_solution(path: str | Path, text: str | None = None) -> SndlibSolution:
-    """Read an SNDlib native solution file.
-
-    Raises
-    ------
-    ValidationError
-        For malformed content (file and line).
-    """
-    p = Path(path)
-    text = p.read_text(encoding="utf-8", errors="replace") if text is None else text
-    toks: list[tuple[str, int]] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if raw.lstrip().startswith("?"):
-            continue
-        toks += [(m.group(0), n) for m in re.finditer(r"\(|\)|[^\s()]+", raw.split("#", 1)[0])]
-    i = 0
-    configs: dict[str, list[tuple[float, float]]] = {}
-    routings: dict[str, dict[str, list[tuple[float, list[str]]]]] = {}
-
-    def fail(msg: str, line: int) -> ValidationError:
-        return ValidationError(Problem(msg, file=str(p), record=f"line {line}"))
-
-    def group(j: int) -> tuple[list[str], int]:
-        if j >= len(toks) or toks[j][0] != "(":
-            raise fail("expected '('", toks[min(j, len(toks) - 1)][1] if toks else 0)
-        out: list[str] = []
-        j += 1
-        while j < len(toks) and toks[j][0] != ")":
-            out.append(toks[j][0])
-            j += 1
-        if j >= len(toks):
-            raise fail("unclosed '('", toks[-1][1])
-        return out, j + 1
-
-    try:
-        while i < len(toks):
-            word, line = toks[i]
-            if word in ("LINK-CONFIGURATIONS", "LINK_CONFIGURATIONS"):
-                i += 2
-                while toks[i][0] != ")":
-                    lid = toks[i][0]
-                    vals, i = group(i + 1)
-                    nums = [float(v) for v in vals]
-                    configs[lid] = list(zip(nums[0::2], nums[1::2], strict=False))
-                i += 1
-            elif word in ("ROUTINGS", "ROUTING"):
-                state = toks[i + 1][0]
-                i += 3
-                routing: dict[str, list[tuple[float, list[str]]]] = {}
-                while toks[i][0] != ")":
-                    did = toks[i][0]
-                    i += 2
-                    paths = []
-                    while toks[i][0] != ")":
-                        amount = float(toks[i][0])
-                        links, i = group(i + 1)
-                        paths.append((amount, links))
-                    routing[did] = paths
-                    i += 1
-                routings[state] = routing
-                i += 1
-            else:
-                raise fail(f"unexpected {word!r}", line)
-    except (IndexError, ValueError) as exc:
-        raise fail(f"malformed solution file ({exc})", toks[min(i, len(toks) - 1)][1] if toks else 0) from None
-    return SndlibSolution(configs, routings)

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.planning import ProgressFn, no_progress
-from backbone.solver.problem import INF, LinearProgram, solve
 
 from backbone.model import Network
+from backbone.solver.planning import ProgressFn, no_progress
+from backbone.solver.problem import INF, LinearProgram, solve
 
 logger = logging.getLogger(__name__)
 

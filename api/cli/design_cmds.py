@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+
 from backbone.api.cli.common import (
     EXIT_VERIFY,
     SCENARIO_HELP,
@@ -77,7 +78,7 @@ def design(
                                "verify": verify}
     if sndlib_mode:
         if model_file is not None:  # read here, on the CLI user's machine; the task takes the code
-            from backbone.solver.sndlib import parse_model_file
+            from backbone.io.sndlib import parse_model_file
 
             model = parse_model_file(model_file).code
         options["model"] = model

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+
 from backbone.api.cli.common import (
     EXIT_VERIFY,
     SCENARIO_HELP,

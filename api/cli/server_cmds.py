@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+
 from backbone.api.cli.common import emit_json, err_console, handle_errors, out_console
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
@@ -60,6 +61,7 @@ def serve(
     import logging
 
     import uvicorn
+
     from backbone.api.app import create_app
     from backbone.api.settings import Settings
 
@@ -88,7 +90,6 @@ def token_create(
 ) -> None:
     """Create an API token; the token is the LAST word of the output (shown once, stored hashed)."""
     from backbone.api.store import SCOPES, GoneError, Store
-
     from backbone.errors import Problem, ValidationError
 
     if scope not in SCOPES:
@@ -141,7 +142,6 @@ def token_list(json_out: JsonOpt = False) -> None:
 def token_revoke(token_id: Annotated[str, typer.Argument(help="Token id (from `backbone token list`).")]) -> None:
     """Revoke a token."""
     from backbone.api.store import GoneError, Store
-
     from backbone.errors import NotFoundError
 
     store = _store()
@@ -161,7 +161,6 @@ def token_rotate(token_id: Annotated[str, typer.Argument(help="Token id (from `b
     """Replace a token by a new one (same name, scope, team, lifetime) and revoke the old one; the new
     token is the LAST word of the output."""
     from backbone.api.store import ConflictError, GoneError, Store
-
     from backbone.errors import NotFoundError, ValidationError
 
     store = _store()
@@ -184,7 +183,6 @@ def token_rotate(token_id: Annotated[str, typer.Argument(help="Token id (from `b
 def team_create(name: Annotated[str, typer.Argument(help="Team name (unique).")], json_out: JsonOpt = False) -> None:
     """Create a team; give it tokens with `backbone token create --team NAME`."""
     from backbone.api.store import ConflictError, Store
-
     from backbone.errors import Problem, ValidationError
 
     if not name.strip():
@@ -223,7 +221,6 @@ def team_list(json_out: JsonOpt = False) -> None:
 def db_seed() -> None:
     """Store the shipped scenario as a read-only scenario every team can read and plan on (once)."""
     from backbone.api.store import SYSTEM, Store
-
     from backbone.io import load_scenario, network_to_dict
 
     store = _store()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+
 from backbone.api.cli.common import (
     SCENARIO_HELP,
     emit_json,

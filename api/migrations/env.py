@@ -4,8 +4,9 @@ or on ``sqlalchemy.url`` from the config (set by :func:`backbone.api.store.upgra
 from __future__ import annotations
 
 from alembic import context
-from backbone.api.models import Base
 from sqlalchemy import create_engine
+
+from backbone.api.models import Base
 
 config = context.config
 target_metadata = Base.metadata

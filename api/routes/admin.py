@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
+from fastapi import APIRouter, Depends, HTTPException, Query
+
 from backbone.api.auth import Admin, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.schemas import (
@@ -17,8 +19,6 @@ from backbone.api.schemas import (
     TokenPublic,
 )
 from backbone.api.store import GoneError
-from fastapi import APIRouter, Depends, HTTPException, Query
-
 from backbone.errors import Problem, ValidationError
 
 router = APIRouter(prefix="/v1", tags=["admin"])

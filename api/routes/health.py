@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from backbone.api.auth import StoreDep, Viewer
-from backbone.api.schemas import Health
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
+
+from backbone.api.auth import StoreDep, Viewer
+from backbone.api.schemas import Health
 
 router = APIRouter(tags=["health"])
 

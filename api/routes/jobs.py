@@ -12,6 +12,10 @@ import mimetypes
 import uuid
 from typing import Annotated, Any
 
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, JSONResponse
+
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
@@ -26,10 +30,6 @@ from backbone.api.schemas import (
     ProblemDetails,
 )
 from backbone.api.store import ConflictError, GoneError
-from fastapi import APIRouter, Depends, Query, Request, Response
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, JSONResponse
-
 from backbone.errors import Problem, ValidationError
 
 router = APIRouter(prefix="/v1", tags=["jobs"])

@@ -15,6 +15,10 @@ import uuid
 from pathlib import Path
 from typing import Annotated, Any
 
+from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.input_policy import MAX_DEPTH, check_scenario_document
 from backbone.api.schemas import (
@@ -27,10 +31,6 @@ from backbone.api.schemas import (
 )
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, Store, etag_of
-from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
-
 from backbone.errors import Problem, ValidationError
 
 logger = logging.getLogger(__name__)
@@ -304,7 +304,6 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
             candidates: Annotated[bool, Query(description="Draw the scenario's candidate routes (not built) dotted "
                                                           "grey")] = True) -> Response:
     from backbone.api.store import decode_document
-
     from backbone.io import network_from_dict
 
     sid = str(scenario_id)

@@ -19,11 +19,11 @@ import numpy as np
 
 from backbone import geo
 from backbone.maps import style
-from backbone.maps._html_template import PAGE
 from backbone.maps.basemap import projected_basemap
 from backbone.maps.layers import build_layers, link_routes
 from backbone.maps.projection import BBox, MapView, make_view
 from backbone.maps.static import default_subtitle, default_title, label_candidates, site_sizes
+from backbone.maps.template import page_template
 from backbone.maps.values import MapValues
 from backbone.model import Network
 
@@ -70,7 +70,7 @@ def render_html(net: Network, values: MapValues, *, color_by: str = "utilisation
                     "candidate": style.CANDIDATE, "built": style.BUILT},
     }
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-    page = (PAGE.replace("%%TITLE%%", html.escape(data["title"])).replace("%%OCEAN%%", style.OCEAN)
+    page = (page_template().replace("%%TITLE%%", html.escape(data["title"])).replace("%%OCEAN%%", style.OCEAN)
             .replace("%%DATA%%", payload))
     logger.debug("interactive map: %d bytes", len(page))
     return page

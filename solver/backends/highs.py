@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 import numpy as np
+
 from backbone.solver.backends._stdio import stdout_to_stderr
 from backbone.solver.problem import LinearProgram, Solution, Status
 

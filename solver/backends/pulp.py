@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from backbone.solver.backends._stdio import stdout_to_stderr
 from backbone.solver.problem import LinearProgram, Solution, Status
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.design import DesignInstance
 

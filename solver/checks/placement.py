@@ -32,10 +32,10 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pandas as pd
-from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 from backbone import geo
 from backbone.model import Network, access_latency_ms
+from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 logger = logging.getLogger(__name__)
 
@@ -56,9 +56,48 @@ class CheckReport:
                 "checked": self.checked}
 
 
+@dataclass
+class _Facts:
+    """What every family of checks shares: the result tables and what is recomputed from the network."""
+
+    net: Network
+    opts: PlaceOptions
+    tables: dict[str, pd.DataFrame]
+    expect_full: bool
+    tol: float
+    sites_t: pd.DataFrame
+    flows: pd.DataFrame
+    existing: pd.DataFrame
+    training: pd.DataFrame
+    candidates: set[str]
+    access: dict[str, str]
+    access_ms: dict[str, float]
+    slo: dict[str, float]
+    train_at: pd.Series
+
+    @classmethod
+    def gather(cls, net: Network, opts: PlaceOptions, tables: dict[str, pd.DataFrame], expect_full: bool,
+               tol: float) -> _Facts:
+        """The tables of one placement and the access sites, candidates and SLOs recomputed for it."""
+        training = tables.get("training", pd.DataFrame())
+        access, access_ms = _access(net)
+        return cls(net=net, opts=opts, tables=tables, expect_full=expect_full, tol=tol, sites_t=tables["sites"],
+                   flows=tables["flows"], existing=tables.get("existing", pd.DataFrame()), training=training,
+                   candidates=_candidates(net, opts), access=access, access_ms=access_ms,
+                   slo={c.name: c.slo_rtt_ms for c in opts.classes},
+                   train_at=training.groupby("site")["gpus"].sum() if len(training) else pd.Series(dtype=float))
+
+
+ArcLoad = dict[tuple[int, str, str, str], float]
+"""Gbps per (period, link, from site, to site)."""
+
+
 def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataFrame], expect_full: bool = True,
                     tol: float = 1e-5) -> CheckReport:
     """Verify a placement from its tables (``sites``, ``flows``, ``existing``, ``training``).
+
+    One family of checks after another (see the module docstring): flows, demand served, sites, network
+    capacity, training jobs and, when asked, N+1.
 
     Parameters
     ----------
@@ -78,118 +117,148 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     CheckReport
     """
     rep = CheckReport()
-    sites_t, flows = tables["sites"], tables["flows"]
-    existing, training = tables.get("existing", pd.DataFrame()), tables.get("training", pd.DataFrame())
-    sites = net.sites
-    candidates = _candidates(net, opts)
-    access, access_ms = _access(net)
-    dist = _backbone_latency(net, sorted(set(access.values())))
+    facts = _Facts.gather(net, opts, tables, expect_full, tol)
+    flow_violations, arc_load = _check_flows(facts)
+    rep.violations += flow_violations
+    rep.checked["flows"] = len(facts.flows)
+    demand_violations, n_units = _check_demand_served(facts)
+    rep.violations += demand_violations
+    rep.checked["demand_units"] = n_units
+    rep.violations += _check_sites(facts)
+    rep.checked["sites"] = len(facts.sites_t)
+    capacity_violations, n_arcs = _check_network_capacity(facts, arc_load)
+    rep.violations += capacity_violations
+    rep.checked["arcs"] = n_arcs
+    rep.violations += _check_training(facts)
+    if opts.n_plus_one:
+        rep.violations += _check_n_plus_one(facts)
+        rep.checked["n_plus_one_failures"] = len(facts.sites_t)
+    if rep.violations:
+        logger.warning("placement check: %d violation(s), first: %s", len(rep.violations), rep.violations[0])
+    return rep
+
+
+def _check_flows(f: _Facts) -> tuple[list[str], ArcLoad]:
+    """Every flow: known metro and class, an allowed candidate site, residency, a contiguous path from the
+    metro's access site, RTT within the SLO and as reported, Gbps = GPUs x ``gbps_per_gpu``. Also returns
+    the placement's load on each directed arc per period (both directions: requests and responses)."""
+    net, tol, g = f.net, f.tol, f.opts.gbps_per_gpu
     link_lat = net.links["latency_ms"].astype(float).to_dict()
-    slo = {c.name: c.slo_rtt_ms for c in opts.classes}
-    g = opts.gbps_per_gpu
-
-    def bad(msg: str) -> None:
-        rep.violations.append(msg)
-
-    # ---------------------------------------------------------------- flows: paths, SLO, residency
-    arc_load: dict[tuple[int, str, str, str], float] = {}  # (period, link, from, to) -> Gbps
-    for row in flows.to_dict("records"):
+    out: list[str] = []
+    arc_load: ArcLoad = {}
+    for row in f.flows.to_dict("records"):
         m, c, s, period = str(row["metro"]), str(row["class"]), str(row["site"]), int(row["period"])
         gpus, gbps = float(row["gpus"]), float(row["gbps"])
         where = f"flow {m}/{c} -> {s} (period {period})"
-        if m not in net.metros.index or c not in slo:
-            bad(f"{where}: unknown metro or class")
+        if m not in net.metros.index or c not in f.slo:
+            out.append(f"{where}: unknown metro or class")
             continue
-        if s not in candidates:
-            bad(f"{where}: {s} is not an allowed candidate site")
-        if not _residency_ok(net, opts, m, s):
-            bad(f"{where}: residency forbids serving {m} ({net.metros.at[m, 'country']}) from {s} "
-                f"({sites.at[s, 'country'] if s in sites.index else '?'})")
+        if s not in f.candidates:
+            out.append(f"{where}: {s} is not an allowed candidate site")
+        if not _residency_ok(net, f.opts, m, s):
+            out.append(f"{where}: residency forbids serving {m} ({net.metros.at[m, 'country']}) from {s} "
+                       f"({net.sites.at[s, 'country'] if s in net.sites.index else '?'})")
         links = [x for x in (row["links"] if isinstance(row["links"], str) else "").split(";") if x]
-        walk = _walk(net, access[m], links)
+        walk = _walk(net, f.access[m], links)
         if walk is None or walk[-1][1] != s:
-            bad(f"{where}: links {links} are not a path from access site {access[m]} to {s}")
+            out.append(f"{where}: links {links} are not a path from access site {f.access[m]} to {s}")
             continue
-        rtt = 2.0 * (access_ms[m] + sum(link_lat[x] for x in links))
-        if rtt > slo[c] + 1e-6:
-            bad(f"{where}: RTT {rtt:.2f} ms exceeds the {c} SLO of {slo[c]:.0f} ms")
+        rtt = 2.0 * (f.access_ms[m] + sum(link_lat[x] for x in links))
+        if rtt > f.slo[c] + 1e-6:
+            out.append(f"{where}: RTT {rtt:.2f} ms exceeds the {c} SLO of {f.slo[c]:.0f} ms")
         if abs(rtt - float(row["rtt_ms"])) > 1e-3:
-            bad(f"{where}: reported RTT {float(row['rtt_ms']):.3f} ms, recomputed {rtt:.3f} ms")
+            out.append(f"{where}: reported RTT {float(row['rtt_ms']):.3f} ms, recomputed {rtt:.3f} ms")
         if abs(gbps - gpus * g) > tol * max(1.0, abs(gbps)):
-            bad(f"{where}: {gbps} Gbps for {gpus} GPUs at {g} Gbps/GPU")
+            out.append(f"{where}: {gbps} Gbps for {gpus} GPUs at {g} Gbps/GPU")
         if gpus < -tol:
-            bad(f"{where}: negative GPUs")
+            out.append(f"{where}: negative GPUs")
         if not links:
             continue
         for lid, (a, b) in zip(links, walk, strict=True):
             for u, v in ((a, b), (b, a)):  # symmetric: requests and responses
                 key = (period, lid, u, v)
                 arc_load[key] = arc_load.get(key, 0.0) + gbps
-    rep.checked["flows"] = len(flows)
+    return out, arc_load
 
-    # ---------------------------------------------------------------- demand served
-    demand = _demand(net, opts)  # (metro, class) -> peak GPUs
-    periods = opts.periods
+
+def _check_demand_served(f: _Facts) -> tuple[list[str], int]:
+    """Served GPUs per (period, metro, class) never above demand, and equal to it when the plan claims to
+    serve everything. Also returns the number of demand units (metro, class)."""
+    net, tol, periods = f.net, f.tol, f.opts.periods
+    demand = _demand(net, f.opts)  # (metro, class) -> peak GPUs
+    flows = f.flows
     served = flows.groupby(["period", "metro", "class"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
+    out: list[str] = []
     for (m, c), d in demand.items():
         region = str(net.metros.at[m, "region"])
         for t in range(periods):
             need = d * _factor(region, t, periods)
             got = float(served.get((t, m, c), 0.0))
             if got > need + tol * max(1.0, need):
-                bad(f"{m}/{c} period {t}: {got:,.3f} GPUs served for a demand of {need:,.3f}")
-            if expect_full and got < need - tol * max(1.0, need):
-                bad(f"{m}/{c} period {t}: only {got:,.3f} of {need:,.3f} GPUs served")
-    rep.checked["demand_units"] = len(demand)
+                out.append(f"{m}/{c} period {t}: {got:,.3f} GPUs served for a demand of {need:,.3f}")
+            if f.expect_full and got < need - tol * max(1.0, need):
+                out.append(f"{m}/{c} period {t}: only {got:,.3f} of {need:,.3f} GPUs served")
+    return out, len(demand)
 
-    # ---------------------------------------------------------------- sites
+
+def _check_sites(f: _Facts) -> list[str]:
+    """Every site row: GPUs after = before + added, whole blocks, minimum build, only at candidates, GPU
+    maximum, MW balance, power need and cap, capex recomputed, GPUs in use per period within GPUs after;
+    every serving site is in the table."""
+    opts, tol, sites, flows = f.opts, f.tol, f.net.sites, f.flows
     mw_per_gpu = opts.kw_per_gpu / 1000.0
     block = max(1, opts.block_gpus)
-    train_at = training.groupby("site")["gpus"].sum() if len(training) else pd.Series(dtype=float)
     used = flows.groupby(["period", "site"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
-    for sid, r in sites_t.iterrows():
+    out: list[str] = []
+    for sid, r in f.sites_t.iterrows():
         if sid not in sites.index:
-            bad(f"site {sid}: not in the network")
+            out.append(f"site {sid}: not in the network")
             continue
         src = sites.loc[sid]
         g0 = float(src["gpus_installed"])
         added, after = float(r["gpus_added"]), float(r["gpus_after"])
         if abs(float(r["gpus_before"]) - g0) > tol or abs(after - g0 - added) > tol:
-            bad(f"site {sid}: GPUs before/added/after {r['gpus_before']}/{added}/{after} do not add up "
-                f"(installed {g0:.0f})")
+            out.append(f"site {sid}: GPUs before/added/after {r['gpus_before']}/{added}/{after} do not add up "
+                       f"(installed {g0:.0f})")
         if added < -tol or abs(added / block - round(added / block)) > 1e-6:
-            bad(f"site {sid}: {added:,.0f} GPUs added is not a whole number of {block}-GPU blocks")
+            out.append(f"site {sid}: {added:,.0f} GPUs added is not a whole number of {block}-GPU blocks")
         if tol < added < opts.min_build_gpus - tol:
-            bad(f"site {sid}: {added:,.0f} GPUs added, below the minimum build of {opts.min_build_gpus:,}")
-        if added > tol and sid not in candidates:
-            bad(f"site {sid}: GPUs added at a site that is not an allowed candidate")
+            out.append(f"site {sid}: {added:,.0f} GPUs added, below the minimum build of {opts.min_build_gpus:,}")
+        if added > tol and sid not in f.candidates:
+            out.append(f"site {sid}: GPUs added at a site that is not an allowed candidate")
         gmax = max(float(src["gpus_max"]), g0)
         if after > gmax + tol:
-            bad(f"site {sid}: {after:,.0f} GPUs exceed the site maximum of {gmax:,.0f}")
+            out.append(f"site {sid}: {after:,.0f} GPUs exceed the site maximum of {gmax:,.0f}")
         base = max(float(src["power_available_mw"]), g0 * mw_per_gpu)
         cap_mw = max(float(src["power_max_mw"]), base)
         need_mw = after * mw_per_gpu
         mw_after = float(r["mw_after"])
         if abs(mw_after - base - float(r["mw_built"])) > 1e-4:
-            bad(f"site {sid}: MW before {base:.3f} + built {float(r['mw_built']):.3f} != after {mw_after:.3f}")
+            out.append(f"site {sid}: MW before {base:.3f} + built {float(r['mw_built']):.3f} != after {mw_after:.3f}")
         if need_mw > mw_after + 1e-4:
-            bad(f"site {sid}: {after:,.0f} GPUs need {need_mw:,.2f} MW, more than the {mw_after:,.2f} MW provided")
+            out.append(f"site {sid}: {after:,.0f} GPUs need {need_mw:,.2f} MW, more than the {mw_after:,.2f} MW "
+                       "provided")
         if mw_after > cap_mw + 1e-4:
-            bad(f"site {sid}: {mw_after:,.2f} MW exceeds the power cap of {cap_mw:,.2f} MW")
+            out.append(f"site {sid}: {mw_after:,.2f} MW exceeds the power cap of {cap_mw:,.2f} MW")
         capex = added * float(src["capex_per_gpu_usd"]) + float(r["mw_built"]) * float(src["capex_per_mw_usd"])
         capex += opts.site_fixed_cost_usd * (added > tol)
         if abs(capex - float(r["capex_usd"])) > 1e-6 * max(1.0, capex) + 1.0:
-            bad(f"site {sid}: capex {float(r['capex_usd']):,.0f} USD, recomputed {capex:,.0f} USD")
-        tr = float(train_at.get(sid, 0.0))
-        for t in range(periods):
+            out.append(f"site {sid}: capex {float(r['capex_usd']):,.0f} USD, recomputed {capex:,.0f} USD")
+        tr = float(f.train_at.get(sid, 0.0))
+        for t in range(opts.periods):
             in_use = float(used.get((t, sid), 0.0)) + tr
             if in_use > after + tol * max(1.0, after):
-                bad(f"site {sid} period {t}: {in_use:,.1f} GPUs in use, only {after:,.0f} after the build")
-    for sid in set(flows["site"]) - set(sites_t.index) if len(flows) else ():
-        bad(f"site {sid}: serves demand but is missing from the sites table")
-    rep.checked["sites"] = len(sites_t)
+                out.append(f"site {sid} period {t}: {in_use:,.1f} GPUs in use, only {after:,.0f} after the build")
+    for sid in set(flows["site"]) - set(f.sites_t.index) if len(flows) else ():
+        out.append(f"site {sid}: serves demand but is missing from the sites table")
+    return out
 
-    # ---------------------------------------------------------------- network capacity
+
+def _check_network_capacity(f: _Facts, arc_load: ArcLoad) -> tuple[list[str], int]:
+    """Per period and direction, placement Gbps plus the scenario demands as routed within link capacity;
+    scenario demands fully routed (joint baseline, full plan). Also returns the number of arcs checked."""
+    net, tol, existing = f.net, f.tol, f.existing
+    out: list[str] = []
     base_load: dict[tuple[str, str, str], float] = {}
     if len(existing):
         routed = existing.groupby("demand")["gbps"].sum()
@@ -197,57 +266,61 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
             links = [x for x in str(row.links).split(";") if x]
             walk = _walk(net, str(row.src), links)
             if walk is None or walk[-1][1] != str(row.dst):
-                bad(f"scenario demand {row.demand}: links {links} are not a path {row.src} -> {row.dst}")
+                out.append(f"scenario demand {row.demand}: links {links} are not a path {row.src} -> {row.dst}")
                 continue
             for lid, (a, b) in zip(links, walk, strict=True):
                 base_load[(lid, a, b)] = base_load.get((lid, a, b), 0.0) + float(row.gbps)
     else:
         routed = pd.Series(dtype=float)
-    if opts.baseline == "joint" and expect_full:
+    if f.opts.baseline == "joint" and f.expect_full:
         d = net.demands[(net.demands["demand_gbps"] > 0) & (net.demands["src"] != net.demands["dst"])]
         for did, need in d["demand_gbps"].items():
             got = float(routed.get(did, 0.0))
             if abs(got - need) > tol * max(1.0, need):
-                bad(f"scenario demand {did}: {got:,.3f} of {need:,.3f} Gbps routed")
+                out.append(f"scenario demand {did}: {got:,.3f} of {need:,.3f} Gbps routed")
     keys = {(t, lid, a, b) for (t, lid, a, b) in arc_load} | {(t, lid, a, b) for (lid, a, b) in base_load
-                                                              for t in range(periods)}
+                                                              for t in range(f.opts.periods)}
     cap = net.links["capacity_gbps"].astype(float).to_dict()
     for t, lid, a, b in sorted(keys):
         load = arc_load.get((t, lid, a, b), 0.0) + base_load.get((lid, a, b), 0.0)
         if load > cap[lid] + tol * max(1.0, cap[lid]):
-            bad(f"link {lid} {a} -> {b} period {t}: {load:,.2f} Gbps over its {cap[lid]:,.0f} Gbps capacity")
-    rep.checked["arcs"] = len(keys)
+            out.append(f"link {lid} {a} -> {b} period {t}: {load:,.2f} Gbps over its {cap[lid]:,.0f} Gbps capacity")
+    return out, len(keys)
 
-    # ---------------------------------------------------------------- training
+
+def _check_training(f: _Facts) -> list[str]:
+    """Each training job placed once (when the plan is full), at an allowed site."""
+    training, sites = f.training, f.net.sites
     placed = training.groupby("job")["site"].agg(list) if len(training) else pd.Series(dtype=object)
-    for job in opts.training:
+    out: list[str] = []
+    for job in f.opts.training:
         where = placed.get(job.id, [])
         if len(where) > 1:
-            bad(f"training job {job.id}: placed at {len(where)} sites")
-        if expect_full and len(where) == 0:
-            bad(f"training job {job.id}: not placed")
+            out.append(f"training job {job.id}: placed at {len(where)} sites")
+        if f.expect_full and len(where) == 0:
+            out.append(f"training job {job.id}: not placed")
         for s in where:
-            if s not in candidates or (job.regions and sites.at[s, "region"] not in job.regions) or (
+            if s not in f.candidates or (job.regions and sites.at[s, "region"] not in job.regions) or (
                     job.sites and s not in job.sites):
-                bad(f"training job {job.id}: site {s} is not allowed")
+                out.append(f"training job {job.id}: site {s} is not allowed")
+    return out
 
-    # ---------------------------------------------------------------- N+1
-    if opts.n_plus_one:
-        # each unit's served demand in its own peak hour (the first hour of maximum profile factor)
-        per = flows.groupby(["metro", "class", "period"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
-        peak_hour = {m: int(np.argmax([_factor(str(net.metros.at[m, "region"]), t, periods) for t in range(periods)]))
-                     for m in net.metros.index}
-        peak_served = pd.Series({(m, c): float(v) for (m, c, t), v in per.items() if t == peak_hour[m]}, dtype=float)
-        capacity = (sites_t["gpus_after"] - train_at.reindex(sites_t.index).fillna(0.0)).clip(lower=0.0)
-        declared = tables.get("n_plus_one")
-        allowed = (declared["shortfall_gpus"] if declared is not None and len(declared) and not expect_full
-                   else pd.Series(dtype=float))
-        rep.violations += _n_plus_one(net, opts, peak_served, capacity, candidates, access, access_ms, dist, slo, tol,
-                                      allowed)
-        rep.checked["n_plus_one_failures"] = len(capacity)
-    if rep.violations:
-        logger.warning("placement check: %d violation(s), first: %s", len(rep.violations), rep.violations[0])
-    return rep
+
+def _check_n_plus_one(f: _Facts) -> list[str]:
+    """N+1: each unit's served demand in its own peak hour (the first hour of maximum profile factor) can be
+    re-served by the surviving sites after any one site is lost (see :func:`_n_plus_one`)."""
+    net, flows, periods, sites_t = f.net, f.flows, f.opts.periods, f.sites_t
+    per = flows.groupby(["metro", "class", "period"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
+    peak_hour = {m: int(np.argmax([_factor(str(net.metros.at[m, "region"]), t, periods) for t in range(periods)]))
+                 for m in net.metros.index}
+    peak_served = pd.Series({(m, c): float(v) for (m, c, t), v in per.items() if t == peak_hour[m]}, dtype=float)
+    capacity = (sites_t["gpus_after"] - f.train_at.reindex(sites_t.index).fillna(0.0)).clip(lower=0.0)
+    declared = f.tables.get("n_plus_one")
+    allowed = (declared["shortfall_gpus"] if declared is not None and len(declared) and not f.expect_full
+               else pd.Series(dtype=float))
+    dist = _backbone_latency(net, sorted(set(f.access.values())))
+    return _n_plus_one(net, f.opts, peak_served, capacity, f.candidates, f.access, f.access_ms, dist, f.slo, f.tol,
+                       allowed)
 
 
 # ---------------------------------------------------------------------- helpers (independent of the model)

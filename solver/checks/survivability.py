@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
-from backbone.solver.checks import CheckReport, Violation
-from backbone.solver.planning import ProgressFn, no_progress
 
 from backbone.model import Network
+from backbone.solver.checks import CheckReport, Violation
+from backbone.solver.planning import ProgressFn, no_progress
 
 __all__ = ["check_survivability"]
 

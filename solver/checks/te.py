@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.checks import CheckReport, Violation
 from scipy.sparse.csgraph import connected_components, dijkstra
 
 from backbone.model import Network
+from backbone.solver.checks import CheckReport, Violation
 
 logger = logging.getLogger(__name__)
 

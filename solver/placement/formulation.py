@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
 from backbone.solver.placement.inputs import PlacementInputs
 from backbone.solver.problem import LinearProgram
 

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.paths import PathSet
-from backbone.solver.placement.options import PlaceOptions, period_factors
 
 from backbone import geo
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network, access_latency_ms
+from backbone.solver.paths import PathSet
+from backbone.solver.placement.options import PlaceOptions, period_factors
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from backbone.solver.backends import BackendName
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from backbone.solver.backends import BackendName
 
 EU_EEA_COUNTRIES: tuple[str, ...] = (
     "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT",

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.placement.result import PlacementResult, solve_placement
-from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
 
 from backbone.errors import InfeasibleError
 from backbone.model import Network
+from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.placement.result import PlacementResult, solve_placement
+from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
 
 logger = logging.getLogger(__name__)
 

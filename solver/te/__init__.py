@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.model import Network
 from backbone.solver.backends import BackendName
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from backbone.solver.te.formulations import block_values, build_formulation
 from backbone.solver.te.instance import REASONS, build_instance
 from backbone.solver.te.objectives import OBJECTIVES, run_objective
 from backbone.solver.te.result import TEResult, assemble_result
-from pydantic import BaseModel, ConfigDict, Field
-
-from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     summary["method"] = "exact"
     lower_bound = None
     if objective == "min-mlu" and formulation == "path" and not latency_tiebreak:
-        from backbone.solver.te.colgen import lp_mlu_bound
+        from backbone.solver.te.bounds import lp_mlu_bound
 
         lower_bound = lp_mlu_bound(inst, sol, form.lp_demands)
     summary.update(_bound_entries(objective, outcome.objective_value, lower_bound))

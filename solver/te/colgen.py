@@ -1,4 +1,4 @@
-"""Exact TE at scale: path-based column generation, and the Lagrangian bound every method reports.
+"""Exact TE at scale: path-based column generation for ``min-mlu`` and ``max-throughput``.
 
 The *full path LP* routes each demand over every admissible loopless path (latency within its
 SLO), not only ``k`` candidates. Column generation solves it without listing those paths:
@@ -14,16 +14,9 @@ SLO), not only ``k`` candidates. Column generation solves it without listing tho
 
 Memory grows with the active paths, not with ``k x demands``.
 
-Lower bound (min-MLU). For any ``w >= 0`` scaled so that ``sum_a w_a cap_a = 1``, Lagrangian
-relaxation of the capacity rows gives ``L(w) = sum_d h_d SP_d(w) <= MLU*`` (weak duality: the
-``u`` term vanishes and each demand takes its ``w``-shortest route). ``SP_d`` ignores the SLO
-limit, which can only lower it, so the bound stays valid for SLO-bound demands (whose pricing is
-therefore a heuristic: a ``w``-shortest path over the SLO adds no column). The bound is computed
-from the master's duals (column generation, the exact path LP) or from any sub-problem's duals
-(POP); SLO-bound demands get a Lagrangian relaxation of their latency limit as well
-(:meth:`DualPricer.slo_bounded`). Far from convergence the duals can price every demand at zero,
-so the best of these and the single-site cut bound (:func:`site_cut_bound`) is reported as
-``lower_bound``, with ``gap = (mlu - lower_bound) / mlu``.
+Lower bounds: :mod:`backbone.solver.te.bounds` (the Lagrangian bound from the master's duals, the
+multiplicative-weights refinement and the single-site cut bound), reported as ``lower_bound`` with
+``gap = (mlu - lower_bound) / mlu``.
 """
 
 from __future__ import annotations
@@ -37,7 +30,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from backbone.errors import InfeasibleError, SolverError
+from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.problem import INF, Solution, Status, solve
+from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.formulations import (
     SPLIT_COLUMNS,
     ModelSpec,
@@ -52,9 +49,6 @@ from backbone.solver.te.formulations import (
 from backbone.solver.te.instance import REASON_SLO, TEInstance
 from backbone.solver.te.objectives import HELD_PENALTY, REL_TOL, Stage, backend_options
 
-from backbone.errors import InfeasibleError, SolverError
-from backbone.schema import TRAFFIC_CLASSES
-
 logger = logging.getLogger(__name__)
 
 MAX_ITERATIONS = 100
@@ -65,228 +59,6 @@ RC_TOL = 1e-7
 
 GAP_TOL = 1e-4
 """Min-MLU stops when ``(mlu - lower_bound) / mlu`` is below this (0.01 %)."""
-
-LAMBDA_GRID = np.array([0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
-"""Latency multipliers (relative to mean price / mean latency) of the SLO-constrained bound."""
-
-SOURCE_CHUNK = 256
-"""Dijkstra sources per batch in pricing (bounds the dense ``chunk x sites`` arrays)."""
-
-
-# ---------------------------------------------------------------------- pricing
-class DualPricer:
-    """Shortest paths of demands under arc lengths ``w`` (directed; lowest ``w`` over parallel arcs)."""
-
-    def __init__(self, inst: TEInstance) -> None:
-        self.inst = inst
-        self.n = inst.n_sites
-        self.key = inst.arc_tail * self.n + inst.arc_head
-
-    def slo_bounded(self, w: np.ndarray, demands: np.ndarray, length: np.ndarray) -> np.ndarray:
-        """Lower bounds on the SLO-constrained ``w``-shortest path of each demand, at least ``length``.
-
-        For any ``lam >= 0``, ``min_{p: lat(p) <= L} w(p) >= min_p w(p) + lam (lat(p) - L)`` (Lagrangian
-        relaxation of the latency limit ``L``): one Dijkstra round on ``w + lam lat`` per ``lam`` of a
-        small grid around the ratio of mean price to mean latency; the best bound is kept.
-        """
-        inst = self.inst
-        limit = inst.slo_one_way_ms[demands]
-        slo = np.flatnonzero(np.isfinite(limit))
-        out = length.copy()
-        w = np.maximum(np.asarray(w, float), 0.0)
-        lat = inst.arc_latency_ms
-        if len(slo) == 0 or not (w > 0).any() or not (lat > 0).any():
-            return out
-        ratio = float(w[w > 0].mean()) / float(lat[lat > 0].mean())
-        for lam in ratio * LAMBDA_GRID:
-            d, _, _ = self.shortest(w + lam * lat, demands[slo])
-            out[slo] = np.maximum(out[slo], d - lam * limit[slo])
-        return out
-
-    def shortest(self, w: np.ndarray, demands: np.ndarray, want_paths: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
-        """``SP_d(w)`` for each demand, and the arcs of the shortest paths of ``demands[want_paths]``.
-
-        Returns ``(length (len(demands),), [arcs per wanted path], wanted positions)``.
-        """
-        from backbone.solver.path_kernels import predecessor_paths
-        from scipy.sparse.csgraph import dijkstra
-
-        inst, n = self.inst, self.n
-        w = np.maximum(np.asarray(w, float), 0.0)
-        order = np.lexsort((np.arange(len(w)), w, self.key))  # per (tail, head): lowest w, then lowest arc
-        first = np.ones(len(order), bool)
-        first[1:] = self.key[order][1:] != self.key[order][:-1]
-        best = order[first]
-        best_key = self.key[best]
-        # a tiny floor keeps zero-length arcs as edges; subtracted back (per hop) below
-        eps = 1e-12
-        graph = sp.csr_matrix((w[best] + eps, (inst.arc_tail[best], inst.arc_head[best])), shape=(n, n))
-        demands = np.asarray(demands, np.int64)
-        src, dst = inst.src[demands], inst.dst[demands]
-        sources, src_row = np.unique(src, return_inverse=True)
-        length = np.full(len(demands), np.inf)
-        want = np.zeros(len(demands), bool) if want_paths is None else np.asarray(want_paths, bool)
-        wanted = np.flatnonzero(want)
-        arcs_out: list[np.ndarray] = [np.zeros(0, np.int64)] * len(wanted)
-        by_row = np.argsort(src_row, kind="stable")
-        row_ptr = np.searchsorted(src_row[by_row], np.arange(len(sources) + 1))
-        slot = np.full(len(demands), -1)
-        slot[wanted] = np.arange(len(wanted))
-        for c0 in range(0, len(sources), SOURCE_CHUNK):
-            c1 = min(c0 + SOURCE_CHUNK, len(sources))
-            dist, pred = dijkstra(graph, directed=True, indices=sources[c0:c1], return_predecessors=True)
-            dist, pred = np.atleast_2d(dist), np.atleast_2d(pred)
-            members = by_row[row_ptr[c0]:row_ptr[c1]]
-            rows = src_row[members] - c0
-            length[members] = dist[rows, dst[members]]
-            sel = members[want[members]]
-            if len(sel) == 0:
-                continue
-            sites, ptr = predecessor_paths(pred, (src_row[sel] - c0).astype(np.int64), src[sel], dst[sel])
-            hops = np.diff(ptr) - 1
-            tail_pos = np.delete(np.arange(len(sites)), ptr[1:] - 1)
-            keys = sites[tail_pos] * n + sites[tail_pos + 1]
-            arcs = best[np.searchsorted(best_key, keys)]
-            arc_ptr = np.concatenate([[0], np.cumsum(hops)])
-            for j, d in enumerate(sel.tolist()):
-                arcs_out[slot[d]] = arcs[arc_ptr[j]:arc_ptr[j + 1]]
-        finite = np.isfinite(length)
-        length[finite] = np.maximum(length[finite] - eps * n, 0.0)  # at most n hops carry the floor
-        return length, arcs_out, wanted
-
-
-def mlu_lower_bound(inst: TEInstance, demands: np.ndarray, w: np.ndarray,
-                    pricer: DualPricer | None = None) -> float:
-    """Lagrangian lower bound ``sum_d h_d SP_d(w)`` on the min-MLU of ``demands`` (all paths).
-
-    ``w >= 0`` are arc prices (e.g. minus the capacity duals of any min-MLU LP); they are scaled
-    so that ``sum_a w_a cap_a = 1``. Returns 0 when ``w`` is all zero.
-    """
-    w = np.maximum(np.asarray(w, float), 0.0)
-    scale = float(w @ inst.arc_capacity_gbps)
-    if scale <= 0 or len(demands) == 0:
-        return 0.0
-    pricer = pricer or DualPricer(inst)
-    length, _, _ = pricer.shortest(w / scale, demands)
-    length = pricer.slo_bounded(w / scale, demands, length)
-    return float(inst.demand_gbps[demands] @ np.where(np.isfinite(length), length, 0.0))
-
-
-MWU_ITERATIONS = 40
-"""Multiplicative-weights steps of :func:`refine_mlu_bound`."""
-
-
-def shortest_path_loads(inst: TEInstance, demands: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Route every demand on its ``w``-shortest path: ``(SP_d(w) per demand, load per arc)``."""
-    from backbone.solver.path_kernels import subtree_sums
-    from scipy.sparse.csgraph import dijkstra
-
-    n = inst.n_sites
-    key = inst.arc_tail * n + inst.arc_head
-    order = np.lexsort((np.arange(len(w)), w, key))
-    first = np.ones(len(order), bool)
-    first[1:] = key[order][1:] != key[order][:-1]
-    best = order[first]
-    best_key = key[best]
-    graph = sp.csr_matrix((w[best] + 1e-12, (inst.arc_tail[best], inst.arc_head[best])), shape=(n, n))
-    src, dst, h = inst.src[demands], inst.dst[demands], inst.demand_gbps[demands]
-    sources, row = np.unique(src, return_inverse=True)
-    length = np.zeros(len(demands))
-    load = np.zeros(inst.n_arcs)
-    for c0 in range(0, len(sources), SOURCE_CHUNK):
-        c1 = min(c0 + SOURCE_CHUNK, len(sources))
-        dist, pred = dijkstra(graph, directed=True, indices=sources[c0:c1], return_predecessors=True)
-        dist, pred = np.atleast_2d(dist), np.atleast_2d(pred)
-        sel = np.flatnonzero((row >= c0) & (row < c1))
-        length[sel] = dist[row[sel] - c0, dst[sel]]
-        node_demand = np.zeros(dist.shape)
-        np.add.at(node_demand, (row[sel] - c0, dst[sel]), h[sel])
-        sub = subtree_sums(pred.astype(np.int64), dist, node_demand)
-        r, v = np.nonzero((sub > 0) & (pred >= 0))
-        arcs = best[np.searchsorted(best_key, pred[r, v].astype(np.int64) * n + v)]
-        np.add.at(load, arcs, sub[r, v])
-    return np.maximum(length - 1e-12 * n, 0.0), load
-
-
-def refine_mlu_bound(inst: TEInstance, demands: np.ndarray, w0: np.ndarray | None = None,
-                     iterations: int = MWU_ITERATIONS, deadline: float | None = None) -> tuple[float, np.ndarray]:
-    """Improve the Lagrangian MLU bound by multiplicative weights (Garg-Koenemann style).
-
-    Route every demand on its shortest path under prices ``w``; ``L(w) = sum_d h_d SP_d(w) / sum_a
-    w_a cap_a`` is a valid bound; then raise the prices of the arcs that routing overloads,
-    ``w_a <- w_a exp(eta util_a / max util)``, and repeat, keeping the best bound. Starts from
-    ``w0`` (e.g. capacity duals) mixed with ``1 / cap``. The SLO is relaxed (the bound stays valid).
-
-    Returns ``(best bound, its prices)``.
-    """
-    demands = np.asarray(demands, np.int64)
-    cap = inst.arc_capacity_gbps
-    if len(demands) == 0:
-        return 0.0, np.zeros(inst.n_arcs)
-    w = 1.0 / np.maximum(cap, 1e-9)
-    w /= float(w @ cap)
-    if w0 is not None and float(np.maximum(w0, 0) @ cap) > 0:
-        w0 = np.maximum(w0, 0) / float(np.maximum(w0, 0) @ cap)
-        w = 0.5 * w + 0.5 * w0
-    h = inst.demand_gbps[demands]
-    best, best_w = 0.0, w.copy()
-    for it in range(iterations):
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        length, load = shortest_path_loads(inst, demands, w)
-        value = float(h @ length) / float(w @ cap)
-        if value > best:
-            best, best_w = value, w.copy()
-        util = load / np.maximum(cap, 1e-9)
-        top = float(util.max(initial=0.0))
-        if top <= 0:
-            break
-        eta = 1.0 / np.sqrt(it + 1.0)
-        w = w * np.exp(eta * util / top)
-        w /= float(w @ cap)
-    return best, best_w
-
-
-def site_cut_bound(inst: TEInstance, demands: np.ndarray) -> float:
-    """The MLU lower bound of single-site cuts: ``max_s max(out_s / cap_out_s, in_s / cap_in_s)``.
-
-    All demand from site ``s`` leaves it over its outgoing arcs (and all demand to it arrives over
-    its incoming arcs), whatever the routing, so some arc there runs at least that utilisation.
-    Strong on real backbones, where a city often hangs off one or two links.
-    """
-    demands = np.asarray(demands, np.int64)
-    if len(demands) == 0:
-        return 0.0
-    n = inst.n_sites
-    h = inst.demand_gbps[demands]
-    out_d = np.bincount(inst.src[demands], weights=h, minlength=n)
-    in_d = np.bincount(inst.dst[demands], weights=h, minlength=n)
-    out_c = np.bincount(inst.arc_tail, weights=inst.arc_capacity_gbps, minlength=n)
-    in_c = np.bincount(inst.arc_head, weights=inst.arc_capacity_gbps, minlength=n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.concatenate([np.where(out_c > 0, out_d / out_c, 0.0), np.where(in_c > 0, in_d / in_c, 0.0)])
-    return float(ratio.max(initial=0.0))
-
-
-def lp_mlu_bound(inst: TEInstance, sol: Solution, demands: np.ndarray, pricer: DualPricer | None = None
-                 ) -> float | None:
-    """:func:`mlu_lower_bound` from the capacity duals of a solved min-MLU path LP (None without duals).
-
-    ``demands`` are the LP's demands: routable ones with an admissible path (the lowest-latency
-    candidates include one whenever any path meets the SLO, so every method routes the same set).
-    """
-    try:
-        y = sol.duals("capacity")
-    except (ValueError, KeyError):
-        return None
-    if not np.all(np.isfinite(y.to_numpy())):
-        return None
-    w = np.zeros(inst.n_arcs)
-    w[y.index.to_numpy(np.int64)] = -y.to_numpy()
-    demands = np.asarray(demands, np.int64)
-    return max(mlu_lower_bound(inst, demands, w, pricer), site_cut_bound(inst, demands))
-
 
 # ---------------------------------------------------------------------- the column pool
 @dataclass
@@ -444,43 +216,117 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
         raise ValueError(f"column generation supports min-mlu and max-throughput, not {objective!r}")
     cand = np.flatnonzero(inst.routable)
     pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k)
-    n_lp = len(lp_demands)
-    h = inst.demand_gbps[lp_demands]
-    limit = inst.slo_one_way_ms[lp_demands]
-    has_slo = bool(np.isfinite(limit).any())
-    pricer = DualPricer(inst)
-    stages: list[Stage] = []
-    worst = Status.OPTIMAL
-    tol = 1e-7 * max(1.0, float(inst.demand_gbps.max(initial=0.0)))
-    iterations = 0
-    best_lb: float | None = site_cut_bound(inst, lp_demands) if objective == "min-mlu" else None
     # interior-point duals are central: far better prices (and bounds) than simplex's extreme duals,
     # which make column generation tail off on degenerate TE masters
-    master_method = "ipm" if lp_method == "auto" else lp_method
-    last_w: np.ndarray | None = None
+    cg = _ColumnGeneration(inst, pool, lp_demands, backend, "ipm" if lp_method == "auto" else lp_method, deadline,
+                           progress)
+    if objective == "min-mlu":
+        cg.best_lb = site_cut_bound(inst, lp_demands)
+        sol, worst, value = _solve_min_mlu(cg, final_deadline)
+    else:
+        sol, worst, value = _solve_max_throughput(cg, ceiling)
+    tol = 1e-7 * max(1.0, float(inst.demand_gbps.max(initial=0.0)))
+    col_demand, arcs, hops = pool.arrays()
+    f = sol.values("flow").to_numpy()
+    f = np.where(f > tol, f, 0.0)
+    n_cols = len(f)  # the pool only grows: the solution's columns are its first ones
+    col_demand, hops = col_demand[:n_cols], hops[:n_cols]
+    arcs = arcs[:int(hops.sum())]
+    arc_load = pool.arc_map()[:, :n_cols] @ f
+    carried = np.zeros(inst.n_demands)
+    carried[lp_demands] = cg.h - block_values(sol, "unmet", cg.n_lp)
+    splits = _splits(inst, lp_demands[col_demand], arcs, hops, f, tol)
+    return ScaleOutcome(worst if sol.status == Status.OPTIMAL else Status.FEASIBLE, value, arc_load, carried,
+                        reason, splits, cg.stages, cg.best_lb, paths_seconds,
+                        {"iterations": cg.iterations, "columns": pool.n})
 
-    def master(name: str, costs: dict[str, Any], bounds: dict[str, Any], extra: list[RowSpec]) -> Solution:
+
+def _solve_min_mlu(cg: _ColumnGeneration, final_deadline: float) -> tuple[Solution, Status, float]:
+    """One column generation for the min-MLU; when it is not proven optimal, the lower bound is refined by
+    multiplicative weights until ``final_deadline``. Returns (solution, status, MLU)."""
+    worst = Status.OPTIMAL
+    sol, proven = cg.generate("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)}, [], True)
+    if not proven:
+        worst = Status.FEASIBLE
+        value = float(sol.objective)
+        if cg.best_lb is None or value - cg.best_lb > GAP_TOL * value:
+            cg.progress(0.9, "colgen: refining the lower bound")
+            refined, _ = refine_mlu_bound(cg.inst, cg.lp_demands, cg.last_w, deadline=final_deadline)
+            cg.best_lb = refined if cg.best_lb is None else max(cg.best_lb, refined)
+    return sol, worst, float(sol.values("mlu").iloc[0])
+
+
+def _solve_max_throughput(cg: _ColumnGeneration, ceiling: float | None) -> tuple[Solution, Status, float]:
+    """Lexicographic max-throughput: one column generation per traffic class, most important first, each
+    holding the unmet demand of the classes before it. Returns (solution, status, carried Gbps)."""
+    worst = Status.OPTIMAL
+    h, n_lp = cg.h, cg.n_lp
+    cap = {"mlu": (0.0, 1.0 if ceiling is None else float(ceiling))}
+    ranks = cg.inst.class_rank[cg.lp_demands]
+    present = [r for r in range(len(TRAFFIC_CLASSES)) if np.any((ranks == r) & (h > 0))]
+    rows: list[RowSpec] = []
+    sol = None
+    for r in present:
+        cls = TRAFFIC_CLASSES[r]
+        cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
+        st, proven = cg.generate(f"max-throughput-{cls}", {"unmet": cost}, cap, rows, False)
+        if not proven:
+            worst = Status.FEASIBLE
+        sol = st
+        members = np.flatnonzero(ranks == r)
+        hold = float(st.objective) + REL_TOL * max(1.0, abs(float(h[members].sum())))
+        m = sp.csr_matrix((np.ones(len(members)), (np.zeros(len(members), int), members)), shape=(1, n_lp))
+        rows = [*rows, RowSpec(f"hold-{cls}", {"unmet": m}, -INF, hold, pd.Index([f"hold-{cls}"]))]
+    if sol is None:
+        sol, _ = cg.generate("max-throughput", {}, cap, [], False)
+    value = float(h.sum() - block_values(sol, "unmet", n_lp).sum()) if n_lp else 0.0
+    return sol, worst, value
+
+
+class _ColumnGeneration:
+    """The state of one column generation: the column pool, the restricted masters solved so far (stages),
+    iterations, the best lower bound and the last arc prices."""
+
+    def __init__(self, inst: TEInstance, pool: ColumnPool, lp_demands: np.ndarray, backend: str,
+                 master_method: str, deadline: float, progress: Callable[[float, str], None]) -> None:
+        self.inst, self.pool, self.lp_demands = inst, pool, lp_demands
+        self.backend, self.master_method, self.deadline, self.progress = backend, master_method, deadline, progress
+        self.n_lp = len(lp_demands)
+        self.h = inst.demand_gbps[lp_demands]
+        self.limit = inst.slo_one_way_ms[lp_demands]
+        self.has_slo = bool(np.isfinite(self.limit).any())
+        self.pricer = DualPricer(inst)
+        self.stages: list[Stage] = []
+        self.iterations = 0
+        self.best_lb: float | None = None
+        self.last_w: np.ndarray | None = None
+
+    def master(self, name: str, costs: dict[str, Any], bounds: dict[str, Any], extra: list[RowSpec]) -> Solution:
+        """Solve the restricted master over the pool's columns (raises :class:`_OutOfTime` past the deadline)."""
+        inst, pool = self.inst, self.pool
         t0 = time.perf_counter()
         col_demand, _, _ = pool.arrays()
         spec = ModelSpec()
         spec.variables["flow"] = VarSpec(pd.RangeIndex(pool.n, name="column"), 0.0, INF)
-        spec.variables["unmet"] = VarSpec(pd.Index(inst.demand_ids[lp_demands], name="demand"), 0.0, h)
+        spec.variables["unmet"] = VarSpec(pd.Index(inst.demand_ids[self.lp_demands], name="demand"), 0.0, self.h)
         spec.variables["mlu"] = VarSpec(pd.Index(["mlu"]), 0.0, INF)
-        spec.rows.append(demand_rows(col_demand, n_lp, np.arange(n_lp), h, "flow"))
+        spec.rows.append(demand_rows(col_demand, self.n_lp, np.arange(self.n_lp), self.h, "flow"))
         spec.rows.append(capacity_rows(inst, {"flow": pool.arc_map()}))
         lp = spec.to_lp(name, costs, bounds, extra)
         st = lp.stats()
         t1 = time.perf_counter()
-        left = deadline - t1
+        left = self.deadline - t1
         if left <= 0.05:
             raise _OutOfTime
-        sol = solve(lp, backend=backend, time_limit=left, **backend_options(backend, master_method, st["cols"]))
-        stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0, st["rows"],
-                            st["cols"], st["nonzeros"]))
+        sol = solve(lp, backend=self.backend, time_limit=left,
+                    **backend_options(self.backend, self.master_method, st["cols"]))
+        self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0, st["rows"],
+                                 st["cols"], st["nonzeros"]))
         return sol
 
-    def price(w: np.ndarray, pi: np.ndarray, rc: np.ndarray) -> int:
+    def price(self, w: np.ndarray, pi: np.ndarray, rc: np.ndarray) -> int:
         """Add the columns with negative reduced cost; returns how many were added."""
+        inst, lp_demands, limit, pricer = self.inst, self.lp_demands, self.limit, self.pricer
         neg = rc < -RC_TOL * np.maximum(np.abs(pi), 1e-12)
         if not neg.any():
             return 0
@@ -510,21 +356,21 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
         if len(demand) == 0:
             return 0
         hops = np.array([len(a) for a in found_a], np.int64)
-        return pool.add(demand, np.concatenate(found_a), hops)
+        return self.pool.add(demand, np.concatenate(found_a), hops)
 
-    def generate(name: str, costs: dict[str, Any], bounds: dict[str, Any], extra: list[RowSpec],
+    def generate(self, name: str, costs: dict[str, Any], bounds: dict[str, Any], extra: list[RowSpec],
                  track_bound: bool) -> tuple[Solution, bool]:
         """Master / pricing loop of one stage; returns the last master solution and whether it is
         proven optimal over every admissible path (gap closed, or no column prices out and no SLO
         demand makes pricing a heuristic)."""
-        nonlocal iterations, best_lb, last_w
+        inst = self.inst
         best: Solution | None = None
         for it in range(MAX_ITERATIONS):
             try:
-                sol = master(f"{name}-{it + 1}", costs, bounds, extra)
+                sol = self.master(f"{name}-{it + 1}", costs, bounds, extra)
             except _OutOfTime:
                 break
-            iterations += 1
+            self.iterations += 1
             if not sol.status.has_solution:
                 if best is not None and sol.status == Status.TIME_LIMIT:
                     break
@@ -538,71 +384,31 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
             y = sol.duals("capacity")
             w = np.zeros(inst.n_arcs)
             w[y.index.to_numpy(np.int64)] = np.maximum(-y.to_numpy(), 0.0)
-            last_w = w
-            length, _, _ = pricer.shortest(w, lp_demands)
+            self.last_w = w
+            length, _, _ = self.pricer.shortest(w, self.lp_demands)
             rc = length - pi
-            if track_bound:
-                scale = float(w @ inst.arc_capacity_gbps)
-                bounded = pricer.slo_bounded(w, lp_demands, length) if has_slo else length
-                lb = float(h @ np.where(np.isfinite(bounded), bounded, 0.0)) / scale if scale > 0 else 0.0
-                best_lb = lb if best_lb is None else max(best_lb, lb)
-                value = float(sol.objective)
-                if value <= 0 or (value - best_lb) <= GAP_TOL * value:
-                    return sol, True
-            added = price(w, pi, rc)
+            if track_bound and self.bound_closes_gap(sol, w, length):
+                return sol, True
+            added = self.price(w, pi, rc)
             logger.info("colgen %s iteration %d: objective %.6g, %d columns added (%d in pool)", name, it + 1,
-                        sol.objective, added, pool.n)
-            progress(min(0.85, 0.2 + 0.02 * iterations), f"colgen {name}: iteration {it + 1}, {pool.n:,} paths")
+                        sol.objective, added, self.pool.n)
+            self.progress(min(0.85, 0.2 + 0.02 * self.iterations),
+                          f"colgen {name}: iteration {it + 1}, {self.pool.n:,} paths")
             if added == 0:
-                return sol, not has_slo
+                return sol, not self.has_slo
         if best is None:
             raise SolverError(f"TE stage {name!r}: time limit reached with no feasible solution")
         return best, False
 
-    if objective == "min-mlu":
-        sol, proven = generate("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)}, [], True)
-        if not proven:
-            worst = Status.FEASIBLE
-            value = float(sol.objective)
-            if best_lb is None or value - best_lb > GAP_TOL * value:
-                progress(0.9, "colgen: refining the lower bound")
-                refined, _ = refine_mlu_bound(inst, lp_demands, last_w, deadline=final_deadline)
-                best_lb = refined if best_lb is None else max(best_lb, refined)
-        value = float(sol.values("mlu").iloc[0])
-    else:
-        cap = {"mlu": (0.0, 1.0 if ceiling is None else float(ceiling))}
-        ranks = inst.class_rank[lp_demands]
-        present = [r for r in range(len(TRAFFIC_CLASSES)) if np.any((ranks == r) & (h > 0))]
-        rows: list[RowSpec] = []
-        sol = None
-        for r in present:
-            cls = TRAFFIC_CLASSES[r]
-            cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
-            st, proven = generate(f"max-throughput-{cls}", {"unmet": cost}, cap, rows, False)
-            if not proven:
-                worst = Status.FEASIBLE
-            sol = st
-            members = np.flatnonzero(ranks == r)
-            hold = float(st.objective) + REL_TOL * max(1.0, abs(float(h[members].sum())))
-            m = sp.csr_matrix((np.ones(len(members)), (np.zeros(len(members), int), members)), shape=(1, n_lp))
-            rows = [*rows, RowSpec(f"hold-{cls}", {"unmet": m}, -INF, hold, pd.Index([f"hold-{cls}"]))]
-        if sol is None:
-            sol, _ = generate("max-throughput", {}, cap, [], False)
-        value = float(h.sum() - block_values(sol, "unmet", n_lp).sum()) if n_lp else 0.0
-    assert sol is not None
-    col_demand, arcs, hops = pool.arrays()
-    f = sol.values("flow").to_numpy()
-    f = np.where(f > tol, f, 0.0)
-    n_cols = len(f)  # the pool only grows: the solution's columns are its first ones
-    col_demand, hops = col_demand[:n_cols], hops[:n_cols]
-    arcs = arcs[:int(hops.sum())]
-    arc_load = pool.arc_map()[:, :n_cols] @ f
-    carried = np.zeros(inst.n_demands)
-    carried[lp_demands] = h - block_values(sol, "unmet", n_lp)
-    splits = _splits(inst, lp_demands[col_demand], arcs, hops, f, tol)
-    return ScaleOutcome(worst if sol.status == Status.OPTIMAL else Status.FEASIBLE, value, arc_load, carried,
-                        reason, splits, stages, best_lb, paths_seconds,
-                        {"iterations": iterations, "columns": pool.n})
+    def bound_closes_gap(self, sol: Solution, w: np.ndarray, length: np.ndarray) -> bool:
+        """Update the best Lagrangian bound from prices ``w`` (lengths ``length``); whether the master's
+        objective is now within :data:`GAP_TOL` of it."""
+        scale = float(w @ self.inst.arc_capacity_gbps)
+        bounded = self.pricer.slo_bounded(w, self.lp_demands, length) if self.has_slo else length
+        lb = float(self.h @ np.where(np.isfinite(bounded), bounded, 0.0)) / scale if scale > 0 else 0.0
+        self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
+        value = float(sol.objective)
+        return value <= 0 or (value - self.best_lb) <= GAP_TOL * value
 
 
 class _OutOfTime(Exception):

@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.problem import INF, LinearProgram, Solution
-from backbone.solver.te.instance import REASON_SLO, TEInstance
 
 from backbone.model import Network
+from backbone.solver.problem import INF, LinearProgram, Solution
+from backbone.solver.te.instance import REASON_SLO, TEInstance
 
 logger = logging.getLogger(__name__)
 

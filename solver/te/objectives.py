@@ -35,12 +35,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.problem import INF, Solution, Status, solve
-from backbone.solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec, block_values
-from backbone.solver.te.instance import TEInstance
 
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
+from backbone.solver.problem import INF, Solution, Status, solve
+from backbone.solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec, block_values
+from backbone.solver.te.instance import TEInstance
 
 logger = logging.getLogger(__name__)
 

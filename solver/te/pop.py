@@ -7,7 +7,7 @@ Summing the sub-problems' flows gives a feasible routing of all demands: arc ``a
 ``sum_i u_i cap_a / parts <= max_i u_i cap_a``. The reported MLU is recomputed from the summed loads.
 
 Granular demand (many demands, none a large share of a link) loses little; the proven lower bound
-(:func:`backbone.solver.te.colgen.mlu_lower_bound` on each sub-problem's capacity duals, the best
+(:func:`backbone.solver.te.bounds.mlu_lower_bound` on each sub-problem's capacity duals, the best
 kept) shows how little.
 """
 
@@ -23,14 +23,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from backbone.solver.problem import Status
-from backbone.solver.te.colgen import (
-    DualPricer,
-    ScaleOutcome,
-    mlu_lower_bound,
-    refine_mlu_bound,
-    site_cut_bound,
-)
+from backbone.solver.te.bounds import DualPricer, mlu_lower_bound, refine_mlu_bound, site_cut_bound
+from backbone.solver.te.colgen import ScaleOutcome
 from backbone.solver.te.formulations import SPLIT_COLUMNS, block_values, build_formulation
 from backbone.solver.te.instance import TEInstance
 from backbone.solver.te.objectives import Stage, run_objective

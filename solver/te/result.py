@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
 
 from backbone.schema import TRAFFIC_CLASSES
+from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
 
 logger = logging.getLogger(__name__)
 

@@ -8,11 +8,11 @@ import os
 import time
 from pathlib import Path
 
-from backbone.solver.planning import ProgressFn, TaskResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import InfeasibleError
 from backbone.model import Network
+from backbone.solver.planning import ProgressFn, TaskResult
 
 
 class SleepyOptions(BaseModel):

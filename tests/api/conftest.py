@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from apitest_helpers import postgres_schema_url, postgres_url
 from apitest_tasks import REGISTRY
+from fastapi.testclient import TestClient
+
 from backbone.api.app import create_app
 from backbone.api.settings import Settings
 from backbone.api.store import Store
-from fastapi.testclient import TestClient
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

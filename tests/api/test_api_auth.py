@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 
 from apitest_helpers import auth
-from backbone.api.store import hash_token
 from fastapi.testclient import TestClient
 
+from backbone.api.store import hash_token
 from backbone.io import network_to_dict
 from backbone.model import Network
 

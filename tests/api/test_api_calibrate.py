@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from apitest_helpers import FINAL, auth, wait_for
-from backbone.solver.planning import run_task
 from fastapi.testclient import TestClient
 
 from backbone.calibrate import apply_latency_parameters
 from backbone.io import load_scenario, network_from_dict, network_to_dict
 from backbone.route import shortest_route
+from backbone.solver.planning import run_task
 from tests.conftest import small_world_network
 
 TRUE = {"terrestrial_latency_factor": 1.3, "submarine_latency_factor": 1.05, "equipment_delay_ms": 0.6}
@@ -69,8 +69,7 @@ def test_bad_calibrate_options_are_422(client: TestClient, tokens: dict[str, str
 
 
 def test_calibrate_options_fit_default_is_every_parameter() -> None:
-    from backbone.solver.calibrate_task import CalibrateOptions
-
     from backbone.calibrate import FITTED_PARAMETERS
+    from backbone.solver.calibrate_task import CalibrateOptions
 
     assert tuple(CalibrateOptions().fit) == FITTED_PARAMETERS

@@ -89,9 +89,9 @@ def test_openapi_documents_the_candidates_table(client: TestClient) -> None:
 
 
 def test_cli_info_convert_and_export_keep_candidates(tmp_path: Path) -> None:
-    from backbone.api.cli.main import app
     from typer.testing import CliRunner
 
+    from backbone.api.cli.main import app
     from backbone.io import load_scenario, network_from_dict
 
     src = tmp_path / "cands.json"

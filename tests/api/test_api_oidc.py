@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from apitest_helpers import auth
 from apitest_tasks import REGISTRY
-from backbone.api.app import create_app
-from backbone.api.settings import Settings
 from fastapi.testclient import TestClient
 
+from backbone.api.app import create_app
+from backbone.api.settings import Settings
 from backbone.io import network_to_dict
 from backbone.model import Network
 

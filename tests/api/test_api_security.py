@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from apitest_helpers import FINAL, auth, wait_for
-from backbone.api.input_policy import server_job_options
 from fastapi.testclient import TestClient
 
+from backbone.api.input_policy import server_job_options
 from backbone.io import network_to_dict
 from backbone.model import Network
 

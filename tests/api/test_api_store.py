@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from backbone.api.store import SYSTEM, ConflictError, GoneError, Principal, Store, decode_document
 
 WHO = Principal("t1", "tester", "planner")
@@ -105,9 +106,10 @@ def test_retention_frees_versions_jobs_results_and_audit(tmp_path: Path) -> None
     are freed by the retention sweep; what a queued job still needs stays."""
     from apitest_helpers import FINAL, auth, wait_for
     from apitest_tasks import REGISTRY
+    from fastapi.testclient import TestClient
+
     from backbone.api.app import create_app
     from backbone.api.settings import Settings
-    from fastapi.testclient import TestClient
 
     settings = Settings(data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'api.db'}", workers=1,
                         max_versions_per_scenario=2, maintenance_interval_s=3600)
@@ -148,8 +150,9 @@ def test_retention_frees_versions_jobs_results_and_audit(tmp_path: Path) -> None
         versions = [v["version"] for v in client.get(f"/v1/scenarios/{keep}/versions", headers=auth(tok)).json()]
         assert versions == [4, 5]
         with store.session() as s:
-            from backbone.api.models import AuditEntry, Scenario, ScenarioVersion
             from sqlalchemy import select
+
+            from backbone.api.models import AuditEntry, Scenario, ScenarioVersion
 
             assert s.get(Scenario, gone) is None
             assert not list(s.scalars(select(ScenarioVersion).where(ScenarioVersion.scenario_id == gone)))

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from apitest_helpers import FINAL, auth, wait_for
-from backbone.api.cli.main import app as cli_app
-from backbone.api.store import Store, downgrade_database, upgrade_database
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from backbone.api.cli.main import app as cli_app
+from backbone.api.store import Store, downgrade_database, upgrade_database
 from backbone.io import network_to_dict
 from backbone.model import Network
 

@@ -15,10 +15,10 @@ import httpx
 import pytest
 from apitest_helpers import FINAL, LiveServer, auth, descendants, still_running, wait_for
 from apitest_tasks import REGISTRY
-from backbone.api.app import create_app
-from backbone.api.settings import Settings
 from fastapi.testclient import TestClient
 
+from backbone.api.app import create_app
+from backbone.api.settings import Settings
 from backbone.io import load_scenario, network_to_dict
 from backbone.model import Network
 from tests.conftest import small_world_network

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import backbone.api
 import pytest
+from typer.testing import CliRunner
+
+import backbone.api
 from backbone.api.cli.main import app
 from backbone.api.store import Store, hash_token
-from typer.testing import CliRunner
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
-from backbone.api.cli.main import app
 from typer.testing import CliRunner
 
 from backbone import geo
+from backbone.api.cli.main import app
 from backbone.io import save_scenario
 from backbone.model import Network
 from tests.conftest import make_network

@@ -513,8 +513,9 @@ def test_colocated_sites_get_the_minimum_length_and_round_trip(tmp_path: Path) -
 
 @pytest.mark.parametrize("name", ["Quest", "TataNld"])
 def test_convert_output_of_colocated_zoo_graphs_loads_again(name: str, tmp_path: Path) -> None:
-    from backbone.api.cli.main import app
     from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
 
     src = conformance_dir() / "topologyzoo" / "graphml" / f"{name}.graphml"
     out = tmp_path / f"{name}.json"

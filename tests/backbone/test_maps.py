@@ -382,9 +382,9 @@ def test_kml_is_valid_and_split(pacific: Network, tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------- CLI
 def test_cli_map_writes_file_and_json_only_on_stdout(pacific: Network, tmp_path: Path) -> None:
-    from backbone.api.cli.main import app
     from typer.testing import CliRunner
 
+    from backbone.api.cli.main import app
     from backbone.io import save_scenario
 
     scen = tmp_path / "scen"

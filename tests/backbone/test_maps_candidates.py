@@ -155,8 +155,9 @@ def test_map_colour_by_impact_from_a_failures_result(net: Network) -> None:
 
 def test_cli_map_colour_by_impact_with_a_failures_result(tmp_path: Path) -> None:
     """End to end: ``backbone failures`` writes failures.json; ``backbone map --color-by impact`` draws it."""
-    from backbone.api.cli.main import app
     from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
 
     small = Path(__file__).resolve().parent.parent / "data" / "small"
     runner = CliRunner()

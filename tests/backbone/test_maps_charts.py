@@ -90,8 +90,9 @@ def test_chart_from_result_finds_inputs(triangle: Network) -> None:
 
 
 def test_cli_chart(tmp_path: Path) -> None:
-    from backbone.api.cli.main import app
     from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
 
     res = tmp_path / "r.json"
     res.write_text(json.dumps({"map": {"link_values": {"utilisation": {"a": 0.4, "b": 0.9}}}}))

@@ -346,3 +346,17 @@ def test_page_pans_zooms_tooltips_toggles_and_switches_view(pacific: Network, tm
         assert dt.problems() == []
     finally:
         dt.close()
+
+
+def test_page_is_assembled_from_the_package_template_files() -> None:
+    """The page's style sheet and script are the package data files map.css and map.js, inlined once each;
+    only the caller's placeholders are left."""
+    from backbone.maps.template import page_template, read_template
+
+    page = page_template()
+    css, js = read_template("map.css"), read_template("map.js")
+    assert page.count(css) == 1 and page.count(js) == 1
+    assert f"<style>\n{css}</style>" in page and f"<script>\n{js}</script>" in page
+    assert sorted(set(re.findall(r"%%[A-Z]+%%", page))) == ["%%DATA%%", "%%OCEAN%%", "%%TITLE%%"]
+    with pytest.raises(FileNotFoundError):
+        read_template("no-such-file.js")

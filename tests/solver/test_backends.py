@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+
+from backbone.errors import SolverError
 from backbone.solver.backends import available_backends, get_backend
 from backbone.solver.export import column_names, row_names, write_lp, write_mps
 from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
-
-from backbone.errors import SolverError
 
 LP_BACKENDS = available_backends()
 MIP_BACKENDS = available_backends(mip=True)

@@ -6,10 +6,10 @@ import copy
 from collections.abc import Callable
 
 import pytest
-from backbone.solver.checks.te import check_te
-from backbone.solver.te import TEResult, solve_te
 
 from backbone.model import Network
+from backbone.solver.checks.te import check_te
+from backbone.solver.te import TEResult, solve_te
 from tests.solver.test_te import diamond, grid  # noqa: F401  (diamond: fixture)
 
 

@@ -9,23 +9,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+
+from backbone.errors import InfeasibleError, ValidationError
+from backbone.io import load_scenario
+from backbone.io.sndlib import parse_model_code, parse_model_file, parse_sndlib, parse_solution
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.design import check_design, configurations_from_counts
 from backbone.solver.design import build_design_lp, cutset_rows, solve_design
 from backbone.solver.design_task import CandidateLink, design_upgrades
 from backbone.solver.planning import run_task
-from backbone.solver.sndlib import (
-    build_instance,
-    load_instance,
-    parse_model_code,
-    parse_model_file,
-    parse_solution,
-    write_solution,
-)
-
-from backbone.errors import InfeasibleError, ValidationError
-from backbone.io import load_scenario
-from backbone.io.sndlib import parse_sndlib
+from backbone.solver.sndlib import build_instance, load_instance, write_solution
 from tests.conftest import conformance_dir, make_network
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sndlib"

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from backbone.api.cli.main import app
-from backbone.solver.sndlib import parse_solution
 from typer.testing import CliRunner
+
+from backbone.api.cli.main import app
+from backbone.io.sndlib import parse_solution
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sndlib"
 
@@ -73,7 +74,7 @@ def test_design_human_output(runner: CliRunner) -> None:
 
 
 def test_design_model_file_is_read_by_the_cli(runner: CliRunner, tmp_path: Path) -> None:
-    from backbone.solver.sndlib import parse_model_code
+    from backbone.io.sndlib import parse_model_code
 
     model = tmp_path / "U-U-M-N-C-A-N-U.txt"
     model.write_text(parse_model_code("U-U-M-N-C-A-N-U").to_text())

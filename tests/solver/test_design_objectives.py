@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
+
+from backbone.io.sndlib import parse_model_code, parse_sndlib
 from backbone.solver.checks.design import check_design, configurations_from_counts
 from backbone.solver.design import solve_design
-from backbone.solver.sndlib import build_instance, parse_model_code
-
-from backbone.io.sndlib import parse_sndlib
+from backbone.solver.sndlib import build_instance
 from tests.conftest import conformance_dir
 
 CASES = [("abilene", "U-U-M-N-C-A-N-N", 20.0), ("abilene", "D-B-M-N-C-A-N-N", 20.0),
@@ -37,9 +37,10 @@ def test_reported_objective_is_the_designs_cost(network: str, model: str, time_l
 
 
 def test_verify_checks_the_objective_and_a_failed_check_exits_5(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
     from backbone.api.cli.main import app
     from backbone.solver.checks import Violation
-    from typer.testing import CliRunner
 
     path = conformance_dir() / "sndlib" / "native" / "abilene" / "abilene.txt"
     args = ["design", str(path), "--model", "U-U-M-N-C-A-N-N", "--time-limit", "20", "--verify", "--json"]

@@ -6,6 +6,10 @@ import json
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
+
+from backbone.errors import ValidationError
+from backbone.model import Network
 from backbone.solver.failures import (
     FailureOptions,
     SweepContext,
@@ -15,10 +19,6 @@ from backbone.solver.failures import (
     sweep,
 )
 from backbone.solver.te import solve_te
-from typer.testing import CliRunner
-
-from backbone.errors import ValidationError
-from backbone.model import Network
 
 VOLATILE = {"seconds"}
 
@@ -132,7 +132,6 @@ def test_engines_agree(submarine_cut: Network) -> None:
 
 def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
     from backbone.api.cli.main import app
-
     from backbone.io import save_scenario
 
     scen = save_scenario(submarine_cut, tmp_path / "scen")
@@ -151,9 +150,8 @@ def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
 def test_cli_failures_verify_violation_exits_5(submarine_cut: Network, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import backbone.solver.checks.te as checks
     from backbone.api.cli.main import app
-    from backbone.solver.checks import Violation
-
     from backbone.io import save_scenario
+    from backbone.solver.checks import Violation
 
     real = checks.check_te
 

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from backbone.solver.paths import PathSet, candidate_paths, clear_cache, paths_after_failure
-from backbone.solver.synthetic import synthetic_backbone
 
 from backbone.errors import ValidationError
 from backbone.model import Network
+from backbone.solver.paths import PathSet, candidate_paths, clear_cache, paths_after_failure
+from backbone.solver.synthetic import synthetic_backbone
 from tests.conftest import make_network
 
 
@@ -241,7 +241,7 @@ def test_synthetic_backbone_paths_match_networkx_sample() -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_compiled_kernel_matches_reference_kernel_exactly(seed: int) -> None:
     """The numba kernel returns the reference Python kernel's paths, in the same order, bit for bit."""
-    from backbone.solver import path_search
+    from backbone.solver import path_search, path_topology
 
     net = _random_net(n=10 + 3 * seed, m=16 + 5 * seed, seed=seed, parallel=seed % 3)
     if seed % 2:  # pendant sites and a pendant triangle: several biconnected blocks, so block pruning is active
@@ -256,7 +256,7 @@ def test_compiled_kernel_matches_reference_kernel_exactly(seed: int) -> None:
                   {"id": "p3", "site_a": "q2", "site_b": "q3", "capacity_gbps": 10, "latency_ms": 1.0},
                   {"id": "p4", "site_a": "q3", "site_b": "q1", "capacity_gbps": 10, "latency_ms": 1.0}]
         net = make_network(sites, links)
-    topo = path_search.build_topology(net)
+    topo = path_topology.build_topology(net)
     lo, hi = (np.array(x, np.int64) for x in zip(*itertools.combinations(range(topo.n_sites), 2), strict=True))
     for k, limit in ((4, np.inf), (9, 7.0)):
         lim = np.full(len(lo), limit)
@@ -265,7 +265,7 @@ def test_compiled_kernel_matches_reference_kernel_exactly(seed: int) -> None:
         for field in ("pair", "latency", "hops", "arcs", "sites"):
             np.testing.assert_array_equal(getattr(got, field), getattr(ref, field), err_msg=field)
     synthetic = synthetic_backbone(60, seed=seed, demand_pairs="none")
-    topo = path_search.build_topology(synthetic)
+    topo = path_topology.build_topology(synthetic)
     lo, hi = (np.array(x, np.int64) for x in zip(*itertools.combinations(range(topo.n_sites), 2), strict=True))
     lim = np.full(len(lo), np.inf)
     ref = path_search._search_group_python((topo, lo, hi, lim, 4, False))

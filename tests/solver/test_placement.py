@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from backbone.errors import InfeasibleError, ValidationError
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, run_place_task, solve_placement
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H
-
-from backbone.errors import InfeasibleError, ValidationError
 from tests.conftest import make_network
 
 PAR_GPU = 46_132.0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, solve_placement
-
 from tests.solver.test_placement import europe
 
 NYC = dict(id="NYC", lon=-74.0, lat=40.7, region="NA", country="US", kind="datacenter", gpus_max=5000,

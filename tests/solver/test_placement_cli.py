@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from backbone.api.cli.main import app
 from typer.testing import CliRunner
 
+from backbone.api.cli.main import app
 from backbone.io import save_scenario
 from tests.solver.test_placement import europe
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from backbone.solver.checks.placement import check_placement
-from backbone.solver.placement import PlaceOptions, solve_placement
 
 from backbone.io import load_scenario
+from backbone.solver.checks.placement import check_placement
+from backbone.solver.placement import PlaceOptions, solve_placement
 
 
 @pytest.fixture(scope="module")

@@ -105,9 +105,8 @@ def test_plan_rejects_a_bad_plan_file(small_world: Network, tmp_path: Path) -> N
 
 
 def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path: Path) -> None:
-    from backbone.solver.plan import load_plan_file
-
     from backbone.errors import ValidationError
+    from backbone.solver.plan import load_plan_file
 
     plan = tmp_path / "study.yaml"
     plan.write_text("# study with mistakes\ndemand_growht: 1.2\nplace: {objective: cheapest, time_limit: 60}\n"
@@ -133,7 +132,6 @@ def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path:
 @pytest.mark.browser
 def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: Path) -> None:
     from backbone.solver.planning import run_task
-
     from tests.backbone.test_maps_html import console_messages, run_chromium
 
     out = tmp_path / "out"
@@ -149,9 +147,8 @@ def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: P
 
 @pytest.mark.slow
 def test_plan_shipped_scenario(tmp_path: Path) -> None:
-    from backbone.solver.planning import run_task
-
     from backbone.io import load_scenario
+    from backbone.solver.planning import run_task
 
     net = load_scenario()
     out = tmp_path / "out"

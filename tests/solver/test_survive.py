@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backbone.solver.checks.survivability import check_survivability
-from backbone.solver.failures import FailureOptions, enumerate_scenarios, sweep
-from backbone.solver.survive import design_survivable
 
 from backbone.io import load_scenario, save_scenario
 from backbone.model import Network
+from backbone.solver.checks.survivability import check_survivability
+from backbone.solver.failures import FailureOptions, enumerate_scenarios, sweep
+from backbone.solver.survive import design_survivable
 from backbone.validate import build_network
 
 SERIAL = FailureOptions(engine="serial")
@@ -119,10 +119,10 @@ def test_checker_reads_the_scenario_folder(tmp_path: Path) -> None:
 
 def test_te_failures_and_plan_agree_on_a_failure(tmp_path: Path) -> None:
     """One failure, three front doors: the same unmet traffic, the same utilisation, the same baseline."""
-    from backbone.api.cli.main import app
-    from backbone.solver.planning import run_task
     from typer.testing import CliRunner
 
+    from backbone.api.cli.main import app
+    from backbone.solver.planning import run_task
     from tests.conftest import small_world_network
 
     net = small_world_network()
@@ -157,6 +157,7 @@ def test_te_failures_and_plan_agree_on_a_failure(tmp_path: Path) -> None:
 def _routed_network(net: Network, out: Path) -> Network:
     """The network the plan's route and failures stages ran on: the placement's GPUs and traffic added."""
     import pandas as pd
+
     from backbone.solver.placement import PlaceOptions
     from backbone.solver.plan import network_after_placement, placement_demands
 
@@ -177,10 +178,10 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
     pool yet -- the "daemonic processes" bug fixed on another branch -- so this test calls the in-process
     planning service the worker calls.)
     """
-    from backbone.api.cli.main import app
-    from backbone.solver.planning import run_task
     from typer.testing import CliRunner
 
+    from backbone.api.cli.main import app
+    from backbone.solver.planning import run_task
     from tests.conftest import small_world_network
 
     net = small_world_network()
@@ -199,7 +200,6 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
 
 def test_skip_upgrades_says_nothing_was_designed(tmp_path: Path) -> None:
     from backbone.solver.planning import run_task
-
     from tests.conftest import small_world_network
 
     s = run_task("plan", small_world_network(), {"skip_upgrades": True, "failures": {"engine": "serial"}},

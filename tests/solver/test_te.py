@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from backbone.solver.checks.te import check_te
-from backbone.solver.te import TEResult, solve_te
 
 from backbone.model import Network
+from backbone.solver.checks.te import check_te
+from backbone.solver.te import TEResult, solve_te
 from tests.conftest import _site, make_network
 
 OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
@@ -259,9 +259,8 @@ def test_run_te_task_writes_tables_and_bound(tmp_path: Any, triangle: Network) -
 
 
 def test_bad_option_is_a_validation_error(triangle: Network) -> None:
-    from backbone.solver.planning import run_task
-
     from backbone.errors import ValidationError
+    from backbone.solver.planning import run_task
 
     with pytest.raises(ValidationError) as exc:
         run_task("te", triangle, {"objective": "fastest", "pathz": 3})

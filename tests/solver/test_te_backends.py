@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.te import check_te
 from backbone.solver.te import solve_te
-
 from tests.solver.test_te import grid
 
 BACKENDS = available_backends()

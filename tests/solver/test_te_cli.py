@@ -42,8 +42,9 @@ def test_json_stdout_is_pure_json(scenario: Path, tmp_path: Path, args: list[str
 
 def _invoke(*args: str) -> tuple[int, str, str]:
     """In-process run (fast); stdout purity at the file-descriptor level is tested by subprocess above."""
-    from backbone.api.cli.main import app
     from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
 
     r = CliRunner().invoke(app, ["te", *args])
     return r.exit_code, r.stdout, r.stderr

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from backbone.solver.checks.te import check_te
 from backbone.solver.te import solve_te
-
 from tests.conftest import conformance_dir
 
 pytestmark = pytest.mark.conformance

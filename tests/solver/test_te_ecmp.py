@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.ecmp import simulate_ecmp
 from backbone.solver.te import solve_te
-
-from backbone.model import Network
 from tests.conftest import _site, make_network
 from tests.solver.test_te import _link, grid
 

@@ -13,14 +13,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from backbone.solver.checks.te import check_te
-from backbone.solver.te import TEOptions, choose_method, solve_te
-from backbone.solver.te.colgen import GAP_TOL, mlu_lower_bound, refine_mlu_bound
-from backbone.solver.te.instance import build_instance
 
 from backbone.errors import ValidationError
 from backbone.io import save_scenario
 from backbone.model import Network
+from backbone.solver.checks.te import check_te
+from backbone.solver.te import TEOptions, choose_method, solve_te
+from backbone.solver.te.bounds import mlu_lower_bound, refine_mlu_bound
+from backbone.solver.te.colgen import GAP_TOL
+from backbone.solver.te.instance import build_instance
 from tests.conftest import make_network
 
 ALL_PATHS_K = 64

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from backbone.solver.backends import available_backends
-from backbone.solver.upgrades import plan_path_upgrades, verify_path_upgrades
 
 from backbone.model import Network
+from backbone.solver.backends import available_backends
+from backbone.solver.upgrades import plan_path_upgrades, verify_path_upgrades
 
 # triangle links: 10 Gbps, 100 km; here one module = 10 Gbps at 60,000 + 30 x 100 USD, up to 100 Gbps
 MODULE_USD = 63_000.0

@@ -1,0 +1,79 @@
+"""Size limits: no module over 600 lines (data tables excepted) and no function over 120 lines.
+
+Prints every offender, largest first. Without ``--enforce`` it only reports (exit 0); with ``--enforce`` any
+offender fails (exit 1). ``.ci/lint`` runs it as a report until the list is empty, then it should pass
+``--enforce`` so the limits hold from then on.
+
+Usage: ``python .ci/sizes.py [--enforce] [folder ...]`` (default folders: backbone solver api).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 120
+DATA_TABLES = ("backbone/datasets/global_*.py",)
+"""Modules that are data (the shipped scenario's facts as Python tables), exempt from the module limit."""
+
+
+def is_data_table(path: Path) -> bool:
+    """Whether ``path`` (relative to the repository root) is one of :data:`DATA_TABLES`."""
+    return any(path.match(pattern) for pattern in DATA_TABLES)
+
+
+def long_functions(path: Path) -> list[tuple[int, str, int]]:
+    """(lines, qualified name, first line) of each function or method in ``path`` over the limit.
+
+    A function's length runs from its ``def`` line to its last line (decorators excluded), nested
+    functions included in their parent's length and also checked on their own.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out: list[tuple[int, str, int]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                length = (child.end_lineno or child.lineno) - child.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    out.append((length, name, child.lineno))
+                visit(child, f"{name}.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """Report (and with ``--enforce`` fail on) modules and functions over the limits."""
+    enforce = "--enforce" in argv
+    folders = [a for a in argv if not a.startswith("--")] or ["backbone", "solver", "api"]
+    modules: list[tuple[int, str]] = []
+    functions: list[tuple[int, str]] = []
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*.py")):
+            n_lines = len(path.read_text(encoding="utf-8").splitlines())
+            if n_lines > MAX_MODULE_LINES and not is_data_table(path):
+                modules.append((n_lines, str(path)))
+            functions += [(length, f"{path}:{line} {name}") for length, name, line in long_functions(path)]
+    for n_lines, where in sorted(modules, reverse=True):
+        print(f"module over {MAX_MODULE_LINES} lines: {where} ({n_lines})")
+    for length, where in sorted(functions, reverse=True):
+        print(f"function over {MAX_FUNCTION_LINES} lines: {where} ({length})")
+    total = len(modules) + len(functions)
+    if not total:
+        print(f"sizes ok: no module over {MAX_MODULE_LINES} lines, no function over {MAX_FUNCTION_LINES}")
+        return 0
+    print(f"{len(modules)} module(s) and {len(functions)} function(s) over the limits"
+          + ("" if enforce else " (reported, not enforced)"))
+    return 1 if enforce else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,160 @@
+"""The API's persistent store: tokens, versioned scenarios, jobs and the audit log (SQLAlchemy 2).
+
+SQLite (the embedded default) and PostgreSQL are both supported; the schema is created and
+upgraded by the Alembic migrations in ``api/migrations`` (:func:`upgrade_database`). Every
+mutation writes its audit entry in the same transaction.
+
+The store is a set of repositories over one :class:`Database`, one module each: tokens and teams
+(:mod:`.tokens`), scenarios (:mod:`.scenarios`), jobs (:mod:`.jobs`), the audit log (:mod:`.audit`) and
+retention (:mod:`.retention`). :class:`Store` composes them and is what the API, the job runner and the
+CLI hold: ``store.tokens.authenticate(...)`` and ``store.authenticate(...)`` are the same call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy.orm import Session
+
+from backbone.api.store.audit import AuditRepository, record_audit
+from backbone.api.store.base import (
+    AUDIT_OPTIONS_BYTES,
+    DEFAULT_TOKEN_DAYS,
+    FINAL_STATES,
+    JOB_STATES,
+    SCOPES,
+    SYSTEM,
+    TOKEN_PREFIX,
+    UNCONDITIONAL_RETRIES,
+    ConflictError,
+    Database,
+    GoneError,
+    Principal,
+    QueueFullError,
+    ReadOnlyError,
+    as_utc,
+    clean_text,
+    decode_document,
+    downgrade_database,
+    encode_document,
+    etag_of,
+    hash_token,
+    make_engine,
+    new_id,
+    upgrade_database,
+)
+from backbone.api.store.jobs import JobRepository
+from backbone.api.store.retention import PurgeReport, RetentionRepository
+from backbone.api.store.scenarios import ScenarioRepository
+from backbone.api.store.tokens import TeamRepository, TokenRepository
+
+__all__ = [
+    "AUDIT_OPTIONS_BYTES",
+    "DEFAULT_TOKEN_DAYS",
+    "FINAL_STATES",
+    "JOB_STATES",
+    "SCOPES",
+    "SYSTEM",
+    "TOKEN_PREFIX",
+    "UNCONDITIONAL_RETRIES",
+    "AuditRepository",
+    "ConflictError",
+    "Database",
+    "GoneError",
+    "JobRepository",
+    "Principal",
+    "PurgeReport",
+    "QueueFullError",
+    "ReadOnlyError",
+    "RetentionRepository",
+    "ScenarioRepository",
+    "Store",
+    "TeamRepository",
+    "TokenRepository",
+    "as_utc",
+    "clean_text",
+    "decode_document",
+    "downgrade_database",
+    "encode_document",
+    "etag_of",
+    "hash_token",
+    "make_engine",
+    "new_id",
+    "record_audit",
+    "upgrade_database",
+]
+
+
+class Store:
+    """Typed access to the API's tables: the repositories over one database, and their methods.
+
+    Each repository method is also an attribute of the store (``store.create_job`` is
+    ``store.jobs.create_job``), so callers hold one object.
+
+    Parameters
+    ----------
+    url
+        SQLAlchemy database URL.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.db = Database(url)
+        self.url = url
+        self.engine = self.db.engine
+        self.tokens = TokenRepository(self.db)
+        self.teams = TeamRepository(self.db)
+        self.scenarios = ScenarioRepository(self.db)
+        self.jobs = JobRepository(self.db)
+        self.audit = AuditRepository(self.db)
+        self.retention = RetentionRepository(self.db)
+
+        self.create_token = self.tokens.create_token
+        self.rotate_token = self.tokens.rotate_token
+        self.revoke_token = self.tokens.revoke_token
+        self.list_tokens = self.tokens.list_tokens
+        self.token_expires_at = self.tokens.token_expires_at
+        self.authenticate = self.tokens.authenticate
+        self.cached_principal = self.tokens.cached_principal
+
+        self.create_team = self.teams.create_team
+        self.list_teams = self.teams.list_teams
+        self.get_team = self.teams.get_team
+
+        self.create_scenario = self.scenarios.create_scenario
+        self.get_scenario = self.scenarios.get_scenario
+        self.get_version = self.scenarios.get_version
+        self.list_scenarios = self.scenarios.list_scenarios
+        self.list_versions = self.scenarios.list_versions
+        self.update_scenario = self.scenarios.update_scenario
+        self.check_writable = self.scenarios.check_writable
+        self.delete_scenario = self.scenarios.delete_scenario
+        self.scenario_document = self.scenarios.scenario_document
+
+        self.create_job = self.jobs.create_job
+        self.get_job = self.jobs.get_job
+        self.list_jobs = self.jobs.list_jobs
+        self.count_jobs_by_status = self.jobs.count_jobs_by_status
+        self.claim_next_job = self.jobs.claim_next_job
+        self.set_progress = self.jobs.set_progress
+        self.finish_job = self.jobs.finish_job
+        self.cancel_job = self.jobs.cancel_job
+        self.fail_interrupted_jobs = self.jobs.fail_interrupted_jobs
+
+        self.audit_auth_failure = self.audit.audit_auth_failure
+        self.list_audit = self.audit.list_audit
+        self.purge = self.retention.purge
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session in a transaction, committed on success."""
+        with self.db.session() as s:
+            yield s
+
+    def upgrade(self) -> None:
+        """Bring the schema to the newest migration."""
+        upgrade_database(self.engine)
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
