@@ -48,7 +48,7 @@ from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from backbone.solver.processes import capped_workers, die_with_parent
 from pydantic import BaseModel, ConfigDict, Field
 
-from backbone.errors import Problem, ValidationError
+from backbone.errors import Problem, SolverError, ValidationError
 from backbone.model import Network
 
 logger = logging.getLogger(__name__)
@@ -283,8 +283,18 @@ def _assess(net: Network, options: FailureOptions, scenario: FailureScenario | N
     provider = None
     if intact is not None and options.reuse and scenario is not None and scenario.derate is None and not scenario.sites:
         provider = _failure_path_provider(intact, scenario.links)
-    return assess_state(net, options.paths, options.backend, options.time_limit_s, path_provider=provider,
-                        shortfall=options.shortfall if shortfall is None else shortfall)
+    try:
+        return assess_state(net, options.paths, options.backend, options.time_limit_s, path_provider=provider,
+                            shortfall=options.shortfall if shortfall is None else shortfall)
+    except SolverError as exc:  # e.g. a busy machine: one more try with more time
+        logger.warning("scenario %s: %s; solving again with %g s", scenario.id if scenario else "intact", exc,
+                       FAILURE_RETRY_FACTOR * options.time_limit_s)
+        return assess_state(net, options.paths, options.backend, FAILURE_RETRY_FACTOR * options.time_limit_s,
+                            path_provider=provider, shortfall=options.shortfall if shortfall is None else shortfall)
+
+
+FAILURE_RETRY_FACTOR = 4.0
+"""A scenario whose solve runs out of time is solved once more with this multiple of ``time_limit_s``."""
 
 
 def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Callable[..., Any]:

@@ -23,10 +23,13 @@ Model (one block per state ``s``; loops run over states, never over links, deman
     capacity:  sum_p A_s[p,a] f_{s,p} - t_s m_l(a) y_l(a) <= t_s cap_l(a)  (t_s: ceiling of state s)
     unmet:     0 <= u_{s,d} <= h_d, penalised; fixed at h_d where P_s(d) is empty
 
-Paths ``P_s`` are the latency-admissible candidate paths (TE's rule) on the network with *every*
-candidate built and state ``s`` applied. A path over unbuilt candidates has no capacity; every
-path the design uses survives in the k shortest paths of the built network (removing links only
-removes paths), so TE on the built network carries what the MIP carried.
+Demands with the same source, destination and SLO have the same admissible paths and are one
+commodity ``d`` (exact for what can be carried). Paths ``P_s`` are the latency-admissible candidate
+paths (TE's rule) on the network with a set ``K`` of candidates open and state ``s`` applied. A path
+over an unbuilt candidate has no capacity; every path the design uses survives in the k shortest
+paths of the built network (removing links only removes paths), so TE on the built network carries
+what the MIP carried, whatever it builds. ``K`` is the routes needed (:func:`routes_needed`):
+opening every candidate would crowd TE's k paths onto new routes.
 
 A state is *excused* only when no design can help it: some demand has no admissible path in it
 even with every candidate built (the reason names the demand and why), or every upgrade and
@@ -43,7 +46,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
@@ -52,11 +54,17 @@ from backbone.solver.failures import (
     run_sweep,
 )
 from backbone.solver.impact import survive_tolerance_gbps
+from backbone.solver.survive_model import (
+    Commodities,
+    StateBlock,
+    full_network,
+    routes_needed,
+    solve_mip,
+    state_block,
+)
 from backbone.solver.planning import ProgressFn, no_progress
-from backbone.solver.problem import LinearProgram, solve
-from backbone.solver.upgrades import UNMET_PENALTY_USD_PER_GBPS, state_paths
 
-from backbone.errors import Problem, SolverError, ValidationError
+from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 
 logger = logging.getLogger(__name__)
@@ -68,56 +76,6 @@ __all__ = ["SURVIVE_KINDS", "SurvivableDesign", "design_survivable", "full_netwo
 
 SURVIVE_KINDS = ("link", "srlg", "site")
 """Failure kinds a design can survive (every single element of the kind)."""
-
-
-def full_network(net: Network) -> Network:
-    """``net`` with every candidate built at its maximum module count (the topology the design
-    chooses from; candidate links keep their ids)."""
-    cands = net.candidates
-    if not len(cands):
-        return net
-    return net.with_candidates_built({str(c): int(m) for c, m in cands["max_modules"].items()})
-
-
-@dataclass
-class _StateBlock:
-    """Candidate paths of one state on the full network (intact link index), per commodity.
-
-    Demands with the same source, destination and SLO have the same admissible paths, so they are
-    routed as one *commodity* (exact for what can be carried: flows split freely between them)."""
-
-    scenario: str
-    failed: tuple[str, ...]
-    var_demand: np.ndarray  # commodity of each flow variable
-    incidence: sp.csr_matrix  # variables x arcs
-    has_path: np.ndarray  # per demand
-    ceiling: float
-
-
-@dataclass
-class _Commodities:
-    """Demands grouped by (src, dst, SLO, carries traffic): ``of`` maps demand -> commodity,
-    ``first`` is a representative demand per commodity and ``gbps`` the commodity's demand."""
-
-    of: np.ndarray
-    first: np.ndarray
-    gbps: np.ndarray
-
-    @classmethod
-    def of_network(cls, net: Network) -> _Commodities:
-        d = net.demands
-        gbps = d["demand_gbps"].to_numpy(float)
-        key = pd.DataFrame({"src": d["src"].to_numpy(), "dst": d["dst"].to_numpy(),
-                            "slo": d["slo_rtt_ms"].to_numpy(float), "pos": gbps > 0})
-        of = key.groupby(["src", "dst", "slo", "pos"], sort=False, dropna=False).ngroup().to_numpy()
-        n = int(of.max()) + 1 if len(of) else 0
-        first = np.full(n, -1, np.int64)
-        first[of[::-1]] = np.arange(len(of))[::-1]
-        return cls(of, first, np.bincount(of, weights=gbps, minlength=n))
-
-    def has_path(self, has_path_demand: np.ndarray) -> np.ndarray:
-        """Per commodity: whether its demands have an admissible path."""
-        return has_path_demand[self.first]
 
 
 @dataclass
@@ -192,180 +150,6 @@ class SurvivableDesign:
         }
 
 
-def _state_block(current: Network, full: Network, scenario: str, failed: Sequence[str], k: int,
-                 ceiling: float, comm: _Commodities | None = None) -> _StateBlock:
-    """The state's candidate paths on ``full`` (TE's paths on any built design that uses only built
-    links: removing links only removes paths), plus those on ``current`` when it differs (the routes
-    TE uses there), one set of flow variables per commodity."""
-    comm = comm or _Commodities.of_network(full)
-    vd, _, inc = state_paths(full, [x for x in failed if x in full.links.index], k)
-    if not current.links.index.equals(full.links.index):
-        present = [x for x in failed if x in current.links.index]
-        vd0, _, inc0 = state_paths(current, present, k)
-        L = len(full.links)
-        col_link = full.links.index.get_indexer(current.links.index)
-        col = np.concatenate([col_link, col_link + L])  # current arcs onto the full arc index
-        coo = inc0.tocoo()
-        inc0 = sp.csr_matrix((coo.data, (coo.row, col[coo.col])), shape=(inc0.shape[0], 2 * L))
-        vd = np.concatenate([vd, vd0])
-        inc = sp.vstack([inc, inc0], format="csr")
-    has = np.zeros(len(full.demands), bool)
-    has[vd] = True
-    keep = comm.first[comm.of[vd]] == vd  # the representative demand's paths stand for its commodity
-    return _StateBlock(scenario, tuple(failed), comm.of[vd[keep]], inc[np.flatnonzero(keep)], has, ceiling)
-
-
-def _solve_mip(net: Network, full: Network, blocks: list[_StateBlock], time_limit_s: float, backend: str,
-               mip_gap: float, tol: float, comm: _Commodities) -> dict[str, Any]:
-    """The design MIP over ``blocks`` (see the module doc).
-
-    Routable demand left unmet is penalised (far above any cost per Gbps), so the MIP always has
-    a solution. When its best design still leaves routable demand unmet, an LP with every module
-    bought finds the least unmet traffic per state ``U_s`` (no design does better: every bound is
-    integral there); the proven lower bound on the cost of a design that carries all it can is
-    the MIP's bound minus the penalty of ``sum_s U_s``.
-    """
-    t0 = time.perf_counter()
-    lp, y_max = _build_mip(net, full, blocks, comm, integer=True)
-    sol = solve(lp, backend=backend, time_limit=max(1.0, time_limit_s), mip_gap=mip_gap)
-    if not sol.status.has_solution:
-        raise SolverError(f"survivable design: {sol.status.value} after {sol.solve_seconds:.1f} s ({sol.message})")
-    S, D = len(blocks), len(comm.gbps)
-    no_path = ~np.concatenate([comm.has_path(b.has_path) for b in blocks])
-    unmet = np.where(no_path, 0.0, np.maximum(sol.values("unmet").to_numpy(), 0.0)).reshape(S, D)
-    short_by_state = np.zeros(S)
-    if unmet.sum() > tol:
-        probe, _ = _build_mip(net, full, blocks, comm, integer=False, fix_max=True)
-        psol = solve(probe, backend=backend, time_limit=max(1.0, time_limit_s))
-        if not psol.status.has_solution:
-            raise SolverError(f"survivable design: capacity probe {psol.status.value} ({psol.message})")
-        pu = np.where(no_path, 0.0, np.maximum(psol.values("unmet").to_numpy(), 0.0)).reshape(S, D)
-        short_by_state = pu.sum(axis=1)
-    out = _read_mip(lp, sol, len(net.links), full, blocks, comm, y_max, short_by_state, unmet,
-                    time.perf_counter() - t0)
-    out["unmet_all"] = np.maximum(sol.values("unmet").to_numpy(), 0.0)
-    return out
-
-
-def _build_mip(net: Network, full: Network, blocks: list[_StateBlock], comm: _Commodities, integer: bool,
-               fix_max: bool = False) -> tuple[LinearProgram, np.ndarray]:
-    """The program (module doc); ``fix_max``: every module bought, minimise unmet routable demand."""
-    links = full.links
-    n_old = len(net.links)
-    L = len(links)
-    is_cand = np.arange(L) >= n_old
-    cap = np.where(is_cand, 0.0, links["capacity_gbps"].to_numpy(float))
-    mod = links["module_gbps"].to_numpy(float)
-    cost = links["module_cost_usd"].to_numpy(float)
-    y_max = np.where(is_cand, np.round(links["max_capacity_gbps"].to_numpy(float) / mod),
-                     np.floor((links["max_capacity_gbps"].to_numpy(float) - cap) / mod + 1e-9)).clip(min=0)
-    y_max = np.nan_to_num(y_max, nan=0.0)
-    cands = net.candidates
-    fixed = cands["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
-    h = comm.gbps
-    D, S = len(h), len(blocks)
-    lp = LinearProgram(f"survivable-{net.name}")
-    lp.add_variables("modules", links.index, cost=0.0 if fix_max else cost, lower=y_max if fix_max else 0.0,
-                     upper=y_max, integer=integer)
-    with_fixed = np.flatnonzero(fixed > 0)
-    lp.add_variables("build", links.index[is_cand][with_fixed], cost=0.0 if fix_max else fixed[with_fixed],
-                     lower=1.0 if fix_max else 0.0, upper=1.0, integer=integer)
-    n_vars = np.array([len(b.var_demand) for b in blocks])
-    offsets = np.concatenate([[0], np.cumsum(n_vars)])
-    lp.add_variables("flow", int(offsets[-1]))
-    index = pd.MultiIndex.from_product([range(S), full.demands.index[comm.first]], names=["state", "demand"])
-    no_path = ~np.concatenate([comm.has_path(b.has_path) for b in blocks])
-    h_all = np.tile(h, S)
-    lp.add_variables("unmet", index, cost=np.where(no_path, 0.0, 1.0 if fix_max else UNMET_PENALTY_USD_PER_GBPS),
-                     lower=np.where(no_path, h_all, 0.0), upper=h_all)
-    # demand: sum_p f_{s,p} + u_{s,d} = h_d
-    rows = np.concatenate([s * D + b.var_demand for s, b in enumerate(blocks)])
-    demand_flow = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(S * D, int(offsets[-1])))
-    lp.add_constraints("demand", {"flow": demand_flow, "unmet": sp.identity(S * D, format="csr")},
-                       lower=h_all, upper=h_all, index=index)
-    # capacity: A_s^T f_s - t_s m y <= t_s cap, per state and arc
-    t = np.repeat([b.ceiling for b in blocks], 2 * L)
-    arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), S)
-    arc_flow = sp.block_diag([b.incidence.T for b in blocks], format="csr")
-    arc_mod = sp.csr_matrix((-t * mod[arc_link], (np.arange(2 * L * S), arc_link)), shape=(2 * L * S, L))
-    lp.add_constraints("capacity", {"flow": arc_flow, "modules": arc_mod}, upper=t * cap[arc_link],
-                       index=pd.MultiIndex.from_product([range(S), range(2 * L)], names=["state", "arc"]))
-    # build: y_c - Y_c b_c <= 0 for candidates with a fixed cost
-    if len(with_fixed):
-        cpos = np.flatnonzero(is_cand)[with_fixed]
-        n = len(with_fixed)
-        lp.add_constraints("build", {"modules": sp.csr_matrix((np.ones(n), (np.arange(n), cpos)), shape=(n, L)),
-                                     "build": sp.csr_matrix(sp.diags(-y_max[cpos]))},
-                           upper=0.0, index=links.index[cpos])
-    return lp, y_max
-
-
-def _read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: list[_StateBlock], comm: _Commodities,
-              y_max: np.ndarray, short_by_state: np.ndarray, unmet: np.ndarray, seconds: float) -> dict[str, Any]:
-    links = full.links
-    L = len(links)
-    is_cand = np.arange(L) >= n_old
-    cap = np.where(is_cand, 0.0, links["capacity_gbps"].to_numpy(float))
-    mod = links["module_gbps"].to_numpy(float)
-    cost = links["module_cost_usd"].to_numpy(float)
-    fixed = np.zeros(L)
-    if "build" in lp.variables and lp.variables["build"].size:
-        fixed[links.index.get_indexer(lp.variables["build"].index)] = lp.c[lp.variables["build"].slice]
-    S, D = len(blocks), len(comm.gbps)
-    n_vars = np.array([len(b.var_demand) for b in blocks])
-    offsets = np.concatenate([[0], np.cumsum(n_vars)])
-    no_path = ~np.concatenate([comm.has_path(b.has_path) for b in blocks])
-    y = np.round(sol.values("modules").to_numpy()).clip(0, y_max)
-    design_cost = float(cost @ y + fixed[y > 0.5].sum())
-    bound = None if sol.bound is None or not np.isfinite(sol.bound) else max(0.0, min(
-        design_cost, float(sol.bound) - UNMET_PENALTY_USD_PER_GBPS * float(short_by_state.sum())))
-    # which states need each bought link: an upgrade where the state's load exceeds the pre-plan
-    # capacity at its ceiling; a new route where the state sends more over it than the intact state
-    flows = sol.values("flow").to_numpy()
-    loads = np.stack([b.incidence.T @ flows[offsets[i]:offsets[i + 1]] for i, b in enumerate(blocks)]) \
-        if S else np.zeros((0, 2 * L))
-    link_load = np.maximum(loads[:, :L], loads[:, L:])
-    ceil = np.array([b.ceiling for b in blocks])[:, None]
-    needs = np.where(is_cand[None, :], link_load > link_load[:1] + 1e-6, link_load > ceil * cap[None, :] + 1e-6)
-    return {"y": y, "unmet": unmet, "no_path": no_path.reshape(S, D), "cost": design_cost, "bound": bound,
-            "needs": needs, "is_cand": is_cand, "mod": mod, "unit_cost": cost, "fixed": fixed,
-            "short_by_state": short_by_state, "seconds": seconds, "stats": lp.stats(),
-            "solver_status": sol.status.value}
-
-
-def _routes_needed(base: Network, full: Network, full_blocks: list[_StateBlock], k: int,
-                   comm: _Commodities) -> list[str]:
-    """The few new routes the states need: every demand that has no admissible path on the existing
-    network in a state (cut apart, or none within its SLO) but has one with every candidate built
-    gets the candidates of its cheapest such path (fixed plus one module's cost; the shortest among
-    equals). Building more than needed only crowds TE's ``k`` shortest paths onto new routes."""
-    L = len(full.links)
-    is_cand = ~full.links.index.isin(base.links.index)
-    if not is_cand.any():
-        return []
-    cands = base.candidates
-    price = np.zeros(L)
-    price[is_cand] = (cands["fixed_cost_usd"].reindex(full.links.index[is_cand]).fillna(0.0).to_numpy(float)
-                      + full.links["module_cost_usd"].to_numpy(float)[is_cand])
-    arc_price = np.concatenate([price, price])
-    wanted: set[int] = set()
-    for b in full_blocks:
-        present = [x for x in b.failed if x in base.links.index]
-        vd0, _, _ = state_paths(base, present, k)
-        has0 = np.zeros(len(full.demands), bool)
-        has0[vd0] = True
-        rows = np.flatnonzero(~comm.has_path(has0)[b.var_demand])
-        if not len(rows):
-            continue
-        cost = b.incidence[rows] @ arc_price
-        order = np.lexsort((np.arange(len(rows)), cost, b.var_demand[rows]))  # per commodity: cheapest, then first
-        _, first = np.unique(b.var_demand[rows][order], return_index=True)
-        cols = np.unique(b.incidence[rows[order[first]]].tocoo().col % L)
-        wanted |= set(cols[is_cand[cols]].tolist())
-    ids = {str(full.links.index[i]) for i in wanted}
-    return [str(c) for c in base.candidates.index if str(c) in ids]
-
-
 def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, dict[str, float], dict[str, int]]:
     y, is_cand, mod = mip["y"], mip["is_cand"], mip["mod"]
     ids = full.links.index
@@ -375,7 +159,7 @@ def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, d
     return (after.with_candidates_built(built) if built else after), added, built
 
 
-def _excuse(full: Network, block: _StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
+def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
     """Gbps of demand no design can carry in this state (no admissible path even with every candidate,
     where the intact full network had one) and the reason."""
     from scipy.sparse import csr_matrix
@@ -462,9 +246,9 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     scen_full: dict[str, FailureScenario] = {}
     if failure_kind != "none":
         scen_full = {s.id: s for s in enumerate_scenarios(full, failure_kind)}  # type: ignore[arg-type]
-    comm = _Commodities.of_network(full)
-    intact = _state_block(full, full, "intact", (), k, ceiling, comm)  # every candidate built: for the excuses
-    blocks: dict[str, _StateBlock] = {"intact": intact}
+    comm = Commodities.of_network(full)
+    intact = state_block(full, full, "intact", (), k, ceiling, comm)  # every candidate built: for the excuses
+    blocks: dict[str, StateBlock] = {"intact": intact}
     failed_of: dict[str, tuple[str, ...]] = {"intact": ()}
     ceiling_of: dict[str, float] = {"intact": ceiling}
     working: list[str] = []
@@ -501,7 +285,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                 continue
             sc = scen_full[sid]
             if sid not in blocks:
-                blocks[sid] = _state_block(full, full, sid, sc.links, k, failure_ceiling, comm)
+                blocks[sid] = state_block(full, full, sid, sc.links, k, failure_ceiling, comm)
                 failed_of[sid], ceiling_of[sid] = tuple(sc.links), failure_ceiling
             gbps, reason = _excuse(full, blocks[sid], intact.has_path, lost_mask(sc))
             if reason:
@@ -537,7 +321,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         # remains, every candidate is tried too; the design leaving less unmet, then the cheaper, is kept.
         options: list[tuple[float, float, dict[str, Any], Network]] = []
         all_cands = [str(c) for c in base.candidates.index]
-        needed = _routes_needed(base, full, [blocks[x] for x in ["intact", *working]], k, comm)
+        needed = routes_needed(base, full, [blocks[x] for x in ["intact", *working]], k, comm)
         starts: list[tuple[str, list[str]]] = [("routes needed" if needed else "no new route", needed)]
         tried: list[dict[str, Any]] = []
         while starts:
@@ -548,9 +332,9 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                      f"{len(keep)} candidate routes open ({label})")
             model_full = base.with_candidates_built(
                 {c: int(base.candidates.at[c, "max_modules"]) for c in keep}) if keep else base
-            model_blocks = [_state_block(model_full, model_full, sid, failed_of[sid], k, ceiling_of[sid], comm)
+            model_blocks = [state_block(model_full, model_full, sid, failed_of[sid], k, ceiling_of[sid], comm)
                             for sid in ["intact", *working]]
-            cand = _solve_mip(base, model_full, model_blocks, time_limit_s, backend, mip_gap, tol, comm)
+            cand = solve_mip(base, model_full, model_blocks, time_limit_s, backend, mip_gap, tol, comm)
             mip_seconds += cand["seconds"]
             ids = model_full.links.index
             built = [str(ids[i]) for i in np.flatnonzero(cand["is_cand"] & (cand["y"] > 0.5))]

@@ -157,3 +157,11 @@ def test_plan_shipped_scenario(tmp_path: Path) -> None:
     _check_plan_dir(out, s)
     assert s["failure_scenarios"] == len(net.srlgs)
     assert s["scenario"] == net.name and s["mlu"] > 0
+    # the survivable design converges on the shipped scenario: every single-SRLG failure is carried after
+    # the plan, or excused with a reason because no candidate can help it
+    sv = s["survivability"]
+    assert sv["violated"] == [], sv["violated"]
+    assert sv["survived"] + len(sv["not_survivable"]) == sv["states"] == len(net.srlgs)
+    assert all(x["reason"] for x in sv["not_survivable"])
+    assert s["routes_built"] > 0 and s["upgrade_gap"] is not None and s["upgrade_gap"] <= 0.01
+    assert s["survivability"]["survived"] > s["failure_scenarios"] - s["failures_with_unmet_demand"]
