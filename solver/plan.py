@@ -779,7 +779,8 @@ def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict
             f"{summary['design_iterations']} design iterations; {summary['states_examined']} states examined, "
             f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
             f"cost {money(ds.get('cost_usd'))}, proven lower bound {money(ds.get('lower_bound_usd'))}, gap "
-            + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.2f} %") + "."),
+            + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.2f} %")
+            + (f" (the bound covers {ds['lower_bound_scope']})" if ds.get("lower_bound_scope") else "") + "."),
         "assumptions": assumptions,
         "provenance": {"scenario": net.name, "scenario_fingerprint": summary["scenario_fingerprint"],
                        "scenario_version": str(net.meta.get("version", "")),

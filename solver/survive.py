@@ -120,6 +120,7 @@ class SurvivableDesign:
     converged: bool
     seconds: float
     model: dict[str, int] = field(default_factory=dict)
+    bound_scope: str = ""
 
     @property
     def survived(self) -> int:
@@ -144,6 +145,7 @@ class SurvivableDesign:
             "survivability": self.survivability(),
             "links_upgraded": int((up["action"] == "upgrade").sum()) if len(up) else 0,
             "routes_built": int((up["action"] == "new route").sum()) if len(up) else 0,
+            "lower_bound_scope": self.bound_scope,
             "upgrades": up.to_dict("records"), "model": self.model, "seconds": round(self.seconds, 3),
             "map": {"link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
                     "failed_links": []},
@@ -261,6 +263,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     violated: list[str] = []
     converged = False
     best_bound: float | None = None
+    bound_scope = ""
     prev_y: tuple[Any, ...] | None = None if initial_records is None else ()
 
     def lost_mask(sc: FailureScenario) -> np.ndarray:
@@ -352,6 +355,10 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         cur["tried"] = tried
         mip = cur
         best_bound = cur["bound"]
+        n_open = int((~model_full.links.index.isin(base.links.index)).sum())
+        bound_scope = (f"designs that build from the {n_open} of {len(all_cands)} candidate routes opened, over TE's "
+                       f"{k} shortest latency-admissible paths per demand, carrying the intact state and the "
+                       f"{len(working)} failure states of the working set")
         cur["seconds"] = mip_seconds
         cur["path_rounds"] = rounds
         for i, sid in enumerate(["intact", *working]):
@@ -409,7 +416,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         working_set=working, records_after=list(records or []), not_survivable=not_survivable,
         violated=sorted(still),
         ceiling=ceiling, failure_ceiling=failure_ceiling, converged=converged,
-        seconds=time.perf_counter() - t_start, model=mip["stats"])
+        seconds=time.perf_counter() - t_start, model=mip["stats"], bound_scope=bound_scope)
 
 
 def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[dict[str, Any]]:

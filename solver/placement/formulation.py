@@ -90,7 +90,10 @@ def build_placement(inp: PlacementInputs, elastic: bool = False,
     route_rtt = inp.routes["rtt_ms"].to_numpy()
     lat_w = opts.latency_weight_usd_per_gpu_ms if min_cost else 0.0
     period_idx = pd.MultiIndex.from_product([range(T), range(R)], names=["period", "route"])
-    lp.add_variables("serve", period_idx, cost=np.tile(lat_w * route_rtt / T, T))
+    # a route whose SLO some single failure breaks (slo_failures) costs extra: robust sites serve first
+    fragile = ~inp.pairs["robust"].to_numpy(bool)[inp.routes["pair"].to_numpy()] if "robust" in inp.pairs else False
+    frag_w = opts.slo_failures_penalty_usd_per_gpu if min_cost and opts.slo_failures != "none" else 0.0
+    lp.add_variables("serve", period_idx, cost=np.tile((lat_w * route_rtt + frag_w * fragile) / T, T))
     # a unit with no admissible site is unserved whatever the plan: no penalty, so the objective
     # (and the MIP gap) measures only what the plan can change
     servable = np.bincount(inp.pairs["unit"].to_numpy(), minlength=len(inp.units)) > 0

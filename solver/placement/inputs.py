@@ -312,22 +312,28 @@ def admissible_pairs(net: Network, opts: PlaceOptions, units: pd.DataFrame, site
                      rtt: pd.DataFrame, worst_rtt: pd.DataFrame | None = None,
                      notes: list[str] | None = None) -> pd.DataFrame:
     """(unit, site) pairs within the class SLO and allowed by residency (positions + lowest RTT);
-    with ``worst_rtt`` (:func:`metro_site_rtt_after_failures`), within the SLO in every failure state too."""
+    ``robust``: within the SLO in every failure state too (:func:`metro_site_rtt_after_failures`;
+    all True without ``worst_rtt``)."""
     if len(units) == 0:
-        return pd.DataFrame({"unit": np.zeros(0, int), "site": np.zeros(0, int), "rtt_ms": np.zeros(0)})
+        return pd.DataFrame({"unit": np.zeros(0, int), "site": np.zeros(0, int), "rtt_ms": np.zeros(0),
+                             "robust": np.zeros(0, bool)})
     r = rtt.loc[units["metro"], sites.index].to_numpy()
     slo = units["slo_rtt_ms"].to_numpy()[:, None] + 1e-9
     ok = (r <= slo) & residency_allowed(net, opts, units, sites)
+    robust = np.ones_like(ok)
     if worst_rtt is not None:
         robust = worst_rtt.loc[units["metro"], sites.index].to_numpy() <= slo
-        dropped = ok & ~robust
-        if dropped.any() and notes is not None:
-            notes.append(f"slo_failures={opts.slo_failures}: {int(dropped.sum())} of {int(ok.sum())} (demand, site) "
-                         f"pairs within the SLO intact are not after some single {opts.slo_failures} failure "
-                         "(even with every candidate route built), so they are not used")
-        ok &= robust
+        fragile = ok & ~robust
+        if fragile.any() and notes is not None:
+            none = units["metro"].to_numpy()[ok.any(axis=1) & ~(ok & robust).any(axis=1)]
+            notes.append(f"slo_failures={opts.slo_failures}: {int(fragile.sum())} of {int(ok.sum())} (demand, site) pairs "
+                         f"within the SLO intact are not after some single {opts.slo_failures} failure (even with "
+                         "every candidate route built); they serve only what robust sites cannot (at "
+                         f"{opts.slo_failures_penalty_usd_per_gpu:,.0f} USD per GPU in the objective)"
+                         + (f"; no site keeps the SLO through every failure for {', '.join(sorted(set(none)))}"
+                            if len(none) else ""))
     ui, si = np.nonzero(ok)
-    return pd.DataFrame({"unit": ui, "site": si, "rtt_ms": r[ui, si]})
+    return pd.DataFrame({"unit": ui, "site": si, "rtt_ms": r[ui, si], "robust": robust[ui, si]})
 
 
 def pair_routes(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd.DataFrame,

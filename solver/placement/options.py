@@ -108,9 +108,13 @@ class PlaceOptions(BaseModel):
     budget_usd: float | None = Field(default=None, ge=0, description="Budget (capex + opex) for max-served")
     n_plus_one: bool = Field(default=False, description="Serve all inference within SLO after losing any one site")
     slo_failures: Literal["none", "link", "srlg"] = Field(
-        default="none", description="Serve inference only from sites whose RTT to the metro stays within the SLO "
-                                    "after any single failure of this kind (with every candidate route built); "
-                                    "failures that cut the metro's own access site off are not counted")
+        default="none", description="Prefer sites whose RTT to the metro stays within the SLO after any single "
+                                    "failure of this kind (with every candidate route built; failures that cut the "
+                                    "metro's own access site off are not counted): others serve only what robust "
+                                    "sites cannot, at slo_failures_penalty_usd_per_gpu")
+    slo_failures_penalty_usd_per_gpu: float = Field(
+        default=1e6, ge=0, description="Objective weight of a GPU serving a metro from a site whose SLO a single "
+                                       "failure breaks (below the unserved penalty, far above any site's cost)")
     periods: Literal[1, 24] = Field(default=1, description="1 = peak hour; 24 = follow-the-sun hourly profile")
     backend: BackendName = "highs"
     time_limit_s: float = Field(default=60.0, gt=0, le=86_400, description="Time limit per solve (LP relaxation, MIP, diagnosis)")

@@ -195,11 +195,14 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
     })
     demand_t = units["demand_gpus"].to_numpy()[r_unit] * inp.factors[r_unit, tt]
     flows["_demand"] = demand_t
+    robust = inp.pairs["robust"].to_numpy(bool) if "robust" in inp.pairs else np.ones(len(inp.pairs), bool)
+    flows["_robust"] = robust[routes["pair"].to_numpy()[rr]]
     assignments = (flows.groupby(["period", "metro", "class", "site"], sort=True)
-                   .agg(gpus=("gpus", "sum"), rtt_ms=("rtt_ms", "max"), demand=("_demand", "first")).reset_index())
+                   .agg(gpus=("gpus", "sum"), rtt_ms=("rtt_ms", "max"), demand=("_demand", "first"),
+                        slo_survives_failures=("_robust", "all")).reset_index())
     assignments["share"] = assignments["gpus"] / assignments["demand"].where(assignments["demand"] > 0, 1.0)
     assignments = assignments.drop(columns="demand")
-    flows = flows.drop(columns="_demand")
+    flows = flows.drop(columns=["_demand", "_robust"])
 
     # sites: considered -> chosen
     B = opts.block

@@ -302,6 +302,11 @@ def test_slo_failures_keeps_inference_where_a_single_failure_cannot_break_its_sl
     robust = solve_checked(single, residency=[], slo_failures="link")
     assert added(robust) == {"PAR": 1024}
     assert any("slo_failures=link" in n for n in robust.notes)
+    assert robust.tables["assignments"]["slo_survives_failures"].all()
+    # with PAR not allowed, the fragile LON still serves Paris (better than not at all), flagged as such
+    fallback = solve_checked(single, residency=[], slo_failures="link", deny_sites=["PAR"])
+    assert added(fallback) == {"LON": 1024} and fallback.fully_served
+    assert not fallback.tables["assignments"]["slo_survives_failures"].any()
     diverse = europe(extra_sites=ams, extra_links=[*par_ams, dict(id="lon-ams", site_a="LON", site_b="AMS",
                                                                 capacity_gbps=1000)])
     assert added(solve_checked(diverse, residency=[], slo_failures="link")) == {"LON": 1024}
