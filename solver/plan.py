@@ -336,16 +336,10 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
 
     # ------------------------------------------------------------- 2. route
     t0 = time.perf_counter()
-    flows = pd.DataFrame(ps.get("flows") or [])
-    if flows.empty and out_dir is not None and (out_dir / "place_flows.csv").exists():
-        flows = pd.read_csv(out_dir / "place_flows.csv")
     slo_by_class = {c.name: c.slo_rtt_ms for c in place_opts.classes}
-    sites_t = pd.DataFrame(ps.get("sites") or [])
-    key = next((c for c in ("site", "id") if c in sites_t.columns), None)
-    if key is not None:
-        sites_t = sites_t.set_index(key)
-    extra = placement_demands(flows, slo_by_class)
-    routed = network_after_placement(work, sites_t, extra)
+    place_tables = place_res.placement.tables
+    extra = placement_demands(place_tables["flows"], slo_by_class)
+    routed = network_after_placement(work, place_tables["sites"], extra)
     te_res = run_te_task(routed, te_opts, out_dir, stage_progress("route"))
     ts = te_res.summary
     _save(out_dir, "te.json", {"kind": "te", **ts, "files": te_res.files}, files)
@@ -424,9 +418,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     if opts.verify and not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped"):
         from backbone.solver.checks.survivability import check_survivability
 
-        source = out_dir / "scenario_after" if out_dir is not None else after
         verification_after = check_survivability(
-            source, kind, [r["scenario"] for r in survivability["not_survivable"]], k=fail_opts.paths,
+            after, kind, [r["scenario"] for r in survivability["not_survivable"]], k=fail_opts.paths,
             backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
     timings["after"] = time.perf_counter() - t0
 
@@ -497,7 +490,7 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     if out_dir is not None:
         rp = stage_progress("report")
         rp(0.0, "maps and charts")
-        images = _draw(routed, after, summary, ts, fs, ps, out_dir, files, opts.maps, rp)
+        images = _draw(routed, after, summary, te_res.te.demands, fs, ps, out_dir, files, opts.maps, rp)
         from backbone.report import render_report
 
         report = render_report(_report_data(net, routed, opts, summary, ps, ts, fs, ds, up, files), images)
@@ -608,7 +601,7 @@ def _write_bytes(out_dir: Path, name: str, data: bytes, files: list[str]) -> Non
         files.append(name)
 
 
-def _draw(routed: Network, after: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any],
+def _draw(routed: Network, after: Network, summary: dict[str, Any], te_demands: pd.DataFrame, fs: dict[str, Any],
           ps: dict[str, Any], out_dir: Path, files: list[str], maps: bool,
           progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
     """Maps and charts into ``out_dir``; returns the images the report embeds."""
@@ -641,7 +634,7 @@ def _draw(routed: Network, after: Network, summary: dict[str, Any], ts: dict[str
             images["pacific"] = (data, "png")
     charts: list[tuple[str, str, dict[str, Any]]] = [
         ("utilisation", "chart_utilisation.png", {"map": summary["map"]}),
-        ("latency", "chart_latency.png", {"latency": _latency_records(routed, out_dir),
+        ("latency", "chart_latency.png", {"latency": _latency_records(routed, te_demands),
                                           "latency_weight_name": "carried Gbps", "latency_path": "routed paths"}),
         ("impact", "chart_failures.png", _impact_doc(fs)),
         ("cost", "chart_cost.png", {"sites": [r for r in ps.get("sites") or [] if (r.get("gpus_added") or 0) > 0]}),
@@ -675,14 +668,10 @@ def _protects_text(states: Any) -> str:
     return ("intact state; " if "intact" in states else "") + text
 
 
-def _latency_records(net: Network, out_dir: Path) -> list[dict[str, Any]]:
+def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]]:
     """Per-demand one-way latency of the routed traffic with its region pair (for the latency CDF), from the
-    routing stage's ``te_demands.csv``."""
-    path = out_dir / "te_demands.csv"
-    if not path.exists():
-        return []
-    d = pd.read_csv(path)
-    d = d[(d["carried_gbps"] > 0) & d["latency_ms"].notna()]
+    routing stage's demand table (:attr:`TEResult.demands`)."""
+    d = demands[(demands["carried_gbps"] > 0) & demands["latency_ms"].notna()]
     region = net.sites["region"]
     a, b = region.reindex(d["src"]).to_numpy(), region.reindex(d["dst"]).to_numpy()
     pair = [f"{x}–{y}" if str(x) <= str(y) else f"{y}–{x}" for x, y in zip(a, b, strict=True)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,15 @@ TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "
 """Tables written as ``place_<name>.csv``."""
 
 
-def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+@dataclass(kw_only=True)
+class PlaceTaskResult(TaskResult):
+    """The ``place`` task's outcome: the JSON summary, the files, and the solved :class:`PlacementResult`
+    (its tables are what the plan's next stages take)."""
+
+    placement: PlacementResult
+
+
+def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progress: ProgressFn) -> PlaceTaskResult:
     """Place inference and training GPUs; write ``place_*.csv`` and return the JSON summary.
 
     Parameters
@@ -76,7 +85,7 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
             tmp.replace(path)
             files.append(path.name)
     progress(1.0, "done")
-    task = TaskResult("place", summary, files)
+    task = PlaceTaskResult("place", summary, files, placement=result)
     if result.infeasibility and not opts.allow_partial:
         if out_dir is not None:
             write_json_atomic(Path(out_dir) / "place.json", task.to_dict() | {"files": [*files, "place.json"]})

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -300,7 +301,14 @@ def _gap(objective: str, value: float, bound: float) -> float | None:
     return 0.0 if abs(gap) < 1e-9 else gap  # solver round-off, not a gap
 
 
-def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+@dataclass(kw_only=True)
+class TETaskResult(TaskResult):
+    """The ``te`` task's outcome: the JSON summary, the files, and the :class:`TEResult` with its tables."""
+
+    te: TEResult
+
+
+def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: ProgressFn) -> TETaskResult:
     """The ``te`` planning task: solve, optionally bound and verify, write the tables.
 
     Files (in ``out_dir``): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet; the
@@ -349,7 +357,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     files = result.write(out_dir) if out_dir is not None else []
     summary["total_seconds"] = time.perf_counter() - t0
     progress(1.0, "done")
-    return TaskResult("te", summary, files)
+    return TETaskResult("te", summary, files, te=result)
 
 
 run_te_task.options_model = TEOptions  # type: ignore[attr-defined]

@@ -160,3 +160,23 @@ def test_plan_shipped_scenario(tmp_path: Path) -> None:
     _check_plan_dir(out, s)
     assert s["failure_scenarios"] == len(net.srlgs)
     assert s["scenario"] == net.name and s["mlu"] > 0
+
+
+@pytest.mark.parametrize("options", [
+    {"demand_growth": 1.2, "skip_upgrades": True, "maps": False, "failures": {"engine": "serial"}},
+    {},  # the defaults
+], ids=["cheap", "defaults"])
+def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_world: Network, tmp_path: Path,
+                                                                        options: dict) -> None:
+    """Stages hand objects to each other, never files: a plan run from Python without an output folder routes
+    the same traffic (the scenario's plus the placement's) and finds the same utilisation as one with a folder."""
+    from backbone.solver.planning import run_task
+
+    without = run_task("plan", small_world, options, None).summary
+    with_folder = run_task("plan", small_world, options, tmp_path / "out").summary
+    scenario_gbps = float(small_world.scale_demand(options.get("demand_growth", 1.0)).demands["demand_gbps"].sum())
+    assert with_folder["carried_gbps"] > scenario_gbps + 1.0  # the placement added backbone traffic
+    for key in ("carried_gbps", "mlu", "mlu_after", "unmet_gbps", "unmet_gbps_after", "gpus_added"):
+        assert without[key] == pytest.approx(with_folder[key], rel=1e-6, abs=1e-6), key
+    assert without["stages"][1]["note"] == with_folder["stages"][1]["note"]  # "<n> placement demands added"
+    assert without["scenario_after"] is None and with_folder["scenario_after"] == "scenario_after"
