@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main() -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
     from rich.console import Console
     from rich.table import Table
 

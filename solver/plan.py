@@ -20,7 +20,6 @@ plan file, the scenario's fingerprint and the software version.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,9 +28,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from backbone.solver.backends import BackendName
-from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
+from backbone.solver.progress import ProgressFn
+from backbone.solver.tasks.base import TaskResult
 from pydantic import BaseModel, ConfigDict, Field
 
+from backbone.artifacts import ArtifactWriter
 from backbone.errors import InfeasibleError, Problem, ValidationError
 from backbone.model import Network
 
@@ -137,7 +138,7 @@ def plan_problems(doc: dict[str, Any], file: str = "", lines: dict[tuple[str, ..
     its line when known and a did-you-mean hint for unknown names."""
     import difflib
 
-    from backbone.solver.planning import parse_options
+    from backbone.solver.tasks.service import parse_options
 
     lines = lines or {}
 
@@ -199,7 +200,7 @@ def _key_lines(text: str) -> dict[tuple[str, ...], int]:
 
 
 def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any]) -> Any:
-    from backbone.solver.planning import parse_options
+    from backbone.solver.tasks.service import parse_options
 
     try:
         return parse_options(kind, {**defaults, **overrides})
@@ -288,11 +289,11 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     ``map.html``, ``map.geojson``, the chart PNGs, ``place.json``/``te.json``/``failures.json``/
     ``design.json`` with their CSV tables, and ``plan.json`` (the summary, added by the service).
     """
-    from backbone.solver.failures import run_failures_task
     from backbone.solver.impact import impact_key
-    from backbone.solver.placement import run_place_task
     from backbone.solver.survive import design_survivable
-    from backbone.solver.te import run_te_task
+    from backbone.solver.tasks.failures import run_failures_task
+    from backbone.solver.tasks.place import run_place_task
+    from backbone.solver.tasks.te import run_te_task
 
     from backbone import __version__
 
@@ -300,9 +301,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     done = 0.0
     stage_rows: list[dict[str, Any]] = []
     timings: dict[str, float] = {}
-    files: list[str] = []
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
+    writer = ArtifactWriter(out_dir)
+    files = writer.files
 
     def stage_progress(stage: str) -> ProgressFn:
         base, w = done, STAGE_WEIGHTS[stage]
@@ -326,8 +326,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     progress(0.0, "place: building the placement model")
     place_res = run_place_task(work, place_opts, out_dir, stage_progress("place"))
     ps = place_res.summary
-    _save(out_dir, "place.json", {"kind": "place", **ps, "files": place_res.files}, files)
-    files += place_res.files
+    writer.json("place.json", {"kind": "place", **ps, "files": place_res.files})
+    writer.extend(place_res.files)
     timings["place"] = time.perf_counter() - t0
     stage_rows.append({"stage": "place", "status": ps.get("status"), "backend": ps.get("backend"),
                        "gap": ps.get("gap"), "seconds": timings["place"],
@@ -342,8 +342,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     routed = network_after_placement(work, place_tables["sites"], extra)
     te_res = run_te_task(routed, te_opts, out_dir, stage_progress("route"))
     ts = te_res.summary
-    _save(out_dir, "te.json", {"kind": "te", **ts, "files": te_res.files}, files)
-    files += te_res.files
+    writer.json("te.json", {"kind": "te", **ts, "files": te_res.files})
+    writer.extend(te_res.files)
     timings["route"] = time.perf_counter() - t0
     stage_rows.append({"stage": "route", "status": ts.get("status"), "backend": ts.get("backend"), "gap": None,
                        "seconds": timings["route"],
@@ -354,8 +354,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     t0 = time.perf_counter()
     fail_res = run_failures_task(routed, fail_opts, out_dir, stage_progress("failures"))
     fs = fail_res.summary
-    _save(out_dir, "failures.json", {"kind": "failures", **fs, "files": fail_res.files}, files)
-    files += fail_res.files
+    writer.json("failures.json", {"kind": "failures", **fs, "files": fail_res.files})
+    writer.extend(fail_res.files)
     timings["failures"] = time.perf_counter() - t0
     stage_rows.append({"stage": "failures", "status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
                        "seconds": timings["failures"],
@@ -387,10 +387,9 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
             records_after = dres.records_after
         except InfeasibleError as exc:
             ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
-        if out_dir is not None:
-            _csv(out_dir, "design_upgrades.csv", upgrades.assign(
-                protects=upgrades["protects"].map(lambda x: ";".join(x))) if len(upgrades) else upgrades, files)
-        _save(out_dir, "design.json", {"kind": "design", **ds}, files)
+        writer.csv("design_upgrades.csv", upgrades.assign(
+            protects=upgrades["protects"].map(lambda x: ";".join(x))) if len(upgrades) else upgrades)
+        writer.json("design.json", {"kind": "design", **ds})
     survivability = _survivability(kind if not opts.skip_upgrades else fail_opts.kind, ds, records_after)
     before_after = _before_after(fs["scenarios"], records_after)
     timings["upgrades"] = time.perf_counter() - t0
@@ -408,12 +407,9 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     from backbone.solver.impact import assess_state
 
     after_state = assess_state(after, te_opts.paths, te_opts.backend, te_opts.time_limit_s)
-    if out_dir is not None:
-        from backbone.io import save_scenario
+    from backbone.io import save_scenario
 
-        target = out_dir / "scenario_after"
-        save_scenario(after, target)
-        files.append("scenario_after/")
+    writer.directory("scenario_after", lambda path: save_scenario(after, path))
     verification_after = None
     if opts.verify and not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped"):
         from backbone.solver.checks.survivability import check_survivability
@@ -490,11 +486,11 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     if out_dir is not None:
         rp = stage_progress("report")
         rp(0.0, "maps and charts")
-        images = _draw(routed, after, summary, te_res.te.demands, fs, ps, out_dir, files, opts.maps, rp)
+        images = _draw(routed, after, summary, te_res.te.demands, fs, ps, writer, opts.maps, rp)
         from backbone.report import render_report
 
         report = render_report(_report_data(net, routed, opts, summary, ps, ts, fs, ds, up, files), images)
-        _write_text(out_dir, "report.html", report, files)
+        writer.text("report.html", report)
     timings["report"] = time.perf_counter() - t0
     summary["stage_seconds"]["report"] = round(timings["report"], 3)
     summary["total_seconds"] = round(time.perf_counter() - t_start, 3)
@@ -569,42 +565,10 @@ def _plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
             "failed_links": []}
 
 
-def _save(out_dir: Path | None, name: str, obj: dict[str, Any], files: list[str]) -> None:
-    if out_dir is None:
-        return
-    write_json_atomic(out_dir / name, obj)
-    if name not in files:
-        files.append(name)
-
-
-def _csv(out_dir: Path, name: str, df: pd.DataFrame, files: list[str]) -> None:
-    tmp = out_dir / f".{name}.tmp"
-    df.to_csv(tmp, index=False)
-    os.replace(tmp, out_dir / name)
-    if name not in files:
-        files.append(name)
-
-
-def _write_text(out_dir: Path, name: str, text: str, files: list[str]) -> None:
-    tmp = out_dir / f".{name}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out_dir / name)
-    if name not in files:
-        files.append(name)
-
-
-def _write_bytes(out_dir: Path, name: str, data: bytes, files: list[str]) -> None:
-    tmp = out_dir / f".{name}.tmp"
-    tmp.write_bytes(data)
-    os.replace(tmp, out_dir / name)
-    if name not in files:
-        files.append(name)
-
-
 def _draw(routed: Network, after: Network, summary: dict[str, Any], te_demands: pd.DataFrame, fs: dict[str, Any],
-          ps: dict[str, Any], out_dir: Path, files: list[str], maps: bool,
+          ps: dict[str, Any], writer: ArtifactWriter, maps: bool,
           progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
-    """Maps and charts into ``out_dir``; returns the images the report embeds."""
+    """Maps and charts through ``writer``; returns the images the report embeds."""
     from backbone.maps import render_map_bytes
     from backbone.maps.charts import chart_from_result
 
@@ -619,7 +583,7 @@ def _draw(routed: Network, after: Network, summary: dict[str, Any], te_demands: 
     data = render_map_bytes(after, "png", {"map": summary["map_after"]}, title=f"{routed.name}: after the plan",
                             subtitle=f"max utilisation {100 * summary['mlu_after']:.0f} % · survives {sv['survived']} "
                                      f"of {sv['states']} {sv['failure_kind']} failures", size="1600x900")
-    _write_bytes(out_dir, "map_after.png", data, files)
+    writer.bytes("map_after.png", data)
     images["after"] = (data, "png")
     jobs = [("map_world.png", "png", 0.0), ("map_pacific.png", "png", 150.0), ("map.svg", "svg", 0.0),
             ("map.html", "html", 0.0), ("map.geojson", "geojson", 0.0)]
@@ -627,7 +591,7 @@ def _draw(routed: Network, after: Network, summary: dict[str, Any], te_demands: 
         progress(0.8 * i / len(jobs), f"drawing {name}")
         size = "1600x900" if fmt == "png" else "1920x1080"
         data = render_map_bytes(routed, fmt, result, title=title, subtitle=sub, size=size, center_lon=center_lon)
-        _write_bytes(out_dir, name, data, files)
+        writer.bytes(name, data)
         if name == "map_world.png":
             images["world"] = (data, "png")
         elif name == "map_pacific.png":
@@ -645,7 +609,7 @@ def _draw(routed: Network, after: Network, summary: dict[str, Any], te_demands: 
         except ValidationError as exc:  # nothing to chart (e.g. no failure hurts, nothing built)
             logger.info("chart %s skipped: %s", kind, exc)
             continue
-        _write_bytes(out_dir, name, data, files)
+        writer.bytes(name, data)
         images[kind] = (data, "png")
     progress(1.0, "maps and charts drawn")
     return images

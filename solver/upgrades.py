@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.planning import ProgressFn, no_progress
 from backbone.solver.problem import INF, LinearProgram, solve
+from backbone.solver.progress import ProgressFn, no_progress
 
 from backbone.model import Network
 

@@ -112,7 +112,7 @@ def run_with_progress(kind: str, net: Any, options: dict[str, Any], out_dir: Pat
     ``on_message(console, message)`` sees every progress message (``backbone plan`` ticks off
     finished stages with it).
     """
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn(f"[bold]{kind}[/]"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),

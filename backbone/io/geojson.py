@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -26,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from backbone import geo
+from backbone.artifacts import write_text_atomic
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 
@@ -212,10 +212,7 @@ def save_geojson(net: Network, path: str | Path, link_values: Values = None,
     """
     p = Path(path)
     doc = geojson_dict(net, link_values, site_values)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False, default=_plain), encoding="utf-8")
-    os.replace(tmp, p)
+    write_text_atomic(p, json.dumps(doc, ensure_ascii=False, allow_nan=False, default=_plain))
     logger.info("wrote %d features to %s", len(doc["features"]), p)
     return p
 

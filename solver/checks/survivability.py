@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 from backbone.solver.checks import CheckReport, Violation
-from backbone.solver.planning import ProgressFn, no_progress
+from backbone.solver.progress import ProgressFn, no_progress
 
 from backbone.model import Network
 

@@ -8,7 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from backbone.solver.planning import ProgressFn, TaskResult
+from backbone.solver.tasks import ProgressFn, TaskResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import InfeasibleError

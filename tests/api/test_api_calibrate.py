@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from apitest_helpers import FINAL, auth, wait_for
-from backbone.solver.planning import run_task
+from backbone.solver.tasks import run_task
 from fastapi.testclient import TestClient
 
 from backbone.calibrate import apply_latency_parameters
@@ -69,7 +69,7 @@ def test_bad_calibrate_options_are_422(client: TestClient, tokens: dict[str, str
 
 
 def test_calibrate_options_fit_default_is_every_parameter() -> None:
-    from backbone.solver.calibrate_task import CalibrateOptions
+    from backbone.solver.tasks.calibrate import CalibrateOptions
 
     from backbone.calibrate import FITTED_PARAMETERS
 

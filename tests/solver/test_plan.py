@@ -132,7 +132,7 @@ def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path:
 
 @pytest.mark.browser
 def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: Path) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     from tests.backbone.test_maps_html import console_messages, run_chromium
 
@@ -149,7 +149,7 @@ def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: P
 
 @pytest.mark.slow
 def test_plan_shipped_scenario(tmp_path: Path) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     from backbone.io import load_scenario
 
@@ -170,7 +170,7 @@ def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_wor
                                                                         options: dict) -> None:
     """Stages hand objects to each other, never files: a plan run from Python without an output folder routes
     the same traffic (the scenario's plus the placement's) and finds the same utilisation as one with a folder."""
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     without = run_task("plan", small_world, options, None).summary
     with_folder = run_task("plan", small_world, options, tmp_path / "out").summary

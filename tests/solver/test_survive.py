@@ -120,7 +120,7 @@ def test_checker_reads_the_scenario_folder(tmp_path: Path) -> None:
 def test_te_failures_and_plan_agree_on_a_failure(tmp_path: Path) -> None:
     """One failure, three front doors: the same unmet traffic, the same utilisation, the same baseline."""
     from backbone.api.cli.main import app
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
     from typer.testing import CliRunner
 
     from tests.conftest import small_world_network
@@ -178,7 +178,7 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
     planning service the worker calls.)
     """
     from backbone.api.cli.main import app
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
     from typer.testing import CliRunner
 
     from tests.conftest import small_world_network
@@ -198,7 +198,7 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
 
 
 def test_skip_upgrades_says_nothing_was_designed(tmp_path: Path) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     from tests.conftest import small_world_network
 

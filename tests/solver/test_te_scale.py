@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from backbone.solver.checks.te import check_te
-from backbone.solver.te import TEOptions, choose_method, solve_te
+from backbone.solver.tasks.te import TEOptions
+from backbone.solver.te import choose_method, solve_te
 from backbone.solver.te.colgen import GAP_TOL, mlu_lower_bound, refine_mlu_bound
 from backbone.solver.te.instance import build_instance
 

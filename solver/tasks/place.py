@@ -19,8 +19,10 @@ from typing import Any
 import pandas as pd
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.placement.result import PlacementResult, solve_placement
-from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
+from backbone.solver.progress import ProgressFn
+from backbone.solver.tasks.base import TaskResult
 
+from backbone.artifacts import ArtifactWriter
 from backbone.errors import InfeasibleError
 from backbone.model import Network
 
@@ -74,21 +76,13 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
         progress(0.95, "verifying the plan independently")
         report = check_placement(net, opts, result.tables, expect_full=result.fully_served)
         summary["verification"] = report.to_dict()
-    files: list[str] = []
-    if out_dir is not None:
-        out = Path(out_dir)
-        for name in TABLE_FILES:
-            table = result.tables[name]
-            path = out / f"place_{name}.csv"
-            tmp = path.with_name(f".{path.name}.tmp")
-            table.to_csv(tmp, index=name in ("sites", "metros", "links", "n_plus_one"))
-            tmp.replace(path)
-            files.append(path.name)
+    writer = ArtifactWriter(out_dir)
+    for name in TABLE_FILES:
+        writer.csv(f"place_{name}.csv", result.tables[name], index=name in ("sites", "metros", "links", "n_plus_one"))
     progress(1.0, "done")
-    task = PlaceTaskResult("place", summary, files, placement=result)
+    task = PlaceTaskResult("place", summary, writer.files, placement=result)
     if result.infeasibility and not opts.allow_partial:
-        if out_dir is not None:
-            write_json_atomic(Path(out_dir) / "place.json", task.to_dict() | {"files": [*files, "place.json"]})
+        writer.json("place.json", task.to_dict() | {"files": [*writer.files, "place.json"]})
         raise InfeasibleError("placement cannot serve all demand", result.infeasibility)
     return task
 
