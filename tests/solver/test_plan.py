@@ -105,7 +105,7 @@ def test_plan_rejects_a_bad_plan_file(small_world: Network, tmp_path: Path) -> N
 
 
 def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path: Path) -> None:
-    from backbone.solver.plan import load_plan_file
+    from backbone.solver.tasks.plan import load_plan_file
 
     from backbone.errors import ValidationError
 
