@@ -26,34 +26,17 @@ Checked
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from typing import Any
 
 import networkx as nx
 import numpy as np
 import pandas as pd
+from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 from backbone import geo
 from backbone.model import Network, access_latency_ms
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class CheckReport:
-    """Outcome of a check: ``ok`` and every violation found (plain sentences)."""
-
-    violations: list[str] = field(default_factory=list)
-    checked: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "violations": self.violations[:200], "n_violations": len(self.violations),
-                "checked": self.checked}
 
 
 def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataFrame], expect_full: bool = True,
@@ -77,7 +60,8 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     -------
     CheckReport
     """
-    rep = CheckReport()
+    rep = CheckReport("placement")
+    section = "flows"
     sites_t, flows = tables["sites"], tables["flows"]
     existing, training = tables.get("existing", pd.DataFrame()), tables.get("training", pd.DataFrame())
     sites = net.sites
@@ -89,7 +73,7 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     g = opts.gbps_per_gpu
 
     def bad(msg: str) -> None:
-        rep.violations.append(msg)
+        rep.add(Violation(section, section, "", msg))
 
     # ---------------------------------------------------------------- flows: paths, SLO, residency
     arc_load: dict[tuple[int, str, str, str], float] = {}  # (period, link, from, to) -> Gbps
@@ -125,9 +109,10 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
             for u, v in ((a, b), (b, a)):  # symmetric: requests and responses
                 key = (period, lid, u, v)
                 arc_load[key] = arc_load.get(key, 0.0) + gbps
-    rep.checked["flows"] = len(flows)
+    rep.count("flows", len(flows))
 
     # ---------------------------------------------------------------- demand served
+    section = "demand"
     demand = _demand(net, opts)  # (metro, class) -> peak GPUs
     periods = opts.periods
     served = flows.groupby(["period", "metro", "class"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
@@ -140,9 +125,10 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
                 bad(f"{m}/{c} period {t}: {got:,.3f} GPUs served for a demand of {need:,.3f}")
             if expect_full and got < need - tol * max(1.0, need):
                 bad(f"{m}/{c} period {t}: only {got:,.3f} of {need:,.3f} GPUs served")
-    rep.checked["demand_units"] = len(demand)
+    rep.count("demand_units", len(demand))
 
     # ---------------------------------------------------------------- sites
+    section = "sites"
     mw_per_gpu = opts.kw_per_gpu / 1000.0
     block = max(1, opts.block_gpus)
     train_at = training.groupby("site")["gpus"].sum() if len(training) else pd.Series(dtype=float)
@@ -187,9 +173,10 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
                 bad(f"site {sid} period {t}: {in_use:,.1f} GPUs in use, only {after:,.0f} after the build")
     for sid in set(flows["site"]) - set(sites_t.index) if len(flows) else ():
         bad(f"site {sid}: serves demand but is missing from the sites table")
-    rep.checked["sites"] = len(sites_t)
+    rep.count("sites", len(sites_t))
 
     # ---------------------------------------------------------------- network capacity
+    section = "network"
     base_load: dict[tuple[str, str, str], float] = {}
     if len(existing):
         routed = existing.groupby("demand")["gbps"].sum()
@@ -216,9 +203,10 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
         load = arc_load.get((t, lid, a, b), 0.0) + base_load.get((lid, a, b), 0.0)
         if load > cap[lid] + tol * max(1.0, cap[lid]):
             bad(f"link {lid} {a} -> {b} period {t}: {load:,.2f} Gbps over its {cap[lid]:,.0f} Gbps capacity")
-    rep.checked["arcs"] = len(keys)
+    rep.count("arcs", len(keys))
 
     # ---------------------------------------------------------------- training
+    section = "training"
     placed = training.groupby("job")["site"].agg(list) if len(training) else pd.Series(dtype=object)
     for job in opts.training:
         where = placed.get(job.id, [])
@@ -230,8 +218,10 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
             if s not in candidates or (job.regions and sites.at[s, "region"] not in job.regions) or (
                     job.sites and s not in job.sites):
                 bad(f"training job {job.id}: site {s} is not allowed")
+    rep.count("training_jobs", len(opts.training))
 
     # ---------------------------------------------------------------- N+1
+    section = "n_plus_one"
     if opts.n_plus_one:
         # each unit's served demand in its own peak hour (the first hour of maximum profile factor)
         per = flows.groupby(["metro", "class", "period"])["gpus"].sum() if len(flows) else pd.Series(dtype=float)
@@ -242,11 +232,12 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
         declared = tables.get("n_plus_one")
         allowed = (declared["shortfall_gpus"] if declared is not None and len(declared) and not expect_full
                    else pd.Series(dtype=float))
-        rep.violations += _n_plus_one(net, opts, peak_served, capacity, candidates, access, access_ms, dist, slo, tol,
-                                      allowed)
-        rep.checked["n_plus_one_failures"] = len(capacity)
+        for msg in _n_plus_one(net, opts, peak_served, capacity, candidates, access, access_ms, dist, slo, tol,
+                               allowed):
+            bad(msg)
+        rep.count("n_plus_one_failures", len(capacity))
     if rep.violations:
-        logger.warning("placement check: %d violation(s), first: %s", len(rep.violations), rep.violations[0])
+        logger.warning("placement check: %d violation(s), first: %s", rep.n_violations, rep.violations[0].message)
     return rep
 
 
