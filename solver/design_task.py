@@ -9,7 +9,6 @@ task (:mod:`backbone.solver.tasks.design`) runs it for ``routing="edge"``.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.serialize import finite_or_none
 
 logger = logging.getLogger(__name__)
 
@@ -159,10 +159,6 @@ class DesignResult:
                 "lp_bound_usd": finite_or_none(self.solution.lp_bound), "heuristic_cost_usd": finite_or_none(self.solution.heuristic_cost),
                 "solve_seconds": round(self.solution.seconds, 3), "backend": self.solution.backend,
                 "notes": self.solution.notes, "map": self.map}
-
-
-def finite_or_none(x: float) -> float | None:
-    return float(x) if x is not None and math.isfinite(x) else None
 
 
 def design_upgrades(net: Network, failure_sets: FailureSets = "none", utilisation_ceiling: float = 0.8,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from backbone.solver.backends import BackendName
 from backbone.solver.design import DesignInstance, DesignSolution, solve_design
-from backbone.solver.design_task import CandidateLink, design_upgrades, finite_or_none
+from backbone.solver.design_task import CandidateLink, design_upgrades
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
@@ -23,6 +23,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.serialize import finite_or_none
 
 
 class DesignOptions(BaseModel):

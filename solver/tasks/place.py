@@ -11,7 +11,6 @@ the files, its message says ``partial``). With ``allow_partial=False`` the task 
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from backbone.solver.tasks.base import TaskResult
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import InfeasibleError
 from backbone.model import Network
+from backbone.serialize import finite_or_none
 
 logger = logging.getLogger(__name__)
 
@@ -165,13 +165,12 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _num(v: Any) -> Any:
-    """JSON-safe number (NaN/inf -> None; numpy -> python; floats rounded to 6 decimals)."""
+    """JSON-ready value: numpy -> python, floats rounded to 6 decimals (NaN/inf -> None, as
+    :func:`~backbone.serialize.finite_or_none`); bools, ints and text unchanged."""
     if v is None:
         return None
     if hasattr(v, "item"):
         v = v.item()
-    if isinstance(v, bool):
-        return v
     if isinstance(v, float):
-        return round(v, 6) if math.isfinite(v) else None
+        return finite_or_none(v, 6)
     return v
