@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -20,8 +20,14 @@ from backbone.artifacts import ArtifactWriter
 from backbone.errors import ValidationError
 from backbone.model import Network
 
-if TYPE_CHECKING:
-    from backbone.solver.tasks.plan import PlanOptions
+
+class ReportOptions(Protocol):
+    """The plan options the report shows (:class:`backbone.solver.tasks.plan.PlanOptions` has them)."""
+
+    skip_upgrades: bool
+    demand_growth: float
+    plan_file: str | None
+    plan_text: str | None
 
 logger = logging.getLogger(__name__)
 
@@ -208,7 +214,7 @@ def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]
             for p, v, w in zip(pair, d["latency_ms"], d["carried_gbps"], strict=True)]
 
 
-def report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict[str, Any], ps: dict[str, Any],
+def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
                  ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
                  files: list[str]) -> dict[str, Any]:
     def money(v: Any) -> str:

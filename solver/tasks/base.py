@@ -7,9 +7,10 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from backbone.solver.progress import ProgressFn
+from backbone.solver.tasks.summaries import Summary
 
 from backbone.model import Network
 
@@ -33,6 +34,19 @@ class TaskResult:
     kind: str
     summary: dict[str, Any]
     files: list[str] = field(default_factory=list)
+
+    summary_model: ClassVar[type[Summary]] = Summary
+    """The model of :attr:`summary` (:mod:`backbone.solver.tasks.summaries`)."""
+
+    def typed_summary(self) -> Summary:
+        """The summary validated against :attr:`summary_model` (typed attributes instead of string keys).
+
+        Raises
+        ------
+        pydantic.ValidationError
+            When the summary lacks a documented field or has one of the wrong type.
+        """
+        return self.summary_model.model_validate(self.summary)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"kind": ..., **summary, "files": [...]}``: the document ``<kind>.json`` holds."""

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import CalibrateSummary, Summary
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.artifacts import ArtifactWriter
@@ -59,6 +60,8 @@ class CalibrateOptions(BaseModel):
 class CalibrateTaskResult(TaskResult):
     """The ``calibrate`` task's outcome: the JSON summary, the files, and the :class:`CalibrationResult` (the
     calibrated network and the per-pair table)."""
+
+    summary_model: ClassVar[type[Summary]] = CalibrateSummary
 
     calibration: CalibrationResult
 

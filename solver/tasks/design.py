@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from backbone.solver.backends import BackendName
 from backbone.solver.design import DesignInstance, DesignSolution, solve_design
 from backbone.solver.design_task import CandidateLink, design_upgrades
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import DesignSummary, Summary
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from backbone.artifacts import ArtifactWriter
@@ -80,6 +81,8 @@ class DesignTaskResult(TaskResult):
     """The ``design`` task's outcome: the JSON summary, the files, and the design that ran -- a
     :class:`~backbone.solver.survive.SurvivableDesign` (routing ``paths``), a :class:`DesignResult` (routing
     ``edge``) or a :class:`~backbone.solver.design.DesignSolution` (SNDlib mode)."""
+
+    summary_model: ClassVar[type[Summary]] = DesignSummary
 
     design: Any
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from backbone.solver.failures import FailureOptions, SweepResult, sweep
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import FailuresSummary, Summary
 
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
@@ -18,6 +20,8 @@ from backbone.model import Network
 class FailuresTaskResult(TaskResult):
     """The ``failures`` task's outcome: the JSON summary, the files, and the :class:`SweepResult` (every
     scenario's record and the intact baseline)."""
+
+    summary_model: ClassVar[type[Summary]] = FailuresSummary
 
     sweep: SweepResult
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.placement.result import PlacementResult, solve_placement
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import PlaceSummary, Summary
 
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import InfeasibleError
@@ -42,6 +43,8 @@ TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "
 class PlaceTaskResult(TaskResult):
     """The ``place`` task's outcome: the JSON summary, the files, and the solved :class:`PlacementResult`
     (its tables are what the plan's next stages take)."""
+
+    summary_model: ClassVar[type[Summary]] = PlaceSummary
 
     placement: PlacementResult
 

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pandas as pd
 from backbone.solver.backends import BackendName
@@ -48,6 +48,7 @@ from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.failures import FailuresTaskResult
 from backbone.solver.tasks.place import PlaceTaskResult
+from backbone.solver.tasks.summaries import PlanSummary, Summary
 from backbone.solver.tasks.te import TEOptions, TETaskResult
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -336,6 +337,8 @@ class AfterStage:
 @dataclass(kw_only=True)
 class PlanTaskResult(TaskResult):
     """The ``plan`` task's outcome: the summary, the files and every stage's typed result."""
+
+    summary_model: ClassVar[type[Summary]] = PlanSummary
 
     place: PlaceTaskResult
     route: RouteStage

@@ -9,12 +9,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from backbone.solver.backends import BackendName
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import Summary, TESummary
 from backbone.solver.te import TEResult, note_missing_demand, solve_te
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -71,6 +72,8 @@ def edge_gap(objective: str, value: float, bound: float) -> float | None:
 @dataclass(kw_only=True)
 class TETaskResult(TaskResult):
     """The ``te`` task's outcome: the JSON summary, the files, and the :class:`TEResult` with its tables."""
+
+    summary_model: ClassVar[type[Summary]] = TESummary
 
     te: TEResult
 
