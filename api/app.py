@@ -1,7 +1,7 @@
 """The FastAPI application: ``create_app(settings)`` builds it; nothing heavy happens at import.
 
 Front door only: routes validate input, talk to the store and hand work to the job manager,
-which runs :func:`backbone.solver.planning.run_task` in worker processes. Every error is an RFC 9457
+which runs :func:`backbone.solver.tasks.run_task` in worker processes. Every error is an RFC 9457
 problem document (``application/problem+json``) with an ``errors`` list.
 """
 
@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -25,6 +25,9 @@ from backbone.api.limits import FailedAuthLimiter
 from backbone.api.oidc import OidcVerifier
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, QueueFullError, Store
+
+if TYPE_CHECKING:
+    from backbone.solver.tasks import Task
 
 logger = logging.getLogger(__name__)
 
@@ -222,7 +225,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return problem_response(500, "Internal Server Error", f"{type(exc).__name__}", instance=request.url.path)
 
 
-def create_app(settings: Settings | None = None, task_registry: Mapping[str, str] | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, task_registry: Mapping[str, Task | str] | None = None) -> FastAPI:
     """Build the API application.
 
     Parameters
@@ -230,8 +233,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, str
     settings
         Storage, limits and workers (default: from ``BACKBONE_*`` environment variables).
     task_registry
-        Extra task kinds (``kind -> "module:function"``) for tests; shipped kinds come from
-        :data:`backbone.solver.planning.TASKS`.
+        Extra task kinds (``kind -> Task`` or ``"module:function"``) for tests; shipped kinds come from
+        :data:`backbone.solver.tasks.registry.TASKS`.
     """
     from backbone import __version__
     from backbone.api.routes import admin, health, jobs, scenarios

@@ -4,7 +4,7 @@ The API never solves inside a request handler. A :class:`JobManager` owns a supe
 that claims queued jobs from the store (fair share: the oldest job of the token with the fewest
 running jobs; at most ``settings.workers`` at a time),
 starts one worker process per job (forked from a preloaded fork server, see :func:`worker_context`) and listens on a multiprocessing queue for its
-progress and its outcome. A worker runs :func:`backbone.solver.planning.run_task` into
+progress and its outcome. A worker runs :func:`backbone.solver.tasks.run_task` into
 ``<data dir>/staging/<job id>``; on success the supervisor renames that folder to
 ``<data dir>/results/<job id>`` (so a result is never half-written) and marks the job succeeded.
 
@@ -34,11 +34,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backbone.api.input_policy import server_job_options
 from backbone.api.settings import Settings
 from backbone.api.store import PurgeReport, Store
+
+if TYPE_CHECKING:
+    from backbone.solver.tasks import Task
 
 logger = logging.getLogger(__name__)
 
@@ -193,7 +196,7 @@ def tie_to_server(lifeline: Any) -> None:
 
 
 def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[str, Any], out_dir: str,
-                events: Any, registry: Mapping[str, str], lifeline: Any = None,
+                events: Any, registry: Mapping[str, Task | str], lifeline: Any = None,
                 limits: WorkerLimits | None = None) -> None:
     """Entry point of a worker process: tie it to the server, bound it, build the network, run the
     task, report the outcome."""
@@ -214,11 +217,10 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
 
     try:
         from backbone.io import network_from_dict
-        from backbone.solver import planning
+        from backbone.solver.tasks import run_task
 
-        planning.TASKS.update(registry)  # this process runs this one job only
         net = network_from_dict(document, file="scenario")
-        result = planning.run_task(kind, net, options, out_dir, progress)
+        result = run_task(kind, net, options, out_dir, progress, extra=registry)
         events.put(("done", job_id, [str(f) for f in result.files], outcome_message(result.summary)))
     except BaseException as exc:  # report every failure; the process ends right after
         from backbone.errors import BackboneError
@@ -237,8 +239,8 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
 
 
 # ---------------------------------------------------------------------- server side
-PRELOAD = ("backbone.api.forkserver_guard", "backbone.api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "backbone.solver.planning",
-           "backbone.solver.te", "backbone.solver.placement", "backbone.solver.failures", "backbone.solver.design", "backbone.solver.design_task", "backbone.solver.plan")
+PRELOAD = ("backbone.api.forkserver_guard", "backbone.api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "backbone.solver.tasks",
+           "backbone.solver.tasks.registry")
 """Modules the fork server imports once, so a job's worker starts in milliseconds, not seconds
 (missing ones are skipped)."""
 
@@ -275,11 +277,11 @@ class JobManager:
     settings
         Data dir, worker count, job time limit.
     registry
-        Extra ``kind -> "module:function"`` entries (tests register slow or failing tasks here);
-        the shipped kinds come from :data:`backbone.solver.planning.TASKS`.
+        Extra kinds (``kind -> Task`` or ``"module:function"``; tests register slow or failing tasks here);
+        the shipped kinds come from :data:`backbone.solver.tasks.registry.TASKS`.
     """
 
-    def __init__(self, store: Store, settings: Settings, registry: Mapping[str, str] | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings, registry: Mapping[str, Task | str] | None = None) -> None:
         self.store = store
         self.settings = settings
         self.extra_registry = dict(registry or {})
@@ -300,9 +302,10 @@ class JobManager:
     def staging_dir(self) -> Path:
         return self.settings.data_dir / "staging"
 
-    def registry(self) -> dict[str, str]:
-        """Every runnable kind -> ``module:function``."""
-        from backbone.solver.planning import TASKS
+    def registry(self) -> dict[str, Task | str]:
+        """Every runnable kind -> its :class:`~backbone.solver.tasks.Task` (or ``module:function`` for an extra
+        kind)."""
+        from backbone.solver.tasks.registry import TASKS
 
         return {**TASKS, **self.extra_registry}
 

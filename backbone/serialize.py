@@ -25,6 +25,26 @@ def json_default(o: Any) -> Any:
     raise TypeError(f"not JSON serializable: {type(o).__name__}")
 
 
+def finite_or_none(value: Any, digits: int | None = None) -> float | None:
+    """``float(value)`` (rounded to ``digits`` when given) when it is a finite number, else ``None`` (NaN, ±inf,
+    None, or not a number): the scalar form of :func:`json_safe`.
+
+    Example
+    -------
+    >>> finite_or_none(float("nan")), finite_or_none(2.0000004, 6)
+    (None, 2.0)
+    """
+    import math
+
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(f):
+        return None
+    return round(f, digits) if digits is not None else f
+
+
 def json_safe(obj: Any) -> Any:
     """``obj`` with every non-finite float (NaN, ±inf; Python or numpy) replaced by ``None``.
 

@@ -20,7 +20,7 @@ def main() -> None:
     from rich.table import Table
 
     from backbone.io import load_scenario
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", nargs="?", default=None)

@@ -2,7 +2,8 @@
 
 One formulation serves SNDlib instances (:mod:`backbone.solver.sndlib` builds the instance from a network
 file and a model code) and the backbone's own upgrade question
-(:func:`backbone.solver.design_task.design_upgrades`, which also hosts the ``design`` planning task).
+(:func:`backbone.solver.design_task.design_upgrades`; the ``design`` planning task is
+:mod:`backbone.solver.tasks.design`).
 
 Formulation (aggregated multicommodity flow, one flow copy per network state)
 ------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -44,8 +43,8 @@ from backbone.solver.impact import (
     impact_key,
     survive_tolerance_gbps,
 )
-from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from backbone.solver.processes import capped_workers, die_with_parent
+from backbone.solver.progress import ProgressFn, no_progress
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, SolverError, ValidationError
@@ -602,22 +601,3 @@ def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = N
     records = run_sweep(net, scenarios, options, sub, ctx)
     progress(1.0, "done")
     return SweepResult(records, baseline, time.perf_counter() - t0)
-
-
-def run_failures_task(net: Network, opts: FailureOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
-    """The ``failures`` planning task: sweep, then write ``failures_scenarios.csv`` (worst first) and
-    ``failures_links.csv`` (per-link worst scenario) into ``out_dir``."""
-    result = sweep(net, opts, progress)
-    summary = result.summary()
-    summary["options"] = opts.model_dump(exclude={"scenarios"})
-    files: list[str] = []
-    if out_dir is not None:
-        for name, df in (("failures_scenarios.csv", result.table()), ("failures_links.csv", result.worst_by_link())):
-            tmp = out_dir / f".{name}.tmp"
-            df.to_csv(tmp, index=False)
-            os.replace(tmp, out_dir / name)
-            files.append(name)
-    return TaskResult("failures", summary, files)
-
-
-run_failures_task.options_model = FailureOptions  # type: ignore[attr-defined]

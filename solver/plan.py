@@ -1,247 +1,35 @@
-"""The main job: one command from a scenario to a planner's report.
+"""The plan's building blocks and its report data (the pipeline is :mod:`backbone.solver.tasks.plan`).
 
-Stages (each calls the same task function the CLI and the API call on its own):
-
-1. **place** -- where the GPUs go (:mod:`backbone.solver.placement`);
-2. **route** -- the scenario's traffic plus the traffic the placement creates (serving sites to
-   their metros' access sites), routed by TE (:mod:`backbone.solver.te`);
-3. **failures** -- every single-SRLG failure re-routed (:mod:`backbone.solver.failures`);
-4. **upgrades** -- the cheapest module upgrades so the backbone carries all demand within a
-   utilisation ceiling in the intact state and in every failure state that breaks it today
-   (:func:`backbone.solver.design_task.design_upgrades`). A state the current capacity already carries cannot
-   bind (upgrades only add capacity), so only the states the sweep found short are modelled;
-5. **report** -- maps (PNG world and Pacific-centred, SVG, interactive HTML, GeoJSON), charts,
-   ``report.html`` and the machine-readable results (JSON + CSV).
-
-A plan file (YAML) sets every option so a study can be rerun exactly; the report records the
-plan file, the scenario's fingerprint and the software version.
+* the traffic a placement puts on the backbone (:func:`placement_demands`) and the network after the placement
+  (:func:`network_after_placement`), which the route stage takes;
+* what the plan reports: survivability (:func:`survivability_summary`), the headline, per-failure before and
+  after, the overall status, the maps and charts (:func:`draw_images`) and the report's data
+  (:func:`report_data`, rendered by :func:`backbone.report.render_report`).
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import time
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
-from backbone.solver.backends import BackendName
-from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
-from pydantic import BaseModel, ConfigDict, Field
+from backbone.solver.progress import ProgressFn
 
-from backbone.errors import InfeasibleError, Problem, ValidationError
+from backbone.artifacts import ArtifactWriter
+from backbone.errors import ValidationError
 from backbone.model import Network
 
+
+class ReportOptions(Protocol):
+    """The plan options the report shows (:class:`backbone.solver.tasks.plan.PlanOptions` has them)."""
+
+    skip_upgrades: bool
+    demand_growth: float
+    plan_file: str | None
+    plan_text: str | None
+
 logger = logging.getLogger(__name__)
-
-STAGES = ("place", "route", "failures", "upgrades", "report")
-"""Plan stages, in order."""
-
-STAGE_WEIGHTS = {"place": 0.2, "route": 0.05, "failures": 0.2, "upgrades": 0.45, "report": 0.1}
-
-class PlanOptions(BaseModel):
-    """Options of the ``plan`` task; a plan file (YAML) holds the same keys.
-
-    ``place``, ``te``, ``failures`` and ``design`` take the options of those tasks (see
-    ``backbone place --help`` etc.); the top-level keys are shortcuts most studies change.
-    """
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-    demand_growth: float = Field(1.0, ge=0, description="Multiply inference and traffic demand by this factor.")
-    place: dict[str, Any] = Field(default_factory=dict, description="Placement options (PlaceOptions).")
-    te: dict[str, Any] = Field(default_factory=dict, description="Routing options (TEOptions).")
-    failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (FailureOptions).")
-    design: dict[str, Any] = Field(default_factory=dict, description="Survivable design options: ceiling (0.8, intact "
-                                   "state), failure_ceiling (1.0, failure states), survive (the failure kind: srlg|link|"
-                                   "site|none), time_limit_s (60, per MIP solve), mip_gap (0.001), max_iterations (6), "
-                                   "max_states (none: no cap), candidates (true: new routes from the candidates table), "
-                                   "backend.")
-    skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")
-    maps: bool = Field(True, description="Draw the maps and charts.")
-    verify: bool = Field(False, description="Run every independent check.")
-    plan_file: str | None = Field(None, max_length=4096,
-                                  description="Path of the plan file (recorded in the report; CLI only).")
-    plan_text: str | None = Field(None, max_length=1_000_000,
-                                  description="Text of the plan file (recorded in the report).")
-
-    def nested_problems(self) -> list[Problem]:
-        """Problems in the stage options (see :func:`stage_options`); the planning service and the
-        API check them before a plan is queued or run."""
-        try:
-            stage_options(self)
-        except ValidationError as exc:
-            return exc.problems
-        return []
-
-
-def load_plan_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML plan file into plan options (``plan_file``/``plan_text`` recorded).
-
-    Raises
-    ------
-    ValidationError
-        When the file is missing, not YAML, or not a mapping.
-    """
-    import yaml
-
-    p = Path(path)
-    if not p.exists():
-        raise ValidationError(Problem("plan file not found", file=str(p)))
-    text = p.read_text(encoding="utf-8")
-    try:
-        doc = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
-        line = f"line {mark.line + 1}" if mark is not None else ""
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ValidationError(Problem(f"not valid YAML: {what}{where}", file=str(p), record=line)) from None
-    if not isinstance(doc, dict):
-        raise ValidationError(Problem("a plan file is a mapping of options", file=str(p)))
-    problems = plan_problems(doc, str(p), _key_lines(text))
-    if problems:
-        raise ValidationError(problems)
-    return {**doc, "plan_file": str(p), "plan_text": text}
-
-
-class PlanUpgradeOptions(BaseModel):
-    """The ``design`` options of a plan (the survivable upgrade stage, :mod:`backbone.solver.survive`)."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-    ceiling: float = Field(0.8, gt=0, le=1, description="Utilisation ceiling in the intact state.")
-    failure_ceiling: float = Field(1.0, gt=0, le=1, description="Utilisation ceiling in failure states.")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, description="Seconds for the design.")
-    backend: BackendName = "highs"
-    mip_gap: float = Field(1e-3, ge=0, lt=1, description="Relative MIP gap at which a design MIP stops.")
-    max_iterations: int = Field(6, ge=1, le=50, description="Most design iterations (solve, sweep, add states).")
-    max_states: int | None = Field(None, ge=1, le=100_000,
-                                   description="Cap on failure states in the design model (default: no cap).")
-    candidates: bool = Field(True, description="Build candidate routes as well as upgrading links.")
-    survive: Literal["srlg", "link", "site", "none"] | None = Field(
-        None, description="Failure kind the design must survive (default: the failures stage's kind).")
-
-
-DESIGN_KEYS = tuple(PlanUpgradeOptions.model_fields)
-"""Keys of a plan's ``design`` section."""
-
-
-def plan_problems(doc: dict[str, Any], file: str = "", lines: dict[tuple[str, ...], int] | None = None,
-                  ) -> list[Problem]:
-    """Every mistake in plan options at once: unknown or bad top-level keys and every bad option of
-    the ``place``, ``te``, ``failures`` and ``design`` sections, each with its path (``te.paths``),
-    its line when known and a did-you-mean hint for unknown names."""
-    import difflib
-
-    from backbone.solver.planning import parse_options
-
-    lines = lines or {}
-
-    def problem(message: str, path: tuple[str, ...]) -> Problem:
-        line = next((lines[path[:n]] for n in range(len(path), 0, -1) if path[:n] in lines), None)
-        return Problem(message, file=file, table="plan", record=f"line {line}" if line else "", field=".".join(path))
-
-    problems: list[Problem] = []
-    try:
-        parse_options("plan", {k: v for k, v in doc.items() if k not in ("place", "te", "failures", "design")})
-    except ValidationError as exc:
-        problems += [problem(q.message, tuple(q.field.split("."))) for q in exc.problems]
-    for kind, section in (("place", "place"), ("te", "te"), ("failures", "failures")):
-        sub = doc.get(section)
-        if sub is None:
-            continue
-        if not isinstance(sub, dict):
-            problems.append(problem(f"must be a mapping of {kind} options", (section,)))
-            continue
-        try:
-            parse_options(kind, sub)
-        except ValidationError as exc:
-            problems += [problem(q.message, (section, *q.field.split("."))) for q in exc.problems]
-    design = doc.get("design")
-    if design is not None and not isinstance(design, dict):
-        problems.append(problem("must be a mapping of upgrade options", ("design",)))
-    elif isinstance(design, dict):
-        for key in sorted(set(design) - set(DESIGN_KEYS)):
-            close = difflib.get_close_matches(str(key), DESIGN_KEYS, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; known options: {', '.join(DESIGN_KEYS)}"
-            problems.append(problem(f"unknown upgrade option{hint}", ("design", str(key))))
-        import pydantic
-
-        try:
-            PlanUpgradeOptions.model_validate({k: v for k, v in design.items() if k in DESIGN_KEYS})
-        except pydantic.ValidationError as exc:
-            problems += [problem(e["msg"], ("design", *(str(x) for x in e["loc"]))) for e in exc.errors()]
-    return problems
-
-
-def _key_lines(text: str) -> dict[tuple[str, ...], int]:
-    """(key path) -> 1-based line of every mapping key in a YAML text (best effort)."""
-    import yaml
-
-    out: dict[tuple[str, ...], int] = {}
-
-    def walk(node: Any, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = (*path, str(key.value))
-                out[sub] = key.start_mark.line + 1
-                walk(value, sub)
-
-    try:
-        walk(yaml.compose(text), ())
-    except yaml.YAMLError:
-        return {}
-    return out
-
-
-def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any]) -> Any:
-    from backbone.solver.planning import parse_options
-
-    try:
-        return parse_options(kind, {**defaults, **overrides})
-    except ValidationError as exc:
-        raise ValidationError([Problem(p.message, file=p.file, table="plan", record=kind,
-                                       field=f"{kind}.{p.field}" if p.field else kind)
-                               for p in exc.problems]) from None
-
-
-def stage_options(opts: PlanOptions) -> tuple[Any, Any, Any, PlanUpgradeOptions]:
-    """The options of the place, route (te), failures and upgrade stages: the plan's defaults
-    overridden by ``opts.place`` / ``te`` / ``failures`` / ``design``.
-
-    Raises
-    ------
-    ValidationError
-        Naming every bad stage option as ``<stage>.<option>`` (e.g. ``failures.time_limit_s``).
-    """
-    import pydantic
-
-    problems: list[Problem] = []
-    out: list[Any] = []
-    survive = opts.design.get("survive") or opts.failures.get("kind") or "srlg"
-    for kind, overrides, defaults in (
-            # inference is placed where its SLO holds in the failure states the plan must survive too
-            ("place", opts.place, {"allow_partial": True, "verify": opts.verify, "time_limit_s": 60.0,
-                                   "slo_failures": survive if survive in ("link", "srlg") else "none"}),
-            ("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0}),
-            ("failures", opts.failures, {"kind": "srlg", "verify": False,
-                                         "time_limit_s": 30.0})):
-        try:
-            out.append(_stage_options(kind, overrides, defaults))
-        except ValidationError as exc:
-            problems += exc.problems
-    try:
-        upgrade = PlanUpgradeOptions.model_validate(opts.design)
-    except pydantic.ValidationError as exc:
-        problems += [Problem(e["msg"], table="plan", record="design",
-                             field=".".join(["design", *(str(x) for x in e["loc"])])) for e in exc.errors()]
-    if problems:
-        raise ValidationError(problems)
-    return out[0], out[1], out[2], upgrade
 
 
 def placement_demands(flows: pd.DataFrame, slo_by_class: dict[str, float]) -> pd.DataFrame:
@@ -284,238 +72,7 @@ def network_after_placement(net: Network, sites: pd.DataFrame, extra_demands: pd
     return replace(net, sites=s, demands=demands)
 
 
-def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
-    """Place, route, sweep SRLG failures, plan upgrades, and write the report.
-
-    Files (in ``out_dir``): ``report.html``, ``map_world.png``, ``map_pacific.png``, ``map.svg``,
-    ``map.html``, ``map.geojson``, the chart PNGs, ``place.json``/``te.json``/``failures.json``/
-    ``design.json`` with their CSV tables, and ``plan.json`` (the summary, added by the service).
-    """
-    from backbone.solver.failures import run_failures_task
-    from backbone.solver.impact import impact_key
-    from backbone.solver.placement import run_place_task
-    from backbone.solver.survive import design_survivable
-    from backbone.solver.te import run_te_task
-
-    from backbone import __version__
-
-    t_start = time.perf_counter()
-    done = 0.0
-    stage_rows: list[dict[str, Any]] = []
-    timings: dict[str, float] = {}
-    files: list[str] = []
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-
-    def stage_progress(stage: str) -> ProgressFn:
-        base, w = done, STAGE_WEIGHTS[stage]
-        return lambda f, m: progress(min(0.999, base + w * f), f"{stage}: {m}")
-
-    # ------------------------------------------------------------- inputs
-    work = net
-    if opts.demand_growth != 1.0:
-        from dataclasses import replace
-
-        m = work.metros.copy()
-        m["inference_gpus"] = m["inference_gpus"] * opts.demand_growth
-        work = replace(work.scale_demand(opts.demand_growth), metros=m)
-    place_opts, te_opts, fail_opts, upgrade_opts = stage_options(opts)
-    design_cfg = upgrade_opts.model_dump()
-    if design_cfg["survive"] is None:
-        design_cfg["survive"] = fail_opts.kind if fail_opts.kind in ("link", "srlg", "site") else "srlg"
-
-    # ------------------------------------------------------------- 1. place
-    t0 = time.perf_counter()
-    progress(0.0, "place: building the placement model")
-    place_res = run_place_task(work, place_opts, out_dir, stage_progress("place"))
-    ps = place_res.summary
-    _save(out_dir, "place.json", {"kind": "place", **ps, "files": place_res.files}, files)
-    files += place_res.files
-    timings["place"] = time.perf_counter() - t0
-    stage_rows.append({"stage": "place", "status": ps.get("status"), "backend": ps.get("backend"),
-                       "gap": ps.get("gap"), "seconds": timings["place"],
-                       "note": "; ".join(ps.get("infeasibility") or [])[:300]})
-    done += STAGE_WEIGHTS["place"]
-
-    # ------------------------------------------------------------- 2. route
-    t0 = time.perf_counter()
-    flows = pd.DataFrame(ps.get("flows") or [])
-    if flows.empty and out_dir is not None and (out_dir / "place_flows.csv").exists():
-        flows = pd.read_csv(out_dir / "place_flows.csv")
-    slo_by_class = {c.name: c.slo_rtt_ms for c in place_opts.classes}
-    sites_t = pd.DataFrame(ps.get("sites") or [])
-    key = next((c for c in ("site", "id") if c in sites_t.columns), None)
-    if key is not None:
-        sites_t = sites_t.set_index(key)
-    extra = placement_demands(flows, slo_by_class)
-    routed = network_after_placement(work, sites_t, extra)
-    te_res = run_te_task(routed, te_opts, out_dir, stage_progress("route"))
-    ts = te_res.summary
-    _save(out_dir, "te.json", {"kind": "te", **ts, "files": te_res.files}, files)
-    files += te_res.files
-    timings["route"] = time.perf_counter() - t0
-    stage_rows.append({"stage": "route", "status": ts.get("status"), "backend": ts.get("backend"), "gap": None,
-                       "seconds": timings["route"],
-                       "note": f"{len(extra)} placement demands added, {ts.get('unmet_gbps', 0):,.1f} Gbps unmet"})
-    done += STAGE_WEIGHTS["route"]
-
-    # ------------------------------------------------------------- 3. failures
-    t0 = time.perf_counter()
-    fail_res = run_failures_task(routed, fail_opts, out_dir, stage_progress("failures"))
-    fs = fail_res.summary
-    _save(out_dir, "failures.json", {"kind": "failures", **fs, "files": fail_res.files}, files)
-    files += fail_res.files
-    timings["failures"] = time.perf_counter() - t0
-    stage_rows.append({"stage": "failures", "status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
-                       "seconds": timings["failures"],
-                       "note": f"{fs['scenarios_run']} scenarios, {fs['scenarios_per_second'] or 0:.1f}/s"})
-    done += STAGE_WEIGHTS["failures"]
-
-    # ------------------------------------------------------------- 4. upgrades
-    t0 = time.perf_counter()
-    kind = str(design_cfg["survive"])
-    upgrades = pd.DataFrame(columns=["link", "action", "kind", "modules", "added_gbps", "cost_usd",
-                                     "lead_time_quarters", "protects"])
-    ds: dict[str, Any] = {"status": "skipped", "cost_usd": 0.0,
-                          "message": "--skip-upgrades: nothing was designed; the network after the plan is the "
-                                     "network before it (placement only)"}
-    after = routed
-    records_after = fs["scenarios"]
-    if not opts.skip_upgrades:
-        initial = fs["scenarios"] if kind == fail_opts.kind and not fail_opts.derate else None
-        try:
-            dres = design_survivable(
-                routed, kind, float(design_cfg["ceiling"]), float(design_cfg["failure_ceiling"]),
-                k=fail_opts.paths, backend=str(design_cfg["backend"]), time_limit_s=float(design_cfg["time_limit_s"]),
-                mip_gap=float(design_cfg["mip_gap"]), max_iterations=int(design_cfg["max_iterations"]),
-                max_states=design_cfg["max_states"], use_candidates=bool(design_cfg["candidates"]),
-                sweep_options=fail_opts, initial_records=initial, progress=stage_progress("upgrades"))
-            ds = dres.summary()
-            upgrades = dres.upgrades
-            after = dres.network_after
-            records_after = dres.records_after
-        except InfeasibleError as exc:
-            ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
-        if out_dir is not None:
-            _csv(out_dir, "design_upgrades.csv", upgrades.assign(
-                protects=upgrades["protects"].map(lambda x: ";".join(x))) if len(upgrades) else upgrades, files)
-        _save(out_dir, "design.json", {"kind": "design", **ds}, files)
-    survivability = _survivability(kind if not opts.skip_upgrades else fail_opts.kind, ds, records_after)
-    before_after = _before_after(fs["scenarios"], records_after)
-    timings["upgrades"] = time.perf_counter() - t0
-    it = ds.get("iterations") or []
-    stage_rows.append({"stage": "upgrades", "status": ds.get("status"), "backend": design_cfg["backend"],
-                       "gap": ds.get("gap"), "seconds": timings["upgrades"],
-                       "note": "skipped: nothing designed" if opts.skip_upgrades else
-                       f"{len(it)} iterations; {ds.get('states_examined', 0)} states examined, "
-                       f"{ds.get('states_added', 0)} added to the model, {ds.get('states_needed', 0)} needed; "
-                       f"survives {survivability['survived']} of {survivability['states']}"})
-    done += STAGE_WEIGHTS["upgrades"]
-
-    # ------------------------------------------------------------- the planned backbone
-    t0 = time.perf_counter()
-    from backbone.solver.impact import assess_state
-
-    after_state = assess_state(after, te_opts.paths, te_opts.backend, te_opts.time_limit_s)
-    if out_dir is not None:
-        from backbone.io import save_scenario
-
-        target = out_dir / "scenario_after"
-        save_scenario(after, target)
-        files.append("scenario_after/")
-    verification_after = None
-    if opts.verify and not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped"):
-        from backbone.solver.checks.survivability import check_survivability
-
-        source = out_dir / "scenario_after" if out_dir is not None else after
-        verification_after = check_survivability(
-            source, kind, [r["scenario"] for r in survivability["not_survivable"]], k=fail_opts.paths,
-            backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
-    timings["after"] = time.perf_counter() - t0
-
-    # ------------------------------------------------------------- summary
-    up = upgrades.copy()
-    worst = fs["worst"][0] if fs.get("worst") else None
-    worst_after = max(records_after, key=impact_key) if records_after else None
-    n_up = int((up["action"] == "upgrade").sum()) if len(up) else 0
-    n_new = int((up["action"] == "new route").sum()) if len(up) else 0
-    summary: dict[str, Any] = {
-        "status": _overall_status(ps, ts, fs, ds, survivability),
-        "scenario": net.name,
-        "scenario_fingerprint": net.fingerprint(),
-        "software_version": __version__,
-        "created_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "plan_file": opts.plan_file,
-        "headline": _headline(survivability, ds, opts.skip_upgrades, n_up, n_new),
-        "gpus_added": float(sum((ps.get("gpus_added_by_site") or {}).values())),
-        "placement_cost_usd": ps.get("cost_usd"),
-        "placement_gap": ps.get("gap"),
-        "served_share": ps.get("served_share"),
-        "mlu": ts.get("mlu"),
-        "mlu_after": after_state.mlu,
-        "carried_gbps": ts.get("carried_gbps"),
-        "unmet_gbps": (ts.get("impact") or {}).get("unmet_gbps", ts.get("unmet_gbps")),
-        "unmet_gbps_after": float(after_state.unmet_gbps.sum()),
-        "weighted_latency_ms": ts.get("weighted_latency_ms"),
-        "failure_kind": fail_opts.kind,
-        "failure_scenarios": fs.get("scenarios_run"),
-        "worst_failure": worst["scenario"] if worst else None,
-        "worst_failure_impact_gbps": worst["impact_gbps"] if worst else None,
-        "worst_failure_unmet_gbps": worst["unmet_gbps"] if worst else None,
-        "failures_with_unmet_demand": sum(1 for r in fs["scenarios"] if not r["survived"]),
-        "failures_with_unmet_demand_after": sum(1 for r in records_after if not r["survived"]),
-        "worst_failure_after": worst_after["scenario"] if worst_after else None,
-        "worst_failure_after_impact_gbps": worst_after["impact_gbps"] if worst_after else None,
-        "survivability": survivability,
-        "upgrade_cost_usd": ds.get("cost_usd"),
-        "upgrade_lower_bound_usd": ds.get("lower_bound_usd"),
-        "upgrade_gap": ds.get("gap"),
-        "links_upgraded": n_up,
-        "routes_built": n_new,
-        "design_iterations": len(ds.get("iterations") or []),
-        "states_examined": ds.get("states_examined"),
-        "states_added": ds.get("states_added"),
-        "states_needed": ds.get("states_needed"),
-        "scenario_after": "scenario_after" if out_dir is not None else None,
-        "stage_seconds": {k: round(v, 3) for k, v in timings.items()},
-        "stages": stage_rows,
-        "before_after": before_after,
-        "map": _plan_map(ps, ts),
-        "map_after": {"link_values": {"utilisation": {str(k): float(v) for k, v in
-                                                      after_state.link_utilisation.items()},
-                                      "added_gbps": (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})},
-                      "failed_links": []},
-    }
-    if opts.verify:
-        summary["verification"] = {
-            "place": (ps.get("verification") or {}).get("ok"),
-            "route": (ts.get("verification") or {}).get("ok"),
-            "survivability": None if verification_after is None else verification_after["ok"],
-        }
-        if verification_after is not None:
-            summary["survivability_check"] = verification_after
-
-    # ------------------------------------------------------------- 5. report
-    t0 = time.perf_counter()
-    if out_dir is not None:
-        rp = stage_progress("report")
-        rp(0.0, "maps and charts")
-        images = _draw(routed, after, summary, ts, fs, ps, out_dir, files, opts.maps, rp)
-        from backbone.report import render_report
-
-        report = render_report(_report_data(net, routed, opts, summary, ps, ts, fs, ds, up, files), images)
-        _write_text(out_dir, "report.html", report, files)
-    timings["report"] = time.perf_counter() - t0
-    summary["stage_seconds"]["report"] = round(timings["report"], 3)
-    summary["total_seconds"] = round(time.perf_counter() - t_start, 3)
-    progress(1.0, "done")
-    return TaskResult("plan", summary, files)
-
-
-run_plan_task.options_model = PlanOptions  # type: ignore[attr-defined]
-
-
-def _overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any],
+def overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any],
                     survivability: dict[str, Any]) -> str:
     """``ok`` when every stage solved and the plan survives every state it does not excuse; ``partial``
     otherwise (demand left unserved, a design that did not converge, states still violated) -- the
@@ -528,7 +85,7 @@ def _overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], 
 KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site"}
 
 
-def _survivability(kind: str, ds: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+def survivability_summary(kind: str, ds: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
     """``{failure_kind, states, survived, not_survivable: [{scenario, reason}], violated}`` of the plan."""
     sv = ds.get("survivability")
     if sv:
@@ -537,7 +94,7 @@ def _survivability(kind: str, ds: dict[str, Any], records: list[dict[str, Any]])
             "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
 
 
-def _headline(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int) -> str:
+def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int) -> str:
     """The one sentence the report opens with; never contradicts the tables below it."""
     what = KIND_WORDS.get(sv["failure_kind"], sv["failure_kind"])
     text = f"survives {sv['survived']} of {sv['states']} {what} failures"
@@ -554,7 +111,7 @@ def _headline(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, 
     return "; ".join(parts) + "."
 
 
-def _before_after(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def failure_before_after(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per failure: impact and utilisation the traffic needs, before and after the plan (worst first)."""
     a = {str(r["scenario"]): r for r in after}
     rows = []
@@ -571,7 +128,7 @@ def _before_after(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> 
                                        str(r["scenario"])))
 
 
-def _plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
+def plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
     pm = ps.get("map") or {}
     tm = ts.get("map") or {}
     return {"link_values": {"utilisation": (tm.get("link_values") or {}).get("utilisation", {})},
@@ -579,42 +136,10 @@ def _plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
             "failed_links": []}
 
 
-def _save(out_dir: Path | None, name: str, obj: dict[str, Any], files: list[str]) -> None:
-    if out_dir is None:
-        return
-    write_json_atomic(out_dir / name, obj)
-    if name not in files:
-        files.append(name)
-
-
-def _csv(out_dir: Path, name: str, df: pd.DataFrame, files: list[str]) -> None:
-    tmp = out_dir / f".{name}.tmp"
-    df.to_csv(tmp, index=False)
-    os.replace(tmp, out_dir / name)
-    if name not in files:
-        files.append(name)
-
-
-def _write_text(out_dir: Path, name: str, text: str, files: list[str]) -> None:
-    tmp = out_dir / f".{name}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out_dir / name)
-    if name not in files:
-        files.append(name)
-
-
-def _write_bytes(out_dir: Path, name: str, data: bytes, files: list[str]) -> None:
-    tmp = out_dir / f".{name}.tmp"
-    tmp.write_bytes(data)
-    os.replace(tmp, out_dir / name)
-    if name not in files:
-        files.append(name)
-
-
-def _draw(routed: Network, after: Network, summary: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any],
-          ps: dict[str, Any], out_dir: Path, files: list[str], maps: bool,
+def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_demands: pd.DataFrame, fs: dict[str, Any],
+          ps: dict[str, Any], writer: ArtifactWriter, maps: bool,
           progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
-    """Maps and charts into ``out_dir``; returns the images the report embeds."""
+    """Maps and charts through ``writer``; returns the images the report embeds."""
     from backbone.maps import render_map_bytes
     from backbone.maps.charts import chart_from_result
 
@@ -629,7 +154,7 @@ def _draw(routed: Network, after: Network, summary: dict[str, Any], ts: dict[str
     data = render_map_bytes(after, "png", {"map": summary["map_after"]}, title=f"{routed.name}: after the plan",
                             subtitle=f"max utilisation {100 * summary['mlu_after']:.0f} % · survives {sv['survived']} "
                                      f"of {sv['states']} {sv['failure_kind']} failures", size="1600x900")
-    _write_bytes(out_dir, "map_after.png", data, files)
+    writer.bytes("map_after.png", data)
     images["after"] = (data, "png")
     jobs = [("map_world.png", "png", 0.0), ("map_pacific.png", "png", 150.0), ("map.svg", "svg", 0.0),
             ("map.html", "html", 0.0), ("map.geojson", "geojson", 0.0)]
@@ -637,14 +162,14 @@ def _draw(routed: Network, after: Network, summary: dict[str, Any], ts: dict[str
         progress(0.8 * i / len(jobs), f"drawing {name}")
         size = "1600x900" if fmt == "png" else "1920x1080"
         data = render_map_bytes(routed, fmt, result, title=title, subtitle=sub, size=size, center_lon=center_lon)
-        _write_bytes(out_dir, name, data, files)
+        writer.bytes(name, data)
         if name == "map_world.png":
             images["world"] = (data, "png")
         elif name == "map_pacific.png":
             images["pacific"] = (data, "png")
     charts: list[tuple[str, str, dict[str, Any]]] = [
         ("utilisation", "chart_utilisation.png", {"map": summary["map"]}),
-        ("latency", "chart_latency.png", {"latency": _latency_records(routed, out_dir),
+        ("latency", "chart_latency.png", {"latency": _latency_records(routed, te_demands),
                                           "latency_weight_name": "carried Gbps", "latency_path": "routed paths"}),
         ("impact", "chart_failures.png", _impact_doc(fs)),
         ("cost", "chart_cost.png", {"sites": [r for r in ps.get("sites") or [] if (r.get("gpus_added") or 0) > 0]}),
@@ -655,7 +180,7 @@ def _draw(routed: Network, after: Network, summary: dict[str, Any], ts: dict[str
         except ValidationError as exc:  # nothing to chart (e.g. no failure hurts, nothing built)
             logger.info("chart %s skipped: %s", kind, exc)
             continue
-        _write_bytes(out_dir, name, data, files)
+        writer.bytes(name, data)
         images[kind] = (data, "png")
     progress(1.0, "maps and charts drawn")
     return images
@@ -678,14 +203,10 @@ def _protects_text(states: Any) -> str:
     return ("intact state; " if "intact" in states else "") + text
 
 
-def _latency_records(net: Network, out_dir: Path) -> list[dict[str, Any]]:
+def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]]:
     """Per-demand one-way latency of the routed traffic with its region pair (for the latency CDF), from the
-    routing stage's ``te_demands.csv``."""
-    path = out_dir / "te_demands.csv"
-    if not path.exists():
-        return []
-    d = pd.read_csv(path)
-    d = d[(d["carried_gbps"] > 0) & d["latency_ms"].notna()]
+    routing stage's demand table (:attr:`TEResult.demands`)."""
+    d = demands[(demands["carried_gbps"] > 0) & demands["latency_ms"].notna()]
     region = net.sites["region"]
     a, b = region.reindex(d["src"]).to_numpy(), region.reindex(d["dst"]).to_numpy()
     pair = [f"{x}–{y}" if str(x) <= str(y) else f"{y}–{x}" for x, y in zip(a, b, strict=True)]
@@ -693,7 +214,7 @@ def _latency_records(net: Network, out_dir: Path) -> list[dict[str, Any]]:
             for p, v, w in zip(pair, d["latency_ms"], d["carried_gbps"], strict=True)]
 
 
-def _report_data(net: Network, routed: Network, opts: PlanOptions, summary: dict[str, Any], ps: dict[str, Any],
+def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
                  ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
                  files: list[str]) -> dict[str, Any]:
     def money(v: Any) -> str:

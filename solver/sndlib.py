@@ -189,13 +189,19 @@ def _arc_graph(tail: np.ndarray, head: np.ndarray, arc_ids: np.ndarray, n: int) 
 
 def write_solution(path: str | Path, snd: SndlibNetwork, model: SndlibModel, inst: DesignInstance,
                    sol: DesignSolution) -> Path:
-    """Write a design in SNDlib native solution format (link configurations + routings).
+    """Write a design in SNDlib native solution format (:func:`solution_text`) to ``path`` atomically."""
+    from backbone.artifacts import write_text_atomic
+
+    return write_text_atomic(path, solution_text(snd, model, inst, sol))
+
+
+def solution_text(snd: SndlibNetwork, model: SndlibModel, inst: DesignInstance, sol: DesignSolution) -> str:
+    """A design in SNDlib native solution format (link configurations + routings).
 
     Path flows are in each demand's routing unit. Under survivability U a ``ROUTINGS <link>``
     section is written for every failure state, listing the demands whose routing uses the
     failed link in the normal state (as the format asks: the complete routing of affected demands).
     """
-    p = Path(path)
     lines = ["?SNDlib native format; type: solution; version: 1.0",
              f"# network {snd.name}, model {model.code}, cost {sol.cost:.6f}, lower bound {sol.lower_bound:.6f}", "",
              "LINK-CONFIGURATIONS ("]
@@ -219,8 +225,7 @@ def write_solution(path: str | Path, snd: SndlibNetwork, model: SndlibModel, ins
                     lines.append(f"    {_num(amount / unit[j])} ( {' '.join(link_ids[i] for i in pl)} )")
                 lines.append("  )")
             lines.append(")")
-    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return p
+    return "\n".join(lines) + "\n"
 
 
 def _num(x: float) -> str:

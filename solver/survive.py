@@ -62,7 +62,7 @@ from backbone.solver.survive_model import (
     solve_mip,
     state_block,
 )
-from backbone.solver.planning import ProgressFn, no_progress
+from backbone.solver.progress import ProgressFn, no_progress
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network

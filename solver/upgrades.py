@@ -31,8 +31,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.model import Network
-from backbone.solver.planning import ProgressFn, no_progress
 from backbone.solver.problem import INF, LinearProgram, solve
+from backbone.solver.progress import ProgressFn, no_progress
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -92,9 +91,9 @@ def handle_errors(func: F) -> F:
 
 def emit_json(obj: Any) -> None:
     """Print ``obj`` as JSON on stdout (and nothing else)."""
-    from backbone.serialize import json_default, json_safe
+    from backbone.artifacts import json_text
 
-    sys.stdout.write(json.dumps(json_safe(obj), indent=2, default=json_default, allow_nan=False) + "\n")
+    sys.stdout.write(json_text(obj) + "\n")
     sys.stdout.flush()
 
 
@@ -114,7 +113,7 @@ def run_with_progress(kind: str, net: Any, options: dict[str, Any], out_dir: Pat
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     with Progress(TextColumn(f"[bold]{kind}[/]"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                   TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,

@@ -72,11 +72,11 @@ def place(
         emit_json(summary)
     if verification is not None:
         if verification["ok"]:
-            err_console.print(f"[green]verified[/]: {verification['checked']}", highlight=False)
+            err_console.print(f"[green]verified[/]: {', '.join(verification['checked'])}", highlight=False)
         else:
             err_console.print(f"[bold red]verification failed[/]: {verification['n_violations']} violation(s)")
             for v in verification["violations"][:20]:
-                err_console.print(f"  {v}", markup=False, highlight=False)
+                err_console.print(f"  {v['message']}", markup=False, highlight=False)
             raise typer.Exit(EXIT_VERIFY)
     if summary["status"] == "partial":
         short = ", ".join(sorted({u["metro"] for u in summary.get("unserved_metros", [])})) or "none"

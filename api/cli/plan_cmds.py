@@ -46,7 +46,7 @@ def plan(
     results and the planned backbone as a scenario (``OUT/scenario_after``). ``--verify`` re-sweeps
     the planned backbone independently; exit 5 when a state it does not excuse is not carried."""
 
-    from backbone.solver.plan import STAGES, load_plan_file
+    from backbone.solver.tasks.plan import STAGES, load_plan_file
 
     opts: dict[str, Any] = load_plan_file(plan_file) if plan_file else {}
     if growth is not None:

@@ -6,11 +6,11 @@ the task itself runs in a worker process (see :mod:`backbone.api.jobs`).
 
 from __future__ import annotations
 
-import importlib
 import json
 import mimetypes
 import uuid
-from typing import Annotated, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -31,6 +31,9 @@ from backbone.api.schemas import (
 )
 from backbone.api.store import ConflictError, GoneError
 from backbone.errors import Problem, ValidationError
+
+if TYPE_CHECKING:
+    from backbone.solver.tasks import Task
 
 router = APIRouter(prefix="/v1", tags=["jobs"])
 ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ProblemDetails}, 409: {"model": ProblemDetails},
@@ -64,10 +67,10 @@ def job_summary(job: Any) -> JobSummary:
                       created_by_token=job.created_by_token, team_id=job.team_id)
 
 
-def validate_job_options(registry: dict[str, str], kind: str, options: dict[str, Any]) -> None:
-    """Check the kind and the options with the task's ``options_model``, nested options included,
+def validate_job_options(registry: Mapping[str, Task | str], kind: str, options: dict[str, Any]) -> None:
+    """Check the kind and the options with the task's options model, nested options included,
     and refuse server paths, addresses and non-finite numbers (ValidationError -> 422)."""
-    from backbone.solver.planning import validate_options
+    from backbone.solver.tasks import task_for, validate_options
 
     check_job_options(options)
     try:
@@ -75,16 +78,7 @@ def validate_job_options(registry: dict[str, str], kind: str, options: dict[str,
     except (UnicodeEncodeError, ValueError, TypeError):
         raise ValidationError(Problem("options must be JSON with valid Unicode (no unpaired surrogates)",
                                       table="job", field="options")) from None
-    if kind not in registry:
-        raise ValidationError(Problem(f"unknown task kind {kind!r}; choose one of {', '.join(sorted(registry))}",
-                                      table="job", field="kind"))
-    module, func = registry[kind].split(":")
-    try:
-        model = getattr(importlib.import_module(module), func).options_model
-    except (ImportError, AttributeError) as exc:
-        raise ValidationError(Problem(f"task kind {kind!r} is not available in this installation ({exc})",
-                                      table="job", field="kind")) from None
-    validate_options(model, options)
+    validate_options(task_for(kind, registry).options_model, options)
 
 
 @router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=SUBMIT_ERRORS,

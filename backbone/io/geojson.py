@@ -15,9 +15,7 @@ per geometry type and can filter on it).
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -26,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from backbone import geo
+from backbone.artifacts import json_text, write_text_atomic
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 
@@ -212,17 +211,6 @@ def save_geojson(net: Network, path: str | Path, link_values: Values = None,
     """
     p = Path(path)
     doc = geojson_dict(net, link_values, site_values)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, allow_nan=False, default=_plain), encoding="utf-8")
-    os.replace(tmp, p)
+    write_text_atomic(p, json_text(doc, indent=None, ensure_ascii=False))
     logger.info("wrote %d features to %s", len(doc["features"]), p)
     return p
-
-
-def _plain(obj: Any) -> Any:
-    """numpy scalars (and NaN among them) for ``json.dumps``."""
-    if isinstance(obj, np.generic):
-        value = obj.item()
-        return None if isinstance(value, float) and not np.isfinite(value) else value
-    raise TypeError(f"not JSON serializable: {type(obj).__name__}")

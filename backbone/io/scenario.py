@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from backbone.artifacts import write_text_atomic
 from backbone.errors import NotFoundError, Problem, ValidationError
 from backbone.model import Network, table_records
 from backbone.schema import OPTIONAL_TABLES, TABLES
@@ -210,11 +211,7 @@ def network_from_dict(doc: Any, file: str = "") -> Network:
 
 def save_json(net: Network, path: str | Path) -> Path:
     """Write the canonical JSON form atomically."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(network_to_dict(net), indent=1, allow_nan=False), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_text_atomic(path, json.dumps(network_to_dict(net), indent=1, allow_nan=False))
 
 
 def _plain(obj: Any) -> Any:

@@ -14,8 +14,6 @@ Modules: :mod:`~backbone.maps.projection` (views, seam cutting), :mod:`~backbone
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -157,16 +155,7 @@ def export_map(net: Network, out: Path | str, fmt: str | None = None,
 
 
 def write_atomic(path: Path | str, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write ``data`` to ``path`` atomically (:func:`backbone.artifacts.write_bytes_atomic`)."""
+    from backbone.artifacts import write_bytes_atomic
+
+    return write_bytes_atomic(path, data)

@@ -26,6 +26,7 @@ from backbone.maps.static import default_subtitle, default_title, label_candidat
 from backbone.maps.template import page_template
 from backbone.maps.values import MapValues
 from backbone.model import Network
+from backbone.serialize import finite_or_none
 
 logger = logging.getLogger(__name__)
 
@@ -153,11 +154,7 @@ def _view_data(net: Network, values: MapValues, view: MapView, routes: list[np.n
 
 # ---------------------------------------------------------------------- tables
 def _num(v: Any, digits: int = 4) -> float | None:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return round(f, digits) if np.isfinite(f) else None
+    return finite_or_none(v, digits)
 
 
 def _link_table(net: Network, values: MapValues, coloring: style.LinkColoring) -> list[dict[str, Any]]:

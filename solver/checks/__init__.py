@@ -28,23 +28,51 @@ class Violation:
 
 @dataclass
 class CheckReport:
-    """Outcome of a check: ``ok`` when no violation was found."""
+    """Outcome of a check: ``ok`` when no violation was found.
+
+    Attributes
+    ----------
+    name
+        What was checked (``te``, ``placement``, ``design <network>``, ``survivability``).
+    violations
+        The violations found (at most ``max_violations`` kept; ``n_violations`` counts them all).
+    checked
+        The check families that ran, in order.
+    counts
+        Items examined per family, where a check counts them (e.g. ``{"flows": 120, "n_plus_one_failures": 3}``).
+    """
 
     name: str
     violations: list[Violation] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
     max_violations: int = 200
+    n_violations: int = 0
 
     @property
     def ok(self) -> bool:
         return not self.violations
 
+    @property
+    def messages(self) -> list[str]:
+        """The kept violations' messages, in order."""
+        return [v.message for v in self.violations]
+
     def add(self, violation: Violation) -> None:
+        """Record a violation (kept while fewer than ``max_violations`` are)."""
+        self.n_violations += 1
         if len(self.violations) < self.max_violations:
             self.violations.append(violation)
 
+    def count(self, family: str, items: int) -> None:
+        """Record that check family ``family`` ran over ``items`` items."""
+        self.counts[family] = int(items)
+        if family not in self.checked:
+            self.checked.append(family)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "ok": self.ok, "checked": self.checked,
+        return {"name": self.name, "ok": self.ok, "checked": self.checked, "counts": self.counts,
+                "n_violations": max(self.n_violations, len(self.violations)),
                 "violations": [v.to_dict() for v in self.violations]}
 
     def __str__(self) -> str:

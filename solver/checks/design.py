@@ -23,6 +23,8 @@ import scipy.sparse as sp
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.design import DesignInstance
 
+from backbone.serialize import finite_or_none
+
 logger = logging.getLogger(__name__)
 
 TOL = 1e-6
@@ -49,12 +51,9 @@ class DesignCheck:
         return self.capacity_cost + self.setup_cost + self.preinstalled_cost + self.routing_cost
 
     def to_dict(self) -> dict[str, Any]:
-        def fin(x: float) -> float | None:
-            return float(x) if math.isfinite(x) else None
-
         return {**self.report.to_dict(), "capacity_cost": self.capacity_cost, "setup_cost": self.setup_cost,
-                "preinstalled_cost": self.preinstalled_cost, "routing_cost": fin(self.routing_cost),
-                "total_cost": fin(self.total_cost), "unserved": self.unserved}
+                "preinstalled_cost": self.preinstalled_cost, "routing_cost": finite_or_none(self.routing_cost),
+                "total_cost": finite_or_none(self.total_cost), "unserved": self.unserved}
 
 
 Configurations = Mapping[str, Sequence[tuple[float, float]]]

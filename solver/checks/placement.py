@@ -26,8 +26,7 @@ Checked
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
@@ -35,25 +34,10 @@ import pandas as pd
 
 from backbone import geo
 from backbone.model import Network, access_latency_ms
+from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class CheckReport:
-    """Outcome of a check: ``ok`` and every violation found (plain sentences)."""
-
-    violations: list[str] = field(default_factory=list)
-    checked: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "violations": self.violations[:200], "n_violations": len(self.violations),
-                "checked": self.checked}
 
 
 @dataclass
@@ -116,25 +100,31 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     -------
     CheckReport
     """
-    rep = CheckReport()
+    rep = CheckReport("placement")
     facts = _Facts.gather(net, opts, tables, expect_full, tol)
+
+    def add(section: str, messages: list[str]) -> None:
+        for msg in messages:
+            rep.add(Violation(section, section, "", msg))
+
     flow_violations, arc_load = _check_flows(facts)
-    rep.violations += flow_violations
-    rep.checked["flows"] = len(facts.flows)
+    add("flows", flow_violations)
+    rep.count("flows", len(facts.flows))
     demand_violations, n_units = _check_demand_served(facts)
-    rep.violations += demand_violations
-    rep.checked["demand_units"] = n_units
-    rep.violations += _check_sites(facts)
-    rep.checked["sites"] = len(facts.sites_t)
+    add("demand", demand_violations)
+    rep.count("demand_units", n_units)
+    add("sites", _check_sites(facts))
+    rep.count("sites", len(facts.sites_t))
     capacity_violations, n_arcs = _check_network_capacity(facts, arc_load)
-    rep.violations += capacity_violations
-    rep.checked["arcs"] = n_arcs
-    rep.violations += _check_training(facts)
+    add("network", capacity_violations)
+    rep.count("arcs", n_arcs)
+    add("training", _check_training(facts))
+    rep.count("training_jobs", len(opts.training))
     if opts.n_plus_one:
-        rep.violations += _check_n_plus_one(facts)
-        rep.checked["n_plus_one_failures"] = len(facts.sites_t)
+        add("n_plus_one", _check_n_plus_one(facts))
+        rep.count("n_plus_one_failures", len(facts.sites_t))
     if rep.violations:
-        logger.warning("placement check: %d violation(s), first: %s", len(rep.violations), rep.violations[0])
+        logger.warning("placement check: %d violation(s), first: %s", rep.n_violations, rep.violations[0].message)
     return rep
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from backbone.model import Network
 from backbone.solver.checks import CheckReport, Violation
-from backbone.solver.planning import ProgressFn, no_progress
+from backbone.solver.progress import ProgressFn, no_progress
 
 __all__ = ["check_survivability"]
 

@@ -5,7 +5,7 @@
 * :mod:`~solver.placement.inputs`: demand units, candidate sites, metro -> site RTT, routes.
 * :mod:`~solver.placement.formulation`: the MIP, one function per constraint family.
 * :mod:`~solver.placement.result`: solve, planner tables, infeasibility diagnosis.
-* :mod:`~solver.placement.task`: the ``place`` planning task (JSON + CSV).
+* the ``place`` planning task (JSON + CSV) is :mod:`backbone.solver.tasks.place`.
 
 The independent checker is :func:`backbone.solver.checks.placement.check_placement`.
 
@@ -38,9 +38,5 @@ from __future__ import annotations
 
 from backbone.solver.placement.options import DEFAULT_RESIDENCY, PlaceOptions, ResidencyRule, TrainingJob
 from backbone.solver.placement.result import PlacementResult, solve_placement
-from backbone.solver.placement.task import placement_summary, run_place_task
 
-run_place_task.options_model = PlaceOptions  # type: ignore[attr-defined]
-
-__all__ = ["DEFAULT_RESIDENCY", "PlaceOptions", "PlacementResult", "ResidencyRule", "TrainingJob",
-           "placement_summary", "run_place_task", "solve_placement"]
+__all__ = ["DEFAULT_RESIDENCY", "PlaceOptions", "PlacementResult", "ResidencyRule", "TrainingJob", "solve_placement"]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from backbone.artifacts import ArtifactWriter
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
 
@@ -69,27 +70,19 @@ class TEResult:
         list of str
             File names written, relative to ``out_dir``.
         """
-        import os
+        writer = ArtifactWriter(out_dir)
+        self.save(writer, parquet)
+        return writer.files
 
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        files = []
+    def save(self, writer: ArtifactWriter, parquet: bool = True) -> None:
+        """Write the tables through ``writer`` (``te_links``, ``te_demands``, ``te_paths``: CSV, and Parquet when
+        a Parquet engine is installed)."""
         for name, df, index in (("te_links", self.links, "link"), ("te_demands", self.demands, "demand"),
                                 ("te_paths", self.paths, None)):
             frame = df.rename_axis(index).reset_index() if index else df
-            tmp = out / f".{name}.csv.tmp"
-            frame.to_csv(tmp, index=False)
-            os.replace(tmp, out / f"{name}.csv")
-            files.append(f"{name}.csv")
+            writer.csv(f"{name}.csv", frame)
             if parquet:
-                try:
-                    tmp = out / f".{name}.parquet.tmp"
-                    frame.to_parquet(tmp, index=False)
-                    os.replace(tmp, out / f"{name}.parquet")
-                    files.append(f"{name}.parquet")
-                except ImportError as exc:  # pyarrow missing: CSV still written
-                    logger.warning("parquet not written: %s", exc)
-        return files
+                writer.parquet(f"{name}.parquet", frame)
 
 
 def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray, reason: np.ndarray,

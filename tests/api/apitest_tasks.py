@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import InfeasibleError
 from backbone.model import Network
-from backbone.solver.planning import ProgressFn, TaskResult
+from backbone.solver.tasks import ProgressFn, TaskResult
 
 
 class SleepyOptions(BaseModel):

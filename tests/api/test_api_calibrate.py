@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from backbone.calibrate import apply_latency_parameters
 from backbone.io import load_scenario, network_from_dict, network_to_dict
 from backbone.route import shortest_route
-from backbone.solver.planning import run_task
+from backbone.solver.tasks import run_task
 from tests.conftest import small_world_network
 
 TRUE = {"terrestrial_latency_factor": 1.3, "submarine_latency_factor": 1.05, "equipment_delay_ms": 0.6}
@@ -70,6 +70,6 @@ def test_bad_calibrate_options_are_422(client: TestClient, tokens: dict[str, str
 
 def test_calibrate_options_fit_default_is_every_parameter() -> None:
     from backbone.calibrate import FITTED_PARAMETERS
-    from backbone.solver.calibrate_task import CalibrateOptions
+    from backbone.solver.tasks.calibrate import CalibrateOptions
 
     assert tuple(CalibrateOptions().fit) == FITTED_PARAMETERS

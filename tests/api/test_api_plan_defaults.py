@@ -13,7 +13,7 @@ from tests.conftest import small_world_network
 
 
 def test_plan_job_with_default_options(client: TestClient, tokens: dict[str, str], tmp_path: Path) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     tok = tokens["planner"]
     net = small_world_network()

@@ -15,8 +15,9 @@ import pytest
 from backbone.errors import InfeasibleError, ValidationError
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.placement import check_placement
-from backbone.solver.placement import PlaceOptions, run_place_task, solve_placement
+from backbone.solver.placement import PlaceOptions, solve_placement
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H
+from backbone.solver.tasks.place import run_place_task
 from tests.conftest import make_network
 
 PAR_GPU = 46_132.0
@@ -235,7 +236,7 @@ def test_bad_options_are_validation_errors() -> None:
 
 
 def test_summary_json_has_the_contract_keys(tmp_path) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     res = run_task("place", europe(cap_gbps=50), {"residency": [], "block_gpus": 1, "verify": True}, tmp_path)
     s = res.summary

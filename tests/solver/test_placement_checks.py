@@ -31,7 +31,7 @@ def test_checker_passes_on_the_solution(solved) -> None:
     net, opts, r = solved
     rep = check_placement(net, opts, r.tables)
     assert rep.ok, rep.violations
-    assert rep.checked["n_plus_one_failures"] == 3
+    assert rep.counts["n_plus_one_failures"] == 3
     # batch may cross the Atlantic (RTT ~80 ms < 150), interactive may not
     f = r.tables["flows"]
     assert set(f.loc[f["class"] == "interactive", "site"]) <= {"PAR", "LON"}
@@ -44,7 +44,7 @@ def test_catches_assignment_beyond_slo(solved) -> None:
     i = f.index[f["class"] == "interactive"][0]
     f.loc[i, ["site", "links"]] = ["NYC", "par-lon;tat"]
     rep = check_placement(net, opts, t)
-    assert any("exceeds the interactive SLO" in v for v in rep.violations), rep.violations
+    assert any("exceeds the interactive SLO" in v for v in rep.messages), rep.violations
 
 
 def test_catches_broken_path(solved) -> None:
@@ -52,7 +52,7 @@ def test_catches_broken_path(solved) -> None:
     t = copy_tables(r)
     t["flows"].loc[t["flows"].index[0], "links"] = "tat"
     rep = check_placement(net, opts, t)
-    assert any("not a path" in v for v in rep.violations)
+    assert any("not a path" in v for v in rep.messages)
 
 
 def test_catches_site_over_power_cap(solved) -> None:
@@ -61,7 +61,7 @@ def test_catches_site_over_power_cap(solved) -> None:
     s = t["sites"]
     s.loc["PAR", ["gpus_added", "gpus_after"]] = [s.at["PAR", "gpus_added"] + 20000, s.at["PAR", "gpus_after"] + 20000]
     rep = check_placement(net, opts, t)
-    text = " ".join(rep.violations)
+    text = " ".join(rep.messages)
     assert "exceed the site maximum" in text and "MW" in text
 
 
@@ -74,7 +74,7 @@ def test_catches_overloaded_link(solved) -> None:
     f.loc[remote, "gbps"] *= 3
     f.loc[remote, "gpus"] *= 3
     rep = check_placement(net, opts, t)
-    assert any("over its 50 Gbps capacity" in v for v in rep.violations), rep.violations
+    assert any("over its 50 Gbps capacity" in v for v in rep.messages), rep.violations
 
 
 def test_catches_unserved_demand_and_n_plus_one_gap(solved) -> None:
@@ -86,7 +86,7 @@ def test_catches_unserved_demand_and_n_plus_one_gap(solved) -> None:
     s.loc[biggest, "capex_usd"] = 0.0
     t["flows"] = t["flows"][t["flows"]["site"] != biggest]
     rep = check_placement(net, opts, t)
-    text = " ".join(rep.violations)
+    text = " ".join(rep.messages)
     assert "GPUs served" in text and "N+1" in text
 
 
@@ -96,7 +96,7 @@ def test_catches_residency_violation() -> None:
     r = solve_placement(net, opts)
     assert check_placement(net, opts, r.tables).ok
     rep = check_placement(net, PlaceOptions(block_gpus=1), r.tables)  # checked against the EU rule
-    assert any("residency forbids" in v for v in rep.violations)
+    assert any("residency forbids" in v for v in rep.messages)
 
 
 def test_catches_partial_blocks() -> None:
@@ -106,7 +106,7 @@ def test_catches_partial_blocks() -> None:
     t = copy_tables(r)
     t["sites"].loc["PAR", ["gpus_added", "gpus_after"]] = [1000.0, 1000.0]
     rep = check_placement(net, opts, t)
-    assert any("1024-GPU blocks" in v for v in rep.violations)
+    assert any("1024-GPU blocks" in v for v in rep.messages)
 
 
 def test_unprotectable_demand_is_served_and_declared() -> None:
@@ -128,4 +128,4 @@ def test_unprotectable_demand_is_served_and_declared() -> None:
     t = copy_tables(r)
     t["n_plus_one"].loc["NYC", "shortfall_gpus"] = 0.0
     rep = check_placement(net, opts, t, expect_full=False)
-    assert any("losing site NYC" in v for v in rep.violations)
+    assert any("losing site NYC" in v for v in rep.messages)

@@ -65,12 +65,13 @@ def test_place_partial_exits_3_and_writes_the_plan(tmp_path) -> None:
 
 def test_place_verify_failure_exits_5(scenario, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import backbone.solver.checks.placement as checks
+    from backbone.solver.checks import Violation
 
     real = checks.check_placement
 
     def failing(*a, **k):  # type: ignore[no-untyped-def]
         report = real(*a, **k)
-        report.violations.append("links x: made to fail")
+        report.add(Violation("network", "links", "x", "made to fail"))
         return report
 
     monkeypatch.setattr(checks, "check_placement", failing)

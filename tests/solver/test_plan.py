@@ -106,7 +106,7 @@ def test_plan_rejects_a_bad_plan_file(small_world: Network, tmp_path: Path) -> N
 
 def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path: Path) -> None:
     from backbone.errors import ValidationError
-    from backbone.solver.plan import load_plan_file
+    from backbone.solver.tasks.plan import load_plan_file
 
     plan = tmp_path / "study.yaml"
     plan.write_text("# study with mistakes\ndemand_growht: 1.2\nplace: {objective: cheapest, time_limit: 60}\n"
@@ -131,7 +131,7 @@ def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path:
 
 @pytest.mark.browser
 def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: Path) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
     from tests.backbone.test_maps_html import console_messages, run_chromium
 
     out = tmp_path / "out"
@@ -148,7 +148,7 @@ def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: P
 @pytest.mark.slow
 def test_plan_shipped_scenario(tmp_path: Path) -> None:
     from backbone.io import load_scenario
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     net = load_scenario()
     out = tmp_path / "out"
@@ -165,3 +165,23 @@ def test_plan_shipped_scenario(tmp_path: Path) -> None:
     assert all(x["reason"] for x in sv["not_survivable"])
     assert s["routes_built"] > 0 and s["upgrade_gap"] is not None and s["upgrade_gap"] <= 0.01
     assert s["survivability"]["survived"] > s["failure_scenarios"] - s["failures_with_unmet_demand"]
+
+
+@pytest.mark.parametrize("options", [
+    {"demand_growth": 1.2, "skip_upgrades": True, "maps": False, "failures": {"engine": "serial"}},
+    {},  # the defaults
+], ids=["cheap", "defaults"])
+def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_world: Network, tmp_path: Path,
+                                                                        options: dict) -> None:
+    """Stages hand objects to each other, never files: a plan run from Python without an output folder routes
+    the same traffic (the scenario's plus the placement's) and finds the same utilisation as one with a folder."""
+    from backbone.solver.tasks import run_task
+
+    without = run_task("plan", small_world, options, None).summary
+    with_folder = run_task("plan", small_world, options, tmp_path / "out").summary
+    scenario_gbps = float(small_world.scale_demand(options.get("demand_growth", 1.0)).demands["demand_gbps"].sum())
+    assert with_folder["carried_gbps"] > scenario_gbps + 1.0  # the placement added backbone traffic
+    for key in ("carried_gbps", "mlu", "mlu_after", "unmet_gbps", "unmet_gbps_after", "gpus_added"):
+        assert without[key] == pytest.approx(with_folder[key], rel=1e-6, abs=1e-6), key
+    assert without["stages"][1]["note"] == with_folder["stages"][1]["note"]  # "<n> placement demands added"
+    assert without["scenario_after"] is None and with_folder["scenario_after"] == "scenario_after"

@@ -122,7 +122,7 @@ def test_te_failures_and_plan_agree_on_a_failure(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from backbone.api.cli.main import app
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
     from tests.conftest import small_world_network
 
     net = small_world_network()
@@ -181,7 +181,7 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
     from typer.testing import CliRunner
 
     from backbone.api.cli.main import app
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
     from tests.conftest import small_world_network
 
     net = small_world_network()
@@ -199,7 +199,7 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
 
 
 def test_skip_upgrades_says_nothing_was_designed(tmp_path: Path) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
     from tests.conftest import small_world_network
 
     s = run_task("plan", small_world_network(), {"skip_upgrades": True, "failures": {"engine": "serial"}},

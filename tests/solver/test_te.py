@@ -246,7 +246,7 @@ def test_submarine_cut_fixture(submarine_cut: Network) -> None:
 
 
 def test_run_te_task_writes_tables_and_bound(tmp_path: Any, triangle: Network) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     res = run_task("te", triangle, {"objective": "min-mlu", "bound": True, "verify": True}, tmp_path)
     s = res.to_dict()
@@ -260,7 +260,7 @@ def test_run_te_task_writes_tables_and_bound(tmp_path: Any, triangle: Network) -
 
 def test_bad_option_is_a_validation_error(triangle: Network) -> None:
     from backbone.errors import ValidationError
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     with pytest.raises(ValidationError) as exc:
         run_task("te", triangle, {"objective": "fastest", "pathz": 3})

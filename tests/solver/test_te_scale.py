@@ -18,7 +18,8 @@ from backbone.errors import ValidationError
 from backbone.io import save_scenario
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
-from backbone.solver.te import TEOptions, choose_method, solve_te
+from backbone.solver.tasks.te import TEOptions
+from backbone.solver.te import choose_method, solve_te
 from backbone.solver.te.bounds import mlu_lower_bound, refine_mlu_bound
 from backbone.solver.te.colgen import GAP_TOL
 from backbone.solver.te.instance import build_instance

@@ -11,13 +11,18 @@ API accepts as a scenario) and ``calibration_pairs.csv`` (one row per measured p
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from backbone.calibrate import calibrate, load_measured, measured_frame
+from backbone.artifacts import ArtifactWriter
+from backbone.calibrate import CalibrationResult, calibrate, load_measured, measured_frame
 from backbone.model import Network
+from backbone.solver.progress import ProgressFn
+from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import CalibrateSummary, Summary
 
 Parameter = Literal["terrestrial_latency_factor", "submarine_latency_factor", "equipment_delay_ms"]
 
@@ -51,11 +56,21 @@ class CalibrateOptions(BaseModel):
     max_iterations: int = Field(5, ge=1, le=50, description="Fit / re-route rounds at most")
 
 
-def run_calibrate_task(net: Network, opts: CalibrateOptions, out_dir: Path | None, progress: Any) -> Any:
+@dataclass(kw_only=True)
+class CalibrateTaskResult(TaskResult):
+    """The ``calibrate`` task's outcome: the JSON summary, the files, and the :class:`CalibrationResult` (the
+    calibrated network and the per-pair table)."""
+
+    summary_model: ClassVar[type[Summary]] = CalibrateSummary
+
+    calibration: CalibrationResult
+
+
+def run_calibrate_task(net: Network, opts: CalibrateOptions, out_dir: Path | None,
+                       progress: ProgressFn) -> CalibrateTaskResult:
     """Planning-service entry point for ``calibrate``."""
     from backbone.io import save_json
     from backbone.paths import public_rtt_path
-    from backbone.solver.planning import TaskResult
 
     progress(0.05, "reading measurements")
     if opts.measured:
@@ -68,14 +83,10 @@ def run_calibrate_task(net: Network, opts: CalibrateOptions, out_dir: Path | Non
     progress(0.2, f"fitting {len(opts.fit)} parameter(s) to {len(measured)} pair(s)")
     result = calibrate(net, measured, fit=tuple(opts.fit), loss=opts.loss, f_scale=opts.f_scale,
                        max_iterations=opts.max_iterations, source_label=label)
-    files: list[str] = []
-    if out_dir is not None:
-        save_json(result.network, out_dir / "calibrated_scenario.json")
-        result.pairs.assign(path=result.pairs["path"].map(";".join)).to_csv(
-            out_dir / "calibration_pairs.csv", index=False)
-        files = ["calibrated_scenario.json", "calibration_pairs.csv"]
+    writer = ArtifactWriter(out_dir)
+    if writer.enabled:
+        save_json(result.network, writer.path("calibrated_scenario.json"))
+        writer.record("calibrated_scenario.json")
+        writer.csv("calibration_pairs.csv", result.pairs.assign(path=result.pairs["path"].map(";".join)))
     progress(1.0, f"median error {result.before['median_abs_pct']:.1f} % -> {result.after['median_abs_pct']:.1f} %")
-    return TaskResult("calibrate", result.to_dict(), files)
-
-
-run_calibrate_task.options_model = CalibrateOptions  # type: ignore[attr-defined]
+    return CalibrateTaskResult("calibrate", result.to_dict(), writer.files, calibration=result)

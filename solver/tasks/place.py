@@ -11,17 +11,21 @@ the files, its message says ``partial``). With ``allow_partial=False`` the task 
 from __future__ import annotations
 
 import logging
-import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
+from backbone.artifacts import ArtifactWriter
 from backbone.errors import InfeasibleError
 from backbone.model import Network
+from backbone.serialize import finite_or_none
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.placement.result import PlacementResult, solve_placement
-from backbone.solver.planning import ProgressFn, TaskResult, write_json_atomic
+from backbone.solver.progress import ProgressFn
+from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import PlaceSummary, Summary
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +39,17 @@ TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "
 """Tables written as ``place_<name>.csv``."""
 
 
-def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+@dataclass(kw_only=True)
+class PlaceTaskResult(TaskResult):
+    """The ``place`` task's outcome: the JSON summary, the files, and the solved :class:`PlacementResult`
+    (its tables are what the plan's next stages take)."""
+
+    summary_model: ClassVar[type[Summary]] = PlaceSummary
+
+    placement: PlacementResult
+
+
+def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progress: ProgressFn) -> PlaceTaskResult:
     """Place inference and training GPUs; write ``place_*.csv`` and return the JSON summary.
 
     Parameters
@@ -65,21 +79,13 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
         progress(0.95, "verifying the plan independently")
         report = check_placement(net, opts, result.tables, expect_full=result.fully_served)
         summary["verification"] = report.to_dict()
-    files: list[str] = []
-    if out_dir is not None:
-        out = Path(out_dir)
-        for name in TABLE_FILES:
-            table = result.tables[name]
-            path = out / f"place_{name}.csv"
-            tmp = path.with_name(f".{path.name}.tmp")
-            table.to_csv(tmp, index=name in ("sites", "metros", "links", "n_plus_one"))
-            tmp.replace(path)
-            files.append(path.name)
+    writer = ArtifactWriter(out_dir)
+    for name in TABLE_FILES:
+        writer.csv(f"place_{name}.csv", result.tables[name], index=name in ("sites", "metros", "links", "n_plus_one"))
     progress(1.0, "done")
-    task = TaskResult("place", summary, files)
+    task = PlaceTaskResult("place", summary, writer.files, placement=result)
     if result.infeasibility and not opts.allow_partial:
-        if out_dir is not None:
-            write_json_atomic(Path(out_dir) / "place.json", task.to_dict() | {"files": [*files, "place.json"]})
+        writer.json("place.json", task.to_dict() | {"files": [*writer.files, "place.json"]})
         raise InfeasibleError("placement cannot serve all demand", result.infeasibility)
     return task
 
@@ -162,13 +168,12 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _num(v: Any) -> Any:
-    """JSON-safe number (NaN/inf -> None; numpy -> python; floats rounded to 6 decimals)."""
+    """JSON-ready value: numpy -> python, floats rounded to 6 decimals (NaN/inf -> None, as
+    :func:`~backbone.serialize.finite_or_none`); bools, ints and text unchanged."""
     if v is None:
         return None
     if hasattr(v, "item"):
         v = v.item()
-    if isinstance(v, bool):
-        return v
     if isinstance(v, float):
-        return round(v, 6) if math.isfinite(v) else None
+        return finite_or_none(v, 6)
     return v

@@ -1,0 +1,170 @@
+"""The ``design`` planning task: both modes of ``backbone design``.
+
+An SNDlib network with a model code (solved by :func:`backbone.solver.design.solve_design`, written in SNDlib's
+solution format ``design.sol.txt``), or any backbone scenario, where the task plans upgrades: routing ``paths`` --
+the survivable design over TE's candidate paths (:func:`backbone.solver.survive.design_survivable`), or routing
+``edge`` -- :func:`backbone.solver.design_task.design_upgrades`. Files: ``design_upgrades.csv`` (and
+``scenario_after/`` for routing ``paths``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from backbone.solver.backends import BackendName
+from backbone.solver.design import DesignInstance, DesignSolution, solve_design
+from backbone.solver.design_task import CandidateLink, design_upgrades
+from backbone.solver.progress import ProgressFn
+from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import DesignSummary, Summary
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+
+from backbone.artifacts import ArtifactWriter
+from backbone.errors import Problem, ValidationError
+from backbone.model import Network
+from backbone.serialize import finite_or_none
+
+
+class DesignOptions(BaseModel):
+    """Options of the ``design`` task.
+
+    SNDlib mode (``model`` given): solve the SNDlib model on the scenario's own data (modules,
+    pre-installed capacity, routing and setup costs are carried in the scenario, see
+    :func:`backbone.io.sndlib.sndlib_from_network`; nothing is read from a file) and write
+    ``design.sol.txt`` (SNDlib native solution format). Otherwise: plan the backbone's upgrades
+    (``survivability``, ``ceiling``, ``candidate_links``). A model file is read by the caller
+    (the CLI's ``--model-file``) and passed on as its code.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model: str | None = Field(None, max_length=32, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
+    survivability: Literal["none", "link", "srlg"] = Field(
+        "none", validation_alias=AliasChoices("survivability", "survive"),
+        description="Failures to survive with rerouting (also accepted as 'survive', the CLI flag)")
+    ceiling: float = Field(0.8, gt=0, le=1, description="utilisation ceiling (upgrade mode; the intact state)")
+    failure_ceiling: float = Field(1.0, gt=0, le=1, description="utilisation ceiling in failure states (routing "
+                                                                "'paths')")
+    routing: Literal["auto", "paths", "edge"] = Field(
+        "auto", description="Upgrade mode: 'paths' -- the survivable design over TE's latency-admissible candidate "
+                            "paths, upgrades and the scenario's candidate routes jointly, every failure state "
+                            "(backbone.solver.survive); 'edge' -- multicommodity flow, every path admissible, "
+                            "candidate_links as new links (SNDlib-style). 'auto': edge for SNDlib network files, "
+                            "else paths.")
+    candidate_links: list[CandidateLink] = Field(default_factory=list,
+                                                 description="New links for routing 'edge' (routing 'paths' builds "
+                                                             "from the scenario's candidates table)")
+    max_iterations: int = Field(6, ge=1, le=50, description="Routing 'paths': most design iterations")
+    time_limit: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit", "time_limit_s"),
+                              description="Seconds (also accepted as 'time_limit_s', as in the other tasks)")
+    backend: BackendName = "highs"
+    mip_gap: float = Field(1e-4, ge=0, lt=1)
+    cuts: bool = True
+    verify: bool = False
+
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, code: str | None) -> str | None:
+        from backbone.solver.sndlib import parse_model_code
+
+        if code is not None:
+            try:
+                parse_model_code(code)
+            except ValidationError as exc:
+                raise ValueError("; ".join(p.message for p in exc.problems)) from None
+        return code
+
+
+@dataclass(kw_only=True)
+class DesignTaskResult(TaskResult):
+    """The ``design`` task's outcome: the JSON summary, the files, and the design that ran -- a
+    :class:`~backbone.solver.survive.SurvivableDesign` (routing ``paths``), a :class:`DesignResult` (routing
+    ``edge``) or a :class:`~backbone.solver.design.DesignSolution` (SNDlib mode)."""
+
+    summary_model: ClassVar[type[Summary]] = DesignSummary
+
+    design: Any
+
+
+def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, progress: ProgressFn) -> DesignTaskResult:
+    """Planning-service entry point for ``design`` (see :class:`DesignOptions`)."""
+    writer = ArtifactWriter(out_dir)
+    design: Any
+    if opts.model:
+        summary, design = _run_sndlib(net, opts, writer, progress)
+    elif _routing(net, opts) == "paths":
+        from backbone.solver.survive import design_survivable
+
+        if opts.candidate_links:
+            raise ValidationError(Problem("candidate_links need routing 'edge'; routing 'paths' builds the scenario's "
+                                          "candidates table", table="options", field="candidate_links"))
+        sres = design_survivable(net, opts.survivability, opts.ceiling, opts.failure_ceiling,
+                                 time_limit_s=opts.time_limit, backend=opts.backend, mip_gap=max(opts.mip_gap, 1e-4),
+                                 max_iterations=opts.max_iterations, progress=progress)
+        summary, design = sres.summary(), sres
+        summary["survive"] = opts.survivability
+        if opts.verify and opts.survivability != "none":
+            from backbone.solver.checks.survivability import check_survivability
+
+            summary["verification"] = check_survivability(
+                sres.network_after, opts.survivability, [r["scenario"] for r in sres.not_survivable],
+                backend=opts.backend).to_dict()
+        from backbone.io import save_scenario
+
+        writer.csv("design_upgrades.csv", sres.upgrades.assign(protects=sres.upgrades["protects"].map(";".join)))
+        writer.directory("scenario_after", lambda path: save_scenario(sres.network_after, path))
+    else:
+        res = design_upgrades(net, opts.survivability, opts.ceiling, opts.time_limit, opts.backend,
+                              opts.candidate_links, opts.mip_gap, progress)
+        summary, design = res.summary(), res
+        if opts.verify:
+            summary["verification"] = _verify(res.instance, res.solution, opts.time_limit)
+        writer.csv("design_upgrades.csv", res.upgrades)
+    return DesignTaskResult("design", summary, writer.files, design=design)
+
+
+def _routing(net: Network, opts: DesignOptions) -> str:
+    if opts.routing != "auto":
+        return opts.routing
+    return "edge" if (net.meta.get("sndlib") or opts.candidate_links) else "paths"
+
+
+def _verify(inst: DesignInstance, sol: DesignSolution, time_limit: float = 120.0) -> dict[str, Any]:
+    from backbone.solver.checks.design import check_design, configurations_from_counts
+
+    if sol.counts is None:
+        return {"ok": False, "message": "no design to verify"}
+    check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit=time_limit,
+                         reported_cost=sol.cost, reported_optimal=sol.status == "optimal")
+    return check.to_dict()
+
+
+def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progress: ProgressFn,
+                ) -> tuple[dict[str, Any], DesignSolution]:
+    from backbone.solver.sndlib import build_instance, link_configurations, parse_model_code, solution_text
+
+    from backbone.io.sndlib import sndlib_from_network
+
+    snd = sndlib_from_network(net)
+    model = parse_model_code(opts.model or "")
+    inst = build_instance(snd, model)
+    sol = solve_design(inst, opts.time_limit, opts.backend, opts.mip_gap, cuts=opts.cuts, progress=progress)
+    links = link_configurations(snd, inst, sol.counts)
+    k = snd.gbps_per_unit
+    pre = inst.links["preinstalled"]
+    added = {cfg["id"]: (cfg["capacity"] - float(pre.loc[cfg["id"]])) * k for cfg in links}
+    summary: dict[str, Any] = {
+        "mode": "sndlib", "network": snd.name, "model": model.code, "status": sol.status,
+        "cost": finite_or_none(sol.cost), "lower_bound": finite_or_none(sol.lower_bound), "gap": sol.gap,
+        "lp_bound": finite_or_none(sol.lp_bound), "heuristic_cost": finite_or_none(sol.heuristic_cost),
+        "mip_status": sol.mip_status, "solve_seconds": round(sol.seconds, 3), "backend": sol.backend,
+        "size": sol.stats, "links": links, "notes": sol.notes,
+        "map": {"link_values": {"added_gbps": added,
+                                "capacity_gbps": {c["id"]: c["capacity"] * k for c in links}}, "failed_links": []},
+    }
+    if opts.verify:
+        summary["verification"] = _verify(inst, sol, opts.time_limit)
+    if writer.enabled and sol.counts is not None:
+        writer.text("design.sol.txt", solution_text(snd, model, inst, sol))
+    return summary, sol

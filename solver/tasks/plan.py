@@ -1,0 +1,413 @@
+"""The ``plan`` task, the main job: one command from a scenario to a planner's report.
+
+Stages, a chain of functions each taking the previous stages' typed results (never their files, so a plan
+without an output folder computes the same answer), each calling the same task function the CLI and the API
+call on its own:
+
+1. **place** -- where the GPUs go (:mod:`backbone.solver.placement`);
+2. **route** -- the scenario's traffic plus the traffic the placement creates (serving sites to
+   their metros' access sites), routed by TE (:mod:`backbone.solver.te`);
+3. **failures** -- every single-SRLG failure re-routed (:mod:`backbone.solver.failures`);
+4. **upgrades** -- the cheapest module upgrades and new routes so the backbone carries all demand within a
+   utilisation ceiling in the intact state and in every failure state (the survivable design,
+   :func:`backbone.solver.survive.design_survivable`). A state the current capacity already carries cannot
+   bind (upgrades only add capacity), so only the states the sweep found short are modelled;
+5. **report** -- maps (PNG world and Pacific-centred, SVG, interactive HTML, GeoJSON), charts,
+   ``report.html`` and the machine-readable results (JSON + CSV) (:mod:`backbone.solver.plan`).
+
+A plan file (YAML) sets every option so a study can be rerun exactly; the report records the
+plan file, the scenario's fingerprint and the software version.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pandas as pd
+from backbone.solver.failures import FailureOptions
+from backbone.solver.impact import StateAssessment
+from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.plan import (
+    draw_images,
+    failure_before_after,
+    headline_text,
+    network_after_placement,
+    overall_status,
+    placement_demands,
+    plan_map,
+    report_data,
+    survivability_summary,
+)
+from backbone.solver.progress import ProgressFn
+from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.failures import FailuresTaskResult
+from backbone.solver.tasks.place import PlaceTaskResult
+from backbone.solver.tasks.plan_options import (
+    DESIGN_KEYS,
+    PlanOptions,
+    PlanUpgradeOptions,
+    load_plan_file,
+    plan_problems,
+    stage_options,
+)
+from backbone.solver.tasks.summaries import PlanSummary, Summary
+from backbone.solver.tasks.te import TEOptions, TETaskResult
+
+from backbone.artifacts import ArtifactWriter
+from backbone.errors import InfeasibleError
+from backbone.model import Network
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DESIGN_KEYS", "STAGES", "PlanOptions", "PlanTaskResult", "PlanUpgradeOptions", "load_plan_file",
+           "plan_problems", "run_plan_task", "stage_options"]
+
+STAGES = ("place", "route", "failures", "upgrades", "report")
+"""Plan stages, in order."""
+
+STAGE_WEIGHTS = {"place": 0.2, "route": 0.05, "failures": 0.2, "upgrades": 0.45, "report": 0.1}
+
+
+@dataclass(frozen=True)
+class PlanStageOptions:
+    """The options of each stage of one plan (see :func:`stage_options`); ``survive`` is the failure kind the
+    upgrade stage designs for."""
+
+    place: PlaceOptions
+    te: TEOptions
+    failures: FailureOptions
+    upgrade: PlanUpgradeOptions
+    survive: str
+
+
+@dataclass
+class PlanRun:
+    """One plan run's shared state: its options, its artifact writer, progress, and the per-stage rows and
+    timings the summary reports."""
+
+    opts: PlanOptions
+    stages: PlanStageOptions
+    writer: ArtifactWriter
+    progress: ProgressFn
+    stage_rows: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    done: float = 0.0
+
+    def stage_progress(self, stage: str) -> ProgressFn:
+        """Progress of ``stage``, mapped onto its share of the whole plan."""
+        base, w = self.done, STAGE_WEIGHTS[stage]
+        return lambda f, m: self.progress(min(0.999, base + w * f), f"{stage}: {m}")
+
+    def finish(self, stage: str, t0: float, row: dict[str, Any] | None = None) -> None:
+        """Record the stage's time (and its row of the stage table) and advance the progress base."""
+        self.timings[stage] = time.perf_counter() - t0
+        if row is not None:
+            self.stage_rows.append({"stage": stage, "status": row["status"], "backend": row["backend"],
+                                    "gap": row["gap"], "seconds": self.timings[stage], "note": row["note"]})
+        self.done += STAGE_WEIGHTS.get(stage, 0.0)
+
+
+@dataclass
+class RouteStage:
+    """The route stage: the network after the placement (its GPUs and its traffic added) and its TE result."""
+
+    routed: Network
+    extra_demands: pd.DataFrame
+    te: TETaskResult
+
+
+@dataclass
+class UpgradeStage:
+    """The upgrade stage: the design summary (``status`` ``skipped`` or ``infeasible`` when nothing was built),
+    what it buys, the network after the plan and its failure records, survivability, and per-failure before
+    and after."""
+
+    summary: dict[str, Any]
+    upgrades: pd.DataFrame
+    network_after: Network
+    records_after: list[dict[str, Any]]
+    kind: str
+    survivability: dict[str, Any]
+    before_after: list[dict[str, Any]]
+
+
+@dataclass
+class AfterStage:
+    """The planned backbone assessed: min-MLU utilisation and unmet traffic, and the survivability check
+    (``verify``)."""
+
+    state: StateAssessment
+    verification: dict[str, Any] | None
+
+
+@dataclass(kw_only=True)
+class PlanTaskResult(TaskResult):
+    """The ``plan`` task's outcome: the summary, the files and every stage's typed result."""
+
+    summary_model: ClassVar[type[Summary]] = PlanSummary
+
+    place: PlaceTaskResult
+    route: RouteStage
+    failures: FailuresTaskResult
+    upgrade: UpgradeStage
+    after: AfterStage
+
+
+def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progress: ProgressFn) -> PlanTaskResult:
+    """Place, route, sweep SRLG failures, plan upgrades, and write the report: a chain of stage functions, each
+    taking the previous stages' results.
+
+    Files (in ``out_dir``): ``report.html``, ``map_world.png``, ``map_pacific.png``, ``map.svg``,
+    ``map.html``, ``map.geojson``, the chart PNGs, ``place.json``/``te.json``/``failures.json``/
+    ``design.json`` with their CSV tables, and ``plan.json`` (the summary, added by the service).
+    """
+    t_start = time.perf_counter()
+    work = grown_network(net, opts.demand_growth)
+    run = PlanRun(opts, plan_stage_options(opts), ArtifactWriter(out_dir), progress)
+    place = place_stage(run, work)
+    route = route_stage(run, work, place)
+    failures = failures_stage(run, route)
+    upgrade = upgrade_stage(run, route, failures)
+    after = after_stage(run, upgrade)
+    summary = plan_summary(net, run, place, route, failures, upgrade, after)
+    report_stage(run, net, summary, place, route, failures, upgrade)
+    summary["stage_seconds"]["report"] = round(run.timings["report"], 3)
+    summary["total_seconds"] = round(time.perf_counter() - t_start, 3)
+    progress(1.0, "done")
+    return PlanTaskResult("plan", summary, run.writer.files, place=place, route=route, failures=failures,
+                          upgrade=upgrade, after=after)
+
+
+def grown_network(net: Network, demand_growth: float) -> Network:
+    """``net`` with inference and traffic demand multiplied by ``demand_growth``."""
+    work = net
+    if demand_growth != 1.0:
+        from dataclasses import replace
+
+        m = work.metros.copy()
+        m["inference_gpus"] = m["inference_gpus"] * demand_growth
+        work = replace(work.scale_demand(demand_growth), metros=m)
+    return work
+
+
+def plan_stage_options(opts: PlanOptions) -> PlanStageOptions:
+    """The validated options of every stage, and the failure kind the design survives (the design's
+    ``survive``, else the failures stage's kind when it is one a design can survive, else ``srlg``)."""
+    place_opts, te_opts, fail_opts, upgrade_opts = stage_options(opts)
+    survive = upgrade_opts.survive
+    if survive is None:
+        survive = fail_opts.kind if fail_opts.kind in ("link", "srlg", "site") else "srlg"
+    return PlanStageOptions(place_opts, te_opts, fail_opts, upgrade_opts, str(survive))
+
+
+def place_stage(run: PlanRun, work: Network) -> PlaceTaskResult:
+    """1. place: where the GPUs go (the ``place`` task)."""
+    from backbone.solver.tasks.place import run_place_task
+
+    t0 = time.perf_counter()
+    run.progress(0.0, "place: building the placement model")
+    place_res = run_place_task(work, run.stages.place, run.writer.out_dir, run.stage_progress("place"))
+    ps = place_res.summary
+    run.writer.json("place.json", {"kind": "place", **ps, "files": place_res.files})
+    run.writer.extend(place_res.files)
+    run.finish("place", t0, {"status": ps.get("status"), "backend": ps.get("backend"), "gap": ps.get("gap"),
+                             "note": "; ".join(ps.get("infeasibility") or [])[:300]})
+    return place_res
+
+
+def route_stage(run: PlanRun, work: Network, place: PlaceTaskResult) -> RouteStage:
+    """2. route: the scenario's traffic plus the placement's, on the network with the placement's GPUs (TE)."""
+    from backbone.solver.tasks.te import run_te_task
+
+    t0 = time.perf_counter()
+    slo_by_class = {c.name: c.slo_rtt_ms for c in run.stages.place.classes}
+    place_tables = place.placement.tables
+    extra = placement_demands(place_tables["flows"], slo_by_class)
+    routed = network_after_placement(work, place_tables["sites"], extra)
+    te_res = run_te_task(routed, run.stages.te, run.writer.out_dir, run.stage_progress("route"))
+    ts = te_res.summary
+    run.writer.json("te.json", {"kind": "te", **ts, "files": te_res.files})
+    run.writer.extend(te_res.files)
+    run.finish("route", t0, {"status": ts.get("status"), "backend": ts.get("backend"), "gap": None,
+                             "note": f"{len(extra)} placement demands added, {ts.get('unmet_gbps', 0):,.1f} Gbps "
+                                     "unmet"})
+    return RouteStage(routed, extra, te_res)
+
+
+def failures_stage(run: PlanRun, route: RouteStage) -> FailuresTaskResult:
+    """3. failures: every failure of the failures stage's kind re-routed (the ``failures`` task)."""
+    from backbone.solver.tasks.failures import run_failures_task
+
+    t0 = time.perf_counter()
+    fail_opts = run.stages.failures
+    fail_res = run_failures_task(route.routed, fail_opts, run.writer.out_dir, run.stage_progress("failures"))
+    fs = fail_res.summary
+    run.writer.json("failures.json", {"kind": "failures", **fs, "files": fail_res.files})
+    run.writer.extend(fail_res.files)
+    run.finish("failures", t0, {"status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
+                                "note": f"{fs['scenarios_run']} scenarios, {fs['scenarios_per_second'] or 0:.1f}/s"})
+    return fail_res
+
+
+def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult) -> UpgradeStage:
+    """4. upgrades: the survivable design (skipped with ``skip_upgrades``; ``infeasible`` kept as a result)."""
+    from backbone.solver.survive import design_survivable
+
+    t0 = time.perf_counter()
+    opts, fail_opts, design_cfg = run.opts, run.stages.failures, run.stages.upgrade
+    fs = failures.summary
+    kind = run.stages.survive
+    upgrades = pd.DataFrame(columns=["link", "action", "kind", "modules", "added_gbps", "cost_usd",
+                                     "lead_time_quarters", "protects"])
+    ds: dict[str, Any] = {"status": "skipped", "cost_usd": 0.0,
+                          "message": "--skip-upgrades: nothing was designed; the network after the plan is the "
+                                     "network before it (placement only)"}
+    after = route.routed
+    records_after = fs["scenarios"]
+    if not opts.skip_upgrades:
+        initial = fs["scenarios"] if kind == fail_opts.kind and not fail_opts.derate else None
+        try:
+            dres = design_survivable(
+                route.routed, kind, float(design_cfg.ceiling), float(design_cfg.failure_ceiling),
+                k=fail_opts.paths, backend=str(design_cfg.backend), time_limit_s=float(design_cfg.time_limit_s),
+                mip_gap=float(design_cfg.mip_gap), max_iterations=int(design_cfg.max_iterations),
+                max_states=design_cfg.max_states, use_candidates=bool(design_cfg.candidates),
+                sweep_options=fail_opts, initial_records=initial, progress=run.stage_progress("upgrades"))
+            ds = dres.summary()
+            upgrades = dres.upgrades
+            after = dres.network_after
+            records_after = dres.records_after
+        except InfeasibleError as exc:
+            ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
+        run.writer.csv("design_upgrades.csv", upgrades.assign(
+            protects=upgrades["protects"].map(lambda x: ";".join(x))) if len(upgrades) else upgrades)
+        run.writer.json("design.json", {"kind": "design", **ds})
+    survivability = survivability_summary(kind if not opts.skip_upgrades else fail_opts.kind, ds, records_after)
+    before_after = failure_before_after(fs["scenarios"], records_after)
+    it = ds.get("iterations") or []
+    run.finish("upgrades", t0, {"status": ds.get("status"), "backend": design_cfg.backend, "gap": ds.get("gap"),
+                                "note": "skipped: nothing designed" if opts.skip_upgrades else
+                                f"{len(it)} iterations; {ds.get('states_examined', 0)} states examined, "
+                                f"{ds.get('states_added', 0)} added to the model, {ds.get('states_needed', 0)} "
+                                f"needed; survives {survivability['survived']} of {survivability['states']}"})
+    return UpgradeStage(ds, upgrades, after, records_after, kind, survivability, before_after)
+
+
+def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
+    """The planned backbone: assessed as every state is (:func:`~backbone.solver.impact.assess_state`), written
+    as ``scenario_after/``, and checked independently for survivability (``verify``)."""
+    from backbone.solver.impact import assess_state
+
+    from backbone.io import save_scenario
+
+    t0 = time.perf_counter()
+    opts, te_opts, fail_opts = run.opts, run.stages.te, run.stages.failures
+    after, ds = upgrade.network_after, upgrade.summary
+    after_state = assess_state(after, te_opts.paths, te_opts.backend, te_opts.time_limit_s)
+    run.writer.directory("scenario_after", lambda path: save_scenario(after, path))
+    verification_after = None
+    if opts.verify and not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped"):
+        from backbone.solver.checks.survivability import check_survivability
+
+        verification_after = check_survivability(
+            after, upgrade.kind, [r["scenario"] for r in upgrade.survivability["not_survivable"]],
+            k=fail_opts.paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
+    run.finish("after", t0)
+    return AfterStage(after_state, verification_after)
+
+
+def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: RouteStage,
+                 failures: FailuresTaskResult, upgrade: UpgradeStage, after: AfterStage) -> dict[str, Any]:
+    """The plan's JSON summary (``plan.json``, ``backbone plan --json``)."""
+    from backbone.solver.impact import impact_key
+
+    from backbone import __version__
+
+    opts, fail_opts = run.opts, run.stages.failures
+    ps, ts, fs, ds = place.summary, route.te.summary, failures.summary, upgrade.summary
+    survivability, records_after, after_state = upgrade.survivability, upgrade.records_after, after.state
+    up = upgrade.upgrades.copy()
+    worst = fs["worst"][0] if fs.get("worst") else None
+    worst_after = max(records_after, key=impact_key) if records_after else None
+    n_up = int((up["action"] == "upgrade").sum()) if len(up) else 0
+    n_new = int((up["action"] == "new route").sum()) if len(up) else 0
+    summary: dict[str, Any] = {
+        "status": overall_status(ps, ts, fs, ds, survivability),
+        "scenario": net.name,
+        "scenario_fingerprint": net.fingerprint(),
+        "software_version": __version__,
+        "created_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "plan_file": opts.plan_file,
+        "headline": headline_text(survivability, ds, opts.skip_upgrades, n_up, n_new),
+        "gpus_added": float(sum((ps.get("gpus_added_by_site") or {}).values())),
+        "placement_cost_usd": ps.get("cost_usd"),
+        "placement_gap": ps.get("gap"),
+        "served_share": ps.get("served_share"),
+        "mlu": ts.get("mlu"),
+        "mlu_after": after_state.mlu,
+        "carried_gbps": ts.get("carried_gbps"),
+        "unmet_gbps": (ts.get("impact") or {}).get("unmet_gbps", ts.get("unmet_gbps")),
+        "unmet_gbps_after": float(after_state.unmet_gbps.sum()),
+        "weighted_latency_ms": ts.get("weighted_latency_ms"),
+        "failure_kind": fail_opts.kind,
+        "failure_scenarios": fs.get("scenarios_run"),
+        "worst_failure": worst["scenario"] if worst else None,
+        "worst_failure_impact_gbps": worst["impact_gbps"] if worst else None,
+        "worst_failure_unmet_gbps": worst["unmet_gbps"] if worst else None,
+        "failures_with_unmet_demand": sum(1 for r in fs["scenarios"] if not r["survived"]),
+        "failures_with_unmet_demand_after": sum(1 for r in records_after if not r["survived"]),
+        "worst_failure_after": worst_after["scenario"] if worst_after else None,
+        "worst_failure_after_impact_gbps": worst_after["impact_gbps"] if worst_after else None,
+        "survivability": survivability,
+        "upgrade_cost_usd": ds.get("cost_usd"),
+        "upgrade_lower_bound_usd": ds.get("lower_bound_usd"),
+        "upgrade_gap": ds.get("gap"),
+        "links_upgraded": n_up,
+        "routes_built": n_new,
+        "design_iterations": len(ds.get("iterations") or []),
+        "states_examined": ds.get("states_examined"),
+        "states_added": ds.get("states_added"),
+        "states_needed": ds.get("states_needed"),
+        "scenario_after": "scenario_after" if run.writer.enabled else None,
+        "stage_seconds": {k: round(v, 3) for k, v in run.timings.items()},
+        "stages": run.stage_rows,
+        "before_after": upgrade.before_after,
+        "map": plan_map(ps, ts),
+        "map_after": {"link_values": {"utilisation": {str(k): float(v) for k, v in
+                                                      after_state.link_utilisation.items()},
+                                      "added_gbps": (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})},
+                      "failed_links": []},
+    }
+    if opts.verify:
+        summary["verification"] = {
+            "place": (ps.get("verification") or {}).get("ok"),
+            "route": (ts.get("verification") or {}).get("ok"),
+            "survivability": None if after.verification is None else after.verification["ok"],
+        }
+        if after.verification is not None:
+            summary["survivability_check"] = after.verification
+    return summary
+
+
+def report_stage(run: PlanRun, net: Network, summary: dict[str, Any], place: PlaceTaskResult, route: RouteStage,
+                 failures: FailuresTaskResult, upgrade: UpgradeStage) -> None:
+    """5. report: maps, charts and ``report.html`` (only with an output folder)."""
+    t0 = time.perf_counter()
+    writer = run.writer
+    if writer.enabled:
+        rp = run.stage_progress("report")
+        rp(0.0, "maps and charts")
+        ps, ts, fs = place.summary, route.te.summary, failures.summary
+        images = draw_images(route.routed, upgrade.network_after, summary, route.te.te.demands, fs, ps, writer,
+                             run.opts.maps, rp)
+        from backbone.report import render_report
+
+        report = render_report(report_data(net, route.routed, run.opts, summary, ps, ts, fs, upgrade.summary,
+                                           upgrade.upgrades.copy(), writer.files), images)
+        writer.text("report.html", report)
+    run.finish("report", t0)

@@ -1,0 +1,73 @@
+"""The task registry and the typed task results: every shipped kind is registered with its function and options
+model, and every task's summary matches its documented summary model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from backbone.solver.tasks import Task, run_task, task_for
+from backbone.solver.tasks.registry import TASKS
+from backbone.solver.tasks.summaries import PlanSummary
+
+from backbone.errors import ValidationError
+from backbone.model import Network
+from tests.conftest import small_world_network
+
+KINDS = ("te", "place", "failures", "design", "plan", "calibrate")
+
+
+@pytest.fixture(scope="module")
+def small_world() -> Network:
+    return small_world_network()
+
+
+def test_every_shipped_kind_is_registered_with_its_function_and_options() -> None:
+    assert tuple(TASKS) == KINDS
+    for kind, task in TASKS.items():
+        assert isinstance(task, Task) and task.kind == kind and callable(task.run)
+        task.options_model.model_validate({})  # the defaults are valid options
+
+
+def test_an_unknown_kind_or_a_broken_extra_is_a_validation_error() -> None:
+    with pytest.raises(ValidationError) as err:
+        task_for("teh")
+    assert err.value.problems[0].field == "kind" and "choose one of" in err.value.problems[0].message
+    with pytest.raises(ValidationError) as err:
+        task_for("ghost", {"ghost": "no_such_module:run"})
+    assert "not available" in err.value.problems[0].message
+
+
+@pytest.mark.parametrize("kind, options, objects", [
+    ("te", {}, ("te",)),
+    ("place", {"time_limit_s": 30}, ("placement",)),
+    ("failures", {"engine": "serial"}, ("sweep",)),
+    ("design", {"time_limit_s": 20}, ("design",)),
+], ids=["te", "place", "failures", "design"])
+def test_each_task_returns_its_typed_result_and_a_summary_matching_its_model(
+        small_world: Network, tmp_path: Path, kind: str, options: dict, objects: tuple[str, ...]) -> None:
+    result = run_task(kind, small_world, options, tmp_path)
+    typed = result.typed_summary()
+    assert type(typed) is type(result).summary_model and typed.status == result.summary["status"]
+    for name in objects:
+        assert getattr(result, name) is not None
+    assert result.files[-1] == f"{kind}.json" and all((tmp_path / f.rstrip("/")).exists() for f in result.files)
+
+
+def test_the_plan_result_carries_every_stage(small_world: Network) -> None:
+    result = run_task("plan", small_world, {"skip_upgrades": True, "maps": False,
+                                             "failures": {"engine": "serial"}})
+    summary = result.typed_summary()
+    assert isinstance(summary, PlanSummary) and summary.scenario_after is None and result.files == []
+    route = result.route  # type: ignore[attr-defined]
+    assert len(route.extra_demands) == len(route.routed.demands) - len(small_world.demands)
+    assert route.te.te.demands["carried_gbps"].sum() == pytest.approx(summary.carried_gbps)
+    assert result.after.state.mlu == pytest.approx(summary.mlu_after)  # type: ignore[attr-defined]
+    assert result.upgrade.summary["status"] == "skipped"  # type: ignore[attr-defined]
+
+
+def test_calibrate_summary_matches_its_model() -> None:
+    from backbone.io import load_scenario
+
+    result = run_task("calibrate", load_scenario(), {"max_iterations": 1})
+    assert result.typed_summary().pairs > 0 and result.calibration.network is not None  # type: ignore[attr-defined]
