@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from backbone.serialize import finite_or_none
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.design import DesignInstance
-
-from backbone.serialize import finite_or_none
 
 logger = logging.getLogger(__name__)
 

@@ -9,10 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from backbone.model import Network
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.summaries import Summary
-
-from backbone.model import Network
 
 
 @dataclass

@@ -13,18 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from backbone.solver.backends import BackendName
-from backbone.solver.design import DesignInstance, DesignSolution, solve_design
-from backbone.solver.design_task import CandidateLink, design_upgrades
-from backbone.solver.progress import ProgressFn
-from backbone.solver.tasks.base import TaskResult
-from backbone.solver.tasks.summaries import DesignSummary, Summary
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.serialize import finite_or_none
+from backbone.solver.backends import BackendName
+from backbone.solver.design import DesignInstance, DesignSolution, solve_design
+from backbone.solver.design_task import CandidateLink, design_upgrades
+from backbone.solver.progress import ProgressFn
+from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import DesignSummary, Summary
 
 
 class DesignOptions(BaseModel):
@@ -142,9 +142,8 @@ def _verify(inst: DesignInstance, sol: DesignSolution, time_limit: float = 120.0
 
 def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progress: ProgressFn,
                 ) -> tuple[dict[str, Any], DesignSolution]:
-    from backbone.solver.sndlib import build_instance, link_configurations, parse_model_code, solution_text
-
     from backbone.io.sndlib import sndlib_from_network
+    from backbone.solver.sndlib import build_instance, link_configurations, parse_model_code, solution_text
 
     snd = sndlib_from_network(net)
     model = parse_model_code(opts.model or "")

@@ -7,13 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from backbone.artifacts import ArtifactWriter
+from backbone.model import Network
 from backbone.solver.failures import FailureOptions, SweepResult, sweep
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import FailuresSummary, Summary
-
-from backbone.artifacts import ArtifactWriter
-from backbone.model import Network
 
 
 @dataclass(kw_only=True)

@@ -29,6 +29,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pandas as pd
+
+from backbone.artifacts import ArtifactWriter
+from backbone.errors import InfeasibleError
+from backbone.model import Network
 from backbone.solver.failures import FailureOptions
 from backbone.solver.impact import StateAssessment
 from backbone.solver.placement.options import PlaceOptions
@@ -57,10 +61,6 @@ from backbone.solver.tasks.plan_options import (
 )
 from backbone.solver.tasks.summaries import PlanSummary, Summary
 from backbone.solver.tasks.te import TEOptions, TETaskResult
-
-from backbone.artifacts import ArtifactWriter
-from backbone.errors import InfeasibleError
-from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 
@@ -301,9 +301,8 @@ def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult)
 def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
     """The planned backbone: assessed as every state is (:func:`~backbone.solver.impact.assess_state`), written
     as ``scenario_after/``, and checked independently for survivability (``verify``)."""
-    from backbone.solver.impact import assess_state
-
     from backbone.io import save_scenario
+    from backbone.solver.impact import assess_state
 
     t0 = time.perf_counter()
     opts, te_opts, fail_opts = run.opts, run.stages.te, run.stages.failures
@@ -324,9 +323,8 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
 def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: RouteStage,
                  failures: FailuresTaskResult, upgrade: UpgradeStage, after: AfterStage) -> dict[str, Any]:
     """The plan's JSON summary (``plan.json``, ``backbone plan --json``)."""
-    from backbone.solver.impact import impact_key
-
     from backbone import __version__
+    from backbone.solver.impact import impact_key
 
     opts, fail_opts = run.opts, run.stages.failures
     ps, ts, fs, ds = place.summary, route.te.summary, failures.summary, upgrade.summary

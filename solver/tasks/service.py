@@ -12,12 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from backbone.solver.progress import ProgressFn, no_progress
-from backbone.solver.tasks.base import Task, TaskResult, load_task
-
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.tasks.base import Task, TaskResult, load_task
 
 ExtraTasks = Mapping[str, "Task | str"]
 """Extra kinds beside the shipped ones: a :class:`Task`, or a ``"module:function"`` reference."""

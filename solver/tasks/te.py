@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.artifacts import ArtifactWriter
+from backbone.model import Network
 from backbone.solver.backends import BackendName
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import Summary, TESummary
 from backbone.solver.te import TEResult, note_missing_demand, solve_te
-from pydantic import BaseModel, ConfigDict, Field
-
-from backbone.artifacts import ArtifactWriter
-from backbone.model import Network
 
 MAX_UNMET_LISTED = 100
 """Unmet demands listed in the JSON summary (largest first; te_demands.csv has all)."""

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from backbone.solver.tasks import Task, run_task, task_for
-from backbone.solver.tasks.registry import TASKS
-from backbone.solver.tasks.summaries import PlanSummary
 
 from backbone.errors import ValidationError
 from backbone.model import Network
+from backbone.solver.tasks import Task, run_task, task_for
+from backbone.solver.tasks.registry import TASKS
+from backbone.solver.tasks.summaries import PlanSummary
 from tests.conftest import small_world_network
 
 KINDS = ("te", "place", "failures", "design", "plan", "calibrate")
