@@ -52,13 +52,13 @@ def main() -> None:
     console.print(s["headline"])
     design = json.loads((out / "design.json").read_text()) if (out / "design.json").exists() else {}
     it = Table(title="design iterations (sweep: every state of the design before; MIP: the working set)")
-    for col in ("iteration", "states in model", "added", "violated", "path rounds", "sweep s", "MIP s",
+    for col in ("iteration", "states in model", "added", "violated", "routes open", "sweep s", "MIP s",
                 "cost USD", "lower bound USD", "MIP rows x cols"):
         it.add_column(col, justify="right")
     for r in design.get("iterations", []):
         m = r.get("model") or {}
         it.add_row(str(r["iteration"]), str(r["working_states"]), str(r["added"]), str(r["violated"]),
-                   str(r.get("path_rounds", "")), f"{r['sweep_seconds']:.1f}", f"{r['mip_seconds']:.1f}",
+                   ",".join(str(d.get("candidates_open", "")) for d in r.get("designs_tried", [])), f"{r['sweep_seconds']:.1f}", f"{r['mip_seconds']:.1f}",
                    f"{r['cost_usd']:,.0f}", "-" if r["lower_bound_usd"] is None else f"{r['lower_bound_usd']:,.0f}",
                    f"{m.get('rows', 0):,} x {m.get('cols', 0):,}")
     console.print(it)
