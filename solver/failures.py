@@ -45,7 +45,7 @@ from backbone.solver.impact import (
     survive_tolerance_gbps,
 )
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
-from backbone.solver.processes import capped_workers, die_with_parent
+from backbone.solver.processes import capped_workers, die_with_parent, main_reruns_caller
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, ValidationError
@@ -434,6 +434,11 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
 
         if mp.current_process().daemon:  # a daemonic process (e.g. an API job worker) cannot start a pool
             logger.info("failure sweep in a daemonic process: running serially")
+            engine = "serial"
+        elif main_reruns_caller():  # spawned workers would run the calling script, and this sweep, again
+            logger.warning("failure sweep started at the top level of a script without an "
+                           "'if __name__ == \"__main__\":' guard: running serially (add the guard to use %d "
+                           "worker processes)", workers)
             engine = "serial"
     batches = _batches(scenarios, workers, options.batch_size)
     done = 0

@@ -8,16 +8,24 @@ start (``BACKBONE_JOB_PROCESSES``). The cap is process-wide state set once by th
 :func:`die_with_parent` asks Linux to SIGKILL the calling process when its parent exits
 (``prctl(PR_SET_PDEATHSIG)``), so pool processes do not keep computing after the process that
 started them died; elsewhere it does nothing.
+
+:func:`main_reruns_caller` tells whether spawned pool processes would run the caller again: a plain
+script that starts a sweep at its top level, outside ``if __name__ == "__main__":``, is executed again
+by every spawned child (that is how spawn finds ``__main__``), which then starts a pool of its own
+while bootstrapping, and the pool breaks or hangs. Sweeps run serially in that case.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import os
 import signal
 import sys
+from types import FrameType
 
 _PROCESS_LIMIT: int | None = None
 PR_SET_PDEATHSIG = 1
@@ -69,3 +77,69 @@ def die_with_parent(sig: int = signal.SIGKILL) -> bool:
 def pool_initializer() -> None:
     """Initializer for solver process pools: each pool process dies with the process that started it."""
     die_with_parent()
+
+
+def main_reruns_caller() -> bool:
+    """Whether the calling code runs at the top level of ``__main__`` outside an ``if __name__ ==
+    "__main__":`` block, in a module that spawned or forkserver processes execute again.
+
+    Spawn re-runs the main script (``python script.py``, ``python -m module``; not a package's
+    ``__main__``, an interactive session or a notebook) as ``__mp_main__`` in every child; its guarded
+    code is skipped there, the rest runs again. True means a pool started from here would have each
+    child start the same work again. A main script whose source cannot be read counts as guarded.
+    """
+    main = sys.modules.get("__main__")
+    if main is None:
+        return False
+    spec_name = getattr(getattr(main, "__spec__", None), "name", None)
+    if spec_name is not None and (spec_name == "__main__" or spec_name.endswith(".__main__")):
+        return False  # multiprocessing does not run a package's __main__ again
+    path = getattr(main, "__file__", None)
+    if not path:
+        return False  # interactive or notebook: nothing is run again
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals is vars(main):
+            return not _guarded(os.path.abspath(path), frame.f_lineno)
+        frame = frame.f_back
+    return False  # the main script's top level has finished: nothing it runs again calls us
+
+
+@functools.lru_cache(maxsize=8)
+def _main_tree(path: str) -> ast.Module | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _guarded(path: str, line: int) -> bool:
+    """Whether ``line`` of the script at ``path`` lies inside an ``if __name__ == "__main__":`` body."""
+    tree = _main_tree(path)
+    if tree is None:
+        return True
+    body: list[ast.stmt] = list(tree.body)
+    while True:
+        stmt = next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+        if stmt is None:
+            return False
+        if isinstance(stmt, ast.If) and _is_main_test(stmt.test):
+            if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in stmt.body):
+                return True
+            body = list(stmt.orelse)
+            continue
+        inner = [s for name in ("body", "orelse", "finalbody", "handlers") for s in getattr(stmt, name, [])
+                 if isinstance(s, ast.stmt)]
+        if not inner:
+            return False
+        body = inner + [s for h in getattr(stmt, "handlers", []) for s in h.body]
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either order)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)
+            and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
