@@ -45,7 +45,7 @@ from backbone.solver.impact import (
     survive_tolerance_gbps,
 )
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
-from backbone.solver.processes import capped_workers, die_with_parent, main_reruns_caller
+from backbone.solver.processes import capped_workers, die_with_parent, spawn_unsafe_reason
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, ValidationError
@@ -435,10 +435,9 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
         if mp.current_process().daemon:  # a daemonic process (e.g. an API job worker) cannot start a pool
             logger.info("failure sweep in a daemonic process: running serially")
             engine = "serial"
-        elif main_reruns_caller():  # spawned workers would run the calling script, and this sweep, again
-            logger.warning("failure sweep started at the top level of a script without an "
-                           "'if __name__ == \"__main__\":' guard: running serially (add the guard to use %d "
-                           "worker processes)", workers)
+        elif (reason := spawn_unsafe_reason()) is not None:  # worker processes would break or hang
+            logger.warning("failure sweep runs serially: %s (use %d worker processes by running the sweep under "
+                           "'if __name__ == \"__main__\":')", reason, workers)
             engine = "serial"
     batches = _batches(scenarios, workers, options.batch_size)
     done = 0

@@ -9,10 +9,11 @@ start (``BACKBONE_JOB_PROCESSES``). The cap is process-wide state set once by th
 (``prctl(PR_SET_PDEATHSIG)``), so pool processes do not keep computing after the process that
 started them died; elsewhere it does nothing.
 
-:func:`main_reruns_caller` tells whether spawned pool processes would run the caller again: a plain
-script that starts a sweep at its top level, outside ``if __name__ == "__main__":``, is executed again
-by every spawned child (that is how spawn finds ``__main__``), which then starts a pool of its own
-while bootstrapping, and the pool breaks or hangs. Sweeps run serially in that case.
+:func:`spawn_unsafe_reason` tells whether spawned pool processes would break: a plain script that
+starts a sweep at its top level, outside ``if __name__ == "__main__":``, is executed again by every
+spawned child (that is how spawn finds ``__main__``), which then starts a pool of its own while
+bootstrapping; a script piped to ``python -`` cannot be run by the children at all. Either way the
+pool breaks or hangs; sweeps run serially instead.
 """
 
 from __future__ import annotations
@@ -79,30 +80,39 @@ def pool_initializer() -> None:
     die_with_parent()
 
 
-def main_reruns_caller() -> bool:
-    """Whether the calling code runs at the top level of ``__main__`` outside an ``if __name__ ==
-    "__main__":`` block, in a module that spawned or forkserver processes execute again.
+def spawn_unsafe_reason() -> str | None:
+    """Why spawned pool processes would break when started from the calling code (None: they would not).
 
-    Spawn re-runs the main script (``python script.py``, ``python -m module``; not a package's
-    ``__main__``, an interactive session or a notebook) as ``__mp_main__`` in every child; its guarded
-    code is skipped there, the rest runs again. True means a pool started from here would have each
-    child start the same work again. A main script whose source cannot be read counts as guarded.
+    Spawn prepares every child by running the main module again as ``__mp_main__`` (a script run as
+    ``python script.py`` or ``python -m module``; not a package's ``__main__``, ``python -c``, an
+    interactive session or a notebook). Two cases break a pool:
+
+    * the main script's file does not exist (``python - < script.py``): every child fails to start;
+    * the calling code runs at the top level of the main script outside an ``if __name__ ==
+      "__main__":`` block: every child runs it again and starts a pool of its own while bootstrapping.
+
+    A main script whose source cannot be parsed counts as guarded.
     """
     main = sys.modules.get("__main__")
     if main is None:
-        return False
+        return None
     spec_name = getattr(getattr(main, "__spec__", None), "name", None)
     if spec_name is not None and (spec_name == "__main__" or spec_name.endswith(".__main__")):
-        return False  # multiprocessing does not run a package's __main__ again
+        return None  # multiprocessing does not run a package's __main__ again
     path = getattr(main, "__file__", None)
     if not path:
-        return False  # interactive or notebook: nothing is run again
+        return None  # -c, interactive or a notebook: nothing is run again
+    if spec_name is None and not os.path.isfile(path):
+        return f"the main script {path!r} is not a file that worker processes can run"
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "<module>" and frame.f_globals is vars(main):
-            return not _guarded(os.path.abspath(path), frame.f_lineno)
+            if _guarded(os.path.abspath(path), frame.f_lineno):
+                return None
+            return (f"started at the top level of {os.path.basename(path)} (line {frame.f_lineno}) without an "
+                    "'if __name__ == \"__main__\":' guard, which every worker process would run again")
         frame = frame.f_back
-    return False  # the main script's top level has finished: nothing it runs again calls us
+    return None  # the main script's top level has finished: nothing it runs again calls us
 
 
 @functools.lru_cache(maxsize=8)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from backbone.solver.processes import main_reruns_caller
+from backbone.solver.processes import spawn_unsafe_reason
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,6 +47,17 @@ def test_unguarded_sweep_finishes(tmp_path: Path) -> None:
     assert "BrokenProcessPool" not in done.stderr
 
 
+def test_sweep_piped_to_python_finishes(tmp_path: Path) -> None:
+    """``python - < script.py``: worker processes cannot run a main read from stdin (this one hung)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-"], input=SWEEP + 'if __name__ == "__main__":\n'
+                          + textwrap.indent(RUN, "    "), cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "scenarios 6" in done.stdout
+    assert "not a file that worker processes can run" in done.stderr
+
+
 def test_guarded_sweep_uses_the_pool(tmp_path: Path) -> None:
     done = _run(tmp_path, SWEEP + 'if __name__ == "__main__":\n' + textwrap.indent(RUN, "    "))
     assert done.returncode == 0, done.stderr
@@ -54,12 +65,12 @@ def test_guarded_sweep_uses_the_pool(tmp_path: Path) -> None:
     assert "running serially" not in done.stderr
 
 
-def test_main_reruns_caller_reads_the_guard(tmp_path: Path) -> None:
+def test_spawn_unsafe_reason_reads_the_guard(tmp_path: Path) -> None:
     body = textwrap.dedent("""
-        from backbone.solver.processes import main_reruns_caller
+        from backbone.solver.processes import spawn_unsafe_reason
 
         def call():
-            return main_reruns_caller()
+            return spawn_unsafe_reason() is not None
 
         print("top", call())
         if __name__ == "__main__":
@@ -77,9 +88,9 @@ def test_main_reruns_caller_reads_the_guard(tmp_path: Path) -> None:
     assert done.stdout.split() == ["top", "True", "guarded", "False", "loop", "True"]
 
 
-@pytest.mark.parametrize("argv", [["-c", "from backbone.solver.processes import main_reruns_caller as m; print(m())"]])
+@pytest.mark.parametrize("argv", [["-c", "from backbone.solver.processes import spawn_unsafe_reason as m; print(m())"]])
 def test_no_main_file_is_safe(argv: list[str]) -> None:
     done = subprocess.run([sys.executable, *argv], env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip() == "False", done.stderr
-    assert main_reruns_caller() is False  # under pytest: the caller is not a main script's top level
+    assert done.stdout.strip() == "None", done.stderr
+    assert spawn_unsafe_reason() is None  # under pytest: the caller is not a main script's top level
