@@ -51,6 +51,12 @@ class FrozenFrame(pd.DataFrame):
     def _constructor_from_mgr(self, mgr: Any, axes: Any) -> pd.DataFrame:
         return pd.DataFrame._from_mgr(mgr, axes=axes)
 
+    def _constructor_sliced_from_mgr(self, mgr: Any, axes: Any) -> pd.Series:
+        # pandas' own fast path for a plain DataFrame (a subclass would pay for a second Series construction)
+        ser = pd.Series._from_mgr(mgr, axes)
+        object.__setattr__(ser, "_name", None)  # the caller sets the real name
+        return ser
+
     def _refuse(self, what: str) -> NoReturn:
         raise FrozenTableError(
             f"the {self._table_name} table of a Network is read-only: {what} is not allowed; copy it "
