@@ -131,3 +131,28 @@ def test_saved_and_loaded_network_has_the_same_overrides(tmp_path) -> None:
 def test_copy_with_rejects_unknown_tables() -> None:
     with pytest.raises(TypeError, match="nodes"):
         _net().copy_with(nodes=None)  # type: ignore[arg-type]
+
+
+def _with_candidate() -> Network:
+    net = _net()
+    cands = [{"id": "c-AC", "site_a": "A", "site_b": "C", "kind": "terrestrial", "link_kind": "terrestrial",
+              "module_gbps": 400, "module_cost_usd": 1e6, "max_modules": 4, "lead_time_quarters": 2},
+             {"id": "c-AB", "site_a": "A", "site_b": "B", "kind": "terrestrial", "link_kind": "terrestrial",
+              "module_gbps": 400, "module_cost_usd": 1e6, "max_modules": 4, "lead_time_quarters": 2,
+              "latency_ms": 99.0}]
+    from backbone.model import table_records
+    from backbone.validate import build_network
+
+    tables = {t: table_records(df) for t, df in net.tables().items()}
+    return build_network({**tables, "candidates": cands}, name=net.name, meta=net.meta)
+
+
+def test_candidate_latency_follows_parameters() -> None:
+    net = _with_candidate()
+    assert net.overrides("candidates").at["c-AB", "latency_ms"] == 99.0
+    for out in (net.with_parameters(terrestrial_latency_factor=1.5),):
+        c = out.candidates
+        expected = link_latency_ms(np.array([c.at["c-AC", "length_km"]]), np.array(["terrestrial"]), out.parameters)
+        assert c.at["c-AC", "latency_ms"] == round(float(expected[0]), 4)
+        assert c.at["c-AC", "latency_ms"] > net.candidates.at["c-AC", "latency_ms"]
+        assert c.at["c-AB", "latency_ms"] == 99.0
