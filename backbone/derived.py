@@ -77,7 +77,7 @@ def link_latency_ms(length_km: np.ndarray, kinds: np.ndarray | pd.Series, params
     >>> p = {**DEFAULT_PARAMETERS, "submarine_latency_factor": 1.1}
     >>> [round(float(x), 3) for x in link_latency_ms(np.array([1000.0, 1000.0]),
     ...                                               np.array(["terrestrial", "submarine"]), p)]
-    [4.947, 5.437]
+    [4.947, 5.436]
     """
     factor = latency_factors(kinds, params)
     return geo.latency_ms(np.asarray(length_km, dtype=float) * factor, params["group_index"],

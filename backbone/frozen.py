@@ -11,7 +11,7 @@ Example
 -------
 >>> import pandas as pd
 >>> t = freeze(pd.DataFrame({"capacity_gbps": [10.0]}, index=["AB"]), "links")
->>> t.loc["AB", "capacity_gbps"] = 1.0
+>>> t.loc["AB", "capacity_gbps"] = 1.0  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 backbone.errors.FrozenTableError: the links table of a Network is read-only: ...
