@@ -3,6 +3,19 @@
 Tables of sites, links, SRLGs, metros and demands (:class:`Network`), geodesy and latency
 (:mod:`backbone.geo`), scenario I/O (:mod:`backbone.io`), validation, demand generation and maps.
 Heavy modules are imported lazily so the CLI starts fast.
+
+The facade a notebook meets (docs/notebook.md)::
+
+    import backbone
+
+    net = backbone.load_scenario()                              # the shipped global scenario
+    r = backbone.solve_te(net, objective="min-mlu", k_paths=4)  # r.links["utilisation"]
+    more = net.with_capacity({"some-link": 3200.0})              # a new Network; net is unchanged
+    backbone.sweep(more, kind="srlg").table()                   # failure sweep, worst first
+    backbone.place(net), backbone.plan(net, out_dir="out")
+
+``solve_te``, ``place``, ``sweep`` and ``plan`` live in :mod:`backbone.solver.facade` and load the solver
+on first use; the model layer never imports it.
 """
 
 from __future__ import annotations
@@ -23,8 +36,12 @@ if not (_HERE / "solver").is_dir() and (_HERE.parent / "solver" / "__init__.py")
 if TYPE_CHECKING:
     from backbone.io import load_scenario, save_scenario
     from backbone.model import Network
+    from backbone.solver.facade import place, plan, solve_te, sweep
 
-__all__ = ["Network", "__version__", "load_scenario", "save_scenario"]
+__all__ = ["Network", "__version__", "load_scenario", "place", "plan", "save_scenario", "solve_te", "sweep"]
+
+FACADE = ("solve_te", "place", "sweep", "plan")
+"""Names :mod:`backbone.solver.facade` provides (imported on first use)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -36,4 +53,12 @@ def __getattr__(name: str) -> Any:
         import backbone.io as io
 
         return getattr(io, name)
-    raise AttributeError(name)
+    if name in FACADE:
+        import backbone.solver.facade as facade
+
+        return getattr(facade, name)
+    raise AttributeError(f"module 'backbone' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

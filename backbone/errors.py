@@ -118,3 +118,12 @@ class VerificationError(BackboneError):
 
     exit_code = 5
     http_status = 500
+
+
+class FrozenTableError(TypeError):
+    """Code tried to write into a :class:`~backbone.model.Network`'s table.
+
+    A network's tables are read-only (one instance is shared by concurrent solves and API requests). This is a
+    programming error, not bad input: copy the table (``net.links.copy()``), change the copy and build a new
+    network with :meth:`~backbone.model.Network.copy_with`.
+    """

@@ -16,11 +16,27 @@ import numpy as np
 import pandas as pd
 
 from backbone import geo
+from backbone.derived import (
+    DERIVED_COLUMNS,
+    MIN_LINK_LENGTH_KM,
+    access_latency_ms,
+    derive_column,
+    fill_derived,
+    latency_factors,
+    link_latency_ms,
+    overrides,
+    rederive,
+)
 from backbone.errors import NotFoundError, Problem, ValidationError
+from backbone.frozen import FrozenFrame, freeze
 from backbone.schema import CANDIDATES, TABLES, TRAFFIC_CLASSES, TableSpec
 
 if TYPE_CHECKING:
     import networkx as nx
+
+__all__ = ["DEFAULT_PARAMETERS", "DERIVED_COLUMNS", "MIN_LINK_LENGTH_KM", "FrozenFrame", "Network",
+           "access_latency_ms", "derive_column", "empty_table", "latency_factors", "link_latency_ms", "link_route",
+           "normalize_table", "parse_idlist", "table_records"]
 
 DEFAULT_PARAMETERS: dict[str, float] = {
     "group_index": geo.DEFAULT_GROUP_INDEX,
@@ -68,6 +84,11 @@ class Network:
     :meth:`Network.from_tables` (trusted tables), or load one with
     :func:`backbone.io.load_scenario`.
 
+    The tables are read-only (:class:`~backbone.frozen.FrozenFrame`: writing into one raises
+    :class:`~backbone.errors.FrozenTableError`); copy one, change the copy and call :meth:`copy_with`.
+    Derived columns (:data:`backbone.derived.DERIVED_COLUMNS`) follow their inputs on every change, and
+    overrides are kept (:mod:`backbone.derived`, :meth:`overrides`).
+
     Attributes
     ----------
     sites, links, srlgs, metros, demands
@@ -91,6 +112,10 @@ class Network:
     meta: dict[str, Any] = field(default_factory=dict)
     candidates: pd.DataFrame = field(default_factory=lambda: empty_table(CANDIDATES))
 
+    def __post_init__(self) -> None:
+        for t in TABLES:  # zero-copy: a later write to the caller's frame is copied away (Copy-on-Write)
+            object.__setattr__(self, t, freeze(getattr(self, t), t))
+
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_tables(cls, tables: Mapping[str, pd.DataFrame | None], name: str = "scenario",
@@ -108,9 +133,9 @@ class Network:
         return net._with_derived()
 
     def _with_derived(self) -> Network:
-        links = fill_link_derived(self.links, self.sites, self.parameters)
-        candidates = fill_geometry_derived(self.candidates, self.sites, self.parameters)
-        return replace(self, links=links, candidates=candidates)
+        params = self.parameters
+        return replace(self, links=fill_derived("links", self.links, self.sites, params),
+                       candidates=fill_derived("candidates", self.candidates, self.sites, params))
 
     @property
     def parameters(self) -> dict[str, float]:
@@ -122,9 +147,131 @@ class Network:
         return {t: getattr(self, t) for t in TABLES}
 
     def copy_with(self, **tables: pd.DataFrame) -> Network:
-        """A new network with some tables replaced (derived link columns are recomputed
-        only where empty)."""
-        return replace(self, **tables)
+        """A new network with some tables replaced; derived columns follow the change.
+
+        In ``links`` and ``candidates`` (:data:`backbone.derived.DERIVED_COLUMNS`), a derived value whose
+        inputs changed (a new length, a moved site, a new capacity) is computed again; a value you changed
+        becomes an override and is kept; NaN clears an override; an override you left alone stays
+        (:func:`backbone.derived.rederive`). The tables are taken as given otherwise (trusted input: use
+        :func:`backbone.validate.build_network` for user input).
+
+        Raises
+        ------
+        TypeError
+            For a name that is not a table.
+
+        Example
+        -------
+        >>> links = net.links.copy()  # doctest: +SKIP
+        >>> links.loc["lon-nyc", "length_km"] = 5900.0  # doctest: +SKIP
+        >>> net.copy_with(links=links).links.at["lon-nyc", "latency_ms"]  # follows the new length  # doctest: +SKIP
+        """
+        unknown = sorted(set(tables) - set(TABLES))
+        if unknown:
+            raise TypeError(f"not a table: {', '.join(unknown)} (tables: {', '.join(TABLES)})")
+        return self._rederived(tables, self.parameters)
+
+    def _rederived(self, tables: Mapping[str, pd.DataFrame], params: Mapping[str, float],
+                   meta: Mapping[str, Any] | None = None) -> Network:
+        """``replace`` with derived columns of links and candidates following changed tables or parameters."""
+        new = dict(tables)
+        sites = new.get("sites", self.sites)
+        old_params = self.parameters
+        for t in DERIVED_COLUMNS:
+            if t in new or "sites" in new or meta is not None:
+                new[t] = rederive(t, getattr(self, t), new.get(t, getattr(self, t)), self.sites, sites,
+                                  old_params, params)
+        out = replace(self, **new)
+        return out if meta is None else replace(out, meta=dict(meta))
+
+    def overrides(self, table: str = "links") -> pd.DataFrame:
+        """The overrides of ``links`` or ``candidates``: its derived columns, NaN where a value is derived
+        from its inputs, the value where it was set explicitly (see :mod:`backbone.derived`).
+
+        Raises
+        ------
+        KeyError
+            For a table without derived columns.
+        """
+        if table not in DERIVED_COLUMNS:
+            raise KeyError(f"{table!r} has no derived columns (choose from {', '.join(DERIVED_COLUMNS)})")
+        return overrides(table, getattr(self, table), self.sites, self.parameters)
+
+    def with_capacity(self, capacity_gbps: Mapping[str, float]) -> Network:
+        """A network where the given links have exactly this capacity (``{link_id: gbps}``); the original
+        is unchanged.
+
+        A derived ``max_capacity_gbps`` follows the new capacity (``max_capacity_factor`` x capacity); an
+        explicit limit is kept, and a capacity above it is an error.
+
+        Raises
+        ------
+        NotFoundError
+            For unknown link ids.
+        ValidationError
+            For a capacity that is not a finite number > 0, or above the link's explicit limit.
+
+        Example
+        -------
+        >>> bigger = net.with_capacity({"lon-nyc": 3200.0})  # doctest: +SKIP
+        """
+        ids = self._known("links", capacity_gbps.keys())
+        problems = []
+        values: dict[str, float] = {}
+        for i in ids:
+            try:
+                v = float(capacity_gbps[i])
+            except (TypeError, ValueError):
+                v = float("nan")
+            if not (np.isfinite(v) and v > 0):
+                problems.append(Problem(f"capacity must be a finite number > 0, got {capacity_gbps[i]!r}",
+                                        table="links", record=str(i), field="capacity_gbps"))
+            values[str(i)] = v
+        if problems:
+            raise ValidationError(problems)
+        links = self.links.copy()
+        if ids:
+            links.loc[list(values), "capacity_gbps"] = list(values.values())
+        out = self.copy_with(links=links)
+        limit = out.links.loc[list(values), "max_capacity_gbps"]
+        over = [i for i in values if values[i] > float(limit[i]) + 1e-9]
+        if over:
+            raise ValidationError([Problem(f"capacity {values[i]:g} Gbps is above the link's explicit limit "
+                                           f"{float(limit[i]):g} Gbps (set max_capacity_gbps to NaN with copy_with "
+                                           "to derive it again)", table="links", record=i, field="max_capacity_gbps")
+                                   for i in over])
+        return out
+
+    def with_parameters(self, **updates: float) -> Network:
+        """A network with scenario parameters changed (:data:`DEFAULT_PARAMETERS`); derived columns follow
+        them, overrides are kept.
+
+        Raises
+        ------
+        ValidationError
+            For an unknown parameter or a value that is not a finite number.
+
+        Example
+        -------
+        >>> slower = net.with_parameters(submarine_latency_factor=1.1)  # doctest: +SKIP
+        """
+        problems = []
+        for name, value in updates.items():
+            if name not in DEFAULT_PARAMETERS:
+                problems.append(Problem(f"unknown parameter (choose from {', '.join(DEFAULT_PARAMETERS)})",
+                                        field=name))
+                continue
+            try:
+                ok = bool(np.isfinite(float(value)))
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                problems.append(Problem(f"must be a finite number, got {value!r}", field=name))
+        if problems:
+            raise ValidationError(problems)
+        params = {**self.parameters, **{k: float(v) for k, v in updates.items()}}
+        meta = {**self.meta, "parameters": {**dict(self.meta.get("parameters") or {}), **params}}
+        return self._rederived({}, params, meta)
 
     # ------------------------------------------------------------------ equality / identity
     def equals(self, other: Network) -> bool:
@@ -489,107 +636,6 @@ def link_route(row: pd.Series | Mapping[str, Any], sites: pd.DataFrame) -> np.nd
     points = [(float(a["lon"]), float(a["lat"])), *geo.parse_waypoints(str(row["waypoints"])),
               (float(b["lon"]), float(b["lat"]))]
     return geo.route_coords(points)
-
-
-MIN_LINK_LENGTH_KM = 0.1
-"""Shortest derived link length: a link between co-located sites (same coordinates, as several
-Topology Zoo graphs have) is taken as a 100 m in-building or campus cross-connect, so that what is
-derived always validates (``length_km`` must be > 0) and a converted file loads again."""
-
-
-def fill_link_derived(links: pd.DataFrame, sites: pd.DataFrame, params: Mapping[str, float]) -> pd.DataFrame:
-    """Fill empty ``length_km``, ``latency_ms``, ``module_cost_usd`` and ``max_capacity_gbps``.
-
-    * length: polyline through waypoints (geodesic segments) when waypoints are given,
-      else geodesic between endpoints x ``route_factor``; at least :data:`MIN_LINK_LENGTH_KM`;
-    * latency: :func:`link_latency_ms` (length x group delay x the kind's latency factor + equipment
-      delay);
-    * module cost: fixed + per-km cost by kind; max capacity: ``max_capacity_factor`` x capacity.
-    """
-    links = fill_geometry_derived(links, sites, params)
-    if len(links) == 0:
-        return links
-    cost_need = links["module_cost_usd"].isna()
-    if cost_need.any():
-        sub = links.loc[cost_need]
-        is_sub = (sub["kind"] == "submarine").to_numpy()
-        fixed = np.where(is_sub, params["submarine_module_fixed_usd"], params["terrestrial_module_fixed_usd"])
-        per_km = np.where(is_sub, params["submarine_module_usd_per_km"], params["terrestrial_module_usd_per_km"])
-        links.loc[cost_need, "module_cost_usd"] = np.round(fixed + per_km * sub["length_km"].to_numpy(), 2)
-    cap_need = links["max_capacity_gbps"].isna()
-    if cap_need.any():
-        links.loc[cap_need, "max_capacity_gbps"] = links.loc[cap_need, "capacity_gbps"] * params["max_capacity_factor"]
-    return links
-
-
-def latency_factors(kinds: np.ndarray | pd.Series, params: Mapping[str, float]) -> np.ndarray:
-    """Latency factor of each link kind: ``submarine_latency_factor`` for submarine links,
-    ``terrestrial_latency_factor`` for every other kind."""
-    is_sub = np.asarray(kinds, dtype=object) == "submarine"
-    return np.where(is_sub, float(params["submarine_latency_factor"]), float(params["terrestrial_latency_factor"]))
-
-
-def link_latency_ms(length_km: np.ndarray, kinds: np.ndarray | pd.Series, params: Mapping[str, float]) -> np.ndarray:
-    """One-way latency of links derived from their length (the one place latency is derived).
-
-    ``length_km x group_index / c x latency_factor(kind) + equipment_delay_ms``: the fibre floor
-    (``group_index / c`` per km) scaled by the calibrated factor of the link's kind
-    (:func:`latency_factors`, 1.0 uncalibrated), plus the per-link equipment delay.
-
-    Example
-    -------
-    >>> p = {**DEFAULT_PARAMETERS, "submarine_latency_factor": 1.1}
-    >>> [round(float(x), 3) for x in link_latency_ms(np.array([1000.0, 1000.0]),
-    ...                                               np.array(["terrestrial", "submarine"]), p)]
-    [4.947, 5.437]
-    """
-    factor = latency_factors(kinds, params)
-    return geo.latency_ms(np.asarray(length_km, dtype=float) * factor, params["group_index"],
-                          params["equipment_delay_ms"])
-
-
-def access_latency_ms(access_km: np.ndarray | float, params: Mapping[str, float]) -> np.ndarray:
-    """One-way latency of ``access_km`` of access fibre (a point or metro reaching its site).
-
-    Access fibre is terrestrial: the fibre delay times ``terrestrial_latency_factor``, with no
-    equipment delay (it is not a backbone link). Callers give the fibre length, that is the
-    geodesic times ``route_factor``.
-    """
-    km = np.asarray(access_km, dtype=float)
-    return km * geo.fibre_delay_ms_per_km(params["group_index"]) * float(params["terrestrial_latency_factor"])
-
-
-def fill_geometry_derived(table: pd.DataFrame, sites: pd.DataFrame, params: Mapping[str, float]) -> pd.DataFrame:
-    """Fill empty ``length_km`` and ``latency_ms`` of a table of routes (links or candidates).
-
-    * length: polyline through waypoints (geodesic segments) when waypoints are given,
-      else geodesic between endpoints x ``route_factor``; at least :data:`MIN_LINK_LENGTH_KM`;
-    * latency: :func:`link_latency_ms` of the route's link kind (``link_kind`` for candidates, ``kind``
-      for links), so a calibrated scenario's latency factors apply to both.
-    """
-    table = table.copy()
-    if len(table) == 0:
-        return table
-    need = table["length_km"].isna().to_numpy()
-    if need.any():
-        sub = table.loc[need]
-        a = sites.loc[sub["site_a"]]
-        b = sites.loc[sub["site_b"]]
-        geodesic = geo.geodesic_km(a["lon"].to_numpy(), a["lat"].to_numpy(), b["lon"].to_numpy(), b["lat"].to_numpy())
-        lengths = geodesic * params["route_factor"]
-        has_wp = (sub["waypoints"].str.strip() != "").to_numpy()
-        for i in np.flatnonzero(has_wp):  # only routes with explicit geometry: a handful per scenario
-            row = sub.iloc[i]
-            pts = [(a.iloc[i]["lon"], a.iloc[i]["lat"]), *geo.parse_waypoints(row["waypoints"]),
-                   (b.iloc[i]["lon"], b.iloc[i]["lat"])]
-            lengths[i] = geo.polyline_km(pts)
-        table.loc[need, "length_km"] = np.maximum(np.round(lengths, 3), MIN_LINK_LENGTH_KM)
-    lat_need = table["latency_ms"].isna()
-    if lat_need.any():
-        kinds = table.loc[lat_need, "link_kind" if "link_kind" in table.columns else "kind"].to_numpy()
-        lat = link_latency_ms(table.loc[lat_need, "length_km"].to_numpy(), kinds, params)
-        table.loc[lat_need, "latency_ms"] = np.round(lat, 4)
-    return table
 
 
 def _jsonable(obj: Any) -> Any:

@@ -43,7 +43,7 @@ from backbone.solver.impact import (
     impact_key,
     survive_tolerance_gbps,
 )
-from backbone.solver.processes import capped_workers, die_with_parent
+from backbone.solver.processes import capped_workers, die_with_parent, spawn_unsafe_reason
 from backbone.solver.progress import ProgressFn, no_progress
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -443,6 +443,10 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
 
         if mp.current_process().daemon:  # a daemonic process (e.g. an API job worker) cannot start a pool
             logger.info("failure sweep in a daemonic process: running serially")
+            engine = "serial"
+        elif (reason := spawn_unsafe_reason()) is not None:  # worker processes would break or hang
+            logger.warning("failure sweep runs serially: %s (use %d worker processes by running the sweep under "
+                           "'if __name__ == \"__main__\":')", reason, workers)
             engine = "serial"
     batches = _batches(scenarios, workers, options.batch_size)
     done = 0

@@ -1,0 +1,198 @@
+"""The notebook facade: load a scenario, change it, route, place, sweep and plan in a few calls.
+
+Re-exported lazily by :mod:`backbone` (``import backbone`` stays fast and loads no solver)::
+
+    import backbone
+
+    net = backbone.load_scenario()                        # the shipped global scenario
+    r = backbone.solve_te(net, objective="min-mlu", k_paths=4)
+    r.links.sort_values("utilisation").tail()             # per-link utilisation
+    bigger = net.with_capacity({"lon-nyc-1": 3200.0})      # a new network; net is unchanged
+    s = backbone.sweep(bigger, kind="srlg")               # failure sweep, worst first in s.table()
+    p = backbone.place(net)                               # GPU placement (PlacementResult)
+    backbone.plan(net, out_dir="plan-out")                # the whole pipeline, with its report
+
+Every keyword is a field of the task's options model (:class:`~backbone.solver.te.TEOptions`,
+:class:`~backbone.solver.placement.PlaceOptions`, :class:`~backbone.solver.failures.FailureOptions`,
+:class:`~backbone.solver.plan.PlanOptions`), validated by the same function as the CLI and the API
+(:func:`~backbone.solver.planning.validate_options`): an unknown or bad option raises
+:class:`~backbone.errors.ValidationError` naming it. ``k_paths`` is the vocabulary's name for the
+number of candidate paths per demand; an options model that still calls it ``paths`` receives it
+under that name. ``progress=callable(fraction, message)`` follows long work.
+
+Results are the solver's own objects (:class:`~backbone.solver.te.TEResult`,
+:class:`~backbone.solver.placement.result.PlacementResult`, :class:`~backbone.solver.failures.SweepResult`);
+``verify=True`` runs the independent checker and raises :class:`~backbone.errors.VerificationError`
+when it finds a violation (what exit code 5 is on the CLI).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from backbone.errors import InfeasibleError, VerificationError
+from backbone.model import Network
+from backbone.solver.tasks import ProgressFn, TaskResult, no_progress, run_task, validate_options
+
+if TYPE_CHECKING:
+    from backbone.solver.failures import SweepResult
+    from backbone.solver.placement.result import PlacementResult
+    from backbone.solver.te import TEResult
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RENAMED_OPTIONS", "place", "plan", "solve_te", "sweep"]
+
+RENAMED_OPTIONS: dict[str, str] = {"k_paths": "paths"}
+"""Vocabulary names an options model may still spell its own way (``k_paths`` -> ``paths``); a model that
+has the vocabulary name itself receives it unchanged."""
+
+
+def options_for(model: Any, options: Mapping[str, Any]) -> Any:
+    """Validate keyword options with ``model`` (see the module docstring for ``k_paths``).
+
+    Raises
+    ------
+    ValidationError
+        Naming each unknown or bad option.
+    """
+    fields = getattr(model, "model_fields", {})
+    given = dict(options)
+    for name, old in RENAMED_OPTIONS.items():
+        if name in given and name not in fields and old in fields:
+            if old in given:
+                from backbone.errors import Problem, ValidationError
+
+                raise ValidationError(Problem(f"give {name} or {old}, not both", table="options", field=name))
+            given[old] = given.pop(name)
+    return validate_options(model, given)
+
+
+def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any) -> TEResult:
+    """Route the network's demands (:class:`~backbone.solver.te.TEOptions` as keywords).
+
+    Returns the :class:`~backbone.solver.te.TEResult`: ``links`` (per link: flows and ``utilisation``),
+    ``demands`` (carried, unmet and why, latency), ``paths`` and ``summary``; with the options' defaults
+    the summary also holds ``impact`` (the figures ``failures`` and ``plan`` report), as ``backbone te`` does.
+
+    Raises
+    ------
+    ValidationError
+        For an unknown or bad option.
+    SolverError
+        When the backend fails or finds no solution in time.
+    VerificationError
+        ``verify=True`` and the independent checker found a violation.
+
+    Example
+    -------
+    >>> r = backbone.solve_te(net, objective="max-throughput", k_paths=8)  # doctest: +SKIP
+    >>> r.links["utilisation"].max()  # doctest: +SKIP
+    """
+    from backbone.solver.te import TEOptions
+    from backbone.solver.te import solve_te as solve
+
+    opts = options_for(TEOptions, options)
+    progress = progress or no_progress
+    t0 = time.perf_counter()
+    result = solve(net, opts.objective, opts.formulation, opts.paths, opts.backend, opts.time_limit_s,
+                   opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
+                   opts.ecmp_tolerance_ms, progress, lp_method=opts.lp_method, method=opts.method,
+                   pop_parts=opts.pop_parts)
+    if opts.bound and opts.objective != "ecmp" and opts.formulation == "path":
+        left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
+        edge = solve(net, opts.objective, "edge", opts.paths, opts.backend, left, opts.utilisation_ceiling,
+                     opts.disjoint, False, lp_method=opts.lp_method)
+        result.summary["edge_bound"] = edge.summary["objective_value"]
+    if opts.impact and opts.objective != "ecmp":
+        from backbone.solver.impact import assess_state
+
+        reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
+        result.summary["impact"] = assess_state(net, opts.paths, opts.backend, opts.time_limit_s,
+                                                routing=result if reuse else None,
+                                                lp_method=opts.lp_method).summary()
+    if opts.verify:
+        from backbone.solver.checks.te import check_te
+
+        report = check_te(net, result)
+        result.summary["verification"] = report.to_dict()
+        if not report.ok:
+            raise VerificationError(f"te: independent check failed: {report}")
+    return result
+
+
+def place(net: Network, *, progress: ProgressFn | None = None, **options: Any) -> PlacementResult:
+    """Place inference and training GPUs (:class:`~backbone.solver.placement.PlaceOptions` as keywords).
+
+    Returns the :class:`~backbone.solver.placement.result.PlacementResult` (``status``, ``objective``,
+    ``totals``, ``tables`` by name, ``infeasibility`` reasons).
+
+    Raises
+    ------
+    ValidationError
+        For an unknown or bad option.
+    InfeasibleError
+        When min-cost cannot serve all demand and ``allow_partial`` is false.
+    SolverError
+        When the backend fails or finds no plan in time.
+    VerificationError
+        ``verify=True`` and the independent checker found a violation.
+    """
+    from backbone.solver.placement import PlaceOptions
+    from backbone.solver.placement.result import solve_placement
+
+    opts = options_for(PlaceOptions, options)
+    result = solve_placement(net, opts, progress or no_progress)
+    if result.infeasibility and not opts.allow_partial:
+        raise InfeasibleError("placement cannot serve all demand", result.infeasibility)
+    if opts.verify:
+        from backbone.solver.checks.placement import check_placement
+
+        report = check_placement(net, opts, result.tables, expect_full=result.fully_served)
+        if not report.ok:
+            raise VerificationError(f"place: independent check failed: {report.violations[:10]}")
+    return result
+
+
+def sweep(net: Network, *, progress: ProgressFn | None = None, **options: Any) -> SweepResult:
+    """Fail every element of a failure set and route each state
+    (:class:`~backbone.solver.failures.FailureOptions` as keywords; ``kind="srlg"`` by default).
+
+    Returns the :class:`~backbone.solver.failures.SweepResult`: ``table()`` (one row per scenario, worst
+    first), ``worst_by_link()``, ``summary()``, ``baseline``. Safe from a plain script: started at the top
+    level of one without ``if __name__ == "__main__":``, it runs serially instead of in worker processes.
+
+    Raises
+    ------
+    ValidationError
+        For an unknown or bad option, or a failure set larger than ``max_scenarios``.
+    VerificationError
+        ``verify=True`` and a scenario's result failed the independent checker.
+    """
+    from backbone.solver.failures import FailureOptions
+    from backbone.solver.failures import sweep as run_sweep
+
+    return run_sweep(net, options_for(FailureOptions, options), progress)
+
+
+def plan(net: Network, *, out_dir: str | Path | None = None, progress: ProgressFn | None = None,
+         **options: Any) -> TaskResult:
+    """Run the whole pipeline (:class:`~backbone.solver.plan.PlanOptions` as keywords) through the same
+    service as ``backbone plan`` and the API; with ``out_dir`` its report, maps and tables are written there.
+
+    Returns the :class:`~backbone.solver.planning.TaskResult` (``summary``: what ``plan.json`` holds;
+    ``files``: what was written).
+
+    Raises
+    ------
+    ValidationError
+        For an unknown or bad option (nested stage options are named ``te.paths`` and so on).
+    """
+    from backbone.solver.plan import PlanOptions
+
+    opts = options_for(PlanOptions, options)
+    return run_task("plan", net, opts.model_dump(exclude_unset=True), out_dir, progress)

@@ -1,0 +1,77 @@
+"""The notebook facade: ``import backbone`` stays light; solve_te / place / sweep / plan take the options' own
+field names, validate them like the CLI and the API, and return the solver's result objects."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from backbone.solver.failures import FailureOptions
+from backbone.solver.failures import sweep as solver_sweep
+from backbone.solver.te import solve_te as solver_solve_te
+
+import backbone
+from backbone.errors import ValidationError
+from backbone.model import Network
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_import_backbone_loads_no_solver() -> None:
+    code = ("import sys, backbone; print(sorted(m for m in sys.modules if m.startswith(('backbone.', 'pandas')))); "
+            "assert callable(backbone.Network.with_capacity); "
+            "print(sorted(m for m in sys.modules if m.startswith(('backbone.solver', 'backbone.api'))))")
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split("\n")[:2] == ["[]", "[]"]  # neither pandas at import nor the solver with Network
+    assert {"solve_te", "place", "sweep", "plan", "load_scenario", "Network"} <= set(dir(backbone))
+    with pytest.raises(AttributeError, match="nope"):
+        backbone.nope  # noqa: B018
+
+
+def test_solve_te_takes_option_names_and_reports_utilisation(triangle: Network) -> None:
+    r = backbone.solve_te(triangle, objective="min-mlu", k_paths=2, verify=True)
+    assert "utilisation" in r.links.columns
+    assert r.links["utilisation"].max() == pytest.approx(0.75, abs=1e-6)
+    assert r.summary["verification"]["ok"] is True
+    assert "impact" in r.summary  # the options' default, as `backbone te` reports it
+    direct = solver_solve_te(triangle, "min-mlu", k=2)
+    assert r.summary["objective_value"] == pytest.approx(direct.summary["objective_value"])
+    same = backbone.solve_te(triangle, paths=2, impact=False)
+    assert "impact" not in same.summary
+    assert same.summary["objective_value"] == pytest.approx(r.summary["objective_value"])
+
+
+def test_solve_te_rejects_bad_options(triangle: Network) -> None:
+    with pytest.raises(ValidationError, match="objectiv") as err:
+        backbone.solve_te(triangle, objectiv="min-mlu")
+    assert "did you mean 'objective'" in str(err.value)
+    with pytest.raises(ValidationError, match="paths"):
+        backbone.solve_te(triangle, k_paths=0)
+    with pytest.raises(ValidationError, match="not both"):
+        backbone.solve_te(triangle, k_paths=2, paths=3)
+
+
+def test_with_capacity_changes_the_routing_not_the_original(triangle: Network) -> None:
+    bigger = triangle.with_capacity({"AC": 20.0})
+    assert backbone.solve_te(bigger, impact=False).links["utilisation"].max() == pytest.approx(0.5, abs=1e-6)
+    assert backbone.solve_te(triangle, impact=False).links["utilisation"].max() == pytest.approx(0.75, abs=1e-6)
+
+
+def test_sweep_is_the_solver_sweep(submarine_cut: Network) -> None:
+    s = backbone.sweep(submarine_cut, kind="srlg", engine="serial", k_paths=4)
+    direct = solver_sweep(submarine_cut, FailureOptions(kind="srlg", engine="serial"))
+    assert list(s.table()["scenario"]) == list(direct.table()["scenario"])
+    assert s.table()["impact_gbps"].tolist() == pytest.approx(direct.table()["impact_gbps"].tolist())
+    with pytest.raises(ValidationError, match="kind"):
+        backbone.sweep(submarine_cut, kind="meteor")
+
+
+def test_place_and_plan_validate_their_options(triangle: Network) -> None:
+    with pytest.raises(ValidationError, match="objective"):
+        backbone.place(triangle, objective="cheapest-possible")
+    with pytest.raises(ValidationError, match="unknown option"):
+        backbone.plan(triangle, colour="blue")
