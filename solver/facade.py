@@ -93,7 +93,7 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
     >>> r = backbone.solve_te(net, objective="max-throughput", k_paths=8)  # doctest: +SKIP
     >>> r.links["utilisation"].max()  # doctest: +SKIP
     """
-    from backbone.solver.te import TEOptions
+    from backbone.solver.tasks.te import TEOptions
     from backbone.solver.te import solve_te as solve
 
     opts = options_for(TEOptions, options)
@@ -192,7 +192,7 @@ def plan(net: Network, *, out_dir: str | Path | None = None, progress: ProgressF
     ValidationError
         For an unknown or bad option (nested stage options are named ``te.paths`` and so on).
     """
-    from backbone.solver.plan import PlanOptions
+    from backbone.solver.tasks.plan import PlanOptions
 
     opts = options_for(PlanOptions, options)
     return run_task("plan", net, opts.model_dump(exclude_unset=True), out_dir, progress)
