@@ -162,7 +162,7 @@ def derived_links(net: Network) -> np.ndarray:
 
 
 def apply_latency_parameters(net: Network, updates: Mapping[str, float], derived: np.ndarray | None = None) -> Network:
-    """A network whose parameters include ``updates`` and whose derived link latencies follow them.
+    """A network whose parameters include ``updates`` and whose derived link (and candidate) latencies follow them.
 
     ``derived`` (default :func:`derived_links` of ``net``) selects the links re-derived; the
     others keep their explicit latency.
@@ -190,7 +190,12 @@ def apply_latency_parameters(net: Network, updates: Mapping[str, float], derived
         links.loc[mask, "latency_ms"] = np.round(
             link_latency_ms(sub["length_km"].to_numpy(float), sub["kind"].to_numpy(), params), 4)
     meta = {**net.meta, "parameters": {**dict(net.meta.get("parameters") or {}), **params}}
-    return replace(net, links=links, meta=meta)
+    cands = net.candidates
+    if len(cands):  # candidate routes' derived latencies follow the parameters too (overrides are kept)
+        from backbone.derived import rederive
+
+        cands = rederive("candidates", cands, cands, net.sites, net.sites, net.parameters, params)
+    return replace(net, links=links, meta=meta, candidates=cands)
 
 
 # ---------------------------------------------------------------------- routing the pairs
