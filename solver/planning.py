@@ -30,6 +30,7 @@ TASKS: dict[str, str] = {
     "design": "backbone.solver.design_task:run_design_task",
     "plan": "backbone.solver.plan:run_plan_task",
     "calibrate": "backbone.solver.calibrate_task:run_calibrate_task",
+    "roadmap": "backbone.solver.roadmap:run_roadmap_task",
 }
 """Task kind -> ``module:function``. Each module also defines ``<function>.options_model``."""
 
