@@ -147,8 +147,8 @@ def write_roadmap(net: Network, result: RoadmapResult, summary: dict[str, Any], 
     files: list[str] = []
     for i, (label, period_net) in enumerate(zip(result.labels, result.networks, strict=True)):
         progress(0.3 * i / max(1, len(result.labels)), f"writing periods/{label}/scenario")
-        save_scenario(period_net, out / "periods" / label / "scenario")
-        files.append(f"periods/{label}/scenario/")
+        folder = save_scenario(period_net, out / "periods" / label / "scenario")
+        files += sorted(f"periods/{label}/scenario/{f.name}" for f in folder.iterdir() if f.is_file())
     _write_csv(out, "roadmap_periods.csv", period_table(summary), files)
     _write_csv(out, "roadmap_builds.csv", result.builds, files)
     _write_csv(out, "roadmap_budget.csv", result.ledger, files)

@@ -155,7 +155,7 @@ def test_task_writes_scenarios_and_checker_passes_then_catches_doctoring(tmp_pat
     res = run_task("roadmap", net, options, tmp_path)
     assert res.summary["verification"]["ok"], res.summary["verification"]
     for name in ("roadmap.json", "roadmap_periods.csv", "roadmap_builds.csv", "roadmap_budget.csv", "timeline.png",
-                 "map_2027.png", "report.html", "periods/2027Q3/scenario/"):
+                 "map_2027.png", "report.html", "periods/2027Q3/scenario/links.csv"):
         assert name in res.files and (tmp_path / name).exists(), name
     doc = json.loads((tmp_path / "roadmap.json").read_text())
     assert doc["periods"][2]["builds"][0]["committed"] == "2027Q1"
