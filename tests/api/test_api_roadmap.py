@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from apitest_helpers import FINAL, auth, wait_for
@@ -12,9 +11,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from backbone.io import network_to_dict, save_scenario
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "solver"))
-from test_roadmap import QUIET, lead_toy  # noqa: E402
+from tests.solver.test_roadmap import QUIET, lead_toy
 
 
 def test_roadmap_job_end_to_end(client: TestClient, tokens: dict[str, str], tmp_path: Path) -> None:
