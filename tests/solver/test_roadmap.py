@@ -198,3 +198,21 @@ def _without(net: Network, link: str) -> Network:
     srlgs = net.srlgs.copy()
     srlgs["links"] = [tuple(x for x in members if x != link) for members in srlgs["links"]]
     return replace(net, links=net.links.drop(index=[link]), srlgs=srlgs)
+
+
+def test_readme_roadmap_file_is_valid_on_the_shipped_scenario(tmp_path: Path) -> None:
+    import re
+
+    from backbone.solver.roadmap import check_references
+    from backbone.solver.roadmap_options import RoadmapOptions, load_roadmap_file
+
+    from backbone.io import load_scenario
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(# roadmap\.yaml.*?)```", text, re.S)
+    assert block, "README has no roadmap file example"
+    f = tmp_path / "roadmap.yaml"
+    f.write_text(block.group(1), encoding="utf-8")
+    opts = RoadmapOptions.model_validate(load_roadmap_file(f))
+    assert opts.budget_usd_per_period == 4e8 and opts.labels()[-1] == "2028Q4"
+    check_references(load_scenario(), opts)
