@@ -299,7 +299,9 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
         sub(0.02, "placing GPUs")
         gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
         place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
+        t_place = time.perf_counter()
         place_res, gpu_note, gpu_short = _place(place_net, place_opts, gpu_c, budgets, committed, opts)
+        place_seconds = time.perf_counter() - t_place
         sites_t = place_res.tables["sites"]
         gpu_capex = float(sites_t["capex_usd"].sum())
         added = sites_t["gpus_added"][sites_t["gpus_added"] > 0]
@@ -320,8 +322,10 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
 
         # ---- backbone
         sub(0.25, "designing the backbone")
+        t_design = time.perf_counter()
         design = _design_period(routed, opts, t, labels, kind, fail_opts, design_opts, budgets, committed,
                                 lambda f, m: sub(0.25 + 0.6 * f, m))
+        design["seconds"] = round(time.perf_counter() - t_design, 3)
         after = design["network"]
         for b in design["builds"]:
             committed[b["committed_index"]] += b["cost_usd"]
@@ -357,7 +361,10 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
             "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
                        "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
                        "iterations": design["iterations"], "states_added": design["states_added"],
-                       "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"]},
+                       "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
+                       "model": design.get("model") or {}, "seconds": design["seconds"]},
+            "placement_model": dict(place_res.stats),
+            "placement_seconds": round(place_seconds, 3),
             "placement_status": str(place_res.status),
             "placement_gap": _num(place_res.gap),
             "budget_shortfall_usd": float(design["shortfall_usd"] + gpu_short),
@@ -521,7 +528,7 @@ def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[s
             out.update(mode="survivable", status=res.status, cost_usd=res.cost_usd,
                        lower_bound_usd=res.lower_bound_usd, gap=res.gap, builds=rows,
                        network=_restore(res.network_after, routed), survivability=survivability_of(res),
-                       states_added=len(res.working_set), iterations=len(res.iterations))
+                       states_added=len(res.working_set), iterations=len(res.iterations), model=dict(res.model))
             return out
         need = res.cost_usd
         out["shortfall_usd"] = need - _affordable(budgets, committed, opts.carry_over, rows)
@@ -533,7 +540,8 @@ def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[s
     if fits(rows):
         out.update(mode="intact only (budget)", status=intact.status, cost_usd=intact.cost_usd,
                    lower_bound_usd=intact.lower_bound_usd, gap=intact.gap, builds=rows,
-                   network=_restore(intact.network_after, routed), iterations=len(intact.iterations))
+                   network=_restore(intact.network_after, routed), iterations=len(intact.iterations),
+                   model=dict(intact.model))
         out["budget_note"] += "; built the cheapest design for the intact state only"
     else:
         out.update(mode="nothing built (budget)", status="budget_limited", cost_usd=0.0, lower_bound_usd=0.0,
