@@ -357,6 +357,9 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
             "gpus_added_by_site": {str(k): float(v) for k, v in added.items()},
             "gpu_note": gpu_note,
             "builds": [_build_view(b) for b in period_builds if b["action"] != "gpus"],
+            "gpu_builds": [{"site": b["site_a"], "gpus": b["gpus"], "cost_usd": b["cost_usd"],
+                            "committed": b["committed"], "online": b["online"]}
+                           for b in period_builds if b["action"] == "gpus"],
             "survivability": design["survivability"],
             "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
                        "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],

@@ -81,15 +81,15 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
     b = builds.sort_values("cost_usd", ascending=False).head(TIMELINE_MAX_ROWS)
     b = b.sort_values(["online_index", "committed_index", "id"]).reset_index(drop=True)
     n, N = len(b), len(labels)
-    fig, ax = plt.subplots(figsize=(12, max(3.0, 0.28 * n + 1.6)), dpi=110)
+    fig, ax = plt.subplots(figsize=(12, max(3.2, 0.28 * n + 2.0)), dpi=110)
     for i, r in b.iterrows():
         colour = ACTION_COLOURS.get(str(r["action"]), "#555555")
         c, o = int(r["committed_index"]), int(r["online_index"])
         ax.barh(i, max(o - c, 0.08), left=c, height=0.6, color=colour, alpha=0.45, edgecolor=colour)
         ax.plot([o, N], [i, i], color=colour, lw=2.2)
         ax.plot([o], [i], marker="D", color=colour, ms=5)
-    names = [f"{r['id'].removeprefix('gpus:').rsplit(':', 1)[0] if r['action'] == 'gpus' else r['id']} "
-             f"({r['cost_usd'] / 1e6:,.1f} M)" for _, r in b.iterrows()]
+    names = [f"{'GPUs ' + str(r['site_a']) if r['action'] == 'gpus' else r['id']} ({r['cost_usd'] / 1e6:,.1f} M USD)"
+             for _, r in b.iterrows()]
     ax.set_yticks(range(n), names, fontsize=7)
     ax.invert_yaxis()
     ax.set_xticks(range(N), labels, fontsize=8)
@@ -99,7 +99,7 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
                           if len(builds) > TIMELINE_MAX_ROWS else ""), fontsize=11, loc="left")
     ax.legend(handles=[Patch(color=c, label=k) for k, c in ACTION_COLOURS.items()]
               + [Patch(color="#999999", alpha=0.45, label="committed → online (lead time)")],
-              loc="lower right", fontsize=8)
+              loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=4, fontsize=8, frameon=False)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
@@ -107,15 +107,16 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
     return buf.getvalue()
 
 
-def _year_maps(result: RoadmapResult, files: list[str], out: Path) -> dict[str, tuple[bytes, str]]:
-    """The backbone at the end of each year (small multiples), utilisation coloured, additions listed."""
+def _year_maps(net0: Network, result: RoadmapResult, files: list[str], out: Path) -> dict[str, tuple[bytes, str]]:
+    """The backbone at the end of each year (small multiples): utilisation coloured, the routes the roadmap
+    built (links not in ``net0``) highlighted."""
     from backbone.maps import render_map_bytes
 
     images: dict[str, tuple[bytes, str]] = {}
     last_of_year: dict[str, int] = {}
     for t, label in enumerate(result.labels):
         last_of_year[label[:4]] = t
-    base = set(result.networks[0].links.index) if result.networks else set()
+    base = set(net0.links.index)
     for year, t in last_of_year.items():
         net = result.networks[t]
         util = result.utilisation[t] if t < len(result.utilisation) else pd.Series(dtype=float)
@@ -162,7 +163,7 @@ def write_roadmap(net: Network, result: RoadmapResult, summary: dict[str, Any], 
         except ValidationError as exc:
             logger.info("timeline skipped: %s", exc)
         progress(0.5, "drawing the maps per year")
-        images |= _year_maps(result, files, out)
+        images |= _year_maps(net, result, files, out)
     from backbone.report_roadmap import render_roadmap_report
 
     progress(0.95, "writing report.html")
