@@ -192,7 +192,7 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
         ("objective (discounted)", money(summary["objective_usd"])),
         (f"{summary['end']} survives", f"{sv['survived']} of {sv['states']} {sv['failure_kind']} failures"),
         (f"{summary['end']} inference served", f"{100 * (last['served_share'] or 0):.1f} %"),
-        ("budget shortfalls", str(len(summary["budget_shortfalls"])) or "none"),
+        ("periods short of budget", ", ".join(x["period"] for x in summary["budget_shortfalls"]) or "none"),
     ]
     headline = (f"Status {summary['status']}: {money(summary['total_capex_usd'])} of capex over {len(periods)} "
                 f"{o.period}s; by {summary['end']} the backbone survives {sv['survived']} of {sv['states']} "

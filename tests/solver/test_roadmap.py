@@ -96,6 +96,20 @@ def test_budget_forces_the_cheaper_site_first() -> None:
     assert capped["status"] == "ok" and not capped["budget_shortfalls"]
 
 
+def test_power_arriving_in_steps() -> None:
+    from dataclasses import replace
+
+    net = gpu_toy()
+    sites = net.sites.copy()
+    sites.loc[["DC1", "DC2"], ["power_available_mw", "power_max_mw"]] = 0.5  # too little for a block (1.43 MW)
+    net = replace(net, sites=sites)
+    s = plan(net, gpu_lead_quarters=0, power_steps=[{"site": "DC2", "from_period": "2027Q2",
+                                                     "power_max_mw": 10}]).summary()
+    q1, q2, _ = s["periods"]
+    assert q1["gpus_added_by_site"] == {} and q1["served_share"] == pytest.approx(0.0)
+    assert q2["gpus_added_by_site"] == {"DC2": 1024.0} and q2["served_share"] == pytest.approx(1.0)
+
+
 def test_infeasible_budget_is_explained_by_period() -> None:
     s = plan(lead_toy(), budget_usd_per_period=3e6, carry_over=1.0).summary()
     assert s["status"] == "budget_limited"
@@ -216,3 +230,30 @@ def test_readme_roadmap_file_is_valid_on_the_shipped_scenario(tmp_path: Path) ->
     opts = RoadmapOptions.model_validate(load_roadmap_file(f))
     assert opts.budget_usd_per_period == 4e8 and opts.labels()[-1] == "2028Q4"
     check_references(load_scenario(), opts)
+
+
+@pytest.mark.slow
+def test_roadmap_default_on_the_shipped_scenario(tmp_path: Path) -> None:
+    """``backbone roadmap`` with its defaults: 8 quarters of the shipped scenario, checked independently
+    (everything but the re-sweep, which ``--verify`` runs)."""
+    from backbone.api.cli.main import app
+    from backbone.solver.checks.roadmap import check_roadmap
+    from backbone.solver.roadmap_options import RoadmapOptions
+    from typer.testing import CliRunner
+
+    from backbone.io import load_scenario
+
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["roadmap", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert [p["period"] for p in doc["periods"]][::7] == ["2027Q1", "2028Q4"] and len(doc["periods"]) == 8
+    assert doc["status"] in ("ok", "partial") and doc["total_capex_usd"] > 0
+    assert doc["periods"][0]["builds"] == []  # nothing ordered before 2027Q1 can be online in it
+    assert any(p["builds"] for p in doc["periods"])
+    for p in doc["periods"]:
+        assert p["survivability"]["states"] > 0 and p["mlu"] is not None
+    report = check_roadmap(load_scenario(), RoadmapOptions(), doc, out, survivability=False)
+    assert report.ok, str(report)
+    for name in ("report.html", "timeline.png", "map_2027.png", "map_2028.png", "periods/2028Q4/scenario/links.csv"):
+        assert (out / name).exists(), name
