@@ -43,7 +43,11 @@ UPGRADE_LEAD_QUARTERS = 1
 GPU_LEAD_QUARTERS = 2
 """Quarters from ordering a GPU block to service."""
 
-ROADMAP_STAGE_KEYS = ("place", "te", "failures", "design")
+DESIGN_TIME_LIMIT_S = 15.0
+"""Default seconds per design MIP solve in each period (the period's design stops after 3 x that)."""
+
+PLACE_TIME_LIMIT_S = 30.0
+"""Default seconds per placement solve in each period."""
 
 
 class PowerStep(BaseModel):
@@ -61,8 +65,8 @@ class RoadmapOptions(BaseModel):
     """Options of the ``roadmap`` task; a roadmap file (YAML) holds the same keys.
 
     ``place``, ``te``, ``failures`` and ``design`` take the options of the plan's stages (see
-    ``backbone plan``); ``design.time_limit_s`` is per period (default 20 s, the design of a period
-    stops after 3 x that).
+    ``backbone plan``); per period, ``design.time_limit_s`` defaults to 15 s (the design of a period
+    stops after 3 x that) and ``place`` to ``time_limit_s`` 30 s without the LP-relaxation bound.
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -99,7 +103,7 @@ class RoadmapOptions(BaseModel):
     te: dict[str, Any] = Field(default_factory=dict, description="Routing options (as in the plan).")
     failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (as in the plan).")
     design: dict[str, Any] = Field(default_factory=dict, description="Survivable design options per period (as in "
-                                                                      "the plan; time_limit_s defaults to 20).")
+                                                                      "the plan; time_limit_s defaults to 15).")
     maps: bool = Field(True, description="Draw the timeline, the maps per year and the report's charts.")
     verify: bool = Field(False, description="Run the independent roadmap checker (re-sweeps every period).")
     plan_file: str | None = Field(None, max_length=4096, description="Path of the roadmap file (CLI only).")
@@ -244,7 +248,7 @@ def period_label(quarter: int, period: str) -> str:
 
 def stage_options(opts: RoadmapOptions) -> tuple[Any, Any, Any, Any]:
     """The place, te, failures and design options of every period (the plan's stage options with the
-    roadmap's defaults: design ``time_limit_s`` 20 s per period).
+    roadmap's defaults: design ``time_limit_s`` 15 s and placement ``time_limit_s`` 30 s per period, no LP bound).
 
     Raises
     ------
@@ -254,8 +258,9 @@ def stage_options(opts: RoadmapOptions) -> tuple[Any, Any, Any, Any]:
     from backbone.solver.plan import PlanOptions
     from backbone.solver.plan import stage_options as plan_stage_options
 
-    design = {"time_limit_s": 20.0, **opts.design}
-    return plan_stage_options(PlanOptions.model_validate({"place": opts.place, "te": opts.te,
+    design = {"time_limit_s": DESIGN_TIME_LIMIT_S, **opts.design}
+    place = {"time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False, **opts.place}
+    return plan_stage_options(PlanOptions.model_validate({"place": place, "te": opts.te,
                                                          "failures": opts.failures, "design": design}))
 
 
