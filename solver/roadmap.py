@@ -19,7 +19,8 @@ The roadmap therefore decides period by period, in order; each period ``t`` (its
    ``lead_time_quarters`` allows an order at or after the first period and whose ``available_from``
    (ready-for-service quarter) is not after ``q_t``. Each build is committed ``ceil(lead / qpp)`` periods
    before ``t`` and its capex charged to that period's budget;
-4. **budget**: when the design's capex does not fit the budgets of the periods it is committed in
+4. **budget** (GPU blocks are funded first, then the backbone): when the design's capex does not fit the
+   budgets of the periods it is committed in
    (carry-over included), the period falls back to the cheapest design for the intact state only, then
    to building nothing; the shortfall is reported per period with its reason.
 

@@ -213,7 +213,8 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
         + f". The first period ({summary['start']}) carries the scenario's demand as given (data/README.md).",
         f"Lead times: link upgrades {o.upgrade_lead_quarters} quarter(s), GPU blocks {o.gpu_lead_quarters} quarter(s), "
         "candidate routes their own lead_time_quarters and not before their available_from quarter. Capex is "
-        "charged in the period a build is committed; nothing is committed before the first period.",
+        "charged in the period a build is committed; nothing is committed before the first period. Within a "
+        "period, GPU blocks are funded first, then the backbone.",
         "Budget: " + ("none" if o.budget_usd_per_period is None else f"{o.budget_usd_per_period} USD per period, "
                       f"{100 * o.carry_over:.0f} % of what a period leaves carried over") + ".",
         f"Decomposition: {summary['decomposition']}. Bound: {summary['bound']['covers']}",
