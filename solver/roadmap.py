@@ -48,7 +48,7 @@ import pandas as pd
 from backbone.solver.planning import ProgressFn, TaskResult, no_progress
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number, stage_options
 
-from backbone.errors import InfeasibleError, Problem, ValidationError
+from backbone.errors import InfeasibleError, Problem, SolverError, ValidationError
 from backbone.model import Network
 
 logger = logging.getLogger(__name__)
@@ -57,6 +57,10 @@ __all__ = ["RoadmapResult", "budget_ledger", "grow_network", "plan_roadmap", "ru
 
 BUDGET_TOL_USD = 1.0
 """Rounding slack when comparing spend with a budget."""
+
+SOLVER_RETRY_FACTORS = (1.0, 4.0)
+"""A period's design that finds no solution within ``time_limit_s`` is tried again with 4 x the limit; if that
+fails too, the period builds the intact-state design (or nothing) and says why (``design.solver_note``)."""
 
 PLACEMENT_DEMAND_PREFIX = "place:"
 """Ids of the demands a placement adds (serving site -> metro access site)."""
@@ -366,7 +370,8 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
                        "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
                        "iterations": design["iterations"], "states_added": design["states_added"],
                        "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
-                       "model": design.get("model") or {}, "seconds": design["seconds"]},
+                       "model": design.get("model") or {}, "seconds": design["seconds"],
+                       "solver_note": design.get("solver_note", "")},
             "placement_model": dict(place_res.stats),
             "placement_seconds": round(place_seconds, 3),
             "placement_status": str(place_res.status),
@@ -391,6 +396,8 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
     cols = ["id", "action", "site_a", "site_b", "kind", "modules", "added_gbps", "gpus", "cost_usd",
             "lead_time_quarters", "committed", "online", "committed_index", "online_index", "available_from"]
     table = pd.DataFrame(builds, columns=cols)
+    notes += [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
+              if p["design"]["solver_note"]]
     if any(p["index"] < opts.lead_periods(opts.upgrade_lead_quarters) for p in periods):
         notes.append(f"Nothing can be online before {labels[min(N - 1, opts.lead_periods(opts.upgrade_lead_quarters))]}"
                      f": a link upgrade takes {opts.upgrade_lead_quarters} quarter(s) from order to service and "
@@ -486,13 +493,23 @@ def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[s
                                     for x in sv["not_survivable"]]
         return sv
 
+    solver_notes: list[str] = []
+
     def run(survive: str) -> Any:
-        return design_survivable(
-            dnet, survive, float(design_opts.ceiling), float(design_opts.failure_ceiling), k=fail_opts.paths,
-            backend=str(design_opts.backend), time_limit_s=float(design_opts.time_limit_s),
-            mip_gap=float(design_opts.mip_gap), max_iterations=int(design_opts.max_iterations),
-            max_states=design_opts.max_states, use_candidates=bool(design_opts.candidates),
-            sweep_options=fail_opts, progress=progress)
+        limit = float(design_opts.time_limit_s)
+        for i, factor in enumerate(SOLVER_RETRY_FACTORS):
+            try:
+                return design_survivable(
+                    dnet, survive, float(design_opts.ceiling), float(design_opts.failure_ceiling), k=fail_opts.paths,
+                    backend=str(design_opts.backend), time_limit_s=limit * factor,
+                    mip_gap=float(design_opts.mip_gap), max_iterations=int(design_opts.max_iterations),
+                    max_states=design_opts.max_states, use_candidates=bool(design_opts.candidates),
+                    sweep_options=fail_opts, progress=progress)
+            except SolverError as exc:
+                solver_notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
+                if i == len(SOLVER_RETRY_FACTORS) - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def build_rows(upgrades: pd.DataFrame) -> list[dict[str, Any]]:
         rows = []
@@ -521,11 +538,14 @@ def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[s
                    builds=[], network=routed)
         out["survivability"] = _sweep_survivability(routed, kind, fail_opts)
         return out
+    res: Any = None
     try:
         res = run(kind)
     except InfeasibleError as exc:
-        res = None
         out["budget_note"] = f"survivable design infeasible: {exc}"
+    except SolverError:
+        pass  # noted in solver_notes; the intact-state design below
+    out["solver_note"] = "; ".join(solver_notes)
     if res is not None:
         rows = build_rows(res.upgrades)
         if fits(rows):
@@ -539,14 +559,23 @@ def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[s
         out["budget_note"] = (f"{labels[t]}: the survivable design costs {need / 1e6:,.1f} M USD; the budgets of "
                               f"its commit periods ({', '.join(sorted({b['committed'] for b in rows}))}) allow "
                               f"{(need - out['shortfall_usd']) / 1e6:,.1f} M USD")
-    intact = run("none")
+    try:
+        intact = run("none")
+    except SolverError:
+        out.update(mode="nothing built (solver)", status="time_limit", cost_usd=0.0, lower_bound_usd=None, gap=None,
+                   builds=[], network=routed, solver_note="; ".join(solver_notes))
+        out["survivability"] = _sweep_survivability(routed, kind, fail_opts)
+        return out
+    out["solver_note"] = "; ".join(solver_notes)
     rows = build_rows(intact.upgrades)
+    why = "budget" if res is not None else "solver"
     if fits(rows):
-        out.update(mode="intact only (budget)", status=intact.status, cost_usd=intact.cost_usd,
+        out.update(mode=f"intact only ({why})", status=intact.status, cost_usd=intact.cost_usd,
                    lower_bound_usd=intact.lower_bound_usd, gap=intact.gap, builds=rows,
                    network=_restore(intact.network_after, routed), iterations=len(intact.iterations),
                    model=dict(intact.model))
-        out["budget_note"] += "; built the cheapest design for the intact state only"
+        if why == "budget":
+            out["budget_note"] += "; built the cheapest design for the intact state only"
     else:
         out.update(mode="nothing built (budget)", status="budget_limited", cost_usd=0.0, lower_bound_usd=0.0,
                    gap=0.0, builds=[], network=routed)

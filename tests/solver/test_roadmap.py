@@ -110,6 +110,30 @@ def test_power_arriving_in_steps() -> None:
     assert q2["gpus_added_by_site"] == {"DC2": 1024.0} and q2["served_share"] == pytest.approx(1.0)
 
 
+def test_a_design_that_finds_no_solution_in_time_is_retried_then_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    import backbone.solver.survive as survive
+
+    from backbone.errors import SolverError
+
+    real = survive.design_survivable
+    limits: list[float] = []
+
+    def flaky(net: Network, kind: str, *args: Any, **kw: Any) -> Any:
+        limits.append(kw["time_limit_s"])
+        if kind != "none":
+            raise SolverError("survivable design: time_limit after 1.0 s (Time limit reached)")
+        return real(net, kind, *args, **kw)
+
+    monkeypatch.setattr(survive, "design_survivable", flaky)
+    s = plan(lead_toy(), design={"time_limit_s": 2}).summary()
+    q3 = s["periods"][2]
+    assert q3["design"]["mode"] == "intact only (solver)" and q3["builds"] == []
+    assert "time_limit" in q3["design"]["solver_note"] and "8 s per solve" in q3["design"]["solver_note"]
+    assert limits[:2] == [2.0, 8.0]  # retried with 4 x the limit
+    assert q3["survivability"]["violated"] == ["srlg:s1"] and s["status"] == "partial"
+    assert any("2027Q3" in n and "time_limit" in n for n in s["notes"])
+
+
 def test_infeasible_budget_is_explained_by_period() -> None:
     s = plan(lead_toy(), budget_usd_per_period=3e6, carry_over=1.0).summary()
     assert s["status"] == "budget_limited"
