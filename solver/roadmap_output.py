@@ -78,8 +78,17 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
 
     if builds.empty:
         raise ValidationError("nothing to draw: the roadmap builds nothing")
-    b = builds.sort_values("cost_usd", ascending=False).head(TIMELINE_MAX_ROWS)
+    gpu = builds[builds["action"] == "gpus"]
+    network = builds[builds["action"] != "gpus"]
+    # GPU blocks: one row per commitment (all sites together), so the backbone's builds stay visible
+    blocks = gpu.groupby(["committed_index", "online_index"], as_index=False).agg(
+        cost_usd=("cost_usd", "sum"), gpus=("gpus", "sum"), sites=("site_a", "nunique"))
+    blocks = blocks.assign(action="gpus", id=[f"GPU blocks: {g:,.0f} at {n} site{'s' if n > 1 else ''}"
+                                               for g, n in zip(blocks["gpus"], blocks["sites"], strict=True)])
+    b = pd.concat([network.sort_values("cost_usd", ascending=False).head(TIMELINE_MAX_ROWS - len(blocks)),
+                   blocks[["id", "action", "cost_usd", "committed_index", "online_index"]]], ignore_index=True)
     b = b.sort_values(["online_index", "committed_index", "id"]).reset_index(drop=True)
+    shown_network = min(len(network), TIMELINE_MAX_ROWS - len(blocks))
     n, N = len(b), len(labels)
     fig, ax = plt.subplots(figsize=(12, max(3.2, 0.28 * n + 2.0)), dpi=110)
     for i, r in b.iterrows():
@@ -88,15 +97,14 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
         ax.barh(i, max(o - c, 0.08), left=c, height=0.6, color=colour, alpha=0.45, edgecolor=colour)
         ax.plot([o, N], [i, i], color=colour, lw=2.2)
         ax.plot([o], [i], marker="D", color=colour, ms=5)
-    names = [f"{'GPUs ' + str(r['site_a']) if r['action'] == 'gpus' else r['id']} ({r['cost_usd'] / 1e6:,.1f} M USD)"
-             for _, r in b.iterrows()]
+    names = [f"{r['id']} ({r['cost_usd'] / 1e6:,.1f} M USD)" for _, r in b.iterrows()]
     ax.set_yticks(range(n), names, fontsize=7)
     ax.invert_yaxis()
     ax.set_xticks(range(N), labels, fontsize=8)
     ax.set_xlim(-0.2, N)
     ax.grid(axis="x", color="#d9dee5")
-    ax.set_title(title + (f" (the {TIMELINE_MAX_ROWS} costliest of {len(builds)} builds)"
-                          if len(builds) > TIMELINE_MAX_ROWS else ""), fontsize=11, loc="left")
+    ax.set_title(title + (f" (the {shown_network} costliest of {len(network)} backbone builds)"
+                          if shown_network < len(network) else ""), fontsize=11, loc="left")
     ax.legend(handles=[Patch(color=c, label=k) for k, c in ACTION_COLOURS.items()]
               + [Patch(color="#999999", alpha=0.45, label="committed → online (lead time)")],
               loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=4, fontsize=8, frameon=False)
