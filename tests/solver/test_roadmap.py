@@ -83,6 +83,13 @@ def test_ready_for_service_date_holds_a_candidate_back() -> None:
     assert [(b["id"], b["online"], b["committed"]) for b in online] == [("C1", "2027Q4", "2027Q2")]
 
 
+def test_yearly_periods_round_lead_times_up_to_whole_years() -> None:
+    s = plan(lead_toy(rfs="2027Q4"), period="year", start="2027", periods=2).summary()
+    assert [p["period"] for p in s["periods"]] == ["2027", "2028"]
+    c1 = s["periods"][1]["builds"][0]
+    assert (c1["id"], c1["committed"], c1["online"]) == ("C1", "2027", "2028")  # 2 quarters -> one year
+
+
 def test_budget_forces_the_cheaper_site_first() -> None:
     free = plan(gpu_toy(), gpu_lead_quarters=0).summary()
     assert free["periods"][0]["gpus_added_by_site"] == {"DC2": 1024.0}  # cheapest over five years
