@@ -97,7 +97,7 @@ def _print(s: dict[str, Any]) -> None:
         sv = p["survivability"]
         t.add_row(p["period"], money(p["capex_usd"]), money(p["opex_usd"]),
                   f"{sum(p['gpus_added_by_site'].values()):,.0f}", f"{100 * (p['served_share'] or 0):.1f} %",
-                  f"{100 * (p['mlu'] or 0):.0f} %", str(len(p["builds"])), f"{sv['survived']}/{sv['states']}",
+                  f"{100 * (p['mlu'] or 0):.0f} %", str(len(p["builds"])), f"{sv['survived']}/{sv['states']}" + (f" ({len(sv['not_survivable'])} excused)" if sv["not_survivable"] else ""),
                   p["design"]["mode"], money(p["budget_shortfall_usd"]) if p["budget_shortfall_usd"] > 1 else "")
     out_console.print(t)
     for n in s["notes"]:
