@@ -108,12 +108,12 @@ def check_scenario_document(doc: Mapping[str, Any], file: str) -> None:
 
 def server_job_options(kind: str, options: Mapping[str, Any], dask_scheduler: str) -> dict[str, Any]:
     """A job's options as its worker runs them: the server's Dask scheduler filled in where the
-    job asks for ``engine: dask`` (a ``failures`` job, or a plan's ``failures`` stage)."""
+    job asks for ``engine: dask`` (a ``failures`` job, or a plan's or roadmap's ``failures`` stage)."""
     out = dict(options)
     if not dask_scheduler:
         return out
     if kind == "failures" and out.get("engine") == "dask":
         out["scheduler"] = dask_scheduler
-    elif kind == "plan" and isinstance(out.get("failures"), dict) and out["failures"].get("engine") == "dask":
+    elif kind in ("plan", "roadmap") and isinstance(out.get("failures"), dict) and out["failures"].get("engine") == "dask":
         out["failures"] = {**out["failures"], "scheduler": dask_scheduler}
     return out

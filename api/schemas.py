@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 Scope = Literal["viewer", "planner", "admin"]
-TASK_KINDS = ("te", "place", "failures", "design", "plan")
+TASK_KINDS = ("te", "place", "failures", "design", "plan", "roadmap")
 MAP_FORMATS = ("png", "svg", "pdf", "html", "geojson", "kml")
 MapFormat = Literal["png", "svg", "pdf", "html", "geojson", "kml"]
 
@@ -114,7 +114,7 @@ class JobCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": {"kind": "te", "options": {}}})
 
-    kind: str = Field(description="Task kind: te, place, failures, design, plan or calibrate.",
+    kind: str = Field(description="Task kind: te, place, failures, design, plan, roadmap or calibrate.",
                       json_schema_extra={"examples": list(TASK_KINDS), "enum": list(TASK_KINDS)}, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict,
                                     description="Task options, named like the CLI flags (e.g. time_limit).")

@@ -50,6 +50,7 @@ COMMAND_MODULES = (
     "backbone.api.cli.design_cmds",  # design
     "backbone.api.cli.server_cmds",  # serve, token, db
     "backbone.api.cli.plan_cmds",  # plan
+    "backbone.api.cli.roadmap_cmds",  # roadmap
     "backbone.api.cli.calibrate_cmds",  # calibrate
 )
 """Each module has ``register(app)``; add new command groups here."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from backbone.solver.failures import FailureOptions
 from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.roadmap import run_roadmap_task
+from backbone.solver.roadmap_options import RoadmapOptions
 from backbone.solver.tasks.base import Task
 from backbone.solver.tasks.calibrate import CalibrateOptions, run_calibrate_task
 from backbone.solver.tasks.design import DesignOptions, run_design_task
@@ -19,5 +21,6 @@ TASKS: dict[str, Task] = {task.kind: task for task in (
     Task("design", run_design_task, DesignOptions),
     Task("plan", run_plan_task, PlanOptions),
     Task("calibrate", run_calibrate_task, CalibrateOptions),
+    Task("roadmap", run_roadmap_task, RoadmapOptions),
 )}
 """Task kind -> :class:`~backbone.solver.tasks.base.Task` (function and options model)."""

@@ -1,9 +1,9 @@
 """The README's "A short tour" runs as written, with the installed ``backbone`` command, in an empty folder.
 
 Every command of the tour's code block is run through the shell exactly as printed (redirections
-included) except the two long ones, ``failures --kind srlg`` (~2 minutes on two cores) and
-``plan`` (several minutes); they are covered by tests/solver/test_failures.py and
-tests/solver/test_plan.py on small scenarios. A command added to the tour is run here automatically.
+included) except the three long ones, ``failures --kind srlg`` (~2 minutes on two cores) and
+``plan`` and ``roadmap`` (several minutes); they are covered by tests/solver/test_failures.py,
+tests/solver/test_plan.py and tests/solver/test_roadmap.py. A command added to the tour is run here automatically.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LONG = ("backbone failures ", "backbone plan ")
+LONG = ("backbone failures ", "backbone plan ", "backbone roadmap ")
 """Tour commands left to their own tests (too slow for this one)."""
 
 
@@ -39,7 +39,7 @@ def tour_commands() -> list[str]:
 def test_the_tour_block_is_what_this_test_expects() -> None:
     commands = tour_commands()
     assert len(commands) >= 8 and all(c.startswith("backbone ") for c in commands)
-    assert sum(c.startswith(LONG) for c in commands) == 2
+    assert sum(c.startswith(LONG) for c in commands) == 3
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from backbone.solver.failures import FailureOptions
-from backbone.solver.failures import sweep as solver_sweep
-from backbone.solver.te import solve_te as solver_solve_te
 
 import backbone
 from backbone.errors import ValidationError
 from backbone.model import Network
+from backbone.solver.failures import FailureOptions
+from backbone.solver.failures import sweep as solver_sweep
+from backbone.solver.te import solve_te as solver_solve_te
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from backbone.solver.processes import spawn_unsafe_reason
 
 ROOT = Path(__file__).resolve().parents[2]

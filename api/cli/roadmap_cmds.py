@@ -1,0 +1,105 @@
+"""``backbone roadmap``: a multi-period build plan -- what to commit each period, and when it comes online."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from backbone.api.cli.common import (
+    EXIT_VERIFY,
+    SCENARIO_HELP,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+    out_console,
+    run_with_progress,
+)
+
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+
+EXIT_BUDGET_INFEASIBLE = 3
+"""Exit code when a budget left some period short (the roadmap is written in full, each shortfall explained)."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``roadmap`` to ``app``."""
+    app.command("roadmap")(roadmap)
+
+
+@handle_errors
+def roadmap(
+    scenario: ScenarioArg = None,
+    periods: Annotated[Optional[int], typer.Option(  # noqa: UP045
+        "--periods", help="Number of periods (default 8).")] = None,
+    period: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--period", help="Period length: quarter or year (default quarter).")] = None,
+    start: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        "--start", help="First period, e.g. 2027Q1 (or 2027 with --period year).")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Folder for roadmap.json, CSVs, periods/, charts, report.html.")]
+    = Path("roadmap-out"),
+    plan_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        "--plan", help="YAML roadmap file: growth, lead times, budgets, power steps, stage options.")] = None,
+    budget: Annotated[Optional[float], typer.Option(  # noqa: UP045
+        "--budget", help="Capex budget per period in USD (overrides the roadmap file).")] = None,
+    verify: Annotated[bool, typer.Option("--verify", help="Run the independent roadmap checker; exit 5 on "
+                                                          "violations.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print roadmap.json on stdout only.")] = False,
+) -> None:
+    """Plan builds period by period (rolling horizon): grow demand, place GPUs, design upgrades and new
+    routes so each period's backbone survives every single-SRLG failure, within lead times,
+    ready-for-service dates and budgets. Writes OUT/roadmap.json, CSVs, OUT/periods/<period>/scenario/
+    (run any command on them), timeline.png, maps per year and report.html. Exit 3 when a budget left a
+    period short (explained per period), 5 when --verify finds a violation."""
+    from backbone.solver.roadmap_options import load_roadmap_file
+
+    opts: dict[str, Any] = load_roadmap_file(plan_file) if plan_file else {}
+    for key, value in (("periods", periods), ("period", period), ("start", start),
+                       ("budget_usd_per_period", budget)):
+        if value is not None:
+            opts[key] = value
+    if verify:
+        opts["verify"] = True
+    net = load(scenario)
+    result = run_with_progress("roadmap", net, opts, out, transient=not json_out)
+    s = result.summary
+    if json_out:
+        emit_json({"kind": "roadmap", **s, "files": result.files})
+    else:
+        _print(s)
+    err_console.print(f"report: {out / 'report.html'}", highlight=False)
+    ver = s.get("verification")
+    if ver is not None and not ver["ok"]:
+        err_console.print(f"[bold red]verification failed[/]: {len(ver['violations'])} violation(s)")
+        for v in ver["violations"][:10]:
+            err_console.print(f"  {v['check']} {v['id']}: {v['message']}", highlight=False, markup=False)
+        raise typer.Exit(EXIT_VERIFY)
+    if s["status"] == "budget_limited":
+        for x in s["budget_shortfalls"]:
+            err_console.print(f"budget short in {x['period']}: {x['reason']}", highlight=False, markup=False)
+        raise typer.Exit(EXIT_BUDGET_INFEASIBLE)
+
+
+def _print(s: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    def money(v: Any) -> str:
+        return "-" if v is None else f"{float(v) / 1e6:,.1f} M"
+
+    t = Table(title=f"roadmap of {s['scenario']} {s['start']} -> {s['end']} ({s['status']}); capex "
+                    f"{money(s['total_capex_usd'])} USD, backbone gap "
+                    + ("-" if s["gap"] is None else f"{100 * s['gap']:.2f} %"), title_justify="left")
+    for col in ("period", "capex", "opex", "GPUs online", "served", "max util.", "builds online", "survives",
+                "design", "budget short"):
+        t.add_column(col, justify="left" if col in ("period", "design") else "right")
+    for p in s["periods"]:
+        sv = p["survivability"]
+        t.add_row(p["period"], money(p["capex_usd"]), money(p["opex_usd"]),
+                  f"{sum(p['gpus_added_by_site'].values()):,.0f}", f"{100 * (p['served_share'] or 0):.1f} %",
+                  f"{100 * (p['mlu'] or 0):.0f} %", str(len(p["builds"])), f"{sv['survived']}/{sv['states']}" + (f" ({len(sv['not_survivable'])} excused)" if sv["not_survivable"] else ""),
+                  p["design"]["mode"], money(p["budget_shortfall_usd"]) if p["budget_shortfall_usd"] > 1 else "")
+    out_console.print(t)
+    for n in s["notes"]:
+        err_console.print(n, highlight=False, markup=False)

@@ -1,0 +1,76 @@
+"""Time per period of ``backbone roadmap`` (placement, survivable design, the rest), model sizes and the gap.
+
+Usage: ``python benchmarks/bench_roadmap.py [SCENARIO] [--periods 8] [--period quarter] [--workers 2]
+[--time-limit 20] [--out DIR]``. Prints wall and CPU seconds (on a shared machine the wall clock also
+counts other processes' time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def _cpu_s() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def main() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from backbone.io import load_scenario
+    from backbone.solver.planning import run_task
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", nargs="?", default=None)
+    ap.add_argument("--periods", type=int, default=8)
+    ap.add_argument("--period", default="quarter")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--time-limit", type=float, default=None, help="design.time_limit_s per period")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    console = Console()
+    t0, c0 = time.perf_counter(), _cpu_s()
+    net = load_scenario(args.scenario)
+    out = Path(args.out or tempfile.mkdtemp(prefix="bench-roadmap-"))
+    options: dict[str, object] = {"periods": args.periods, "period": args.period,
+                                  "failures": {"workers": args.workers}}
+    if args.time_limit is not None:
+        options["design"] = {"time_limit_s": args.time_limit}
+    if args.period == "year":
+        options["start"] = "2027"
+    res = run_task("roadmap", net, options, out)
+    total, cpu = time.perf_counter() - t0, _cpu_s() - c0
+    s = res.summary
+    t = Table(title=f"backbone roadmap on {net.name} ({len(net.sites)} sites, {len(net.links)} links, "
+                    f"{len(net.demands)} demands, {len(net.srlgs)} SRLGs, {len(net.candidates)} candidates; "
+                    f"{args.periods} {args.period}s, {args.workers} workers)")
+    for col in ("period", "placement s", "placement rows x cols (int)", "design s", "design", "iterations",
+                "design MIP rows x cols (int)", "gap", "builds online", "survives", "period s"):
+        t.add_column(col, justify="left" if col in ("period", "design") else "right")
+    for p in s["periods"]:
+        pm, dm, d = p["placement_model"], p["design"]["model"], p["design"]
+        t.add_row(p["period"], f"{p['placement_seconds']:.1f}",
+                  f"{pm.get('rows', 0):,} x {pm.get('cols', 0):,} ({pm.get('integer_cols', 0):,})",
+                  f"{d['seconds']:.1f}", d["mode"], str(d["iterations"]),
+                  f"{dm.get('rows', 0):,} x {dm.get('cols', 0):,} ({dm.get('integer_cols', 0):,})" if dm else "-",
+                  "-" if d["gap"] is None else f"{100 * d['gap']:.2f} %", str(len(p["builds"])),
+                  f"{p['survivability']['survived']}/{p['survivability']['states']}", f"{p['seconds']:.1f}")
+    console.print(t)
+    gap = s["gap"]
+    console.print(f"status {s['status']}; total capex {s['total_capex_usd'] / 1e6:,.1f} M USD (backbone "
+                  f"{s['network_capex_usd'] / 1e6:,.1f} M, bound {(s['bound']['network_capex_lower_bound_usd'] or 0) / 1e6:,.1f} M, "
+                  f"gap {'-' if gap is None else f'{100 * gap:.2f} %'}); planning {s['seconds']:.1f} s, "
+                  f"total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; {out}")
+
+
+if __name__ == "__main__":
+    main()

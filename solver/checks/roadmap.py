@@ -1,0 +1,223 @@
+"""Independent check of a roadmap: lead times, ready-for-service dates, budgets, capacity, demand, survival.
+
+The check reads only the scenario as it is today, the roadmap's options, the roadmap's summary
+(``roadmap.json``: its builds, ledger and per-period claims) and the per-period scenarios
+(``periods/<period>/scenario``, or the networks in memory). It recomputes from them, never from the
+planner's internals:
+
+- ``lead_time``: every build is committed in a period of the roadmap (not before the first) and online
+  at least ``ceil(lead / quarters per period)`` periods later (lead from the candidates table, or the
+  options' upgrade / GPU lead), and a candidate not before its ``available_from`` quarter;
+- ``build_cost``: each backbone build's cost from the scenario's module and fixed costs;
+- ``budget``: capex per commit period within its budget plus the carried-over share of what the period
+  before left;
+- ``capacity_never_shrinks``: no link, capacity or GPU of one period is gone in the next;
+- ``capacity_matches_builds``: each period's capacity is today's plus the builds online by then;
+- ``demand``: each period's scenario carries today's demands grown to the period;
+- ``survivability``: each period's scenario re-swept from scratch
+  (:func:`backbone.solver.checks.survivability.check_survivability`): every state the roadmap claims
+  survived is carried.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from backbone.errors import Problem, ValidationError
+from backbone.model import Network
+from backbone.solver.checks import CheckReport, Violation
+from backbone.solver.progress import ProgressFn, no_progress
+
+__all__ = ["check_roadmap"]
+
+TOL_USD = 1.0
+TOL_REL = 1e-6
+
+
+def _qnum(text: str) -> int:
+    return int(text[:4]) * 4 + int(text[-1]) - 1
+
+
+def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
+                  networks: Sequence[Network] | str | Path, survivability: bool = True,
+                  progress: ProgressFn | None = None) -> CheckReport:
+    """Check a roadmap (see the module doc).
+
+    Parameters
+    ----------
+    net
+        The scenario the roadmap was planned from.
+    options
+        Its :class:`~backbone.solver.roadmap_options.RoadmapOptions` (or a mapping of them).
+    summary
+        The roadmap's summary (``roadmap.json``).
+    networks
+        The per-period networks, or the roadmap's output folder (``periods/<period>/scenario`` is read).
+    survivability
+        Re-sweep every period's scenario (the slow part).
+
+    Returns
+    -------
+    CheckReport
+        ``ok`` when nothing is violated.
+    """
+    import pydantic
+
+    from backbone.solver.roadmap_options import RoadmapOptions
+
+    progress = progress or no_progress
+    try:
+        opts = options if isinstance(options, RoadmapOptions) else RoadmapOptions.model_validate(dict(options or {}))
+    except pydantic.ValidationError as exc:
+        raise ValidationError([Problem(e["msg"], table="options", field=".".join(str(x) for x in e["loc"]))
+                               for e in exc.errors()]) from None
+    labels = opts.labels()
+    qpp = opts.quarters_per_period
+    if isinstance(networks, str | Path):
+        from backbone.io import load_scenario
+
+        root = Path(networks)
+        nets: list[Network] = [load_scenario(root / "periods" / label / "scenario") for label in labels]
+    else:
+        nets = list(networks)
+    report = CheckReport("roadmap")
+    cands = net.candidates
+    builds = summary.get("builds") or []
+    index = {label: i for i, label in enumerate(labels)}
+
+    # ---- lead times and RFS
+    report.checked.append("lead_time")
+    committed = [0.0] * len(labels)
+    for b in builds:
+        bid, action = str(b["id"]), str(b["action"])
+        c, o = index.get(str(b["committed"])), index.get(str(b["online"]))
+        if c is None or o is None:
+            report.add(Violation("lead_time", "builds", bid, f"committed {b['committed']} / online {b['online']}: "
+                                 f"not periods of the roadmap ({labels[0]} .. {labels[-1]})"))
+            continue
+        committed[c] += float(b["cost_usd"])
+        if action == "new route":
+            if bid not in cands.index:
+                report.add(Violation("lead_time", "builds", bid, "not a candidate of the scenario"))
+                continue
+            lead = int(cands.at[bid, "lead_time_quarters"])
+            rfs = str(cands.at[bid, "available_from"] or "").strip()
+            if rfs and opts.first_quarter(o) < _qnum(rfs):
+                report.add(Violation("rfs", "builds", bid, f"online {labels[o]} before its ready-for-service "
+                                     f"quarter {rfs}"))
+        elif action == "upgrade":
+            lead = opts.upgrade_lead_quarters
+        else:
+            lead = opts.gpu_lead_quarters
+        need = math.ceil(lead / qpp)
+        if o - c < need:
+            report.add(Violation("lead_time", "builds", bid, f"committed {labels[c]}, online {labels[o]}: "
+                                 f"{o - c} period(s) < lead time {lead} quarter(s)", value=o - c, limit=need))
+
+    # ---- build costs from the scenario's own costs
+    report.checked.append("build_cost")
+    links = net.links
+    for b in builds:
+        bid, action = str(b["id"]), str(b["action"])
+        if action == "new route" and bid in cands.index:
+            cost = float(cands.at[bid, "fixed_cost_usd"]) + int(b["modules"]) * float(cands.at[bid, "module_cost_usd"])
+        elif action == "upgrade" and bid in links.index:
+            cost = int(b["modules"]) * float(links.at[bid, "module_cost_usd"])
+        elif action == "upgrade" and bid in cands.index:  # a route built earlier in the roadmap, upgraded
+            cost = int(b["modules"]) * float(cands.at[bid, "module_cost_usd"])
+        else:
+            continue
+        if abs(cost - float(b["cost_usd"])) > TOL_USD + TOL_REL * cost:
+            report.add(Violation("build_cost", "builds", bid, f"costs {cost:,.0f} USD from the scenario's costs, "
+                                 f"the roadmap says {float(b['cost_usd']):,.0f}", value=float(b["cost_usd"]),
+                                 limit=cost))
+
+    # ---- budgets
+    report.checked.append("budget")
+    left = 0.0
+    for t, (label, budget) in enumerate(zip(labels, opts.budgets(), strict=True)):
+        available = budget + opts.carry_over * left
+        if committed[t] > available + TOL_USD:
+            report.add(Violation("budget", "ledger", label, f"{committed[t]:,.0f} USD committed, "
+                                 f"{available:,.0f} USD available", value=committed[t], limit=available))
+        left = max(0.0, available - committed[t]) if math.isfinite(available) else math.inf
+
+    # ---- capacity: never shrinks; today's plus the builds online by then
+    report.checked += ["capacity_never_shrinks", "capacity_matches_builds"]
+    prev = net
+    for t, (label, cur) in enumerate(zip(labels, nets, strict=True)):
+        gone = prev.links.index.difference(cur.links.index)
+        for lid in gone[:20]:
+            report.add(Violation("capacity_never_shrinks", "links", f"{label}:{lid}", "link removed"))
+        common = prev.links.index.intersection(cur.links.index)
+        drop = prev.links.loc[common, "capacity_gbps"] - cur.links.loc[common, "capacity_gbps"]
+        for lid, v in drop[drop > 1e-6].items():
+            report.add(Violation("capacity_never_shrinks", "links", f"{label}:{lid}",
+                                 f"capacity falls by {v:,.1f} Gbps", value=float(v)))
+        g = prev.sites["gpus_installed"] - cur.sites["gpus_installed"].reindex(prev.sites.index).fillna(0)
+        for sid, v in g[g > 0].items():
+            report.add(Violation("capacity_never_shrinks", "sites", f"{label}:{sid}", f"{v:,.0f} GPUs removed"))
+        expect = links["capacity_gbps"].astype(float).copy()
+        gpus = net.sites["gpus_installed"].astype(float).copy()
+        for b in builds:
+            o = index.get(str(b["online"]))
+            if o is None or o > t:
+                continue
+            if b["action"] == "gpus":
+                gpus[str(b["site_a"])] = gpus.get(str(b["site_a"]), 0.0) + float(b["gpus"])
+            elif b["action"] == "new route" and str(b["id"]) in cands.index:
+                expect[str(b["id"])] = expect.get(str(b["id"]), 0.0) + int(b["modules"]) * float(
+                    cands.at[str(b["id"]), "module_gbps"])
+            else:
+                expect[str(b["id"])] = expect.get(str(b["id"]), 0.0) + float(b["added_gbps"])
+        have = cur.links["capacity_gbps"].astype(float)
+        diff = (have.reindex(expect.index.union(have.index)).fillna(0.0)
+                - expect.reindex(expect.index.union(have.index)).fillna(0.0))
+        for lid, v in diff[diff.abs() > 1e-3].items():
+            report.add(Violation("capacity_matches_builds", "links", f"{label}:{lid}",
+                                 f"capacity {have.get(lid, 0.0):,.1f} Gbps, today's plus the builds online by "
+                                 f"{label} give {expect.get(lid, 0.0):,.1f}", value=float(v)))
+        gdiff = cur.sites["gpus_installed"].astype(float) - gpus.reindex(cur.sites.index).fillna(0.0)
+        for sid, v in gdiff[gdiff.abs() > 0.5].items():
+            report.add(Violation("capacity_matches_builds", "sites", f"{label}:{sid}",
+                                 f"{v:+,.0f} GPUs against today's plus the blocks online by {label}"))
+        prev = cur
+
+    # ---- demand carried by each period's scenario
+    report.checked.append("demand")
+    base = net.demands
+    region = net.sites["region"].reindex(base["src"]).to_numpy()
+    for t, (label, cur) in enumerate(zip(labels, nets, strict=True)):
+        years = t * opts.years_per_period
+        rate = np.array([opts.growth_per_year.get(str(r), 0.0) * opts.class_growth_factor.get(str(c), 1.0)
+                         for r, c in zip(region, base["traffic_class"], strict=True)])
+        want = base["demand_gbps"].to_numpy(float) * (1.0 + rate) ** years
+        have = cur.demands["demand_gbps"].reindex(base.index).to_numpy(float)
+        bad = ~(np.abs(np.nan_to_num(have, nan=-1.0) - want) <= 1e-6 + 1e-6 * want)
+        for i in np.flatnonzero(bad)[:20]:
+            report.add(Violation("demand", "demands", f"{label}:{base.index[i]}",
+                                 f"{have[i]:,.3f} Gbps in the period's scenario, today's grown to {label} is "
+                                 f"{want[i]:,.3f}", value=float(np.nan_to_num(have[i])), limit=float(want[i])))
+
+    # ---- survivability claims, re-swept
+    if survivability:
+        from backbone.solver.checks.survivability import check_survivability
+
+        report.checked.append("survivability")
+        fail = opts.failures
+        k = int(fail.get("paths", 4))
+        backend = str(fail.get("backend", "highs"))
+        for t, (label, cur, p) in enumerate(zip(labels, nets, summary["periods"], strict=True)):
+            sv = p["survivability"]
+            progress(t / len(labels), f"re-sweeping {label}")
+            excused = [str(x["scenario"]) for x in sv["not_survivable"]] + [str(x) for x in sv["violated"]]
+            sub = check_survivability(cur, sv["failure_kind"], excused, k=k, backend=backend)
+            for v in sub.violations:
+                report.add(Violation("survivability", "scenarios", f"{label}:{v.id}", v.message, v.value, v.limit))
+    progress(1.0, "checked")
+    return report

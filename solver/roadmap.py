@@ -1,0 +1,645 @@
+"""The roadmap: a multi-period build plan with lead times, budgets and cable systems not yet in service.
+
+**Decomposition (rolling horizon).** One model over every period -- placement, routing and a survivable
+design per period with capacity that persists -- is far too large for the shipped scenario (a
+survivable design of one period alone is solved by constraint generation over ~100 failure states).
+The roadmap therefore decides period by period, in order; each period ``t`` (its first quarter ``q_t``):
+
+1. **demand**: the scenario's demands and metro inference GPUs grown to period ``t``
+   (``(1 + rate) ** years since the first period``; rates per region, traffic class and metro);
+2. **GPUs**: the placement (:func:`backbone.solver.placement.solve_placement`) of the period's inference
+   demand on the GPUs already installed plus new blocks. Blocks online in ``t`` are ordered in
+   ``t - ceil(gpu_lead / quarters per period)``; before that is possible no block may be added. When the
+   blocks' capex exceeds what the budget of their commit period allows, the placement is solved again to
+   serve the most demand within that capex (capex-only cost: the budget forces the cheaper sites first);
+3. **backbone**: the survivable design (:func:`backbone.solver.survive.design_survivable`: upgrades and
+   new routes so the intact state fits within the ceiling and every single failure of the kind is
+   carried) on the network built so far, with the period's traffic and the placement's. Only what can be
+   online in ``t`` is offered: link upgrades when ``t >= ceil(upgrade_lead / qpp)``; candidates whose
+   ``lead_time_quarters`` allows an order at or after the first period and whose ``available_from``
+   (ready-for-service quarter) is not after ``q_t``. Each build is committed ``ceil(lead / qpp)`` periods
+   before ``t`` and its capex charged to that period's budget;
+4. **budget** (GPU blocks are funded first, then the backbone): when the design's capex does not fit the
+   budgets of the periods it is committed in
+   (carry-over included), the period falls back to the cheapest design for the intact state only, then
+   to building nothing; the shortfall is reported per period with its reason.
+
+What is built persists: the next period starts from this period's network (capacity never shrinks).
+
+**Bound and gap.** Each period's design MIP proves a lower bound on the cost of *that period's step
+given the earlier periods' builds*; their sum bounds the roadmap's backbone capex only among roadmaps
+that take the same earlier steps. It is not a bound on a roadmap that decides earlier periods
+differently (a joint model could build earlier to save later); the summary says so beside the number.
+
+**Objective (reported)**: discounted capex (by commit period) + discounted energy opex of the GPUs added +
+penalties for traffic left unmet in the intact state and inference demand left unserved, per period.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.errors import InfeasibleError, Problem, SolverError, ValidationError
+from backbone.model import Network
+from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.roadmap_options import RoadmapOptions, quarter_number, stage_options
+from backbone.solver.tasks.base import TaskResult
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RoadmapResult", "budget_ledger", "grow_network", "plan_roadmap", "run_roadmap_task"]
+
+BUDGET_TOL_USD = 1.0
+"""Rounding slack when comparing spend with a budget."""
+
+SOLVER_RETRY_FACTORS = (1.0, 4.0)
+"""A period's design that finds no solution within ``time_limit_s`` is tried again with 4 x the limit; if that
+fails too, the period builds the intact-state design (or nothing) and says why (``design.solver_note``)."""
+
+PLACEMENT_DEMAND_PREFIX = "place:"
+"""Ids of the demands a placement adds (serving site -> metro access site)."""
+
+
+@dataclass
+class RoadmapResult:
+    """A roadmap: what is committed when, what comes online when, and what each period looks like.
+
+    Attributes
+    ----------
+    options
+        The options it was planned with.
+    labels
+        Period labels (``2027Q1`` ...).
+    periods
+        One JSON-ready record per period (see :meth:`summary`).
+    builds
+        One row per build: ``id``, ``action`` (``upgrade``, ``new route``, ``gpus``), ``site_a``,
+        ``site_b`` (the site for GPUs), ``kind``, ``modules``, ``added_gbps``, ``gpus``, ``cost_usd``,
+        ``lead_time_quarters``, ``committed``, ``online`` (period labels), ``committed_index``,
+        ``online_index``, ``available_from``.
+    networks
+        The network of each period: what is built by then, with the period's demand (the placement's
+        traffic included) -- each a canonical scenario.
+    utilisation
+        Per period: link utilisation of the min-MLU routing of its network (the one definition).
+    ledger
+        One row per period: ``period``, ``budget_usd``, ``available_usd`` (budget plus carry-over),
+        ``committed_usd``, ``left_usd``.
+    """
+
+    options: RoadmapOptions
+    labels: list[str]
+    periods: list[dict[str, Any]]
+    builds: pd.DataFrame
+    networks: list[Network]
+    ledger: pd.DataFrame
+    seconds: float
+    scenario: str
+    fingerprint: str
+    notes: list[str] = field(default_factory=list)
+    utilisation: list[pd.Series] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready summary: ``status``, ``gap``, ``total_capex_usd``, ``objective_usd`` and ``periods``."""
+        periods = self.periods
+        capex = float(self.builds["cost_usd"].sum()) if len(self.builds) else 0.0
+        net_rows = self.builds[self.builds["action"] != "gpus"] if len(self.builds) else self.builds
+        net_capex = float(net_rows["cost_usd"].sum()) if len(net_rows) else 0.0
+        bounds = [p["design"]["lower_bound_usd"] for p in periods]
+        bound = None if any(b is None for b in bounds) else float(sum(bounds))
+        gap = None if bound is None else (max(0.0, net_capex - bound) / net_capex if net_capex > 0 else 0.0)
+        short = [p for p in periods if p["budget_shortfall_usd"] > BUDGET_TOL_USD]
+        unsurvived = [p for p in periods if p["survivability"]["violated"]]
+        status = "budget_limited" if short else ("partial" if unsurvived or any(
+            (p["served_share"] or 0) < 1 - 1e-6 or p["unmet_gbps"] > p["unmet_tolerance_gbps"] for p in periods)
+            else "ok")
+        disc = [p["discount_factor"] for p in periods]
+        obj = {
+            "capex_usd": sum(d * p["capex_usd"] for d, p in zip(disc, periods, strict=True)),
+            "opex_usd": sum(d * p["opex_usd"] for d, p in zip(disc, periods, strict=True)),
+            "unmet_penalty_usd": sum(d * p["unmet_gbps"] * self.options.unserved_penalty_usd_per_gbps
+                                     for d, p in zip(disc, periods, strict=True)),
+            "unserved_penalty_usd": sum(d * p["unserved_gpus"] * self.options.unserved_penalty_usd_per_gpu
+                                        for d, p in zip(disc, periods, strict=True)),
+        }
+        return {
+            "status": status,
+            "scenario": self.scenario,
+            "scenario_fingerprint": self.fingerprint,
+            "period": self.options.period,
+            "start": self.labels[0],
+            "end": self.labels[-1],
+            "decomposition": "rolling horizon: one period at a time, in order; each period's placement and "
+                             "survivable design see the builds of the earlier periods",
+            "gap": gap,
+            "bound": {"network_capex_lower_bound_usd": bound, "network_capex_usd": net_capex,
+                      "covers": "backbone capex of each period's step given the builds of the earlier periods "
+                                "(sum of each period's design-MIP bound); not a bound on roadmaps that decide "
+                                "earlier periods differently. GPU capex is solved per period to the placement's "
+                                "MIP gap (placement_gap per period)."},
+            "total_capex_usd": capex,
+            "network_capex_usd": net_capex,
+            "gpu_capex_usd": capex - net_capex,
+            "total_opex_usd": float(sum(p["opex_usd"] for p in periods)),
+            "objective_usd": float(sum(obj.values())),
+            "objective": obj,
+            "discount_rate_per_year": self.options.discount_rate_per_year,
+            "budget_shortfalls": [{"period": p["period"], "shortfall_usd": p["budget_shortfall_usd"],
+                                   "reason": p["budget_note"]} for p in short],
+            "periods": periods,
+            "builds": _records(self.builds),
+            "ledger": _records(self.ledger),
+            "notes": self.notes,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for r in df.to_dict("records"):
+        out.append({str(k): (None if isinstance(v, float) and not math.isfinite(v) else
+                             v.item() if isinstance(v, np.generic) else v) for k, v in r.items()})
+    return out
+
+
+# ------------------------------------------------------------------ inputs per period
+def grow_network(net: Network, opts: RoadmapOptions, t: int) -> Network:
+    """``net`` with its demands and metro inference GPUs grown to period ``t`` (0: as given).
+
+    A demand grows at its source site's region rate times its class factor; a metro's inference
+    GPUs at the metro's own rate (``metro_growth_per_year``) or its region's times the inference factor.
+    """
+    years = t * opts.years_per_period
+    d = net.demands.copy()
+    region = net.sites["region"].reindex(d["src"]).to_numpy()
+    rate = pd.Series(region).map(opts.growth_per_year).fillna(0.0).to_numpy(float) * \
+        d["traffic_class"].map(lambda c: opts.class_growth_factor.get(str(c), 1.0)).to_numpy(float)
+    d["demand_gbps"] = d["demand_gbps"].to_numpy(float) * (1.0 + rate) ** years
+    m = net.metros.copy()
+    if len(m):
+        inf = opts.class_growth_factor.get("inference", 1.0)
+        mrate = m["region"].map(opts.growth_per_year).fillna(0.0).to_numpy(float) * inf
+        own = m.index.to_series().map(opts.metro_growth_per_year)
+        mrate = np.where(own.notna().to_numpy(), own.fillna(0.0).to_numpy(float), mrate)
+        m["inference_gpus"] = m["inference_gpus"].to_numpy(float) * (1.0 + mrate) ** years
+    return replace(net, demands=d, metros=m)
+
+
+def check_references(net: Network, opts: RoadmapOptions) -> None:
+    """Ids the options name must exist in the scenario.
+
+    Raises
+    ------
+    ValidationError
+        Naming ``metro_growth_per_year.<id>`` or ``power_steps[i].site``.
+    """
+    problems = [Problem(f"unknown metro {m!r}", table="options", field=f"metro_growth_per_year.{m}")
+                for m in opts.metro_growth_per_year if m not in net.metros.index]
+    problems += [Problem(f"unknown site {s.site!r}", table="options", field=f"power_steps.{i}.site")
+                 for i, s in enumerate(opts.power_steps) if s.site not in net.sites.index]
+    if problems:
+        raise ValidationError(problems)
+
+
+def budget_ledger(budgets: list[float], committed: list[float], carry_over: float) -> list[float]:
+    """Budget available in each period: its own plus ``carry_over`` x what the previous period left."""
+    available, left = [], 0.0
+    for b, c in zip(budgets, committed, strict=True):
+        a = b + carry_over * left
+        available.append(a)
+        left = max(0.0, a - c) if math.isfinite(a) else math.inf
+    return available
+
+
+def _fits(budgets: list[float], committed: list[float], carry: float) -> bool:
+    avail = budget_ledger(budgets, committed, carry)
+    return all(c <= a + BUDGET_TOL_USD for c, a in zip(committed, avail, strict=True))
+
+
+def _headroom(budgets: list[float], committed: list[float], carry: float, c: int) -> float:
+    """Most extra capex period ``c`` can commit with every later period still within its budget."""
+    avail = budget_ledger(budgets, committed, carry)
+    room = math.inf
+    for j in range(c, len(budgets)):
+        slack = avail[j] - committed[j]
+        if not math.isfinite(slack):
+            continue
+        factor = carry ** (j - c) if j > c else 1.0
+        if factor <= 0:
+            break
+        room = min(room, max(0.0, slack) / factor)
+    return room
+
+
+# ------------------------------------------------------------------ the rolling horizon
+def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None = None,
+                 progress: ProgressFn | None = None) -> RoadmapResult:
+    """Plan a roadmap period by period (see the module doc).
+
+    Parameters
+    ----------
+    net
+        The scenario today (its ``candidates`` table lists the routes that may be built, with lead
+        times and ready-for-service quarters).
+    options
+        :class:`RoadmapOptions` or a mapping of them (default: 8 quarters from 2027Q1).
+
+    Raises
+    ------
+    ValidationError
+        For bad options or options naming unknown sites or metros.
+    SolverError
+        When a placement or design finds no solution within its time limit.
+
+    Example
+    -------
+    >>> r = plan_roadmap(load_scenario(), {"periods": 4})  # doctest: +SKIP
+    >>> r.summary()["total_capex_usd"]  # doctest: +SKIP
+    """
+    from backbone.solver.tasks.service import validate_options
+
+    progress = progress or no_progress
+    opts = options if isinstance(options, RoadmapOptions) else validate_options(RoadmapOptions, options or {})
+    check_references(net, opts)
+    place_opts, te_opts, fail_opts, design_opts = stage_options(opts)
+    kind = design_opts.survive or (fail_opts.kind if fail_opts.kind in ("link", "srlg", "site") else "srlg")
+    t_start = time.perf_counter()
+    labels = opts.labels()
+    N = len(labels)
+    budgets = opts.budgets()
+    committed = [0.0] * N
+    builds: list[dict[str, Any]] = []
+    periods: list[dict[str, Any]] = []
+    networks: list[Network] = []
+    utilisation: list[pd.Series] = []
+    notes: list[str] = []
+    state = net
+    base_demands, base_metros = net.demands, net.metros
+    cumulative_gpus = pd.Series(0.0, index=net.sites.index)
+
+    for t, label in enumerate(labels):
+        t0 = time.perf_counter()
+
+        def sub(f: float, m: str, t: int = t, label: str = label) -> None:
+            progress(min(0.999, (t + f) / N), f"{label}: {m}")
+
+        # ---- demand and power of the period
+        work = grow_network(replace(state, demands=base_demands, metros=base_metros), opts, t)
+        sites = work.sites.copy()
+        for step in opts.power_steps:
+            from backbone.solver.roadmap_options import parse_start
+
+            if parse_start(step.from_period, opts.period) <= opts.first_quarter(t):
+                sites.at[step.site, "power_max_mw"] = max(float(step.power_max_mw),
+                                                          float(sites.at[step.site, "power_available_mw"]))
+        work = replace(work, sites=sites)
+
+        # ---- GPUs
+        sub(0.02, "placing GPUs")
+        gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
+        place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
+        t_place = time.perf_counter()
+        place_res, gpu_note, gpu_short = _place(place_net, place_opts, gpu_c, budgets, committed, opts)
+        place_seconds = time.perf_counter() - t_place
+        sites_t = place_res.tables["sites"]
+        gpu_capex = float(sites_t["capex_usd"].sum())
+        added = sites_t["gpus_added"][sites_t["gpus_added"] > 0]
+        if len(added):
+            committed[gpu_c] += gpu_capex
+            for site, g in added.items():
+                builds.append({"id": f"gpus:{site}:{label}", "action": "gpus", "site_a": str(site), "site_b": "",
+                               "kind": "gpu block", "modules": int(sites_t.at[site, "blocks"]), "added_gbps": 0.0,
+                               "gpus": float(g), "cost_usd": float(sites_t.at[site, "capex_usd"]),
+                               "lead_time_quarters": opts.gpu_lead_quarters, "committed": labels[gpu_c],
+                               "online": label, "committed_index": gpu_c, "online_index": t, "available_from": ""})
+            cumulative_gpus = cumulative_gpus.add(added.astype(float), fill_value=0.0)
+        from backbone.solver.plan import network_after_placement, placement_demands
+
+        slo = {c.name: c.slo_rtt_ms for c in place_opts.classes}
+        extra = placement_demands(place_res.tables["flows"], slo)
+        routed = network_after_placement(work, sites_t, extra)
+
+        # ---- backbone
+        sub(0.25, "designing the backbone")
+        t_design = time.perf_counter()
+        design = _design_period(routed, opts, t, labels, kind, fail_opts, design_opts, budgets, committed,
+                                lambda f, m: sub(0.25 + 0.6 * f, m))
+        design["seconds"] = round(time.perf_counter() - t_design, 3)
+        after = design["network"]
+        for b in design["builds"]:
+            committed[b["committed_index"]] += b["cost_usd"]
+            builds.append(b)
+
+        # ---- the period's figures (one definition of utilisation and unmet: assess_state)
+        from backbone.solver.impact import assess_state, survive_tolerance_gbps
+
+        sub(0.9, "assessing the built network")
+        st = assess_state(after, te_opts.paths, te_opts.backend, te_opts.time_limit_s)
+        metros_t = place_res.tables["metros"]
+        unserved = float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0
+        opex = _gpu_opex_per_year(after, cumulative_gpus, place_opts) * opts.years_per_period
+        period_builds = [b for b in builds if b["online_index"] == t]
+        periods.append({
+            "period": label,
+            "index": t,
+            "capex_usd": 0.0,  # filled from the ledger below (capex is charged when committed)
+            "capex_online_usd": float(sum(b["cost_usd"] for b in period_builds)),
+            "opex_usd": opex,
+            "served_share": _num(place_res.totals.get("served_share")),
+            "unserved_gpus": unserved,
+            "mlu": _num(st.mlu),
+            "unmet_gbps": float(st.unmet_gbps.sum()),
+            "unmet_tolerance_gbps": survive_tolerance_gbps(after),
+            "demand_gbps": float(after.demands["demand_gbps"].sum()),
+            "inference_gpus_demand": float(work.metros["inference_gpus"].sum()) if len(work.metros) else 0.0,
+            "gpus_installed": float(after.sites["gpus_installed"].sum()),
+            "gpus_added_by_site": {str(k): float(v) for k, v in added.items()},
+            "gpu_note": gpu_note,
+            "builds": [_build_view(b) for b in period_builds if b["action"] != "gpus"],
+            "gpu_builds": [{"site": b["site_a"], "gpus": b["gpus"], "cost_usd": b["cost_usd"],
+                            "committed": b["committed"], "online": b["online"]}
+                           for b in period_builds if b["action"] == "gpus"],
+            "survivability": design["survivability"],
+            "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
+                       "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
+                       "iterations": design["iterations"], "states_added": design["states_added"],
+                       "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
+                       "model": design.get("model") or {}, "seconds": design["seconds"],
+                       "solver_note": design.get("solver_note", "")},
+            "placement_model": dict(place_res.stats),
+            "placement_seconds": round(place_seconds, 3),
+            "placement_status": str(place_res.status),
+            "placement_gap": _num(place_res.gap),
+            "budget_shortfall_usd": float(design["shortfall_usd"] + gpu_short),
+            "budget_note": "; ".join(x for x in (gpu_note if gpu_short > 0 else "", design["budget_note"]) if x),
+            "discount_factor": (1.0 + opts.discount_rate_per_year) ** (-t * opts.years_per_period),
+            "seconds": round(time.perf_counter() - t0, 3),
+        })
+        networks.append(after)
+        utilisation.append(st.link_utilisation.astype(float))
+        state = after
+        logger.info("roadmap %s: %s, %d builds, %.1f s", label, design["mode"], len(period_builds),
+                    time.perf_counter() - t0)
+
+    available = budget_ledger(budgets, committed, opts.carry_over)
+    ledger = pd.DataFrame({"period": labels, "budget_usd": budgets, "available_usd": available,
+                           "committed_usd": committed,
+                           "left_usd": [a - c for a, c in zip(available, committed, strict=True)]})
+    for p, c in zip(periods, committed, strict=True):
+        p["capex_usd"] = float(c)
+    cols = ["id", "action", "site_a", "site_b", "kind", "modules", "added_gbps", "gpus", "cost_usd",
+            "lead_time_quarters", "committed", "online", "committed_index", "online_index", "available_from"]
+    table = pd.DataFrame(builds, columns=cols)
+    notes += [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
+              if p["design"]["solver_note"]]
+    if any(p["index"] < opts.lead_periods(opts.upgrade_lead_quarters) for p in periods):
+        notes.append(f"Nothing can be online before {labels[min(N - 1, opts.lead_periods(opts.upgrade_lead_quarters))]}"
+                     f": a link upgrade takes {opts.upgrade_lead_quarters} quarter(s) from order to service and "
+                     f"nothing may be ordered before {labels[0]}.")
+    progress(1.0, "roadmap planned")
+    return RoadmapResult(opts, labels, periods, table, networks, ledger, time.perf_counter() - t_start,
+                         net.name, net.fingerprint(), notes, utilisation)
+
+
+def _num(v: Any) -> float | None:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _build_view(b: dict[str, Any]) -> dict[str, Any]:
+    return {k: b[k] for k in ("id", "action", "kind", "site_a", "site_b", "modules", "added_gbps", "cost_usd",
+                              "lead_time_quarters", "committed", "online")}
+
+
+def _gpu_opex_per_year(net: Network, gpus: pd.Series, place_opts: Any) -> float:
+    """Energy (and carbon) cost per year of the GPUs the roadmap added so far."""
+    s = net.sites.reindex(gpus.index)
+    mwh_per_gpu_year = place_opts.kw_per_gpu / 1000.0 * 8760.0
+    price = s["power_price_usd_per_mwh"].to_numpy(float) + \
+        place_opts.carbon_price_usd_per_t * s["carbon_kg_per_mwh"].to_numpy(float) / 1000.0
+    return float((gpus.to_numpy(float) * mwh_per_gpu_year * price).sum())
+
+
+def _place(net: Network, place_opts: Any, gpu_c: int, budgets: list[float], committed: list[float],
+           opts: RoadmapOptions) -> tuple[Any, str, float]:
+    """The period's placement; when its capex exceeds the commit period's headroom, the placement that
+    serves the most demand within it (capex only). Returns ``(result, note, shortfall_usd)``."""
+    from backbone.solver.placement import solve_placement
+
+    res = solve_placement(net, place_opts)
+    capex = float(res.tables["sites"]["capex_usd"].sum())
+    if gpu_c < 0:
+        lead = opts.gpu_lead_quarters
+        return res, (f"no GPU block can be online yet ({lead} quarter(s) from order to service)"
+                     if lead else ""), 0.0
+    room = _headroom(budgets, committed, opts.carry_over, gpu_c)
+    if capex <= room + BUDGET_TOL_USD:
+        return res, "", 0.0
+    capped = place_opts.model_copy(update={"objective": "max-served", "budget_usd": max(0.0, room),
+                                           "horizon_years": 0.0})
+    res2 = solve_placement(net, capped)
+    capex2 = float(res2.tables["sites"]["capex_usd"].sum())
+    note = (f"the least-cost GPU blocks need {capex / 1e6:,.1f} M USD of capex, the budget of "
+            f"{_label(opts, gpu_c)} allows {room / 1e6:,.1f} M USD: {capex2 / 1e6:,.1f} M USD spent serving the most "
+            "demand within it")
+    served, served2 = _num(res.totals.get("served_share")) or 0.0, _num(res2.totals.get("served_share")) or 0.0
+    if served2 >= served - 1e-6:  # the budget changed where, not how much: no shortfall
+        return res2, note + " (cheaper-to-buy sites, all the demand the least-cost plan serves)", 0.0
+    return res2, note + f" ({100 * served2:.1f} % of inference served instead of {100 * served:.1f} %)", \
+        max(0.0, capex - room)
+
+
+def _label(opts: RoadmapOptions, t: int) -> str:
+    return opts.labels()[t]
+
+
+def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[str], kind: str, fail_opts: Any,
+                   design_opts: Any, budgets: list[float], committed: list[float],
+                   progress: ProgressFn) -> dict[str, Any]:
+    """The period's backbone step: survivable design within what can be online and what the budget allows."""
+    from backbone.solver.survive import design_survivable
+
+    links0 = routed.links
+    up_c = t - opts.lead_periods(opts.upgrade_lead_quarters)
+    dnet = routed
+    if up_c < 0:  # no upgrade can be online yet
+        dnet = replace(dnet, links=links0.assign(max_capacity_gbps=links0["capacity_gbps"]))
+    cands = routed.candidates
+    offered: list[str] = []
+    if len(cands):
+        lead_p = cands["lead_time_quarters"].map(opts.lead_periods)
+        rfs_ok = cands["available_from"].map(
+            lambda q: not str(q).strip() or quarter_number(str(q)) <= opts.first_quarter(t))
+        ok = (t - lead_p >= 0) & rfs_ok
+        offered = [str(c) for c in cands.index[ok]]
+        dnet = dnet.drop_candidates([str(c) for c in cands.index[~ok]])
+    buildable = up_c >= 0 or bool(offered)
+    withheld = len(cands) - len(offered)
+
+    def survivability_of(res: Any) -> dict[str, Any]:
+        sv = res.survivability()
+        if withheld:  # "even with every candidate built" means every candidate that can be online by now
+            sv["not_survivable"] = [{**x, "reason": f"{x['reason']}; {withheld} candidate route(s) cannot be online "
+                                                    f"by {labels[t]} (lead time or ready-for-service date)"}
+                                    for x in sv["not_survivable"]]
+        return sv
+
+    solver_notes: list[str] = []
+
+    def run(survive: str) -> Any:
+        limit = float(design_opts.time_limit_s)
+        for i, factor in enumerate(SOLVER_RETRY_FACTORS):
+            try:
+                return design_survivable(
+                    dnet, survive, float(design_opts.ceiling), float(design_opts.failure_ceiling), k=fail_opts.paths,
+                    backend=str(design_opts.backend), time_limit_s=limit * factor,
+                    mip_gap=float(design_opts.mip_gap), max_iterations=int(design_opts.max_iterations),
+                    max_states=design_opts.max_states, use_candidates=bool(design_opts.candidates),
+                    sweep_options=fail_opts, progress=progress)
+            except SolverError as exc:
+                solver_notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
+                if i == len(SOLVER_RETRY_FACTORS) - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def build_rows(upgrades: pd.DataFrame) -> list[dict[str, Any]]:
+        rows = []
+        for r in upgrades.to_dict("records"):
+            new = r["action"] == "new route"
+            lead = int(cands.at[r["link"], "lead_time_quarters"]) if new else opts.upgrade_lead_quarters
+            c = t - opts.lead_periods(lead)
+            rows.append({"id": str(r["link"]), "action": str(r["action"]), "site_a": str(r["site_a"]),
+                         "site_b": str(r["site_b"]), "kind": str(r["kind"]), "modules": int(r["modules"]),
+                         "added_gbps": float(r["added_gbps"]), "gpus": 0.0, "cost_usd": float(r["cost_usd"]),
+                         "lead_time_quarters": lead, "committed": labels[c], "online": labels[t],
+                         "committed_index": c, "online_index": t,
+                         "available_from": str(cands.at[r["link"], "available_from"]) if new else ""})
+        return rows
+
+    def fits(rows: list[dict[str, Any]]) -> bool:
+        trial = list(committed)
+        for b in rows:
+            trial[b["committed_index"]] += b["cost_usd"]
+        return _fits(budgets, trial, opts.carry_over)
+
+    out: dict[str, Any] = {"candidates_offered": len(offered), "upgrades": up_c >= 0, "shortfall_usd": 0.0,
+                           "budget_note": "", "states_added": 0, "iterations": 0}
+    if not buildable:
+        out.update(mode="nothing buildable", status="skipped", cost_usd=0.0, lower_bound_usd=0.0, gap=0.0,
+                   builds=[], network=routed)
+        out["survivability"] = _sweep_survivability(routed, kind, fail_opts)
+        return out
+    res: Any = None
+    try:
+        res = run(kind)
+    except InfeasibleError as exc:
+        out["budget_note"] = f"survivable design infeasible: {exc}"
+    except SolverError:
+        pass  # noted in solver_notes; the intact-state design below
+    out["solver_note"] = "; ".join(solver_notes)
+    if res is not None:
+        rows = build_rows(res.upgrades)
+        if fits(rows):
+            out.update(mode="survivable", status=res.status, cost_usd=res.cost_usd,
+                       lower_bound_usd=res.lower_bound_usd, gap=res.gap, builds=rows,
+                       network=_restore(res.network_after, routed), survivability=survivability_of(res),
+                       states_added=len(res.working_set), iterations=len(res.iterations), model=dict(res.model))
+            return out
+        need = res.cost_usd
+        out["shortfall_usd"] = need - _affordable(budgets, committed, opts.carry_over, rows)
+        out["budget_note"] = (f"{labels[t]}: the survivable design costs {need / 1e6:,.1f} M USD; the budgets of "
+                              f"its commit periods ({', '.join(sorted({b['committed'] for b in rows}))}) allow "
+                              f"{(need - out['shortfall_usd']) / 1e6:,.1f} M USD")
+    try:
+        intact = run("none")
+    except SolverError:
+        out.update(mode="nothing built (solver)", status="time_limit", cost_usd=0.0, lower_bound_usd=None, gap=None,
+                   builds=[], network=routed, solver_note="; ".join(solver_notes))
+        out["survivability"] = _sweep_survivability(routed, kind, fail_opts)
+        return out
+    out["solver_note"] = "; ".join(solver_notes)
+    rows = build_rows(intact.upgrades)
+    why = "budget" if res is not None else "solver"
+    if fits(rows):
+        out.update(mode=f"intact only ({why})", status=intact.status, cost_usd=intact.cost_usd,
+                   lower_bound_usd=intact.lower_bound_usd, gap=intact.gap, builds=rows,
+                   network=_restore(intact.network_after, routed), iterations=len(intact.iterations),
+                   model=dict(intact.model))
+        if why == "budget":
+            out["budget_note"] += "; built the cheapest design for the intact state only"
+    else:
+        out.update(mode="nothing built (budget)", status="budget_limited", cost_usd=0.0, lower_bound_usd=0.0,
+                   gap=0.0, builds=[], network=routed)
+        out["budget_note"] += (f"; even the intact-state design ({intact.cost_usd / 1e6:,.1f} M USD) does not fit: "
+                               "nothing built")
+        out["shortfall_usd"] = max(out["shortfall_usd"], intact.cost_usd)
+    out["survivability"] = _sweep_survivability(out["network"], kind, fail_opts)
+    return out
+
+
+def _affordable(budgets: list[float], committed: list[float], carry: float, rows: list[dict[str, Any]]) -> float:
+    """Capex of ``rows`` that fits: the headroom of their earliest commit period, at most their cost."""
+    if not rows:
+        return 0.0
+    c = min(b["committed_index"] for b in rows)
+    return min(sum(b["cost_usd"] for b in rows), _headroom(budgets, committed, carry, c))
+
+
+def _restore(after: Network, before: Network) -> Network:
+    """``after`` with the pre-design ``max_capacity_gbps`` of existing links (the design may have capped
+    it to forbid upgrades that cannot be online yet) and every candidate not built (the design saw only
+    those that could be online in its period)."""
+    links0 = before.links
+    links = after.links.copy()
+    common = links.index.intersection(links0.index)
+    links.loc[common, "max_capacity_gbps"] = np.maximum(links0.loc[common, "max_capacity_gbps"].to_numpy(float),
+                                                        links.loc[common, "capacity_gbps"].to_numpy(float))
+    cands = before.candidates
+    return replace(after, links=links, candidates=cands.loc[~cands.index.isin(links.index)])
+
+
+def _sweep_survivability(net: Network, kind: str, fail_opts: Any) -> dict[str, Any]:
+    """``{failure_kind, states, survived, not_survivable, violated}`` of a network nothing was designed for."""
+    from backbone.solver.failures import SweepContext, enumerate_scenarios, run_sweep
+
+    sopts = fail_opts.model_copy(update={"kind": kind, "shortfall": False, "derate": None, "scenarios": None,
+                                         "verify": False})
+    scenarios = enumerate_scenarios(net, kind)  # type: ignore[arg-type]
+    records = run_sweep(net, scenarios, sopts, None, SweepContext.build(net, sopts))
+    return {"failure_kind": kind, "states": len(records), "survived": sum(1 for r in records if r["survived"]),
+            "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
+
+
+# ------------------------------------------------------------------ the task both front doors call
+def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Any, progress: ProgressFn) -> TaskResult:
+    """Plan the roadmap and, with ``out_dir``, write ``periods/<period>/scenario/``, ``roadmap.json``'s
+    companions (CSVs), the timeline, the maps per year and ``report.html``."""
+    from backbone.solver.roadmap_output import write_roadmap
+
+    result = plan_roadmap(net, opts, lambda f, m: progress(0.85 * f, m))
+    summary = result.summary()
+    files: list[str] = []
+    if opts.verify:
+        from backbone.solver.checks.roadmap import check_roadmap
+
+        progress(0.86, "verifying the roadmap independently")
+        report = check_roadmap(net, opts, summary, result.networks,
+                               progress=lambda f, m: progress(0.86 + 0.08 * f, f"verify: {m}"))
+        summary["verification"] = report.to_dict()
+    if out_dir is not None:
+        files = write_roadmap(net, result, summary, out_dir, lambda f, m: progress(0.94 + 0.06 * f, m))
+    progress(1.0, "done")
+    return TaskResult("roadmap", summary, files)
+
+
+run_roadmap_task.options_model = RoadmapOptions  # type: ignore[attr-defined]

@@ -1,0 +1,286 @@
+"""The roadmap (issue #16): lead times, ready-for-service dates, budgets, persistence, the checker.
+
+Three-period toys whose optimum is known by hand:
+
+- *lead*: sites A and B joined by one link in SRLG ``s1``; the only protection of A->B against ``s1`` is
+  candidate ``C1`` (fixed 5 M + 2 M per 100 Gbps module, lead time 2 quarters). It can be online in
+  2027Q3 at the earliest, committed in 2027Q1 (two periods early); one module (7 M USD) carries the
+  50 Gbps demand.
+- *gpus*: a metro's 1,000 GPUs of inference demand, two data centres next to it. DC2 is cheaper over
+  five years (low power price) but dearer to buy; a capex budget of 25 M USD per period forces the
+  block (1,024 GPUs) into DC1 (20.48 M USD) instead of DC2 (30.72 M USD).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backbone.model import Network
+from backbone.validate import build_network
+
+QUIET = {"periods": 3, "growth_per_year": {}, "maps": False, "failures": {"workers": 1}}
+
+
+def lead_toy(rfs: str = "") -> Network:
+    sites = [{"id": "A", "lon": 0.0, "lat": 0.0, "region": "NA", "kind": "datacenter"},
+             {"id": "B", "lon": 2.0, "lat": 0.0, "region": "NA"}]
+    links = [{"id": "L1", "site_a": "A", "site_b": "B", "capacity_gbps": 100, "module_gbps": 100,
+              "module_cost_usd": 1e6, "max_capacity_gbps": 400}]
+    cands = [{"id": "C1", "site_a": "A", "site_b": "B", "kind": "terrestrial", "link_kind": "terrestrial",
+              "waypoints": "1 0.5", "module_gbps": 100, "module_cost_usd": 2e6, "fixed_cost_usd": 5e6,
+              "max_modules": 2, "lead_time_quarters": 2, "available_from": rfs}]
+    demands = [{"id": "d1", "src": "A", "dst": "B", "demand_gbps": 50, "traffic_class": "bulk"}]
+    srlgs = [{"id": "s1", "kind": "conduit", "links": "L1"}]
+    return build_network({"sites": sites, "links": links, "demands": demands, "srlgs": srlgs, "metros": [],
+                          "candidates": cands}, name="lead-toy")
+
+
+def gpu_toy() -> Network:
+    dc = {"kind": "datacenter", "region": "NA", "gpus_max": 4096, "power_available_mw": 10, "power_max_mw": 10}
+    sites = [{"id": "P", "lon": 0.0, "lat": 0.0, "region": "NA", "metro": "M"},
+             {"id": "DC1", "lon": 0.3, "lat": 0.0, "capex_per_gpu_usd": 20000, "power_price_usd_per_mwh": 300, **dc},
+             {"id": "DC2", "lon": 0.0, "lat": 0.3, "capex_per_gpu_usd": 30000, "power_price_usd_per_mwh": 30, **dc}]
+    links = [{"id": "P-DC1", "site_a": "P", "site_b": "DC1", "capacity_gbps": 1000},
+             {"id": "P-DC2", "site_a": "P", "site_b": "DC2", "capacity_gbps": 1000}]
+    metros = [{"id": "M", "lon": 0.0, "lat": 0.0, "region": "NA", "inference_gpus": 1000}]
+    return build_network({"sites": sites, "links": links, "demands": [], "srlgs": [], "metros": metros},
+                         name="gpu-toy")
+
+
+def plan(net: Network, **options: Any) -> Any:
+    from backbone.solver.roadmap import plan_roadmap
+
+    return plan_roadmap(net, {**QUIET, **options})
+
+
+def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
+    r = plan(lead_toy())
+    s = r.summary()
+    assert r.labels == ["2027Q1", "2027Q2", "2027Q3"]
+    q1, q2, q3 = s["periods"]
+    assert q1["design"]["mode"] == "nothing buildable" and q1["builds"] == []
+    assert q1["survivability"]["violated"] == ["srlg:s1"]  # nothing can be online in the first quarter
+    assert q2["builds"] == []  # C1 cannot be online before 2027Q3
+    assert [b["id"] for b in q3["builds"]] == ["C1"]
+    c1 = q3["builds"][0]
+    assert (c1["committed"], c1["online"], c1["modules"]) == ("2027Q1", "2027Q3", 1)
+    assert c1["cost_usd"] == pytest.approx(7e6)
+    assert q1["capex_usd"] == pytest.approx(7e6) and q3["capex_usd"] == 0.0  # capex when committed
+    assert q3["survivability"]["survived"] == 1 and not q3["survivability"]["violated"]
+    assert s["total_capex_usd"] == pytest.approx(7e6)
+    assert s["gap"] == pytest.approx(0.0, abs=1e-6)
+    assert "C1" in r.networks[2].links.index and "C1" not in r.networks[1].links.index
+    assert s["status"] == "partial"  # 2027Q1 and 2027Q2 cannot survive s1 yet, and say so
+
+
+def test_ready_for_service_date_holds_a_candidate_back() -> None:
+    s = plan(lead_toy(rfs="2027Q4"), periods=4).summary()
+    online = [b for p in s["periods"] for b in p["builds"]]
+    assert [(b["id"], b["online"], b["committed"]) for b in online] == [("C1", "2027Q4", "2027Q2")]
+
+
+def test_yearly_periods_round_lead_times_up_to_whole_years() -> None:
+    s = plan(lead_toy(rfs="2027Q4"), period="year", start="2027", periods=2).summary()
+    assert [p["period"] for p in s["periods"]] == ["2027", "2028"]
+    c1 = s["periods"][1]["builds"][0]
+    assert (c1["id"], c1["committed"], c1["online"]) == ("C1", "2027", "2028")  # 2 quarters -> one year
+
+
+def test_budget_forces_the_cheaper_site_first() -> None:
+    free = plan(gpu_toy(), gpu_lead_quarters=0).summary()
+    assert free["periods"][0]["gpus_added_by_site"] == {"DC2": 1024.0}  # cheapest over five years
+    assert free["periods"][0]["capex_usd"] == pytest.approx(1024 * 30000)
+    capped = plan(gpu_toy(), gpu_lead_quarters=0, budget_usd_per_period=25e6, carry_over=0.0).summary()
+    p0 = capped["periods"][0]
+    assert p0["gpus_added_by_site"] == {"DC1": 1024.0}  # the budget forces the cheaper site to buy
+    assert p0["capex_usd"] == pytest.approx(1024 * 20000)
+    assert p0["served_share"] == pytest.approx(1.0)
+    assert all(p["capex_usd"] == 0.0 for p in capped["periods"][1:])  # capacity persists: nothing more needed
+    assert capped["status"] == "ok" and not capped["budget_shortfalls"]
+
+
+def test_power_arriving_in_steps() -> None:
+    from dataclasses import replace
+
+    net = gpu_toy()
+    sites = net.sites.copy()
+    sites.loc[["DC1", "DC2"], ["power_available_mw", "power_max_mw"]] = 0.5  # too little for a block (1.43 MW)
+    net = replace(net, sites=sites)
+    s = plan(net, gpu_lead_quarters=0, power_steps=[{"site": "DC2", "from_period": "2027Q2",
+                                                     "power_max_mw": 10}]).summary()
+    q1, q2, _ = s["periods"]
+    assert q1["gpus_added_by_site"] == {} and q1["served_share"] == pytest.approx(0.0)
+    assert q2["gpus_added_by_site"] == {"DC2": 1024.0} and q2["served_share"] == pytest.approx(1.0)
+
+
+def test_a_design_that_finds_no_solution_in_time_is_retried_then_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    import backbone.solver.survive as survive
+    from backbone.errors import SolverError
+
+    real = survive.design_survivable
+    limits: list[float] = []
+
+    def flaky(net: Network, kind: str, *args: Any, **kw: Any) -> Any:
+        limits.append(kw["time_limit_s"])
+        if kind != "none":
+            raise SolverError("survivable design: time_limit after 1.0 s (Time limit reached)")
+        return real(net, kind, *args, **kw)
+
+    monkeypatch.setattr(survive, "design_survivable", flaky)
+    s = plan(lead_toy(), design={"time_limit_s": 2}).summary()
+    q3 = s["periods"][2]
+    assert q3["design"]["mode"] == "intact only (solver)" and q3["builds"] == []
+    assert "time_limit" in q3["design"]["solver_note"] and "8 s per solve" in q3["design"]["solver_note"]
+    assert limits[:2] == [2.0, 8.0]  # retried with 4 x the limit
+    assert q3["survivability"]["violated"] == ["srlg:s1"] and s["status"] == "partial"
+    assert any("2027Q3" in n and "time_limit" in n for n in s["notes"])
+
+
+def test_infeasible_budget_is_explained_by_period() -> None:
+    s = plan(lead_toy(), budget_usd_per_period=3e6, carry_over=1.0).summary()
+    assert s["status"] == "budget_limited"
+    short = s["budget_shortfalls"]
+    assert [x["period"] for x in short] == ["2027Q3"]
+    assert short[0]["shortfall_usd"] == pytest.approx(4e6)  # 7 M needed in 2027Q1, 3 M available
+    assert "2027Q1" in short[0]["reason"] and "7.0 M USD" in short[0]["reason"]
+    q3 = s["periods"][2]
+    assert q3["design"]["mode"] == "intact only (budget)" and q3["builds"] == []
+    assert q3["survivability"]["violated"] == ["srlg:s1"]
+    assert all(row["committed_usd"] <= row["available_usd"] + 1 for row in s["ledger"])
+
+
+def test_growth_and_carry_over() -> None:
+    from backbone.solver.roadmap import budget_ledger, grow_network
+    from backbone.solver.roadmap_options import RoadmapOptions
+
+    o = RoadmapOptions(period="year", start="2027", growth_per_year={"NA": 0.5}, periods=3)
+    assert o.labels() == ["2027", "2028", "2029"]
+    g = grow_network(lead_toy(), o, 2)
+    assert g.demands.at["d1", "demand_gbps"] == pytest.approx(50 * 1.5 ** 2)
+    assert budget_ledger([10.0, 10.0, 10.0], [4.0, 0.0, 30.0], 0.5) == [10.0, 13.0, 16.5]
+
+
+@pytest.mark.parametrize(("options", "field"), [
+    ({"start": "2027Q5"}, "start"), ({"growth_per_year": {"MARS": 0.1}}, "growth_per_year"),
+    ({"budget_usd_per_period": [1.0, 2.0]}, "budget_usd_per_period"), ({"periodz": 3}, "periodz"),
+    ({"design": {"time_limit": 3}}, "design.time_limit"),
+])
+def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
+    from backbone.errors import ValidationError
+    from backbone.solver.planning import parse_options
+
+    with pytest.raises(ValidationError) as exc:
+        parse_options("roadmap", {"periods": 3, **options})
+    text = " ".join(f"{p.field} {p.message}" for p in exc.value.problems)
+    assert field in text, text
+
+
+def test_unknown_site_in_power_steps_is_a_validation_error() -> None:
+    from backbone.errors import ValidationError
+
+    with pytest.raises(ValidationError, match=r"power_steps\.0\.site"):
+        plan(lead_toy(), power_steps=[{"site": "nowhere", "from_period": "2027Q2", "power_max_mw": 5}])
+
+
+def test_task_writes_scenarios_and_checker_passes_then_catches_doctoring(tmp_path: Path) -> None:
+    from backbone.io import load_scenario
+    from backbone.solver.checks.roadmap import check_roadmap
+    from backbone.solver.planning import run_task
+    from backbone.solver.roadmap_options import RoadmapOptions
+
+    net = lead_toy()
+    options = {**QUIET, "maps": True, "verify": True}
+    res = run_task("roadmap", net, options, tmp_path)
+    assert res.summary["verification"]["ok"], res.summary["verification"]
+    for name in ("roadmap.json", "roadmap_periods.csv", "roadmap_builds.csv", "roadmap_budget.csv", "timeline.png",
+                 "map_2027.png", "report.html", "periods/2027Q3/scenario/links.csv"):
+        assert name in res.files and (tmp_path / name).exists(), name
+    doc = json.loads((tmp_path / "roadmap.json").read_text())
+    assert doc["periods"][2]["builds"][0]["committed"] == "2027Q1"
+    q3 = load_scenario(tmp_path / "periods" / "2027Q3" / "scenario")
+    assert q3.links.at["C1", "capacity_gbps"] == 100
+    html = (tmp_path / "report.html").read_text()
+    assert "Timeline" in html and "data:image/png;base64" in html and "2027Q3" in html
+
+    opts = RoadmapOptions.model_validate(options)
+    assert check_roadmap(net, opts, doc, tmp_path).ok
+    early = json.loads(json.dumps(doc))
+    early["builds"] = [{**b, "committed": "2027Q2"} if b["id"] == "C1" else b for b in early["builds"]]
+    rep = check_roadmap(net, opts, early, tmp_path, survivability=False)
+    assert {v.check for v in rep.violations} == {"lead_time"}
+    cheap = json.loads(json.dumps(doc))
+    cheap["builds"] = [{**b, "cost_usd": 1.0} for b in cheap["builds"]]
+    assert {v.check for v in check_roadmap(net, opts, cheap, tmp_path, survivability=False).violations} == {
+        "build_cost"}
+    over = check_roadmap(net, opts.model_copy(update={"budget_usd_per_period": 1e6}), doc, tmp_path,
+                         survivability=False)
+    assert {v.check for v in over.violations} == {"budget"}
+    shrunk = [n for n in res_networks(tmp_path, opts)]
+    shrunk[2] = shrunk[2].drop_links(["C1"]) if hasattr(shrunk[2], "drop_links") else _without(shrunk[2], "C1")
+    bad = check_roadmap(net, opts, doc, shrunk)
+    assert {"capacity_matches_builds", "survivability"} <= {v.check for v in bad.violations}
+    claims = json.loads(json.dumps(doc))
+    claims["periods"][0]["survivability"]["violated"] = []  # claims 2027Q1 survives s1: it does not
+    assert "survivability" in {v.check for v in check_roadmap(net, opts, claims, tmp_path).violations}
+
+
+def res_networks(root: Path, opts: Any) -> list[Network]:
+    from backbone.io import load_scenario
+
+    return [load_scenario(root / "periods" / label / "scenario") for label in opts.labels()]
+
+
+def _without(net: Network, link: str) -> Network:
+    from dataclasses import replace
+
+    srlgs = net.srlgs.copy()
+    srlgs["links"] = [tuple(x for x in members if x != link) for members in srlgs["links"]]
+    return replace(net, links=net.links.drop(index=[link]), srlgs=srlgs)
+
+
+def test_readme_roadmap_file_is_valid_on_the_shipped_scenario(tmp_path: Path) -> None:
+    import re
+
+    from backbone.io import load_scenario
+    from backbone.solver.roadmap import check_references
+    from backbone.solver.roadmap_options import RoadmapOptions, load_roadmap_file
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(# roadmap\.yaml.*?)```", text, re.S)
+    assert block, "README has no roadmap file example"
+    f = tmp_path / "roadmap.yaml"
+    f.write_text(block.group(1), encoding="utf-8")
+    opts = RoadmapOptions.model_validate(load_roadmap_file(f))
+    assert opts.budget_usd_per_period == 4e8 and opts.labels()[-1] == "2028Q4"
+    check_references(load_scenario(), opts)
+
+
+@pytest.mark.slow
+def test_roadmap_default_on_the_shipped_scenario(tmp_path: Path) -> None:
+    """``backbone roadmap`` with its defaults: 8 quarters of the shipped scenario, checked independently
+    (everything but the re-sweep, which ``--verify`` runs)."""
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+    from backbone.io import load_scenario
+    from backbone.solver.checks.roadmap import check_roadmap
+    from backbone.solver.roadmap_options import RoadmapOptions
+
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["roadmap", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert [p["period"] for p in doc["periods"]][::7] == ["2027Q1", "2028Q4"] and len(doc["periods"]) == 8
+    assert doc["status"] in ("ok", "partial") and doc["total_capex_usd"] > 0
+    assert doc["periods"][0]["builds"] == []  # nothing ordered before 2027Q1 can be online in it
+    assert any(p["builds"] for p in doc["periods"])
+    for p in doc["periods"]:
+        assert p["survivability"]["states"] > 0 and p["mlu"] is not None
+    report = check_roadmap(load_scenario(), RoadmapOptions(), doc, out, survivability=False)
+    assert report.ok, str(report)
+    for name in ("report.html", "timeline.png", "map_2027.png", "map_2028.png", "periods/2028Q4/scenario/links.csv"):
+        assert (out / name).exists(), name
