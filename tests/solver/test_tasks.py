@@ -14,7 +14,7 @@ from backbone.solver.tasks.registry import TASKS
 from backbone.solver.tasks.summaries import PlanSummary
 from tests.conftest import small_world_network
 
-KINDS = ("te", "place", "failures", "design", "plan", "calibrate")
+KINDS = ("te", "place", "failures", "design", "plan", "calibrate", "roadmap")
 
 
 @pytest.fixture(scope="module")
