@@ -181,11 +181,20 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
     dst = site_pos.loc[d["dst"]].to_numpy()
     cut = stuck & (label[src] != label[dst])
     slo = stuck & ~cut
+    # a site every link of which (candidates included) is in the failure is off the network: nothing can reach it
+    isolated = np.bincount(np.concatenate([a, b]), minlength=n) == 0
+    alone = cut & (isolated[src] | isolated[dst])
+    apart = cut & ~alone
     parts = []
-    if cut.any():
-        sites = sorted({s for s, t in zip(d["src"][cut], d["dst"][cut], strict=True) for s in (s, t)})
-        parts.append(f"{int(cut.sum())} demands ({d['demand_gbps'][cut].sum():,.0f} Gbps) cut apart even with every "
-                     f"candidate built (sites {', '.join(sites[:6])}{'…' if len(sites) > 6 else ''})")
+    if alone.any():
+        gone = sorted({str(full.sites.index[i]) for i in np.concatenate([src[alone], dst[alone]]) if isolated[i]})
+        parts.append(f"{int(alone.sum())} demands ({d['demand_gbps'][alone].sum():,.0f} Gbps) to or from "
+                     f"{', '.join(gone)}, which the failure takes off the network (every link and candidate route "
+                     "of the site is in it)")
+    if apart.any():
+        sites = sorted({s for s, t in zip(d["src"][apart], d["dst"][apart], strict=True) for s in (s, t)})
+        parts.append(f"{int(apart.sum())} demands ({d['demand_gbps'][apart].sum():,.0f} Gbps) cut apart even with "
+                     f"every candidate built (sites {', '.join(sites[:6])}{'…' if len(sites) > 6 else ''})")
     if slo.any():
         ex = d[slo].iloc[0]
         parts.append(f"{int(slo.sum())} demands ({d['demand_gbps'][slo].sum():,.0f} Gbps) have no path within their "
