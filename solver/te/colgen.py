@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.problem import INF, Solution, Status, solve
 from backbone.solver.te.formulations import (
     SPLIT_COLUMNS,
@@ -50,7 +51,7 @@ from backbone.solver.te.formulations import (
     path_strings,
 )
 from backbone.solver.te.instance import REASON_SLO, TEInstance
-from backbone.solver.te.objectives import HELD_PENALTY, REL_TOL, Stage, backend_options
+from backbone.solver.te.objectives import HELD_PENALTY, REL_TOL, TIMED_OUT_MARGIN_S, Stage, backend_options
 
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
@@ -352,11 +353,17 @@ class ScaleOutcome:
     lower_bound: float | None
     paths_seconds: float
     extra: dict[str, Any] = field(default_factory=dict)
+    timed_out: bool = False
+    """The time limit stopped the run (the answer is the best feasible one found, with its bound)."""
 
 
-def _splits(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, f: np.ndarray,
-            tol: float) -> pd.DataFrame:
-    """Path-split rows of the columns carrying flow."""
+def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, f: np.ndarray,
+                 tol: float) -> pd.DataFrame:
+    """Path-split rows (:data:`SPLIT_COLUMNS`) of the columns carrying more than ``tol`` Gbps.
+
+    Column ``i`` routes ``f[i]`` of instance demand ``col_demand[i]`` over arcs
+    ``arcs[ptr[i]:ptr[i + 1]]`` (``ptr = cumsum(hops)``, travel order).
+    """
     from backbone.solver.paths import PathSet
 
     used = np.flatnonzero(f > tol)
@@ -386,12 +393,13 @@ def _splits(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np
                          "hops": lens, "latency_ms": lat, "gbps": f[used]})
 
 
-def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int) -> tuple[ColumnPool, np.ndarray, np.ndarray, float]:
+def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline | None = None
+                  ) -> tuple[ColumnPool, np.ndarray, np.ndarray, float]:
     """Lowest-latency admissible path per demand (``k`` for SLO demands); LP demands and reasons."""
     reason = inst.reason.copy()
     slo = cand[inst.has_slo[cand]]
     free = cand[~inst.has_slo[cand]]
-    parts = [admissible_paths(inst, free, 1, False), admissible_paths(inst, slo, k, False)]
+    parts = [admissible_paths(inst, free, 1, False, deadline), admissible_paths(inst, slo, k, False, deadline)]
     has = np.zeros(inst.n_demands, bool)
     for dp in parts:
         has[dp.var_demand] = True
@@ -443,7 +451,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     if objective not in ("min-mlu", "max-throughput"):
         raise ValueError(f"column generation supports min-mlu and max-throughput, not {objective!r}")
     cand = np.flatnonzero(inst.routable)
-    pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k)
+    pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k, Deadline(deadline))
     n_lp = len(lp_demands)
     h = inst.demand_gbps[lp_demands]
     limit = inst.slo_one_way_ms[lp_demands]
@@ -453,6 +461,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     worst = Status.OPTIMAL
     tol = 1e-7 * max(1.0, float(inst.demand_gbps.max(initial=0.0)))
     iterations = 0
+    timed_out = False
     best_lb: float | None = site_cut_bound(inst, lp_demands) if objective == "min-mlu" else None
     # interior-point duals are central: far better prices (and bounds) than simplex's extreme duals,
     # which make column generation tail off on degenerate TE masters
@@ -517,14 +526,18 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
         """Master / pricing loop of one stage; returns the last master solution and whether it is
         proven optimal over every admissible path (gap closed, or no column prices out and no SLO
         demand makes pricing a heuristic)."""
-        nonlocal iterations, best_lb, last_w
+        nonlocal iterations, best_lb, last_w, timed_out
         best: Solution | None = None
         for it in range(MAX_ITERATIONS):
             try:
                 sol = master(f"{name}-{it + 1}", costs, bounds, extra)
             except _OutOfTime:
+                timed_out = True
                 break
             iterations += 1
+            if sol.status == Status.TIME_LIMIT or (sol.status != Status.OPTIMAL
+                                                    and deadline - time.perf_counter() < TIMED_OUT_MARGIN_S):
+                timed_out = True
             if not sol.status.has_solution:
                 if best is not None and sol.status == Status.TIME_LIMIT:
                     break
@@ -556,7 +569,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
             if added == 0:
                 return sol, not has_slo
         if best is None:
-            raise SolverError(f"TE stage {name!r}: time limit reached with no feasible solution")
+            raise TimeLimitReached(f"TE stage {name!r}: time limit reached with no feasible master solution")
         return best, False
 
     if objective == "min-mlu":
@@ -578,7 +591,13 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
         for r in present:
             cls = TRAFFIC_CLASSES[r]
             cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
-            st, proven = generate(f"max-throughput-{cls}", {"unmet": cost}, cap, rows, False)
+            try:
+                st, proven = generate(f"max-throughput-{cls}", {"unmet": cost}, cap, rows, False)
+            except TimeLimitReached:
+                if sol is None:
+                    raise
+                worst, timed_out = Status.FEASIBLE, True  # the earlier classes' routing stands
+                break
             if not proven:
                 worst = Status.FEASIBLE
             sol = st
@@ -599,10 +618,10 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     arc_load = pool.arc_map()[:, :n_cols] @ f
     carried = np.zeros(inst.n_demands)
     carried[lp_demands] = h - block_values(sol, "unmet", n_lp)
-    splits = _splits(inst, lp_demands[col_demand], arcs, hops, f, tol)
+    splits = splits_frame(inst, lp_demands[col_demand], arcs, hops, f, tol)
     return ScaleOutcome(worst if sol.status == Status.OPTIMAL else Status.FEASIBLE, value, arc_load, carried,
                         reason, splits, stages, best_lb, paths_seconds,
-                        {"iterations": iterations, "columns": pool.n})
+                        {"iterations": iterations, "columns": pool.n}, timed_out)
 
 
 class _OutOfTime(Exception):
