@@ -49,9 +49,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
 
 from backbone.errors import InfeasibleError, SolverError
+from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
 
 logger = logging.getLogger(__name__)
 

@@ -35,6 +35,10 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from backbone.errors import Problem, SolverError, ValidationError
+from backbone.model import Network
 from backbone.solver.backends import BackendName
 from backbone.solver.impact import (
     StateAssessment,
@@ -45,10 +49,6 @@ from backbone.solver.impact import (
 )
 from backbone.solver.processes import capped_workers, die_with_parent, spawn_unsafe_reason
 from backbone.solver.progress import ProgressFn, no_progress
-from pydantic import BaseModel, ConfigDict, Field
-
-from backbone.errors import Problem, SolverError, ValidationError
-from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 

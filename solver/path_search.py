@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from scipy.sparse.csgraph import dijkstra
 
+from backbone.solver.deadline import Deadline
 from backbone.solver.path_topology import FoundPath, SearchTopology
 
 logger = logging.getLogger(__name__)
@@ -412,17 +413,29 @@ def _disjoint(adj: list[list[tuple[int, int, float]]], h: list[float], s: int, t
     return out
 
 
-def search_group(args: tuple[SearchTopology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> FoundPath:
+def search_group(args: tuple[Any, ...]) -> FoundPath:
     """Paths for unordered pairs ``(src[i], dst[i])``: the compiled kernel, or the Python one for
-    link-disjoint paths (successive shortest paths)."""
-    topo, src, dst, limit, k, disjoint = args
+    link-disjoint paths (successive shortest paths).
+
+    ``args`` is ``(topo, src, dst, limit, k, disjoint)`` with an optional seventh element, a
+    :class:`~backbone.solver.deadline.Deadline` checked between chunks of work (raises
+    :class:`~backbone.solver.deadline.TimeLimitReached`).
+    """
+    topo, src, dst, limit, k, disjoint = args[:6]
+    deadline = args[6] if len(args) > 6 else None
     if disjoint or len(src) == 0:
-        return _search_group_python(args)
-    return _search_group_compiled(topo, src, dst, limit, k)
+        return _search_group_python((topo, src, dst, limit, k, disjoint), deadline)
+    return _search_group_compiled(topo, src, dst, limit, k, deadline)
 
 
 TARGET_CHUNK = 128
 """Targets whose Dijkstra rows are computed together (bounds the dense ``chunk x sites`` arrays)."""
+
+PAIRS_PER_CALL = 4096
+"""Pairs per call of the compiled kernel at most (whole targets; a deadline is checked between calls)."""
+
+PAIRS_PER_CHECK = 256
+"""Pairs the Python kernels search between two deadline checks."""
 
 
 class _CompiledGraph:
@@ -479,9 +492,26 @@ class _CompiledGraph:
         self.tree_ptr = np.searchsorted(rows[order], np.arange(n_tree + 1)).astype(np.int64)
 
 
+def _call_slices(pair_ptr: np.ndarray, budget: int) -> list[tuple[int, int]]:
+    """Split targets ``0..len(pair_ptr)-2`` into runs of whole targets with about ``budget`` pairs each."""
+    n = len(pair_ptr) - 1
+    out: list[tuple[int, int]] = []
+    a = 0
+    while a < n:
+        b = int(np.searchsorted(pair_ptr, pair_ptr[a] + budget, side="right")) - 1
+        b = min(n, max(b, a + 1))
+        out.append((a, b))
+        a = b
+    return out
+
+
 def _search_group_compiled(topo: SearchTopology, src: np.ndarray, dst: np.ndarray, limit: np.ndarray,
-                           k: int) -> FoundPath:
-    """The compiled kernel over target chunks; output in the reference kernel's order."""
+                           k: int, deadline: Deadline | None = None) -> FoundPath:
+    """The compiled kernel over target chunks; output in the reference kernel's order.
+
+    Each Dijkstra chunk of :data:`TARGET_CHUNK` targets is searched in calls of about
+    :data:`PAIRS_PER_CALL` pairs; ``deadline`` is checked before each call.
+    """
     from backbone.solver.path_kernels import search_targets
 
     cg = _CompiledGraph(topo)
@@ -493,19 +523,24 @@ def _search_group_compiled(topo: SearchTopology, src: np.ndarray, dst: np.ndarra
     parts: list[tuple[np.ndarray, ...]] = []
     capped = 0
     for c0 in range(0, len(targets), TARGET_CHUNK):
+        if deadline is not None:
+            deadline.check("candidate path search")
         c1 = min(c0 + TARGET_CHUNK, len(targets))
         chunk = targets[c0:c1].astype(np.int64)
         dist, pred = dijkstra(graph, directed=False, indices=chunk, return_predecessors=True)
         dist, pred = np.atleast_2d(dist), np.atleast_2d(pred)
-        sel = order[pair_ptr_all[c0]:pair_ptr_all[c1]]
-        ptr = pair_ptr_all[c0:c1 + 1] - pair_ptr_all[c0]
-        out = search_targets(topo.n_sites, topo.n_links, cg.tail, cg.head, cg.w, cg.adj_ptr, cg.adj_arc,
-                             cg.arc_block, cg.site_home, cg.tree_ptr, cg.tree_adj, cg.trivial, chunk,
-                             np.ascontiguousarray(dist), np.ascontiguousarray(pred), ptr,
-                             src[sel].astype(np.int64), lim[sel], sel.astype(np.int64), int(k),
-                             DEAD_END_CHECK_AFTER, MAX_EXPANSIONS)
-        parts.append(out[:5])
-        capped += int(out[5])
+        for a, b in _call_slices(pair_ptr_all[c0:c1 + 1], PAIRS_PER_CALL):
+            if deadline is not None:
+                deadline.check("candidate path search")
+            sel = order[pair_ptr_all[c0 + a]:pair_ptr_all[c0 + b]]
+            ptr = pair_ptr_all[c0 + a:c0 + b + 1] - pair_ptr_all[c0 + a]
+            out = search_targets(topo.n_sites, topo.n_links, cg.tail, cg.head, cg.w, cg.adj_ptr, cg.adj_arc,
+                                 cg.arc_block, cg.site_home, cg.tree_ptr, cg.tree_adj, cg.trivial, chunk[a:b],
+                                 np.ascontiguousarray(dist[a:b]), np.ascontiguousarray(pred[a:b]), ptr,
+                                 src[sel].astype(np.int64), lim[sel], sel.astype(np.int64), int(k),
+                                 DEAD_END_CHECK_AFTER, MAX_EXPANSIONS)
+            parts.append(out[:5])
+            capped += int(out[5])
     if capped:
         logger.info("%d pair(s) hit the search budget of %d expansions; they keep the paths found so far",
                     capped, MAX_EXPANSIONS)
@@ -514,8 +549,10 @@ def _search_group_compiled(topo: SearchTopology, src: np.ndarray, dst: np.ndarra
     return FoundPath(*(np.concatenate([p[i] for p in parts]) for i in range(5)))
 
 
-def _search_group_python(args: tuple[SearchTopology, np.ndarray, np.ndarray, np.ndarray, int, bool]) -> FoundPath:
-    """Paths for unordered pairs ``(src[i], dst[i])`` by the reference Python kernels (grouped by target)."""
+def _search_group_python(args: tuple[SearchTopology, np.ndarray, np.ndarray, np.ndarray, int, bool],
+                         deadline: Deadline | None = None) -> FoundPath:
+    """Paths for unordered pairs ``(src[i], dst[i])`` by the reference Python kernels (grouped by target);
+    ``deadline`` is checked every :data:`PAIRS_PER_CHECK` pairs."""
     topo, src, dst, limit, k, disjoint = args
     out = _FlatPaths()
     pair_of: list[int] = []
@@ -533,7 +570,9 @@ def _search_group_python(args: tuple[SearchTopology, np.ndarray, np.ndarray, np.
     h: list[float] = []
     chain: list[int] = []
     tree: _TargetTree | None = None
-    for i in order.tolist():
+    for step, i in enumerate(order.tolist()):
+        if deadline is not None and step % PAIRS_PER_CHECK == 0:
+            deadline.check("candidate path search")
         ti = int(inverse[i])
         if ti != current:
             # h is a lower bound on the remaining latency; the margin absorbs the 1e-12 floor

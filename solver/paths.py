@@ -71,6 +71,7 @@ import scipy.sparse as sp
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.solver.deadline import Deadline
 from backbone.solver.path_search import search_group
 from backbone.solver.path_topology import FoundPath, SearchTopology, build_topology, topology_key
 
@@ -260,7 +261,7 @@ def _per_pair_limit(max_latency_ms: Any, n_pairs: int) -> np.ndarray:
 # ---------------------------------------------------------------------- public API
 def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]], k: int = 4,
                     max_latency_ms: float | Sequence[float] | np.ndarray | None = None, disjoint: bool = False,
-                    cache: bool = True, workers: int | None = None) -> PathSet:
+                    cache: bool = True, workers: int | None = None, deadline: Deadline | None = None) -> PathSet:
     """The ``k`` lowest-latency loopless paths of each (src, dst) pair.
 
     Parameters
@@ -282,6 +283,9 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     workers
         Processes to spread the search over (default: ``min(2, cpu count)`` for large
         requests, else 1).
+    deadline
+        Optional :class:`~backbone.solver.deadline.Deadline`, checked between chunks of targets
+        (also in worker processes); nothing is cached when it stops the search.
 
     Returns
     -------
@@ -291,6 +295,8 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     ------
     ValidationError
         When a pair names an unknown site, has ``src == dst``, or ``k < 1``.
+    TimeLimitReached
+        When ``deadline`` passes during the search.
 
     Example
     -------
@@ -324,7 +330,7 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
             return hit
     topo = build_topology(net)
     result = _build(topo, net, frame, src.astype(np.int64), dst.astype(np.int64), limit, int(k), bool(disjoint),
-                    workers)
+                    workers, deadline)
     if key is not None:
         _CACHE[key] = result
         while len(_CACHE) > CACHE_SIZE:
@@ -396,7 +402,8 @@ def _pairs_frame(pairs: pd.DataFrame | Sequence[tuple[str, str]]) -> pd.DataFram
 
 
 def _build(topo: SearchTopology, net: Network, frame: pd.DataFrame, src: np.ndarray, dst: np.ndarray,
-           limit: np.ndarray, k: int, disjoint: bool, workers: int | None) -> PathSet:
+           limit: np.ndarray, k: int, disjoint: bool, workers: int | None, deadline: Deadline | None = None
+           ) -> PathSet:
     """Search each unordered pair once (vectorised dedup), then assemble the incidences."""
     n_links = topo.n_links
     lo, hi = np.minimum(src, dst), np.maximum(src, dst)
@@ -410,7 +417,7 @@ def _build(topo: SearchTopology, net: Network, frame: pd.DataFrame, src: np.ndar
     n_uniq = len(uniq)
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if n_uniq >= PARALLEL_MIN_PAIRS else 1
-    found = _run_search(topo, u_lo, u_hi, u_lim, k, disjoint, workers)
+    found = _run_search(topo, u_lo, u_hi, u_lim, k, disjoint, workers, deadline)
     n_pairs = len(frame)
     # per searched path: offsets into the flat arrays; the paths of each unique pair, in order
     f_arc_ptr = np.concatenate([[0], np.cumsum(found.hops)])
@@ -448,13 +455,13 @@ def _build(topo: SearchTopology, net: Network, frame: pd.DataFrame, src: np.ndar
 
 
 def _run_search(topo: SearchTopology, lo: np.ndarray, hi: np.ndarray, lim: np.ndarray, k: int, disjoint: bool,
-                workers: int) -> FoundPath:
+                workers: int, deadline: Deadline | None = None) -> FoundPath:
     """Run the kernel, in one process or split by target over a pool."""
     from backbone.solver.processes import capped_workers, pool_initializer
 
     workers = capped_workers(workers)
     if workers <= 1 or len(lo) < 2:
-        return search_group((topo, lo, hi, lim, k, disjoint))
+        return search_group((topo, lo, hi, lim, k, disjoint, deadline))
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
@@ -470,5 +477,5 @@ def _run_search(topo: SearchTopology, lo: np.ndarray, hi: np.ndarray, lim: np.nd
     groups = [np.flatnonzero(bucket == b) for b in range(workers)]
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=pool_initializer) as pool:
-        parts = list(pool.map(search_group, [(topo, lo[g], hi[g], lim[g], k, disjoint) for g in groups]))
+        parts = list(pool.map(search_group, [(topo, lo[g], hi[g], lim[g], k, disjoint, deadline) for g in groups]))
     return FoundPath.concat(parts, groups)

@@ -14,11 +14,11 @@ from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
-from backbone.solver.progress import ProgressFn
 
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import ValidationError
 from backbone.model import Network
+from backbone.solver.progress import ProgressFn
 
 
 class ReportOptions(Protocol):

@@ -46,6 +46,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from backbone.errors import Problem, ValidationError
+from backbone.model import Network
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
@@ -54,6 +57,7 @@ from backbone.solver.failures import (
     run_sweep,
 )
 from backbone.solver.impact import survive_tolerance_gbps
+from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.survive_model import (
     Commodities,
     StateBlock,
@@ -62,10 +66,6 @@ from backbone.solver.survive_model import (
     solve_mip,
     state_block,
 )
-from backbone.solver.progress import ProgressFn, no_progress
-
-from backbone.errors import Problem, ValidationError
-from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 

@@ -225,7 +225,6 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
         info.update(folded)
     graph_attrs = doc.get("graph")
     graph: dict[str, Any] = graph_attrs if isinstance(graph_attrs, dict) else {}
-    demands = _demand_records(graph, demand_unit_gbps)
     name = str(graph.get("name") or p.stem)
     meta = {
         "description": f"node-link network {name}",
@@ -234,8 +233,108 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
         "import": {"default_capacity_gbps": default_capacity_gbps, "capacity_unit_gbps": capacity_unit_gbps,
                    "demand_unit_gbps": demand_unit_gbps, "directed": directed, **info},
     }
-    return build_network({"sites": sites, "links": links, "demands": demands}, name=name, meta=meta,
-                         files={"sites": file, "links": file, "demands": file})
+    files = {"sites": file, "links": file, "demands": file}
+    table = graph.get("demands")
+    if not isinstance(table, Mapping) or not table:
+        return build_network({"sites": sites, "links": links, "demands": []}, name=name, meta=meta, files=files)
+    try:
+        net = build_network({"sites": sites, "links": links}, name=name, meta=meta, files=files)
+    except ValidationError:  # report every problem, the demands' included, as the validator words them
+        build_network({"sites": sites, "links": links, "demands": _demand_records(graph, demand_unit_gbps)},
+                      name=name, meta=meta, files=files)
+        raise
+    return net.copy_with(demands=_demand_table(table, net, demand_unit_gbps, file))
+
+
+def _demand_table(table: Mapping[str, Any], net: Network, unit: float, file: str) -> pd.DataFrame:
+    """``graph["demands"]`` as the model's demand table, checked and built column-wise.
+
+    A world-scale table has millions of entries, so rows are parsed into site positions and float
+    values in bulk. *Plain* rows (both ends known site ids as written, the value a finite number
+    >= 0 and not a bool) are accepted as they are, which is what the validator would do; the
+    others (typically none) go through :func:`backbone.validate.build_network`, which names each
+    problem's file, record and field. Self-demands (``src == dst`` as written) are dropped.
+
+    Raises
+    ------
+    ValidationError
+        Listing every problem of the non-plain rows and every duplicate id.
+    """
+    import pyarrow as pa
+
+    site_ids = net.sites.index
+    position = {sid: i for i, sid in enumerate(site_ids.tolist())}
+    src_raw: list[str] = []
+    dst_raw: list[Any] = []
+    values: list[Any] = []
+    counts: list[int] = []
+    for src, row in table.items():
+        if isinstance(row, Mapping) and row:
+            src_raw.append(str(src))
+            dst_raw.extend(row.keys())
+            values.extend(row.values())
+            counts.append(len(row))
+    n = len(values)
+    src_pos_row = np.fromiter((position.get(x, -1) for x in src_raw), np.int64, len(src_raw))
+    src_pos = np.repeat(src_pos_row, counts)
+    src_row = np.repeat(np.arange(len(src_raw)), counts)
+    dst_pos = np.fromiter((position.get(x, -1) if isinstance(x, str) else -1 for x in dst_raw), np.int64, n)
+    try:
+        gbps = np.array(values, dtype=float)
+        numeric = np.fromiter((v.__class__ is not bool for v in values), bool, n)
+    except (TypeError, ValueError):
+        raw = np.empty(n, dtype=object)
+        raw[:] = values
+        gbps = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(float)
+        numeric = np.fromiter((not isinstance(v, bool | list | dict) for v in values), bool, n)
+    with np.errstate(invalid="ignore"):
+        plain = (src_pos >= 0) & (dst_pos >= 0) & numeric & np.isfinite(gbps) & (gbps >= 0)
+    # a self-demand as written is dropped (plain ends are exact ids, so equal positions mean equal text)
+    self_plain = plain & (src_pos == dst_pos)
+    odd = np.flatnonzero(~plain)
+    odd_src = np.asarray(src_raw, dtype=object)[src_row[odd]] if len(odd) else np.zeros(0, object)
+    odd_dst = np.asarray([str(dst_raw[i]) for i in odd.tolist()], dtype=object)
+    odd_keep = odd_src != odd_dst
+    odd, odd_src, odd_dst = odd[odd_keep], odd_src[odd_keep], odd_dst[odd_keep]
+    keep = np.flatnonzero(plain & ~self_plain)
+    ids_arr = pa.array(site_ids.tolist(), type=pa.string())
+    src_col = ids_arr.take(pa.array(src_pos[keep]))
+    dst_col = ids_arr.take(pa.array(dst_pos[keep]))
+    template = normalize_table(DEMANDS, pd.DataFrame({"id": ["x"], "src": ["a"], "dst": ["b"], "demand_gbps": [1.0]}))
+    str_dtype = template["src"].dtype
+    index = pd.Index(pd.array(pa.compute.binary_join_element_wise(src_col, dst_col, "-"), dtype=str_dtype),
+                     name="id")
+    frame = pd.DataFrame({"src": pd.array(src_col, dtype=str_dtype), "dst": pd.array(dst_col, dtype=str_dtype),
+                          "demand_gbps": gbps[keep] * unit}, index=index)
+    for col in DEMANDS.columns:
+        if col.name not in frame.columns:
+            frame[col.name] = pd.Series(col.default, index=index, dtype=template[col.name].dtype)
+    frame = frame[list(DEMANDS.names)].astype(template.dtypes.to_dict())
+    problems: list[Problem] = []
+    if len(odd):
+        odd_gbps = np.empty(len(odd), dtype=object)
+        odd_gbps[:] = [values[i] for i in odd.tolist()]  # as given, so the validator quotes them
+        good = numeric[odd] & np.isfinite(gbps[odd])
+        odd_gbps[good] = gbps[odd][good] * unit
+        raw_frame = pd.DataFrame({"id": odd_src + "-" + odd_dst, "src": odd_src, "dst": odd_dst, "demand_gbps": odd_gbps})
+        try:
+            checked = build_network({"sites": net.sites.reset_index(), "demands": raw_frame},
+                                    files={"sites": file, "demands": file}).demands
+        except ValidationError as err:
+            problems += err.problems
+            checked = None
+        if checked is not None:
+            order = np.argsort(np.concatenate([keep, odd]), kind="stable")
+            frame = pd.concat([frame, checked.astype(frame.dtypes.to_dict())]).iloc[order]
+    if len(odd) or any("-" in s for s in site_ids.tolist()):  # ids can only collide then
+        dup = frame.index.duplicated(keep="first") if not problems else np.zeros(0, bool)
+        if dup.any():
+            first = pd.Series(np.arange(len(frame)), index=frame.index).groupby(level=0).min()
+            problems += [Problem(f"duplicate id (first at row {int(first[i]) + 2})", file=file, table="demands",
+                                 record=str(i), field="id") for i in frame.index[dup].tolist()]
+    if problems:
+        raise ValidationError(problems)
+    return frame
 
 
 def synthetic_layout(planar: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:

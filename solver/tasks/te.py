@@ -38,7 +38,10 @@ class TEOptions(BaseModel):
     paths: int = Field(4, ge=1, le=64, description="Candidate paths per demand (k).")
     disjoint: bool = Field(False, description="Link-disjoint candidate paths (successive shortest paths).")
     backend: BackendName = Field("highs", description="Solver backend (see `backbone.solver.backends.available_backends`).")
-    time_limit_s: float = Field(120.0, gt=0, le=86_400, description="Time limit over all LP stages, seconds.")
+    time_limit_s: float = Field(120.0, gt=0, le=86_400,
+                                description="Hard time limit over path search, model building and every LP stage, "
+                                            "seconds; when it stops the solve, the best feasible answer found is "
+                                            "returned with status 'time_limit'.")
     utilisation_ceiling: float | None = Field(
         None, gt=0, le=1, description="Max link utilisation for max-throughput / max-min-fair (default 1.0) "
                                       "and min-latency (default 0.8); ignored by min-mlu.")

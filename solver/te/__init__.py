@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from backbone.model import Network
+from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.te.formulations import block_values, build_formulation
 from backbone.solver.te.instance import REASONS, build_instance
@@ -57,7 +58,8 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     formulation
         ``path`` (candidate paths, ``k`` per demand) or ``edge`` (multicommodity flow).
     time_limit
-        Seconds across all LP stages.
+        Hard limit in seconds over path search, model building and every LP stage (see
+        :class:`TEOptions`); the summary status is ``time_limit`` when it stopped the solve.
     ceiling
         Utilisation ceiling (see :class:`~backbone.solver.tasks.te.TEOptions`).
     path_provider
@@ -96,17 +98,26 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     if disjoint and method == "auto":
         method = "exact"  # the scalable methods search plain (not link-disjoint) paths
     method = choose_method(inst, objective, formulation, method)
+    deadline = Deadline(t_start + time_limit)
     if method in ("colgen", "pop"):
-        return _solve_scalable(inst, objective, method, k, backend, t_start + time_limit, ceiling, lp_method,
-                               pop_parts, progress, t_start)
+        try:
+            return _solve_scalable(inst, objective, method, k, backend, deadline.at, ceiling, lp_method,
+                                   pop_parts, progress, t_start)
+        except TimeLimitReached as stop:
+            return _time_limit_result(inst, objective, "path", method, k, backend, ceiling, False, lp_method,
+                                      str(stop), t_start, progress)
     progress(0.02, f"{formulation} formulation: building")
     t0 = time.perf_counter()
-    form = build_formulation(inst, formulation, k=k, disjoint=disjoint)
-    build_seconds = time.perf_counter() - t0 - form.paths_seconds
-    progress(0.15, f"{objective}: solving ({backend})")
-    left = max(0.1, time_limit - (time.perf_counter() - t_start))  # path search and building count
-    outcome = run_objective(form, inst, objective, backend=backend, time_limit=left, ceiling=ceiling,
-                            latency_tiebreak=latency_tiebreak, progress=progress, lp_method=lp_method)
+    try:
+        form = build_formulation(inst, formulation, k=k, disjoint=disjoint, deadline=deadline)
+        build_seconds = time.perf_counter() - t0 - form.paths_seconds
+        progress(0.15, f"{objective}: solving ({backend})")
+        left = max(0.05, deadline.remaining())  # path search and building count
+        outcome = run_objective(form, inst, objective, backend=backend, time_limit=left, ceiling=ceiling,
+                                latency_tiebreak=latency_tiebreak, progress=progress, lp_method=lp_method)
+    except TimeLimitReached as stop:
+        return _time_limit_result(inst, objective, formulation, "exact", k, backend, ceiling, disjoint, lp_method,
+                                  str(stop), t_start, progress)
     progress(0.9, "extracting result tables")
     t1 = time.perf_counter()
     sol = outcome.solution
@@ -118,7 +129,7 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     extract_seconds = time.perf_counter() - t1
     main = outcome.stages[0] if outcome.stages else None
     summary: dict[str, Any] = {
-        "status": outcome.status.value,
+        "status": TIME_LIMIT_STATUS if outcome.timed_out else outcome.status.value,
         "objective": objective,
         "objective_value": outcome.objective_value,
         "formulation": formulation,
@@ -135,7 +146,8 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         "lp_method": lp_method,
         "path_variables": form.n_paths,
         "stages": [s.to_dict() for s in outcome.stages],
-        "notes": [f"LP stage {s.name!r}: {s.note}" for s in outcome.stages if s.note],
+        "notes": ([TIME_LIMIT_NOTE] if outcome.timed_out else [])
+                 + [f"LP stage {s.name!r}: {s.note}" for s in outcome.stages if s.note],
     }
     summary["method"] = "exact"
     lower_bound = None
@@ -154,6 +166,12 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     progress(1.0, "done")
     return result
 
+
+TIME_LIMIT_STATUS = "time_limit"
+"""Summary status when the time limit stopped the solve: the answer is the best feasible one found, with
+its bound (``lower_bound``, ``gap``; min-MLU)."""
+
+TIME_LIMIT_NOTE = "the time limit stopped the solve: the best feasible answer found is reported, with its bound"
 
 NO_DEMAND_NOTE = ("no demand: the scenario has no traffic to route, so utilisation and latency figures are "
                   "all zero (add a traffic matrix with `backbone demand SCENARIO --out DIR`)")
@@ -222,10 +240,10 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
 
         out = run_pop(inst, objective, k=k, parts=pop_parts, backend=backend,
                       time_limit=max(0.1, deadline - time.perf_counter()), ceiling=ceiling, lp_method=lp_method,
-                      progress=progress)
+                      progress=progress, deadline=deadline)
     main = out.stages[-1] if out.stages else None
     summary: dict[str, Any] = {
-        "status": out.status.value,
+        "status": TIME_LIMIT_STATUS if out.timed_out else out.status.value,
         "objective": objective,
         "objective_value": out.objective_value,
         "formulation": "path",
@@ -243,9 +261,51 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
         "path_variables": main.cols if main else 0,
         "stages": [s.to_dict() for s in out.stages],
         method: out.extra,
+        "notes": [TIME_LIMIT_NOTE] if out.timed_out else [],
     }
     summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))
     result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary)
+    result.summary["total_seconds"] = time.perf_counter() - t_start
+    progress(1.0, "done")
+    return result
+
+
+def _time_limit_result(inst: Any, objective: str, formulation: str, method: str, k: int, backend: str,
+                       ceiling: float | None, disjoint: bool, lp_method: str, stopped: str, t_start: float,
+                       progress: ProgressFn) -> TEResult:
+    """The answer when the time limit stops a solve before any LP solution: every demand on its
+    lowest-latency path (:mod:`backbone.solver.te.fallback`), status ``time_limit``, with its bound."""
+    from backbone.solver.te.fallback import shortest_path_outcome
+
+    progress(0.9, "time limit: lowest-latency routing")
+    out = shortest_path_outcome(inst, objective, ceiling, stopped)
+    summary: dict[str, Any] = {
+        "status": TIME_LIMIT_STATUS,
+        "objective": objective,
+        "objective_value": out.objective_value,
+        "formulation": formulation,
+        "method": method,
+        "backend": backend,
+        "paths_k": k,
+        "disjoint": disjoint,
+        "utilisation_ceiling": None if objective == "min-mlu" else (ceiling or (0.8 if objective == "min-latency"
+                                                                                 else 1.0)),
+        "paths_seconds": 0.0,
+        "build_seconds": 0.0,
+        "solve_seconds": 0.0,
+        "extract_seconds": 0.0,
+        "lp": {},
+        "lp_method": lp_method,
+        "path_variables": 0,
+        "stages": [],
+        "fallback": out.extra,
+        "notes": [f"{stopped}: every demand is routed on its lowest-latency path"
+                  + ("" if objective == "min-mlu" else f", all scaled by {out.extra['scale']:.4g} to stay under "
+                                                       "the utilisation ceiling")],
+    }
+    summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))
+    result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary)
+    note_missing_demand(result.summary)
     result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result

@@ -36,6 +36,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.model import Network
+from backbone.solver.deadline import Deadline
 from backbone.solver.problem import INF, LinearProgram, Solution
 from backbone.solver.te.instance import REASON_SLO, TEInstance
 
@@ -149,12 +150,15 @@ class DemandPaths:
     seconds: float
 
 
-def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bool) -> DemandPaths:
+def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bool,
+                     deadline: Deadline | None = None) -> DemandPaths:
     """Candidate paths of ``demands`` filtered by each demand's SLO (``latency <= slo / 2``).
 
     One candidate-path request per distinct (src, dst) pair, limited to the loosest SLO among
     the pair's demands; each demand then keeps the paths within its own SLO. Vectorized: the
-    demand -> path expansion is a ``repeat`` over pair path ranges.
+    demand -> path expansion is a ``repeat`` over pair path ranges. ``deadline`` bounds the search
+    (:class:`~backbone.solver.deadline.TimeLimitReached` when it passes); a custom path provider is
+    checked only before and after its call.
     """
     from backbone.solver.paths import candidate_paths, csr_ranges
 
@@ -170,9 +174,15 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bo
         return DemandPaths(None, empty, empty, 0.0)
     pairs = pd.DataFrame({"src": inst.site_ids[uniq // n_sites].astype(str),
                           "dst": inst.site_ids[uniq % n_sites].astype(str)})
-    provider = inst.path_provider or candidate_paths
-    ps = provider(inst.net, pairs, k=k, max_latency_ms=np.where(np.isinf(limit), np.nan, limit),
-                         disjoint=disjoint)
+    max_latency = np.where(np.isinf(limit), np.nan, limit)
+    if inst.path_provider is None:
+        ps = candidate_paths(inst.net, pairs, k=k, max_latency_ms=max_latency, disjoint=disjoint, deadline=deadline)
+    else:
+        if deadline is not None:
+            deadline.check("candidate path search")
+        ps = inst.path_provider(inst.net, pairs, k=k, max_latency_ms=max_latency, disjoint=disjoint)
+    if deadline is not None:
+        deadline.check("candidate path search")
     ptr = ps.pair_ptr
     counts = np.diff(ptr)[pair_of]
     var_demand = np.repeat(demands, counts)
@@ -261,7 +271,8 @@ def _unmet_var(inst: TEInstance, lp_demands: np.ndarray) -> VarSpec:
 
 
 # ---------------------------------------------------------------------- path family
-def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False) -> Formulation:
+def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
+                           deadline: Deadline | None = None) -> Formulation:
     """Path-based TE over the ``k`` lowest-latency admissible candidate paths per demand.
 
     Families::
@@ -272,7 +283,7 @@ def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False)
     """
     reason = inst.reason.copy()
     cand = np.flatnonzero(inst.routable)
-    dp = admissible_paths(inst, cand, k, disjoint)
+    dp = admissible_paths(inst, cand, k, disjoint, deadline)
     has = np.zeros(inst.n_demands, bool)
     has[dp.var_demand] = True
     reason[cand[~has[cand]]] = REASON_SLO
@@ -327,7 +338,8 @@ def _path_splits(dp: DemandPaths, f: np.ndarray, var_demand: np.ndarray, var_pat
 
 
 # ---------------------------------------------------------------------- edge family
-def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False) -> Formulation:
+def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
+                           deadline: Deadline | None = None) -> Formulation:
     """Edge-based multicommodity flow, commodities aggregated by source.
 
     For each source ``s`` (a site originating demand without an SLO) and node ``v``::
@@ -346,7 +358,7 @@ def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False)
     routable = inst.routable
     slo_d = np.flatnonzero(routable & inst.has_slo)
     agg_d = np.flatnonzero(routable & ~inst.has_slo)
-    dp = admissible_paths(inst, slo_d, k, disjoint)
+    dp = admissible_paths(inst, slo_d, k, disjoint, deadline)
     has = np.zeros(inst.n_demands, bool)
     has[dp.var_demand] = True
     reason[slo_d[~has[slo_d]]] = REASON_SLO
@@ -507,13 +519,21 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
 
 
 def build_formulation(net_or_inst: Network | TEInstance, formulation: str, k: int = 4,
-                      disjoint: bool = False) -> Formulation:
-    """Build the ``"path"`` or ``"edge"`` formulation."""
+                      disjoint: bool = False, deadline: Deadline | None = None) -> Formulation:
+    """Build the ``"path"`` or ``"edge"`` formulation.
+
+    ``deadline`` is checked during the path search and after the families are built
+    (:class:`~backbone.solver.deadline.TimeLimitReached` when it has passed).
+    """
     from backbone.solver.te.instance import build_instance
 
     inst = net_or_inst if isinstance(net_or_inst, TEInstance) else build_instance(net_or_inst)
     if formulation == "path":
-        return build_path_formulation(inst, k, disjoint)
-    if formulation == "edge":
-        return build_edge_formulation(inst, k, disjoint)
-    raise ValueError(f"unknown formulation {formulation!r}")
+        form = build_path_formulation(inst, k, disjoint, deadline)
+    elif formulation == "edge":
+        form = build_edge_formulation(inst, k, disjoint, deadline)
+    else:
+        raise ValueError(f"unknown formulation {formulation!r}")
+    if deadline is not None:
+        deadline.check("TE model building")
+    return form

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
+from backbone.solver.deadline import TimeLimitReached
 from backbone.solver.problem import INF, Solution, Status, solve
 from backbone.solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec, block_values
 from backbone.solver.te.instance import TEInstance
@@ -83,6 +84,7 @@ class Outcome:
     objective_value: float
     stages: list[Stage] = field(default_factory=list)
     fraction: np.ndarray | None = None  # max-min-fair: frozen fraction per lp demand
+    timed_out: bool = False  # the time limit cut a stage short or skipped one
 
     @property
     def solve_seconds(self) -> float:
@@ -112,6 +114,10 @@ def backend_options(backend: str, lp_method: str, n_cols: int) -> dict[str, Any]
     return {}
 
 
+TIMED_OUT_MARGIN_S = 0.5
+"""A stage that ends without an optimum this close to the deadline was stopped by the time limit."""
+
+
 class _Runner:
     """Solves stages within one overall time budget and records them."""
 
@@ -123,26 +129,36 @@ class _Runner:
         self.deadline = time.perf_counter() + time_limit
         self.stages: list[Stage] = []
         self.worst = Status.OPTIMAL
+        self.timed_out = False
 
     def remaining(self) -> float:
         return self.deadline - time.perf_counter()
 
     def solve(self, name: str, costs: dict[str, Any], bounds: dict[str, Any] | None = None,
               extra_rows: list[RowSpec] | None = None, required: bool = True) -> Solution | None:
-        left = self.remaining()
-        if left <= 0.05:
+        if self.remaining() <= 0.05:
             if required:
-                raise SolverError(f"time limit reached before TE stage {name!r} could run")
+                raise TimeLimitReached(f"time limit reached before TE stage {name!r} could run")
             self.worst = Status.FEASIBLE
+            self.timed_out = True
             return None
         t0 = time.perf_counter()
         lp = self.spec.to_lp(name, costs, bounds, extra_rows)
         st = lp.stats()
         t1 = time.perf_counter()
+        left = self.remaining()  # building the program counts: the LP gets what is left
+        if left <= 0.05:
+            if required:
+                raise TimeLimitReached(f"time limit reached while building TE stage {name!r}")
+            self.worst = Status.FEASIBLE
+            self.timed_out = True
+            return None
         sol = solve(lp, backend=self.backend, time_limit=left,
                     **backend_options(self.backend, self.lp_method, st["cols"]))
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0,
                                  st["rows"], st["cols"], st["nonzeros"], note=sol.fallback))
+        if sol.status != Status.OPTIMAL and self.remaining() < TIMED_OUT_MARGIN_S:
+            self.timed_out = True  # the backend ran to the end of its budget
         if sol.fallback:
             logger.info("TE stage %s: %s", name, sol.fallback)
         logger.info("TE stage %s: %s obj=%.6g in %.2fs", name, sol.status.value, sol.objective, sol.solve_seconds)
@@ -153,7 +169,7 @@ class _Runner:
             if sol.status == Status.INFEASIBLE:
                 raise InfeasibleError(f"TE stage {name!r} is infeasible", [sol.message])
             if sol.status == Status.TIME_LIMIT:
-                raise SolverError(f"TE stage {name!r}: time limit reached with no feasible solution")
+                raise TimeLimitReached(f"TE stage {name!r}: time limit reached with no feasible solution")
             raise SolverError(f"TE stage {name!r} failed: {sol.status.value} {sol.message}")
         if _STATUS_RANK[sol.status] > _STATUS_RANK[self.worst]:
             self.worst = sol.status
@@ -219,7 +235,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             tb = run.solve("latency-tiebreak", lat, {"unmet": (0.0, 0.0), "mlu": (0.0, u * (1 + REL_TOL) + 1e-9)},
                            required=False)
             sol = tb or sol
-        return Outcome(sol, run.worst, u, run.stages)
+        return Outcome(sol, run.worst, u, run.stages, timed_out=run.timed_out)
 
     if objective == "max-throughput":
         rows: list[RowSpec] = []
@@ -232,7 +248,13 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             # earlier classes are held by rows; the penalty keeps a stage from spending the hold's
             # tolerance on its own class (graded, so held classes do not trade among themselves either)
             cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
-            st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, capped, rows)
+            try:
+                st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, capped, rows)
+            except TimeLimitReached:
+                if sol is None:
+                    raise
+                run.worst, run.timed_out = Status.FEASIBLE, True  # earlier classes' routing stands
+                break
             assert st is not None
             sol = st
             members = np.flatnonzero(ranks == r)
@@ -243,7 +265,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         if latency_tiebreak:
             sol = run.solve("latency-tiebreak", lat, capped, rows, required=False) or sol
         carried = float(h.sum() - block_values(sol, "unmet", n_lp).sum()) if n_lp else 0.0
-        return Outcome(sol, run.worst, carried, run.stages)
+        return Outcome(sol, run.worst, carried, run.stages, timed_out=run.timed_out)
 
     if objective == "min-latency":
         progress(0.3, "min-latency: carried demand")
@@ -254,7 +276,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         s2 = run.solve("min-latency", lat, capped, hold, required=False)
         sol = s2 or s1
         value = _weighted_latency(form, sol, h)
-        return Outcome(sol, run.worst, value, run.stages)
+        return Outcome(sol, run.worst, value, run.stages, timed_out=run.timed_out)
 
     if objective == "max-min-fair":
         return _max_min_fair(run, form, h, capped, lat, latency_tiebreak, progress)
@@ -287,7 +309,14 @@ def _max_min_fair(run: _Runner, form: Formulation, h: np.ndarray, capped: dict[s
         rows = [_fair_rows(free, n_lp, h)]
         unmet_ub = np.where(frozen, h * (1 - frac), h)
         bounds = {**capped, "unmet": (0.0, np.maximum(unmet_ub, 0.0)), "fair": (0.0, 1.0)}
-        st = run.solve(f"max-min-fair-{iteration}", {"fair": -1.0}, bounds, rows)
+        try:
+            st = run.solve(f"max-min-fair-{iteration}", {"fair": -1.0}, bounds, rows)
+        except TimeLimitReached:
+            if sol is None or first_t is None:
+                raise
+            run.worst, run.timed_out = Status.FEASIBLE, True  # the last stage's shares stand
+            frac[free] = float(sol.values("fair").iloc[0])
+            break
         assert st is not None
         sol = st
         t = float(st.values("fair").iloc[0])
@@ -309,7 +338,8 @@ def _max_min_fair(run: _Runner, form: Formulation, h: np.ndarray, capped: dict[s
         bounds = {**capped, "unmet": (0.0, np.maximum(h * (1 - frac), 0.0) + 1e-9 * np.maximum(h, 1)),
                   "fair": (0.0, 0.0)}
         sol = run.solve("latency-tiebreak", lat, bounds, required=False) or sol
-    return Outcome(sol, run.worst, float(first_t if first_t is not None else 1.0), run.stages, frac)
+    return Outcome(sol, run.worst, float(first_t if first_t is not None else 1.0), run.stages, frac,
+                   timed_out=run.timed_out)
 
 
 def _fair_rows(free: np.ndarray, n_lp: int, h: np.ndarray) -> RowSpec:

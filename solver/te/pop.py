@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.problem import Status
 from backbone.solver.te.bounds import DualPricer, mlu_lower_bound, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.colgen import ScaleOutcome
@@ -41,8 +42,11 @@ _JOBS: list[tuple[Any, ...]] = []
 
 
 def _solve_part(i: int) -> dict[str, Any]:
-    sub, objective, k, backend, time_limit, ceiling, lp_method = _JOBS[i]
-    form = build_formulation(sub, "path", k=k)
+    sub, objective, k, backend, time_limit, ceiling, lp_method, deadline = _JOBS[i]
+    form = build_formulation(sub, "path", k=k, deadline=deadline)
+    time_limit = min(time_limit, deadline.remaining() if deadline is not None else time_limit)
+    if time_limit <= 0.05:
+        raise TimeLimitReached("time limit reached before a POP sub-problem could be solved")
     out = run_objective(form, sub, objective, backend=backend, time_limit=time_limit, ceiling=ceiling,
                         lp_method=lp_method)
     sol = out.solution
@@ -58,12 +62,13 @@ def _solve_part(i: int) -> dict[str, Any]:
             w = None
     return {"arc_load": arc_load, "lp_demands": form.lp_demands, "unmet": unmet, "reason": form.reason,
             "splits": splits, "stages": out.stages, "status": out.status, "w": w,
-            "paths_seconds": form.paths_seconds}
+            "paths_seconds": form.paths_seconds, "timed_out": out.timed_out}
 
 
 def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_PARTS, backend: str = "highs",
             time_limit: float = 120.0, ceiling: float | None = None, lp_method: str = "auto", seed: int = 0,
-            workers: int | None = None, progress: Callable[[float, str], None] | None = None) -> ScaleOutcome:
+            workers: int | None = None, progress: Callable[[float, str], None] | None = None,
+            deadline: float | None = None) -> ScaleOutcome:
     """POP: ``parts`` random demand sub-problems with ``1/parts`` of every capacity, solved in parallel.
 
     Parameters
@@ -78,6 +83,10 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
         Processes (default: ``min(parts, cpu count)``; 1 inside a daemonic process).
     time_limit
         Seconds for each sub-problem (they run side by side).
+    deadline
+        Absolute ``time.perf_counter()`` deadline over the whole run (path search included; default
+        ``now + time_limit``). Sub-problems stopped by it raise
+        :class:`~backbone.solver.deadline.TimeLimitReached` if they have no feasible solution.
 
     Raises
     ------
@@ -95,9 +104,12 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
     subs = [dataclasses.replace(inst, arc_capacity_gbps=inst.arc_capacity_gbps / parts,
                                 demand_gbps=np.where(part_of == i, inst.demand_gbps, 0.0)) for i in range(parts)]
     global _JOBS
-    deadline = time.perf_counter() + time_limit
-    part_limit = max(0.1, time_limit - (min(60.0, 0.1 * time_limit) if objective == "min-mlu" else 0.0))
-    _JOBS = [(s, objective, k, backend, part_limit, ceiling, lp_method) for s in subs]
+    deadline = time.perf_counter() + time_limit if deadline is None else deadline
+    time_limit = max(0.1, deadline - time.perf_counter())
+    reserve = min(60.0, 0.1 * time_limit) if objective == "min-mlu" else 0.0  # for the bound refinement
+    part_limit = max(0.1, time_limit - reserve)
+    part_deadline = Deadline(deadline - reserve)
+    _JOBS = [(s, objective, k, backend, part_limit, ceiling, lp_method, part_deadline) for s in subs]
     if workers is None:
         workers = min(parts, os.cpu_count() or 1)
     if mp.current_process().daemon or "fork" not in mp.get_all_start_methods():
@@ -119,6 +131,7 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
     splits: list[pd.DataFrame] = []
     stages: list[Stage] = []
     status = Status.OPTIMAL
+    timed_out = False
     lp_all: list[np.ndarray] = []
     for i, r in enumerate(results):
         arc_load += r["arc_load"]
@@ -132,6 +145,7 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
         stages += [dataclasses.replace(s, name=f"part{i + 1}-{s.name}") for s in r["stages"]]
         if r["status"] != Status.OPTIMAL:
             status = Status.FEASIBLE
+        timed_out = timed_out or bool(r["timed_out"])
     frame = pd.concat(splits, ignore_index=True) if splits else pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
     lp_demands = np.sort(np.concatenate(lp_all)) if lp_all else np.zeros(0, np.int64)
     bound = None
@@ -150,4 +164,4 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
     else:
         value = float(carried[lp_demands].sum())
     return ScaleOutcome(status, value, arc_load, carried, reason, frame, stages, bound,
-                        sum(r["paths_seconds"] for r in results), {"parts": parts, "workers": workers})
+                        sum(r["paths_seconds"] for r in results), {"parts": parts, "workers": workers}, timed_out)
