@@ -84,8 +84,10 @@ def test_path_search_in_worker_processes_stops_too(big: Network) -> None:
     pairs = big.demands[["src", "dst"]]
     t0 = time.perf_counter()
     with pytest.raises(TimeLimitReached):
-        candidate_paths(big, pairs, k=16, workers=2, cache=False, deadline=Deadline.after(0.2))
-    assert time.perf_counter() - t0 <= 0.2 + SLACK_S
+        # far less than the search needs (it spans several kernel calls per worker), so the check
+        # between calls in a worker must fire however fast the machine is
+        candidate_paths(big, pairs, k=16, workers=2, cache=False, deadline=Deadline.after(0.02))
+    assert time.perf_counter() - t0 <= 0.02 + SLACK_S
 
 
 def test_the_te_task_reports_time_limit_and_verifies(big: Network) -> None:
