@@ -58,6 +58,7 @@ from backbone.solver.failures import (
 )
 from backbone.solver.impact import survive_tolerance_gbps
 from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.sparse import selector
 from backbone.solver.survive_model import (
     Commodities,
     StateBlock,
@@ -164,7 +165,6 @@ def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, d
 def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
     """Gbps of demand no design can carry in this state (no admissible path even with every candidate,
     where the intact full network had one) and the reason."""
-    from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
     d = full.demands
@@ -176,7 +176,7 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
     a = site_pos.loc[full.links["site_a"]].to_numpy()[keep]
     b = site_pos.loc[full.links["site_b"]].to_numpy()[keep]
     n = len(site_pos)
-    _, label = connected_components(csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False)
+    _, label = connected_components(selector(a, n, n, cols=b), directed=False)
     src = site_pos.loc[d["src"]].to_numpy()
     dst = site_pos.loc[d["dst"]].to_numpy()
     cut = stuck & (label[src] != label[dst])

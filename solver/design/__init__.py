@@ -27,7 +27,6 @@ from backbone.solver.design.formulation import (
     conservation_rows,
     cut_crossings,
     cutset_rows,
-    incidence,
     link_loads,
     program_flows,
     routing_rows,
@@ -48,6 +47,7 @@ from backbone.solver.design.solve import (
     ProgressFn,
     solve_design,
 )
+from backbone.solver.sparse import incidence
 
 __all__ = [
     "FEAS_TOL", "IMPROVE_TIME_SHARE", "LP_TIME_SHARE", "MAX_CUT_DIVISORS", "DesignInstance", "DesignProgram",

@@ -37,17 +37,10 @@ import scipy.sparse as sp
 
 from backbone.solver.design.instance import FEAS_TOL, DesignInstance
 from backbone.solver.problem import INF, LinearProgram, Solution
+from backbone.solver.sparse import incidence, selector
 
 MAX_CUT_DIVISORS = 3
 """Module sizes used as MIR divisors per cut (smallest, largest, most cost-efficient)."""
-
-
-def incidence(n_nodes: int, tail: np.ndarray, head: np.ndarray) -> sp.csr_matrix:
-    """Node-arc incidence: ``+1`` at the tail, ``-1`` at the head (out minus in)."""
-    a = len(tail)
-    cols = np.arange(a)
-    return sp.csr_matrix((np.r_[np.ones(a), -np.ones(a)], (np.r_[tail, head], np.r_[cols, cols])),
-                         shape=(n_nodes, a))
 
 
 def _capacity_pattern(inst: DesignInstance) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -56,7 +49,7 @@ def _capacity_pattern(inst: DesignInstance) -> tuple[sp.csr_matrix, np.ndarray]:
     _, _, arc_link = inst.arcs()
     n_arcs = len(arc_link)
     if inst.link_model == "U":
-        g = sp.csr_matrix((np.ones(n_arcs), (arc_link, np.arange(n_arcs))), shape=(inst.n_links, n_arcs))
+        g = selector(arc_link, inst.n_links, n_arcs)
         return g, np.arange(inst.n_links)
     return sp.identity(n_arcs, format="csr"), arc_link
 
@@ -65,16 +58,14 @@ def _link_flow(inst: DesignInstance) -> sp.csr_matrix:
     """H (L x arcs): flow on each link, both directions counted (routing cost basis)."""
     _, _, arc_link = inst.arcs()
     n_arcs = len(arc_link)
-    return sp.csr_matrix((np.ones(n_arcs), (arc_link, np.arange(n_arcs))), shape=(inst.n_links, n_arcs))
+    return selector(arc_link, inst.n_links, n_arcs)
 
 
 def _module_capacity(inst: DesignInstance, row_link: np.ndarray) -> sp.csr_matrix:
     """(rows x modules) capacity each module adds to each capacity row's link."""
     mod_link = inst.modules["link"].to_numpy(int)
-    lm = sp.csr_matrix((inst.modules["capacity"].to_numpy(float), (mod_link, np.arange(len(mod_link)))),
-                       shape=(inst.n_links, len(mod_link)))
-    pick = sp.csr_matrix((np.ones(len(row_link)), (np.arange(len(row_link)), row_link)),
-                         shape=(len(row_link), inst.n_links))
+    lm = selector(mod_link, inst.n_links, len(mod_link), values=inst.modules["capacity"].to_numpy(float))
+    pick = selector(np.arange(len(row_link)), len(row_link), inst.n_links, cols=row_link)
     return (pick @ lm).tocsr()
 
 
@@ -107,15 +98,14 @@ def routing_rows(inst: DesignInstance, n_sources: int) -> tuple[sp.csr_matrix, s
 def choice_rows(inst: DesignInstance) -> sp.csr_matrix:
     """``sum_{m in l} y[m] <= 1`` (explicit capacities): the link-module incidence."""
     mod_link = inst.modules["link"].to_numpy(int)
-    return sp.csr_matrix((np.ones(len(mod_link)), (mod_link, np.arange(len(mod_link)))),
-                         shape=(inst.n_links, len(mod_link)))
+    return selector(mod_link, inst.n_links, len(mod_link))
 
 
 def setup_rows(inst: DesignInstance) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """``y[m] - ub[m] z[l(m)] <= 0`` (fixed charge): (y part, z part)."""
     n = len(inst.modules)
     mod_link = inst.modules["link"].to_numpy(int)
-    z = sp.csr_matrix((-inst.module_upper(), (np.arange(n), mod_link)), shape=(n, inst.n_links))
+    z = selector(np.arange(n), n, inst.n_links, cols=mod_link, values=-inst.module_upper())
     return sp.identity(n, format="csr"), z
 
 
@@ -127,7 +117,7 @@ def cut_crossings(inst: DesignInstance) -> tuple[sp.csr_matrix, sp.csr_matrix, s
     pairs = np.unique(np.sort(np.c_[a, b], axis=1), axis=0)
     rows = np.r_[np.arange(n), np.repeat(np.arange(len(pairs)) + n, 2)]
     cols = np.r_[np.arange(n), pairs.ravel()]
-    member = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n + len(pairs), n))
+    member = selector(rows, n + len(pairs), n, cols=cols)
     ina = member[:, a].toarray() > 0
     inb = member[:, b].toarray() > 0
     out_cross = sp.csr_matrix((ina & ~inb).astype(float))

@@ -24,6 +24,7 @@ from backbone.solver.design.heuristics import (
 )
 from backbone.solver.design.instance import DesignInstance
 from backbone.solver.problem import Status, solve
+from backbone.solver.sparse import selector
 
 logger = logging.getLogger("backbone.solver.design")
 
@@ -195,7 +196,7 @@ def _check_connected(inst: DesignInstance) -> None:
     for name, failed in zip(inst.state_names, inst.states, strict=True):
         ok = can.copy()
         ok[list(failed)] = False
-        g = sp.csr_matrix((np.ones(int(ok.sum())), (a[ok], b[ok])), shape=(n, n))
+        g = selector(a[ok], n, n, cols=b[ok])
         directed = inst.link_model == "D"
         _, label = connected_components(g, directed=directed, connection="strong" if directed else "weak")
         cut = pos & (label[s] != label[t])
