@@ -254,7 +254,7 @@ def _check_references(frames: dict[str, pd.DataFrame], files: Mapping[str, str])
         refs("sites", "metro", metro_ids, "metro", allow_blank=True)
     srlgs = frames["srlgs"]
     if "links" in srlgs.columns and "id" in srlgs.columns:
-        from backbone.model import parse_idlist
+        from backbone.tables import parse_idlist
 
         for rid, members in zip(srlgs["id"], srlgs["links"], strict=True):
             for m in parse_idlist(members):
@@ -273,7 +273,7 @@ def _check_candidate_references(frames: dict[str, pd.DataFrame], file: str, link
     cands = frames["candidates"]
     if "id" not in cands.columns:
         return []
-    from backbone.model import parse_idlist
+    from backbone.tables import parse_idlist
 
     srlg_ids = _ids(frames["srlgs"])
     problems = []

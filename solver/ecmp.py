@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
 from backbone.model import Network
+from backbone.solver.sparse import selector
 from backbone.solver.te.formulations import SPLIT_COLUMNS
 from backbone.solver.te.instance import TEInstance, build_instance
 from backbone.solver.te.result import TEResult, assemble_result
@@ -91,7 +92,7 @@ def simulate_ecmp(net: Network, metric: str = "latency", tolerance_ms: float = 0
     if n_t:
         outdeg[:, has_out] = np.add.reduceat(in_dag[:, order].astype(float), starts[has_out], axis=1)
     share = np.where(in_dag, 1.0 / np.maximum(outdeg[:, tail], 1.0), 0.0)
-    to_head = sp.csr_matrix((np.ones(n_arcs), (np.arange(n_arcs), head)), shape=(n_arcs, n))
+    to_head = selector(np.arange(n_arcs), n_arcs, n, cols=head)
 
     # traffic entering each node, per destination: Y = D + (Y[:, tail] * share) @ H
     demand = np.zeros((n_t, n))
@@ -101,7 +102,7 @@ def simulate_ecmp(net: Network, metric: str = "latency", tolerance_ms: float = 0
 
     # expected and worst one-way latency from every node to each destination
     lat = inst.arc_latency_ms
-    by_tail = sp.csr_matrix((np.ones(n_arcs), (np.arange(n_arcs), tail)), shape=(n_arcs, n))
+    by_tail = selector(np.arange(n_arcs), n_arcs, n, cols=tail)
     zero = np.zeros((n_t, n))
     expect = _fixed_point(lambda e: np.asarray((by_tail.T @ (share * (lat + e[:, head])).T).T), zero, n)
 

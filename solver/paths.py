@@ -74,6 +74,7 @@ from backbone.model import Network
 from backbone.solver.deadline import Deadline
 from backbone.solver.path_search import search_group
 from backbone.solver.path_topology import FoundPath, SearchTopology, build_topology, topology_key
+from backbone.solver.sparse import selector
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +145,7 @@ class PathSet:
     def pair_incidence(self) -> sp.csr_matrix:
         """``n_pairs x n_paths`` CSR, 1 where the path serves the pair."""
         n = self.n_paths
-        return sp.csr_matrix((np.ones(n), (self.path_pair, np.arange(n))), shape=(len(self.pairs), n))
+        return selector(self.path_pair, len(self.pairs), n)
 
     def pair_paths(self, pair_row: int) -> np.ndarray:
         """Indices of the paths of one pair (a row of ``pairs``), lowest latency first."""

@@ -41,8 +41,8 @@ class Status(str, enum.Enum):
 
 
 @dataclass
-class VariableBlock:
-    """A named family of variables occupying columns ``start:start+size``."""
+class Block:
+    """A named family of variables (columns) or constraints (rows) occupying ``start:start+size``."""
 
     name: str
     start: int
@@ -50,28 +50,19 @@ class VariableBlock:
 
     @property
     def size(self) -> int:
+        """Number of columns or rows of the family."""
         return len(self.index)
 
     @property
     def slice(self) -> slice:
+        """The family's columns or rows."""
         return slice(self.start, self.start + self.size)
 
 
-@dataclass
-class ConstraintBlock:
-    """A named family of rows occupying ``start:start+size``."""
-
-    name: str
-    start: int
-    index: pd.Index
-
-    @property
-    def size(self) -> int:
-        return len(self.index)
-
-    @property
-    def slice(self) -> slice:
-        return slice(self.start, self.start + self.size)
+VariableBlock = Block
+"""A family of variables (the same class as :data:`ConstraintBlock`)."""
+ConstraintBlock = Block
+"""A family of constraints (the same class as :data:`VariableBlock`)."""
 
 
 @dataclass

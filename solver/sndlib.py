@@ -39,6 +39,7 @@ from backbone.io.sndlib import (
     parse_solution,
 )
 from backbone.solver.design import DesignInstance, DesignSolution
+from backbone.solver.sparse import selector
 
 __all__ = [
     "SUPPORTED",
@@ -176,15 +177,13 @@ def decompose_flows(inst: DesignInstance, sources: np.ndarray, flows: np.ndarray
 
 
 def _arc_graph(tail: np.ndarray, head: np.ndarray, arc_ids: np.ndarray, n: int) -> tuple[Any, dict[tuple[int, int], int]]:
-    import scipy.sparse as sp
-
     first: dict[tuple[int, int], int] = {}
     for u, v, a in zip(tail.tolist(), head.tolist(), arc_ids.tolist(), strict=True):
         first.setdefault((u, v), a)
     keys = list(first)
     rows = np.array([k[0] for k in keys], int)
     cols = np.array([k[1] for k in keys], int)
-    return sp.csr_matrix((np.ones(len(keys)), (rows, cols)), shape=(n, n)), first
+    return selector(rows, n, n, cols=cols), first
 
 
 def write_solution(path: str | Path, snd: SndlibNetwork, model: SndlibModel, inst: DesignInstance,

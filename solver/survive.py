@@ -58,6 +58,7 @@ from backbone.solver.failures import (
 )
 from backbone.solver.impact import survive_tolerance_gbps
 from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.sparse import selector
 from backbone.solver.survive_model import (
     Commodities,
     StateBlock,
@@ -164,7 +165,6 @@ def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, d
 def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
     """Gbps of demand no design can carry in this state (no admissible path even with every candidate,
     where the intact full network had one) and the reason."""
-    from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
     d = full.demands
@@ -176,7 +176,7 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
     a = site_pos.loc[full.links["site_a"]].to_numpy()[keep]
     b = site_pos.loc[full.links["site_b"]].to_numpy()[keep]
     n = len(site_pos)
-    _, label = connected_components(csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False)
+    _, label = connected_components(selector(a, n, n, cols=b), directed=False)
     src = site_pos.loc[d["src"]].to_numpy()
     dst = site_pos.loc[d["dst"]].to_numpy()
     cut = stuck & (label[src] != label[dst])
@@ -242,6 +242,108 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     """
     progress = progress or no_progress
     t_start = time.perf_counter()
+    run = _start_run(net, failure_kind, ceiling, failure_ceiling, k, backend, time_limit_s, mip_gap, use_candidates,
+                     sweep_options, initial_records, progress)
+    # the whole design (sweeps and MIPs of every iteration) gets DESIGN_BUDGET_FACTOR x time_limit_s of wall
+    # time: past it, the loop stops after its next sweep and reports the design as not converged
+    design_deadline = time.perf_counter() + DESIGN_BUDGET_FACTOR * time_limit_s
+    for it in range(1, max_iterations + 1):
+        t_sweep = time.perf_counter()
+        if failure_kind != "none" and run.records is None:
+            progress(min(0.95, 0.1 + 0.8 * (it - 1) / max_iterations), f"iteration {it}: sweeping every state")
+            run.records = _sweep(run.records_net, failure_kind, run.sopts)
+        sweep_seconds = time.perf_counter() - t_sweep if failure_kind != "none" else 0.0
+        new = _violated_states(run, max_states)
+        if it > 1 and not new:
+            run.converged = not run.violated
+            run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
+            run.iterations[-1]["violated"] = len(run.violated)
+            break
+        if it > 1 and time.perf_counter() >= design_deadline:
+            run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
+            run.iterations[-1]["violated"] = len(run.violated)
+            run.iterations[-1]["stopped"] = (f"time budget of {DESIGN_BUDGET_FACTOR:g} x time_limit_s "
+                                             f"({DESIGN_BUDGET_FACTOR * time_limit_s:g} s) used")
+            break
+        run.working += new
+        progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
+                 f"iteration {it}: MIP over the intact state and {len(run.working)} failure states")
+        _design_working_set(run, it, max_iterations, design_deadline)
+        mip = run.mip
+        assert mip is not None
+        run.iterations.append({"iteration": it, "working_states": len(run.working), "added": len(new),
+                               "violated": len(run.violated), "cost_usd": mip["cost"], "lower_bound_usd": mip["bound"],
+                               "mip_status": mip["solver_status"], "mip_seconds": round(mip["seconds"], 3),
+                               "path_rounds": mip["path_rounds"], "designs_tried": mip["tried"],
+                               "sweep_seconds": round(sweep_seconds, 3),
+                               "model": mip["stats"]})
+        logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(run.working),
+                    mip["cost"], mip["bound"])
+        design_key = tuple(sorted(_apply(run.base, mip, mip["full"])[1].items())) + tuple(
+            sorted(_apply(run.base, mip, mip["full"])[2].items()))
+        if run.prev_y is not None and design_key == run.prev_y:
+            run.converged = not run.violated  # the same design as the one just swept: nothing more to learn
+            break
+        run.prev_y = design_key
+        run.records_net, run.records = run.after, None  # the design changed the network: sweep it again
+        if failure_kind == "none":
+            run.converged = True
+            break
+    else:
+        # iterations exhausted: sweep the last design so what is reported is what it does
+        if failure_kind != "none":
+            run.records = _sweep(run.after, failure_kind, run.sopts)
+            run.violated = [str(r["scenario"]) for r in run.records if not r["survived"] and not (
+                float(r["unmet_gbps"]) + float(r["slo_violation_gbps"])
+                <= run.excused.get(str(r["scenario"]), (0.0, ""))[0] + run.tol)]
+    return _finish_run(run, t_start)
+
+
+@dataclass
+class _SurviveRun:
+    """What the iterations of :func:`design_survivable` share: fixed inputs, then the state they carry on."""
+
+    base: Network  # the network the design changes (without candidates when they may not be built)
+    full: Network  # ``base`` with every candidate built (paths and excuses)
+    failure_kind: str
+    ceiling: float
+    failure_ceiling: float
+    k: int
+    backend: str
+    time_limit_s: float
+    mip_gap: float
+    tol: float
+    sopts: FailureOptions
+    scen_full: dict[str, FailureScenario]
+    comm: Commodities
+    intact: StateBlock
+    progress: ProgressFn
+    records_net: Network  # the network the current records were swept on
+    after: Network  # the network after the current design
+    records: list[dict[str, Any]] | None
+    prev_y: tuple[Any, ...] | None
+    blocks: dict[str, StateBlock] = field(default_factory=dict)
+    failed_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ceiling_of: dict[str, float] = field(default_factory=dict)
+    working: list[str] = field(default_factory=list)
+    excused: dict[str, tuple[float, str]] = field(default_factory=dict)
+    iterations: list[dict[str, Any]] = field(default_factory=list)
+    mip: dict[str, Any] | None = None
+    violated: list[str] = field(default_factory=list)
+    converged: bool = False
+    best_bound: float | None = None
+    bound_scope: str = ""
+
+    def lost_mask(self, sc: FailureScenario) -> np.ndarray:
+        """Demands lost with the sites ``sc`` fails."""
+        d = self.full.demands
+        return (d["src"].isin(sc.sites) | d["dst"].isin(sc.sites)).to_numpy()
+
+
+def _start_run(net: Network, failure_kind: str, ceiling: float, failure_ceiling: float, k: int, backend: str,
+               time_limit_s: float, mip_gap: float, use_candidates: bool, sweep_options: FailureOptions | None,
+               initial_records: Sequence[dict[str, Any]] | None, progress: ProgressFn) -> _SurviveRun:
+    """Check the options and set up the run: the full network, the sweep options, the intact state's block."""
     if failure_kind not in (*SURVIVE_KINDS, "none"):
         raise ValidationError(Problem(f"unknown failure kind {failure_kind!r}; choose link, srlg, site or none",
                                       table="options", field="survive"))
@@ -259,173 +361,133 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         scen_full = {s.id: s for s in enumerate_scenarios(full, failure_kind)}  # type: ignore[arg-type]
     comm = Commodities.of_network(full)
     intact = state_block(full, full, "intact", (), k, ceiling, comm)  # every candidate built: for the excuses
-    blocks: dict[str, StateBlock] = {"intact": intact}
-    failed_of: dict[str, tuple[str, ...]] = {"intact": ()}
-    ceiling_of: dict[str, float] = {"intact": ceiling}
-    working: list[str] = []
-    excused: dict[str, tuple[float, str]] = {}
-    iterations: list[dict[str, Any]] = []
-    records = list(initial_records) if initial_records is not None else None
-    records_net = net
-    mip: dict[str, Any] | None = None
-    after = net
-    violated: list[str] = []
-    converged = False
-    best_bound: float | None = None
-    bound_scope = ""
-    prev_y: tuple[Any, ...] | None = None if initial_records is None else ()
+    return _SurviveRun(
+        base=base, full=full, failure_kind=failure_kind, ceiling=ceiling, failure_ceiling=failure_ceiling, k=k,
+        backend=backend, time_limit_s=time_limit_s, mip_gap=mip_gap, tol=tol, sopts=sopts, scen_full=scen_full,
+        comm=comm, intact=intact, progress=progress, records_net=net, after=net,
+        records=list(initial_records) if initial_records is not None else None,
+        prev_y=None if initial_records is None else (),
+        blocks={"intact": intact}, failed_of={"intact": ()}, ceiling_of={"intact": ceiling})
 
-    def lost_mask(sc: FailureScenario) -> np.ndarray:
-        d = full.demands
-        return (d["src"].isin(sc.sites) | d["dst"].isin(sc.sites)).to_numpy()
 
-    # the whole design (sweeps and MIPs of every iteration) gets DESIGN_BUDGET_FACTOR x time_limit_s of wall
-    # time: past it, the loop stops after its next sweep and reports the design as not converged
-    design_deadline = time.perf_counter() + DESIGN_BUDGET_FACTOR * time_limit_s
-    for it in range(1, max_iterations + 1):
-        t_sweep = time.perf_counter()
-        if failure_kind != "none" and records is None:
-            progress(min(0.95, 0.1 + 0.8 * (it - 1) / max_iterations), f"iteration {it}: sweeping every state")
-            records = _sweep(records_net, failure_kind, sopts)
-        sweep_seconds = time.perf_counter() - t_sweep if failure_kind != "none" else 0.0
-        # states violated in the sweep, minus those no design can help
-        new: list[str] = []
-        violated = []
-        for r in records or []:
-            sid = str(r["scenario"])
-            if r["survived"] or sid not in scen_full:
-                continue
-            sc = scen_full[sid]
-            if sid not in blocks:
-                blocks[sid] = state_block(full, full, sid, sc.links, k, failure_ceiling, comm)
-                failed_of[sid], ceiling_of[sid] = tuple(sc.links), failure_ceiling
-            gbps, reason = _excuse(full, blocks[sid], intact.has_path, lost_mask(sc))
-            if reason:
-                excused[sid] = (gbps, reason)
-            if float(r["unmet_gbps"]) + float(r["slo_violation_gbps"]) <= gbps + tol:
-                continue  # only what no design can help is unmet
-            violated.append(sid)
-            if sid not in working:
-                new.append(sid)
-        if max_states is not None:
-            new = new[:max(0, max_states - len(working))]
-        if it > 1 and not new:
-            converged = not violated
-            iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
-            iterations[-1]["violated"] = len(violated)
-            break
-        if it > 1 and time.perf_counter() >= design_deadline:
-            iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
-            iterations[-1]["violated"] = len(violated)
-            iterations[-1]["stopped"] = (f"time budget of {DESIGN_BUDGET_FACTOR:g} x time_limit_s "
-                                         f"({DESIGN_BUDGET_FACTOR * time_limit_s:g} s) used")
-            break
-        working += new
-        progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
-                 f"iteration {it}: MIP over the intact state and {len(working)} failure states")
-        mip_seconds, rounds = 0.0, 0
-        # TE routes a built network over its own k shortest paths. The MIP routes over the paths of the
-        # network with a set K of candidates built: TE's paths on any design that builds a subset of K
-        # include every path the MIP can use (removing links only removes paths, and a path over an unbuilt
-        # candidate carries nothing), so every MIP solution is TE-consistent. K is first the routes needed
-        # (each demand that has no admissible path without candidates gets its shortest one): building more
-        # only crowds TE's k paths onto new routes. Only when that leaves a working state short, and time
-        # remains, every candidate is tried too; the design leaving less unmet, then the cheaper, is kept.
-        options: list[tuple[float, float, dict[str, Any], Network]] = []
-        all_cands = [str(c) for c in base.candidates.index]
-        needed = routes_needed(base, full, [blocks[x] for x in ["intact", *working]], k, comm)
-        starts: list[tuple[str, list[str]]] = [("routes needed" if needed else "no new route", needed)]
-        tried: list[dict[str, Any]] = []
-        while starts:
-            label, keep = starts.pop(0)
-            rounds += 1
-            progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
+def _violated_states(run: _SurviveRun, max_states: int | None) -> list[str]:
+    """Set ``run.violated`` to the swept states a design can still help, and return those not yet in the
+    working set (at most ``max_states`` in all); records the excuses of what no design can help."""
+    full, tol = run.full, run.tol
+    new: list[str] = []
+    run.violated = []
+    for r in run.records or []:
+        sid = str(r["scenario"])
+        if r["survived"] or sid not in run.scen_full:
+            continue
+        sc = run.scen_full[sid]
+        if sid not in run.blocks:
+            run.blocks[sid] = state_block(full, full, sid, sc.links, run.k, run.failure_ceiling, run.comm)
+            run.failed_of[sid], run.ceiling_of[sid] = tuple(sc.links), run.failure_ceiling
+        gbps, reason = _excuse(full, run.blocks[sid], run.intact.has_path, run.lost_mask(sc))
+        if reason:
+            run.excused[sid] = (gbps, reason)
+        if float(r["unmet_gbps"]) + float(r["slo_violation_gbps"]) <= gbps + tol:
+            continue  # only what no design can help is unmet
+        run.violated.append(sid)
+        if sid not in run.working:
+            new.append(sid)
+    if max_states is not None:
+        new = new[:max(0, max_states - len(run.working))]
+    return new
+
+
+def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_deadline: float) -> None:
+    """One iteration's MIP(s) over the intact state and the working set; sets ``run.mip`` (with ``full``,
+    ``tried``, ``seconds``, ``path_rounds``), ``run.after``, the bound and its scope, and the excuses of
+    capacity that runs out.
+
+    TE routes a built network over its own k shortest paths. The MIP routes over the paths of the
+    network with a set K of candidates built: TE's paths on any design that builds a subset of K
+    include every path the MIP can use (removing links only removes paths, and a path over an unbuilt
+    candidate carries nothing), so every MIP solution is TE-consistent. K is first the routes needed
+    (each demand that has no admissible path without candidates gets its shortest one): building more
+    only crowds TE's k paths onto new routes. Only when that leaves a working state short, and time
+    remains, every candidate is tried too; the design leaving less unmet, then the cheaper, is kept.
+    """
+    base, k, comm, tol, working = run.base, run.k, run.comm, run.tol, run.working
+    mip_seconds, rounds = 0.0, 0
+    options: list[tuple[float, float, dict[str, Any], Network]] = []
+    all_cands = [str(c) for c in base.candidates.index]
+    needed = routes_needed(base, run.full, [run.blocks[x] for x in ["intact", *working]], k, comm)
+    starts: list[tuple[str, list[str]]] = [("routes needed" if needed else "no new route", needed)]
+    tried: list[dict[str, Any]] = []
+    while starts:
+        label, keep = starts.pop(0)
+        rounds += 1
+        run.progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
                      f"iteration {it}: MIP over the intact state and {len(working)} failure states, "
                      f"{len(keep)} candidate routes open ({label})")
-            model_full = base.with_candidates_built(
-                {c: int(base.candidates.at[c, "max_modules"]) for c in keep}) if keep else base
-            model_blocks = [state_block(model_full, model_full, sid, failed_of[sid], k, ceiling_of[sid], comm)
-                            for sid in ["intact", *working]]
-            cand = solve_mip(base, model_full, model_blocks, time_limit_s, backend, mip_gap, tol, comm)
-            mip_seconds += cand["seconds"]
-            ids = model_full.links.index
-            built = [str(ids[i]) for i in np.flatnonzero(cand["is_cand"] & (cand["y"] > 0.5))]
-            total_unmet = float(np.round(cand["unmet_all"].sum(), 3))
-            short = float(cand["short_by_state"].sum())
-            options.append((total_unmet, float(cand["cost"]), cand, model_full))
-            tried.append({"start": label, "candidates_open": len(keep), "routes": len(built),
-                          "unmet_gbps": total_unmet, "short_gbps": round(short, 3), "cost_usd": float(cand["cost"])})
-            if (short > tol and label != "every candidate" and set(all_cands) - set(keep)
-                    and time.perf_counter() + cand["seconds"] < design_deadline):
-                starts.append(("every candidate", all_cands))
-        _, _, cur, model_full = min(options, key=lambda o: (o[0], o[1]))
-        after, _, _ = _apply(base, cur, model_full)
-        cur["full"] = model_full
-        cur["tried"] = tried
-        mip = cur
-        best_bound = cur["bound"]
-        n_open = int((~model_full.links.index.isin(base.links.index)).sum())
-        bound_scope = (f"designs that build from the {n_open} of {len(all_cands)} candidate routes opened, over TE's "
+        model_full = base.with_candidates_built(
+            {c: int(base.candidates.at[c, "max_modules"]) for c in keep}) if keep else base
+        model_blocks = [state_block(model_full, model_full, sid, run.failed_of[sid], k, run.ceiling_of[sid], comm)
+                        for sid in ["intact", *working]]
+        cand = solve_mip(base, model_full, model_blocks, run.time_limit_s, run.backend, run.mip_gap, tol, comm)
+        mip_seconds += cand["seconds"]
+        ids = model_full.links.index
+        built = [str(ids[i]) for i in np.flatnonzero(cand["is_cand"] & (cand["y"] > 0.5))]
+        total_unmet = float(np.round(cand["unmet_all"].sum(), 3))
+        short = float(cand["short_by_state"].sum())
+        options.append((total_unmet, float(cand["cost"]), cand, model_full))
+        tried.append({"start": label, "candidates_open": len(keep), "routes": len(built),
+                      "unmet_gbps": total_unmet, "short_gbps": round(short, 3), "cost_usd": float(cand["cost"])})
+        if (short > tol and label != "every candidate" and set(all_cands) - set(keep)
+                and time.perf_counter() + cand["seconds"] < design_deadline):
+            starts.append(("every candidate", all_cands))
+    _, _, cur, model_full = min(options, key=lambda o: (o[0], o[1]))
+    run.after, _, _ = _apply(base, cur, model_full)
+    cur["full"] = model_full
+    cur["tried"] = tried
+    run.mip = cur
+    run.best_bound = cur["bound"]
+    n_open = int((~model_full.links.index.isin(base.links.index)).sum())
+    run.bound_scope = (f"designs that build from the {n_open} of {len(all_cands)} candidate routes opened, over TE's "
                        f"{k} shortest latency-admissible paths per demand, carrying the intact state and the "
                        f"{len(working)} failure states of the working set")
-        cur["seconds"] = mip_seconds
-        cur["path_rounds"] = rounds
-        for i, sid in enumerate(["intact", *working]):
-            gbps = float(cur["short_by_state"][i])
-            if gbps > tol and sid != "intact":
-                prev = excused.get(sid, (0.0, ""))
-                excused[sid] = (prev[0] + gbps, "; ".join(x for x in (prev[1], (
-                    f"{gbps:,.0f} Gbps more than every link at its max_capacity_gbps and every candidate at its "
-                    f"max_modules can carry over TE's {k} shortest latency-admissible paths per demand (with more "
-                    "paths, --paths, TE may spread it further)")) if x))
-        iterations.append({"iteration": it, "working_states": len(working), "added": len(new),
-                           "violated": len(violated), "cost_usd": mip["cost"], "lower_bound_usd": mip["bound"],
-                           "mip_status": mip["solver_status"], "mip_seconds": round(mip["seconds"], 3),
-                           "path_rounds": mip["path_rounds"], "designs_tried": mip["tried"],
-                           "sweep_seconds": round(sweep_seconds, 3),
-                           "model": mip["stats"]})
-        logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(working),
-                    mip["cost"], mip["bound"])
-        design_key = tuple(sorted(_apply(base, mip, mip["full"])[1].items())) + tuple(
-            sorted(_apply(base, mip, mip["full"])[2].items()))
-        if prev_y is not None and design_key == prev_y:
-            converged = not violated  # the same design as the one just swept: nothing more to learn
-            break
-        prev_y = design_key
-        records_net, records = after, None  # the design changed the network: sweep it again
-        if failure_kind == "none":
-            converged = True
-            break
-    else:
-        # iterations exhausted: sweep the last design so what is reported is what it does
-        if failure_kind != "none":
-            records = _sweep(after, failure_kind, sopts)
-            violated = [str(r["scenario"]) for r in records if not r["survived"] and not (
-                float(r["unmet_gbps"]) + float(r["slo_violation_gbps"])
-                <= excused.get(str(r["scenario"]), (0.0, ""))[0] + tol)]
+    cur["seconds"] = mip_seconds
+    cur["path_rounds"] = rounds
+    for i, sid in enumerate(["intact", *working]):
+        gbps = float(cur["short_by_state"][i])
+        if gbps > tol and sid != "intact":
+            prev = run.excused.get(sid, (0.0, ""))
+            run.excused[sid] = (prev[0] + gbps, "; ".join(x for x in (prev[1], (
+                f"{gbps:,.0f} Gbps more than every link at its max_capacity_gbps and every candidate at its "
+                f"max_modules can carry over TE's {k} shortest latency-admissible paths per demand (with more "
+                "paths, --paths, TE may spread it further)")) if x))
+
+
+def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
+    """Measure the final design's states and assemble the :class:`SurvivableDesign`."""
+    failure_kind, records = run.failure_kind, run.records
     if records is None and failure_kind != "none":
-        records = _sweep(after, failure_kind, sopts)
+        records = _sweep(run.after, failure_kind, run.sopts)
     if records and any(r["overloaded"] and r["unmet_gbps"] != r["unmet_gbps"] for r in records):
-        records = _measure_overloaded(after, failure_kind, sopts, records)  # the reported figures, in full
+        records = _measure_overloaded(run.after, failure_kind, run.sopts, records)  # the reported figures, in full
+    mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
     cost = float(mip["cost"])
     gap = None if best_bound is None else (max(0.0, cost - best_bound) / cost if cost > 0 else 0.0)
-    status = ("optimal" if converged and gap is not None and gap <= max(mip_gap, 1e-6) else
+    status = ("optimal" if converged and gap is not None and gap <= max(run.mip_gap, 1e-6) else
               "feasible" if converged else "not_converged")
-    upgrades = _upgrade_table(base, mip["full"], mip, ["intact", *working])
-    still = set(violated) if not converged else set()
+    upgrades = _upgrade_table(run.base, mip["full"], mip, ["intact", *run.working])
+    still = set(run.violated) if not converged else set()
     # excused: not carried, but only by what no design can help (a state also short beyond that is violated)
     not_survivable = [{"scenario": s, "reason": excused[s][1], "gbps": excused[s][0]}
                       for s in sorted(excused) if s not in still and any(
                           str(r["scenario"]) == s and not r["survived"] for r in records or [])]
-    progress(1.0, "design done")
+    run.progress(1.0, "design done")
     return SurvivableDesign(
         status=status, failure_kind=failure_kind, cost_usd=cost, lower_bound_usd=best_bound, gap=gap,
-        upgrades=upgrades, network_after=after, iterations=iterations, states_examined=len(records or []),
-        working_set=working, records_after=list(records or []), not_survivable=not_survivable,
+        upgrades=upgrades, network_after=run.after, iterations=run.iterations, states_examined=len(records or []),
+        working_set=run.working, records_after=list(records or []), not_survivable=not_survivable,
         violated=sorted(still),
-        ceiling=ceiling, failure_ceiling=failure_ceiling, converged=converged,
-        seconds=time.perf_counter() - t_start, model=mip["stats"], bound_scope=bound_scope)
+        ceiling=run.ceiling, failure_ceiling=run.failure_ceiling, converged=converged,
+        seconds=time.perf_counter() - t_start, model=mip["stats"], bound_scope=run.bound_scope)
 
 
 def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from backbone.errors import SolverError
 from backbone.model import Network
 from backbone.solver.problem import LinearProgram, solve
+from backbone.solver.sparse import selector
 from backbone.solver.upgrades import UNMET_PENALTY_USD_PER_GBPS, state_paths
 
 __all__ = ["Commodities", "StateBlock", "build_mip", "full_network", "read_mip", "routes_needed", "solve_mip",
@@ -163,21 +164,21 @@ def build_mip(net: Network, full: Network, blocks: list[StateBlock], comm: Commo
                      lower=np.where(no_path, h_all, 0.0), upper=h_all)
     # demand: sum_p f_{s,p} + u_{s,d} = h_d
     rows = np.concatenate([s * D + b.var_demand for s, b in enumerate(blocks)])
-    demand_flow = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(S * D, int(offsets[-1])))
+    demand_flow = selector(rows, S * D, int(offsets[-1]))
     lp.add_constraints("demand", {"flow": demand_flow, "unmet": sp.identity(S * D, format="csr")},
                        lower=h_all, upper=h_all, index=index)
     # capacity: A_s^T f_s - t_s m y <= t_s cap, per state and arc
     t = np.repeat([b.ceiling for b in blocks], 2 * L)
     arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), S)
     arc_flow = sp.block_diag([b.incidence.T for b in blocks], format="csr")
-    arc_mod = sp.csr_matrix((-t * mod[arc_link], (np.arange(2 * L * S), arc_link)), shape=(2 * L * S, L))
+    arc_mod = selector(np.arange(2 * L * S), 2 * L * S, L, cols=arc_link, values=-t * mod[arc_link])
     lp.add_constraints("capacity", {"flow": arc_flow, "modules": arc_mod}, upper=t * cap[arc_link],
                        index=pd.MultiIndex.from_product([range(S), range(2 * L)], names=["state", "arc"]))
     # build: y_c - Y_c b_c <= 0 for candidates with a fixed cost
     if len(with_fixed):
         cpos = np.flatnonzero(is_cand)[with_fixed]
         n = len(with_fixed)
-        lp.add_constraints("build", {"modules": sp.csr_matrix((np.ones(n), (np.arange(n), cpos)), shape=(n, L)),
+        lp.add_constraints("build", {"modules": selector(np.arange(n), n, L, cols=cpos),
                                      "build": sp.csr_matrix(sp.diags(-y_max[cpos]))},
                            upper=0.0, index=links.index[cpos])
     return lp, y_max

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from backbone.model import Network
 from backbone.solver.problem import INF, LinearProgram, solve
 from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.sparse import selector
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +152,7 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
                      lower=np.where(no_path, h_all, 0.0), upper=h_all)
     # demand: sum_p f_{s,p} + u_{s,d} = h_d
     rows = np.concatenate([s * D + vd for s, (vd, _, _) in enumerate(per_state)])
-    demand_flow = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(S * D, int(offsets[-1])))
+    demand_flow = selector(rows, S * D, int(offsets[-1]))
     lp.add_constraints("demand", {"flow": demand_flow, "unmet": sp.identity(S * D, format="csr")},
                        lower=np.tile(h, S), upper=np.tile(h, S), index=unmet_index)
     # capacity: A_s^T f_s - ceiling * m y <= ceiling * cap, per state and arc

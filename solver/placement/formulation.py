@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from backbone.solver.placement.inputs import PlacementInputs
 from backbone.solver.problem import LinearProgram
+from backbone.solver.sparse import selector
 
 EXISTING_PENALTY_FACTOR = 1000.0
 """Unrouted scenario demand (per Gbps) costs this many times the unserved-GPU weight."""
@@ -49,12 +50,6 @@ class PlacementModel:
     inputs: PlacementInputs
     cost: np.ndarray  # USD coefficient of each column (capex + opex), for the budget and the report
     unserved_weight: float
-
-
-def _incidence(rows: np.ndarray, n_rows: int, n_cols: int, values: np.ndarray | float = 1.0) -> sp.csr_matrix:
-    """``n_rows x n_cols`` matrix with ``values`` at ``(rows[i], i)``."""
-    v = np.broadcast_to(np.asarray(values, float), (n_cols,))
-    return sp.csr_matrix((v, (rows, np.arange(n_cols))), shape=(n_rows, n_cols))
 
 
 def build_placement(inp: PlacementInputs, elastic: bool = False,
@@ -155,7 +150,7 @@ def demand_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
     ``sum_{r in k} serve[t, r] + unserved[t, k] = demand_k x factor[k, t]``.
     """
     T, K, R = inp.n_periods, len(inp.units), len(inp.routes)
-    a_kr = _incidence(inp.routes["unit"].to_numpy(), K, R)
+    a_kr = selector(inp.routes["unit"].to_numpy(), K, R)
     rhs = (inp.units["demand_gpus"].to_numpy()[:, None] * inp.factors).T.ravel()  # period-major
     lp.add_constraints("demand", {"serve": sp.kron(sp.identity(T), a_kr, format="csr"),
                                   "unserved": sp.identity(T * K, format="csr")},
@@ -167,7 +162,7 @@ def _training_load(inp: PlacementInputs, repeat: int) -> sp.csr_matrix:
     """``(repeat x S) x jobsites``: GPUs of job j at site s, stacked ``repeat`` times."""
     S = len(inp.sites)
     g = inp.jobs["gpus"].to_numpy(dtype=float)[inp.job_sites["job"].to_numpy()]
-    a = _incidence(inp.job_sites["site"].to_numpy(), S, len(inp.job_sites), g)
+    a = selector(inp.job_sites["site"].to_numpy(), S, len(inp.job_sites), values=g)
     return sp.kron(np.ones((repeat, 1)), a, format="csr")
 
 
@@ -177,7 +172,7 @@ def site_gpu_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bo
     ``sum_{r at s} serve[t, r] + sum_j G_j train[j, s] - B blocks_s <= installed_s``.
     """
     T, S, R = inp.n_periods, len(inp.sites), len(inp.routes)
-    a_sr = _incidence(inp.routes["site"].to_numpy(), S, R)
+    a_sr = selector(inp.routes["site"].to_numpy(), S, R)
     blocks = {
         "serve": sp.kron(sp.identity(T), a_sr, format="csr"),
         "train": _training_load(inp, T),
@@ -262,7 +257,7 @@ def existing_rows(lp: LinearProgram, inp: PlacementInputs, n_demands: int) -> No
     E = len(inp.existing_paths)
     rhs = inp.existing["demand_gbps"].to_numpy(dtype=float)
     lp.add_constraints("existing_demand", {
-        "existing": _incidence(inp.existing_paths["demand"].to_numpy(), n_demands, E),
+        "existing": selector(inp.existing_paths["demand"].to_numpy(), n_demands, E),
         "existing_unrouted": sp.identity(n_demands, format="csr"),
     }, lower=rhs, upper=rhs, index=inp.existing.index)
 
@@ -276,7 +271,7 @@ def training_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
     if J == 0:
         return
     lp.add_constraints("training", {
-        "train": _incidence(inp.job_sites["job"].to_numpy(), J, len(inp.job_sites)),
+        "train": selector(inp.job_sites["job"].to_numpy(), J, len(inp.job_sites)),
         "train_unplaced": sp.identity(J, format="csr"),
     }, lower=1.0, upper=1.0, index=inp.jobs.index)
 
@@ -310,12 +305,12 @@ def n_plus_one_rows(lp: LinearProgram, inp: PlacementInputs, B: float, w_unserve
     peak = inp.units["peak_period"].to_numpy()[r_unit]
     served_peak = sp.csr_matrix((-np.ones(R), (r_unit, peak * R + np.arange(R))), shape=(K, T * R))
     lp.add_constraints("n1_demand", {
-        "backup": _incidence(f_idx * K + pair_unit[p_idx], S * K, n),
+        "backup": selector(f_idx * K + pair_unit[p_idx], S * K, n),
         "serve": sp.kron(np.ones((S, 1)), served_peak, format="csr"),
         "backup_unserved": sp.identity(S * K, format="csr"),
     }, lower=0.0, index=pd.MultiIndex.from_product([inp.sites.index, inp.units.index], names=["failed", "unit"]))
     blocks = {
-        "backup": _incidence(f_idx * S + pair_site[p_idx], S * S, n),
+        "backup": selector(f_idx * S + pair_site[p_idx], S * S, n),
         "train": _training_load(inp, S),
         "blocks": sp.kron(np.ones((S, 1)), -B * sp.identity(S), format="csr"),
     }

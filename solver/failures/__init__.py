@@ -1,0 +1,47 @@
+"""Failure and what-if analysis: sweep failure scenarios, re-route each and measure its impact.
+
+A scenario fails links, SRLGs or sites, or derates them to a fraction of capacity (degraded,
+not broken). Each scenario is re-routed on the failed topology -- candidate paths regenerated
+for it -- and assessed exactly as the intact baseline is (:func:`backbone.solver.impact.assess_state`:
+min-MLU utilisation, and the traffic that cannot be carried at <= 100 % utilisation), then compared
+with it (:func:`backbone.solver.impact.failure_impact`): unmet traffic per class, latency-SLO
+violations and traffic lost with failed sites, each apart, their sum ``impact_gbps`` (the ranking),
+the utilisation the traffic needs (``mlu``; above 1.0 it is overload, never hidden), latency
+inflation per demand (p50, p99, worst) and whether the state ``survived``.
+
+* :mod:`~backbone.solver.failures.scenarios`: :class:`FailureScenario`, :func:`enumerate_scenarios`, the
+  planner's scenario lists.
+* :mod:`~backbone.solver.failures.options`: :class:`FailureOptions`.
+* :mod:`~backbone.solver.failures.evaluation`: :class:`SweepContext` and :func:`evaluate_scenario`.
+* :mod:`~backbone.solver.failures.engines`: :func:`run_sweep` (serial, local process pool, Dask).
+* :mod:`~backbone.solver.failures.result`: :class:`SweepResult`, the scenario table and :func:`sweep`.
+
+Execution
+---------
+Scenarios run in batches on a local process pool (``engine="local"``) or on a Dask distributed
+cluster (``engine="dask"``; with no scheduler address a local cluster is started). A worker
+keeps a :class:`SweepContext` per network -- the intact network, its baseline result and its
+cached candidate paths -- and per scenario only re-derives what the failure changes: candidate
+paths are those of the intact network minus the ones crossing failed links, with only the
+pairs that lost a path searched again on the failed topology
+(:func:`backbone.solver.paths.paths_after_failure`). Results do not depend on the engine or the batch
+size: every scenario is evaluated by the same deterministic function.
+"""
+
+from backbone.solver.failures.engines import run_sweep, worker_context
+from backbone.solver.failures.evaluation import FAILURE_RETRY_FACTOR, SweepContext, evaluate_scenario
+from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.result import SCENARIO_COLUMNS, SweepResult, scenario_table, sweep, worst_first
+from backbone.solver.failures.scenarios import (
+    DEFAULT_MAX_SCENARIOS,
+    FailureKind,
+    FailureScenario,
+    enumerate_scenarios,
+    load_scenario_list,
+)
+
+__all__ = [
+    "DEFAULT_MAX_SCENARIOS", "FAILURE_RETRY_FACTOR", "SCENARIO_COLUMNS", "FailureKind", "FailureOptions",
+    "FailureScenario", "SweepContext", "SweepResult", "enumerate_scenarios", "evaluate_scenario",
+    "load_scenario_list", "run_sweep", "scenario_table", "sweep", "worker_context", "worst_first",
+]

@@ -1,0 +1,169 @@
+"""Where scenarios run: serially, on a local process pool or on a Dask cluster.
+
+Scenarios run in batches on a local process pool (``engine="local"``) or on a Dask distributed
+cluster (``engine="dask"``; with no scheduler address a local cluster is started). A worker
+keeps a :class:`SweepContext` per network -- the intact network, its baseline result and its
+cached candidate paths -- and per scenario only re-derives what the failure changes: candidate
+paths are those of the intact network minus the ones crossing failed links, with only the
+pairs that lost a path searched again on the failed topology
+(:func:`backbone.solver.paths.paths_after_failure`). Results do not depend on the engine or the batch
+size: every scenario is evaluated by the same deterministic function.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+from backbone.errors import SolverError
+from backbone.model import Network
+from backbone.solver.failures.evaluation import SweepContext, evaluate_scenario
+from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.scenarios import FailureScenario
+from backbone.solver.processes import capped_workers, die_with_parent, spawn_unsafe_reason
+from backbone.solver.progress import ProgressFn, no_progress
+
+logger = logging.getLogger("backbone.solver.failures")
+
+
+_WORKER_CONTEXTS: dict[str, SweepContext] = {}
+"""Per-process contexts, keyed by (network fingerprint, options): built once per worker."""
+
+
+def _context_key(net: Network, options: FailureOptions) -> str:
+    return net.fingerprint() + ":" + options.model_dump_json(exclude={"engine", "workers", "scheduler", "batch_size"})
+
+
+def worker_context(net: Network, options: FailureOptions) -> SweepContext:
+    """This process's context for ``net`` and ``options``, built once (the previous one is dropped)."""
+    key = _context_key(net, options)
+    ctx = _WORKER_CONTEXTS.get(key)
+    if ctx is None:
+        _WORKER_CONTEXTS.clear()
+        ctx = _WORKER_CONTEXTS[key] = SweepContext.build(net, options)
+    return ctx
+
+
+def _run_batch(net: Network, options: FailureOptions, batch: list[FailureScenario],
+               ctx: SweepContext | None = None) -> list[dict[str, Any]]:
+    if ctx is not None:  # the parent's baseline: adopt it instead of solving it again
+        key = _context_key(net, options)
+        if key not in _WORKER_CONTEXTS:
+            _WORKER_CONTEXTS.clear()
+            _WORKER_CONTEXTS[key] = ctx
+    ctx = worker_context(net, options)
+    return [evaluate_scenario(ctx, s) for s in batch]
+
+
+_POOL_NET: Network | None = None
+_POOL_OPTIONS: FailureOptions | None = None
+
+
+def _pool_init(net: Network, options: FailureOptions, ctx: SweepContext | None = None) -> None:
+    global _POOL_NET, _POOL_OPTIONS
+    die_with_parent()  # a pool process never outlives the sweep's process
+    _POOL_NET, _POOL_OPTIONS = net, options
+    _run_batch(net, options, [], ctx)  # adopt (or build) the context once per worker
+
+
+def _pool_batch(batch: list[FailureScenario]) -> list[dict[str, Any]]:
+    assert _POOL_NET is not None and _POOL_OPTIONS is not None
+    return _run_batch(_POOL_NET, _POOL_OPTIONS, batch)
+
+
+def _batches(scenarios: list[FailureScenario], workers: int, batch_size: int | None) -> list[list[FailureScenario]]:
+    size = batch_size or max(1, min(16, math.ceil(len(scenarios) / max(1, workers * 4))))
+    return [scenarios[i:i + size] for i in range(0, len(scenarios), size)]
+
+
+def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOptions,
+              progress: ProgressFn | None = None, ctx: SweepContext | None = None) -> list[dict[str, Any]]:
+    """Evaluate every scenario with the chosen engine; records in scenario order.
+
+    ``ctx`` (the intact network's baseline, when the caller has it) is shipped to the workers so
+    they do not solve the baseline again; each still computes the intact candidate paths once.
+
+    Raises
+    ------
+    SolverError
+        When the Dask scheduler cannot be reached or a worker fails.
+    """
+    progress = progress or no_progress
+    if not scenarios:
+        return []
+    workers = capped_workers(options.workers)  # the CPU count, at most the process limit (API: per job)
+    engine = options.engine
+    if engine == "local" and workers == 1:
+        engine = "serial"
+    if engine == "local":
+        import multiprocessing as mp
+
+        if mp.current_process().daemon:  # a daemonic process (e.g. an API job worker) cannot start a pool
+            logger.info("failure sweep in a daemonic process: running serially")
+            engine = "serial"
+        elif (reason := spawn_unsafe_reason()) is not None:  # worker processes would break or hang
+            logger.warning("failure sweep runs serially: %s (use %d worker processes by running the sweep under "
+                           "'if __name__ == \"__main__\":')", reason, workers)
+            engine = "serial"
+    batches = _batches(scenarios, workers, options.batch_size)
+    done = 0
+    results: dict[int, list[dict[str, Any]]] = {}
+    if engine == "serial":
+        for i, b in enumerate(batches):
+            results[i] = _run_batch(net, options, b, ctx)
+            done += len(b)
+            progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios")
+    elif engine == "local":
+        import multiprocessing as mp
+
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_pool_init,
+                                 initargs=(net, options, ctx)) as pool:
+            futures = {pool.submit(_pool_batch, b): i for i, b in enumerate(batches)}
+            for fut in as_completed(futures):
+                i = futures[fut]
+                results[i] = fut.result()
+                done += len(batches[i])
+                progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios")
+    else:
+        results = _run_dask(net, options, batches, workers, len(scenarios), progress, ctx)
+    return [r for i in range(len(batches)) for r in results[i]]
+
+
+def _run_dask(net: Network, options: FailureOptions, batches: list[list[FailureScenario]], workers: int,
+              total: int, progress: ProgressFn, ctx: SweepContext | None = None) -> dict[int, list[dict[str, Any]]]:
+
+    try:
+        from distributed import Client, LocalCluster
+        from distributed import as_completed as dask_completed
+    except ImportError as exc:  # pragma: no cover - distributed is a dependency
+        raise SolverError(f"engine 'dask' needs the 'distributed' package: {exc}") from None
+    cluster = None
+    try:
+        if options.scheduler:
+            client = Client(options.scheduler, timeout="10s")
+        else:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            client = Client(cluster)
+    except (OSError, TimeoutError) as exc:
+        raise SolverError(f"cannot reach Dask scheduler {options.scheduler!r}: {exc}") from None
+    try:
+        net_future = client.scatter(net, broadcast=True)
+        ctx_future = client.scatter(ctx, broadcast=True) if ctx is not None else None
+        futures = [client.submit(_run_batch, net_future, options, b, ctx_future,
+                                 key=f"failures-batch-{i}-{id(batches)}", pure=False) for i, b in enumerate(batches)]
+        index = {f.key: i for i, f in enumerate(futures)}
+        results: dict[int, list[dict[str, Any]]] = {}
+        done = 0
+        for fut in dask_completed(futures):
+            i = index[fut.key]
+            results[i] = fut.result()
+            done += len(batches[i])
+            progress(done / total, f"{done}/{total} scenarios (dask)")
+        return results
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

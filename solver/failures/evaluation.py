@@ -1,0 +1,143 @@
+"""Evaluating one failure scenario: re-route it and measure its impact against the intact baseline."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.errors import SolverError
+from backbone.model import Network
+from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.scenarios import FailureScenario
+from backbone.solver.impact import (
+    StateAssessment,
+    assess_state,
+    failure_impact,
+    survive_tolerance_gbps,
+)
+
+logger = logging.getLogger("backbone.solver.failures")
+
+
+@dataclass
+class SweepContext:
+    """What a worker keeps per network: the intact network and its baseline (assessed once)."""
+
+    net: Network
+    options: FailureOptions
+    baseline: StateAssessment
+    tolerance_gbps: float
+
+    @classmethod
+    def build(cls, net: Network, options: FailureOptions) -> SweepContext:
+        """Assess the intact network once (this also warms the candidate-path cache)."""
+        return cls(net, options, _assess(net, options, None, shortfall=True), survive_tolerance_gbps(net))
+
+    @property
+    def baseline_latency_ms(self) -> pd.Series:
+        """Traffic-weighted one-way latency per demand in the intact network."""
+        return self.baseline.routing.demands["latency_ms"].astype(float)
+
+    def baseline_record(self) -> dict[str, Any]:
+        """The baseline's figures (the same definitions as every scenario's)."""
+        b = self.baseline
+        return {**b.summary(), "carried_gbps": float(b.routing.demands["demand_gbps"].sum() - b.unmet_gbps.sum()),
+                "link_utilisation": {str(k): float(v) for k, v in b.link_utilisation.items()}}
+
+
+def _assess(net: Network, options: FailureOptions, scenario: FailureScenario | None,
+            intact: Network | None = None, shortfall: bool | None = None) -> StateAssessment:
+    provider = None
+    if intact is not None and options.reuse and scenario is not None and scenario.derate is None and not scenario.sites:
+        provider = _failure_path_provider(intact, scenario.links)
+    try:
+        return assess_state(net, options.paths, options.backend, options.time_limit_s, path_provider=provider,
+                            shortfall=options.shortfall if shortfall is None else shortfall)
+    except SolverError as exc:  # e.g. a busy machine: one more try with more time
+        logger.warning("scenario %s: %s; solving again with %g s", scenario.id if scenario else "intact", exc,
+                       FAILURE_RETRY_FACTOR * options.time_limit_s)
+        return assess_state(net, options.paths, options.backend, FAILURE_RETRY_FACTOR * options.time_limit_s,
+                            path_provider=provider, shortfall=options.shortfall if shortfall is None else shortfall)
+
+
+FAILURE_RETRY_FACTOR = 4.0
+"""A scenario whose solve runs out of time is solved once more with this multiple of ``time_limit_s``."""
+
+
+def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Callable[..., Any]:
+    """Candidate paths on the failed topology from the intact network's cached ones.
+
+    :func:`backbone.solver.paths.paths_after_failure` keeps the intact link index; the failed network's
+    index drops the failed links, so the incidences are re-indexed onto it (failed columns are
+    empty for every surviving path).
+    """
+    from backbone.solver.paths import paths_after_failure
+
+    def provider(net: Network, pairs: pd.DataFrame, k: int, max_latency_ms: Any, disjoint: bool) -> Any:
+        from backbone.solver.paths import candidate_paths
+
+        if disjoint:
+            return candidate_paths(net, pairs, k=k, max_latency_ms=max_latency_ms, disjoint=True)
+        ps = paths_after_failure(intact, list(failed_links), pairs, k=k, max_latency_ms=max_latency_ms)
+        return ps.reindex_links(net.links.index)
+
+    return provider
+
+
+def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str, Any]:
+    """Re-route one scenario and measure its impact against the baseline.
+
+    Returns a plain record: ``scenario``, ``kind``, ``failed``, ``links_down``, ``derate``,
+    ``status``, the impact figures of :func:`backbone.solver.impact.failure_impact` (``impact_gbps``,
+    ``unmet_gbps`` beyond the baseline's and by class, ``slo_violation_gbps``/``slo_violations``,
+    ``lost_gbps``, ``mlu``, ``overloaded``, ``survived``), ``carried_gbps``,
+    ``p50/p99/worst_latency_inflation_ms``, ``link_utilisation`` (dict), ``seconds``.
+    """
+    t0 = time.perf_counter()
+    failed_net = scenario.apply(ctx.net)
+    lost = ctx.net.demands.index.difference(failed_net.demands.index)
+    state = _assess(failed_net, ctx.options, scenario, intact=ctx.net)
+    res = state.routing
+    d = res.demands
+    if ctx.options.verify:
+        from backbone.solver.checks.te import check_te
+
+        report = check_te(failed_net, res)
+        if not report.ok:
+            from backbone.errors import VerificationError
+
+            raise VerificationError(f"scenario {scenario.id}: independent check failed: {report}")
+    lost_gbps = float(ctx.net.demands.loc[lost, "demand_gbps"].sum()) if len(lost) else 0.0
+    impact = failure_impact(ctx.baseline, state, lost_gbps, ctx.tolerance_gbps)
+    base_lat = ctx.baseline_latency_ms.reindex(d.index)
+    both = d["carried_gbps"].to_numpy(float) > 1e-9
+    infl = (d["latency_ms"] - base_lat).to_numpy(float)[both & base_lat.notna().to_numpy()]
+    infl = infl[np.isfinite(infl)]
+    util = state.link_utilisation
+    return {
+        "scenario": scenario.id,
+        "kind": scenario.kind,
+        "failed": list(scenario.failed),
+        "links_down": len(scenario.links) if scenario.derate is None else 0,
+        "links_derated": len(scenario.links) if scenario.derate is not None else 0,
+        "sites_down": len(scenario.sites),
+        "derate": scenario.derate,
+        "status": state.status,
+        **impact,
+        "carried_gbps": float(d["demand_gbps"].sum() - state.unmet_gbps.sum()),
+        "p50_latency_inflation_ms": _pct(infl, 50),
+        "p99_latency_inflation_ms": _pct(infl, 99),
+        "worst_latency_inflation_ms": float(infl.max()) if infl.size else 0.0,
+        "link_utilisation": {str(k): round(float(v), 6) for k, v in util.items()},
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def _pct(x: np.ndarray, q: float) -> float:
+    return float(np.percentile(x, q)) if x.size else 0.0

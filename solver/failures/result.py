@@ -1,0 +1,115 @@
+"""The sweep's result: scenario records, the tables planners read, and :func:`sweep` that produces them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.model import Network
+from backbone.solver.failures.engines import run_sweep, worker_context
+from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.scenarios import enumerate_scenarios
+from backbone.solver.impact import (
+    impact_key,
+)
+from backbone.solver.progress import ProgressFn, no_progress
+
+
+@dataclass
+class SweepResult:
+    """Scenario records plus the tables planners read."""
+
+    scenarios: list[dict[str, Any]]
+    baseline: dict[str, Any]
+    seconds: float
+
+    def table(self) -> pd.DataFrame:
+        """One row per scenario, worst impact first (impact, unmet + SLO, MLU, p99 inflation)."""
+        df = scenario_table(self.scenarios)
+        return worst_first(df)
+
+    def worst_by_link(self) -> pd.DataFrame:
+        """Per link: the highest utilisation over all scenarios and the scenario that drives it."""
+        if not self.scenarios:
+            return pd.DataFrame(columns=["link", "worst_utilisation", "worst_scenario", "baseline_utilisation"])
+        util = pd.DataFrame({r["scenario"]: r["link_utilisation"] for r in self.scenarios})
+        worst = util.max(axis=1)
+        arg = util.fillna(-1.0).idxmax(axis=1)
+        base = pd.Series(self.baseline.get("link_utilisation", {}), dtype=float)
+        out = pd.DataFrame({"worst_utilisation": worst, "worst_scenario": arg,
+                            "baseline_utilisation": base.reindex(util.index)})
+        return out.rename_axis("link").reset_index().sort_values("worst_utilisation", ascending=False,
+                                                                  kind="stable")
+
+    def summary(self, top: int = 20) -> dict[str, Any]:
+        """The JSON summary: every scenario, the worst ones, per-link worst, and the map values."""
+        table = self.table()
+        by_link = self.worst_by_link()
+        worst = max(self.scenarios, key=impact_key) if self.scenarios else None
+        records = [{k: v for k, v in r.items() if k != "link_utilisation"} for r in self.scenarios]
+        survived = sum(1 for r in self.scenarios if r["survived"])
+        return {
+            "status": "ok",
+            "scenarios_run": len(self.scenarios),
+            "survived": survived,
+            "not_survived": len(self.scenarios) - survived,
+            "overloaded": sum(1 for r in self.scenarios if r["overloaded"]),
+            "seconds": self.seconds,
+            "scenarios_per_second": len(self.scenarios) / self.seconds if self.seconds > 0 else None,
+            "baseline": {k: v for k, v in self.baseline.items() if k != "link_utilisation"},
+            "worst": table.head(top).to_dict("records"),
+            "scenarios": records,
+            "worst_by_link": by_link.head(top).to_dict("records"),
+            "map": {
+                "link_values": {"utilisation": {str(r.link): float(r.worst_utilisation)
+                                                for r in by_link.itertuples() if np.isfinite(r.worst_utilisation)}},
+                "failed_links": list(worst["failed"]) if worst and worst["kind"] == "link" else [],
+                "title": f"Worst utilisation over {len(self.scenarios)} failure scenarios",
+            },
+        }
+
+
+SCENARIO_COLUMNS = ("scenario", "kind", "failed", "status", "impact_gbps", "unmet_gbps", "slo_violation_gbps",
+                    "lost_gbps", "mlu", "overloaded", "survived", "slo_violations", "unmet_disconnected_gbps",
+                    "unmet_gbps_total", "p50_latency_inflation_ms", "p99_latency_inflation_ms",
+                    "worst_latency_inflation_ms", "seconds")
+"""Columns of the per-scenario table (``failures_scenarios.csv``); ``unmet_<class>_gbps`` follow."""
+
+
+def scenario_table(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Scenario records as a table (``failed`` joined by ``;``, unmet per class as columns)."""
+    from backbone.schema import TRAFFIC_CLASSES
+
+    df = pd.DataFrame([{c: r[c] for c in SCENARIO_COLUMNS} for r in records], columns=list(SCENARIO_COLUMNS))
+    df["failed"] = df["failed"].map(lambda x: ";".join(x))
+    for c in TRAFFIC_CLASSES:
+        df[f"unmet_{c}_gbps"] = [float((r.get("unmet_by_class") or {}).get(c, 0.0)) for r in records]
+    return df
+
+
+def worst_first(df: pd.DataFrame) -> pd.DataFrame:
+    """Sort scenario rows by impact, worst first (ties by scenario id for stability)."""
+    return df.sort_values(["impact_gbps", "unmet_gbps", "mlu", "p99_latency_inflation_ms", "scenario"],
+                          ascending=[False, False, False, False, True], kind="stable").reset_index(drop=True)
+
+
+def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepResult:
+    """Enumerate the failure set, evaluate the baseline and every scenario, and collect results."""
+    progress = progress or no_progress
+    t0 = time.perf_counter()
+    scenarios = enumerate_scenarios(net, options.kind, options.derate, options.scenarios, options.max_scenarios)
+    progress(0.02, f"baseline of {len(scenarios)} scenarios")
+    ctx = worker_context(net, options)
+    baseline = ctx.baseline_record()
+
+    def sub(f: float, m: str) -> None:
+        progress(0.05 + 0.93 * f, m)
+
+    records = run_sweep(net, scenarios, options, sub, ctx)
+    progress(1.0, "done")
+    return SweepResult(records, baseline, time.perf_counter() - t0)
