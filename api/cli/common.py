@@ -6,7 +6,7 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, Optional, TypeVar
 
 import typer
 from rich.console import Console, ConsoleDimensions
@@ -48,6 +48,12 @@ EXIT_VERIFY = 5
 """Exit code of every command whose ``--verify`` check found a violation."""
 
 SCENARIO_HELP = "Scenario folder, YAML/JSON, SNDlib .txt, GraphML or node-link JSON (default: shipped global scenario)."
+
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+"""The optional scenario argument every command that reads a scenario takes (default: the shipped one)."""
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
+"""``--json``: machine-readable output on stdout, everything human on stderr."""
 
 
 def handle_errors(func: F) -> F:

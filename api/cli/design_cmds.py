@@ -12,7 +12,7 @@ import typer
 
 from backbone.api.cli.common import (
     EXIT_VERIFY,
-    SCENARIO_HELP,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
 
 @handle_errors
 def design(
-    scenario: Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)] = None,  # noqa: UP045
+    scenario: ScenarioArg = None,
     model: Annotated[Optional[str], typer.Option("--model", help="SNDlib model code, e.g. U-U-M-N-C-A-N-N "  # noqa: UP045
                                                   f"(default for SNDlib files: {DEFAULT_SNDLIB_MODEL}).")] = None,
     model_file: Annotated[Optional[Path], typer.Option("--model-file", help="SNDlib model file instead of a code.")  # noqa: UP045

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import (
-    SCENARIO_HELP,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -16,8 +16,6 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
 
 EXIT_VERIFY_FAILED = 5
 

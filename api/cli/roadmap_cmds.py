@@ -9,7 +9,7 @@ import typer
 
 from backbone.api.cli.common import (
     EXIT_VERIFY,
-    SCENARIO_HELP,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -17,8 +17,6 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
 
 EXIT_BUDGET_INFEASIBLE = 3
 """Exit code when a budget left some period short (the roadmap is written in full, each shortfall explained)."""

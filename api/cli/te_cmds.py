@@ -12,7 +12,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import (
-    SCENARIO_HELP,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -20,8 +20,6 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
 
 EXIT_VERIFY_FAILED = 5
 """``--verify`` found the result violates a constraint (a bug worth reporting)."""
