@@ -95,6 +95,7 @@ class OptionsTooLargeError(Exception):
 
 
 CAPPED_OPTIONS = {"time_limit_s": ("max_time_limit_s", "BACKBONE_MAX_TIME_LIMIT_S"),
+                  "time_limit": ("max_time_limit_s", "BACKBONE_MAX_TIME_LIMIT_S"),  # the older spelling
                   "max_scenarios": ("max_scenarios", "BACKBONE_MAX_SCENARIOS")}
 """Option names capped by the server wherever they appear (nested stages included) -> setting, variable."""
 

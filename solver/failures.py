@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, SolverError, ValidationError
 from backbone.model import Network
@@ -236,9 +236,11 @@ class FailureOptions(BaseModel):
     kind: FailureKind = Field("srlg", description="Failure set: link, srlg, site, srlg-pairs or list.")
     derate: float | None = Field(None, gt=0, lt=1, description="Derate to this fraction instead of failing.")
     scenarios: list[dict[str, Any]] | None = Field(None, description="For kind=list: scenario records.")
-    paths: int = Field(4, ge=1, le=32, description="Candidate paths per demand (k).")
+    k_paths: int = Field(4, ge=1, le=32, validation_alias=AliasChoices("k_paths", "paths"),
+                         description="Candidate paths per demand; also accepted as 'paths'.")
     backend: BackendName = Field("highs", description="Solver backend.")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, description="Time limit per scenario solve, seconds.")
+    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+                                description="Time limit per scenario solve, seconds.")
     engine: Literal["local", "dask", "serial"] = Field("local", description="Where scenarios run.")
     workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count; the API server caps it).")
     scheduler: str | None = Field(None, description="Dask scheduler address (engine=dask).")
@@ -283,12 +285,12 @@ def _assess(net: Network, options: FailureOptions, scenario: FailureScenario | N
     if intact is not None and options.reuse and scenario is not None and scenario.derate is None and not scenario.sites:
         provider = _failure_path_provider(intact, scenario.links)
     try:
-        return assess_state(net, options.paths, options.backend, options.time_limit_s, path_provider=provider,
+        return assess_state(net, options.k_paths, options.backend, options.time_limit_s, path_provider=provider,
                             shortfall=options.shortfall if shortfall is None else shortfall)
     except SolverError as exc:  # e.g. a busy machine: one more try with more time
         logger.warning("scenario %s: %s; solving again with %g s", scenario.id if scenario else "intact", exc,
                        FAILURE_RETRY_FACTOR * options.time_limit_s)
-        return assess_state(net, options.paths, options.backend, FAILURE_RETRY_FACTOR * options.time_limit_s,
+        return assess_state(net, options.k_paths, options.backend, FAILURE_RETRY_FACTOR * options.time_limit_s,
                             path_provider=provider, shortfall=options.shortfall if shortfall is None else shortfall)
 
 

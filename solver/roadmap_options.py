@@ -255,11 +255,14 @@ def stage_options(opts: RoadmapOptions) -> tuple[Any, Any, Any, Any]:
     ValidationError
         Naming every bad stage option as ``<stage>.<option>``.
     """
-    from backbone.solver.tasks.plan_options import PlanOptions
+    from backbone.solver.placement.options import PlaceOptions
+    from backbone.solver.tasks.plan_options import PlanOptions, PlanUpgradeOptions
     from backbone.solver.tasks.plan_options import stage_options as plan_stage_options
+    from backbone.solver.tasks.service import merge_options
 
-    design = {"time_limit_s": DESIGN_TIME_LIMIT_S, **opts.design}
-    place = {"time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False, **opts.place}
+    # older spellings (design.time_limit) override these defaults like the options' own names do
+    design = merge_options(PlanUpgradeOptions, {"time_limit_s": DESIGN_TIME_LIMIT_S}, opts.design)
+    place = merge_options(PlaceOptions, {"time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False}, opts.place)
     return plan_stage_options(PlanOptions.model_validate({"place": place, "te": opts.te,
                                                          "failures": opts.failures, "design": design}))
 

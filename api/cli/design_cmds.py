@@ -74,7 +74,7 @@ def design(
     sndlib_mode = model is not None or model_file is not None
     if solution_out is not None and not sndlib_mode:
         raise ValidationError("--solution-out needs an SNDlib model (--model or --model-file)")
-    options: dict[str, Any] = {"time_limit": time_limit, "backend": backend, "mip_gap": mip_gap, "cuts": not no_cuts,
+    options: dict[str, Any] = {"time_limit_s": time_limit, "backend": backend, "mip_gap": mip_gap, "cuts": not no_cuts,
                                "verify": verify}
     if sndlib_mode:
         if model_file is not None:  # read here, on the CLI user's machine; the task takes the code
@@ -83,7 +83,7 @@ def design(
             model = parse_model_file(model_file).code
         options["model"] = model
     else:
-        options.update({"survivability": (survive or Survive.none).value, "ceiling": ceiling})
+        options.update({"survive": (survive or Survive.none).value, "utilisation_ceiling": ceiling})
     out_dir = out
     tmp = None
     if out_dir is None and solution_out is not None:

@@ -52,7 +52,7 @@ def failures(
 
     from backbone.solver.failures import load_scenario_list
 
-    opts: dict[str, Any] = {"kind": kind, "derate": derate, "paths": paths,
+    opts: dict[str, Any] = {"kind": kind, "derate": derate, "k_paths": paths,
                             "engine": engine, "workers": workers, "scheduler": scheduler, "backend": backend,
                             "time_limit_s": time_limit, "max_scenarios": max_scenarios, "verify": verify}
     if scenarios_file is not None:

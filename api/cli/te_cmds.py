@@ -70,7 +70,7 @@ def te(
     its reason. ``--objective ecmp`` shows today's shortest-path ECMP routing instead."""
 
 
-    opts: dict[str, Any] = {"objective": objective, "formulation": formulation, "paths": paths, "bound": bound,
+    opts: dict[str, Any] = {"objective": objective, "formulation": formulation, "k_paths": paths, "bound": bound,
                             "backend": backend, "time_limit_s": time_limit, "disjoint": disjoint,
                             "latency_tiebreak": tiebreak, "ecmp_metric": metric, "verify": verify,
                             "lp_method": lp_method, "method": method, "pop_parts": pop_parts}

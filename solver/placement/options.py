@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from backbone.solver.backends import BackendName
 
@@ -117,7 +117,8 @@ class PlaceOptions(BaseModel):
                                        "failure breaks (below the unserved penalty, far above any site's cost)")
     periods: Literal[1, 24] = Field(default=1, description="1 = peak hour; 24 = follow-the-sun hourly profile")
     backend: BackendName = "highs"
-    time_limit_s: float = Field(default=60.0, gt=0, le=86_400, description="Time limit per solve (LP relaxation, MIP, diagnosis)")
+    time_limit_s: float = Field(default=60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+                                description="Time limit per solve (LP relaxation, MIP, diagnosis), seconds")
     mip_gap: float = Field(default=1e-4, ge=0, description="Relative MIP gap (1e-4 = 0.01 %)")
     lp_bound: bool = Field(default=True, description="Also solve the LP relaxation and report it as a bound")
     verify: bool = Field(default=False, description="Run the independent checker on the result tables")
