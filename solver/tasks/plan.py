@@ -56,7 +56,6 @@ from backbone.solver.tasks.plan_options import (
     PlanOptions,
     PlanUpgradeOptions,
     load_plan_file,
-    plan_problems,
     stage_options,
 )
 from backbone.solver.tasks.summaries import PlanSummary, Summary
@@ -65,7 +64,7 @@ from backbone.solver.tasks.te import TEOptions, TETaskResult
 logger = logging.getLogger(__name__)
 
 __all__ = ["DESIGN_KEYS", "STAGES", "PlanOptions", "PlanTaskResult", "PlanUpgradeOptions", "load_plan_file",
-           "plan_problems", "run_plan_task", "stage_options"]
+           "run_plan_task", "stage_options"]
 
 STAGES = ("place", "route", "failures", "upgrades", "report")
 """Plan stages, in order."""

@@ -48,34 +48,19 @@ class PlanOptions(BaseModel):
         return []
 
 
-def load_plan_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML plan file into plan options (``plan_file``/``plan_text`` recorded).
+def load_plan_file(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read a YAML plan file into plan options (``plan_file``/``plan_text`` recorded), ``overrides`` over it:
+    :func:`backbone.solver.tasks.options_file.load_options_file` for kind ``plan``.
 
     Raises
     ------
     ValidationError
-        When the file is missing, not YAML, or not a mapping.
+        When the file is missing, not YAML, not a mapping, or names unknown or bad options (every one, with its
+        line and a did-you-mean hint).
     """
-    import yaml
+    from backbone.solver.tasks.options_file import load_options_file
 
-    p = Path(path)
-    if not p.exists():
-        raise ValidationError(Problem("plan file not found", file=str(p)))
-    text = p.read_text(encoding="utf-8")
-    try:
-        doc = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
-        line = f"line {mark.line + 1}" if mark is not None else ""
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ValidationError(Problem(f"not valid YAML: {what}{where}", file=str(p), record=line)) from None
-    if not isinstance(doc, dict):
-        raise ValidationError(Problem("a plan file is a mapping of options", file=str(p)))
-    problems = plan_problems(doc, str(p), _key_lines(text))
-    if problems:
-        raise ValidationError(problems)
-    return {**doc, "plan_file": str(p), "plan_text": text}
+    return load_options_file(path, "plan", overrides)
 
 
 class PlanUpgradeOptions(BaseModel):
@@ -102,67 +87,6 @@ class PlanUpgradeOptions(BaseModel):
 
 DESIGN_KEYS = tuple(PlanUpgradeOptions.model_fields)
 """Keys of a plan's ``design`` section."""
-
-
-def plan_problems(doc: dict[str, Any], file: str = "", lines: dict[tuple[str, ...], int] | None = None,
-                  ) -> list[Problem]:
-    """Every mistake in plan options at once: unknown or bad top-level keys and every bad option of
-    the ``place``, ``te``, ``failures`` and ``design`` sections, each with its path (``te.paths``),
-    its line when known and a did-you-mean hint for unknown names."""
-    from backbone.solver.tasks.service import parse_options, validate_options
-
-    lines = lines or {}
-
-    def problem(message: str, path: tuple[str, ...]) -> Problem:
-        line = next((lines[path[:n]] for n in range(len(path), 0, -1) if path[:n] in lines), None)
-        return Problem(message, file=file, table="plan", record=f"line {line}" if line else "", field=".".join(path))
-
-    problems: list[Problem] = []
-    try:
-        parse_options("plan", {k: v for k, v in doc.items() if k not in ("place", "te", "failures", "design")})
-    except ValidationError as exc:
-        problems += [problem(q.message, tuple(q.field.split("."))) for q in exc.problems]
-    for kind, section in (("place", "place"), ("te", "te"), ("failures", "failures")):
-        sub = doc.get(section)
-        if sub is None:
-            continue
-        if not isinstance(sub, dict):
-            problems.append(problem(f"must be a mapping of {kind} options", (section,)))
-            continue
-        try:
-            parse_options(kind, sub)
-        except ValidationError as exc:
-            problems += [problem(q.message, (section, *q.field.split("."))) for q in exc.problems]
-    design = doc.get("design")
-    if design is not None and not isinstance(design, dict):
-        problems.append(problem("must be a mapping of upgrade options", ("design",)))
-    elif isinstance(design, dict):
-        try:
-            validate_options(PlanUpgradeOptions, design)
-        except ValidationError as exc:
-            problems += [problem(q.message.replace("unknown option", "unknown upgrade option"),
-                                 ("design", *q.field.split("."))) for q in exc.problems]
-    return problems
-
-
-def _key_lines(text: str) -> dict[tuple[str, ...], int]:
-    """(key path) -> 1-based line of every mapping key in a YAML text (best effort)."""
-    import yaml
-
-    out: dict[tuple[str, ...], int] = {}
-
-    def walk(node: Any, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = (*path, str(key.value))
-                out[sub] = key.start_mark.line + 1
-                walk(value, sub)
-
-    try:
-        walk(yaml.compose(text), ())
-    except yaml.YAMLError:
-        return {}
-    return out
 
 
 def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any]) -> Any:
