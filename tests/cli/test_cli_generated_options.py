@@ -5,6 +5,7 @@ it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -158,3 +159,16 @@ def test_readme_te_command_runs_as_written(scenario: Path) -> None:
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["verification"]["ok"] is True and doc["mlu"] == pytest.approx(0.75)
+
+
+def test_a_light_command_does_not_import_the_options_models() -> None:
+    """``backbone info`` registers only its own module: the planning commands' models (and the solver) stay
+    unimported; ``backbone te`` registers te alone."""
+    code = ("import sys; from backbone.api.cli.main import build_app; "
+            "info = build_app('info'); print('backbone.solver.tasks.te' in sys.modules, "
+            "'backbone.solver.failures' in sys.modules); te = build_app('te'); "
+            "print(sorted(c.name for c in te.registered_commands))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[:2] == ["False False", "['te']"]
