@@ -11,6 +11,7 @@ import typer
 
 from backbone.api.cli.common import (
     EXIT_VERIFY,
+    JsonOpt,
     ScenarioArg,
     emit_json,
     err_console,
@@ -47,7 +48,7 @@ def design(
     solution_out: Annotated[Optional[Path], typer.Option("--solution-out", help="Write the design in SNDlib "  # noqa: UP045
                                                          "native solution format.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for result files.")] = None,  # noqa: UP045
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+    json_out: JsonOpt = False,
     *,
     options: dict[str, Any],
 ) -> None:

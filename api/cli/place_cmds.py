@@ -9,6 +9,7 @@ import typer
 
 from backbone.api.cli.common import (
     EXIT_VERIFY,
+    JsonOpt,
     ScenarioArg,
     emit_json,
     err_console,
@@ -43,7 +44,7 @@ def place(
     options_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
         "--options", help="YAML/JSON file of placement options (residency, training, classes, tokens_per_s, "
                           "...); flags given on the command line override it.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+    json_out: JsonOpt = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for place.json and place_*.csv.")] = None,  # noqa: UP045
     *,
     options: dict[str, Any],

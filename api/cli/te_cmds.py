@@ -12,6 +12,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import (
+    JsonOpt,
     ScenarioArg,
     emit_json,
     err_console,
@@ -47,7 +48,7 @@ def register(app: typer.Typer) -> None:
 @handle_errors
 def te(
     scenario: ScenarioArg = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+    json_out: JsonOpt = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for te.json and te_*.csv/.parquet.")] = None,  # noqa: UP045
     *,
     options: dict[str, Any],
