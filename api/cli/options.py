@@ -27,6 +27,8 @@ from typing import Any, Literal, TypeVar, Union
 
 import typer
 
+from backbone.api.cli.common import OPTION_FLAGS
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 SIMPLE_TYPES: tuple[type, ...] = (bool, int, float, str)
@@ -186,7 +188,11 @@ def options_command(model: Any, *, exclude: Iterable[str] = (), flags: Mapping[s
                 if g.choices is not None and value is not None:
                     value = g.choices[str(value)]
                 options[name] = value
-            return func(**kwargs, options=options)
+            token = OPTION_FLAGS.set({name: g.flags[0] for name, g in by_name.items()})
+            try:
+                return func(**kwargs, options=options)
+            finally:
+                OPTION_FLAGS.reset(token)
 
         own_params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD else p
                       for p in mine]

@@ -150,6 +150,8 @@ def test_a_bad_option_is_exit_2_naming_it(scenario: Path, tmp_path: Path, comman
     assert r.exit_code == 2, r.output
     assert field in r.output and "Traceback" not in r.output
     assert not out.exists()
+    if not field.startswith("--"):
+        assert f"({flag_name(field)})" in r.output  # the flag to fix is named beside the option
 
 
 def test_readme_te_command_runs_as_written(scenario: Path) -> None:
