@@ -193,31 +193,14 @@ def install_error_handlers(app: FastAPI) -> None:
         detail = "; ".join(f"{e['table']}.{e['field']}: {e['message']}" for e in errors)
         return problem_response(422, "Invalid request", detail, errors=errors, instance=request.url.path)
 
-    @app.exception_handler(BackboneError)
-    async def backbone_error(request: Request, exc: BackboneError) -> JSONResponse:
+    async def problem(request: Request, exc: Exception) -> JSONResponse:
+        """Every error class that declares its ``http_status`` (and ``title``): one handler, no status table."""
         doc = error_document(exc)
         return problem_response(doc["status"], doc["title"], doc["detail"], doc["errors"],
-                                instance=request.url.path)
+                                headers=getattr(exc, "headers", None), instance=request.url.path)
 
-    @app.exception_handler(GoneError)
-    async def gone(request: Request, exc: GoneError) -> JSONResponse:
-        return problem_response(404, "Not Found", str(exc), instance=request.url.path)
-
-    @app.exception_handler(ConflictError)
-    async def conflict(request: Request, exc: ConflictError) -> JSONResponse:
-        return problem_response(409, "Conflict", str(exc), instance=request.url.path)
-
-    @app.exception_handler(OptionsTooLargeError)
-    async def options_too_large(request: Request, exc: OptionsTooLargeError) -> JSONResponse:
-        return problem_response(413, "Content Too Large", str(exc), instance=request.url.path,
-                                errors=[{"file": "request body", "table": "job", "record": "", "field": "options",
-                                         "message": str(exc)}])
-
-    @app.exception_handler(QueueFullError)
-    async def queue_full(request: Request, exc: QueueFullError) -> JSONResponse:
-        title = "Too Many Requests" if exc.status == 429 else "Service Unavailable"
-        return problem_response(exc.status, title, str(exc), headers={"Retry-After": str(exc.retry_after_s)},
-                                instance=request.url.path)
+    for error_class in (BackboneError, GoneError, ConflictError, OptionsTooLargeError, QueueFullError):
+        app.add_exception_handler(error_class, problem)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:

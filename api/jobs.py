@@ -21,6 +21,7 @@ group at EOF. At the next start-up every job still marked ``running`` is failed 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import multiprocessing as mp
 import os
@@ -55,29 +56,31 @@ PROGRESS_INTERVAL_S = 0.2
 def error_document(exc: BaseException) -> dict[str, Any]:
     """An RFC 9457 problem document for an exception raised by a task (or by input handling).
 
-    ``errors`` lists ``{file, table, record, field, message}`` for validation errors and one entry
-    per reason for infeasibility.
+    The status, title, detail and ``errors`` come from the exception's class (``http_status``, ``title``,
+    ``problem_detail()``, ``problem_errors()``: :class:`backbone.errors.BackboneError` and the API's own errors),
+    never from a table here. ``errors`` lists ``{file, table, record, field, message}`` for validation errors and
+    one entry per reason for infeasibility. Any other exception is a 500 whose text stays in the server log.
     """
-    from backbone.errors import BackboneError, InfeasibleError, NotFoundError, SolverError, ValidationError
-
-    if isinstance(exc, ValidationError):
-        return {"type": "about:blank", "title": "Invalid input", "status": 422,
-                "detail": f"{len(exc.problems)} problem(s) found in the input",
-                "errors": [p.to_dict() for p in exc.problems]}
-    if isinstance(exc, InfeasibleError):
-        return {"type": "about:blank", "title": "Infeasible", "status": 409, "detail": str(exc),
-                "errors": [{"file": "", "table": "", "record": "", "field": "", "message": r}
-                           for r in exc.reasons]}
-    if isinstance(exc, SolverError):
-        return {"type": "about:blank", "title": "Solver error", "status": 503, "detail": str(exc), "errors": []}
-    if isinstance(exc, NotFoundError):
-        return {"type": "about:blank", "title": "Not found", "status": 404, "detail": str(exc), "errors": []}
-    if isinstance(exc, BackboneError):
-        return {"type": "about:blank", "title": "Error", "status": exc.http_status, "detail": str(exc),
-                "errors": []}
+    status = getattr(type(exc), "http_status", None)
+    if isinstance(status, int):
+        detail = getattr(exc, "problem_detail", None)
+        errors = getattr(exc, "problem_errors", None)
+        return {"type": "about:blank", "title": str(getattr(exc, "title", "") or _phrase(status)),
+                "status": int(getattr(exc, "http_status", status)),
+                "detail": detail() if callable(detail) else str(exc),
+                "errors": errors() if callable(errors) else []}
     # any viewer reads a job's error: an unexpected exception's text (paths, data) stays in the server log
     return {"type": "about:blank", "title": "Internal error", "status": 500,
             "detail": f"{type(exc).__name__} (details in the server log)", "errors": []}
+
+
+def _phrase(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
 
 
 def outcome_message(summary: Mapping[str, Any]) -> str:
@@ -93,10 +96,33 @@ def outcome_message(summary: Mapping[str, Any]) -> str:
 class OptionsTooLargeError(Exception):
     """Job options larger than ``settings.max_job_options_bytes``; the API answers 413."""
 
+    http_status = 413
+    title = "Content Too Large"
+
+    def problem_errors(self) -> list[dict[str, str]]:
+        """The one problem: the job's options (RFC 9457 ``errors``)."""
+        return [{"file": "request body", "table": "job", "record": "", "field": "options", "message": str(self)}]
+
 
 CAPPED_OPTIONS = {"time_limit_s": ("max_time_limit_s", "BACKBONE_MAX_TIME_LIMIT_S"),
                   "max_scenarios": ("max_scenarios", "BACKBONE_MAX_SCENARIOS")}
-"""Option names capped by the server wherever they appear (nested stages included) -> setting, variable."""
+"""Option names capped by the server wherever they appear (nested stages included) -> setting, variable; every
+spelling a task's options model accepts for them is capped too (:func:`capped_spellings`)."""
+
+
+@functools.cache
+def capped_spellings() -> dict[str, tuple[str, str]]:
+    """:data:`CAPPED_OPTIONS` under every name the shipped options models accept (``time_limit`` as well as
+    ``time_limit_s``), read from the models' aliases rather than listed here."""
+    from backbone.solver.tasks.plan_options import PlanUpgradeOptions
+    from backbone.solver.tasks.registry import TASKS
+    from backbone.solver.tasks.service import accepted_names
+
+    out = dict(CAPPED_OPTIONS)
+    for model in [task.options_model for task in TASKS.values()] + [PlanUpgradeOptions]:
+        out.update({spelled: CAPPED_OPTIONS[own] for spelled, own in accepted_names(model).items()
+                    if own in CAPPED_OPTIONS})
+    return out
 
 
 def check_job_limits(options: Mapping[str, Any], settings: Settings) -> None:
@@ -122,7 +148,7 @@ def check_job_limits(options: Mapping[str, Any], settings: Settings) -> None:
     def walk(value: Any, path: list[str]) -> None:
         if isinstance(value, Mapping):
             for key, sub in value.items():
-                capped = CAPPED_OPTIONS.get(str(key))
+                capped = capped_spellings().get(str(key))
                 if capped is not None and isinstance(sub, int | float) and not isinstance(sub, bool):
                     cap = getattr(settings, capped[0])
                     if not sub <= cap:  # also catches NaN

@@ -50,11 +50,23 @@ class BackboneError(Exception):
     """Base of every error this package raises on purpose."""
 
     exit_code: int = 1
+    """The CLI's exit code for this kind of error."""
     http_status: int = 400
+    """The HTTP status the API answers with (the API has no second table: it reads this)."""
+    title: str = "Bad request"
+    """The ``title`` of the API's RFC 9457 problem document."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict, for JSON."""
         return {"type": type(self).__name__, "message": str(self)}
+
+    def problem_detail(self) -> str:
+        """The ``detail`` of the API's problem document."""
+        return str(self)
+
+    def problem_errors(self) -> list[dict[str, str]]:
+        """The ``errors`` list of the API's problem document (``{file, table, record, field, message}`` each)."""
+        return []
 
 
 class ValidationError(BackboneError):
@@ -62,6 +74,7 @@ class ValidationError(BackboneError):
 
     exit_code = 2
     http_status = 422
+    title = "Invalid input"
 
     def __init__(self, problems: list[Problem] | Problem | str, file: str = "") -> None:
         if isinstance(problems, str):
@@ -80,12 +93,19 @@ class ValidationError(BackboneError):
         return {"type": "ValidationError", "message": self._summary(),
                 "problems": [p.to_dict() for p in self.problems]}
 
+    def problem_detail(self) -> str:
+        return f"{len(self.problems)} problem(s) found in the input"
+
+    def problem_errors(self) -> list[dict[str, str]]:
+        return [p.to_dict() for p in self.problems]
+
 
 class InfeasibleError(BackboneError):
     """Valid input that cannot be satisfied; ``reasons`` says what cannot be met."""
 
     exit_code = 3
     http_status = 409
+    title = "Infeasible"
 
     def __init__(self, message: str, reasons: list[str] | None = None) -> None:
         self.reasons = list(reasons or [])
@@ -95,12 +115,16 @@ class InfeasibleError(BackboneError):
     def to_dict(self) -> dict[str, Any]:
         return {"type": "InfeasibleError", "message": str(self), "reasons": self.reasons}
 
+    def problem_errors(self) -> list[dict[str, str]]:
+        return [{"file": "", "table": "", "record": "", "field": "", "message": r} for r in self.reasons]
+
 
 class SolverError(BackboneError):
     """A solver backend is unavailable or failed."""
 
     exit_code = 4
     http_status = 503
+    title = "Solver error"
 
 
 class NotFoundError(BackboneError):
@@ -108,6 +132,7 @@ class NotFoundError(BackboneError):
 
     exit_code = 2
     http_status = 404
+    title = "Not found"
 
 
 class VerificationError(BackboneError):
@@ -118,6 +143,7 @@ class VerificationError(BackboneError):
 
     exit_code = 5
     http_status = 500
+    title = "Verification failed"
 
 
 class FrozenTableError(TypeError):

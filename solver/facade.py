@@ -16,9 +16,10 @@ Every keyword is a field of the task's options model (:class:`~backbone.solver.t
 :class:`~backbone.solver.placement.PlaceOptions`, :class:`~backbone.solver.failures.FailureOptions`,
 :class:`~backbone.solver.plan.PlanOptions`), validated by the same function as the CLI and the API
 (:func:`~backbone.solver.planning.validate_options`): an unknown or bad option raises
-:class:`~backbone.errors.ValidationError` naming it. ``k_paths`` is the vocabulary's name for the
-number of candidate paths per demand; an options model that still calls it ``paths`` receives it
-under that name. ``progress=callable(fraction, message)`` follows long work.
+:class:`~backbone.errors.ValidationError` naming it. The names are one vocabulary
+(``k_paths``, ``time_limit_s``, ``utilisation_ceiling``, ``survive``); the older spellings (``paths``, ``time_limit``,
+``ceiling``) are still accepted, and giving both is an error. ``progress=callable(fraction, message)`` follows long
+work.
 
 Results are the solver's own objects (:class:`~backbone.solver.te.TEResult`,
 :class:`~backbone.solver.placement.result.PlacementResult`, :class:`~backbone.solver.failures.SweepResult`);
@@ -45,31 +46,17 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RENAMED_OPTIONS", "place", "plan", "solve_te", "sweep"]
-
-RENAMED_OPTIONS: dict[str, str] = {"k_paths": "paths"}
-"""Vocabulary names an options model may still spell its own way (``k_paths`` -> ``paths``); a model that
-has the vocabulary name itself receives it unchanged."""
-
+__all__ = ["place", "plan", "solve_te", "sweep"]
 
 def options_for(model: Any, options: Mapping[str, Any]) -> Any:
-    """Validate keyword options with ``model`` (see the module docstring for ``k_paths``).
+    """Validate keyword options with ``model`` (the options' own names, or the older spellings they accept).
 
     Raises
     ------
     ValidationError
         Naming each unknown or bad option.
     """
-    fields = getattr(model, "model_fields", {})
-    given = dict(options)
-    for name, old in RENAMED_OPTIONS.items():
-        if name in given and name not in fields and old in fields:
-            if old in given:
-                from backbone.errors import Problem, ValidationError
-
-                raise ValidationError(Problem(f"give {name} or {old}, not both", table="options", field=name))
-            given[old] = given.pop(name)
-    return validate_options(model, given)
+    return validate_options(model, options)
 
 
 def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any) -> TEResult:
@@ -99,20 +86,20 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
     opts = options_for(TEOptions, options)
     progress = progress or no_progress
     t0 = time.perf_counter()
-    result = solve(net, opts.objective, opts.formulation, opts.paths, opts.backend, opts.time_limit_s,
+    result = solve(net, opts.objective, opts.formulation, opts.k_paths, opts.backend, opts.time_limit_s,
                    opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
                    opts.ecmp_tolerance_ms, progress, lp_method=opts.lp_method, method=opts.method,
                    pop_parts=opts.pop_parts)
     if opts.bound and opts.objective != "ecmp" and opts.formulation == "path":
         left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
-        edge = solve(net, opts.objective, "edge", opts.paths, opts.backend, left, opts.utilisation_ceiling,
+        edge = solve(net, opts.objective, "edge", opts.k_paths, opts.backend, left, opts.utilisation_ceiling,
                      opts.disjoint, False, lp_method=opts.lp_method)
         result.summary["edge_bound"] = edge.summary["objective_value"]
     if opts.impact and opts.objective != "ecmp":
         from backbone.solver.impact import assess_state
 
         reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
-        result.summary["impact"] = assess_state(net, opts.paths, opts.backend, opts.time_limit_s,
+        result.summary["impact"] = assess_state(net, opts.k_paths, opts.backend, opts.time_limit_s,
                                                 routing=result if reuse else None,
                                                 lp_method=opts.lp_method).summary()
     if opts.verify:

@@ -341,7 +341,7 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
         from backbone.solver.impact import assess_state, survive_tolerance_gbps
 
         sub(0.9, "assessing the built network")
-        st = assess_state(after, te_opts.paths, te_opts.backend, te_opts.time_limit_s)
+        st = assess_state(after, te_opts.k_paths, te_opts.backend, te_opts.time_limit_s)
         metros_t = place_res.tables["metros"]
         unserved = float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0
         opex = _gpu_opex_per_year(after, cumulative_gpus, place_opts) * opts.years_per_period
@@ -501,7 +501,7 @@ def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[s
         for i, factor in enumerate(SOLVER_RETRY_FACTORS):
             try:
                 return design_survivable(
-                    dnet, survive, float(design_opts.ceiling), float(design_opts.failure_ceiling), k=fail_opts.paths,
+                    dnet, survive, float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling), k=fail_opts.k_paths,
                     backend=str(design_opts.backend), time_limit_s=limit * factor,
                     mip_gap=float(design_opts.mip_gap), max_iterations=int(design_opts.max_iterations),
                     max_states=design_opts.max_states, use_candidates=bool(design_opts.candidates),

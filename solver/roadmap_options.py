@@ -255,17 +255,21 @@ def stage_options(opts: RoadmapOptions) -> tuple[Any, Any, Any, Any]:
     ValidationError
         Naming every bad stage option as ``<stage>.<option>``.
     """
-    from backbone.solver.tasks.plan_options import PlanOptions
+    from backbone.solver.placement.options import PlaceOptions
+    from backbone.solver.tasks.plan_options import PlanOptions, PlanUpgradeOptions
     from backbone.solver.tasks.plan_options import stage_options as plan_stage_options
+    from backbone.solver.tasks.service import merge_options
 
-    design = {"time_limit_s": DESIGN_TIME_LIMIT_S, **opts.design}
-    place = {"time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False, **opts.place}
+    # older spellings (design.time_limit) override these defaults like the options' own names do
+    design = merge_options(PlanUpgradeOptions, {"time_limit_s": DESIGN_TIME_LIMIT_S}, opts.design)
+    place = merge_options(PlaceOptions, {"time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False}, opts.place)
     return plan_stage_options(PlanOptions.model_validate({"place": place, "te": opts.te,
                                                          "failures": opts.failures, "design": design}))
 
 
-def load_roadmap_file(path: Any) -> dict[str, Any]:
-    """Read a YAML roadmap file into roadmap options (``plan_file``/``plan_text`` recorded).
+def load_roadmap_file(path: Any, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read a YAML roadmap file into roadmap options (``plan_file``/``plan_text`` recorded), ``overrides`` over
+    it: :func:`backbone.solver.tasks.options_file.load_options_file` for kind ``roadmap``.
 
     Raises
     ------
@@ -273,27 +277,6 @@ def load_roadmap_file(path: Any) -> dict[str, Any]:
         When the file is missing, not YAML, not a mapping, or names unknown or bad options (each
         problem names the file, the line and the option).
     """
-    from pathlib import Path
+    from backbone.solver.tasks.options_file import load_options_file
 
-    import yaml
-
-    from backbone.solver.tasks.service import validate_options
-
-    p = Path(path)
-    if not p.is_file():
-        raise ValidationError(Problem("roadmap file not found", file=str(p)))
-    text = p.read_text(encoding="utf-8")
-    try:
-        doc = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ValidationError(Problem(f"not valid YAML{where}", file=str(p))) from None
-    if not isinstance(doc, dict):
-        raise ValidationError(Problem("a roadmap file is a mapping of options", file=str(p)))
-    try:
-        validate_options(RoadmapOptions, doc)
-    except ValidationError as exc:
-        raise ValidationError([Problem(q.message, file=str(p), table="roadmap", field=q.field)
-                               for q in exc.problems]) from None
-    return {**doc, "plan_file": str(p), "plan_text": text}
+    return load_options_file(path, "roadmap", overrides)

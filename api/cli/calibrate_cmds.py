@@ -7,9 +7,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from backbone.api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+from backbone.api.cli.common import JsonOpt, ScenarioArg, emit_json, err_console, handle_errors, load
 
 
 def register(app: typer.Typer) -> None:
@@ -32,7 +30,7 @@ def calibrate(
     fit: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
         "--fit", help="Parameter to fit (repeat; default: terrestrial_latency_factor, submarine_latency_factor, "
                       "equipment_delay_ms).")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+    json_out: JsonOpt = False,
 ) -> None:
     """Fit latency factors per link kind and a per-link overhead to measured RTTs; write the calibrated scenario.
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, Optional, TypeVar
 
 import typer
 from rich.console import Console, ConsoleDimensions
@@ -49,6 +50,23 @@ EXIT_VERIFY = 5
 
 SCENARIO_HELP = "Scenario folder, YAML/JSON, SNDlib .txt, GraphML or node-link JSON (default: shipped global scenario)."
 
+ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+"""The optional scenario argument every command that reads a scenario takes (default: the shipped one)."""
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
+"""``--json``: machine-readable output on stdout, everything human on stderr."""
+
+
+OPTION_FLAGS: ContextVar[Mapping[str, str] | None] = ContextVar("OPTION_FLAGS", default=None)
+"""Option name -> its flag (``k_paths`` -> ``--k-paths``) of the command running (set by
+:func:`backbone.api.cli.options.options_command`), so a bad option's message names the flag to fix."""
+
+
+def problem_text(problem: Any) -> str:
+    """One problem as printed: with the flag of a bad option given on the command line (``(--k-paths)``)."""
+    flag = (OPTION_FLAGS.get() or {}).get(problem.field) if problem.table == "options" and not problem.file else None
+    return f"{problem} ({flag})" if flag else str(problem)
+
 
 def handle_errors(func: F) -> F:
     """Map package errors to one readable message on stderr and a distinct exit code; never a traceback."""
@@ -64,7 +82,7 @@ def handle_errors(func: F) -> F:
         except ValidationError as exc:
             err_console.print(f"[bold red]error:[/] {len(exc.problems)} problem(s) in the input", highlight=False)
             for p in exc.problems:
-                err_console.print(f"  {p}", highlight=False, markup=False, soft_wrap=True)
+                err_console.print(f"  {problem_text(p)}", highlight=False, markup=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except BackboneError as exc:
             from rich.markup import escape

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -12,7 +11,8 @@ import typer
 
 from backbone.api.cli.common import (
     EXIT_VERIFY,
-    SCENARIO_HELP,
+    JsonOpt,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -20,15 +20,18 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
+from backbone.api.cli.options import options_command
+from backbone.solver.tasks.design import DesignOptions
 
 DEFAULT_SNDLIB_MODEL = "U-U-M-N-C-A-N-N"
 """Model used for an SNDlib file when neither --model nor --survive is given."""
 
 
-class Survive(str, Enum):
-    none = "none"
-    link = "link"
-    srlg = "srlg"
+DESIGN_HELP = {
+    "model": f"SNDlib model code, e.g. U-U-M-N-C-A-N-N (default for SNDlib files: {DEFAULT_SNDLIB_MODEL}).",
+    "verify": "Check the design with the independent checker; exit 5 on violations.",
+}
+"""Help where the command line says more than the option's description."""
 
 
 def register(app: typer.Typer) -> None:
@@ -36,54 +39,42 @@ def register(app: typer.Typer) -> None:
     app.command("design")(design)
 
 
+@options_command(DesignOptions, help=DESIGN_HELP)
 @handle_errors
 def design(
-    scenario: Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)] = None,  # noqa: UP045
-    model: Annotated[Optional[str], typer.Option("--model", help="SNDlib model code, e.g. U-U-M-N-C-A-N-N "  # noqa: UP045
-                                                  f"(default for SNDlib files: {DEFAULT_SNDLIB_MODEL}).")] = None,
+    scenario: ScenarioArg = None,
     model_file: Annotated[Optional[Path], typer.Option("--model-file", help="SNDlib model file instead of a code.")  # noqa: UP045
                           ] = None,
-    survive: Annotated[Optional[Survive], typer.Option("--survive", help="Upgrade mode: survive no failure, "  # noqa: UP045
-                                                       "every single link, or every SRLG.")] = None,
-    ceiling: Annotated[float, typer.Option("--ceiling", help="Upgrade mode: utilisation ceiling.")] = 0.8,
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds for the whole solve.")] = 60.0,
-    backend: Annotated[str, typer.Option("--backend", help="MIP backend (highs, ortools-scip, pulp-cbc, ...).")
-                       ] = "highs",
-    mip_gap: Annotated[float, typer.Option("--mip-gap", help="Relative MIP gap to stop at.")] = 1e-4,
-    no_cuts: Annotated[bool, typer.Option("--no-cuts", help="Leave out the cut-set inequalities.")] = False,
-    verify: Annotated[bool, typer.Option("--verify", help="Check the design with the independent checker.")] = False,
     solution_out: Annotated[Optional[Path], typer.Option("--solution-out", help="Write the design in SNDlib "  # noqa: UP045
                                                          "native solution format.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for result files.")] = None,  # noqa: UP045
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+    json_out: JsonOpt = False,
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Design capacity at minimum cost.
 
     On an SNDlib network file: solve an SNDlib model (module counts per link; cost, lower bound
     and gap). On any other scenario: which links to upgrade, in modules, so all demand fits
-    within the ceiling (and survives every link / SRLG failure with --survive).
+    within the utilisation ceiling (and survives every link / SRLG failure with --survive). The options are the
+    ``design`` task's (API job options use the same names with underscores); ``--time-limit``, ``--ceiling`` are
+    the older spellings.
     """
     from backbone.errors import ValidationError
     from backbone.io import detect_format
 
     net = load(scenario)
     is_sndlib = scenario is not None and detect_format(scenario) == "sndlib"
-    if is_sndlib and model is None and model_file is None and survive is None:
-        model = DEFAULT_SNDLIB_MODEL
-        err_console.print(f"[dim]SNDlib network: solving model {model} (use --model to choose)[/]")
-    sndlib_mode = model is not None or model_file is not None
+    if is_sndlib and options.get("model") is None and model_file is None and "survive" not in options:
+        options["model"] = DEFAULT_SNDLIB_MODEL
+        err_console.print(f"[dim]SNDlib network: solving model {DEFAULT_SNDLIB_MODEL} (use --model to choose)[/]")
+    sndlib_mode = options.get("model") is not None or model_file is not None
     if solution_out is not None and not sndlib_mode:
         raise ValidationError("--solution-out needs an SNDlib model (--model or --model-file)")
-    options: dict[str, Any] = {"time_limit": time_limit, "backend": backend, "mip_gap": mip_gap, "cuts": not no_cuts,
-                               "verify": verify}
-    if sndlib_mode:
-        if model_file is not None:  # read here, on the CLI user's machine; the task takes the code
-            from backbone.io.sndlib import parse_model_file
+    if model_file is not None:  # read here, on the CLI user's machine; the task takes the code
+        from backbone.io.sndlib import parse_model_file
 
-            model = parse_model_file(model_file).code
-        options["model"] = model
-    else:
-        options.update({"survivability": (survive or Survive.none).value, "ceiling": ceiling})
+        options["model"] = parse_model_file(model_file).code
     out_dir = out
     tmp = None
     if out_dir is None and solution_out is not None:

@@ -9,10 +9,14 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from backbone.api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
+from backbone.api.cli.common import (
+    JsonOpt,
+    ScenarioArg,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+)
 
 GEOJSON_SUFFIXES = (".geojson", ".json")
 

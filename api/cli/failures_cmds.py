@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import (
-    SCENARIO_HELP,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -16,10 +16,19 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+from backbone.api.cli.options import options_command
+from backbone.solver.failures import FailureOptions
 
 MAX_ROWS = 15
+
+
+FAILURES_HELP = {
+    "kind": "link | srlg | site | srlg-pairs | list (with --list FILE).",
+    "engine": "local (process pool) | dask | serial.",
+    "scheduler": "Dask scheduler address (tcp://host:8786); none starts a local cluster.",
+    "derate": "Derate the elements to this fraction of capacity instead of cutting them.",
+}
+"""Help where the command line says more than the option's description."""
 
 
 def register(app: typer.Typer) -> None:
@@ -27,36 +36,27 @@ def register(app: typer.Typer) -> None:
     app.command("failures")(failures)
 
 
+@options_command(FailureOptions, flags={"k_paths": ("-k",)}, help=FAILURES_HELP)
 @handle_errors
 def failures(
     scenario: ScenarioArg = None,
-    kind: Annotated[str, typer.Option(help="link | srlg | site | srlg-pairs | list")] = "srlg",
     scenarios_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
         "--list", help="For --kind list: YAML/JSON list of {id, links, srlgs, sites, derate}.")] = None,
-    derate: Annotated[Optional[float], typer.Option(  # noqa: UP045
-        help="Derate the elements to this fraction of capacity instead of cutting them.")] = None,
-    paths: Annotated[int, typer.Option("--paths", "-k", help="Candidate paths per demand.")] = 4,
-    engine: Annotated[str, typer.Option(help="local (process pool) | dask | serial")] = "local",
-    workers: Annotated[Optional[int], typer.Option(help="Worker processes (default: CPU count).")] = None,  # noqa: UP045
-    scheduler: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        help="Dask scheduler address (tcp://host:8786); none starts a local cluster.")] = None,
-    max_scenarios: Annotated[int, typer.Option("--max-scenarios", help="Refuse larger sweeps.")] = 5000,
-    backend: Annotated[str, typer.Option(help="Solver backend.")] = "highs",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds per scenario solve.")] = 60.0,
-    verify: Annotated[bool, typer.Option("--verify", help="Check every scenario's routing independently.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the per-scenario list as JSON on stdout.")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for failures.json and CSV tables.")] = None,  # noqa: UP045
+    *,
+    options: dict[str, Any],
 ) -> None:
     """What breaks when a cable is cut: re-route every failure scenario and report its impact --
     traffic that cannot be carried at <= 100 % utilisation (per class), latency-SLO violations and
     traffic lost with failed sites, each apart -- the utilisation the traffic needs and latency
-    inflation, worst impact first (the same figures as ``te`` and ``plan``)."""
+    inflation, worst impact first (the same figures as ``te`` and ``plan``).
+
+    The options are the ``failures`` task's (API job options use the same names with underscores)."""
 
     from backbone.solver.failures import load_scenario_list
 
-    opts: dict[str, Any] = {"kind": kind, "derate": derate, "paths": paths,
-                            "engine": engine, "workers": workers, "scheduler": scheduler, "backend": backend,
-                            "time_limit_s": time_limit, "max_scenarios": max_scenarios, "verify": verify}
+    opts = options
     if scenarios_file is not None:
         opts["scenarios"] = load_scenario_list(scenarios_file)
     net = load(scenario)

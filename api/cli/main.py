@@ -1,23 +1,19 @@
 """The ``backbone`` console command: registers every command module.
 
-Command modules import heavy libraries inside their functions so ``backbone --help`` and
-``backbone info`` start fast.
+Command modules import heavy libraries inside their functions so ``backbone info`` starts fast; the planning
+commands, whose flags come from the solver's options models, are registered only when they run (or for
+``--help``).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
+from typing import Any
 
 import typer
 
-app = typer.Typer(
-    name="backbone",
-    help="Plan a global AI backbone: where GPUs go, how traffic flows, what breaks, what to buy.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 
 def _hide_flag_placeholders() -> None:
     """Help shows ``--verify`` rather than ``--verify <bool>``: flags take no value, so this typer
@@ -39,25 +35,41 @@ def _hide_flag_placeholders() -> None:
 
 _hide_flag_placeholders()
 
-COMMAND_MODULES = (
-    "backbone.api.cli.model_cmds",  # info, validate, route
-    "backbone.api.cli.demand_cmds",  # demand generation
-    "backbone.api.cli.map_cmds",  # map, chart
-    "backbone.api.cli.export_cmds",  # export (GeoJSON), convert (importers to canonical)
-    "backbone.api.cli.te_cmds",  # te
-    "backbone.api.cli.place_cmds",  # place
-    "backbone.api.cli.failures_cmds",  # failures
-    "backbone.api.cli.design_cmds",  # design
-    "backbone.api.cli.server_cmds",  # serve, token, db
-    "backbone.api.cli.plan_cmds",  # plan
-    "backbone.api.cli.roadmap_cmds",  # roadmap
-    "backbone.api.cli.calibrate_cmds",  # calibrate
-)
-"""Each module has ``register(app)``; add new command groups here."""
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "backbone.api.cli.model_cmds": ("info", "validate", "route"),
+    "backbone.api.cli.demand_cmds": ("demand",),
+    "backbone.api.cli.map_cmds": ("map", "chart"),
+    "backbone.api.cli.export_cmds": ("export", "convert"),  # GeoJSON export, importers to canonical
+    "backbone.api.cli.te_cmds": ("te",),
+    "backbone.api.cli.place_cmds": ("place",),
+    "backbone.api.cli.failures_cmds": ("failures",),
+    "backbone.api.cli.design_cmds": ("design",),
+    "backbone.api.cli.server_cmds": ("serve", "token", "db"),
+    "backbone.api.cli.plan_cmds": ("plan",),
+    "backbone.api.cli.roadmap_cmds": ("roadmap",),
+    "backbone.api.cli.calibrate_cmds": ("calibrate",),
+}
+"""Each module has ``register(app)`` adding the commands listed; add new command groups here. The planning
+commands' flags are generated from their options models, which import the solver: :func:`run` registers only
+the module of the command being run, so ``backbone info`` does not pay for them."""
 
-for _name in COMMAND_MODULES:
-    if importlib.util.find_spec(_name) is not None:
-        importlib.import_module(_name).register(app)
+
+def build_app(command: str | None = None) -> typer.Typer:
+    """The ``backbone`` application with every command, or only the module holding ``command`` (when it is
+    one of :data:`COMMAND_MODULES`' commands)."""
+    app = typer.Typer(
+        name="backbone",
+        help="Plan a global AI backbone: where GPUs go, how traffic flows, what breaks, what to buy.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    modules = [m for m, names in COMMAND_MODULES.items() if command in names] or list(COMMAND_MODULES)
+    for name in modules:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name).register(app)
+    app.callback()(_main)
+    return app
 
 
 def _print_version(value: bool) -> None:
@@ -68,12 +80,21 @@ def _print_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.",
                                        callback=_print_version, is_eager=True)) -> None:
     """Plan a global AI backbone: where GPUs go, how traffic flows, what breaks, what to buy."""
 
 
+def __getattr__(name: str) -> Any:
+    """``app``: the application with every command, built on first use (tests and ``typer`` tooling)."""
+    if name == "app":
+        built = build_app()
+        globals()["app"] = built
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def run() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: builds only the command being run (every command for ``--help``)."""
+    first = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+    build_app(first)()

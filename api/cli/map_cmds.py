@@ -7,10 +7,16 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from backbone.api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load
+from backbone.api.cli.common import (
+    SCENARIO_HELP,
+    JsonOpt,
+    ScenarioArg,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+)
 
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
 ResultOpt = Annotated[Optional[Path], typer.Option(  # noqa: UP045
     "--result", "-r", help="Result JSON whose 'map' object (or top-level keys) supplies the values to draw.",
     show_default=False)]

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from backbone.api.cli.common import SCENARIO_HELP, emit_json, err_console, handle_errors, load, out_console
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
+from backbone.api.cli.common import (
+    JsonOpt,
+    ScenarioArg,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+    out_console,
+)
 
 
 def register(app: typer.Typer) -> None:

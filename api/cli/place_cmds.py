@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -10,7 +9,8 @@ import typer
 
 from backbone.api.cli.common import (
     EXIT_VERIFY,
-    SCENARIO_HELP,
+    JsonOpt,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -18,11 +18,18 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+from backbone.api.cli.options import options_command
+from backbone.solver.placement.options import PlaceOptions
 
 MAX_ROWS = 30
 """Rows shown per table in the terminal (the CSV files have everything)."""
+
+
+PLACE_HELP = {
+    "objective": "min-cost (serve all demand) or max-served (within --budget).",
+    "verify": "Check the plan independently from its tables; exit 5 on violations.",
+}
+"""Help where the command line says more than the option's description."""
 
 
 def register(app: typer.Typer) -> None:
@@ -30,36 +37,28 @@ def register(app: typer.Typer) -> None:
     app.command("place")(place)
 
 
+@options_command(PlaceOptions, flags={"budget_usd": ("--budget",)}, help=PLACE_HELP)
 @handle_errors
 def place(
     scenario: ScenarioArg = None,
-    objective: Annotated[str, typer.Option(help="min-cost (serve all demand) or max-served (within --budget).")]
-    = "min-cost",
-    budget: Annotated[Optional[float], typer.Option("--budget", help="Budget in USD (capex + opex) for max-served.")]  # noqa: UP045
-    = None,
-    n_plus_one: Annotated[bool, typer.Option("--n-plus-one", help="Inference still served within SLO after "
-                                                                   "losing any one site.")] = False,
-    periods: Annotated[int, typer.Option(help="1 (peak hour) or 24 (follow-the-sun hourly profile).")] = 1,
-    backend: Annotated[str, typer.Option(help="Solver backend (highs, ortools-scip, pulp-cbc, ...).")] = "highs",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Time limit per solve, seconds.")] = 60.0,
-    verify: Annotated[bool, typer.Option("--verify", help="Check the plan independently from its tables.")] = False,
-    options: Annotated[Optional[Path], typer.Option("--options", help="JSON/YAML file of further placement "  # noqa: UP045
-                                                                     "options (residency, training, kw_per_gpu, ...).")]
-    = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+    options_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        "--options", help="YAML/JSON file of placement options (residency, training, classes, tokens_per_s, "
+                          "...); flags given on the command line override it.")] = None,
+    json_out: JsonOpt = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for place.json and place_*.csv.")] = None,  # noqa: UP045
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Place inference and training GPUs: cheapest build (or most demand served) within latency SLOs,
     residency, power, block sizes and backbone capacity.
 
     When min-cost cannot serve all demand the best-effort plan (status "partial", unserved metros
-    named) is still printed and written, and the exit code is 3.
+    named) is still printed and written, and the exit code is 3. The options are the ``place`` task's (API job
+    options and the --options file use the same names with underscores).
     """
-    opts: dict[str, Any] = _load_options(options)
-    opts.update(objective=objective, n_plus_one=n_plus_one, periods=periods, backend=backend,
-                time_limit_s=time_limit, verify=verify)
-    if budget is not None:
-        opts["budget_usd"] = budget
+    from backbone.solver.tasks.options_file import load_options_file
+
+    opts = load_options_file(options_file, "place", options) if options_file is not None else options
     net = load(scenario)
     result = run_with_progress("place", net, opts, out)
     summary = result.to_dict()
@@ -86,28 +85,6 @@ def place(
         for r in summary["infeasibility"]:
             err_console.print(f"  {r}", markup=False, highlight=False)
         raise typer.Exit(3)
-
-
-def _load_options(path: Path | None) -> dict[str, Any]:
-    from backbone.errors import NotFoundError, ValidationError
-
-    if path is None:
-        return {}
-    if not path.exists():
-        raise NotFoundError(f"options file {str(path)!r} does not exist")
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text) or {}
-        else:
-            data = json.loads(text)
-    except Exception as exc:
-        raise ValidationError(f"cannot parse options file: {exc}", file=str(path)) from None
-    if not isinstance(data, dict):
-        raise ValidationError("options file must hold a mapping of option names to values", file=str(path))
-    return data
 
 
 def _print_tables(console: Any, s: dict[str, Any]) -> None:

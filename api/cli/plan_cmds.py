@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import (
-    SCENARIO_HELP,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -16,10 +16,18 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+from backbone.api.cli.options import options_command
+from backbone.solver.tasks.plan_options import PlanOptions
 
 EXIT_VERIFY_FAILED = 5
+
+
+PLAN_HELP = {
+    "demand_growth": "Demand growth factor (overrides the plan file).",
+    "skip_upgrades": "Do not plan upgrades.",
+    "verify": "Run every independent check; exit 5 on violations.",
+}
+"""Help where the command line says more than the option's description."""
 
 
 def register(app: typer.Typer) -> None:
@@ -27,19 +35,19 @@ def register(app: typer.Typer) -> None:
     app.command("plan")(plan)
 
 
+@options_command(PlanOptions, exclude=("plan_file", "plan_text"), flags={"demand_growth": ("--growth",)},
+                 help=PLAN_HELP)
 @handle_errors
 def plan(
     scenario: ScenarioArg = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for report.html, maps and results.")] = Path("plan-out"),
     plan_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
-        "--plan", help="YAML plan file: objectives, SLOs, budgets, growth, failure kinds, solver limits.")] = None,
-    growth: Annotated[Optional[float], typer.Option(  # noqa: UP045
-        "--growth", help="Demand growth factor (overrides the plan file).")] = None,
+        "--plan", help="YAML plan file: objectives, SLOs, budgets, growth, failure kinds, solver limits; flags given "
+                       "on the command line override it.")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Worker processes for the failure sweep.")] = None,  # noqa: UP045
-    skip_upgrades: Annotated[bool, typer.Option("--skip-upgrades", help="Do not plan upgrades.")] = False,
-    verify: Annotated[bool, typer.Option("--verify", help="Run every independent check; exit 5 on violations.")]
-    = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout only.")] = False,
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Place GPUs, route the resulting traffic, sweep every single-SRLG failure, design the upgrades and
     new routes that survive them (every state, no cap), and write report.html, maps, machine-readable
@@ -48,15 +56,9 @@ def plan(
 
     from backbone.solver.tasks.plan import STAGES, load_plan_file
 
-    opts: dict[str, Any] = load_plan_file(plan_file) if plan_file else {}
-    if growth is not None:
-        opts["demand_growth"] = growth
-    if skip_upgrades:
-        opts["skip_upgrades"] = True
-    if verify:
-        opts["verify"] = True
+    opts: dict[str, Any] = load_plan_file(plan_file, options) if plan_file else options
     if workers is not None:
-        opts.setdefault("failures", {})["workers"] = workers
+        opts["failures"] = {**(opts.get("failures") or {}), "workers": workers}
     net = load(scenario)
     current = {"stage": ""}
 

@@ -9,7 +9,7 @@ import typer
 
 from backbone.api.cli.common import (
     EXIT_VERIFY,
-    SCENARIO_HELP,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -17,8 +17,8 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+from backbone.api.cli.options import options_command
+from backbone.solver.roadmap_options import RoadmapOptions
 
 EXIT_BUDGET_INFEASIBLE = 3
 """Exit code when a budget left some period short (the roadmap is written in full, each shortfall explained)."""
@@ -29,24 +29,21 @@ def register(app: typer.Typer) -> None:
     app.command("roadmap")(roadmap)
 
 
+@options_command(RoadmapOptions, exclude=("plan_file", "plan_text"))
 @handle_errors
 def roadmap(
     scenario: ScenarioArg = None,
-    periods: Annotated[Optional[int], typer.Option(  # noqa: UP045
-        "--periods", help="Number of periods (default 8).")] = None,
-    period: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        "--period", help="Period length: quarter or year (default quarter).")] = None,
-    start: Annotated[Optional[str], typer.Option(  # noqa: UP045
-        "--start", help="First period, e.g. 2027Q1 (or 2027 with --period year).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for roadmap.json, CSVs, periods/, charts, report.html.")]
     = Path("roadmap-out"),
     plan_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
-        "--plan", help="YAML roadmap file: growth, lead times, budgets, power steps, stage options.")] = None,
+        "--plan", help="YAML roadmap file: growth, lead times, budgets, power steps, stage options; flags given on "
+                       "the command line override it.")] = None,
     budget: Annotated[Optional[float], typer.Option(  # noqa: UP045
-        "--budget", help="Capex budget per period in USD (overrides the roadmap file).")] = None,
-    verify: Annotated[bool, typer.Option("--verify", help="Run the independent roadmap checker; exit 5 on "
-                                                          "violations.")] = False,
+        "--budget", help="Capex budget per period in USD (overrides the roadmap file's budget_usd_per_period).")]
+    = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print roadmap.json on stdout only.")] = False,
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Plan builds period by period (rolling horizon): grow demand, place GPUs, design upgrades and new
     routes so each period's backbone survives every single-SRLG failure, within lead times,
@@ -55,13 +52,9 @@ def roadmap(
     period short (explained per period), 5 when --verify finds a violation."""
     from backbone.solver.roadmap_options import load_roadmap_file
 
-    opts: dict[str, Any] = load_roadmap_file(plan_file) if plan_file else {}
-    for key, value in (("periods", periods), ("period", period), ("start", start),
-                       ("budget_usd_per_period", budget)):
-        if value is not None:
-            opts[key] = value
-    if verify:
-        opts["verify"] = True
+    if budget is not None:
+        options["budget_usd_per_period"] = budget
+    opts: dict[str, Any] = load_roadmap_file(plan_file, options) if plan_file else options
     net = load(scenario)
     result = run_with_progress("roadmap", net, opts, out, transient=not json_out)
     s = result.summary

@@ -10,9 +10,7 @@ from typing import Annotated
 
 import typer
 
-from backbone.api.cli.common import emit_json, err_console, handle_errors, out_console
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
+from backbone.api.cli.common import JsonOpt, emit_json, err_console, handle_errors, out_console
 
 token_app = typer.Typer(help="Create, list and revoke API tokens (stored hashed).", no_args_is_help=True)
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)

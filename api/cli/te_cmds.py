@@ -12,7 +12,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import (
-    SCENARIO_HELP,
+    JsonOpt,
+    ScenarioArg,
     emit_json,
     err_console,
     handle_errors,
@@ -20,8 +21,8 @@ from backbone.api.cli.common import (
     out_console,
     run_with_progress,
 )
-
-ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
+from backbone.api.cli.options import options_command
+from backbone.solver.tasks.te import TEOptions
 
 EXIT_VERIFY_FAILED = 5
 """``--verify`` found the result violates a constraint (a bug worth reporting)."""
@@ -30,54 +31,35 @@ MAX_ROWS = 15
 """Rows shown per table in the terminal (the CSV files have everything)."""
 
 
+TE_HELP = {
+    "objective": "min-mlu | max-throughput | max-min-fair | min-latency, or ecmp (simulate shortest-path ECMP "
+                 "routing: what the network does without TE).",
+    "verify": "Check the result independently; exit 5 on violations.",
+}
+"""Help where the command line says more than the option's description."""
+
+
 def register(app: typer.Typer) -> None:
     """Add ``te`` to ``app``."""
     app.command("te")(te)
 
 
+@options_command(TEOptions, flags={"k_paths": ("-k",)}, help=TE_HELP)
 @handle_errors
 def te(
     scenario: ScenarioArg = None,
-    objective: Annotated[str, typer.Option(
-        help="min-mlu | max-throughput | max-min-fair | min-latency, or ecmp (simulate shortest-path "
-             "ECMP routing: what the network does without TE).")] = "min-mlu",
-    paths: Annotated[int, typer.Option("--paths", "-k", help="Candidate paths per demand (path formulation).")] = 4,
-    formulation: Annotated[str, typer.Option(help="path (k candidate paths) or edge (exact multicommodity flow).")]
-    = "path",
-    bound: Annotated[bool, typer.Option("--bound", help="Also solve the edge formulation; report gap_to_edge_bound.")]
-    = False,
-    backend: Annotated[str, typer.Option(help="Solver backend (highs, ortools-glop, ortools-pdlp, pulp-cbc, ...).")]
-    = "highs",
-    time_limit: Annotated[float, typer.Option("--time-limit", help="Time limit over all LP stages, seconds.")]
-    = 120.0,
-    ceiling: Annotated[Optional[float], typer.Option(  # noqa: UP045
-        "--ceiling", help="Utilisation ceiling (min-latency default 0.8; max-throughput / max-min-fair 1.0).")] = None,
-    disjoint: Annotated[bool, typer.Option("--disjoint", help="Link-disjoint candidate paths.")] = False,
-    tiebreak: Annotated[bool, typer.Option("--latency-tiebreak", help="Then minimise latency at the optimum.")]
-    = False,
-    metric: Annotated[str, typer.Option("--ecmp-metric", help="ECMP cost: latency or hops.")] = "latency",
-    lp_method: Annotated[str, typer.Option("--lp-method", help="HiGHS LP method: auto, simplex or ipm.")] = "auto",
-    method: Annotated[str, typer.Option(
-        "--method", help="exact (path LP over k candidates), colgen (column generation over every admissible "
-                         "path), pop (random demand split solved in parallel) or auto (by problem size).")]
-    = "auto",
-    pop_parts: Annotated[int, typer.Option("--pop-parts", help="POP: number of random demand sub-problems.")] = 4,
-    verify: Annotated[bool, typer.Option("--verify", help="Check the result independently; exit 5 on violations.")]
-    = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")] = False,
+    json_out: JsonOpt = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for te.json and te_*.csv/.parquet.")] = None,  # noqa: UP045
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Route the scenario's demands: min-MLU, max-throughput by class priority, max-min fair, or
     min-latency under a utilisation ceiling; latency SLOs are hard; unmet demand is reported with
-    its reason. ``--objective ecmp`` shows today's shortest-path ECMP routing instead."""
+    its reason. ``--objective ecmp`` shows today's shortest-path ECMP routing instead.
 
-
-    opts: dict[str, Any] = {"objective": objective, "formulation": formulation, "paths": paths, "bound": bound,
-                            "backend": backend, "time_limit_s": time_limit, "disjoint": disjoint,
-                            "latency_tiebreak": tiebreak, "ecmp_metric": metric, "verify": verify,
-                            "lp_method": lp_method, "method": method, "pop_parts": pop_parts}
-    if ceiling is not None:
-        opts["utilisation_ceiling"] = ceiling
+    Every option below is a field of the ``te`` task's options model (the API's job options use the same
+    names with underscores); ``--paths``/``-k``, ``--time-limit`` and ``--ceiling`` are the older spellings."""
+    opts = options
     net = load(scenario)
     result = run_with_progress("te", net, opts, out)
     summary = result.to_dict()

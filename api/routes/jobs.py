@@ -70,7 +70,7 @@ def job_summary(job: Any) -> JobSummary:
 def validate_job_options(registry: Mapping[str, Task | str], kind: str, options: dict[str, Any]) -> None:
     """Check the kind and the options with the task's options model, nested options included,
     and refuse server paths, addresses and non-finite numbers (ValidationError -> 422)."""
-    from backbone.solver.tasks import task_for, validate_options
+    from backbone.solver.tasks import parse_options
 
     check_job_options(options)
     try:
@@ -78,7 +78,7 @@ def validate_job_options(registry: Mapping[str, Task | str], kind: str, options:
     except (UnicodeEncodeError, ValueError, TypeError):
         raise ValidationError(Problem("options must be JSON with valid Unicode (no unpaired surrogates)",
                                       table="job", field="options")) from None
-    validate_options(task_for(kind, registry).options_model, options)
+    parse_options(kind, options, registry)  # the task's own options model: the rules live there, once
 
 
 @router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=SUBMIT_ERRORS,

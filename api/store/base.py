@@ -70,9 +70,15 @@ SYSTEM = Principal("system", "system", "admin")
 class ConflictError(Exception):
     """A stale ``If-Match`` (or a state that forbids the change); the API answers 409."""
 
+    http_status = 409
+    title = "Conflict"
+
 
 class GoneError(LookupError):
     """The thing does not exist (or was deleted, or belongs to another team); the API answers 404."""
+
+    http_status = 404
+    title = "Not Found"
 
 
 class ReadOnlyError(ConflictError):
@@ -86,9 +92,19 @@ DEFAULT_TOKEN_DAYS = 90
 class QueueFullError(Exception):
     """Too many queued jobs: of one token (the API answers 429) or on the server (503), with Retry-After."""
 
+    http_status = 503
+    """The class's status; each error carries its own (429 or 503) as ``http_status``."""
+
     def __init__(self, message: str, status: int, retry_after_s: int) -> None:
         super().__init__(message)
         self.status, self.retry_after_s = status, retry_after_s
+        self.http_status = status
+        self.title = "Too Many Requests" if status == 429 else "Service Unavailable"
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """``Retry-After`` for the API's answer."""
+        return {"Retry-After": str(self.retry_after_s)}
 
 
 AUDIT_OPTIONS_BYTES = 4096

@@ -210,7 +210,9 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
 
         report.checked.append("survivability")
         fail = opts.failures
-        k = int(fail.get("paths", 4))
+        from backbone.solver.failures import FailureOptions
+
+        k = FailureOptions.model_validate(fail).k_paths  # k_paths, or its older spelling paths
         backend = str(fail.get("backend", "highs"))
         for t, (label, cur, p) in enumerate(zip(labels, nets, summary["periods"], strict=True)):
             sv = p["survivability"]

@@ -57,12 +57,12 @@ def _assess(net: Network, options: FailureOptions, scenario: FailureScenario | N
     if intact is not None and options.reuse and scenario is not None and scenario.derate is None and not scenario.sites:
         provider = _failure_path_provider(intact, scenario.links)
     try:
-        return assess_state(net, options.paths, options.backend, options.time_limit_s, path_provider=provider,
+        return assess_state(net, options.k_paths, options.backend, options.time_limit_s, path_provider=provider,
                             shortfall=options.shortfall if shortfall is None else shortfall)
     except SolverError as exc:  # e.g. a busy machine: one more try with more time
         logger.warning("scenario %s: %s; solving again with %g s", scenario.id if scenario else "intact", exc,
                        FAILURE_RETRY_FACTOR * options.time_limit_s)
-        return assess_state(net, options.paths, options.backend, FAILURE_RETRY_FACTOR * options.time_limit_s,
+        return assess_state(net, options.k_paths, options.backend, FAILURE_RETRY_FACTOR * options.time_limit_s,
                             path_provider=provider, shortfall=options.shortfall if shortfall is None else shortfall)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
 from backbone.solver.failures.scenarios import DEFAULT_MAX_SCENARIOS, FailureKind
@@ -18,9 +18,11 @@ class FailureOptions(BaseModel):
     kind: FailureKind = Field("srlg", description="Failure set: link, srlg, site, srlg-pairs or list.")
     derate: float | None = Field(None, gt=0, lt=1, description="Derate to this fraction instead of failing.")
     scenarios: list[dict[str, Any]] | None = Field(None, description="For kind=list: scenario records.")
-    paths: int = Field(4, ge=1, le=32, description="Candidate paths per demand (k).")
+    k_paths: int = Field(4, ge=1, le=32, validation_alias=AliasChoices("k_paths", "paths"),
+                         description="Candidate paths per demand; also accepted as 'paths'.")
     backend: BackendName = Field("highs", description="Solver backend.")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, description="Time limit per scenario solve, seconds.")
+    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+                                description="Time limit per scenario solve, seconds.")
     engine: Literal["local", "dask", "serial"] = Field("local", description="Where scenarios run.")
     workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count; the API server caps it).")
     scheduler: str | None = Field(None, description="Dask scheduler address (engine=dask).")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from backbone.solver.backends import BackendName
 
@@ -104,7 +104,9 @@ class PlaceOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    objective: Literal["min-cost", "max-served"] = "min-cost"
+    objective: Literal["min-cost", "max-served"] = Field(
+        default="min-cost", description="min-cost: serve all demand at least cost; max-served: serve the most "
+                                        "demand within budget_usd")
     budget_usd: float | None = Field(default=None, ge=0, description="Budget (capex + opex) for max-served")
     n_plus_one: bool = Field(default=False, description="Serve all inference within SLO after losing any one site")
     slo_failures: Literal["none", "link", "srlg"] = Field(
@@ -116,8 +118,9 @@ class PlaceOptions(BaseModel):
         default=1e6, ge=0, description="Objective weight of a GPU serving a metro from a site whose SLO a single "
                                        "failure breaks (below the unserved penalty, far above any site's cost)")
     periods: Literal[1, 24] = Field(default=1, description="1 = peak hour; 24 = follow-the-sun hourly profile")
-    backend: BackendName = "highs"
-    time_limit_s: float = Field(default=60.0, gt=0, le=86_400, description="Time limit per solve (LP relaxation, MIP, diagnosis)")
+    backend: BackendName = Field(default="highs", description="MIP backend (highs, ortools-scip, pulp-cbc, ...)")
+    time_limit_s: float = Field(default=60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+                                description="Time limit per solve (LP relaxation, MIP, diagnosis), seconds")
     mip_gap: float = Field(default=1e-4, ge=0, description="Relative MIP gap (1e-4 = 0.01 %)")
     lp_bound: bool = Field(default=True, description="Also solve the LP relaxation and report it as a bound")
     verify: bool = Field(default=False, description="Run the independent checker on the result tables")
@@ -127,24 +130,26 @@ class PlaceOptions(BaseModel):
 
     classes: list[DemandClass] = Field(default_factory=lambda: [DemandClass(name="interactive", slo_rtt_ms=50.0),
                                                                 DemandClass(name="batch", slo_rtt_ms=150.0)])
-    demand_growth: float = Field(default=1.0, ge=0)
+    demand_growth: float = Field(default=1.0, ge=0, description="Multiply inference demand by this factor")
     tokens_per_s: dict[str, float] | None = Field(default=None,
                                                   description="Demand per metro in tokens/s (overrides inference_gpus)")
-    tokens_per_s_per_gpu: float = Field(default=2500.0, gt=0)
+    tokens_per_s_per_gpu: float = Field(default=2500.0, gt=0, description="Tokens/s one GPU serves (with tokens_per_s)")
     training: list[TrainingJob] = Field(default_factory=list)
 
     kw_per_gpu: float = Field(default=1.4, gt=0, description="All-in kW per GPU (incl. host and PUE)")
-    block_gpus: int = Field(default=1024, ge=0)
-    min_build_gpus: int = Field(default=0, ge=0)
-    site_fixed_cost_usd: float = Field(default=0.0, ge=0)
-    horizon_years: float = Field(default=5.0, ge=0)
-    carbon_price_usd_per_t: float = Field(default=0.0, ge=0)
-    unserved_penalty_usd_per_gpu: float = Field(default=1e7, gt=0)
+    block_gpus: int = Field(default=1024, ge=0, description="GPUs are built in blocks of this many (0 or 1: GPU by GPU)")
+    min_build_gpus: int = Field(default=0, ge=0, description="Fewest GPUs built at a site that is built at all")
+    site_fixed_cost_usd: float = Field(default=0.0, ge=0, description="Fixed cost of building at a new site")
+    horizon_years: float = Field(default=5.0, ge=0, description="Years of opex counted in the cost")
+    carbon_price_usd_per_t: float = Field(default=0.0, ge=0, description="Carbon price per tonne CO2 in the opex")
+    unserved_penalty_usd_per_gpu: float = Field(default=1e7, gt=0, description="Objective penalty per GPU of demand "
+                                                                               "left unserved")
     latency_weight_usd_per_gpu_ms: float = Field(default=0.01, ge=0,
                                                  description="Tie-break: prefer low RTT (tiny next to capex)")
 
     gbps_per_gpu: float = Field(default=0.1, ge=0, description="Backbone traffic per inference GPU served remotely")
-    k_paths: int = Field(default=3, ge=1, le=16)
+    k_paths: int = Field(default=3, ge=1, le=16, validation_alias=AliasChoices("k_paths", "paths"),
+                         description="Candidate backbone paths per metro-site pair (also accepted as 'paths')")
     baseline: Literal["joint", "none"] = Field(
         default="joint", description="joint: route the scenario's demands with the placement traffic; none: ignore them")
 

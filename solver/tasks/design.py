@@ -34,18 +34,22 @@ class DesignOptions(BaseModel):
     pre-installed capacity, routing and setup costs are carried in the scenario, see
     :func:`backbone.io.sndlib.sndlib_from_network`; nothing is read from a file) and write
     ``design.sol.txt`` (SNDlib native solution format). Otherwise: plan the backbone's upgrades
-    (``survivability``, ``ceiling``, ``candidate_links``). A model file is read by the caller
+    (``survive``, ``utilisation_ceiling``, ``candidate_links``). A model file is read by the caller
     (the CLI's ``--model-file``) and passed on as its code.
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     model: str | None = Field(None, max_length=32, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
-    survivability: Literal["none", "link", "srlg"] = Field(
-        "none", validation_alias=AliasChoices("survivability", "survive"),
-        description="Failures to survive with rerouting (also accepted as 'survive', the CLI flag)")
-    ceiling: float = Field(0.8, gt=0, le=1, description="utilisation ceiling (upgrade mode; the intact state)")
-    failure_ceiling: float = Field(1.0, gt=0, le=1, description="utilisation ceiling in failure states (routing "
-                                                                "'paths')")
+    survive: Literal["none", "link", "srlg"] = Field(
+        "none", validation_alias=AliasChoices("survive", "survivability"),
+        description="Upgrade mode: failures to survive with rerouting -- none, every single link or every SRLG "
+                    "(also accepted as 'survivability').")
+    utilisation_ceiling: float = Field(
+        0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
+        description="Upgrade mode: utilisation ceiling in the intact state (also accepted as 'ceiling').")
+    failure_utilisation_ceiling: float = Field(
+        1.0, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
+        description="Utilisation ceiling in failure states, routing 'paths' (also accepted as 'failure_ceiling').")
     routing: Literal["auto", "paths", "edge"] = Field(
         "auto", description="Upgrade mode: 'paths' -- the survivable design over TE's latency-admissible candidate "
                             "paths, upgrades and the scenario's candidate routes jointly, every failure state "
@@ -56,12 +60,12 @@ class DesignOptions(BaseModel):
                                                  description="New links for routing 'edge' (routing 'paths' builds "
                                                              "from the scenario's candidates table)")
     max_iterations: int = Field(6, ge=1, le=50, description="Routing 'paths': most design iterations")
-    time_limit: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit", "time_limit_s"),
-                              description="Seconds (also accepted as 'time_limit_s', as in the other tasks)")
-    backend: BackendName = "highs"
-    mip_gap: float = Field(1e-4, ge=0, lt=1)
-    cuts: bool = True
-    verify: bool = False
+    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+                                description="Seconds for the whole solve (also accepted as 'time_limit').")
+    backend: BackendName = Field("highs", description="MIP backend (highs, ortools-scip, pulp-cbc, ...).")
+    mip_gap: float = Field(1e-4, ge=0, lt=1, description="Relative MIP gap to stop at.")
+    cuts: bool = Field(True, description="SNDlib mode: add the cut-set inequalities.")
+    verify: bool = Field(False, description="Check the design with the independent checker.")
 
     @field_validator("model")
     @classmethod
@@ -99,27 +103,27 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
         if opts.candidate_links:
             raise ValidationError(Problem("candidate_links need routing 'edge'; routing 'paths' builds the scenario's "
                                           "candidates table", table="options", field="candidate_links"))
-        sres = design_survivable(net, opts.survivability, opts.ceiling, opts.failure_ceiling,
-                                 time_limit_s=opts.time_limit, backend=opts.backend, mip_gap=max(opts.mip_gap, 1e-4),
+        sres = design_survivable(net, opts.survive, opts.utilisation_ceiling, opts.failure_utilisation_ceiling,
+                                 time_limit_s=opts.time_limit_s, backend=opts.backend, mip_gap=max(opts.mip_gap, 1e-4),
                                  max_iterations=opts.max_iterations, progress=progress)
         summary, design = sres.summary(), sres
-        summary["survive"] = opts.survivability
-        if opts.verify and opts.survivability != "none":
+        summary["survive"] = opts.survive
+        if opts.verify and opts.survive != "none":
             from backbone.solver.checks.survivability import check_survivability
 
             summary["verification"] = check_survivability(
-                sres.network_after, opts.survivability, [r["scenario"] for r in sres.not_survivable],
+                sres.network_after, opts.survive, [r["scenario"] for r in sres.not_survivable],
                 backend=opts.backend).to_dict()
         from backbone.io import save_scenario
 
         writer.csv("design_upgrades.csv", sres.upgrades.assign(protects=sres.upgrades["protects"].map(";".join)))
         writer.directory("scenario_after", lambda path: save_scenario(sres.network_after, path))
     else:
-        res = design_upgrades(net, opts.survivability, opts.ceiling, opts.time_limit, opts.backend,
+        res = design_upgrades(net, opts.survive, opts.utilisation_ceiling, opts.time_limit_s, opts.backend,
                               opts.candidate_links, opts.mip_gap, progress)
         summary, design = res.summary(), res
         if opts.verify:
-            summary["verification"] = _verify(res.instance, res.solution, opts.time_limit)
+            summary["verification"] = _verify(res.instance, res.solution, opts.time_limit_s)
         writer.csv("design_upgrades.csv", res.upgrades)
     return DesignTaskResult("design", summary, writer.files, design=design)
 
@@ -148,7 +152,7 @@ def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progr
     snd = sndlib_from_network(net)
     model = parse_model_code(opts.model or "")
     inst = build_instance(snd, model)
-    sol = solve_design(inst, opts.time_limit, opts.backend, opts.mip_gap, cuts=opts.cuts, progress=progress)
+    sol = solve_design(inst, opts.time_limit_s, opts.backend, opts.mip_gap, cuts=opts.cuts, progress=progress)
     links = link_configurations(snd, inst, sol.counts)
     k = snd.gbps_per_unit
     pre = inst.links["preinstalled"]
@@ -163,7 +167,7 @@ def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progr
                                 "capacity_gbps": {c["id"]: c["capacity"] * k for c in links}}, "failed_links": []},
     }
     if opts.verify:
-        summary["verification"] = _verify(inst, sol, opts.time_limit)
+        summary["verification"] = _verify(inst, sol, opts.time_limit_s)
     if writer.enabled and sol.counts is not None:
         writer.text("design.sol.txt", solution_text(snd, model, inst, sol))
     return summary, sol

@@ -56,7 +56,6 @@ from backbone.solver.tasks.plan_options import (
     PlanOptions,
     PlanUpgradeOptions,
     load_plan_file,
-    plan_problems,
     stage_options,
 )
 from backbone.solver.tasks.summaries import PlanSummary, Summary
@@ -65,7 +64,7 @@ from backbone.solver.tasks.te import TEOptions, TETaskResult
 logger = logging.getLogger(__name__)
 
 __all__ = ["DESIGN_KEYS", "STAGES", "PlanOptions", "PlanTaskResult", "PlanUpgradeOptions", "load_plan_file",
-           "plan_problems", "run_plan_task", "stage_options"]
+           "run_plan_task", "stage_options"]
 
 STAGES = ("place", "route", "failures", "upgrades", "report")
 """Plan stages, in order."""
@@ -273,8 +272,8 @@ def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult)
         initial = fs["scenarios"] if kind == fail_opts.kind and not fail_opts.derate else None
         try:
             dres = design_survivable(
-                route.routed, kind, float(design_cfg.ceiling), float(design_cfg.failure_ceiling),
-                k=fail_opts.paths, backend=str(design_cfg.backend), time_limit_s=float(design_cfg.time_limit_s),
+                route.routed, kind, float(design_cfg.utilisation_ceiling), float(design_cfg.failure_utilisation_ceiling),
+                k=fail_opts.k_paths, backend=str(design_cfg.backend), time_limit_s=float(design_cfg.time_limit_s),
                 mip_gap=float(design_cfg.mip_gap), max_iterations=int(design_cfg.max_iterations),
                 max_states=design_cfg.max_states, use_candidates=bool(design_cfg.candidates),
                 sweep_options=fail_opts, initial_records=initial, progress=run.stage_progress("upgrades"))
@@ -307,7 +306,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
     t0 = time.perf_counter()
     opts, te_opts, fail_opts = run.opts, run.stages.te, run.stages.failures
     after, ds = upgrade.network_after, upgrade.summary
-    after_state = assess_state(after, te_opts.paths, te_opts.backend, te_opts.time_limit_s)
+    after_state = assess_state(after, te_opts.k_paths, te_opts.backend, te_opts.time_limit_s)
     run.writer.directory("scenario_after", lambda path: save_scenario(after, path))
     verification_after = None
     if opts.verify and not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped"):
@@ -315,7 +314,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
 
         verification_after = check_survivability(
             after, upgrade.kind, [r["scenario"] for r in upgrade.survivability["not_survivable"]],
-            k=fail_opts.paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
+            k=fail_opts.k_paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
     run.finish("after", t0)
     return AfterStage(after_state, verification_after)
 

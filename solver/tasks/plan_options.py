@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, ValidationError
 from backbone.solver.backends import BackendName
@@ -25,8 +25,8 @@ class PlanOptions(BaseModel):
     place: dict[str, Any] = Field(default_factory=dict, description="Placement options (PlaceOptions).")
     te: dict[str, Any] = Field(default_factory=dict, description="Routing options (TEOptions).")
     failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (FailureOptions).")
-    design: dict[str, Any] = Field(default_factory=dict, description="Survivable design options: ceiling (0.8, intact "
-                                   "state), failure_ceiling (1.0, failure states), survive (the failure kind: srlg|link|"
+    design: dict[str, Any] = Field(default_factory=dict, description="Survivable design options: utilisation_ceiling (0.8, "
+                                   "intact state), failure_utilisation_ceiling (1.0, failure states), survive (the failure kind: srlg|link|"
                                    "site|none), time_limit_s (60, per MIP solve), mip_gap (0.001), max_iterations (6), "
                                    "max_states (none: no cap), candidates (true: new routes from the candidates table), "
                                    "backend.")
@@ -48,34 +48,19 @@ class PlanOptions(BaseModel):
         return []
 
 
-def load_plan_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML plan file into plan options (``plan_file``/``plan_text`` recorded).
+def load_plan_file(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read a YAML plan file into plan options (``plan_file``/``plan_text`` recorded), ``overrides`` over it:
+    :func:`backbone.solver.tasks.options_file.load_options_file` for kind ``plan``.
 
     Raises
     ------
     ValidationError
-        When the file is missing, not YAML, or not a mapping.
+        When the file is missing, not YAML, not a mapping, or names unknown or bad options (every one, with its
+        line and a did-you-mean hint).
     """
-    import yaml
+    from backbone.solver.tasks.options_file import load_options_file
 
-    p = Path(path)
-    if not p.exists():
-        raise ValidationError(Problem("plan file not found", file=str(p)))
-    text = p.read_text(encoding="utf-8")
-    try:
-        doc = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
-        line = f"line {mark.line + 1}" if mark is not None else ""
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ValidationError(Problem(f"not valid YAML: {what}{where}", file=str(p), record=line)) from None
-    if not isinstance(doc, dict):
-        raise ValidationError(Problem("a plan file is a mapping of options", file=str(p)))
-    problems = plan_problems(doc, str(p), _key_lines(text))
-    if problems:
-        raise ValidationError(problems)
-    return {**doc, "plan_file": str(p), "plan_text": text}
+    return load_options_file(path, "plan", overrides)
 
 
 class PlanUpgradeOptions(BaseModel):
@@ -83,9 +68,13 @@ class PlanUpgradeOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    ceiling: float = Field(0.8, gt=0, le=1, description="Utilisation ceiling in the intact state.")
-    failure_ceiling: float = Field(1.0, gt=0, le=1, description="Utilisation ceiling in failure states.")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, description="Seconds for the design.")
+    utilisation_ceiling: float = Field(0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
+                                       description="Utilisation ceiling in the intact state (also 'ceiling').")
+    failure_utilisation_ceiling: float = Field(
+        1.0, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
+        description="Utilisation ceiling in failure states (also 'failure_ceiling').")
+    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+                                description="Seconds for the design (also 'time_limit').")
     backend: BackendName = "highs"
     mip_gap: float = Field(1e-3, ge=0, lt=1, description="Relative MIP gap at which a design MIP stops.")
     max_iterations: int = Field(6, ge=1, le=50, description="Most design iterations (solve, sweep, add states).")
@@ -100,79 +89,11 @@ DESIGN_KEYS = tuple(PlanUpgradeOptions.model_fields)
 """Keys of a plan's ``design`` section."""
 
 
-def plan_problems(doc: dict[str, Any], file: str = "", lines: dict[tuple[str, ...], int] | None = None,
-                  ) -> list[Problem]:
-    """Every mistake in plan options at once: unknown or bad top-level keys and every bad option of
-    the ``place``, ``te``, ``failures`` and ``design`` sections, each with its path (``te.paths``),
-    its line when known and a did-you-mean hint for unknown names."""
-    import difflib
-
-    from backbone.solver.tasks.service import parse_options
-
-    lines = lines or {}
-
-    def problem(message: str, path: tuple[str, ...]) -> Problem:
-        line = next((lines[path[:n]] for n in range(len(path), 0, -1) if path[:n] in lines), None)
-        return Problem(message, file=file, table="plan", record=f"line {line}" if line else "", field=".".join(path))
-
-    problems: list[Problem] = []
-    try:
-        parse_options("plan", {k: v for k, v in doc.items() if k not in ("place", "te", "failures", "design")})
-    except ValidationError as exc:
-        problems += [problem(q.message, tuple(q.field.split("."))) for q in exc.problems]
-    for kind, section in (("place", "place"), ("te", "te"), ("failures", "failures")):
-        sub = doc.get(section)
-        if sub is None:
-            continue
-        if not isinstance(sub, dict):
-            problems.append(problem(f"must be a mapping of {kind} options", (section,)))
-            continue
-        try:
-            parse_options(kind, sub)
-        except ValidationError as exc:
-            problems += [problem(q.message, (section, *q.field.split("."))) for q in exc.problems]
-    design = doc.get("design")
-    if design is not None and not isinstance(design, dict):
-        problems.append(problem("must be a mapping of upgrade options", ("design",)))
-    elif isinstance(design, dict):
-        for key in sorted(set(design) - set(DESIGN_KEYS)):
-            close = difflib.get_close_matches(str(key), DESIGN_KEYS, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; known options: {', '.join(DESIGN_KEYS)}"
-            problems.append(problem(f"unknown upgrade option{hint}", ("design", str(key))))
-        import pydantic
-
-        try:
-            PlanUpgradeOptions.model_validate({k: v for k, v in design.items() if k in DESIGN_KEYS})
-        except pydantic.ValidationError as exc:
-            problems += [problem(e["msg"], ("design", *(str(x) for x in e["loc"]))) for e in exc.errors()]
-    return problems
-
-
-def _key_lines(text: str) -> dict[tuple[str, ...], int]:
-    """(key path) -> 1-based line of every mapping key in a YAML text (best effort)."""
-    import yaml
-
-    out: dict[tuple[str, ...], int] = {}
-
-    def walk(node: Any, path: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                sub = (*path, str(key.value))
-                out[sub] = key.start_mark.line + 1
-                walk(value, sub)
-
-    try:
-        walk(yaml.compose(text), ())
-    except yaml.YAMLError:
-        return {}
-    return out
-
-
 def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any]) -> Any:
-    from backbone.solver.tasks.service import parse_options
+    from backbone.solver.tasks.service import merge_options, parse_options, task_for
 
-    try:
-        return parse_options(kind, {**defaults, **overrides})
+    try:  # an older spelling (te.time_limit) overrides its default (time_limit_s) like the option's own name does
+        return parse_options(kind, merge_options(task_for(kind).options_model, defaults, overrides))
     except ValidationError as exc:
         raise ValidationError([Problem(p.message, file=p.file, table="plan", record=kind,
                                        field=f"{kind}.{p.field}" if p.field else kind)
@@ -188,7 +109,7 @@ def stage_options(opts: PlanOptions) -> tuple[Any, Any, Any, PlanUpgradeOptions]
     ValidationError
         Naming every bad stage option as ``<stage>.<option>`` (e.g. ``failures.time_limit_s``).
     """
-    import pydantic
+    from backbone.solver.tasks.service import validate_options
 
     problems: list[Problem] = []
     out: list[Any] = []
@@ -205,10 +126,10 @@ def stage_options(opts: PlanOptions) -> tuple[Any, Any, Any, PlanUpgradeOptions]
         except ValidationError as exc:
             problems += exc.problems
     try:
-        upgrade = PlanUpgradeOptions.model_validate(opts.design)
-    except pydantic.ValidationError as exc:
-        problems += [Problem(e["msg"], table="plan", record="design",
-                             field=".".join(["design", *(str(x) for x in e["loc"])])) for e in exc.errors()]
+        upgrade = validate_options(PlanUpgradeOptions, opts.design)
+    except ValidationError as exc:
+        problems += [Problem(p.message, table="plan", record="design", field=f"design.{p.field}")
+                     for p in exc.problems]
     if problems:
         raise ValidationError(problems)
     return out[0], out[1], out[2], upgrade

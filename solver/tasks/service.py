@@ -68,17 +68,73 @@ def validate_options(model: Any, options: Mapping[str, Any] | None) -> Any:
     """
     import pydantic
 
+    given = dict(options or {})
+    spelled = {accepted_names(model).get(str(k), str(k)): str(k) for k in given}  # own name -> as the user wrote it
     try:
-        opts = model.model_validate(dict(options or {}))
+        opts = model.model_validate(canonical_names(model, given))
     except pydantic.ValidationError as exc:
         problems = [Problem(("unknown option" if e["type"] == "extra_forbidden" else e["msg"]) + did_you_mean(e, model),
-                            table="options", field=".".join(str(p) for p in e["loc"])) for e in exc.errors()]
+                            table="options", field=".".join([spelled.get(str(e["loc"][0]), str(e["loc"][0])),
+                                                             *(str(p) for p in e["loc"][1:])]) if e["loc"] else "")
+                    for e in exc.errors()]
         raise ValidationError(problems) from None
     nested = getattr(opts, "nested_problems", None)
     problems = nested() if callable(nested) else []
     if problems:
         raise ValidationError([Problem(p.message, table="options", field=p.field) for p in problems])
     return opts
+
+
+def accepted_names(model: Any) -> dict[str, str]:
+    """Every name an option of ``model`` is accepted under -> the option's own name: the field names and
+    the older spellings its ``validation_alias=AliasChoices(...)`` keeps working (``paths`` -> ``k_paths``)."""
+    from pydantic import AliasChoices
+
+    names: dict[str, str] = {}
+    for name, info in getattr(model, "model_fields", {}).items():
+        if info.alias:  # validated under its alias (``from``): that is the name to keep
+            names[info.alias] = info.alias
+            continue
+        names[name] = name
+        alias = info.validation_alias
+        choices = alias.choices if isinstance(alias, AliasChoices) else [alias] if isinstance(alias, str) else []
+        names.update({str(c): name for c in choices if isinstance(c, str)})
+    return names
+
+
+def canonical_names(model: Any, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` with each older spelling renamed to the option's own name (``{"paths": 6}`` ->
+    ``{"k_paths": 6}``), so options merged over defaults cannot hide behind an alias; unknown names are
+    kept for the model to refuse.
+
+    Raises
+    ------
+    ValidationError
+        When one option is given under two names (``paths`` and ``k_paths``).
+    """
+    names = accepted_names(model)
+    out: dict[str, Any] = {}
+    given: dict[str, str] = {}
+    problems: list[Problem] = []
+    for key, value in dict(options or {}).items():
+        name = names.get(str(key), key)
+        if name in given and given[name] != key:
+            problems.append(Problem(f"given twice, as {given[name]!r} and {key!r}", table="options", field=str(name)))
+            continue
+        given[name] = str(key)
+        out[name] = value
+    if problems:
+        raise ValidationError(problems)
+    return out
+
+
+def merge_options(model: Any, defaults: Mapping[str, Any], overrides: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``{**defaults, **overrides}`` by option, not by spelling: an override given under an older spelling
+    (``time_limit``) replaces the default of its option (``time_limit_s``). The overrides keep their spelling,
+    so an error still names the option as the caller wrote it."""
+    names = accepted_names(model)
+    given = {names.get(str(k), str(k)) for k in (overrides or {})}
+    return {**{k: v for k, v in defaults.items() if names.get(k, k) not in given}, **(overrides or {})}
 
 
 def did_you_mean(error: Mapping[str, Any], model: Any) -> str:
@@ -88,11 +144,12 @@ def did_you_mean(error: Mapping[str, Any], model: Any) -> str:
     if error.get("type") != "extra_forbidden" or len(error.get("loc", ())) != 1:
         return ""
     name = str(error["loc"][0])
-    known = list(getattr(model, "model_fields", {}))
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    accepted = accepted_names(model)  # older spellings count as close too; the hint names the option's own name
+    close = difflib.get_close_matches(name, list(accepted), n=1, cutoff=0.6)
     if not close:
-        close = [k for k in known if k.startswith(name) or name.startswith(k)][:1]
-    return f"; did you mean {close[0]!r}?" if close else f"; known options: {', '.join(known)}"
+        close = [k for k in accepted if k.startswith(name) or name.startswith(k)][:1]
+    known = list(dict.fromkeys(accepted.values()))
+    return f"; did you mean {accepted[close[0]]!r}?" if close else f"; known options: {', '.join(known)}"
 
 
 def run_task(kind: str, net: Network, options: Mapping[str, Any] | None = None, out_dir: str | Path | None = None,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
@@ -35,16 +35,18 @@ class TEOptions(BaseModel):
 
     objective: Objective = Field("min-mlu", description="What to optimise; 'ecmp' simulates shortest-path ECMP.")
     formulation: Literal["path", "edge"] = Field("path", description="Candidate paths or edge-based flow.")
-    paths: int = Field(4, ge=1, le=64, description="Candidate paths per demand (k).")
+    k_paths: int = Field(4, ge=1, le=64, validation_alias=AliasChoices("k_paths", "paths"),
+                         description="Candidate paths per demand (path formulation). Also accepted as 'paths'.")
     disjoint: bool = Field(False, description="Link-disjoint candidate paths (successive shortest paths).")
     backend: BackendName = Field("highs", description="Solver backend (see `backbone.solver.backends.available_backends`).")
-    time_limit_s: float = Field(120.0, gt=0, le=86_400,
+    time_limit_s: float = Field(120.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
                                 description="Hard time limit over path search, model building and every LP stage, "
                                             "seconds; when it stops the solve, the best feasible answer found is "
                                             "returned with status 'time_limit'.")
     utilisation_ceiling: float | None = Field(
-        None, gt=0, le=1, description="Max link utilisation for max-throughput / max-min-fair (default 1.0) "
-                                      "and min-latency (default 0.8); ignored by min-mlu.")
+        None, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
+        description="Max link utilisation for max-throughput / max-min-fair (default 1.0) and min-latency "
+                    "(default 0.8); ignored by min-mlu. Also accepted as 'ceiling'.")
     latency_tiebreak: bool = Field(False, description="After the objective, minimise latency holding it optimal.")
     bound: bool = Field(False, description="Also solve the edge formulation and report gap_to_edge_bound.")
     verify: bool = Field(False, description="Run the independent checker on the result.")
@@ -93,7 +95,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     def main_progress(f: float, m: str) -> None:
         progress(f * weight, m)
 
-    result = solve_te(net, opts.objective, opts.formulation, opts.paths, opts.backend, opts.time_limit_s,
+    result = solve_te(net, opts.objective, opts.formulation, opts.k_paths, opts.backend, opts.time_limit_s,
                       opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
                       opts.ecmp_tolerance_ms, main_progress, lp_method=opts.lp_method, method=opts.method,
                       pop_parts=opts.pop_parts)
@@ -102,7 +104,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     if weight < 1.0:
         progress(0.8, "edge bound")
         left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
-        edge = solve_te(net, opts.objective, "edge", opts.paths, opts.backend, left, opts.utilisation_ceiling,
+        edge = solve_te(net, opts.objective, "edge", opts.k_paths, opts.backend, left, opts.utilisation_ceiling,
                         opts.disjoint, False, lp_method=opts.lp_method)
         summary["edge_bound"] = edge.summary["objective_value"]
         summary.setdefault("notes", []).extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
@@ -113,7 +115,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
 
         progress(0.9 * weight, "impact: traffic that cannot be carried at <= 100 % utilisation")
         reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
-        assessment = assess_state(net, opts.paths, opts.backend, opts.time_limit_s,
+        assessment = assess_state(net, opts.k_paths, opts.backend, opts.time_limit_s,
                                   routing=result if reuse else None, lp_method=opts.lp_method)
         summary["impact"] = assessment.summary()
     unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)

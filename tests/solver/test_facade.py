@@ -51,7 +51,7 @@ def test_solve_te_rejects_bad_options(triangle: Network) -> None:
     assert "did you mean 'objective'" in str(err.value)
     with pytest.raises(ValidationError, match="paths"):
         backbone.solve_te(triangle, k_paths=0)
-    with pytest.raises(ValidationError, match="not both"):
+    with pytest.raises(ValidationError, match="given twice"):
         backbone.solve_te(triangle, k_paths=2, paths=3)
 
 

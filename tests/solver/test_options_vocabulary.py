@@ -1,0 +1,94 @@
+"""One options vocabulary: every task's options model uses ``k_paths``, ``time_limit_s``, ``utilisation_ceiling`` and
+``survive``; the older spellings stay accepted (plan files, API bodies and scripts written before keep working),
+giving both spellings of one option is an error, and an older spelling overrides a stage default like the new
+name does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from backbone.errors import ValidationError
+from backbone.solver.roadmap_options import RoadmapOptions
+from backbone.solver.roadmap_options import stage_options as roadmap_stage_options
+from backbone.solver.tasks import parse_options
+from backbone.solver.tasks.plan_options import PlanUpgradeOptions, stage_options
+from backbone.solver.tasks.registry import TASKS
+from backbone.solver.tasks.service import accepted_names, canonical_names, validate_options
+
+OLD_SPELLINGS = {"paths", "time_limit", "ceiling", "failure_ceiling", "survivability"}
+
+
+def test_no_model_uses_an_old_spelling_as_its_own_name() -> None:
+    models = [task.options_model for task in TASKS.values()] + [PlanUpgradeOptions]
+    for model in models:
+        assert not OLD_SPELLINGS & set(model.model_fields), model.__name__
+
+
+@pytest.mark.parametrize(("kind", "old", "new", "attr", "value"), [
+    ("te", "paths", "k_paths", "k_paths", 7),
+    ("te", "time_limit", "time_limit_s", "time_limit_s", 12.0),
+    ("failures", "paths", "k_paths", "k_paths", 5),
+    ("failures", "time_limit", "time_limit_s", "time_limit_s", 9.0),
+    ("place", "time_limit", "time_limit_s", "time_limit_s", 8.0),
+    ("design", "time_limit", "time_limit_s", "time_limit_s", 11.0),
+    ("design", "ceiling", "utilisation_ceiling", "utilisation_ceiling", 0.6),
+    ("design", "failure_ceiling", "failure_utilisation_ceiling", "failure_utilisation_ceiling", 0.9),
+    ("design", "survivability", "survive", "survive", "link"),
+])
+def test_old_and_new_spellings_give_the_same_options(kind: str, old: str, new: str, attr: str, value: Any) -> None:
+    by_old = parse_options(kind, {old: value})
+    by_new = parse_options(kind, {new: value})
+    assert getattr(by_old, attr) == getattr(by_new, attr) == value
+    assert by_old == by_new
+    with pytest.raises(ValidationError) as err:
+        parse_options(kind, {old: value, new: value})
+    assert [p.field for p in err.value.problems] == [new]
+    assert "given twice" in err.value.problems[0].message
+
+
+def test_a_bad_value_is_named_as_the_caller_spelled_it() -> None:
+    with pytest.raises(ValidationError) as old:
+        parse_options("te", {"paths": 0})
+    with pytest.raises(ValidationError) as new:
+        parse_options("te", {"k_paths": 0})
+    assert [p.field for p in old.value.problems] == ["paths"]
+    assert [p.field for p in new.value.problems] == ["k_paths"]
+
+
+def test_did_you_mean_suggests_the_options_own_name() -> None:
+    with pytest.raises(ValidationError, match="did you mean 'k_paths'"):
+        parse_options("te", {"pathz": 4})
+    with pytest.raises(ValidationError, match="did you mean 'time_limit_s'"):
+        parse_options("failures", {"time_limits": 4})
+
+
+def test_plan_stage_defaults_yield_to_an_old_spelling() -> None:
+    plan = parse_options("plan", {"te": {"paths": 6, "time_limit": 7}, "failures": {"time_limit": 3},
+                                  "design": {"ceiling": 0.5, "failure_ceiling": 0.95, "time_limit": 5}})
+    place, te, failures, upgrade = stage_options(plan)
+    assert (te.k_paths, te.time_limit_s) == (6, 7.0)  # not the stage default of 60 s
+    assert failures.time_limit_s == 3.0  # not the stage default of 30 s
+    assert (upgrade.utilisation_ceiling, upgrade.failure_utilisation_ceiling, upgrade.time_limit_s) == (0.5, 0.95, 5.0)
+    assert place.time_limit_s == 60.0
+
+
+def test_plan_names_a_bad_nested_option_with_its_stage() -> None:
+    with pytest.raises(ValidationError) as err:
+        parse_options("plan", {"failures": {"paths": 0}, "design": {"ceiling": 2, "k_paths": 3}})
+    assert {p.field for p in err.value.problems} == {"failures.paths", "design.ceiling", "design.k_paths"}
+
+
+def test_roadmap_defaults_yield_to_an_old_spelling() -> None:
+    opts = validate_options(RoadmapOptions, {"design": {"time_limit": 4}, "place": {"time_limit": 6}})
+    place, _te, _failures, upgrade = roadmap_stage_options(opts)
+    assert upgrade.time_limit_s == 4.0  # not the roadmap's 15 s per period
+    assert place.time_limit_s == 6.0  # not the roadmap's 30 s
+
+
+def test_canonical_names_keeps_unknown_names_for_the_model_to_refuse() -> None:
+    from backbone.solver.tasks.te import TEOptions
+
+    assert canonical_names(TEOptions, {"paths": 3, "bogus": 1}) == {"k_paths": 3, "bogus": 1}
+    assert accepted_names(TEOptions)["time_limit"] == "time_limit_s"
