@@ -49,6 +49,7 @@ import pandas as pd
 from backbone.errors import InfeasibleError, Problem, SolverError, ValidationError
 from backbone.model import Network
 from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.roadmap_bound import RoadmapBound, roadmap_lower_bound
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number, stage_options
 from backbone.solver.tasks.base import TaskResult
 
@@ -105,6 +106,7 @@ class RoadmapResult:
     fingerprint: str
     notes: list[str] = field(default_factory=list)
     utilisation: list[pd.Series] = field(default_factory=list)
+    bound: RoadmapBound | None = None
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready summary: ``status``, ``gap``, ``total_capex_usd``, ``objective_usd`` and ``periods``."""
@@ -113,8 +115,21 @@ class RoadmapResult:
         net_rows = self.builds[self.builds["action"] != "gpus"] if len(self.builds) else self.builds
         net_capex = float(net_rows["cost_usd"].sum()) if len(net_rows) else 0.0
         bounds = [p["design"]["lower_bound_usd"] for p in periods]
-        bound = None if any(b is None for b in bounds) else float(sum(bounds))
-        gap = None if bound is None else (max(0.0, net_capex - bound) / net_capex if net_capex > 0 else 0.0)
+        step_bound = None if any(b is None for b in bounds) else float(sum(bounds))
+        step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
+                                                    else 0.0)
+        disc_net = float(sum(periods[int(b["committed_index"])]["discount_factor"] * float(b["cost_usd"])
+                             for b in _records(net_rows))) if len(net_rows) else 0.0
+        glob: dict[str, Any] = self.bound.to_dict() if self.bound is not None else {
+            "lower_bound_usd": None, "status": "skipped", "covers": "not computed (bound_time_limit_s 0)"}
+        bound, gap = glob["lower_bound_usd"], None
+        if bound is not None:
+            if bound <= disc_net * (1 + 1e-6) + BUDGET_TOL_USD:
+                gap = max(0.0, disc_net - bound) / disc_net if disc_net > 0 else 0.0
+            else:
+                glob["note"] = ("the bound exceeds this roadmap's discounted backbone capex: the roadmap leaves "
+                                "traffic of the modelled states unmet that other roadmaps carry, so it is outside the "
+                                "set the bound covers (no gap)")
         short = [p for p in periods if p["budget_shortfall_usd"] > BUDGET_TOL_USD]
         unsurvived = [p for p in periods if p["survivability"]["violated"]]
         status = "budget_limited" if short else ("partial" if unsurvived or any(
@@ -138,12 +153,21 @@ class RoadmapResult:
             "end": self.labels[-1],
             "decomposition": "rolling horizon: one period at a time, in order; each period's placement and "
                              "survivable design see the builds of the earlier periods",
+            "lower_bound_usd": bound,
             "gap": gap,
-            "bound": {"network_capex_lower_bound_usd": bound, "network_capex_usd": net_capex,
-                      "covers": "backbone capex of each period's step given the builds of the earlier periods "
-                                "(sum of each period's design-MIP bound); not a bound on roadmaps that decide "
-                                "earlier periods differently. GPU capex is solved per period to the placement's "
-                                "MIP gap (placement_gap per period)."},
+            "discounted_network_capex_usd": disc_net,
+            "bound": {**glob, "discounted_network_capex_usd": disc_net,
+                      "objective_lower_bound_usd": None if bound is None else float(
+                          bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
+                      "objective_covers": "the objective of the roadmaps the bound covers, their GPU terms (capex, "
+                                          "opex, unserved GPUs) held at this roadmap's placement and unmet traffic "
+                                          "counted as zero"},
+            "step_bounds": {"network_capex_lower_bound_usd": step_bound, "network_capex_usd": net_capex,
+                            "gap": step_gap,
+                            "covers": "backbone capex (undiscounted) of each period's step given the builds of the "
+                                      "earlier periods (sum of each period's design-MIP bound); not a bound on "
+                                      "roadmaps that decide earlier periods differently. GPU capex is solved per "
+                                      "period to the placement's MIP gap (placement_gap per period)."},
             "total_capex_usd": capex,
             "network_capex_usd": net_capex,
             "gpu_capex_usd": capex - net_capex,
@@ -370,6 +394,7 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
             "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
                        "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
                        "iterations": design["iterations"], "states_added": design["states_added"],
+                       "working_set": design["working_set"],
                        "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
                        "model": design.get("model") or {}, "seconds": design["seconds"],
                        "solver_note": design.get("solver_note", "")},
@@ -403,9 +428,29 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
         notes.append(f"Nothing can be online before {labels[min(N - 1, opts.lead_periods(opts.upgrade_lead_quarters))]}"
                      f": a link upgrade takes {opts.upgrade_lead_quarters} quarter(s) from order to service and "
                      f"nothing may be ordered before {labels[0]}.")
+    progress(0.99, "bounding the whole roadmap (one LP over every period)")
+    bound = _global_bound(net, opts, networks, periods, table, kind, fail_opts, design_opts)
     progress(1.0, "roadmap planned")
     return RoadmapResult(opts, labels, periods, table, networks, ledger, time.perf_counter() - t_start,
-                         net.name, net.fingerprint(), notes, utilisation)
+                         net.name, net.fingerprint(), notes, utilisation, bound)
+
+
+def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],
+                  builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any) -> RoadmapBound | None:
+    """The LP bound over every period (:mod:`backbone.solver.roadmap_bound`); None when switched off."""
+    if opts.bound_time_limit_s <= 0:
+        return None
+    gpu = builds[builds["action"] == "gpus"]
+    gpu_committed = np.bincount(gpu["committed_index"].to_numpy(np.int64), weights=gpu["cost_usd"].to_numpy(float),
+                                minlength=len(networks)) if len(gpu) else np.zeros(len(networks))
+    try:
+        return roadmap_lower_bound(
+            net, opts, networks, [p["design"]["working_set"] for p in periods], gpu_committed.tolist(), kind,
+            int(fail_opts.paths), float(design_opts.ceiling), float(design_opts.failure_ceiling),
+            use_candidates=bool(design_opts.candidates), backend=str(design_opts.backend),
+            time_limit_s=float(opts.bound_time_limit_s))
+    except SolverError as exc:
+        return RoadmapBound(None, "error", "not computed: the solver failed", note=str(exc))
 
 
 def _num(v: Any) -> float | None:
@@ -533,7 +578,7 @@ def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[s
         return _fits(budgets, trial, opts.carry_over)
 
     out: dict[str, Any] = {"candidates_offered": len(offered), "upgrades": up_c >= 0, "shortfall_usd": 0.0,
-                           "budget_note": "", "states_added": 0, "iterations": 0}
+                           "budget_note": "", "states_added": 0, "iterations": 0, "working_set": []}
     if not buildable:
         out.update(mode="nothing buildable", status="skipped", cost_usd=0.0, lower_bound_usd=0.0, gap=0.0,
                    builds=[], network=routed)
@@ -548,6 +593,7 @@ def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[s
         pass  # noted in solver_notes; the intact-state design below
     out["solver_note"] = "; ".join(solver_notes)
     if res is not None:
+        out["working_set"] = list(res.working_set)  # binding whether or not the budget lets the design be built
         rows = build_rows(res.upgrades)
         if fits(rows):
             out.update(mode="survivable", status=res.status, cost_usd=res.cost_usd,
