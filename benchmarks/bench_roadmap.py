@@ -65,11 +65,22 @@ def main() -> None:
                   "-" if d["gap"] is None else f"{100 * d['gap']:.2f} %", str(len(p["builds"])),
                   f"{p['survivability']['survived']}/{p['survivability']['states']}", f"{p['seconds']:.1f}")
     console.print(t)
-    gap = s["gap"]
-    console.print(f"status {s['status']}; total capex {s['total_capex_usd'] / 1e6:,.1f} M USD (backbone "
-                  f"{s['network_capex_usd'] / 1e6:,.1f} M, bound {(s['bound']['network_capex_lower_bound_usd'] or 0) / 1e6:,.1f} M, "
-                  f"gap {'-' if gap is None else f'{100 * gap:.2f} %'}); planning {s['seconds']:.1f} s, "
-                  f"total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; {out}")
+    b, step = s["bound"], s["step_bounds"]
+
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{100 * v:.2f} %"
+
+    def musd(v: float | None) -> str:
+        return "-" if v is None else f"{v / 1e6:,.1f} M"
+
+    lp = b.get("model") or {}
+    console.print(f"status {s['status']}; total capex {musd(s['total_capex_usd'])} USD (backbone "
+                  f"{musd(s['network_capex_usd'])}, discounted {musd(s['discounted_network_capex_usd'])}); "
+                  f"lower bound {musd(b['lower_bound_usd'])} ({b['status']}, {b.get('seconds', 0.0):.1f} s, LP "
+                  f"{lp.get('rows', 0):,} x {lp.get('cols', 0):,}, {b.get('failure_states', 0)} failure-state "
+                  f"blocks), gap {pct(s['gap'])}; per-period step bounds "
+                  f"{musd(step['network_capex_lower_bound_usd'])}, step gap {pct(step['gap'])}; planning "
+                  f"{s['seconds']:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; {out}")
 
 
 if __name__ == "__main__":

@@ -26,10 +26,14 @@ The roadmap therefore decides period by period, in order; each period ``t`` (its
 
 What is built persists: the next period starts from this period's network (capacity never shrinks).
 
-**Bound and gap.** Each period's design MIP proves a lower bound on the cost of *that period's step
-given the earlier periods' builds*; their sum bounds the roadmap's backbone capex only among roadmaps
-that take the same earlier steps. It is not a bound on a roadmap that decides earlier periods
-differently (a joint model could build earlier to save later); the summary says so beside the number.
+**Bound and gap.** ``lower_bound_usd`` and ``gap`` come from one LP over every period
+(:mod:`backbone.solver.roadmap_bound`): a proven lower bound on the discounted backbone capex of every
+roadmap with the same GPU placement, lead times, ready-for-service dates and budgets that carries the
+periods' intact states and the failure states their designs found binding. The sum of each period's design-MIP
+bound (``step_bounds``) covers only roadmaps that take the same earlier steps; it is reported apart.
+
+The period's backbone step (3 and 4) is :func:`backbone.solver.roadmap_design.design_period`; the budget
+arithmetic is in :mod:`backbone.solver.roadmap_budget`.
 
 **Objective (reported)**: discounted capex (by commit period) + discounted energy opex of the GPUs added +
 penalties for traffic left unmet in the intact state and inference demand left unserved, per period.
@@ -46,25 +50,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from backbone.errors import InfeasibleError, Problem, SolverError, ValidationError
+from backbone.errors import Problem, SolverError, ValidationError
 from backbone.model import Network
 from backbone.solver.progress import ProgressFn, no_progress
-from backbone.solver.roadmap_options import RoadmapOptions, quarter_number, stage_options
+from backbone.solver.roadmap_bound import RoadmapBound, roadmap_lower_bound
+from backbone.solver.roadmap_budget import BUDGET_TOL_USD, budget_ledger, headroom
+from backbone.solver.roadmap_design import design_period
+from backbone.solver.roadmap_options import RoadmapOptions, parse_start, stage_options
 from backbone.solver.tasks.base import TaskResult
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["RoadmapResult", "budget_ledger", "grow_network", "plan_roadmap", "run_roadmap_task"]
-
-BUDGET_TOL_USD = 1.0
-"""Rounding slack when comparing spend with a budget."""
-
-SOLVER_RETRY_FACTORS = (1.0, 4.0)
-"""A period's design that finds no solution within ``time_limit_s`` is tried again with 4 x the limit; if that
-fails too, the period builds the intact-state design (or nothing) and says why (``design.solver_note``)."""
-
-PLACEMENT_DEMAND_PREFIX = "place:"
-"""Ids of the demands a placement adds (serving site -> metro access site)."""
 
 
 @dataclass
@@ -105,6 +102,7 @@ class RoadmapResult:
     fingerprint: str
     notes: list[str] = field(default_factory=list)
     utilisation: list[pd.Series] = field(default_factory=list)
+    bound: RoadmapBound | None = None
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready summary: ``status``, ``gap``, ``total_capex_usd``, ``objective_usd`` and ``periods``."""
@@ -113,8 +111,21 @@ class RoadmapResult:
         net_rows = self.builds[self.builds["action"] != "gpus"] if len(self.builds) else self.builds
         net_capex = float(net_rows["cost_usd"].sum()) if len(net_rows) else 0.0
         bounds = [p["design"]["lower_bound_usd"] for p in periods]
-        bound = None if any(b is None for b in bounds) else float(sum(bounds))
-        gap = None if bound is None else (max(0.0, net_capex - bound) / net_capex if net_capex > 0 else 0.0)
+        step_bound = None if any(b is None for b in bounds) else float(sum(bounds))
+        step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
+                                                    else 0.0)
+        disc_net = float(sum(periods[int(b["committed_index"])]["discount_factor"] * float(b["cost_usd"])
+                             for b in _records(net_rows))) if len(net_rows) else 0.0
+        glob: dict[str, Any] = self.bound.to_dict() if self.bound is not None else {
+            "lower_bound_usd": None, "status": "skipped", "covers": "not computed (bound_time_limit_s 0)"}
+        bound, gap = glob["lower_bound_usd"], None
+        if bound is not None:
+            if bound <= disc_net * (1 + 1e-6) + BUDGET_TOL_USD:
+                gap = max(0.0, disc_net - bound) / disc_net if disc_net > 0 else 0.0
+            else:
+                glob["note"] = ("the bound exceeds this roadmap's discounted backbone capex: the roadmap leaves "
+                                "traffic of the modelled states unmet that other roadmaps carry, so it is outside the "
+                                "set the bound covers (no gap)")
         short = [p for p in periods if p["budget_shortfall_usd"] > BUDGET_TOL_USD]
         unsurvived = [p for p in periods if p["survivability"]["violated"]]
         status = "budget_limited" if short else ("partial" if unsurvived or any(
@@ -138,12 +149,21 @@ class RoadmapResult:
             "end": self.labels[-1],
             "decomposition": "rolling horizon: one period at a time, in order; each period's placement and "
                              "survivable design see the builds of the earlier periods",
+            "lower_bound_usd": bound,
             "gap": gap,
-            "bound": {"network_capex_lower_bound_usd": bound, "network_capex_usd": net_capex,
-                      "covers": "backbone capex of each period's step given the builds of the earlier periods "
-                                "(sum of each period's design-MIP bound); not a bound on roadmaps that decide "
-                                "earlier periods differently. GPU capex is solved per period to the placement's "
-                                "MIP gap (placement_gap per period)."},
+            "discounted_network_capex_usd": disc_net,
+            "bound": {**glob, "discounted_network_capex_usd": disc_net,
+                      "objective_lower_bound_usd": None if bound is None else float(
+                          bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
+                      "objective_covers": "the objective of the roadmaps the bound covers, their GPU terms (capex, "
+                                          "opex, unserved GPUs) held at this roadmap's placement and unmet traffic "
+                                          "counted as zero"},
+            "step_bounds": {"network_capex_lower_bound_usd": step_bound, "network_capex_usd": net_capex,
+                            "gap": step_gap,
+                            "covers": "backbone capex (undiscounted) of each period's step given the builds of the "
+                                      "earlier periods (sum of each period's design-MIP bound); not a bound on "
+                                      "roadmaps that decide earlier periods differently. GPU capex is solved per "
+                                      "period to the placement's MIP gap (placement_gap per period)."},
             "total_capex_usd": capex,
             "network_capex_usd": net_capex,
             "gpu_capex_usd": capex - net_capex,
@@ -208,37 +228,39 @@ def check_references(net: Network, opts: RoadmapOptions) -> None:
         raise ValidationError(problems)
 
 
-def budget_ledger(budgets: list[float], committed: list[float], carry_over: float) -> list[float]:
-    """Budget available in each period: its own plus ``carry_over`` x what the previous period left."""
-    available, left = [], 0.0
-    for b, c in zip(budgets, committed, strict=True):
-        a = b + carry_over * left
-        available.append(a)
-        left = max(0.0, a - c) if math.isfinite(a) else math.inf
-    return available
-
-
-def _fits(budgets: list[float], committed: list[float], carry: float) -> bool:
-    avail = budget_ledger(budgets, committed, carry)
-    return all(c <= a + BUDGET_TOL_USD for c, a in zip(committed, avail, strict=True))
-
-
-def _headroom(budgets: list[float], committed: list[float], carry: float, c: int) -> float:
-    """Most extra capex period ``c`` can commit with every later period still within its budget."""
-    avail = budget_ledger(budgets, committed, carry)
-    room = math.inf
-    for j in range(c, len(budgets)):
-        slack = avail[j] - committed[j]
-        if not math.isfinite(slack):
-            continue
-        factor = carry ** (j - c) if j > c else 1.0
-        if factor <= 0:
-            break
-        room = min(room, max(0.0, slack) / factor)
-    return room
-
-
 # ------------------------------------------------------------------ the rolling horizon
+@dataclass
+class _Horizon:
+    """What the rolling horizon carries from period to period: the builds, the commitments per period (the
+    budgets' ledger), each period's record and network, and the GPUs the roadmap added so far."""
+
+    opts: RoadmapOptions
+    stages: tuple[Any, Any, Any, Any]  # place, te, failures, design options
+    kind: str
+    state: Network
+    base: Network
+    labels: list[str]
+    budgets: list[float]
+    committed: list[float]
+    gpus: pd.Series
+    builds: list[dict[str, Any]] = field(default_factory=list)
+    periods: list[dict[str, Any]] = field(default_factory=list)
+    networks: list[Network] = field(default_factory=list)
+    utilisation: list[pd.Series] = field(default_factory=list)
+
+
+@dataclass
+class _Placed:
+    """A period's GPU stage: the placement, its note and shortfall, the GPUs added and the routed network."""
+
+    result: Any
+    note: str
+    shortfall_usd: float
+    added: pd.Series
+    routed: Network
+    seconds: float
+
+
 def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None = None,
                  progress: ProgressFn | None = None) -> RoadmapResult:
     """Plan a roadmap period by period (see the module doc).
@@ -268,144 +290,182 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
     progress = progress or no_progress
     opts = options if isinstance(options, RoadmapOptions) else validate_options(RoadmapOptions, options or {})
     check_references(net, opts)
-    place_opts, te_opts, fail_opts, design_opts = stage_options(opts)
+    stages = stage_options(opts)
+    fail_opts, design_opts = stages[2], stages[3]
     kind = design_opts.survive or (fail_opts.kind if fail_opts.kind in ("link", "srlg", "site") else "srlg")
     t_start = time.perf_counter()
     labels = opts.labels()
-    N = len(labels)
-    budgets = opts.budgets()
-    committed = [0.0] * N
-    builds: list[dict[str, Any]] = []
-    periods: list[dict[str, Any]] = []
-    networks: list[Network] = []
-    utilisation: list[pd.Series] = []
-    notes: list[str] = []
-    state = net
-    base_demands, base_metros = net.demands, net.metros
-    cumulative_gpus = pd.Series(0.0, index=net.sites.index)
-
+    h = _Horizon(opts, stages, kind, net, net, labels, opts.budgets(), [0.0] * len(labels),
+                 pd.Series(0.0, index=net.sites.index))
     for t, label in enumerate(labels):
-        t0 = time.perf_counter()
 
         def sub(f: float, m: str, t: int = t, label: str = label) -> None:
-            progress(min(0.999, (t + f) / N), f"{label}: {m}")
+            progress(min(0.999, (t + f) / len(labels)), f"{label}: {m}")
 
-        # ---- demand and power of the period
-        work = grow_network(replace(state, demands=base_demands, metros=base_metros), opts, t)
-        sites = work.sites.copy()
-        for step in opts.power_steps:
-            from backbone.solver.roadmap_options import parse_start
+        _plan_period(h, t, sub)
+    return _finish(h, net, t_start, progress)
 
-            if parse_start(step.from_period, opts.period) <= opts.first_quarter(t):
-                sites.at[step.site, "power_max_mw"] = max(float(step.power_max_mw),
-                                                          float(sites.at[step.site, "power_available_mw"]))
-        work = replace(work, sites=sites)
 
-        # ---- GPUs
-        sub(0.02, "placing GPUs")
-        gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
-        place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
-        t_place = time.perf_counter()
-        place_res, gpu_note, gpu_short = _place(place_net, place_opts, gpu_c, budgets, committed, opts)
-        place_seconds = time.perf_counter() - t_place
-        sites_t = place_res.tables["sites"]
-        gpu_capex = float(sites_t["capex_usd"].sum())
-        added = sites_t["gpus_added"][sites_t["gpus_added"] > 0]
-        if len(added):
-            committed[gpu_c] += gpu_capex
-            for site, g in added.items():
-                builds.append({"id": f"gpus:{site}:{label}", "action": "gpus", "site_a": str(site), "site_b": "",
-                               "kind": "gpu block", "modules": int(sites_t.at[site, "blocks"]), "added_gbps": 0.0,
-                               "gpus": float(g), "cost_usd": float(sites_t.at[site, "capex_usd"]),
-                               "lead_time_quarters": opts.gpu_lead_quarters, "committed": labels[gpu_c],
-                               "online": label, "committed_index": gpu_c, "online_index": t, "available_from": ""})
-            cumulative_gpus = cumulative_gpus.add(added.astype(float), fill_value=0.0)
-        from backbone.solver.plan import network_after_placement, placement_demands
+def _period_network(h: _Horizon, t: int) -> Network:
+    """The network built so far with today's demand grown to period ``t`` and the power steps arrived by then."""
+    opts = h.opts
+    work = grow_network(replace(h.state, demands=h.base.demands, metros=h.base.metros), opts, t)
+    sites = work.sites.copy()
+    for step in opts.power_steps:
+        if parse_start(step.from_period, opts.period) <= opts.first_quarter(t):
+            sites.at[step.site, "power_max_mw"] = max(float(step.power_max_mw),
+                                                      float(sites.at[step.site, "power_available_mw"]))
+    return replace(work, sites=sites)
 
-        slo = {c.name: c.slo_rtt_ms for c in place_opts.classes}
-        extra = placement_demands(place_res.tables["flows"], slo)
-        routed = network_after_placement(work, sites_t, extra)
 
-        # ---- backbone
-        sub(0.25, "designing the backbone")
-        t_design = time.perf_counter()
-        design = _design_period(routed, opts, t, labels, kind, fail_opts, design_opts, budgets, committed,
-                                lambda f, m: sub(0.25 + 0.6 * f, m))
-        design["seconds"] = round(time.perf_counter() - t_design, 3)
-        after = design["network"]
-        for b in design["builds"]:
-            committed[b["committed_index"]] += b["cost_usd"]
-            builds.append(b)
+def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
+    """The period's GPU stage: blocks ordered ``gpu_lead`` earlier (none before that is possible), charged to
+    the commit period; returns the placement and the network carrying its traffic."""
+    from backbone.solver.plan import network_after_placement, placement_demands
 
-        # ---- the period's figures (one definition of utilisation and unmet: assess_state)
-        from backbone.solver.impact import assess_state, survive_tolerance_gbps
+    opts, place_opts, label = h.opts, h.stages[0], h.labels[t]
+    sites = work.sites
+    gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
+    place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
+    t_place = time.perf_counter()
+    place_res, gpu_note, gpu_short = _place(place_net, place_opts, gpu_c, h.budgets, h.committed, opts)
+    seconds = time.perf_counter() - t_place
+    sites_t = place_res.tables["sites"]
+    added = sites_t["gpus_added"][sites_t["gpus_added"] > 0]
+    if len(added):
+        h.committed[gpu_c] += float(sites_t["capex_usd"].sum())
+        for site, g in added.items():
+            h.builds.append({"id": f"gpus:{site}:{label}", "action": "gpus", "site_a": str(site), "site_b": "",
+                             "kind": "gpu block", "modules": int(sites_t.at[site, "blocks"]), "added_gbps": 0.0,
+                             "gpus": float(g), "cost_usd": float(sites_t.at[site, "capex_usd"]),
+                             "lead_time_quarters": opts.gpu_lead_quarters, "committed": h.labels[gpu_c],
+                             "online": label, "committed_index": gpu_c, "online_index": t, "available_from": ""})
+        h.gpus = h.gpus.add(added.astype(float), fill_value=0.0)
+    slo = {c.name: c.slo_rtt_ms for c in place_opts.classes}
+    routed = network_after_placement(work, sites_t, placement_demands(place_res.tables["flows"], slo))
+    return _Placed(place_res, gpu_note, gpu_short, added, routed, seconds)
 
-        sub(0.9, "assessing the built network")
-        st = assess_state(after, te_opts.k_paths, te_opts.backend, te_opts.time_limit_s)
-        metros_t = place_res.tables["metros"]
-        unserved = float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0
-        opex = _gpu_opex_per_year(after, cumulative_gpus, place_opts) * opts.years_per_period
-        period_builds = [b for b in builds if b["online_index"] == t]
-        periods.append({
-            "period": label,
-            "index": t,
-            "capex_usd": 0.0,  # filled from the ledger below (capex is charged when committed)
-            "capex_online_usd": float(sum(b["cost_usd"] for b in period_builds)),
-            "opex_usd": opex,
-            "served_share": _num(place_res.totals.get("served_share")),
-            "unserved_gpus": unserved,
-            "mlu": _num(st.mlu),
-            "unmet_gbps": float(st.unmet_gbps.sum()),
-            "unmet_tolerance_gbps": survive_tolerance_gbps(after),
-            "demand_gbps": float(after.demands["demand_gbps"].sum()),
-            "inference_gpus_demand": float(work.metros["inference_gpus"].sum()) if len(work.metros) else 0.0,
-            "gpus_installed": float(after.sites["gpus_installed"].sum()),
-            "gpus_added_by_site": {str(k): float(v) for k, v in added.items()},
-            "gpu_note": gpu_note,
-            "builds": [_build_view(b) for b in period_builds if b["action"] != "gpus"],
-            "gpu_builds": [{"site": b["site_a"], "gpus": b["gpus"], "cost_usd": b["cost_usd"],
-                            "committed": b["committed"], "online": b["online"]}
-                           for b in period_builds if b["action"] == "gpus"],
-            "survivability": design["survivability"],
-            "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
-                       "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
-                       "iterations": design["iterations"], "states_added": design["states_added"],
-                       "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
-                       "model": design.get("model") or {}, "seconds": design["seconds"],
-                       "solver_note": design.get("solver_note", "")},
-            "placement_model": dict(place_res.stats),
-            "placement_seconds": round(place_seconds, 3),
-            "placement_status": str(place_res.status),
-            "placement_gap": _num(place_res.gap),
-            "budget_shortfall_usd": float(design["shortfall_usd"] + gpu_short),
-            "budget_note": "; ".join(x for x in (gpu_note if gpu_short > 0 else "", design["budget_note"]) if x),
-            "discount_factor": (1.0 + opts.discount_rate_per_year) ** (-t * opts.years_per_period),
-            "seconds": round(time.perf_counter() - t0, 3),
-        })
-        networks.append(after)
-        utilisation.append(st.link_utilisation.astype(float))
-        state = after
-        logger.info("roadmap %s: %s, %d builds, %.1f s", label, design["mode"], len(period_builds),
-                    time.perf_counter() - t0)
 
-    available = budget_ledger(budgets, committed, opts.carry_over)
-    ledger = pd.DataFrame({"period": labels, "budget_usd": budgets, "available_usd": available,
+def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
+    """One step of the rolling horizon: demand, GPUs, backbone, then the period's figures."""
+    from backbone.solver.impact import assess_state
+
+    t0 = time.perf_counter()
+    work = _period_network(h, t)
+    sub(0.02, "placing GPUs")
+    placed = _place_gpus(h, work, t)
+    sub(0.25, "designing the backbone")
+    t_design = time.perf_counter()
+    _, _, fail_opts, design_opts = h.stages
+    design = design_period(placed.routed, h.opts, t, h.labels, h.kind, fail_opts, design_opts, h.budgets,
+                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m))
+    design["seconds"] = round(time.perf_counter() - t_design, 3)
+    after = design["network"]
+    for b in design["builds"]:
+        h.committed[b["committed_index"]] += b["cost_usd"]
+        h.builds.append(b)
+    # the period's figures (one definition of utilisation and unmet: assess_state)
+    sub(0.9, "assessing the built network")
+    te_opts = h.stages[1]
+    st = assess_state(after, te_opts.k_paths, te_opts.backend, te_opts.time_limit_s)
+    h.periods.append(_period_record(h, t, work, after, placed, design, st, t0))
+    h.networks.append(after)
+    h.utilisation.append(st.link_utilisation.astype(float))
+    h.state = after
+    logger.info("roadmap %s: %s, %d builds, %.1f s", h.labels[t], design["mode"], len(design["builds"]),
+                time.perf_counter() - t0)
+
+
+def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _Placed, design: dict[str, Any],
+                   st: Any, t0: float) -> dict[str, Any]:
+    """The JSON-ready record of period ``t`` (``capex_usd`` is filled from the ledger at the end)."""
+    from backbone.solver.impact import survive_tolerance_gbps
+
+    opts, place_res = h.opts, placed.result
+    metros_t = place_res.tables["metros"]
+    period_builds = [b for b in h.builds if b["online_index"] == t]
+    gpu_note, gpu_short = placed.note, placed.shortfall_usd
+    return {
+        "period": h.labels[t],
+        "index": t,
+        "capex_usd": 0.0,  # filled from the ledger (capex is charged when committed)
+        "capex_online_usd": float(sum(b["cost_usd"] for b in period_builds)),
+        "opex_usd": _gpu_opex_per_year(after, h.gpus, h.stages[0]) * opts.years_per_period,
+        "served_share": _num(place_res.totals.get("served_share")),
+        "unserved_gpus": float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0,
+        "mlu": _num(st.mlu),
+        "unmet_gbps": float(st.unmet_gbps.sum()),
+        "unmet_tolerance_gbps": survive_tolerance_gbps(after),
+        "demand_gbps": float(after.demands["demand_gbps"].sum()),
+        "inference_gpus_demand": float(work.metros["inference_gpus"].sum()) if len(work.metros) else 0.0,
+        "gpus_installed": float(after.sites["gpus_installed"].sum()),
+        "gpus_added_by_site": {str(k): float(v) for k, v in placed.added.items()},
+        "gpu_note": gpu_note,
+        "builds": [_build_view(b) for b in period_builds if b["action"] != "gpus"],
+        "gpu_builds": [{"site": b["site_a"], "gpus": b["gpus"], "cost_usd": b["cost_usd"],
+                        "committed": b["committed"], "online": b["online"]}
+                       for b in period_builds if b["action"] == "gpus"],
+        "survivability": design["survivability"],
+        "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
+                   "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
+                   "iterations": design["iterations"], "states_added": design["states_added"],
+                   "working_set": design["working_set"],
+                   "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
+                   "model": design.get("model") or {}, "seconds": design["seconds"],
+                   "solver_note": design.get("solver_note", "")},
+        "placement_model": dict(place_res.stats),
+        "placement_seconds": round(placed.seconds, 3),
+        "placement_status": str(place_res.status),
+        "placement_gap": _num(place_res.gap),
+        "budget_shortfall_usd": float(design["shortfall_usd"] + gpu_short),
+        "budget_note": "; ".join(x for x in (gpu_note if gpu_short > 0 else "", design["budget_note"]) if x),
+        "discount_factor": (1.0 + opts.discount_rate_per_year) ** (-t * opts.years_per_period),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> RoadmapResult:
+    """The ledger, the builds table, the notes and the global bound: the roadmap as a result."""
+    opts, labels, periods, committed = h.opts, h.labels, h.periods, h.committed
+    available = budget_ledger(h.budgets, committed, opts.carry_over)
+    ledger = pd.DataFrame({"period": labels, "budget_usd": h.budgets, "available_usd": available,
                            "committed_usd": committed,
                            "left_usd": [a - c for a, c in zip(available, committed, strict=True)]})
     for p, c in zip(periods, committed, strict=True):
         p["capex_usd"] = float(c)
     cols = ["id", "action", "site_a", "site_b", "kind", "modules", "added_gbps", "gpus", "cost_usd",
             "lead_time_quarters", "committed", "online", "committed_index", "online_index", "available_from"]
-    table = pd.DataFrame(builds, columns=cols)
-    notes += [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
-              if p["design"]["solver_note"]]
-    if any(p["index"] < opts.lead_periods(opts.upgrade_lead_quarters) for p in periods):
-        notes.append(f"Nothing can be online before {labels[min(N - 1, opts.lead_periods(opts.upgrade_lead_quarters))]}"
-                     f": a link upgrade takes {opts.upgrade_lead_quarters} quarter(s) from order to service and "
-                     f"nothing may be ordered before {labels[0]}.")
+    table = pd.DataFrame(h.builds, columns=cols)
+    notes = [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
+             if p["design"]["solver_note"]]
+    up = opts.lead_periods(opts.upgrade_lead_quarters)
+    if any(p["index"] < up for p in periods):
+        notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: a link upgrade takes "
+                     f"{opts.upgrade_lead_quarters} quarter(s) from order to service and nothing may be ordered "
+                     f"before {labels[0]}.")
+    progress(0.99, "bounding the whole roadmap (one LP over every period)")
+    bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3])
     progress(1.0, "roadmap planned")
-    return RoadmapResult(opts, labels, periods, table, networks, ledger, time.perf_counter() - t_start,
-                         net.name, net.fingerprint(), notes, utilisation)
+    return RoadmapResult(opts, labels, periods, table, h.networks, ledger, time.perf_counter() - t_start,
+                         net.name, net.fingerprint(), notes, h.utilisation, bound)
+
+
+def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],
+                  builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any) -> RoadmapBound | None:
+    """The LP bound over every period (:mod:`backbone.solver.roadmap_bound`); None when switched off."""
+    if opts.bound_time_limit_s <= 0:
+        return None
+    gpu = builds[builds["action"] == "gpus"]
+    gpu_committed = np.bincount(gpu["committed_index"].to_numpy(np.int64), weights=gpu["cost_usd"].to_numpy(float),
+                                minlength=len(networks)) if len(gpu) else np.zeros(len(networks))
+    try:
+        return roadmap_lower_bound(
+            net, opts, networks, [p["design"]["working_set"] for p in periods], gpu_committed.tolist(), kind,
+            int(fail_opts.k_paths), float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling),
+            use_candidates=bool(design_opts.candidates), backend=str(design_opts.backend),
+            time_limit_s=float(opts.bound_time_limit_s))
+    except SolverError as exc:
+        return RoadmapBound(None, "error", "not computed: the solver failed", note=str(exc))
 
 
 def _num(v: Any) -> float | None:
@@ -442,7 +502,7 @@ def _place(net: Network, place_opts: Any, gpu_c: int, budgets: list[float], comm
         lead = opts.gpu_lead_quarters
         return res, (f"no GPU block can be online yet ({lead} quarter(s) from order to service)"
                      if lead else ""), 0.0
-    room = _headroom(budgets, committed, opts.carry_over, gpu_c)
+    room = headroom(budgets, committed, opts.carry_over, gpu_c)
     if capex <= room + BUDGET_TOL_USD:
         return res, "", 0.0
     capped = place_opts.model_copy(update={"objective": "max-served", "budget_usd": max(0.0, room),
@@ -461,163 +521,6 @@ def _place(net: Network, place_opts: Any, gpu_c: int, budgets: list[float], comm
 
 def _label(opts: RoadmapOptions, t: int) -> str:
     return opts.labels()[t]
-
-
-def _design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[str], kind: str, fail_opts: Any,
-                   design_opts: Any, budgets: list[float], committed: list[float],
-                   progress: ProgressFn) -> dict[str, Any]:
-    """The period's backbone step: survivable design within what can be online and what the budget allows."""
-    from backbone.solver.survive import design_survivable
-
-    links0 = routed.links
-    up_c = t - opts.lead_periods(opts.upgrade_lead_quarters)
-    dnet = routed
-    if up_c < 0:  # no upgrade can be online yet
-        dnet = replace(dnet, links=links0.assign(max_capacity_gbps=links0["capacity_gbps"]))
-    cands = routed.candidates
-    offered: list[str] = []
-    if len(cands):
-        lead_p = cands["lead_time_quarters"].map(opts.lead_periods)
-        rfs_ok = cands["available_from"].map(
-            lambda q: not str(q).strip() or quarter_number(str(q)) <= opts.first_quarter(t))
-        ok = (t - lead_p >= 0) & rfs_ok
-        offered = [str(c) for c in cands.index[ok]]
-        dnet = dnet.drop_candidates([str(c) for c in cands.index[~ok]])
-    buildable = up_c >= 0 or bool(offered)
-    withheld = len(cands) - len(offered)
-
-    def survivability_of(res: Any) -> dict[str, Any]:
-        sv = res.survivability()
-        if withheld:  # "even with every candidate built" means every candidate that can be online by now
-            sv["not_survivable"] = [{**x, "reason": f"{x['reason']}; {withheld} candidate route(s) cannot be online "
-                                                    f"by {labels[t]} (lead time or ready-for-service date)"}
-                                    for x in sv["not_survivable"]]
-        return sv
-
-    solver_notes: list[str] = []
-
-    def run(survive: str) -> Any:
-        limit = float(design_opts.time_limit_s)
-        for i, factor in enumerate(SOLVER_RETRY_FACTORS):
-            try:
-                return design_survivable(
-                    dnet, survive, float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling), k=fail_opts.k_paths,
-                    backend=str(design_opts.backend), time_limit_s=limit * factor,
-                    mip_gap=float(design_opts.mip_gap), max_iterations=int(design_opts.max_iterations),
-                    max_states=design_opts.max_states, use_candidates=bool(design_opts.candidates),
-                    sweep_options=fail_opts, progress=progress)
-            except SolverError as exc:
-                solver_notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
-                if i == len(SOLVER_RETRY_FACTORS) - 1:
-                    raise
-        raise AssertionError("unreachable")
-
-    def build_rows(upgrades: pd.DataFrame) -> list[dict[str, Any]]:
-        rows = []
-        for r in upgrades.to_dict("records"):
-            new = r["action"] == "new route"
-            lead = int(cands.at[r["link"], "lead_time_quarters"]) if new else opts.upgrade_lead_quarters
-            c = t - opts.lead_periods(lead)
-            rows.append({"id": str(r["link"]), "action": str(r["action"]), "site_a": str(r["site_a"]),
-                         "site_b": str(r["site_b"]), "kind": str(r["kind"]), "modules": int(r["modules"]),
-                         "added_gbps": float(r["added_gbps"]), "gpus": 0.0, "cost_usd": float(r["cost_usd"]),
-                         "lead_time_quarters": lead, "committed": labels[c], "online": labels[t],
-                         "committed_index": c, "online_index": t,
-                         "available_from": str(cands.at[r["link"], "available_from"]) if new else ""})
-        return rows
-
-    def fits(rows: list[dict[str, Any]]) -> bool:
-        trial = list(committed)
-        for b in rows:
-            trial[b["committed_index"]] += b["cost_usd"]
-        return _fits(budgets, trial, opts.carry_over)
-
-    out: dict[str, Any] = {"candidates_offered": len(offered), "upgrades": up_c >= 0, "shortfall_usd": 0.0,
-                           "budget_note": "", "states_added": 0, "iterations": 0}
-    if not buildable:
-        out.update(mode="nothing buildable", status="skipped", cost_usd=0.0, lower_bound_usd=0.0, gap=0.0,
-                   builds=[], network=routed)
-        out["survivability"] = _sweep_survivability(routed, kind, fail_opts)
-        return out
-    res: Any = None
-    try:
-        res = run(kind)
-    except InfeasibleError as exc:
-        out["budget_note"] = f"survivable design infeasible: {exc}"
-    except SolverError:
-        pass  # noted in solver_notes; the intact-state design below
-    out["solver_note"] = "; ".join(solver_notes)
-    if res is not None:
-        rows = build_rows(res.upgrades)
-        if fits(rows):
-            out.update(mode="survivable", status=res.status, cost_usd=res.cost_usd,
-                       lower_bound_usd=res.lower_bound_usd, gap=res.gap, builds=rows,
-                       network=_restore(res.network_after, routed), survivability=survivability_of(res),
-                       states_added=len(res.working_set), iterations=len(res.iterations), model=dict(res.model))
-            return out
-        need = res.cost_usd
-        out["shortfall_usd"] = need - _affordable(budgets, committed, opts.carry_over, rows)
-        out["budget_note"] = (f"{labels[t]}: the survivable design costs {need / 1e6:,.1f} M USD; the budgets of "
-                              f"its commit periods ({', '.join(sorted({b['committed'] for b in rows}))}) allow "
-                              f"{(need - out['shortfall_usd']) / 1e6:,.1f} M USD")
-    try:
-        intact = run("none")
-    except SolverError:
-        out.update(mode="nothing built (solver)", status="time_limit", cost_usd=0.0, lower_bound_usd=None, gap=None,
-                   builds=[], network=routed, solver_note="; ".join(solver_notes))
-        out["survivability"] = _sweep_survivability(routed, kind, fail_opts)
-        return out
-    out["solver_note"] = "; ".join(solver_notes)
-    rows = build_rows(intact.upgrades)
-    why = "budget" if res is not None else "solver"
-    if fits(rows):
-        out.update(mode=f"intact only ({why})", status=intact.status, cost_usd=intact.cost_usd,
-                   lower_bound_usd=intact.lower_bound_usd, gap=intact.gap, builds=rows,
-                   network=_restore(intact.network_after, routed), iterations=len(intact.iterations),
-                   model=dict(intact.model))
-        if why == "budget":
-            out["budget_note"] += "; built the cheapest design for the intact state only"
-    else:
-        out.update(mode="nothing built (budget)", status="budget_limited", cost_usd=0.0, lower_bound_usd=0.0,
-                   gap=0.0, builds=[], network=routed)
-        out["budget_note"] += (f"; even the intact-state design ({intact.cost_usd / 1e6:,.1f} M USD) does not fit: "
-                               "nothing built")
-        out["shortfall_usd"] = max(out["shortfall_usd"], intact.cost_usd)
-    out["survivability"] = _sweep_survivability(out["network"], kind, fail_opts)
-    return out
-
-
-def _affordable(budgets: list[float], committed: list[float], carry: float, rows: list[dict[str, Any]]) -> float:
-    """Capex of ``rows`` that fits: the headroom of their earliest commit period, at most their cost."""
-    if not rows:
-        return 0.0
-    c = min(b["committed_index"] for b in rows)
-    return min(sum(b["cost_usd"] for b in rows), _headroom(budgets, committed, carry, c))
-
-
-def _restore(after: Network, before: Network) -> Network:
-    """``after`` with the pre-design ``max_capacity_gbps`` of existing links (the design may have capped
-    it to forbid upgrades that cannot be online yet) and every candidate not built (the design saw only
-    those that could be online in its period)."""
-    links0 = before.links
-    links = after.links.copy()
-    common = links.index.intersection(links0.index)
-    links.loc[common, "max_capacity_gbps"] = np.maximum(links0.loc[common, "max_capacity_gbps"].to_numpy(float),
-                                                        links.loc[common, "capacity_gbps"].to_numpy(float))
-    cands = before.candidates
-    return replace(after, links=links, candidates=cands.loc[~cands.index.isin(links.index)])
-
-
-def _sweep_survivability(net: Network, kind: str, fail_opts: Any) -> dict[str, Any]:
-    """``{failure_kind, states, survived, not_survivable, violated}`` of a network nothing was designed for."""
-    from backbone.solver.failures import SweepContext, enumerate_scenarios, run_sweep
-
-    sopts = fail_opts.model_copy(update={"kind": kind, "shortfall": False, "derate": None, "scenarios": None,
-                                         "verify": False})
-    scenarios = enumerate_scenarios(net, kind)  # type: ignore[arg-type]
-    records = run_sweep(net, scenarios, sopts, None, SweepContext.build(net, sopts))
-    return {"failure_kind": kind, "states": len(records), "survived": sum(1 for r in records if r["survived"]),
-            "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
 
 
 # ------------------------------------------------------------------ the task both front doors call

@@ -49,6 +49,9 @@ DESIGN_TIME_LIMIT_S = 15.0
 PLACE_TIME_LIMIT_S = 30.0
 """Default seconds per placement solve in each period."""
 
+BOUND_TIME_LIMIT_S = 120.0
+"""Default seconds for the roadmap's global lower bound (paths and the two LPs over every period)."""
+
 
 class PowerStep(BaseModel):
     """Power that arrives in steps: from period ``from_period`` on, site ``site`` may draw up to
@@ -104,6 +107,9 @@ class RoadmapOptions(BaseModel):
     failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (as in the plan).")
     design: dict[str, Any] = Field(default_factory=dict, description="Survivable design options per period (as in "
                                                                       "the plan; time_limit_s defaults to 15).")
+    bound_time_limit_s: float = Field(BOUND_TIME_LIMIT_S, ge=0, le=3600,
+                                      description="Seconds for the global lower bound (one LP over every period; "
+                                                  "0: not computed).")
     maps: bool = Field(True, description="Draw the timeline, the maps per year and the report's charts.")
     verify: bool = Field(False, description="Run the independent roadmap checker (re-sweeps every period).")
     plan_file: str | None = Field(None, max_length=4096, description="Path of the roadmap file (CLI only).")

@@ -195,8 +195,12 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
         ("periods", f"{len(periods)} {o.period}s, {summary['start']} → {summary['end']}"),
         ("total capex", money(summary["total_capex_usd"])),
         ("backbone / GPU capex", f"{money(summary['network_capex_usd'])} / {money(summary['gpu_capex_usd'])}"),
-        ("backbone capex bound (gap)", f"{money(summary['bound']['network_capex_lower_bound_usd'])} ("
-                                       + ("–" if gap is None else f"{100 * gap:.2f} %") + ")"),
+        ("discounted backbone capex", money(summary["discounted_network_capex_usd"])),
+        ("its lower bound (gap)", f"{money(summary['lower_bound_usd'])} ("
+                                  + ("–" if gap is None else f"{100 * gap:.2f} %") + ")"),
+        ("per-period step bounds (gap)", f"{money(summary['step_bounds']['network_capex_lower_bound_usd'])} ("
+                                         + ("–" if summary["step_bounds"]["gap"] is None
+                                            else f"{100 * summary['step_bounds']['gap']:.2f} %") + ")"),
         ("objective (discounted)", money(summary["objective_usd"])),
         (f"{summary['end']} survives", f"{sv['survived']} of {sv['states']} {sv['failure_kind']} failures"),
         (f"{summary['end']} inference served", f"{100 * (last['served_share'] or 0):.1f} %"),
@@ -225,7 +229,9 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
         "period, GPU blocks are funded first, then the backbone.",
         "Budget: " + ("none" if o.budget_usd_per_period is None else f"{o.budget_usd_per_period} USD per period, "
                       f"{100 * o.carry_over:.0f} % of what a period leaves carried over") + ".",
-        f"Decomposition: {summary['decomposition']}. Bound: {summary['bound']['covers']}",
+        f"Decomposition: {summary['decomposition']}. Lower bound ({summary['bound']['status']}): "
+        f"{summary['bound']['covers']}" + (f"; {summary['bound']['note']}" if summary["bound"].get("note") else "")
+        + f". Per-period step bounds: {summary['step_bounds']['covers']}",
         f"Objective: capex by commit period + energy opex of the GPUs added, discounted at "
         f"{100 * o.discount_rate_per_year:.0f} %/year, + {o.unserved_penalty_usd_per_gbps:,.0f} USD per Gbps unmet "
         f"and {o.unserved_penalty_usd_per_gpu:,.0f} USD per inference GPU unserved, per period. Backbone opex "

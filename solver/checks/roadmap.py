@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
@@ -66,31 +67,50 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
     CheckReport
         ``ok`` when nothing is violated.
     """
+    progress = progress or no_progress
+    opts = _options(options)
+    labels = opts.labels()
+    nets = _networks(networks, labels)
+    report = CheckReport("roadmap")
+    builds = summary.get("builds") or []
+    index = {label: i for i, label in enumerate(labels)}
+    committed = _check_lead_times(report, net, opts, builds, index)
+    _check_build_costs(report, net, builds)
+    _check_budgets(report, opts, committed)
+    _check_capacity(report, net, nets, builds, labels, index)
+    _check_demand(report, net, nets, opts)
+    if survivability:
+        _check_survivability(report, nets, opts, summary, progress)
+    progress(1.0, "checked")
+    return report
+
+
+def _options(options: Any) -> Any:
     import pydantic
 
     from backbone.solver.roadmap_options import RoadmapOptions
 
-    progress = progress or no_progress
     try:
-        opts = options if isinstance(options, RoadmapOptions) else RoadmapOptions.model_validate(dict(options or {}))
+        return options if isinstance(options, RoadmapOptions) else RoadmapOptions.model_validate(dict(options or {}))
     except pydantic.ValidationError as exc:
         raise ValidationError([Problem(e["msg"], table="options", field=".".join(str(x) for x in e["loc"]))
                                for e in exc.errors()]) from None
-    labels = opts.labels()
-    qpp = opts.quarters_per_period
+
+
+def _networks(networks: Sequence[Network] | str | Path, labels: list[str]) -> list[Network]:
     if isinstance(networks, str | Path):
         from backbone.io import load_scenario
 
         root = Path(networks)
-        nets: list[Network] = [load_scenario(root / "periods" / label / "scenario") for label in labels]
-    else:
-        nets = list(networks)
-    report = CheckReport("roadmap")
-    cands = net.candidates
-    builds = summary.get("builds") or []
-    index = {label: i for i, label in enumerate(labels)}
+        return [load_scenario(root / "periods" / label / "scenario") for label in labels]
+    return list(networks)
 
-    # ---- lead times and RFS
+
+def _check_lead_times(report: CheckReport, net: Network, opts: Any, builds: list[dict[str, Any]],
+                      index: dict[str, int]) -> list[float]:
+    """``lead_time`` and ``rfs``; returns the capex committed per period (for the budgets)."""
+    labels = opts.labels()
+    cands = net.candidates
     report.checked.append("lead_time")
     committed = [0.0] * len(labels)
     for b in builds:
@@ -114,14 +134,17 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
             lead = opts.upgrade_lead_quarters
         else:
             lead = opts.gpu_lead_quarters
-        need = math.ceil(lead / qpp)
+        need = math.ceil(lead / opts.quarters_per_period)
         if o - c < need:
             report.add(Violation("lead_time", "builds", bid, f"committed {labels[c]}, online {labels[o]}: "
                                  f"{o - c} period(s) < lead time {lead} quarter(s)", value=o - c, limit=need))
+    return committed
 
-    # ---- build costs from the scenario's own costs
+
+def _check_build_costs(report: CheckReport, net: Network, builds: list[dict[str, Any]]) -> None:
+    """``build_cost``: each backbone build's cost from the scenario's own costs."""
     report.checked.append("build_cost")
-    links = net.links
+    links, cands = net.links, net.candidates
     for b in builds:
         bid, action = str(b["id"]), str(b["action"])
         if action == "new route" and bid in cands.index:
@@ -137,47 +160,30 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
                                  f"the roadmap says {float(b['cost_usd']):,.0f}", value=float(b["cost_usd"]),
                                  limit=cost))
 
-    # ---- budgets
+
+def _check_budgets(report: CheckReport, opts: Any, committed: list[float]) -> None:
+    """``budget``: capex per commit period within its budget plus the carried-over share."""
     report.checked.append("budget")
     left = 0.0
-    for t, (label, budget) in enumerate(zip(labels, opts.budgets(), strict=True)):
+    for t, (label, budget) in enumerate(zip(opts.labels(), opts.budgets(), strict=True)):
         available = budget + opts.carry_over * left
         if committed[t] > available + TOL_USD:
             report.add(Violation("budget", "ledger", label, f"{committed[t]:,.0f} USD committed, "
                                  f"{available:,.0f} USD available", value=committed[t], limit=available))
         left = max(0.0, available - committed[t]) if math.isfinite(available) else math.inf
 
-    # ---- capacity: never shrinks; today's plus the builds online by then
+
+def _check_capacity(report: CheckReport, net: Network, nets: list[Network], builds: list[dict[str, Any]],
+                    labels: list[str], index: dict[str, int]) -> None:
+    """``capacity_never_shrinks`` and ``capacity_matches_builds`` (today's plus the builds online by then)."""
     report.checked += ["capacity_never_shrinks", "capacity_matches_builds"]
     prev = net
     for t, (label, cur) in enumerate(zip(labels, nets, strict=True)):
-        gone = prev.links.index.difference(cur.links.index)
-        for lid in gone[:20]:
-            report.add(Violation("capacity_never_shrinks", "links", f"{label}:{lid}", "link removed"))
-        common = prev.links.index.intersection(cur.links.index)
-        drop = prev.links.loc[common, "capacity_gbps"] - cur.links.loc[common, "capacity_gbps"]
-        for lid, v in drop[drop > 1e-6].items():
-            report.add(Violation("capacity_never_shrinks", "links", f"{label}:{lid}",
-                                 f"capacity falls by {v:,.1f} Gbps", value=float(v)))
-        g = prev.sites["gpus_installed"] - cur.sites["gpus_installed"].reindex(prev.sites.index).fillna(0)
-        for sid, v in g[g > 0].items():
-            report.add(Violation("capacity_never_shrinks", "sites", f"{label}:{sid}", f"{v:,.0f} GPUs removed"))
-        expect = links["capacity_gbps"].astype(float).copy()
-        gpus = net.sites["gpus_installed"].astype(float).copy()
-        for b in builds:
-            o = index.get(str(b["online"]))
-            if o is None or o > t:
-                continue
-            if b["action"] == "gpus":
-                gpus[str(b["site_a"])] = gpus.get(str(b["site_a"]), 0.0) + float(b["gpus"])
-            elif b["action"] == "new route" and str(b["id"]) in cands.index:
-                expect[str(b["id"])] = expect.get(str(b["id"]), 0.0) + int(b["modules"]) * float(
-                    cands.at[str(b["id"]), "module_gbps"])
-            else:
-                expect[str(b["id"])] = expect.get(str(b["id"]), 0.0) + float(b["added_gbps"])
+        _check_shrink(report, prev, cur, label)
+        expect, gpus = _expected_capacity(net, builds, index, t)
         have = cur.links["capacity_gbps"].astype(float)
-        diff = (have.reindex(expect.index.union(have.index)).fillna(0.0)
-                - expect.reindex(expect.index.union(have.index)).fillna(0.0))
+        both = expect.index.union(have.index)
+        diff = have.reindex(both).fillna(0.0) - expect.reindex(both).fillna(0.0)
         for lid, v in diff[diff.abs() > 1e-3].items():
             report.add(Violation("capacity_matches_builds", "links", f"{label}:{lid}",
                                  f"capacity {have.get(lid, 0.0):,.1f} Gbps, today's plus the builds online by "
@@ -188,11 +194,47 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
                                  f"{v:+,.0f} GPUs against today's plus the blocks online by {label}"))
         prev = cur
 
-    # ---- demand carried by each period's scenario
+
+def _check_shrink(report: CheckReport, prev: Network, cur: Network, label: str) -> None:
+    gone = prev.links.index.difference(cur.links.index)
+    for lid in gone[:20]:
+        report.add(Violation("capacity_never_shrinks", "links", f"{label}:{lid}", "link removed"))
+    common = prev.links.index.intersection(cur.links.index)
+    drop = prev.links.loc[common, "capacity_gbps"] - cur.links.loc[common, "capacity_gbps"]
+    for lid, v in drop[drop > 1e-6].items():
+        report.add(Violation("capacity_never_shrinks", "links", f"{label}:{lid}",
+                             f"capacity falls by {v:,.1f} Gbps", value=float(v)))
+    g = prev.sites["gpus_installed"] - cur.sites["gpus_installed"].reindex(prev.sites.index).fillna(0)
+    for sid, v in g[g > 0].items():
+        report.add(Violation("capacity_never_shrinks", "sites", f"{label}:{sid}", f"{v:,.0f} GPUs removed"))
+
+
+def _expected_capacity(net: Network, builds: list[dict[str, Any]], index: dict[str, int],
+                       t: int) -> tuple[pd.Series, pd.Series]:
+    """Link capacity and GPUs of today's scenario plus the builds online by period ``t``."""
+    cands = net.candidates
+    expect = net.links["capacity_gbps"].astype(float).copy()
+    gpus = net.sites["gpus_installed"].astype(float).copy()
+    for b in builds:
+        o = index.get(str(b["online"]))
+        if o is None or o > t:
+            continue
+        if b["action"] == "gpus":
+            gpus[str(b["site_a"])] = gpus.get(str(b["site_a"]), 0.0) + float(b["gpus"])
+        elif b["action"] == "new route" and str(b["id"]) in cands.index:
+            expect[str(b["id"])] = expect.get(str(b["id"]), 0.0) + int(b["modules"]) * float(
+                cands.at[str(b["id"]), "module_gbps"])
+        else:
+            expect[str(b["id"])] = expect.get(str(b["id"]), 0.0) + float(b["added_gbps"])
+    return expect, gpus
+
+
+def _check_demand(report: CheckReport, net: Network, nets: list[Network], opts: Any) -> None:
+    """``demand``: each period's scenario carries today's demands grown to the period."""
     report.checked.append("demand")
     base = net.demands
     region = net.sites["region"].reindex(base["src"]).to_numpy()
-    for t, (label, cur) in enumerate(zip(labels, nets, strict=True)):
+    for t, (label, cur) in enumerate(zip(opts.labels(), nets, strict=True)):
         years = t * opts.years_per_period
         rate = np.array([opts.growth_per_year.get(str(r), 0.0) * opts.class_growth_factor.get(str(c), 1.0)
                          for r, c in zip(region, base["traffic_class"], strict=True)])
@@ -204,22 +246,23 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
                                  f"{have[i]:,.3f} Gbps in the period's scenario, today's grown to {label} is "
                                  f"{want[i]:,.3f}", value=float(np.nan_to_num(have[i])), limit=float(want[i])))
 
-    # ---- survivability claims, re-swept
-    if survivability:
-        from backbone.solver.checks.survivability import check_survivability
 
-        report.checked.append("survivability")
-        fail = opts.failures
-        from backbone.solver.failures import FailureOptions
+def _check_survivability(report: CheckReport, nets: list[Network], opts: Any, summary: dict[str, Any],
+                         progress: ProgressFn) -> None:
+    """``survivability``: every period's scenario re-swept; every state claimed survived is carried."""
+    from backbone.solver.checks.survivability import check_survivability
 
-        k = FailureOptions.model_validate(fail).k_paths  # k_paths, or its older spelling paths
-        backend = str(fail.get("backend", "highs"))
-        for t, (label, cur, p) in enumerate(zip(labels, nets, summary["periods"], strict=True)):
-            sv = p["survivability"]
-            progress(t / len(labels), f"re-sweeping {label}")
-            excused = [str(x["scenario"]) for x in sv["not_survivable"]] + [str(x) for x in sv["violated"]]
-            sub = check_survivability(cur, sv["failure_kind"], excused, k=k, backend=backend)
-            for v in sub.violations:
-                report.add(Violation("survivability", "scenarios", f"{label}:{v.id}", v.message, v.value, v.limit))
-    progress(1.0, "checked")
-    return report
+    report.checked.append("survivability")
+    fail = opts.failures
+    from backbone.solver.failures import FailureOptions
+
+    k = FailureOptions.model_validate(fail).k_paths  # k_paths, or its older spelling paths
+    backend = str(fail.get("backend", "highs"))
+    labels = opts.labels()
+    for t, (label, cur, p) in enumerate(zip(labels, nets, summary["periods"], strict=True)):
+        sv = p["survivability"]
+        progress(t / len(labels), f"re-sweeping {label}")
+        excused = [str(x["scenario"]) for x in sv["not_survivable"]] + [str(x) for x in sv["violated"]]
+        sub = check_survivability(cur, sv["failure_kind"], excused, k=k, backend=backend)
+        for v in sub.violations:
+            report.add(Violation("survivability", "scenarios", f"{label}:{v.id}", v.message, v.value, v.limit))

@@ -25,14 +25,14 @@ from backbone.validate import build_network
 QUIET = {"periods": 3, "growth_per_year": {}, "maps": False, "failures": {"workers": 1}}
 
 
-def lead_toy(rfs: str = "") -> Network:
+def lead_toy(rfs: str = "", module_gbps: float = 100, max_modules: int = 2) -> Network:
     sites = [{"id": "A", "lon": 0.0, "lat": 0.0, "region": "NA", "kind": "datacenter"},
              {"id": "B", "lon": 2.0, "lat": 0.0, "region": "NA"}]
     links = [{"id": "L1", "site_a": "A", "site_b": "B", "capacity_gbps": 100, "module_gbps": 100,
               "module_cost_usd": 1e6, "max_capacity_gbps": 400}]
     cands = [{"id": "C1", "site_a": "A", "site_b": "B", "kind": "terrestrial", "link_kind": "terrestrial",
-              "waypoints": "1 0.5", "module_gbps": 100, "module_cost_usd": 2e6, "fixed_cost_usd": 5e6,
-              "max_modules": 2, "lead_time_quarters": 2, "available_from": rfs}]
+              "waypoints": "1 0.5", "module_gbps": module_gbps, "module_cost_usd": 2e6, "fixed_cost_usd": 5e6,
+              "max_modules": max_modules, "lead_time_quarters": 2, "available_from": rfs}]
     demands = [{"id": "d1", "src": "A", "dst": "B", "demand_gbps": 50, "traffic_class": "bulk"}]
     srlgs = [{"id": "s1", "kind": "conduit", "links": "L1"}]
     return build_network({"sites": sites, "links": links, "demands": demands, "srlgs": srlgs, "metros": [],
@@ -72,9 +72,56 @@ def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
     assert q1["capex_usd"] == pytest.approx(7e6) and q3["capex_usd"] == 0.0  # capex when committed
     assert q3["survivability"]["survived"] == 1 and not q3["survivability"]["violated"]
     assert s["total_capex_usd"] == pytest.approx(7e6)
-    assert s["gap"] == pytest.approx(0.0, abs=1e-6)
+    assert s["step_bounds"]["gap"] == pytest.approx(0.0, abs=1e-6)  # the global bound: test_global_bound_...
     assert "C1" in r.networks[2].links.index and "C1" not in r.networks[1].links.index
     assert s["status"] == "partial"  # 2027Q1 and 2027Q2 cannot survive s1 yet, and say so
+
+
+def test_global_bound_covers_every_period_and_is_tight_where_the_toy_is_integral() -> None:
+    r = plan(lead_toy())
+    s = r.summary()
+    b = s["bound"]
+    assert b["status"] == "optimal" and "all 3 periods" in b["covers"] and "1 failure state(s)" in b["covers"]
+    assert r.periods[2]["design"]["working_set"] == ["srlg:s1"]
+    known_optimum = 7e6  # C1 committed in 2027Q1 (discount factor 1): one module and its fixed cost
+    assert s["discounted_network_capex_usd"] == pytest.approx(known_optimum)
+    assert s["lower_bound_usd"] <= known_optimum + 1 and s["lower_bound_usd"] <= s["discounted_network_capex_usd"] + 1
+    # the LP relaxation: half a module (charged as an upgrade of a route built a quarter earlier, committed in
+    # 2027Q2 at the latest) and a quarter of the fixed cost (the route may hold two modules)
+    # (less the traffic a surviving state may leave unmet: survive_tolerance_gbps, 0.01 Gbps here)
+    assert s["lower_bound_usd"] == pytest.approx(2e6 * 0.5 * 1.08 ** -0.25 + 5e6 * 0.25, rel=1e-3)
+    assert s["gap"] == pytest.approx((7e6 - s["lower_bound_usd"]) / 7e6)
+    assert s["step_bounds"]["network_capex_lower_bound_usd"] == pytest.approx(7e6)  # the per-period figure
+    assert s["bound"]["objective_lower_bound_usd"] == pytest.approx(s["lower_bound_usd"])  # no GPUs in the toy
+
+    # integral: one 50 Gbps module carries the 50 Gbps of s1 and the route holds only it. With the upgrade's lead
+    # equal to the route's, the LP charges what the roadmap does: 7 M USD committed in 2027Q2, online in 2027Q4
+    s = plan(lead_toy(rfs="2027Q4", module_gbps=50, max_modules=1), periods=4, upgrade_lead_quarters=2).summary()
+    optimum = 7e6 * 1.08 ** -0.25
+    assert [(x["id"], x["committed"]) for x in s["builds"]] == [("C1", "2027Q2")]
+    assert s["discounted_network_capex_usd"] == pytest.approx(optimum)
+    assert s["lower_bound_usd"] <= optimum and s["lower_bound_usd"] == pytest.approx(optimum, rel=1e-3)
+    assert s["gap"] == pytest.approx(0.0, abs=1e-3)
+
+
+def test_bound_falls_back_to_the_intact_states_when_its_lp_runs_out_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import backbone.solver.roadmap_bound as rb
+    from backbone.solver.problem import Solution, Status
+
+    real, calls = rb.solve, []
+
+    def slow_first(lp: Any, **kw: Any) -> Any:
+        calls.append(lp.name)
+        if len(calls) == 1:
+            return Solution(Status.TIME_LIMIT, float("nan"), None, "highs", 1.0, message="Time limit reached")
+        return real(lp, **kw)
+
+    monkeypatch.setattr(rb, "solve", slow_first)
+    b = plan(lead_toy()).summary()["bound"]
+    assert len(calls) == 3 and b["status"] == "optimal" and b["failure_states"] == 0
+    assert b["covers"].startswith("LP relaxation over all 3 periods with the intact state of each period")
+    assert "with the failure states: least-unmet LP: time_limit" in b["note"]
+    assert b["lower_bound_usd"] == pytest.approx(0.0, abs=1e-3)  # the intact states need nothing built
 
 
 def test_ready_for_service_date_holds_a_candidate_back() -> None:
@@ -151,6 +198,12 @@ def test_infeasible_budget_is_explained_by_period() -> None:
     assert q3["design"]["mode"] == "intact only (budget)" and q3["builds"] == []
     assert q3["survivability"]["violated"] == ["srlg:s1"]
     assert all(row["committed_usd"] <= row["available_usd"] + 1 for row in s["ledger"])
+    # the LP carries s1 within the budget with part of C1; the roadmap (whole modules) builds nothing: it is
+    # outside the set the bound covers, and no gap is claimed
+    assert s["lower_bound_usd"] > s["discounted_network_capex_usd"] == 0.0
+    assert s["gap"] is None and "outside the set the bound covers" in s["bound"]["note"]
+    tight = plan(lead_toy(), budget_usd_per_period=1e6, carry_over=1.0).summary()["bound"]
+    assert tight["status"] == "infeasible" and tight["lower_bound_usd"] is None  # 1.25 M of fixed cost by 2027Q1
 
 
 def test_growth_and_carry_over() -> None:

@@ -1,0 +1,368 @@
+"""A proven lower bound on the roadmap's discounted backbone capex: one LP over every period.
+
+The rolling horizon (:mod:`backbone.solver.roadmap`) decides one period at a time; the sum of its
+per-period design bounds only covers roadmaps that take the same earlier steps. This module bounds every
+roadmap at once: the LP relaxation of one multi-period design model, in which capacity persists once
+built, comes online only after its lead time and ready-for-service date, and is charged (discounted) in
+the period it is committed.
+
+Model (periods ``t``, links ``l`` -- today's links and every candidate route --, state blocks ``j``: for
+each period its intact state and the failure states its design found binding (its working set); any
+subset of states relaxes the full roadmap problem, so the bound stays valid)::
+
+    modules:   z_{t,l} >= 0, modules online from period t;  z_{t,l} = 0 unless l can be online in t
+    online:    Y_{t,l} = sum_{tau <= t} z_{tau,l} <= Ymax_l                         (capacity persists)
+    built:     B_{t,c} = sum_{tau <= t} b_{tau,c} <= 1;  Y_{t,c} <= Ymax_c B_{t,c}   (fixed-cost candidates)
+    cost:      sum_{t,l} d(commit) module_cost_l z_{t,l} + sum_{t,c} d(t - lead_c) fixed_c b_{t,c}
+    demand:    sum_{p in P_j(k)} f_{j,p} + u_{j,k} = h_{t(j),k}                      (commodity k, block j)
+    capacity:  sum_p A_j[p,a] f_{j,p} - c_j m_l(a) Y_{t(j),l(a)} <= c_j cap_l(a)    (c_j: the state's ceiling)
+    carried:   sum_k u_{j,k} <= U_j + tol     (U_j: least unmet with every build online as early as allowed)
+    budget:    sum_{commit <= tau} capex <= sum_{c <= tau} (budget_c - GPU capex committed in c)
+
+``d(c) = (1 + rate) ** (-c * years per period)``; a module of a candidate online in ``t`` is charged at
+the latest period it could be committed (``t - min(lead_c, upgrade lead)``: an upgrade of a route built
+earlier), which only lowers the bound. The budget rows are cumulative: exact with full carry-over, a
+relaxation with less. ``U_j`` comes from a first LP with every build at its maximum as early as allowed
+(the blocks are then independent); demands with no admissible path in a state are left out of both.
+
+Commodities are the demands of every period keyed by source, destination and SLO (their volume per
+period from that period's backbone scenario: grown demand plus the GPU placement's traffic, as the
+roadmap chose it). Paths are TE's ``k`` shortest latency-admissible paths per commodity on the network
+with every candidate built and on the last period's backbone (the paths the roadmap's TE uses there).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from backbone.model import Network
+from backbone.solver.problem import LinearProgram, solve
+from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RoadmapBound", "roadmap_lower_bound"]
+
+MIN_SOLVE_S = 1.0
+"""Least time limit given to each of the two LPs."""
+
+FULL_SHARE = 0.75
+"""Share of the bound's time for the LPs with the failure states; if they do not finish, the intact states
+alone (a smaller relaxation, still a valid bound) get the rest."""
+
+
+@dataclass
+class RoadmapBound:
+    """The global lower bound and what it covers.
+
+    Attributes
+    ----------
+    lower_bound_usd
+        Proven lower bound on the discounted backbone capex of every roadmap in the covered set
+        (None when an LP did not finish or no roadmap within the budgets carries the states).
+    status
+        ``optimal``, ``time_limit``, ``infeasible`` (within the budgets), ``error`` or ``skipped``.
+    covers
+        One plain sentence on what the bound covers.
+    failure_states
+        Failure-state blocks modelled (summed over periods).
+    unmet_floor_gbps
+        Traffic of the modelled states no roadmap can carry (left out of the bound's requirement).
+    """
+
+    lower_bound_usd: float | None
+    status: str
+    covers: str
+    periods: int = 0
+    failure_states: int = 0
+    unmet_floor_gbps: float = 0.0
+    seconds: float = 0.0
+    model: dict[str, int] = field(default_factory=dict)
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record."""
+        return {"lower_bound_usd": self.lower_bound_usd, "status": self.status, "covers": self.covers,
+                "periods": self.periods, "failure_states": self.failure_states,
+                "unmet_floor_gbps": round(self.unmet_floor_gbps, 3), "seconds": round(self.seconds, 3),
+                "model": self.model, "note": self.note}
+
+
+@dataclass
+class _Blocks:
+    """State blocks of the LP: per block its period, paths (``StateBlock``) and the commodities' demand."""
+
+    period: np.ndarray
+    states: list[Any]
+    demand: np.ndarray  # blocks x commodities
+
+
+def _commodities(demands_by_period: Sequence[pd.DataFrame]) -> tuple[pd.DataFrame, np.ndarray]:
+    """One row per (src, dst, SLO) over every period (demand: its largest) and the T x K demand matrix."""
+    frames = [d.assign(_period=t) for t, d in enumerate(demands_by_period)]
+    both = pd.concat(frames, ignore_index=False)
+    key = both.groupby(["src", "dst", "slo_rtt_ms"], sort=False, dropna=False).ngroup().to_numpy()
+    K, T = int(key.max()) + 1 if len(key) else 0, len(frames)
+    h = np.zeros((T, K))
+    np.add.at(h, (both["_period"].to_numpy(), key), both["demand_gbps"].to_numpy(float))
+    first = np.full(K, -1, np.int64)
+    first[key[::-1]] = np.arange(len(key))[::-1]
+    table = both.iloc[first].drop(columns="_period").copy()
+    table.index = pd.Index([f"k{i}" for i in range(K)], name=both.index.name)
+    table["demand_gbps"] = h.max(axis=0) if T else 0.0
+    keep = table["demand_gbps"].to_numpy(float) > 0
+    return table[keep], h[:, keep]
+
+
+def _allowed(full: Network, cands: pd.DataFrame, n_old: int, opts: RoadmapOptions,
+             T: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per (period, link): may it be online (lead time, ready-for-service date), the latest commit period of
+    a module online then, and of a candidate's fixed cost."""
+    links = full.links
+    L = len(links)
+    up = opts.lead_periods(opts.upgrade_lead_quarters)
+    lead = np.full(L, up, np.int64)
+    rfs = np.full(L, -1, np.int64)
+    if n_old < L:
+        src = cands.reindex(full.links.index[n_old:])
+        lead[n_old:] = src["lead_time_quarters"].map(opts.lead_periods).to_numpy(np.int64)
+        rfs[n_old:] = [quarter_number(str(q)) if str(q).strip() else -1 for q in src["available_from"]]
+    t = np.arange(T)[:, None]
+    first_q = np.array([opts.first_quarter(i) for i in range(T)])[:, None]
+    allowed = (t >= lead[None, :]) & (first_q >= rfs[None, :])
+    module_commit = t - np.minimum(lead, up)[None, :]
+    fixed_commit = t - lead[None, :]
+    return allowed, module_commit, fixed_commit
+
+
+def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
+                   fix_max: bool, carried: np.ndarray | None = None, tol: float = 0.0) -> LinearProgram:
+    """The multi-period LP (module doc); ``fix_max``: every build online at its maximum as early as allowed,
+    minimise the routable traffic left unmet (the blocks are then independent)."""
+    links = full.links
+    n_old, L = len(base.links), len(links)
+    T = len(gpu_committed)
+    is_cand = np.arange(L) >= n_old
+    cap = np.where(is_cand, 0.0, links["capacity_gbps"].to_numpy(float))
+    mod = links["module_gbps"].to_numpy(float)
+    unit = links["module_cost_usd"].to_numpy(float)
+    y_max = np.where(is_cand, np.round(links["max_capacity_gbps"].to_numpy(float) / mod),
+                     np.floor((links["max_capacity_gbps"].to_numpy(float) - cap) / mod + 1e-9)).clip(min=0)
+    y_max = np.nan_to_num(y_max, nan=0.0)
+    fixed = np.zeros(L)
+    fixed[is_cand] = base.candidates["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
+    allowed, module_commit, fixed_commit = _allowed(full, base.candidates, n_old, opts, T)
+    disc = (1.0 + opts.discount_rate_per_year) ** (-np.clip(module_commit, 0, None) * opts.years_per_period)
+    tl = pd.MultiIndex.from_product([range(T), links.index], names=["period", "link"])
+    tril = sp.csr_matrix(np.tril(np.ones((T, T))))
+    lp = LinearProgram(f"roadmap-bound-{base.name}")
+    y_cap = (y_max[None, :] * allowed).ravel()
+    lp.add_variables("modules", tl, cost=0.0 if fix_max else (disc * unit[None, :]).ravel(), upper=y_cap)
+    online_max = (y_max[None, :] * allowed).ravel()
+    lp.add_variables("online", tl, lower=online_max if fix_max else 0.0, upper=np.tile(y_max, T))
+    # online: Y_t = sum_{tau <= t} z_tau (capacity persists)
+    lp.add_constraints("online", {"online": sp.identity(T * L, format="csr"),
+                                  "modules": -sp.kron(tril, sp.identity(L), format="csr")},
+                       lower=0.0, upper=0.0, index=tl)
+    with_fixed = np.flatnonzero(is_cand & (fixed > 0))
+    if len(with_fixed):
+        F = len(with_fixed)
+        tc = pd.MultiIndex.from_product([range(T), links.index[with_fixed]], names=["period", "link"])
+        fdisc = (1.0 + opts.discount_rate_per_year) ** (-np.clip(fixed_commit[:, with_fixed], 0, None)
+                                                        * opts.years_per_period)
+        lp.add_variables("build", tc, cost=0.0 if fix_max else (fdisc * fixed[with_fixed][None, :]).ravel(),
+                         upper=allowed[:, with_fixed].ravel().astype(float))
+        lp.add_variables("built", tc, upper=1.0)
+        lp.add_constraints("built", {"built": sp.identity(T * F, format="csr"),
+                                     "build": -sp.kron(tril, sp.identity(F), format="csr")},
+                           lower=0.0, upper=0.0, index=tc)
+        pick = sp.csr_matrix((np.ones(T * F), (np.arange(T * F), (np.arange(T)[:, None] * L + with_fixed).ravel())),
+                             shape=(T * F, T * L))
+        lp.add_constraints("open", {"online": pick, "built": sp.diags(-np.tile(y_max[with_fixed], T), format="csr")},
+                           upper=0.0, index=tc)
+    _routing_rows(lp, blocks, L, mod, cap, fix_max)
+    if not fix_max and carried is not None:
+        J, K = blocks.demand.shape
+        routable = _routable(blocks)
+        rows = np.repeat(np.arange(J), K)
+        lp.add_constraints("carried", {"unmet": sp.csr_matrix((routable.ravel().astype(float),
+                                                               (rows, np.arange(J * K))), shape=(J, J * K))},
+                           upper=carried + tol, index=pd.RangeIndex(J, name="block"))
+    if not fix_max:
+        _budget_rows(lp, opts, gpu_committed, unit, fixed, module_commit, fixed_commit, with_fixed, L)
+    return lp
+
+
+def _routable(blocks: _Blocks) -> np.ndarray:
+    """Per block and commodity: has an admissible path (each commodity is one row of the union table)."""
+    return np.stack([b.has_path for b in blocks.states]) if blocks.states else np.zeros(blocks.demand.shape, bool)
+
+
+def _routing_rows(lp: LinearProgram, blocks: _Blocks, L: int, mod: np.ndarray, cap: np.ndarray, fix_max: bool) -> None:
+    """Flow and unmet variables, the demand rows and the capacity rows of every state block."""
+    J, K = blocks.demand.shape
+    n_vars = np.array([len(b.var_demand) for b in blocks.states], np.int64)
+    offsets = np.concatenate([[0], np.cumsum(n_vars)])
+    lp.add_variables("flow", int(offsets[-1]))
+    routable = _routable(blocks)
+    h = blocks.demand.ravel()
+    index = pd.MultiIndex.from_product([range(J), range(K)], names=["block", "commodity"])
+    lp.add_variables("unmet", index, cost=np.where(routable.ravel(), 1.0 if fix_max else 0.0, 0.0),
+                     lower=np.where(routable.ravel(), 0.0, h), upper=h)
+    # demand: sum_p f_{j,p} + u_{j,k} = h_{t(j),k}
+    rows = np.concatenate([j * K + b.var_demand for j, b in enumerate(blocks.states)]) if J else np.zeros(0, int)
+    lp.add_constraints("demand", {"flow": sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))),
+                                                        shape=(J * K, int(offsets[-1]))),
+                                  "unmet": sp.identity(J * K, format="csr")}, lower=h, upper=h, index=index)
+    # capacity: A_j^T f_j - c_j m_l Y_{t(j),l} <= c_j cap_l, per block and arc
+    ceil = np.repeat([b.ceiling for b in blocks.states], 2 * L)
+    arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), J)
+    col = np.repeat(blocks.period, 2 * L) * L + arc_link
+    T = lp.variables["online"].size // max(L, 1)
+    lp.add_constraints("capacity", {"flow": sp.block_diag([b.incidence.T for b in blocks.states], format="csr"),
+                                    "online": sp.csr_matrix((-ceil * mod[arc_link], (np.arange(2 * L * J), col)),
+                                                            shape=(2 * L * J, T * L))},
+                       upper=ceil * cap[arc_link],
+                       index=pd.MultiIndex.from_product([range(J), range(2 * L)], names=["block", "arc"]))
+
+
+def _budget_rows(lp: LinearProgram, opts: RoadmapOptions, gpu_committed: Sequence[float], unit: np.ndarray,
+                 fixed: np.ndarray, module_commit: np.ndarray, fixed_commit: np.ndarray, with_fixed: np.ndarray,
+                 L: int) -> None:
+    """Cumulative budgets: capex committed up to period tau <= the budgets up to tau less the GPU capex."""
+    T = len(gpu_committed)
+    room = np.cumsum(np.asarray(opts.budgets(), float) - np.asarray(gpu_committed, float))
+    rows = np.flatnonzero(np.isfinite(room))
+    if not len(rows):
+        return
+    # row tau holds every build whose (latest) commit period is <= tau
+    m = (module_commit.ravel()[None, :] <= rows[:, None]) * np.tile(unit, T)[None, :]
+    coef: dict[str, sp.spmatrix] = {"modules": sp.csr_matrix(m)}
+    if len(with_fixed):
+        f = (fixed_commit[:, with_fixed].ravel()[None, :] <= rows[:, None]) * np.tile(fixed[with_fixed], T)[None, :]
+        coef["build"] = sp.csr_matrix(f)
+    lp.add_constraints("budget", coef, upper=room[rows], index=pd.Index(rows, name="period"))
+
+
+def _state_blocks(base: Network, full: Network, last: Network, working_sets: Sequence[Sequence[str]], kind: str,
+                  k: int, ceiling: float, failure_ceiling: float, h: np.ndarray) -> _Blocks:
+    """One block per period and modelled state; the paths of a state are computed once for every period."""
+    from backbone.solver.failures import enumerate_scenarios
+    from backbone.solver.survive_model import Commodities, state_block
+
+    comm = Commodities.of_network(full)
+    current = replace(last, demands=full.demands)
+    scen = {s.id: s for s in enumerate_scenarios(full, kind)} if kind in ("link", "srlg", "site") else {}  # type: ignore[arg-type]
+    cache: dict[str, Any] = {}
+    period, states = [], []
+    for t, ws in enumerate(working_sets):
+        for sid in ["intact", *[str(x) for x in ws if str(x) in scen]]:
+            if sid not in cache:
+                failed = tuple(scen[sid].links) if sid != "intact" else ()
+                cache[sid] = state_block(current, full, sid, failed, k,
+                                         ceiling if sid == "intact" else failure_ceiling, comm)
+            period.append(t)
+            states.append(cache[sid])
+    p = np.asarray(period, np.int64)
+    return _Blocks(p, states, h[p] if len(p) else np.zeros((0, h.shape[1])))
+
+
+def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Sequence[Network],
+                        working_sets: Sequence[Sequence[str]], gpu_committed: Sequence[float], kind: str, k: int,
+                        ceiling: float, failure_ceiling: float, use_candidates: bool = True, backend: str = "highs",
+                        time_limit_s: float = 120.0) -> RoadmapBound:
+    """The LP bound of the module doc on the discounted backbone capex of every roadmap in its set.
+
+    Parameters
+    ----------
+    net
+        The scenario today (its links and candidates are what any roadmap builds from).
+    period_networks
+        Each period's backbone scenario (its demands: grown demand plus the GPU placement's traffic).
+    working_sets
+        Per period, the failure states found binding (ids of ``kind``); any subset gives a valid bound.
+    gpu_committed
+        GPU capex committed per period (held fixed: it comes off each period's budget first).
+    time_limit_s
+        Seconds for the paths and the LPs together (each LP gets at least 1 s). When the LPs with the failure
+        states do not finish in ``FULL_SHARE`` of it, the intact states alone are bounded in the rest.
+
+    Returns
+    -------
+    RoadmapBound
+        ``lower_bound_usd`` None (with the reason in ``status`` and ``note``) when an LP did not finish or
+        no roadmap within the budgets carries the modelled states.
+
+    Example
+    -------
+    >>> b = roadmap_lower_bound(net, opts, networks, [["srlg:s1"]] * 3, [0.0] * 3, "srlg", 4, 0.8, 1.0)  # doctest: +SKIP
+    """
+    from backbone.solver.impact import survive_tolerance_gbps
+    from backbone.solver.survive_model import full_network
+
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit_s
+    base = net if use_candidates else net.drop_candidates(net.candidates.index)
+    union, h = _commodities([n.demands for n in period_networks])
+    full = replace(full_network(base), demands=union)
+    blocks = _state_blocks(base, full, period_networks[-1], working_sets, kind, k, ceiling, failure_ceiling, h)
+    tol = survive_tolerance_gbps(period_networks[-1])
+    first = deadline - (1.0 - FULL_SHARE) * (deadline - time.perf_counter())
+    out = _solve_bound(base, full, opts, blocks, gpu_committed, k, tol, backend, first, t0)
+    if out.status == "time_limit" and out.failure_states:
+        # every subset of states gives a valid bound: the intact states alone, in the time left
+        intact = np.array([b.scenario == "intact" for b in blocks.states])
+        fewer = _Blocks(blocks.period[intact], [b for b, i in zip(blocks.states, intact, strict=True) if i],
+                        blocks.demand[intact])
+        again = _solve_bound(base, full, opts, fewer, gpu_committed, k, tol, backend, deadline, t0)
+        again.note = "; ".join(x for x in (f"with the failure states: {out.note}", again.note) if x)
+        out = again
+    return out
+
+
+def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
+                 k: int, tol: float, backend: str, deadline: float, t0: float) -> RoadmapBound:
+    """The two LPs of the module doc over ``blocks``, within ``deadline`` (perf_counter seconds)."""
+    T = len(gpu_committed)
+    n_fail = int(sum(1 for b in blocks.states if b.scenario != "intact"))
+    n_states = len({b.scenario for b in blocks.states} - {"intact"})
+    budget = " and ready-for-service dates" if all(not np.isfinite(b) for b in opts.budgets()) else (
+        ", ready-for-service dates and budgets (less the GPU capex; cumulative" + (
+            ": a relaxation of the carry-over rule)" if opts.carry_over < 1 else ")"))
+    states = (f"the intact state and the {n_states} failure state(s) the periods' designs found binding "
+              f"({n_fail} period-state blocks)" if n_fail else "the intact state of each period")
+    covers = (f"LP relaxation over all {T} periods with {states}: the discounted backbone capex of any "
+              f"roadmap that carries, in those states, all the traffic any roadmap can, with this roadmap's GPU "
+              f"placement (so the same demands), the same lead times{budget}, routed over "
+              f"TE's {k} shortest latency-admissible paths of the last period's backbone and of the network with "
+              "every candidate route built")
+
+    def stop(status: str, note: str, lp: LinearProgram | None = None, floor: float = 0.0) -> RoadmapBound:
+        return RoadmapBound(None, status, covers, T, n_fail, floor, time.perf_counter() - t0,
+                            lp.stats() if lp is not None else {}, note)
+
+    probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
+    sol = solve(probe, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
+    if sol.status.value != "optimal":
+        return stop(sol.status.value, f"least-unmet LP: {sol.status.value} ({sol.message})", probe)
+    J, K = blocks.demand.shape
+    unmet = np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * _routable(blocks)
+    carried = unmet.sum(axis=1)
+    lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol)
+    sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
+    if sol.status.value == "infeasible":
+        return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp, float(carried.sum()))
+    if sol.status.value != "optimal":
+        return stop(sol.status.value, f"bound LP: {sol.status.value} ({sol.message})", lp, float(carried.sum()))
+    bound = max(0.0, float(sol.objective))
+    logger.info("roadmap bound: %.0f USD over %d blocks, %.1f s", bound, J, time.perf_counter() - t0)
+    return RoadmapBound(bound, "optimal", covers, T, n_fail, float(carried.sum()), time.perf_counter() - t0,
+                        lp.stats())
