@@ -220,7 +220,7 @@ def test_growth_and_carry_over() -> None:
 @pytest.mark.parametrize(("options", "field"), [
     ({"start": "2027Q5"}, "start"), ({"growth_per_year": {"MARS": 0.1}}, "growth_per_year"),
     ({"budget_usd_per_period": [1.0, 2.0]}, "budget_usd_per_period"), ({"periodz": 3}, "periodz"),
-    ({"design": {"time_limit": 3}}, "design.time_limit"),
+    ({"design": {"time_limitz": 3}}, "design.time_limitz"),
 ])
 def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
     from backbone.errors import ValidationError
