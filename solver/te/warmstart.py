@@ -185,9 +185,10 @@ class _Columns:
 
 
 def flow_deviation(inst: TEInstance, lp_demands: np.ndarray, deadline: float,
-                   max_iterations: int = 1_000_000) -> WarmStart:
+                   max_iterations: int = 1_000_000, bound_after_primal: bool = True) -> WarmStart:
     """Run flow deviation on ``lp_demands`` until ``deadline`` (``time.perf_counter()``), a stall or
-    ``max_iterations``; see the module docstring."""
+    ``max_iterations``; see the module docstring. With ``bound_after_primal=False`` it returns as soon as
+    the routing stops moving (column cap or time), leaving the rest of the time to a stronger bound."""
     from backbone.solver.te.fallback import shortest_path_columns
 
     t0 = time.perf_counter()
@@ -233,6 +234,9 @@ def flow_deviation(inst: TEInstance, lp_demands: np.ndarray, deadline: float,
             primal_open = False
         if primal_open and time.perf_counter() + extract_seconds(columns.significant(h) + len(hops)) >= deadline:
             primal_open = False  # the result tables of more columns would not be written within the time
+        if not primal_open and not bound_after_primal:
+            iterations += 1
+            break
         if primal_open:
             g = _line_search(load, new, cap)
             if g > 0:
