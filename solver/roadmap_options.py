@@ -264,13 +264,13 @@ def stage_options(opts: RoadmapOptions) -> tuple[Any, Any, Any, Any]:
     from backbone.solver.placement.options import PlaceOptions
     from backbone.solver.tasks.plan_options import PlanOptions, PlanUpgradeOptions
     from backbone.solver.tasks.plan_options import stage_options as plan_stage_options
-    from backbone.solver.tasks.service import merge_options
+    from backbone.solver.tasks.service import merge_options, validate_options
 
     # older spellings (design.time_limit) override these defaults like the options' own names do
     design = merge_options(PlanUpgradeOptions, {"time_limit_s": DESIGN_TIME_LIMIT_S}, opts.design)
     place = merge_options(PlaceOptions, {"time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False}, opts.place)
-    return plan_stage_options(PlanOptions.model_validate({"place": place, "te": opts.te,
-                                                         "failures": opts.failures, "design": design}))
+    return plan_stage_options(validate_options(PlanOptions, {"place": place, "te": opts.te,
+                                                             "failures": opts.failures, "design": design}))
 
 
 def load_roadmap_file(path: Any, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
