@@ -79,20 +79,7 @@ class PlanOptions(BaseModel):
     def _stage_defaults(cls, data: Any) -> Any:
         """Each stage's options: the plan's defaults (:func:`plan_stage_defaults`) with what is given over them,
         option by option (an older spelling, ``te.time_limit``, replaces its option's default too)."""
-        if not isinstance(data, Mapping):
-            return data
-        from backbone.solver.tasks.service import merge_options
-
-        out = dict(data)
-        for stage, defaults in plan_stage_defaults(out).items():
-            given = out.get(stage)
-            if isinstance(given, BaseModel):  # a typed stage: what it was given, over the plan's defaults
-                given = given.model_dump(exclude_unset=True, by_alias=True)
-            if given is None:
-                given = {}
-            if isinstance(given, Mapping):
-                out[stage] = merge_options(STAGE_MODELS[stage], defaults, given)
-        return out
+        return with_stage_defaults(data, plan_stage_defaults(data)) if isinstance(data, Mapping) else data
 
 
 def load_plan_file(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -144,6 +131,25 @@ def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         "failures": {"kind": "srlg", "verify": False, "time_limit_s": 30.0},
         "design": {},
     }
+
+
+def with_stage_defaults(data: Mapping[str, Any], defaults: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """``data`` (raw options) with each stage section in ``defaults`` merged over its defaults option by option
+    (:func:`~backbone.solver.tasks.service.merge_options`: the given spelling kept, an older spelling replacing
+    its option's default); a typed section contributes the options it was given. Anything that is not a mapping
+    is left for the model to refuse."""
+    from backbone.solver.tasks.service import merge_options
+
+    out = dict(data)
+    for stage, stage_defaults in defaults.items():
+        given = out.get(stage)
+        if isinstance(given, BaseModel):  # a typed stage: what it was given, over the defaults
+            given = given.model_dump(exclude_unset=True, by_alias=True)
+        if given is None:
+            given = {}
+        if isinstance(given, Mapping):
+            out[stage] = merge_options(STAGE_MODELS[stage], stage_defaults, given)
+    return out
 
 
 def _stage_default(stage: str) -> Any:

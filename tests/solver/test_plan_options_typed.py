@@ -102,3 +102,19 @@ def test_options_serialise_to_json_with_the_same_keys_and_back() -> None:
     assert set(doc) == set(PlanOptions.model_fields)
     assert doc["te"]["k_paths"] == 5 and doc["failures"]["kind"] == "link"
     assert parse_options("plan", doc) == opts
+
+
+def test_roadmap_stages_are_typed_with_the_roadmap_defaults() -> None:
+    from backbone.solver.roadmap_options import RoadmapOptions
+
+    opts = parse_options("roadmap", {"design": {"time_limit": 4}, "failures": {"kind": "link"}, "verify": True})
+    defaults = old_stage_defaults({"failures": {"kind": "link"}})  # the roadmap's verify is its checker's only
+    assert opts.design == PlanUpgradeOptions.model_validate({"time_limit_s": 4.0})  # the old spelling beats 15 s
+    assert opts.place == PlaceOptions.model_validate({**defaults["place"], "time_limit_s": 30.0, "lp_bound": False})
+    assert opts.te == TEOptions.model_validate(defaults["te"])
+    assert opts.failures == FailureOptions.model_validate({**defaults["failures"], "kind": "link"})
+    assert RoadmapOptions().design.time_limit_s == 15.0
+    with pytest.raises(ValidationError) as err:
+        parse_options("roadmap", {"design": {"time_limitz": 4}})
+    assert [p.field for p in err.value.problems] == ["design.time_limitz"]
+    assert "did you mean 'time_limit_s'?" in err.value.problems[0].message
