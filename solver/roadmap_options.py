@@ -24,12 +24,21 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from backbone.errors import Problem, ValidationError
 from backbone.schema import REGIONS, TRAFFIC_CLASSES
+from backbone.solver.failures.options import FailureOptions
+from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.tasks.plan_options import (
+    STAGE_MODELS,
+    PlanUpgradeOptions,
+    plan_stage_defaults,
+    with_stage_defaults,
+)
+from backbone.solver.tasks.te import TEOptions
 
 QUARTER_RE = re.compile(r"^(\d{4})Q([1-4])$")
 YEAR_RE = re.compile(r"^(\d{4})$")
@@ -67,9 +76,10 @@ class PowerStep(BaseModel):
 class RoadmapOptions(BaseModel):
     """Options of the ``roadmap`` task; a roadmap file (YAML) holds the same keys.
 
-    ``place``, ``te``, ``failures`` and ``design`` take the options of the plan's stages (see
-    ``backbone plan``); per period, ``design.time_limit_s`` defaults to 15 s (the design of a period
-    stops after 3 x that) and ``place`` to ``time_limit_s`` 30 s without the LP-relaxation bound.
+    ``place``, ``te``, ``failures`` and ``design`` are the plan's typed stage options (see ``backbone plan``)
+    with the plan's stage defaults; per period, ``design.time_limit_s`` defaults to 15 s (the design of a
+    period stops after 3 x that) and ``place`` to ``time_limit_s`` 30 s without the LP-relaxation bound. A bad
+    stage option is refused under its dotted name (``design.time_limit_s``).
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -102,11 +112,15 @@ class RoadmapOptions(BaseModel):
     unserved_penalty_usd_per_gpu: float = Field(1e4, ge=0, description="Objective penalty per inference GPU of "
                                                                        "demand left unserved per period.")
     power_steps: list[PowerStep] = Field(default_factory=list, description="Power that arrives in steps per site.")
-    place: dict[str, Any] = Field(default_factory=dict, description="Placement options (as in the plan).")
-    te: dict[str, Any] = Field(default_factory=dict, description="Routing options (as in the plan).")
-    failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (as in the plan).")
-    design: dict[str, Any] = Field(default_factory=dict, description="Survivable design options per period (as in "
-                                                                      "the plan; time_limit_s defaults to 15).")
+    place: PlaceOptions = Field(default_factory=lambda: _stage_default("place"),
+                                description="Placement options (as in the plan; per period time_limit_s defaults "
+                                            "to 30, lp_bound to false).")
+    te: TEOptions = Field(default_factory=lambda: _stage_default("te"), description="Routing options (as in the plan).")
+    failures: FailureOptions = Field(default_factory=lambda: _stage_default("failures"),
+                                     description="Failure sweep options (as in the plan).")
+    design: PlanUpgradeOptions = Field(default_factory=lambda: _stage_default("design"),
+                                       description="Survivable design options per period (as in the plan; "
+                                                   "time_limit_s defaults to 15).")
     bound_time_limit_s: float = Field(BOUND_TIME_LIMIT_S, ge=0, le=3600,
                                       description="Seconds for the global lower bound (one LP over every period; "
                                                   "0: not computed).")
@@ -169,14 +183,12 @@ class RoadmapOptions(BaseModel):
                 raise ValueError(f"[{i}].from_period: {exc}") from None
         return v
 
-    def nested_problems(self) -> list[Problem]:
-        """Problems in the stage options (``place``, ``te``, ``failures``, ``design``), each named
-        ``<stage>.<option>``; checked before a roadmap is queued or run."""
-        try:
-            stage_options(self)
-        except ValidationError as exc:
-            return exc.problems
-        return []
+    @model_validator(mode="before")
+    @classmethod
+    def _stage_defaults(cls, data: Any) -> Any:
+        """Each stage's options: the roadmap's defaults (:func:`roadmap_stage_defaults`) with what is given over
+        them, option by option (an older spelling, ``design.time_limit``, replaces its option's default too)."""
+        return with_stage_defaults(data, roadmap_stage_defaults(data)) if isinstance(data, Mapping) else data
 
     # ---------------------------------------------------------------- periods
     @property
@@ -252,25 +264,26 @@ def period_label(quarter: int, period: str) -> str:
     return f"{year}Q{q + 1}" if period == "quarter" else f"{year}"
 
 
-def stage_options(opts: RoadmapOptions) -> tuple[Any, Any, Any, Any]:
-    """The place, te, failures and design options of every period (the plan's stage options with the
-    roadmap's defaults: design ``time_limit_s`` 15 s and placement ``time_limit_s`` 30 s per period, no LP bound).
+def roadmap_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The stage defaults of a roadmap's periods from its raw options ``data``: the plan's
+    (:func:`~backbone.solver.tasks.plan_options.plan_stage_defaults`; the roadmap's ``verify`` runs its own checker,
+    not the stages'), with design ``time_limit_s`` 15 s and placement ``time_limit_s`` 30 s per period, no LP
+    bound."""
+    defaults = plan_stage_defaults({stage: data.get(stage) for stage in STAGE_MODELS if stage in data})
+    defaults["design"] = {**defaults["design"], "time_limit_s": DESIGN_TIME_LIMIT_S}
+    defaults["place"] = {**defaults["place"], "time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False}
+    return defaults
 
-    Raises
-    ------
-    ValidationError
-        Naming every bad stage option as ``<stage>.<option>``.
-    """
-    from backbone.solver.placement.options import PlaceOptions
-    from backbone.solver.tasks.plan_options import PlanOptions, PlanUpgradeOptions
-    from backbone.solver.tasks.plan_options import stage_options as plan_stage_options
-    from backbone.solver.tasks.service import merge_options
 
-    # older spellings (design.time_limit) override these defaults like the options' own names do
-    design = merge_options(PlanUpgradeOptions, {"time_limit_s": DESIGN_TIME_LIMIT_S}, opts.design)
-    place = merge_options(PlaceOptions, {"time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False}, opts.place)
-    return plan_stage_options(PlanOptions.model_validate({"place": place, "te": opts.te,
-                                                         "failures": opts.failures, "design": design}))
+def _stage_default(stage: str) -> Any:
+    """A stage's options with the roadmap's defaults alone (a ``RoadmapOptions()`` built without the validator)."""
+    return STAGE_MODELS[stage].model_validate(roadmap_stage_defaults({})[stage])
+
+
+def stage_options(opts: RoadmapOptions) -> tuple[PlaceOptions, TEOptions, FailureOptions, PlanUpgradeOptions]:
+    """The place, te, failures and design options of every period (``opts.place`` / ``te`` / ``failures`` /
+    ``design``, the roadmap's defaults, :func:`roadmap_stage_defaults`, applied when ``opts`` was validated)."""
+    return opts.place, opts.te, opts.failures, opts.design
 
 
 def load_roadmap_file(path: Any, overrides: dict[str, Any] | None = None) -> dict[str, Any]:

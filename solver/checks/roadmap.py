@@ -253,11 +253,7 @@ def _check_survivability(report: CheckReport, nets: list[Network], opts: Any, su
     from backbone.solver.checks.survivability import check_survivability
 
     report.checked.append("survivability")
-    fail = opts.failures
-    from backbone.solver.failures import FailureOptions
-
-    k = FailureOptions.model_validate(fail).k_paths  # k_paths, or its older spelling paths
-    backend = str(fail.get("backend", "highs"))
+    k, backend = opts.failures.k_paths, str(opts.failures.backend)
     labels = opts.labels()
     for t, (label, cur, p) in enumerate(zip(labels, nets, summary["periods"], strict=True)):
         sv = p["survivability"]

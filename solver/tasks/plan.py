@@ -74,8 +74,8 @@ STAGE_WEIGHTS = {"place": 0.2, "route": 0.05, "failures": 0.2, "upgrades": 0.45,
 
 @dataclass(frozen=True)
 class PlanStageOptions:
-    """The options of each stage of one plan (see :func:`stage_options`); ``survive`` is the failure kind the
-    upgrade stage designs for."""
+    """The options of each stage of one plan (the typed stage sections of :class:`PlanOptions`, the plan's
+    defaults applied); ``survive`` is the failure kind the upgrade stage designs for."""
 
     place: PlaceOptions
     te: TEOptions
@@ -195,13 +195,12 @@ def grown_network(net: Network, demand_growth: float) -> Network:
 
 
 def plan_stage_options(opts: PlanOptions) -> PlanStageOptions:
-    """The validated options of every stage, and the failure kind the design survives (the design's
+    """The options of every stage (validated with ``opts``), and the failure kind the design survives (the design's
     ``survive``, else the failures stage's kind when it is one a design can survive, else ``srlg``)."""
-    place_opts, te_opts, fail_opts, upgrade_opts = stage_options(opts)
-    survive = upgrade_opts.survive
+    survive = opts.design.survive
     if survive is None:
-        survive = fail_opts.kind if fail_opts.kind in ("link", "srlg", "site") else "srlg"
-    return PlanStageOptions(place_opts, te_opts, fail_opts, upgrade_opts, str(survive))
+        survive = opts.failures.kind if opts.failures.kind in ("link", "srlg", "site") else "srlg"
+    return PlanStageOptions(opts.place, opts.te, opts.failures, opts.design, str(survive))
 
 
 def place_stage(run: PlanRun, work: Network) -> PlaceTaskResult:

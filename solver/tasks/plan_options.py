@@ -1,66 +1,19 @@
-"""Options of the ``plan`` task: :class:`PlanOptions` (the keys of a plan file), the upgrade stage's options, the
-YAML plan-file loader that lists every mistake with its line, and each stage's options (:func:`stage_options`)."""
+"""Options of the ``plan`` task: :class:`PlanOptions` (the keys of a plan file; each stage's options a typed
+sub-model with the plan's defaults, :func:`plan_stage_defaults`), the upgrade stage's options and the YAML plan-file
+loader that lists every mistake with its line."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
-from backbone.errors import Problem, ValidationError
 from backbone.solver.backends import BackendName
-
-
-class PlanOptions(BaseModel):
-    """Options of the ``plan`` task; a plan file (YAML) holds the same keys.
-
-    ``place``, ``te``, ``failures`` and ``design`` take the options of those tasks (see
-    ``backbone place --help`` etc.); the top-level keys are shortcuts most studies change.
-    """
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-    demand_growth: float = Field(1.0, ge=0, description="Multiply inference and traffic demand by this factor.")
-    place: dict[str, Any] = Field(default_factory=dict, description="Placement options (PlaceOptions).")
-    te: dict[str, Any] = Field(default_factory=dict, description="Routing options (TEOptions).")
-    failures: dict[str, Any] = Field(default_factory=dict, description="Failure sweep options (FailureOptions).")
-    design: dict[str, Any] = Field(default_factory=dict, description="Survivable design options: utilisation_ceiling (0.8, "
-                                   "intact state), failure_utilisation_ceiling (1.0, failure states), survive (the failure kind: srlg|link|"
-                                   "site|none), time_limit_s (60, per MIP solve), mip_gap (0.001), max_iterations (6), "
-                                   "max_states (none: no cap), candidates (true: new routes from the candidates table), "
-                                   "backend.")
-    skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")
-    maps: bool = Field(True, description="Draw the maps and charts.")
-    verify: bool = Field(False, description="Run every independent check.")
-    plan_file: str | None = Field(None, max_length=4096,
-                                  description="Path of the plan file (recorded in the report; CLI only).")
-    plan_text: str | None = Field(None, max_length=1_000_000,
-                                  description="Text of the plan file (recorded in the report).")
-
-    def nested_problems(self) -> list[Problem]:
-        """Problems in the stage options (see :func:`stage_options`); the planning service and the
-        API check them before a plan is queued or run."""
-        try:
-            stage_options(self)
-        except ValidationError as exc:
-            return exc.problems
-        return []
-
-
-def load_plan_file(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Read a YAML plan file into plan options (``plan_file``/``plan_text`` recorded), ``overrides`` over it:
-    :func:`backbone.solver.tasks.options_file.load_options_file` for kind ``plan``.
-
-    Raises
-    ------
-    ValidationError
-        When the file is missing, not YAML, not a mapping, or names unknown or bad options (every one, with its
-        line and a did-you-mean hint).
-    """
-    from backbone.solver.tasks.options_file import load_options_file
-
-    return load_options_file(path, "plan", overrides)
+from backbone.solver.failures.options import FailureOptions
+from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.tasks.te import TEOptions
 
 
 class PlanUpgradeOptions(BaseModel):
@@ -89,47 +42,122 @@ DESIGN_KEYS = tuple(PlanUpgradeOptions.model_fields)
 """Keys of a plan's ``design`` section."""
 
 
-def _stage_options(kind: str, overrides: dict[str, Any], defaults: dict[str, Any]) -> Any:
-    from backbone.solver.tasks.service import merge_options, parse_options, task_for
+class PlanOptions(BaseModel):
+    """Options of the ``plan`` task; a plan file (YAML) holds the same keys.
 
-    try:  # an older spelling (te.time_limit) overrides its default (time_limit_s) like the option's own name does
-        return parse_options(kind, merge_options(task_for(kind).options_model, defaults, overrides))
-    except ValidationError as exc:
-        raise ValidationError([Problem(p.message, file=p.file, table="plan", record=kind,
-                                       field=f"{kind}.{p.field}" if p.field else kind)
-                               for p in exc.problems]) from None
+    ``place``, ``te``, ``failures`` and ``design`` are the options of those stages, each its own typed model
+    (:class:`PlaceOptions`, :class:`TEOptions`, :class:`FailureOptions`, :class:`PlanUpgradeOptions`; see
+    ``backbone place --help`` etc.) with the plan's stage defaults (:func:`plan_stage_defaults`) under what is
+    given; the top-level keys are shortcuts most studies change. A bad stage option is refused under its dotted
+    name (``place.time_limit_s``).
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    demand_growth: float = Field(1.0, ge=0, description="Multiply inference and traffic demand by this factor.")
+    place: PlaceOptions = Field(default_factory=lambda: _stage_default("place"),
+                                description="Placement options (PlaceOptions).")
+    te: TEOptions = Field(default_factory=lambda: _stage_default("te"), description="Routing options (TEOptions).")
+    failures: FailureOptions = Field(default_factory=lambda: _stage_default("failures"),
+                                     description="Failure sweep options (FailureOptions).")
+    design: PlanUpgradeOptions = Field(
+        default_factory=lambda: _stage_default("design"),
+        description="Survivable design options: utilisation_ceiling (0.8, intact state), failure_utilisation_ceiling "
+                    "(1.0, failure states), survive (the failure kind: srlg|link|site|none), time_limit_s (60, per "
+                    "MIP solve), mip_gap (0.001), max_iterations (6), max_states (none: no cap), candidates (true: "
+                    "new routes from the candidates table), backend.")
+    skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")
+    maps: bool = Field(True, description="Draw the maps and charts.")
+    verify: bool = Field(False, description="Run every independent check.")
+    plan_file: str | None = Field(None, max_length=4096,
+                                  description="Path of the plan file (recorded in the report; CLI only).")
+    plan_text: str | None = Field(None, max_length=1_000_000,
+                                  description="Text of the plan file (recorded in the report).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stage_defaults(cls, data: Any) -> Any:
+        """Each stage's options: the plan's defaults (:func:`plan_stage_defaults`) with what is given over them,
+        option by option (an older spelling, ``te.time_limit``, replaces its option's default too)."""
+        return with_stage_defaults(data, plan_stage_defaults(data)) if isinstance(data, Mapping) else data
 
 
-def stage_options(opts: PlanOptions) -> tuple[Any, Any, Any, PlanUpgradeOptions]:
-    """The options of the place, route (te), failures and upgrade stages: the plan's defaults
-    overridden by ``opts.place`` / ``te`` / ``failures`` / ``design``.
+def load_plan_file(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read a YAML plan file into plan options (``plan_file``/``plan_text`` recorded), ``overrides`` over it:
+    :func:`backbone.solver.tasks.options_file.load_options_file` for kind ``plan``.
 
     Raises
     ------
     ValidationError
-        Naming every bad stage option as ``<stage>.<option>`` (e.g. ``failures.time_limit_s``).
+        When the file is missing, not YAML, not a mapping, or names unknown or bad options (every one, with its
+        line and a did-you-mean hint).
     """
-    from backbone.solver.tasks.service import validate_options
+    from backbone.solver.tasks.options_file import load_options_file
 
-    problems: list[Problem] = []
-    out: list[Any] = []
-    survive = opts.design.get("survive") or opts.failures.get("kind") or "srlg"
-    for kind, overrides, defaults in (
-            # inference is placed where its SLO holds in the failure states the plan must survive too
-            ("place", opts.place, {"allow_partial": True, "verify": opts.verify, "time_limit_s": 60.0,
-                                   "slo_failures": survive if survive in ("link", "srlg") else "none"}),
-            ("te", opts.te, {"objective": "min-mlu", "verify": opts.verify, "time_limit_s": 60.0}),
-            ("failures", opts.failures, {"kind": "srlg", "verify": False,
-                                         "time_limit_s": 30.0})):
-        try:
-            out.append(_stage_options(kind, overrides, defaults))
-        except ValidationError as exc:
-            problems += exc.problems
-    try:
-        upgrade = validate_options(PlanUpgradeOptions, opts.design)
-    except ValidationError as exc:
-        problems += [Problem(p.message, table="plan", record="design", field=f"design.{p.field}")
-                     for p in exc.problems]
-    if problems:
-        raise ValidationError(problems)
-    return out[0], out[1], out[2], upgrade
+    return load_options_file(path, "plan", overrides)
+
+
+STAGE_MODELS: dict[str, type[BaseModel]] = {"place": PlaceOptions, "te": TEOptions, "failures": FailureOptions,
+                                          "design": PlanUpgradeOptions}
+"""The options model of each stage section of a plan."""
+
+
+def _given(options: Any, model: type[BaseModel], name: str) -> Any:
+    """The value ``options`` (a stage's raw section) gives option ``name`` under any of its spellings, or None."""
+    from backbone.solver.tasks.service import accepted_names
+
+    if isinstance(options, BaseModel):
+        return getattr(options, name, None) if name in options.model_fields_set else None
+    if not isinstance(options, Mapping):
+        return None
+    names = accepted_names(model)
+    return next((v for k, v in options.items() if names.get(str(k), str(k)) == name), None)
+
+
+def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The plan's defaults for each stage, where they differ from the stage task's own, from the plan's raw
+    options ``data``: partial placement whose inference SLO holds in the failure states the plan must survive
+    too (``slo_failures`` follows the design's ``survive``, else the failures stage's ``kind``), min-MLU routing,
+    the SRLG sweep, 60 s placement/routing and 30 s sweep time limits, and the plan's ``verify``."""
+    verify = data.get("verify", False)
+    verify = verify if isinstance(verify, bool) else False  # a bad value is refused by the model itself
+    survive = (_given(data.get("design"), PlanUpgradeOptions, "survive")
+               or _given(data.get("failures"), FailureOptions, "kind") or "srlg")
+    return {
+        # inference is placed where its SLO holds in the failure states the plan must survive too
+        "place": {"allow_partial": True, "verify": verify, "time_limit_s": 60.0,
+                  "slo_failures": survive if survive in ("link", "srlg") else "none"},
+        "te": {"objective": "min-mlu", "verify": verify, "time_limit_s": 60.0},
+        "failures": {"kind": "srlg", "verify": False, "time_limit_s": 30.0},
+        "design": {},
+    }
+
+
+def with_stage_defaults(data: Mapping[str, Any], defaults: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """``data`` (raw options) with each stage section in ``defaults`` merged over its defaults option by option
+    (:func:`~backbone.solver.tasks.service.merge_options`: the given spelling kept, an older spelling replacing
+    its option's default); a typed section contributes the options it was given. Anything that is not a mapping
+    is left for the model to refuse."""
+    from backbone.solver.tasks.service import merge_options
+
+    out = dict(data)
+    for stage, stage_defaults in defaults.items():
+        given = out.get(stage)
+        if isinstance(given, BaseModel):  # a typed stage: what it was given, over the defaults
+            given = given.model_dump(exclude_unset=True, by_alias=True)
+        if given is None:
+            given = {}
+        if isinstance(given, Mapping):
+            out[stage] = merge_options(STAGE_MODELS[stage], stage_defaults, given)
+    return out
+
+
+def _stage_default(stage: str) -> Any:
+    """A stage's options with the plan's defaults alone (a ``PlanOptions()`` built without the validator)."""
+    return STAGE_MODELS[stage].model_validate(plan_stage_defaults({})[stage])
+
+
+def stage_options(opts: PlanOptions) -> tuple[PlaceOptions, TEOptions, FailureOptions, PlanUpgradeOptions]:
+    """The options of the place, route (te), failures and upgrade stages (``opts.place`` / ``te`` / ``failures``
+    / ``design``, the plan's defaults already applied when ``opts`` was validated)."""
+    return opts.place, opts.te, opts.failures, opts.design

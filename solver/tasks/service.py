@@ -58,8 +58,9 @@ def parse_options(kind: str, options: Mapping[str, Any] | None, extra: ExtraTask
 
 
 def validate_options(model: Any, options: Mapping[str, Any] | None) -> Any:
-    """``model.model_validate(options)``, then the model's ``nested_problems()`` when it has one
-    (options holding other tasks' options, e.g. the plan's stages).
+    """``model.model_validate(options)`` (its typed sub-models, e.g. a plan's stages, reported under dotted
+    names), then the model's ``nested_problems()`` when it has one (options holding other tasks' options as
+    plain mappings, e.g. the roadmap's stages).
 
     Raises
     ------
@@ -70,8 +71,13 @@ def validate_options(model: Any, options: Mapping[str, Any] | None) -> Any:
 
     given = dict(options or {})
     spelled = {accepted_names(model).get(str(k), str(k)): str(k) for k in given}  # own name -> as the user wrote it
+    canonical = canonical_names(model, given)
+    nested_twice = [Problem(p.message, table="options", field=f"{spelled.get(name, name)}.{p.field}")
+                    for name, sub in sub_models(model).items() for p in given_twice(sub, canonical.get(name))]
+    if nested_twice:  # a stage's option under two spellings (te.paths and te.k_paths)
+        raise ValidationError(nested_twice)
     try:
-        opts = model.model_validate(canonical_names(model, given))
+        opts = model.model_validate(canonical)
     except pydantic.ValidationError as exc:
         problems = [Problem(("unknown option" if e["type"] == "extra_forbidden" else e["msg"]) + did_you_mean(e, model),
                             table="options", field=".".join([spelled.get(str(e["loc"][0]), str(e["loc"][0])),
@@ -83,6 +89,26 @@ def validate_options(model: Any, options: Mapping[str, Any] | None) -> Any:
     if problems:
         raise ValidationError([Problem(p.message, table="options", field=p.field) for p in problems])
     return opts
+
+
+def sub_models(model: Any) -> dict[str, Any]:
+    """The fields of ``model`` that are options models themselves (a plan's ``place``, ``te``, ...) -> their
+    model."""
+    from pydantic import BaseModel
+
+    return {name: info.annotation for name, info in getattr(model, "model_fields", {}).items()
+            if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)}
+
+
+def given_twice(model: Any, options: Any) -> list[Problem]:
+    """Problems for options of ``model`` given under two spellings in ``options`` (a mapping; else none)."""
+    if not isinstance(options, Mapping):
+        return []
+    try:
+        canonical_names(model, options)
+    except ValidationError as exc:
+        return list(exc.problems)
+    return []
 
 
 def accepted_names(model: Any) -> dict[str, str]:
@@ -141,9 +167,14 @@ def did_you_mean(error: Mapping[str, Any], model: Any) -> str:
     """``"; did you mean 'time_limit_s'?"`` for an unknown option close to a known one (else "")."""
     import difflib
 
-    if error.get("type") != "extra_forbidden" or len(error.get("loc", ())) != 1:
+    loc = tuple(error.get("loc", ()))
+    if error.get("type") != "extra_forbidden" or not loc:
         return ""
-    name = str(error["loc"][0])
+    for part in loc[:-1]:  # a nested option (place.time_limitz): the hint comes from the stage's own model
+        model = sub_models(model).get(str(part))
+        if model is None:
+            return ""
+    name = str(loc[-1])
     accepted = accepted_names(model)  # older spellings count as close too; the hint names the option's own name
     close = difflib.get_close_matches(name, list(accepted), n=1, cutoff=0.6)
     if not close:
