@@ -106,6 +106,15 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
         except TimeLimitReached as stop:
             return _time_limit_result(inst, objective, "path", method, k, backend, ceiling, False, lp_method,
                                       str(stop), t_start, progress)
+    return _solve_exact(inst, objective, formulation, k, backend, deadline, ceiling, disjoint, latency_tiebreak,
+                        lp_method, progress, t_start)
+
+
+def _solve_exact(inst: Any, objective: str, formulation: str, k: int, backend: str, deadline: Deadline,
+                 ceiling: float | None, disjoint: bool, latency_tiebreak: bool, lp_method: str,
+                 progress: ProgressFn, t_start: float) -> TEResult:
+    """The exact path (``k`` candidates) or edge formulation: build, run the objective's LP stages, extract
+    the tables; the best answer with status ``time_limit`` when the deadline stops it."""
     progress(0.02, f"{formulation} formulation: building")
     t0 = time.perf_counter()
     try:
