@@ -14,7 +14,7 @@ from backbone.calibrate import apply_latency_parameters
 from backbone.io import load_scenario, network_from_dict, network_to_dict
 from backbone.route import shortest_route
 from backbone.solver.tasks import run_task
-from tests.conftest import small_world_network
+from tests.nets import small_world_network
 
 TRUE = {"terrestrial_latency_factor": 1.3, "submarine_latency_factor": 1.05, "equipment_delay_ms": 0.6}
 

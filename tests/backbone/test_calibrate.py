@@ -23,7 +23,7 @@ from backbone.errors import ValidationError
 from backbone.io import load_scenario, save_scenario
 from backbone.model import DEFAULT_PARAMETERS, Network, link_latency_ms
 from backbone.route import shortest_route
-from tests.conftest import make_network
+from tests.nets import make_network
 
 TRUE = {"terrestrial_latency_factor": 1.35, "submarine_latency_factor": 1.08, "equipment_delay_ms": 0.7}
 
