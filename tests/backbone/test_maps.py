@@ -363,12 +363,10 @@ def test_cli_map_writes_file_and_json_only_on_stdout(pacific: Network, tmp_path:
     assert r.exit_code == 0 and ET.parse(tmp_path / "m.kml").getroot().tag.endswith("kml")
 
 
-def test_shipped_scenario_maps() -> None:
+def test_shipped_scenario_maps(shipped: Network) -> None:
     # the shipped scenario is part of the repository: its absence is a failure, not a skip
     assert (default_scenario_path() / "scenario.yaml").exists(), f"shipped scenario missing at {default_scenario_path()}"
-    from backbone.io import load_scenario
-
-    net = load_scenario()
+    net = shipped
     for center in (0.0, 150.0):
         view = make_view(center)
         xmin, xmax, _, _ = view.extent()
