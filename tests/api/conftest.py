@@ -6,6 +6,7 @@ parameters skip, unless ``BACKBONE_REQUIRE_POSTGRES=1`` (then they fail).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,9 +40,28 @@ def settings(tmp_path: Path, db_url: str) -> Settings:
                     max_body_bytes=256 * 1024)
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database migrated to head once per session (``alembic upgrade head`` on an empty file).
+
+    Do not open it; :func:`client` copies it. Tests of the migrations themselves use ``db_url``, which
+    stays an empty database."""
+    path = tmp_path_factory.mktemp("migrated-sqlite") / "api.db"
+    store = Store(f"sqlite:///{path}")
+    store.upgrade()
+    store.dispose()
+    return path
+
+
 @pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:
-    """A TestClient with the app's lifespan (migrations, job supervisor) running."""
+def client(settings: Settings, request: pytest.FixtureRequest) -> Iterator[TestClient]:
+    """A TestClient with the app's lifespan (migrations, job supervisor) running.
+
+    On SQLite the empty database file starts as a copy of :func:`migrated_sqlite`, the state the app's own
+    ``alembic upgrade head`` would leave; the app still runs the upgrade (then a no-op) as it starts."""
+    url = settings.resolved_database_url()
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        shutil.copyfile(request.getfixturevalue("migrated_sqlite"), url.removeprefix("sqlite:///"))
     app = create_app(settings, task_registry=REGISTRY)
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c

@@ -11,10 +11,11 @@ from apitest_helpers import FINAL, auth, wait_for
 from fastapi.testclient import TestClient
 
 from backbone.calibrate import apply_latency_parameters
-from backbone.io import load_scenario, network_from_dict, network_to_dict
+from backbone.io import network_from_dict, network_to_dict
+from backbone.model import Network
 from backbone.route import shortest_route
 from backbone.solver.tasks import run_task
-from tests.conftest import small_world_network
+from tests.nets import small_world_network
 
 TRUE = {"terrestrial_latency_factor": 1.3, "submarine_latency_factor": 1.05, "equipment_delay_ms": 0.6}
 
@@ -26,8 +27,8 @@ def _pairs() -> list[dict[str, object]]:
             for a, b in itertools.combinations(net.sites.index, 2)]
 
 
-def test_calibrate_task_defaults_on_the_shipped_scenario(tmp_path: Path) -> None:
-    result = run_task("calibrate", load_scenario(), {}, tmp_path)
+def test_calibrate_task_defaults_on_the_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
+    result = run_task("calibrate", shipped, {}, tmp_path)
     assert result.summary["pairs"] >= 100 and result.summary["errors"]["after"]["median_abs_pct"] <= 10
     assert set(result.files) == {"calibrated_scenario.json", "calibration_pairs.csv", "calibrate.json"}
     again = network_from_dict(json.loads((tmp_path / "calibrated_scenario.json").read_text()))

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from apitest_helpers import FINAL, auth, wait_for
 from fastapi.testclient import TestClient
 
 from backbone.io import network_to_dict
-from tests.conftest import small_world_network
+from backbone.model import Network
+from tests.conftest import SharedRun
 
 
-def test_plan_job_with_default_options(client: TestClient, tokens: dict[str, str], tmp_path: Path) -> None:
-    from backbone.solver.tasks import run_task
-
+def test_plan_job_with_default_options(client: TestClient, tokens: dict[str, str], small_world: Network,
+                                       small_world_default_plan: SharedRun) -> None:
     tok = tokens["planner"]
-    net = small_world_network()
+    net = small_world
     sid = client.post("/v1/scenarios", json=network_to_dict(net), headers=auth(tok)).json()["id"]
     r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "plan", "options": {}}, headers=auth(tok))
     assert r.status_code == 202, r.text
@@ -25,7 +24,8 @@ def test_plan_job_with_default_options(client: TestClient, tokens: dict[str, str
                    lambda j: j["status"] in FINAL, timeout_s=300)
     assert job["status"] == "succeeded", job
     api = client.get(f"/v1/jobs/{jid}/result", headers=auth(tok)).json()
-    local = json.loads(json.dumps(run_task("plan", net, {}, tmp_path / "local").summary, default=str))
+    # the planning service's run_task("plan", net, {}, out), run once per session (shared with tests/solver)
+    local = json.loads(json.dumps(small_world_default_plan.summary, default=str))
     for key in ("headline", "survivability", "upgrade_cost_usd", "links_upgraded", "routes_built",
                 "failures_with_unmet_demand", "failures_with_unmet_demand_after"):
         assert api[key] == local[key], key

@@ -119,7 +119,7 @@ def test_map_errors(client: TestClient, tokens: dict[str, str], triangle: Networ
 
 def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str]) -> None:
     """The other planning kinds through the API: same summaries and files as the CLI writes."""
-    from tests.conftest import small_world_network
+    from tests.nets import small_world_network
 
     tok = tokens["planner"]
     sid = client.post("/v1/scenarios", json=network_to_dict(small_world_network()), headers=auth(tok)).json()["id"]

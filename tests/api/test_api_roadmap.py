@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from backbone.api.cli.main import app
 from backbone.io import network_to_dict, save_scenario
-from tests.solver.test_roadmap import QUIET, lead_toy
+from tests.nets import lead_toy
+from tests.solver.test_roadmap import QUIET
 
 
 def test_roadmap_job_end_to_end(client: TestClient, tokens: dict[str, str], tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from backbone.api.app import create_app
 from backbone.api.settings import Settings
 from backbone.io import load_scenario, network_to_dict
 from backbone.model import Network
-from tests.conftest import small_world_network
+from tests.nets import small_world_network
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 
@@ -63,15 +63,15 @@ def _assert_succeeded(client: TestClient, jobs: dict[str, dict[str, Any]], net: 
             assert result["failure_scenarios"] == len(net.srlgs)
 
 
-def test_default_failures_and_plan_on_a_small_scenario(big_client: TestClient) -> None:
+def test_default_failures_and_plan_on_a_small_scenario(big_client: TestClient, small_world: Network) -> None:
     """`failures` and `plan` with `{}` options (engine local: a process pool inside the worker) succeed."""
-    net = small_world_network()
+    net = small_world
     _assert_succeeded(big_client, _run_defaults(big_client, net, ("failures", "plan")), net)
 
 
 @pytest.mark.slow
-def test_default_failures_and_plan_on_the_shipped_scenario(big_client: TestClient) -> None:
-    net = load_scenario()
+def test_default_failures_and_plan_on_the_shipped_scenario(big_client: TestClient, shipped: Network) -> None:
+    net = shipped
     _assert_succeeded(big_client, _run_defaults(big_client, net, ("failures", "plan")), net)
 
 

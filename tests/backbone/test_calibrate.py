@@ -23,7 +23,7 @@ from backbone.errors import ValidationError
 from backbone.io import load_scenario, save_scenario
 from backbone.model import DEFAULT_PARAMETERS, Network, link_latency_ms
 from backbone.route import shortest_route
-from tests.conftest import make_network
+from tests.nets import make_network
 
 TRUE = {"terrestrial_latency_factor": 1.35, "submarine_latency_factor": 1.08, "equipment_delay_ms": 0.7}
 
@@ -219,11 +219,11 @@ def test_bad_measurements_name_line_and_field(two_continents: Network, tmp_path:
         calibrate(two_continents, measured_frame([{"from": "nyc", "to": "lon", "rtt_ms": 70}]), loss="l3")
 
 
-def test_shipped_scenario_is_calibrated() -> None:
+def test_shipped_scenario_is_calibrated(shipped: Network) -> None:
     """The shipped scenario carries its calibration against public RTTs and meets the ~10 % target."""
     from backbone.paths import public_rtt_path
 
-    net = load_scenario()
+    net = shipped
     record = net.meta["calibration"]
     assert record["pairs"] >= 100
     for name in FITTED_PARAMETERS:
@@ -250,18 +250,18 @@ def test_builder_reproduces_the_shipped_scenario(tmp_path: Path) -> None:
         assert (tmp_path / "global" / f).read_text() == (shipped / f).read_text(), f
 
 
-def test_cli_defaults_report_on_the_shipped_scenario(tmp_path: Path) -> None:
+def test_cli_defaults_report_on_the_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
     """`backbone calibrate` with no options: the shipped public set, nothing written, same errors as recorded."""
     from backbone.api.cli.main import app
 
     res = CliRunner().invoke(app, ["calibrate", "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert doc["out"] is None and doc["pairs"] == load_scenario().meta["calibration"]["pairs"]
-    shipped = load_scenario().meta["calibration"]
-    assert doc["errors"]["before"]["median_abs_pct"] == pytest.approx(shipped["errors"]["after"]["median_abs_pct"],
+    assert doc["out"] is None and doc["pairs"] == shipped.meta["calibration"]["pairs"]
+    recorded = shipped.meta["calibration"]
+    assert doc["errors"]["before"]["median_abs_pct"] == pytest.approx(recorded["errors"]["after"]["median_abs_pct"],
                                                                       abs=0.05)
-    assert doc["parameters"] == pytest.approx(shipped["parameters"], rel=1e-3)
+    assert doc["parameters"] == pytest.approx(recorded["parameters"], rel=1e-3)
 
 
 def test_latency_parameters_below_the_floor_are_rejected(two_continents: Network, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from backbone import geo
 from backbone.api.cli.main import app
 from backbone.io import save_scenario
 from backbone.model import Network
-from tests.conftest import make_network
+from tests.nets import make_network
 
 INFO_KEYS = {"sites", "sites_by_region", "links", "links_by_kind", "cable_systems", "srlgs", "demands",
              "total_capacity_gbps", "gpus", "power_mw"}

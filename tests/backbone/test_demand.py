@@ -24,7 +24,7 @@ from backbone.demand import (
 from backbone.errors import ValidationError
 from backbone.io import load_scenario, save_scenario
 from backbone.model import Network
-from tests.conftest import make_network
+from tests.nets import make_network
 
 NO_NOISE = DemandParameters(noise_sigma=0.0, min_gbps=0.0)
 

@@ -8,7 +8,7 @@ import pytest
 
 from backbone.errors import NotFoundError, ValidationError
 from backbone.model import DERIVED_COLUMNS, Network, link_latency_ms
-from tests.conftest import make_network
+from tests.nets import make_network
 
 
 def _net() -> Network:

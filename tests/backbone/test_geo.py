@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from backbone import geo
-from tests.conftest import make_network
+from tests.nets import make_network
 
 # City centres (lon, lat), as commonly published (Wikipedia / GeoNames city coordinates).
 LONDON = (-0.1276, 51.5072)

@@ -22,14 +22,14 @@ from shapely import contains_xy
 
 from backbone.datasets.build_global import CORRIDORS
 from backbone.datasets.global_candidates import CUT_EXCEPTIONS, SLO_EXCEPTIONS
-from backbone.io import load_scenario
 from backbone.model import Network
 from backbone.paths import default_scenario_path
 
 
 @pytest.fixture(scope="module")
-def net() -> Network:
-    return load_scenario(default_scenario_path())
+def net(shipped: Network) -> Network:
+    """The shipped scenario (the session's read-only copy)."""
+    return shipped
 
 
 def sites_taken_by(net: Network, srlg: str) -> set[str]:

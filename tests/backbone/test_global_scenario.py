@@ -13,7 +13,6 @@ from backbone import geo
 from backbone.datasets.build_global import cable_slack_factors, system_route_km
 from backbone.datasets.global_cables import CABLES
 from backbone.demand import DemandParameters, regenerate, slo_violations
-from backbone.io import load_scenario
 from backbone.model import Network, link_latency_ms
 from backbone.paths import basemap_path, default_scenario_path
 from backbone.route import shortest_route
@@ -21,8 +20,9 @@ from backbone.schema import REGIONS
 
 
 @pytest.fixture(scope="module")
-def net() -> Network:
-    return load_scenario(default_scenario_path())
+def net(shipped: Network) -> Network:
+    """The shipped scenario (the session's read-only copy)."""
+    return shipped
 
 
 def test_info_json_reports_a_global_petabit_backbone() -> None:

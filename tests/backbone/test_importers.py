@@ -21,7 +21,8 @@ from backbone.errors import NotFoundError, ValidationError
 from backbone.io import load_scenario, save_scenario
 from backbone.io.graphml import country_code, load_graphml, region_from_lonlat
 from backbone.io.nodelink import SYNTHETIC_RADIUS_DEG, load_node_link, load_traffic_matrix_csv
-from tests.conftest import conformance_dir, make_network
+from tests.conftest import conformance_dir
+from tests.nets import make_network
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "importers"
 

@@ -14,7 +14,7 @@ from backbone import geo
 from backbone.errors import NotFoundError, ValidationError
 from backbone.io import detect_format, load_scenario, network_from_dict, network_to_dict, save_scenario
 from backbone.model import Network
-from tests.conftest import make_network
+from tests.nets import make_network
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -18,54 +18,11 @@ from backbone.maps.basemap import load_countries, projected_basemap
 from backbone.maps.layers import build_layers
 from backbone.model import Network
 from backbone.paths import basemap_path, default_scenario_path
-from tests.conftest import make_network
+from tests.nets import make_network, pacific_network
+from tests.nets import named_site as _site
 
 SMALL = "640x360"
 TRANS_PACIFIC = ("lax-tyo", "sea-tyo", "hnl-syd")
-
-
-def _site(i: str, lon: float, lat: float, region: str, **kw: Any) -> dict[str, Any]:
-    return {"id": i, "name": kw.pop("name", i), "lon": lon, "lat": lat, "region": region, **kw}
-
-
-def pacific_network() -> Network:
-    """Sites around the Pacific and Atlantic; three cables cross the antimeridian."""
-    sites = [
-        _site("LAX", -118.24, 34.05, "NA", name="Los Angeles", kind="landing"),
-        _site("SEA", -122.33, 47.61, "NA", name="Seattle"),
-        _site("DFW", -96.8, 32.78, "NA", name="Dallas DC", kind="datacenter", gpus_installed=20000,
-              power_available_mw=60),
-        _site("IAD", -77.49, 39.04, "NA", name="Ashburn DC", kind="datacenter", gpus_installed=50000,
-              power_available_mw=150),
-        _site("NYC", -74.0, 40.7, "NA", name="New York"),
-        _site("LON", -0.12, 51.5, "EMEA", name="London", kind="datacenter", gpus_installed=15000),
-        _site("FRA", 8.68, 50.11, "EMEA", name="Frankfurt"),
-        _site("TYO", 139.69, 35.68, "APAC", name="Tokyo", kind="datacenter", gpus_installed=30000),
-        _site("SIN", 103.82, 1.35, "APAC", name="Singapore", kind="datacenter", gpus_installed=10000),
-        _site("SYD", 151.21, -33.87, "APAC", name="Sydney", kind="landing"),
-        _site("HNL", -157.86, 21.31, "NA", name="Honolulu", kind="landing"),
-    ]
-
-    def link(i: str, a: str, b: str, cap: float, **kw: Any) -> dict[str, Any]:
-        return {"id": i, "site_a": a, "site_b": b, "capacity_gbps": cap, **kw}
-
-    links = [
-        link("lax-sea", "LAX", "SEA", 4000), link("lax-dfw", "LAX", "DFW", 8000), link("dfw-iad", "DFW", "IAD", 12000),
-        link("iad-nyc", "IAD", "NYC", 16000), link("lon-fra", "LON", "FRA", 10000),
-        link("nyc-lon", "NYC", "LON", 3200, kind="submarine", cable_system="Atlantic-1", waypoints="-50 44; -20 50"),
-        link("lax-tyo", "LAX", "TYO", 2400, kind="submarine", cable_system="Pacific-1", waypoints="-150 35; 170 38"),
-        link("sea-tyo", "SEA", "TYO", 1600, kind="submarine", cable_system="Pacific-2"),
-        link("lax-hnl", "LAX", "HNL", 800, kind="submarine", cable_system="Hawaii-1"),
-        link("hnl-syd", "HNL", "SYD", 800, kind="submarine", cable_system="Southern-X", waypoints="-178 -18"),
-        link("tyo-sin", "TYO", "SIN", 2000, kind="submarine", cable_system="APG", waypoints="125 20; 110 10"),
-        link("sin-fra", "SIN", "FRA", 600, kind="submarine", cable_system="SMW",
-             waypoints="95 5; 75 8; 55 13; 43 12; 33 28; 20 35; 10 40"),
-    ]
-    metros = [{"id": "m-sf", "name": "San Francisco", "lon": -122.42, "lat": 37.77, "region": "NA", "population_m": 7},
-              {"id": "m-osa", "name": "Osaka", "lon": 135.5, "lat": 34.69, "region": "APAC", "population_m": 19}]
-    demands = [{"id": "d1", "src": "DFW", "dst": "TYO", "demand_gbps": 500},
-               {"id": "d2", "src": "IAD", "dst": "LON", "demand_gbps": 900}]
-    return make_network(sites, links, demands, metros=metros, name="pacific-test")
 
 
 @pytest.fixture(scope="module")
@@ -294,7 +251,6 @@ def test_labels_do_not_collide(center: float) -> None:
     import matplotlib as mpl
 
     from backbone.maps.static import RC_PARAMS, StaticOptions, build_figure
-    from tests.conftest import make_network
 
     # a crowded network: 40 data centres on a grid over Europe and the US east coast
     lon = np.r_[np.linspace(-10, 25, 5).repeat(4), np.linspace(-90, -70, 5).repeat(4)]
@@ -407,12 +363,10 @@ def test_cli_map_writes_file_and_json_only_on_stdout(pacific: Network, tmp_path:
     assert r.exit_code == 0 and ET.parse(tmp_path / "m.kml").getroot().tag.endswith("kml")
 
 
-def test_shipped_scenario_maps() -> None:
+def test_shipped_scenario_maps(shipped: Network) -> None:
     # the shipped scenario is part of the repository: its absence is a failure, not a skip
     assert (default_scenario_path() / "scenario.yaml").exists(), f"shipped scenario missing at {default_scenario_path()}"
-    from backbone.io import load_scenario
-
-    net = load_scenario()
+    net = shipped
     for center in (0.0, 150.0):
         view = make_view(center)
         xmin, xmax, _, _ = view.extent()

@@ -18,7 +18,8 @@ import pytest
 from backbone.maps import export_map, render_map_bytes
 from backbone.maps import style as map_style
 from backbone.model import Network
-from tests.backbone.test_maps import TRANS_PACIFIC, near, pacific_network, png_pixels, result_for
+from tests.backbone.test_maps import TRANS_PACIFIC, near, png_pixels, result_for
+from tests.nets import pacific_network
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 """The one URI allowed in the page: an XML namespace name, which browsers never fetch."""

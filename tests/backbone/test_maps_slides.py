@@ -8,15 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from backbone.io import load_scenario
 from backbone.maps import charts, make_view
 from backbone.maps.values import map_values
 from backbone.model import Network
-
-
-@pytest.fixture(scope="module")
-def shipped() -> Network:
-    return load_scenario()
 
 
 def _texts(fig: object) -> list[str]:

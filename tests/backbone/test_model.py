@@ -12,7 +12,7 @@ import pytest
 
 from backbone.errors import NotFoundError, ValidationError
 from backbone.model import Network
-from tests.conftest import make_network
+from tests.nets import make_network
 
 
 def _unchanged(net: Network, op: Callable[[Network], Network]) -> Network:
@@ -225,7 +225,7 @@ def test_equals_compares_tables_name_and_meta(triangle: Network) -> None:
 def test_failed_network_round_trips(tmp_path) -> None:
     """Cutting every link of an SRLG drops the emptied SRLG, so the failed network saves and loads."""
     from backbone.io import load_scenario, save_scenario
-    from tests.conftest import make_network
+    from tests.nets import make_network
 
     net = make_network(
         [{"id": "A", "lon": 0, "lat": 0, "region": "EMEA"}, {"id": "B", "lon": 1, "lat": 0, "region": "EMEA"},

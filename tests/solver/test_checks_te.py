@@ -10,7 +10,8 @@ import pytest
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.te import TEResult, solve_te
-from tests.solver.test_te import diamond, grid  # noqa: F401  (diamond: fixture)
+from tests.nets import grid
+from tests.solver.test_te import diamond  # noqa: F401  (a fixture)
 
 
 @pytest.fixture(scope="module")

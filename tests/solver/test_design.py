@@ -19,7 +19,8 @@ from backbone.solver.design import build_design_lp, cutset_rows, solve_design
 from backbone.solver.design_task import CandidateLink, design_upgrades
 from backbone.solver.sndlib import build_instance, load_instance, write_solution
 from backbone.solver.tasks import run_task
-from tests.conftest import conformance_dir, make_network
+from tests.conftest import conformance_dir
+from tests.nets import make_network
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sndlib"
 LIMIT = 30.0

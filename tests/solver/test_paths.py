@@ -14,7 +14,7 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.solver.paths import PathSet, candidate_paths, clear_cache, paths_after_failure
 from backbone.solver.synthetic import synthetic_backbone
-from tests.conftest import make_network
+from tests.nets import make_network
 
 
 def _random_net(n: int, m: int, seed: int, parallel: int = 0) -> Network:

@@ -18,28 +18,11 @@ from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, solve_placement
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H
 from backbone.solver.tasks.place import run_place_task
-from tests.conftest import make_network
+from tests.nets import europe
 
 PAR_GPU = 46_132.0
 LON_GPU = 36_132.0
 MIP_BACKENDS = available_backends(mip=True)
-
-
-def europe(cap_gbps: float = 1000.0, demand_gpus: float = 1000.0, demands: list[dict[str, Any]] | None = None,
-           par: dict[str, Any] | None = None, metros: list[dict[str, Any]] | None = None,
-           extra_sites: list[dict[str, Any]] | None = None, extra_links: list[dict[str, Any]] | None = None):
-    """PAR (France, capex 40k/GPU) and LON (UK, 30k/GPU) joined by one link; the Paris metro sits
-    on PAR (zero access distance) with all-interactive demand (50 ms RTT SLO)."""
-    common = dict(kind="datacenter", region="EMEA", gpus_max=5000, power_available_mw=10, power_max_mw=20,
-                  power_price_usd_per_mwh=100)
-    sites = [dict(id="PAR", lon=2.35, lat=48.86, country="FR", capex_per_gpu_usd=40_000, **common),
-             dict(id="LON", lon=-0.13, lat=51.51, country="GB", capex_per_gpu_usd=30_000, **common)]
-    sites[0].update(par or {})
-    sites += extra_sites or []
-    links = [dict(id="par-lon", site_a="PAR", site_b="LON", capacity_gbps=cap_gbps), *(extra_links or [])]
-    metros = metros or [dict(id="paris", lon=2.35, lat=48.86, region="EMEA", country="FR",
-                             inference_gpus=demand_gpus, interactive_share=1.0)]
-    return make_network(sites, links, demands=demands, metros=metros, name="europe")
 
 
 def solve_checked(net, **options: Any):

@@ -6,7 +6,7 @@ import pytest
 
 from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, solve_placement
-from tests.solver.test_placement import europe
+from tests.nets import europe
 
 NYC = dict(id="NYC", lon=-74.0, lat=40.7, region="NA", country="US", kind="datacenter", gpus_max=5000,
            power_available_mw=10, power_max_mw=20, capex_per_gpu_usd=20_000)

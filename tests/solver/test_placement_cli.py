@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from backbone.api.cli.main import app
 from backbone.io import save_scenario
-from tests.solver.test_placement import europe
+from tests.nets import europe
 
 
 @pytest.fixture

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-
-from backbone.io import load_scenario
+from backbone.model import Network
 from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, solve_placement
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    net = load_scenario(None)
-    assert net.metros["inference_gpus"].sum() > 0, "the shipped scenario has no inference demand"
-    return net
-
-
-def test_shipped_scenario(shipped) -> None:
+def test_shipped_scenario(shipped: Network) -> None:
+    assert shipped.metros["inference_gpus"].sum() > 0, "the shipped scenario has no inference demand"
     opts = PlaceOptions(time_limit_s=60)
     r = solve_placement(shipped, opts)
     assert r.status == "optimal" and r.gap is not None and r.gap <= 1e-4

@@ -16,17 +16,11 @@ from typer.testing import CliRunner
 
 from backbone.io import save_scenario
 from backbone.model import Network
-from tests.conftest import small_world_network
 
 PLAN_FILES = ("report.html", "plan.json", "place.json", "te.json", "failures.json", "design.json",
               "map_world.png", "map_pacific.png", "map.svg", "map.html", "map.geojson",
               "place_sites.csv", "te_links.csv", "te_demands.csv", "failures_scenarios.csv", "failures_links.csv",
               "design_upgrades.csv")
-
-
-@pytest.fixture(scope="module")
-def small_world() -> Network:
-    return small_world_network()
 
 
 def _check_plan_dir(out: Path, summary: dict) -> None:
@@ -145,11 +139,10 @@ def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: P
 
 
 @pytest.mark.slow
-def test_plan_shipped_scenario(tmp_path: Path) -> None:
-    from backbone.io import load_scenario
+def test_plan_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
     from backbone.solver.tasks import run_task
 
-    net = load_scenario()
+    net = shipped
     out = tmp_path / "out"
     res = run_task("plan", net, {"failures": {"workers": 2}}, out)
     s = res.summary
@@ -171,13 +164,18 @@ def test_plan_shipped_scenario(tmp_path: Path) -> None:
     {},  # the defaults
 ], ids=["cheap", "defaults"])
 def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_world: Network, tmp_path: Path,
-                                                                        options: dict) -> None:
+                                                                        options: dict,
+                                                                        request: pytest.FixtureRequest) -> None:
     """Stages hand objects to each other, never files: a plan run from Python without an output folder routes
-    the same traffic (the scenario's plus the placement's) and finds the same utilisation as one with a folder."""
+    the same traffic (the scenario's plus the placement's) and finds the same utilisation as one with a folder.
+    (With the defaults, the run with a folder is the session's shared ``small_world_default_plan``.)"""
     from backbone.solver.tasks import run_task
 
     without = run_task("plan", small_world, options, None).summary
-    with_folder = run_task("plan", small_world, options, tmp_path / "out").summary
+    if options:
+        with_folder = run_task("plan", small_world, options, tmp_path / "out").summary
+    else:
+        with_folder = request.getfixturevalue("small_world_default_plan").summary
     scenario_gbps = float(small_world.scale_demand(options.get("demand_growth", 1.0)).demands["demand_gbps"].sum())
     assert with_folder["carried_gbps"] > scenario_gbps + 1.0  # the placement added backbone traffic
     for key in ("carried_gbps", "mlu", "mlu_after", "unmet_gbps", "unmet_gbps_after", "gpus_added"):

@@ -21,22 +21,9 @@ import pytest
 
 from backbone.model import Network
 from backbone.validate import build_network
+from tests.nets import lead_toy
 
 QUIET = {"periods": 3, "growth_per_year": {}, "maps": False, "failures": {"workers": 1}}
-
-
-def lead_toy(rfs: str = "", module_gbps: float = 100, max_modules: int = 2) -> Network:
-    sites = [{"id": "A", "lon": 0.0, "lat": 0.0, "region": "NA", "kind": "datacenter"},
-             {"id": "B", "lon": 2.0, "lat": 0.0, "region": "NA"}]
-    links = [{"id": "L1", "site_a": "A", "site_b": "B", "capacity_gbps": 100, "module_gbps": 100,
-              "module_cost_usd": 1e6, "max_capacity_gbps": 400}]
-    cands = [{"id": "C1", "site_a": "A", "site_b": "B", "kind": "terrestrial", "link_kind": "terrestrial",
-              "waypoints": "1 0.5", "module_gbps": module_gbps, "module_cost_usd": 2e6, "fixed_cost_usd": 5e6,
-              "max_modules": max_modules, "lead_time_quarters": 2, "available_from": rfs}]
-    demands = [{"id": "d1", "src": "A", "dst": "B", "demand_gbps": 50, "traffic_class": "bulk"}]
-    srlgs = [{"id": "s1", "kind": "conduit", "links": "L1"}]
-    return build_network({"sites": sites, "links": links, "demands": demands, "srlgs": srlgs, "metros": [],
-                          "candidates": cands}, name="lead-toy")
 
 
 def gpu_toy() -> Network:

@@ -15,12 +15,10 @@ from backbone.solver.checks.survivability import check_survivability
 from backbone.solver.failures import FailureOptions, enumerate_scenarios, sweep
 from backbone.solver.survive import design_survivable
 from backbone.validate import build_network
+from tests.conftest import SharedRun
+from tests.nets import site as _site
 
 SERIAL = FailureOptions(engine="serial")
-
-
-def _site(i: str, lon: float, lat: float) -> dict[str, Any]:
-    return {"id": i, "name": i, "lon": lon, "lat": lat, "region": "NA"}
 
 
 def _link(i: str, a: str, b: str, cap: float, max_cap: float | None = None) -> dict[str, Any]:
@@ -117,15 +115,14 @@ def test_checker_reads_the_scenario_folder(tmp_path: Path) -> None:
     assert load_scenario(str(folder)).links.loc["chord", "capacity_gbps"] == pytest.approx(100.0)
 
 
-def test_te_failures_and_plan_agree_on_a_failure(tmp_path: Path) -> None:
+def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path: Path) -> None:
     """One failure, three front doors: the same unmet traffic, the same utilisation, the same baseline."""
     from typer.testing import CliRunner
 
     from backbone.api.cli.main import app
     from backbone.solver.tasks import run_task
-    from tests.conftest import small_world_network
 
-    net = small_world_network()
+    net = small_world
     plan = run_task("plan", net, {"demand_growth": 3.0, "failures": {"engine": "serial"},
                                   "design": {"time_limit_s": 20}}, tmp_path / "plan")
     fails = json.loads((tmp_path / "plan" / "failures.json").read_text())
@@ -171,7 +168,8 @@ def _routed_network(net: Network, out: Path) -> Network:
     return network_after_placement(net, sites, placement_demands(flows, {c.name: c.slo_rtt_ms for c in classes}))
 
 
-def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> None:
+def test_planning_service_default_options_run_the_cli_plan(small_world: Network, small_world_default_plan: SharedRun,
+                                                           tmp_path: Path) -> None:
     """The API's plan job calls ``run_task("plan", net, options)``; with ``{}`` it runs the same plan as the CLI.
 
     (The API worker is exercised in tests/api; its job worker cannot start the failure sweep's process
@@ -181,11 +179,9 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
     from typer.testing import CliRunner
 
     from backbone.api.cli.main import app
-    from backbone.solver.tasks import run_task
-    from tests.conftest import small_world_network
 
-    net = small_world_network()
-    api = run_task("plan", net, {}, tmp_path / "api").summary
+    net = small_world
+    api = small_world_default_plan.summary  # run_task("plan", net, {}, out), shared with test_plan.py
     scen = save_scenario(net, tmp_path / "scen")
     r = CliRunner().invoke(app, ["plan", str(scen), "--out", str(tmp_path / "cli"), "--json"])
     assert r.exit_code == 0, r.output
@@ -193,16 +189,15 @@ def test_planning_service_default_options_run_the_cli_plan(tmp_path: Path) -> No
     for key in ("headline", "survivability", "upgrade_cost_usd", "links_upgraded", "routes_built", "mlu",
                 "mlu_after", "failures_with_unmet_demand", "failures_with_unmet_demand_after", "gpus_added"):
         assert cli[key] == api[key], key
-    assert (tmp_path / "api" / "scenario_after").exists() and (tmp_path / "cli" / "scenario_after").exists()
+    assert (small_world_default_plan.out / "scenario_after").exists() and (tmp_path / "cli" / "scenario_after").exists()
     assert api["survivability"]["failure_kind"] == "srlg"
     assert api["survivability"]["states"] == len(net.srlgs)
 
 
-def test_skip_upgrades_says_nothing_was_designed(tmp_path: Path) -> None:
+def test_skip_upgrades_says_nothing_was_designed(small_world: Network, tmp_path: Path) -> None:
     from backbone.solver.tasks import run_task
-    from tests.conftest import small_world_network
 
-    s = run_task("plan", small_world_network(), {"skip_upgrades": True, "failures": {"engine": "serial"}},
+    s = run_task("plan", small_world, {"skip_upgrades": True, "failures": {"engine": "serial"}},
                  tmp_path / "out").summary
     assert s["headline"].startswith("Nothing was designed (--skip-upgrades)")
     assert s["links_upgraded"] == 0 and s["routes_built"] == 0

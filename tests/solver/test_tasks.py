@@ -12,14 +12,8 @@ from backbone.model import Network
 from backbone.solver.tasks import Task, run_task, task_for
 from backbone.solver.tasks.registry import TASKS
 from backbone.solver.tasks.summaries import PlanSummary
-from tests.conftest import small_world_network
 
 KINDS = ("te", "place", "failures", "design", "plan", "calibrate", "roadmap")
-
-
-@pytest.fixture(scope="module")
-def small_world() -> Network:
-    return small_world_network()
 
 
 def test_every_shipped_kind_is_registered_with_its_function_and_options() -> None:
@@ -66,8 +60,6 @@ def test_the_plan_result_carries_every_stage(small_world: Network) -> None:
     assert result.upgrade.summary["status"] == "skipped"  # type: ignore[attr-defined]
 
 
-def test_calibrate_summary_matches_its_model() -> None:
-    from backbone.io import load_scenario
-
-    result = run_task("calibrate", load_scenario(), {"max_iterations": 1})
+def test_calibrate_summary_matches_its_model(shipped: Network) -> None:
+    result = run_task("calibrate", shipped, {"max_iterations": 1})
     assert result.typed_summary().pairs > 0 and result.calibration.network is not None  # type: ignore[attr-defined]

@@ -13,7 +13,9 @@ import pytest
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.te import TEResult, solve_te
-from tests.conftest import _site, make_network
+from tests.nets import grid, make_network
+from tests.nets import site as _site
+from tests.nets import te_link as _link
 
 OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
 
@@ -24,10 +26,6 @@ def solve(net: Network, objective: str, formulation: str = "path", **kw: Any) ->
     report = check_te(net, r)
     assert report.ok, str(report)
     return r
-
-
-def _link(i: str, a: str, b: str, cap: float, lat: float) -> dict[str, Any]:
-    return {"id": i, "site_a": a, "site_b": b, "capacity_gbps": cap, "length_km": 100 * lat, "latency_ms": lat}
 
 
 @pytest.fixture
@@ -48,28 +46,6 @@ def line() -> Network:
                {"id": "ab", "src": "A", "dst": "B", "demand_gbps": 20},
                {"id": "bc", "src": "B", "dst": "C", "demand_gbps": 20}]
     return make_network(sites, links, demands, name="line")
-
-
-def grid(n: int = 3, seed: int = 7) -> Network:
-    """An n x n grid with uneven capacities/latencies and a handful of demands."""
-    rng = np.random.default_rng(seed)
-    sites = [_site(f"s{r}{c}", c, r) for r in range(n) for c in range(n)]
-    links = []
-    for r in range(n):
-        for c in range(n):
-            if c + 1 < n:
-                links.append(_link(f"h{r}{c}", f"s{r}{c}", f"s{r}{c + 1}", float(rng.integers(5, 20)),
-                                   float(rng.uniform(1, 3))))
-            if r + 1 < n:
-                links.append(_link(f"v{r}{c}", f"s{r}{c}", f"s{r + 1}{c}", float(rng.integers(5, 20)),
-                                   float(rng.uniform(1, 3))))
-    ids = [s["id"] for s in sites]
-    demands = []
-    for i in range(12):
-        a, b = rng.choice(len(ids), 2, replace=False)
-        demands.append({"id": f"d{i}", "src": ids[a], "dst": ids[b], "demand_gbps": float(rng.integers(2, 12)),
-                        "traffic_class": ["training", "inference", "replication", "bulk"][i % 4]})
-    return make_network(sites, links, demands, name="grid")
 
 
 # ---------------------------------------------------------------------- hand-computed optima

@@ -7,7 +7,7 @@ import pytest
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.te import check_te
 from backbone.solver.te import solve_te
-from tests.solver.test_te import grid
+from tests.nets import grid
 
 BACKENDS = available_backends()
 FIRST_ORDER = {"ortools-pdlp"}

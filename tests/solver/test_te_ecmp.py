@@ -10,8 +10,9 @@ from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.ecmp import simulate_ecmp
 from backbone.solver.te import solve_te
-from tests.conftest import _site, make_network
-from tests.solver.test_te import _link, grid
+from tests.nets import grid, make_network
+from tests.nets import site as _site
+from tests.nets import te_link as _link
 
 
 def square(lat_second: float = 1.0, **demand: Any) -> Network:

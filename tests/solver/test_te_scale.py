@@ -23,7 +23,7 @@ from backbone.solver.te import choose_method, solve_te
 from backbone.solver.te.bounds import mlu_lower_bound, refine_mlu_bound
 from backbone.solver.te.colgen import GAP_TOL
 from backbone.solver.te.instance import build_instance
-from tests.conftest import make_network
+from tests.nets import make_network
 
 ALL_PATHS_K = 64
 """More than the loopless paths of any pair of the random networks below (at most 8 sites)."""

@@ -1,0 +1,236 @@
+"""Hand-built test networks used by more than one test file (one definition each).
+
+Plain functions returning a fresh validated :class:`Network`; ``tests/conftest.py`` wraps the common ones
+as fixtures (``triangle``, ``submarine_cut``, ``small_world``). Import them as ``from tests.nets import ...``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from backbone.model import Network
+from backbone.validate import build_network
+
+
+def make_network(sites: list[dict[str, Any]], links: list[dict[str, Any]], demands: list[dict[str, Any]] | None = None,
+                 srlgs: list[dict[str, Any]] | None = None, metros: list[dict[str, Any]] | None = None,
+                 name: str = "test", **meta: Any) -> Network:
+    """Build a validated network from records (defaults fill the rest)."""
+    return build_network({"sites": sites, "links": links, "demands": demands or [], "srlgs": srlgs or [],
+                          "metros": metros or []}, name=name, meta=meta)
+
+
+def site(i: str, lon: float, lat: float, region: str = "NA", **kw: Any) -> dict[str, Any]:
+    """A site record in region ``region`` (other columns from ``kw``)."""
+    return {"id": i, "name": i, "lon": lon, "lat": lat, "region": region, **kw}
+
+
+def triangle_network() -> Network:
+    """Three sites A-B-C, unit latencies; A->C demand 15 with capacity 10 per link.
+
+    Direct A-C carries 10 at 1 ms; the rest goes A-B-C (2 ms). Min-MLU optimum: split so
+    that the A-C load x and the A-B-C load 15-x give max(x, 15-x)/10 minimal -> 0.75.
+    """
+    sites = [site("A", 0, 0), site("B", 1, 1), site("C", 2, 0)]
+    links = [
+        {"id": "AB", "site_a": "A", "site_b": "B", "capacity_gbps": 10, "length_km": 100, "latency_ms": 1},
+        {"id": "BC", "site_a": "B", "site_b": "C", "capacity_gbps": 10, "length_km": 100, "latency_ms": 1},
+        {"id": "AC", "site_a": "A", "site_b": "C", "capacity_gbps": 10, "length_km": 100, "latency_ms": 1},
+    ]
+    demands = [{"id": "d1", "src": "A", "dst": "C", "demand_gbps": 15, "traffic_class": "bulk"}]
+    srlgs = [{"id": "cut", "kind": "corridor", "links": "AC"}]
+    return make_network(sites, links, demands, srlgs, name="triangle")
+
+
+def submarine_cut_network() -> Network:
+    """Two continents joined by two cables; one SRLG holds both (a corridor cut partitions them)."""
+    sites = [site("NY", -74.0, 40.7), site("WDC", -77.0, 38.9), site("LON", -0.1, 51.5, "EMEA", country="GB"),
+             site("PAR", 2.35, 48.86, "EMEA", country="FR")]
+    links = [
+        {"id": "ny-wdc", "site_a": "NY", "site_b": "WDC", "capacity_gbps": 1000},
+        {"id": "lon-par", "site_a": "LON", "site_b": "PAR", "capacity_gbps": 1000},
+        {"id": "tat-1", "site_a": "NY", "site_b": "LON", "kind": "submarine", "cable_system": "TAT",
+         "capacity_gbps": 400, "waypoints": "-50 45; -20 50"},
+        {"id": "tat-2", "site_a": "WDC", "site_b": "PAR", "kind": "submarine", "cable_system": "TAT2",
+         "capacity_gbps": 400, "waypoints": "-60 40; -10 47"},
+    ]
+    srlgs = [{"id": "atlantic", "kind": "corridor", "links": "tat-1;tat-2"},
+             {"id": "tat", "kind": "cable_system", "links": "tat-1"}]
+    demands = [{"id": "ny-lon", "src": "NY", "dst": "LON", "demand_gbps": 300, "traffic_class": "inference",
+                "slo_rtt_ms": 120},
+               {"id": "wdc-par", "src": "WDC", "dst": "PAR", "demand_gbps": 300, "traffic_class": "bulk"}]
+    return make_network(sites, links, demands, srlgs, name="submarine-cut")
+
+
+def world_site(i: str, lon: float, lat: float, region: str, country: str, kind: str = "pop", **kw: object) -> dict:
+    """A site of the small world (metro = its id for the six metro sites)."""
+    metro = i if i in ("new-york", "los-angeles", "london", "frankfurt", "tokyo", "singapore") else ""
+    return {"id": i, "name": i.title(), "lon": lon, "lat": lat, "region": region, "country": country,
+            "metro": metro, "kind": kind, **kw}
+
+
+def small_world_network() -> Network:
+    """Eight sites on three continents, two transatlantic and two transpacific cables, metros
+    with inference demand beyond the installed GPUs, and background traffic."""
+    dc = {"kind": "datacenter", "gpus_max": 60000, "power_max_mw": 120.0}
+    sites = [
+        world_site("ashburn", -77.49, 39.04, "NA", "US", gpus_installed=4096, power_available_mw=10, **dc),
+        world_site("new-york", -74.0, 40.71, "NA", "US"),
+        world_site("los-angeles", -118.24, 34.05, "NA", "US"),
+        world_site("london", -0.13, 51.51, "EMEA", "GB", gpus_installed=2048, power_available_mw=5, **dc),
+        world_site("frankfurt", 8.68, 50.11, "EMEA", "DE", gpus_installed=2048, power_available_mw=5, **dc),
+        world_site("tokyo", 139.69, 35.69, "APAC", "JP", gpus_installed=2048, power_available_mw=5, **dc),
+        world_site("singapore", 103.82, 1.35, "APAC", "SG", gpus_installed=1024, power_available_mw=3, **dc),
+        world_site("seattle", -122.33, 47.61, "NA", "US"),
+    ]
+    t = {"kind": "terrestrial", "capacity_gbps": 4000}
+    links = [
+        {"id": "ash-nyc", "site_a": "ashburn", "site_b": "new-york", **t},
+        {"id": "ash-lax", "site_a": "ashburn", "site_b": "los-angeles", **t},
+        {"id": "lax-sea", "site_a": "los-angeles", "site_b": "seattle", **t},
+        {"id": "nyc-sea", "site_a": "new-york", "site_b": "seattle", **t},
+        {"id": "lon-fra", "site_a": "london", "site_b": "frankfurt", **t},
+        {"id": "tyo-sin-1", "site_a": "tokyo", "site_b": "singapore", "kind": "submarine", "cable_system": "APG",
+         "capacity_gbps": 1200, "waypoints": "125 25; 112 10"},
+        {"id": "nyc-lon-1", "site_a": "new-york", "site_b": "london", "kind": "submarine", "cable_system": "TAT-A",
+         "capacity_gbps": 1200, "waypoints": "-50 44; -20 50"},
+        {"id": "ash-fra-1", "site_a": "ashburn", "site_b": "frankfurt", "kind": "submarine", "cable_system": "TAT-B",
+         "capacity_gbps": 800, "waypoints": "-60 38; -10 45; -2 47"},
+        {"id": "lax-tyo-1", "site_a": "los-angeles", "site_b": "tokyo", "kind": "submarine", "cable_system": "PAC-A",
+         "capacity_gbps": 1200, "waypoints": "-150 33; 170 34"},
+        {"id": "sea-tyo-1", "site_a": "seattle", "site_b": "tokyo", "kind": "submarine", "cable_system": "PAC-B",
+         "capacity_gbps": 800, "waypoints": "-160 48; 165 42"},
+        {"id": "fra-sin-1", "site_a": "frankfurt", "site_b": "singapore", "kind": "submarine",
+         "cable_system": "SMW", "capacity_gbps": 600, "waypoints": "10 40; 32 31; 38 20; 60 15; 80 5"},
+    ]
+    srlgs = [
+        {"id": "tat-a", "name": "TAT-A", "kind": "cable_system", "links": "nyc-lon-1"},
+        {"id": "tat-b", "name": "TAT-B", "kind": "cable_system", "links": "ash-fra-1"},
+        {"id": "pac-a", "name": "PAC-A", "kind": "cable_system", "links": "lax-tyo-1"},
+        {"id": "pac-b", "name": "PAC-B", "kind": "cable_system", "links": "sea-tyo-1"},
+        {"id": "smw", "name": "SMW", "kind": "cable_system", "links": "fra-sin-1"},
+        {"id": "apg", "name": "APG", "kind": "cable_system", "links": "tyo-sin-1"},
+        {"id": "atlantic", "name": "North Atlantic", "kind": "corridor", "links": "nyc-lon-1;ash-fra-1"},
+    ]
+    metros = [
+        {"id": m, "name": m.title(), "lon": lon, "lat": lat, "region": r, "country": c, "population_m": p,
+         "inference_gpus": g, "interactive_share": 0.6}
+        for m, lon, lat, r, c, p, g in [
+            ("new-york", -74.0, 40.71, "NA", "US", 19.0, 9000.0), ("los-angeles", -118.24, 34.05, "NA", "US", 13.0, 6000.0),
+            ("london", -0.13, 51.51, "EMEA", "GB", 9.0, 5000.0), ("frankfurt", 8.68, 50.11, "EMEA", "DE", 2.0, 3000.0),
+            ("tokyo", 139.69, 35.69, "APAC", "JP", 37.0, 8000.0), ("singapore", 103.82, 1.35, "APAC", "SG", 6.0, 3000.0),
+        ]]
+    demands = [
+        {"id": "trn-ash-fra", "src": "ashburn", "dst": "frankfurt", "demand_gbps": 300, "traffic_class": "training"},
+        {"id": "rep-lon-nyc", "src": "london", "dst": "new-york", "demand_gbps": 400, "traffic_class": "replication"},
+        {"id": "inf-tyo-lax", "src": "tokyo", "dst": "los-angeles", "demand_gbps": 300, "traffic_class": "inference",
+         "slo_rtt_ms": 150},
+        {"id": "bulk-sin-fra", "src": "singapore", "dst": "frankfurt", "demand_gbps": 200, "traffic_class": "bulk"},
+    ]
+    return make_network(sites, links, demands, srlgs, metros, name="small-world")
+
+
+def te_link(i: str, a: str, b: str, cap: float, lat: float) -> dict[str, Any]:
+    """A link record with latency ``lat`` ms (100 km per ms)."""
+    return {"id": i, "site_a": a, "site_b": b, "capacity_gbps": cap, "length_km": 100 * lat, "latency_ms": lat}
+
+
+def grid(n: int = 3, seed: int = 7) -> Network:
+    """An n x n grid with uneven capacities/latencies and a handful of demands."""
+    rng = np.random.default_rng(seed)
+    sites = [site(f"s{r}{c}", c, r) for r in range(n) for c in range(n)]
+    links = []
+    for r in range(n):
+        for c in range(n):
+            if c + 1 < n:
+                links.append(te_link(f"h{r}{c}", f"s{r}{c}", f"s{r}{c + 1}", float(rng.integers(5, 20)),
+                                   float(rng.uniform(1, 3))))
+            if r + 1 < n:
+                links.append(te_link(f"v{r}{c}", f"s{r}{c}", f"s{r + 1}{c}", float(rng.integers(5, 20)),
+                                   float(rng.uniform(1, 3))))
+    ids = [s["id"] for s in sites]
+    demands = []
+    for i in range(12):
+        a, b = rng.choice(len(ids), 2, replace=False)
+        demands.append({"id": f"d{i}", "src": ids[a], "dst": ids[b], "demand_gbps": float(rng.integers(2, 12)),
+                        "traffic_class": ["training", "inference", "replication", "bulk"][i % 4]})
+    return make_network(sites, links, demands, name="grid")
+
+
+def europe(cap_gbps: float = 1000.0, demand_gpus: float = 1000.0, demands: list[dict[str, Any]] | None = None,
+           par: dict[str, Any] | None = None, metros: list[dict[str, Any]] | None = None,
+           extra_sites: list[dict[str, Any]] | None = None, extra_links: list[dict[str, Any]] | None = None) -> Network:
+    """PAR (France, capex 40k/GPU) and LON (UK, 30k/GPU) joined by one link; the Paris metro sits
+    on PAR (zero access distance) with all-interactive demand (50 ms RTT SLO)."""
+    common = dict(kind="datacenter", region="EMEA", gpus_max=5000, power_available_mw=10, power_max_mw=20,
+                  power_price_usd_per_mwh=100)
+    sites = [dict(id="PAR", lon=2.35, lat=48.86, country="FR", capex_per_gpu_usd=40_000, **common),
+             dict(id="LON", lon=-0.13, lat=51.51, country="GB", capex_per_gpu_usd=30_000, **common)]
+    sites[0].update(par or {})
+    sites += extra_sites or []
+    links = [dict(id="par-lon", site_a="PAR", site_b="LON", capacity_gbps=cap_gbps), *(extra_links or [])]
+    metros = metros or [dict(id="paris", lon=2.35, lat=48.86, region="EMEA", country="FR",
+                             inference_gpus=demand_gpus, interactive_share=1.0)]
+    return make_network(sites, links, demands=demands, metros=metros, name="europe")
+
+
+def named_site(i: str, lon: float, lat: float, region: str, **kw: Any) -> dict[str, Any]:
+    """A site record whose ``name`` defaults to its id."""
+    return {"id": i, "name": kw.pop("name", i), "lon": lon, "lat": lat, "region": region, **kw}
+
+
+def pacific_network() -> Network:
+    """Sites around the Pacific and Atlantic; three cables cross the antimeridian."""
+    sites = [
+        named_site("LAX", -118.24, 34.05, "NA", name="Los Angeles", kind="landing"),
+        named_site("SEA", -122.33, 47.61, "NA", name="Seattle"),
+        named_site("DFW", -96.8, 32.78, "NA", name="Dallas DC", kind="datacenter", gpus_installed=20000,
+              power_available_mw=60),
+        named_site("IAD", -77.49, 39.04, "NA", name="Ashburn DC", kind="datacenter", gpus_installed=50000,
+              power_available_mw=150),
+        named_site("NYC", -74.0, 40.7, "NA", name="New York"),
+        named_site("LON", -0.12, 51.5, "EMEA", name="London", kind="datacenter", gpus_installed=15000),
+        named_site("FRA", 8.68, 50.11, "EMEA", name="Frankfurt"),
+        named_site("TYO", 139.69, 35.68, "APAC", name="Tokyo", kind="datacenter", gpus_installed=30000),
+        named_site("SIN", 103.82, 1.35, "APAC", name="Singapore", kind="datacenter", gpus_installed=10000),
+        named_site("SYD", 151.21, -33.87, "APAC", name="Sydney", kind="landing"),
+        named_site("HNL", -157.86, 21.31, "NA", name="Honolulu", kind="landing"),
+    ]
+
+    def link(i: str, a: str, b: str, cap: float, **kw: Any) -> dict[str, Any]:
+        return {"id": i, "site_a": a, "site_b": b, "capacity_gbps": cap, **kw}
+
+    links = [
+        link("lax-sea", "LAX", "SEA", 4000), link("lax-dfw", "LAX", "DFW", 8000), link("dfw-iad", "DFW", "IAD", 12000),
+        link("iad-nyc", "IAD", "NYC", 16000), link("lon-fra", "LON", "FRA", 10000),
+        link("nyc-lon", "NYC", "LON", 3200, kind="submarine", cable_system="Atlantic-1", waypoints="-50 44; -20 50"),
+        link("lax-tyo", "LAX", "TYO", 2400, kind="submarine", cable_system="Pacific-1", waypoints="-150 35; 170 38"),
+        link("sea-tyo", "SEA", "TYO", 1600, kind="submarine", cable_system="Pacific-2"),
+        link("lax-hnl", "LAX", "HNL", 800, kind="submarine", cable_system="Hawaii-1"),
+        link("hnl-syd", "HNL", "SYD", 800, kind="submarine", cable_system="Southern-X", waypoints="-178 -18"),
+        link("tyo-sin", "TYO", "SIN", 2000, kind="submarine", cable_system="APG", waypoints="125 20; 110 10"),
+        link("sin-fra", "SIN", "FRA", 600, kind="submarine", cable_system="SMW",
+             waypoints="95 5; 75 8; 55 13; 43 12; 33 28; 20 35; 10 40"),
+    ]
+    metros = [{"id": "m-sf", "name": "San Francisco", "lon": -122.42, "lat": 37.77, "region": "NA", "population_m": 7},
+              {"id": "m-osa", "name": "Osaka", "lon": 135.5, "lat": 34.69, "region": "APAC", "population_m": 19}]
+    demands = [{"id": "d1", "src": "DFW", "dst": "TYO", "demand_gbps": 500},
+               {"id": "d2", "src": "IAD", "dst": "LON", "demand_gbps": 900}]
+    return make_network(sites, links, demands, metros=metros, name="pacific-test")
+
+
+def lead_toy(rfs: str = "", module_gbps: float = 100, max_modules: int = 2) -> Network:
+    """A-B over one link in SRLG s1; candidate C1 (lead time 2 quarters) is its only protection."""
+    sites = [{"id": "A", "lon": 0.0, "lat": 0.0, "region": "NA", "kind": "datacenter"},
+             {"id": "B", "lon": 2.0, "lat": 0.0, "region": "NA"}]
+    links = [{"id": "L1", "site_a": "A", "site_b": "B", "capacity_gbps": 100, "module_gbps": 100,
+              "module_cost_usd": 1e6, "max_capacity_gbps": 400}]
+    cands = [{"id": "C1", "site_a": "A", "site_b": "B", "kind": "terrestrial", "link_kind": "terrestrial",
+              "waypoints": "1 0.5", "module_gbps": module_gbps, "module_cost_usd": 2e6, "fixed_cost_usd": 5e6,
+              "max_modules": max_modules, "lead_time_quarters": 2, "available_from": rfs}]
+    demands = [{"id": "d1", "src": "A", "dst": "B", "demand_gbps": 50, "traffic_class": "bulk"}]
+    srlgs = [{"id": "s1", "kind": "conduit", "links": "L1"}]
+    return build_network({"sites": sites, "links": links, "demands": demands, "srlgs": srlgs, "metros": [],
+                          "candidates": cands}, name="lead-toy")
