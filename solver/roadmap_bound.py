@@ -46,6 +46,7 @@ import scipy.sparse as sp
 from backbone.model import Network
 from backbone.solver.problem import LinearProgram, solve
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
+from backbone.solver.survive_model import link_modules
 
 logger = logging.getLogger(__name__)
 
@@ -150,13 +151,7 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     links = full.links
     n_old, L = len(base.links), len(links)
     T = len(gpu_committed)
-    is_cand = np.arange(L) >= n_old
-    cap = np.where(is_cand, 0.0, links["capacity_gbps"].to_numpy(float))
-    mod = links["module_gbps"].to_numpy(float)
-    unit = links["module_cost_usd"].to_numpy(float)
-    y_max = np.where(is_cand, np.round(links["max_capacity_gbps"].to_numpy(float) / mod),
-                     np.floor((links["max_capacity_gbps"].to_numpy(float) - cap) / mod + 1e-9)).clip(min=0)
-    y_max = np.nan_to_num(y_max, nan=0.0)
+    is_cand, cap, mod, unit, y_max = link_modules(links, n_old)
     fixed = np.zeros(L)
     fixed[is_cand] = base.candidates["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
     allowed, module_commit, fixed_commit = _allowed(full, base.candidates, n_old, opts, T)

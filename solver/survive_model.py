@@ -131,19 +131,28 @@ def solve_mip(net: Network, full: Network, blocks: list[StateBlock], time_limit_
     return out
 
 
+def link_modules(links: pd.DataFrame, n_old: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                          np.ndarray]:
+    """Per link of ``links`` (existing links first, then ``n_old``-onwards candidate routes): ``(is_candidate,
+    installed capacity_gbps (0 for a candidate), module_gbps, module_cost_usd, modules that can be added at
+    most)``; a candidate's maximum is ``max_capacity_gbps / module_gbps``, an existing link's what fits under
+    its ``max_capacity_gbps``."""
+    is_cand = np.arange(len(links)) >= n_old
+    cap = np.where(is_cand, 0.0, links["capacity_gbps"].to_numpy(float))
+    mod = links["module_gbps"].to_numpy(float)
+    cost = links["module_cost_usd"].to_numpy(float)
+    y_max = np.where(is_cand, np.round(links["max_capacity_gbps"].to_numpy(float) / mod),
+                     np.floor((links["max_capacity_gbps"].to_numpy(float) - cap) / mod + 1e-9)).clip(min=0)
+    return is_cand, cap, mod, cost, np.nan_to_num(y_max, nan=0.0)
+
+
 def build_mip(net: Network, full: Network, blocks: list[StateBlock], comm: Commodities, integer: bool,
                fix_max: bool = False) -> tuple[LinearProgram, np.ndarray]:
     """The program (module doc); ``fix_max``: every module bought, minimise unmet routable demand."""
     links = full.links
     n_old = len(net.links)
     L = len(links)
-    is_cand = np.arange(L) >= n_old
-    cap = np.where(is_cand, 0.0, links["capacity_gbps"].to_numpy(float))
-    mod = links["module_gbps"].to_numpy(float)
-    cost = links["module_cost_usd"].to_numpy(float)
-    y_max = np.where(is_cand, np.round(links["max_capacity_gbps"].to_numpy(float) / mod),
-                     np.floor((links["max_capacity_gbps"].to_numpy(float) - cap) / mod + 1e-9)).clip(min=0)
-    y_max = np.nan_to_num(y_max, nan=0.0)
+    is_cand, cap, mod, cost, y_max = link_modules(links, n_old)
     cands = net.candidates
     fixed = cands["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
     h = comm.gbps

@@ -18,14 +18,8 @@ inflation per demand (p50, p99, worst) and whether the state ``survived``.
 
 Execution
 ---------
-Scenarios run in batches on a local process pool (``engine="local"``) or on a Dask distributed
-cluster (``engine="dask"``; with no scheduler address a local cluster is started). A worker
-keeps a :class:`SweepContext` per network -- the intact network, its baseline result and its
-cached candidate paths -- and per scenario only re-derives what the failure changes: candidate
-paths are those of the intact network minus the ones crossing failed links, with only the
-pairs that lost a path searched again on the failed topology
-(:func:`backbone.solver.paths.paths_after_failure`). Results do not depend on the engine or the batch
-size: every scenario is evaluated by the same deterministic function.
+Serially, on a local process pool or on a Dask cluster, with the same deterministic result:
+see :mod:`backbone.solver.failures.engines`.
 """
 
 from backbone.solver.failures.engines import run_sweep, worker_context
