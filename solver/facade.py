@@ -80,8 +80,8 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
     >>> r = backbone.solve_te(net, objective="max-throughput", k_paths=8)  # doctest: +SKIP
     >>> r.links["utilisation"].max()  # doctest: +SKIP
     """
-    from backbone.solver.tasks.te import TEOptions
     from backbone.solver.te import solve_te as solve
+    from backbone.solver.te.options import TEOptions
 
     opts = options_for(TEOptions, options)
     progress = progress or no_progress

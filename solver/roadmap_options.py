@@ -38,7 +38,7 @@ from backbone.solver.tasks.plan_options import (
     plan_stage_defaults,
     with_stage_defaults,
 )
-from backbone.solver.tasks.te import TEOptions
+from backbone.solver.te.options import TEOptions
 
 QUARTER_RE = re.compile(r"^(\d{4})Q([1-4])$")
 YEAR_RE = re.compile(r"^(\d{4})$")

@@ -13,7 +13,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from backbone.solver.backends import BackendName
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.tasks.te import TEOptions
+from backbone.solver.te.options import TEOptions
 
 
 class PlanUpgradeOptions(BaseModel):

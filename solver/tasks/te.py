@@ -9,61 +9,22 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 import numpy as np
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
-from backbone.solver.backends import BackendName
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import Summary, TESummary
 from backbone.solver.te import TEResult, note_missing_demand, solve_te
+from backbone.solver.te.options import Objective, TEOptions
+
+__all__ = ["MAX_UNMET_LISTED", "Objective", "TEOptions", "TETaskResult", "edge_gap", "run_te_task"]
 
 MAX_UNMET_LISTED = 100
 """Unmet demands listed in the JSON summary (largest first; te_demands.csv has all)."""
-
-Objective = Literal["min-mlu", "max-throughput", "max-min-fair", "min-latency", "ecmp"]
-
-
-class TEOptions(BaseModel):
-    """Options of the ``te`` task (CLI flags and API body use the same names)."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-    objective: Objective = Field("min-mlu", description="What to optimise; 'ecmp' simulates shortest-path ECMP.")
-    formulation: Literal["path", "edge"] = Field("path", description="Candidate paths or edge-based flow.")
-    k_paths: int = Field(4, ge=1, le=64, validation_alias=AliasChoices("k_paths", "paths"),
-                         description="Candidate paths per demand (path formulation). Also accepted as 'paths'.")
-    disjoint: bool = Field(False, description="Link-disjoint candidate paths (successive shortest paths).")
-    backend: BackendName = Field("highs", description="Solver backend (see `backbone.solver.backends.available_backends`).")
-    time_limit_s: float = Field(120.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
-                                description="Hard time limit over path search, model building and every LP stage, "
-                                            "seconds; when it stops the solve, the best feasible answer found is "
-                                            "returned with status 'time_limit'.")
-    utilisation_ceiling: float | None = Field(
-        None, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
-        description="Max link utilisation for max-throughput / max-min-fair (default 1.0) and min-latency "
-                    "(default 0.8); ignored by min-mlu. Also accepted as 'ceiling'.")
-    latency_tiebreak: bool = Field(False, description="After the objective, minimise latency holding it optimal.")
-    bound: bool = Field(False, description="Also solve the edge formulation and report gap_to_edge_bound.")
-    verify: bool = Field(False, description="Run the independent checker on the result.")
-    impact: bool = Field(True, description="Also report the state's impact figures (backbone.solver.impact): "
-                                           "utilisation the traffic needs (min-MLU) and the traffic that cannot be "
-                                           "carried at <= 100 % utilisation, per class -- the figures failures and "
-                                           "plan report.")
-    ecmp_metric: Literal["latency", "hops"] = Field("latency", description="ECMP path cost.")
-    ecmp_tolerance_ms: float = Field(0.05, ge=0, description="ECMP: latency difference treated as equal cost.")
-    lp_method: Literal["auto", "simplex", "ipm"] = Field(
-        "auto", description="HiGHS LP method; auto: interior point for large LPs, else HiGHS' choice.")
-    method: Literal["auto", "exact", "colgen", "pop"] = Field(
-        "auto", description="exact: the path LP over k candidates; colgen: column generation over every "
-                            "admissible path; pop: random demand split into parts solved in parallel; auto: "
-                            "exact up to 50,000 routable demands, else colgen (min-mlu and max-throughput).")
-    pop_parts: int = Field(4, ge=1, le=64, description="POP: number of random demand sub-problems.")
-
 
 def edge_gap(objective: str, value: float, bound: float) -> float | None:
     """Relative gap of a path result to the edge bound (>= 0 when the bound holds)."""
@@ -95,10 +56,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     def main_progress(f: float, m: str) -> None:
         progress(f * weight, m)
 
-    result = solve_te(net, opts.objective, opts.formulation, opts.k_paths, opts.backend, opts.time_limit_s,
-                      opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
-                      opts.ecmp_tolerance_ms, main_progress, lp_method=opts.lp_method, method=opts.method,
-                      pop_parts=opts.pop_parts)
+    result = solve_te(net, opts, progress=main_progress)
     summary = result.summary
     note_missing_demand(summary)
     if weight < 1.0:

@@ -4,7 +4,7 @@ Public entry points
 -------------------
 * :func:`solve_te` -- one TE solve (``objective`` x ``formulation``) returning a :class:`TEResult`;
 * the planning-service task (``backbone te`` and the API call it) is
-  :func:`backbone.solver.tasks.te.run_te_task`, with options :class:`~backbone.solver.tasks.te.TEOptions`;
+  :func:`backbone.solver.tasks.te.run_te_task`; both take :class:`~backbone.solver.te.options.TEOptions`;
 * objective ``"ecmp"`` -- no optimisation: equal-cost multipath routing as the network does it
   without TE (:mod:`backbone.solver.ecmp`), reported in the same tables.
 
@@ -32,16 +32,17 @@ from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.te.formulations import block_values, build_formulation
 from backbone.solver.te.instance import REASONS, build_instance
 from backbone.solver.te.objectives import OBJECTIVES, run_objective
+from backbone.solver.te.options import TEOptions
 from backbone.solver.te.result import TEResult, assemble_result
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEResult", "choose_method", "note_missing_demand",
-           "solve_te"]
+__all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEOptions", "TEResult", "choose_method",
+           "note_missing_demand", "solve_te"]
 
 ALL_OBJECTIVES = (*OBJECTIVES, "ecmp")
 
-def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path", k: int = 4,
+def solve_te(net: Network, objective: str | TEOptions = "min-mlu", formulation: str = "path", k: int = 4,
              backend: str = "highs", time_limit: float = 120.0, ceiling: float | None = None,
              disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
              ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None,
@@ -54,19 +55,22 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     net
         The network with its demands.
     objective
-        ``min-mlu``, ``max-throughput``, ``max-min-fair``, ``min-latency`` or ``ecmp``.
+        ``min-mlu``, ``max-throughput``, ``max-min-fair``, ``min-latency`` or ``ecmp``; or a
+        :class:`~backbone.solver.te.options.TEOptions`, whose fields then replace the parameters below
+        (``k_paths`` is ``k``, ``time_limit_s`` is ``time_limit``, ``utilisation_ceiling`` is ``ceiling``;
+        ``progress`` and ``path_provider`` still come from the call): ``solve_te(net, TEOptions(k_paths=8))``.
     formulation
         ``path`` (candidate paths, ``k`` per demand) or ``edge`` (multicommodity flow).
     time_limit
         Hard limit in seconds over path search, model building and every LP stage (see
         :class:`TEOptions`); the summary status is ``time_limit`` when it stopped the solve.
     ceiling
-        Utilisation ceiling (see :class:`~backbone.solver.tasks.te.TEOptions`).
+        Utilisation ceiling (see :class:`~backbone.solver.te.options.TEOptions`).
     path_provider
         Optional candidate-path function with :func:`backbone.solver.paths.candidate_paths`'s signature
         (failure sweeps reuse the intact network's paths through it).
     method
-        ``exact``, ``colgen``, ``pop`` or ``auto`` (see :class:`~backbone.solver.tasks.te.TEOptions` and
+        ``exact``, ``colgen``, ``pop`` or ``auto`` (see :class:`~backbone.solver.te.options.TEOptions` and
         :func:`choose_method`).
         The summary reports the method that ran, ``lower_bound`` (min-mlu: a proven bound on the MLU
         over every admissible routing) and ``gap``.
@@ -86,6 +90,11 @@ def solve_te(net: Network, objective: str = "min-mlu", formulation: str = "path"
     >>> r.summary["mlu"]                          # doctest: +SKIP
     0.75
     """
+    if isinstance(objective, TEOptions):
+        o = objective
+        return solve_te(net, o.objective, o.formulation, o.k_paths, o.backend, o.time_limit_s, o.utilisation_ceiling,
+                        o.disjoint, o.latency_tiebreak, o.ecmp_metric, o.ecmp_tolerance_ms, progress, path_provider,
+                        o.lp_method, o.method, o.pop_parts)
     progress = progress or no_progress
     t_start = time.perf_counter()
     inst = build_instance(net, path_provider)

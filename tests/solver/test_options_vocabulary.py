@@ -92,3 +92,16 @@ def test_canonical_names_keeps_unknown_names_for_the_model_to_refuse() -> None:
 
     assert canonical_names(TEOptions, {"paths": 3, "bogus": 1}) == {"k_paths": 3, "bogus": 1}
     assert accepted_names(TEOptions)["time_limit"] == "time_limit_s"
+
+
+def test_solve_te_takes_the_options_object(triangle: Any) -> None:
+    """``solve_te(net, TEOptions(...))`` solves exactly what the same keywords do (one vocabulary)."""
+    from backbone.solver.te import TEOptions, solve_te
+
+    opts = TEOptions(objective="max-throughput", k_paths=2, utilisation_ceiling=0.5, time_limit_s=30)
+    by_options = solve_te(triangle, opts)
+    by_keywords = solve_te(triangle, "max-throughput", k=2, ceiling=0.5, time_limit=30)
+    assert by_options.summary["paths_k"] == 2 and by_options.summary["utilisation_ceiling"] == 0.5
+    for key in ("status", "objective_value", "carried_gbps", "unmet_gbps", "mlu"):
+        assert by_options.summary[key] == pytest.approx(by_keywords.summary[key])
+    assert by_options.summary["mlu"] <= 0.5 + 1e-6
