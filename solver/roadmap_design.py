@@ -63,13 +63,13 @@ def _offer(routed: Network, opts: RoadmapOptions, t: int) -> _Offer:
 
 
 def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, progress: ProgressFn,
-                notes: list[str]) -> Any:
+                notes: list[str]) -> Any | None:
     """The survivable design (``survive``: a failure kind or ``none``), retried with a longer time limit
-    (:data:`SOLVER_RETRY_FACTORS`); each failure is noted in ``notes``."""
+    (:data:`SOLVER_RETRY_FACTORS`); each failure is noted in ``notes``, and ``None`` when every try failed."""
     from backbone.solver.survive import design_survivable
 
     limit = float(design_opts.time_limit_s)
-    for i, factor in enumerate(SOLVER_RETRY_FACTORS):
+    for factor in SOLVER_RETRY_FACTORS:
         try:
             return design_survivable(
                 dnet, survive, float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling),
@@ -80,9 +80,7 @@ def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, p
                 sweep_options=fail_opts, progress=progress)
         except SolverError as exc:
             notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
-            if i == len(SOLVER_RETRY_FACTORS) - 1:
-                raise
-    raise AssertionError("unreachable")
+    return None
 
 
 def _build_rows(upgrades: pd.DataFrame, cands: pd.DataFrame, opts: RoadmapOptions, t: int,
@@ -141,8 +139,6 @@ def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[st
         res = _run_design(offer.network, kind, fail_opts, design_opts, progress, notes)
     except InfeasibleError as exc:
         out["budget_note"] = f"survivable design infeasible: {exc}"
-    except SolverError:
-        pass  # noted in notes; the intact-state design below
     out["solver_note"] = "; ".join(notes)
     if res is not None:
         out["working_set"] = list(res.working_set)  # binding whether or not the budget lets the design be built
@@ -168,9 +164,8 @@ def _intact_fallback(out: dict[str, Any], offer: _Offer, routed: Network, opts: 
                      committed: list[float], progress: ProgressFn, notes: list[str], why: str) -> dict[str, Any]:
     """The cheapest design for the intact state when the survivable one does not fit (``why``: budget or
     solver); nothing when that does not fit either or finds no solution."""
-    try:
-        intact = _run_design(offer.network, "none", fail_opts, design_opts, progress, notes)
-    except SolverError:
+    intact = _run_design(offer.network, "none", fail_opts, design_opts, progress, notes)
+    if intact is None:
         out.update(mode="nothing built (solver)", status="time_limit", cost_usd=0.0, lower_bound_usd=None, gap=None,
                    builds=[], network=routed, solver_note="; ".join(notes))
         out["survivability"] = sweep_survivability(routed, kind, fail_opts)
