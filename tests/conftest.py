@@ -25,7 +25,6 @@ from tests.nets import (  # noqa: F401  (re-exported: older imports name them fr
     submarine_cut_network,
     triangle_network,
 )
-from tests.nets import site as _site  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE = ROOT.parent / "shared" / "conformance"

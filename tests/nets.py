@@ -176,27 +176,22 @@ def europe(cap_gbps: float = 1000.0, demand_gpus: float = 1000.0, demands: list[
     return make_network(sites, links, demands=demands, metros=metros, name="europe")
 
 
-def named_site(i: str, lon: float, lat: float, region: str, **kw: Any) -> dict[str, Any]:
-    """A site record whose ``name`` defaults to its id."""
-    return {"id": i, "name": kw.pop("name", i), "lon": lon, "lat": lat, "region": region, **kw}
-
-
 def pacific_network() -> Network:
     """Sites around the Pacific and Atlantic; three cables cross the antimeridian."""
     sites = [
-        named_site("LAX", -118.24, 34.05, "NA", name="Los Angeles", kind="landing"),
-        named_site("SEA", -122.33, 47.61, "NA", name="Seattle"),
-        named_site("DFW", -96.8, 32.78, "NA", name="Dallas DC", kind="datacenter", gpus_installed=20000,
+        site("LAX", -118.24, 34.05, "NA", name="Los Angeles", kind="landing"),
+        site("SEA", -122.33, 47.61, "NA", name="Seattle"),
+        site("DFW", -96.8, 32.78, "NA", name="Dallas DC", kind="datacenter", gpus_installed=20000,
               power_available_mw=60),
-        named_site("IAD", -77.49, 39.04, "NA", name="Ashburn DC", kind="datacenter", gpus_installed=50000,
+        site("IAD", -77.49, 39.04, "NA", name="Ashburn DC", kind="datacenter", gpus_installed=50000,
               power_available_mw=150),
-        named_site("NYC", -74.0, 40.7, "NA", name="New York"),
-        named_site("LON", -0.12, 51.5, "EMEA", name="London", kind="datacenter", gpus_installed=15000),
-        named_site("FRA", 8.68, 50.11, "EMEA", name="Frankfurt"),
-        named_site("TYO", 139.69, 35.68, "APAC", name="Tokyo", kind="datacenter", gpus_installed=30000),
-        named_site("SIN", 103.82, 1.35, "APAC", name="Singapore", kind="datacenter", gpus_installed=10000),
-        named_site("SYD", 151.21, -33.87, "APAC", name="Sydney", kind="landing"),
-        named_site("HNL", -157.86, 21.31, "NA", name="Honolulu", kind="landing"),
+        site("NYC", -74.0, 40.7, "NA", name="New York"),
+        site("LON", -0.12, 51.5, "EMEA", name="London", kind="datacenter", gpus_installed=15000),
+        site("FRA", 8.68, 50.11, "EMEA", name="Frankfurt"),
+        site("TYO", 139.69, 35.68, "APAC", name="Tokyo", kind="datacenter", gpus_installed=30000),
+        site("SIN", 103.82, 1.35, "APAC", name="Singapore", kind="datacenter", gpus_installed=10000),
+        site("SYD", 151.21, -33.87, "APAC", name="Sydney", kind="landing"),
+        site("HNL", -157.86, 21.31, "NA", name="Honolulu", kind="landing"),
     ]
 
     def link(i: str, a: str, b: str, cap: float, **kw: Any) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from backbone.maps.basemap import load_countries, projected_basemap
 from backbone.maps.layers import build_layers
 from backbone.model import Network
 from backbone.paths import basemap_path, default_scenario_path
+from tests import nets
 from tests.nets import make_network, pacific_network
-from tests.nets import named_site as _site
 
 SMALL = "640x360"
 TRANS_PACIFIC = ("lax-tyo", "sea-tyo", "hnl-syd")
@@ -255,7 +255,7 @@ def test_labels_do_not_collide(center: float) -> None:
     # a crowded network: 40 data centres on a grid over Europe and the US east coast
     lon = np.r_[np.linspace(-10, 25, 5).repeat(4), np.linspace(-90, -70, 5).repeat(4)]
     lat = np.r_[np.tile(np.linspace(40, 55, 4), 5), np.tile(np.linspace(30, 45, 4), 5)]
-    sites = [_site(f"s{i}", float(x), float(y), "EMEA" if x > -30 else "NA", name=f"Data centre {i}",
+    sites = [nets.site(f"s{i}", float(x), float(y), "EMEA" if x > -30 else "NA", name=f"Data centre {i}",
                    kind="datacenter", gpus_installed=1000 * (i + 1)) for i, (x, y) in enumerate(zip(lon, lat, strict=True))]
     links = [{"id": f"l{i}", "site_a": f"s{i}", "site_b": f"s{i + 1}", "capacity_gbps": 400} for i in range(39)]
     net = make_network(sites, links)

@@ -15,8 +15,8 @@ from backbone.solver.checks.survivability import check_survivability
 from backbone.solver.failures import FailureOptions, enumerate_scenarios, sweep
 from backbone.solver.survive import design_survivable
 from backbone.validate import build_network
+from tests import nets
 from tests.conftest import SharedRun
-from tests.nets import site as _site
 
 SERIAL = FailureOptions(engine="serial")
 
@@ -33,7 +33,7 @@ def ring_needing_a_chord() -> Network:
     The only fix is the chord A-C (fixed 1,000 USD + 10 USD per 100 Gbps module, up to 2): with one
     module, a cut leaves 100 + 100 >= 150 Gbps. Optimal: build the chord with 1 module, 1,010 USD.
     """
-    sites = [_site("A", 0, 0), _site("B", 1, 1), _site("C", 2, 0), _site("D", 1, -1)]
+    sites = [nets.site("A", 0, 0), nets.site("B", 1, 1), nets.site("C", 2, 0), nets.site("D", 1, -1)]
     links = [_link("AB", "A", "B", 100), _link("BC", "B", "C", 100), _link("CD", "C", "D", 100),
              _link("DA", "D", "A", 100)]
     demands = [{"id": "a-c", "src": "A", "dst": "C", "demand_gbps": 150, "traffic_class": "bulk"}]
@@ -48,7 +48,7 @@ def site_behind_one_link() -> Network:
     """E hangs off A by one link; 40 Gbps E->C. Losing the link cuts E off; only the candidate
     backhaul E-B (fixed 500 USD + 5 per module) reconnects it. A pricier candidate E-D (fixed 900)
     would too: the optimum builds E-B with one module (505 USD)."""
-    sites = [_site("A", 0, 0), _site("B", 1, 1), _site("C", 2, 0), _site("D", 1, -1), _site("E", -1, 0)]
+    sites = [nets.site("A", 0, 0), nets.site("B", 1, 1), nets.site("C", 2, 0), nets.site("D", 1, -1), nets.site("E", -1, 0)]
     links = [_link("AB", "A", "B", 100), _link("BC", "B", "C", 100), _link("CD", "C", "D", 100),
              _link("DA", "D", "A", 100), _link("EA", "E", "A", 100)]
     demands = [{"id": "e-c", "src": "E", "dst": "C", "demand_gbps": 40, "traffic_class": "inference"}]

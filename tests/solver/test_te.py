@@ -13,9 +13,8 @@ import pytest
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.te import TEResult, solve_te
+from tests import nets
 from tests.nets import grid, make_network
-from tests.nets import site as _site
-from tests.nets import te_link as _link
 
 OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
 
@@ -31,17 +30,17 @@ def solve(net: Network, objective: str, formulation: str = "path", **kw: Any) ->
 @pytest.fixture
 def diamond() -> Network:
     """S-A-T is fast (2 ms), S-B-T slow (10 ms); 10 Gbps everywhere; S->T 12 Gbps."""
-    sites = [_site("S", 0, 0), _site("A", 1, 1), _site("B", 1, -1), _site("T", 2, 0)]
-    links = [_link("SA", "S", "A", 10, 1), _link("AT", "A", "T", 10, 1),
-             _link("SB", "S", "B", 10, 5), _link("BT", "B", "T", 10, 5)]
+    sites = [nets.site("S", 0, 0), nets.site("A", 1, 1), nets.site("B", 1, -1), nets.site("T", 2, 0)]
+    links = [nets.te_link("SA", "S", "A", 10, 1), nets.te_link("AT", "A", "T", 10, 1),
+             nets.te_link("SB", "S", "B", 10, 5), nets.te_link("BT", "B", "T", 10, 5)]
     return make_network(sites, links, [{"id": "st", "src": "S", "dst": "T", "demand_gbps": 12}], name="diamond")
 
 
 @pytest.fixture
 def line() -> Network:
     """A-B (10 Gbps) - C (20 Gbps); demands A->C, A->B, B->C of 20 Gbps each (classic max-min example)."""
-    sites = [_site("A", 0, 0), _site("B", 1, 0), _site("C", 2, 0)]
-    links = [_link("AB", "A", "B", 10, 1), _link("BC", "B", "C", 20, 1)]
+    sites = [nets.site("A", 0, 0), nets.site("B", 1, 0), nets.site("C", 2, 0)]
+    links = [nets.te_link("AB", "A", "B", 10, 1), nets.te_link("BC", "B", "C", 20, 1)]
     demands = [{"id": "long", "src": "A", "dst": "C", "demand_gbps": 20},
                {"id": "ab", "src": "A", "dst": "B", "demand_gbps": 20},
                {"id": "bc", "src": "B", "dst": "C", "demand_gbps": 20}]
@@ -81,8 +80,8 @@ def test_diamond_min_latency_under_ceiling(diamond: Network, formulation: str, d
 
 @pytest.mark.parametrize("formulation", ["path", "edge"])
 def test_max_throughput_serves_classes_in_priority_order(formulation: str) -> None:
-    sites = [_site("A", 0, 0), _site("B", 1, 0), _site("C", 2, 0)]
-    links = [_link("AB", "A", "B", 10, 1), _link("BC", "B", "C", 4, 1)]
+    sites = [nets.site("A", 0, 0), nets.site("B", 1, 0), nets.site("C", 2, 0)]
+    links = [nets.te_link("AB", "A", "B", 10, 1), nets.te_link("BC", "B", "C", 4, 1)]
     demands = [{"id": "bulk", "src": "A", "dst": "B", "demand_gbps": 6, "traffic_class": "bulk"},
                {"id": "repl", "src": "A", "dst": "C", "demand_gbps": 3, "traffic_class": "replication"},
                {"id": "inf", "src": "A", "dst": "B", "demand_gbps": 4, "traffic_class": "inference"},

@@ -10,16 +10,15 @@ from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.ecmp import simulate_ecmp
 from backbone.solver.te import solve_te
+from tests import nets
 from tests.nets import grid, make_network
-from tests.nets import site as _site
-from tests.nets import te_link as _link
 
 
 def square(lat_second: float = 1.0, **demand: Any) -> Network:
     """A-B-D and A-C-D (the second leg of the lower path has latency ``lat_second``); A->D 10 Gbps."""
-    sites = [_site("A", 0, 0), _site("B", 1, 1), _site("C", 1, -1), _site("D", 2, 0)]
-    links = [_link("AB", "A", "B", 10, 1), _link("BD", "B", "D", 10, 1),
-             _link("AC", "A", "C", 10, 1), _link("CD", "C", "D", 10, lat_second)]
+    sites = [nets.site("A", 0, 0), nets.site("B", 1, 1), nets.site("C", 1, -1), nets.site("D", 2, 0)]
+    links = [nets.te_link("AB", "A", "B", 10, 1), nets.te_link("BD", "B", "D", 10, 1),
+             nets.te_link("AC", "A", "C", 10, 1), nets.te_link("CD", "C", "D", 10, lat_second)]
     d = {"id": "ad", "src": "A", "dst": "D", "demand_gbps": 10, **demand}
     return make_network(sites, links, [d], name="square")
 
