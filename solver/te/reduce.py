@@ -109,37 +109,11 @@ def reduce_instance(inst: TEInstance, demands: np.ndarray) -> ReducedInstance:
     term[src] = True
     term[dst] = True
     # (3) chains: merge the two links of every degree-2 node without demand
-    live = np.flatnonzero(alive)
-    la, lb, lcap = a.copy(), b.copy(), cap.astype(float).copy()
-    deg = np.bincount(la[alive], minlength=n) + np.bincount(lb[alive], minlength=n)
-    incident: dict[int, list[int]] = {}
-    for j in live.tolist():
-        incident.setdefault(int(la[j]), []).append(j)
-        incident.setdefault(int(lb[j]), []).append(j)
-    for v in np.flatnonzero((deg == 2) & ~term).tolist():
-        if len(incident[v]) != 2:
-            continue
-        j1, j2 = incident[v]
-        if j1 == j2:
-            continue
-        x = int(la[j1]) if int(lb[j1]) == v else int(lb[j1])
-        y = int(lb[j2]) if int(la[j2]) == v else int(la[j2])
-        # the new link x -> v -> y keeps j1's id
-        la[j1], lb[j1], lcap[j1] = x, y, min(lcap[j1], lcap[j2])
-        alive[j2] = False
-        for end in (x, y):
-            lst = incident[end]
-            if j2 in lst:
-                lst[lst.index(j2)] = j1
-        incident[v] = []
-        if x == y:  # the chain closed on itself: a loop carries nothing
-            alive[j1] = False
-            incident[x] = [j for j in incident[x] if j != j1]
-    live = np.flatnonzero(alive)
+    la, lb, lcap = _contract_chains(a, b, cap.astype(float), alive, term)
     # parallel links (either orientation) -> one link of summed capacity
-    lo, hi = np.minimum(la[live], lb[live]), np.maximum(la[live], lb[live])
+    lo, hi = np.minimum(la, lb), np.maximum(la, lb)
     pair, inv = np.unique(lo * n + hi, return_inverse=True)
-    new_cap = np.bincount(inv, weights=lcap[live], minlength=len(pair))
+    new_cap = np.bincount(inv, weights=lcap, minlength=len(pair))
     nodes = np.unique(np.concatenate([pair // n, pair % n, src, dst]))
     pos = np.full(n, -1)
     pos[nodes] = np.arange(len(nodes))
@@ -150,6 +124,46 @@ def reduce_instance(inst: TEInstance, demands: np.ndarray) -> ReducedInstance:
     logger.info("reduced instance: %d nodes, %d links, %d demand pairs (from %d sites, %d links)", red.n_nodes,
                 red.n_links, len(red.gbps), n, n_links)
     return red
+
+
+def _contract_chains(a: np.ndarray, b: np.ndarray, cap: np.ndarray, alive: np.ndarray, term: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Reduction (3) on the links ``alive``: every maximal chain through degree-2 nodes that are not
+    demand ends (``term``) becomes one link between its two ends with the chain's smallest capacity; a
+    chain that closes on itself (both ends one node, or no end at all) carries nothing and goes.
+
+    The chains are the connected components of the interior nodes (scipy), so no loop runs over links
+    or nodes. Returns the remaining links ``(site_a, site_b, capacity)``.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    from backbone.solver.sparse import selector
+
+    n = len(term)
+    la, lb, lc = a[alive], b[alive], cap[alive]
+    deg = np.bincount(la, minlength=n) + np.bincount(lb, minlength=n)
+    interior = (deg == 2) & ~term
+    interior[la[la == lb]] = False  # a self-loop is not a chain
+    inner = interior[la] & interior[lb]
+    graph = selector(la[inner], n, n, cols=lb[inner])
+    _, label = connected_components(graph, directed=False)
+    in_a, in_b = interior[la], interior[lb]
+    chained = in_a | in_b
+    chain = np.where(in_a, label[la], label[lb])[chained]
+    n_labels = int(label.max(initial=-1)) + 1
+    min_cap = np.full(n_labels, np.inf)
+    np.minimum.at(min_cap, chain, lc[chained])
+    # a chain's ends: the endpoint of each of its links that is not interior (two per open chain)
+    end_link = chained & (in_a != in_b)
+    end_chain = np.where(in_a, label[la], label[lb])[end_link]
+    end_node = np.where(in_a, lb, la)[end_link]
+    order = np.argsort(end_chain, kind="stable")
+    end_chain, end_node = end_chain[order], end_node[order]
+    first = np.flatnonzero(np.r_[True, end_chain[1:] != end_chain[:-1]]) if len(end_chain) else np.zeros(0, int)
+    x, y, c = end_node[first], end_node[first + 1], end_chain[first]
+    keep = x != y  # a chain closing on one node carries nothing
+    return (np.concatenate([la[~chained], x[keep]]), np.concatenate([lb[~chained], y[keep]]),
+            np.concatenate([lc[~chained], min_cap[c[keep]]]))
 
 
 def reduced_te_instance(inst: TEInstance, red: ReducedInstance) -> TEInstance:
