@@ -52,6 +52,7 @@ import pandas as pd
 
 from backbone.errors import Problem, SolverError, ValidationError
 from backbone.model import Network
+from backbone.serialize import finite_or_none
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.roadmap_bound import RoadmapBound, roadmap_lower_bound
 from backbone.solver.roadmap_budget import BUDGET_TOL_USD, budget_ledger, headroom
@@ -391,9 +392,9 @@ def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _
         "capex_usd": 0.0,  # filled from the ledger (capex is charged when committed)
         "capex_online_usd": float(sum(b["cost_usd"] for b in period_builds)),
         "opex_usd": _gpu_opex_per_year(after, h.gpus, h.stages[0]) * opts.years_per_period,
-        "served_share": _num(place_res.totals.get("served_share")),
+        "served_share": finite_or_none(place_res.totals.get("served_share")),
         "unserved_gpus": float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0,
-        "mlu": _num(st.mlu),
+        "mlu": finite_or_none(st.mlu),
         "unmet_gbps": float(st.unmet_gbps.sum()),
         "unmet_tolerance_gbps": survive_tolerance_gbps(after),
         "demand_gbps": float(after.demands["demand_gbps"].sum()),
@@ -416,7 +417,7 @@ def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _
         "placement_model": dict(place_res.stats),
         "placement_seconds": round(placed.seconds, 3),
         "placement_status": str(place_res.status),
-        "placement_gap": _num(place_res.gap),
+        "placement_gap": finite_or_none(place_res.gap),
         "budget_shortfall_usd": float(design["shortfall_usd"] + gpu_short),
         "budget_note": "; ".join(x for x in (gpu_note if gpu_short > 0 else "", design["budget_note"]) if x),
         "discount_factor": (1.0 + opts.discount_rate_per_year) ** (-t * opts.years_per_period),
@@ -468,14 +469,6 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
         return RoadmapBound(None, "error", "not computed: the solver failed", note=str(exc))
 
 
-def _num(v: Any) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
-
-
 def _build_view(b: dict[str, Any]) -> dict[str, Any]:
     return {k: b[k] for k in ("id", "action", "kind", "site_a", "site_b", "modules", "added_gbps", "cost_usd",
                               "lead_time_quarters", "committed", "online")}
@@ -512,7 +505,7 @@ def _place(net: Network, place_opts: Any, gpu_c: int, budgets: list[float], comm
     note = (f"the least-cost GPU blocks need {capex / 1e6:,.1f} M USD of capex, the budget of "
             f"{_label(opts, gpu_c)} allows {room / 1e6:,.1f} M USD: {capex2 / 1e6:,.1f} M USD spent serving the most "
             "demand within it")
-    served, served2 = _num(res.totals.get("served_share")) or 0.0, _num(res2.totals.get("served_share")) or 0.0
+    served, served2 = finite_or_none(res.totals.get("served_share")) or 0.0, finite_or_none(res2.totals.get("served_share")) or 0.0
     if served2 >= served - 1e-6:  # the budget changed where, not how much: no shortfall
         return res2, note + " (cheaper-to-buy sites, all the demand the least-cost plan serves)", 0.0
     return res2, note + f" ({100 * served2:.1f} % of inference served instead of {100 * served:.1f} %)", \
