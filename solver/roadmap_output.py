@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import io
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from backbone.artifacts import ArtifactWriter
 from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.solver.progress import ProgressFn
@@ -27,19 +27,6 @@ TIMELINE_MAX_ROWS = 40
 """Builds drawn in the timeline (the costliest; the CSV lists every one)."""
 
 ACTION_COLOURS = {"upgrade": "#0b6e8a", "new route": "#a15c00", "gpus": "#1e7a3c"}
-
-
-def _write_bytes(out: Path, name: str, data: bytes, files: list[str]) -> None:
-    path = out / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    files.append(name)
-
-
-def _write_csv(out: Path, name: str, df: pd.DataFrame, files: list[str]) -> None:
-    _write_bytes(out, name, df.to_csv(index=False).encode("utf-8"), files)
 
 
 def period_table(summary: dict[str, Any]) -> pd.DataFrame:
@@ -115,7 +102,7 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
     return buf.getvalue()
 
 
-def _year_maps(net0: Network, result: RoadmapResult, files: list[str], out: Path) -> dict[str, tuple[bytes, str]]:
+def _year_maps(net0: Network, result: RoadmapResult, writer: ArtifactWriter) -> dict[str, tuple[bytes, str]]:
     """The backbone at the end of each year (small multiples): utilisation coloured, the routes the roadmap
     built (links not in ``net0``) highlighted."""
     from backbone.maps import render_map_bytes
@@ -136,7 +123,7 @@ def _year_maps(net0: Network, result: RoadmapResult, files: list[str], out: Path
                f"{p['survivability']['survived']} of {p['survivability']['states']} {p['survivability']['failure_kind']}"
                f" failures · {p['gpus_installed']:,.0f} GPUs")
         data = render_map_bytes(net, "png", doc, title=f"{result.scenario}: {year}", subtitle=sub, size="1200x675")
-        _write_bytes(out, f"map_{year}.png", data, files)
+        writer.bytes(f"map_{year}.png", data)
         images[f"map_{year}"] = (data, "png")
     return images
 
@@ -151,33 +138,31 @@ def write_roadmap(net: Network, result: RoadmapResult, summary: dict[str, Any], 
     """
     from backbone.io import save_scenario
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    files: list[str] = []
+    writer = ArtifactWriter(Path(out_dir))
     for i, (label, period_net) in enumerate(zip(result.labels, result.networks, strict=True)):
         progress(0.3 * i / max(1, len(result.labels)), f"writing periods/{label}/scenario")
-        folder = save_scenario(period_net, out / "periods" / label / "scenario")
-        files += sorted(f"periods/{label}/scenario/{f.name}" for f in folder.iterdir() if f.is_file())
-    _write_csv(out, "roadmap_periods.csv", period_table(summary), files)
-    _write_csv(out, "roadmap_builds.csv", result.builds, files)
-    _write_csv(out, "roadmap_budget.csv", result.ledger, files)
+        folder = save_scenario(period_net, writer.path(f"periods/{label}/scenario"))
+        writer.extend(sorted(f"periods/{label}/scenario/{f.name}" for f in folder.iterdir() if f.is_file()))
+    writer.csv("roadmap_periods.csv", period_table(summary))
+    writer.csv("roadmap_builds.csv", result.builds)
+    writer.csv("roadmap_budget.csv", result.ledger)
     images: dict[str, tuple[bytes, str]] = {}
     if result.options.maps:
         progress(0.4, "drawing the timeline")
         try:
             data = timeline_png(result.builds, result.labels, f"{result.scenario}: roadmap timeline")
-            _write_bytes(out, "timeline.png", data, files)
+            writer.bytes("timeline.png", data)
             images["timeline"] = (data, "png")
         except ValidationError as exc:
             logger.info("timeline skipped: %s", exc)
         progress(0.5, "drawing the maps per year")
-        images |= _year_maps(net, result, files, out)
+        images |= _year_maps(net, result, writer)
     from backbone.report_roadmap import render_roadmap_report
 
     progress(0.95, "writing report.html")
-    html = render_roadmap_report(report_data(result, summary, files), images)
-    _write_bytes(out, "report.html", html.encode("utf-8"), files)
-    return files
+    html = render_roadmap_report(report_data(result, summary, writer.files), images)
+    writer.text("report.html", html)
+    return writer.files
 
 
 def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]) -> dict[str, Any]:
