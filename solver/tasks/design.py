@@ -98,14 +98,16 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
     if opts.model:
         summary, design = _run_sndlib(net, opts, writer, progress)
     elif _routing(net, opts) == "paths":
-        from backbone.solver.survive import design_survivable
+        from backbone.solver.survive import SurviveOptions, design_survivable
 
         if opts.candidate_links:
             raise ValidationError(Problem("candidate_links need routing 'edge'; routing 'paths' builds the scenario's "
                                           "candidates table", table="options", field="candidate_links"))
-        sres = design_survivable(net, opts.survive, opts.utilisation_ceiling, opts.failure_utilisation_ceiling,
-                                 time_limit_s=opts.time_limit_s, backend=opts.backend, mip_gap=max(opts.mip_gap, 1e-4),
-                                 max_iterations=opts.max_iterations, progress=progress)
+        sres = design_survivable(net, SurviveOptions.model_validate({
+            "survive": opts.survive, "utilisation_ceiling": opts.utilisation_ceiling,
+            "failure_utilisation_ceiling": opts.failure_utilisation_ceiling, "time_limit_s": opts.time_limit_s,
+            "backend": opts.backend, "mip_gap": max(opts.mip_gap, 1e-4), "max_iterations": opts.max_iterations}),
+            progress=progress)
         summary, design = sres.summary(), sres
         summary["survive"] = opts.survive
         if opts.verify and opts.survive != "none":
