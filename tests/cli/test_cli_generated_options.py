@@ -174,3 +174,15 @@ def test_a_light_command_does_not_import_the_options_models() -> None:
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.returncode == 0, p.stderr
     assert p.stdout.split("\n")[:2] == ["False False", "['te']"]
+
+
+def test_help_of_every_command_loads_no_solver() -> None:
+    """``backbone --help`` builds every command's flags from its options model; the models import without the
+    solver, so pandas, scipy and the LP builders stay unloaded (help is fast)."""
+    code = ("import sys; from backbone.api.cli.main import build_app; build_app(None); "
+            "print([m for m in ('pandas', 'scipy', 'numba', 'backbone.model', 'backbone.solver.te.formulations', "
+            "'backbone.solver.tasks.base') if m in sys.modules])")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
