@@ -1,8 +1,8 @@
 """Size limits: no module over 600 lines (data tables excepted) and no function over 120 lines.
 
 Prints every offender, largest first. Without ``--enforce`` it only reports (exit 0); with ``--enforce`` any
-offender fails (exit 1). ``.ci/lint`` runs it as a report until the list is empty, then it should pass
-``--enforce`` so the limits hold from then on.
+offender fails (exit 1). ``.ci/lint`` runs it with ``--enforce`` (the list of offenders is empty), so the
+limits hold from now on.
 
 Usage: ``python .ci/sizes.py [--enforce] [folder ...]`` (default folders: backbone solver api).
 """

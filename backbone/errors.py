@@ -153,3 +153,13 @@ class FrozenTableError(TypeError):
     programming error, not bad input: copy the table (``net.links.copy()``), change the copy and build a new
     network with :meth:`~backbone.model.Network.copy_with`.
     """
+
+
+def one_line(exc: BaseException) -> str:
+    """A parser error on one line: PyYAML's ``problem at line L, column C`` (its own text spans several lines,
+    with a source excerpt), else the error's text with its whitespace collapsed."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if problem and mark is not None:
+        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return " ".join(str(exc).split())

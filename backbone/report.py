@@ -48,7 +48,8 @@ def data_uri(data: bytes, fmt: str) -> str:
     return f"data:{_MIME[fmt]};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def _esc(v: Any) -> str:
+def esc(v: Any) -> str:
+    """``v`` as text escaped for HTML (quotes too)."""
     return html.escape(str(v), quote=True)
 
 
@@ -80,12 +81,12 @@ def table_html(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, s
     text_cols = {k for k, _ in columns if not all(isinstance(r.get(k), int | float) or r.get(k) is None
                                                    for r in rows)}
     out = ["<table><thead><tr>"]
-    out += [f'<th class="{"t" if k in text_cols else ""}">{_esc(h)}</th>' for k, h in columns]
+    out += [f'<th class="{"t" if k in text_cols else ""}">{esc(h)}</th>' for k, h in columns]
     out.append("</tr></thead><tbody>")
     for r in rows[:max_rows]:
         cls = row_class(r) if row_class else ""
         out.append(f'<tr class="{cls or ""}">')
-        out += [f'<td class="{"t" if k in text_cols else ""}">{_esc(fmt_value(r.get(k), formats.get(k)))}</td>'
+        out += [f'<td class="{"t" if k in text_cols else ""}">{esc(fmt_value(r.get(k), formats.get(k)))}</td>'
                 for k, _ in columns]
         out.append("</tr>")
     out.append("</tbody></table>")
@@ -96,7 +97,7 @@ def table_html(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, s
 
 def _kpis(items: Sequence[tuple[str, str]]) -> str:
     return '<div class="kpis">' + "".join(
-        f'<div class="kpi"><div class="v">{_esc(v)}</div><div class="l">{_esc(label)}</div></div>'
+        f'<div class="kpi"><div class="v">{esc(v)}</div><div class="l">{esc(label)}</div></div>'
         for label, v in items) + "</div>"
 
 
@@ -104,7 +105,7 @@ def _img(images: Mapping[str, tuple[bytes, str]], key: str, alt: str) -> str:
     if key not in images:
         return ""
     data, fmt = images[key]
-    return f'<img alt="{_esc(alt)}" src="{data_uri(data, fmt)}">'
+    return f'<img alt="{esc(alt)}" src="{data_uri(data, fmt)}">'
 
 
 def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> str:
@@ -131,8 +132,8 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     """
     head = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
-        f"<title>{_esc(data.get('title', 'Backbone plan'))}</title><style>{CSS}</style></head><body>",
-        f"<header><h1>{_esc(data.get('title', 'Backbone plan'))}</h1><p>{_esc(data.get('subtitle', ''))}</p></header>",
+        f"<title>{esc(data.get('title', 'Backbone plan'))}</title><style>{CSS}</style></head><body>",
+        f"<header><h1>{esc(data.get('title', 'Backbone plan'))}</h1><p>{esc(data.get('subtitle', ''))}</p></header>",
         "<main>",
     ]
     kind = data.get("failure_words", "single-SRLG")
@@ -141,7 +142,7 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
                 _survivability_section(data, kind), _upgrades_section(data), _stages_section(data),
                 _assumptions_section(data), _provenance_section(data)]
     p = data.get("provenance", {})
-    foot = ["</main><footer>backbone ", _esc(p.get("software_version", "")), "</footer></body></html>"]
+    foot = ["</main><footer>backbone ", esc(p.get("software_version", "")), "</footer></body></html>"]
     return "".join(head + [part for section in sections for part in section] + foot)
 
 
@@ -149,12 +150,12 @@ def _summary_section(data: Mapping[str, Any]) -> list[str]:
     """Headline, KPIs and notes."""
     parts = [
         "<section><h2>Summary</h2>",
-        (f'<p class="{"status-ok" if data.get("headline_ok") else "status-bad"}">{_esc(data["headline"])}</p>'
+        (f'<p class="{"status-ok" if data.get("headline_ok") else "status-bad"}">{esc(data["headline"])}</p>'
          if data.get("headline") else ""),
         _kpis(data.get("kpis", [])),
     ]
     for note in data.get("notes", []):
-        parts.append(f'<p class="status-bad">{_esc(note)}</p>')
+        parts.append(f'<p class="status-bad">{esc(note)}</p>')
     parts.append("</section>")
     return parts
 
@@ -211,7 +212,7 @@ def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes,
     """The worst failures today and the links they drive highest."""
     impact_formats = {"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
                       "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
-    return [f"<section><h2>What breaks today: worst {_esc(kind)} failures</h2>",
+    return [f"<section><h2>What breaks today: worst {esc(kind)} failures</h2>",
             '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
             "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
             "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>",
@@ -236,7 +237,7 @@ def _survivability_section(data: Mapping[str, Any], kind: str) -> list[str]:
     sv = data.get("survivability")
     parts: list[str] = []
     if sv:
-        parts += [f"<section><h2>Survivability: {_esc(sv['survived'])} of {_esc(sv['states'])} {_esc(kind)} "
+        parts += [f"<section><h2>Survivability: {esc(sv['survived'])} of {esc(sv['states'])} {esc(kind)} "
                   "failures carried after the plan</h2>"]
         if sv.get("not_survivable"):
             parts += ["<h3>Not survivable by any candidate (excused, with the reason)</h3>",
@@ -244,7 +245,7 @@ def _survivability_section(data: Mapping[str, Any], kind: str) -> list[str]:
                                  max_rows=100)]
         if sv.get("violated"):
             parts += ["<h3>Still not carried (neither designed for nor excused)</h3>",
-                      f'<p class="status-bad">{_esc(", ".join(sv["violated"]))}</p>']
+                      f'<p class="status-bad">{esc(", ".join(sv["violated"]))}</p>']
         parts += ["<h3>Every failure before and after the plan</h3>",
                   table_html(data.get("before_after", []), [
                       ("scenario", "scenario"), ("impact_gbps_before", "impact before Gbps"),
@@ -261,8 +262,8 @@ def _upgrades_section(data: Mapping[str, Any]) -> list[str]:
     """What to buy: upgrades and new routes with their total cost."""
     design_note = data.get("design_note")
     return [f"<section><h2>What to buy: upgrades and new routes (total "
-            f"{_esc(fmt_value(data.get('upgrade_cost_usd')))} USD)</h2>",
-            f'<p class="muted">{_esc(design_note)}</p>' if design_note else "",
+            f"{esc(fmt_value(data.get('upgrade_cost_usd')))} USD)</h2>",
+            f'<p class="muted">{esc(design_note)}</p>' if design_note else "",
             table_html(data.get("upgrades", []), [("link", "link / route"), ("action", "action"), ("kind", "kind"),
                                                   ("cable_system", "cable system"), ("modules", "modules"),
                                                   ("added_gbps", "added Gbps"), ("cost_usd", "cost USD"),
@@ -283,7 +284,7 @@ def _stages_section(data: Mapping[str, Any]) -> list[str]:
 def _assumptions_section(data: Mapping[str, Any]) -> list[str]:
     """The assumptions, one list item each."""
     parts = ["<section><h2>Assumptions</h2><ul>"]
-    parts += [f"<li>{_esc(a)}</li>" for a in data.get("assumptions", [])]
+    parts += [f"<li>{esc(a)}</li>" for a in data.get("assumptions", [])]
     parts.append("</ul></section>")
     return parts
 
@@ -294,6 +295,6 @@ def _provenance_section(data: Mapping[str, Any]) -> list[str]:
     return ["<section><h2>Provenance</h2>",
             table_html([{"item": k, "value": v} for k, v in p.items() if k != "plan_text"],
                        [("item", "item"), ("value", "value")]),
-            (f"<h3>Plan file</h3><pre>{_esc(p['plan_text'])}</pre>" if p.get("plan_text") else ""),
-            "<h3>Files</h3><p class=\"muted\">" + _esc(", ".join(data.get("files", []))) + "</p>",
+            (f"<h3>Plan file</h3><pre>{esc(p['plan_text'])}</pre>" if p.get("plan_text") else ""),
+            "<h3>Files</h3><p class=\"muted\">" + esc(", ".join(data.get("files", []))) + "</p>",
             "</section>"]

@@ -6,15 +6,10 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from typing import Any
 
-from backbone.report import CSS, data_uri, table_html
-
-
-def _esc(v: Any) -> str:
-    return html.escape(str(v), quote=True)
+from backbone.report import CSS, data_uri, esc, table_html
 
 
 def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> str:
@@ -38,15 +33,15 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
     p = data.get("provenance", {})
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
-        f"<title>{_esc(data.get('title', 'Backbone roadmap'))}</title><style>{CSS}</style></head><body>",
-        f"<header><h1>{_esc(data.get('title', 'Backbone roadmap'))}</h1><p>{_esc(data.get('subtitle', ''))}</p>"
+        f"<title>{esc(data.get('title', 'Backbone roadmap'))}</title><style>{CSS}</style></head><body>",
+        f"<header><h1>{esc(data.get('title', 'Backbone roadmap'))}</h1><p>{esc(data.get('subtitle', ''))}</p>"
         "</header><main>",
         "<section><h2>Summary</h2>",
-        f'<p class="{"status-ok" if data.get("headline_ok") else "status-bad"}">{_esc(data.get("headline", ""))}</p>',
-        '<div class="kpis">' + "".join(f'<div class="kpi"><div class="v">{_esc(v)}</div><div class="l">{_esc(k)}'
+        f'<p class="{"status-ok" if data.get("headline_ok") else "status-bad"}">{esc(data.get("headline", ""))}</p>',
+        '<div class="kpis">' + "".join(f'<div class="kpi"><div class="v">{esc(v)}</div><div class="l">{esc(k)}'
                                        "</div></div>" for k, v in data.get("kpis", [])) + "</div>",
     ]
-    parts += [f'<p class="status-bad">{_esc(n)}</p>' for n in data.get("notes", [])]
+    parts += [f'<p class="status-bad">{esc(n)}</p>' for n in data.get("notes", [])]
     parts.append("</section>")
     parts += ["<section><h2>Period by period</h2>",
               '<p class="muted">capex is charged in the period a build is committed; “online capex” is what comes '
@@ -73,8 +68,8 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
                   '<p class="muted">Links coloured by utilisation of the period\'s routed traffic; routes built by the '
                   "roadmap highlighted. Each period's backbone is a scenario: <code>periods/&lt;period&gt;/scenario/"
                   "</code>.</p><div class=\"grid2\">"]
-        parts += [f'<div><h3>{_esc(k.removeprefix("map_"))}</h3><img src="{data_uri(*images[k])}" '
-                  f'alt="{_esc(k)}"></div>' for k in maps]
+        parts += [f'<div><h3>{esc(k.removeprefix("map_"))}</h3><img src="{data_uri(*images[k])}" '
+                  f'alt="{esc(k)}"></div>' for k in maps]
         parts += ["</div></section>"]
     parts += ["<section><h2>What to build, when</h2>",
               table_html(data.get("builds", []), [
@@ -96,17 +91,17 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
     if ver:
         parts += ["<section><h2>Independent check</h2>",
                   f'<p class="{"status-ok" if ver.get("ok") else "status-bad"}">'
-                  f'{"every check passed" if ver.get("ok") else "violations found"}: {_esc(", ".join(ver["checked"]))}'
+                  f'{"every check passed" if ver.get("ok") else "violations found"}: {esc(", ".join(ver["checked"]))}'
                   "</p>", table_html(ver.get("violations", []), [("check", "check"), ("id", "what"),
                                                                  ("message", "message")], max_rows=100),
                   "</section>"]
     parts += ["<section><h2>Assumptions and method</h2><ul>"]
-    parts += [f"<li>{_esc(a)}</li>" for a in data.get("assumptions", [])]
+    parts += [f"<li>{esc(a)}</li>" for a in data.get("assumptions", [])]
     parts.append("</ul></section>")
     parts += ["<section><h2>Provenance</h2>",
               table_html([{"item": k, "value": v} for k, v in p.items() if k != "plan_text"],
                          [("item", "item"), ("value", "value")]),
-              (f"<h3>Roadmap file</h3><pre>{_esc(p['plan_text'])}</pre>" if p.get("plan_text") else ""),
-              "<h3>Files</h3><p class=\"muted\">" + _esc(", ".join(data.get("files", []))) + "</p>",
+              (f"<h3>Roadmap file</h3><pre>{esc(p['plan_text'])}</pre>" if p.get("plan_text") else ""),
+              "<h3>Files</h3><p class=\"muted\">" + esc(", ".join(data.get("files", []))) + "</p>",
               "</section></main></body></html>"]
     return "".join(parts)

@@ -15,29 +15,17 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.serialize import finite_or_none
 from backbone.solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
+from backbone.solver.design_options import CandidateLink
 
 logger = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------------- the backbone's upgrade question
-class CandidateLink(BaseModel):
-    """A new link the design may build (modules only; no capacity today)."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    site_a: str
-    site_b: str
-    id: str | None = None
-    module_gbps: float = Field(400.0, gt=0)
-    module_cost_usd: float = Field(ge=0)
-    max_modules: int = Field(16, ge=1)
-
-
 FailureSets = Literal["none", "link", "srlg"] | Sequence[Sequence[str]]
 
 

@@ -33,19 +33,14 @@ _CACHE = True
 
 
 @njit(cache=_CACHE)
-def _grow_i(arr: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover - compiled
+def _reserve(arr: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover - compiled
+    """``arr``, or a copy grown by doubling, with room for index ``n``."""
     if n < arr.shape[0]:
         return arr
-    new = np.empty(max(16, 2 * arr.shape[0]), arr.dtype)
-    new[:arr.shape[0]] = arr
-    return new
-
-
-@njit(cache=_CACHE)
-def _grow_f(arr: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover - compiled
-    if n < arr.shape[0]:
-        return arr
-    new = np.empty(max(16, 2 * arr.shape[0]), arr.dtype)
+    size = max(16, arr.shape[0])
+    while size <= n:
+        size *= 2
+    new = np.empty(size, arr.dtype)
     new[:arr.shape[0]] = arr
     return new
 
@@ -251,6 +246,221 @@ def _euler(n_nodes: int, tree_ptr: np.ndarray, tree_adj: np.ndarray, root: int):
 
 
 @njit(cache=_CACHE)
+def _reserve_queue(hkey: np.ndarray, hseq: np.ndarray, p_kind: np.ndarray, p_g: np.ndarray, p_a: np.ndarray,
+                   p_b: np.ndarray, p_c: np.ndarray, n: int):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The queue's heap and payload arrays with room above index ``n``. They grow together: the heap never
+    holds more entries than were created, so its capacity follows the payload's."""
+    return (_reserve(hkey, n), _reserve(hseq, n), _reserve(p_kind, n), _reserve(p_g, n), _reserve(p_a, n),
+            _reserve(p_b, n), _reserve(p_c, n))
+
+
+@njit(cache=_CACHE)
+def _push(hkey: np.ndarray, hseq: np.ndarray, hn: int, p_kind: np.ndarray, p_g: np.ndarray, p_a: np.ndarray,
+          p_b: np.ndarray, p_c: np.ndarray, seq: int, kind: int, g: float, a: int, b: int, c: int,
+          key: float) -> int:  # pragma: no cover - compiled
+    """Queue entry ``seq`` (payload ``kind, g, a, b, c``) with ``key`` (room reserved); return the heap size."""
+    p_kind[seq] = kind
+    p_g[seq] = g
+    p_a[seq] = a
+    p_b[seq] = b
+    p_c[seq] = c
+    return _heap_push(hkey, hseq, hn, key, seq)
+
+
+@njit(cache=_CACHE)
+def _arc_allowed(arc: int, trivial: bool, arc_block: np.ndarray, tin: np.ndarray, tout: np.ndarray, hs_in: int,
+                 hs_out: int) -> bool:  # pragma: no cover - compiled
+    """Block-cut pruning: the arc's block lies on the block-cut tree path between source and target."""
+    if trivial:
+        return True
+    b = arc_block[arc]
+    return tin[b] <= hs_in and hs_out <= tout[b] and tin[b] >= 0
+
+
+@njit(cache=_CACHE)
+def _on_chain(rec: int, site: int, tr_site: np.ndarray, tr_parent: np.ndarray) -> bool:  # pragma: no cover
+    """Whether ``site`` is on the partial path ending in record ``rec``."""
+    r = rec
+    while r >= 0:
+        if tr_site[r] == site:
+            return True
+        r = tr_parent[r]
+    return False
+
+
+@njit(cache=_CACHE)
+def _mark_chain(rec: int, tr_site: np.ndarray, tr_parent: np.ndarray, mark: np.ndarray,
+                epoch: int) -> None:  # pragma: no cover - compiled
+    """Stamp the sites of the partial path ending in record ``rec`` with ``epoch``."""
+    r = rec
+    while r >= 0:
+        mark[tr_site[r]] = epoch
+        r = tr_parent[r]
+
+
+@njit(cache=_CACHE)
+def _completion_loopless(v: int, t: int, succ: np.ndarray, mark: np.ndarray, epoch: int, mark2: np.ndarray,
+                         epoch2: int) -> bool:  # pragma: no cover - compiled
+    """Whether the tree completion from ``v`` to ``t`` avoids the marked partial path (and itself)."""
+    x = v
+    while x != t:
+        x = succ[x]
+        if mark[x] == epoch or mark2[x] == epoch2:
+            return False
+        mark2[x] = epoch2
+    return True
+
+
+@njit(cache=_CACHE)
+def _record_completion(v: int, t: int, g: float, rec: int, succ: np.ndarray, succ_arc: np.ndarray,
+                       succ_w: np.ndarray, wk_site: np.ndarray, wk_rec: np.ndarray, wk_g: np.ndarray, nq: int,
+                       tr_site: np.ndarray, tr_arc: np.ndarray, tr_parent: np.ndarray,
+                       n_tr: int):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Write the tree completion of partial path ``rec`` (at ``v``, latency ``g``) as walk entries from ``nq``
+    (site, record, latency there) and as path records (room reserved); return ``(nq, last record, latency at
+    t, n_tr)``."""
+    x = v
+    gx = g
+    r = rec
+    while x != t:
+        wk_site[nq] = x
+        wk_rec[nq] = r
+        wk_g[nq] = gx
+        nq += 1
+        gx += succ_w[x]
+        arc = succ_arc[x]
+        x = succ[x]
+        tr_site[n_tr] = x
+        tr_arc[n_tr] = arc
+        tr_parent[n_tr] = r
+        r = n_tr
+        n_tr += 1
+    return nq, r, gx, n_tr
+
+
+@njit(cache=_CACHE)
+def _emit_path(rec: int, g: float, pid: int, tr_site: np.ndarray, tr_arc: np.ndarray, tr_parent: np.ndarray,
+               chain: np.ndarray, out_pair: np.ndarray, out_lat: np.ndarray, out_hops: np.ndarray,
+               out_arcs: np.ndarray, out_sites: np.ndarray, n_out: int, n_out_arcs: int,
+               n_out_sites: int):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Append the path of record ``rec`` (latency ``g``, pair ``pid``) to the output (room reserved): its
+    sites and arcs in travel order; return the new ``(n_out, n_out_arcs, n_out_sites)``."""
+    length = 0
+    r = rec
+    while r >= 0:
+        chain[length] = r
+        length += 1
+        r = tr_parent[r]
+    out_pair[n_out] = pid
+    out_lat[n_out] = g
+    out_hops[n_out] = length - 1
+    for i in range(length - 1, -1, -1):
+        out_sites[n_out_sites] = tr_site[chain[i]]
+        n_out_sites += 1
+        if i < length - 1:
+            out_arcs[n_out_arcs] = tr_arc[chain[i]]
+            n_out_arcs += 1
+    return n_out + 1, n_out_arcs, n_out_sites
+
+
+@njit(cache=_CACHE)
+def _reaches_target(v: int, t: int, adj_ptr: np.ndarray, adj_arc: np.ndarray, head: np.ndarray, mark: np.ndarray,
+                    epoch: int, mark2: np.ndarray, epoch2: int, stack: np.ndarray, trivial: bool,
+                    arc_block: np.ndarray, tin: np.ndarray, tout: np.ndarray, hs_in: int,
+                    hs_out: int) -> bool:  # pragma: no cover - compiled
+    """Whether ``t`` can be reached from ``v`` without entering the marked partial path (depth-first)."""
+    top = 1
+    stack[0] = v
+    mark2[v] = epoch2
+    while top > 0:
+        top -= 1
+        y = stack[top]
+        for q in range(adj_ptr[y], adj_ptr[y + 1]):
+            a2 = adj_arc[q]
+            u = head[a2]
+            if u == t:
+                return True
+            if mark[u] == epoch or mark2[u] == epoch2:
+                continue
+            if not _arc_allowed(a2, trivial, arc_block, tin, tout, hs_in, hs_out):
+                continue
+            mark2[u] = epoch2
+            stack[top] = u
+            top += 1
+    return False
+
+
+@njit(cache=_CACHE)
+def _push_neighbours(v: int, g: float, rec: int, limit: float, h: np.ndarray, w: np.ndarray, head: np.ndarray,
+                     adj_ptr: np.ndarray, adj_arc: np.ndarray, mark: np.ndarray, epoch: int, hkey: np.ndarray,
+                     hseq: np.ndarray, hn: int, p_kind: np.ndarray, p_g: np.ndarray, p_a: np.ndarray,
+                     p_b: np.ndarray, p_c: np.ndarray, seq: int, trivial: bool, arc_block: np.ndarray,
+                     tin: np.ndarray, tout: np.ndarray, hs_in: int,
+                     hs_out: int):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Expand the partial path ``rec`` at ``v`` (latency ``g``): queue each extension by an arc to a site off the
+    path, in an on-path block, within ``limit`` (room reserved); return ``(hn, seq)``."""
+    for q in range(adj_ptr[v], adj_ptr[v + 1]):
+        a2 = adj_arc[q]
+        u = head[a2]
+        if mark[u] == epoch or not _arc_allowed(a2, trivial, arc_block, tin, tout, hs_in, hs_out):
+            continue
+        gu = g + w[a2]
+        fu = gu + h[u]
+        if fu <= limit:
+            seq += 1
+            hn = _push(hkey, hseq, hn, p_kind, p_g, p_a, p_b, p_c, seq, 0, gu, rec, a2, u, fu)
+    return hn, seq
+
+
+@njit(cache=_CACHE)
+def _push_deviation(sq: int, key: float, limit: float, hkey: np.ndarray, hseq: np.ndarray, hn: int,
+                    p_kind: np.ndarray, p_g: np.ndarray, p_a: np.ndarray, p_b: np.ndarray, p_c: np.ndarray, seq: int,
+                    hp_key: np.ndarray, hp_site: np.ndarray, hp_left: np.ndarray, hp_right: np.ndarray,
+                    dev_ptr: np.ndarray, dev_arc: np.ndarray, dev_r: np.ndarray, head: np.ndarray, w: np.ndarray,
+                    wk_ptr: np.ndarray, wk_site: np.ndarray, wk_rec: np.ndarray, wk_g: np.ndarray,
+                    tr_site: np.ndarray, tr_parent: np.ndarray, trivial: bool, arc_block: np.ndarray,
+                    tin: np.ndarray, tout: np.ndarray, hs_in: int,
+                    hs_out: int):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """A popped deviation entry ``sq`` (kind 1: a node of a walk's deviation heap; kind 2: the ``j``-th deviation
+    at a site of a walk): queue what follows it (the node's children, the site's next deviation) and the partial
+    path that takes the deviation, unless it loops or leaves the on-path blocks (room reserved); return
+    ``(hn, seq)``."""
+    wi = p_a[sq]
+    base = p_g[sq]
+    if p_kind[sq] == 1:
+        node = p_b[sq]
+        x = hp_site[node]
+        j = 0
+        for side in range(2):
+            child = hp_left[node] if side == 0 else hp_right[node]
+            if child >= 0 and base + hp_key[child] <= limit:
+                seq += 1
+                hn = _push(hkey, hseq, hn, p_kind, p_g, p_a, p_b, p_c, seq, 1, base, wi, child, 0,
+                           base + hp_key[child])
+    else:
+        x = p_b[sq]
+        j = p_c[sq]
+    d0 = dev_ptr[x]
+    if j + 1 < dev_ptr[x + 1] - d0 and base + dev_r[d0 + j + 1] <= limit:
+        seq += 1
+        hn = _push(hkey, hseq, hn, p_kind, p_g, p_a, p_b, p_c, seq, 2, base, wi, x, j + 1, base + dev_r[d0 + j + 1])
+    arc = dev_arc[d0 + j]
+    u = head[arc]
+    rec_x = -1  # walk wi at x: its record and latency
+    g_x = 0.0
+    for q in range(wk_ptr[wi], wk_ptr[wi + 1]):
+        if wk_site[q] == x:
+            rec_x = wk_rec[q]
+            g_x = wk_g[q]
+            break
+    if _on_chain(rec_x, u, tr_site, tr_parent) or not _arc_allowed(arc, trivial, arc_block, tin, tout, hs_in, hs_out):
+        return hn, seq
+    seq += 1
+    hn = _push(hkey, hseq, hn, p_kind, p_g, p_a, p_b, p_c, seq, 0, g_x + w[arc], rec_x, arc, u, key)
+    return hn, seq
+
+
+@njit(cache=_CACHE)
 def search_targets(n: int, n_links: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray,
                    adj_ptr: np.ndarray, adj_arc: np.ndarray, arc_block: np.ndarray, site_home: np.ndarray,
                    tree_ptr: np.ndarray, tree_adj: np.ndarray, trivial: bool,
@@ -263,274 +473,95 @@ def search_targets(n: int, n_links: int, tail: np.ndarray, head: np.ndarray, w: 
     ``pair_ptr[i]:pair_ptr[i+1]`` (sources ``pair_src``, limits ``pair_lim``, ids ``pair_id``).
     Returns per path its pair id, latency and hops, the arcs and sites of all paths in travel
     order, and the number of pairs that hit ``max_expansions``.
+
+    Scratch and output arrays grow before each popped entry is handled, by what one entry can add at
+    most (queue: its pushes; records and walks: one tree completion; output: one path), so the helpers
+    write into room already there.
     """
-    out_pair = np.empty(1024, np.int64)
-    out_lat = np.empty(1024)
-    out_hops = np.empty(1024, np.int64)
-    out_arcs = np.empty(4096, np.int64)
-    out_sites = np.empty(4096, np.int64)
-    n_out = 0
-    n_out_arcs = 0
-    n_out_sites = 0
-    capped = 0
+    out_pair, out_lat, out_hops = np.empty(1024, np.int64), np.empty(1024), np.empty(1024, np.int64)
+    out_arcs, out_sites = np.empty(4096, np.int64), np.empty(4096, np.int64)
+    n_out = n_out_arcs = n_out_sites = capped = 0
     n_tree = tree_ptr.shape[0] - 1
+    room = max(4, np.max(adj_ptr[1:] - adj_ptr[:-1]) if n > 0 else 0) + 1  # most pushes of one popped entry
     # per pair scratch (reset by counters, grown on demand)
-    hkey = np.empty(1024)
-    hseq = np.empty(1024, np.int64)
-    p_kind = np.empty(1024, np.int64)
-    p_g = np.empty(1024)
-    p_a = np.empty(1024, np.int64)
-    p_b = np.empty(1024, np.int64)
-    p_c = np.empty(1024, np.int64)
-    tr_site = np.empty(1024, np.int64)
-    tr_arc = np.empty(1024, np.int64)
-    tr_parent = np.empty(1024, np.int64)
+    hkey, hseq = np.empty(1024), np.empty(1024, np.int64)
+    p_kind, p_g, p_a, p_b, p_c = (np.empty(1024, np.int64), np.empty(1024), np.empty(1024, np.int64),
+                                  np.empty(1024, np.int64), np.empty(1024, np.int64))
+    tr_site, tr_arc, tr_parent = np.empty(1024, np.int64), np.empty(1024, np.int64), np.empty(1024, np.int64)
     wk_ptr = np.empty(256, np.int64)
-    wk_site = np.empty(1024, np.int64)
-    wk_rec = np.empty(1024, np.int64)
-    wk_g = np.empty(1024)
-    mark = np.zeros(n, np.int64)
-    mark2 = np.zeros(n, np.int64)
-    epoch = 0
-    epoch2 = 0
-    stack = np.empty(n + 1, np.int64)
-    chain = np.empty(n + 1, np.int64)
+    wk_site, wk_rec, wk_g = np.empty(1024, np.int64), np.empty(1024, np.int64), np.empty(1024)
+    mark, mark2 = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    epoch = epoch2 = 0
+    stack, chain = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
     for ti in range(targets.shape[0]):
         t = targets[ti]
         h = np.maximum(dist[ti] - 1e-9, 0.0)
         succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r, hp_key, hp_site, hp_left, hp_right, hroot = \
             _target_tree(n, tail, head, w, h, pred[ti], t)
         if trivial:
-            tin = np.zeros(1, np.int64)
-            tout = np.zeros(1, np.int64)
+            tin, tout = np.zeros(1, np.int64), np.zeros(1, np.int64)
         else:
             tin, tout = _euler(n_tree, tree_ptr, tree_adj, site_home[t])
         for pi in range(pair_ptr[ti], pair_ptr[ti + 1]):
-            s = pair_src[pi]
-            limit = pair_lim[pi]
-            pid = pair_id[pi]
+            s, limit, pid = pair_src[pi], pair_lim[pi], pair_id[pi]
             if not np.isfinite(h[s]) or h[s] > limit:
                 continue
-            hs_in = 0
-            hs_out = 0
+            hs_in = hs_out = 0
             if not trivial:
                 hs = site_home[s]
                 if hs < 0 or tin[hs] < 0:
                     continue  # cannot happen with finite h; kept for safety
-                hs_in = tin[hs]
-                hs_out = tout[hs]
-            found = 0
-            seq = 0
-            expanded = 0
-            n_tr = 0
-            n_wk = 0
+                hs_in, hs_out = tin[hs], tout[hs]
+            found = seq = expanded = n_tr = n_wk = 0
             wk_ptr[0] = 0
-            hn = 0
             # initial entry: partial path (s), g = 0
-            p_kind[0] = 0
-            p_g[0] = 0.0
-            p_a[0] = -1
-            p_b[0] = -1
-            p_c[0] = s
-            hn = _heap_push(hkey, hseq, hn, h[s], 0)
+            hn = _push(hkey, hseq, 0, p_kind, p_g, p_a, p_b, p_c, 0, 0, 0.0, -1, -1, s, h[s])
             while hn > 0:
-                key = hkey[0]
-                sq = hseq[0]
+                key, sq = hkey[0], hseq[0]
                 hn = _heap_pop(hkey, hseq, hn)
-                kind = p_kind[sq]
-                if kind != 0:
-                    wi = p_a[sq]
-                    base = p_g[sq]
-                    if kind == 1:
-                        node = p_b[sq]
-                        x = hp_site[node]
-                        j = 0
-                        for side in range(2):
-                            child = hp_left[node] if side == 0 else hp_right[node]
-                            if child >= 0 and base + hp_key[child] <= limit:
-                                seq += 1
-                                if seq >= p_kind.shape[0]:
-                                    p_kind = _grow_i(p_kind, seq)
-                                    p_g = _grow_f(p_g, seq)
-                                    p_a = _grow_i(p_a, seq)
-                                    p_b = _grow_i(p_b, seq)
-                                    p_c = _grow_i(p_c, seq)
-                                if hn >= hkey.shape[0]:
-                                    hkey = _grow_f(hkey, hn)
-                                    hseq = _grow_i(hseq, hn)
-                                p_kind[seq] = 1
-                                p_g[seq] = base
-                                p_a[seq] = wi
-                                p_b[seq] = child
-                                hn = _heap_push(hkey, hseq, hn, base + hp_key[child], seq)
-                    else:
-                        x = p_b[sq]
-                        j = p_c[sq]
-                    d0 = dev_ptr[x]
-                    nd = dev_ptr[x + 1] - d0
-                    if j + 1 < nd and base + dev_r[d0 + j + 1] <= limit:
-                        seq += 1
-                        if seq >= p_kind.shape[0]:
-                            p_kind = _grow_i(p_kind, seq)
-                            p_g = _grow_f(p_g, seq)
-                            p_a = _grow_i(p_a, seq)
-                            p_b = _grow_i(p_b, seq)
-                            p_c = _grow_i(p_c, seq)
-                        if hn >= hkey.shape[0]:
-                            hkey = _grow_f(hkey, hn)
-                            hseq = _grow_i(hseq, hn)
-                        p_kind[seq] = 2
-                        p_g[seq] = base
-                        p_a[seq] = wi
-                        p_b[seq] = x
-                        p_c[seq] = j + 1
-                        hn = _heap_push(hkey, hseq, hn, base + dev_r[d0 + j + 1], seq)
-                    arc = dev_arc[d0 + j]
-                    u = head[arc]
-                    # walk wi at x: its record and g
-                    rec_x = -1
-                    g_x = 0.0
-                    for q in range(wk_ptr[wi], wk_ptr[wi + 1]):
-                        if wk_site[q] == x:
-                            rec_x = wk_rec[q]
-                            g_x = wk_g[q]
-                            break
-                    on_path = False
-                    r = rec_x
-                    while r >= 0:
-                        if tr_site[r] == u:
-                            on_path = True
-                            break
-                        r = tr_parent[r]
-                    if on_path:
-                        continue
-                    if not trivial:
-                        b = arc_block[arc]
-                        if not (tin[b] <= hs_in and hs_out <= tout[b] and tin[b] >= 0):
-                            continue
-                    seq += 1
-                    if seq >= p_kind.shape[0]:
-                        p_kind = _grow_i(p_kind, seq)
-                        p_g = _grow_f(p_g, seq)
-                        p_a = _grow_i(p_a, seq)
-                        p_b = _grow_i(p_b, seq)
-                        p_c = _grow_i(p_c, seq)
-                    if hn >= hkey.shape[0]:
-                        hkey = _grow_f(hkey, hn)
-                        hseq = _grow_i(hseq, hn)
-                    p_kind[seq] = 0
-                    p_g[seq] = g_x + w[arc]
-                    p_a[seq] = rec_x
-                    p_b[seq] = arc
-                    p_c[seq] = u
-                    hn = _heap_push(hkey, hseq, hn, key, seq)
+                if seq + room >= p_kind.shape[0]:
+                    hkey, hseq, p_kind, p_g, p_a, p_b, p_c = _reserve_queue(hkey, hseq, p_kind, p_g, p_a, p_b, p_c,
+                                                                            seq + room)
+                if p_kind[sq] != 0:
+                    hn, seq = _push_deviation(sq, key, limit, hkey, hseq, hn, p_kind, p_g, p_a, p_b, p_c, seq,
+                                              hp_key, hp_site, hp_left, hp_right, dev_ptr, dev_arc, dev_r, head, w,
+                                              wk_ptr, wk_site, wk_rec, wk_g, tr_site, tr_parent, trivial, arc_block,
+                                              tin, tout, hs_in, hs_out)
                     continue
-                g = p_g[sq]
-                parent = p_a[sq]
-                v = p_c[sq]
-                if n_tr >= tr_site.shape[0]:
-                    tr_site = _grow_i(tr_site, n_tr)
-                    tr_arc = _grow_i(tr_arc, n_tr)
-                    tr_parent = _grow_i(tr_parent, n_tr)
-                tr_site[n_tr] = v
-                tr_arc[n_tr] = p_b[sq]
-                tr_parent[n_tr] = parent
-                rec = n_tr
+                if n_tr + n + 1 >= tr_site.shape[0]:  # one record and one tree completion
+                    tr_site, tr_arc, tr_parent = (_reserve(tr_site, n_tr + n + 1), _reserve(tr_arc, n_tr + n + 1),
+                                                  _reserve(tr_parent, n_tr + n + 1))
+                nq = wk_ptr[n_wk]
+                if nq + n >= wk_site.shape[0]:
+                    wk_site, wk_rec, wk_g = _reserve(wk_site, nq + n), _reserve(wk_rec, nq + n), _reserve(wk_g, nq + n)
+                if n_wk + 2 >= wk_ptr.shape[0]:
+                    wk_ptr = _reserve(wk_ptr, n_wk + 2)
+                g, v, rec = p_g[sq], p_c[sq], n_tr
+                tr_site[rec], tr_arc[rec], tr_parent[rec] = v, p_b[sq], p_a[sq]
                 n_tr += 1
-                # mark the sites of this partial path
                 epoch += 1
-                r = rec
-                while r >= 0:
-                    mark[tr_site[r]] = epoch
-                    r = tr_parent[r]
+                _mark_chain(rec, tr_site, tr_parent, mark, epoch)
                 if v != t:
                     epoch2 += 1
-                    x = v
-                    loopless = True
-                    while x != t:
-                        x = succ[x]
-                        if mark[x] == epoch or mark2[x] == epoch2:
-                            loopless = False
-                            break
-                        mark2[x] = epoch2
-                    if loopless:  # emit the tree completion; queue its deviations as one entry
-                        wi = n_wk
-                        q0 = wk_ptr[wi]
-                        x = v
-                        gx = g
-                        r = rec
-                        nq = q0
-                        while x != t:
-                            if nq >= wk_site.shape[0]:
-                                wk_site = _grow_i(wk_site, nq)
-                                wk_rec = _grow_i(wk_rec, nq)
-                                wk_g = _grow_f(wk_g, nq)
-                            wk_site[nq] = x
-                            wk_rec[nq] = r
-                            wk_g[nq] = gx
-                            nq += 1
-                            gx += succ_w[x]
-                            arc = succ_arc[x]
-                            x = succ[x]
-                            if n_tr >= tr_site.shape[0]:
-                                tr_site = _grow_i(tr_site, n_tr)
-                                tr_arc = _grow_i(tr_arc, n_tr)
-                                tr_parent = _grow_i(tr_parent, n_tr)
-                            tr_site[n_tr] = x
-                            tr_arc[n_tr] = arc
-                            tr_parent[n_tr] = r
-                            r = n_tr
-                            n_tr += 1
+                    if _completion_loopless(v, t, succ, mark, epoch, mark2, epoch2):
+                        # emit the tree completion; queue its deviations as one entry
+                        nq, last, gt, n_tr = _record_completion(v, t, g, rec, succ, succ_arc, succ_w, wk_site, wk_rec,
+                                                                wk_g, nq, tr_site, tr_arc, tr_parent, n_tr)
                         hr = hroot[v]
                         if hr >= 0 and key + hp_key[hr] <= limit:
                             n_wk += 1
-                            if n_wk + 1 >= wk_ptr.shape[0]:
-                                wk_ptr = _grow_i(wk_ptr, n_wk + 1)
                             wk_ptr[n_wk] = nq
                             seq += 1
-                            if seq >= p_kind.shape[0]:
-                                p_kind = _grow_i(p_kind, seq)
-                                p_g = _grow_f(p_g, seq)
-                                p_a = _grow_i(p_a, seq)
-                                p_b = _grow_i(p_b, seq)
-                                p_c = _grow_i(p_c, seq)
-                            if hn >= hkey.shape[0]:
-                                hkey = _grow_f(hkey, hn)
-                                hseq = _grow_i(hseq, hn)
-                            p_kind[seq] = 1
-                            p_g[seq] = key
-                            p_a[seq] = wi
-                            p_b[seq] = hr
-                            hn = _heap_push(hkey, hseq, hn, key + hp_key[hr], seq)
-                        rec = r
-                        g = gx
-                        v = t
-                if v == t:
-                    # emit the path of record rec
-                    length = 0
-                    r = rec
-                    while r >= 0:
-                        chain[length] = r
-                        length += 1
-                        r = tr_parent[r]
-                    if n_out >= out_pair.shape[0]:
-                        out_pair = _grow_i(out_pair, n_out)
-                        out_lat = _grow_f(out_lat, n_out)
-                        out_hops = _grow_i(out_hops, n_out)
-                    while n_out_sites + length >= out_sites.shape[0]:
-                        out_sites = _grow_i(out_sites, out_sites.shape[0])
-                    while n_out_arcs + length >= out_arcs.shape[0]:
-                        out_arcs = _grow_i(out_arcs, out_arcs.shape[0])
-                    out_pair[n_out] = pid
-                    out_lat[n_out] = g
-                    out_hops[n_out] = length - 1
-                    n_out += 1
-                    for i in range(length - 1, -1, -1):
-                        out_sites[n_out_sites] = tr_site[chain[i]]
-                        n_out_sites += 1
-                        if i < length - 1:
-                            out_arcs[n_out_arcs] = tr_arc[chain[i]]
-                            n_out_arcs += 1
+                            hn = _push(hkey, hseq, hn, p_kind, p_g, p_a, p_b, p_c, seq, 1, key, n_wk - 1, hr, 0,
+                                       key + hp_key[hr])
+                        rec, g, v = last, gt, t
+                if v == t:  # emit the path of record rec
+                    out_pair, out_lat, out_hops = (_reserve(out_pair, n_out), _reserve(out_lat, n_out),
+                                                   _reserve(out_hops, n_out))
+                    out_sites, out_arcs = _reserve(out_sites, n_out_sites + n), _reserve(out_arcs, n_out_arcs + n)
+                    n_out, n_out_arcs, n_out_sites = _emit_path(rec, g, pid, tr_site, tr_arc, tr_parent, chain,
+                                                                out_pair, out_lat, out_hops, out_arcs, out_sites,
+                                                                n_out, n_out_arcs, n_out_sites)
                     found += 1
                     if found >= k:
                         break
@@ -539,60 +570,13 @@ def search_targets(n: int, n_links: int, tail: np.ndarray, head: np.ndarray, w: 
                 if expanded > max_expansions:
                     capped += 1
                     break
-                if expanded > budget:
-                    # dead end unless t can be reached without entering the path's sites
+                if expanded > budget:  # dead end unless t can be reached without entering the path's sites
                     epoch2 += 1
-                    reach = False
-                    top = 1
-                    stack[0] = v
-                    mark2[v] = epoch2
-                    while top > 0 and not reach:
-                        top -= 1
-                        y = stack[top]
-                        for q in range(adj_ptr[y], adj_ptr[y + 1]):
-                            a2 = adj_arc[q]
-                            u = head[a2]
-                            if u == t:
-                                reach = True
-                                break
-                            if mark[u] == epoch or mark2[u] == epoch2:
-                                continue
-                            if not trivial:
-                                b = arc_block[a2]
-                                if not (tin[b] <= hs_in and hs_out <= tout[b] and tin[b] >= 0):
-                                    continue
-                            mark2[u] = epoch2
-                            stack[top] = u
-                            top += 1
-                    if not reach:
+                    if not _reaches_target(v, t, adj_ptr, adj_arc, head, mark, epoch, mark2, epoch2, stack, trivial,
+                                           arc_block, tin, tout, hs_in, hs_out):
                         continue
-                for q in range(adj_ptr[v], adj_ptr[v + 1]):
-                    a2 = adj_arc[q]
-                    u = head[a2]
-                    if mark[u] == epoch:
-                        continue
-                    if not trivial:
-                        b = arc_block[a2]
-                        if not (tin[b] <= hs_in and hs_out <= tout[b] and tin[b] >= 0):
-                            continue
-                    gu = g + w[a2]
-                    fu = gu + h[u]
-                    if fu <= limit:
-                        seq += 1
-                        if seq >= p_kind.shape[0]:
-                            p_kind = _grow_i(p_kind, seq)
-                            p_g = _grow_f(p_g, seq)
-                            p_a = _grow_i(p_a, seq)
-                            p_b = _grow_i(p_b, seq)
-                            p_c = _grow_i(p_c, seq)
-                        if hn >= hkey.shape[0]:
-                            hkey = _grow_f(hkey, hn)
-                            hseq = _grow_i(hseq, hn)
-                        p_kind[seq] = 0
-                        p_g[seq] = gu
-                        p_a[seq] = rec
-                        p_b[seq] = a2
-                        p_c[seq] = u
-                        hn = _heap_push(hkey, hseq, hn, fu, seq)
+                hn, seq = _push_neighbours(v, g, rec, limit, h, w, head, adj_ptr, adj_arc, mark, epoch, hkey, hseq,
+                                           hn, p_kind, p_g, p_a, p_b, p_c, seq, trivial, arc_block, tin, tout, hs_in,
+                                           hs_out)
     return (out_pair[:n_out].copy(), out_lat[:n_out].copy(), out_hops[:n_out].copy(),
             out_arcs[:n_out_arcs].copy(), out_sites[:n_out_sites].copy(), capped)

@@ -72,11 +72,7 @@ def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, p
     for factor in SOLVER_RETRY_FACTORS:
         try:
             return design_survivable(
-                dnet, survive, float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling),
-                k=fail_opts.k_paths,
-                backend=str(design_opts.backend), time_limit_s=limit * factor,
-                mip_gap=float(design_opts.mip_gap), max_iterations=int(design_opts.max_iterations),
-                max_states=design_opts.max_states, use_candidates=bool(design_opts.candidates),
+                dnet, design_opts.survive_options(survive, fail_opts.k_paths, time_limit_s=limit * factor),
                 sweep_options=fail_opts, progress=progress)
         except SolverError as exc:
             notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")

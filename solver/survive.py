@@ -47,7 +47,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.solver.failures import (
     FailureOptions,
@@ -67,13 +66,14 @@ from backbone.solver.survive_model import (
     solve_mip,
     state_block,
 )
+from backbone.solver.survive_options import SurviveOptions
 
 logger = logging.getLogger(__name__)
 
 DESIGN_BUDGET_FACTOR = 3.0
 """Wall-clock budget of a whole survivable design, in multiples of its per-solve ``time_limit_s``."""
 
-__all__ = ["SURVIVE_KINDS", "SurvivableDesign", "design_survivable", "full_network"]
+__all__ = ["SURVIVE_KINDS", "SurvivableDesign", "SurviveOptions", "design_survivable", "full_network"]
 
 SURVIVE_KINDS = ("link", "srlg", "site")
 """Failure kinds a design can survive (every single element of the kind)."""
@@ -203,47 +203,43 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
     return float(d["demand_gbps"].to_numpy(float)[stuck].sum()), "; ".join(parts)
 
 
-def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float = 0.8, failure_ceiling: float = 1.0,
-                      k: int = 4, backend: str = "highs", time_limit_s: float = 60.0, mip_gap: float = 1e-3,
-                      max_iterations: int = 10, max_states: int | None = None, use_candidates: bool = True,
+def design_survivable(net: Network, options: SurviveOptions | None = None, *,
                       sweep_options: FailureOptions | None = None,
                       initial_records: Sequence[dict[str, Any]] | None = None,
                       progress: ProgressFn | None = None) -> SurvivableDesign:
-    """Cheapest upgrades and new routes so the intact network fits within ``ceiling`` and every single
-    failure of ``failure_kind`` is carried within ``failure_ceiling`` (see the module doc).
+    """Cheapest upgrades and new routes so the intact network fits within ``utilisation_ceiling`` and every
+    single failure of kind ``survive`` is carried within ``failure_utilisation_ceiling`` (see the module doc).
 
     Parameters
     ----------
     net
         The network (its ``candidates`` table lists the routes that may be built).
-    failure_kind
-        ``link``, ``srlg``, ``site`` or ``none`` (the intact state only).
-    ceiling, failure_ceiling
-        Utilisation ceilings in the intact state and in failure states, in (0, 1].
-    time_limit_s
-        Seconds per MIP solve (each iteration solves one MIP, and an LP when capacity runs out).
-    max_iterations
-        Stop after this many MIP solves (what is still violated is reported).
-    max_states
-        Most states the working set may hold (None: no cap). Capped states are reported as violated.
-    use_candidates
-        Whether new routes may be built (False: upgrades of existing links only).
+    options
+        What to survive, the ceilings, paths, backend and limits (:class:`SurviveOptions`; default: its
+        defaults). ``time_limit_s`` is per MIP solve (each iteration solves one MIP, and an LP when capacity
+        runs out); ``max_iterations`` MIP solves at most; ``candidates`` false builds no new route.
     sweep_options
-        Options of the sweeps (paths, workers, engine); ``kind`` is set to ``failure_kind``.
+        Options of the sweeps (workers, engine); ``kind`` is set to ``survive`` and ``k_paths`` to the
+        design's ``k_paths``.
     initial_records
-        A sweep of ``net`` over ``failure_kind`` already made (its records); saves the first sweep.
+        A sweep of ``net`` over ``survive`` already made (its records); saves the first sweep.
+    progress
+        ``callable(fraction, message)`` following the iterations.
 
     Raises
     ------
-    ValidationError
-        For an unknown failure kind or a ceiling outside (0, 1].
     SolverError
         When the MIP finds no solution within its time limit.
+
+    Example
+    -------
+    >>> design = design_survivable(net, SurviveOptions(survive="link", utilisation_ceiling=0.7))  # doctest: +SKIP
     """
     progress = progress or no_progress
     t_start = time.perf_counter()
-    run = _start_run(net, failure_kind, ceiling, failure_ceiling, k, backend, time_limit_s, mip_gap, use_candidates,
-                     sweep_options, initial_records, progress)
+    opts = options if options is not None else SurviveOptions.model_validate({})
+    failure_kind, time_limit_s, max_iterations = opts.survive, opts.time_limit_s, opts.max_iterations
+    run = _start_run(net, opts, sweep_options, initial_records, progress)
     # the whole design (sweeps and MIPs of every iteration) gets DESIGN_BUDGET_FACTOR x time_limit_s of wall
     # time: past it, the loop stops after its next sweep and reports the design as not converged
     design_deadline = time.perf_counter() + DESIGN_BUDGET_FACTOR * time_limit_s
@@ -253,7 +249,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
             progress(min(0.95, 0.1 + 0.8 * (it - 1) / max_iterations), f"iteration {it}: sweeping every state")
             run.records = _sweep(run.records_net, failure_kind, run.sopts)
         sweep_seconds = time.perf_counter() - t_sweep if failure_kind != "none" else 0.0
-        new = _violated_states(run, max_states)
+        new = _violated_states(run, opts.max_states)
         if it > 1 and not new:
             run.converged = not run.violated
             run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
@@ -340,21 +336,17 @@ class _SurviveRun:
         return (d["src"].isin(sc.sites) | d["dst"].isin(sc.sites)).to_numpy()
 
 
-def _start_run(net: Network, failure_kind: str, ceiling: float, failure_ceiling: float, k: int, backend: str,
-               time_limit_s: float, mip_gap: float, use_candidates: bool, sweep_options: FailureOptions | None,
+def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions | None,
                initial_records: Sequence[dict[str, Any]] | None, progress: ProgressFn) -> _SurviveRun:
-    """Check the options and set up the run: the full network, the sweep options, the intact state's block."""
-    if failure_kind not in (*SURVIVE_KINDS, "none"):
-        raise ValidationError(Problem(f"unknown failure kind {failure_kind!r}; choose link, srlg, site or none",
-                                      table="options", field="survive"))
-    for name, v in (("ceiling", ceiling), ("failure_ceiling", failure_ceiling)):
-        if not 0 < v <= 1:
-            raise ValidationError(Problem(f"{name} must be in (0, 1], got {v}", table="options", field=name))
+    """Set up the run: the full network, the sweep options, the intact state's block."""
+    failure_kind, ceiling, failure_ceiling, k = (opts.survive, opts.utilisation_ceiling,
+                                                 opts.failure_utilisation_ceiling, opts.k_paths)
+    backend, time_limit_s, mip_gap, use_candidates = opts.backend, opts.time_limit_s, opts.mip_gap, opts.candidates
     base = net if use_candidates else net.drop_candidates(net.candidates.index)
     full = full_network(base)
     tol = survive_tolerance_gbps(net)
     sopts = (sweep_options or FailureOptions.model_validate({})).model_copy(update={"kind": failure_kind if failure_kind != "none"
-                                                                   else "srlg", "paths": k, "derate": None,
+                                                                   else "srlg", "k_paths": k, "derate": None,
                                                                    "scenarios": None, "verify": False})
     scen_full: dict[str, FailureScenario] = {}
     if failure_kind != "none":

@@ -30,6 +30,23 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``BACKBONE_TEST_INSTALLED=1`` (``.ci/run``'s run against the installed package) the tests must import
+    the installed ``backbone``, never the checkout's folders, or that run would test the checkout twice."""
+    import os
+
+    if os.environ.get("BACKBONE_TEST_INSTALLED") != "1":
+        return
+    import backbone
+    import backbone.api
+    import backbone.solver
+
+    inside = [m.__name__ for m in (backbone, backbone.solver, backbone.api)
+              if Path(str(m.__file__)).resolve().is_relative_to(ROOT)]
+    if inside:
+        raise pytest.UsageError(f"BACKBONE_TEST_INSTALLED=1 but {', '.join(inside)} import from the checkout {ROOT}")
+
+
 def conformance_dir() -> Path:
     """../shared/conformance, or skip the calling test with a clear reason."""
     if not CONFORMANCE.exists():

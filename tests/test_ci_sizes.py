@@ -45,3 +45,9 @@ def test_data_tables_are_exempt_from_the_module_limit(sizes) -> None:  # type: i
     assert sizes.is_data_table(Path("backbone/datasets/global_cables.py"))
     assert not sizes.is_data_table(Path("backbone/datasets/build_global.py"))
     assert not sizes.is_data_table(Path("solver/plan.py"))
+
+
+def test_the_repository_holds_the_limits(sizes, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """.ci/lint enforces the limits: no module over 600 lines and no function over 120 in backbone, solver, api."""
+    monkeypatch.chdir(ROOT)
+    assert sizes.main(["--enforce"]) == 0

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import JsonOpt, ScenarioArg, emit_json, err_console, handle_errors, load
+from backbone.api.cli.options import options_command
+from backbone.solver.tasks.calibrate_options import CalibrateOptions
 
 
 def register(app: typer.Typer) -> None:
@@ -15,6 +17,7 @@ def register(app: typer.Typer) -> None:
     app.command("calibrate")(calibrate)
 
 
+@options_command(CalibrateOptions)
 @handle_errors
 def calibrate(
     scenario: ScenarioArg = None,
@@ -25,29 +28,33 @@ def calibrate(
     out: Annotated[Optional[Path], typer.Option(  # noqa: UP045
         "--out", help="Folder for the calibrated scenario (canonical folder); without it, report only.",
         show_default=False)] = None,
-    loss: Annotated[str, typer.Option(help="Robust loss: soft_l1, huber, cauchy or linear.")] = "soft_l1",
-    max_iterations: Annotated[int, typer.Option(help="Fit / re-route rounds at most.")] = 5,
     fit: Annotated[Optional[list[str]], typer.Option(  # noqa: UP045
         "--fit", help="Parameter to fit (repeat; default: terrestrial_latency_factor, submarine_latency_factor, "
                       "equipment_delay_ms).")] = None,
     json_out: JsonOpt = False,
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Fit latency factors per link kind and a per-link overhead to measured RTTs; write the calibrated scenario.
 
     The fit never goes below the fibre floor (factors >= 1, overhead >= 0); every command run on the
     written scenario uses its calibrated latencies. Reports the fitted parameters and the median and
-    worst error before, after and leave-one-out.
+    worst error before, after and leave-one-out. The other options are the ``calibrate`` task's
+    (:class:`~backbone.solver.tasks.calibrate_options.CalibrateOptions`, as in the API); the measurements
+    come from a CSV file here, inline in the API.
     """
-    from backbone.calibrate import FITTED_PARAMETERS, load_measured
     from backbone.calibrate import calibrate as run_calibration
+    from backbone.calibrate import load_measured
     from backbone.io import save_scenario
     from backbone.paths import public_rtt_path
+    from backbone.solver.tasks import validate_options
 
+    opts = validate_options(CalibrateOptions, {**options, **({"fit": fit} if fit else {})})
     net = load(scenario)
     path = measured or public_rtt_path()
     pairs = load_measured(path)
-    result = run_calibration(net, pairs, fit=tuple(fit) if fit else FITTED_PARAMETERS, loss=loss,
-                             max_iterations=max_iterations, source_label=path.name)
+    result = run_calibration(net, pairs, fit=tuple(opts.fit), loss=opts.loss, f_scale=opts.f_scale,
+                             max_iterations=opts.max_iterations, source_label=path.name)
     if out is not None:
         save_scenario(result.network, out)
     summary = {**result.to_dict(), "out": None if out is None else str(out)}

@@ -21,7 +21,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
-from backbone.solver.tasks.design import DesignOptions
+from backbone.solver.design_options import DesignOptions
 
 DEFAULT_SNDLIB_MODEL = "U-U-M-N-C-A-N-N"
 """Model used for an SNDlib file when neither --model nor --survive is given."""

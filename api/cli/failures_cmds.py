@@ -17,7 +17,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
-from backbone.solver.failures import FailureOptions
+from backbone.solver.failures.options import FailureOptions
 
 MAX_ROWS = 15
 

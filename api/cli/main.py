@@ -8,7 +8,6 @@ commands, whose flags come from the solver's options models, are registered only
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 from typing import Any
 
@@ -65,9 +64,8 @@ def build_app(command: str | None = None) -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     modules = [m for m, names in COMMAND_MODULES.items() if command in names] or list(COMMAND_MODULES)
-    for name in modules:
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name).register(app)
+    for name in modules:  # every listed module ships with the package: a missing one is an error, not skipped
+        importlib.import_module(name).register(app)
     app.callback()(_main)
     return app
 

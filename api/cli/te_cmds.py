@@ -22,7 +22,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
-from backbone.solver.tasks.te import TEOptions
+from backbone.solver.te.options import TEOptions
 
 EXIT_VERIFY_FAILED = 5
 """``--verify`` found the result violates a constraint (a bug worth reporting)."""

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from backbone.errors import NotFoundError, Problem, ValidationError
+from backbone.errors import NotFoundError, Problem, ValidationError, one_line
 from backbone.io.scenario import (
     load_folder,
     network_from_dict,
@@ -110,7 +110,7 @@ def _read_doc(p: Path, fmt: str) -> Any:
             return json.loads(text)
         return yaml.safe_load(text)
     except (json.JSONDecodeError, ValueError, yaml.YAMLError) as exc:
-        raise ValidationError(Problem(f"not valid {fmt.split('-')[1].upper()}: {_one_line(exc)}", file=str(p),
+        raise ValidationError(Problem(f"not valid {fmt.split('-')[1].upper()}: {one_line(exc)}", file=str(p),
                                       record=syntax_error_line(exc))) from None
 
 
@@ -120,10 +120,6 @@ def syntax_error_line(exc: BaseException) -> str:
         return f"line {exc.lineno}"
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return f"line {mark.line + 1}" if mark is not None else ""
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
 
 
 def save_scenario(net: Network, path: str | Path) -> Path:

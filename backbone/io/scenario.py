@@ -30,7 +30,7 @@ import pandas as pd
 import yaml
 
 from backbone.artifacts import write_text_atomic
-from backbone.errors import NotFoundError, Problem, ValidationError
+from backbone.errors import NotFoundError, Problem, ValidationError, one_line
 from backbone.model import Network, table_records
 from backbone.schema import OPTIONAL_TABLES, TABLES
 from backbone.validate import build_network
@@ -120,16 +120,7 @@ def _read_yaml(path: Path) -> Any:
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ValidationError(Problem(f"not valid YAML: {_one_line(exc)}", file=str(path))) from None
-
-
-def _one_line(exc: Exception) -> str:
-    """A parser error on one line (PyYAML's own text spans several, with a source excerpt)."""
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None)
-    if problem and mark is not None:
-        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
-    return " ".join(str(exc).split())
+        raise ValidationError(Problem(f"not valid YAML: {one_line(exc)}", file=str(path))) from None
 
 
 def save_folder(net: Network, path: str | Path, overwrite: bool = True) -> Path:

@@ -22,20 +22,53 @@ Serially, on a local process pool or on a Dask cluster, with the same determinis
 see :mod:`backbone.solver.failures.engines`.
 """
 
-from backbone.solver.failures.engines import run_sweep, worker_context
-from backbone.solver.failures.evaluation import FAILURE_RETRY_FACTOR, SweepContext, evaluate_scenario
-from backbone.solver.failures.options import FailureOptions
-from backbone.solver.failures.result import SCENARIO_COLUMNS, SweepResult, scenario_table, sweep, worst_first
-from backbone.solver.failures.scenarios import (
-    DEFAULT_MAX_SCENARIOS,
-    FailureKind,
-    FailureScenario,
-    enumerate_scenarios,
-    load_scenario_list,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from backbone.solver.failures.engines import run_sweep, worker_context
+    from backbone.solver.failures.evaluation import FAILURE_RETRY_FACTOR, SweepContext, evaluate_scenario
+    from backbone.solver.failures.options import FailureOptions
+    from backbone.solver.failures.result import (
+        SCENARIO_COLUMNS,
+        SweepResult,
+        scenario_table,
+        sweep,
+        worst_first,
+    )
+    from backbone.solver.failures.scenarios import (
+        DEFAULT_MAX_SCENARIOS,
+        FailureKind,
+        FailureScenario,
+        enumerate_scenarios,
+        load_scenario_list,
+    )
+
+_EXPORTS = {
+    **dict.fromkeys(("run_sweep", "worker_context"), "engines"),
+    **dict.fromkeys(("FAILURE_RETRY_FACTOR", "SweepContext", "evaluate_scenario"), "evaluation"),
+    **dict.fromkeys(("FailureOptions", "DEFAULT_MAX_SCENARIOS", "FailureKind"), "options"),
+    **dict.fromkeys(("SCENARIO_COLUMNS", "SweepResult", "scenario_table", "sweep", "worst_first"), "result"),
+    **dict.fromkeys(("FailureScenario", "enumerate_scenarios", "load_scenario_list"), "scenarios"),
+}
+"""Public name -> the submodule defining it (imported on first use)."""
 
 __all__ = [
     "DEFAULT_MAX_SCENARIOS", "FAILURE_RETRY_FACTOR", "SCENARIO_COLUMNS", "FailureKind", "FailureOptions",
     "FailureScenario", "SweepContext", "SweepResult", "enumerate_scenarios", "evaluate_scenario",
     "load_scenario_list", "run_sweep", "scenario_table", "sweep", "worker_context", "worst_first",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`__all__`, imported from their modules on first use (PEP 562), so that importing
+    one light submodule (the options) does not load the solver."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

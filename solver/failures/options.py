@@ -7,7 +7,11 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
-from backbone.solver.failures.scenarios import DEFAULT_MAX_SCENARIOS, FailureKind
+
+FailureKind = Literal["link", "srlg", "site", "srlg-pairs", "list"]
+
+DEFAULT_MAX_SCENARIOS = 5000
+"""Bound on the number of scenarios (``srlg-pairs`` grows quadratically)."""
 
 
 class FailureOptions(BaseModel):

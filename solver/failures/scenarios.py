@@ -6,15 +6,11 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
-
-FailureKind = Literal["link", "srlg", "site", "srlg-pairs", "list"]
-
-DEFAULT_MAX_SCENARIOS = 5000
-"""Bound on the number of scenarios (``srlg-pairs`` grows quadratically)."""
+from backbone.solver.failures.options import DEFAULT_MAX_SCENARIOS, FailureKind
 
 
 @dataclass(frozen=True)

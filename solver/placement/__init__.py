@@ -36,7 +36,29 @@ Modelling choices (documented defaults; see :mod:`~solver.placement.options`)
 
 from __future__ import annotations
 
-from backbone.solver.placement.options import DEFAULT_RESIDENCY, PlaceOptions, ResidencyRule, TrainingJob
-from backbone.solver.placement.result import PlacementResult, solve_placement
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from backbone.solver.placement.options import DEFAULT_RESIDENCY, PlaceOptions, ResidencyRule, TrainingJob
+    from backbone.solver.placement.result import PlacementResult, solve_placement
+
+_EXPORTS = {
+    **dict.fromkeys(("DEFAULT_RESIDENCY", "PlaceOptions", "ResidencyRule", "TrainingJob"), "options"),
+    **dict.fromkeys(("PlacementResult", "solve_placement"), "result"),
+}
+"""Public name -> the submodule defining it (imported on first use)."""
 
 __all__ = ["DEFAULT_RESIDENCY", "PlaceOptions", "PlacementResult", "ResidencyRule", "TrainingJob", "solve_placement"]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`__all__`, imported from their modules on first use (PEP 562), so that importing
+    one light submodule (the options) does not load the solver."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

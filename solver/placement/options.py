@@ -17,12 +17,14 @@ Defaults worth knowing:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from backbone.solver.backends import BackendName
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EU_EEA_COUNTRIES: tuple[str, ...] = (
     "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT",
@@ -198,6 +200,8 @@ def period_factors(regions: np.ndarray, periods: int) -> np.ndarray:
     numpy.ndarray
         Shape (len(regions), periods).
     """
+    import numpy as np
+
     if periods == 1:
         return np.ones((len(regions), 1))
     offsets = np.array([REGION_UTC_OFFSET_H.get(str(r), 0) for r in regions], dtype=int)

@@ -12,9 +12,30 @@ package; it imports them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from backbone.solver.progress import ProgressFn, no_progress
-from backbone.solver.tasks.base import Task, TaskResult
-from backbone.solver.tasks.service import parse_options, run_task, task_for, validate_options
+
+if TYPE_CHECKING:
+    from backbone.solver.tasks.base import Task, TaskResult
+    from backbone.solver.tasks.service import parse_options, run_task, task_for, validate_options
+
+_EXPORTS = {"Task": "base", "TaskResult": "base", "parse_options": "service", "run_task": "service",
+            "task_for": "service", "validate_options": "service"}
+"""Public name -> the submodule defining it (imported on first use)."""
 
 __all__ = ["ProgressFn", "Task", "TaskResult", "no_progress", "parse_options", "run_task", "task_for",
            "validate_options"]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`__all__`, imported from their modules on first use (PEP 562), so that importing
+    one light submodule (the options) does not load the solver."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

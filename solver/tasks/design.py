@@ -11,73 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
-
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from typing import Any, ClassVar
 
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.serialize import finite_or_none
-from backbone.solver.backends import BackendName
 from backbone.solver.design import DesignInstance, DesignSolution, solve_design
-from backbone.solver.design_task import CandidateLink, design_upgrades
+from backbone.solver.design_options import DesignOptions
+from backbone.solver.design_task import design_upgrades
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import DesignSummary, Summary
-
-
-class DesignOptions(BaseModel):
-    """Options of the ``design`` task.
-
-    SNDlib mode (``model`` given): solve the SNDlib model on the scenario's own data (modules,
-    pre-installed capacity, routing and setup costs are carried in the scenario, see
-    :func:`backbone.io.sndlib.sndlib_from_network`; nothing is read from a file) and write
-    ``design.sol.txt`` (SNDlib native solution format). Otherwise: plan the backbone's upgrades
-    (``survive``, ``utilisation_ceiling``, ``candidate_links``). A model file is read by the caller
-    (the CLI's ``--model-file``) and passed on as its code.
-    """
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    model: str | None = Field(None, max_length=32, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
-    survive: Literal["none", "link", "srlg"] = Field(
-        "none", validation_alias=AliasChoices("survive", "survivability"),
-        description="Upgrade mode: failures to survive with rerouting -- none, every single link or every SRLG "
-                    "(also accepted as 'survivability').")
-    utilisation_ceiling: float = Field(
-        0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
-        description="Upgrade mode: utilisation ceiling in the intact state (also accepted as 'ceiling').")
-    failure_utilisation_ceiling: float = Field(
-        1.0, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
-        description="Utilisation ceiling in failure states, routing 'paths' (also accepted as 'failure_ceiling').")
-    routing: Literal["auto", "paths", "edge"] = Field(
-        "auto", description="Upgrade mode: 'paths' -- the survivable design over TE's latency-admissible candidate "
-                            "paths, upgrades and the scenario's candidate routes jointly, every failure state "
-                            "(backbone.solver.survive); 'edge' -- multicommodity flow, every path admissible, "
-                            "candidate_links as new links (SNDlib-style). 'auto': edge for SNDlib network files, "
-                            "else paths.")
-    candidate_links: list[CandidateLink] = Field(default_factory=list,
-                                                 description="New links for routing 'edge' (routing 'paths' builds "
-                                                             "from the scenario's candidates table)")
-    max_iterations: int = Field(6, ge=1, le=50, description="Routing 'paths': most design iterations")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
-                                description="Seconds for the whole solve (also accepted as 'time_limit').")
-    backend: BackendName = Field("highs", description="MIP backend (highs, ortools-scip, pulp-cbc, ...).")
-    mip_gap: float = Field(1e-4, ge=0, lt=1, description="Relative MIP gap to stop at.")
-    cuts: bool = Field(True, description="SNDlib mode: add the cut-set inequalities.")
-    verify: bool = Field(False, description="Check the design with the independent checker.")
-
-    @field_validator("model")
-    @classmethod
-    def _known_model(cls, code: str | None) -> str | None:
-        from backbone.solver.sndlib import parse_model_code
-
-        if code is not None:
-            try:
-                parse_model_code(code)
-            except ValidationError as exc:
-                raise ValueError("; ".join(p.message for p in exc.problems)) from None
-        return code
 
 
 @dataclass(kw_only=True)
@@ -98,14 +43,16 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
     if opts.model:
         summary, design = _run_sndlib(net, opts, writer, progress)
     elif _routing(net, opts) == "paths":
-        from backbone.solver.survive import design_survivable
+        from backbone.solver.survive import SurviveOptions, design_survivable
 
         if opts.candidate_links:
             raise ValidationError(Problem("candidate_links need routing 'edge'; routing 'paths' builds the scenario's "
                                           "candidates table", table="options", field="candidate_links"))
-        sres = design_survivable(net, opts.survive, opts.utilisation_ceiling, opts.failure_utilisation_ceiling,
-                                 time_limit_s=opts.time_limit_s, backend=opts.backend, mip_gap=max(opts.mip_gap, 1e-4),
-                                 max_iterations=opts.max_iterations, progress=progress)
+        sres = design_survivable(net, SurviveOptions.model_validate({
+            "survive": opts.survive, "utilisation_ceiling": opts.utilisation_ceiling,
+            "failure_utilisation_ceiling": opts.failure_utilisation_ceiling, "time_limit_s": opts.time_limit_s,
+            "backend": opts.backend, "mip_gap": max(opts.mip_gap, 1e-4), "max_iterations": opts.max_iterations}),
+            progress=progress)
         summary, design = sres.summary(), sres
         summary["survive"] = opts.survive
         if opts.verify and opts.survive != "none":

@@ -270,12 +270,9 @@ def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult)
     if not opts.skip_upgrades:
         initial = fs["scenarios"] if kind == fail_opts.kind and not fail_opts.derate else None
         try:
-            dres = design_survivable(
-                route.routed, kind, float(design_cfg.utilisation_ceiling), float(design_cfg.failure_utilisation_ceiling),
-                k=fail_opts.k_paths, backend=str(design_cfg.backend), time_limit_s=float(design_cfg.time_limit_s),
-                mip_gap=float(design_cfg.mip_gap), max_iterations=int(design_cfg.max_iterations),
-                max_states=design_cfg.max_states, use_candidates=bool(design_cfg.candidates),
-                sweep_options=fail_opts, initial_records=initial, progress=run.stage_progress("upgrades"))
+            dres = design_survivable(route.routed, design_cfg.survive_options(kind, fail_opts.k_paths),
+                                     sweep_options=fail_opts, initial_records=initial,
+                                     progress=run.stage_progress("upgrades"))
             ds = dres.summary()
             upgrades = dres.upgrades
             after = dres.network_after

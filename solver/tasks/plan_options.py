@@ -13,6 +13,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from backbone.solver.backends import BackendName
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.survive_options import SurviveOptions
 from backbone.solver.te.options import TEOptions
 
 
@@ -36,6 +37,15 @@ class PlanUpgradeOptions(BaseModel):
     candidates: bool = Field(True, description="Build candidate routes as well as upgrading links.")
     survive: Literal["srlg", "link", "site", "none"] | None = Field(
         None, description="Failure kind the design must survive (default: the failures stage's kind).")
+
+
+    def survive_options(self, survive: str, k_paths: int, time_limit_s: float | None = None) -> SurviveOptions:
+        """These options as one survivable design's (:class:`~backbone.solver.survive_options.SurviveOptions`):
+        surviving ``survive`` over ``k_paths`` candidate paths (the failures stage's), ``time_limit_s`` per MIP
+        solve when given (a retry with a longer limit), else this section's."""
+        return SurviveOptions.model_validate({
+            **self.model_dump(exclude={"survive", "time_limit_s"}), "survive": survive, "k_paths": k_paths,
+            "time_limit_s": self.time_limit_s if time_limit_s is None else time_limit_s})
 
 
 DESIGN_KEYS = tuple(PlanUpgradeOptions.model_fields)

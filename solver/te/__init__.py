@@ -20,27 +20,42 @@ reason ``no_path_within_slo``.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, get_args
 
-import numpy as np
-
-from backbone.model import Network
 from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.progress import ProgressFn, no_progress
-from backbone.solver.te.formulations import block_values, build_formulation
-from backbone.solver.te.instance import REASONS, build_instance
-from backbone.solver.te.objectives import OBJECTIVES, run_objective
-from backbone.solver.te.options import TEOptions
-from backbone.solver.te.result import TEResult, assemble_result
+from backbone.solver.te.options import Objective, TEOptions
+
+if TYPE_CHECKING:  # imported when used, so the options (and ``backbone te --help``) load without numpy or scipy
+    from backbone.model import Network
+    from backbone.solver.te.instance import REASONS
+    from backbone.solver.te.objectives import OBJECTIVES
+    from backbone.solver.te.result import TEResult
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEOptions", "TEResult", "choose_method",
            "note_missing_demand", "solve_te"]
 
-ALL_OBJECTIVES = (*OBJECTIVES, "ecmp")
+ALL_OBJECTIVES: tuple[str, ...] = get_args(Objective)
+"""Every objective: the LP objectives (:data:`~backbone.solver.te.objectives.OBJECTIVES`) and ``ecmp``."""
+
+_LAZY = {"OBJECTIVES": "backbone.solver.te.objectives", "REASONS": "backbone.solver.te.instance",
+         "TEResult": "backbone.solver.te.result"}
+
+
+def __getattr__(name: str) -> Any:
+    """``OBJECTIVES``, ``REASONS`` and ``TEResult``, imported on first use (PEP 562)."""
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 def solve_te(net: Network, objective: str | TEOptions = "min-mlu", formulation: str = "path", k: int = 4,
              backend: str = "highs", time_limit: float = 120.0, ceiling: float | None = None,
@@ -95,6 +110,9 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", formulation: 
         return solve_te(net, o.objective, o.formulation, o.k_paths, o.backend, o.time_limit_s, o.utilisation_ceiling,
                         o.disjoint, o.latency_tiebreak, o.ecmp_metric, o.ecmp_tolerance_ms, progress, path_provider,
                         o.lp_method, o.method, o.pop_parts)
+    from backbone.solver.te.instance import build_instance
+    from backbone.solver.te.objectives import OBJECTIVES
+
     progress = progress or no_progress
     t_start = time.perf_counter()
     inst = build_instance(net, path_provider)
@@ -124,6 +142,12 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k: int, backend: s
                  progress: ProgressFn, t_start: float) -> TEResult:
     """The exact path (``k`` candidates) or edge formulation: build, run the objective's LP stages, extract
     the tables; the best answer with status ``time_limit`` when the deadline stops it."""
+    import numpy as np
+
+    from backbone.solver.te.formulations import block_values, build_formulation
+    from backbone.solver.te.objectives import run_objective
+    from backbone.solver.te.result import assemble_result
+
     progress(0.02, f"{formulation} formulation: building")
     t0 = time.perf_counter()
     try:
@@ -237,7 +261,7 @@ def choose_method(inst: Any, objective: str, formulation: str, method: str = "au
 
 def _bound_entries(objective: str, value: float, lower_bound: float | None) -> dict[str, Any]:
     """``lower_bound`` and ``gap = (mlu - lower_bound) / mlu`` (min-mlu; None where no bound is proven)."""
-    if objective != "min-mlu" or lower_bound is None or not np.isfinite(value):
+    if objective != "min-mlu" or lower_bound is None or not math.isfinite(value):
         return {"lower_bound": None, "gap": None}
     lb = min(float(lower_bound), float(value))  # solver round-off can put the bound a hair above
     return {"lower_bound": lb, "gap": (value - lb) / value if value > 0 else 0.0}
@@ -247,6 +271,8 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
                     ceiling: float | None, lp_method: str, pop_parts: int, progress: ProgressFn,
                     t_start: float) -> TEResult:
     """Column generation or POP, reported in the same tables and summary as the exact path LP."""
+    from backbone.solver.te.result import assemble_result
+
     progress(0.05, f"{objective}: {method}")
     if method == "colgen":
         from backbone.solver.te.colgen import run_colgen
@@ -294,6 +320,7 @@ def _time_limit_result(inst: Any, objective: str, formulation: str, method: str,
     """The answer when the time limit stops a solve before any LP solution: every demand on its
     lowest-latency path (:mod:`backbone.solver.te.fallback`), status ``time_limit``, with its bound."""
     from backbone.solver.te.fallback import shortest_path_outcome
+    from backbone.solver.te.result import assemble_result
 
     progress(0.9, "time limit: lowest-latency routing")
     out = shortest_path_outcome(inst, objective, ceiling, stopped)

@@ -13,15 +13,13 @@ import pytest
 from apitest_helpers import auth
 from apitest_tasks import REGISTRY
 from fastapi.testclient import TestClient
+from joserfc import jwt
+from joserfc.jwk import KeySet, OctKey, RSAKey
 
 from backbone.api.app import create_app
 from backbone.api.settings import Settings
 from backbone.io import network_to_dict
 from backbone.model import Network
-
-joserfc = pytest.importorskip("joserfc")
-from joserfc import jwt  # noqa: E402
-from joserfc.jwk import KeySet, OctKey, RSAKey  # noqa: E402
 
 ISSUER, AUDIENCE = "https://sso.example.com/realms/backbone", "backbone-api"
 

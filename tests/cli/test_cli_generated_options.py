@@ -25,7 +25,7 @@ from backbone.solver.tasks.registry import TASKS
 ROOT = Path(__file__).resolve().parents[2]
 
 CONVERTED = {"te": (), "failures": (), "place": (), "design": (), "plan": ("plan_file", "plan_text"),
-             "roadmap": ("plan_file", "plan_text")}
+             "roadmap": ("plan_file", "plan_text"), "calibrate": ()}
 """Commands whose flags are generated from their task's options model -> fields left off on purpose."""
 
 
@@ -46,7 +46,7 @@ def test_every_simple_field_of_the_model_is_a_flag(kind: str) -> None:
             continue
         assert flag_name(name) in flags, f"{kind}: --{name} missing"
         exposed += 1
-    assert exposed >= 4
+    assert exposed >= 3  # calibrate has three simple options (loss, f_scale, max_iterations)
     for generated in model_options(model, exclude=CONVERTED[kind]):
         assert set(generated.flags) <= flags  # the older spellings too
         assert generated.param.default.help, f"{kind}: --{generated.field} has no help"
@@ -174,3 +174,36 @@ def test_a_light_command_does_not_import_the_options_models() -> None:
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.returncode == 0, p.stderr
     assert p.stdout.split("\n")[:2] == ["False False", "['te']"]
+
+
+def test_help_of_every_command_loads_no_solver() -> None:
+    """``backbone --help`` builds every command's flags from its options model; the models import without the
+    solver, so pandas, scipy and the LP builders stay unloaded (help is fast)."""
+    code = ("import sys; from backbone.api.cli.main import build_app; build_app(None); "
+            "print([m for m in ('pandas', 'scipy', 'numba', 'backbone.model', 'backbone.solver.te.formulations', "
+            "'backbone.solver.tasks.base') if m in sys.modules])")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
+
+
+def test_calibrate_flags_are_the_task_options(monkeypatch: pytest.MonkeyPatch, scenario: Path) -> None:
+    """``backbone calibrate``'s flags are generated from CalibrateOptions: only the given ones reach the fit
+    (with ``--fit`` merged), and a bad value is exit 2 naming the option."""
+    import backbone.calibrate
+
+    seen: list[dict[str, Any]] = []
+
+    def record(net: Any, pairs: Any, **kw: Any) -> Any:
+        seen.append(kw)
+        raise typer.Exit(0)
+
+    monkeypatch.setattr(backbone.calibrate, "calibrate", record)
+    r = CliRunner().invoke(app, ["calibrate", str(scenario), "--f-scale", "0.1", "--fit", "equipment_delay_ms"])
+    assert r.exit_code == 0, r.output
+    assert seen[0]["f_scale"] == 0.1 and seen[0]["fit"] == ("equipment_delay_ms",)
+    assert seen[0]["loss"] == "soft_l1" and seen[0]["max_iterations"] == 5  # the model's defaults
+    bad = CliRunner().invoke(app, ["calibrate", str(scenario), "--fit", "speed_of_light"])
+    assert bad.exit_code == 2 and "fit" in bad.output
+    assert CliRunner().invoke(app, ["calibrate", str(scenario), "--f-scale", "2"]).exit_code == 2

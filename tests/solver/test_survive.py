@@ -13,12 +13,13 @@ from backbone.io import load_scenario, save_scenario
 from backbone.model import Network
 from backbone.solver.checks.survivability import check_survivability
 from backbone.solver.failures import FailureOptions, enumerate_scenarios, sweep
-from backbone.solver.survive import design_survivable
+from backbone.solver.survive import SurviveOptions, design_survivable
 from backbone.validate import build_network
 from tests import nets
 from tests.conftest import SharedRun
 
 SERIAL = FailureOptions(engine="serial")
+LINK = SurviveOptions(survive="link")
 
 
 def _link(i: str, a: str, b: str, cap: float, max_cap: float | None = None) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def test_ring_builds_one_chord() -> None:
     assert sum(r["survived"] for r in before.scenarios) == 0  # every cut overloads the other side
     cut = next(r for r in before.scenarios if r["scenario"] == "link:AB")
     assert cut["mlu"] == pytest.approx(1.5) and cut["unmet_gbps"] == pytest.approx(50.0)
-    res = design_survivable(net, "link", sweep_options=SERIAL)
+    res = design_survivable(net, LINK, sweep_options=SERIAL)
     assert res.converged and res.status == "optimal"
     assert res.cost_usd == pytest.approx(1010.0)
     assert res.lower_bound_usd == pytest.approx(1010.0)
@@ -85,7 +86,7 @@ def test_ring_builds_one_chord() -> None:
 
 def test_cut_off_site_gets_the_cheapest_new_route() -> None:
     net = site_behind_one_link()
-    res = design_survivable(net, "link", sweep_options=SERIAL)
+    res = design_survivable(net, LINK, sweep_options=SERIAL)
     assert res.converged
     assert list(res.upgrades["link"]) == ["e-b"] and res.cost_usd == pytest.approx(505.0)
     assert res.survivability()["survived"] == res.survivability()["states"] == 6
@@ -95,7 +96,7 @@ def test_cut_off_site_gets_the_cheapest_new_route() -> None:
 
 def test_without_candidates_the_cut_is_excused_with_a_reason() -> None:
     net = site_behind_one_link()
-    res = design_survivable(net, "link", sweep_options=SERIAL, use_candidates=False)
+    res = design_survivable(net, SurviveOptions(survive="link", candidates=False), sweep_options=SERIAL)
     ns = {r["scenario"]: r["reason"] for r in res.not_survivable}
     assert set(ns) == {"link:EA"} and "to or from E, which the failure takes off the network" in ns["link:EA"]
     assert res.upgrades.empty and res.converged and not res.violated
@@ -109,7 +110,7 @@ def test_without_candidates_the_cut_is_excused_with_a_reason() -> None:
 def test_checker_reads_the_scenario_folder(tmp_path: Path) -> None:
     net = ring_needing_a_chord()
     assert not check_survivability(save_scenario(net, tmp_path / "before"), "link").ok
-    res = design_survivable(net, "link", sweep_options=SERIAL)
+    res = design_survivable(net, LINK, sweep_options=SERIAL)
     folder = save_scenario(res.network_after, tmp_path / "after")
     assert check_survivability(folder, "link").ok
     assert load_scenario(str(folder)).links.loc["chord", "capacity_gbps"] == pytest.approx(100.0)
@@ -204,3 +205,22 @@ def test_skip_upgrades_says_nothing_was_designed(small_world: Network, tmp_path:
     assert s["survivability"]["survived"] == s["failure_scenarios"] - s["failures_with_unmet_demand"]
     report = (tmp_path / "out" / "report.html").read_text()
     assert "Nothing was designed" in report
+
+
+def test_survive_options_speak_the_one_vocabulary() -> None:
+    """The older spellings are accepted; a plan's design section becomes the same options; bad values refused."""
+    import pydantic
+
+    from backbone.solver.tasks.plan_options import PlanUpgradeOptions
+
+    old = SurviveOptions.model_validate({"failure_kind": "link", "ceiling": 0.7, "failure_ceiling": 0.9, "paths": 6,
+                                         "time_limit": 5, "use_candidates": False})
+    assert old == SurviveOptions(survive="link", utilisation_ceiling=0.7, failure_utilisation_ceiling=0.9, k_paths=6,
+                                 time_limit_s=5, candidates=False)
+    plan = PlanUpgradeOptions(utilisation_ceiling=0.7, max_iterations=3, candidates=False)
+    assert plan.survive_options("site", 6) == SurviveOptions(survive="site", utilisation_ceiling=0.7, k_paths=6,
+                                                             max_iterations=3, candidates=False)
+    assert plan.survive_options("link", 4, time_limit_s=240).time_limit_s == 240
+    for bad in ({"survive": "rack"}, {"utilisation_ceiling": 1.5}, {"max_iterations": 0}):
+        with pytest.raises(pydantic.ValidationError):
+            SurviveOptions.model_validate(bad)
