@@ -1,5 +1,9 @@
 """networkx node-link JSON importer (TopoHub, Teal) and Teal's traffic-matrix CSV loader.
 
+A thin parser over :mod:`backbone.io.graph_records`, the core it shares with the GraphML importer: this
+module reads the JSON document into node and edge attribute mappings; the core reads them (its
+:data:`~backbone.io.graph_records.NODE_LINK` attributes) into sites, links and demands.
+
 The node-link form is ``{"directed", "multigraph", "graph", "nodes": [...], "links" | "edges": [...]}``
 (networkx writes ``links`` before 3.4 and may write ``edges`` after; both are read).
 :func:`load_node_link` maps it onto the model:
@@ -8,7 +12,7 @@ The node-link form is ``{"directed", "multigraph", "graph", "nodes": [...], "lin
 coordinates from ``pos`` / ``coordinates`` / ``coords`` (``[lon, lat]``, as TopoHub writes them),
 else ``lon``/``lat``, ``longitude``/``latitude``, ``Longitude``/``Latitude`` or ``x``/``y``;
 region = the node's ``region`` when it is a planning region, else
-:func:`backbone.io.graphml.region_from_lonlat`; country = the node's ``country`` as ISO alpha-2.
+:func:`backbone.io.graph_records.region_from_lonlat`; country = the node's ``country`` as ISO alpha-2.
 TopoHub's node ``type`` sets the kind (``City`` -> ``pop``, ``Seacable Landing Point`` and
 ``Seacable Waypoint`` -> ``landing``: both sit on a cable) and is kept verbatim in the extra
 column ``node_type``.
@@ -53,65 +57,36 @@ geometry (not physical). ``meta["coordinates"]`` says which layout was used
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from backbone import geo
 from backbone.errors import Problem, ValidationError
-from backbone.io.graphml import DEFAULT_CAPACITY_GBPS, country_code, region_from_lonlat
-from backbone.io.traffic_matrix import demand_table, load_traffic_matrix_csv
+from backbone.io.graph_records import (
+    DEFAULT_CAPACITY_GBPS,
+    NODE_LINK,
+    NODE_TYPE_KINDS,
+    SUBMARINE_EDGE_TYPES,
+    SYNTHETIC_LATENCY_MS,
+    SYNTHETIC_RADIUS_DEG,
+    coordinate_problems,
+    graph_network,
+    link_records,
+    node_coordinates,
+    number,
+    region_from_lonlat,
+    site_records,
+    synthetic_layout,
+)
+from backbone.io.traffic_matrix import load_traffic_matrix_csv
 from backbone.model import Network
-from backbone.schema import LINK_KINDS, REGIONS, SITE_KINDS
-from backbone.validate import build_network
-
-logger = logging.getLogger(__name__)
+from backbone.schema import REGIONS
 
 __all__ = ["NODE_TYPE_KINDS", "SUBMARINE_EDGE_TYPES", "SYNTHETIC_LATENCY_MS", "SYNTHETIC_RADIUS_DEG",
            "collapse_waypoint_chains", "load_node_link", "load_traffic_matrix_csv", "synthetic_layout"]
-
-SYNTHETIC_RADIUS_DEG = 10.0
-"""Half-size of the box (or radius of the circle) used for made-up positions."""
-
-SYNTHETIC_LATENCY_MS = 1.0
-"""One-way latency of a link in a network without geography whose file gives no weight."""
-
-NODE_TYPE_KINDS: dict[str, str] = {
-    "city": "pop", "seacable landing point": "landing", "seacable waypoint": "landing",
-    "landing": "landing", "datacenter": "datacenter", "data center": "datacenter", "pop": "pop",
-}
-"""TopoHub node ``type`` (lower case) -> site kind."""
-
-SUBMARINE_EDGE_TYPES = frozenset({"seacable", "submarine", "sea cable", "subsea"})
-"""Edge ``type`` values that mark a submarine link."""
-
-_POS_KEYS = ("pos", "coordinates", "coords")
-_LONLAT_KEYS = (("lon", "lat"), ("longitude", "latitude"), ("Longitude", "Latitude"), ("x", "y"))
-
-
-def _num(v: Any) -> float:
-    if isinstance(v, bool):
-        return float("nan")
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return float("nan")
-    return x if np.isfinite(x) else float("nan")
-
-
-def _node_xy(d: Mapping[str, Any]) -> tuple[float, float]:
-    for k in _POS_KEYS:
-        v = d.get(k)
-        if isinstance(v, list | tuple) and len(v) == 2:
-            return _num(v[0]), _num(v[1])
-    for kx, ky in _LONLAT_KEYS:
-        if kx in d and ky in d:
-            return _num(d[kx]), _num(d[ky])
-    return float("nan"), float("nan")
 
 
 def _read_json(p: Path) -> dict[str, Any]:
@@ -193,25 +168,14 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
         raise ValidationError(problems)
 
     ids = [str(d["id"]) for d in raw_nodes]
-    xy = np.array([_node_xy(d) for d in raw_nodes], dtype=float).reshape(-1, 2)
+    xy = node_coordinates(raw_nodes, NODE_LINK)
     has_xy = np.isfinite(xy).all(axis=1)
     geographic = has_xy & (np.abs(xy[:, 0]) <= 180) & (np.abs(xy[:, 1]) <= 90)
     if not geographic.all() and not allow_missing_coordinates:
         hint = (" (backbone convert --allow-missing-coordinates, or allow_missing_coordinates=True, places the "
                 "network on a made-up layout)")
-        coordinate_problems: list[Problem] = []
-        for j in np.flatnonzero(~geographic).tolist():
-            if not has_xy[j]:
-                coordinate_problems.append(Problem("node has no coordinates" + hint, file=file, table="sites",
-                                                   record=ids[j], field="lon"))
-                continue
-            if not abs(xy[j, 0]) <= 180:
-                coordinate_problems.append(Problem(f"longitude {xy[j, 0]:g} is outside [-180, 180]" + hint,
-                                                   file=file, table="sites", record=ids[j], field="lon"))
-            if not abs(xy[j, 1]) <= 90:
-                coordinate_problems.append(Problem(f"latitude {xy[j, 1]:g} is outside [-90, 90]" + hint,
-                                                   file=file, table="sites", record=ids[j], field="lat"))
-        raise ValidationError(coordinate_problems)
+        raise ValidationError(coordinate_problems(ids, xy, file, missing=lambda j: "node has no coordinates" + hint,
+                                                  hint=hint))
     if geographic.all():
         layout = "geographic"
         lon, lat = xy[:, 0], xy[:, 1]
@@ -220,10 +184,11 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
         layout = "scaled-planar" if has_xy.all() else "circle"
         lon, lat = synthetic_layout(xy if layout == "scaled-planar" else None, len(ids))
         regions = np.full(len(ids), default_region, dtype=object)
-    sites = _site_records(raw_nodes, ids, lon, lat, regions, layout == "geographic")
-    links, info = _link_records(raw_edges, directed, layout != "geographic", default_capacity_gbps,
-                                capacity_unit_gbps)
-    links = _with_ids(links)
+    sites = site_records(raw_nodes, ids, lon, lat, regions, NODE_LINK, geographic=layout == "geographic")
+    edges = ((str(e["source"]), str(e["target"]), str(e.get("key", "")), e) for e in raw_edges)
+    links, counts = link_records(edges, NODE_LINK, directed, default_capacity_gbps, capacity_unit_gbps,
+                                 synthetic=layout != "geographic", file=file)
+    info: dict[str, Any] = dict(counts)
     if collapse_waypoints:
         sites, links, folded = collapse_waypoint_chains(sites, links)
         info.update(folded)
@@ -237,110 +202,9 @@ def load_node_link(path: str | Path, allow_missing_coordinates: bool = False,
         "import": {"default_capacity_gbps": default_capacity_gbps, "capacity_unit_gbps": capacity_unit_gbps,
                    "demand_unit_gbps": demand_unit_gbps, "directed": directed, **info},
     }
-    files = {"sites": file, "links": file, "demands": file}
     table = graph.get("demands")
-    if not isinstance(table, Mapping) or not table:
-        return build_network({"sites": sites, "links": links, "demands": []}, name=name, meta=meta, files=files)
-    try:
-        net = build_network({"sites": sites, "links": links}, name=name, meta=meta, files=files)
-    except ValidationError:  # report every problem, the demands' included, as the validator words them
-        build_network({"sites": sites, "links": links, "demands": _demand_records(graph, demand_unit_gbps)},
-                      name=name, meta=meta, files=files)
-        raise
-    return net.copy_with(demands=demand_table(table, net, demand_unit_gbps, file))
-
-
-def synthetic_layout(planar: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Made-up (lon, lat) for a network without geography (see the module docstring).
-
-    Parameters
-    ----------
-    planar
-        (n, 2) planar drawing coordinates to scale into the box, or None for the circle.
-    n
-        Number of nodes.
-
-    Returns
-    -------
-    (lon, lat)
-        Arrays of degrees, inside [-10, 10] x [-10, 10].
-    """
-    r = SYNTHETIC_RADIUS_DEG
-    if planar is not None and n:
-        lo, hi = planar.min(axis=0), planar.max(axis=0)
-        span = float(np.max(hi - lo)) or 1.0
-        centred = (planar - (lo + hi) / 2.0) * (2.0 * r / span)
-        return np.round(centred[:, 0], 6) + 0.0, np.round(centred[:, 1], 6) + 0.0  # + 0.0: no -0.0
-    angle = 2.0 * np.pi * np.arange(n) / max(n, 1)
-    return np.round(r * np.cos(angle), 6) + 0.0, np.round(r * np.sin(angle), 6) + 0.0
-
-
-def _site_records(raw_nodes: list[dict[str, Any]], ids: list[str], lon: np.ndarray, lat: np.ndarray,
-                  regions: np.ndarray, geographic: bool) -> list[dict[str, Any]]:
-    has_type = any("type" in d for d in raw_nodes)
-    sites = []
-    for d, i, x, y, r in zip(raw_nodes, ids, lon.tolist(), lat.tolist(), regions.tolist(), strict=True):
-        node_type = str(d.get("type") or "")
-        kind = d.get("kind") if d.get("kind") in SITE_KINDS else NODE_TYPE_KINDS.get(node_type.lower(), "pop")
-        region = d.get("region") if geographic and d.get("region") in REGIONS else r
-        rec = {"id": i, "name": str(d.get("name") or d.get("label") or i), "lon": x, "lat": y, "region": region,
-               "country": country_code(d.get("country") or d.get("Country")), "kind": kind}
-        if has_type:
-            rec["node_type"] = node_type
-        sites.append(rec)
-    return sites
-
-
-def _edge_capacity(e: Mapping[str, Any], default: float, unit: float) -> tuple[float, bool]:
-    for key, scale in (("capacity_gbps", 1.0), ("capacity", unit), ("LinkSpeedRaw", 1e-9)):
-        if key in e and e[key] is not None:
-            return float(e[key]) * scale if np.isfinite(_num(e[key])) else e[key], False
-    return default, True
-
-
-def _link_records(raw_edges: list[dict[str, Any]], directed: bool, synthetic: bool, default_capacity: float,
-                  unit: float) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """One record (without id) per undirected edge (or per pair of opposite arcs in a directed file)."""
-    merged: dict[tuple[str, str, str], dict[str, Any]] = {}
-    order: list[tuple[str, str, str]] = []
-    asymmetric = defaulted = self_loops = 0
-    for e in raw_edges:
-        a, b = str(e["source"]), str(e["target"])
-        if a == b:
-            self_loops += 1
-            continue
-        cap, was_default = _edge_capacity(e, default_capacity, unit)
-        key = str(e.get("key", ""))
-        if directed:
-            pair = (min(a, b), max(a, b), key)
-            if pair in merged:
-                rec = merged[pair]
-                if _num(rec["capacity_gbps"]) != _num(cap):
-                    asymmetric += 1
-                    rec["capacity_gbps"] = min(_num(rec["capacity_gbps"]), _num(cap))
-                continue
-        else:
-            pair = (a, b, str(len(order)))
-        defaulted += was_default
-        merged[pair] = _link_record(e, a, b, cap, synthetic)
-        order.append(pair)
-    links = [merged[pair] for pair in order]
-    if self_loops:
-        logger.info("dropped %d self-loop edge(s)", self_loops)
-    return links, {"links_with_default_capacity": defaulted, "asymmetric_capacity_pairs": asymmetric,
-                   "self_loops_dropped": self_loops}
-
-
-def _with_ids(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Link ids ``a-b``, then ``a-b~1``, ``a-b~2`` for parallel links, in record order."""
-    seen: dict[str, int] = {}
-    out = []
-    for rec in records:
-        base = f"{rec['site_a']}-{rec['site_b']}"
-        n = seen.get(base, 0)
-        seen[base] = n + 1
-        out.append({"id": base if n == 0 else f"{base}~{n}", **rec})
-    return out
+    return graph_network(sites, links, name=name, meta=meta, file=file,
+                         demands=table if isinstance(table, Mapping) else {}, demand_unit_gbps=demand_unit_gbps)
 
 
 def collapse_waypoint_chains(sites: list[dict[str, Any]], links: list[dict[str, Any]]
@@ -416,7 +280,7 @@ def collapse_waypoint_chains(sites: list[dict[str, Any]], links: list[dict[str, 
 def _merge_pieces(start: str, end: str, pieces: list[dict[str, Any]],
                   points: list[tuple[float, float]]) -> dict[str, Any]:
     kind = "submarine" if any(p["kind"] == "submarine" for p in pieces) else "terrestrial"
-    caps = [_num(p["capacity_gbps"]) for p in pieces]
+    caps = [number(p["capacity_gbps"]) for p in pieces]
     rec: dict[str, Any] = {
         "name": next((p["name"] for p in pieces if p.get("name")), ""),
         "site_a": start, "site_b": end, "kind": kind,
@@ -425,65 +289,7 @@ def _merge_pieces(start: str, end: str, pieces: list[dict[str, Any]],
         "waypoints": geo.format_waypoints(points),
     }
     for column in ("length_km", "latency_ms"):
-        values = [_num(p.get(column)) for p in pieces]
+        values = [number(p.get(column)) for p in pieces]
         if all(np.isfinite(values)):
             rec[column] = round(float(sum(values)), 4)
     return rec
-
-
-def _link_record(e: Mapping[str, Any], a: str, b: str, cap: Any, synthetic: bool) -> dict[str, Any]:
-    etype = str(e.get("type") or "").strip().lower()
-    kind = e.get("kind") if e.get("kind") in LINK_KINDS else (
-        "submarine" if etype in SUBMARINE_EDGE_TYPES else "terrestrial")
-    rec: dict[str, Any] = {"name": str(e.get("name") or e.get("label") or ""), "site_a": a, "site_b": b,
-                           "kind": kind, "cable_system": str(e.get("cable_system") or ""), "capacity_gbps": cap}
-    dist = _num(e.get("dist"))
-    if e.get("length_km") is not None:
-        rec["length_km"] = e["length_km"]
-    elif np.isfinite(dist) and (kind == "submarine" or synthetic):
-        rec["length_km"] = dist
-    if e.get("latency_ms") is not None:
-        rec["latency_ms"] = e["latency_ms"]
-    elif synthetic:
-        weight = next((_num(e[k]) for k in ("delay_ms", "weight") if k in e), float("nan"))
-        if np.isfinite(weight):
-            rec["latency_ms"] = weight
-        elif np.isfinite(dist):
-            rec["latency_ms"] = round(float(geo.latency_ms(dist)), 4)
-        else:
-            rec["latency_ms"] = SYNTHETIC_LATENCY_MS
-    return rec
-
-
-def _demand_records(graph: Mapping[str, Any], unit: float) -> pd.DataFrame | list[dict[str, Any]]:
-    """``graph["demands"]`` as a demands frame, built per source row (vectorised: a world-scale
-    table has millions of entries). Values that are not finite numbers are kept as given, so
-    validation reports them with their record."""
-    table = graph.get("demands")
-    if not isinstance(table, Mapping):
-        return []
-    srcs: list[np.ndarray] = []
-    dsts: list[np.ndarray] = []
-    values: list[np.ndarray] = []
-    for src, row in table.items():
-        if not isinstance(row, Mapping) or not row:
-            continue
-        dst = np.asarray([str(d) for d in row], dtype=object)
-        srcs.append(np.full(len(dst), str(src), dtype=object))
-        dsts.append(dst)
-        values.append(np.asarray(list(row.values()), dtype=object))
-    if not srcs:
-        return []
-    src_all, dst_all, raw = np.concatenate(srcs), np.concatenate(dsts), np.concatenate(values)
-    keep = src_all != dst_all
-    src_all, dst_all, raw = src_all[keep], dst_all[keep], raw[keep]
-    if len(raw) == 0:
-        return []
-    num = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(float)
-    good = np.isfinite(num) & np.fromiter((not isinstance(v, bool) for v in raw), bool, len(raw))
-    gbps: np.ndarray = num * unit
-    if not good.all():
-        gbps = gbps.astype(object)
-        gbps[~good] = raw[~good]
-    ids = pd.Series(src_all, dtype=object) + "-" + pd.Series(dst_all, dtype=object)
-    return pd.DataFrame({"id": ids.to_numpy(), "src": src_all, "dst": dst_all, "demand_gbps": gbps})
