@@ -280,9 +280,18 @@ class Solution:
         return pd.Series(self.row_duals[b.slice], index=b.index, name=block)
 
 
+LP_METHODS = ("auto", "simplex", "ipm")
+"""The backend-neutral choice of LP method (each adapter translates it; see :func:`solve`)."""
+
+
 def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, mip_gap: float = 1e-4,
-          threads: int | None = None, **options: Any) -> Solution:
+          threads: int | None = None, lp_method: str | None = None, presolve: bool = True,
+          **options: Any) -> Solution:
     """Solve ``lp`` with the named backend.
+
+    The keyword arguments are backend-neutral; each adapter in :mod:`backbone.solver.backends`
+    translates them into its solver's own settings. ``options`` are passed through untranslated
+    (``log=True``; ``start``: a MIP start, HiGHS only); an adapter rejects what it does not know.
 
     Parameters
     ----------
@@ -293,6 +302,15 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
         Seconds; every solve has one.
     mip_gap
         Relative MIP gap at which to stop (ignored for LPs).
+    threads
+        Solver threads (None: the solver's default).
+    lp_method
+        One of :data:`LP_METHODS`: ``simplex``, ``ipm`` (interior point, no crossover), ``auto``
+        (the adapter picks by size: HiGHS uses interior point from
+        :data:`backbone.solver.backends.highs.IPM_MIN_COLUMNS` columns up), or None for the
+        solver's own default. Backends without a choice of method (GLOP, PDLP, SCIP, PuLP) ignore it.
+    presolve
+        False switches the solver's presolve off (where it has a switch).
 
     Raises
     ------
@@ -304,13 +322,16 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
 
     if not time_limit or time_limit <= 0:
         raise SolverError("every solve needs a positive time limit")
+    if lp_method is not None and lp_method not in LP_METHODS:
+        raise SolverError(f"unknown lp_method {lp_method!r}; choose one of {', '.join(LP_METHODS)}")
     impl = get_backend(backend)
     _ = lp.A  # stack once, outside the timed solve
     t0 = time.perf_counter()
 
-    def run(opts: dict[str, Any], limit: float) -> Solution:
+    def run(opts: dict[str, Any], limit: float, with_presolve: bool = presolve) -> Solution:
         try:
-            return impl.solve(lp, time_limit=limit, mip_gap=mip_gap, threads=threads, **opts)  # type: ignore[no-any-return]
+            return impl.solve(lp, time_limit=limit, mip_gap=mip_gap, threads=threads,  # type: ignore[no-any-return]
+                              lp_method=lp_method, presolve=with_presolve, **opts)
         except SolverError:
             raise
         except Exception as exc:  # a backend crash is a solver error, never swallowed
@@ -355,17 +376,17 @@ def _resolve_mismatch(lp: LinearProgram, sol: Solution, backend: str, options: d
     note = (f"{backend} reported objective {sol.objective:.10g}, but the solution it returned evaluates to "
             f"{value:.10g}")
     log.info("%s; re-solving", note)
-    retries: list[tuple[str, dict[str, Any]]] = []
+    retries: list[tuple[str, dict[str, Any], bool]] = []
     plain = {k: v for k, v in options.items() if k != "start"}
     if "start" in options:
-        retries.append(("without the start", plain))
+        retries.append(("without the start", plain, True))
     if backend == "highs":
-        retries.append(("without the start and with presolve off", {**plain, "presolve": "off"}))
-    for how, opts in retries:
+        retries.append(("without the start and with presolve off", plain, False))
+    for how, opts, with_presolve in retries:
         left = deadline - time.perf_counter()
         if left <= 0.1:
             break
-        alt = run(opts, left)
+        alt = run(opts, left, with_presolve)
         if (alt.status.has_solution and alt.x is not None and not _objective_mismatch(lp, alt)
                 and lp.evaluate(alt.x) <= value + OBJECTIVE_RTOL * max(1.0, abs(value))):
             alt.fallback = f"{note}; re-solved {how}: {alt.objective:.10g} ({alt.status.value})"

@@ -46,6 +46,7 @@ import scipy.sparse as sp
 from backbone.model import Network
 from backbone.solver.problem import LinearProgram, solve
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
+from backbone.solver.sparse import selector
 from backbone.solver.survive_model import link_modules
 
 logger = logging.getLogger(__name__)
@@ -179,8 +180,7 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         lp.add_constraints("built", {"built": sp.identity(T * F, format="csr"),
                                      "build": -sp.kron(tril, sp.identity(F), format="csr")},
                            lower=0.0, upper=0.0, index=tc)
-        pick = sp.csr_matrix((np.ones(T * F), (np.arange(T * F), (np.arange(T)[:, None] * L + with_fixed).ravel())),
-                             shape=(T * F, T * L))
+        pick = selector(np.arange(T * F), T * F, T * L, cols=(np.arange(T)[:, None] * L + with_fixed).ravel())
         lp.add_constraints("open", {"online": pick, "built": sp.diags(-np.tile(y_max[with_fixed], T), format="csr")},
                            upper=0.0, index=tc)
     _routing_rows(lp, blocks, L, mod, cap, fix_max)
@@ -188,8 +188,7 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         J, K = blocks.demand.shape
         routable = _routable(blocks)
         rows = np.repeat(np.arange(J), K)
-        lp.add_constraints("carried", {"unmet": sp.csr_matrix((routable.ravel().astype(float),
-                                                               (rows, np.arange(J * K))), shape=(J, J * K))},
+        lp.add_constraints("carried", {"unmet": selector(rows, J, J * K, values=routable.ravel().astype(float))},
                            upper=carried + tol, index=pd.RangeIndex(J, name="block"))
     if not fix_max:
         _budget_rows(lp, opts, gpu_committed, unit, fixed, module_commit, fixed_commit, with_fixed, L)
@@ -214,8 +213,7 @@ def _routing_rows(lp: LinearProgram, blocks: _Blocks, L: int, mod: np.ndarray, c
                      lower=np.where(routable.ravel(), 0.0, h), upper=h)
     # demand: sum_p f_{j,p} + u_{j,k} = h_{t(j),k}
     rows = np.concatenate([j * K + b.var_demand for j, b in enumerate(blocks.states)]) if J else np.zeros(0, int)
-    lp.add_constraints("demand", {"flow": sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))),
-                                                        shape=(J * K, int(offsets[-1]))),
+    lp.add_constraints("demand", {"flow": selector(rows, J * K, int(offsets[-1])),
                                   "unmet": sp.identity(J * K, format="csr")}, lower=h, upper=h, index=index)
     # capacity: A_j^T f_j - c_j m_l Y_{t(j),l} <= c_j cap_l, per block and arc
     ceil = np.repeat([b.ceiling for b in blocks.states], 2 * L)

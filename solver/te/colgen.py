@@ -35,6 +35,7 @@ from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.problem import INF, Solution, Status, solve
+from backbone.solver.sparse import row_ranges, selector
 from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.formulations import (
     SPLIT_COLUMNS,
@@ -48,7 +49,7 @@ from backbone.solver.te.formulations import (
     path_strings,
 )
 from backbone.solver.te.instance import REASON_SLO, TEInstance
-from backbone.solver.te.objectives import HELD_PENALTY, REL_TOL, TIMED_OUT_MARGIN_S, Stage, backend_options
+from backbone.solver.te.objectives import HELD_PENALTY, REL_TOL, TIMED_OUT_MARGIN_S, Stage
 
 if TYPE_CHECKING:
     from backbone.solver.te.warmstart import WarmStart
@@ -124,8 +125,7 @@ class ColumnPool:
         """``2L x n_columns`` arc-load map (``P^T``)."""
         _, arcs, hops = self.arrays()
         ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
-        m = sp.csc_matrix((np.ones(len(arcs)), arcs, ptr), shape=(self.n_arcs, len(hops)))
-        return m.tocsr()
+        return row_ranges(arcs, ptr, self.n_arcs).T.tocsr()
 
 
 # ---------------------------------------------------------------------- result of a scalable method
@@ -172,8 +172,8 @@ def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hop
     link_of = arc_seq % n_links
     lat = np.add.reduceat(inst.arc_latency_ms[arc_seq], arc_ptr[:-1]) if len(arc_seq) else np.zeros(0)
     n = len(used)
-    inc = sp.csr_matrix((np.ones(len(arc_seq)), arc_seq, arc_ptr), shape=(n, 2 * n_links))
-    link_inc = sp.csr_matrix((np.ones(len(arc_seq)), link_of, arc_ptr), shape=(n, n_links))
+    inc = row_ranges(arc_seq, arc_ptr, 2 * n_links)
+    link_inc = row_ranges(link_of, arc_ptr, n_links)
     pairs = pd.DataFrame({"src": inst.site_ids[inst.src[col_demand[used]]].astype(str),
                           "dst": inst.site_ids[inst.dst[col_demand[used]]].astype(str)})
     ps = PathSet(inst.link_ids, inst.site_ids, pairs, np.arange(n), lat, np.zeros(n), lens, inc, link_inc,
@@ -384,7 +384,7 @@ def _solve_max_throughput(cg: _ColumnGeneration, ceiling: float | None) -> tuple
         sol = st
         members = np.flatnonzero(ranks == r)
         hold = float(st.objective) + REL_TOL * max(1.0, abs(float(h[members].sum())))
-        m = sp.csr_matrix((np.ones(len(members)), (np.zeros(len(members), int), members)), shape=(1, n_lp))
+        m = selector(np.zeros(len(members), int), 1, n_lp, cols=members)
         rows = [*rows, RowSpec(f"hold-{cls}", {"unmet": m}, -INF, hold, pd.Index([f"hold-{cls}"]))]
     if sol is None:
         sol, _ = cg.generate("max-throughput", {}, cap, [], False)
@@ -431,8 +431,7 @@ class _ColumnGeneration:
         left = self.deadline - t1
         if left <= 0.05:
             raise _OutOfTime
-        sol = solve(lp, backend=self.backend, time_limit=left,
-                    **backend_options(self.backend, self.master_method, st["cols"]))
+        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.master_method)
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0, st["rows"],
                                  st["cols"], st["nonzeros"]))
         return sol

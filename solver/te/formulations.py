@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from backbone.model import Network
 from backbone.solver.deadline import Deadline
 from backbone.solver.problem import INF, LinearProgram, Solution
+from backbone.solver.sparse import selector
 from backbone.solver.te.instance import REASON_SLO, TEInstance
 
 logger = logging.getLogger(__name__)
@@ -231,12 +232,6 @@ def _flat_sequences(paths: Any, idx: np.ndarray, inst: TEInstance) -> tuple[np.n
             np.concatenate([[0], np.cumsum([len(x) for x in arcs])]).astype(np.int64))
 
 
-def _selector(rows: np.ndarray, n_rows: int, n_cols: int, cols: np.ndarray | None = None) -> sp.csr_matrix:
-    """0/1 matrix with a one at ``(rows[i], cols[i])`` (``cols`` defaults to ``arange``)."""
-    cols = np.arange(len(rows)) if cols is None else cols
-    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, n_cols))
-
-
 # ---------------------------------------------------------------------- shared row families
 def demand_rows(var_lp_demand: np.ndarray, n_lp: int, unmet_cols: np.ndarray, h: np.ndarray,
                 block: str) -> RowSpec:
@@ -246,8 +241,8 @@ def demand_rows(var_lp_demand: np.ndarray, n_lp: int, unmet_cols: np.ndarray, h:
     each row's demand in the ``unmet`` block (``n_lp`` columns).
     """
     n = len(unmet_cols)
-    return RowSpec("demand", {block: _selector(var_lp_demand, n, len(var_lp_demand)),
-                              "unmet": _selector(np.arange(n), n, n_lp, unmet_cols)},
+    return RowSpec("demand", {block: selector(var_lp_demand, n, len(var_lp_demand)),
+                              "unmet": selector(np.arange(n), n, n_lp, unmet_cols)},
                    h, h, pd.RangeIndex(n))
 
 

@@ -40,6 +40,7 @@ from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import TimeLimitReached
 from backbone.solver.problem import INF, Solution, Status, solve
+from backbone.solver.sparse import selector
 from backbone.solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec, block_values
 from backbone.solver.te.instance import TEInstance
 
@@ -95,25 +96,6 @@ class Outcome:
         return sum(s.build_seconds for s in self.stages)
 
 
-IPM_MIN_COLUMNS = 20_000
-"""``lp_method="auto"`` with HiGHS: interior point (no crossover) from this many columns up.
-TE LPs are highly degenerate (many equal-utilisation optima); on the 100-site synthetic
-all-pairs min-MLU LP (45k columns) dual simplex takes ~4x longer than IPM."""
-
-LP_METHODS = ("auto", "simplex", "ipm")
-
-
-def backend_options(backend: str, lp_method: str, n_cols: int) -> dict[str, Any]:
-    """Solver options for ``lp_method`` (only HiGHS takes a method; other backends use their default)."""
-    if backend != "highs":
-        return {}
-    if lp_method == "ipm" or (lp_method == "auto" and n_cols >= IPM_MIN_COLUMNS):
-        return {"solver": "ipm", "run_crossover": "off"}
-    if lp_method == "simplex":
-        return {"solver": "simplex"}
-    return {}
-
-
 TIMED_OUT_MARGIN_S = 0.5
 """A stage that ends without an optimum this close to the deadline was stopped by the time limit."""
 
@@ -153,8 +135,7 @@ class _Runner:
             self.worst = Status.FEASIBLE
             self.timed_out = True
             return None
-        sol = solve(lp, backend=self.backend, time_limit=left,
-                    **backend_options(self.backend, self.lp_method, st["cols"]))
+        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.lp_method)
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0,
                                  st["rows"], st["cols"], st["nonzeros"], note=sol.fallback))
         if sol.status != Status.OPTIMAL and self.remaining() < TIMED_OUT_MARGIN_S:
@@ -185,7 +166,7 @@ def _latency_costs(form: Formulation) -> dict[str, Any]:
 
 def _sum_row(name: str, n_lp: int, members: np.ndarray, upper: float) -> RowSpec:
     """``sum_{d in members} s_d <= upper``."""
-    m = sp.csr_matrix((np.ones(len(members)), (np.zeros(len(members), int), members)), shape=(1, n_lp))
+    m = selector(np.zeros(len(members), int), 1, n_lp, cols=members)
     return RowSpec(name, {"unmet": m}, -INF, upper, pd.Index([name]))
 
 
@@ -210,7 +191,8 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
     latency_tiebreak
         After the objective, minimise traffic-weighted latency holding it at its optimum.
     lp_method
-        ``auto`` | ``simplex`` | ``ipm`` (HiGHS only; see :data:`IPM_MIN_COLUMNS`).
+        ``auto`` | ``simplex`` | ``ipm``, the backend-neutral choice each adapter translates
+        (see :func:`backbone.solver.problem.solve`).
 
     Raises
     ------
@@ -345,7 +327,7 @@ def _max_min_fair(run: _Runner, form: Formulation, h: np.ndarray, capped: dict[s
 def _fair_rows(free: np.ndarray, n_lp: int, h: np.ndarray) -> RowSpec:
     """Fairness family: ``s_d + t h_d <= h_d`` for each unfrozen demand ``d``."""
     n = len(free)
-    s_part = sp.csr_matrix((np.ones(n), (np.arange(n), free)), shape=(n, n_lp))
+    s_part = selector(np.arange(n), n, n_lp, cols=free)
     t_part = sp.csr_matrix(h[free].reshape(-1, 1))
     return RowSpec("fair", {"unmet": s_part, "fair": t_part}, -INF, h[free], pd.Index(free, name="lp_demand"))
 
