@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +96,7 @@ class LinearProgram:
     n_cols: int = 0
     n_rows: int = 0
     _A: sp.csr_matrix | None = None
+    _stacked: int = 0  # row families stacked into _A
 
     # -------------------------------------------------------------- building
     def add_variables(self, name: str, index: pd.Index | Sequence[Any] | int, cost: float | np.ndarray = 0.0,
@@ -149,9 +150,90 @@ class LinearProgram:
         self._rows.append((name, mat if mat is not None else sp.csr_matrix((n, 0)), spec))
         self._row_lb.append(np.broadcast_to(np.asarray(lower, float), (n,)).copy())
         self._row_ub.append(np.broadcast_to(np.asarray(upper, float), (n,)).copy())
-        self.n_rows += n
-        self._A = None
+        self.n_rows += n  # the stacked matrix is kept: the new rows are stacked onto it (see ``A``)
         return block
+
+    # -------------------------------------------------------------- staged re-solve
+    # A program is built once and re-solved in stages: change costs and bounds, add a stage's rows (and remove
+    # them again). Arrays are replaced, never written in place, so a copy (a solution's program) keeps its values.
+    def set_objective(self, costs: Mapping[str, float | np.ndarray], offset: float | None = None) -> None:
+        """A new objective: ``minimise sum_b costs[b] @ x_b (+ offset)``; blocks not named cost zero."""
+        unknown = set(costs) - set(self.variables)
+        if unknown:
+            raise KeyError(f"unknown variable block(s) {sorted(unknown)}")
+        self._c = [np.broadcast_to(np.asarray(costs.get(name, 0.0), float), (b.size,)).copy()
+                   for name, b in self.variables.items()]
+        if offset is not None:
+            self.objective_offset = float(offset)
+
+    def set_cost(self, block: str, cost: float | np.ndarray) -> None:
+        """Change the costs of one variable block."""
+        i, b = self._var(block)
+        self._c = [*self._c[:i], np.broadcast_to(np.asarray(cost, float), (b.size,)).copy(), *self._c[i + 1:]]
+
+    def set_bounds(self, block: str, lower: float | np.ndarray | None = None,
+                   upper: float | np.ndarray | None = None) -> None:
+        """Change the bounds of one variable block (None keeps that side)."""
+        i, b = self._var(block)
+        if lower is not None:
+            self._lb = [*self._lb[:i], np.broadcast_to(np.asarray(lower, float), (b.size,)).copy(), *self._lb[i + 1:]]
+        if upper is not None:
+            self._ub = [*self._ub[:i], np.broadcast_to(np.asarray(upper, float), (b.size,)).copy(), *self._ub[i + 1:]]
+
+    def bounds(self, block: str) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) of one variable block."""
+        i, _ = self._var(block)
+        return self._lb[i], self._ub[i]
+
+    def remove_constraints(self, name: str) -> None:
+        """Drop a family of rows (a stage's rows, before the next stage adds its own)."""
+        if name not in self.constraints:
+            raise KeyError(f"unknown constraint block {name!r}")
+        i = list(self.constraints).index(name)
+        gone = self.constraints[name]
+        last = i == len(self._rows) - 1
+        self.constraints = {k: (b if b.start < gone.start else Block(b.name, b.start - gone.size, b.index))
+                            for k, b in self.constraints.items() if k != name}
+        self._rows = [*self._rows[:i], *self._rows[i + 1:]]
+        self._row_lb = [*self._row_lb[:i], *self._row_lb[i + 1:]]
+        self._row_ub = [*self._row_ub[:i], *self._row_ub[i + 1:]]
+        self.n_rows -= gone.size
+        if self._A is not None and last and self._A.shape[0] >= gone.start + gone.size:
+            self._A = self._A[:gone.start]  # the rows before it stay stacked
+        else:
+            self._A = None
+        self._stacked = min(self._stacked, i) if self._A is None else len(self._rows)
+
+    def without_variables(self, blocks: Collection[str], name: str | None = None) -> LinearProgram:
+        """A program over the other variable blocks, with the same rows less the left-out blocks' coefficients
+        (for blocks fixed at zero, which then need no columns). Rows must be given per block."""
+        keep = [k for k in self.variables if k not in blocks]
+        lp = LinearProgram(name or self.name, self.objective_offset)
+        for k in keep:
+            i, b = self._var(k)
+            lp.add_variables(k, b.index, cost=self._c[i], lower=self._lb[i], upper=self._ub[i], integer=self._int[i])
+        for (rname, _, spec), lo, up in zip(self._rows, self._row_lb, self._row_ub, strict=True):
+            if "blocks" not in spec:
+                raise ValueError(f"{rname}: rows given as one matrix cannot leave variable blocks out")
+            kept = {k: m for k, m in spec["blocks"].items() if k not in blocks}
+            index = self.constraints[rname].index
+            lp.add_constraints(rname, kept or sp.csr_matrix((len(index), 0)), lower=lo, upper=up, index=index)
+        return lp
+
+    def copy(self) -> LinearProgram:
+        """A copy that later staged changes to either program do not reach (arrays are shared until replaced)."""
+        import copy
+
+        lp = copy.copy(self)
+        lp.variables, lp.constraints = dict(self.variables), dict(self.constraints)
+        lp._c, lp._lb, lp._ub, lp._int = list(self._c), list(self._lb), list(self._ub), list(self._int)
+        lp._rows, lp._row_lb, lp._row_ub = list(self._rows), list(self._row_lb), list(self._row_ub)
+        return lp
+
+    def _var(self, block: str) -> tuple[int, VariableBlock]:
+        if block not in self.variables:
+            raise KeyError(f"unknown variable block {block!r}")
+        return list(self.variables).index(block), self.variables[block]
 
     # -------------------------------------------------------------- stacked arrays
     @property
@@ -184,14 +266,22 @@ class LinearProgram:
 
     @property
     def A(self) -> sp.csr_matrix:
-        """The stacked constraint matrix (CSR, n_rows x n_cols)."""
-        if self._A is None:
-            self._A = self._stack()
+        """The stacked constraint matrix (CSR, n_rows x n_cols).
+
+        Families added after the last stacking (a stage's rows) are stacked onto it, not the whole program again.
+        """
+        if self._A is not None and self._stacked < len(self._rows) and self._A.shape[1] == self.n_cols:
+            new = self._stack(self._rows[self._stacked:])
+            self._A = sp.vstack([self._A, new], format="csr") if self._A.shape[0] else new
+            self._A.sum_duplicates()
+        elif self._A is None or self._A.shape != (self.n_rows, self.n_cols):
+            self._A = self._stack(self._rows)
+        self._stacked = len(self._rows)
         return self._A
 
-    def _stack(self) -> sp.csr_matrix:
+    def _stack(self, rows: list[tuple[str, sp.spmatrix, dict[str, Any]]]) -> sp.csr_matrix:
         parts = []
-        for _name, mat, spec in self._rows:
+        for _name, mat, spec in rows:
             if "blocks" in spec:
                 n = mat.shape[0]
                 coo_parts = []
@@ -219,9 +309,7 @@ class LinearProgram:
 
     def relaxed(self) -> LinearProgram:
         """A copy with integrality dropped (the LP relaxation)."""
-        import copy
-
-        lp = copy.copy(self)
+        lp = self.copy()
         lp._int = [np.zeros_like(x) for x in self._int]
         return lp
 
@@ -341,7 +429,7 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     if _objective_mismatch(lp, sol):
         sol = _resolve_mismatch(lp, sol, backend, options, run, t0 + time_limit)
     sol.solve_seconds = time.perf_counter() - t0
-    sol.lp = lp
+    sol.lp = lp.copy()  # the program as solved: later stages may change ``lp``
     return sol
 
 
