@@ -48,6 +48,7 @@ from backbone.solver.problem import Block, LinearProgram, solve
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
 from backbone.solver.sparse import selector
 from backbone.solver.survive_model import link_modules
+from backbone.solver.upgrades import state_capacity_rows, state_demand_rows
 
 logger = logging.getLogger(__name__)
 
@@ -184,8 +185,11 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         lp.add_constraints("open", {"online": pick, "built": sp.diags(-np.tile(y_max[with_fixed], T), format="csr")},
                            upper=0.0, index=tc)
     _routing_variables(lp, blocks, fix_max)
-    _demand_rows(lp, blocks)
-    _capacity_rows(lp, blocks, L, mod, cap)
+    state_demand_rows(lp, [b.var_demand for b in blocks.states], blocks.demand.ravel(), lp.variables["unmet"].index)
+    # the capacity of block j's link l is online in period t(j): column t(j) * L + l of ``online``
+    arc_link = np.tile(np.r_[np.arange(L), np.arange(L)], len(blocks.states))
+    state_capacity_rows(lp, [b.incidence for b in blocks.states], np.array([b.ceiling for b in blocks.states]), mod,
+                        cap, block="online", cols=np.repeat(blocks.period, 2 * L) * L + arc_link, level="block")
     if not fix_max and carried is not None:
         J, K = blocks.demand.shape
         routable = _routable(blocks)
@@ -212,30 +216,6 @@ def _routing_variables(lp: LinearProgram, blocks: _Blocks, fix_max: bool) -> Non
     index = pd.MultiIndex.from_product([range(J), range(K)], names=["block", "commodity"])
     lp.add_variables("unmet", index, cost=np.where(routable.ravel(), 1.0 if fix_max else 0.0, 0.0),
                      lower=np.where(routable.ravel(), 0.0, h), upper=h)
-
-
-def _demand_rows(lp: LinearProgram, blocks: _Blocks) -> Block:
-    """Demand family: ``sum_p f_{j,p} + u_{j,k} = h_{t(j),k}`` per block and commodity."""
-    J, K = blocks.demand.shape
-    h = blocks.demand.ravel()
-    rows = np.concatenate([j * K + b.var_demand for j, b in enumerate(blocks.states)]) if J else np.zeros(0, int)
-    return lp.add_constraints("demand", {"flow": selector(rows, J * K, lp.variables["flow"].size),
-                                         "unmet": sp.identity(J * K, format="csr")}, lower=h, upper=h,
-                              index=lp.variables["unmet"].index)
-
-
-def _capacity_rows(lp: LinearProgram, blocks: _Blocks, L: int, mod: np.ndarray, cap: np.ndarray) -> Block:
-    """Capacity family: ``A_j^T f_j - c_j m_l Y_{t(j),l} <= c_j cap_l`` per block and arc."""
-    J = len(blocks.states)
-    ceil = np.repeat([b.ceiling for b in blocks.states], 2 * L)
-    arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), J)
-    col = np.repeat(blocks.period, 2 * L) * L + arc_link
-    T = lp.variables["online"].size // max(L, 1)
-    return lp.add_constraints("capacity", {"flow": sp.block_diag([b.incidence.T for b in blocks.states], format="csr"),
-                                           "online": selector(np.arange(2 * L * J), 2 * L * J, T * L, cols=col,
-                                                              values=-ceil * mod[arc_link])},
-                              upper=ceil * cap[arc_link],
-                              index=pd.MultiIndex.from_product([range(J), range(2 * L)], names=["block", "arc"]))
 
 
 def _budget_rows(lp: LinearProgram, opts: RoadmapOptions, gpu_committed: Sequence[float], unit: np.ndarray,
