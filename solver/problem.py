@@ -345,6 +345,8 @@ class Solution:
     message: str = ""
     lp: LinearProgram | None = field(default=None, repr=False)
     fallback: str = ""  # what the backend did when its first method failed (e.g. IPM -> simplex)
+    basis: Any = field(default=None, repr=False)  # backend warm-start data of an LP optimum (None: none kept)
+    warm_started: bool = False  # the backend started from ``warm_start``'s basis
 
     @property
     def gap(self) -> float | None:
@@ -374,7 +376,7 @@ LP_METHODS = ("auto", "simplex", "ipm")
 
 def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, mip_gap: float = 1e-4,
           threads: int | None = None, lp_method: str | None = None, presolve: bool = True,
-          **options: Any) -> Solution:
+          warm_start: Solution | None = None, **options: Any) -> Solution:
     """Solve ``lp`` with the named backend.
 
     The keyword arguments are backend-neutral; each adapter in :mod:`backbone.solver.backends`
@@ -399,6 +401,10 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
         solver's own default. Backends without a choice of method (GLOP, PDLP, SCIP, PuLP) ignore it.
     presolve
         False switches the solver's presolve off (where it has a switch).
+    warm_start
+        A solution of an earlier stage of this LP (same variables; rows since added, none removed): the
+        backend starts from its basis where it can (HiGHS simplex; new rows start basic) and says so in
+        ``warm_started``. Ignored otherwise (MIPs, other backends, interior point, a different program).
 
     Raises
     ------
@@ -418,6 +424,8 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
 
     def run(opts: dict[str, Any], limit: float, with_presolve: bool = presolve) -> Solution:
         try:
+            if warm_start is not None and warm_start.basis is not None and warm_start.backend == impl.name:
+                opts = {**opts, "warm_start": warm_start}
             return impl.solve(lp, time_limit=limit, mip_gap=mip_gap, threads=threads,  # type: ignore[no-any-return]
                               lp_method=lp_method, presolve=with_presolve, **opts)
         except SolverError:

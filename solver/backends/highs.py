@@ -48,6 +48,7 @@ class HighsBackend:
             h = highspy.Highs()
         h.setOptionValue("output_flag", bool(options.pop("log", False)))
         start = options.pop("start", None)  # optional MIP start: a full column vector
+        warm = options.pop("warm_start", None)  # an earlier stage's Solution (LP basis), see problem.solve
         ipm = options.get("solver") == "ipm"
         h.setOptionValue("time_limit", float(time_limit))
         h.setOptionValue("mip_rel_gap", float(mip_gap))
@@ -65,6 +66,7 @@ class HighsBackend:
                 given.col_value = list(np.asarray(start, float))
                 given.value_valid = True
                 h.setSolution(given)
+            warm_started = not is_mip and not ipm and _set_warm_basis(h, warm, lp)
             h.run()
         elapsed = time.perf_counter() - t0
         ms = h.getModelStatus()
@@ -106,8 +108,12 @@ class HighsBackend:
             bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
         else:
             bound = obj if status == Status.OPTIMAL else None
+        basis = None
+        if status == Status.OPTIMAL and not is_mip and info.basis_validity == 1:  # kBasisValidityValid
+            basis = (h.getBasis(), lp.n_cols, lp.n_rows)
         return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals,
-                        message=h.modelStatusToString(ms), fallback=fallback)
+                        message=h.modelStatusToString(ms), fallback=fallback, basis=basis,
+                        warm_started=bool(warm_started))
 
     @staticmethod
     def _infeasible_or_unbounded(h: object, lp: LinearProgram, time_left: float) -> Status:
@@ -126,6 +132,23 @@ class HighsBackend:
         if probe == highspy.HighsModelStatus.kInfeasible:
             return Status.INFEASIBLE
         return Status.ERROR
+
+
+def _set_warm_basis(h: Any, warm: Any, lp: LinearProgram) -> bool:
+    """Start ``h`` from the basis of ``warm`` (a Solution of an earlier stage: the same columns, rows since
+    added, which start basic). Whether the basis was accepted."""
+    import highspy
+
+    if warm is None or warm.basis is None:
+        return False
+    old, n_cols, n_rows = warm.basis
+    if n_cols != lp.n_cols or n_rows > lp.n_rows:
+        return False
+    basis = highspy.HighsBasis()
+    basis.col_status = list(old.col_status)
+    basis.row_status = list(old.row_status) + [highspy.HighsBasisStatus.kBasic] * (lp.n_rows - n_rows)
+    basis.valid = True
+    return h.setBasis(basis) == highspy.HighsStatus.kOk
 
 
 def ipm_failed_statuses(S: Any) -> tuple[Any, ...]:

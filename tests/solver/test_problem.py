@@ -93,3 +93,19 @@ def test_relaxed_and_copied_programs_do_not_share_staged_changes() -> None:
     assert relaxed.c[0] == 1.0 and not relaxed.is_mip and lp.is_mip
     with pytest.raises(KeyError):
         lp.set_objective({"nope": 1.0})
+
+
+def test_a_stage_warm_started_from_the_last_basis_reaches_the_same_optimum() -> None:
+    lp = _transport()
+    lp.set_objective({"x": np.array([1, 3, 2, 1.0]), "unmet": 10.0})
+    first = solve(lp, time_limit=10, lp_method="simplex")
+    assert first.basis is not None and not first.warm_started
+    lp.add_constraints("hold", {"x": sp.csr_matrix([[1.0, 0.0, 0.0, 0.0]])}, upper=2.0, index=["hold"])
+    fresh = solve(lp, time_limit=10, lp_method="simplex")
+    warm = solve(lp, time_limit=10, lp_method="simplex", warm_start=first)
+    assert warm.warm_started and not fresh.warm_started
+    assert warm.objective == pytest.approx(fresh.objective, rel=1e-12)
+    assert warm.objective > first.objective  # the hold row binds
+    lp.add_variables("y", 1)  # another program: the basis does not fit, and is not used
+    other = solve(lp, time_limit=10, lp_method="simplex", warm_start=first)
+    assert not other.warm_started and other.objective == pytest.approx(fresh.objective, rel=1e-12)
