@@ -376,12 +376,12 @@ LP_METHODS = ("auto", "simplex", "ipm")
 
 def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, mip_gap: float = 1e-4,
           threads: int | None = None, lp_method: str | None = None, presolve: bool = True,
-          warm_start: Solution | None = None, **options: Any) -> Solution:
+          warm_start: Solution | None = None, start: np.ndarray | None = None, **options: Any) -> Solution:
     """Solve ``lp`` with the named backend.
 
     The keyword arguments are backend-neutral; each adapter in :mod:`backbone.solver.backends`
     translates them into its solver's own settings. ``options`` are passed through untranslated
-    (``log=True``; ``start``: a MIP start, HiGHS only); an adapter rejects what it does not know.
+    (``log=True``); an adapter rejects what it does not know.
 
     Parameters
     ----------
@@ -405,6 +405,9 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
         A solution of an earlier stage of this LP (same variables; rows since added, none removed): the
         backend starts from its basis where it can (HiGHS simplex; new rows start basic) and says so in
         ``warm_started``. Ignored otherwise (MIPs, other backends, interior point, a different program).
+    start
+        A MIP start (a full column vector), given to backends that take one (``supports_start``: HiGHS);
+        the others ignore it.
 
     Raises
     ------
@@ -433,7 +436,10 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
         except Exception as exc:  # a backend crash is a solver error, never swallowed
             raise SolverError(f"backend {backend!r} failed: {type(exc).__name__}: {exc}") from exc
 
-    sol = run(dict(options), time_limit)
+    options = dict(options)
+    if start is not None and getattr(impl, "supports_start", False):
+        options["start"] = start
+    sol = run(options, time_limit)
     if _objective_mismatch(lp, sol):
         sol = _resolve_mismatch(lp, sol, backend, options, run, t0 + time_limit)
     sol.solve_seconds = time.perf_counter() - t0

@@ -31,6 +31,7 @@ class HighsBackend:
 
     name = "highs"
     supports_mip = True
+    supports_start = True  # MIP starts (``start``)
 
     def available(self) -> tuple[bool, str]:
         try:

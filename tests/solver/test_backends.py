@@ -366,3 +366,11 @@ def test_lp_method_is_neutral_and_translated_by_each_adapter() -> None:
             _assert_optimum(solve(lp, name, time_limit=30, lp_method=method), lp, expected)
     with pytest.raises(SolverError, match="lp_method"):
         solve(lp, "highs", time_limit=30, lp_method="barrier")
+
+
+def test_a_mip_start_is_neutral_and_ignored_where_a_backend_takes_none() -> None:
+    lp = knapsack_mip()
+    honest = solve(lp, "highs", time_limit=10)
+    for name in available_backends(mip=True):
+        sol = solve(lp, name, time_limit=30, start=honest.x)  # before: an error on backends without starts
+        assert sol.status == Status.OPTIMAL and sol.objective == pytest.approx(honest.objective, rel=1e-6), name
