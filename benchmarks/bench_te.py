@@ -55,12 +55,14 @@ def bare_solve(net: Any, k: int) -> dict[str, Any]:
     import highspy
 
     from backbone.solver.backends._stdio import stdout_to_stderr
+    from backbone.solver.backends.highs import method_options
     from backbone.solver.te.formulations import build_formulation
-    from backbone.solver.te.objectives import backend_options
+    from backbone.solver.te.objectives import stage_program
 
     form = build_formulation(net, "path", k=k)
-    lp = form.spec.to_lp("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)})
-    opts = backend_options("highs", "auto", lp.n_cols)
+    lp = stage_program(form.lp, "min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)},
+                       {b: form.lp.bounds(b) for b in form.lp.variables})
+    opts = method_options("auto", lp.n_cols)
     with tempfile.TemporaryDirectory() as tmp, stdout_to_stderr():
         path = str(Path(tmp) / "te.mps")
         a = lp.A.tocsc()

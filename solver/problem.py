@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +96,7 @@ class LinearProgram:
     n_cols: int = 0
     n_rows: int = 0
     _A: sp.csr_matrix | None = None
+    _stacked: int = 0  # row families stacked into _A
 
     # -------------------------------------------------------------- building
     def add_variables(self, name: str, index: pd.Index | Sequence[Any] | int, cost: float | np.ndarray = 0.0,
@@ -149,9 +150,90 @@ class LinearProgram:
         self._rows.append((name, mat if mat is not None else sp.csr_matrix((n, 0)), spec))
         self._row_lb.append(np.broadcast_to(np.asarray(lower, float), (n,)).copy())
         self._row_ub.append(np.broadcast_to(np.asarray(upper, float), (n,)).copy())
-        self.n_rows += n
-        self._A = None
+        self.n_rows += n  # the stacked matrix is kept: the new rows are stacked onto it (see ``A``)
         return block
+
+    # -------------------------------------------------------------- staged re-solve
+    # A program is built once and re-solved in stages: change costs and bounds, add a stage's rows (and remove
+    # them again). Arrays are replaced, never written in place, so a copy (a solution's program) keeps its values.
+    def set_objective(self, costs: Mapping[str, float | np.ndarray], offset: float | None = None) -> None:
+        """A new objective: ``minimise sum_b costs[b] @ x_b (+ offset)``; blocks not named cost zero."""
+        unknown = set(costs) - set(self.variables)
+        if unknown:
+            raise KeyError(f"unknown variable block(s) {sorted(unknown)}")
+        self._c = [np.broadcast_to(np.asarray(costs.get(name, 0.0), float), (b.size,)).copy()
+                   for name, b in self.variables.items()]
+        if offset is not None:
+            self.objective_offset = float(offset)
+
+    def set_cost(self, block: str, cost: float | np.ndarray) -> None:
+        """Change the costs of one variable block."""
+        i, b = self._var(block)
+        self._c = [*self._c[:i], np.broadcast_to(np.asarray(cost, float), (b.size,)).copy(), *self._c[i + 1:]]
+
+    def set_bounds(self, block: str, lower: float | np.ndarray | None = None,
+                   upper: float | np.ndarray | None = None) -> None:
+        """Change the bounds of one variable block (None keeps that side)."""
+        i, b = self._var(block)
+        if lower is not None:
+            self._lb = [*self._lb[:i], np.broadcast_to(np.asarray(lower, float), (b.size,)).copy(), *self._lb[i + 1:]]
+        if upper is not None:
+            self._ub = [*self._ub[:i], np.broadcast_to(np.asarray(upper, float), (b.size,)).copy(), *self._ub[i + 1:]]
+
+    def bounds(self, block: str) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) of one variable block."""
+        i, _ = self._var(block)
+        return self._lb[i], self._ub[i]
+
+    def remove_constraints(self, name: str) -> None:
+        """Drop a family of rows (a stage's rows, before the next stage adds its own)."""
+        if name not in self.constraints:
+            raise KeyError(f"unknown constraint block {name!r}")
+        i = list(self.constraints).index(name)
+        gone = self.constraints[name]
+        last = i == len(self._rows) - 1
+        self.constraints = {k: (b if b.start < gone.start else Block(b.name, b.start - gone.size, b.index))
+                            for k, b in self.constraints.items() if k != name}
+        self._rows = [*self._rows[:i], *self._rows[i + 1:]]
+        self._row_lb = [*self._row_lb[:i], *self._row_lb[i + 1:]]
+        self._row_ub = [*self._row_ub[:i], *self._row_ub[i + 1:]]
+        self.n_rows -= gone.size
+        if self._A is not None and last and self._A.shape[0] >= gone.start + gone.size:
+            self._A = self._A[:gone.start]  # the rows before it stay stacked
+        else:
+            self._A = None
+        self._stacked = min(self._stacked, i) if self._A is None else len(self._rows)
+
+    def without_variables(self, blocks: Collection[str], name: str | None = None) -> LinearProgram:
+        """A program over the other variable blocks, with the same rows less the left-out blocks' coefficients
+        (for blocks fixed at zero, which then need no columns). Rows must be given per block."""
+        keep = [k for k in self.variables if k not in blocks]
+        lp = LinearProgram(name or self.name, self.objective_offset)
+        for k in keep:
+            i, b = self._var(k)
+            lp.add_variables(k, b.index, cost=self._c[i], lower=self._lb[i], upper=self._ub[i], integer=self._int[i])
+        for (rname, _, spec), lo, up in zip(self._rows, self._row_lb, self._row_ub, strict=True):
+            if "blocks" not in spec:
+                raise ValueError(f"{rname}: rows given as one matrix cannot leave variable blocks out")
+            kept = {k: m for k, m in spec["blocks"].items() if k not in blocks}
+            index = self.constraints[rname].index
+            lp.add_constraints(rname, kept or sp.csr_matrix((len(index), 0)), lower=lo, upper=up, index=index)
+        return lp
+
+    def copy(self) -> LinearProgram:
+        """A copy that later staged changes to either program do not reach (arrays are shared until replaced)."""
+        import copy
+
+        lp = copy.copy(self)
+        lp.variables, lp.constraints = dict(self.variables), dict(self.constraints)
+        lp._c, lp._lb, lp._ub, lp._int = list(self._c), list(self._lb), list(self._ub), list(self._int)
+        lp._rows, lp._row_lb, lp._row_ub = list(self._rows), list(self._row_lb), list(self._row_ub)
+        return lp
+
+    def _var(self, block: str) -> tuple[int, VariableBlock]:
+        if block not in self.variables:
+            raise KeyError(f"unknown variable block {block!r}")
+        return list(self.variables).index(block), self.variables[block]
 
     # -------------------------------------------------------------- stacked arrays
     @property
@@ -184,14 +266,22 @@ class LinearProgram:
 
     @property
     def A(self) -> sp.csr_matrix:
-        """The stacked constraint matrix (CSR, n_rows x n_cols)."""
-        if self._A is None:
-            self._A = self._stack()
+        """The stacked constraint matrix (CSR, n_rows x n_cols).
+
+        Families added after the last stacking (a stage's rows) are stacked onto it, not the whole program again.
+        """
+        if self._A is not None and self._stacked < len(self._rows) and self._A.shape[1] == self.n_cols:
+            new = self._stack(self._rows[self._stacked:])
+            self._A = sp.vstack([self._A, new], format="csr") if self._A.shape[0] else new
+            self._A.sum_duplicates()
+        elif self._A is None or self._A.shape != (self.n_rows, self.n_cols):
+            self._A = self._stack(self._rows)
+        self._stacked = len(self._rows)
         return self._A
 
-    def _stack(self) -> sp.csr_matrix:
+    def _stack(self, rows: list[tuple[str, sp.spmatrix, dict[str, Any]]]) -> sp.csr_matrix:
         parts = []
-        for _name, mat, spec in self._rows:
+        for _name, mat, spec in rows:
             if "blocks" in spec:
                 n = mat.shape[0]
                 coo_parts = []
@@ -219,9 +309,7 @@ class LinearProgram:
 
     def relaxed(self) -> LinearProgram:
         """A copy with integrality dropped (the LP relaxation)."""
-        import copy
-
-        lp = copy.copy(self)
+        lp = self.copy()
         lp._int = [np.zeros_like(x) for x in self._int]
         return lp
 
@@ -257,6 +345,8 @@ class Solution:
     message: str = ""
     lp: LinearProgram | None = field(default=None, repr=False)
     fallback: str = ""  # what the backend did when its first method failed (e.g. IPM -> simplex)
+    basis: Any = field(default=None, repr=False)  # backend warm-start data of an LP optimum (None: none kept)
+    warm_started: bool = False  # the backend started from ``warm_start``'s basis
 
     @property
     def gap(self) -> float | None:
@@ -280,9 +370,18 @@ class Solution:
         return pd.Series(self.row_duals[b.slice], index=b.index, name=block)
 
 
+LP_METHODS = ("auto", "simplex", "ipm")
+"""The backend-neutral choice of LP method (each adapter translates it; see :func:`solve`)."""
+
+
 def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, mip_gap: float = 1e-4,
-          threads: int | None = None, **options: Any) -> Solution:
+          threads: int | None = None, lp_method: str | None = None, presolve: bool = True,
+          warm_start: Solution | None = None, start: np.ndarray | None = None, **options: Any) -> Solution:
     """Solve ``lp`` with the named backend.
+
+    The keyword arguments are backend-neutral; each adapter in :mod:`backbone.solver.backends`
+    translates them into its solver's own settings. ``options`` are passed through untranslated
+    (``log=True``); an adapter rejects what it does not know.
 
     Parameters
     ----------
@@ -293,6 +392,22 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
         Seconds; every solve has one.
     mip_gap
         Relative MIP gap at which to stop (ignored for LPs).
+    threads
+        Solver threads (None: the solver's default).
+    lp_method
+        One of :data:`LP_METHODS`: ``simplex``, ``ipm`` (interior point, no crossover), ``auto``
+        (the adapter picks by size: HiGHS uses interior point from
+        :data:`backbone.solver.backends.highs.IPM_MIN_COLUMNS` columns up), or None for the
+        solver's own default. Backends without a choice of method (GLOP, PDLP, SCIP, PuLP) ignore it.
+    presolve
+        False switches the solver's presolve off (where it has a switch).
+    warm_start
+        A solution of an earlier stage of this LP (same variables; rows since added, none removed): the
+        backend starts from its basis where it can (HiGHS simplex; new rows start basic) and says so in
+        ``warm_started``. Ignored otherwise (MIPs, other backends, interior point, a different program).
+    start
+        A MIP start (a full column vector), given to backends that take one (``supports_start``: HiGHS);
+        the others ignore it.
 
     Raises
     ------
@@ -304,23 +419,31 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
 
     if not time_limit or time_limit <= 0:
         raise SolverError("every solve needs a positive time limit")
+    if lp_method is not None and lp_method not in LP_METHODS:
+        raise SolverError(f"unknown lp_method {lp_method!r}; choose one of {', '.join(LP_METHODS)}")
     impl = get_backend(backend)
     _ = lp.A  # stack once, outside the timed solve
     t0 = time.perf_counter()
 
-    def run(opts: dict[str, Any], limit: float) -> Solution:
+    def run(opts: dict[str, Any], limit: float, with_presolve: bool = presolve) -> Solution:
         try:
-            return impl.solve(lp, time_limit=limit, mip_gap=mip_gap, threads=threads, **opts)  # type: ignore[no-any-return]
+            if warm_start is not None and warm_start.basis is not None and warm_start.backend == impl.name:
+                opts = {**opts, "warm_start": warm_start}
+            return impl.solve(lp, time_limit=limit, mip_gap=mip_gap, threads=threads,  # type: ignore[no-any-return]
+                              lp_method=lp_method, presolve=with_presolve, **opts)
         except SolverError:
             raise
         except Exception as exc:  # a backend crash is a solver error, never swallowed
             raise SolverError(f"backend {backend!r} failed: {type(exc).__name__}: {exc}") from exc
 
-    sol = run(dict(options), time_limit)
+    options = dict(options)
+    if start is not None and getattr(impl, "supports_start", False):
+        options["start"] = start
+    sol = run(options, time_limit)
     if _objective_mismatch(lp, sol):
         sol = _resolve_mismatch(lp, sol, backend, options, run, t0 + time_limit)
     sol.solve_seconds = time.perf_counter() - t0
-    sol.lp = lp
+    sol.lp = lp.copy()  # the program as solved: later stages may change ``lp``
     return sol
 
 
@@ -355,17 +478,17 @@ def _resolve_mismatch(lp: LinearProgram, sol: Solution, backend: str, options: d
     note = (f"{backend} reported objective {sol.objective:.10g}, but the solution it returned evaluates to "
             f"{value:.10g}")
     log.info("%s; re-solving", note)
-    retries: list[tuple[str, dict[str, Any]]] = []
+    retries: list[tuple[str, dict[str, Any], bool]] = []
     plain = {k: v for k, v in options.items() if k != "start"}
     if "start" in options:
-        retries.append(("without the start", plain))
+        retries.append(("without the start", plain, True))
     if backend == "highs":
-        retries.append(("without the start and with presolve off", {**plain, "presolve": "off"}))
-    for how, opts in retries:
+        retries.append(("without the start and with presolve off", plain, False))
+    for how, opts, with_presolve in retries:
         left = deadline - time.perf_counter()
         if left <= 0.1:
             break
-        alt = run(opts, left)
+        alt = run(opts, left, with_presolve)
         if (alt.status.has_solution and alt.x is not None and not _objective_mismatch(lp, alt)
                 and lp.evaluate(alt.x) <= value + OBJECTIVE_RTOL * max(1.0, abs(value))):
             alt.fallback = f"{note}; re-solved {how}: {alt.objective:.10g} ({alt.status.value})"

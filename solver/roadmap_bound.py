@@ -44,9 +44,11 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.model import Network
-from backbone.solver.problem import LinearProgram, solve
+from backbone.solver.problem import Block, LinearProgram, solve
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
+from backbone.solver.sparse import selector
 from backbone.solver.survive_model import link_modules
+from backbone.solver.upgrades import state_capacity_rows, state_demand_rows
 
 logger = logging.getLogger(__name__)
 
@@ -179,17 +181,20 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         lp.add_constraints("built", {"built": sp.identity(T * F, format="csr"),
                                      "build": -sp.kron(tril, sp.identity(F), format="csr")},
                            lower=0.0, upper=0.0, index=tc)
-        pick = sp.csr_matrix((np.ones(T * F), (np.arange(T * F), (np.arange(T)[:, None] * L + with_fixed).ravel())),
-                             shape=(T * F, T * L))
+        pick = selector(np.arange(T * F), T * F, T * L, cols=(np.arange(T)[:, None] * L + with_fixed).ravel())
         lp.add_constraints("open", {"online": pick, "built": sp.diags(-np.tile(y_max[with_fixed], T), format="csr")},
                            upper=0.0, index=tc)
-    _routing_rows(lp, blocks, L, mod, cap, fix_max)
+    _routing_variables(lp, blocks, fix_max)
+    state_demand_rows(lp, [b.var_demand for b in blocks.states], blocks.demand.ravel(), lp.variables["unmet"].index)
+    # the capacity of block j's link l is online in period t(j): column t(j) * L + l of ``online``
+    arc_link = np.tile(np.r_[np.arange(L), np.arange(L)], len(blocks.states))
+    state_capacity_rows(lp, [b.incidence for b in blocks.states], np.array([b.ceiling for b in blocks.states]), mod,
+                        cap, block="online", cols=np.repeat(blocks.period, 2 * L) * L + arc_link, level="block")
     if not fix_max and carried is not None:
         J, K = blocks.demand.shape
         routable = _routable(blocks)
         rows = np.repeat(np.arange(J), K)
-        lp.add_constraints("carried", {"unmet": sp.csr_matrix((routable.ravel().astype(float),
-                                                               (rows, np.arange(J * K))), shape=(J, J * K))},
+        lp.add_constraints("carried", {"unmet": selector(rows, J, J * K, values=routable.ravel().astype(float))},
                            upper=carried + tol, index=pd.RangeIndex(J, name="block"))
     if not fix_max:
         _budget_rows(lp, opts, gpu_committed, unit, fixed, module_commit, fixed_commit, with_fixed, L)
@@ -201,50 +206,35 @@ def _routable(blocks: _Blocks) -> np.ndarray:
     return np.stack([b.has_path for b in blocks.states]) if blocks.states else np.zeros(blocks.demand.shape, bool)
 
 
-def _routing_rows(lp: LinearProgram, blocks: _Blocks, L: int, mod: np.ndarray, cap: np.ndarray, fix_max: bool) -> None:
-    """Flow and unmet variables, the demand rows and the capacity rows of every state block."""
+def _routing_variables(lp: LinearProgram, blocks: _Blocks, fix_max: bool) -> None:
+    """Flow variables of every state block and unmet demand per (block, commodity) (fixed at the demand
+    where a commodity has no admissible path)."""
     J, K = blocks.demand.shape
-    n_vars = np.array([len(b.var_demand) for b in blocks.states], np.int64)
-    offsets = np.concatenate([[0], np.cumsum(n_vars)])
-    lp.add_variables("flow", int(offsets[-1]))
+    lp.add_variables("flow", int(sum(len(b.var_demand) for b in blocks.states)))
     routable = _routable(blocks)
     h = blocks.demand.ravel()
     index = pd.MultiIndex.from_product([range(J), range(K)], names=["block", "commodity"])
     lp.add_variables("unmet", index, cost=np.where(routable.ravel(), 1.0 if fix_max else 0.0, 0.0),
                      lower=np.where(routable.ravel(), 0.0, h), upper=h)
-    # demand: sum_p f_{j,p} + u_{j,k} = h_{t(j),k}
-    rows = np.concatenate([j * K + b.var_demand for j, b in enumerate(blocks.states)]) if J else np.zeros(0, int)
-    lp.add_constraints("demand", {"flow": sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))),
-                                                        shape=(J * K, int(offsets[-1]))),
-                                  "unmet": sp.identity(J * K, format="csr")}, lower=h, upper=h, index=index)
-    # capacity: A_j^T f_j - c_j m_l Y_{t(j),l} <= c_j cap_l, per block and arc
-    ceil = np.repeat([b.ceiling for b in blocks.states], 2 * L)
-    arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), J)
-    col = np.repeat(blocks.period, 2 * L) * L + arc_link
-    T = lp.variables["online"].size // max(L, 1)
-    lp.add_constraints("capacity", {"flow": sp.block_diag([b.incidence.T for b in blocks.states], format="csr"),
-                                    "online": sp.csr_matrix((-ceil * mod[arc_link], (np.arange(2 * L * J), col)),
-                                                            shape=(2 * L * J, T * L))},
-                       upper=ceil * cap[arc_link],
-                       index=pd.MultiIndex.from_product([range(J), range(2 * L)], names=["block", "arc"]))
 
 
 def _budget_rows(lp: LinearProgram, opts: RoadmapOptions, gpu_committed: Sequence[float], unit: np.ndarray,
                  fixed: np.ndarray, module_commit: np.ndarray, fixed_commit: np.ndarray, with_fixed: np.ndarray,
-                 L: int) -> None:
-    """Cumulative budgets: capex committed up to period tau <= the budgets up to tau less the GPU capex."""
+                 L: int) -> Block | None:
+    """Cumulative budgets: capex committed up to period tau <= the budgets up to tau less the GPU capex
+    (None when no period has a finite budget)."""
     T = len(gpu_committed)
     room = np.cumsum(np.asarray(opts.budgets(), float) - np.asarray(gpu_committed, float))
     rows = np.flatnonzero(np.isfinite(room))
     if not len(rows):
-        return
+        return None
     # row tau holds every build whose (latest) commit period is <= tau
     m = (module_commit.ravel()[None, :] <= rows[:, None]) * np.tile(unit, T)[None, :]
     coef: dict[str, sp.spmatrix] = {"modules": sp.csr_matrix(m)}
     if len(with_fixed):
         f = (fixed_commit[:, with_fixed].ravel()[None, :] <= rows[:, None]) * np.tile(fixed[with_fixed], T)[None, :]
         coef["build"] = sp.csr_matrix(f)
-    lp.add_constraints("budget", coef, upper=room[rows], index=pd.Index(rows, name="period"))
+    return lp.add_constraints("budget", coef, upper=room[rows], index=pd.Index(rows, name="period"))
 
 
 def _state_blocks(base: Network, full: Network, last: Network, working_sets: Sequence[Sequence[str]], kind: str,

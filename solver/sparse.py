@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["incidence", "selector"]
+__all__ = ["incidence", "row_ranges", "selector"]
 
 
 def selector(rows: np.ndarray, n_rows: int, n_cols: int, cols: np.ndarray | None = None,
@@ -31,3 +31,14 @@ def incidence(n_nodes: int, tail: np.ndarray, head: np.ndarray) -> sp.csr_matrix
     cols = np.arange(a)
     return sp.csr_matrix((np.r_[np.ones(a), -np.ones(a)], (np.r_[tail, head], np.r_[cols, cols])),
                          shape=(n_nodes, a))
+
+
+def row_ranges(cols: np.ndarray, ptr: np.ndarray, n_cols: int, values: np.ndarray | float = 1.0) -> sp.csr_matrix:
+    """``(len(ptr) - 1) x n_cols`` CSR matrix whose row ``i`` has ``values`` at ``cols[ptr[i]:ptr[i + 1]]``.
+
+    The CSR arrays are given directly (no COO round trip): for example the path x arc incidence of paths
+    stored as one flat arc sequence with offsets. A column given twice in one row stays two entries.
+    """
+    cols = np.asarray(cols)
+    data = np.array(np.broadcast_to(np.asarray(values, float), (len(cols),)))
+    return sp.csr_matrix((data, cols, np.asarray(ptr)), shape=(len(ptr) - 1, n_cols))

@@ -20,7 +20,12 @@ from backbone.errors import SolverError
 from backbone.model import Network
 from backbone.solver.problem import LinearProgram, solve
 from backbone.solver.sparse import selector
-from backbone.solver.upgrades import UNMET_PENALTY_USD_PER_GBPS, state_paths
+from backbone.solver.upgrades import (
+    UNMET_PENALTY_USD_PER_GBPS,
+    state_capacity_rows,
+    state_demand_rows,
+    state_paths,
+)
 
 __all__ = ["Commodities", "StateBlock", "build_mip", "full_network", "read_mip", "routes_needed", "solve_mip",
            "state_block"]
@@ -156,7 +161,7 @@ def build_mip(net: Network, full: Network, blocks: list[StateBlock], comm: Commo
     cands = net.candidates
     fixed = cands["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
     h = comm.gbps
-    D, S = len(h), len(blocks)
+    S = len(blocks)
     lp = LinearProgram(f"survivable-{net.name}")
     lp.add_variables("modules", links.index, cost=0.0 if fix_max else cost, lower=y_max if fix_max else 0.0,
                      upper=y_max, integer=integer)
@@ -171,18 +176,8 @@ def build_mip(net: Network, full: Network, blocks: list[StateBlock], comm: Commo
     h_all = np.tile(h, S)
     lp.add_variables("unmet", index, cost=np.where(no_path, 0.0, 1.0 if fix_max else UNMET_PENALTY_USD_PER_GBPS),
                      lower=np.where(no_path, h_all, 0.0), upper=h_all)
-    # demand: sum_p f_{s,p} + u_{s,d} = h_d
-    rows = np.concatenate([s * D + b.var_demand for s, b in enumerate(blocks)])
-    demand_flow = selector(rows, S * D, int(offsets[-1]))
-    lp.add_constraints("demand", {"flow": demand_flow, "unmet": sp.identity(S * D, format="csr")},
-                       lower=h_all, upper=h_all, index=index)
-    # capacity: A_s^T f_s - t_s m y <= t_s cap, per state and arc
-    t = np.repeat([b.ceiling for b in blocks], 2 * L)
-    arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), S)
-    arc_flow = sp.block_diag([b.incidence.T for b in blocks], format="csr")
-    arc_mod = selector(np.arange(2 * L * S), 2 * L * S, L, cols=arc_link, values=-t * mod[arc_link])
-    lp.add_constraints("capacity", {"flow": arc_flow, "modules": arc_mod}, upper=t * cap[arc_link],
-                       index=pd.MultiIndex.from_product([range(S), range(2 * L)], names=["state", "arc"]))
+    state_demand_rows(lp, [b.var_demand for b in blocks], h_all, index)
+    state_capacity_rows(lp, [b.incidence for b in blocks], np.array([b.ceiling for b in blocks]), mod, cap)
     # build: y_c - Y_c b_c <= 0 for candidates with a fixed cost
     if len(with_fixed):
         cpos = np.flatnonzero(is_cand)[with_fixed]

@@ -8,7 +8,9 @@ intact network and in each failure state (paths regenerated for the failed topol
 :func:`backbone.solver.paths.paths_after_failure`), so that a TE re-solve of every modelled state after
 the upgrades stays within the utilisation ceiling.
 
-Model (one block per state ``s``; loops run over states, never over links, demands or paths)::
+Model (one block per state ``s``; loops run over states, never over links, demands or paths); the demand and
+capacity families (:func:`state_demand_rows`, :func:`state_capacity_rows`) are shared with the survivable
+upgrade MIP and the roadmap bound::
 
     modules:   y_l in {0, .., Y_l}  integer,            cost  c_l y_l
     demand:    sum_{p in P_s(d)} f_{s,p} + u_{s,d} = h_d          (every demand d, every state s)
@@ -31,7 +33,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.model import Network
-from backbone.solver.problem import INF, LinearProgram, solve
+from backbone.solver.problem import INF, Block, LinearProgram, solve
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.sparse import selector
 
@@ -92,6 +94,40 @@ def state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray
     return dp.var_demand, dp.var_path, dp.paths.arc_incidence[dp.var_path]
 
 
+def state_demand_rows(lp: LinearProgram, var_demand: Sequence[np.ndarray], h: np.ndarray, index: pd.Index) -> Block:
+    """Demand family, one block of rows per state ``s``: ``sum_{p in P_s(d)} f_{s,p} + u_{s,d} = h_{s,d}``.
+
+    ``var_demand[s]`` is the demand (``0..D-1``) of each path variable of state ``s`` (the states' variables
+    one after the other in ``flow``); ``h`` the ``S x D`` demands, raveled like the rows and the ``unmet``
+    columns.
+    """
+    S = len(var_demand)
+    D = len(h) // S if S else 0
+    rows = np.concatenate([s * D + vd for s, vd in enumerate(var_demand)]) if S else np.zeros(0, np.int64)
+    return lp.add_constraints("demand", {"flow": selector(rows, S * D, lp.variables["flow"].size),
+                                         "unmet": sp.identity(S * D, format="csr")}, lower=h, upper=h, index=index)
+
+
+def state_capacity_rows(lp: LinearProgram, incidences: Sequence[sp.spmatrix], ceiling: np.ndarray, mod: np.ndarray,
+                        cap: np.ndarray, block: str = "modules", cols: np.ndarray | None = None,
+                        level: str = "state") -> Block:
+    """Capacity family, one block of rows per state ``s`` and arc ``a`` of link ``l``:
+    ``A_s^T f_s - t_s m_l y_l <= t_s cap_l``.
+
+    ``incidences[s]`` is the path x arc incidence of state ``s``, ``ceiling[s]`` its utilisation ceiling ``t_s``;
+    ``y`` is variable block ``block``, its column for each row ``cols`` (default: the row's link).
+    """
+    S, L = len(incidences), len(cap)
+    t = np.repeat(np.asarray(ceiling, float), 2 * L)
+    arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), S)
+    flow = (sp.block_diag([inc.T for inc in incidences], format="csr") if S
+            else sp.csr_matrix((0, lp.variables["flow"].size)))
+    y = selector(np.arange(2 * L * S), 2 * L * S, lp.variables[block].size,
+                 cols=arc_link if cols is None else cols, values=-t * mod[arc_link])
+    return lp.add_constraints("capacity", {"flow": flow, block: y}, upper=t * cap[arc_link],
+                              index=pd.MultiIndex.from_product([range(S), range(2 * L)], names=[level, "arc"]))
+
+
 def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = ((),), ceiling: float = 0.8,
                        k: int = 4, time_limit: float = 60.0, backend: str = "highs", mip_gap: float = 1e-4,
                        state_names: Sequence[str] | None = None,
@@ -120,7 +156,6 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
         raise ValidationError(f"utilisation ceiling must be in (0, 1], got {ceiling}")
     t0 = time.perf_counter()
     links = net.links
-    L = len(links)
     cap = links["capacity_gbps"].to_numpy(float)
     mod = links["module_gbps"].to_numpy(float)
     y_max = np.floor((links["max_capacity_gbps"].to_numpy(float) - cap) / mod + 1e-9).clip(min=0)
@@ -150,19 +185,8 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
     no_path = ~has_path.ravel()
     lp.add_variables("unmet", unmet_index, cost=np.where(no_path, 0.0, UNMET_PENALTY_USD_PER_GBPS),
                      lower=np.where(no_path, h_all, 0.0), upper=h_all)
-    # demand: sum_p f_{s,p} + u_{s,d} = h_d
-    rows = np.concatenate([s * D + vd for s, (vd, _, _) in enumerate(per_state)])
-    demand_flow = selector(rows, S * D, int(offsets[-1]))
-    lp.add_constraints("demand", {"flow": demand_flow, "unmet": sp.identity(S * D, format="csr")},
-                       lower=np.tile(h, S), upper=np.tile(h, S), index=unmet_index)
-    # capacity: A_s^T f_s - ceiling * m y <= ceiling * cap, per state and arc
-    arc_flow = sp.block_diag([inc.T for _, _, inc in per_state], format="csr") if S else sp.csr_matrix((0, 0))
-    arc_link = np.concatenate([np.arange(L), np.arange(L)])
-    arc_mod = sp.csr_matrix((np.tile(-ceiling * mod[arc_link], S), (np.arange(2 * L * S), np.tile(arc_link, S))),
-                            shape=(2 * L * S, L))
-    cap_index = pd.MultiIndex.from_product([range(S), range(2 * L)], names=["state", "arc"])
-    lp.add_constraints("capacity", {"flow": arc_flow, "modules": arc_mod}, upper=np.tile(ceiling * cap[arc_link], S),
-                       index=cap_index)
+    state_demand_rows(lp, [vd for vd, _, _ in per_state], h_all, unmet_index)
+    state_capacity_rows(lp, [inc for _, _, inc in per_state], np.full(S, ceiling), mod, cap)
     progress(0.45, f"solving: {lp.n_cols:,} columns, {lp.n_rows:,} rows, {S} states")
     sol = solve(lp, backend=backend, time_limit=time_limit, mip_gap=mip_gap)
     if not sol.status.has_solution:

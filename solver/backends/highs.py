@@ -10,12 +10,28 @@ import numpy as np
 from backbone.solver.backends._stdio import stdout_to_stderr
 from backbone.solver.problem import LinearProgram, Solution, Status
 
+IPM_MIN_COLUMNS = 20_000
+"""``lp_method="auto"``: interior point (no crossover) from this many columns up. TE LPs are highly
+degenerate (many equal-utilisation optima); on the 100-site synthetic all-pairs min-MLU LP (45k
+columns) dual simplex takes ~4x longer than IPM."""
+
+
+def method_options(lp_method: str | None, n_cols: int) -> dict[str, Any]:
+    """HiGHS settings for the neutral ``lp_method`` (:data:`backbone.solver.problem.LP_METHODS`; None: HiGHS's own
+    default) of an LP with ``n_cols`` columns."""
+    if lp_method == "ipm" or (lp_method == "auto" and n_cols >= IPM_MIN_COLUMNS):
+        return {"solver": "ipm", "run_crossover": "off"}
+    if lp_method == "simplex":
+        return {"solver": "simplex"}
+    return {}
+
 
 class HighsBackend:
     """HiGHS (LP: dual simplex / IPM; MIP: branch and cut). The default backend."""
 
     name = "highs"
     supports_mip = True
+    supports_start = True  # MIP starts (``start``)
 
     def available(self) -> tuple[bool, str]:
         try:
@@ -25,13 +41,15 @@ class HighsBackend:
         return True, ""
 
     def solve(self, lp: LinearProgram, time_limit: float, mip_gap: float, threads: int | None,
-              **options: Any) -> Solution:
+              lp_method: str | None = None, presolve: bool = True, **options: Any) -> Solution:
         import highspy
 
+        options = {**method_options(lp_method, lp.n_cols), **({} if presolve else {"presolve": "off"}), **options}
         with stdout_to_stderr(discard=True):  # the licence banner, printed on construction
             h = highspy.Highs()
         h.setOptionValue("output_flag", bool(options.pop("log", False)))
         start = options.pop("start", None)  # optional MIP start: a full column vector
+        warm = options.pop("warm_start", None)  # an earlier stage's Solution (LP basis), see problem.solve
         ipm = options.get("solver") == "ipm"
         h.setOptionValue("time_limit", float(time_limit))
         h.setOptionValue("mip_rel_gap", float(mip_gap))
@@ -49,6 +67,7 @@ class HighsBackend:
                 given.col_value = list(np.asarray(start, float))
                 given.value_valid = True
                 h.setSolution(given)
+            warm_started = not is_mip and not ipm and _set_warm_basis(h, warm, lp)
             h.run()
         elapsed = time.perf_counter() - t0
         ms = h.getModelStatus()
@@ -90,8 +109,12 @@ class HighsBackend:
             bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
         else:
             bound = obj if status == Status.OPTIMAL else None
+        basis = None
+        if status == Status.OPTIMAL and not is_mip and info.basis_validity == 1:  # kBasisValidityValid
+            basis = (h.getBasis(), lp.n_cols, lp.n_rows)
         return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals,
-                        message=h.modelStatusToString(ms), fallback=fallback)
+                        message=h.modelStatusToString(ms), fallback=fallback, basis=basis,
+                        warm_started=bool(warm_started))
 
     @staticmethod
     def _infeasible_or_unbounded(h: object, lp: LinearProgram, time_left: float) -> Status:
@@ -110,6 +133,23 @@ class HighsBackend:
         if probe == highspy.HighsModelStatus.kInfeasible:
             return Status.INFEASIBLE
         return Status.ERROR
+
+
+def _set_warm_basis(h: Any, warm: Any, lp: LinearProgram) -> bool:
+    """Start ``h`` from the basis of ``warm`` (a Solution of an earlier stage: the same columns, rows since
+    added, which start basic). Whether the basis was accepted."""
+    import highspy
+
+    if warm is None or warm.basis is None:
+        return False
+    old, n_cols, n_rows = warm.basis
+    if n_cols != lp.n_cols or n_rows > lp.n_rows:
+        return False
+    basis = highspy.HighsBasis()
+    basis.col_status = list(old.col_status)
+    basis.row_status = list(old.row_status) + [highspy.HighsBasisStatus.kBasic] * (lp.n_rows - n_rows)
+    basis.valid = True
+    return h.setBasis(basis) == highspy.HighsStatus.kOk
 
 
 def ipm_failed_statuses(S: Any) -> tuple[Any, ...]:

@@ -57,7 +57,8 @@ class _OrtoolsBackend:
         return ""
 
     def solve(self, lp: LinearProgram, time_limit: float, mip_gap: float, threads: int | None,
-              **options: Any) -> Solution:
+              lp_method: str | None = None, presolve: bool = True, **options: Any) -> Solution:
+        """Solve ``lp`` (``lp_method`` and ``presolve`` are ignored: this backend has no such switch)."""
         from ortools.linear_solver.python import model_builder_helper as mbh
 
         from backbone.errors import SolverError

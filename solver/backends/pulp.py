@@ -122,7 +122,8 @@ class _PulpBackend(abc.ABC):
         return (True, "") if ok else (False, f"PuLP cannot find the {self.name} solver here")
 
     def solve(self, lp: LinearProgram, time_limit: float, mip_gap: float, threads: int | None,
-              **options: Any) -> Solution:
+              lp_method: str | None = None, presolve: bool = True, **options: Any) -> Solution:
+        """Solve ``lp`` (``lp_method`` and ``presolve`` are ignored: this backend has no such switch)."""
         import pulp
 
         from backbone.errors import SolverError

@@ -28,6 +28,7 @@ from backbone.solver.design.formulation import (
     cut_crossings,
     cutset_rows,
     link_loads,
+    mir_cuts,
     program_flows,
     routing_rows,
     setup_rows,
@@ -53,5 +54,5 @@ __all__ = [
     "FEAS_TOL", "IMPROVE_TIME_SHARE", "LP_TIME_SHARE", "MAX_CUT_DIVISORS", "DesignInstance", "DesignProgram",
     "DesignSolution", "EvaluatedDesign", "ProgressFn", "build_design_lp", "capacity_rows", "choice_rows",
     "conservation_rows", "cut_crossings", "cutset_rows", "design_cost", "evaluate_design", "improve_design",
-    "incidence", "link_loads", "program_flows", "round_up_design", "routing_rows", "setup_rows", "solve_design",
+    "incidence", "link_loads", "mir_cuts", "program_flows", "round_up_design", "routing_rows", "setup_rows", "solve_design",
 ]

@@ -1,5 +1,8 @@
 """The design program: one sparse block of rows per constraint family, and its assembly.
 
+Each family is a function ``family_rows(lp, inst, ...) -> Block`` that adds its rows to the program with one
+:meth:`~backbone.solver.problem.LinearProgram.add_constraints` call (a sparse matrix per variable block).
+
 Formulation (aggregated multicommodity flow, one flow copy per network state)
 ------------------------------------------------------------------------------
 Demands are aggregated by source node ``k``: ``f[s, k, a] >= 0`` is the flow of every demand
@@ -36,7 +39,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.solver.design.instance import FEAS_TOL, DesignInstance
-from backbone.solver.problem import INF, LinearProgram, Solution
+from backbone.solver.problem import INF, Block, LinearProgram, Solution
 from backbone.solver.sparse import incidence, selector
 
 MAX_CUT_DIVISORS = 3
@@ -69,44 +72,47 @@ def _module_capacity(inst: DesignInstance, row_link: np.ndarray) -> sp.csr_matri
     return (pick @ lm).tocsr()
 
 
-def conservation_rows(inst: DesignInstance, n_sources: int, supply: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
-    """``Inc @ f[s, k] = b[k]`` for every state and source: (kron(I_SK, Inc), tiled b)."""
+def conservation_rows(lp: LinearProgram, inst: DesignInstance, n_sources: int, supply: np.ndarray) -> Block:
+    """``Inc @ f[s, k] = b[k]`` for every state and source: ``kron(I_SK, Inc)`` over ``flow``, tiled ``b``."""
     tail, head, _ = inst.arcs()
     inc = incidence(len(inst.nodes), tail, head)
     n_blocks = len(inst.states) * n_sources
-    return sp.kron(sp.identity(n_blocks, format="csr"), inc, format="csr"), np.tile(supply.ravel(), len(inst.states))
+    rhs = np.tile(supply.ravel(), len(inst.states))
+    return lp.add_constraints("conservation", {"flow": sp.kron(sp.identity(n_blocks, format="csr"), inc, format="csr")},
+                              lower=rhs, upper=rhs)
 
 
-def capacity_rows(inst: DesignInstance, n_sources: int) -> tuple[sp.csr_matrix, sp.csr_matrix, np.ndarray]:
-    """``sum_k G @ f[s, k] - C @ y <= pre`` per state: (flow part, module part, rhs)."""
+def capacity_rows(lp: LinearProgram, inst: DesignInstance, n_sources: int) -> Block:
+    """``sum_k G @ f[s, k] - C @ y <= pre`` per state, over ``flow`` and ``modules``."""
     g, row_link = _capacity_pattern(inst)
     per_state = sp.kron(np.ones((1, n_sources)), g, format="csr")
     flow = sp.kron(sp.identity(len(inst.states), format="csr"), per_state, format="csr")
     mods = -sp.vstack([_module_capacity(inst, row_link)] * len(inst.states), format="csr")
     pre = inst.links["preinstalled"].to_numpy(float)[row_link]
-    return flow, mods, np.tile(pre, len(inst.states))
+    return lp.add_constraints("capacity", {"flow": flow, "modules": mods}, upper=np.tile(pre, len(inst.states)))
 
 
-def routing_rows(inst: DesignInstance, n_sources: int) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """``sum_k H @ f[s, k] - r <= 0`` per state: (flow part, r part)."""
+def routing_rows(lp: LinearProgram, inst: DesignInstance, n_sources: int) -> Block:
+    """``sum_k H @ f[s, k] - r <= 0`` per state, over ``flow`` and ``routing`` (survivable, routing cost)."""
     per_state = sp.kron(np.ones((1, n_sources)), _link_flow(inst), format="csr")
     flow = sp.kron(sp.identity(len(inst.states), format="csr"), per_state, format="csr")
     r = -sp.vstack([sp.identity(inst.n_links, format="csr")] * len(inst.states), format="csr")
-    return flow, r
+    return lp.add_constraints("routing_max", {"flow": flow, "routing": r}, upper=0.0)
 
 
-def choice_rows(inst: DesignInstance) -> sp.csr_matrix:
-    """``sum_{m in l} y[m] <= 1`` (explicit capacities): the link-module incidence."""
+def choice_rows(lp: LinearProgram, inst: DesignInstance) -> Block:
+    """``sum_{m in l} y[m] <= 1`` (explicit capacities): the link-module incidence over ``modules``."""
     mod_link = inst.modules["link"].to_numpy(int)
-    return selector(mod_link, inst.n_links, len(mod_link))
+    return lp.add_constraints("choice", {"modules": selector(mod_link, inst.n_links, len(mod_link))}, upper=1.0,
+                              index=inst.links.index)
 
 
-def setup_rows(inst: DesignInstance) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """``y[m] - ub[m] z[l(m)] <= 0`` (fixed charge): (y part, z part)."""
+def setup_rows(lp: LinearProgram, inst: DesignInstance) -> Block:
+    """``y[m] - ub[m] z[l(m)] <= 0`` (fixed charge), over ``modules`` and ``setup``."""
     n = len(inst.modules)
     mod_link = inst.modules["link"].to_numpy(int)
     z = selector(np.arange(n), n, inst.n_links, cols=mod_link, values=-inst.module_upper())
-    return sp.identity(n, format="csr"), z
+    return lp.add_constraints("setup", {"modules": sp.identity(n, format="csr"), "setup": z}, upper=0.0)
 
 
 def cut_crossings(inst: DesignInstance) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
@@ -126,7 +132,15 @@ def cut_crossings(inst: DesignInstance) -> tuple[sp.csr_matrix, sp.csr_matrix, s
     return out_cross, in_cross, member
 
 
-def cutset_rows(inst: DesignInstance) -> tuple[sp.csr_matrix, np.ndarray]:
+def cutset_rows(lp: LinearProgram, inst: DesignInstance) -> Block | None:
+    """Cut-set family: ``cut_matrix @ y >= cut_rhs`` over ``modules`` (:func:`mir_cuts`); None when empty."""
+    mat, rhs = mir_cuts(inst)
+    if not mat.shape[0]:
+        return None
+    return lp.add_constraints("cutset", {"modules": mat}, lower=rhs)
+
+
+def mir_cuts(inst: DesignInstance) -> tuple[sp.csr_matrix, np.ndarray]:
     """MIR-strengthened cut-set inequalities on the module counts: (C x M matrix, lower bound).
 
     For every cut ``S``, every state whose failed links cross it (and the normal state), and up
@@ -251,22 +265,16 @@ def build_design_lp(inst: DesignInstance, cuts: bool = True, fixed_counts: np.nd
     lp.add_variables("flow", flow_index, cost=flow_cost, upper=flow_upper.ravel())
     if survivable_rc:
         lp.add_variables("routing", inst.links.index, cost=rc)
-    cons, rhs = conservation_rows(inst, n_k, supply)
-    lp.add_constraints("conservation", {"flow": cons}, lower=rhs, upper=rhs)
-    flow_part, mod_part, cap_rhs = capacity_rows(inst, n_k)
-    lp.add_constraints("capacity", {"flow": flow_part, "modules": mod_part}, upper=cap_rhs)
+    conservation_rows(lp, inst, n_k, supply)
+    capacity_rows(lp, inst, n_k)
     if survivable_rc:
-        f_part, r_part = routing_rows(inst, n_k)
-        lp.add_constraints("routing_max", {"flow": f_part, "routing": r_part}, upper=0.0)
+        routing_rows(lp, inst, n_k)
     if inst.capacity_model == "E" and n_mod:
-        lp.add_constraints("choice", {"modules": choice_rows(inst)}, upper=1.0, index=inst.links.index)
+        choice_rows(lp, inst)
     if inst.fixed_charge and n_mod:
-        y_part, z_part = setup_rows(inst)
-        lp.add_constraints("setup", {"modules": y_part, "setup": z_part}, upper=0.0)
+        setup_rows(lp, inst)
     if cuts and fixed_counts is None:
-        cut_mat, cut_rhs = cutset_rows(inst)
-        if cut_mat.shape[0]:
-            lp.add_constraints("cutset", {"modules": cut_mat}, lower=cut_rhs)
+        cutset_rows(lp, inst)
     return DesignProgram(lp, src, n_arcs)
 
 

@@ -152,10 +152,8 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
     remaining = deadline - time.perf_counter()
     if inst.capacity_model != "L" and remaining > 0.2:
         progress(0.5, f"branch and cut ({remaining:.0f} s left, start {heuristic_cost:,.0f})")
-        opts: dict[str, Any] = {}
-        if best is not None and backend == "highs":
-            opts["start"] = best.x
-        mip = solve(prog.lp, backend=backend, time_limit=remaining, mip_gap=mip_gap, **opts)
+        mip = solve(prog.lp, backend=backend, time_limit=remaining, mip_gap=mip_gap,
+                    start=best.x if best is not None else None)  # a MIP start where the backend takes one
         mip_status = mip.status.value
         if mip.fallback:
             notes.append(f"branch and cut: {mip.fallback}")

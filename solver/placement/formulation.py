@@ -1,5 +1,8 @@
 """The placement MIP, built as sparse blocks by constraint family.
 
+Each family is a function ``family_rows(lp, inp, ...) -> Block`` that adds its rows to the program with
+one :meth:`~backbone.solver.problem.LinearProgram.add_constraints` call (a sparse matrix per variable block).
+
 Notation: ``t`` period, ``k`` demand unit (metro, class), ``s`` candidate site, ``r`` route (an
 admissible (k, s) pair and one of its SLO-meeting paths), ``l`` link / ``a`` arc, ``e`` existing
 demand path, ``j`` training job, ``f`` failed site (N+1). ``B`` GPUs per block, ``g`` Gbps per GPU.
@@ -26,7 +29,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.solver.placement.inputs import PlacementInputs
-from backbone.solver.problem import LinearProgram
+from backbone.solver.problem import Block, LinearProgram
 from backbone.solver.sparse import selector
 
 EXISTING_PENALTY_FACTOR = 1000.0
@@ -127,12 +130,15 @@ def build_placement(inp: PlacementInputs, elastic: bool = False,
     demand_rows(lp, inp)
     site_gpu_rows(lp, inp, B, elastic)
     power_rows(lp, inp, B, elastic)
-    build_rows(lp, inp)
+    build_max_rows(lp, inp)
+    build_min_rows(lp, inp)
     link_rows(lp, inp, ELASTIC_FRACTION * w_unserved / max(opts.gbps_per_gpu, 1e-3) / 10.0 if elastic else None)
     existing_rows(lp, inp, D)
     training_rows(lp, inp)
     if opts.n_plus_one:
-        n_plus_one_rows(lp, inp, B, w_unserved, elastic)
+        f_idx, p_idx = n1_variables(lp, inp, w_unserved)
+        n1_demand_rows(lp, inp, f_idx, p_idx)
+        n1_site_gpu_rows(lp, inp, B, f_idx, p_idx, elastic)
 
     cost = np.zeros(lp.n_cols)
     cost[lp.variables["blocks"].slice] = block_cost
@@ -144,7 +150,7 @@ def build_placement(inp: PlacementInputs, elastic: bool = False,
     return PlacementModel(lp, inp, cost, w_unserved)
 
 
-def demand_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
+def demand_rows(lp: LinearProgram, inp: PlacementInputs) -> Block:
     """Every unit's demand is served or declared unserved, per period.
 
     ``sum_{r in k} serve[t, r] + unserved[t, k] = demand_k x factor[k, t]``.
@@ -152,7 +158,7 @@ def demand_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
     T, K, R = inp.n_periods, len(inp.units), len(inp.routes)
     a_kr = selector(inp.routes["unit"].to_numpy(), K, R)
     rhs = (inp.units["demand_gpus"].to_numpy()[:, None] * inp.factors).T.ravel()  # period-major
-    lp.add_constraints("demand", {"serve": sp.kron(sp.identity(T), a_kr, format="csr"),
+    return lp.add_constraints("demand", {"serve": sp.kron(sp.identity(T), a_kr, format="csr"),
                                   "unserved": sp.identity(T * K, format="csr")},
                        lower=rhs, upper=rhs,
                        index=pd.MultiIndex.from_product([range(T), inp.units.index], names=["period", "unit"]))
@@ -166,7 +172,7 @@ def _training_load(inp: PlacementInputs, repeat: int) -> sp.csr_matrix:
     return sp.kron(np.ones((repeat, 1)), a, format="csr")
 
 
-def site_gpu_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool = False) -> None:
+def site_gpu_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool = False) -> Block:
     """GPUs used at a site in any period fit what is installed plus built.
 
     ``sum_{r at s} serve[t, r] + sum_j G_j train[j, s] - B blocks_s <= installed_s``.
@@ -180,11 +186,11 @@ def site_gpu_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bo
     }
     if elastic:
         blocks["extra_gpus"] = sp.kron(np.ones((T, 1)), -sp.identity(S), format="csr")
-    lp.add_constraints("site_gpus", blocks, upper=np.tile(inp.sites["gpus_installed"].to_numpy(dtype=float), T),
+    return lp.add_constraints("site_gpus", blocks, upper=np.tile(inp.sites["gpus_installed"].to_numpy(dtype=float), T),
         index=pd.MultiIndex.from_product([range(T), inp.sites.index], names=["period", "site"]))
 
 
-def power_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool = False) -> None:
+def power_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool = False) -> Block:
     """Power of the added GPUs is covered by spare power plus power built (up to the cap).
 
     ``mw_per_gpu x B blocks_s - power_s <= power_base_s - mw_per_gpu x installed_s``.
@@ -196,31 +202,31 @@ def power_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool 
     if elastic:  # GPUs beyond the maximum still need power; MW beyond the cap are the other excess
         blocks["extra_mw"] = -sp.identity(S, format="csr")
         blocks["extra_gpus"] = mw * sp.identity(S, format="csr")
-    lp.add_constraints("site_power", blocks, upper=rhs, index=inp.sites.index)
+    return lp.add_constraints("site_power", blocks, upper=rhs, index=inp.sites.index)
 
 
-def build_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
-    """Blocks only where built, and at least the minimum build there.
-
-    ``blocks_s - max_blocks_s build_s <= 0`` and ``blocks_s - min_blocks_s build_s >= 0``.
-    """
-    S = len(inp.sites)
-    eye = sp.identity(S, format="csr")
+def build_max_rows(lp: LinearProgram, inp: PlacementInputs) -> Block:
+    """Blocks only where built: ``blocks_s - max_blocks_s build_s <= 0``."""
     maxb = inp.sites["max_blocks"].to_numpy(dtype=float)
+    return lp.add_constraints("build_max", {"blocks": sp.identity(len(inp.sites), format="csr"),
+                                            "build": -sp.diags(maxb, format="csr")}, upper=0.0, index=inp.sites.index)
+
+
+def build_min_rows(lp: LinearProgram, inp: PlacementInputs) -> Block:
+    """At least the minimum build where built: ``blocks_s - min_blocks_s build_s >= 0``."""
     minb = inp.sites["min_blocks"].to_numpy(dtype=float)
-    lp.add_constraints("build_max", {"blocks": eye, "build": -sp.diags(maxb, format="csr")}, upper=0.0,
-                       index=inp.sites.index)
-    lp.add_constraints("build_min", {"blocks": eye, "build": -sp.diags(minb, format="csr")}, lower=0.0,
-                       index=inp.sites.index)
+    return lp.add_constraints("build_min", {"blocks": sp.identity(len(inp.sites), format="csr"),
+                                            "build": -sp.diags(minb, format="csr")}, lower=0.0, index=inp.sites.index)
 
 
-def link_rows(lp: LinearProgram, inp: PlacementInputs, elastic_cost: float | None = None) -> None:
+def link_rows(lp: LinearProgram, inp: PlacementInputs, elastic_cost: float | None = None) -> Block | None:
     """Placement traffic plus the scenario's traffic fit every arc, in every period.
 
     Placement traffic is symmetric (requests and responses ride the same path), so route r puts
     ``g x serve[t, r]`` on both arcs of each of its links:
     ``g sum_r P[r, l] serve[t, r] + sum_e A[e, a] existing_e <= capacity_l`` for each arc a of l.
-    Only arcs some variable uses get a row.
+    Only arcs some variable uses get a row (None when no arc is used). With ``elastic_cost``, the
+    priced excess ``extra_gbps`` per arc row is added with the family.
     """
     net = inp.net
     T, L = inp.n_periods, len(net.links)
@@ -229,7 +235,7 @@ def link_rows(lp: LinearProgram, inp: PlacementInputs, elastic_cost: float | Non
     exist_arcs = inp.existing_arcs.T.tocsr()  # 2L x E
     used = np.flatnonzero((np.diff(route_arcs.indptr) > 0) | (np.diff(exist_arcs.indptr) > 0))
     if len(used) == 0:
-        return
+        return None
     route_arcs, exist_arcs = route_arcs[used], exist_arcs[used]
     cap = np.tile(net.links["capacity_gbps"].to_numpy(dtype=float), 2)[used]
     arc_names = np.concatenate([net.links.index.to_numpy(), net.links.index.to_numpy()])[used]
@@ -243,78 +249,95 @@ def link_rows(lp: LinearProgram, inp: PlacementInputs, elastic_cost: float | Non
         lp.add_variables("extra_gbps", pd.MultiIndex.from_arrays([arc_names, direction], names=["link", "dir"]),
                          cost=elastic_cost)
         blocks["extra_gbps"] = sp.kron(np.ones((T, 1)), -sp.identity(n), format="csr")
-    lp.add_constraints("link_capacity", blocks, upper=np.tile(cap, T), index=pd.MultiIndex.from_arrays(
+    return lp.add_constraints("link_capacity", blocks, upper=np.tile(cap, T), index=pd.MultiIndex.from_arrays(
         [np.repeat(np.arange(T), n), np.tile(arc_names, T), np.tile(direction, T)], names=["period", "link", "dir"]))
 
 
-def existing_rows(lp: LinearProgram, inp: PlacementInputs, n_demands: int) -> None:
+def existing_rows(lp: LinearProgram, inp: PlacementInputs, n_demands: int) -> Block | None:
     """Each scenario demand is routed over its candidate paths (or declared unrouted).
 
-    ``sum_{e of d} existing_e + existing_unrouted_d = demand_d``.
+    ``sum_{e of d} existing_e + existing_unrouted_d = demand_d`` (None without scenario demands).
     """
     if n_demands == 0:
-        return
+        return None
     E = len(inp.existing_paths)
     rhs = inp.existing["demand_gbps"].to_numpy(dtype=float)
-    lp.add_constraints("existing_demand", {
+    return lp.add_constraints("existing_demand", {
         "existing": selector(inp.existing_paths["demand"].to_numpy(), n_demands, E),
         "existing_unrouted": sp.identity(n_demands, format="csr"),
     }, lower=rhs, upper=rhs, index=inp.existing.index)
 
 
-def training_rows(lp: LinearProgram, inp: PlacementInputs) -> None:
+def training_rows(lp: LinearProgram, inp: PlacementInputs) -> Block | None:
     """Each training job goes to exactly one allowed site (or is declared unplaced).
 
-    ``sum_s train[j, s] + train_unplaced_j = 1``.
+    ``sum_s train[j, s] + train_unplaced_j = 1`` (None without training jobs).
     """
     J = len(inp.jobs)
     if J == 0:
-        return
-    lp.add_constraints("training", {
+        return None
+    return lp.add_constraints("training", {
         "train": selector(inp.job_sites["job"].to_numpy(), J, len(inp.job_sites)),
         "train_unplaced": sp.identity(J, format="csr"),
     }, lower=1.0, upper=1.0, index=inp.jobs.index)
 
 
-def n_plus_one_rows(lp: LinearProgram, inp: PlacementInputs, B: float, w_unserved: float,
-                    elastic: bool = False) -> None:
-    """After the loss of any one candidate site f, every unit's served peak demand can be
-    re-served within SLO by the surviving sites' capacity (full reassignment, training stays).
-
-    ``sum_{s != f} backup[f, k, s] + backup_unserved[f, k] >= sum_{r in k} serve[t*_k, r]`` and
-    ``sum_k backup[f, k, s] + sum_j G_j train[j, s] - B blocks_s <= installed_s`` for s != f,
-    where ``t*_k`` is unit k's peak period (every unit at its own peak: conservative with periods).
-    Network capacity is not re-checked in failure states (GPU capacity only).
-    """
-    S, K, R, T = len(inp.sites), len(inp.units), len(inp.routes), inp.n_periods
-    P = len(inp.pairs)
+def n1_variables(lp: LinearProgram, inp: PlacementInputs, w_unserved: float) -> tuple[np.ndarray, np.ndarray]:
+    """N+1 variables: ``backup[f, k, s] >= 0`` for every admissible (unit, site) pair with ``s != f``, and
+    ``backup_unserved[f, k] >= 0`` (penalised). Returns the failed site and pair of each ``backup`` column."""
+    S, P = len(inp.sites), len(inp.pairs)
     pair_unit, pair_site = inp.pairs["unit"].to_numpy(), inp.pairs["site"].to_numpy()
     f_idx = np.repeat(np.arange(S), P)
     p_idx = np.tile(np.arange(P), S)
     keep = pair_site[p_idx] != f_idx
     f_idx, p_idx = f_idx[keep], p_idx[keep]
-    n = len(f_idx)
     lp.add_variables("backup", pd.MultiIndex.from_arrays(
         [inp.sites.index[f_idx], inp.units.index[pair_unit[p_idx]], inp.sites.index[pair_site[p_idx]]],
         names=["failed", "unit", "site"]))
     lp.add_variables("backup_unserved", pd.MultiIndex.from_product([inp.sites.index, inp.units.index],
                                                                    names=["failed", "unit"]),
                      cost=N1_PENALTY_FRACTION * w_unserved / S)
+    return f_idx, p_idx
+
+
+def n1_demand_rows(lp: LinearProgram, inp: PlacementInputs, f_idx: np.ndarray, p_idx: np.ndarray) -> Block:
+    """After the loss of any one candidate site f, every unit's served peak demand is re-served within SLO
+    by the surviving sites (full reassignment, training stays):
+
+    ``sum_{s != f} backup[f, k, s] + backup_unserved[f, k] >= sum_{r in k} serve[t*_k, r]``, where ``t*_k`` is
+    unit k's peak period (every unit at its own peak: conservative with periods). ``f_idx``, ``p_idx``: the
+    failed site and pair of each ``backup`` column (:func:`n1_variables`).
+    """
+    S, K, R, T = len(inp.sites), len(inp.units), len(inp.routes), inp.n_periods
+    pair_unit = inp.pairs["unit"].to_numpy()
     # served peak demand of each unit: columns (peak period of unit(r), r)
     r_unit = inp.routes["unit"].to_numpy()
     peak = inp.units["peak_period"].to_numpy()[r_unit]
-    served_peak = sp.csr_matrix((-np.ones(R), (r_unit, peak * R + np.arange(R))), shape=(K, T * R))
-    lp.add_constraints("n1_demand", {
-        "backup": selector(f_idx * K + pair_unit[p_idx], S * K, n),
+    served_peak = selector(r_unit, K, T * R, cols=peak * R + np.arange(R), values=-1.0)
+    return lp.add_constraints("n1_demand", {
+        "backup": selector(f_idx * K + pair_unit[p_idx], S * K, len(f_idx)),
         "serve": sp.kron(np.ones((S, 1)), served_peak, format="csr"),
         "backup_unserved": sp.identity(S * K, format="csr"),
     }, lower=0.0, index=pd.MultiIndex.from_product([inp.sites.index, inp.units.index], names=["failed", "unit"]))
+
+
+def n1_site_gpu_rows(lp: LinearProgram, inp: PlacementInputs, B: float, f_idx: np.ndarray, p_idx: np.ndarray,
+                     elastic: bool = False) -> Block:
+    """The backups fit the surviving sites' GPUs, in every failure state ``f``:
+
+    ``sum_k backup[f, k, s] + sum_j G_j train[j, s] - B blocks_s <= installed_s`` for ``s != f``.
+    Network capacity is not re-checked in failure states (GPU capacity only).
+    """
+    S = len(inp.sites)
+    pair_site = inp.pairs["site"].to_numpy()
     blocks = {
-        "backup": selector(f_idx * S + pair_site[p_idx], S * S, n),
+        "backup": selector(f_idx * S + pair_site[p_idx], S * S, len(f_idx)),
         "train": _training_load(inp, S),
         "blocks": sp.kron(np.ones((S, 1)), -B * sp.identity(S), format="csr"),
     }
     if elastic:
         blocks["extra_gpus"] = sp.kron(np.ones((S, 1)), -sp.identity(S), format="csr")
-    lp.add_constraints("n1_site_gpus", blocks, upper=np.tile(inp.sites["gpus_installed"].to_numpy(dtype=float), S),
-        index=pd.MultiIndex.from_product([inp.sites.index, inp.sites.index], names=["failed", "site"]))
+    return lp.add_constraints("n1_site_gpus", blocks,
+                              upper=np.tile(inp.sites["gpus_installed"].to_numpy(dtype=float), S),
+                              index=pd.MultiIndex.from_product([inp.sites.index, inp.sites.index],
+                                                               names=["failed", "site"]))

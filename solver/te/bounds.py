@@ -18,9 +18,9 @@ import logging
 import time
 
 import numpy as np
-import scipy.sparse as sp
 
 from backbone.solver.problem import Solution
+from backbone.solver.sparse import selector
 from backbone.solver.te.instance import TEInstance
 
 logger = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ class DualPricer:
         best_key = self.key[best]
         # a tiny floor keeps zero-length arcs as edges; subtracted back (per hop) below
         eps = 1e-12
-        graph = sp.csr_matrix((w[best] + eps, (inst.arc_tail[best], inst.arc_head[best])), shape=(n, n))
+        graph = selector(inst.arc_tail[best], n, n, cols=inst.arc_head[best], values=w[best] + eps)
         demands = np.asarray(demands, np.int64)
         src, dst = inst.src[demands], inst.dst[demands]
         sources, src_row = np.unique(src, return_inverse=True)
@@ -150,7 +150,7 @@ def shortest_path_loads(inst: TEInstance, demands: np.ndarray, w: np.ndarray) ->
     first[1:] = key[order][1:] != key[order][:-1]
     best = order[first]
     best_key = key[best]
-    graph = sp.csr_matrix((w[best] + 1e-12, (inst.arc_tail[best], inst.arc_head[best])), shape=(n, n))
+    graph = selector(inst.arc_tail[best], n, n, cols=inst.arc_head[best], values=w[best] + 1e-12)
     src, dst, h = inst.src[demands], inst.dst[demands], inst.demand_gbps[demands]
     sources, row = np.unique(src, return_inverse=True)
     length = np.zeros(len(demands))

@@ -34,21 +34,27 @@ import scipy.sparse as sp
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import Deadline, TimeLimitReached
-from backbone.solver.problem import INF, Solution, Status, solve
+from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
+from backbone.solver.sparse import row_ranges
 from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.formulations import (
     SPLIT_COLUMNS,
-    ModelSpec,
-    RowSpec,
-    VarSpec,
     admissible_paths,
     block_values,
     capacity_rows,
     demand_rows,
     path_strings,
+    te_variables,
 )
 from backbone.solver.te.instance import REASON_SLO, TEInstance
-from backbone.solver.te.objectives import HELD_PENALTY, REL_TOL, TIMED_OUT_MARGIN_S, Stage, backend_options
+from backbone.solver.te.objectives import (
+    HELD_PENALTY,
+    REL_TOL,
+    TIMED_OUT_MARGIN_S,
+    Stage,
+    hold_rows,
+    stage_program,
+)
 
 if TYPE_CHECKING:
     from backbone.solver.te.warmstart import WarmStart
@@ -124,8 +130,7 @@ class ColumnPool:
         """``2L x n_columns`` arc-load map (``P^T``)."""
         _, arcs, hops = self.arrays()
         ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
-        m = sp.csc_matrix((np.ones(len(arcs)), arcs, ptr), shape=(self.n_arcs, len(hops)))
-        return m.tocsr()
+        return row_ranges(arcs, ptr, self.n_arcs).T.tocsr()
 
 
 # ---------------------------------------------------------------------- result of a scalable method
@@ -172,8 +177,8 @@ def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hop
     link_of = arc_seq % n_links
     lat = np.add.reduceat(inst.arc_latency_ms[arc_seq], arc_ptr[:-1]) if len(arc_seq) else np.zeros(0)
     n = len(used)
-    inc = sp.csr_matrix((np.ones(len(arc_seq)), arc_seq, arc_ptr), shape=(n, 2 * n_links))
-    link_inc = sp.csr_matrix((np.ones(len(arc_seq)), link_of, arc_ptr), shape=(n, n_links))
+    inc = row_ranges(arc_seq, arc_ptr, 2 * n_links)
+    link_inc = row_ranges(link_of, arc_ptr, n_links)
     pairs = pd.DataFrame({"src": inst.site_ids[inst.src[col_demand[used]]].astype(str),
                           "dst": inst.site_ids[inst.dst[col_demand[used]]].astype(str)})
     ps = PathSet(inst.link_ids, inst.site_ids, pairs, np.arange(n), lat, np.zeros(n), lens, inc, link_inc,
@@ -327,7 +332,7 @@ def _solve_min_mlu(cg: _ColumnGeneration, final_deadline: float, warm: WarmStart
     lb = cg.best_lb or 0.0
     if warm is None or (cg.n_lp <= MASTER_MAX_DEMANDS and warm.mlu - lb > GAP_TOL * warm.mlu):
         try:
-            sol, proven = cg.generate("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)}, [], True)
+            sol, proven = cg.generate("min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)}, True)
         except TimeLimitReached:
             if warm is None:
                 raise
@@ -367,13 +372,12 @@ def _solve_max_throughput(cg: _ColumnGeneration, ceiling: float | None) -> tuple
     cap = {"mlu": (0.0, 1.0 if ceiling is None else float(ceiling))}
     ranks = cg.inst.class_rank[cg.lp_demands]
     present = [r for r in range(len(TRAFFIC_CLASSES)) if np.any((ranks == r) & (h > 0))]
-    rows: list[RowSpec] = []
     sol = None
     for r in present:
         cls = TRAFFIC_CLASSES[r]
         cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
         try:
-            st, proven = cg.generate(f"max-throughput-{cls}", {"unmet": cost}, cap, rows, False)
+            st, proven = cg.generate(f"max-throughput-{cls}", {"unmet": cost}, cap, False)
         except TimeLimitReached:
             if sol is None:
                 raise
@@ -384,10 +388,9 @@ def _solve_max_throughput(cg: _ColumnGeneration, ceiling: float | None) -> tuple
         sol = st
         members = np.flatnonzero(ranks == r)
         hold = float(st.objective) + REL_TOL * max(1.0, abs(float(h[members].sum())))
-        m = sp.csr_matrix((np.ones(len(members)), (np.zeros(len(members), int), members)), shape=(1, n_lp))
-        rows = [*rows, RowSpec(f"hold-{cls}", {"unmet": m}, -INF, hold, pd.Index([f"hold-{cls}"]))]
+        cg.holds.append((f"hold-{cls}", members, hold))
     if sol is None:
-        sol, _ = cg.generate("max-throughput", {}, cap, [], False)
+        sol, _ = cg.generate("max-throughput", {}, cap, False)
     value = float(h.sum() - block_values(sol, "unmet", n_lp).sum()) if n_lp else 0.0
     return sol, worst, value
 
@@ -413,26 +416,29 @@ class _ColumnGeneration:
         """Figures of the reduced-instance bound, when it ran (:func:`backbone.solver.te.reduce.reduced_mlu_bound`)."""
         self.timed_out = False
         """The time limit stopped a stage (its answer is the best master solution found)."""
+        self.holds: list[tuple[str, np.ndarray, float]] = []
+        """(name, lp demand positions, upper): the unmet demand of earlier stages held at their optimum."""
 
-    def master(self, name: str, costs: dict[str, Any], bounds: dict[str, Any], extra: list[RowSpec]) -> Solution:
-        """Solve the restricted master over the pool's columns (raises :class:`_OutOfTime` past the deadline)."""
+    def master(self, name: str, costs: dict[str, Any], bounds: dict[str, Any]) -> Solution:
+        """Solve the restricted master over the pool's columns, with the holds of the stages before
+        (raises :class:`_OutOfTime` past the deadline)."""
         inst, pool = self.inst, self.pool
         t0 = time.perf_counter()
         col_demand, _, _ = pool.arrays()
-        spec = ModelSpec()
-        spec.variables["flow"] = VarSpec(pd.RangeIndex(pool.n, name="column"), 0.0, INF)
-        spec.variables["unmet"] = VarSpec(pd.Index(inst.demand_ids[self.lp_demands], name="demand"), 0.0, self.h)
-        spec.variables["mlu"] = VarSpec(pd.Index(["mlu"]), 0.0, INF)
-        spec.rows.append(demand_rows(col_demand, self.n_lp, np.arange(self.n_lp), self.h, "flow"))
-        spec.rows.append(capacity_rows(inst, {"flow": pool.arc_map()}))
-        lp = spec.to_lp(name, costs, bounds, extra)
+        lp = LinearProgram(name)
+        lp.add_variables("flow", pd.RangeIndex(pool.n, name="column"), lower=0.0, upper=INF)
+        te_variables(lp, inst, self.lp_demands)
+        demand_rows(lp, col_demand, np.arange(self.n_lp), self.h, "flow")
+        capacity_rows(lp, inst, {"flow": pool.arc_map()})
+        for hold, members, upper in self.holds:
+            hold_rows(lp, hold, members, upper)
+        lp = stage_program(lp, name, costs, bounds, {b: lp.bounds(b) for b in lp.variables})
         st = lp.stats()
         t1 = time.perf_counter()
         left = self.deadline - t1
         if left <= 0.05:
             raise _OutOfTime
-        sol = solve(lp, backend=self.backend, time_limit=left,
-                    **backend_options(self.backend, self.master_method, st["cols"]))
+        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.master_method)
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0, st["rows"],
                                  st["cols"], st["nonzeros"]))
         return sol
@@ -471,7 +477,7 @@ class _ColumnGeneration:
         hops = np.array([len(a) for a in found_a], np.int64)
         return self.pool.add(demand, np.concatenate(found_a), hops)
 
-    def generate(self, name: str, costs: dict[str, Any], bounds: dict[str, Any], extra: list[RowSpec],
+    def generate(self, name: str, costs: dict[str, Any], bounds: dict[str, Any],
                  track_bound: bool) -> tuple[Solution, bool]:
         """Master / pricing loop of one stage; returns the last master solution and whether it is
         proven optimal over every admissible path (gap closed, or no column prices out and no SLO
@@ -480,7 +486,7 @@ class _ColumnGeneration:
         best: Solution | None = None
         for it in range(MAX_ITERATIONS):
             try:
-                sol = self.master(f"{name}-{it + 1}", costs, bounds, extra)
+                sol = self.master(f"{name}-{it + 1}", costs, bounds)
             except _OutOfTime:
                 self.timed_out = True
                 break

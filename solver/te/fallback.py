@@ -16,9 +16,9 @@ import logging
 import time
 
 import numpy as np
-import scipy.sparse as sp
 
 from backbone.solver.problem import Status
+from backbone.solver.sparse import selector
 from backbone.solver.te.bounds import SOURCE_CHUNK, DualPricer, site_cut_bound
 from backbone.solver.te.colgen import ScaleOutcome, splits_frame
 from backbone.solver.te.instance import REASON_SLO, TEInstance
@@ -47,7 +47,7 @@ def shortest_path_columns(inst: TEInstance, demands: np.ndarray, w: np.ndarray
     best = order[first]
     best_key = key[best]
     eps = 1e-12
-    graph = sp.csr_matrix((w[best] + eps, (inst.arc_tail[best], inst.arc_head[best])), shape=(n, n))
+    graph = selector(inst.arc_tail[best], n, n, cols=inst.arc_head[best], values=w[best] + eps)
     demands = np.asarray(demands, np.int64)
     src, dst = inst.src[demands], inst.dst[demands]
     sources, row = np.unique(src, return_inverse=True)

@@ -1,7 +1,8 @@
 """The two TE formulation families, built by constraint family with scipy.sparse.
 
-Both families share one variable layout so every objective (see :mod:`backbone.solver.te.objectives`)
-drives either of them by changing only costs, bounds and a few extra rows:
+Both families build one :class:`~backbone.solver.problem.LinearProgram` with one variable layout, so
+every objective (see :mod:`backbone.solver.te.objectives`) drives either of them by re-solving it in
+stages that change only costs, bounds and a few extra rows:
 
 * ``flow`` -- path flows ``f_p`` (path family) or per-source arc flows ``x[s, a]`` (edge family);
 * ``path_flow`` -- edge family only: path flows of SLO-constrained demands (see below);
@@ -28,7 +29,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,68 +38,14 @@ import scipy.sparse as sp
 
 from backbone.model import Network
 from backbone.solver.deadline import Deadline
-from backbone.solver.problem import INF, LinearProgram, Solution
+from backbone.solver.problem import INF, Block, LinearProgram, Solution
+from backbone.solver.sparse import selector
 from backbone.solver.te.instance import REASON_SLO, TEInstance
 
 logger = logging.getLogger(__name__)
 
 SPLIT_COLUMNS = ("demand_pos", "path_sites", "path_links", "hops", "latency_ms", "gbps")
 """Columns of the raw path-split frame a formulation extracts."""
-
-
-@dataclass
-class VarSpec:
-    """A variable family: labels and default bounds."""
-
-    index: pd.Index
-    lower: float | np.ndarray
-    upper: float | np.ndarray
-
-
-@dataclass
-class RowSpec:
-    """A constraint family: ``lower <= sum_b blocks[b] @ x_b <= upper``."""
-
-    name: str
-    blocks: dict[str, sp.csr_matrix]
-    lower: float | np.ndarray
-    upper: float | np.ndarray
-    index: pd.Index
-
-
-@dataclass
-class ModelSpec:
-    """Variable and row families; :meth:`to_lp` turns them into a :class:`LinearProgram`
-    with stage-specific costs, bounds and extra rows."""
-
-    variables: dict[str, VarSpec] = field(default_factory=dict)
-    rows: list[RowSpec] = field(default_factory=list)
-
-    def to_lp(self, name: str, costs: dict[str, float | np.ndarray] | None = None,
-              bounds: dict[str, tuple[float | np.ndarray, float | np.ndarray]] | None = None,
-              extra_rows: list[RowSpec] | None = None) -> LinearProgram:
-        """A program over these families (minimise ``sum_b costs[b] @ x_b``).
-
-        A block whose bounds are fixed at zero (``(0.0, 0.0)`` scalars, e.g. ``unmet`` in
-        min-MLU) is left out of the program altogether, with its coefficients; read it back
-        with :func:`block_values`, which gives zeros for it.
-        """
-        costs, bounds = costs or {}, bounds or {}
-        lp = LinearProgram(name)
-        dropped = {b for b, (lo, up) in bounds.items()
-                   if np.isscalar(lo) and np.isscalar(up) and lo == 0 and up == 0 and b in self.variables}
-        for vname, v in self.variables.items():
-            if vname in dropped:
-                continue
-            lo, up = bounds.get(vname, (v.lower, v.upper))
-            lp.add_variables(vname, v.index, cost=costs.get(vname, 0.0), lower=lo, upper=up)
-        for r in [*self.rows, *(extra_rows or [])]:
-            blocks = {b: m for b, m in r.blocks.items() if b not in dropped}
-            lp.add_constraints(r.name, blocks, lower=r.lower, upper=r.upper, index=r.index)
-        return lp
-
-    def size(self, name: str) -> int:
-        return len(self.variables[name].index)
 
 
 @dataclass
@@ -109,8 +56,9 @@ class Formulation:
     ----------
     kind
         ``"path"`` or ``"edge"``.
-    spec
-        The families (see the module docstring for the variable layout).
+    lp
+        The program: the variable layout of the module docstring, its row families, zero costs (each
+        objective stage sets its own costs, bounds and extra rows on a copy).
     lp_demands
         Positions (into the instance's demands) of the ``unmet`` variables, in order.
     latency_cost
@@ -126,7 +74,7 @@ class Formulation:
     """
 
     kind: str
-    spec: ModelSpec
+    lp: LinearProgram
     lp_demands: np.ndarray
     latency_cost: dict[str, np.ndarray]
     reason: np.ndarray
@@ -231,27 +179,21 @@ def _flat_sequences(paths: Any, idx: np.ndarray, inst: TEInstance) -> tuple[np.n
             np.concatenate([[0], np.cumsum([len(x) for x in arcs])]).astype(np.int64))
 
 
-def _selector(rows: np.ndarray, n_rows: int, n_cols: int, cols: np.ndarray | None = None) -> sp.csr_matrix:
-    """0/1 matrix with a one at ``(rows[i], cols[i])`` (``cols`` defaults to ``arange``)."""
-    cols = np.arange(len(rows)) if cols is None else cols
-    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, n_cols))
-
-
-# ---------------------------------------------------------------------- shared row families
-def demand_rows(var_lp_demand: np.ndarray, n_lp: int, unmet_cols: np.ndarray, h: np.ndarray,
-                block: str) -> RowSpec:
+# ---------------------------------------------------------------------- shared families
+def demand_rows(lp: LinearProgram, var_lp_demand: np.ndarray, unmet_cols: np.ndarray, h: np.ndarray,
+                block: str) -> Block:
     """Demand family: ``sum_{p in P(d)} f_p + s_d = h_d`` for each demand routed by paths.
 
-    ``var_lp_demand[v]`` is the row (0..n_rows-1) of variable ``v``; ``unmet_cols`` the column of
-    each row's demand in the ``unmet`` block (``n_lp`` columns).
+    ``var_lp_demand[v]`` is the row (0..n_rows-1) of variable ``v`` of flow block ``block``; ``unmet_cols``
+    the column of each row's demand in the ``unmet`` block.
     """
     n = len(unmet_cols)
-    return RowSpec("demand", {block: _selector(var_lp_demand, n, len(var_lp_demand)),
-                              "unmet": _selector(np.arange(n), n, n_lp, unmet_cols)},
-                   h, h, pd.RangeIndex(n))
+    return lp.add_constraints("demand", {block: selector(var_lp_demand, n, len(var_lp_demand)),
+                                         "unmet": selector(np.arange(n), n, lp.variables["unmet"].size, unmet_cols)},
+                              lower=h, upper=h, index=pd.RangeIndex(n))
 
 
-def capacity_rows(inst: TEInstance, loads: dict[str, sp.csr_matrix]) -> RowSpec:
+def capacity_rows(lp: LinearProgram, inst: TEInstance, loads: dict[str, sp.csr_matrix]) -> Block:
     """Capacity family: ``load_a(x) - cap_a * u <= 0`` for every arc some flow can use.
 
     ``loads[b]`` is the ``2L x |b|`` arc-load map of flow block ``b`` (e.g. ``P^T`` for paths:
@@ -263,11 +205,14 @@ def capacity_rows(inst: TEInstance, loads: dict[str, sp.csr_matrix]) -> RowSpec:
     arcs = np.flatnonzero(used)
     blocks = {b: m.tocsr() if used.all() else m.tocsr()[arcs] for b, m in loads.items()}  # no copy when all used
     blocks["mlu"] = sp.csr_matrix(-inst.arc_capacity_gbps[arcs].reshape(-1, 1))
-    return RowSpec("capacity", blocks, -INF, 0.0, pd.Index(arcs, name="arc"))
+    return lp.add_constraints("capacity", blocks, lower=-INF, upper=0.0, index=pd.Index(arcs, name="arc"))
 
 
-def _unmet_var(inst: TEInstance, lp_demands: np.ndarray) -> VarSpec:
-    return VarSpec(pd.Index(inst.demand_ids[lp_demands], name="demand"), 0.0, inst.demand_gbps[lp_demands])
+def te_variables(lp: LinearProgram, inst: TEInstance, lp_demands: np.ndarray) -> None:
+    """The ``unmet`` (``0 <= s_d <= h_d``) and ``mlu`` (``u >= 0``) blocks every TE program shares."""
+    lp.add_variables("unmet", pd.Index(inst.demand_ids[lp_demands], name="demand"), lower=0.0,
+                     upper=inst.demand_gbps[lp_demands])
+    lp.add_variables("mlu", pd.Index(["mlu"]), lower=0.0, upper=INF)
 
 
 # ---------------------------------------------------------------------- path family
@@ -292,21 +237,20 @@ def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
     pos[lp_demands] = np.arange(len(lp_demands))
     var_row = pos[dp.var_demand]
     n_vars = len(var_row)
-    spec = ModelSpec()
-    spec.variables["flow"] = VarSpec(pd.RangeIndex(n_vars, name="path_var"), 0.0, INF)
-    spec.variables["unmet"] = _unmet_var(inst, lp_demands)
-    spec.variables["mlu"] = VarSpec(pd.Index(["mlu"]), 0.0, INF)
+    lp = LinearProgram("te-path")
+    lp.add_variables("flow", pd.RangeIndex(n_vars, name="path_var"), lower=0.0, upper=INF)
+    te_variables(lp, inst, lp_demands)
     h = inst.demand_gbps[lp_demands]
-    spec.rows.append(demand_rows(var_row, len(lp_demands), np.arange(len(lp_demands)), h, "flow"))
+    demand_rows(lp, var_row, np.arange(len(lp_demands)), h, "flow")
     arc_map = dp.paths.arc_incidence[dp.var_path].T.tocsr() if n_vars else sp.csr_matrix((inst.n_arcs, 0))
-    spec.rows.append(capacity_rows(inst, {"flow": arc_map}))
+    capacity_rows(lp, inst, {"flow": arc_map})
     lat = dp.paths.path_latency_ms[dp.var_path] if n_vars else np.zeros(0)
 
     def extract(sol: Solution) -> tuple[np.ndarray, pd.DataFrame]:
         f = _clean(sol.values("flow").to_numpy(), _tol(inst))  # loads and splits from the same flows
         return arc_map @ f, _path_splits(dp, f, dp.var_demand, dp.var_path, _tol(inst), inst)
 
-    return Formulation("path", spec, lp_demands, {"flow": lat}, reason, extract, dp.seconds, n_vars)
+    return Formulation("path", lp, lp_demands, {"flow": lat}, reason, extract, dp.seconds, n_vars)
 
 
 def block_values(sol: Solution, block: str, size: int) -> np.ndarray:
@@ -367,40 +311,25 @@ def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
     n_lp = len(lp_demands)
     n_agg = len(agg_d)
     sources, src_of = np.unique(inst.src[agg_d], return_inverse=True)
-    n_src, n_arcs, n_nodes = len(sources), inst.n_arcs, inst.n_sites
+    n_src, n_arcs = len(sources), inst.n_arcs
 
-    spec = ModelSpec()
-    spec.variables["flow"] = VarSpec(pd.MultiIndex.from_product(
-        [inst.site_ids[sources], np.arange(n_arcs)], names=["source", "arc"]), 0.0, INF)
-    spec.variables["path_flow"] = VarSpec(pd.RangeIndex(len(dp.var_demand), name="path_var"), 0.0, INF)
-    spec.variables["unmet"] = _unmet_var(inst, lp_demands)
-    spec.variables["mlu"] = VarSpec(pd.Index(["mlu"]), 0.0, INF)
+    lp = LinearProgram("te-edge")
+    lp.add_variables("flow", pd.MultiIndex.from_product([inst.site_ids[sources], np.arange(n_arcs)],
+                                                        names=["source", "arc"]), lower=0.0, upper=INF)
+    lp.add_variables("path_flow", pd.RangeIndex(len(dp.var_demand), name="path_var"), lower=0.0, upper=INF)
+    te_variables(lp, inst, lp_demands)
 
-    # conservation: kron(I_S, M) x + slack terms = b
-    incidence = inst.node_arc_incidence()
-    cons_x = sp.kron(sp.identity(n_src, format="csr"), incidence, format="csr")
     h_agg = inst.demand_gbps[agg_d]
-    row_src = src_of * n_nodes + inst.src[agg_d]
-    row_dst = src_of * n_nodes + inst.dst[agg_d]
-    b = np.zeros(n_src * n_nodes)
-    np.add.at(b, row_src, h_agg)
-    np.add.at(b, row_dst, -h_agg)
-    slack = sp.csr_matrix((np.concatenate([np.ones(n_agg), -np.ones(n_agg)]),
-                           (np.concatenate([row_src, row_dst]), np.concatenate([np.arange(n_agg)] * 2))),
-                          shape=(n_src * n_nodes, n_lp))
-    spec.rows.append(RowSpec("conservation", {"flow": cons_x, "unmet": slack}, b, b,
-                             pd.MultiIndex.from_product([inst.site_ids[sources], inst.site_ids],
-                                                        names=["source", "site"])))
+    conservation_rows(lp, inst, sources, src_of, agg_d)
     # SLO demands over paths
     pos = np.full(inst.n_demands, -1)
     pos[slo_lp] = np.arange(len(slo_lp))
     if len(slo_lp):
-        spec.rows.append(demand_rows(pos[dp.var_demand], n_lp, n_agg + np.arange(len(slo_lp)),
-                                     inst.demand_gbps[slo_lp], "path_flow"))
+        demand_rows(lp, pos[dp.var_demand], n_agg + np.arange(len(slo_lp)), inst.demand_gbps[slo_lp], "path_flow")
     x_map = sp.kron(sp.csr_matrix(np.ones((1, n_src))), sp.identity(n_arcs, format="csr"), format="csr")
     p_map = (dp.paths.arc_incidence[dp.var_path].T.tocsr() if len(dp.var_path)  # type: ignore[attr-defined]
              else sp.csr_matrix((n_arcs, 0)))
-    spec.rows.append(capacity_rows(inst, {"flow": x_map, "path_flow": p_map}))
+    capacity_rows(lp, inst, {"flow": x_map, "path_flow": p_map})
     lat_p = dp.paths.path_latency_ms[dp.var_path] if len(dp.var_path) else np.zeros(0)  # type: ignore[attr-defined]
     latency = {"flow": np.tile(inst.arc_latency_ms, n_src), "path_flow": lat_p}
     tol = _tol(inst)
@@ -420,7 +349,31 @@ def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
         # loads of the decomposed paths: circulations in the LP's arc flows carry no traffic
         return agg_load + p_map @ f, splits
 
-    return Formulation("edge", spec, lp_demands, latency, reason, extract, dp.seconds, len(dp.var_demand))
+    return Formulation("edge", lp, lp_demands, latency, reason, extract, dp.seconds, len(dp.var_demand))
+
+
+def conservation_rows(lp: LinearProgram, inst: TEInstance, sources: np.ndarray, src_of: np.ndarray,
+                      agg_d: np.ndarray) -> Block:
+    """Conservation family of the edge formulation, per source ``s`` and node ``v``::
+
+        (M x_s)_v + sum_{d: src=s} s_d [v = s] - sum_{d: src=s, dst=v} s_d = b_s(v)
+
+    over the ``flow`` block ``kron(I_S, M)`` (``M`` the node-arc incidence) and the first ``len(agg_d)``
+    columns of ``unmet`` (demand ``agg_d[i]`` from source ``sources[src_of[i]]``).
+    """
+    n_src, n_nodes, n_agg = len(sources), inst.n_sites, len(agg_d)
+    cons_x = sp.kron(sp.identity(n_src, format="csr"), inst.node_arc_incidence(), format="csr")
+    h_agg = inst.demand_gbps[agg_d]
+    row_src = src_of * n_nodes + inst.src[agg_d]
+    row_dst = src_of * n_nodes + inst.dst[agg_d]
+    b = np.zeros(n_src * n_nodes)
+    np.add.at(b, row_src, h_agg)
+    np.add.at(b, row_dst, -h_agg)
+    slack = selector(np.concatenate([row_src, row_dst]), n_src * n_nodes, lp.variables["unmet"].size,
+                     cols=np.concatenate([np.arange(n_agg)] * 2), values=np.r_[np.ones(n_agg), -np.ones(n_agg)])
+    return lp.add_constraints("conservation", {"flow": cons_x, "unmet": slack}, lower=b, upper=b,
+                              index=pd.MultiIndex.from_product([inst.site_ids[sources], inst.site_ids],
+                                                               names=["source", "site"]))
 
 
 def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray, agg_d: np.ndarray,

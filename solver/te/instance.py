@@ -19,6 +19,7 @@ from scipy.sparse.csgraph import connected_components
 
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
+from backbone.solver.sparse import incidence, selector
 
 REASON_SLO = "no_path_within_slo"
 REASON_CAPACITY = "capacity"
@@ -99,11 +100,7 @@ class TEInstance:
 
     def node_arc_incidence(self) -> sp.csr_matrix:
         """Sparse ``N x 2L`` node-arc incidence: ``+1`` at an arc's tail, ``-1`` at its head."""
-        n_arcs = self.n_arcs
-        cols = np.concatenate([np.arange(n_arcs), np.arange(n_arcs)])
-        rows = np.concatenate([self.arc_tail, self.arc_head])
-        data = np.concatenate([np.ones(n_arcs), -np.ones(n_arcs)])
-        return sp.csr_matrix((data, (rows, cols)), shape=(self.n_sites, n_arcs))
+        return incidence(self.n_sites, self.arc_tail, self.arc_head)
 
 
 def build_instance(net: Network, path_provider: Callable[..., Any] | None = None) -> TEInstance:
@@ -134,7 +131,7 @@ def build_instance(net: Network, path_provider: Callable[..., Any] | None = None
     slo = np.where(np.isfinite(slo), slo, np.inf)
 
     n = len(net.sites)
-    adj = sp.csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+    adj = selector(a, n, n, cols=b)
     _, comp = connected_components(adj, directed=False)
     reason = np.where(comp[src.astype(int)] != comp[dst.astype(int)], REASON_DISCONNECTED, "").astype(object)
     return TEInstance(

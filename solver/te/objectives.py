@@ -39,8 +39,9 @@ import scipy.sparse as sp
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import TimeLimitReached
-from backbone.solver.problem import INF, Solution, Status, solve
-from backbone.solver.te.formulations import Formulation, ModelSpec, RowSpec, VarSpec, block_values
+from backbone.solver.problem import INF, Block, LinearProgram, Solution, Status, solve
+from backbone.solver.sparse import selector
+from backbone.solver.te.formulations import Formulation, block_values
 from backbone.solver.te.instance import TEInstance
 
 logger = logging.getLogger(__name__)
@@ -95,47 +96,61 @@ class Outcome:
         return sum(s.build_seconds for s in self.stages)
 
 
-IPM_MIN_COLUMNS = 20_000
-"""``lp_method="auto"`` with HiGHS: interior point (no crossover) from this many columns up.
-TE LPs are highly degenerate (many equal-utilisation optima); on the 100-site synthetic
-all-pairs min-MLU LP (45k columns) dual simplex takes ~4x longer than IPM."""
-
-LP_METHODS = ("auto", "simplex", "ipm")
-
-
-def backend_options(backend: str, lp_method: str, n_cols: int) -> dict[str, Any]:
-    """Solver options for ``lp_method`` (only HiGHS takes a method; other backends use their default)."""
-    if backend != "highs":
-        return {}
-    if lp_method == "ipm" or (lp_method == "auto" and n_cols >= IPM_MIN_COLUMNS):
-        return {"solver": "ipm", "run_crossover": "off"}
-    if lp_method == "simplex":
-        return {"solver": "simplex"}
-    return {}
-
-
 TIMED_OUT_MARGIN_S = 0.5
 """A stage that ends without an optimum this close to the deadline was stopped by the time limit."""
 
 
+def stage_program(lp: LinearProgram, name: str, costs: dict[str, Any], bounds: dict[str, Any],
+                  defaults: dict[str, tuple[Any, Any]]) -> LinearProgram:
+    """Set one stage's objective on ``lp``: ``costs`` (blocks not named cost zero) and ``bounds`` (blocks not
+    named get ``defaults``). Returns the program to solve: ``lp`` itself, or, when a block is fixed at zero
+    (``(0.0, 0.0)`` scalars, e.g. ``unmet`` in min-MLU), ``lp`` without that block and its coefficients
+    (:func:`~backbone.solver.te.formulations.block_values` reads it back as zeros)."""
+    lp.name = name
+    lp.set_objective(costs)
+    for b in lp.variables:
+        lo, up = bounds.get(b, defaults[b])
+        lp.set_bounds(b, lo, up)
+    dropped = {b for b, (lo, up) in bounds.items()
+               if np.isscalar(lo) and np.isscalar(up) and lo == 0 and up == 0 and b in lp.variables}
+    return lp.without_variables(dropped, name) if dropped else lp
+
+
 class _Runner:
-    """Solves stages within one overall time budget and records them."""
+    """Solves the stages of one objective on a copy of the formulation's program, within one overall time
+    budget, and records them.
+
+    A stage sets the program's costs (blocks not named cost zero) and bounds (blocks not named are back to
+    the formulation's bounds); its extra rows are added to the program by the objective. A block fixed at
+    zero (``(0.0, 0.0)`` scalars, e.g. ``unmet`` in min-MLU) is left out of the stage's program altogether,
+    with its coefficients; :func:`block_values` reads it back as zeros.
+    """
 
     def __init__(self, form: Formulation, backend: str, time_limit: float,
                  progress: Callable[[float, str], None], lp_method: str = "auto") -> None:
         self.form, self.backend, self.progress = form, backend, progress
         self.lp_method = lp_method
-        self.spec = form.spec
+        self.lp = form.lp.copy()
+        self.defaults = {b: self.lp.bounds(b) for b in self.lp.variables}
         self.deadline = time.perf_counter() + time_limit
         self.stages: list[Stage] = []
         self.worst = Status.OPTIMAL
         self.timed_out = False
 
+    def add_variables(self, name: str, index: pd.Index, lower: float, upper: float) -> None:
+        """A variable block of the objective's own (its bounds become the block's default)."""
+        self.lp.add_variables(name, index, lower=lower, upper=upper)
+        self.defaults[name] = self.lp.bounds(name)
+
+    def program(self, name: str, costs: dict[str, Any], bounds: dict[str, Any]) -> LinearProgram:
+        """The stage's program (:func:`stage_program` on the shared program)."""
+        return stage_program(self.lp, name, costs, bounds, self.defaults)
+
     def remaining(self) -> float:
         return self.deadline - time.perf_counter()
 
     def solve(self, name: str, costs: dict[str, Any], bounds: dict[str, Any] | None = None,
-              extra_rows: list[RowSpec] | None = None, required: bool = True) -> Solution | None:
+              required: bool = True) -> Solution | None:
         if self.remaining() <= 0.05:
             if required:
                 raise TimeLimitReached(f"time limit reached before TE stage {name!r} could run")
@@ -143,7 +158,7 @@ class _Runner:
             self.timed_out = True
             return None
         t0 = time.perf_counter()
-        lp = self.spec.to_lp(name, costs, bounds, extra_rows)
+        lp = self.program(name, costs, bounds or {})
         st = lp.stats()
         t1 = time.perf_counter()
         left = self.remaining()  # building the program counts: the LP gets what is left
@@ -153,8 +168,7 @@ class _Runner:
             self.worst = Status.FEASIBLE
             self.timed_out = True
             return None
-        sol = solve(lp, backend=self.backend, time_limit=left,
-                    **backend_options(self.backend, self.lp_method, st["cols"]))
+        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.lp_method)
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0,
                                  st["rows"], st["cols"], st["nonzeros"], note=sol.fallback))
         if sol.status != Status.OPTIMAL and self.remaining() < TIMED_OUT_MARGIN_S:
@@ -183,10 +197,10 @@ def _latency_costs(form: Formulation) -> dict[str, Any]:
     return {**form.latency_cost, "unmet": 1e3 * (top + 1.0)}
 
 
-def _sum_row(name: str, n_lp: int, members: np.ndarray, upper: float) -> RowSpec:
-    """``sum_{d in members} s_d <= upper``."""
-    m = sp.csr_matrix((np.ones(len(members)), (np.zeros(len(members), int), members)), shape=(1, n_lp))
-    return RowSpec(name, {"unmet": m}, -INF, upper, pd.Index([name]))
+def hold_rows(lp: LinearProgram, name: str, members: np.ndarray, upper: float) -> Block:
+    """Hold family (one row): ``sum_{d in members} s_d <= upper``, an earlier stage's optimum held."""
+    m = selector(np.zeros(len(members), int), 1, lp.variables["unmet"].size, cols=members)
+    return lp.add_constraints(name, {"unmet": m}, lower=-INF, upper=upper, index=pd.Index([name]))
 
 
 def _hold(opt: float, scale: float) -> float:
@@ -210,7 +224,8 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
     latency_tiebreak
         After the objective, minimise traffic-weighted latency holding it at its optimum.
     lp_method
-        ``auto`` | ``simplex`` | ``ipm`` (HiGHS only; see :data:`IPM_MIN_COLUMNS`).
+        ``auto`` | ``simplex`` | ``ipm``, the backend-neutral choice each adapter translates
+        (see :func:`backbone.solver.problem.solve`).
 
     Raises
     ------
@@ -238,7 +253,6 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         return Outcome(sol, run.worst, u, run.stages, timed_out=run.timed_out)
 
     if objective == "max-throughput":
-        rows: list[RowSpec] = []
         ranks = inst.class_rank[form.lp_demands]
         present = [r for r in range(len(TRAFFIC_CLASSES)) if np.any((ranks == r) & (h > 0))]
         sol = None
@@ -249,7 +263,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             # tolerance on its own class (graded, so held classes do not trade among themselves either)
             cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
             try:
-                st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, capped, rows)
+                st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, capped)
             except TimeLimitReached:
                 if sol is None:
                     raise
@@ -258,12 +272,12 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             assert st is not None
             sol = st
             members = np.flatnonzero(ranks == r)
-            rows = [*rows, _sum_row(f"hold-{cls}", n_lp, members, _hold(float(st.objective), h[members].sum()))]
+            hold_rows(run.lp, f"hold-{cls}", members, _hold(float(st.objective), h[members].sum()))
         if sol is None:  # nothing to route
             sol = run.solve("max-throughput", {}, capped)
             assert sol is not None
         if latency_tiebreak:
-            sol = run.solve("latency-tiebreak", lat, capped, rows, required=False) or sol
+            sol = run.solve("latency-tiebreak", lat, capped, required=False) or sol
         carried = float(h.sum() - block_values(sol, "unmet", n_lp).sum()) if n_lp else 0.0
         return Outcome(sol, run.worst, carried, run.stages, timed_out=run.timed_out)
 
@@ -271,9 +285,9 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         progress(0.3, "min-latency: carried demand")
         s1 = run.solve("min-latency-unmet", {"unmet": np.ones(n_lp)}, capped)
         assert s1 is not None
-        hold = [_sum_row("hold-unmet", n_lp, np.arange(n_lp), _hold(float(s1.objective), h.sum()))]
+        hold_rows(run.lp, "hold-unmet", np.arange(n_lp), _hold(float(s1.objective), h.sum()))
         progress(0.6, "min-latency: latency")
-        s2 = run.solve("min-latency", lat, capped, hold, required=False)
+        s2 = run.solve("min-latency", lat, capped, required=False)
         sol = s2 or s1
         value = _weighted_latency(form, sol, h)
         return Outcome(sol, run.worst, value, run.stages, timed_out=run.timed_out)
@@ -300,17 +314,19 @@ def _max_min_fair(run: _Runner, form: Formulation, h: np.ndarray, capped: dict[s
     frac[h <= 0] = 1.0
     first_t: float | None = None
     sol: Solution | None = None
-    run.spec = ModelSpec({**form.spec.variables, "fair": VarSpec(pd.Index(["fair"]), 0.0, 1.0)}, form.spec.rows)
+    run.add_variables("fair", pd.Index(["fair"]), 0.0, 1.0)
     iteration = 0
     while not frozen.all():
         iteration += 1
         free = np.flatnonzero(~frozen)
         progress(min(0.9, 0.1 + 0.8 * frozen.mean()), f"max-min-fair: stage {iteration}, {len(free)} demands free")
-        rows = [_fair_rows(free, n_lp, h)]
+        if "fair" in run.lp.constraints:
+            run.lp.remove_constraints("fair")  # the previous stage's free demands
+        fair_rows(run.lp, free, h)
         unmet_ub = np.where(frozen, h * (1 - frac), h)
         bounds = {**capped, "unmet": (0.0, np.maximum(unmet_ub, 0.0)), "fair": (0.0, 1.0)}
         try:
-            st = run.solve(f"max-min-fair-{iteration}", {"fair": -1.0}, bounds, rows)
+            st = run.solve(f"max-min-fair-{iteration}", {"fair": -1.0}, bounds)
         except TimeLimitReached:
             if sol is None or first_t is None:
                 raise
@@ -330,6 +346,8 @@ def _max_min_fair(run: _Runner, form: Formulation, h: np.ndarray, capped: dict[s
             blocking[:] = True
         frac[free[blocking]] = t
         frozen[free[blocking]] = True
+    if "fair" in run.lp.constraints:
+        run.lp.remove_constraints("fair")  # the later stages hold the frozen fractions by bounds
     if sol is None:  # nothing to share
         sol = run.solve("max-min-fair", {}, {**capped, "fair": (0.0, 0.0)})
         assert sol is not None
@@ -342,12 +360,13 @@ def _max_min_fair(run: _Runner, form: Formulation, h: np.ndarray, capped: dict[s
                    timed_out=run.timed_out)
 
 
-def _fair_rows(free: np.ndarray, n_lp: int, h: np.ndarray) -> RowSpec:
+def fair_rows(lp: LinearProgram, free: np.ndarray, h: np.ndarray) -> Block:
     """Fairness family: ``s_d + t h_d <= h_d`` for each unfrozen demand ``d``."""
     n = len(free)
-    s_part = sp.csr_matrix((np.ones(n), (np.arange(n), free)), shape=(n, n_lp))
+    s_part = selector(np.arange(n), n, lp.variables["unmet"].size, cols=free)
     t_part = sp.csr_matrix(h[free].reshape(-1, 1))
-    return RowSpec("fair", {"unmet": s_part, "fair": t_part}, -INF, h[free], pd.Index(free, name="lp_demand"))
+    return lp.add_constraints("fair", {"unmet": s_part, "fair": t_part}, lower=-INF, upper=h[free],
+                              index=pd.Index(free, name="lp_demand"))
 
 
 def _blocking(run: _Runner, sol: Solution, free: np.ndarray, frozen: np.ndarray, frac: np.ndarray, h: np.ndarray,
@@ -364,14 +383,13 @@ def _blocking(run: _Runner, sol: Solution, free: np.ndarray, frozen: np.ndarray,
             return blocking
     # per-demand test: can d be carried above t while every other free demand keeps t?
     n_lp = len(h)
-    blocking = np.zeros(len(free), bool)
-    rows = [_fair_rows(free, n_lp, h)]
+    blocking = np.zeros(len(free), bool)  # the stage's fairness rows over ``free`` are still in the program
     unmet_ub = np.where(frozen, h * (1 - frac), h)
     bounds = {**capped, "unmet": (0.0, np.maximum(unmet_ub, 0.0)), "fair": (t, t)}
     for i, d in enumerate(free):
         cost = np.zeros(n_lp)
         cost[d] = 1.0
-        st = run.solve(f"max-min-fair-test-{d}", {"unmet": cost}, bounds, rows)
+        st = run.solve(f"max-min-fair-test-{d}", {"unmet": cost}, bounds)
         assert st is not None
         carried = h[d] - float(st.values("unmet").iloc[d])
         blocking[i] = carried <= t * h[d] + REL_TOL * max(1.0, h[d])

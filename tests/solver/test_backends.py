@@ -303,11 +303,11 @@ class _IpmStallsHighs(highspy.Highs):
 def test_failed_interior_point_falls_back_to_simplex_and_says_so(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     lp, expected = transport_lp()
     monkeypatch.setattr(highspy, "Highs", _IpmStallsHighs)
-    sol = solve(lp, "highs", time_limit=30, solver="ipm", run_crossover="off")
+    sol = solve(lp, "highs", time_limit=30, lp_method="ipm")  # the neutral option, translated by the adapter
     assert _IpmStallsHighs.stalled == 1
     _assert_optimum(sol, lp, expected)
     assert "interior point ended 'Unknown'" in sol.fallback and "simplex" in sol.fallback
-    plain = solve(lp, "highs", time_limit=30, solver="simplex")
+    plain = solve(lp, "highs", time_limit=30, lp_method="simplex")
     assert plain.fallback == "" and _IpmStallsHighs.stalled == 1
 
 
@@ -336,7 +336,7 @@ def test_reported_objective_that_is_not_the_solutions_is_resolved_without_the_st
     honest = solve(lp, "highs", time_limit=10)
     calls = _lying_highs(monkeypatch)
     sol = solve(lp, "highs", time_limit=10, start=honest.x)
-    assert [("start" in c, c.get("presolve")) for c in calls] == [(True, None), (False, None)]
+    assert [("start" in c, c.get("presolve")) for c in calls] == [(True, True), (False, True)]
     assert sol.status == Status.OPTIMAL and sol.objective == pytest.approx(honest.objective)
     assert lp.evaluate(sol.x) == pytest.approx(sol.objective, rel=1e-9)
     assert "re-solved without the start" in sol.fallback
@@ -347,7 +347,30 @@ def test_an_objective_that_stays_wrong_is_reported_at_its_recomputed_value(monke
     honest = solve(lp, "highs", time_limit=10)
     calls = _lying_highs(monkeypatch, always=True)
     sol = solve(lp, "highs", time_limit=10, start=honest.x)
-    assert [c.get("presolve") for c in calls] == [None, None, "off"]
+    assert [c.get("presolve") for c in calls] == [True, True, False]  # the neutral switch, translated by HiGHS
     assert sol.objective == pytest.approx(lp.evaluate(sol.x), rel=1e-12)
     assert sol.status == Status.FEASIBLE and sol.bound is not None and sol.bound <= sol.objective
     assert "reported at its recomputed value" in sol.fallback
+
+
+def test_lp_method_is_neutral_and_translated_by_each_adapter() -> None:
+    from backbone.solver.backends.highs import IPM_MIN_COLUMNS, method_options
+
+    assert method_options(None, 10**6) == {}  # None: the solver's own default
+    assert method_options("auto", IPM_MIN_COLUMNS - 1) == {}
+    assert method_options("auto", IPM_MIN_COLUMNS) == {"solver": "ipm", "run_crossover": "off"}
+    assert method_options("simplex", 10**6) == {"solver": "simplex"}
+    lp, expected = transport_lp()
+    for name in available_backends():
+        for method in ("auto", "simplex", "ipm"):
+            _assert_optimum(solve(lp, name, time_limit=30, lp_method=method), lp, expected)
+    with pytest.raises(SolverError, match="lp_method"):
+        solve(lp, "highs", time_limit=30, lp_method="barrier")
+
+
+def test_a_mip_start_is_neutral_and_ignored_where_a_backend_takes_none() -> None:
+    lp = knapsack_mip()
+    honest = solve(lp, "highs", time_limit=10)
+    for name in available_backends(mip=True):
+        sol = solve(lp, name, time_limit=30, start=honest.x)  # before: an error on backends without starts
+        assert sol.status == Status.OPTIMAL and sol.objective == pytest.approx(honest.objective, rel=1e-6), name

@@ -15,7 +15,7 @@ from backbone.io import load_scenario
 from backbone.io.sndlib import parse_model_code, parse_model_file, parse_sndlib, parse_solution
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.design import check_design, configurations_from_counts
-from backbone.solver.design import build_design_lp, cutset_rows, solve_design
+from backbone.solver.design import build_design_lp, mir_cuts, solve_design
 from backbone.solver.design_task import CandidateLink, design_upgrades
 from backbone.solver.sndlib import build_instance, load_instance, write_solution
 from backbone.solver.tasks import run_task
@@ -79,9 +79,12 @@ def test_short_design_fails_the_check() -> None:
 
 def test_cut_set_rows_are_valid_and_tighten_the_lp() -> None:
     _, _, inst = load_instance(DATA / "triangle.txt", "U-U-M-N-C-A-N-N")
-    mat, rhs = cutset_rows(inst)
+    mat, rhs = mir_cuts(inst)
     optimum_counts = np.array([2.0, 3.0, 0.0])
     assert (mat @ optimum_counts >= rhs - 1e-9).all()  # the optimum satisfies every cut
+    prog = build_design_lp(inst, cuts=True)
+    rows = prog.lp.constraints["cutset"]  # the family adds exactly these rows over the module counts
+    assert (prog.lp.A[rows.slice][:, prog.lp.variables["modules"].slice] != mat).nnz == 0
     from backbone.solver.problem import solve
 
     without = solve(build_design_lp(inst, cuts=False).lp.relaxed(), time_limit=LIMIT).objective
