@@ -56,8 +56,10 @@ from backbone.solver.te.instance import TEInstance
 
 logger = logging.getLogger(__name__)
 
-SMOOTHING = 0.25
-"""Smoothing error ``ln(A) / beta`` as a share of the current gap ``MLU - bound``."""
+SMOOTHING = 1.0
+"""Smoothing error ``ln(A) / beta`` at most this share of the current gap ``MLU - bound``. Measured on the
+world backbone (300 cities, 60 s): 0.25 ended at gap 2.6-3.2 %, 0.5 at 0.21 %, 1.0 at 0.09 % (after 23
+steps): sharper prices make Frank-Wolfe's steps tiny long before they help the bound."""
 
 SMOOTHING_DECAY = 0.5
 """When a full step's Frank-Wolfe gap on the smoothed objective is below the smoothing error, the iterates
