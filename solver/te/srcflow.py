@@ -194,6 +194,68 @@ def _line_search(u: np.ndarray, z: np.ndarray, beta: float) -> float:
     return 0.5 * (lo + hi)
 
 
+class _Routing:
+    """The Frank-Wolfe state: per-source arc flows ``flow`` (sources x instance arcs) and the loads ``load`` of
+    the usable arcs, with the all-or-nothing routing and the moves of :func:`source_flow_mlu`."""
+
+    def __init__(self, inst: TEInstance, sources: np.ndarray, demand: np.ndarray) -> None:
+        self.graph = _Graph(inst)
+        self.n_arcs = inst.n_arcs
+        self.sources = sources
+        self.demand = demand
+        self.flow = np.zeros((len(sources), inst.n_arcs))
+        self.load = np.zeros(len(self.graph.cap))
+
+    def prices(self, beta: float) -> np.ndarray:
+        """Gradient of the smoothed MLU at ``load``: ``softmax(beta u) / cap`` (negligible terms 0)."""
+        cap = self.graph.cap
+        e = beta * (self.load / cap)
+        e -= e.max()
+        p = np.zeros(len(e))
+        live = e > EXP_CUTOFF
+        p[live] = np.exp(e[live])
+        return p / p.sum() / cap
+
+    def all_or_nothing(self, rows: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """Shortest-path trees of sources ``rows`` under ``w``: tree arcs, subtree demand, summed arc loads
+        and ``sum_d h_d SP_d`` (with the price floor)."""
+        from scipy.sparse.csgraph import dijkstra
+
+        from backbone.solver.te.srcflow_kernels import tree_push
+
+        graph, out_ptr, out_head, out_arc = self.graph.build(w)
+        dist, pred = dijkstra(graph, directed=True, indices=self.sources[rows], return_predecessors=True)
+        dist, pred = np.atleast_2d(dist), np.atleast_2d(pred)
+        dem = self.demand[rows]
+        tree_arc, subtree, z_full = tree_push(dist, pred, dem, out_ptr, out_head, out_arc, self.n_arcs)
+        reached = np.isfinite(dist)
+        return tree_arc, subtree, z_full, float((dem[reached] * dist[reached]).sum())
+
+    def move(self, rows: np.ndarray, tree_arc: np.ndarray, subtree: np.ndarray, step: float,
+             direction: np.ndarray) -> None:
+        """``X_rows <- (1 - step) X_rows + step Z_rows`` and ``load += step * direction``."""
+        if step <= 0:
+            return
+        block = self.flow[rows] * (1.0 - step)
+        mask = tree_arc >= 0
+        r, _v = np.nonzero(mask)
+        block[r, tree_arc[mask]] += step * subtree[mask]
+        self.flow[rows] = block
+        self.load = self.load + step * direction
+
+    def block_steps(self, beta: float, blocks: list[np.ndarray]) -> None:
+        """Block-coordinate Frank-Wolfe: each block of sources in turn moves towards its own trees under the
+        prices of the current loads, by its own line search."""
+        usable, cap = self.graph.usable, self.graph.cap
+        for block in blocks:
+            rows = np.sort(block)
+            tree_arc, subtree, z_full, _ = self.all_or_nothing(rows, self.prices(beta))
+            direction = z_full[usable] - self.flow[rows].sum(axis=0)[usable]
+            u = self.load / cap
+            step = _line_search(u, u + direction / cap, beta)
+            self.move(rows, tree_arc, subtree, step, direction)
+
+
 def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_iterations: int | None = None,
                     gap_tol: float = GAP_TOL, block_sources: int = BLOCK_SOURCES, progress: Callable[[str], None] | None = None
                     ) -> SourceFlows:
@@ -221,10 +283,6 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
     SourceFlows
         The per-source flows (every demand fully routed), their MLU and the best proven lower bound.
     """
-    from scipy.sparse.csgraph import dijkstra
-
-    from backbone.solver.te.srcflow_kernels import tree_push
-
     t0 = time.perf_counter()
     demands = np.asarray(demands, np.int64)
     n = inst.n_sites
@@ -238,45 +296,14 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
     demand[pair_row, pair_dst] = pair_gbps
     total_demand = float(pair_gbps.sum())
 
-    g = _Graph(inst)
-    n_arcs = inst.n_arcs
-    cap = g.cap
-    n_usable = len(cap)
-    log_arcs = float(np.log(max(n_usable, 2)))
-    flow = np.zeros((len(sources), n_arcs))
-    load = np.zeros(n_usable)
+    r = _Routing(inst, sources, demand)
+    g, cap, n_arcs = r.graph, r.graph.cap, inst.n_arcs
+    log_arcs = float(np.log(max(len(cap), 2)))
     best_lb, best_w = 0.0, np.zeros(n_arcs)
     mlu = np.inf
     it = 0
     last_s = 0.0
     n_blocks = max(1, len(sources) // max(1, block_sources))
-
-    def prices(load: np.ndarray, beta: float) -> np.ndarray:
-        e = beta * (load / cap)
-        e -= e.max()
-        p = np.zeros(len(e))
-        live = e > EXP_CUTOFF
-        p[live] = np.exp(e[live])
-        return p / p.sum() / cap
-
-    def all_or_nothing(rows: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        graph, out_ptr, out_head, out_arc = g.build(w)
-        dist, pred = dijkstra(graph, directed=True, indices=sources[rows], return_predecessors=True)
-        dist, pred = np.atleast_2d(dist), np.atleast_2d(pred)
-        dem = demand[rows]
-        tree_arc, subtree, z_full = tree_push(dist, pred, dem, out_ptr, out_head, out_arc, n_arcs)
-        reached = np.isfinite(dist)
-        return tree_arc, subtree, z_full, float((dem[reached] * dist[reached]).sum())
-
-    def move(rows: np.ndarray, tree_arc: np.ndarray, subtree: np.ndarray, step: float) -> None:
-        if step <= 0:
-            return
-        block = flow[rows] * (1.0 - step)
-        mask = tree_arc >= 0
-        r, _v = np.nonzero(mask)
-        block[r, tree_arc[mask]] += step * subtree[mask]
-        flow[rows] = block
-
     spread = np.inf
     all_rows = np.arange(len(sources))
     rng = np.random.default_rng(0)
@@ -292,9 +319,9 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
         else:
             spread = max(min(spread, SMOOTHING * (mlu - best_lb)), MIN_SMOOTHING * mlu)
             beta = log_arcs / spread
-            w = prices(load, beta)
+            w = r.prices(beta)
         # a full Frank-Wolfe step: every source at once, under one price vector (this gives the bound)
-        tree_arc, subtree, z_full, sp_total = all_or_nothing(all_rows, w)
+        tree_arc, subtree, z_full, sp_total = r.all_or_nothing(all_rows, w)
         floor = PRICE_FLOOR * float(w.max(initial=0.0))
         w_cap = float((w * cap).sum())  # not BLAS (see _line_search)
         lb = max(0.0, sp_total - floor * n * total_demand) / w_cap
@@ -302,27 +329,16 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
             best_lb = lb
             best_w = np.zeros(n_arcs)
             best_w[g.usable] = w / w_cap
-        fw_gap = float((w * (load - z_full[g.usable])).sum()) / w_cap if it > 0 else np.inf
+        fw_gap = float((w * (r.load - z_full[g.usable])).sum()) / w_cap if it > 0 else np.inf
         if fw_gap < spread:
             spread *= SMOOTHING_DECAY  # near the smoothed optimum: sharpen
         z = z_full[g.usable]
-        step = 1.0 if it == 0 else _line_search(load / cap, z / cap, beta)
-        move(all_rows, tree_arc, subtree, step)
-        load = (1.0 - step) * load + step * z
+        step = 1.0 if it == 0 else _line_search(r.load / cap, z / cap, beta)
+        r.move(all_rows, tree_arc, subtree, step, z - r.load)
         del tree_arc, subtree
-        # block steps: sources in random blocks, prices refreshed after each block (block-coordinate Frank-Wolfe)
         if it > 0 and n_blocks > 1:
-            for rows in np.array_split(rng.permutation(len(sources)), n_blocks):
-                rows = np.sort(rows)
-                w = prices(load, beta)
-                tree_arc, subtree, z_full, _ = all_or_nothing(rows, w)
-                y_block = flow[rows].sum(axis=0)[g.usable]
-                z = z_full[g.usable]
-                u = load / cap
-                step = _line_search(u, u + (z - y_block) / cap, beta)
-                move(rows, tree_arc, subtree, step)
-                load = load + step * (z - y_block)
-        mlu = float((load / cap).max(initial=0.0))
+            r.block_steps(beta, np.array_split(rng.permutation(len(sources)), n_blocks))
+        mlu = float((r.load / cap).max(initial=0.0))
         it += 1
         last_s = time.perf_counter() - t_it
         gap = (mlu - best_lb) / mlu if mlu > 0 else 0.0
@@ -332,12 +348,12 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
             progress(f"iteration {it}: MLU {mlu:.5g}, bound {best_lb:.5g}, gap {100 * gap:.2f}%")
         if mlu <= 0 or gap <= gap_tol:
             break
-    load_full = np.asarray(flow.sum(axis=0))
+    load_full = np.asarray(r.flow.sum(axis=0))
     mlu = float((load_full[g.usable] / cap).max(initial=0.0))
     seconds = time.perf_counter() - t0
     logger.info("source flows: %d sources, %d pairs, %d iterations in %.1fs: MLU %.6g, bound %.6g", len(sources),
                 len(pair_key), it, seconds, mlu, best_lb)
-    return SourceFlows(sources, flow, pair_ptr, pair_dst, pair_gbps, pair_of_demand, mlu, min(best_lb, mlu), it,
+    return SourceFlows(sources, r.flow, pair_ptr, pair_dst, pair_gbps, pair_of_demand, mlu, min(best_lb, mlu), it,
                        seconds, best_w)
 
 
