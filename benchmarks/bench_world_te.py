@@ -5,8 +5,9 @@ Demand: all ordered pairs among the ``N`` highest-degree cities (ties by id), gr
 importer's default; TopoHub gives no capacities). Each (size, method) runs in its own subprocess
 under a wall-clock cap, so ``peak GB`` is that run's own peak RSS; a run over the cap prints
 ``> cap``. Methods: ``exact`` (the path LP over k=4 candidates: the plain LP), ``colgen``
-(column generation over every path), ``core`` (colgen's engine above 50,000 demands, flow deviation and
-the reduced-instance bound, without writing the result tables) and ``pop`` (4 random sub-problems in 2 processes; peak GB is
+(column generation over every path; above 50,000 demands the source-aggregated Frank-Wolfe engine of
+:mod:`backbone.solver.te.srcflow`), ``core`` (that engine alone, without the path decomposition and the
+result tables) and ``pop`` (4 random sub-problems in 2 processes; peak GB is
 the largest of the run and its worker processes, each on its own). The run's own peak includes
 the independent checker and the result tables. ``bound`` is the proven lower bound on the MLU over every routing and
 ``gap = (MLU - bound) / MLU``; every finished result is checked by the independent TE checker.
@@ -14,6 +15,7 @@ the independent checker and the result tables. ``bound`` is the proven lower bou
 Usage::
 
     python -m benchmarks.bench_world_te --sizes 300 600 1246 --methods exact colgen pop --cap 600
+    python -m benchmarks.bench_world_te --sizes 1246 --methods colgen --cap 900 --time-limit 420
 """
 
 from __future__ import annotations
@@ -75,18 +77,18 @@ def run_one(n_cities: int, method: str, time_limit: float, check: bool = True) -
             "peak_gb": max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
             / 2**20,
             "mlu": s["mlu"], "bound": s["lower_bound"], "gap": s["gap"], "checked": ok,
-            "columns": (s.get("colgen") or {}).get("columns", s["path_variables"])}
+            "columns": (s.get("colgen") or {}).get("columns", s["path_variables"]),
+            "table": len(r.paths), "iterations": ((s.get("colgen") or {}).get("source_flows") or {}).get("iterations"),
+            "load_avg": os.getloadavg()[0]}
 
 
 def run_core(n_cities: int, time_limit: float) -> dict[str, Any]:
-    """``colgen``'s min-MLU engine above its master threshold without the result tables: flow deviation for
-    :data:`~backbone.solver.te.colgen.PRIMAL_SHARE` of the time, then the reduced-instance bound for the
-    rest. For sizes whose path tables do not fit the memory target (1,246 cities: 1.55 M path rows)."""
+    """``colgen``'s min-MLU engine above its master threshold without the path decomposition and the result
+    tables: :func:`~backbone.solver.te.srcflow.source_flow_mlu` (Frank-Wolfe on per-source arc flows with its
+    duality bound) for the whole time limit."""
     from backbone.solver.te.bounds import site_cut_bound
-    from backbone.solver.te.colgen import PRIMAL_SHARE
     from backbone.solver.te.instance import build_instance
-    from backbone.solver.te.reduce import reduced_mlu_bound
-    from backbone.solver.te.warmstart import flow_deviation
+    from backbone.solver.te.srcflow import source_flow_mlu
 
     t0 = time.perf_counter()
     net = world_with_demand(n_cities)
@@ -94,16 +96,14 @@ def run_core(n_cities: int, time_limit: float) -> dict[str, Any]:
     t1 = time.perf_counter()
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
-    warm = flow_deviation(inst, dem, t1 + PRIMAL_SHARE * time_limit, bound_after_primal=False)
-    paths_s = time.perf_counter() - t1
-    bound, figures = reduced_mlu_bound(inst, dem, warm.mlu, t1 + time_limit)
-    bound = max(bound, warm.lower_bound, site_cut_bound(inst, dem))
+    sf = source_flow_mlu(inst, dem, t1 + time_limit)
+    bound = max(sf.lower_bound, site_cut_bound(inst, dem))
     seconds = time.perf_counter() - t1
     return {"cities": n_cities, "nodes": len(net.sites), "demands": len(net.demands), "method": "core",
-            "status": "feasible", "load_s": load_s, "seconds": seconds, "paths_s": paths_s, "solve_s": 0,
-            "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, "mlu": warm.mlu, "bound": bound,
-            "gap": (warm.mlu - bound) / warm.mlu if warm.mlu > 0 else 0.0, "checked": None,
-            "columns": len(warm.flow), "reduced_bound": figures}
+            "status": "feasible", "load_s": load_s, "seconds": seconds, "paths_s": sf.seconds, "solve_s": 0,
+            "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, "mlu": sf.mlu, "bound": bound,
+            "gap": (sf.mlu - bound) / sf.mlu if sf.mlu > 0 else 0.0, "checked": None, "columns": 0, "table": 0,
+            "iterations": sf.iterations, "load_avg": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -111,16 +111,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[300, 600, 1246])
     parser.add_argument("--methods", nargs="+", default=["exact", "colgen", "pop"])
     parser.add_argument("--cap", type=float, default=600.0, help="wall-clock cap per run, seconds")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="solve time limit per run, seconds (default: the cap less 60 s)")
     parser.add_argument("--no-check", action="store_true",
                         help="skip the independent checker (its path tables grow with the result's paths)")
     parser.add_argument("--one", nargs=2, metavar=("CITIES", "METHOD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    limit = args.time_limit if args.time_limit is not None else max(10.0, args.cap - 60)
     if args.one:
         if args.one[1] == "core":
-            row = run_core(int(args.one[0]), time_limit=max(10.0, args.cap - 60))
+            row = run_core(int(args.one[0]), time_limit=limit)
         else:
-            row = run_one(int(args.one[0]), args.one[1], time_limit=max(10.0, args.cap - 60),
-                          check=not args.no_check)
+            row = run_one(int(args.one[0]), args.one[1], time_limit=limit, check=not args.no_check)
         print(json.dumps(row))
         return
     if not WORLD.exists():
@@ -130,7 +132,7 @@ def main() -> None:
     for n in args.sizes:
         for method in args.methods:
             cmd = [sys.executable, "-m", "benchmarks.bench_world_te", "--one", str(n), method, "--cap", str(args.cap),
-                   *(["--no-check"] if args.no_check else [])]
+                   "--time-limit", str(limit), *(["--no-check"] if args.no_check else [])]
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.cap, cwd=ROOT,
                                    env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -146,7 +148,7 @@ def main() -> None:
     print(f"\nWorld backbone min-MLU, gravity demand among the N highest-degree cities; cpu count {os.cpu_count()}, "
           f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (shared machine)")
     head = (f"{'cities':>6} {'nodes':>5} {'demands':>9} {'method':>7} {'status':>9} {'seconds':>8} {'paths s':>7} "
-            f"{'peak GB':>7} {'MLU':>9} {'bound':>9} {'gap':>8} {'paths':>9} {'checked':>7}")
+            f"{'peak GB':>7} {'MLU':>9} {'bound':>9} {'gap':>8} {'paths':>9} {'table':>7} {'checked':>7} {'load':>4}")
     print(head)
     print("-" * len(head))
     for r in rows:
@@ -157,9 +159,11 @@ def main() -> None:
         gap = "-" if r["gap"] is None else f"{100 * r['gap']:.3f}%"
         print(f"{r['cities']:>6} {r['nodes']:>5} {r['demands']:>9,} {r['method']:>7} {r['status']:>9} "
               f"{r['seconds']:>8.1f} {r['paths_s']:>7.1f} {r['peak_gb']:>7.2f} {r['mlu']:>9.5f} {bound:>9} {gap:>8} "
-              f"{r['columns']:>9,} {({True: 'yes', False: 'NO', None: 'skipped'})[r['checked']]:>7}")
+              f"{r['columns']:>9,} {r.get('table', 0):>7,} {({True: 'yes', False: 'NO', None: 'skipped'})[r['checked']]:>7} "
+              f"{r.get('load_avg', float('nan')):>4.1f}")
     print("\nseconds: solve_te wall time (paths, build, solve, extract; not the import); paths: LP path "
-          "variables (colgen: columns in the final master).")
+          "variables (colgen: columns in the final master, or the paths of the source-flow decomposition); table: "
+          "rows of the result's paths table; load: the 1-minute load average when the run ended.")
 
 
 if __name__ == "__main__":

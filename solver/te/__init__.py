@@ -308,7 +308,8 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
         "notes": [TIME_LIMIT_NOTE] if out.timed_out else [],
     }
     summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))
-    result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary)
+    result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary,
+                             path_stats=out.path_stats)
     result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result

@@ -57,6 +57,7 @@ from backbone.solver.te.objectives import (
 )
 
 if TYPE_CHECKING:
+    from backbone.solver.te.result import DemandPathStats
     from backbone.solver.te.warmstart import WarmStart
 
 logger = logging.getLogger(__name__)
@@ -72,18 +73,13 @@ GAP_TOL = 1e-4
 
 MASTER_MAX_DEMANDS = 50_000
 """Min-MLU without SLOs: above this many demands the restricted master is not solved and the
-flow-deviation routing with its mirror-ascent bound (:mod:`backbone.solver.te.warmstart`) is the
+source-aggregated Frank-Wolfe routing with its duality bound (:mod:`backbone.solver.te.srcflow`) is the
 answer. Measured on the world backbone: the first master of the 300-city subset (89,700 demands, the
 flow-deviation columns) had not finished after 3 minutes, while flow deviation reaches a better
 routing than 12 masters did in 4 minutes."""
 
 WARM_SHARE = 0.25
 """Share of the time budget flow deviation may take before the masters (it stops earlier on a stall)."""
-
-PRIMAL_SHARE = 0.5
-"""Above :data:`MASTER_MAX_DEMANDS`: share of the time budget flow deviation may take for the routing (it
-stops earlier when the column cap stops the routing); the rest goes to the bound of the reduced instance
-(:func:`backbone.solver.te.reduce.reduced_mlu_bound`)."""
 
 # ---------------------------------------------------------------------- the column pool
 @dataclass
@@ -150,6 +146,8 @@ class ScaleOutcome:
     extra: dict[str, Any] = field(default_factory=dict)
     timed_out: bool = False
     """The time limit stopped the run (the answer is the best feasible one found, with its bound)."""
+    path_stats: DemandPathStats | None = None
+    """Per-demand path figures over every path when ``splits`` lists only some of them."""
 
 
 def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, f: np.ndarray,
@@ -249,6 +247,10 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
         raise ValueError(f"column generation supports min-mlu and max-throughput, not {objective!r}")
     cand = np.flatnonzero(inst.routable)
     warm_start = objective == "min-mlu" and not inst.has_slo[cand].any() and len(cand) > 0
+    if warm_start and len(cand) > MASTER_MAX_DEMANDS:  # world scale: one commodity per source, no master
+        from backbone.solver.te.srcflow import run_source_flows
+
+        return run_source_flows(inst, cand, final_deadline, progress)
     if warm_start:  # every routable demand has an admissible path; flow deviation seeds the pool
         pool, lp_demands, reason, paths_seconds = ColumnPool(inst.n_arcs), cand, inst.reason.copy(), 0.0
     else:
@@ -294,26 +296,20 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
 
 
 def _flow_deviation(cg: _ColumnGeneration, extra: dict[str, Any]) -> WarmStart:
-    """Min-MLU without SLOs: flow deviation gives the first routing and a bound
-    (:mod:`backbone.solver.te.warmstart`); its columns seed the pool when masters follow. Records its
-    figures in ``extra`` (``flow_deviation``, and ``masters_skipped`` above :data:`MASTER_MAX_DEMANDS`)."""
+    """Min-MLU without SLOs, up to :data:`MASTER_MAX_DEMANDS` demands: flow deviation gives the first routing
+    and a bound (:mod:`backbone.solver.te.warmstart`); its columns seed the pool of the masters. Records its
+    figures in ``extra`` (``flow_deviation``)."""
     from backbone.solver.te.warmstart import flow_deviation
 
-    masters = cg.n_lp <= MASTER_MAX_DEMANDS
     now = time.perf_counter()
     cg.progress(0.1, "colgen: flow deviation (first routing and bound)")
-    warm = flow_deviation(cg.inst, cg.lp_demands,
-                          now + (WARM_SHARE if masters else PRIMAL_SHARE) * max(0.0, cg.deadline - now),
-                          bound_after_primal=masters)
+    warm = flow_deviation(cg.inst, cg.lp_demands, now + WARM_SHARE * max(0.0, cg.deadline - now))
     cg.best_lb = max(cg.best_lb or 0.0, warm.lower_bound)
     cg.last_w = warm.bound_prices
     extra["flow_deviation"] = {"iterations": warm.iterations, "mlu": warm.mlu, "lower_bound": warm.lower_bound,
                                "seconds": warm.seconds, "columns": len(warm.flow)}
-    if not masters:
-        extra["masters_skipped"] = (f"{cg.n_lp:,} demands: more than {MASTER_MAX_DEMANDS:,}, the restricted "
-                                    "master is not solved; the flow-deviation routing is the answer")
     closed = warm.mlu <= 0 or warm.mlu - cg.best_lb <= GAP_TOL * warm.mlu
-    if masters and not closed:
+    if not closed:
         cg.pool.add(warm.col_demand, warm.arcs.astype(np.int64), warm.hops.astype(np.int64))
     return warm
 

@@ -85,8 +85,33 @@ class TEResult:
                 writer.parquet(f"{name}.parquet", frame)
 
 
+@dataclass
+class DemandPathStats:
+    """Per-demand path figures of a routing whose ``paths`` table lists only part of its paths.
+
+    ``demands`` are instance demand positions; ``latency_ms`` is each one's traffic-weighted one-way latency
+    over all its paths, ``worst_latency_ms`` the largest, ``paths_used`` how many paths it has. The table holds
+    ``table_rows`` of ``total_rows`` path splits: every path of the ``demands_listed`` largest demands
+    (``traffic_share`` of the traffic).
+    """
+
+    demands: np.ndarray
+    latency_ms: np.ndarray
+    worst_latency_ms: np.ndarray
+    paths_used: np.ndarray
+    table_rows: int
+    total_rows: int
+    demands_listed: int
+    traffic_share: float
+
+    @property
+    def complete(self) -> bool:
+        return self.table_rows >= self.total_rows
+
+
 def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray, reason: np.ndarray,
-                    splits: pd.DataFrame, summary: dict[str, Any], tol: float = 1e-6) -> TEResult:
+                    splits: pd.DataFrame, summary: dict[str, Any], tol: float = 1e-6,
+                    path_stats: DemandPathStats | None = None) -> TEResult:
     """Build the result tables from solver output (all arrays over the instance's arcs/demands).
 
     Parameters
@@ -102,6 +127,10 @@ def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray,
         Frame with ``demand_pos, path_sites, path_links, hops, latency_ms, gbps``.
     summary
         Entries to add to the computed summary (status, objective, timings, ...).
+    path_stats
+        Per-demand path figures over every path, when ``splits`` lists only some paths: the demand table's
+        latency columns and ``paths_used`` and the summary's latencies come from it, and the summary's
+        ``paths_complete`` is false when the table is partial (with ``paths_table`` saying what it lists).
     """
     net = inst.net
     n_links = inst.n_links
@@ -131,13 +160,18 @@ def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray,
         np.maximum.at(w, pos, plat)
         worst = np.where(np.isfinite(w), w, np.nan)
     weighted = np.where(flow_sum > 0, lat_sum / np.where(flow_sum > 0, flow_sum, 1.0), np.nan)
+    paths_used = np.bincount(pos, minlength=inst.n_demands)
+    if path_stats is not None:
+        weighted[path_stats.demands] = path_stats.latency_ms
+        worst[path_stats.demands] = path_stats.worst_latency_ms
+        paths_used[path_stats.demands] = path_stats.paths_used
     d = net.demands
     demands = pd.DataFrame({
         "src": d["src"].to_numpy(), "dst": d["dst"].to_numpy(), "traffic_class": d["traffic_class"].to_numpy(),
         "demand_gbps": h, "carried_gbps": carried, "unmet_gbps": unmet, "reason": reason.astype(str),
         "slo_rtt_ms": d["slo_rtt_ms"].to_numpy(float), "latency_ms": weighted, "worst_latency_ms": worst,
         "rtt_ms": 2 * weighted, "worst_rtt_ms": 2 * worst,
-        "paths_used": np.bincount(pos, minlength=inst.n_demands),
+        "paths_used": paths_used,
     }, index=inst.demand_ids.rename("id"))
     ids = inst.demand_ids.to_numpy()
     paths = pd.DataFrame({
@@ -148,7 +182,24 @@ def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray,
         "latency_ms": plat, "rtt_ms": 2 * plat, "gbps": gbps,
     })
     s = summarize(links, demands, paths)
+    if path_stats is not None:
+        c = demands["carried_gbps"].to_numpy(float)
+        served = (c > 0) & np.isfinite(weighted)
+        total = float(c[served].sum())
+        s["weighted_latency_ms"] = float((c[served] * weighted[served]).sum()) / total if total > 0 else None
+        s["weighted_rtt_ms"] = None if s["weighted_latency_ms"] is None else 2 * s["weighted_latency_ms"]
+        s["worst_latency_ms"] = float(np.nanmax(worst)) if np.isfinite(worst).any() else None
+        s["paths_complete"] = path_stats.complete
+        s["paths_table"] = {"rows": path_stats.table_rows, "paths": path_stats.total_rows,
+                            "demands_listed": path_stats.demands_listed, "demands": len(path_stats.demands),
+                            "traffic_share": path_stats.traffic_share}
     s.update(summary)
+    if path_stats is not None and not path_stats.complete:
+        s["notes"] = [*s.get("notes", []),
+                      f"the paths table lists {path_stats.table_rows:,} of {path_stats.total_rows:,} path splits: "
+                      f"every path of the {path_stats.demands_listed:,} largest of {len(path_stats.demands):,} "
+                      f"demands ({100 * path_stats.traffic_share:.1f} % of the traffic); link loads, MLU, bound "
+                      "and latencies cover every path"]
     return TEResult(links, demands, paths, s)
 
 

@@ -18,7 +18,8 @@ flatter softmax prices of the final routing are tried as well; the best bound is
 The routing is kept as distinct (demand, path) columns with flows (paths matched by a 64-bit hash of
 their arc set), a feasible routing of every demand: a convex combination of routings that each carry
 all demand. Column generation starts its pool with them, so its first master is at least as good;
-when a master cannot be solved in time (world-scale instances) these columns are the answer.
+when a master cannot be solved in time these columns are the answer. (Above
+:data:`~backbone.solver.te.colgen.MASTER_MAX_DEMANDS` demands :mod:`backbone.solver.te.srcflow` runs instead.)
 
 Demands are routed without their SLO, so callers use this only when no demand has one.
 """

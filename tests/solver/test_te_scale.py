@@ -187,22 +187,6 @@ def test_flow_deviation_is_feasible_and_its_bound_valid(seed: int) -> None:
     assert ws.lower_bound > 0
 
 
-def test_colgen_without_masters_reports_the_flow_deviation_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above MASTER_MAX_DEMANDS the restricted master is skipped: the answer is the flow-deviation routing,
-    feasible per the checker, with a valid bound and the reason in the summary."""
-    import backbone.solver.te.colgen as colgen
-
-    monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
-    net = _random_te_net(1, n=8, m=14)
-    full = solve_te(net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["mlu"]
-    r = solve_te(net, "min-mlu", k=1, method="colgen", time_limit=10)
-    s = r.summary
-    assert "masters_skipped" in s["colgen"] and s["colgen"]["flow_deviation"]["iterations"] > 0
-    assert check_te(net, r).ok
-    assert s["lower_bound"] <= full * (1 + 1e-9) <= s["mlu"] * (1 + 1e-9)
-    assert s["status"] in ("optimal", "feasible", "time_limit")
-
-
 def _pendant_chain_net(seed: int) -> Network:
     """A random core with chains of transit sites, transit leaves and pendant demand sites hanging off it."""
     rng = np.random.default_rng(seed)
@@ -259,22 +243,3 @@ def test_reduced_instance_bound_is_valid(seed: int) -> None:
     assert 0 < bound <= optimum * (1 + 1e-7)
     assert bound >= 0.9 * optimum
     assert figures["steps"] > 0
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_colgen_without_masters_uses_the_reduced_bound(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
-    """The fast answer above MASTER_MAX_DEMANDS (flow deviation, then the reduced-instance bound) is feasible
-    per the independent checker and its bound never exceeds the full path LP optimum."""
-    import backbone.solver.te.colgen as colgen
-
-    monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
-    net = _pendant_chain_net(seed)
-    full = solve_te(net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["mlu"]
-    r = solve_te(net, "min-mlu", k=1, method="colgen", time_limit=10)
-    s = r.summary
-    assert "masters_skipped" in s["colgen"]
-    # the reduced bound runs unless flow deviation's own bound already closed the gap
-    assert s["colgen"]["reduced_bound"]["steps"] > 0 if "reduced_bound" in s["colgen"] else s["gap"] <= GAP_TOL
-    assert check_te(net, r).ok
-    assert s["lower_bound"] <= full * (1 + 1e-7)
-    assert s["mlu"] >= full * (1 - 1e-7)  # feasible, so never below the optimum
