@@ -123,6 +123,16 @@ def test_capacity_no_design_can_add_is_excused_by_its_measured_shortfall() -> No
     assert check_survivability(res.network_after, "link", excused={s: r["reason"] for s, r in ns.items()}).ok
 
 
+def test_warm_start_states_join_the_first_mip_and_change_nothing_it_proves() -> None:
+    net = ring_needing_a_chord()
+    cold = design_survivable(net, "link", sweep_options=SERIAL)
+    warm = design_survivable(net, "link", sweep_options=SERIAL, initial_states=["link:CD", "link:nowhere"])
+    assert warm.iterations[0]["working_states"] >= 1 and "link:CD" in warm.working_set
+    assert "link:nowhere" not in warm.working_set  # ids not of the failure kind are ignored
+    assert warm.converged and warm.cost_usd == pytest.approx(cold.cost_usd) == pytest.approx(1010.0)
+    assert warm.lower_bound_usd == pytest.approx(1010.0, rel=1e-3)
+
+
 def test_checker_reads_the_scenario_folder(tmp_path: Path) -> None:
     net = ring_needing_a_chord()
     assert not check_survivability(save_scenario(net, tmp_path / "before"), "link").ok
