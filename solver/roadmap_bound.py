@@ -63,8 +63,14 @@ __all__ = ["RoadmapBound", "roadmap_lower_bound"]
 MIN_SOLVE_S = 1.0
 """Least time limit given to each of the two LPs."""
 
-PERIOD_MIP_SHARE = 0.5
+PERIOD_MIP_SHARE = 0.4
 """Share of the time left for the LP with the failure states that the period MIPs (the floors) may use."""
+
+LAST_PERIOD_SHARE = 0.5
+"""Share of the period MIPs' time for the last period's (the floor on everything built)."""
+
+MIN_PERIOD_MIP_S = 3.0
+"""Least time worth giving a period MIP (its root LP must finish for a dual bound); less is left to the LP."""
 
 PERIOD_MIP_GAP = 1e-3
 """Relative gap at which a period MIP stops (its dual bound is what counts, proven at any gap)."""
@@ -367,15 +373,19 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
         intact = np.array([b.scenario == "intact" for b in blocks.states])
         fewer = _Blocks(blocks.period[intact], [b for b, i in zip(blocks.states, intact, strict=True) if i],
                         blocks.demand[intact])
-        again = _solve_bound(base, full, opts, fewer, gpu_committed, k, tol, backend, deadline, t0)
+        # the period floors found with the failure states stay valid for the roadmaps that carry them
+        floors = np.asarray(out.period_floors_usd, float) if any(out.period_floors_usd) else None
+        again = _solve_bound(base, full, opts, fewer, gpu_committed, k, tol, backend, deadline, t0, floors)
         again.note = "; ".join(x for x in (f"with the failure states: {out.note}", again.note) if x)
         out = again
     return out
 
 
 def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
-                 k: int, tol: float, backend: str, deadline: float, t0: float) -> RoadmapBound:
-    """The two LPs of the module doc over ``blocks``, within ``deadline`` (perf_counter seconds)."""
+                 k: int, tol: float, backend: str, deadline: float, t0: float,
+                 floors_given: np.ndarray | None = None) -> RoadmapBound:
+    """The two LPs of the module doc over ``blocks``, and the period MIPs' floors between them (``floors_given``:
+    found already, with more states), within ``deadline`` (perf_counter seconds)."""
     T = len(gpu_committed)
     n_fail = int(sum(1 for b in blocks.states if b.scenario != "intact"))
     n_states = len({b.scenario for b in blocks.states} - {"intact"})
@@ -390,9 +400,11 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
               f"TE's {k} shortest latency-admissible paths of the last period's backbone and of the network with "
               "every candidate route built")
 
+    floors = np.zeros(T)
+
     def stop(status: str, note: str, lp: LinearProgram | None = None, floor: float = 0.0) -> RoadmapBound:
         return RoadmapBound(None, status, covers, T, n_fail, floor, time.perf_counter() - t0,
-                            lp.stats() if lp is not None else {}, note)
+                            lp.stats() if lp is not None else {}, note, period_floors_usd=[float(x) for x in floors])
 
     probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
     sol = solve(probe, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
@@ -401,11 +413,17 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     J, K = blocks.demand.shape
     unmet = np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * _routable(blocks)
     carried = unmet.sum(axis=1)
-    floors, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
-                                        time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
+    floor_note = ""
+    if floors_given is None:
+        floors, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
+                                            time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
+    else:
+        floors = floors_given
     if floors.any():
-        covers += (f"; the cost online in each period at least that period's MIP bound (integer modules and routes, "
-                   f"{int((floors > 0).sum())} period(s))")
+        over = ("the same states" if floors_given is None else
+                "that period's intact state and the failure states its design found binding")
+        covers += (f"; the cost online in each period at least the proven bound of a MIP (integer modules and routes) "
+                   f"over {over} ({int((floors > 0).sum())} period(s))")
     lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
                         floors=floors)
     sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
@@ -432,17 +450,19 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     order = [t for t in range(T - 1, -1, -1) if (blocks.period == t).any()]  # the last periods need the most
     for i, t in enumerate(order):
         left = deadline - time.perf_counter()
-        if left < MIN_SOLVE_S:
+        if left < MIN_PERIOD_MIP_S:
             notes.append(f"no time left for the period MIPs of {len(order) - i} period(s)")
             break
+        # the last period's floor counts most (capacity persists: what is online then is every build): it gets
+        # LAST_PERIOD_SHARE of the time, the others share what it leaves
+        limit = left * LAST_PERIOD_SHARE if i == 0 and len(order) > 1 else left / (len(order) - i)
         mask = blocks.period == t
         sub = _Blocks(blocks.period[mask], [b for b, m in zip(blocks.states, mask, strict=True) if m],
                       blocks.demand[mask])
         lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=carried[mask], tol=tol,
                             floor_period=t)
         lp.name = f"roadmap-period-mip-{t}-{base.name}"
-        sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, left / (len(order) - i)),
-                    mip_gap=PERIOD_MIP_GAP)
+        sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, limit), mip_gap=PERIOD_MIP_GAP)
         b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
         if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
             notes.append(f"period {t} MIP: {sol.status.value}, no bound")

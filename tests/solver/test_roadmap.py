@@ -81,7 +81,7 @@ def test_global_bound_covers_every_period_and_is_tight_where_the_toy_is_integral
     # online then (a module committed in 2027Q2) at best
     assert b["period_floors_usd"][:2] == [0.0, 0.0] and b["period_floors_usd"][2] == pytest.approx(7e6, rel=1e-4)
     assert s["lower_bound_usd"] >= 7e6 * 1.08 ** -0.25 * (1 - 1e-4) > lp_alone
-    assert "MIP bound (integer modules and routes, 1 period(s))" in b["covers"]
+    assert "proven bound of a MIP (integer modules and routes)" in b["covers"] and "(1 period(s))" in b["covers"]
     assert s["gap"] == pytest.approx((7e6 - s["lower_bound_usd"]) / 7e6)
     assert s["step_bounds"]["network_capex_lower_bound_usd"] == pytest.approx(7e6)  # the per-period figure
     assert s["bound"]["objective_lower_bound_usd"] == pytest.approx(s["lower_bound_usd"])  # no GPUs in the toy
@@ -115,6 +115,28 @@ def test_bound_falls_back_to_the_intact_states_when_its_lp_runs_out_of_time(monk
     assert b["covers"].startswith("LP relaxation over all 3 periods with the intact state of each period")
     assert "with the failure states: least-unmet LP: time_limit" in b["note"]
     assert b["lower_bound_usd"] == pytest.approx(0.0, abs=1e-3)  # the intact states need nothing built
+
+
+def test_bound_fallback_keeps_the_period_floors_found_with_the_failure_states(monkeypatch: pytest.MonkeyPatch) -> None:
+    import backbone.solver.roadmap_bound as rb
+    from backbone.solver.problem import Solution, Status
+
+    real, lps = rb.solve, []
+
+    def main_lp_times_out(lp: Any, **kw: Any) -> Any:
+        if not lp.name.startswith("roadmap-period-mip-"):
+            lps.append(lp.name)
+            if len(lps) == 2:  # the first try's bound LP, after its least-unmet LP and the period MIPs
+                return Solution(Status.TIME_LIMIT, float("nan"), None, "highs", 1.0, message="Time limit reached")
+        return real(lp, **kw)
+
+    monkeypatch.setattr(rb, "solve", main_lp_times_out)
+    b = plan(lead_toy()).summary()["bound"]
+    assert len(lps) == 4 and b["status"] == "optimal" and b["failure_states"] == 0
+    assert b["covers"].startswith("LP relaxation over all 3 periods with the intact state of each period")
+    assert "over that period's intact state and the failure states its design found binding (1 period(s))" in b["covers"]
+    assert b["period_floors_usd"][2] == pytest.approx(7e6, rel=1e-4)
+    assert 7e6 * 1.08 ** -0.25 * (1 - 1e-4) <= b["lower_bound_usd"] <= 7e6 + 1  # the intact LP alone: 0
 
 
 def test_ready_for_service_date_holds_a_candidate_back() -> None:
@@ -195,7 +217,7 @@ def test_infeasible_budget_is_explained_by_period() -> None:
     # modules and routes online in 2027Q3, committed by 2027Q2) proves no roadmap within the budgets carries it,
     # so the bound says so and no gap is claimed
     assert s["bound"]["status"] == "infeasible" and s["lower_bound_usd"] is None and s["gap"] is None
-    assert s["bound"]["period_floors_usd"] == [] and "no roadmap within the budgets" in s["bound"]["note"]
+    assert s["bound"]["period_floors_usd"][2] == pytest.approx(7e6, rel=1e-4) and "no roadmap within the budgets" in s["bound"]["note"]
     tight = plan(lead_toy(), budget_usd_per_period=1e6, carry_over=1.0).summary()["bound"]
     assert tight["status"] == "infeasible" and tight["lower_bound_usd"] is None  # 1.25 M of fixed cost by 2027Q1
 
