@@ -69,7 +69,7 @@ PERIOD_MIP_SHARE = 0.4
 LAST_PERIOD_SHARE = 0.5
 """Share of the period MIPs' time for the last period's (the floor on everything built)."""
 
-MIN_PERIOD_MIP_S = 3.0
+MIN_PERIOD_MIP_S = 8.0
 """Least time worth giving a period MIP (its root LP must finish for a dual bound); less is left to the LP."""
 
 PERIOD_MIP_GAP = 1e-3

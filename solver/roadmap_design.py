@@ -22,7 +22,12 @@ from backbone.solver.progress import ProgressFn
 from backbone.solver.roadmap_budget import affordable, fits_budget
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
 
-__all__ = ["SOLVER_RETRY_FACTORS", "design_period", "restore_network", "sweep_survivability"]
+__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "restore_network", "sweep_survivability"]
+
+PERIOD_DESIGN_BUDGET_FACTOR = 4.0
+"""Wall-clock budget of a period's survivable design in multiples of ``design.time_limit_s``. Every iteration
+sweeps all the states (8 s on an idle 2-core machine, 20-30 s on a busy one); four times the 15 s default
+lets a period whose new routes move TE's paths onto a state not yet modelled run its second iteration."""
 
 SOLVER_RETRY_FACTORS = (1.0, 4.0)
 """A period's design that finds no solution within ``time_limit_s`` is tried again with 4 x the limit; if that
@@ -79,7 +84,8 @@ def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, p
                 backend=str(design_opts.backend), time_limit_s=limit * factor,
                 mip_gap=float(design_opts.mip_gap), max_iterations=int(design_opts.max_iterations),
                 max_states=design_opts.max_states, use_candidates=bool(design_opts.candidates),
-                sweep_options=fail_opts, initial_states=warm_states, progress=progress)
+                sweep_options=fail_opts, initial_states=warm_states, budget_factor=PERIOD_DESIGN_BUDGET_FACTOR,
+                progress=progress)
         except SolverError as exc:
             notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
     return None

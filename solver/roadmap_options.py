@@ -53,7 +53,7 @@ GPU_LEAD_QUARTERS = 2
 """Quarters from ordering a GPU block to service."""
 
 DESIGN_TIME_LIMIT_S = 15.0
-"""Default seconds per design MIP solve in each period (the period's design stops after 3 x that)."""
+"""Default seconds per design MIP solve in each period (the period's design stops after 4 x that)."""
 
 PLACE_TIME_LIMIT_S = 30.0
 """Default seconds per placement solve in each period."""
@@ -83,7 +83,7 @@ class RoadmapOptions(BaseModel):
 
     ``place``, ``te``, ``failures`` and ``design`` are the plan's typed stage options (see ``backbone plan``)
     with the plan's stage defaults; per period, ``design.time_limit_s`` defaults to 15 s (the design of a
-    period stops after 3 x that) and ``place`` to ``time_limit_s`` 30 s and ``mip_gap`` 0.5 % without the
+    period stops after 4 x that) and ``place`` to ``time_limit_s`` 30 s and ``mip_gap`` 0.5 % without the
     LP-relaxation bound. A bad stage option is refused under its dotted name (``design.time_limit_s``).
     """
 

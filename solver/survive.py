@@ -208,7 +208,7 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
                       max_iterations: int = 10, max_states: int | None = None, use_candidates: bool = True,
                       sweep_options: FailureOptions | None = None,
                       initial_records: Sequence[dict[str, Any]] | None = None,
-                      initial_states: Sequence[str] = (),
+                      initial_states: Sequence[str] = (), budget_factor: float = DESIGN_BUDGET_FACTOR,
                       progress: ProgressFn | None = None) -> SurvivableDesign:
     """Cheapest upgrades and new routes so the intact network fits within ``ceiling`` and every single
     failure of ``failure_kind`` is carried within ``failure_ceiling`` (see the module doc).
@@ -238,6 +238,9 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         them violated (a warm start: e.g. the states an earlier design of a smaller demand found binding).
         Ids not of ``failure_kind`` are ignored. Any working set gives a valid bound (a relaxation of all
         states), so this changes how fast the design converges, never what it proves.
+    budget_factor
+        Wall-clock budget of the whole design (sweeps and MIPs) in multiples of ``time_limit_s``: past it the
+        loop stops after its next sweep and reports the design as not converged.
 
     Raises
     ------
@@ -250,9 +253,9 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
     t_start = time.perf_counter()
     run = _start_run(net, failure_kind, ceiling, failure_ceiling, k, backend, time_limit_s, mip_gap, use_candidates,
                      sweep_options, initial_records, progress, initial_states)
-    # the whole design (sweeps and MIPs of every iteration) gets DESIGN_BUDGET_FACTOR x time_limit_s of wall
+    # the whole design (sweeps and MIPs of every iteration) gets budget_factor x time_limit_s of wall
     # time: past it, the loop stops after its next sweep and reports the design as not converged
-    design_deadline = time.perf_counter() + DESIGN_BUDGET_FACTOR * time_limit_s
+    design_deadline = time.perf_counter() + budget_factor * time_limit_s
     for it in range(1, max_iterations + 1):
         t_sweep = time.perf_counter()
         if failure_kind != "none" and run.records is None:
@@ -268,8 +271,8 @@ def design_survivable(net: Network, failure_kind: str = "srlg", ceiling: float =
         if it > 1 and time.perf_counter() >= design_deadline:
             run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
             run.iterations[-1]["violated"] = len(run.violated)
-            run.iterations[-1]["stopped"] = (f"time budget of {DESIGN_BUDGET_FACTOR:g} x time_limit_s "
-                                             f"({DESIGN_BUDGET_FACTOR * time_limit_s:g} s) used")
+            run.iterations[-1]["stopped"] = (f"time budget of {budget_factor:g} x time_limit_s "
+                                             f"({budget_factor * time_limit_s:g} s) used")
             break
         run.working += new
         progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
