@@ -29,8 +29,10 @@ What is built persists: the next period starts from this period's network (capac
 **Bound and gap.** ``lower_bound_usd`` and ``gap`` come from one LP over every period
 (:mod:`backbone.solver.roadmap_bound`): a proven lower bound on the discounted backbone capex of every
 roadmap with the same GPU placement, lead times, ready-for-service dates and budgets that carries the
-periods' intact states and the failure states their designs found binding. The sum of each period's design-MIP
-bound (``step_bounds``) covers only roadmaps that take the same earlier steps; it is reported apart.
+periods' intact states and the failure states their designs found binding, with each period's online
+capacity costing at least the proven bound of that period's MIP (integer modules and routes). The sum of each
+period's design-MIP bound (``step_bounds``) covers only roadmaps that take the same earlier steps; it is
+reported apart. Each period's design starts from the failure states the previous period's builds protect.
 
 The period's backbone step (3 and 4) is :func:`backbone.solver.roadmap_design.design_period`; the budget
 arithmetic is in :mod:`backbone.solver.roadmap_budget`.
