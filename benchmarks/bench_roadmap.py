@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=None, help="design.time_limit_s per period")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    console = Console()
+    console = Console(width=220)  # the table is wide; a pipe would fold it to 80 columns
     t0, c0 = time.perf_counter(), _cpu_s()
     net = load_scenario(args.scenario)
     out = Path(args.out or tempfile.mkdtemp(prefix="bench-roadmap-"))
@@ -54,7 +54,8 @@ def main() -> None:
                     f"{len(net.demands)} demands, {len(net.srlgs)} SRLGs, {len(net.candidates)} candidates; "
                     f"{args.periods} {args.period}s, {args.workers} workers)")
     for col in ("period", "placement s", "placement rows x cols (int)", "design s", "design", "iterations",
-                "design MIP rows x cols (int)", "gap", "builds online", "survives", "period s"):
+                "design MIP rows x cols (int)", "gap", "builds online", "survives", "excused", "violated",
+                "period s"):
         t.add_column(col, justify="left" if col in ("period", "design") else "right")
     for p in s["periods"]:
         pm, dm, d = p["placement_model"], p["design"]["model"], p["design"]
@@ -63,7 +64,9 @@ def main() -> None:
                   f"{d['seconds']:.1f}", d["mode"], str(d["iterations"]),
                   f"{dm.get('rows', 0):,} x {dm.get('cols', 0):,} ({dm.get('integer_cols', 0):,})" if dm else "-",
                   "-" if d["gap"] is None else f"{100 * d['gap']:.2f} %", str(len(p["builds"])),
-                  f"{p['survivability']['survived']}/{p['survivability']['states']}", f"{p['seconds']:.1f}")
+                  f"{p['survivability']['survived']}/{p['survivability']['states']}",
+                  str(len(p["survivability"]["not_survivable"])), str(len(p["survivability"]["violated"])),
+                  f"{p['seconds']:.1f}")
     console.print(t)
     b, step = s["bound"], s["step_bounds"]
 
@@ -78,7 +81,8 @@ def main() -> None:
                   f"{musd(s['network_capex_usd'])}, discounted {musd(s['discounted_network_capex_usd'])}); "
                   f"lower bound {musd(b['lower_bound_usd'])} ({b['status']}, {b.get('seconds', 0.0):.1f} s, LP "
                   f"{lp.get('rows', 0):,} x {lp.get('cols', 0):,}, {b.get('failure_states', 0)} failure-state "
-                  f"blocks), gap {pct(s['gap'])}; per-period step bounds "
+                  f"blocks; period floors {', '.join(musd(x) for x in b.get('period_floors_usd') or []) or '-'}), "
+                  f"gap {pct(s['gap'])}; per-period step bounds "
                   f"{musd(step['network_capex_lower_bound_usd'])}, step gap {pct(step['gap'])}; planning "
                   f"{s['seconds']:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; {out}")
 

@@ -29,8 +29,10 @@ What is built persists: the next period starts from this period's network (capac
 **Bound and gap.** ``lower_bound_usd`` and ``gap`` come from one LP over every period
 (:mod:`backbone.solver.roadmap_bound`): a proven lower bound on the discounted backbone capex of every
 roadmap with the same GPU placement, lead times, ready-for-service dates and budgets that carries the
-periods' intact states and the failure states their designs found binding. The sum of each period's design-MIP
-bound (``step_bounds``) covers only roadmaps that take the same earlier steps; it is reported apart.
+periods' intact states and the failure states their designs found binding, with each period's online
+capacity costing at least the proven bound of that period's MIP (integer modules and routes). The sum of each
+period's design-MIP bound (``step_bounds``) covers only roadmaps that take the same earlier steps; it is
+reported apart. Each period's design starts from the failure states the previous period's builds protect.
 
 The period's backbone step (3 and 4) is :func:`backbone.solver.roadmap_design.design_period`; the budget
 arithmetic is in :mod:`backbone.solver.roadmap_budget`.
@@ -358,8 +360,9 @@ def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
     sub(0.25, "designing the backbone")
     t_design = time.perf_counter()
     _, _, fail_opts, design_opts = h.stages
+    warm = h.periods[-1]["design"]["binding_states"] if h.periods else []
     design = design_period(placed.routed, h.opts, t, h.labels, h.kind, fail_opts, design_opts, h.budgets,
-                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m))
+                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm)
     design["seconds"] = round(time.perf_counter() - t_design, 3)
     after = design["network"]
     for b in design["builds"]:
@@ -410,7 +413,7 @@ def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _
         "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
                    "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
                    "iterations": design["iterations"], "states_added": design["states_added"],
-                   "working_set": design["working_set"],
+                   "working_set": design["working_set"], "binding_states": design["binding_states"],
                    "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
                    "model": design.get("model") or {}, "seconds": design["seconds"],
                    "solver_note": design.get("solver_note", "")},

@@ -25,6 +25,14 @@ earlier), which only lowers the bound. The budget rows are cumulative: exact wit
 relaxation with less. ``U_j`` comes from a first LP with every build at its maximum as early as allowed
 (the blocks are then independent); demands with no admissible path in a state are left out of both.
 
+**Period floors.** The LP charges a link that needs a tenth of a module a tenth of its cost (and a candidate
+route a fraction of its fixed cost). Before it, each period ``t`` gets one small MIP over its own blocks with
+the online modules ``Y_t`` integer and the routes ``B_t`` binary, minimising the undiscounted cost of what is
+online in ``t``; any roadmap in the covered set has such a ``Y_t`` (capacity online then, built whole), so the
+MIP's proven dual bound ``F_t`` (at any gap, at its time limit too) is valid, and the LP gets the rows::
+
+    floor:     sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= F_t
+
 Commodities are the demands of every period keyed by source, destination and SLO (their volume per
 period from that period's backbone scenario: grown demand plus the GPU placement's traffic, as the
 roadmap chose it). Paths are TE's ``k`` shortest latency-admissible paths per commodity on the network
@@ -57,6 +65,21 @@ __all__ = ["RoadmapBound", "roadmap_lower_bound"]
 MIN_SOLVE_S = 1.0
 """Least time limit given to each of the two LPs."""
 
+PERIOD_MIP_SHARE = 0.4
+"""Share of the time left for the LP with the failure states that the period MIPs (the floors) may use."""
+
+LAST_PERIOD_SHARE = 0.5
+"""Share of the period MIPs' time for the last period's (the floor on everything built)."""
+
+MIN_PERIOD_MIP_S = 8.0
+"""Least time worth giving a period MIP (its root LP must finish for a dual bound); less is left to the LP."""
+
+PERIOD_MIP_GAP = 1e-3
+"""Relative gap at which a period MIP stops (its dual bound is what counts, proven at any gap)."""
+
+FLOOR_REL_TOL, FLOOR_ABS_TOL_USD = 1e-6, 1.0
+"""How far below a period MIP's dual bound its floor is set (solver tolerances)."""
+
 FULL_SHARE = 0.75
 """Share of the bound's time for the LPs with the failure states; if they do not finish, the intact states
 alone (a smaller relaxation, still a valid bound) get the rest."""
@@ -79,6 +102,9 @@ class RoadmapBound:
         Failure-state blocks modelled (summed over periods).
     unmet_floor_gbps
         Traffic of the modelled states no roadmap can carry (left out of the bound's requirement).
+    period_floors_usd
+        Per period, the proven lower bound on the undiscounted cost of what is online then (the period MIP's dual
+        bound; 0 where none was found in time), a row of the LP.
     """
 
     lower_bound_usd: float | None
@@ -90,13 +116,14 @@ class RoadmapBound:
     seconds: float = 0.0
     model: dict[str, int] = field(default_factory=dict)
     note: str = ""
+    period_floors_usd: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record."""
         return {"lower_bound_usd": self.lower_bound_usd, "status": self.status, "covers": self.covers,
                 "periods": self.periods, "failure_states": self.failure_states,
                 "unmet_floor_gbps": round(self.unmet_floor_gbps, 3), "seconds": round(self.seconds, 3),
-                "model": self.model, "note": self.note}
+                "model": self.model, "note": self.note, "period_floors_usd": self.period_floors_usd}
 
 
 @dataclass
@@ -147,9 +174,15 @@ def _allowed(full: Network, cands: pd.DataFrame, n_old: int, opts: RoadmapOption
 
 
 def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
-                   fix_max: bool, carried: np.ndarray | None = None, tol: float = 0.0) -> LinearProgram:
+                   fix_max: bool, carried: np.ndarray | None = None, tol: float = 0.0, floor_period: int | None = None,
+                   floors: np.ndarray | None = None) -> LinearProgram:
     """The multi-period LP (module doc); ``fix_max``: every build online at its maximum as early as allowed,
-    minimise the routable traffic left unmet (the blocks are then independent)."""
+    minimise the routable traffic left unmet (the blocks are then independent).
+
+    ``floor_period`` ``t``: the period MIP instead -- online modules and built routes integer, minimise the
+    undiscounted cost of what is online in ``t`` (``blocks`` then holds period ``t``'s blocks), no budget rows.
+    ``floors``: per period, a proven lower bound on that cost (the period MIPs' dual bounds), added as rows
+    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t``."""
     links = full.links
     n_old, L = len(base.links), len(links)
     T = len(gpu_committed)
@@ -162,9 +195,12 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     tril = sp.csr_matrix(np.tril(np.ones((T, T))))
     lp = LinearProgram(f"roadmap-bound-{base.name}")
     y_cap = (y_max[None, :] * allowed).ravel()
-    lp.add_variables("modules", tl, cost=0.0 if fix_max else (disc * unit[None, :]).ravel(), upper=y_cap)
+    per_t = floor_period is not None
+    at_t = (np.arange(T) == floor_period).repeat(L) if per_t else np.zeros(T * L, bool)
+    lp.add_variables("modules", tl, cost=0.0 if fix_max or per_t else (disc * unit[None, :]).ravel(), upper=y_cap)
     online_max = (y_max[None, :] * allowed).ravel()
-    lp.add_variables("online", tl, lower=online_max if fix_max else 0.0, upper=np.tile(y_max, T))
+    lp.add_variables("online", tl, cost=np.where(at_t, np.tile(unit, T), 0.0), lower=online_max if fix_max else 0.0,
+                     upper=np.tile(y_max, T), integer=per_t)
     # online: Y_t = sum_{tau <= t} z_tau (capacity persists)
     lp.add_constraints("online", {"online": sp.identity(T * L, format="csr"),
                                   "modules": -sp.kron(tril, sp.identity(L), format="csr")},
@@ -175,9 +211,11 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         tc = pd.MultiIndex.from_product([range(T), links.index[with_fixed]], names=["period", "link"])
         fdisc = (1.0 + opts.discount_rate_per_year) ** (-np.clip(fixed_commit[:, with_fixed], 0, None)
                                                         * opts.years_per_period)
-        lp.add_variables("build", tc, cost=0.0 if fix_max else (fdisc * fixed[with_fixed][None, :]).ravel(),
+        lp.add_variables("build", tc, cost=0.0 if fix_max or per_t else (fdisc * fixed[with_fixed][None, :]).ravel(),
                          upper=allowed[:, with_fixed].ravel().astype(float))
-        lp.add_variables("built", tc, upper=1.0)
+        f_at_t = (np.arange(T) == floor_period).repeat(F) if per_t else np.zeros(T * F, bool)
+        lp.add_variables("built", tc, cost=np.where(f_at_t, np.tile(fixed[with_fixed], T), 0.0), upper=1.0,
+                         integer=per_t)
         lp.add_constraints("built", {"built": sp.identity(T * F, format="csr"),
                                      "build": -sp.kron(tril, sp.identity(F), format="csr")},
                            lower=0.0, upper=0.0, index=tc)
@@ -196,9 +234,27 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         rows = np.repeat(np.arange(J), K)
         lp.add_constraints("carried", {"unmet": selector(rows, J, J * K, values=routable.ravel().astype(float))},
                            upper=carried + tol, index=pd.RangeIndex(J, name="block"))
-    if not fix_max:
+    if not fix_max and not per_t:
         _budget_rows(lp, opts, gpu_committed, unit, fixed, module_commit, fixed_commit, with_fixed, L)
+    if floors is not None:
+        _floor_rows(lp, floors, unit, fixed, with_fixed, L)
     return lp
+
+
+def _floor_rows(lp: LinearProgram, floors: np.ndarray, unit: np.ndarray, fixed: np.ndarray, with_fixed: np.ndarray,
+                L: int) -> None:
+    """Per period with a floor: the undiscounted cost of what is online then is at least the floor,
+    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t``."""
+    rows = np.flatnonzero(floors > 0)
+    if not len(rows):
+        return
+    T = len(floors)
+    sel = np.zeros((len(rows), T))
+    sel[np.arange(len(rows)), rows] = 1.0
+    coef: dict[str, sp.spmatrix] = {"online": sp.kron(sp.csr_matrix(sel), sp.csr_matrix(unit[None, :]), format="csr")}
+    if len(with_fixed):
+        coef["built"] = sp.kron(sp.csr_matrix(sel), sp.csr_matrix(fixed[with_fixed][None, :]), format="csr")
+    lp.add_constraints("floor", coef, lower=floors[rows], index=pd.Index(rows, name="period"))
 
 
 def _routable(blocks: _Blocks) -> np.ndarray:
@@ -307,15 +363,19 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
         intact = np.array([b.scenario == "intact" for b in blocks.states])
         fewer = _Blocks(blocks.period[intact], [b for b, i in zip(blocks.states, intact, strict=True) if i],
                         blocks.demand[intact])
-        again = _solve_bound(base, full, opts, fewer, gpu_committed, k, tol, backend, deadline, t0)
+        # the period floors found with the failure states stay valid for the roadmaps that carry them
+        floors = np.asarray(out.period_floors_usd, float) if any(out.period_floors_usd) else None
+        again = _solve_bound(base, full, opts, fewer, gpu_committed, k, tol, backend, deadline, t0, floors)
         again.note = "; ".join(x for x in (f"with the failure states: {out.note}", again.note) if x)
         out = again
     return out
 
 
 def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
-                 k: int, tol: float, backend: str, deadline: float, t0: float) -> RoadmapBound:
-    """The two LPs of the module doc over ``blocks``, within ``deadline`` (perf_counter seconds)."""
+                 k: int, tol: float, backend: str, deadline: float, t0: float,
+                 floors_given: np.ndarray | None = None) -> RoadmapBound:
+    """The two LPs of the module doc over ``blocks``, and the period MIPs' floors between them (``floors_given``:
+    found already, with more states), within ``deadline`` (perf_counter seconds)."""
     T = len(gpu_committed)
     n_fail = int(sum(1 for b in blocks.states if b.scenario != "intact"))
     n_states = len({b.scenario for b in blocks.states} - {"intact"})
@@ -330,9 +390,11 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
               f"TE's {k} shortest latency-admissible paths of the last period's backbone and of the network with "
               "every candidate route built")
 
+    floors = np.zeros(T)
+
     def stop(status: str, note: str, lp: LinearProgram | None = None, floor: float = 0.0) -> RoadmapBound:
         return RoadmapBound(None, status, covers, T, n_fail, floor, time.perf_counter() - t0,
-                            lp.stats() if lp is not None else {}, note)
+                            lp.stats() if lp is not None else {}, note, period_floors_usd=[float(x) for x in floors])
 
     probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
     sol = solve(probe, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
@@ -341,7 +403,19 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     J, K = blocks.demand.shape
     unmet = np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * _routable(blocks)
     carried = unmet.sum(axis=1)
-    lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol)
+    floor_note = ""
+    if floors_given is None:
+        floors, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
+                                            time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
+    else:
+        floors = floors_given
+    if floors.any():
+        over = ("the same states" if floors_given is None else
+                "that period's intact state and the failure states its design found binding")
+        covers += (f"; the cost online in each period at least the proven bound of a MIP (integer modules and routes) "
+                   f"over {over} ({int((floors > 0).sum())} period(s))")
+    lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
+                        floors=floors)
     sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
     if sol.status.value == "infeasible":
         return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp, float(carried.sum()))
@@ -350,4 +424,39 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     bound = max(0.0, float(sol.objective))
     logger.info("roadmap bound: %.0f USD over %d blocks, %.1f s", bound, J, time.perf_counter() - t0)
     return RoadmapBound(bound, "optimal", covers, T, n_fail, float(carried.sum()), time.perf_counter() - t0,
-                        lp.stats())
+                        lp.stats(), floor_note, period_floors_usd=[float(x) for x in floors])
+
+
+def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
+                   carried: np.ndarray, tol: float, backend: str, deadline: float) -> tuple[np.ndarray, str]:
+    """Per period ``t``: the dual bound of the period MIP (:func:`build_bound_lp` with ``floor_period``), a proven
+    lower bound on the undiscounted cost of what any roadmap in the covered set has online in ``t`` (its online
+    modules are integer, its routes built or not, and it carries ``t``'s blocks), within ``deadline``; 0 where a
+    MIP finds no bound in time. The LP relaxation charges a link needing a tenth of a module a tenth of its
+    cost; these rows charge whole modules, the main looseness of the LP alone."""
+    T = len(gpu_committed)
+    floors = np.zeros(T)
+    notes = []
+    order = [t for t in range(T - 1, -1, -1) if (blocks.period == t).any()]  # the last periods need the most
+    for i, t in enumerate(order):
+        left = deadline - time.perf_counter()
+        if left < MIN_PERIOD_MIP_S:
+            notes.append(f"no time left for the period MIPs of {len(order) - i} period(s)")
+            break
+        # the last period's floor counts most (capacity persists: what is online then is every build): it gets
+        # LAST_PERIOD_SHARE of the time, the others share what it leaves
+        limit = left * LAST_PERIOD_SHARE if i == 0 and len(order) > 1 else left / (len(order) - i)
+        mask = blocks.period == t
+        sub = _Blocks(blocks.period[mask], [b for b, m in zip(blocks.states, mask, strict=True) if m],
+                      blocks.demand[mask])
+        lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=carried[mask], tol=tol,
+                            floor_period=t)
+        lp.name = f"roadmap-period-mip-{t}-{base.name}"
+        sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, limit), mip_gap=PERIOD_MIP_GAP)
+        b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
+        if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
+            notes.append(f"period {t} MIP: {sol.status.value}, no bound")
+            continue
+        # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
+        floors[t] = max(0.0, float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
+    return floors, "; ".join(notes)

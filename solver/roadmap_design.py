@@ -9,6 +9,7 @@ committed ``ceil(lead / qpp)`` periods before ``t`` and its capex charged to tha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,7 +22,12 @@ from backbone.solver.progress import ProgressFn
 from backbone.solver.roadmap_budget import affordable, fits_budget
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
 
-__all__ = ["SOLVER_RETRY_FACTORS", "design_period", "restore_network", "sweep_survivability"]
+__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "restore_network", "sweep_survivability"]
+
+PERIOD_DESIGN_BUDGET_FACTOR = 4.0
+"""Wall-clock budget of a period's survivable design in multiples of ``design.time_limit_s``. Every iteration
+sweeps all the states (8 s on an idle 2-core machine, 20-30 s on a busy one); four times the 15 s default
+lets a period whose new routes move TE's paths onto a state not yet modelled run its second iteration."""
 
 SOLVER_RETRY_FACTORS = (1.0, 4.0)
 """A period's design that finds no solution within ``time_limit_s`` is tried again with 4 x the limit; if that
@@ -63,9 +69,10 @@ def _offer(routed: Network, opts: RoadmapOptions, t: int) -> _Offer:
 
 
 def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, progress: ProgressFn,
-                notes: list[str]) -> Any | None:
+                notes: list[str], warm_states: Sequence[str] = ()) -> Any | None:
     """The survivable design (``survive``: a failure kind or ``none``), retried with a longer time limit
-    (:data:`SOLVER_RETRY_FACTORS`); each failure is noted in ``notes``, and ``None`` when every try failed."""
+    (:data:`SOLVER_RETRY_FACTORS`); each failure is noted in ``notes``, and ``None`` when every try failed.
+    ``warm_states`` start its working set (the states the previous period's design found binding)."""
     from backbone.solver.survive import design_survivable
 
     limit = float(design_opts.time_limit_s)
@@ -73,7 +80,8 @@ def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, p
         try:
             return design_survivable(
                 dnet, design_opts.survive_options(survive, fail_opts.k_paths, time_limit_s=limit * factor),
-                sweep_options=fail_opts, progress=progress)
+                sweep_options=fail_opts, initial_states=warm_states, budget_factor=PERIOD_DESIGN_BUDGET_FACTOR,
+                progress=progress)
         except SolverError as exc:
             notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
     return None
@@ -114,16 +122,22 @@ def _survivability_of(res: Any, withheld: int, label: str) -> dict[str, Any]:
 
 def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[str], kind: str, fail_opts: Any,
                   design_opts: Any, budgets: list[float], committed: list[float],
-                  progress: ProgressFn) -> dict[str, Any]:
+                  progress: ProgressFn, warm_states: Sequence[str] = ()) -> dict[str, Any]:
     """The period's backbone step: survivable design within what can be online and what the budget allows.
+
+    ``warm_states`` (the failure states the previous period's builds protect: capacity persists and demand grows,
+    so where capacity was tight then it likely is again) are in the design's working set from its first MIP on,
+    which saves iterations (each a sweep of every state); any working set gives a valid bound.
 
     Returns a record with ``mode``, ``status``, ``cost_usd``, ``lower_bound_usd``, ``gap``, ``builds`` (roadmap
     build rows), ``network`` (after the builds), ``survivability``, ``working_set`` (the failure states the
-    survivable design found binding), ``shortfall_usd``, ``budget_note`` and ``solver_note``.
+    survivable design modelled), ``binding_states`` (those its builds protect), ``shortfall_usd``, ``budget_note``
+    and ``solver_note``.
     """
     offer = _offer(routed, opts, t)
     out: dict[str, Any] = {"candidates_offered": len(offer.offered), "upgrades": offer.upgrades, "shortfall_usd": 0.0,
-                           "budget_note": "", "states_added": 0, "iterations": 0, "working_set": []}
+                           "budget_note": "", "states_added": 0, "iterations": 0, "working_set": [],
+                           "binding_states": []}
     if not offer.buildable:
         out.update(mode="nothing buildable", status="skipped", cost_usd=0.0, lower_bound_usd=0.0, gap=0.0,
                    builds=[], network=routed)
@@ -132,12 +146,15 @@ def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[st
     notes: list[str] = []
     res: Any = None
     try:
-        res = _run_design(offer.network, kind, fail_opts, design_opts, progress, notes)
+        res = _run_design(offer.network, kind, fail_opts, design_opts, progress, notes, warm_states)
     except InfeasibleError as exc:
         out["budget_note"] = f"survivable design infeasible: {exc}"
     out["solver_note"] = "; ".join(notes)
     if res is not None:
         out["working_set"] = list(res.working_set)  # binding whether or not the budget lets the design be built
+        # the states the design's builds protect: the next period's warm start (its capacity is tight in them)
+        out["binding_states"] = sorted({str(x) for p in res.upgrades["protects"] for x in p} - {"intact"}) \
+            if len(res.upgrades) else []
         rows = _build_rows(res.upgrades, routed.candidates, opts, t, labels)
         if _fits(rows, budgets, committed, opts.carry_over):
             out.update(mode="survivable", status=res.status, cost_usd=res.cost_usd,

@@ -53,10 +53,15 @@ GPU_LEAD_QUARTERS = 2
 """Quarters from ordering a GPU block to service."""
 
 DESIGN_TIME_LIMIT_S = 15.0
-"""Default seconds per design MIP solve in each period (the period's design stops after 3 x that)."""
+"""Default seconds per design MIP solve in each period (the period's design stops after 4 x that)."""
 
 PLACE_TIME_LIMIT_S = 30.0
 """Default seconds per placement solve in each period."""
+
+PLACE_MIP_GAP = 5e-3
+"""Default relative MIP gap of each period's placement (0.5 %). With the GPUs of earlier periods installed the
+placement finds its solution in seconds but takes its whole time limit to prove 0.01 %; each period's
+``placement_gap`` says what was proven."""
 
 BOUND_TIME_LIMIT_S = 120.0
 """Default seconds for the roadmap's global lower bound (paths and the two LPs over every period)."""
@@ -78,8 +83,8 @@ class RoadmapOptions(BaseModel):
 
     ``place``, ``te``, ``failures`` and ``design`` are the plan's typed stage options (see ``backbone plan``)
     with the plan's stage defaults; per period, ``design.time_limit_s`` defaults to 15 s (the design of a
-    period stops after 3 x that) and ``place`` to ``time_limit_s`` 30 s without the LP-relaxation bound. A bad
-    stage option is refused under its dotted name (``design.time_limit_s``).
+    period stops after 4 x that) and ``place`` to ``time_limit_s`` 30 s and ``mip_gap`` 0.5 % without the
+    LP-relaxation bound. A bad stage option is refused under its dotted name (``design.time_limit_s``).
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -114,7 +119,7 @@ class RoadmapOptions(BaseModel):
     power_steps: list[PowerStep] = Field(default_factory=list, description="Power that arrives in steps per site.")
     place: PlaceOptions = Field(default_factory=lambda: _stage_default("place"),
                                 description="Placement options (as in the plan; per period time_limit_s defaults "
-                                            "to 30, lp_bound to false).")
+                                            "to 30, mip_gap to 0.005, lp_bound to false).")
     te: TEOptions = Field(default_factory=lambda: _stage_default("te"), description="Routing options (as in the plan).")
     failures: FailureOptions = Field(default_factory=lambda: _stage_default("failures"),
                                      description="Failure sweep options (as in the plan).")
@@ -267,11 +272,12 @@ def period_label(quarter: int, period: str) -> str:
 def roadmap_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The stage defaults of a roadmap's periods from its raw options ``data``: the plan's
     (:func:`~backbone.solver.tasks.plan_options.plan_stage_defaults`; the roadmap's ``verify`` runs its own checker,
-    not the stages'), with design ``time_limit_s`` 15 s and placement ``time_limit_s`` 30 s per period, no LP
-    bound."""
+    not the stages'), with design ``time_limit_s`` 15 s and placement ``time_limit_s`` 30 s and ``mip_gap`` 0.5 % per
+    period, no LP bound."""
     defaults = plan_stage_defaults({stage: data.get(stage) for stage in STAGE_MODELS if stage in data})
     defaults["design"] = {**defaults["design"], "time_limit_s": DESIGN_TIME_LIMIT_S}
-    defaults["place"] = {**defaults["place"], "time_limit_s": PLACE_TIME_LIMIT_S, "lp_bound": False}
+    defaults["place"] = {**defaults["place"], "time_limit_s": PLACE_TIME_LIMIT_S, "mip_gap": PLACE_MIP_GAP,
+                         "lp_bound": False}
     return defaults
 
 

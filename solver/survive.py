@@ -206,6 +206,7 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
 def design_survivable(net: Network, options: SurviveOptions | None = None, *,
                       sweep_options: FailureOptions | None = None,
                       initial_records: Sequence[dict[str, Any]] | None = None,
+                      initial_states: Sequence[str] = (), budget_factor: float = DESIGN_BUDGET_FACTOR,
                       progress: ProgressFn | None = None) -> SurvivableDesign:
     """Cheapest upgrades and new routes so the intact network fits within ``utilisation_ceiling`` and every
     single failure of kind ``survive`` is carried within ``failure_utilisation_ceiling`` (see the module doc).
@@ -223,6 +224,14 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         design's ``k_paths``.
     initial_records
         A sweep of ``net`` over ``survive`` already made (its records); saves the first sweep.
+    initial_states
+        Failure states to put in the working set from the first MIP on, whether or not the first sweep finds
+        them violated (a warm start: e.g. the states an earlier design of a smaller demand found binding).
+        Ids not of ``survive`` are ignored. Any working set gives a valid bound (a relaxation of all
+        states), so this changes how fast the design converges, never what it proves.
+    budget_factor
+        Wall-clock budget of the whole design (sweeps and MIPs) in multiples of ``time_limit_s``: past it the
+        loop stops after its next sweep and reports the design as not converged.
     progress
         ``callable(fraction, message)`` following the iterations.
 
@@ -239,10 +248,10 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
     t_start = time.perf_counter()
     opts = options if options is not None else SurviveOptions.model_validate({})
     failure_kind, time_limit_s, max_iterations = opts.survive, opts.time_limit_s, opts.max_iterations
-    run = _start_run(net, opts, sweep_options, initial_records, progress)
-    # the whole design (sweeps and MIPs of every iteration) gets DESIGN_BUDGET_FACTOR x time_limit_s of wall
+    run = _start_run(net, opts, sweep_options, initial_records, progress, initial_states)
+    # the whole design (sweeps and MIPs of every iteration) gets budget_factor x time_limit_s of wall
     # time: past it, the loop stops after its next sweep and reports the design as not converged
-    design_deadline = time.perf_counter() + DESIGN_BUDGET_FACTOR * time_limit_s
+    design_deadline = time.perf_counter() + budget_factor * time_limit_s
     for it in range(1, max_iterations + 1):
         t_sweep = time.perf_counter()
         if failure_kind != "none" and run.records is None:
@@ -258,8 +267,8 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         if it > 1 and time.perf_counter() >= design_deadline:
             run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
             run.iterations[-1]["violated"] = len(run.violated)
-            run.iterations[-1]["stopped"] = (f"time budget of {DESIGN_BUDGET_FACTOR:g} x time_limit_s "
-                                             f"({DESIGN_BUDGET_FACTOR * time_limit_s:g} s) used")
+            run.iterations[-1]["stopped"] = (f"time budget of {budget_factor:g} x time_limit_s "
+                                             f"({budget_factor * time_limit_s:g} s) used")
             break
         run.working += new
         progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
@@ -278,7 +287,8 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         design_key = tuple(sorted(_apply(run.base, mip, mip["full"])[1].items())) + tuple(
             sorted(_apply(run.base, mip, mip["full"])[2].items()))
         if run.prev_y is not None and design_key == run.prev_y:
-            run.converged = not run.violated  # the same design as the one just swept: nothing more to learn
+            _violated_states(run, 0)  # the same design as the one just swept: its states, with this MIP's excuses
+            run.converged = not run.violated  # nothing more to learn
             break
         run.prev_y = design_key
         run.records_net, run.records = run.after, None  # the design changed the network: sweep it again
@@ -288,10 +298,8 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
     else:
         # iterations exhausted: sweep the last design so what is reported is what it does
         if failure_kind != "none":
-            run.records = _sweep(run.after, failure_kind, run.sopts)
-            run.violated = [str(r["scenario"]) for r in run.records if not r["survived"] and not (
-                float(r["unmet_gbps"]) + float(r["slo_violation_gbps"])
-                <= run.excused.get(str(r["scenario"]), (0.0, ""))[0] + run.tol)]
+            run.records_net, run.records = run.after, _sweep(run.after, failure_kind, run.sopts)
+            _violated_states(run, 0)
     return _finish_run(run, t_start)
 
 
@@ -323,6 +331,9 @@ class _SurviveRun:
     ceiling_of: dict[str, float] = field(default_factory=dict)
     working: list[str] = field(default_factory=list)
     excused: dict[str, tuple[float, str]] = field(default_factory=dict)
+    path_excuse: dict[str, tuple[float, str]] = field(default_factory=dict)
+    short_excuse: dict[str, tuple[float, str]] = field(default_factory=dict)
+    initial: list[str] = field(default_factory=list)
     iterations: list[dict[str, Any]] = field(default_factory=list)
     mip: dict[str, Any] | None = None
     violated: list[str] = field(default_factory=list)
@@ -335,9 +346,28 @@ class _SurviveRun:
         d = self.full.demands
         return (d["src"].isin(sc.sites) | d["dst"].isin(sc.sites)).to_numpy()
 
+    def add_block(self, sid: str) -> None:
+        """The state's block (paths on the full network) and what no design can carry in it for want of a path."""
+        if sid in self.blocks:
+            return
+        sc = self.scen_full[sid]
+        self.blocks[sid] = state_block(self.full, self.full, sid, sc.links, self.k, self.failure_ceiling, self.comm)
+        self.failed_of[sid], self.ceiling_of[sid] = tuple(sc.links), self.failure_ceiling
+        self.path_excuse[sid] = _excuse(self.full, self.blocks[sid], self.intact.has_path, self.lost_mask(sc))
+        self.set_excuse(sid)
+
+    def set_excuse(self, sid: str) -> None:
+        """``excused[sid]``: the traffic no path carries plus what capacity at its maximum cannot (the last MIP)."""
+        parts = [x for x in (self.path_excuse.get(sid, (0.0, "")), self.short_excuse.get(sid, (0.0, ""))) if x[1]]
+        if parts:
+            self.excused[sid] = (float(sum(g for g, _ in parts)), "; ".join(r for _, r in parts))
+        else:
+            self.excused.pop(sid, None)
+
 
 def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions | None,
-               initial_records: Sequence[dict[str, Any]] | None, progress: ProgressFn) -> _SurviveRun:
+               initial_records: Sequence[dict[str, Any]] | None, progress: ProgressFn,
+               initial_states: Sequence[str] = ()) -> _SurviveRun:
     """Set up the run: the full network, the sweep options, the intact state's block."""
     failure_kind, ceiling, failure_ceiling, k = (opts.survive, opts.utilisation_ceiling,
                                                  opts.failure_utilisation_ceiling, opts.k_paths)
@@ -358,35 +388,54 @@ def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions
         backend=backend, time_limit_s=time_limit_s, mip_gap=mip_gap, tol=tol, sopts=sopts, scen_full=scen_full,
         comm=comm, intact=intact, progress=progress, records_net=net, after=net,
         records=list(initial_records) if initial_records is not None else None,
-        prev_y=None if initial_records is None else (),
-        blocks={"intact": intact}, failed_of={"intact": ()}, ceiling_of={"intact": ceiling})
+        prev_y=(),  # the first records are of the network with nothing built: a design that builds nothing is it
+        blocks={"intact": intact}, failed_of={"intact": ()}, ceiling_of={"intact": ceiling},
+        initial=list(dict.fromkeys(str(x) for x in initial_states if str(x) in scen_full)))
 
 
 def _violated_states(run: _SurviveRun, max_states: int | None) -> list[str]:
     """Set ``run.violated`` to the swept states a design can still help, and return those not yet in the
-    working set (at most ``max_states`` in all); records the excuses of what no design can help."""
-    full, tol = run.full, run.tol
+    working set (at most ``max_states`` in all), the warm-start states first time round; records the excuses
+    of what no design can help. A state left overloaded and unmeasured by the quick sweep that has an excuse
+    is measured first: whether it carries all but what is excused is a number, not a flag."""
+    for r in run.records or []:
+        if not r["survived"] and str(r["scenario"]) in run.scen_full:
+            run.add_block(str(r["scenario"]))
+    _measure_excused(run)
     new: list[str] = []
     run.violated = []
     for r in run.records or []:
         sid = str(r["scenario"])
-        if r["survived"] or sid not in run.scen_full:
-            continue
-        sc = run.scen_full[sid]
-        if sid not in run.blocks:
-            run.blocks[sid] = state_block(full, full, sid, sc.links, run.k, run.failure_ceiling, run.comm)
-            run.failed_of[sid], run.ceiling_of[sid] = tuple(sc.links), run.failure_ceiling
-        gbps, reason = _excuse(full, run.blocks[sid], run.intact.has_path, run.lost_mask(sc))
-        if reason:
-            run.excused[sid] = (gbps, reason)
-        if float(r["unmet_gbps"]) + float(r["slo_violation_gbps"]) <= gbps + tol:
-            continue  # only what no design can help is unmet
+        if r["survived"] or sid not in run.scen_full or not _beyond_excuse(run, r):
+            continue  # carried, or only what no design can help is unmet
         run.violated.append(sid)
         if sid not in run.working:
             new.append(sid)
+    for sid in run.initial:  # warm start: binding for a smaller demand, so likely binding again
+        if sid not in run.working and sid not in new:
+            run.add_block(sid)
+            new.append(sid)
+    run.initial = []
     if max_states is not None:
         new = new[:max(0, max_states - len(run.working))]
     return new
+
+
+def _beyond_excuse(run: _SurviveRun, r: dict[str, Any]) -> bool:
+    """Whether the state's unmet traffic (NaN: overloaded, not measured) exceeds what is excused."""
+    lost = float(r["unmet_gbps"]) + float(r["slo_violation_gbps"])
+    return not lost <= run.excused.get(str(r["scenario"]), (0.0, ""))[0] + run.tol
+
+
+def _measure_excused(run: _SurviveRun) -> None:
+    """Measure (max-throughput) the records the quick sweep left overloaded and unmeasured whose state has an
+    excuse, in place in ``run.records``."""
+    todo = [r for r in run.records or [] if r["unmet_gbps"] != r["unmet_gbps"]
+            and run.excused.get(str(r["scenario"]), (0.0, ""))[0] > 0]
+    if not todo or run.records is None:
+        return
+    measured = {str(r["scenario"]): r for r in _measure_overloaded(run.records_net, run.failure_kind, run.sopts, todo)}
+    run.records = [measured.get(str(r["scenario"]), r) for r in run.records]
 
 
 def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_deadline: float) -> None:
@@ -443,14 +492,16 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
                        f"{len(working)} failure states of the working set")
     cur["seconds"] = mip_seconds
     cur["path_rounds"] = rounds
-    for i, sid in enumerate(["intact", *working]):
+    for i, sid in enumerate(working, start=1):  # replaced, not added up: each MIP measures every working state
         gbps = float(cur["short_by_state"][i])
-        if gbps > tol and sid != "intact":
-            prev = run.excused.get(sid, (0.0, ""))
-            run.excused[sid] = (prev[0] + gbps, "; ".join(x for x in (prev[1], (
+        if gbps > tol:
+            run.short_excuse[sid] = (gbps, (
                 f"{gbps:,.0f} Gbps more than every link at its max_capacity_gbps and every candidate at its "
                 f"max_modules can carry over TE's {k} shortest latency-admissible paths per demand (with more "
-                "paths, --paths, TE may spread it further)")) if x))
+                "paths, --paths, TE may spread it further)"))
+        else:
+            run.short_excuse.pop(sid, None)
+        run.set_excuse(sid)
 
 
 def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:

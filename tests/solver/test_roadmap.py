@@ -73,10 +73,15 @@ def test_global_bound_covers_every_period_and_is_tight_where_the_toy_is_integral
     known_optimum = 7e6  # C1 committed in 2027Q1 (discount factor 1): one module and its fixed cost
     assert s["discounted_network_capex_usd"] == pytest.approx(known_optimum)
     assert s["lower_bound_usd"] <= known_optimum + 1 and s["lower_bound_usd"] <= s["discounted_network_capex_usd"] + 1
-    # the LP relaxation: half a module (charged as an upgrade of a route built a quarter earlier, committed in
-    # 2027Q2 at the latest) and a quarter of the fixed cost (the route may hold two modules)
-    # (less the traffic a surviving state may leave unmet: survive_tolerance_gbps, 0.01 Gbps here)
-    assert s["lower_bound_usd"] == pytest.approx(2e6 * 0.5 * 1.08 ** -0.25 + 5e6 * 0.25, rel=1e-3)
+    # the LP relaxation alone would charge half a module (as an upgrade of a route built a quarter earlier,
+    # committed in 2027Q2 at the latest) and a quarter of the fixed cost (the route may hold two modules):
+    lp_alone = 2e6 * 0.5 * 1.08 ** -0.25 + 5e6 * 0.25
+    # the period MIP of 2027Q3 (s1 must be carried: C1 built whole, one whole module) proves 7 M USD online then,
+    # and the LP must pay for 7 M USD of capacity online in 2027Q3, at the lowest discount factor of any build
+    # online then (a module committed in 2027Q2) at best
+    assert b["period_floors_usd"][:2] == [0.0, 0.0] and b["period_floors_usd"][2] == pytest.approx(7e6, rel=1e-4)
+    assert s["lower_bound_usd"] >= 7e6 * 1.08 ** -0.25 * (1 - 1e-4) > lp_alone
+    assert "proven bound of a MIP (integer modules and routes)" in b["covers"] and "(1 period(s))" in b["covers"]
     assert s["gap"] == pytest.approx((7e6 - s["lower_bound_usd"]) / 7e6)
     assert s["step_bounds"]["network_capex_lower_bound_usd"] == pytest.approx(7e6)  # the per-period figure
     assert s["bound"]["objective_lower_bound_usd"] == pytest.approx(s["lower_bound_usd"])  # no GPUs in the toy
@@ -105,10 +110,33 @@ def test_bound_falls_back_to_the_intact_states_when_its_lp_runs_out_of_time(monk
 
     monkeypatch.setattr(rb, "solve", slow_first)
     b = plan(lead_toy()).summary()["bound"]
-    assert len(calls) == 3 and b["status"] == "optimal" and b["failure_states"] == 0
+    lps = [c for c in calls if not c.startswith("roadmap-period-mip-")]  # the period MIPs come with each try
+    assert len(lps) == 3 and b["status"] == "optimal" and b["failure_states"] == 0
     assert b["covers"].startswith("LP relaxation over all 3 periods with the intact state of each period")
     assert "with the failure states: least-unmet LP: time_limit" in b["note"]
     assert b["lower_bound_usd"] == pytest.approx(0.0, abs=1e-3)  # the intact states need nothing built
+
+
+def test_bound_fallback_keeps_the_period_floors_found_with_the_failure_states(monkeypatch: pytest.MonkeyPatch) -> None:
+    import backbone.solver.roadmap_bound as rb
+    from backbone.solver.problem import Solution, Status
+
+    real, lps = rb.solve, []
+
+    def main_lp_times_out(lp: Any, **kw: Any) -> Any:
+        if not lp.name.startswith("roadmap-period-mip-"):
+            lps.append(lp.name)
+            if len(lps) == 2:  # the first try's bound LP, after its least-unmet LP and the period MIPs
+                return Solution(Status.TIME_LIMIT, float("nan"), None, "highs", 1.0, message="Time limit reached")
+        return real(lp, **kw)
+
+    monkeypatch.setattr(rb, "solve", main_lp_times_out)
+    b = plan(lead_toy()).summary()["bound"]
+    assert len(lps) == 4 and b["status"] == "optimal" and b["failure_states"] == 0
+    assert b["covers"].startswith("LP relaxation over all 3 periods with the intact state of each period")
+    assert "over that period's intact state and the failure states its design found binding (1 period(s))" in b["covers"]
+    assert b["period_floors_usd"][2] == pytest.approx(7e6, rel=1e-4)
+    assert 7e6 * 1.08 ** -0.25 * (1 - 1e-4) <= b["lower_bound_usd"] <= 7e6 + 1  # the intact LP alone: 0
 
 
 def test_ready_for_service_date_holds_a_candidate_back() -> None:
@@ -185,10 +213,11 @@ def test_infeasible_budget_is_explained_by_period() -> None:
     assert q3["design"]["mode"] == "intact only (budget)" and q3["builds"] == []
     assert q3["survivability"]["violated"] == ["srlg:s1"]
     assert all(row["committed_usd"] <= row["available_usd"] + 1 for row in s["ledger"])
-    # the LP carries s1 within the budget with part of C1; the roadmap (whole modules) builds nothing: it is
-    # outside the set the bound covers, and no gap is claimed
-    assert s["lower_bound_usd"] > s["discounted_network_capex_usd"] == 0.0
-    assert s["gap"] is None and "outside the set the bound covers" in s["bound"]["note"]
+    # the LP alone would carry s1 within the budget with part of C1; the period MIP's floor (7 M USD of whole
+    # modules and routes online in 2027Q3, committed by 2027Q2) proves no roadmap within the budgets carries it,
+    # so the bound says so and no gap is claimed
+    assert s["bound"]["status"] == "infeasible" and s["lower_bound_usd"] is None and s["gap"] is None
+    assert s["bound"]["period_floors_usd"][2] == pytest.approx(7e6, rel=1e-4) and "no roadmap within the budgets" in s["bound"]["note"]
     tight = plan(lead_toy(), budget_usd_per_period=1e6, carry_over=1.0).summary()["bound"]
     assert tight["status"] == "infeasible" and tight["lower_bound_usd"] is None  # 1.25 M of fixed cost by 2027Q1
 

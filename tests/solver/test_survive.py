@@ -107,6 +107,33 @@ def test_without_candidates_the_cut_is_excused_with_a_reason() -> None:
     assert not strict.ok and strict.violations[0].id == "link:EA"
 
 
+def test_capacity_no_design_can_add_is_excused_by_its_measured_shortfall() -> None:
+    """The ring without its chord: every cut leaves 100 Gbps for the 150 Gbps A->C and no link may grow, so each
+    cut is short by 50 Gbps whatever is built. The quick sweep leaves those overloaded states unmeasured; the
+    design measures them and excuses exactly the shortfall the MIP proves, instead of calling them violated."""
+    net = ring_needing_a_chord()
+    res = design_survivable(net, "link", sweep_options=SERIAL, use_candidates=False)
+    assert res.converged and not res.violated and res.upgrades.empty
+    ns = {r["scenario"]: r for r in res.not_survivable}
+    assert set(ns) == {"link:AB", "link:BC", "link:CD", "link:DA"}
+    for r in ns.values():
+        assert r["gbps"] == pytest.approx(50.0, abs=0.1) and "more than every link at its max_capacity_gbps" in r["reason"]
+    measured = {r["scenario"]: r for r in res.records_after}
+    assert all(measured[s]["unmet_gbps"] == pytest.approx(50.0, abs=0.1) for s in ns)  # a number, not NaN
+    # a state short by more than what is excused stays violated: the excuse is the shortfall, not a pass
+    assert check_survivability(res.network_after, "link", excused={s: r["reason"] for s, r in ns.items()}).ok
+
+
+def test_warm_start_states_join_the_first_mip_and_change_nothing_it_proves() -> None:
+    net = ring_needing_a_chord()
+    cold = design_survivable(net, "link", sweep_options=SERIAL)
+    warm = design_survivable(net, "link", sweep_options=SERIAL, initial_states=["link:CD", "link:nowhere"])
+    assert warm.iterations[0]["working_states"] >= 1 and "link:CD" in warm.working_set
+    assert "link:nowhere" not in warm.working_set  # ids not of the failure kind are ignored
+    assert warm.converged and warm.cost_usd == pytest.approx(cold.cost_usd) == pytest.approx(1010.0)
+    assert warm.lower_bound_usd == pytest.approx(1010.0, rel=1e-3)
+
+
 def test_checker_reads_the_scenario_folder(tmp_path: Path) -> None:
     net = ring_needing_a_chord()
     assert not check_survivability(save_scenario(net, tmp_path / "before"), "link").ok
