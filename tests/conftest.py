@@ -41,8 +41,10 @@ def pytest_configure(config: pytest.Config) -> None:
     import backbone.api
     import backbone.solver
 
+    # the checkout's package folders (a venv inside the checkout, as in CI, is the install, not the checkout)
+    folders = [ROOT / name for name in ("backbone", "solver", "api")]
     inside = [m.__name__ for m in (backbone, backbone.solver, backbone.api)
-              if Path(str(m.__file__)).resolve().is_relative_to(ROOT)]
+              if any(Path(str(m.__file__)).resolve().is_relative_to(f) for f in folders)]
     if inside:
         raise pytest.UsageError(f"BACKBONE_TEST_INSTALLED=1 but {', '.join(inside)} import from the checkout {ROOT}")
 

@@ -112,7 +112,7 @@ def test_capacity_no_design_can_add_is_excused_by_its_measured_shortfall() -> No
     cut is short by 50 Gbps whatever is built. The quick sweep leaves those overloaded states unmeasured; the
     design measures them and excuses exactly the shortfall the MIP proves, instead of calling them violated."""
     net = ring_needing_a_chord()
-    res = design_survivable(net, "link", sweep_options=SERIAL, use_candidates=False)
+    res = design_survivable(net, SurviveOptions(survive="link", candidates=False), sweep_options=SERIAL)
     assert res.converged and not res.violated and res.upgrades.empty
     ns = {r["scenario"]: r for r in res.not_survivable}
     assert set(ns) == {"link:AB", "link:BC", "link:CD", "link:DA"}
@@ -126,8 +126,8 @@ def test_capacity_no_design_can_add_is_excused_by_its_measured_shortfall() -> No
 
 def test_warm_start_states_join_the_first_mip_and_change_nothing_it_proves() -> None:
     net = ring_needing_a_chord()
-    cold = design_survivable(net, "link", sweep_options=SERIAL)
-    warm = design_survivable(net, "link", sweep_options=SERIAL, initial_states=["link:CD", "link:nowhere"])
+    cold = design_survivable(net, LINK, sweep_options=SERIAL)
+    warm = design_survivable(net, LINK, sweep_options=SERIAL, initial_states=["link:CD", "link:nowhere"])
     assert warm.iterations[0]["working_states"] >= 1 and "link:CD" in warm.working_set
     assert "link:nowhere" not in warm.working_set  # ids not of the failure kind are ignored
     assert warm.converged and warm.cost_usd == pytest.approx(cold.cost_usd) == pytest.approx(1010.0)
