@@ -9,11 +9,11 @@ import time
 import numpy as np
 import pytest
 
+from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.te import solve_te
 from backbone.solver.te.instance import build_instance
 from backbone.solver.te.srcflow import decompose, source_flow_mlu
-from backbone.model import Network
 from tests.nets import make_network
 from tests.solver.test_te_scale import ALL_PATHS_K, _pendant_chain_net, _random_te_net
 
