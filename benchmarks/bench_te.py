@@ -36,7 +36,7 @@ def run_one(n: int, k: int, bare: bool) -> dict[str, Any]:
     from backbone.solver.te import solve_te
 
     net = synthetic_backbone(n)
-    r = solve_te(net, "min-mlu", "path", k=k, time_limit=3600)
+    r = solve_te(net, "min-mlu", formulation="path", k_paths=k, time_limit_s=3600)
     s = r.summary
     out: dict[str, Any] = {
         "sites": n, "links": len(net.links), "demands": len(net.demands), "path_vars": s["path_variables"],

@@ -67,7 +67,7 @@ def run_one(n_cities: int, method: str, time_limit: float, check: bool = True) -
     net = world_with_demand(n_cities)
     load_s = time.perf_counter() - t0
     t1 = time.perf_counter()
-    r = solve_te(net, "min-mlu", "path", k=4, method=method, time_limit=time_limit, pop_parts=4)
+    r = solve_te(net, "min-mlu", formulation="path", k_paths=4, method=method, time_limit_s=time_limit, pop_parts=4)
     seconds = time.perf_counter() - t1
     s = r.summary
     ok = check_te(net, r).ok if check else None

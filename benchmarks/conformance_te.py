@@ -64,13 +64,13 @@ def run_case(net: Any, name: str, edge: bool = True, throughput: bool = False) -
                            "demands": len(net.demands)}
     bad = 0
     t0 = time.perf_counter()
-    path = solve_te(net, "min-mlu", "path", k=4, time_limit=1800)
+    path = solve_te(net, "min-mlu", formulation="path", k_paths=4, time_limit_s=1800)
     row["path_s"] = time.perf_counter() - t0
     bad += not check_te(net, path).ok
     row["mlu_path"] = path.summary["mlu"]
     if edge:
         t0 = time.perf_counter()
-        e = solve_te(net, "min-mlu", "edge", time_limit=1800)
+        e = solve_te(net, "min-mlu", formulation="edge", time_limit_s=1800)
         row["edge_s"] = time.perf_counter() - t0
         bad += not check_te(net, e).ok
         row["mlu_edge"] = e.summary["mlu"]
@@ -79,7 +79,7 @@ def run_case(net: Any, name: str, edge: bool = True, throughput: bool = False) -
     bad += not check_te(net, ecmp).ok
     row["mlu_ecmp"] = ecmp.summary["mlu"]
     if throughput:
-        t = solve_te(net, "max-throughput", "path", k=4, time_limit=1800)
+        t = solve_te(net, "max-throughput", formulation="path", k_paths=4, time_limit_s=1800)
         bad += not check_te(net, t).ok
         row["carried_pct"] = 100 * t.summary["carried_gbps"] / max(t.summary["demand_gbps"], 1e-12)
     row["checker_failures"] = bad

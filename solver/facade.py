@@ -86,14 +86,11 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
     opts = options_for(TEOptions, options)
     progress = progress or no_progress
     t0 = time.perf_counter()
-    result = solve(net, opts.objective, opts.formulation, opts.k_paths, opts.backend, opts.time_limit_s,
-                   opts.utilisation_ceiling, opts.disjoint, opts.latency_tiebreak, opts.ecmp_metric,
-                   opts.ecmp_tolerance_ms, progress, lp_method=opts.lp_method, method=opts.method,
-                   pop_parts=opts.pop_parts)
+    result = solve(net, opts, progress=progress)
     if opts.bound and opts.objective != "ecmp" and opts.formulation == "path":
         left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
-        edge = solve(net, opts.objective, "edge", opts.k_paths, opts.backend, left, opts.utilisation_ceiling,
-                     opts.disjoint, False, lp_method=opts.lp_method)
+        edge = solve(net, opts.model_copy(update={"formulation": "edge", "time_limit_s": left,
+                                                  "latency_tiebreak": False, "method": "auto"}))
         result.summary["edge_bound"] = edge.summary["objective_value"]
     if opts.impact and opts.objective != "ecmp":
         from backbone.solver.impact import assess_state

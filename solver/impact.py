@@ -144,8 +144,8 @@ def assess_state(net: Network, k: int = 4, backend: str = "highs", time_limit_s:
         Backend trouble or no solution within the time limit.
     """
     if routing is None or routing.summary.get("objective") != "min-mlu":
-        routing = solve_te(net, "min-mlu", "path", k, backend, time_limit_s, path_provider=path_provider,
-                           lp_method=lp_method)
+        routing = solve_te(net, "min-mlu", formulation="path", k_paths=k, backend=backend, time_limit_s=time_limit_s,
+                           path_provider=path_provider, lp_method=lp_method)
     d = routing.demands
     unmet = d["unmet_gbps"].astype(float)
     reason = d["reason"].astype(str)
@@ -155,8 +155,9 @@ def assess_state(net: Network, k: int = 4, backend: str = "highs", time_limit_s:
     if mlu > 1 + OVERLOAD_TOL and not shortfall:
         unmet = pd.Series(np.nan, index=unmet.index)
     elif mlu > 1 + OVERLOAD_TOL:
-        capped = solve_te(net, "max-throughput", "path", k, backend, time_limit_s, ceiling=1.0,
-                          path_provider=path_provider, lp_method=lp_method)
+        capped = solve_te(net, "max-throughput", formulation="path", k_paths=k, backend=backend,
+                          time_limit_s=time_limit_s, utilisation_ceiling=1.0, path_provider=path_provider,
+                          lp_method=lp_method)
         unmet = capped.demands["unmet_gbps"].astype(float)
         reason = capped.demands["reason"].astype(str)
         statuses.append(str(capped.summary.get("status")))

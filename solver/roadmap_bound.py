@@ -56,7 +56,7 @@ from backbone.solver.problem import Block, LinearProgram, solve
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
 from backbone.solver.sparse import selector
 from backbone.solver.survive_model import link_modules
-from backbone.solver.upgrades import state_capacity_rows, state_demand_rows
+from backbone.solver.upgrades.families import state_capacity_rows, state_demand_rows
 
 logger = logging.getLogger(__name__)
 

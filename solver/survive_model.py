@@ -20,7 +20,7 @@ from backbone.errors import SolverError
 from backbone.model import Network
 from backbone.solver.problem import LinearProgram, solve
 from backbone.solver.sparse import selector
-from backbone.solver.upgrades import (
+from backbone.solver.upgrades.families import (
     UNMET_PENALTY_USD_PER_GBPS,
     state_capacity_rows,
     state_demand_rows,

@@ -26,10 +26,11 @@ __all__ = ["check_survivability"]
 def _unmet(net: Network, k: int, backend: str, time_limit_s: float) -> tuple[pd.Series, float]:
     from backbone.solver.te import solve_te
 
-    te = solve_te(net, "min-mlu", "path", k, backend, time_limit_s)
+    te = solve_te(net, "min-mlu", formulation="path", k_paths=k, backend=backend, time_limit_s=time_limit_s)
     if te.mlu <= 1 + 1e-6:
         return te.demands["unmet_gbps"].astype(float), te.mlu
-    capped = solve_te(net, "max-throughput", "path", k, backend, time_limit_s, ceiling=1.0)
+    capped = solve_te(net, "max-throughput", formulation="path", k_paths=k, backend=backend,
+                      time_limit_s=time_limit_s, utilisation_ceiling=1.0)
     return capped.demands["unmet_gbps"].astype(float), te.mlu
 
 

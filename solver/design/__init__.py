@@ -2,7 +2,7 @@
 
 One formulation serves SNDlib instances (:mod:`backbone.solver.sndlib` builds the instance from a network
 file and a model code) and the backbone's own upgrade question
-(:func:`backbone.solver.design_task.design_upgrades`; the ``design`` planning task is
+(:func:`backbone.solver.upgrades.design_upgrades`; the ``design`` planning task is
 :mod:`backbone.solver.tasks.design`).
 
 * :mod:`~backbone.solver.design.instance`: :class:`DesignInstance`, the problem in plain arrays.

@@ -3,7 +3,7 @@
 An SNDlib network with a model code (solved by :func:`backbone.solver.design.solve_design`, written in SNDlib's
 solution format ``design.sol.txt``), or any backbone scenario, where the task plans upgrades: routing ``paths`` --
 the survivable design over TE's candidate paths (:func:`backbone.solver.survive.design_survivable`), or routing
-``edge`` -- :func:`backbone.solver.design_task.design_upgrades`. Files: ``design_upgrades.csv`` (and
+``edge`` -- :func:`backbone.solver.upgrades.design_upgrades`. Files: ``design_upgrades.csv`` (and
 ``scenario_after/`` for routing ``paths``).
 """
 
@@ -19,10 +19,10 @@ from backbone.model import Network
 from backbone.serialize import finite_or_none
 from backbone.solver.design import DesignInstance, DesignSolution, solve_design
 from backbone.solver.design_options import DesignOptions
-from backbone.solver.design_task import design_upgrades
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import DesignSummary, Summary
+from backbone.solver.upgrades import design_upgrades
 
 
 @dataclass(kw_only=True)

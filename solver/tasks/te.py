@@ -62,8 +62,8 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     if weight < 1.0:
         progress(0.8, "edge bound")
         left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
-        edge = solve_te(net, opts.objective, "edge", opts.k_paths, opts.backend, left, opts.utilisation_ceiling,
-                        opts.disjoint, False, lp_method=opts.lp_method)
+        edge = solve_te(net, opts.model_copy(update={"formulation": "edge", "time_limit_s": left,
+                                                     "latency_tiebreak": False, "method": "auto"}))
         summary["edge_bound"] = edge.summary["objective_value"]
         summary.setdefault("notes", []).extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
         summary["edge_seconds"] = edge.summary["total_seconds"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -57,13 +58,17 @@ def __getattr__(name: str) -> Any:
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-def solve_te(net: Network, objective: str | TEOptions = "min-mlu", formulation: str = "path", k: int = 4,
-             backend: str = "highs", time_limit: float = 120.0, ceiling: float | None = None,
+def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulation: str = "path", k_paths: int = 4,
+             backend: str = "highs", time_limit_s: float = 120.0, utilisation_ceiling: float | None = None,
              disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
              ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None,
              path_provider: Callable[..., Any] | None = None, lp_method: str = "auto", method: str = "auto",
-             pop_parts: int = 4) -> TEResult:
+             pop_parts: int = 4, k: int | None = None, time_limit: float | None = None,
+             ceiling: float | None = None) -> TEResult:
     """Solve one TE problem.
+
+    Everything after ``objective`` is keyword-only and named as the
+    :class:`~backbone.solver.te.options.TEOptions` field it mirrors.
 
     Parameters
     ----------
@@ -71,15 +76,14 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", formulation: 
         The network with its demands.
     objective
         ``min-mlu``, ``max-throughput``, ``max-min-fair``, ``min-latency`` or ``ecmp``; or a
-        :class:`~backbone.solver.te.options.TEOptions`, whose fields then replace the parameters below
-        (``k_paths`` is ``k``, ``time_limit_s`` is ``time_limit``, ``utilisation_ceiling`` is ``ceiling``;
-        ``progress`` and ``path_provider`` still come from the call): ``solve_te(net, TEOptions(k_paths=8))``.
+        :class:`~backbone.solver.te.options.TEOptions`, whose fields then replace the keyword parameters
+        (``progress`` and ``path_provider`` still come from the call): ``solve_te(net, TEOptions(k_paths=8))``.
     formulation
-        ``path`` (candidate paths, ``k`` per demand) or ``edge`` (multicommodity flow).
-    time_limit
+        ``path`` (candidate paths, ``k_paths`` per demand) or ``edge`` (multicommodity flow).
+    time_limit_s
         Hard limit in seconds over path search, model building and every LP stage (see
         :class:`TEOptions`); the summary status is ``time_limit`` when it stopped the solve.
-    ceiling
+    utilisation_ceiling
         Utilisation ceiling (see :class:`~backbone.solver.te.options.TEOptions`).
     path_provider
         Optional candidate-path function with :func:`backbone.solver.paths.candidate_paths`'s signature
@@ -89,6 +93,9 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", formulation: 
         :func:`choose_method`).
         The summary reports the method that ran, ``lower_bound`` (min-mlu: a proven bound on the MLU
         over every admissible routing) and ``gap``.
+    k, time_limit, ceiling
+        Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
+        :class:`DeprecationWarning`; giving both spellings with different values is a :class:`TypeError`).
 
     Returns
     -------
@@ -101,15 +108,40 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", formulation: 
 
     Example
     -------
-    >>> r = solve_te(net, "min-mlu", k=4)          # doctest: +SKIP
+    >>> r = solve_te(net, "min-mlu", k_paths=4)    # doctest: +SKIP
     >>> r.summary["mlu"]                          # doctest: +SKIP
     0.75
     """
     if isinstance(objective, TEOptions):
         o = objective
-        return solve_te(net, o.objective, o.formulation, o.k_paths, o.backend, o.time_limit_s, o.utilisation_ceiling,
-                        o.disjoint, o.latency_tiebreak, o.ecmp_metric, o.ecmp_tolerance_ms, progress, path_provider,
-                        o.lp_method, o.method, o.pop_parts)
+        return solve_te(net, o.objective, formulation=o.formulation, k_paths=o.k_paths, backend=o.backend,
+                        time_limit_s=o.time_limit_s, utilisation_ceiling=o.utilisation_ceiling, disjoint=o.disjoint,
+                        latency_tiebreak=o.latency_tiebreak, ecmp_metric=o.ecmp_metric,
+                        ecmp_tolerance_ms=o.ecmp_tolerance_ms, progress=progress, path_provider=path_provider,
+                        lp_method=o.lp_method, method=o.method, pop_parts=o.pop_parts)
+    k_paths = int(_renamed("k", k, "k_paths", k_paths, 4))
+    time_limit_s = float(_renamed("time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
+    utilisation_ceiling = _renamed("ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
+    return _solve(net, objective, formulation, k_paths, backend, time_limit_s, utilisation_ceiling, disjoint,
+                  latency_tiebreak, ecmp_metric, ecmp_tolerance_ms, progress, path_provider, lp_method, method,
+                  pop_parts)
+
+
+def _renamed(old: str, old_value: Any, new: str, new_value: Any, default: Any) -> Any:
+    """``new_value``, or ``old_value`` given under the deprecated keyword ``old`` (with a warning)."""
+    if old_value is None:
+        return new_value
+    warnings.warn(f"solve_te: {old}= is deprecated; use {new}=", DeprecationWarning, stacklevel=3)
+    if new_value != default and new_value != old_value:
+        raise TypeError(f"solve_te: got both {old}={old_value!r} and {new}={new_value!r}; use {new}= only")
+    return old_value
+
+
+def _solve(net: Network, objective: str, formulation: str, k: int, backend: str, time_limit: float,
+           ceiling: float | None, disjoint: bool, latency_tiebreak: bool, ecmp_metric: str,
+           ecmp_tolerance_ms: float, progress: ProgressFn | None, path_provider: Callable[..., Any] | None,
+           lp_method: str, method: str, pop_parts: int) -> TEResult:
+    """:func:`solve_te` once its options are resolved."""
     from backbone.solver.te.instance import build_instance
     from backbone.solver.te.objectives import OBJECTIVES
 

@@ -21,7 +21,7 @@ def net() -> Network:
 
 @pytest.fixture(scope="module")
 def results(net: Network) -> dict[str, TEResult]:
-    return {f"{o}/{f}": solve_te(net, o, f) for o in ("min-mlu", "max-throughput", "min-latency")
+    return {f"{o}/{f}": solve_te(net, o, formulation=f) for o in ("min-mlu", "max-throughput", "min-latency")
             for f in ("path", "edge")}
 
 
@@ -113,7 +113,7 @@ def test_checker_catches_slo_violation(triangle: Network) -> None:
 
 
 def test_checker_catches_over_ceiling(diamond: Network) -> None:  # noqa: F811
-    r = solve_te(diamond, "min-latency", ceiling=1.0)
+    r = solve_te(diamond, "min-latency", utilisation_ceiling=1.0)
     r.summary["utilisation_ceiling"] = 0.5  # a result claiming a stricter ceiling than it kept
     report = check_te(diamond, r)
     assert "capacity" in {v.check for v in report.violations}

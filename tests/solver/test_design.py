@@ -16,9 +16,9 @@ from backbone.io.sndlib import parse_model_code, parse_model_file, parse_sndlib,
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.design import check_design, configurations_from_counts
 from backbone.solver.design import build_design_lp, mir_cuts, solve_design
-from backbone.solver.design_task import CandidateLink, design_upgrades
 from backbone.solver.sndlib import build_instance, load_instance, write_solution
 from backbone.solver.tasks import run_task
+from backbone.solver.upgrades import CandidateLink, design_upgrades
 from tests.conftest import conformance_dir
 from tests.nets import make_network
 

@@ -38,7 +38,7 @@ def test_solve_te_takes_option_names_and_reports_utilisation(triangle: Network) 
     assert r.links["utilisation"].max() == pytest.approx(0.75, abs=1e-6)
     assert r.summary["verification"]["ok"] is True
     assert "impact" in r.summary  # the options' default, as `backbone te` reports it
-    direct = solver_solve_te(triangle, "min-mlu", k=2)
+    direct = solver_solve_te(triangle, "min-mlu", k_paths=2)
     assert r.summary["objective_value"] == pytest.approx(direct.summary["objective_value"])
     same = backbone.solve_te(triangle, paths=2, impact=False)
     assert "impact" not in same.summary

@@ -100,8 +100,21 @@ def test_solve_te_takes_the_options_object(triangle: Any) -> None:
 
     opts = TEOptions(objective="max-throughput", k_paths=2, utilisation_ceiling=0.5, time_limit_s=30)
     by_options = solve_te(triangle, opts)
-    by_keywords = solve_te(triangle, "max-throughput", k=2, ceiling=0.5, time_limit=30)
+    by_keywords = solve_te(triangle, "max-throughput", k_paths=2, utilisation_ceiling=0.5, time_limit_s=30)
+    with pytest.warns(DeprecationWarning, match="k_paths"):
+        by_old_names = solve_te(triangle, "max-throughput", k=2, ceiling=0.5, time_limit=30)
     assert by_options.summary["paths_k"] == 2 and by_options.summary["utilisation_ceiling"] == 0.5
     for key in ("status", "objective_value", "carried_gbps", "unmet_gbps", "mlu"):
         assert by_options.summary[key] == pytest.approx(by_keywords.summary[key])
+        assert by_old_names.summary[key] == pytest.approx(by_keywords.summary[key])
     assert by_options.summary["mlu"] <= 0.5 + 1e-6
+
+
+def test_solve_te_options_are_keyword_only(triangle: Any) -> None:
+    """Only ``objective`` is positional; an old and a new spelling that disagree are refused."""
+    from backbone.solver.te import solve_te
+
+    with pytest.raises(TypeError):
+        solve_te(triangle, "min-mlu", "edge")  # type: ignore[misc]
+    with pytest.raises(TypeError, match="k_paths"), pytest.warns(DeprecationWarning):
+        solve_te(triangle, "min-mlu", k=2, k_paths=3)

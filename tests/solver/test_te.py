@@ -21,7 +21,7 @@ OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
 
 def solve(net: Network, objective: str, formulation: str = "path", **kw: Any) -> TEResult:
     """Solve and insist the independent checker finds nothing wrong."""
-    r = solve_te(net, objective, formulation, **kw)
+    r = solve_te(net, objective, formulation=formulation, **kw)
     report = check_te(net, r)
     assert report.ok, str(report)
     return r
@@ -69,7 +69,7 @@ def test_triangle_min_mlu_is_three_quarters(triangle: Network, formulation: str)
 def test_diamond_min_latency_under_ceiling(diamond: Network, formulation: str, demand: float, ceiling: float,
                                            latency: float, unmet: float) -> None:
     net = diamond.scale_demand(demand / 12)
-    r = solve(net, "min-latency", formulation, ceiling=ceiling)
+    r = solve(net, "min-latency", formulation, utilisation_ceiling=ceiling)
     assert r.summary["objective_value"] == pytest.approx(latency, rel=1e-6)
     assert r.summary["weighted_latency_ms"] == pytest.approx(latency, rel=1e-6)
     assert r.summary["unmet_gbps"] == pytest.approx(unmet, abs=1e-6)
@@ -124,7 +124,7 @@ def test_max_min_fair_gives_everyone_everything_when_it_fits(triangle: Network) 
 def test_path_min_mlu_never_below_edge_optimum(k: int) -> None:
     net = grid()
     edge = solve(net, "min-mlu", "edge")
-    path = solve(net, "min-mlu", "path", k=k)
+    path = solve(net, "min-mlu", "path", k_paths=k)
     assert path.summary["mlu"] >= edge.summary["mlu"] - 1e-7
     if k == 1:
         assert path.summary["mlu"] > edge.summary["mlu"] + 1e-3  # single shortest paths do worse here
@@ -133,7 +133,7 @@ def test_path_min_mlu_never_below_edge_optimum(k: int) -> None:
 def test_path_throughput_never_above_edge_optimum() -> None:
     net = grid().scale_demand(3.0)
     edge = solve(net, "max-throughput", "edge")
-    path = solve(net, "max-throughput", "path", k=2)
+    path = solve(net, "max-throughput", "path", k_paths=2)
     assert path.summary["carried_gbps"] <= edge.summary["carried_gbps"] + 1e-6
     assert edge.summary["unmet_gbps"] > 0  # scarcity: the case is not trivial
 
@@ -149,8 +149,8 @@ def test_every_objective_on_grid_passes_checker(objective: str) -> None:
 
 def test_latency_tiebreak_keeps_mlu_and_lowers_latency() -> None:
     net = grid()
-    plain = solve(net, "min-mlu", "path", k=4)
-    tb = solve(net, "min-mlu", "path", k=4, latency_tiebreak=True)
+    plain = solve(net, "min-mlu", "path", k_paths=4)
+    tb = solve(net, "min-mlu", "path", k_paths=4, latency_tiebreak=True)
     assert tb.summary["mlu"] == pytest.approx(plain.summary["mlu"], rel=1e-5)
     assert tb.summary["weighted_latency_ms"] <= plain.summary["weighted_latency_ms"] + 1e-9
 

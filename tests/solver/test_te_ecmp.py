@@ -60,7 +60,7 @@ def test_ecmp_reports_slo_misses_but_carries_traffic() -> None:
 def test_ecmp_is_never_better_than_min_mlu() -> None:
     net = grid()
     ecmp = simulate_ecmp(net)
-    te = solve_te(net, "min-mlu", "edge")
+    te = solve_te(net, "min-mlu", formulation="edge")
     assert ecmp.summary["mlu"] >= te.summary["mlu"] - 1e-9
     assert check_te(net, ecmp).ok
     # the propagated latency figures equal the path-table ones

@@ -43,7 +43,7 @@ def _gravity_net(seed: int, n: int = 40, m: int = 80) -> Network:
 @pytest.mark.parametrize("seed", range(10))
 def test_bound_is_valid_and_the_flows_carry_every_demand(seed: int) -> None:
     net = _net(seed)
-    optimum = solve_te(net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["objective_value"]
+    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
     sf = source_flow_mlu(inst, dem, time.perf_counter() + 30.0, max_iterations=300)
@@ -87,8 +87,8 @@ def test_colgen_above_the_master_threshold_runs_source_flows(monkeypatch: pytest
 
     monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
     net = _net(seed)
-    optimum = solve_te(net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["mlu"]
-    r = solve_te(net, "min-mlu", k=1, method="colgen", time_limit=20)
+    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["mlu"]
+    r = solve_te(net, "min-mlu", k_paths=1, method="colgen", time_limit_s=20)
     s = r.summary
     assert s["method"] == "colgen" and s["colgen"]["engine"] == "source_flows"
     assert s["status"] in ("optimal", "feasible")
@@ -109,7 +109,7 @@ def test_capped_paths_table_says_so_and_still_checks(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
     monkeypatch.setattr(srcflow, "PATH_TABLE_MAX_ROWS", 20)
     net = _net(1)
-    r = solve_te(net, "min-mlu", k=1, method="colgen", time_limit=20)
+    r = solve_te(net, "min-mlu", k_paths=1, method="colgen", time_limit_s=20)
     s = r.summary
     assert s["paths_complete"] is False
     assert 0 < len(r.paths) <= 20 and s["paths_table"]["rows"] == len(r.paths) < s["paths_table"]["paths"]
@@ -129,7 +129,7 @@ def test_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
     net = _net(3)
     t0 = time.perf_counter()
-    r = solve_te(net, "min-mlu", k=1, method="colgen", time_limit=0.5)
+    r = solve_te(net, "min-mlu", k_paths=1, method="colgen", time_limit_s=0.5)
     assert time.perf_counter() - t0 < 5.0
     assert check_te(net, r).ok
     assert r.summary["lower_bound"] is not None and r.summary["lower_bound"] <= r.summary["mlu"]

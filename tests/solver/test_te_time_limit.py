@@ -26,7 +26,7 @@ SLACK_S = 3.0
 def big() -> Network:
     """A synthetic backbone whose exact solve takes far longer than the limits used here."""
     net = synthetic_backbone(160, seed=3)
-    solve_te(synthetic_backbone(12, seed=1), "min-mlu", k=2)  # compile the path kernels outside the timings
+    solve_te(synthetic_backbone(12, seed=1), "min-mlu", k_paths=2)  # compile the path kernels outside the timings
     return net
 
 
@@ -39,7 +39,7 @@ def _timed(net: Network, **kw: object) -> tuple[object, float]:
 @pytest.mark.parametrize("method", ["exact", "colgen", "pop"])
 def test_min_mlu_stops_at_the_limit_with_a_feasible_answer_and_a_valid_bound(big: Network, method: str) -> None:
     limit = 0.3
-    r, seconds = _timed(big, objective="min-mlu", k=4, method=method, time_limit=limit)
+    r, seconds = _timed(big, objective="min-mlu", k_paths=4, method=method, time_limit_s=limit)
     s = r.summary  # type: ignore[attr-defined]
     assert seconds <= limit + SLACK_S
     assert s["status"] == "time_limit"
@@ -55,7 +55,7 @@ def test_min_mlu_stops_at_the_limit_with_a_feasible_answer_and_a_valid_bound(big
 
 @pytest.mark.parametrize("objective", ["max-throughput", "max-min-fair", "min-latency"])
 def test_capped_objectives_stop_at_the_limit_under_their_ceiling(big: Network, objective: str) -> None:
-    r, seconds = _timed(big, objective=objective, k=4, method="exact", time_limit=0.2)
+    r, seconds = _timed(big, objective=objective, k_paths=4, method="exact", time_limit_s=0.2)
     s = r.summary  # type: ignore[attr-defined]
     assert seconds <= 0.2 + SLACK_S
     assert s["status"] == "time_limit"
@@ -65,7 +65,7 @@ def test_capped_objectives_stop_at_the_limit_under_their_ceiling(big: Network, o
 
 def test_a_generous_limit_still_solves_to_optimality() -> None:
     net = synthetic_backbone(20, seed=2)
-    r = solve_te(net, "min-mlu", k=4, time_limit=120)
+    r = solve_te(net, "min-mlu", k_paths=4, time_limit_s=120)
     assert r.summary["status"] == "optimal"
     assert not any("time limit" in n for n in r.summary["notes"])
 

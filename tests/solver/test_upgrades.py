@@ -57,7 +57,7 @@ def test_slo_limits_the_paths_upgrades_may_use(tri: Network) -> None:
     r = plan_path_upgrades(net, [()], ceiling=1.0)
     assert list(r.upgrades["link"]) == ["AC"]
     # and the edge-based design (no latency limits) needs nothing
-    from backbone.solver.design_task import design_upgrades
+    from backbone.solver.upgrades import design_upgrades
 
     assert design_upgrades(net, "none", 1.0, time_limit=30).cost_usd == pytest.approx(0.0)
 

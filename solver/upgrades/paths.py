@@ -1,6 +1,6 @@
 """Link upgrades routed the way TE routes: over latency-admissible candidate paths, per failure state.
 
-:func:`backbone.solver.design_task.design_upgrades` routes upgrades over every path (exact multicommodity
+:func:`backbone.solver.upgrades.edge.design_upgrades` routes upgrades over every path (exact multicommodity
 flow, no latency limits) -- the right relaxation for SNDlib-style design, but a backbone whose
 traffic must meet latency SLOs cannot use a 300 ms detour that the edge model happily takes. This
 module plans upgrades with the same candidate paths and SLO filters as :mod:`backbone.solver.te`, in the
@@ -9,7 +9,7 @@ intact network and in each failure state (paths regenerated for the failed topol
 the upgrades stays within the utilisation ceiling.
 
 Model (one block per state ``s``; loops run over states, never over links, demands or paths); the demand and
-capacity families (:func:`state_demand_rows`, :func:`state_capacity_rows`) are shared with the survivable
+capacity families (:mod:`backbone.solver.upgrades.families`) are shared with the survivable
 upgrade MIP and the roadmap bound::
 
     modules:   y_l in {0, .., Y_l}  integer,            cost  c_l y_l
@@ -30,18 +30,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from backbone.model import Network
-from backbone.solver.problem import INF, Block, LinearProgram, solve
+from backbone.solver.problem import INF, LinearProgram, solve
 from backbone.solver.progress import ProgressFn, no_progress
-from backbone.solver.sparse import selector
+from backbone.solver.upgrades.families import (
+    UNMET_PENALTY_USD_PER_GBPS,
+    state_capacity_rows,
+    state_demand_rows,
+    state_paths,
+)
 
 logger = logging.getLogger(__name__)
-
-UNMET_PENALTY_USD_PER_GBPS = 1e7
-"""Penalty on demand left without an admissible path: far above any upgrade cost per Gbps, so
-upgrades are never traded for unmet demand that capacity could carry."""
 
 
 @dataclass
@@ -72,60 +72,6 @@ class PathUpgradeResult:
             "map": {"link_values": {"added_gbps": {str(r.link): float(r.added_gbps)
                                                    for r in self.upgrades.itertuples()}}, "failed_links": []},
         }
-
-
-def state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
-    """(var_demand, var_path, arc incidence of the variables) for one state, on the intact link
-    index: the TE admissible-path rule applied to the state's candidate paths."""
-    from backbone.solver.paths import candidate_paths, paths_after_failure
-    from backbone.solver.te.formulations import admissible_paths
-    from backbone.solver.te.instance import build_instance
-
-    def provider(n: Network, pairs: pd.DataFrame, k: int, max_latency_ms: Any, disjoint: bool) -> Any:
-        if not failed:
-            return candidate_paths(n, pairs, k=k, max_latency_ms=max_latency_ms)
-        return paths_after_failure(n, list(failed), pairs, k=k, max_latency_ms=max_latency_ms)
-
-    inst = build_instance(net, provider)
-    demands = np.flatnonzero(inst.demand_gbps > 0)
-    dp = admissible_paths(inst, demands, k, False)
-    if dp.paths is None or len(dp.var_path) == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), sp.csr_matrix((0, 2 * len(net.links)))
-    return dp.var_demand, dp.var_path, dp.paths.arc_incidence[dp.var_path]
-
-
-def state_demand_rows(lp: LinearProgram, var_demand: Sequence[np.ndarray], h: np.ndarray, index: pd.Index) -> Block:
-    """Demand family, one block of rows per state ``s``: ``sum_{p in P_s(d)} f_{s,p} + u_{s,d} = h_{s,d}``.
-
-    ``var_demand[s]`` is the demand (``0..D-1``) of each path variable of state ``s`` (the states' variables
-    one after the other in ``flow``); ``h`` the ``S x D`` demands, raveled like the rows and the ``unmet``
-    columns.
-    """
-    S = len(var_demand)
-    D = len(h) // S if S else 0
-    rows = np.concatenate([s * D + vd for s, vd in enumerate(var_demand)]) if S else np.zeros(0, np.int64)
-    return lp.add_constraints("demand", {"flow": selector(rows, S * D, lp.variables["flow"].size),
-                                         "unmet": sp.identity(S * D, format="csr")}, lower=h, upper=h, index=index)
-
-
-def state_capacity_rows(lp: LinearProgram, incidences: Sequence[sp.spmatrix], ceiling: np.ndarray, mod: np.ndarray,
-                        cap: np.ndarray, block: str = "modules", cols: np.ndarray | None = None,
-                        level: str = "state") -> Block:
-    """Capacity family, one block of rows per state ``s`` and arc ``a`` of link ``l``:
-    ``A_s^T f_s - t_s m_l y_l <= t_s cap_l``.
-
-    ``incidences[s]`` is the path x arc incidence of state ``s``, ``ceiling[s]`` its utilisation ceiling ``t_s``;
-    ``y`` is variable block ``block``, its column for each row ``cols`` (default: the row's link).
-    """
-    S, L = len(incidences), len(cap)
-    t = np.repeat(np.asarray(ceiling, float), 2 * L)
-    arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), S)
-    flow = (sp.block_diag([inc.T for inc in incidences], format="csr") if S
-            else sp.csr_matrix((0, lp.variables["flow"].size)))
-    y = selector(np.arange(2 * L * S), 2 * L * S, lp.variables[block].size,
-                 cols=arc_link if cols is None else cols, values=-t * mod[arc_link])
-    return lp.add_constraints("capacity", {"flow": flow, block: y}, upper=t * cap[arc_link],
-                              index=pd.MultiIndex.from_product([range(S), range(2 * L)], names=[level, "arc"]))
 
 
 def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = ((),), ceiling: float = 0.8,
@@ -227,7 +173,7 @@ def verify_path_upgrades(net: Network, result: PathUpgradeResult, failure_sets: 
     rows = []
     for name, failed in zip(result.states, failure_sets, strict=True):
         state_net = upgraded.fail_links(list(failed)) if failed else upgraded
-        te = solve_te(state_net, "min-mlu", "path", k)
+        te = solve_te(state_net, "min-mlu", formulation="path", k_paths=k)
         unmet = float(te.demands["unmet_gbps"].sum())
         ok = te.mlu <= result.ceiling + tol and unmet <= result.unmet_gbps_by_state.get(name, 0.0) + 1e-6 * max(
             1.0, float(net.demands["demand_gbps"].sum()))
@@ -236,4 +182,4 @@ def verify_path_upgrades(net: Network, result: PathUpgradeResult, failure_sets: 
             "checked": ["utilisation within the ceiling in every modelled state after upgrades (TE re-solve)"]}
 
 
-__all__ = ["INF", "PathUpgradeResult", "plan_path_upgrades", "state_paths", "verify_path_upgrades"]
+__all__ = ["INF", "PathUpgradeResult", "plan_path_upgrades", "verify_path_upgrades"]
