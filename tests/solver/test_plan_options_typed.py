@@ -110,7 +110,8 @@ def test_roadmap_stages_are_typed_with_the_roadmap_defaults() -> None:
     opts = parse_options("roadmap", {"design": {"time_limit": 4}, "failures": {"kind": "link"}, "verify": True})
     defaults = old_stage_defaults({"failures": {"kind": "link"}})  # the roadmap's verify is its checker's only
     assert opts.design == PlanUpgradeOptions.model_validate({"time_limit_s": 4.0})  # the old spelling beats 15 s
-    assert opts.place == PlaceOptions.model_validate({**defaults["place"], "time_limit_s": 30.0, "lp_bound": False})
+    assert opts.place == PlaceOptions.model_validate({**defaults["place"], "time_limit_s": 30.0, "mip_gap": 0.005,
+                                                      "lp_bound": False})
     assert opts.te == TEOptions.model_validate(defaults["te"])
     assert opts.failures == FailureOptions.model_validate({**defaults["failures"], "kind": "link"})
     assert RoadmapOptions().design.time_limit_s == 15.0
