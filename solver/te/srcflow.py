@@ -38,6 +38,13 @@ bound closes on the MLU as the iterates converge. The best bound over all iterat
 (:func:`~backbone.solver.te.srcflow_kernels.decompose_source_flows`, cycles cancelled: they only add
 load), as int32 arc arrays in CSR form; the arc loads the result reports are recomputed from those paths.
 
+**Warm start** (failure sweeps). ``warm`` is a solution of the same demands on a network with more capacity
+(the intact network; :func:`fail_links` zeroes the failed links' arcs). Every source whose demand is unchanged
+and whose flow avoids the arcs without capacity keeps its flow; the others (their flow crossed a failed arc,
+or a failure cut some of their destinations off) are zeroed and re-pushed on shortest paths under the prices
+of the kept loads. The iterations then start from that routing, with the smoothing of the warm solution's gap;
+the bound comes from this run's own prices only, so it never depends on the start.
+
 Demands are routed without their SLO, so callers use this only when no demand has one.
 """
 
@@ -46,7 +53,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -257,8 +264,8 @@ class _Routing:
 
 
 def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_iterations: int | None = None,
-                    gap_tol: float = GAP_TOL, block_sources: int = BLOCK_SOURCES, progress: Callable[[str], None] | None = None
-                    ) -> SourceFlows:
+                    gap_tol: float = GAP_TOL, block_sources: int = BLOCK_SOURCES, progress: Callable[[str], None] | None = None,
+                    warm: SourceFlows | None = None) -> SourceFlows:
     """Min-MLU of ``demands`` (no SLOs) by Frank-Wolfe on source-aggregated flows (module docstring).
 
     Parameters
@@ -277,6 +284,9 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
         Sources per block step (:data:`BLOCK_SOURCES`).
     progress
         Called with a one-line status after each iteration.
+    warm
+        A solution of these demands on the same sites and arcs with at least this capacity per arc (the
+        intact network before :func:`fail_links`): the start (module docstring, *Warm start*).
 
     Returns
     -------
@@ -307,13 +317,19 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
     spread = np.inf
     all_rows = np.arange(len(sources))
     rng = np.random.default_rng(0)
+    if warm is not None:
+        kept_sources = _warm_start(r, warm)
+        mlu = float((r.load / cap).max(initial=0.0))
+        spread = max(SMOOTHING * (warm.mlu - warm.lower_bound), MIN_SMOOTHING * mlu)
+        logger.debug("source flows: warm start keeps %d of %d sources, MLU %.6g", kept_sources, len(sources), mlu)
+    cold = warm is None
     while True:
         if max_iterations is not None and it >= max_iterations:
             break
         if it > 0 and time.perf_counter() + last_s > deadline:
             break
         t_it = time.perf_counter()
-        if it == 0:
+        if cold and it == 0:
             w = 1.0 / cap / len(cap)  # first routing: prices 1 / cap (fewest-hop-like, shuns thin links)
             beta = 0.0
         else:
@@ -329,14 +345,14 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
             best_lb = lb
             best_w = np.zeros(n_arcs)
             best_w[g.usable] = w / w_cap
-        fw_gap = float((w * (r.load - z_full[g.usable])).sum()) / w_cap if it > 0 else np.inf
+        fw_gap = float((w * (r.load - z_full[g.usable])).sum()) / w_cap if not (cold and it == 0) else np.inf
         if fw_gap < spread:
             spread *= SMOOTHING_DECAY  # near the smoothed optimum: sharpen
         z = z_full[g.usable]
-        step = 1.0 if it == 0 else _line_search(r.load / cap, z / cap, beta)
+        step = 1.0 if cold and it == 0 else _line_search(r.load / cap, z / cap, beta)
         r.move(all_rows, tree_arc, subtree, step, z - r.load)
         del tree_arc, subtree
-        if it > 0 and n_blocks > 1:
+        if not (cold and it == 0) and n_blocks > 1:
             r.block_steps(beta, np.array_split(rng.permutation(len(sources)), n_blocks))
         mlu = float((r.load / cap).max(initial=0.0))
         it += 1
@@ -355,6 +371,58 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
                 len(pair_key), it, seconds, mlu, best_lb)
     return SourceFlows(sources, r.flow, pair_ptr, pair_dst, pair_gbps, pair_of_demand, mlu, min(best_lb, mlu), it,
                        seconds, best_w)
+
+
+def _warm_start(r: _Routing, warm: SourceFlows) -> int:
+    """Set ``r``'s flows from ``warm`` (module docstring, *Warm start*); returns the number of sources kept."""
+    n = r.demand.shape[1]
+    if warm.flow.shape[1] != r.n_arcs:
+        raise ValueError(f"warm start has {warm.flow.shape[1]} arcs, the instance {r.n_arcs}")
+    warm_demand = np.zeros((len(warm.sources), n))
+    warm_row = np.repeat(np.arange(len(warm.sources)), np.diff(warm.pair_ptr))
+    warm_demand[warm_row, warm.pair_dst] = warm.pair_gbps
+    pos = np.minimum(np.searchsorted(warm.sources, r.sources), max(0, len(warm.sources) - 1))
+    found = (warm.sources[pos] == r.sources) if len(warm.sources) else np.zeros(len(r.sources), bool)
+    dead = np.ones(r.n_arcs, bool)
+    dead[r.graph.usable] = False
+    tol = 1e-9 * max(1.0, float(r.demand.max(initial=0.0)))
+    keep = found.copy()
+    keep[found] = (np.abs(warm_demand[pos[found]] - r.demand[found]).max(axis=1) <= tol) & (
+        warm.flow[pos[found]][:, dead].max(axis=1, initial=0.0) <= tol)
+    kept = np.flatnonzero(keep)
+    r.flow[kept] = warm.flow[pos[kept]]
+    r.flow[np.ix_(kept, np.flatnonzero(dead))] = 0.0
+    r.load = r.flow[kept].sum(axis=0)[r.graph.usable] if len(kept) else np.zeros(len(r.graph.cap))
+    redo = np.flatnonzero(~keep)
+    if len(redo):
+        cap = r.graph.cap
+        mlu = float((r.load / cap).max(initial=0.0))
+        spread = max(SMOOTHING * (warm.mlu - warm.lower_bound), MIN_SMOOTHING * max(mlu, warm.mlu))
+        beta = float(np.log(max(len(cap), 2))) / spread
+        tree_arc, subtree, z_full, _ = r.all_or_nothing(redo, r.prices(beta))
+        r.move(redo, tree_arc, subtree, 1.0, z_full[r.graph.usable])
+    return len(kept)
+
+
+def fail_links(inst: TEInstance, links: np.ndarray) -> TEInstance:
+    """``inst`` with the links at positions ``links`` failed: their arcs' capacity 0 and the demands their loss
+    cuts off marked ``disconnected`` (arc and demand positions unchanged, so a solution of ``inst`` is a warm
+    start for :func:`source_flow_mlu` on the result)."""
+    from scipy.sparse.csgraph import connected_components
+
+    from backbone.solver.te.instance import REASON_DISCONNECTED
+
+    links = np.asarray(links, np.int64)
+    cap = inst.arc_capacity_gbps.copy()
+    cap[links] = 0.0
+    cap[links + inst.n_links] = 0.0
+    live = cap > 0
+    n = inst.n_sites
+    adj = sp.csr_matrix((np.ones(int(live.sum())), (inst.arc_tail[live], inst.arc_head[live])), shape=(n, n))
+    _, comp = connected_components(adj, directed=False)
+    reason = inst.reason.copy()
+    reason[(reason == "") & (comp[inst.src] != comp[inst.dst])] = REASON_DISCONNECTED
+    return replace(inst, arc_capacity_gbps=cap, reason=reason)
 
 
 def decompose(inst: TEInstance, sf: SourceFlows) -> PathSplits:
