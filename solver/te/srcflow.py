@@ -42,8 +42,10 @@ load), as int32 arc arrays in CSR form; the arc loads the result reports are rec
 (the intact network; :func:`fail_links` zeroes the failed links' arcs). Every source whose demand is unchanged
 and whose flow avoids the arcs without capacity keeps its flow; the others (their flow crossed a failed arc,
 or a failure cut some of their destinations off) are zeroed and re-pushed on shortest paths under the prices
-of the kept loads. The iterations then start from that routing, with the smoothing of the warm solution's gap;
-the bound comes from this run's own prices only, so it never depends on the start.
+of the kept loads. The warm solution's bound prices are priced on this network first (one
+Dijkstra from every source: weak duality holds for any prices, so the bound is this network's own and stays
+valid whatever the start); when that bound already meets the gap target against the warm routing's MLU no
+iteration runs, else the iterations start from that routing (smoothing schedule as a cold start).
 
 Demands are routed without their SLO, so callers use this only when no demand has one.
 """
@@ -320,10 +322,20 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
     if warm is not None:
         kept_sources = _warm_start(r, warm)
         mlu = float((r.load / cap).max(initial=0.0))
-        spread = max(SMOOTHING * (warm.mlu - warm.lower_bound), MIN_SMOOTHING * mlu)
-        logger.debug("source flows: warm start keeps %d of %d sources, MLU %.6g", kept_sources, len(sources), mlu)
+        # the warm solution's bound prices priced on this network: a bound of this network's own
+        w = warm.bound_prices[g.usable]
+        w_cap = float((w * cap).sum())
+        if w_cap > 0:
+            sp_total = r.all_or_nothing(all_rows, w)[3]
+            lb = max(0.0, sp_total - PRICE_FLOOR * float(w.max(initial=0.0)) * n * total_demand) / w_cap
+            if lb > best_lb:
+                best_lb = lb
+                best_w = np.zeros(n_arcs)
+                best_w[g.usable] = w / w_cap
+        logger.debug("source flows: warm start keeps %d of %d sources, MLU %.6g, bound %.6g", kept_sources,
+                     len(sources), mlu, best_lb)
     cold = warm is None
-    while True:
+    while warm is None or mlu <= 0 or (mlu - best_lb) > gap_tol * mlu:
         if max_iterations is not None and it >= max_iterations:
             break
         if it > 0 and time.perf_counter() + last_s > deadline:
