@@ -45,7 +45,8 @@ or a failure cut some of their destinations off) are zeroed and re-pushed on sho
 of the kept loads. The warm solution's bound prices are priced on this network first (one
 Dijkstra from every source: weak duality holds for any prices, so the bound is this network's own and stays
 valid whatever the start); when that bound already meets the gap target against the warm routing's MLU no
-iteration runs, else the iterations start from that routing (smoothing schedule as a cold start).
+iteration runs, else the iterations start from that routing (smoothing schedule as a cold start), and
+restart cold after :data:`WARM_ITERATIONS` if the target is still not met.
 
 Demands are routed without their SLO, so callers use this only when no demand has one.
 """
@@ -86,6 +87,11 @@ BLOCK_SOURCES = 2
 and each block moves towards its own shortest-path trees under prices refreshed after every block, with its
 own line search (block-coordinate Frank-Wolfe). Measured on the world backbone (300 cities, 60 s): blocks
 of about 19 sources ended at gap 5.2 %, blocks of 2 at 2.6-3.2 %."""
+
+WARM_ITERATIONS = 12
+"""A warm-started run not at its gap target after this many iterations restarts cold (keeping its bound).
+Measured on the world backbone (100 cities, 11 sampled link failures): 10 of 11 warm runs met a 1 % target in
+5-15 iterations; one took 208 iterations (51.6 s against 5.9 s cold)."""
 
 LINE_SEARCH_STEPS = 40
 """Bisection steps of the line search."""
@@ -334,14 +340,18 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
                 best_w[g.usable] = w / w_cap
         logger.debug("source flows: warm start keeps %d of %d sources, MLU %.6g, bound %.6g", kept_sources,
                      len(sources), mlu, best_lb)
-    cold = warm is None
+    first = warm is None  # the next iteration routes from scratch (step 1, prices 1 / cap)
     while warm is None or mlu <= 0 or (mlu - best_lb) > gap_tol * mlu:
+        if warm is not None and it == WARM_ITERATIONS:  # the failure moved the optimum far: start cold
+            r.flow[:] = 0.0
+            r.load = np.zeros(len(cap))
+            first, spread = True, np.inf
         if max_iterations is not None and it >= max_iterations:
             break
         if it > 0 and time.perf_counter() + last_s > deadline:
             break
         t_it = time.perf_counter()
-        if cold and it == 0:
+        if first:
             w = 1.0 / cap / len(cap)  # first routing: prices 1 / cap (fewest-hop-like, shuns thin links)
             beta = 0.0
         else:
@@ -357,17 +367,18 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
             best_lb = lb
             best_w = np.zeros(n_arcs)
             best_w[g.usable] = w / w_cap
-        fw_gap = float((w * (r.load - z_full[g.usable])).sum()) / w_cap if not (cold and it == 0) else np.inf
+        fw_gap = float((w * (r.load - z_full[g.usable])).sum()) / w_cap if not first else np.inf
         if fw_gap < spread:
             spread *= SMOOTHING_DECAY  # near the smoothed optimum: sharpen
         z = z_full[g.usable]
-        step = 1.0 if cold and it == 0 else _line_search(r.load / cap, z / cap, beta)
+        step = 1.0 if first else _line_search(r.load / cap, z / cap, beta)
         r.move(all_rows, tree_arc, subtree, step, z - r.load)
         del tree_arc, subtree
-        if not (cold and it == 0) and n_blocks > 1:
+        if not first and n_blocks > 1:
             r.block_steps(beta, np.array_split(rng.permutation(len(sources)), n_blocks))
         mlu = float((r.load / cap).max(initial=0.0))
         it += 1
+        first = False
         last_s = time.perf_counter() - t_it
         gap = (mlu - best_lb) / mlu if mlu > 0 else 0.0
         logger.debug("source flows: iteration %d, MLU %.6g, bound %.6g, gap %.3f%%, step %.3g, smoothing %.3g, "
