@@ -133,3 +133,34 @@ def test_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     assert time.perf_counter() - t0 < 5.0
     assert check_te(net, r).ok
     assert r.summary["lower_bound"] is not None and r.summary["lower_bound"] <= r.summary["mlu"]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_warm_start_after_a_link_failure_matches_a_cold_solve(seed: int) -> None:
+    """A failure's solve warm-started from the intact flows reaches the cold solve's MLU within the gap, its
+    bound stays below the failed network's exact optimum, and its flows avoid the failed link."""
+    from backbone.solver.te.srcflow import fail_links
+
+    net = _gravity_net(seed, n=14, m=26)
+    inst = build_instance(net)
+    tol = 0.01
+    intact = source_flow_mlu(inst, np.flatnonzero(inst.routable), time.perf_counter() + 30.0, gap_tol=tol)
+    link = int(np.argmax(intact.arc_load[:inst.n_links] + intact.arc_load[inst.n_links:]))  # the busiest link
+    failed = fail_links(inst, np.array([link]))
+    dem = np.flatnonzero(failed.routable)
+    cold = source_flow_mlu(failed, dem, time.perf_counter() + 30.0, gap_tol=tol)
+    warm = source_flow_mlu(failed, dem, time.perf_counter() + 30.0, gap_tol=tol, warm=intact)
+    failed_net = net.copy_with(links=net.links.drop(index=net.links.index[link]), demands=net.demands.iloc[dem])
+    optimum = solve_te(failed_net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["objective_value"]
+    for sf in (cold, warm):
+        assert sf.lower_bound <= optimum * (1 + 1e-9) <= sf.mlu * (1 + 1e-9)
+        assert (sf.mlu - sf.lower_bound) <= tol * sf.mlu * (1 + 1e-9)
+        assert np.abs(sf.flow[:, [link, link + inst.n_links]]).max() == 0.0
+    assert warm.mlu == pytest.approx(cold.mlu, rel=tol)
+    # every demand is carried: per source, the net outflow at the source is its traffic
+    out = np.zeros((len(warm.sources), inst.n_sites))
+    for i in range(len(warm.sources)):
+        np.add.at(out[i], inst.arc_tail, warm.flow[i])
+        np.add.at(out[i], inst.arc_head, -warm.flow[i])
+    np.testing.assert_allclose(out[np.arange(len(warm.sources)), warm.sources],
+                               np.add.reduceat(warm.pair_gbps, warm.pair_ptr[:-1]), rtol=1e-9)
