@@ -326,20 +326,7 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
     all_rows = np.arange(len(sources))
     rng = np.random.default_rng(0)
     if warm is not None:
-        kept_sources = _warm_start(r, warm)
-        mlu = float((r.load / cap).max(initial=0.0))
-        # the warm solution's bound prices priced on this network: a bound of this network's own
-        w = warm.bound_prices[g.usable]
-        w_cap = float((w * cap).sum())
-        if w_cap > 0:
-            sp_total = r.all_or_nothing(all_rows, w)[3]
-            lb = max(0.0, sp_total - PRICE_FLOOR * float(w.max(initial=0.0)) * n * total_demand) / w_cap
-            if lb > best_lb:
-                best_lb = lb
-                best_w = np.zeros(n_arcs)
-                best_w[g.usable] = w / w_cap
-        logger.debug("source flows: warm start keeps %d of %d sources, MLU %.6g, bound %.6g", kept_sources,
-                     len(sources), mlu, best_lb)
+        mlu, best_lb, best_w = _warm_begin(r, warm, n, total_demand)
     first = warm is None  # the next iteration routes from scratch (step 1, prices 1 / cap)
     while warm is None or mlu <= 0 or (mlu - best_lb) > gap_tol * mlu:
         if warm is not None and it == WARM_ITERATIONS:  # the failure moved the optimum far: start cold
@@ -394,6 +381,25 @@ def source_flow_mlu(inst: TEInstance, demands: np.ndarray, deadline: float, max_
                 len(pair_key), it, seconds, mlu, best_lb)
     return SourceFlows(sources, r.flow, pair_ptr, pair_dst, pair_gbps, pair_of_demand, mlu, min(best_lb, mlu), it,
                        seconds, best_w)
+
+
+def _warm_begin(r: _Routing, warm: SourceFlows, n: int, total_demand: float) -> tuple[float, float, np.ndarray]:
+    """Start from ``warm`` (:func:`_warm_start`) and price its bound prices on this network (a bound of this
+    network's own); returns the start's MLU, that bound and its prices (scaled, every arc)."""
+    g, cap = r.graph, r.graph.cap
+    kept_sources = _warm_start(r, warm)
+    mlu = float((r.load / cap).max(initial=0.0))
+    best_lb, best_w = 0.0, np.zeros(r.flow.shape[1])
+    w = warm.bound_prices[g.usable]
+    w_cap = float((w * cap).sum())
+    if w_cap > 0:
+        sp_total = r.all_or_nothing(np.arange(r.flow.shape[0]), w)[3]
+        best_lb = max(0.0, sp_total - PRICE_FLOOR * float(w.max(initial=0.0)) * n * total_demand) / w_cap
+        if best_lb > 0:
+            best_w[g.usable] = w / w_cap
+    logger.debug("source flows: warm start keeps %d of %d sources, MLU %.6g, bound %.6g", kept_sources,
+                 r.flow.shape[0], mlu, best_lb)
+    return mlu, best_lb, best_w
 
 
 def _warm_start(r: _Routing, warm: SourceFlows) -> int:
