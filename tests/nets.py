@@ -229,3 +229,14 @@ def lead_toy(rfs: str = "", module_gbps: float = 100, max_modules: int = 2) -> N
     srlgs = [{"id": "s1", "kind": "conduit", "links": "L1"}]
     return build_network({"sites": sites, "links": links, "demands": demands, "srlgs": srlgs, "metros": [],
                           "candidates": cands}, name="lead-toy")
+
+
+def random_connected(rng: np.random.Generator, n: int, m: int) -> tuple[list[dict[str, Any]], list[tuple[int, int]]]:
+    """``n`` sites on a line (ids ``s0``..) and ``m`` distinct site-index pairs, sorted, that connect them: a random
+    spanning tree (each site ``i`` joined to an earlier one) plus random extra pairs."""
+    sites = [{"id": f"s{i}", "lon": float(i), "lat": 0.0, "region": "NA"} for i in range(n)]
+    edges = {(int(rng.integers(0, i)), i) for i in range(1, n)}
+    while len(edges) < m:
+        a, b = sorted(rng.choice(n, 2, replace=False).tolist())
+        edges.add((a, b))
+    return sites, sorted(edges)

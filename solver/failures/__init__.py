@@ -24,7 +24,9 @@ see :mod:`backbone.solver.failures.engines`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from backbone.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from backbone.solver.failures.engines import run_sweep, worker_context
@@ -61,14 +63,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """The names of :data:`__all__`, imported from their modules on first use (PEP 562), so that importing
-    one light submodule (the options) does not load the solver."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)

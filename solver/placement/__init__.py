@@ -36,7 +36,9 @@ Modelling choices (documented defaults; see :mod:`~solver.placement.options`)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from backbone.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from backbone.solver.placement.options import DEFAULT_RESIDENCY, PlaceOptions, ResidencyRule, TrainingJob
@@ -51,14 +53,4 @@ _EXPORTS = {
 __all__ = ["DEFAULT_RESIDENCY", "PlaceOptions", "PlacementResult", "ResidencyRule", "TrainingJob", "solve_placement"]
 
 
-def __getattr__(name: str) -> Any:
-    """The names of :data:`__all__`, imported from their modules on first use (PEP 562), so that importing
-    one light submodule (the options) does not load the solver."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -12,8 +12,9 @@ package; it imports them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from backbone.lazy import lazy_exports
 from backbone.solver.progress import ProgressFn, no_progress
 
 if TYPE_CHECKING:
@@ -28,14 +29,4 @@ __all__ = ["ProgressFn", "Task", "TaskResult", "no_progress", "parse_options", "
            "validate_options"]
 
 
-def __getattr__(name: str) -> Any:
-    """The names of :data:`__all__`, imported from their modules on first use (PEP 562), so that importing
-    one light submodule (the options) does not load the solver."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)

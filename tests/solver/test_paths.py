@@ -14,18 +14,14 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.solver.paths import PathSet, candidate_paths, clear_cache, paths_after_failure
 from backbone.solver.synthetic import synthetic_backbone
-from tests.nets import make_network
+from tests.nets import make_network, random_connected
 
 
 def _random_net(n: int, m: int, seed: int, parallel: int = 0) -> Network:
     """A connected random graph (spanning tree + extra edges) with integer-ish latencies (ties)."""
     rng = np.random.default_rng(seed)
-    sites = [{"id": f"s{i}", "lon": float(i), "lat": 0.0, "region": "NA"} for i in range(n)]
-    edges = {(int(rng.integers(0, i)), i) for i in range(1, n)}
-    while len(edges) < m:
-        a, b = sorted(rng.choice(n, 2, replace=False).tolist())
-        edges.add((a, b))
-    edges_list = sorted(edges)
+    sites, edges = random_connected(rng, n, m)
+    edges_list = list(edges)
     for j in range(parallel):
         edges_list.append(edges_list[j])
     links = [{"id": f"l{j}", "site_a": f"s{a}", "site_b": f"s{b}", "capacity_gbps": 100, "length_km": 10.0 + j,

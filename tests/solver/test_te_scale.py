@@ -23,7 +23,7 @@ from backbone.solver.te import choose_method, solve_te
 from backbone.solver.te.bounds import mlu_lower_bound, refine_mlu_bound
 from backbone.solver.te.colgen import GAP_TOL
 from backbone.solver.te.instance import build_instance
-from tests.nets import make_network
+from tests.nets import make_network, random_connected
 
 ALL_PATHS_K = 64
 """More than the loopless paths of any pair of the random networks below (at most 8 sites)."""
@@ -32,12 +32,8 @@ ALL_PATHS_K = 64
 def _random_te_net(seed: int, n: int = 7, m: int = 12, slo: bool = False, tight: float = 1.0) -> Network:
     """A connected random graph with parallel links, random capacities and all-pairs random demand."""
     rng = np.random.default_rng(seed)
-    sites = [{"id": f"s{i}", "lon": float(i), "lat": 0.0, "region": "NA"} for i in range(n)]
-    edges = {(int(rng.integers(0, i)), i) for i in range(1, n)}
-    while len(edges) < m:
-        a, b = sorted(rng.choice(n, 2, replace=False).tolist())
-        edges.add((a, b))
-    edge_list = [*sorted(edges), sorted(edges)[0]]  # one parallel link
+    sites, edges = random_connected(rng, n, m)
+    edge_list = [*edges, edges[0]]  # one parallel link
     links = [{"id": f"l{j}", "site_a": f"s{a}", "site_b": f"s{b}", "capacity_gbps": float(rng.integers(50, 200)),
               "latency_ms": float(rng.integers(1, 6))} for j, (a, b) in enumerate(edge_list)]
     demands = []

@@ -14,7 +14,7 @@ from backbone.solver.checks.te import check_te
 from backbone.solver.te import solve_te
 from backbone.solver.te.instance import build_instance
 from backbone.solver.te.srcflow import decompose, source_flow_mlu
-from tests.nets import make_network
+from tests.nets import make_network, random_connected
 from tests.solver.test_te_scale import ALL_PATHS_K, _pendant_chain_net, _random_te_net
 
 
@@ -27,13 +27,9 @@ def _gravity_net(seed: int, n: int = 40, m: int = 80) -> Network:
     """A random connected network of ``n`` sites and ``m`` links (80-120 Gbps) with all-pairs gravity demand:
     many sources, like the world backbone."""
     rng = np.random.default_rng(seed)
-    sites = [{"id": f"s{i}", "lon": float(i), "lat": 0.0, "region": "NA"} for i in range(n)]
-    edges = {(int(rng.integers(0, i)), i) for i in range(1, n)}
-    while len(edges) < m:
-        a, b = sorted(rng.choice(n, 2, replace=False).tolist())
-        edges.add((a, b))
+    sites, edges = random_connected(rng, n, m)
     links = [{"id": f"l{j}", "site_a": f"s{a}", "site_b": f"s{b}", "capacity_gbps": float(rng.integers(80, 120)),
-              "latency_ms": float(rng.integers(1, 6))} for j, (a, b) in enumerate(sorted(edges))]
+              "latency_ms": float(rng.integers(1, 6))} for j, (a, b) in enumerate(edges)]
     mass = rng.uniform(1, 10, n)
     demands = [{"id": f"d{i}-{j}", "src": f"s{i}", "dst": f"s{j}", "traffic_class": "bulk",
                 "demand_gbps": float(mass[i] * mass[j] / 10)} for i in range(n) for j in range(n) if i != j]
