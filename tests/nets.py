@@ -240,3 +240,62 @@ def random_connected(rng: np.random.Generator, n: int, m: int) -> tuple[list[dic
         a, b = sorted(rng.choice(n, 2, replace=False).tolist())
         edges.add((a, b))
     return sites, sorted(edges)
+
+
+ALL_PATHS_K = 64
+"""More than the loopless paths of any pair of the random networks below (at most 8 sites)."""
+
+
+def random_te_net(seed: int, n: int = 7, m: int = 12, slo: bool = False, tight: float = 1.0) -> Network:
+    """A connected random graph with parallel links, random capacities and all-pairs random demand."""
+    rng = np.random.default_rng(seed)
+    sites, edges = random_connected(rng, n, m)
+    edge_list = [*edges, edges[0]]  # one parallel link
+    links = [{"id": f"l{j}", "site_a": f"s{a}", "site_b": f"s{b}", "capacity_gbps": float(rng.integers(50, 200)),
+              "latency_ms": float(rng.integers(1, 6))} for j, (a, b) in enumerate(edge_list)]
+    demands = []
+    for i in range(n):
+        for j in range(n):
+            if i != j and rng.random() < 0.8:
+                d = {"id": f"d{i}-{j}", "src": f"s{i}", "dst": f"s{j}", "traffic_class": "bulk",
+                     "demand_gbps": float(rng.uniform(1, 40)) * tight}
+                if slo and rng.random() < 0.3:
+                    d["slo_rtt_ms"] = 2.0 * float(rng.integers(4, 12))
+                    d["traffic_class"] = "inference"
+                demands.append(d)
+    return make_network(sites, links, demands, name=f"random-te-{seed}")
+
+
+def pendant_chain_net(seed: int) -> Network:
+    """A random core with chains of transit sites, transit leaves and pendant demand sites hanging off it."""
+    rng = np.random.default_rng(seed)
+    core = random_te_net(seed, n=6, m=9)
+    sites = [dict(id=str(i), lon=0.0, lat=0.0, region="NA") for i in core.sites.index]
+    links = [{"id": str(j), "site_a": r.site_a, "site_b": r.site_b, "capacity_gbps": r.capacity_gbps,
+              "latency_ms": r.latency_ms} for j, r in core.links.iterrows()]
+    demands = [{"id": str(i), "src": r.src, "dst": r.dst, "traffic_class": "bulk", "demand_gbps": r.demand_gbps}
+               for i, r in core.demands.iterrows()]
+    names = list(core.sites.index)
+    for c in range(4):  # chains of 1-3 transit sites between two core sites
+        a, b = rng.choice(names, 2, replace=False).tolist()
+        prev = a
+        for t in range(int(rng.integers(1, 4))):
+            sites.append({"id": f"c{c}-{t}", "lon": 0.0, "lat": 0.0, "region": "NA"})
+            links.append({"id": f"lc{c}-{t}", "site_a": prev, "site_b": f"c{c}-{t}",
+                          "capacity_gbps": float(rng.integers(50, 200)), "latency_ms": 1.0})
+            prev = f"c{c}-{t}"
+        links.append({"id": f"lc{c}-end", "site_a": prev, "site_b": b, "capacity_gbps": float(rng.integers(50, 200)),
+                      "latency_ms": 1.0})
+    for p in range(3):  # pendant demand sites (one behind another for p == 2) and a transit leaf
+        host = names[p] if p < 2 else "p1"
+        sites.append({"id": f"p{p}", "lon": 0.0, "lat": 0.0, "region": "NA"})
+        links.append({"id": f"lp{p}", "site_a": host, "site_b": f"p{p}", "capacity_gbps": float(rng.integers(60, 300)),
+                      "latency_ms": 1.0})
+        for other in names[2:5]:
+            demands.append({"id": f"dp{p}-{other}", "src": f"p{p}", "dst": other, "traffic_class": "bulk",
+                            "demand_gbps": float(rng.uniform(1, 30))})
+            demands.append({"id": f"dq{p}-{other}", "src": other, "dst": f"p{p}", "traffic_class": "bulk",
+                            "demand_gbps": float(rng.uniform(1, 30))})
+    sites.append({"id": "leaf", "lon": 0.0, "lat": 0.0, "region": "NA"})
+    links.append({"id": "lleaf", "site_a": names[3], "site_b": "leaf", "capacity_gbps": 10.0, "latency_ms": 1.0})
+    return make_network(sites, links, demands, name=f"pendant-chain-{seed}")

@@ -23,35 +23,12 @@ from backbone.solver.te import choose_method, solve_te
 from backbone.solver.te.bounds import mlu_lower_bound, refine_mlu_bound
 from backbone.solver.te.colgen import GAP_TOL
 from backbone.solver.te.instance import build_instance
-from tests.nets import make_network, random_connected
-
-ALL_PATHS_K = 64
-"""More than the loopless paths of any pair of the random networks below (at most 8 sites)."""
-
-
-def _random_te_net(seed: int, n: int = 7, m: int = 12, slo: bool = False, tight: float = 1.0) -> Network:
-    """A connected random graph with parallel links, random capacities and all-pairs random demand."""
-    rng = np.random.default_rng(seed)
-    sites, edges = random_connected(rng, n, m)
-    edge_list = [*edges, edges[0]]  # one parallel link
-    links = [{"id": f"l{j}", "site_a": f"s{a}", "site_b": f"s{b}", "capacity_gbps": float(rng.integers(50, 200)),
-              "latency_ms": float(rng.integers(1, 6))} for j, (a, b) in enumerate(edge_list)]
-    demands = []
-    for i in range(n):
-        for j in range(n):
-            if i != j and rng.random() < 0.8:
-                d = {"id": f"d{i}-{j}", "src": f"s{i}", "dst": f"s{j}", "traffic_class": "bulk",
-                     "demand_gbps": float(rng.uniform(1, 40)) * tight}
-                if slo and rng.random() < 0.3:
-                    d["slo_rtt_ms"] = 2.0 * float(rng.integers(4, 12))
-                    d["traffic_class"] = "inference"
-                demands.append(d)
-    return make_network(sites, links, demands, name=f"random-te-{seed}")
+from tests.nets import ALL_PATHS_K, pendant_chain_net, random_te_net
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_colgen_reaches_the_full_path_lp_optimum(seed: int) -> None:
-    net = _random_te_net(seed)
+    net = random_te_net(seed)
     full = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact")
     cg = solve_te(net, "min-mlu", k_paths=1, method="colgen")
     assert cg.summary["method"] == "colgen" and cg.summary["status"] == "optimal"
@@ -68,7 +45,7 @@ def test_colgen_reaches_the_full_path_lp_optimum(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_colgen_max_throughput_matches_the_full_path_lp(seed: int) -> None:
-    net = _random_te_net(seed, tight=6.0)  # overloaded: some demand must stay unmet
+    net = random_te_net(seed, tight=6.0)  # overloaded: some demand must stay unmet
     full = solve_te(net, "max-throughput", k_paths=ALL_PATHS_K, method="exact")
     cg = solve_te(net, "max-throughput", k_paths=1, method="colgen")
     assert full.summary["unmet_gbps"] > 0
@@ -79,7 +56,7 @@ def test_colgen_max_throughput_matches_the_full_path_lp(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(12))
 def test_bounds_are_valid_and_pop_is_feasible_above_them(seed: int) -> None:
     """Every method's lower bound is at most the exact optimum; POP is feasible and never below it."""
-    net = _random_te_net(seed, n=8, m=14, slo=seed % 2 == 1)
+    net = random_te_net(seed, n=8, m=14, slo=seed % 2 == 1)
     optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
     tol = 1e-7 * max(1.0, optimum)
     for method, k in (("exact", 2), ("exact", ALL_PATHS_K), ("colgen", 2), ("pop", 2)):
@@ -98,7 +75,7 @@ def test_bounds_are_valid_and_pop_is_feasible_above_them(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_multiplicative_weights_bound_is_valid_and_tightens(seed: int) -> None:
-    net = _random_te_net(seed, n=8, m=14)
+    net = random_te_net(seed, n=8, m=14)
     inst = build_instance(net)
     demands = np.flatnonzero(inst.routable)
     optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
@@ -110,7 +87,7 @@ def test_multiplicative_weights_bound_is_valid_and_tightens(seed: int) -> None:
 
 
 def test_colgen_with_slo_demands_is_never_worse_than_the_k_path_lp() -> None:
-    net = _random_te_net(3, n=8, m=13, slo=True)
+    net = random_te_net(3, n=8, m=13, slo=True)
     inst = build_instance(net)
     assert inst.has_slo.any()
     exact = solve_te(net, "min-mlu", k_paths=2, method="exact")
@@ -120,7 +97,7 @@ def test_colgen_with_slo_demands_is_never_worse_than_the_k_path_lp() -> None:
 
 
 def test_pop_max_throughput_is_feasible() -> None:
-    net = _random_te_net(5, tight=6.0)
+    net = random_te_net(5, tight=6.0)
     exact = solve_te(net, "max-throughput", k_paths=4, method="exact")
     pop = solve_te(net, "max-throughput", k_paths=4, method="pop", pop_parts=2)
     assert check_te(net, pop).ok
@@ -148,7 +125,7 @@ def test_scalable_methods_reject_other_objectives(triangle: Network) -> None:
 
 
 def test_cli_method_colgen_json(tmp_path: Path) -> None:
-    scenario = save_scenario(_random_te_net(1), tmp_path / "net.json")
+    scenario = save_scenario(random_te_net(1), tmp_path / "net.json")
     p = subprocess.run([sys.executable, "-m", "backbone.api", "te", str(scenario), "--method", "colgen", "--json",
                         "--verify"], capture_output=True, text=True, timeout=300,
                        cwd=Path(__file__).resolve().parents[2])
@@ -170,7 +147,7 @@ def test_flow_deviation_is_feasible_and_its_bound_valid(seed: int) -> None:
 
     from backbone.solver.te.warmstart import flow_deviation
 
-    net = _random_te_net(seed, n=8, m=14)
+    net = random_te_net(seed, n=8, m=14)
     full = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["mlu"]
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
@@ -183,41 +160,6 @@ def test_flow_deviation_is_feasible_and_its_bound_valid(seed: int) -> None:
     assert ws.lower_bound > 0
 
 
-def _pendant_chain_net(seed: int) -> Network:
-    """A random core with chains of transit sites, transit leaves and pendant demand sites hanging off it."""
-    rng = np.random.default_rng(seed)
-    core = _random_te_net(seed, n=6, m=9)
-    sites = [dict(id=str(i), lon=0.0, lat=0.0, region="NA") for i in core.sites.index]
-    links = [{"id": str(j), "site_a": r.site_a, "site_b": r.site_b, "capacity_gbps": r.capacity_gbps,
-              "latency_ms": r.latency_ms} for j, r in core.links.iterrows()]
-    demands = [{"id": str(i), "src": r.src, "dst": r.dst, "traffic_class": "bulk", "demand_gbps": r.demand_gbps}
-               for i, r in core.demands.iterrows()]
-    names = list(core.sites.index)
-    for c in range(4):  # chains of 1-3 transit sites between two core sites
-        a, b = rng.choice(names, 2, replace=False).tolist()
-        prev = a
-        for t in range(int(rng.integers(1, 4))):
-            sites.append({"id": f"c{c}-{t}", "lon": 0.0, "lat": 0.0, "region": "NA"})
-            links.append({"id": f"lc{c}-{t}", "site_a": prev, "site_b": f"c{c}-{t}",
-                          "capacity_gbps": float(rng.integers(50, 200)), "latency_ms": 1.0})
-            prev = f"c{c}-{t}"
-        links.append({"id": f"lc{c}-end", "site_a": prev, "site_b": b, "capacity_gbps": float(rng.integers(50, 200)),
-                      "latency_ms": 1.0})
-    for p in range(3):  # pendant demand sites (one behind another for p == 2) and a transit leaf
-        host = names[p] if p < 2 else "p1"
-        sites.append({"id": f"p{p}", "lon": 0.0, "lat": 0.0, "region": "NA"})
-        links.append({"id": f"lp{p}", "site_a": host, "site_b": f"p{p}", "capacity_gbps": float(rng.integers(60, 300)),
-                      "latency_ms": 1.0})
-        for other in names[2:5]:
-            demands.append({"id": f"dp{p}-{other}", "src": f"p{p}", "dst": other, "traffic_class": "bulk",
-                            "demand_gbps": float(rng.uniform(1, 30))})
-            demands.append({"id": f"dq{p}-{other}", "src": other, "dst": f"p{p}", "traffic_class": "bulk",
-                            "demand_gbps": float(rng.uniform(1, 30))})
-    sites.append({"id": "leaf", "lon": 0.0, "lat": 0.0, "region": "NA"})
-    links.append({"id": "lleaf", "site_a": names[3], "site_b": "leaf", "capacity_gbps": 10.0, "latency_ms": 1.0})
-    return make_network(sites, links, demands, name=f"pendant-chain-{seed}")
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_reduced_instance_bound_is_valid(seed: int) -> None:
     """The exact reductions (transit leaves, pendant demand sites, chains, parallel links) and the Polyak
@@ -227,7 +169,7 @@ def test_reduced_instance_bound_is_valid(seed: int) -> None:
 
     from backbone.solver.te.reduce import reduce_instance, reduced_mlu_bound
 
-    net = _pendant_chain_net(seed)
+    net = pendant_chain_net(seed)
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
     optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]

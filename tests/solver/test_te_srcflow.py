@@ -14,13 +14,12 @@ from backbone.solver.checks.te import check_te
 from backbone.solver.te import solve_te
 from backbone.solver.te.instance import build_instance
 from backbone.solver.te.srcflow import decompose, source_flow_mlu
-from tests.nets import make_network, random_connected
-from tests.solver.test_te_scale import ALL_PATHS_K, _pendant_chain_net, _random_te_net
+from tests.nets import ALL_PATHS_K, make_network, pendant_chain_net, random_connected, random_te_net
 
 
 def _net(seed: int) -> Network:
     """Random networks with parallel links, and ones with chains, pendant sites and a transit leaf."""
-    return _random_te_net(seed, n=8, m=14) if seed % 2 else _pendant_chain_net(seed)
+    return random_te_net(seed, n=8, m=14) if seed % 2 else pendant_chain_net(seed)
 
 
 def _gravity_net(seed: int, n: int = 40, m: int = 80) -> Network:
@@ -147,7 +146,7 @@ def test_warm_start_after_a_link_failure_matches_a_cold_solve(seed: int) -> None
     cold = source_flow_mlu(failed, dem, time.perf_counter() + 30.0, gap_tol=tol)
     warm = source_flow_mlu(failed, dem, time.perf_counter() + 30.0, gap_tol=tol, warm=intact)
     failed_net = net.copy_with(links=net.links.drop(index=net.links.index[link]), demands=net.demands.iloc[dem])
-    optimum = solve_te(failed_net, "min-mlu", k=ALL_PATHS_K, method="exact").summary["objective_value"]
+    optimum = solve_te(failed_net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
     for sf in (cold, warm):
         assert sf.lower_bound <= optimum * (1 + 1e-9) <= sf.mlu * (1 + 1e-9)
         assert (sf.mlu - sf.lower_bound) <= tol * sf.mlu * (1 + 1e-9)
