@@ -1,5 +1,6 @@
 """The plan's pipeline stages that are algorithms: the placement's hand-over to routing and the upgrade stage.
 
+* the scenario with the plan's demand growth (:func:`grown_network`);
 * the traffic a placement puts on the backbone (:func:`placement_demands`) and the network after the placement
   (:func:`network_after_placement`), which the route stage takes;
 * the upgrade stage (:func:`plan_upgrades`): the survivable design against the failure states
@@ -28,10 +29,22 @@ from backbone.solver.plan_stage_options import PlanUpgradeOptions
 from backbone.solver.plan_states import initial_design_states, survivability_summary
 from backbone.solver.progress import ProgressFn
 
-__all__ = ["UPGRADE_COLUMNS", "UpgradeStage", "failure_before_after", "network_after_placement", "overall_status",
-           "placement_demands", "plan_upgrades"]
+__all__ = ["UPGRADE_COLUMNS", "UpgradeStage", "failure_before_after", "grown_network", "network_after_placement",
+           "overall_status", "placement_demands", "plan_upgrades"]
 
 logger = logging.getLogger(__name__)
+
+
+def grown_network(net: Network, demand_growth: float) -> Network:
+    """``net`` with inference and traffic demand multiplied by ``demand_growth``."""
+    work = net
+    if demand_growth != 1.0:
+        from dataclasses import replace
+
+        m = work.metros.copy()
+        m["inference_gpus"] = m["inference_gpus"] * demand_growth
+        work = replace(work.scale_demand(demand_growth), metros=m)
+    return work
 
 
 def placement_demands(flows: pd.DataFrame, slo_by_class: dict[str, float]) -> pd.DataFrame:

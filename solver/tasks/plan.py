@@ -41,6 +41,7 @@ from backbone.solver.impact import StateAssessment
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan import (
     UpgradeStage,
+    grown_network,
     network_after_placement,
     overall_status,
     placement_demands,
@@ -166,18 +167,6 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     progress(1.0, "done")
     return PlanTaskResult("plan", summary, run.writer.files, place=place, route=route, failures=failures,
                           upgrade=upgrade, after=after)
-
-
-def grown_network(net: Network, demand_growth: float) -> Network:
-    """``net`` with inference and traffic demand multiplied by ``demand_growth``."""
-    work = net
-    if demand_growth != 1.0:
-        from dataclasses import replace
-
-        m = work.metros.copy()
-        m["inference_gpus"] = m["inference_gpus"] * demand_growth
-        work = replace(work.scale_demand(demand_growth), metros=m)
-    return work
 
 
 def plan_stage_options(opts: PlanOptions) -> PlanStageOptions:
