@@ -114,9 +114,9 @@ spelling a task's options model accepts for them is capped too (:func:`capped_sp
 def capped_spellings() -> dict[str, tuple[str, str]]:
     """:data:`CAPPED_OPTIONS` under every name the shipped options models accept (``time_limit`` as well as
     ``time_limit_s``), read from the models' aliases rather than listed here."""
-    from backbone.solver.tasks.plan_options import PlanUpgradeOptions
+    from backbone.solver.options import accepted_names
+    from backbone.solver.plan_stage_options import PlanUpgradeOptions
     from backbone.solver.tasks.registry import TASKS
-    from backbone.solver.tasks.service import accepted_names
 
     out = dict(CAPPED_OPTIONS)
     for model in [task.options_model for task in TASKS.values()] + [PlanUpgradeOptions]:

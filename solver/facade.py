@@ -14,8 +14,8 @@ Re-exported lazily by :mod:`backbone` (``import backbone`` stays fast and loads 
 
 Every keyword is a field of the task's options model (:class:`~backbone.solver.te.TEOptions`,
 :class:`~backbone.solver.placement.PlaceOptions`, :class:`~backbone.solver.failures.FailureOptions`,
-:class:`~backbone.solver.plan.PlanOptions`), validated by the same function as the CLI and the API
-(:func:`~backbone.solver.planning.validate_options`): an unknown or bad option raises
+:class:`~backbone.solver.tasks.plan_options.PlanOptions`), validated by the same function as the CLI and the API
+(:func:`~backbone.solver.options.validate_options`): an unknown or bad option raises
 :class:`~backbone.errors.ValidationError` naming it. The names are one vocabulary
 (``k_paths``, ``time_limit_s``, ``utilisation_ceiling``, ``survive``); the older spellings (``paths``, ``time_limit``,
 ``ceiling``) are still accepted, and giving both is an error. ``progress=callable(fraction, message)`` follows long
@@ -165,7 +165,7 @@ def sweep(net: Network, *, progress: ProgressFn | None = None, **options: Any) -
 
 def plan(net: Network, *, out_dir: str | Path | None = None, progress: ProgressFn | None = None,
          **options: Any) -> TaskResult:
-    """Run the whole pipeline (:class:`~backbone.solver.plan.PlanOptions` as keywords) through the same
+    """Run the whole pipeline (:class:`~backbone.solver.tasks.plan_options.PlanOptions` as keywords) through the same
     service as ``backbone plan`` and the API; with ``out_dir`` its report, maps and tables are written there.
 
     Returns the :class:`~backbone.solver.planning.TaskResult` (``summary``: what ``plan.json`` holds;

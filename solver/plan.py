@@ -1,35 +1,50 @@
-"""The plan's building blocks and its report data (the pipeline is :mod:`backbone.solver.tasks.plan`).
+"""The plan's pipeline stages that are algorithms: the placement's hand-over to routing and the upgrade stage.
 
+* the scenario with the plan's demand growth (:func:`grown_network`);
 * the traffic a placement puts on the backbone (:func:`placement_demands`) and the network after the placement
   (:func:`network_after_placement`), which the route stage takes;
-* what the plan reports: survivability (:func:`survivability_summary`), the headline, per-failure before and
-  after, the overall status, the maps and charts (:func:`draw_images`) and the report's data
-  (:func:`report_data`, rendered by :func:`backbone.report.render_report`).
+* the upgrade stage (:func:`plan_upgrades`): the survivable design against the failure states
+  :mod:`backbone.solver.plan_states` selects, its result as an :class:`UpgradeStage`, and each failure before and
+  after the plan (:func:`failure_before_after`);
+* the plan's overall status (:func:`overall_status`).
+
+The plan's task (:mod:`backbone.solver.tasks.plan`) chains these with the other tasks; the stage options are in
+:mod:`backbone.solver.plan_stage_options`, the failure-state selection in :mod:`backbone.solver.plan_states` and the
+report's data, maps and charts in :mod:`backbone.solver.plan_report`.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from backbone.artifacts import ArtifactWriter
-from backbone.errors import ValidationError
+from backbone.errors import InfeasibleError
 from backbone.model import Network
+from backbone.solver.failures.options import FailureOptions
+from backbone.solver.plan_stage_options import PlanUpgradeOptions
+from backbone.solver.plan_states import initial_design_states, survivability_summary
 from backbone.solver.progress import ProgressFn
 
-
-class ReportOptions(Protocol):
-    """The plan options the report shows (:class:`backbone.solver.tasks.plan.PlanOptions` has them)."""
-
-    skip_upgrades: bool
-    demand_growth: float
-    plan_file: str | None
-    plan_text: str | None
+__all__ = ["UPGRADE_COLUMNS", "UpgradeStage", "failure_before_after", "grown_network", "network_after_placement",
+           "overall_status", "placement_demands", "plan_upgrades"]
 
 logger = logging.getLogger(__name__)
+
+
+def grown_network(net: Network, demand_growth: float) -> Network:
+    """``net`` with inference and traffic demand multiplied by ``demand_growth``."""
+    work = net
+    if demand_growth != 1.0:
+        from dataclasses import replace
+
+        m = work.metros.copy()
+        m["inference_gpus"] = m["inference_gpus"] * demand_growth
+        work = replace(work.scale_demand(demand_growth), metros=m)
+    return work
 
 
 def placement_demands(flows: pd.DataFrame, slo_by_class: dict[str, float]) -> pd.DataFrame:
@@ -82,33 +97,62 @@ def overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], d
     return "ok" if all(s in ok for s in statuses) and not survivability["violated"] else "partial"
 
 
-KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site"}
+UPGRADE_COLUMNS = ["link", "action", "kind", "modules", "added_gbps", "cost_usd", "lead_time_quarters", "protects"]
+"""Columns of the upgrade stage's table (``design_upgrades.csv``)."""
 
 
-def survivability_summary(kind: str, ds: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
-    """``{failure_kind, states, survived, not_survivable: [{scenario, reason}], violated}`` of the plan."""
-    sv = ds.get("survivability")
-    if sv:
-        return dict(sv)
-    return {"failure_kind": kind, "states": len(records), "survived": sum(1 for r in records if r["survived"]),
-            "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
+@dataclass
+class UpgradeStage:
+    """The upgrade stage: the design summary (``status`` ``skipped`` or ``infeasible`` when nothing was built),
+    what it buys, the network after the plan and its failure records, survivability, and per-failure before
+    and after."""
+
+    summary: dict[str, Any]
+    upgrades: pd.DataFrame
+    network_after: Network
+    records_after: list[dict[str, Any]]
+    kind: str
+    survivability: dict[str, Any]
+    before_after: list[dict[str, Any]]
+
+    def table(self) -> pd.DataFrame:
+        """:attr:`upgrades` as ``design_upgrades.csv`` holds it (``protects`` joined by ``;``)."""
+        up = self.upgrades
+        return up.assign(protects=up["protects"].map(lambda x: ";".join(x))) if len(up) else up
 
 
-def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int) -> str:
-    """The one sentence the report opens with; never contradicts the tables below it."""
-    what = KIND_WORDS.get(sv["failure_kind"], sv["failure_kind"])
-    text = f"survives {sv['survived']} of {sv['states']} {what} failures"
-    if skipped:
-        return f"Nothing was designed (--skip-upgrades): the backbone as it is {text}."
-    cost = ds.get("cost_usd")
-    money = "–" if cost is None else f"{float(cost) / 1e6:,.1f} M USD"
-    parts = [f"After the plan ({money}: {n_up} links upgraded, {n_new} new routes) the backbone {text}"]
-    if sv["not_survivable"]:
-        parts.append(f"{len(sv['not_survivable'])} cannot be survived by any candidate (reasons listed)")
-    if sv["violated"]:
-        parts.append(f"{len(sv['violated'])} are still not carried ({', '.join(sv['violated'][:3])}"
-                     f"{'…' if len(sv['violated']) > 3 else ''})")
-    return "; ".join(parts) + "."
+def plan_upgrades(routed: Network, sweep_records: list[dict[str, Any]], sweep_options: FailureOptions,
+                  design: PlanUpgradeOptions, kind: str, skip: bool, progress: ProgressFn) -> UpgradeStage:
+    """The plan's upgrade stage: the survivable design (:func:`backbone.solver.survive.design_survivable`) of
+    ``routed`` surviving every ``kind`` failure, started from the failures stage's ``sweep_records`` when they
+    describe those states (:func:`~backbone.solver.plan_states.initial_design_states`).
+
+    With ``skip`` nothing is designed (status ``skipped``): the network after the plan is ``routed`` and its
+    records are the sweep's, whose kind survivability reports. A design no candidate can make feasible is kept as
+    a result (status ``infeasible``, its reasons), not raised.
+    """
+    from backbone.solver.survive import design_survivable
+
+    upgrades = pd.DataFrame(columns=UPGRADE_COLUMNS)
+    ds: dict[str, Any] = {"status": "skipped", "cost_usd": 0.0,
+                          "message": "--skip-upgrades: nothing was designed; the network after the plan is the "
+                                     "network before it (placement only)"}
+    after = routed
+    records_after = sweep_records
+    if not skip:
+        initial = initial_design_states(sweep_records, kind, sweep_options.kind, sweep_options.derate)
+        try:
+            dres = design_survivable(routed, design.survive_options(kind, sweep_options.k_paths),
+                                     sweep_options=sweep_options, initial_records=initial, progress=progress)
+            ds = dres.summary()
+            upgrades = dres.upgrades
+            after = dres.network_after
+            records_after = dres.records_after
+        except InfeasibleError as exc:
+            ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
+    survivability = survivability_summary(sweep_options.kind if skip else kind, ds, records_after)
+    before_after = failure_before_after(sweep_records, records_after)
+    return UpgradeStage(ds, upgrades, after, records_after, kind, survivability, before_after)
 
 
 def failure_before_after(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -126,186 +170,3 @@ def failure_before_after(before: list[dict[str, Any]], after: list[dict[str, Any
                      "survived_after": None if x is None else x["survived"]})
     return sorted(rows, key=lambda r: (-(r["impact_gbps_before"] or 0.0), -(r["mlu_before"] or 0.0),
                                        str(r["scenario"])))
-
-
-def plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
-    pm = ps.get("map") or {}
-    tm = ts.get("map") or {}
-    return {"link_values": {"utilisation": (tm.get("link_values") or {}).get("utilisation", {})},
-            "site_values": pm.get("site_values", {}), "assignments": pm.get("assignments", []),
-            "failed_links": []}
-
-
-def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_demands: pd.DataFrame, fs: dict[str, Any],
-          ps: dict[str, Any], writer: ArtifactWriter, maps: bool,
-          progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
-    """Maps and charts through ``writer``; returns the images the report embeds."""
-    from backbone.maps import render_map_bytes
-    from backbone.maps.charts import chart_from_result
-
-    images: dict[str, tuple[bytes, str]] = {}
-    if not maps:
-        return images
-    title = f"{routed.name}: the plan"
-    sub = (f"{summary['gpus_added']:,.0f} GPUs added · max utilisation {100 * (summary['mlu'] or 0):.0f} % · "
-           f"{summary['failure_scenarios']} {summary['failure_kind']} failures swept")
-    result = {"map": summary["map"]}
-    sv = summary["survivability"]
-    data = render_map_bytes(after, "png", {"map": summary["map_after"]}, title=f"{routed.name}: after the plan",
-                            subtitle=f"max utilisation {100 * summary['mlu_after']:.0f} % · survives {sv['survived']} "
-                                     f"of {sv['states']} {sv['failure_kind']} failures", size="1600x900")
-    writer.bytes("map_after.png", data)
-    images["after"] = (data, "png")
-    jobs = [("map_world.png", "png", 0.0), ("map_pacific.png", "png", 150.0), ("map.svg", "svg", 0.0),
-            ("map.html", "html", 0.0), ("map.geojson", "geojson", 0.0)]
-    for i, (name, fmt, center_lon) in enumerate(jobs):
-        progress(0.8 * i / len(jobs), f"drawing {name}")
-        size = "1600x900" if fmt == "png" else "1920x1080"
-        data = render_map_bytes(routed, fmt, result, title=title, subtitle=sub, size=size, center_lon=center_lon)
-        writer.bytes(name, data)
-        if name == "map_world.png":
-            images["world"] = (data, "png")
-        elif name == "map_pacific.png":
-            images["pacific"] = (data, "png")
-    charts: list[tuple[str, str, dict[str, Any]]] = [
-        ("utilisation", "chart_utilisation.png", {"map": summary["map"]}),
-        ("latency", "chart_latency.png", {"latency": _latency_records(routed, te_demands),
-                                          "latency_weight_name": "carried Gbps", "latency_path": "routed paths"}),
-        ("impact", "chart_failures.png", _impact_doc(fs)),
-        ("cost", "chart_cost.png", {"sites": [r for r in ps.get("sites") or [] if (r.get("gpus_added") or 0) > 0]}),
-    ]
-    for kind, name, doc in charts:
-        try:
-            data = chart_from_result(kind, doc, routed, fmt="png", size=(1200, 675))
-        except ValidationError as exc:  # nothing to chart (e.g. no failure hurts, nothing built)
-            logger.info("chart %s skipped: %s", kind, exc)
-            continue
-        writer.bytes(name, data)
-        images[kind] = (data, "png")
-    progress(1.0, "maps and charts drawn")
-    return images
-
-
-def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:
-    """The failure chart's input: each failure's impact (Gbps: unmet at <= 100 % utilisation, SLO violations
-    and traffic lost with failed sites), or the worst utilisation when no failure has any impact."""
-    impact = {r["scenario"]: r["impact_gbps"] for r in fs["scenarios"] if (r.get("impact_gbps") or 0) > 1e-6}
-    if impact:
-        return {"impact": impact, "impact_label": "Failure impact (Gbps)"}
-    return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]}, "impact_label": "Max link utilisation"}
-
-
-def _protects_text(states: Any) -> str:
-    if not states:
-        return ""
-    failures = [s for s in states if s != "intact"]
-    text = ", ".join(failures[:6]) + (f" and {len(failures) - 6} more" if len(failures) > 6 else "")
-    return ("intact state; " if "intact" in states else "") + text
-
-
-def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]]:
-    """Per-demand one-way latency of the routed traffic with its region pair (for the latency CDF), from the
-    routing stage's demand table (:attr:`TEResult.demands`)."""
-    d = demands[(demands["carried_gbps"] > 0) & demands["latency_ms"].notna()]
-    region = net.sites["region"]
-    a, b = region.reindex(d["src"]).to_numpy(), region.reindex(d["dst"]).to_numpy()
-    pair = [f"{x}–{y}" if str(x) <= str(y) else f"{y}–{x}" for x, y in zip(a, b, strict=True)]
-    return [{"region_pair": p, "latency_ms": float(v), "weight": float(w)}
-            for p, v, w in zip(pair, d["latency_ms"], d["carried_gbps"], strict=True)]
-
-
-def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
-                 ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
-                 files: list[str]) -> dict[str, Any]:
-    def money(v: Any) -> str:
-        return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
-
-    kpis = [
-        ("GPUs added", f"{summary['gpus_added']:,.0f}"),
-        ("placement cost (capex + opex)", money(summary["placement_cost_usd"])),
-        ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
-        ("max link utilisation before → after", f"{100 * (summary['mlu'] or 0):.1f} % → "
-                                                 f"{100 * (summary['mlu_after'] or 0):.1f} %"),
-        ("traffic carried", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
-        ("unmet traffic (≤ 100 %) before → after", f"{(summary['unmet_gbps'] or 0):,.1f} → "
-                                                  f"{summary['unmet_gbps_after']:,.1f} Gbps"),
-        (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
-        ("failures not carried before → after", f"{summary['failures_with_unmet_demand']} → "
-                                                f"{summary['failures_with_unmet_demand_after']}"),
-        ("upgrade cost (lower bound)", "nothing designed" if opts.skip_upgrades else
-         f"{money(summary['upgrade_cost_usd'])} ({money(summary['upgrade_lower_bound_usd'])})"),
-        ("links upgraded / new routes", "–" if opts.skip_upgrades else
-         f"{summary['links_upgraded']} / {summary['routes_built']}"),
-    ]
-    metros = []
-    assign = pd.DataFrame(ps.get("assignments") or [])
-    rtt = assign.groupby(["metro", "class"])["rtt_ms"].max() if len(assign) else pd.Series(dtype=float)
-    for r in ps.get("metros") or []:
-        metros.append({**r, "rtt_ms": float(rtt.get((r.get("metro"), r.get("class")), float("nan")))})
-    util = pd.Series((summary["map"]["link_values"] or {}).get("utilisation", {}), dtype=float)
-    busiest = [{"link": k, "cable_system": routed.links.at[k, "cable_system"] or "terrestrial",
-                "capacity_gbps": float(routed.links.at[k, "capacity_gbps"]), "utilisation": float(v)}
-               for k, v in util.sort_values(ascending=False).head(15).items() if k in routed.links.index]
-    notes = []
-    if ps.get("infeasibility"):
-        notes += [f"placement: {x}" for x in ps["infeasibility"][:5]]
-    if ds.get("status") == "infeasible":
-        notes.append(f"upgrades: {ds.get('message', 'infeasible')}")
-    if opts.skip_upgrades:
-        notes.append("--skip-upgrades: nothing was designed. The tables show the backbone as it is, with the "
-                     "placement's traffic.")
-    place_o = ps.get("options") or {}
-    assumptions = [
-        "Latency: fibre group index 1.468 (≈4.90 µs/km one way) plus 0.05 ms per link; terrestrial links without "
-        "route geometry at 1.25 × the geodesic.",
-        f"Placement: {place_o.get('kw_per_gpu', '?')} kW per GPU all-in, blocks of {place_o.get('block_gpus', '?')} GPUs, "
-        f"{place_o.get('horizon_years', '?')}-year opex horizon, {place_o.get('gbps_per_gpu', '?')} Gbps of backbone "
-        "traffic per inference GPU served remotely; SLOs "
-        + ", ".join(f"{c['name']} {c['slo_rtt_ms']:.0f} ms RTT" for c in place_o.get("classes", [])) + ".",
-        f"Demand growth factor {opts.demand_growth:g}.",
-        f"Routing: TE objective {ts.get('objective')} over {ts.get('paths_k')} candidate paths per demand; latency "
-        "SLOs are hard constraints.",
-        f"Failures: every {summary['failure_kind']} failure re-routed over the latency-admissible candidate paths. "
-        "Impact: traffic that cannot be carried at ≤ 100 % utilisation beyond what the intact network leaves "
-        "unmet (per class), latency-SLO violations and traffic lost with failed sites, each apart; the same "
-        "figures as `backbone failures` and the `impact` block of `backbone te`.",
-        f"Design: whole modules on existing links (links.module_gbps at links.module_cost_usd, up to "
-        f"max_capacity_gbps) and candidate routes (fixed cost + modules, candidates table) chosen jointly in one "
-        f"MIP so the intact network fits within {100 * float(ds.get('ceiling') or 0.8):.0f} % utilisation and every "
-        f"failure state within {100 * float(ds.get('failure_ceiling') or 1.0):.0f} %; states are added to the model "
-        "as the sweep of the designed network finds them violated, until none is. A state is excused only when no "
-        "candidate can help (reason listed).",
-    ]
-    return {
-        "title": f"Backbone plan: {net.name}",
-        "subtitle": f"{len(net.sites)} sites, {len(net.links)} links, {len(net.demands)} demands · "
-                    f"created {summary['created_utc']}",
-        "kpis": kpis,
-        "notes": notes,
-        "stages": summary["stages"],
-        "placement_sites": [{"site": r.get("site", r.get("id")), **r} for r in (ps.get("sites") or [])
-                            if (r.get("gpus_after") or 0) > 0],
-        "placement_metros": metros,
-        "busiest_links": busiest,
-        "failures_worst": fs.get("worst", []),
-        "failures_links": fs.get("worst_by_link", []),
-        "upgrades": [{**r, "protects_text": _protects_text(r.get("protects"))} for r in upgrades.to_dict("records")],
-        "upgrade_cost_usd": ds.get("cost_usd"),
-        "headline": summary["headline"],
-        "headline_ok": not summary["survivability"]["violated"] and not opts.skip_upgrades,
-        "survivability": summary["survivability"],
-        "before_after": summary["before_after"],
-        "failure_words": KIND_WORDS.get(summary["failure_kind"], summary["failure_kind"]),
-        "design_note": "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
-            f"{summary['design_iterations']} design iterations; {summary['states_examined']} states examined, "
-            f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
-            f"cost {money(ds.get('cost_usd'))}, proven lower bound {money(ds.get('lower_bound_usd'))}, gap "
-            + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.2f} %")
-            + (f" (the bound covers {ds['lower_bound_scope']})" if ds.get("lower_bound_scope") else "") + "."),
-        "assumptions": assumptions,
-        "provenance": {"scenario": net.name, "scenario_fingerprint": summary["scenario_fingerprint"],
-                       "scenario_version": str(net.meta.get("version", "")),
-                       "software_version": summary["software_version"], "created_utc": summary["created_utc"],
-                       "plan_file": opts.plan_file or "(none: defaults)", "plan_text": opts.plan_text or ""},
-        "files": sorted(set(files) | {"report.html", "plan.json"}),
-    }

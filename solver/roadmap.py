@@ -44,7 +44,6 @@ penalties for traffic left unmet in the intact state and inference demand left u
 from __future__ import annotations
 
 import logging
-import math
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -54,17 +53,18 @@ import pandas as pd
 
 from backbone.errors import Problem, SolverError, ValidationError
 from backbone.model import Network
-from backbone.serialize import finite_or_none
+from backbone.serialize import finite_or_none, json_safe
+from backbone.solver.options import validate_options
+from backbone.solver.plan_states import design_failure_kind
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.roadmap_bound import RoadmapBound, roadmap_lower_bound
 from backbone.solver.roadmap_budget import BUDGET_TOL_USD, budget_ledger, headroom
 from backbone.solver.roadmap_design import design_period
 from backbone.solver.roadmap_options import RoadmapOptions, parse_start, stage_options
-from backbone.solver.tasks.base import TaskResult
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RoadmapResult", "budget_ledger", "grow_network", "plan_roadmap", "run_roadmap_task"]
+__all__ = ["RoadmapResult", "budget_ledger", "grow_network", "plan_roadmap"]
 
 
 @dataclass
@@ -185,11 +185,8 @@ class RoadmapResult:
 
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    out = []
-    for r in df.to_dict("records"):
-        out.append({str(k): (None if isinstance(v, float) and not math.isfinite(v) else
-                             v.item() if isinstance(v, np.generic) else v) for k, v in r.items()})
-    return out
+    """``df``'s rows as JSON-ready records (NaN and infinity as null: :func:`~backbone.serialize.json_safe`)."""
+    return json_safe(df.rename(columns=str).to_dict("records"))
 
 
 # ------------------------------------------------------------------ inputs per period
@@ -288,14 +285,12 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
     >>> r = plan_roadmap(load_scenario(), {"periods": 4})  # doctest: +SKIP
     >>> r.summary()["total_capex_usd"]  # doctest: +SKIP
     """
-    from backbone.solver.tasks.service import validate_options
-
     progress = progress or no_progress
     opts = options if isinstance(options, RoadmapOptions) else validate_options(RoadmapOptions, options or {})
     check_references(net, opts)
     stages = stage_options(opts)
     fail_opts, design_opts = stages[2], stages[3]
-    kind = design_opts.survive or (fail_opts.kind if fail_opts.kind in ("link", "srlg", "site") else "srlg")
+    kind = design_failure_kind(design_opts.survive, fail_opts.kind)
     t_start = time.perf_counter()
     labels = opts.labels()
     h = _Horizon(opts, stages, kind, net, net, labels, opts.budgets(), [0.0] * len(labels),
@@ -517,28 +512,3 @@ def _place(net: Network, place_opts: Any, gpu_c: int, budgets: list[float], comm
 
 def _label(opts: RoadmapOptions, t: int) -> str:
     return opts.labels()[t]
-
-
-# ------------------------------------------------------------------ the task both front doors call
-def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Any, progress: ProgressFn) -> TaskResult:
-    """Plan the roadmap and, with ``out_dir``, write ``periods/<period>/scenario/``, ``roadmap.json``'s
-    companions (CSVs), the timeline, the maps per year and ``report.html``."""
-    from backbone.solver.roadmap_output import write_roadmap
-
-    result = plan_roadmap(net, opts, lambda f, m: progress(0.85 * f, m))
-    summary = result.summary()
-    files: list[str] = []
-    if opts.verify:
-        from backbone.solver.checks.roadmap import check_roadmap
-
-        progress(0.86, "verifying the roadmap independently")
-        report = check_roadmap(net, opts, summary, result.networks,
-                               progress=lambda f, m: progress(0.86 + 0.08 * f, f"verify: {m}"))
-        summary["verification"] = report.to_dict()
-    if out_dir is not None:
-        files = write_roadmap(net, result, summary, out_dir, lambda f, m: progress(0.94 + 0.06 * f, m))
-    progress(1.0, "done")
-    return TaskResult("roadmap", summary, files)
-
-
-run_roadmap_task.options_model = RoadmapOptions  # type: ignore[attr-defined]

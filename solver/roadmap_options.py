@@ -18,6 +18,10 @@ file (YAML, ``--plan FILE``) holds the same keys. The shipped defaults come from
 Periods are calendar quarters (``2027Q1``) or years (``2027``). A build that is online in period ``t``
 was committed (ordered and paid: its capex falls in that period's budget) ``ceil(lead / quarters per
 period)`` periods earlier; a commitment before the first period is not allowed.
+
+The options sit beside the algorithm that reads them (:mod:`backbone.solver.roadmap`, its bound and its checker);
+the task (:mod:`backbone.solver.tasks.roadmap`) re-exports them with ``run_roadmap_task`` and the roadmap-file
+loader ``load_roadmap_file``.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from backbone.schema import REGIONS, TRAFFIC_CLASSES
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.tasks.plan_options import (
+from backbone.solver.plan_stage_options import (
     STAGE_MODELS,
     PlanUpgradeOptions,
     plan_stage_defaults,
@@ -271,7 +275,7 @@ def period_label(quarter: int, period: str) -> str:
 
 def roadmap_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The stage defaults of a roadmap's periods from its raw options ``data``: the plan's
-    (:func:`~backbone.solver.tasks.plan_options.plan_stage_defaults`; the roadmap's ``verify`` runs its own checker,
+    (:func:`~backbone.solver.plan_stage_options.plan_stage_defaults`; the roadmap's ``verify`` runs its own checker,
     not the stages'), with design ``time_limit_s`` 15 s and placement ``time_limit_s`` 30 s and ``mip_gap`` 0.5 % per
     period, no LP bound."""
     defaults = plan_stage_defaults({stage: data.get(stage) for stage in STAGE_MODELS if stage in data})
@@ -290,18 +294,3 @@ def stage_options(opts: RoadmapOptions) -> tuple[PlaceOptions, TEOptions, Failur
     """The place, te, failures and design options of every period (``opts.place`` / ``te`` / ``failures`` /
     ``design``, the roadmap's defaults, :func:`roadmap_stage_defaults`, applied when ``opts`` was validated)."""
     return opts.place, opts.te, opts.failures, opts.design
-
-
-def load_roadmap_file(path: Any, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Read a YAML roadmap file into roadmap options (``plan_file``/``plan_text`` recorded), ``overrides`` over
-    it: :func:`backbone.solver.tasks.options_file.load_options_file` for kind ``roadmap``.
-
-    Raises
-    ------
-    ValidationError
-        When the file is missing, not YAML, not a mapping, or names unknown or bad options (each
-        problem names the file, the line and the option).
-    """
-    from backbone.solver.tasks.options_file import load_options_file
-
-    return load_options_file(path, "roadmap", overrides)

@@ -50,7 +50,7 @@ def roadmap(
     ready-for-service dates and budgets. Writes OUT/roadmap.json, CSVs, OUT/periods/<period>/scenario/
     (run any command on them), timeline.png, maps per year and report.html. Exit 3 when a budget left a
     period short (explained per period), 5 when --verify finds a violation."""
-    from backbone.solver.roadmap_options import load_roadmap_file
+    from backbone.solver.tasks.roadmap import load_roadmap_file
 
     if budget is not None:
         options["budget_usd_per_period"] = budget

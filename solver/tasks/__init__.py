@@ -2,7 +2,7 @@
 
 Each task is a function ``run(net, options, out_dir, progress) -> TaskResult`` with a pydantic options model,
 registered by kind in :data:`~backbone.solver.tasks.registry.TASKS` (``te``, ``place``, ``failures``, ``design``,
-``plan``, ``calibrate``). A task returns a typed result (a :class:`TaskResult` subclass carrying the solved
+``plan``, ``calibrate``, ``roadmap``). A task returns a typed result (a :class:`TaskResult` subclass carrying the solved
 objects beside the JSON summary), and writes its files through one
 :class:`~backbone.artifacts.ArtifactWriter`. :func:`run_task` is the service both front doors call.
 

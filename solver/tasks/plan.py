@@ -10,10 +10,14 @@ call on its own:
 3. **failures** -- every single-SRLG failure re-routed (:mod:`backbone.solver.failures`);
 4. **upgrades** -- the cheapest module upgrades and new routes so the backbone carries all demand within a
    utilisation ceiling in the intact state and in every failure state (the survivable design,
-   :func:`backbone.solver.survive.design_survivable`). A state the current capacity already carries cannot
-   bind (upgrades only add capacity), so only the states the sweep found short are modelled;
+   :func:`backbone.solver.plan.plan_upgrades`, against the failure states :mod:`backbone.solver.plan_states`
+   selects). A state the current capacity already carries cannot bind (upgrades only add capacity), so only the
+   states the sweep found short are modelled;
 5. **report** -- maps (PNG world and Pacific-centred, SVG, interactive HTML, GeoJSON), charts,
-   ``report.html`` and the machine-readable results (JSON + CSV) (:mod:`backbone.solver.plan`).
+   ``report.html`` and the machine-readable results (JSON + CSV) (:mod:`backbone.solver.plan_report`).
+
+This module holds the options (:mod:`~backbone.solver.tasks.plan_options`), the chain of typed stage functions and
+the summary; the algorithms are the modules named above.
 
 A plan file (YAML) sets every option so a study can be rerun exactly; the report records the
 plan file, the scenario's fingerprint and the software version.
@@ -31,22 +35,20 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from backbone.artifacts import ArtifactWriter
-from backbone.errors import InfeasibleError
 from backbone.model import Network
 from backbone.solver.failures import FailureOptions
 from backbone.solver.impact import StateAssessment
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan import (
-    draw_images,
-    failure_before_after,
-    headline_text,
+    UpgradeStage,
+    grown_network,
     network_after_placement,
     overall_status,
     placement_demands,
-    plan_map,
-    report_data,
-    survivability_summary,
+    plan_upgrades,
 )
+from backbone.solver.plan_report import draw_images, headline_text, plan_map, report_data
+from backbone.solver.plan_states import design_failure_kind
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.failures import FailuresTaskResult
@@ -63,8 +65,8 @@ from backbone.solver.tasks.te import TEOptions, TETaskResult
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DESIGN_KEYS", "STAGES", "PlanOptions", "PlanTaskResult", "PlanUpgradeOptions", "load_plan_file",
-           "run_plan_task", "stage_options"]
+__all__ = ["DESIGN_KEYS", "STAGES", "PlanOptions", "PlanTaskResult", "PlanUpgradeOptions", "UpgradeStage",
+           "load_plan_file", "run_plan_task", "stage_options"]
 
 STAGES = ("place", "route", "failures", "upgrades", "report")
 """Plan stages, in order."""
@@ -121,21 +123,6 @@ class RouteStage:
 
 
 @dataclass
-class UpgradeStage:
-    """The upgrade stage: the design summary (``status`` ``skipped`` or ``infeasible`` when nothing was built),
-    what it buys, the network after the plan and its failure records, survivability, and per-failure before
-    and after."""
-
-    summary: dict[str, Any]
-    upgrades: pd.DataFrame
-    network_after: Network
-    records_after: list[dict[str, Any]]
-    kind: str
-    survivability: dict[str, Any]
-    before_after: list[dict[str, Any]]
-
-
-@dataclass
 class AfterStage:
     """The planned backbone assessed: min-MLU utilisation and unmet traffic, and the survivability check
     (``verify``)."""
@@ -182,25 +169,11 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
                           upgrade=upgrade, after=after)
 
 
-def grown_network(net: Network, demand_growth: float) -> Network:
-    """``net`` with inference and traffic demand multiplied by ``demand_growth``."""
-    work = net
-    if demand_growth != 1.0:
-        from dataclasses import replace
-
-        m = work.metros.copy()
-        m["inference_gpus"] = m["inference_gpus"] * demand_growth
-        work = replace(work.scale_demand(demand_growth), metros=m)
-    return work
-
-
 def plan_stage_options(opts: PlanOptions) -> PlanStageOptions:
     """The options of every stage (validated with ``opts``), and the failure kind the design survives (the design's
     ``survive``, else the failures stage's kind when it is one a design can survive, else ``srlg``)."""
-    survive = opts.design.survive
-    if survive is None:
-        survive = opts.failures.kind if opts.failures.kind in ("link", "srlg", "site") else "srlg"
-    return PlanStageOptions(opts.place, opts.te, opts.failures, opts.design, str(survive))
+    return PlanStageOptions(opts.place, opts.te, opts.failures, opts.design,
+                            design_failure_kind(opts.design.survive, opts.failures.kind))
 
 
 def place_stage(run: PlanRun, work: Network) -> PlaceTaskResult:
@@ -253,44 +226,23 @@ def failures_stage(run: PlanRun, route: RouteStage) -> FailuresTaskResult:
 
 
 def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult) -> UpgradeStage:
-    """4. upgrades: the survivable design (skipped with ``skip_upgrades``; ``infeasible`` kept as a result)."""
-    from backbone.solver.survive import design_survivable
-
+    """4. upgrades: the survivable design (:func:`~backbone.solver.plan.plan_upgrades`; skipped with
+    ``skip_upgrades``, ``infeasible`` kept as a result), its table and summary written when it ran."""
     t0 = time.perf_counter()
-    opts, fail_opts, design_cfg = run.opts, run.stages.failures, run.stages.upgrade
-    fs = failures.summary
-    kind = run.stages.survive
-    upgrades = pd.DataFrame(columns=["link", "action", "kind", "modules", "added_gbps", "cost_usd",
-                                     "lead_time_quarters", "protects"])
-    ds: dict[str, Any] = {"status": "skipped", "cost_usd": 0.0,
-                          "message": "--skip-upgrades: nothing was designed; the network after the plan is the "
-                                     "network before it (placement only)"}
-    after = route.routed
-    records_after = fs["scenarios"]
-    if not opts.skip_upgrades:
-        initial = fs["scenarios"] if kind == fail_opts.kind and not fail_opts.derate else None
-        try:
-            dres = design_survivable(route.routed, design_cfg.survive_options(kind, fail_opts.k_paths),
-                                     sweep_options=fail_opts, initial_records=initial,
-                                     progress=run.stage_progress("upgrades"))
-            ds = dres.summary()
-            upgrades = dres.upgrades
-            after = dres.network_after
-            records_after = dres.records_after
-        except InfeasibleError as exc:
-            ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
-        run.writer.csv("design_upgrades.csv", upgrades.assign(
-            protects=upgrades["protects"].map(lambda x: ";".join(x))) if len(upgrades) else upgrades)
+    skip = run.opts.skip_upgrades
+    upgrade = plan_upgrades(route.routed, failures.summary["scenarios"], run.stages.failures, run.stages.upgrade,
+                            run.stages.survive, skip, run.stage_progress("upgrades"))
+    ds, survivability = upgrade.summary, upgrade.survivability
+    if not skip:
+        run.writer.csv("design_upgrades.csv", upgrade.table())
         run.writer.json("design.json", {"kind": "design", **ds})
-    survivability = survivability_summary(kind if not opts.skip_upgrades else fail_opts.kind, ds, records_after)
-    before_after = failure_before_after(fs["scenarios"], records_after)
     it = ds.get("iterations") or []
-    run.finish("upgrades", t0, {"status": ds.get("status"), "backend": design_cfg.backend, "gap": ds.get("gap"),
-                                "note": "skipped: nothing designed" if opts.skip_upgrades else
+    run.finish("upgrades", t0, {"status": ds.get("status"), "backend": run.stages.upgrade.backend,
+                                "gap": ds.get("gap"), "note": "skipped: nothing designed" if skip else
                                 f"{len(it)} iterations; {ds.get('states_examined', 0)} states examined, "
                                 f"{ds.get('states_added', 0)} added to the model, {ds.get('states_needed', 0)} "
                                 f"needed; survives {survivability['survived']} of {survivability['states']}"})
-    return UpgradeStage(ds, upgrades, after, records_after, kind, survivability, before_after)
+    return upgrade
 
 
 def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:

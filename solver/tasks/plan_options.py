@@ -1,55 +1,32 @@
 """Options of the ``plan`` task: :class:`PlanOptions` (the keys of a plan file; each stage's options a typed
-sub-model with the plan's defaults, :func:`plan_stage_defaults`), the upgrade stage's options and the YAML plan-file
-loader that lists every mistake with its line."""
+sub-model with the plan's defaults) and the YAML plan-file loader that lists every mistake with its line.
+
+The stage sections themselves (the upgrade stage's :class:`PlanUpgradeOptions`, :func:`plan_stage_defaults`,
+:func:`with_stage_defaults`) live in :mod:`backbone.solver.plan_stage_options`, which the roadmap shares; they are
+importable from here as before."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from backbone.solver.backends import BackendName
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.survive_options import SurviveOptions
+from backbone.solver.plan_stage_options import (
+    DESIGN_KEYS,
+    STAGE_MODELS,
+    PlanUpgradeOptions,
+    plan_stage_default,
+    plan_stage_defaults,
+    with_stage_defaults,
+)
 from backbone.solver.te.options import TEOptions
 
-
-class PlanUpgradeOptions(BaseModel):
-    """The ``design`` options of a plan (the survivable upgrade stage, :mod:`backbone.solver.survive`)."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-    utilisation_ceiling: float = Field(0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
-                                       description="Utilisation ceiling in the intact state (also 'ceiling').")
-    failure_utilisation_ceiling: float = Field(
-        1.0, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
-        description="Utilisation ceiling in failure states (also 'failure_ceiling').")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
-                                description="Seconds for the design (also 'time_limit').")
-    backend: BackendName = "highs"
-    mip_gap: float = Field(1e-3, ge=0, lt=1, description="Relative MIP gap at which a design MIP stops.")
-    max_iterations: int = Field(6, ge=1, le=50, description="Most design iterations (solve, sweep, add states).")
-    max_states: int | None = Field(None, ge=1, le=100_000,
-                                   description="Cap on failure states in the design model (default: no cap).")
-    candidates: bool = Field(True, description="Build candidate routes as well as upgrading links.")
-    survive: Literal["srlg", "link", "site", "none"] | None = Field(
-        None, description="Failure kind the design must survive (default: the failures stage's kind).")
-
-
-    def survive_options(self, survive: str, k_paths: int, time_limit_s: float | None = None) -> SurviveOptions:
-        """These options as one survivable design's (:class:`~backbone.solver.survive_options.SurviveOptions`):
-        surviving ``survive`` over ``k_paths`` candidate paths (the failures stage's), ``time_limit_s`` per MIP
-        solve when given (a retry with a longer limit), else this section's."""
-        return SurviveOptions.model_validate({
-            **self.model_dump(exclude={"survive", "time_limit_s"}), "survive": survive, "k_paths": k_paths,
-            "time_limit_s": self.time_limit_s if time_limit_s is None else time_limit_s})
-
-
-DESIGN_KEYS = tuple(PlanUpgradeOptions.model_fields)
-"""Keys of a plan's ``design`` section."""
+__all__ = ["DESIGN_KEYS", "STAGE_MODELS", "PlanOptions", "PlanUpgradeOptions", "load_plan_file",
+           "plan_stage_defaults", "stage_options", "with_stage_defaults"]
 
 
 class PlanOptions(BaseModel):
@@ -65,13 +42,13 @@ class PlanOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     demand_growth: float = Field(1.0, ge=0, description="Multiply inference and traffic demand by this factor.")
-    place: PlaceOptions = Field(default_factory=lambda: _stage_default("place"),
+    place: PlaceOptions = Field(default_factory=lambda: plan_stage_default("place"),
                                 description="Placement options (PlaceOptions).")
-    te: TEOptions = Field(default_factory=lambda: _stage_default("te"), description="Routing options (TEOptions).")
-    failures: FailureOptions = Field(default_factory=lambda: _stage_default("failures"),
+    te: TEOptions = Field(default_factory=lambda: plan_stage_default("te"), description="Routing options (TEOptions).")
+    failures: FailureOptions = Field(default_factory=lambda: plan_stage_default("failures"),
                                      description="Failure sweep options (FailureOptions).")
     design: PlanUpgradeOptions = Field(
-        default_factory=lambda: _stage_default("design"),
+        default_factory=lambda: plan_stage_default("design"),
         description="Survivable design options: utilisation_ceiling (0.8, intact state), failure_utilisation_ceiling "
                     "(1.0, failure states), survive (the failure kind: srlg|link|site|none), time_limit_s (60, per "
                     "MIP solve), mip_gap (0.001), max_iterations (6), max_states (none: no cap), candidates (true: "
@@ -105,66 +82,6 @@ def load_plan_file(path: str | Path, overrides: dict[str, Any] | None = None) ->
     from backbone.solver.tasks.options_file import load_options_file
 
     return load_options_file(path, "plan", overrides)
-
-
-STAGE_MODELS: dict[str, type[BaseModel]] = {"place": PlaceOptions, "te": TEOptions, "failures": FailureOptions,
-                                          "design": PlanUpgradeOptions}
-"""The options model of each stage section of a plan."""
-
-
-def _given(options: Any, model: type[BaseModel], name: str) -> Any:
-    """The value ``options`` (a stage's raw section) gives option ``name`` under any of its spellings, or None."""
-    from backbone.solver.tasks.service import accepted_names
-
-    if isinstance(options, BaseModel):
-        return getattr(options, name, None) if name in options.model_fields_set else None
-    if not isinstance(options, Mapping):
-        return None
-    names = accepted_names(model)
-    return next((v for k, v in options.items() if names.get(str(k), str(k)) == name), None)
-
-
-def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The plan's defaults for each stage, where they differ from the stage task's own, from the plan's raw
-    options ``data``: partial placement whose inference SLO holds in the failure states the plan must survive
-    too (``slo_failures`` follows the design's ``survive``, else the failures stage's ``kind``), min-MLU routing,
-    the SRLG sweep, 60 s placement/routing and 30 s sweep time limits, and the plan's ``verify``."""
-    verify = data.get("verify", False)
-    verify = verify if isinstance(verify, bool) else False  # a bad value is refused by the model itself
-    survive = (_given(data.get("design"), PlanUpgradeOptions, "survive")
-               or _given(data.get("failures"), FailureOptions, "kind") or "srlg")
-    return {
-        # inference is placed where its SLO holds in the failure states the plan must survive too
-        "place": {"allow_partial": True, "verify": verify, "time_limit_s": 60.0,
-                  "slo_failures": survive if survive in ("link", "srlg") else "none"},
-        "te": {"objective": "min-mlu", "verify": verify, "time_limit_s": 60.0},
-        "failures": {"kind": "srlg", "verify": False, "time_limit_s": 30.0},
-        "design": {},
-    }
-
-
-def with_stage_defaults(data: Mapping[str, Any], defaults: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """``data`` (raw options) with each stage section in ``defaults`` merged over its defaults option by option
-    (:func:`~backbone.solver.tasks.service.merge_options`: the given spelling kept, an older spelling replacing
-    its option's default); a typed section contributes the options it was given. Anything that is not a mapping
-    is left for the model to refuse."""
-    from backbone.solver.tasks.service import merge_options
-
-    out = dict(data)
-    for stage, stage_defaults in defaults.items():
-        given = out.get(stage)
-        if isinstance(given, BaseModel):  # a typed stage: what it was given, over the defaults
-            given = given.model_dump(exclude_unset=True, by_alias=True)
-        if given is None:
-            given = {}
-        if isinstance(given, Mapping):
-            out[stage] = merge_options(STAGE_MODELS[stage], stage_defaults, given)
-    return out
-
-
-def _stage_default(stage: str) -> Any:
-    """A stage's options with the plan's defaults alone (a ``PlanOptions()`` built without the validator)."""
-    return STAGE_MODELS[stage].model_validate(plan_stage_defaults({})[stage])
 
 
 def stage_options(opts: PlanOptions) -> tuple[PlaceOptions, TEOptions, FailureOptions, PlanUpgradeOptions]:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from backbone.solver.failures import FailureOptions
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.roadmap import run_roadmap_task
-from backbone.solver.roadmap_options import RoadmapOptions
 from backbone.solver.tasks.base import Task
 from backbone.solver.tasks.calibrate import CalibrateOptions, run_calibrate_task
 from backbone.solver.tasks.design import DesignOptions, run_design_task
 from backbone.solver.tasks.failures import run_failures_task
 from backbone.solver.tasks.place import run_place_task
 from backbone.solver.tasks.plan import PlanOptions, run_plan_task
+from backbone.solver.tasks.roadmap import RoadmapOptions, run_roadmap_task
 from backbone.solver.tasks.te import TEOptions, run_te_task
 
 TASKS: dict[str, Task] = {task.kind: task for task in (

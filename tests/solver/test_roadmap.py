@@ -316,7 +316,8 @@ def test_readme_roadmap_file_is_valid_on_the_shipped_scenario(tmp_path: Path) ->
 
     from backbone.io import load_scenario
     from backbone.solver.roadmap import check_references
-    from backbone.solver.roadmap_options import RoadmapOptions, load_roadmap_file
+    from backbone.solver.roadmap_options import RoadmapOptions
+    from backbone.solver.tasks.roadmap import load_roadmap_file
 
     text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = re.search(r"```yaml\n(# roadmap\.yaml.*?)```", text, re.S)

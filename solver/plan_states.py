@@ -1,0 +1,66 @@
+"""Failure-state selection: which failure states a plan (and each period of a roadmap) designs against, sweeps,
+and reports as survived, excused or violated.
+
+* :func:`design_failure_kind` -- the failure kind the survivable design must survive;
+* :func:`placement_slo_failures` -- the failure kind under which the placement keeps inference SLOs;
+* :func:`initial_design_states` -- the failures stage's records the design may start from (a state the current
+  capacity already carries cannot bind, so only the states the sweep found short enter the model);
+* :func:`survivability_summary` -- survived / not survivable (excused, with reasons) / violated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SURVIVABLE_KINDS = ("link", "srlg", "site")
+"""Failure kinds a survivable design can be asked to survive."""
+
+SLO_FAILURE_KINDS = ("link", "srlg")
+"""Failure kinds under which the placement can keep the inference latency SLOs."""
+
+
+def design_failure_kind(survive: str | None, failures_kind: str) -> str:
+    """The failure kind the upgrade design survives: the design's ``survive`` when given (``none`` included),
+    else the failures stage's kind when a design can survive it, else ``srlg``.
+
+    Example
+    -------
+    >>> design_failure_kind(None, "link"), design_failure_kind(None, "srlg-pairs"), design_failure_kind("none", "srlg")
+    ('link', 'srlg', 'none')
+    """
+    if survive is not None:
+        return str(survive)
+    return failures_kind if failures_kind in SURVIVABLE_KINDS else "srlg"
+
+
+def placement_slo_failures(survive: str | None, failures_kind: str | None) -> str:
+    """The failure kind whose states the placement keeps inference SLOs in (its ``slo_failures``): the kind the
+    plan must survive (the design's ``survive`` as given, else the failures stage's ``kind`` as given, else
+    ``srlg``) when it is one the placement models, else ``none``.
+
+    Example
+    -------
+    >>> placement_slo_failures(None, None), placement_slo_failures("site", "link")
+    ('srlg', 'none')
+    """
+    kind = survive or failures_kind or "srlg"
+    return kind if kind in SLO_FAILURE_KINDS else "none"
+
+
+def initial_design_states(records: list[dict[str, Any]], kind: str, sweep_kind: str,
+                          derate: Any) -> list[dict[str, Any]] | None:
+    """The failures stage's per-state ``records`` the design starts from when they describe the states it must
+    survive (same ``kind``, no derating of capacity in the sweep); else ``None`` (the design sweeps for
+    itself)."""
+    return records if kind == sweep_kind and not derate else None
+
+
+def survivability_summary(kind: str, design: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{failure_kind, states, survived, not_survivable: [{scenario, reason}], violated}`` of the plan: the
+    design's own (``design["survivability"]``) when it ran, else counted from the sweep's ``records``
+    (``survived`` per state; nothing excused)."""
+    sv = design.get("survivability")
+    if sv:
+        return dict(sv)
+    return {"failure_kind": kind, "states": len(records), "survived": sum(1 for r in records if r["survived"]),
+            "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
