@@ -35,7 +35,7 @@ from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
-from backbone.solver.sparse import row_ranges
+from backbone.solver.sparse import row_ranges, selector
 from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.formulations import (
     SPLIT_COLUMNS,
@@ -116,15 +116,19 @@ class ColumnPool:
     def n(self) -> int:
         return int(sum(len(d) for d in self.demand))
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(self, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(demand row, flat arcs, hops) of the columns from ``start`` on."""
         demand = np.concatenate(self.demand) if self.demand else np.zeros(0, np.int64)
         arcs = np.concatenate(self.arcs) if self.arcs else np.zeros(0, np.int32)
         hops = np.concatenate(self.hops) if self.hops else np.zeros(0, np.int32)
+        if start:
+            arcs = arcs[int(hops[:start].sum()):]
+            demand, hops = demand[start:], hops[start:]
         return demand, arcs, hops
 
-    def arc_map(self) -> sp.csr_matrix:
-        """``2L x n_columns`` arc-load map (``P^T``)."""
-        _, arcs, hops = self.arrays()
+    def arc_map(self, start: int = 0) -> sp.csr_matrix:
+        """``2L x n_columns`` arc-load map (``P^T``) of the columns from ``start`` on."""
+        _, arcs, hops = self.arrays(start)
         ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
         return row_ranges(arcs, ptr, self.n_arcs).T.tocsr()
 
@@ -275,7 +279,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
             splits = splits_frame(inst, lp_demands[warm.col_demand], warm.arcs, warm.hops, warm.flow, 0.0)
             return ScaleOutcome(worst, value, warm.arc_load(inst.n_arcs), carried, reason, splits, cg.stages,
                                 cg.best_lb, paths_seconds,
-                                {"iterations": cg.iterations, "columns": len(warm.flow), **extra}, cg.timed_out)
+                                {**cg.figures(len(warm.flow)), **extra}, cg.timed_out)
         sol = found
     else:
         sol, worst, value = _solve_max_throughput(cg, ceiling)
@@ -292,7 +296,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     splits = splits_frame(inst, lp_demands[col_demand], arcs, hops, f, tol)
     return ScaleOutcome(worst if sol.status == Status.OPTIMAL else Status.FEASIBLE, value, arc_load, carried,
                         reason, splits, cg.stages, cg.best_lb, paths_seconds,
-                        {"iterations": cg.iterations, "columns": pool.n, **extra}, cg.timed_out)
+                        {**cg.figures(pool.n), **extra}, cg.timed_out)
 
 
 def _flow_deviation(cg: _ColumnGeneration, extra: dict[str, Any]) -> WarmStart:
@@ -414,30 +418,80 @@ class _ColumnGeneration:
         """The time limit stopped a stage (its answer is the best master solution found)."""
         self.holds: list[tuple[str, np.ndarray, float]] = []
         """(name, lp demand positions, upper): the unmet demand of earlier stages held at their optimum."""
+        self.lp: LinearProgram | None = None
+        """The restricted master, built once and grown (:meth:`master`)."""
+        self.fixed: set[str] = set()
+        self.defaults: dict[str, tuple[Any, Any]] = {}
+        self.last: Solution | None = None
+        self.builds = 0
+        """Times the master was built from scratch (once per run, unless a stage leaves out other blocks)."""
+        self.warm_started = 0
+        """Masters the backend started from the previous master's basis."""
+
+    def figures(self, columns: int) -> dict[str, int]:
+        """The run's figures for the summary: ``iterations`` (masters solved), ``columns``, ``master_builds`` and
+        ``masters_warm_started``."""
+        return {"iterations": self.iterations, "columns": columns, "master_builds": self.builds,
+                "masters_warm_started": self.warm_started}
 
     def master(self, name: str, costs: dict[str, Any], bounds: dict[str, Any]) -> Solution:
         """Solve the restricted master over the pool's columns, with the holds of the stages before
-        (raises :class:`_OutOfTime` past the deadline)."""
-        inst, pool = self.inst, self.pool
+        (raises :class:`_OutOfTime` past the deadline).
+
+        The master is built once (:meth:`build_master`); later masters append the pool's new columns to it
+        (:meth:`~backbone.solver.problem.LinearProgram.add_columns`), add the new holds' rows, set the stage's
+        objective and bounds, and start from the last master's basis where the backend can (HiGHS simplex).
+        """
         t0 = time.perf_counter()
-        col_demand, _, _ = pool.arrays()
-        lp = LinearProgram(name)
-        lp.add_variables("flow", pd.RangeIndex(pool.n, name="column"), lower=0.0, upper=INF)
-        te_variables(lp, inst, self.lp_demands)
-        demand_rows(lp, col_demand, np.arange(self.n_lp), self.h, "flow")
-        capacity_rows(lp, inst, {"flow": pool.arc_map()})
+        fixed = {b for b, (lo, up) in bounds.items()
+                 if np.isscalar(lo) and np.isscalar(up) and lo == 0 and up == 0}  # left out (stage_program)
+        if self.lp is None or fixed != self.fixed:
+            self.lp, self.fixed, self.last = self.build_master(name), fixed, None
+        else:
+            self.extend_master()
+        lp = self.lp
         for hold, members, upper in self.holds:
-            hold_rows(lp, hold, members, upper)
-        lp = stage_program(lp, name, costs, bounds, {b: lp.bounds(b) for b in lp.variables})
+            if hold not in lp.constraints:
+                hold_rows(lp, hold, members, upper)
+        lp = stage_program(lp, name, {b: c for b, c in costs.items() if b in lp.variables}, bounds, self.defaults)
+        self.lp = lp  # the stage's program (a block fixed at zero left out) is the one that grows
         st = lp.stats()
         t1 = time.perf_counter()
         left = self.deadline - t1
         if left <= 0.05:
             raise _OutOfTime
-        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.master_method)
+        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.master_method, warm_start=self.last)
+        self.last = sol
+        self.warm_started += sol.warm_started
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0, st["rows"],
                                  st["cols"], st["nonzeros"]))
         return sol
+
+    def build_master(self, name: str) -> LinearProgram:
+        """The restricted master over the pool's columns: path flows, ``unmet``, ``mlu``; demand rows and a
+        capacity row for every arc (columns added later may use any)."""
+        inst, pool = self.inst, self.pool
+        col_demand, _, _ = pool.arrays()
+        lp = LinearProgram(name)
+        lp.add_variables("flow", pd.RangeIndex(pool.n, name="column"), lower=0.0, upper=INF)
+        te_variables(lp, inst, self.lp_demands)
+        demand_rows(lp, col_demand, np.arange(self.n_lp), self.h, "flow")
+        capacity_rows(lp, inst, {"flow": pool.arc_map()}, every_arc=True)
+        self.defaults = {"flow": (0.0, INF), **{b: lp.bounds(b) for b in ("unmet", "mlu")}}
+        self.builds += 1
+        return lp
+
+    def extend_master(self) -> None:
+        """Append the pool's columns that are not in the master yet (``f >= 0``, cost set by the stage)."""
+        lp = self.lp
+        assert lp is not None
+        start = lp.variables["flow"].size
+        if self.pool.n == start:
+            return
+        col_demand, _, _ = self.pool.arrays(start)
+        rows = {"demand": selector(col_demand, self.n_lp, len(col_demand)),
+                "capacity": self.pool.arc_map(start)[lp.constraints["capacity"].index.to_numpy(np.int64)]}
+        lp.add_columns("flow", len(col_demand), lower=0.0, upper=INF, coefficients=rows)
 
     def price(self, w: np.ndarray, pi: np.ndarray, rc: np.ndarray) -> int:
         """Add the columns with negative reduced cost; returns how many were added."""
