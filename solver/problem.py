@@ -77,7 +77,7 @@ class LinearProgram:
     >>> lp = LinearProgram("demo")
     >>> x = lp.add_variables("x", pd.Index(["a", "b"]), cost=[1.0, 2.0], lower=0.0)
     >>> lp.add_constraints("cover", sp.csr_matrix([[1.0, 1.0]]), lower=1.0, upper=INF, index=pd.Index(["c"]))
-    >>> sol = solve(lp, time_limit=10)
+    >>> sol = solve(lp, time_limit_s=10)
     >>> float(sol.objective)
     1.0
     """
@@ -435,9 +435,10 @@ LP_METHODS = ("auto", "simplex", "ipm")
 """The backend-neutral choice of LP method (each adapter translates it; see :func:`solve`)."""
 
 
-def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, mip_gap: float = 1e-4,
+def solve(lp: LinearProgram, backend: str = "highs", time_limit_s: float = 60.0, mip_gap: float = 1e-4,
           threads: int | None = None, lp_method: str | None = None, presolve: bool = True,
-          warm_start: Solution | None = None, start: np.ndarray | None = None, **options: Any) -> Solution:
+          warm_start: Solution | None = None, start: np.ndarray | None = None, *, time_limit: float | None = None,
+          **options: Any) -> Solution:
     """Solve ``lp`` with the named backend.
 
     The keyword arguments are backend-neutral; each adapter in :mod:`backbone.solver.backends`
@@ -449,7 +450,7 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     backend
         One of :func:`available_backends` names: ``highs`` (default), ``ortools-glop``,
         ``ortools-pdlp``, ``ortools-scip``, ``pulp-cbc``, ``pulp-highs``.
-    time_limit
+    time_limit_s
         Seconds; every solve has one.
     mip_gap
         Relative MIP gap at which to stop (ignored for LPs).
@@ -470,16 +471,20 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     start
         A MIP start (a full column vector), given to backends that take one (``supports_start``: HiGHS);
         the others ignore it.
+    time_limit
+        Deprecated spelling of ``time_limit_s`` (warns with :class:`DeprecationWarning`).
 
     Raises
     ------
     SolverError
         When the backend is unknown, not installed, or crashes.
     """
+    from backbone.deprecation import renamed
     from backbone.errors import SolverError
     from backbone.solver.backends import get_backend
 
-    if not time_limit or time_limit <= 0:
+    time_limit_s = renamed("solve", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0)
+    if not time_limit_s or time_limit_s <= 0:
         raise SolverError("every solve needs a positive time limit")
     if lp_method is not None and lp_method not in LP_METHODS:
         raise SolverError(f"unknown lp_method {lp_method!r}; choose one of {', '.join(LP_METHODS)}")
@@ -501,9 +506,9 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     options = dict(options)
     if start is not None and getattr(impl, "supports_start", False):
         options["start"] = start
-    sol = run(options, time_limit)
+    sol = run(options, time_limit_s)
     if _objective_mismatch(lp, sol):
-        sol = _resolve_mismatch(lp, sol, backend, options, run, t0 + time_limit)
+        sol = _resolve_mismatch(lp, sol, backend, options, run, t0 + time_limit_s)
     sol.solve_seconds = time.perf_counter() - t0
     sol.lp = lp.copy()  # the program as solved: later stages may change ``lp``
     return sol

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import Deadline, TimeLimitReached
@@ -217,9 +218,10 @@ def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline
     return pool, lp_demands, reason, sum(dp.seconds for dp in parts)
 
 
-def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "highs", time_limit: float = 120.0,
-               ceiling: float | None = None, lp_method: str = "auto",
-               progress: Callable[[float, str], None] | None = None, deadline: float | None = None
+def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str = "highs",
+               time_limit_s: float = 120.0, utilisation_ceiling: float | None = None, lp_method: str = "auto",
+               progress: Callable[[float, str], None] | None = None, deadline: float | None = None, *,
+               k: int | None = None, time_limit: float | None = None, ceiling: float | None = None
                ) -> ScaleOutcome:
     """Column generation for ``min-mlu`` or ``max-throughput`` over every admissible path.
 
@@ -229,11 +231,16 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
         The instance.
     objective
         ``min-mlu`` or ``max-throughput`` (lexicographic by class: one column generation per stage).
-    k
+    k_paths
         Candidate paths that SLO-bound demands start with.
-    time_limit, deadline
+    time_limit_s, deadline
         Seconds for the whole run (path search included), or an absolute ``time.perf_counter()``
         deadline; when it stops the run, the best master solution so far is returned with its bound.
+    utilisation_ceiling
+        Max-throughput's utilisation ceiling (default 1.0).
+    k, time_limit, ceiling
+        Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
+        :class:`DeprecationWarning`).
 
     Raises
     ------
@@ -242,8 +249,11 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     SolverError
         A backend failure.
     """
+    k_paths = int(renamed("run_colgen", "k", k, "k_paths", k_paths, 4))
+    time_limit_s = float(renamed("run_colgen", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
+    ceiling = renamed("run_colgen", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
     progress = progress or (lambda f, m: None)
-    deadline = deadline if deadline is not None else time.perf_counter() + time_limit
+    deadline = deadline if deadline is not None else time.perf_counter() + time_limit_s
     final_deadline = deadline
     # keep a share of the time for the bound refinement after the masters
     deadline -= min(60.0, 0.1 * max(0.0, deadline - time.perf_counter())) if objective == "min-mlu" else 0.0
@@ -258,7 +268,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     if warm_start:  # every routable demand has an admissible path; flow deviation seeds the pool
         pool, lp_demands, reason, paths_seconds = ColumnPool(inst.n_arcs), cand, inst.reason.copy(), 0.0
     else:
-        pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k, Deadline(deadline))
+        pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k_paths, Deadline(deadline))
     # interior-point duals are central: far better prices (and bounds) than simplex's extreme duals,
     # which make column generation tail off on degenerate TE masters
     cg = _ColumnGeneration(inst, pool, lp_demands, backend, "ipm" if lp_method == "auto" else lp_method, deadline,
@@ -460,7 +470,7 @@ class _ColumnGeneration:
         left = self.deadline - t1
         if left <= 0.05:
             raise _OutOfTime
-        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.master_method, warm_start=self.last)
+        sol = solve(lp, backend=self.backend, time_limit_s=left, lp_method=self.master_method, warm_start=self.last)
         self.last = sol
         self.warm_started += sol.warm_started
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0, st["rows"],
