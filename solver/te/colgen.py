@@ -10,7 +10,9 @@ SLO), not only ``k`` candidates. Column generation solves it without listing tho
    ``rc_p = sum_{a in p} w_a - pi_d``. One Dijkstra per source (scipy, directed, lowest ``w`` over
    parallel arcs) finds every demand's ``w``-shortest path ``SP_d(w)``; paths with
    ``rc_p < 0`` (and latency within the SLO) join the pool;
-3. repeat until no column prices out, the gap closes or the time limit is reached.
+3. repeat until no column prices out, the gap closes or the time limit is reached. The master is built
+   once and grown: each iteration appends the new columns to it (``LinearProgram.add_columns``; every arc
+   has its capacity row from the start) and simplex masters start from the last basis.
 
 Memory grows with the active paths, not with ``k x demands``.
 
