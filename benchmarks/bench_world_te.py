@@ -16,6 +16,7 @@ Usage::
 
     python -m benchmarks.bench_world_te --sizes 300 600 1246 --methods exact colgen pop --cap 600
     python -m benchmarks.bench_world_te --sizes 1246 --methods colgen --cap 900 --time-limit 420
+    python -m benchmarks.bench_world_te --sizes 40 --methods colgen --slo-rtt-ms 150 --cap 300 --no-check
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 WORLD = ROOT.parent / "shared" / "conformance" / "topohub" / "backbone" / "world.json"
 
 
-def world_with_demand(n_cities: int, share_of_capacity: float = 0.10) -> Any:
-    """The world backbone with gravity demand among its ``n_cities`` highest-degree cities."""
+def world_with_demand(n_cities: int, share_of_capacity: float = 0.10, slo_rtt_ms: float | None = None) -> Any:
+    """The world backbone with gravity demand among its ``n_cities`` highest-degree cities (every demand with
+    the RTT SLO ``slo_rtt_ms`` when given)."""
     from backbone.io.nodelink import load_node_link
 
     net = load_node_link(WORLD)
@@ -53,18 +55,19 @@ def world_with_demand(n_cities: int, share_of_capacity: float = 0.10) -> Any:
     vol = mass[i] * mass[j]
     total = share_of_capacity * float(net.links["capacity_gbps"].sum())
     demands = pd.DataFrame({"src": chosen[i], "dst": chosen[j], "demand_gbps": total * vol / vol.sum(),
-                            "traffic_class": "bulk", "slo_rtt_ms": np.nan},
+                            "traffic_class": "bulk", "slo_rtt_ms": np.nan if slo_rtt_ms is None else slo_rtt_ms},
                            index=pd.Index([f"d{x}" for x in range(len(i))], name="id"))
     return net.copy_with(demands=demands)
 
 
-def run_one(n_cities: int, method: str, time_limit: float, check: bool = True) -> dict[str, Any]:
+def run_one(n_cities: int, method: str, time_limit: float, check: bool = True,
+            slo_rtt_ms: float | None = None) -> dict[str, Any]:
     """One solve in this process; returns the table row."""
     from backbone.solver.checks.te import check_te
     from backbone.solver.te import solve_te
 
     t0 = time.perf_counter()
-    net = world_with_demand(n_cities)
+    net = world_with_demand(n_cities, slo_rtt_ms=slo_rtt_ms)
     load_s = time.perf_counter() - t0
     t1 = time.perf_counter()
     r = solve_te(net, "min-mlu", formulation="path", k_paths=4, method=method, time_limit_s=time_limit, pop_parts=4)
@@ -79,6 +82,7 @@ def run_one(n_cities: int, method: str, time_limit: float, check: bool = True) -
             "mlu": s["mlu"], "bound": s["lower_bound"], "gap": s["gap"], "checked": ok,
             "columns": (s.get("colgen") or {}).get("columns", s["path_variables"]),
             "table": len(r.paths), "iterations": ((s.get("colgen") or {}).get("source_flows") or {}).get("iterations"),
+            "masters": len(s.get("stages") or []), "build_s": s.get("build_seconds", 0.0),
             "load_avg": os.getloadavg()[0]}
 
 
@@ -103,7 +107,7 @@ def run_core(n_cities: int, time_limit: float) -> dict[str, Any]:
             "status": "feasible", "load_s": load_s, "seconds": seconds, "paths_s": sf.seconds, "solve_s": 0,
             "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, "mlu": sf.mlu, "bound": bound,
             "gap": (sf.mlu - bound) / sf.mlu if sf.mlu > 0 else 0.0, "checked": None, "columns": 0, "table": 0,
-            "iterations": sf.iterations, "load_avg": os.getloadavg()[0]}
+            "iterations": sf.iterations, "masters": 0, "build_s": 0.0, "load_avg": os.getloadavg()[0]}
 
 
 def main() -> None:
@@ -115,6 +119,8 @@ def main() -> None:
                         help="solve time limit per run, seconds (default: the cap less 60 s)")
     parser.add_argument("--no-check", action="store_true",
                         help="skip the independent checker (its path tables grow with the result's paths)")
+    parser.add_argument("--slo-rtt-ms", type=float, default=None,
+                        help="give every demand this RTT SLO (colgen then solves its masters from the start)")
     parser.add_argument("--one", nargs=2, metavar=("CITIES", "METHOD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     limit = args.time_limit if args.time_limit is not None else max(10.0, args.cap - 60)
@@ -122,7 +128,8 @@ def main() -> None:
         if args.one[1] == "core":
             row = run_core(int(args.one[0]), time_limit=limit)
         else:
-            row = run_one(int(args.one[0]), args.one[1], time_limit=limit, check=not args.no_check)
+            row = run_one(int(args.one[0]), args.one[1], time_limit=limit, check=not args.no_check,
+                          slo_rtt_ms=args.slo_rtt_ms)
         print(json.dumps(row))
         return
     if not WORLD.exists():
@@ -132,7 +139,8 @@ def main() -> None:
     for n in args.sizes:
         for method in args.methods:
             cmd = [sys.executable, "-m", "benchmarks.bench_world_te", "--one", str(n), method, "--cap", str(args.cap),
-                   "--time-limit", str(limit), *(["--no-check"] if args.no_check else [])]
+                   "--time-limit", str(limit), *(["--no-check"] if args.no_check else []),
+                   *([] if args.slo_rtt_ms is None else ["--slo-rtt-ms", str(args.slo_rtt_ms)])]
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.cap, cwd=ROOT,
                                    env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -145,10 +153,12 @@ def main() -> None:
                 rows.append({"cities": n, "method": method, "status": f"> {args.cap:.0f} s"})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     load = os.getloadavg()
-    print(f"\nWorld backbone min-MLU, gravity demand among the N highest-degree cities; cpu count {os.cpu_count()}, "
+    slo = "" if args.slo_rtt_ms is None else f", every demand with a {args.slo_rtt_ms:g} ms RTT SLO"
+    print(f"\nWorld backbone min-MLU, gravity demand among the N highest-degree cities{slo}; cpu count {os.cpu_count()}, "
           f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (shared machine)")
     head = (f"{'cities':>6} {'nodes':>5} {'demands':>9} {'method':>7} {'status':>9} {'seconds':>8} {'paths s':>7} "
-            f"{'peak GB':>7} {'MLU':>9} {'bound':>9} {'gap':>8} {'paths':>9} {'table':>7} {'checked':>7} {'load':>4}")
+            f"{'peak GB':>7} {'MLU':>9} {'bound':>9} {'gap':>8} {'paths':>9} {'table':>7} {'checked':>7} {'load':>4} "
+            f"{'masters':>7} {'build s':>7}")
     print(head)
     print("-" * len(head))
     for r in rows:
@@ -160,10 +170,11 @@ def main() -> None:
         print(f"{r['cities']:>6} {r['nodes']:>5} {r['demands']:>9,} {r['method']:>7} {r['status']:>9} "
               f"{r['seconds']:>8.1f} {r['paths_s']:>7.1f} {r['peak_gb']:>7.2f} {r['mlu']:>9.5f} {bound:>9} {gap:>8} "
               f"{r['columns']:>9,} {r.get('table', 0):>7,} {({True: 'yes', False: 'NO', None: 'skipped'})[r['checked']]:>7} "
-              f"{r.get('load_avg', float('nan')):>4.1f}")
+              f"{r.get('load_avg', float('nan')):>4.1f} {r.get('masters', 0):>7} {r.get('build_s', 0.0):>7.2f}")
     print("\nseconds: solve_te wall time (paths, build, solve, extract; not the import); paths: LP path "
           "variables (colgen: columns in the final master, or the paths of the source-flow decomposition); table: "
-          "rows of the result's paths table; load: the 1-minute load average when the run ended.")
+          "rows of the result's paths table; load: the 1-minute load average when the run ended; masters: LP stages "
+          "solved (colgen: restricted masters); build s: seconds building (colgen: building and extending) them.")
 
 
 if __name__ == "__main__":

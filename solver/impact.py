@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.te import TEResult, solve_te
@@ -117,34 +118,37 @@ class StateAssessment:
 _STATUS_ORDER = {"optimal": 0, "feasible": 1}
 
 
-def assess_state(net: Network, k: int = 4, backend: str = "highs", time_limit_s: float = 60.0,
+def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_limit_s: float = 60.0,
                  path_provider: Callable[..., Any] | None = None, routing: TEResult | None = None,
-                 lp_method: str = "auto", shortfall: bool = True) -> StateAssessment:
+                 lp_method: str = "auto", shortfall: bool = True, *, k: int | None = None) -> StateAssessment:
     """Utilisation and unmet traffic of one network state (the one definition; see the module doc).
 
     Parameters
     ----------
     net
         The state (a failure already applied).
-    k
+    k_paths
         Candidate paths per demand.
     path_provider
         Optional candidate-path function (failure sweeps derive the failed topology's paths from the
         intact network's).
     routing
-        A min-MLU path routing of ``net`` with the same ``k`` already solved (``backbone te``'s default):
+        A min-MLU path routing of ``net`` with the same ``k_paths`` already solved (``backbone te``'s default):
         reused instead of solving it again.
     shortfall
         Measure an overloaded state's shortfall (max-throughput at 100 %). False leaves the unmet
         traffic of an overloaded state unknown (NaN): enough to tell that it does not survive.
+    k
+        Deprecated spelling of ``k_paths`` (warns with :class:`DeprecationWarning`).
 
     Raises
     ------
     SolverError
         Backend trouble or no solution within the time limit.
     """
+    k_paths = int(renamed("assess_state", "k", k, "k_paths", k_paths, 4))
     if routing is None or routing.summary.get("objective") != "min-mlu":
-        routing = solve_te(net, "min-mlu", formulation="path", k_paths=k, backend=backend, time_limit_s=time_limit_s,
+        routing = solve_te(net, "min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s,
                            path_provider=path_provider, lp_method=lp_method)
     d = routing.demands
     unmet = d["unmet_gbps"].astype(float)
@@ -155,7 +159,7 @@ def assess_state(net: Network, k: int = 4, backend: str = "highs", time_limit_s:
     if mlu > 1 + OVERLOAD_TOL and not shortfall:
         unmet = pd.Series(np.nan, index=unmet.index)
     elif mlu > 1 + OVERLOAD_TOL:
-        capped = solve_te(net, "max-throughput", formulation="path", k_paths=k, backend=backend,
+        capped = solve_te(net, "max-throughput", formulation="path", k_paths=k_paths, backend=backend,
                           time_limit_s=time_limit_s, utilisation_ceiling=1.0, path_provider=path_provider,
                           lp_method=lp_method)
         unmet = capped.demands["unmet_gbps"].astype(float)

@@ -77,7 +77,7 @@ class LinearProgram:
     >>> lp = LinearProgram("demo")
     >>> x = lp.add_variables("x", pd.Index(["a", "b"]), cost=[1.0, 2.0], lower=0.0)
     >>> lp.add_constraints("cover", sp.csr_matrix([[1.0, 1.0]]), lower=1.0, upper=INF, index=pd.Index(["c"]))
-    >>> sol = solve(lp, time_limit=10)
+    >>> sol = solve(lp, time_limit_s=10)
     >>> float(sol.objective)
     1.0
     """
@@ -203,6 +203,67 @@ class LinearProgram:
         else:
             self._A = None
         self._stacked = min(self._stacked, i) if self._A is None else len(self._rows)
+
+    def add_columns(self, block: str, index: pd.Index | Sequence[Any] | int, cost: float | np.ndarray = 0.0,
+                    lower: float | np.ndarray = 0.0, upper: float | np.ndarray = INF,
+                    integer: bool | np.ndarray = False,
+                    coefficients: Mapping[str, sp.spmatrix] | None = None) -> VariableBlock:
+        """Append columns to the end of variable block ``block`` (column generation's new paths).
+
+        ``index`` labels the new columns (an int ``n``: the next ``n`` positions of a range index);
+        ``coefficients[r]`` is the new columns' ``rows(r) x n`` matrix in constraint family ``r`` (families
+        not named get zeros). The blocks after ``block`` move right; the existing rows are extended, not
+        rebuilt, and a solution of the program before keeps its own columns (see :meth:`column_layout`).
+        Returns the grown block.
+        """
+        i, b = self._var(block)
+        if isinstance(index, int):
+            start = b.index.stop if isinstance(b.index, pd.RangeIndex) and b.index.step == 1 else b.size
+            index = pd.RangeIndex(start, start + index)
+        new = index if isinstance(index, pd.Index) else pd.Index(index)
+        n, at = len(new), b.start + b.size  # the new columns' first position
+        cols = {r: sp.csr_matrix(m) for r, m in (coefficients or {}).items()}
+        for r, m in cols.items():
+            if r not in self.constraints:
+                raise KeyError(f"unknown constraint block {r!r}")
+            if m.shape != (self.constraints[r].size, n):
+                raise ValueError(f"{r}: new columns have shape {m.shape}, expected {(self.constraints[r].size, n)}")
+        grown = Block(block, b.start, b.index.append(new).set_names(b.index.names))
+        self.variables = {k: grown if k == block else (v if v.start < at else Block(v.name, v.start + n, v.index))
+                          for k, v in self.variables.items()}
+        for arrays, value in ((self._c, cost), (self._lb, lower), (self._ub, upper)):
+            arrays[i] = np.concatenate([arrays[i], np.broadcast_to(np.asarray(value, float), (n,))])
+        self._int[i] = np.concatenate([self._int[i], np.broadcast_to(np.asarray(integer, bool), (n,))])
+        for j, (rname, mat, spec) in enumerate(self._rows):
+            m = cols.get(rname)
+            rows = self.constraints[rname].size
+            if "blocks" in spec:
+                if block not in spec["blocks"] and m is None:
+                    continue
+                old = spec["blocks"].get(block, sp.csr_matrix((rows, b.size)))
+                extra = sp.csr_matrix((rows, n)) if m is None else m
+                self._rows[j] = (rname, mat, {**spec, "blocks": {**spec["blocks"], block: sp.hstack([old, extra],
+                                                                                                   format="csr")}})
+            elif m is not None or mat.shape[1] > at:  # one matrix over all columns: insert the new ones at ``at``
+                mat = mat.tocsc()
+                head = mat[:, :at] if mat.shape[1] >= at else sp.hstack([mat, sp.csc_matrix((rows, at - mat.shape[1]))])
+                extra = sp.csc_matrix((rows, n)) if m is None else m.tocsc()
+                self._rows[j] = (rname, sp.hstack([head, extra, mat[:, at:]], format="csr"), spec)
+        self.n_cols += n
+        self._A = None
+        return grown
+
+    def column_layout(self) -> tuple[tuple[str, int], ...]:
+        """(block, size) of every variable block in order: what :meth:`grown_positions` maps from."""
+        return tuple((k, b.size) for k, b in self.variables.items())
+
+    def grown_positions(self, layout: Sequence[tuple[str, int]]) -> np.ndarray | None:
+        """Where the columns of an earlier ``layout`` of this program are now (only columns appended to its
+        blocks since: same blocks, same order, none smaller), or None when the program is another one."""
+        if [k for k, _ in layout] != list(self.variables) or any(self.variables[k].size < n for k, n in layout):
+            return None
+        parts = [np.arange(self.variables[k].start, self.variables[k].start + n) for k, n in layout]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
     def without_variables(self, blocks: Collection[str], name: str | None = None) -> LinearProgram:
         """A program over the other variable blocks, with the same rows less the left-out blocks' coefficients
@@ -374,9 +435,10 @@ LP_METHODS = ("auto", "simplex", "ipm")
 """The backend-neutral choice of LP method (each adapter translates it; see :func:`solve`)."""
 
 
-def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, mip_gap: float = 1e-4,
+def solve(lp: LinearProgram, backend: str = "highs", time_limit_s: float = 60.0, mip_gap: float = 1e-4,
           threads: int | None = None, lp_method: str | None = None, presolve: bool = True,
-          warm_start: Solution | None = None, start: np.ndarray | None = None, **options: Any) -> Solution:
+          warm_start: Solution | None = None, start: np.ndarray | None = None, *, time_limit: float | None = None,
+          **options: Any) -> Solution:
     """Solve ``lp`` with the named backend.
 
     The keyword arguments are backend-neutral; each adapter in :mod:`backbone.solver.backends`
@@ -388,7 +450,7 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     backend
         One of :func:`available_backends` names: ``highs`` (default), ``ortools-glop``,
         ``ortools-pdlp``, ``ortools-scip``, ``pulp-cbc``, ``pulp-highs``.
-    time_limit
+    time_limit_s
         Seconds; every solve has one.
     mip_gap
         Relative MIP gap at which to stop (ignored for LPs).
@@ -402,22 +464,27 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     presolve
         False switches the solver's presolve off (where it has a switch).
     warm_start
-        A solution of an earlier stage of this LP (same variables; rows since added, none removed): the
-        backend starts from its basis where it can (HiGHS simplex; new rows start basic) and says so in
-        ``warm_started``. Ignored otherwise (MIPs, other backends, interior point, a different program).
+        A solution of an earlier stage of this LP (rows since added, none removed; columns since appended
+        with :meth:`LinearProgram.add_columns`): the backend starts from its basis where it can (HiGHS simplex;
+        new rows start basic, new columns nonbasic) and says so in ``warm_started``. Ignored otherwise (MIPs,
+        other backends, interior point, a different program).
     start
         A MIP start (a full column vector), given to backends that take one (``supports_start``: HiGHS);
         the others ignore it.
+    time_limit
+        Deprecated spelling of ``time_limit_s`` (warns with :class:`DeprecationWarning`).
 
     Raises
     ------
     SolverError
         When the backend is unknown, not installed, or crashes.
     """
+    from backbone.deprecation import renamed
     from backbone.errors import SolverError
     from backbone.solver.backends import get_backend
 
-    if not time_limit or time_limit <= 0:
+    time_limit_s = renamed("solve", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0)
+    if not time_limit_s or time_limit_s <= 0:
         raise SolverError("every solve needs a positive time limit")
     if lp_method is not None and lp_method not in LP_METHODS:
         raise SolverError(f"unknown lp_method {lp_method!r}; choose one of {', '.join(LP_METHODS)}")
@@ -439,9 +506,9 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit: float = 60.0, m
     options = dict(options)
     if start is not None and getattr(impl, "supports_start", False):
         options["start"] = start
-    sol = run(options, time_limit)
+    sol = run(options, time_limit_s)
     if _objective_mismatch(lp, sol):
-        sol = _resolve_mismatch(lp, sol, backend, options, run, t0 + time_limit)
+        sol = _resolve_mismatch(lp, sol, backend, options, run, t0 + time_limit_s)
     sol.solve_seconds = time.perf_counter() - t0
     sol.lp = lp.copy()  # the program as solved: later stages may change ``lp``
     return sol

@@ -116,7 +116,7 @@ def solve_mip(net: Network, full: Network, blocks: list[StateBlock], time_limit_
     """
     t0 = time.perf_counter()
     lp, y_max = build_mip(net, full, blocks, comm, integer=True)
-    sol = solve(lp, backend=backend, time_limit=max(1.0, time_limit_s), mip_gap=mip_gap)
+    sol = solve(lp, backend=backend, time_limit_s=max(1.0, time_limit_s), mip_gap=mip_gap)
     if not sol.status.has_solution:
         raise SolverError(f"survivable design: {sol.status.value} after {sol.solve_seconds:.1f} s ({sol.message})")
     S, D = len(blocks), len(comm.gbps)
@@ -125,7 +125,7 @@ def solve_mip(net: Network, full: Network, blocks: list[StateBlock], time_limit_
     short_by_state = np.zeros(S)
     if unmet.sum() > tol:
         probe, _ = build_mip(net, full, blocks, comm, integer=False, fix_max=True)
-        psol = solve(probe, backend=backend, time_limit=max(1.0, time_limit_s))
+        psol = solve(probe, backend=backend, time_limit_s=max(1.0, time_limit_s))
         if not psol.status.has_solution:
             raise SolverError(f"survivable design: capacity probe {psol.status.value} ({psol.message})")
         pu = np.where(no_path, 0.0, np.maximum(psol.values("unmet").to_numpy(), 0.0)).reshape(S, D)

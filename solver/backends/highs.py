@@ -111,7 +111,7 @@ class HighsBackend:
             bound = obj if status == Status.OPTIMAL else None
         basis = None
         if status == Status.OPTIMAL and not is_mip and info.basis_validity == 1:  # kBasisValidityValid
-            basis = (h.getBasis(), lp.n_cols, lp.n_rows)
+            basis = (h.getBasis(), lp.column_layout(), lp.n_rows)
         return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals,
                         message=h.modelStatusToString(ms), fallback=fallback, basis=basis,
                         warm_started=bool(warm_started))
@@ -136,18 +136,24 @@ class HighsBackend:
 
 
 def _set_warm_basis(h: Any, warm: Any, lp: LinearProgram) -> bool:
-    """Start ``h`` from the basis of ``warm`` (a Solution of an earlier stage: the same columns, rows since
-    added, which start basic). Whether the basis was accepted."""
+    """Start ``h`` from the basis of ``warm`` (a Solution of an earlier stage of ``lp``: rows since added start
+    basic, columns since appended to its blocks start nonbasic at a finite bound). Whether the basis was accepted."""
     import highspy
 
     if warm is None or warm.basis is None:
         return False
-    old, n_cols, n_rows = warm.basis
-    if n_cols != lp.n_cols or n_rows > lp.n_rows:
+    old, layout, n_rows = warm.basis
+    at = lp.grown_positions(layout)
+    if at is None or n_rows > lp.n_rows:
         return False
+    S = highspy.HighsBasisStatus
+    lower, upper = lp.col_lower, lp.col_upper
+    kinds = np.array([S.kLower, S.kUpper, S.kZero], dtype=object)
+    status = kinds[np.where(np.isfinite(lower), 0, np.where(np.isfinite(upper), 1, 2))]
+    status[at] = np.asarray(old.col_status, dtype=object)
     basis = highspy.HighsBasis()
-    basis.col_status = list(old.col_status)
-    basis.row_status = list(old.row_status) + [highspy.HighsBasisStatus.kBasic] * (lp.n_rows - n_rows)
+    basis.col_status = list(status)
+    basis.row_status = list(old.row_status) + [S.kBasic] * (lp.n_rows - n_rows)
     basis.valid = True
     return h.setBasis(basis) == highspy.HighsStatus.kOk
 

@@ -259,6 +259,6 @@ def _check_survivability(report: CheckReport, nets: list[Network], opts: Any, su
         sv = p["survivability"]
         progress(t / len(labels), f"re-sweeping {label}")
         excused = [str(x["scenario"]) for x in sv["not_survivable"]] + [str(x) for x in sv["violated"]]
-        sub = check_survivability(cur, sv["failure_kind"], excused, k=k, backend=backend)
+        sub = check_survivability(cur, sv["failure_kind"], excused, k_paths=k, backend=backend)
         for v in sub.violations:
             report.add(Violation("survivability", "scenarios", f"{label}:{v.id}", v.message, v.value, v.limit))

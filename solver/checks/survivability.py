@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.progress import ProgressFn, no_progress
@@ -23,30 +24,35 @@ from backbone.solver.progress import ProgressFn, no_progress
 __all__ = ["check_survivability"]
 
 
-def _unmet(net: Network, k: int, backend: str, time_limit_s: float) -> tuple[pd.Series, float]:
+def _unmet(net: Network, k_paths: int, backend: str, time_limit_s: float) -> tuple[pd.Series, float]:
     from backbone.solver.te import solve_te
 
-    te = solve_te(net, "min-mlu", formulation="path", k_paths=k, backend=backend, time_limit_s=time_limit_s)
+    te = solve_te(net, "min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s)
     if te.mlu <= 1 + 1e-6:
         return te.demands["unmet_gbps"].astype(float), te.mlu
-    capped = solve_te(net, "max-throughput", formulation="path", k_paths=k, backend=backend,
+    capped = solve_te(net, "max-throughput", formulation="path", k_paths=k_paths, backend=backend,
                       time_limit_s=time_limit_s, utilisation_ceiling=1.0)
     return capped.demands["unmet_gbps"].astype(float), te.mlu
 
 
-def check_survivability(network: Network | str | Path, failure_kind: str, excused: Iterable[str] = (),
-                        k: int = 4, backend: str = "highs", time_limit_s: float = 60.0,
-                        progress: ProgressFn | None = None) -> CheckReport:
-    """Re-sweep every ``failure_kind`` state of the planned network; violations name the states not carried.
+def check_survivability(network: Network | str | Path, survive: str | None = None, excused: Iterable[str] = (),
+                        k_paths: int = 4, backend: str = "highs", time_limit_s: float = 60.0,
+                        progress: ProgressFn | None = None, *, failure_kind: str | None = None,
+                        k: int | None = None) -> CheckReport:
+    """Re-sweep every ``survive`` failure state of the planned network; violations name the states not carried.
 
     Parameters
     ----------
     network
         The planned network, or the path of its canonical scenario folder (``scenario_after``).
-    failure_kind
-        ``link``, ``srlg`` or ``site``.
+    survive
+        The failure kind: ``link``, ``srlg`` or ``site`` (required).
     excused
         Scenario ids the plan declares not survivable (with a reason); they are not violations.
+    k_paths
+        Candidate paths per demand.
+    failure_kind, k
+        Deprecated spellings of ``survive`` and ``k_paths`` (they warn with :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -55,6 +61,10 @@ def check_survivability(network: Network | str | Path, failure_kind: str, excuse
     """
     from backbone.solver.failures import enumerate_scenarios
 
+    survive = renamed("check_survivability", "failure_kind", failure_kind, "survive", survive, None)
+    k_paths = int(renamed("check_survivability", "k", k, "k_paths", k_paths, 4))
+    if survive is None:
+        raise TypeError("check_survivability: missing the failure kind (survive=)")
     progress = progress or no_progress
     if not isinstance(network, Network):
         from backbone.io import load_scenario
@@ -63,23 +73,23 @@ def check_survivability(network: Network | str | Path, failure_kind: str, excuse
     net = network
     report = CheckReport("survivability")
     skip = set(excused)
-    base, _ = _unmet(net, k, backend, time_limit_s)
+    base, _ = _unmet(net, k_paths, backend, time_limit_s)
     tol = max(0.01, 1e-6 * float(net.demands["demand_gbps"].sum()))
-    scenarios = enumerate_scenarios(net, failure_kind)  # type: ignore[arg-type]
+    scenarios = enumerate_scenarios(net, survive)  # type: ignore[arg-type]
     checked = 0
     for i, sc in enumerate(scenarios):
         progress(i / max(1, len(scenarios)), f"checking {sc.id}")
         if sc.id in skip:
             continue
         state = sc.apply(net)
-        unmet, mlu = _unmet(state, k, backend, time_limit_s)
+        unmet, mlu = _unmet(state, k_paths, backend, time_limit_s)
         extra = float(unmet.sum() - base.reindex(unmet.index).fillna(0.0).sum())
         checked += 1
         if extra > tol:
             report.add(Violation("state_carried", "scenarios", sc.id,
                                  f"{extra:,.1f} Gbps cannot be carried at <= 100 % utilisation (needs "
                                  f"{100 * mlu:.1f} %)", value=extra, limit=tol))
-    report.checked.append(f"{checked} of {len(scenarios)} {failure_kind} failure states carried at <= 100 % "
+    report.checked.append(f"{checked} of {len(scenarios)} {survive} failure states carried at <= 100 % "
                           f"utilisation ({len(scenarios) - checked} excused)")
     progress(1.0, "checked")
     return report

@@ -90,7 +90,7 @@ def evaluate_design(inst: DesignInstance, counts: np.ndarray, time_limit: float,
     """Route all states on a fixed design at minimum routing cost; None when it cannot carry
     the demand (or the LP does not finish in time)."""
     prog = build_design_lp(inst, cuts=False, fixed_counts=counts)
-    sol = solve(prog.lp, backend=backend, time_limit=max(time_limit, 0.1))
+    sol = solve(prog.lp, backend=backend, time_limit_s=max(time_limit, 0.1))
     if sol.status != Status.OPTIMAL or sol.x is None:
         return None
     return EvaluatedDesign(counts, sol.objective, sol.x, program_flows(prog, inst, sol))

@@ -125,7 +125,7 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
     stats = prog.lp.stats()
     logger.info("design %s: %s", inst.name, stats)
     progress(0.05, f"LP relaxation ({stats['rows']:,} rows, {stats['cols']:,} columns)")
-    lp_sol = solve(prog.lp.relaxed(), backend=backend, time_limit=max(LP_TIME_SHARE * time_limit, 0.5))
+    lp_sol = solve(prog.lp.relaxed(), backend=backend, time_limit_s=max(LP_TIME_SHARE * time_limit, 0.5))
     if lp_sol.status == Status.INFEASIBLE:
         raise InfeasibleError(f"design {inst.name}: no capacity installation can carry the demand",
                               ["the capacity that can be installed (pre-installed-only links, module limits, explicit "
@@ -152,7 +152,7 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
     remaining = deadline - time.perf_counter()
     if inst.capacity_model != "L" and remaining > 0.2:
         progress(0.5, f"branch and cut ({remaining:.0f} s left, start {heuristic_cost:,.0f})")
-        mip = solve(prog.lp, backend=backend, time_limit=remaining, mip_gap=mip_gap,
+        mip = solve(prog.lp, backend=backend, time_limit_s=remaining, mip_gap=mip_gap,
                     start=best.x if best is not None else None)  # a MIP start where the backend takes one
         mip_status = mip.status.value
         if mip.fallback:

@@ -106,14 +106,14 @@ def solve_placement(net: Network, opts: PlaceOptions,
     t_lp = 0.0
     if opts.lp_bound:
         progress(0.2, "solving the LP relaxation")
-        relaxed = solve(model.lp.relaxed(), backend=opts.backend, time_limit=limit, mip_gap=opts.mip_gap)
+        relaxed = solve(model.lp.relaxed(), backend=opts.backend, time_limit_s=limit, mip_gap=opts.mip_gap)
         t_lp = relaxed.solve_seconds
         if relaxed.status == Status.OPTIMAL:
             lp_bound = relaxed.objective
             progress(0.25, "rounding the LP relaxation into a starting plan")
             rounded = round_relaxation(inp, relaxed, opts)
     progress(0.3, f"solving the MIP with {opts.backend} (limit {limit:.0f} s)")
-    sol = solve(model.lp, backend=opts.backend, time_limit=limit, mip_gap=opts.mip_gap)
+    sol = solve(model.lp, backend=opts.backend, time_limit_s=limit, mip_gap=opts.mip_gap)
     seconds = sol.solve_seconds + t_lp + (rounded[1].solve_seconds if rounded else 0.0)
     status, gap = sol.status, sol.gap
     if rounded is not None and rounded[1].status.has_solution and (
@@ -162,7 +162,7 @@ def round_relaxation(inp: PlacementInputs, relaxed: Solution, opts: PlaceOptions
         train[order[first]] = 1.0
         fixed["train"] = train
     model = build_placement(inp, fixed=fixed)
-    sol = solve(model.lp, backend=opts.backend, time_limit=opts.time_limit_s, mip_gap=opts.mip_gap)
+    sol = solve(model.lp, backend=opts.backend, time_limit_s=opts.time_limit_s, mip_gap=opts.mip_gap)
     return (model, sol) if sol.status.has_solution else None
 
 
@@ -349,7 +349,7 @@ def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]
         if len(short) > MAX_REASONS:
             reasons.append(f"... and {len(short) - MAX_REASONS} more sites whose loss is not covered")
     model = build_placement(inp, elastic=True)
-    sol = solve(model.lp.relaxed(), backend=opts.backend, time_limit=opts.time_limit_s, mip_gap=opts.mip_gap)
+    sol = solve(model.lp.relaxed(), backend=opts.backend, time_limit_s=opts.time_limit_s, mip_gap=opts.mip_gap)
     if not sol.status.has_solution:
         reasons.append(f"diagnostic re-solve failed ({sol.status.value})")
         return reasons

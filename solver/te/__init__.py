@@ -22,10 +22,10 @@ from __future__ import annotations
 import logging
 import math
 import time
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, get_args
 
+from backbone.deprecation import renamed
 from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.te.options import Objective, TEOptions
@@ -119,22 +119,12 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulatio
                         latency_tiebreak=o.latency_tiebreak, ecmp_metric=o.ecmp_metric,
                         ecmp_tolerance_ms=o.ecmp_tolerance_ms, progress=progress, path_provider=path_provider,
                         lp_method=o.lp_method, method=o.method, pop_parts=o.pop_parts)
-    k_paths = int(_renamed("k", k, "k_paths", k_paths, 4))
-    time_limit_s = float(_renamed("time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
-    utilisation_ceiling = _renamed("ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
+    k_paths = int(renamed("solve_te", "k", k, "k_paths", k_paths, 4))
+    time_limit_s = float(renamed("solve_te", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
+    utilisation_ceiling = renamed("solve_te", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
     return _solve(net, objective, formulation, k_paths, backend, time_limit_s, utilisation_ceiling, disjoint,
                   latency_tiebreak, ecmp_metric, ecmp_tolerance_ms, progress, path_provider, lp_method, method,
                   pop_parts)
-
-
-def _renamed(old: str, old_value: Any, new: str, new_value: Any, default: Any) -> Any:
-    """``new_value``, or ``old_value`` given under the deprecated keyword ``old`` (with a warning)."""
-    if old_value is None:
-        return new_value
-    warnings.warn(f"solve_te: {old}= is deprecated; use {new}=", DeprecationWarning, stacklevel=3)
-    if new_value != default and new_value != old_value:
-        raise TypeError(f"solve_te: got both {old}={old_value!r} and {new}={new_value!r}; use {new}= only")
-    return old_value
 
 
 def _solve(net: Network, objective: str, formulation: str, k: int, backend: str, time_limit: float,
@@ -309,14 +299,14 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
     if method == "colgen":
         from backbone.solver.te.colgen import run_colgen
 
-        out = run_colgen(inst, objective, k=k, backend=backend, ceiling=ceiling, lp_method=lp_method,
+        out = run_colgen(inst, objective, k_paths=k, backend=backend, utilisation_ceiling=ceiling, lp_method=lp_method,
                          progress=progress, deadline=deadline)
     else:
         from backbone.solver.te.pop import run_pop
 
-        out = run_pop(inst, objective, k=k, parts=pop_parts, backend=backend,
-                      time_limit=max(0.1, deadline - time.perf_counter()), ceiling=ceiling, lp_method=lp_method,
-                      progress=progress, deadline=deadline)
+        out = run_pop(inst, objective, k_paths=k, parts=pop_parts, backend=backend,
+                      time_limit_s=max(0.1, deadline - time.perf_counter()), utilisation_ceiling=ceiling,
+                      lp_method=lp_method, progress=progress, deadline=deadline)
     main = out.stages[-1] if out.stages else None
     summary: dict[str, Any] = {
         "status": TIME_LIMIT_STATUS if out.timed_out else out.status.value,

@@ -10,7 +10,9 @@ SLO), not only ``k`` candidates. Column generation solves it without listing tho
    ``rc_p = sum_{a in p} w_a - pi_d``. One Dijkstra per source (scipy, directed, lowest ``w`` over
    parallel arcs) finds every demand's ``w``-shortest path ``SP_d(w)``; paths with
    ``rc_p < 0`` (and latency within the SLO) join the pool;
-3. repeat until no column prices out, the gap closes or the time limit is reached.
+3. repeat until no column prices out, the gap closes or the time limit is reached. The master is built
+   once and grown: each iteration appends the new columns to it (``LinearProgram.add_columns``; every arc
+   has its capacity row from the start) and simplex masters start from the last basis.
 
 Memory grows with the active paths, not with ``k x demands``.
 
@@ -31,11 +33,12 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
-from backbone.solver.sparse import row_ranges
+from backbone.solver.sparse import row_ranges, selector
 from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.formulations import (
     SPLIT_COLUMNS,
@@ -116,15 +119,19 @@ class ColumnPool:
     def n(self) -> int:
         return int(sum(len(d) for d in self.demand))
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(self, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(demand row, flat arcs, hops) of the columns from ``start`` on."""
         demand = np.concatenate(self.demand) if self.demand else np.zeros(0, np.int64)
         arcs = np.concatenate(self.arcs) if self.arcs else np.zeros(0, np.int32)
         hops = np.concatenate(self.hops) if self.hops else np.zeros(0, np.int32)
+        if start:
+            arcs = arcs[int(hops[:start].sum()):]
+            demand, hops = demand[start:], hops[start:]
         return demand, arcs, hops
 
-    def arc_map(self) -> sp.csr_matrix:
-        """``2L x n_columns`` arc-load map (``P^T``)."""
-        _, arcs, hops = self.arrays()
+    def arc_map(self, start: int = 0) -> sp.csr_matrix:
+        """``2L x n_columns`` arc-load map (``P^T``) of the columns from ``start`` on."""
+        _, arcs, hops = self.arrays(start)
         ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
         return row_ranges(arcs, ptr, self.n_arcs).T.tocsr()
 
@@ -213,9 +220,10 @@ def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline
     return pool, lp_demands, reason, sum(dp.seconds for dp in parts)
 
 
-def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "highs", time_limit: float = 120.0,
-               ceiling: float | None = None, lp_method: str = "auto",
-               progress: Callable[[float, str], None] | None = None, deadline: float | None = None
+def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str = "highs",
+               time_limit_s: float = 120.0, utilisation_ceiling: float | None = None, lp_method: str = "auto",
+               progress: Callable[[float, str], None] | None = None, deadline: float | None = None, *,
+               k: int | None = None, time_limit: float | None = None, ceiling: float | None = None
                ) -> ScaleOutcome:
     """Column generation for ``min-mlu`` or ``max-throughput`` over every admissible path.
 
@@ -225,11 +233,16 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
         The instance.
     objective
         ``min-mlu`` or ``max-throughput`` (lexicographic by class: one column generation per stage).
-    k
+    k_paths
         Candidate paths that SLO-bound demands start with.
-    time_limit, deadline
+    time_limit_s, deadline
         Seconds for the whole run (path search included), or an absolute ``time.perf_counter()``
         deadline; when it stops the run, the best master solution so far is returned with its bound.
+    utilisation_ceiling
+        Max-throughput's utilisation ceiling (default 1.0).
+    k, time_limit, ceiling
+        Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
+        :class:`DeprecationWarning`).
 
     Raises
     ------
@@ -238,8 +251,11 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     SolverError
         A backend failure.
     """
+    k_paths = int(renamed("run_colgen", "k", k, "k_paths", k_paths, 4))
+    time_limit_s = float(renamed("run_colgen", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
+    ceiling = renamed("run_colgen", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
     progress = progress or (lambda f, m: None)
-    deadline = deadline if deadline is not None else time.perf_counter() + time_limit
+    deadline = deadline if deadline is not None else time.perf_counter() + time_limit_s
     final_deadline = deadline
     # keep a share of the time for the bound refinement after the masters
     deadline -= min(60.0, 0.1 * max(0.0, deadline - time.perf_counter())) if objective == "min-mlu" else 0.0
@@ -254,7 +270,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     if warm_start:  # every routable demand has an admissible path; flow deviation seeds the pool
         pool, lp_demands, reason, paths_seconds = ColumnPool(inst.n_arcs), cand, inst.reason.copy(), 0.0
     else:
-        pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k, Deadline(deadline))
+        pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k_paths, Deadline(deadline))
     # interior-point duals are central: far better prices (and bounds) than simplex's extreme duals,
     # which make column generation tail off on degenerate TE masters
     cg = _ColumnGeneration(inst, pool, lp_demands, backend, "ipm" if lp_method == "auto" else lp_method, deadline,
@@ -275,7 +291,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
             splits = splits_frame(inst, lp_demands[warm.col_demand], warm.arcs, warm.hops, warm.flow, 0.0)
             return ScaleOutcome(worst, value, warm.arc_load(inst.n_arcs), carried, reason, splits, cg.stages,
                                 cg.best_lb, paths_seconds,
-                                {"iterations": cg.iterations, "columns": len(warm.flow), **extra}, cg.timed_out)
+                                {**cg.figures(len(warm.flow)), **extra}, cg.timed_out)
         sol = found
     else:
         sol, worst, value = _solve_max_throughput(cg, ceiling)
@@ -292,7 +308,7 @@ def run_colgen(inst: TEInstance, objective: str, k: int = 4, backend: str = "hig
     splits = splits_frame(inst, lp_demands[col_demand], arcs, hops, f, tol)
     return ScaleOutcome(worst if sol.status == Status.OPTIMAL else Status.FEASIBLE, value, arc_load, carried,
                         reason, splits, cg.stages, cg.best_lb, paths_seconds,
-                        {"iterations": cg.iterations, "columns": pool.n, **extra}, cg.timed_out)
+                        {**cg.figures(pool.n), **extra}, cg.timed_out)
 
 
 def _flow_deviation(cg: _ColumnGeneration, extra: dict[str, Any]) -> WarmStart:
@@ -414,30 +430,80 @@ class _ColumnGeneration:
         """The time limit stopped a stage (its answer is the best master solution found)."""
         self.holds: list[tuple[str, np.ndarray, float]] = []
         """(name, lp demand positions, upper): the unmet demand of earlier stages held at their optimum."""
+        self.lp: LinearProgram | None = None
+        """The restricted master, built once and grown (:meth:`master`)."""
+        self.fixed: set[str] = set()
+        self.defaults: dict[str, tuple[Any, Any]] = {}
+        self.last: Solution | None = None
+        self.builds = 0
+        """Times the master was built from scratch (once per run, unless a stage leaves out other blocks)."""
+        self.warm_started = 0
+        """Masters the backend started from the previous master's basis."""
+
+    def figures(self, columns: int) -> dict[str, int]:
+        """The run's figures for the summary: ``iterations`` (masters solved), ``columns``, ``master_builds`` and
+        ``masters_warm_started``."""
+        return {"iterations": self.iterations, "columns": columns, "master_builds": self.builds,
+                "masters_warm_started": self.warm_started}
 
     def master(self, name: str, costs: dict[str, Any], bounds: dict[str, Any]) -> Solution:
         """Solve the restricted master over the pool's columns, with the holds of the stages before
-        (raises :class:`_OutOfTime` past the deadline)."""
-        inst, pool = self.inst, self.pool
+        (raises :class:`_OutOfTime` past the deadline).
+
+        The master is built once (:meth:`build_master`); later masters append the pool's new columns to it
+        (:meth:`~backbone.solver.problem.LinearProgram.add_columns`), add the new holds' rows, set the stage's
+        objective and bounds, and start from the last master's basis where the backend can (HiGHS simplex).
+        """
         t0 = time.perf_counter()
-        col_demand, _, _ = pool.arrays()
-        lp = LinearProgram(name)
-        lp.add_variables("flow", pd.RangeIndex(pool.n, name="column"), lower=0.0, upper=INF)
-        te_variables(lp, inst, self.lp_demands)
-        demand_rows(lp, col_demand, np.arange(self.n_lp), self.h, "flow")
-        capacity_rows(lp, inst, {"flow": pool.arc_map()})
+        fixed = {b for b, (lo, up) in bounds.items()
+                 if np.isscalar(lo) and np.isscalar(up) and lo == 0 and up == 0}  # left out (stage_program)
+        if self.lp is None or fixed != self.fixed:
+            self.lp, self.fixed, self.last = self.build_master(name), fixed, None
+        else:
+            self.extend_master()
+        lp = self.lp
         for hold, members, upper in self.holds:
-            hold_rows(lp, hold, members, upper)
-        lp = stage_program(lp, name, costs, bounds, {b: lp.bounds(b) for b in lp.variables})
+            if hold not in lp.constraints:
+                hold_rows(lp, hold, members, upper)
+        lp = stage_program(lp, name, {b: c for b, c in costs.items() if b in lp.variables}, bounds, self.defaults)
+        self.lp = lp  # the stage's program (a block fixed at zero left out) is the one that grows
         st = lp.stats()
         t1 = time.perf_counter()
         left = self.deadline - t1
         if left <= 0.05:
             raise _OutOfTime
-        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.master_method)
+        sol = solve(lp, backend=self.backend, time_limit_s=left, lp_method=self.master_method, warm_start=self.last)
+        self.last = sol
+        self.warm_started += sol.warm_started
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0, st["rows"],
                                  st["cols"], st["nonzeros"]))
         return sol
+
+    def build_master(self, name: str) -> LinearProgram:
+        """The restricted master over the pool's columns: path flows, ``unmet``, ``mlu``; demand rows and a
+        capacity row for every arc (columns added later may use any)."""
+        inst, pool = self.inst, self.pool
+        col_demand, _, _ = pool.arrays()
+        lp = LinearProgram(name)
+        lp.add_variables("flow", pd.RangeIndex(pool.n, name="column"), lower=0.0, upper=INF)
+        te_variables(lp, inst, self.lp_demands)
+        demand_rows(lp, col_demand, np.arange(self.n_lp), self.h, "flow")
+        capacity_rows(lp, inst, {"flow": pool.arc_map()}, every_arc=True)
+        self.defaults = {"flow": (0.0, INF), **{b: lp.bounds(b) for b in ("unmet", "mlu")}}
+        self.builds += 1
+        return lp
+
+    def extend_master(self) -> None:
+        """Append the pool's columns that are not in the master yet (``f >= 0``, cost set by the stage)."""
+        lp = self.lp
+        assert lp is not None
+        start = lp.variables["flow"].size
+        if self.pool.n == start:
+            return
+        col_demand, _, _ = self.pool.arrays(start)
+        rows = {"demand": selector(col_demand, self.n_lp, len(col_demand)),
+                "capacity": self.pool.arc_map(start)[lp.constraints["capacity"].index.to_numpy(np.int64)]}
+        lp.add_columns("flow", len(col_demand), lower=0.0, upper=INF, coefficients=rows)
 
     def price(self, w: np.ndarray, pi: np.ndarray, rc: np.ndarray) -> int:
         """Add the columns with negative reduced cost; returns how many were added."""

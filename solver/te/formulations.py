@@ -193,13 +193,15 @@ def demand_rows(lp: LinearProgram, var_lp_demand: np.ndarray, unmet_cols: np.nda
                               lower=h, upper=h, index=pd.RangeIndex(n))
 
 
-def capacity_rows(lp: LinearProgram, inst: TEInstance, loads: dict[str, sp.csr_matrix]) -> Block:
+def capacity_rows(lp: LinearProgram, inst: TEInstance, loads: dict[str, sp.csr_matrix],
+                  every_arc: bool = False) -> Block:
     """Capacity family: ``load_a(x) - cap_a * u <= 0`` for every arc some flow can use.
 
     ``loads[b]`` is the ``2L x |b|`` arc-load map of flow block ``b`` (e.g. ``P^T`` for paths:
-    ``sum_p P[p,a] f_p``; ``[I I ... I]`` over sources for edge flows: ``sum_s x[s,a]``).
+    ``sum_p P[p,a] f_p``; ``[I I ... I]`` over sources for edge flows: ``sum_s x[s,a]``). ``every_arc``
+    gives every arc its row (in arc order), used or not: a program whose columns grow later.
     """
-    used = np.zeros(inst.n_arcs, bool)
+    used = np.full(inst.n_arcs, every_arc)
     for m in loads.values():
         used |= np.diff(m.tocsr().indptr) > 0
     arcs = np.flatnonzero(used)

@@ -168,7 +168,7 @@ class _Runner:
             self.worst = Status.FEASIBLE
             self.timed_out = True
             return None
-        sol = solve(lp, backend=self.backend, time_limit=left, lp_method=self.lp_method)
+        sol = solve(lp, backend=self.backend, time_limit_s=left, lp_method=self.lp_method)
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0,
                                  st["rows"], st["cols"], st["nonzeros"], note=sol.fallback))
         if sol.status != Status.OPTIMAL and self.remaining() < TIMED_OUT_MARGIN_S:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from backbone.deprecation import renamed
 from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.problem import Status
 from backbone.solver.te.bounds import DualPricer, mlu_lower_bound, refine_mlu_bound, site_cut_bound
@@ -65,10 +66,11 @@ def _solve_part(i: int) -> dict[str, Any]:
             "paths_seconds": form.paths_seconds, "timed_out": out.timed_out}
 
 
-def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_PARTS, backend: str = "highs",
-            time_limit: float = 120.0, ceiling: float | None = None, lp_method: str = "auto", seed: int = 0,
-            workers: int | None = None, progress: Callable[[float, str], None] | None = None,
-            deadline: float | None = None) -> ScaleOutcome:
+def run_pop(inst: TEInstance, objective: str, k_paths: int = 4, parts: int = DEFAULT_PARTS, backend: str = "highs",
+            time_limit_s: float = 120.0, utilisation_ceiling: float | None = None, lp_method: str = "auto",
+            seed: int = 0, workers: int | None = None, progress: Callable[[float, str], None] | None = None,
+            deadline: float | None = None, *, k: int | None = None, time_limit: float | None = None,
+            ceiling: float | None = None) -> ScaleOutcome:
     """POP: ``parts`` random demand sub-problems with ``1/parts`` of every capacity, solved in parallel.
 
     Parameters
@@ -81,18 +83,28 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
         Seed of the random split (results are reproducible).
     workers
         Processes (default: ``min(parts, cpu count)``; 1 inside a daemonic process).
-    time_limit
+    k_paths
+        Candidate paths per demand in each sub-problem.
+    time_limit_s
         Seconds for each sub-problem (they run side by side).
+    utilisation_ceiling
+        Max-throughput's utilisation ceiling (default 1.0).
     deadline
         Absolute ``time.perf_counter()`` deadline over the whole run (path search included; default
-        ``now + time_limit``). Sub-problems stopped by it raise
+        ``now + time_limit_s``). Sub-problems stopped by it raise
         :class:`~backbone.solver.deadline.TimeLimitReached` if they have no feasible solution.
+    k, time_limit, ceiling
+        Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
+        :class:`DeprecationWarning`).
 
     Raises
     ------
     SolverError
         A sub-problem fails or finds no feasible solution within the time limit.
     """
+    k_paths = int(renamed("run_pop", "k", k, "k_paths", k_paths, 4))
+    time_limit_s = float(renamed("run_pop", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
+    utilisation_ceiling = renamed("run_pop", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
     progress = progress or (lambda f, m: None)
     if objective not in ("min-mlu", "max-throughput"):
         raise ValueError(f"POP supports min-mlu and max-throughput, not {objective!r}")
@@ -104,12 +116,12 @@ def run_pop(inst: TEInstance, objective: str, k: int = 4, parts: int = DEFAULT_P
     subs = [dataclasses.replace(inst, arc_capacity_gbps=inst.arc_capacity_gbps / parts,
                                 demand_gbps=np.where(part_of == i, inst.demand_gbps, 0.0)) for i in range(parts)]
     global _JOBS
-    deadline = time.perf_counter() + time_limit if deadline is None else deadline
-    time_limit = max(0.1, deadline - time.perf_counter())
-    reserve = min(60.0, 0.1 * time_limit) if objective == "min-mlu" else 0.0  # for the bound refinement
-    part_limit = max(0.1, time_limit - reserve)
+    deadline = time.perf_counter() + time_limit_s if deadline is None else deadline
+    left = max(0.1, deadline - time.perf_counter())
+    reserve = min(60.0, 0.1 * left) if objective == "min-mlu" else 0.0  # for the bound refinement
+    part_limit = max(0.1, left - reserve)
     part_deadline = Deadline(deadline - reserve)
-    _JOBS = [(s, objective, k, backend, part_limit, ceiling, lp_method, part_deadline) for s in subs]
+    _JOBS = [(s, objective, k_paths, backend, part_limit, utilisation_ceiling, lp_method, part_deadline) for s in subs]
     if workers is None:
         workers = min(parts, os.cpu_count() or 1)
     if mp.current_process().daemon or "fork" not in mp.get_all_start_methods():

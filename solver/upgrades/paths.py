@@ -134,7 +134,7 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
     state_demand_rows(lp, [vd for vd, _, _ in per_state], h_all, unmet_index)
     state_capacity_rows(lp, [inc for _, _, inc in per_state], np.full(S, ceiling), mod, cap)
     progress(0.45, f"solving: {lp.n_cols:,} columns, {lp.n_rows:,} rows, {S} states")
-    sol = solve(lp, backend=backend, time_limit=time_limit, mip_gap=mip_gap)
+    sol = solve(lp, backend=backend, time_limit_s=time_limit, mip_gap=mip_gap)
     if not sol.status.has_solution:
         raise SolverError(f"upgrade plan: {sol.status.value} after {sol.solve_seconds:.1f} s ({sol.message})")
     y = np.round(sol.values("modules").to_numpy())

@@ -132,7 +132,7 @@ def test_backends_are_registered() -> None:
 @pytest.mark.parametrize("backend", LP_BACKENDS)
 def test_production_lp(backend: str) -> None:
     lp = production_lp()
-    sol = solve(lp, backend=backend, time_limit=30)
+    sol = solve(lp, backend=backend, time_limit_s=30)
     _assert_optimum(sol, lp, -6.25)
     values = sol.values("make")
     assert list(values.index) == ["x", "y"]
@@ -147,7 +147,7 @@ def test_production_lp(backend: str) -> None:
 @pytest.mark.parametrize("backend", LP_BACKENDS)
 def test_mixed_rows_lp(backend: str) -> None:
     lp = mixed_rows_lp()
-    sol = solve(lp, backend=backend, time_limit=30)
+    sol = solve(lp, backend=backend, time_limit_s=30)
     _assert_optimum(sol, lp, 8.0)
     v = sol.values("v")
     assert v["y"] == pytest.approx(3.0, abs=10 * _tol(backend))
@@ -157,7 +157,7 @@ def test_mixed_rows_lp(backend: str) -> None:
 @pytest.mark.parametrize("backend", LP_BACKENDS)
 def test_transport_lp_matches_independent_optimum(backend: str) -> None:
     lp, expected = transport_lp()
-    sol = solve(lp, backend=backend, time_limit=60)
+    sol = solve(lp, backend=backend, time_limit_s=60)
     _assert_optimum(sol, lp, expected)
 
 
@@ -165,7 +165,7 @@ def test_transport_lp_matches_independent_optimum(backend: str) -> None:
 def test_infeasible_lp(backend: str) -> None:
     lp = production_lp()
     lp.add_constraints("impossible", {"make": sp.csr_matrix([[1.0, 1.0]])}, lower=6.0)
-    sol = solve(lp, backend=backend, time_limit=30)
+    sol = solve(lp, backend=backend, time_limit_s=30)
     assert sol.status == Status.INFEASIBLE, sol.message
     assert sol.x is None and not sol.status.has_solution
     with pytest.raises(ValueError):
@@ -177,7 +177,7 @@ def test_unbounded_lp(backend: str) -> None:
     lp = LinearProgram("unbounded")
     lp.add_variables("x", pd.Index(["a", "b"]), cost=[-1.0, 0.0], lower=0.0)
     lp.add_constraints("row", {"x": sp.csr_matrix([[1.0, -1.0]])}, upper=1.0)
-    sol = solve(lp, backend=backend, time_limit=30)
+    sol = solve(lp, backend=backend, time_limit_s=30)
     assert sol.status == Status.UNBOUNDED, sol.message
 
 
@@ -185,7 +185,7 @@ def test_unbounded_lp(backend: str) -> None:
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
 def test_knapsack_mip(backend: str) -> None:
     lp = knapsack_mip()
-    sol = solve(lp, backend=backend, time_limit=30, mip_gap=1e-9)
+    sol = solve(lp, backend=backend, time_limit_s=30, mip_gap=1e-9)
     _assert_optimum(sol, lp, -12.0)
     assert np.allclose(sol.x, np.round(sol.x), atol=1e-6)
     np.testing.assert_allclose(sol.values("pick").to_numpy(), [1, 0, 1], atol=1e-6)
@@ -199,11 +199,11 @@ def test_knapsack_mip(backend: str) -> None:
 def test_infeasible_and_unbounded_mip(backend: str) -> None:
     lp = knapsack_mip()
     lp.add_constraints("too_much", {"pick": sp.csr_matrix([[1.0, 1.0, 1.0]])}, lower=3.0)  # weight 6 > 5.5
-    assert solve(lp, backend=backend, time_limit=30).status == Status.INFEASIBLE
+    assert solve(lp, backend=backend, time_limit_s=30).status == Status.INFEASIBLE
     lp = LinearProgram("unbounded-mip")
     lp.add_variables("k", pd.Index(["a", "b"]), cost=[-1.0, 0.0], lower=0.0, integer=True)
     lp.add_constraints("row", {"k": sp.csr_matrix([[1.0, -1.0]])}, upper=1.0)
-    sol = solve(lp, backend=backend, time_limit=30)
+    sol = solve(lp, backend=backend, time_limit_s=30)
     # MIP codes often cannot tell "unbounded" from "infeasible or unbounded" after presolve;
     # what matters is that no bogus optimum is reported
     assert sol.status in (Status.UNBOUNDED, Status.INFEASIBLE), sol.message
@@ -214,7 +214,7 @@ def test_infeasible_and_unbounded_mip(backend: str) -> None:
 def test_time_limit_is_honoured_on_hard_mip(backend: str) -> None:
     lp = market_split_mip()
     t0 = time.perf_counter()
-    sol = solve(lp, backend=backend, time_limit=1.0, mip_gap=0.0)
+    sol = solve(lp, backend=backend, time_limit_s=1.0, mip_gap=0.0)
     wall = time.perf_counter() - t0
     assert wall < 8.0, f"{backend} took {wall:.1f} s with a 1 s limit"
     assert sol.status in (Status.FEASIBLE, Status.TIME_LIMIT), (sol.status, sol.message)
@@ -225,16 +225,16 @@ def test_time_limit_is_honoured_on_hard_mip(backend: str) -> None:
 
 def test_lp_only_backend_rejects_mip() -> None:
     with pytest.raises(SolverError, match="LPs only"):
-        solve(knapsack_mip(), backend="ortools-glop", time_limit=10)
+        solve(knapsack_mip(), backend="ortools-glop", time_limit_s=10)
 
 
 def test_unknown_backend_and_bad_time_limit() -> None:
     with pytest.raises(SolverError, match="unknown backend"):
-        solve(production_lp(), backend="cplex-magic", time_limit=10)
+        solve(production_lp(), backend="cplex-magic", time_limit_s=10)
     with pytest.raises(SolverError, match="unknown backend"):
         get_backend("ortools-cpsat")  # CP-SAT is deliberately not offered for LPs
     with pytest.raises(SolverError, match="time limit"):
-        solve(production_lp(), backend="highs", time_limit=0)
+        solve(production_lp(), backend="highs", time_limit_s=0)
 
 
 def test_pdlp_relative_accuracy_on_larger_lp() -> None:
@@ -242,8 +242,8 @@ def test_pdlp_relative_accuracy_on_larger_lp() -> None:
     if "ortools-pdlp" not in LP_BACKENDS:
         pytest.skip("ortools-pdlp not available")
     lp, expected = transport_lp(n=20, seed=4)
-    ref = solve(lp, backend="highs", time_limit=60)
-    pdlp = solve(lp, backend="ortools-pdlp", time_limit=60)
+    ref = solve(lp, backend="highs", time_limit_s=60)
+    pdlp = solve(lp, backend="ortools-pdlp", time_limit_s=60)
     assert ref.objective == pytest.approx(expected, rel=1e-9)
     rel = abs(pdlp.objective - ref.objective) / abs(ref.objective)
     assert pdlp.status == Status.OPTIMAL
@@ -264,7 +264,7 @@ def test_export_round_trips_through_highspy(tmp_path, writer, suffix, make) -> N
     assert h.readModel(str(path)) != highspy.HighsStatus.kError
     h.run()
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    direct = solve(lp, backend="highs", time_limit=30)
+    direct = solve(lp, backend="highs", time_limit_s=30)
     assert h.getInfo().objective_function_value == pytest.approx(direct.objective, rel=1e-9, abs=1e-9)
     assert h.getLp().num_col_ == lp.n_cols
 
@@ -303,11 +303,11 @@ class _IpmStallsHighs(highspy.Highs):
 def test_failed_interior_point_falls_back_to_simplex_and_says_so(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     lp, expected = transport_lp()
     monkeypatch.setattr(highspy, "Highs", _IpmStallsHighs)
-    sol = solve(lp, "highs", time_limit=30, lp_method="ipm")  # the neutral option, translated by the adapter
+    sol = solve(lp, "highs", time_limit_s=30, lp_method="ipm")  # the neutral option, translated by the adapter
     assert _IpmStallsHighs.stalled == 1
     _assert_optimum(sol, lp, expected)
     assert "interior point ended 'Unknown'" in sol.fallback and "simplex" in sol.fallback
-    plain = solve(lp, "highs", time_limit=30, lp_method="simplex")
+    plain = solve(lp, "highs", time_limit_s=30, lp_method="simplex")
     assert plain.fallback == "" and _IpmStallsHighs.stalled == 1
 
 
@@ -333,9 +333,9 @@ def _lying_highs(monkeypatch, always: bool = False):  # type: ignore[no-untyped-
 
 def test_reported_objective_that_is_not_the_solutions_is_resolved_without_the_start(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     lp = knapsack_mip()
-    honest = solve(lp, "highs", time_limit=10)
+    honest = solve(lp, "highs", time_limit_s=10)
     calls = _lying_highs(monkeypatch)
-    sol = solve(lp, "highs", time_limit=10, start=honest.x)
+    sol = solve(lp, "highs", time_limit_s=10, start=honest.x)
     assert [("start" in c, c.get("presolve")) for c in calls] == [(True, True), (False, True)]
     assert sol.status == Status.OPTIMAL and sol.objective == pytest.approx(honest.objective)
     assert lp.evaluate(sol.x) == pytest.approx(sol.objective, rel=1e-9)
@@ -344,9 +344,9 @@ def test_reported_objective_that_is_not_the_solutions_is_resolved_without_the_st
 
 def test_an_objective_that_stays_wrong_is_reported_at_its_recomputed_value(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     lp = knapsack_mip()
-    honest = solve(lp, "highs", time_limit=10)
+    honest = solve(lp, "highs", time_limit_s=10)
     calls = _lying_highs(monkeypatch, always=True)
-    sol = solve(lp, "highs", time_limit=10, start=honest.x)
+    sol = solve(lp, "highs", time_limit_s=10, start=honest.x)
     assert [c.get("presolve") for c in calls] == [True, True, False]  # the neutral switch, translated by HiGHS
     assert sol.objective == pytest.approx(lp.evaluate(sol.x), rel=1e-12)
     assert sol.status == Status.FEASIBLE and sol.bound is not None and sol.bound <= sol.objective
@@ -363,14 +363,14 @@ def test_lp_method_is_neutral_and_translated_by_each_adapter() -> None:
     lp, expected = transport_lp()
     for name in available_backends():
         for method in ("auto", "simplex", "ipm"):
-            _assert_optimum(solve(lp, name, time_limit=30, lp_method=method), lp, expected)
+            _assert_optimum(solve(lp, name, time_limit_s=30, lp_method=method), lp, expected)
     with pytest.raises(SolverError, match="lp_method"):
-        solve(lp, "highs", time_limit=30, lp_method="barrier")
+        solve(lp, "highs", time_limit_s=30, lp_method="barrier")
 
 
 def test_a_mip_start_is_neutral_and_ignored_where_a_backend_takes_none() -> None:
     lp = knapsack_mip()
-    honest = solve(lp, "highs", time_limit=10)
+    honest = solve(lp, "highs", time_limit_s=10)
     for name in available_backends(mip=True):
-        sol = solve(lp, name, time_limit=30, start=honest.x)  # before: an error on backends without starts
+        sol = solve(lp, name, time_limit_s=30, start=honest.x)  # before: an error on backends without starts
         assert sol.status == Status.OPTIMAL and sol.objective == pytest.approx(honest.objective, rel=1e-6), name

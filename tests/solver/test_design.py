@@ -87,8 +87,8 @@ def test_cut_set_rows_are_valid_and_tighten_the_lp() -> None:
     assert (prog.lp.A[rows.slice][:, prog.lp.variables["modules"].slice] != mat).nnz == 0
     from backbone.solver.problem import solve
 
-    without = solve(build_design_lp(inst, cuts=False).lp.relaxed(), time_limit=LIMIT).objective
-    with_cuts = solve(build_design_lp(inst, cuts=True).lp.relaxed(), time_limit=LIMIT).objective
+    without = solve(build_design_lp(inst, cuts=False).lp.relaxed(), time_limit_s=LIMIT).objective
+    with_cuts = solve(build_design_lp(inst, cuts=True).lp.relaxed(), time_limit_s=LIMIT).objective
     assert without == pytest.approx(11.4)
     assert with_cuts > without + 1e-6
 

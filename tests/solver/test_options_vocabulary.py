@@ -101,8 +101,9 @@ def test_solve_te_takes_the_options_object(triangle: Any) -> None:
     opts = TEOptions(objective="max-throughput", k_paths=2, utilisation_ceiling=0.5, time_limit_s=30)
     by_options = solve_te(triangle, opts)
     by_keywords = solve_te(triangle, "max-throughput", k_paths=2, utilisation_ceiling=0.5, time_limit_s=30)
-    with pytest.warns(DeprecationWarning, match="k_paths"):
-        by_old_names = solve_te(triangle, "max-throughput", k=2, ceiling=0.5, time_limit=30)
+    by_old_names, said = _deprecated(solve_te, triangle, "max-throughput", k=2, ceiling=0.5, time_limit=30)
+    assert said == {f"solve_te: {old}= is deprecated; use {new}=" for old, new in (
+        ("k", "k_paths"), ("ceiling", "utilisation_ceiling"), ("time_limit", "time_limit_s"))}
     assert by_options.summary["paths_k"] == 2 and by_options.summary["utilisation_ceiling"] == 0.5
     for key in ("status", "objective_value", "carried_gbps", "unmet_gbps", "mlu"):
         assert by_options.summary[key] == pytest.approx(by_keywords.summary[key])
@@ -118,3 +119,65 @@ def test_solve_te_options_are_keyword_only(triangle: Any) -> None:
         solve_te(triangle, "min-mlu", "edge")  # type: ignore[misc]
     with pytest.raises(TypeError, match="k_paths"), pytest.warns(DeprecationWarning):
         solve_te(triangle, "min-mlu", k=2, k_paths=3)
+
+
+def test_lower_level_functions_take_the_options_names_and_warn_on_the_old_ones(triangle: Any) -> None:
+    """``run_colgen``, ``run_pop``, ``solve``, ``assess_state`` and ``check_survivability`` are spelt as the
+    options; the old keywords still work, with a :class:`DeprecationWarning`, and must agree with the new ones."""
+    import warnings
+
+    import scipy.sparse as sp
+
+    from backbone.solver.checks.survivability import check_survivability
+    from backbone.solver.impact import assess_state
+    from backbone.solver.problem import LinearProgram, solve
+    from backbone.solver.te.colgen import run_colgen
+    from backbone.solver.te.instance import build_instance
+    from backbone.solver.te.pop import run_pop
+
+    inst = build_instance(triangle)
+    lp = LinearProgram("one")
+    lp.add_variables("x", 2, cost=[1.0, 2.0])
+    lp.add_constraints("cover", sp.csr_matrix([[1.0, 1.0]]), lower=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # the new names do not warn
+        new = {"solve": solve(lp, time_limit_s=10).objective,
+               "colgen": run_colgen(inst, "max-throughput", k_paths=2, time_limit_s=30,
+                                    utilisation_ceiling=0.5).objective_value,
+               "pop": run_pop(inst, "max-throughput", k_paths=2, parts=1, time_limit_s=30, utilisation_ceiling=0.5,
+                              workers=1).objective_value,
+               "assess": assess_state(triangle, k_paths=2, time_limit_s=30).mlu}
+        assert check_survivability(triangle, survive="link", k_paths=2).checked
+    renamed = {"k": "k_paths", "time_limit": "time_limit_s", "ceiling": "utilisation_ceiling"}
+    solved, said = _deprecated(solve, lp, time_limit=10)
+    assert solved.objective == pytest.approx(new["solve"])
+    assert said == {"solve: time_limit= is deprecated; use time_limit_s="}
+    colgen, said = _deprecated(run_colgen, inst, "max-throughput", k=2, time_limit=30, ceiling=0.5)
+    assert colgen.objective_value == pytest.approx(new["colgen"])
+    assert said == {f"run_colgen: {old}= is deprecated; use {to}=" for old, to in renamed.items()}
+    pop, said = _deprecated(run_pop, inst, "max-throughput", k=2, parts=1, time_limit=30, ceiling=0.5, workers=1)
+    assert pop.objective_value == pytest.approx(new["pop"])
+    assert said == {f"run_pop: {old}= is deprecated; use {to}=" for old, to in renamed.items()}
+    state, said = _deprecated(assess_state, triangle, k=2, time_limit_s=30)
+    assert state.mlu == pytest.approx(new["assess"]) and said == {"assess_state: k= is deprecated; use k_paths="}
+    report, said = _deprecated(check_survivability, triangle, failure_kind="link", k=2)
+    assert report.checked == check_survivability(triangle, "link", k_paths=2).checked
+    assert said == {"check_survivability: failure_kind= is deprecated; use survive=",
+                    "check_survivability: k= is deprecated; use k_paths="}
+    with pytest.raises(TypeError, match="k_paths"):
+        _deprecated(run_colgen, inst, "min-mlu", k=2, k_paths=3)
+    with pytest.raises(TypeError, match="survive"):
+        check_survivability(triangle)
+
+
+def _deprecated(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, set[str]]:
+    """``function(*args, **kwargs)`` and the messages of the deprecation warnings it gave (each warned once)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = function(*args, **kwargs)
+    said = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert len(said) == len(set(said)) and all(w.filename == __file__ for w in caught
+                                                if issubclass(w.category, DeprecationWarning))
+    return out, set(said)

@@ -265,7 +265,7 @@ def test_rounded_relaxation_is_a_valid_plan() -> None:
     net = europe(cap_gbps=50)
     opts = PlaceOptions(residency=[], block_gpus=256, training=[dict(id="t", gpus=300)])
     inp = build_inputs(net, opts)
-    relaxed = solve(build_placement(inp).lp.relaxed(), time_limit=30)
+    relaxed = solve(build_placement(inp).lp.relaxed(), time_limit_s=30)
     model, sol = round_relaxation(inp, relaxed, opts)
     tables = result_tables(model, sol)
     assert check_placement(net, opts, tables).ok
