@@ -262,7 +262,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
 
         verification_after = check_survivability(
             after, upgrade.kind, [r["scenario"] for r in upgrade.survivability["not_survivable"]],
-            k=fail_opts.k_paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
+            k_paths=fail_opts.k_paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
     run.finish("after", t0)
     return AfterStage(after_state, verification_after)
 
