@@ -498,21 +498,51 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
         covers += (f"; the cost online in each period at least the proven bound of a MIP (integer modules and routes) "
                    f"over {over} ({int((floors > 0).sum())} period(s))")
     if floors.any() and not given:
-        _floor_rows(lp, floors, *_floor_costs(base, full))
-        again = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, final - time.perf_counter()), warm_start=sol)
-        if again.status.value == "infeasible":  # the floors prove no roadmap within the budgets carries the states
+        sol, worse = _with_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend, final, floors, lp, sol)
+        if worse == "infeasible":  # the floors prove no roadmap within the budgets carries the states
             return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp,
                         float(carried.sum()))
-        if again.status.value == "optimal":
-            sol = again
-        else:  # the LP without the floor rows stands (a valid, weaker bound)
-            covers = covers.split("; the cost online")[0]
-            floor_note = "; ".join(x for x in (floor_note, f"the bound LP with the period floors: {again.status.value}"
-                                               f" ({again.message}); the bound without them") if x)
+        if worse:
+            floor_note = "; ".join(x for x in (floor_note, worse) if x)
+            if "without the floors" in worse:
+                covers = covers.split("; the cost online")[0]
     bound = max(0.0, float(sol.objective))
     logger.info("roadmap bound: %.0f USD over %d blocks, %.1f s", bound, J, time.perf_counter() - t0)
     return RoadmapBound(bound, "optimal", covers, T, n_fail, float(carried.sum()), time.perf_counter() - t0,
                         lp.stats(), floor_note, period_floors_usd=[float(x) for x in floors])
+
+
+def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
+                 carried: np.ndarray, tol: float, backend: str, final: float, floors: np.ndarray, lp: LinearProgram,
+                 first: Any) -> tuple[Any, str]:
+    """The bound with the floor rows: the largest of the bound LP without them (``first``), the LP over the intact
+    states with them (small: seconds) and the bound LP with them (re-solved from ``first``'s basis in the time left
+    to ``final``). Each is valid for every roadmap the bound covers (those carry the intact states and meet the
+    floors). Returns the best solution and a note ("infeasible" when the floors prove no roadmap within the
+    budgets carries the states)."""
+    intact = np.array([b.scenario == "intact" for b in blocks.states])
+    small = _Blocks(blocks.period[intact], [b for b, i in zip(blocks.states, intact, strict=True) if i],
+                    blocks.demand[intact])
+    lp2 = build_bound_lp(base, full, opts, small, gpu_committed, fix_max=False, carried=carried[intact], tol=tol,
+                         floors=floors)
+    lp2.name = f"roadmap-bound-intact-{base.name}"
+    tries = [("the intact states with the floors", solve(lp2, backend=backend,
+                                                         time_limit=max(MIN_SOLVE_S, final - time.perf_counter())))]
+    if tries[0][1].status.value == "infeasible":
+        return first, "infeasible"
+    if final - time.perf_counter() >= MIN_PERIOD_MIP_S:  # a solver may overrun a very short limit
+        _floor_rows(lp, floors, *_floor_costs(base, full))
+        tries.append(("the failure states with the floors", solve(
+            lp, backend=backend, time_limit=max(MIN_SOLVE_S, final - time.perf_counter()), warm_start=first)))
+        if tries[1][1].status.value == "infeasible":
+            return first, "infeasible"
+    done = [(name, sol) for name, sol in tries if sol.status.value == "optimal"]
+    if not done or max(float(sol.objective) for _, sol in done) <= float(first.objective):
+        return first, ("; ".join(f"bound LP over {n}: {sol.status.value}" for n, sol in tries) +
+                       "; the bound is the LP's without the floors")
+    name, best = max(done, key=lambda x: float(x[1].objective))
+    other = [f"bound LP over {n}: {sol.status.value}" for n, sol in tries if n != name]
+    return best, f"the bound is the LP's over {name} ({'; '.join(other)})"
 
 
 def _floor_costs(base: Network, full: Network) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -536,7 +566,8 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     T = len(gpu_committed)
     floors = np.zeros(T)
     notes = []
-    order = _mip_order([t for t in range(T) if (blocks.period == t).any()])
+    failing = {int(t) for t, b in zip(blocks.period, blocks.states, strict=True) if b.scenario != "intact"}
+    order = _mip_order([t for t in range(T) if (blocks.period == t).any()], failing)
     for i, t in enumerate(order):
         left = deadline - time.perf_counter()
         if left < MIN_PERIOD_MIP_S:
@@ -561,10 +592,11 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     return monotone_floors(floors), "; ".join(notes)
 
 
-def _mip_order(periods: list[int]) -> list[int]:
+def _mip_order(periods: list[int], failing: set[int]) -> list[int]:
     """The order of the period MIPs: the last period first (what is online then is every build), then the earliest
-    (its floor is charged at the highest discount factors: the LP alone builds as late as it can), then the others
-    from the latest down."""
+    with failure states (its floor is charged at the highest discount factors: the LP alone builds as late as it
+    can), then the others from the latest down."""
     if len(periods) < 2:
         return periods
-    return [periods[-1], periods[0], *periods[-2:0:-1]]
+    early = [t for t in periods[:-1] if t in failing][:1]
+    return [periods[-1], *early, *[t for t in periods[-2::-1] if t not in early]]
