@@ -53,7 +53,7 @@ import scipy.sparse as sp
 
 from backbone.model import Network
 from backbone.solver.problem import Block, LinearProgram, solve
-from backbone.solver.roadmap_cuts import monotone_floors, site_cut_rows
+from backbone.solver.roadmap_cuts import floor_rows, monotone_floors, site_cut_rows
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
 from backbone.solver.sparse import selector
 from backbone.solver.survive_model import link_modules
@@ -250,24 +250,8 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     if not fix_max and not per_t:
         _budget_rows(lp, opts, gpu_committed, unit, fixed, module_commit, fixed_commit, with_fixed, L)
     if floors is not None:
-        _floor_rows(lp, floors, unit, fixed, with_fixed, L)
+        floor_rows(lp, floors, unit, fixed, with_fixed, L)
     return lp
-
-
-def _floor_rows(lp: LinearProgram, floors: np.ndarray, unit: np.ndarray, fixed: np.ndarray, with_fixed: np.ndarray,
-                L: int) -> None:
-    """Per period with a floor: the undiscounted cost of what is online then is at least the floor,
-    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t``."""
-    rows = np.flatnonzero(floors > 0)
-    if not len(rows):
-        return
-    T = len(floors)
-    sel = np.zeros((len(rows), T))
-    sel[np.arange(len(rows)), rows] = 1.0
-    coef: dict[str, sp.spmatrix] = {"online": sp.kron(sp.csr_matrix(sel), sp.csr_matrix(unit[None, :]), format="csr")}
-    if len(with_fixed):
-        coef["built"] = sp.kron(sp.csr_matrix(sel), sp.csr_matrix(fixed[with_fixed][None, :]), format="csr")
-    lp.add_constraints("floor", coef, lower=floors[rows], index=pd.Index(rows, name="period"))
 
 
 def _routable(blocks: _Blocks) -> np.ndarray:
@@ -531,7 +515,7 @@ def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     if tries[0][1].status.value == "infeasible":
         return first, "infeasible"
     if final - time.perf_counter() >= MIN_PERIOD_MIP_S:  # a solver may overrun a very short limit
-        _floor_rows(lp, floors, *_floor_costs(base, full))
+        floor_rows(lp, floors, *_floor_costs(base, full))
         tries.append(("the failure states with the floors", solve(
             lp, backend=backend, time_limit=max(MIN_SOLVE_S, final - time.perf_counter()), warm_start=first)))
         if tries[1][1].status.value == "infeasible":
@@ -546,7 +530,7 @@ def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
 
 
 def _floor_costs(base: Network, full: Network) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Module cost per link, fixed cost per link, the links with a fixed cost and the link count (``_floor_rows``'
+    """Module cost per link, fixed cost per link, the links with a fixed cost and the link count (``floor_rows``'
     arguments after the floors)."""
     links = full.links
     n_old, L = len(base.links), len(links)

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from backbone.model import Network
 from backbone.solver.problem import Block, LinearProgram
 
-__all__ = ["CUT_TOL", "monotone_floors", "site_cut_rows"]
+__all__ = ["CUT_TOL", "floor_rows", "monotone_floors", "site_cut_rows"]
 
 CUT_TOL = 1e-6
 """How far below its exact value a site cut's right-hand side is rounded (modules): solver noise must not round up."""
@@ -108,3 +108,19 @@ def monotone_floors(floors: np.ndarray) -> np.ndarray:
     ``cost_t >= cost_tau >= F_tau``. The LP's rows imply this already (``Y_t = Y_tau + sum z``, ``z >= 0``);
     the running maximum states it in the reported floors."""
     return np.maximum.accumulate(floors) if len(floors) else floors
+
+
+def floor_rows(lp: LinearProgram, floors: np.ndarray, unit: np.ndarray, fixed: np.ndarray, with_fixed: np.ndarray,
+                L: int) -> None:
+    """Per period with a floor: the undiscounted cost of what is online then is at least the floor,
+    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t``."""
+    rows = np.flatnonzero(floors > 0)
+    if not len(rows):
+        return
+    T = len(floors)
+    sel = np.zeros((len(rows), T))
+    sel[np.arange(len(rows)), rows] = 1.0
+    coef: dict[str, sp.spmatrix] = {"online": sp.kron(sp.csr_matrix(sel), sp.csr_matrix(unit[None, :]), format="csr")}
+    if len(with_fixed):
+        coef["built"] = sp.kron(sp.csr_matrix(sel), sp.csr_matrix(fixed[with_fixed][None, :]), format="csr")
+    lp.add_constraints("floor", coef, lower=floors[rows], index=pd.Index(rows, name="period"))
