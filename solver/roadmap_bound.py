@@ -25,13 +25,22 @@ earlier), which only lowers the bound. The budget rows are cumulative: exact wit
 relaxation with less. ``U_j`` comes from a first LP with every build at its maximum as early as allowed
 (the blocks are then independent); demands with no admissible path in a state are left out of both.
 
-**Period floors.** The LP charges a link that needs a tenth of a module a tenth of its cost (and a candidate
-route a fraction of its fixed cost). Before it, each period ``t`` gets one small MIP over its own blocks with
-the online modules ``Y_t`` integer and the routes ``B_t`` binary, minimising the undiscounted cost of what is
-online in ``t``; any roadmap in the covered set has such a ``Y_t`` (capacity online then, built whole), so the
-MIP's proven dual bound ``F_t`` (at any gap, at its time limit too) is valid, and the LP gets the rows::
+**Site cuts.** The LP charges a link that needs a tenth of a module a tenth of its cost (and a candidate
+route a fraction of its fixed cost). Per block and site, the traffic that must leave (enter) the site crosses its
+surviving links: their modules, rounded to whole ones (mixed-integer rounding), give the rows ``site_cut``
+(:func:`backbone.solver.roadmap_cuts.site_cut_rows`, its docstring proves them).
+
+**Period floors.** After the LP (its optimum is a valid bound at once), each period ``t`` gets one MIP over its
+own blocks with the online modules ``Y_t`` integer and the routes ``B_t`` binary, minimising the undiscounted
+cost of what is online in ``t``; any roadmap in the covered set has such a ``Y_t`` (capacity online then, built
+whole), so the MIP's proven dual bound ``F_t`` (at any gap, at its time limit too) is valid, and so is its
+running maximum (capacity persists: :func:`backbone.solver.roadmap_cuts.monotone_floors`). The MIPs share the
+time left: the last period's first, the earliest period with failure states second. The LP then gets the rows::
 
     floor:     sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= F_t
+
+and the bound is the best of the LP without them, the LP over the intact states with them and the LP re-solved
+with them (from the first solve's basis); each is valid for every roadmap the bound covers.
 
 Commodities are the demands of every period keyed by source, destination and SLO (their volume per
 period from that period's backbone scenario: grown demand plus the GPU placement's traffic, as the
