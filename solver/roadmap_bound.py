@@ -475,12 +475,14 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - t_lp))
     lp_seconds = time.perf_counter() - t_lp
     floor_note = ""
+    found = int((floors > 0).sum())
     if not given:
         # the MIPs get the time left but a reserve for the re-solve; when the LP did not finish, only a share
         # (the rest is the fallback's)
         until = (final - max(MIN_SOLVE_S, RESOLVE_SHARE * lp_seconds) if sol.status.value == "optimal" else
                  time.perf_counter() + PERIOD_MIP_SHARE * (final - time.perf_counter()))
-        floors, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend, until)
+        raw, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend, until)
+        floors, found = monotone_floors(raw), int((raw > 0).sum())
     if sol.status.value == "infeasible":
         return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp, float(carried.sum()))
     if sol.status.value != "optimal":
@@ -489,7 +491,9 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
         over = ("the same states" if not given else
                 "that period's intact state and the failure states its design found binding")
         covers += (f"; the cost online in each period at least the proven bound of a MIP (integer modules and routes) "
-                   f"over {over} ({int((floors > 0).sum())} period(s))")
+                   f"over {over} ({found} period(s))" + (
+                       f", or an earlier period's (capacity persists: {int((floors > 0).sum())} period(s) in all)"
+                       if (floors > 0).sum() > found else ""))
     if floors.any() and not given:
         sol, worse = _with_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend, final, floors, lp, sol)
         if worse == "infeasible":  # the floors prove no roadmap within the budgets carries the states
@@ -582,7 +586,7 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _
             continue
         # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
         floors[t] = max(0.0, float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
-    return monotone_floors(floors), "; ".join(notes)
+    return floors, "; ".join(notes)
 
 
 def _mip_order(periods: list[int], failing: set[int]) -> list[int]:
