@@ -467,26 +467,39 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     unmet = np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * _routable(blocks)
     carried = unmet.sum(axis=1)
     given = floors_given is not None
+    floor_note, raw = "", np.zeros(T)
     if given:
         floors = monotone_floors(np.asarray(floors_given, float))
+    else:  # phase A: a share of the time before the LP (the LP must still finish)
+        raw, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
+                                         time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
+        floors = monotone_floors(raw)
     lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
-                        floors=floors if given else None)
+                        floors=floors)
     t_lp = time.perf_counter()
     sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - t_lp))
     lp_seconds = time.perf_counter() - t_lp
-    floor_note = ""
-    found = int((floors > 0).sum())
-    if not given:
-        # the MIPs get the time left but a reserve for the re-solve; when the LP did not finish, only a share
-        # (the rest is the fallback's)
-        until = (final - max(MIN_SOLVE_S, RESOLVE_SHARE * lp_seconds) if sol.status.value == "optimal" else
-                 time.perf_counter() + PERIOD_MIP_SHARE * (final - time.perf_counter()))
-        raw, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend, until)
-        floors, found = monotone_floors(raw), int((raw > 0).sum())
     if sol.status.value == "infeasible":
         return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp, float(carried.sum()))
     if sol.status.value != "optimal":
         return stop(sol.status.value, f"bound LP: {sol.status.value} ({sol.message})", lp, float(carried.sum()))
+    if not given and final - time.perf_counter() > MIN_PERIOD_MIP_S + RESOLVE_SHARE * lp_seconds:
+        # phase B: the periods without a floor yet, in the time the LP left but a reserve for the re-solves
+        more, note_b = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
+                                      final - max(MIN_SOLVE_S, RESOLVE_SHARE * lp_seconds), skip=raw > 0)
+        floor_note = "; ".join(x for x in (floor_note, note_b and f"after the LP: {note_b}") if x)
+        if (monotone_floors(np.maximum(raw, more)) > floors * (1 + FLOOR_REL_TOL) + FLOOR_ABS_TOL_USD).any():
+            raw = np.maximum(raw, more)
+            better, worse = _with_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend, final,
+                                         monotone_floors(raw), lp, sol)
+            if worse == "infeasible":  # the floors prove no roadmap within the budgets carries the states
+                return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp,
+                            float(carried.sum()))
+            if better is not sol:
+                floors = monotone_floors(raw)
+            sol = better
+            floor_note = "; ".join(x for x in (floor_note, worse) if x)
+    found = int((floors > 0).sum()) if given else int((np.minimum(raw, floors) > 0).sum())
     if floors.any():
         over = ("the same states" if not given else
                 "that period's intact state and the failure states its design found binding")
@@ -494,15 +507,6 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
                    f"over {over} ({found} period(s))" + (
                        f", or an earlier period's (capacity persists: {int((floors > 0).sum())} period(s) in all)"
                        if (floors > 0).sum() > found else ""))
-    if floors.any() and not given:
-        sol, worse = _with_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend, final, floors, lp, sol)
-        if worse == "infeasible":  # the floors prove no roadmap within the budgets carries the states
-            return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp,
-                        float(carried.sum()))
-        if worse:
-            floor_note = "; ".join(x for x in (floor_note, worse) if x)
-            if "without the floors" in worse:
-                covers = covers.split("; the cost online")[0]
     bound = max(0.0, float(sol.objective))
     logger.info("roadmap bound: %.0f USD over %d blocks, %.1f s", bound, J, time.perf_counter() - t0)
     return RoadmapBound(bound, "optimal", covers, T, n_fail, float(carried.sum()), time.perf_counter() - t0,
@@ -512,9 +516,9 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
 def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
                  carried: np.ndarray, tol: float, backend: str, final: float, floors: np.ndarray, lp: LinearProgram,
                  first: Any) -> tuple[Any, str]:
-    """The bound with the floor rows: the largest of the bound LP without them (``first``), the LP over the intact
-    states with them (small: seconds) and the bound LP with them (re-solved from ``first``'s basis in the time left
-    to ``final``). Each is valid for every roadmap the bound covers (those carry the intact states and meet the
+    """The bound with the floor rows found after the bound LP: the largest of that LP (``first``, with the floors
+    found before it), the LP over the intact states with them (small: seconds) and the bound LP with them too
+    (re-solved from ``first``'s basis in the time left to ``final``). Each is valid for every roadmap the bound covers (those carry the intact states and meet the
     floors). Returns the best solution and a note ("infeasible" when the floors prove no roadmap within the
     budgets carries the states)."""
     intact = np.array([b.scenario == "intact" for b in blocks.states])
@@ -528,7 +532,7 @@ def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     if tries[0][1].status.value == "infeasible":
         return first, "infeasible"
     if final - time.perf_counter() >= MIN_PERIOD_MIP_S:  # a solver may overrun a very short limit
-        floor_rows(lp, floors, *_floor_costs(base, full))
+        floor_rows(lp, floors, *_floor_costs(base, full), name="floor_after")
         tries.append(("the failure states with the floors", solve(
             lp, backend=backend, time_limit=max(MIN_SOLVE_S, final - time.perf_counter()), warm_start=first)))
         if tries[1][1].status.value == "infeasible":
@@ -536,7 +540,7 @@ def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     done = [(name, sol) for name, sol in tries if sol.status.value == "optimal"]
     if not done or max(float(sol.objective) for _, sol in done) <= float(first.objective):
         return first, ("; ".join(f"bound LP over {n}: {sol.status.value}" for n, sol in tries) +
-                       "; the bound is the LP's without the floors")
+                       "; the bound is the LP's with the floors found before it")
     name, best = max(done, key=lambda x: float(x[1].objective))
     other = [f"bound LP over {n}: {sol.status.value}" for n, sol in tries if n != name]
     return best, f"the bound is the LP's over {name} ({'; '.join(other)})"
@@ -554,7 +558,8 @@ def _floor_costs(base: Network, full: Network) -> tuple[np.ndarray, np.ndarray, 
 
 
 def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
-                   carried: np.ndarray, tol: float, backend: str, deadline: float) -> tuple[np.ndarray, str]:
+                   carried: np.ndarray, tol: float, backend: str, deadline: float,
+                   skip: np.ndarray | None = None) -> tuple[np.ndarray, str]:
     """Per period ``t``: the dual bound of the period MIP (:func:`build_bound_lp` with ``floor_period``), a proven
     lower bound on the undiscounted cost of what any roadmap in the covered set has online in ``t`` (its online
     modules are integer, its routes built or not, and it carries ``t``'s blocks), within ``deadline``; 0 where a
@@ -564,7 +569,7 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     floors = np.zeros(T)
     notes = []
     failing = {int(t) for t, b in zip(blocks.period, blocks.states, strict=True) if b.scenario != "intact"}
-    order = _mip_order([t for t in range(T) if (blocks.period == t).any()], failing)
+    order = _mip_order([t for t in range(T) if (blocks.period == t).any() and (skip is None or not skip[t])], failing)
     for i, t in enumerate(order):
         left = deadline - time.perf_counter()
         if left < MIN_PERIOD_MIP_S:

@@ -111,9 +111,9 @@ def monotone_floors(floors: np.ndarray) -> np.ndarray:
 
 
 def floor_rows(lp: LinearProgram, floors: np.ndarray, unit: np.ndarray, fixed: np.ndarray, with_fixed: np.ndarray,
-                L: int) -> None:
+               L: int, name: str = "floor") -> None:
     """Per period with a floor: the undiscounted cost of what is online then is at least the floor,
-    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t``."""
+    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t`` (rows ``name``)."""
     rows = np.flatnonzero(floors > 0)
     if not len(rows):
         return
@@ -123,4 +123,4 @@ def floor_rows(lp: LinearProgram, floors: np.ndarray, unit: np.ndarray, fixed: n
     coef: dict[str, sp.spmatrix] = {"online": sp.kron(sp.csr_matrix(sel), sp.csr_matrix(unit[None, :]), format="csr")}
     if len(with_fixed):
         coef["built"] = sp.kron(sp.csr_matrix(sel), sp.csr_matrix(fixed[with_fixed][None, :]), format="csr")
-    lp.add_constraints("floor", coef, lower=floors[rows], index=pd.Index(rows, name="period"))
+    lp.add_constraints(name, coef, lower=floors[rows], index=pd.Index(rows, name="period"))
