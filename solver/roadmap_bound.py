@@ -76,16 +76,14 @@ MIN_SOLVE_S = 1.0
 """Least time limit given to each of the two LPs."""
 
 PERIOD_MIP_SHARE = 0.4
-"""Share of the time left that the period MIPs (the floors) may use when the bound LP with the failure states did
-not finish (the rest is the intact fallback's); when it did, they use all the time left but ``RESOLVE_SHARE``."""
+"""Share of the LPs' time left that the period MIPs use before the bound LP (the MIPs still without a floor then
+get the time the LP leaves, but ``RESOLVE_SHARE``)."""
 
 RESOLVE_SHARE = 0.3
-"""Time kept for re-solving the bound LP with the floor rows (warm: a few iterations), as a share of its first
-solve's seconds."""
+"""Time kept for re-solving with the floors found after the bound LP, as a share of its solve's seconds."""
 
 LAST_PERIOD_SHARE = 0.5
-"""Share of the period MIPs' time left for the last period's (the floor on everything built), and of what is then
-left for the earliest period's."""
+"""Share of the MIPs' time for the last period's (the floor on everything built), then the earliest period's."""
 
 MIN_PERIOD_MIP_S = 8.0
 """Least time worth giving a period MIP (its root LP must finish for a dual bound); less is left to the LP."""
@@ -466,8 +464,7 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     J, K = blocks.demand.shape
     unmet = np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * _routable(blocks)
     carried = unmet.sum(axis=1)
-    given = floors_given is not None
-    floor_note, raw = "", np.zeros(T)
+    given, floor_note, raw = floors_given is not None, "", np.zeros(T)
     if given:
         floors = monotone_floors(np.asarray(floors_given, float))
     else:  # phase A: a share of the time before the LP (the LP must still finish)
@@ -598,7 +595,5 @@ def _mip_order(periods: list[int], failing: set[int]) -> list[int]:
     """The order of the period MIPs: the last period first (what is online then is every build), then the earliest
     with failure states (its floor is charged at the highest discount factors: the LP alone builds as late as it
     can), then the others from the latest down."""
-    if len(periods) < 2:
-        return periods
     early = [t for t in periods[:-1] if t in failing][:1]
-    return [periods[-1], *early, *[t for t in periods[-2::-1] if t not in early]]
+    return [*periods[-1:], *early, *[t for t in periods[-2::-1] if t not in early]]
