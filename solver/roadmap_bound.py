@@ -25,13 +25,22 @@ earlier), which only lowers the bound. The budget rows are cumulative: exact wit
 relaxation with less. ``U_j`` comes from a first LP with every build at its maximum as early as allowed
 (the blocks are then independent); demands with no admissible path in a state are left out of both.
 
-**Period floors.** The LP charges a link that needs a tenth of a module a tenth of its cost (and a candidate
-route a fraction of its fixed cost). Before it, each period ``t`` gets one small MIP over its own blocks with
-the online modules ``Y_t`` integer and the routes ``B_t`` binary, minimising the undiscounted cost of what is
-online in ``t``; any roadmap in the covered set has such a ``Y_t`` (capacity online then, built whole), so the
-MIP's proven dual bound ``F_t`` (at any gap, at its time limit too) is valid, and the LP gets the rows::
+**Site cuts.** The LP charges a link that needs a tenth of a module a tenth of its cost (and a candidate
+route a fraction of its fixed cost). Per block and site, the traffic that must leave (enter) the site crosses its
+surviving links: their modules, rounded to whole ones (mixed-integer rounding), give the rows ``site_cut``
+(:func:`backbone.solver.roadmap_cuts.site_cut_rows`, its docstring proves them).
+
+**Period floors.** After the LP (its optimum is a valid bound at once), each period ``t`` gets one MIP over its
+own blocks with the online modules ``Y_t`` integer and the routes ``B_t`` binary, minimising the undiscounted
+cost of what is online in ``t``; any roadmap in the covered set has such a ``Y_t`` (capacity online then, built
+whole), so the MIP's proven dual bound ``F_t`` (at any gap, at its time limit too) is valid, and so is its
+running maximum (capacity persists: :func:`backbone.solver.roadmap_cuts.monotone_floors`). The MIPs share the
+time left: the last period's first, the earliest period with failure states second. The LP then gets the rows::
 
     floor:     sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= F_t
+
+and the bound is the best of the LP without them, the LP over the intact states with them and the LP re-solved
+with them (from the first solve's basis); each is valid for every roadmap the bound covers.
 
 Commodities are the demands of every period keyed by source, destination and SLO (their volume per
 period from that period's backbone scenario: grown demand plus the GPU placement's traffic, as the
@@ -53,6 +62,7 @@ import scipy.sparse as sp
 
 from backbone.model import Network
 from backbone.solver.problem import Block, LinearProgram, solve
+from backbone.solver.roadmap_cuts import floor_rows, monotone_floors, site_cut_rows
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
 from backbone.solver.sparse import selector
 from backbone.solver.survive_model import link_modules
@@ -60,16 +70,20 @@ from backbone.solver.upgrades.families import state_capacity_rows, state_demand_
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RoadmapBound", "roadmap_lower_bound"]
+__all__ = ["RoadmapBound", "roadmap_exact_mip", "roadmap_lower_bound"]
 
 MIN_SOLVE_S = 1.0
 """Least time limit given to each of the two LPs."""
 
 PERIOD_MIP_SHARE = 0.4
-"""Share of the time left for the LP with the failure states that the period MIPs (the floors) may use."""
+"""Share of the LPs' time left that the period MIPs use before the bound LP (the MIPs still without a floor then
+get the time the LP leaves, but ``RESOLVE_SHARE``)."""
+
+RESOLVE_SHARE = 0.3
+"""Time kept for re-solving with the floors found after the bound LP, as a share of its solve's seconds."""
 
 LAST_PERIOD_SHARE = 0.5
-"""Share of the period MIPs' time for the last period's (the floor on everything built)."""
+"""Share of the MIPs' time for the last period's (the floor on everything built), then the earliest period's."""
 
 MIN_PERIOD_MIP_S = 8.0
 """Least time worth giving a period MIP (its root LP must finish for a dual bound); less is left to the LP."""
@@ -175,14 +189,16 @@ def _allowed(full: Network, cands: pd.DataFrame, n_old: int, opts: RoadmapOption
 
 def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
                    fix_max: bool, carried: np.ndarray | None = None, tol: float = 0.0, floor_period: int | None = None,
-                   floors: np.ndarray | None = None) -> LinearProgram:
+                   floors: np.ndarray | None = None, integer: bool = False) -> LinearProgram:
     """The multi-period LP (module doc); ``fix_max``: every build online at its maximum as early as allowed,
     minimise the routable traffic left unmet (the blocks are then independent).
 
     ``floor_period`` ``t``: the period MIP instead -- online modules and built routes integer, minimise the
     undiscounted cost of what is online in ``t`` (``blocks`` then holds period ``t``'s blocks), no budget rows.
     ``floors``: per period, a proven lower bound on that cost (the period MIPs' dual bounds), added as rows
-    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t``."""
+    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t``.
+    ``integer``: online modules and built routes integer in every period -- the exact model of the covered set
+    (:func:`roadmap_exact_mip`; small instances only)."""
     links = full.links
     n_old, L = len(base.links), len(links)
     T = len(gpu_committed)
@@ -200,7 +216,7 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     lp.add_variables("modules", tl, cost=0.0 if fix_max or per_t else (disc * unit[None, :]).ravel(), upper=y_cap)
     online_max = (y_max[None, :] * allowed).ravel()
     lp.add_variables("online", tl, cost=np.where(at_t, np.tile(unit, T), 0.0), lower=online_max if fix_max else 0.0,
-                     upper=np.tile(y_max, T), integer=per_t)
+                     upper=np.tile(y_max, T), integer=per_t or integer)
     # online: Y_t = sum_{tau <= t} z_tau (capacity persists)
     lp.add_constraints("online", {"online": sp.identity(T * L, format="csr"),
                                   "modules": -sp.kron(tril, sp.identity(L), format="csr")},
@@ -215,7 +231,7 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
                          upper=allowed[:, with_fixed].ravel().astype(float))
         f_at_t = (np.arange(T) == floor_period).repeat(F) if per_t else np.zeros(T * F, bool)
         lp.add_variables("built", tc, cost=np.where(f_at_t, np.tile(fixed[with_fixed], T), 0.0), upper=1.0,
-                         integer=per_t)
+                         integer=per_t or integer)
         lp.add_constraints("built", {"built": sp.identity(T * F, format="csr"),
                                      "build": -sp.kron(tril, sp.identity(F), format="csr")},
                            lower=0.0, upper=0.0, index=tc)
@@ -234,27 +250,15 @@ def build_bound_lp(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         rows = np.repeat(np.arange(J), K)
         lp.add_constraints("carried", {"unmet": selector(rows, J, J * K, values=routable.ravel().astype(float))},
                            upper=carried + tol, index=pd.RangeIndex(J, name="block"))
+    if not fix_max and carried is not None:
+        site_cut_rows(lp, full, blocks.period, [b.failed for b in blocks.states],
+                      np.array([b.ceiling for b in blocks.states]), blocks.demand * _routable(blocks), allowed, cap, mod,
+                      y_max, carried + tol)
     if not fix_max and not per_t:
         _budget_rows(lp, opts, gpu_committed, unit, fixed, module_commit, fixed_commit, with_fixed, L)
     if floors is not None:
-        _floor_rows(lp, floors, unit, fixed, with_fixed, L)
+        floor_rows(lp, floors, unit, fixed, with_fixed, L)
     return lp
-
-
-def _floor_rows(lp: LinearProgram, floors: np.ndarray, unit: np.ndarray, fixed: np.ndarray, with_fixed: np.ndarray,
-                L: int) -> None:
-    """Per period with a floor: the undiscounted cost of what is online then is at least the floor,
-    ``sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= floor_t``."""
-    rows = np.flatnonzero(floors > 0)
-    if not len(rows):
-        return
-    T = len(floors)
-    sel = np.zeros((len(rows), T))
-    sel[np.arange(len(rows)), rows] = 1.0
-    coef: dict[str, sp.spmatrix] = {"online": sp.kron(sp.csr_matrix(sel), sp.csr_matrix(unit[None, :]), format="csr")}
-    if len(with_fixed):
-        coef["built"] = sp.kron(sp.csr_matrix(sel), sp.csr_matrix(fixed[with_fixed][None, :]), format="csr")
-    lp.add_constraints("floor", coef, lower=floors[rows], index=pd.Index(rows, name="period"))
 
 
 def _routable(blocks: _Blocks) -> np.ndarray:
@@ -346,18 +350,12 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
     -------
     >>> b = roadmap_lower_bound(net, opts, networks, [["srlg:s1"]] * 3, [0.0] * 3, "srlg", 4, 0.8, 1.0)  # doctest: +SKIP
     """
-    from backbone.solver.impact import survive_tolerance_gbps
-    from backbone.solver.survive_model import full_network
-
     t0 = time.perf_counter()
     deadline = t0 + time_limit_s
-    base = net if use_candidates else net.drop_candidates(net.candidates.index)
-    union, h = _commodities([n.demands for n in period_networks])
-    full = replace(full_network(base), demands=union)
-    blocks = _state_blocks(base, full, period_networks[-1], working_sets, kind, k, ceiling, failure_ceiling, h)
-    tol = survive_tolerance_gbps(period_networks[-1])
+    base, full, blocks, tol = _setup(net, period_networks, working_sets, kind, k, ceiling, failure_ceiling,
+                                     use_candidates)
     first = deadline - (1.0 - FULL_SHARE) * (deadline - time.perf_counter())
-    out = _solve_bound(base, full, opts, blocks, gpu_committed, k, tol, backend, first, t0)
+    out = _solve_bound(base, full, opts, blocks, gpu_committed, k, tol, backend, first, t0, final=deadline)
     if out.status == "time_limit" and out.failure_states:
         # every subset of states gives a valid bound: the intact states alone, in the time left
         intact = np.array([b.scenario == "intact" for b in blocks.states])
@@ -371,12 +369,75 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
     return out
 
 
+def _setup(net: Network, period_networks: Sequence[Network], working_sets: Sequence[Sequence[str]], kind: str, k: int,
+           ceiling: float, failure_ceiling: float, use_candidates: bool) -> tuple[Network, Network, _Blocks, float]:
+    """The scenario the roadmaps build from, its network with every candidate built (the union of the periods'
+    commodities as demands), the state blocks and the survivability tolerance (Gbps)."""
+    from backbone.solver.impact import survive_tolerance_gbps
+    from backbone.solver.survive_model import full_network
+
+    base = net if use_candidates else net.drop_candidates(net.candidates.index)
+    union, h = _commodities([n.demands for n in period_networks])
+    full = replace(full_network(base), demands=union)
+    blocks = _state_blocks(base, full, period_networks[-1], working_sets, kind, k, ceiling, failure_ceiling, h)
+    return base, full, blocks, survive_tolerance_gbps(period_networks[-1])
+
+
+def roadmap_exact_mip(net: Network, opts: RoadmapOptions, period_networks: Sequence[Network],
+                      working_sets: Sequence[Sequence[str]], gpu_committed: Sequence[float], kind: str, k: int,
+                      ceiling: float, failure_ceiling: float, use_candidates: bool = True, backend: str = "highs",
+                      time_limit_s: float = 60.0) -> tuple[float, np.ndarray] | None:
+    """The least discounted backbone capex over the set :func:`roadmap_lower_bound` covers, by one MIP: the
+    module doc's model with the online modules integer and the routes built or not in every period.
+
+    Small instances only (tests check the bound against it: ``lower_bound_usd <= optimum``). Same arguments as
+    :func:`roadmap_lower_bound`.
+
+    Returns
+    -------
+    tuple or None
+        ``(optimum_usd, online_cost_usd)`` -- the optimum and, per period, the undiscounted cost of what the
+        optimal roadmap has online (each period's floor is at most this) --, or None when the MIP is not
+        solved to optimality in time (or no roadmap within the budgets carries the states).
+    """
+    deadline = time.perf_counter() + time_limit_s
+    base, full, blocks, tol = _setup(net, period_networks, working_sets, kind, k, ceiling, failure_ceiling,
+                                     use_candidates)
+    probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
+    sol = solve(probe, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
+    if sol.status.value != "optimal":
+        return None
+    J, K = blocks.demand.shape
+    carried = (np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * _routable(blocks)).sum(axis=1)
+    mip = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
+                         integer=True)
+    sol = solve(mip, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()), mip_gap=1e-9)
+    if sol.status.value != "optimal":
+        return None
+    T, L = len(gpu_committed), len(full.links)
+    _, _, _, unit, _ = link_modules(full.links, len(base.links))
+    online = sol.values("online").to_numpy().reshape(T, L) @ unit
+    if "built" in mip.variables:
+        is_cand = np.arange(L) >= len(base.links)
+        fixed = base.candidates["fixed_cost_usd"].reindex(full.links.index[is_cand]).fillna(0.0).to_numpy(float)
+        built = pd.Series(sol.values("built").to_numpy(), index=mip.variables["built"].index).unstack("link")
+        online = online + built.to_numpy() @ pd.Series(fixed, full.links.index[is_cand]).reindex(built.columns).to_numpy()
+    return float(sol.objective), online
+
+
 def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
                  k: int, tol: float, backend: str, deadline: float, t0: float,
-                 floors_given: np.ndarray | None = None) -> RoadmapBound:
-    """The two LPs of the module doc over ``blocks``, and the period MIPs' floors between them (``floors_given``:
-    found already, with more states), within ``deadline`` (perf_counter seconds)."""
+                 floors_given: np.ndarray | None = None, final: float | None = None) -> RoadmapBound:
+    """The two LPs of the module doc over ``blocks`` and the period MIPs' floors (``floors_given``: found already,
+    with more states), within ``deadline`` (perf_counter seconds) for the LPs and ``final`` (default
+    ``deadline``) for the MIPs once the bound LP is solved.
+
+    Order: the bound LP without floors first (a valid bound at once), then the period MIPs in the time left but a
+    reserve, then the same LP again with the floor rows, from the first solve's basis (the new rows start basic:
+    a few dual simplex iterations). When the bound LP does not finish, the MIPs still run in a share of the time
+    left: their floors are reported and carried into the fallback."""
     T = len(gpu_committed)
+    final = deadline if final is None else final
     n_fail = int(sum(1 for b in blocks.states if b.scenario != "intact"))
     n_states = len({b.scenario for b in blocks.states} - {"intact"})
     budget = " and ready-for-service dates" if all(not np.isfinite(b) for b in opts.budgets()) else (
@@ -388,7 +449,7 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
               f"roadmap that carries, in those states, all the traffic any roadmap can, with this roadmap's GPU "
               f"placement (so the same demands), the same lead times{budget}, routed over "
               f"TE's {k} shortest latency-admissible paths of the last period's backbone and of the network with "
-              "every candidate route built")
+              "every candidate route built; whole modules at each site cut (integer rounding)")
 
     floors = np.zeros(T)
 
@@ -403,32 +464,99 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     J, K = blocks.demand.shape
     unmet = np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * _routable(blocks)
     carried = unmet.sum(axis=1)
-    floor_note = ""
-    if floors_given is None:
-        floors, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
-                                            time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
-    else:
-        floors = floors_given
-    if floors.any():
-        over = ("the same states" if floors_given is None else
-                "that period's intact state and the failure states its design found binding")
-        covers += (f"; the cost online in each period at least the proven bound of a MIP (integer modules and routes) "
-                   f"over {over} ({int((floors > 0).sum())} period(s))")
+    given, floor_note, raw = floors_given is not None, "", np.zeros(T)
+    if given:
+        floors = monotone_floors(np.asarray(floors_given, float))
+    else:  # phase A: a share of the time before the LP (the LP must still finish)
+        raw, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
+                                         time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
+        floors = monotone_floors(raw)
     lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
                         floors=floors)
-    sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
+    t_lp = time.perf_counter()
+    sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - t_lp))
+    lp_seconds = time.perf_counter() - t_lp
     if sol.status.value == "infeasible":
         return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp, float(carried.sum()))
     if sol.status.value != "optimal":
         return stop(sol.status.value, f"bound LP: {sol.status.value} ({sol.message})", lp, float(carried.sum()))
+    if not given and final - time.perf_counter() > MIN_PERIOD_MIP_S + RESOLVE_SHARE * lp_seconds:
+        # phase B: the periods without a floor yet, in the time the LP left but a reserve for the re-solves
+        more, note_b = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
+                                      final - max(MIN_SOLVE_S, RESOLVE_SHARE * lp_seconds), skip=raw > 0)
+        floor_note = "; ".join(x for x in (floor_note, note_b and f"after the LP: {note_b}") if x)
+        if (monotone_floors(np.maximum(raw, more)) > floors * (1 + FLOOR_REL_TOL) + FLOOR_ABS_TOL_USD).any():
+            raw = np.maximum(raw, more)
+            better, worse = _with_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend, final,
+                                         monotone_floors(raw), lp, sol)
+            if worse == "infeasible":  # the floors prove no roadmap within the budgets carries the states
+                return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp,
+                            float(carried.sum()))
+            if better is not sol:
+                floors = monotone_floors(raw)
+            sol = better
+            floor_note = "; ".join(x for x in (floor_note, worse) if x)
+    found = int((floors > 0).sum()) if given else int((np.minimum(raw, floors) > 0).sum())
+    if floors.any():
+        over = ("the same states" if not given else
+                "that period's intact state and the failure states its design found binding")
+        covers += (f"; the cost online in each period at least the proven bound of a MIP (integer modules and routes) "
+                   f"over {over} ({found} period(s))" + (
+                       f", or an earlier period's (capacity persists: {int((floors > 0).sum())} period(s) in all)"
+                       if (floors > 0).sum() > found else ""))
     bound = max(0.0, float(sol.objective))
     logger.info("roadmap bound: %.0f USD over %d blocks, %.1f s", bound, J, time.perf_counter() - t0)
     return RoadmapBound(bound, "optimal", covers, T, n_fail, float(carried.sum()), time.perf_counter() - t0,
                         lp.stats(), floor_note, period_floors_usd=[float(x) for x in floors])
 
 
+def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
+                 carried: np.ndarray, tol: float, backend: str, final: float, floors: np.ndarray, lp: LinearProgram,
+                 first: Any) -> tuple[Any, str]:
+    """The bound with the floor rows found after the bound LP: the largest of that LP (``first``, with the floors
+    found before it), the LP over the intact states with them (small: seconds) and the bound LP with them too
+    (re-solved from ``first``'s basis in the time left to ``final``). Each is valid for every roadmap the bound covers (those carry the intact states and meet the
+    floors). Returns the best solution and a note ("infeasible" when the floors prove no roadmap within the
+    budgets carries the states)."""
+    intact = np.array([b.scenario == "intact" for b in blocks.states])
+    small = _Blocks(blocks.period[intact], [b for b, i in zip(blocks.states, intact, strict=True) if i],
+                    blocks.demand[intact])
+    lp2 = build_bound_lp(base, full, opts, small, gpu_committed, fix_max=False, carried=carried[intact], tol=tol,
+                         floors=floors)
+    lp2.name = f"roadmap-bound-intact-{base.name}"
+    tries = [("the intact states with the floors", solve(lp2, backend=backend,
+                                                         time_limit=max(MIN_SOLVE_S, final - time.perf_counter())))]
+    if tries[0][1].status.value == "infeasible":
+        return first, "infeasible"
+    if final - time.perf_counter() >= MIN_PERIOD_MIP_S:  # a solver may overrun a very short limit
+        floor_rows(lp, floors, *_floor_costs(base, full), name="floor_after")
+        tries.append(("the failure states with the floors", solve(
+            lp, backend=backend, time_limit=max(MIN_SOLVE_S, final - time.perf_counter()), warm_start=first)))
+        if tries[1][1].status.value == "infeasible":
+            return first, "infeasible"
+    done = [(name, sol) for name, sol in tries if sol.status.value == "optimal"]
+    if not done or max(float(sol.objective) for _, sol in done) <= float(first.objective):
+        return first, ("; ".join(f"bound LP over {n}: {sol.status.value}" for n, sol in tries) +
+                       "; the bound is the LP's with the floors found before it")
+    name, best = max(done, key=lambda x: float(x[1].objective))
+    other = [f"bound LP over {n}: {sol.status.value}" for n, sol in tries if n != name]
+    return best, f"the bound is the LP's over {name} ({'; '.join(other)})"
+
+
+def _floor_costs(base: Network, full: Network) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Module cost per link, fixed cost per link, the links with a fixed cost and the link count (``floor_rows``'
+    arguments after the floors)."""
+    links = full.links
+    n_old, L = len(base.links), len(links)
+    is_cand, _, _, unit, _ = link_modules(links, n_old)
+    fixed = np.zeros(L)
+    fixed[is_cand] = base.candidates["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
+    return unit, fixed, np.flatnonzero(is_cand & (fixed > 0)), L
+
+
 def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Blocks, gpu_committed: Sequence[float],
-                   carried: np.ndarray, tol: float, backend: str, deadline: float) -> tuple[np.ndarray, str]:
+                   carried: np.ndarray, tol: float, backend: str, deadline: float,
+                   skip: np.ndarray | None = None) -> tuple[np.ndarray, str]:
     """Per period ``t``: the dual bound of the period MIP (:func:`build_bound_lp` with ``floor_period``), a proven
     lower bound on the undiscounted cost of what any roadmap in the covered set has online in ``t`` (its online
     modules are integer, its routes built or not, and it carries ``t``'s blocks), within ``deadline``; 0 where a
@@ -437,15 +565,16 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _
     T = len(gpu_committed)
     floors = np.zeros(T)
     notes = []
-    order = [t for t in range(T - 1, -1, -1) if (blocks.period == t).any()]  # the last periods need the most
+    failing = {int(t) for t, b in zip(blocks.period, blocks.states, strict=True) if b.scenario != "intact"}
+    order = _mip_order([t for t in range(T) if (blocks.period == t).any() and (skip is None or not skip[t])], failing)
     for i, t in enumerate(order):
         left = deadline - time.perf_counter()
         if left < MIN_PERIOD_MIP_S:
             notes.append(f"no time left for the period MIPs of {len(order) - i} period(s)")
             break
-        # the last period's floor counts most (capacity persists: what is online then is every build): it gets
-        # LAST_PERIOD_SHARE of the time, the others share what it leaves
-        limit = left * LAST_PERIOD_SHARE if i == 0 and len(order) > 1 else left / (len(order) - i)
+        # the first two MIPs (the last period's and the earliest period's) get LAST_PERIOD_SHARE of the time left
+        # each, the others share what they leave (a MIP that finishes early leaves its time to the next)
+        limit = left * LAST_PERIOD_SHARE if i < 2 and len(order) - i > 1 else left / (len(order) - i)
         mask = blocks.period == t
         sub = _Blocks(blocks.period[mask], [b for b, m in zip(blocks.states, mask, strict=True) if m],
                       blocks.demand[mask])
@@ -460,3 +589,11 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
         floors[t] = max(0.0, float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
     return floors, "; ".join(notes)
+
+
+def _mip_order(periods: list[int], failing: set[int]) -> list[int]:
+    """The order of the period MIPs: the last period first (what is online then is every build), then the earliest
+    with failure states (its floor is charged at the highest discount factors: the LP alone builds as late as it
+    can), then the others from the latest down."""
+    early = [t for t in periods[:-1] if t in failing][:1]
+    return [*periods[-1:], *early, *[t for t in periods[-2::-1] if t not in early]]
