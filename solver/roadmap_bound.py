@@ -404,14 +404,14 @@ def roadmap_exact_mip(net: Network, opts: RoadmapOptions, period_networks: Seque
     base, full, blocks, tol = _setup(net, period_networks, working_sets, kind, k, ceiling, failure_ceiling,
                                      use_candidates)
     probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
-    sol = solve(probe, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
+    sol = solve(probe, backend=backend, time_limit_s=max(MIN_SOLVE_S, deadline - time.perf_counter()))
     if sol.status.value != "optimal":
         return None
     J, K = blocks.demand.shape
     carried = (np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * _routable(blocks)).sum(axis=1)
     mip = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
                          integer=True)
-    sol = solve(mip, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()), mip_gap=1e-9)
+    sol = solve(mip, backend=backend, time_limit_s=max(MIN_SOLVE_S, deadline - time.perf_counter()), mip_gap=1e-9)
     if sol.status.value != "optimal":
         return None
     T, L = len(gpu_committed), len(full.links)
@@ -458,7 +458,7 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
                             lp.stats() if lp is not None else {}, note, period_floors_usd=[float(x) for x in floors])
 
     probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
-    sol = solve(probe, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - time.perf_counter()))
+    sol = solve(probe, backend=backend, time_limit_s=max(MIN_SOLVE_S, deadline - time.perf_counter()))
     if sol.status.value != "optimal":
         return stop(sol.status.value, f"least-unmet LP: {sol.status.value} ({sol.message})", probe)
     J, K = blocks.demand.shape
@@ -474,7 +474,7 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
                         floors=floors)
     t_lp = time.perf_counter()
-    sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, deadline - t_lp))
+    sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, deadline - t_lp))
     lp_seconds = time.perf_counter() - t_lp
     if sol.status.value == "infeasible":
         return stop("infeasible", "no roadmap within the budgets carries the modelled states", lp, float(carried.sum()))
@@ -525,13 +525,13 @@ def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
                          floors=floors)
     lp2.name = f"roadmap-bound-intact-{base.name}"
     tries = [("the intact states with the floors", solve(lp2, backend=backend,
-                                                         time_limit=max(MIN_SOLVE_S, final - time.perf_counter())))]
+                                                         time_limit_s=max(MIN_SOLVE_S, final - time.perf_counter())))]
     if tries[0][1].status.value == "infeasible":
         return first, "infeasible"
     if final - time.perf_counter() >= MIN_PERIOD_MIP_S:  # a solver may overrun a very short limit
         floor_rows(lp, floors, *_floor_costs(base, full), name="floor_after")
         tries.append(("the failure states with the floors", solve(
-            lp, backend=backend, time_limit=max(MIN_SOLVE_S, final - time.perf_counter()), warm_start=first)))
+            lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, final - time.perf_counter()), warm_start=first)))
         if tries[1][1].status.value == "infeasible":
             return first, "infeasible"
     done = [(name, sol) for name, sol in tries if sol.status.value == "optimal"]
@@ -581,7 +581,7 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: _
         lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=carried[mask], tol=tol,
                             floor_period=t)
         lp.name = f"roadmap-period-mip-{t}-{base.name}"
-        sol = solve(lp, backend=backend, time_limit=max(MIN_SOLVE_S, limit), mip_gap=PERIOD_MIP_GAP)
+        sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, limit), mip_gap=PERIOD_MIP_GAP)
         b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
         if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
             notes.append(f"period {t} MIP: {sol.status.value}, no bound")
