@@ -148,6 +148,9 @@ class ScaleOutcome:
     """The time limit stopped the run (the answer is the best feasible one found, with its bound)."""
     path_stats: DemandPathStats | None = None
     """Per-demand path figures over every path when ``splits`` lists only some of them."""
+    flows: Any = None
+    """The source-flow engine's per-source flows (:class:`~backbone.solver.te.srcflow.SourceFlows`), when kept
+    as a warm start for failed states."""
 
 
 def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, f: np.ndarray,
