@@ -404,6 +404,10 @@ def solve_source_flows(net: Network, time_limit_s: float = 120.0, *, warm: Any =
         raise ValidationError(Problem(f"method 'srcflow' routes demands without latency SLOs; {int(slo.sum())} "
                                       "demands have one (use the path method)", table="demands",
                                       record=str(inst.demand_ids[cand[slo][0]]), field="slo_rtt_ms"))
+    if not float(inst.demand_gbps[cand].sum()) > 0:  # nothing to route (e.g. every demand lost with its sites)
+        result = solve_te(net, "min-mlu", formulation="path", k_paths=1, time_limit_s=time_limit_s)
+        result.summary["notes"] = [*result.summary.get("notes", []), "srcflow: no demand to route"]
+        return result, None
     start = warm_on(warm, warm_instance, inst) if warm is not None and warm_instance is not None else None
     out = run_source_flows(inst, cand, t_start + time_limit_s, progress, warm=start,
                            gap_tol=GAP_TOL if gap_tol is None else gap_tol, keep_flows=keep_flows)

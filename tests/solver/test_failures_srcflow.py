@@ -194,3 +194,10 @@ def test_cli_method_srcflow(tmp_path) -> None:  # type: ignore[no-untyped-def]
     few = CliRunner().invoke(app, ["failures", str(scen), "--kind", "link", "--max-scenarios", "3"])
     assert few.exit_code == 2 and "--max-scenarios" in few.output
     assert np.isfinite([d["mlu"] for d in data]).all()
+
+
+def test_a_state_with_nothing_to_route(triangle: Network) -> None:
+    """Losing the only demand's site leaves nothing to route: MLU 0, the demand lost, no division by zero."""
+    res = sweep(triangle, FailureOptions(kind="site", **FAST))
+    a = next(r for r in res.scenarios if r["scenario"] == "site:A")
+    assert a["mlu"] == 0 and a["lost_gbps"] == pytest.approx(15.0) and a["unmet_gbps"] == 0
