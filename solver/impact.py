@@ -8,7 +8,14 @@ A network *state* (intact, or with a failure applied) is assessed by :func:`asse
 * **unmet** -- the traffic that cannot be carried at <= 100 % utilisation. When min-MLU fits
   within capacity this is only the demand with no admissible path (its reason says why);
   otherwise the state is re-solved by max-throughput at a ceiling of 1.0 (lexicographic by class
-  priority), which gives the shortfall per traffic class.
+  priority), which gives the shortfall per traffic class. Where that is not measured (``shortfall=False``,
+  or ``method="srcflow"``: no max-throughput LP at that scale) the unmet traffic of an overloaded state is
+  *unknown* (NaN, null in JSON), never 0.
+
+Two engines compute the min-MLU routing (``method``): ``path``, the path LP over the ``k`` candidate paths,
+and ``srcflow``, the source-aggregated Frank-Wolfe engine over every path (:func:`backbone.solver.te.solve_source_flows`;
+networks with millions of demands, no latency SLOs). Either way ``mlu_lower_bound`` is a proven lower bound
+on the utilisation any routing of the state needs and ``gap = (mlu - mlu_lower_bound) / mlu``.
 
 A failure's impact against the intact baseline (:func:`failure_impact`), each part reported apart:
 
@@ -36,6 +43,7 @@ import pandas as pd
 from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
+from backbone.solver.progress import ProgressFn
 from backbone.solver.te import TEResult, solve_te
 from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
 
@@ -76,6 +84,10 @@ class StateAssessment:
         Worst solver status of the solves made.
     solves
         The TE objectives solved (``min-mlu``, and ``max-throughput`` when overloaded).
+    method
+        The min-MLU engine: ``path`` or ``srcflow``.
+    warm
+        ``srcflow`` with ``keep_flows``: the per-source flows and instance (a warm start for failed states).
     """
 
     routing: TEResult
@@ -85,6 +97,30 @@ class StateAssessment:
     mlu: float
     status: str
     solves: tuple[str, ...]
+    method: str = "path"
+    warm: Any = None
+
+    @property
+    def mlu_lower_bound(self) -> float:
+        """A proven lower bound on the utilisation any routing of this state needs (NaN when none is proven)."""
+        lb = self.routing.summary.get("lower_bound")
+        return float("nan") if lb is None else float(lb)
+
+    @property
+    def gap(self) -> float:
+        """``(mlu - mlu_lower_bound) / mlu``: how far the MLU may be above the optimum (NaN without a bound)."""
+        lb = self.mlu_lower_bound
+        return (self.mlu - lb) / self.mlu if self.mlu > 0 else 0.0 if lb == lb else float("nan")
+
+    @property
+    def unmet_known(self) -> bool:
+        """Whether the unmet traffic was measured (false: overloaded, shortfall not measured)."""
+        return not bool(self.unmet_gbps.isna().any())
+
+    @property
+    def unmet_total_gbps(self) -> float:
+        """Unmet Gbps over every demand; NaN when unknown."""
+        return float(self.unmet_gbps.sum()) if self.unmet_known else float("nan")
 
     @property
     def overloaded(self) -> bool:
@@ -97,9 +133,10 @@ class StateAssessment:
         return self.routing.links["utilisation"].astype(float)
 
     def unmet_by_class(self) -> dict[str, float]:
-        """Unmet Gbps per traffic class (every class present in the demands)."""
-        g = self.unmet_gbps.groupby(self.traffic_class).sum()
-        return {c: float(g.get(c, 0.0)) for c in TRAFFIC_CLASSES if c in set(self.traffic_class)}
+        """Unmet Gbps per traffic class (every class present in the demands; NaN when unknown)."""
+        g = self.unmet_gbps.groupby(self.traffic_class).sum(min_count=1) if self.unmet_known else pd.Series(dtype=float)
+        return {c: float(g.get(c, 0.0)) if self.unmet_known else float("nan") for c in TRAFFIC_CLASSES
+                if c in set(self.traffic_class)}
 
     def unmet_by_reason(self) -> dict[str, float]:
         """Unmet Gbps per reason."""
@@ -107,12 +144,17 @@ class StateAssessment:
         return {str(k): float(v) for k, v in u.groupby(self.reason.reindex(u.index)).sum().items()}
 
     def summary(self) -> dict[str, Any]:
-        """JSON-ready figures: ``mlu``, ``overloaded``, ``unmet_gbps``, by class and reason, ``solves``."""
-        return {"mlu": self.mlu, "overloaded": self.overloaded, "unmet_gbps": float(self.unmet_gbps.sum()),
+        """JSON-ready figures: ``mlu`` (with ``mlu_lower_bound`` and ``gap``), ``overloaded``, ``unmet_gbps``
+        (NaN when unknown: overloaded, shortfall not measured), by class and reason, ``solves``, ``method``."""
+        return {"mlu": self.mlu, "mlu_lower_bound": self.mlu_lower_bound, "gap": self.gap,
+                "overloaded": self.overloaded, "unmet_gbps": self.unmet_total_gbps,
+                "unmet_known": self.unmet_known,
                 "unmet_by_class": self.unmet_by_class(), "unmet_by_reason": self.unmet_by_reason(),
-                "status": self.status, "solves": list(self.solves),
-                "definition": "utilisation: min-MLU routing over the latency-admissible candidate paths; "
-                              "unmet: traffic that cannot be carried at <= 100 % utilisation"}
+                "status": self.status, "solves": list(self.solves), "method": self.method,
+                "definition": ("utilisation: min-MLU routing over the latency-admissible candidate paths"
+                               if self.method == "path" else "utilisation: min-MLU routing over every path "
+                               "(source-flow engine; within gap of the optimum)")
+                              + "; unmet: traffic that cannot be carried at <= 100 % utilisation"}
 
 
 _STATUS_ORDER = {"optimal": 0, "feasible": 1}
@@ -120,7 +162,9 @@ _STATUS_ORDER = {"optimal": 0, "feasible": 1}
 
 def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_limit_s: float = 60.0,
                  path_provider: Callable[..., Any] | None = None, routing: TEResult | None = None,
-                 lp_method: str = "auto", shortfall: bool = True, *, k: int | None = None) -> StateAssessment:
+                 lp_method: str = "auto", shortfall: bool = True, *, method: str = "path", warm: Any = None,
+                 gap_tol: float | None = None, keep_flows: bool = False,
+                 progress: ProgressFn | None = None, k: int | None = None) -> StateAssessment:
     """Utilisation and unmet traffic of one network state (the one definition; see the module doc).
 
     Parameters
@@ -138,6 +182,12 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     shortfall
         Measure an overloaded state's shortfall (max-throughput at 100 %). False leaves the unmet
         traffic of an overloaded state unknown (NaN): enough to tell that it does not survive.
+    method
+        ``path`` (the path LP over ``k_paths`` candidates) or ``srcflow`` (every path, no latency SLOs; the shortfall
+        of an overloaded state is not measured: unknown).
+    warm, gap_tol, keep_flows, progress
+        ``srcflow`` only: a warm start (the ``warm`` of an assessment of a network this state derives from),
+        the gap target, whether to keep this state's flows as a warm start, and progress reports.
     k
         Deprecated spelling of ``k_paths`` (warns with :class:`DeprecationWarning`).
 
@@ -145,8 +195,25 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     ------
     SolverError
         Backend trouble or no solution within the time limit.
+    ValidationError
+        ``srcflow`` asked for with latency-SLO demands.
     """
     k_paths = int(renamed("assess_state", "k", k, "k_paths", k_paths, 4))
+    if method == "srcflow":
+        from backbone.solver.te import solve_source_flows
+
+        flows, inst = warm if warm is not None else (None, None)
+        routing, kept = solve_source_flows(net, time_limit_s, warm=flows, warm_instance=inst, gap_tol=gap_tol,
+                                           keep_flows=keep_flows, progress=progress)
+        d = routing.demands
+        mlu = float(routing.mlu)
+        unmet = d["unmet_gbps"].astype(float)
+        if mlu > 1 + OVERLOAD_TOL:  # no max-throughput LP at this scale: the shortfall is unknown
+            unmet = pd.Series(np.nan, index=unmet.index)
+        return StateAssessment(routing, unmet, d["reason"].astype(str), d["traffic_class"].astype(str), mlu,
+                               str(routing.summary.get("status")), ("min-mlu",), "srcflow", kept)
+    if method != "path":
+        raise ValueError(f"unknown method {method!r}")
     if routing is None or routing.summary.get("objective") != "min-mlu":
         routing = solve_te(net, "min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s,
                            path_provider=path_provider, lp_method=lp_method)
@@ -200,7 +267,7 @@ def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps:
             by_class[c] = v if v > tolerance_gbps * 1e-3 else 0.0
     unmet = float(sum(by_class.values()))
     disconnected = float(extra[(state.reason == REASON_DISCONNECTED) & rest].sum())
-    if state.unmet_gbps.isna().any():  # overloaded, shortfall not measured: it does not survive
+    if not (state.unmet_known and baseline.unmet_known):  # overloaded, shortfall not measured: not survived
         unmet, by_class, disconnected = float("nan"), {}, float("nan")
     survived = bool(unmet + slo_gbps <= tolerance_gbps)
     viol = idx[slo_new]
@@ -214,14 +281,19 @@ def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps:
         "slo_violations": len(viol),
         "slo_violation_demands": [str(x) for x in viol[:50]],
         "lost_gbps": float(lost_gbps),
-        "unmet_gbps_total": float(state.unmet_gbps.sum()),
+        "unmet_gbps_total": state.unmet_total_gbps,
         "mlu": state.mlu,
+        "mlu_lower_bound": state.mlu_lower_bound,
+        "gap": state.gap,
         "overloaded": state.overloaded,
         "survived": bool(survived),
     }
 
 
 def impact_key(record: dict[str, Any]) -> tuple[float, ...]:
-    """Sort key of a scenario record by impact (larger is worse): impact, then MLU."""
-    return (float(record["impact_gbps"]), float(record["unmet_gbps"]) + float(record["slo_violation_gbps"]),
-            float(record["mlu"]))
+    """Sort key of a scenario record by impact (larger is worse): unknown impact first (an overloaded state whose
+    shortfall was not measured), then impact, then MLU."""
+    impact = float(record["impact_gbps"])
+    unknown = impact != impact
+    return (float(unknown), 0.0 if unknown else impact,
+            0.0 if unknown else float(record["unmet_gbps"]) + float(record["slo_violation_gbps"]), float(record["mlu"]))

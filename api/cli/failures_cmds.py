@@ -74,21 +74,28 @@ def _print(s: dict[str, Any]) -> None:
     from rich.table import Table
 
     b = s["baseline"]
+    srcflow = s.get("method") == "srcflow"
+    unknown = f", {s['unmet_unknown']} with unmet unknown" if s.get("unmet_unknown") else ""
+    base_gap = f" (gap {100 * b['gap']:.2f} %)" if srcflow and _known(b.get("gap")) else ""
     out_console.print(f"[bold]{s['scenarios_run']} scenarios[/] in {s['seconds']:.1f} s "
-                      f"({s['scenarios_per_second'] or 0:.2f}/s); baseline: MLU {100 * b['mlu']:.1f} %, "
-                      f"unmet {b['unmet_gbps']:,.1f} Gbps; survived {s['survived']} of {s['scenarios_run']} "
-                      f"({s['overloaded']} overloaded)", highlight=False)
+                      f"({s['scenarios_per_second'] or 0:.2f}/s, method {s.get('method', 'path')}); baseline: MLU "
+                      f"{100 * b['mlu']:.1f} %{base_gap}, unmet {_gbps(b['unmet_gbps'])} Gbps; survived "
+                      f"{s['survived']} of {s['scenarios_run']} ({s['overloaded']} overloaded{unknown})",
+                      highlight=False)
     t = Table(title="worst scenarios (impact = unmet + SLO violations + lost, Gbps)", title_justify="left")
     for col in ("scenario", "impact Gbps", "unmet Gbps", "SLO viol. Gbps", "lost Gbps", "needs util.",
-                "p50 / p99 / worst inflation ms"):
+                *(("gap",) if srcflow else ()), "p50 / p99 / worst inflation ms"):
         t.add_column(col, justify="left" if col == "scenario" else "right")
     for r in s["worst"][:MAX_ROWS]:
         style = "red" if not r["survived"] else ("yellow" if r["mlu"] > 0.8 else "")
-        t.add_row(r["scenario"], f"{r['impact_gbps']:,.1f}", f"{r['unmet_gbps']:,.1f}",
-                  f"{r['slo_violation_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %",
+        gap = (f"{100 * r['gap']:.2f} %" if _known(r["gap"]) else "-",) if srcflow else ()
+        t.add_row(r["scenario"], _gbps(r["impact_gbps"]), _gbps(r["unmet_gbps"]),
+                  f"{r['slo_violation_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %", *gap,
                   f"{r['p50_latency_inflation_ms']:.2f} / {r['p99_latency_inflation_ms']:.2f} / "
                   f"{r['worst_latency_inflation_ms']:.2f}", style=style)
     out_console.print(t)
+    for note in s.get("notes", []):
+        out_console.print(f"note: {note}", highlight=False)
     w = Table(title="links driven highest (worst scenario per link)", title_justify="left")
     for col in ("link", "worst utilisation", "scenario", "baseline"):
         w.add_column(col, justify="right" if col != "link" and col != "scenario" else "left")
@@ -97,3 +104,12 @@ def _print(s: dict[str, Any]) -> None:
         w.add_row(str(r["link"]), f"{100 * r['worst_utilisation']:.1f} %", str(r["worst_scenario"]),
                   "-" if base is None or base != base else f"{100 * base:.1f} %")
     out_console.print(w)
+
+
+def _known(v: Any) -> bool:
+    return v is not None and v == v
+
+
+def _gbps(v: Any) -> str:
+    """Gbps with a thousands separator, or ``unknown`` (not measured: NaN or null)."""
+    return f"{v:,.1f}" if _known(v) else "unknown"

@@ -36,13 +36,14 @@ def _context_key(net: Network, options: FailureOptions) -> str:
     return net.fingerprint() + ":" + options.model_dump_json(exclude={"engine", "workers", "scheduler", "batch_size"})
 
 
-def worker_context(net: Network, options: FailureOptions) -> SweepContext:
-    """This process's context for ``net`` and ``options``, built once (the previous one is dropped)."""
+def worker_context(net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepContext:
+    """This process's context for ``net`` and ``options``, built once (the previous one is dropped); ``progress``
+    hears about the baseline's solve when it is built here."""
     key = _context_key(net, options)
     ctx = _WORKER_CONTEXTS.get(key)
     if ctx is None:
         _WORKER_CONTEXTS.clear()
-        ctx = _WORKER_CONTEXTS[key] = SweepContext.build(net, options)
+        ctx = _WORKER_CONTEXTS[key] = SweepContext.build(net, options, progress)
     return ctx
 
 
@@ -110,11 +111,13 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
     batches = _batches(scenarios, workers, options.batch_size)
     done = 0
     results: dict[int, list[dict[str, Any]]] = {}
-    if engine == "serial":
+    if engine == "serial":  # progress after every scenario
         for i, b in enumerate(batches):
-            results[i] = _run_batch(net, options, b, ctx)
-            done += len(b)
-            progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios")
+            results[i] = []
+            for s in b:
+                results[i] += _run_batch(net, options, [s], ctx)
+                done += 1
+                progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios ({s.id})")
     elif engine == "local":
         import multiprocessing as mp
 

@@ -21,23 +21,69 @@ from backbone.solver.impact import (
     failure_impact,
     survive_tolerance_gbps,
 )
+from backbone.solver.progress import ProgressFn
 
 logger = logging.getLogger("backbone.solver.failures")
 
 
+AUTO_SRCFLOW_MIN_DEMANDS = 50_000
+"""``method="auto"``: the source-flow engine from this many routable demands up when no demand has a latency SLO
+(the threshold above which :func:`backbone.solver.te.solve_te`'s ``method="auto"`` leaves the path LP)."""
+
+INTACT_GAP_SHARE = 0.2
+"""``srcflow``: the intact state is solved to this share of ``gap_tol`` (it is solved once, and a warm start is
+only as close to the optimum as it; ``benchmarks/bench_world_sweep.py`` does the same)."""
+
+
+def choose_method(net: Network, method: str) -> str:
+    """The min-MLU engine a sweep of ``net`` runs: ``path`` or ``srcflow`` (``auto`` picks by size and SLOs).
+
+    Raises
+    ------
+    ValidationError
+        ``srcflow`` asked for while some routable demand has a latency SLO (the engine ignores SLOs).
+    """
+    from backbone.errors import Problem, ValidationError
+    from backbone.solver.te.instance import build_instance
+
+    if method == "path":
+        return method
+    inst = build_instance(net)
+    routable = inst.routable
+    slo = routable & inst.has_slo
+    if method == "auto":
+        big = int(routable.sum()) >= AUTO_SRCFLOW_MIN_DEMANDS
+        return "srcflow" if big and not slo.any() else "path"
+    if method != "srcflow":
+        raise ValidationError(Problem(f"unknown method {method!r}", table="options", field="method"))
+    if slo.any():
+        first = str(inst.demand_ids[np.flatnonzero(slo)[0]])
+        raise ValidationError(Problem(f"method 'srcflow' routes demands without latency SLOs, but {int(slo.sum())} "
+                                      f"demands have one (e.g. {first}); use method 'path'", table="options",
+                                      field="method"))
+    return method
+
+
 @dataclass
 class SweepContext:
-    """What a worker keeps per network: the intact network and its baseline (assessed once)."""
+    """What a worker keeps per network: the intact network and its baseline (assessed once).
+
+    With ``method="srcflow"`` the baseline keeps the intact state's per-source flows (``baseline.warm``): every
+    scenario's solve starts from them.
+    """
 
     net: Network
     options: FailureOptions
     baseline: StateAssessment
     tolerance_gbps: float
+    method: str = "path"
 
     @classmethod
-    def build(cls, net: Network, options: FailureOptions) -> SweepContext:
-        """Assess the intact network once (this also warms the candidate-path cache)."""
-        return cls(net, options, _assess(net, options, None, shortfall=True), survive_tolerance_gbps(net))
+    def build(cls, net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepContext:
+        """Assess the intact network once (this also warms the candidate-path cache, or keeps the intact flows)."""
+        method = choose_method(net, options.method)
+        base = _assess(net, options, method, None, shortfall=True, progress=progress)
+        return cls(net, options, base, survive_tolerance_gbps(net), method)
 
     @property
     def baseline_latency_ms(self) -> pd.Series:
@@ -47,12 +93,17 @@ class SweepContext:
     def baseline_record(self) -> dict[str, Any]:
         """The baseline's figures (the same definitions as every scenario's)."""
         b = self.baseline
-        return {**b.summary(), "carried_gbps": float(b.routing.demands["demand_gbps"].sum() - b.unmet_gbps.sum()),
+        return {**b.summary(), "carried_gbps": float(b.routing.demands["demand_gbps"].sum()) - b.unmet_total_gbps,
                 "link_utilisation": {str(k): float(v) for k, v in b.link_utilisation.items()}}
 
 
-def _assess(net: Network, options: FailureOptions, scenario: FailureScenario | None,
-            intact: Network | None = None, shortfall: bool | None = None) -> StateAssessment:
+def _assess(net: Network, options: FailureOptions, method: str, scenario: FailureScenario | None,
+            intact: Network | None = None, shortfall: bool | None = None, warm: Any = None,
+            progress: ProgressFn | None = None) -> StateAssessment:
+    if method == "srcflow":  # the intact state: to a share of the gap, flows kept; a scenario: warm from them
+        gap = options.gap_tol * (INTACT_GAP_SHARE if scenario is None else 1.0)
+        return assess_state(net, time_limit_s=options.time_limit_s, method="srcflow", warm=warm, gap_tol=gap,
+                            keep_flows=scenario is None, progress=progress)
     provider = None
     if intact is not None and options.reuse and scenario is not None and scenario.derate is None and not scenario.sites:
         provider = _failure_path_provider(intact, scenario.links)
@@ -96,13 +147,14 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
     Returns a plain record: ``scenario``, ``kind``, ``failed``, ``links_down``, ``derate``,
     ``status``, the impact figures of :func:`backbone.solver.impact.failure_impact` (``impact_gbps``,
     ``unmet_gbps`` beyond the baseline's and by class, ``slo_violation_gbps``/``slo_violations``,
-    ``lost_gbps``, ``mlu``, ``overloaded``, ``survived``), ``carried_gbps``,
+    ``lost_gbps``, ``mlu`` with ``mlu_lower_bound`` and ``gap``, ``overloaded``, ``survived``), ``method``,
+    ``carried_gbps`` (NaN with ``unmet_gbps`` when an overloaded state's shortfall is not measured),
     ``p50/p99/worst_latency_inflation_ms``, ``link_utilisation`` (dict), ``seconds``.
     """
     t0 = time.perf_counter()
     failed_net = scenario.apply(ctx.net)
     lost = ctx.net.demands.index.difference(failed_net.demands.index)
-    state = _assess(failed_net, ctx.options, scenario, intact=ctx.net)
+    state = _assess(failed_net, ctx.options, ctx.method, scenario, intact=ctx.net, warm=ctx.baseline.warm)
     res = state.routing
     d = res.demands
     if ctx.options.verify:
@@ -130,7 +182,8 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
         "derate": scenario.derate,
         "status": state.status,
         **impact,
-        "carried_gbps": float(d["demand_gbps"].sum() - state.unmet_gbps.sum()),
+        "method": state.method,
+        "carried_gbps": float(d["demand_gbps"].sum()) - state.unmet_total_gbps,
         "p50_latency_inflation_ms": _pct(infl, 50),
         "p99_latency_inflation_ms": _pct(infl, 99),
         "worst_latency_inflation_ms": float(infl.max()) if infl.size else 0.0,

@@ -14,9 +14,7 @@ from backbone.model import Network
 from backbone.solver.failures.engines import run_sweep, worker_context
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.failures.scenarios import enumerate_scenarios
-from backbone.solver.impact import (
-    impact_key,
-)
+from backbone.solver.impact import OVERLOAD_TOL, impact_key
 from backbone.solver.progress import ProgressFn, no_progress
 
 
@@ -53,12 +51,21 @@ class SweepResult:
         worst = max(self.scenarios, key=impact_key) if self.scenarios else None
         records = [{k: v for k, v in r.items() if k != "link_utilisation"} for r in self.scenarios]
         survived = sum(1 for r in self.scenarios if r["survived"])
+        unknown = sum(1 for r in self.scenarios if r["unmet_gbps"] != r["unmet_gbps"])
+        gaps = [float(r["gap"]) for r in self.scenarios if r.get("gap") is not None and r["gap"] == r["gap"]]
+        undecided = sum(1 for r in self.scenarios if r["overloaded"] and r.get("mlu_lower_bound") is not None
+                        and r["mlu_lower_bound"] <= 1 + OVERLOAD_TOL)
         return {
             "status": "ok",
+            "method": self.baseline.get("method", "path"),
             "scenarios_run": len(self.scenarios),
             "survived": survived,
             "not_survived": len(self.scenarios) - survived,
             "overloaded": sum(1 for r in self.scenarios if r["overloaded"]),
+            "unmet_unknown": unknown,
+            "max_gap": max(gaps) if gaps else None,
+            "overload_not_proven": undecided,
+            "notes": sweep_notes(len(self.scenarios), unknown, undecided, self.baseline),
             "seconds": self.seconds,
             "scenarios_per_second": len(self.scenarios) / self.seconds if self.seconds > 0 else None,
             "baseline": {k: v for k, v in self.baseline.items() if k != "link_utilisation"},
@@ -74,8 +81,26 @@ class SweepResult:
         }
 
 
+def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: dict[str, Any]) -> list[str]:
+    """What the sweep's headline numbers do not cover: unknown unmet traffic, overload not proven, the engine."""
+    notes = []
+    if baseline.get("method") == "srcflow":
+        notes.append("method srcflow: each state's MLU is the source-flow engine's routing over every path, within "
+                     "its reported gap of the optimum (mlu_lower_bound is proven); latency SLOs are not routed")
+    if unknown:
+        notes.append(f"{unknown} of {scenarios} scenarios are overloaded with their shortfall not measured: their "
+                     "unmet and impact are unknown (null), not 0, and they count as not survived")
+    if undecided:
+        notes.append(f"{undecided} overloaded scenarios have a lower bound <= 100 %: a better routing might fit them "
+                     "(lower gap_tol or raise time_limit_s to decide)")
+    if baseline.get("unmet_known") is False:
+        notes.append("the intact network is overloaded with its shortfall not measured: its unmet is unknown")
+    return notes
+
+
 SCENARIO_COLUMNS = ("scenario", "kind", "failed", "status", "impact_gbps", "unmet_gbps", "slo_violation_gbps",
-                    "lost_gbps", "mlu", "overloaded", "survived", "slo_violations", "unmet_disconnected_gbps",
+                    "lost_gbps", "mlu", "mlu_lower_bound", "gap", "overloaded", "survived", "slo_violations",
+                    "unmet_disconnected_gbps",
                     "unmet_gbps_total", "p50_latency_inflation_ms", "p99_latency_inflation_ms",
                     "worst_latency_inflation_ms", "seconds")
 """Columns of the per-scenario table (``failures_scenarios.csv``); ``unmet_<class>_gbps`` follow."""
@@ -87,15 +112,20 @@ def scenario_table(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
 
     df = pd.DataFrame([{c: r[c] for c in SCENARIO_COLUMNS} for r in records], columns=list(SCENARIO_COLUMNS))
     df["failed"] = df["failed"].map(lambda x: ";".join(x))
-    for c in TRAFFIC_CLASSES:
-        df[f"unmet_{c}_gbps"] = [float((r.get("unmet_by_class") or {}).get(c, 0.0)) for r in records]
+    for c in TRAFFIC_CLASSES:  # unknown (NaN) where the scenario's unmet is
+        df[f"unmet_{c}_gbps"] = [float((r.get("unmet_by_class") or {}).get(c, 0.0)) + 0.0 * float(r["unmet_gbps"])
+                                 for r in records]
     return df
 
 
 def worst_first(df: pd.DataFrame) -> pd.DataFrame:
-    """Sort scenario rows by impact, worst first (ties by scenario id for stability)."""
-    return df.sort_values(["impact_gbps", "unmet_gbps", "mlu", "p99_latency_inflation_ms", "scenario"],
-                          ascending=[False, False, False, False, True], kind="stable").reset_index(drop=True)
+    """Sort scenario rows by impact, worst first: unknown impact (overloaded, shortfall not measured) first, by
+    MLU; ties by scenario id for stability."""
+    unknown = df["impact_gbps"].isna()
+    out = df.assign(_unknown=unknown).sort_values(
+        ["_unknown", "impact_gbps", "unmet_gbps", "mlu", "p99_latency_inflation_ms", "scenario"],
+        ascending=[False, False, False, False, False, True], kind="stable")
+    return out.drop(columns="_unknown").reset_index(drop=True)
 
 
 def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepResult:
@@ -104,7 +134,7 @@ def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = N
     t0 = time.perf_counter()
     scenarios = enumerate_scenarios(net, options.kind, options.derate, options.scenarios, options.max_scenarios)
     progress(0.02, f"baseline of {len(scenarios)} scenarios")
-    ctx = worker_context(net, options)
+    ctx = worker_context(net, options, lambda f, m: progress(0.02 + 0.03 * f, f"baseline: {m}"))
     baseline = ctx.baseline_record()
 
     def sub(f: float, m: str) -> None:

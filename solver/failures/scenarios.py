@@ -92,9 +92,8 @@ def enumerate_scenarios(net: Network, kind: FailureKind, derate: float | None = 
         n = len(net.srlgs)
         total = n * (n - 1) // 2
         if total > max_scenarios:
-            raise ValidationError(Problem(
-                f"{total} SRLG pairs exceed the bound of {max_scenarios} scenarios; raise max_scenarios",
-                table="options", field="max_scenarios"))
+            raise ValidationError(Problem(f"{total} SRLG pairs exceed the bound of {max_scenarios} scenarios; "
+                                          f"{_RAISE.format(n=total)}", table="options", field="max_scenarios"))
         for a, b in itertools.combinations(net.srlgs.index, 2):
             out.append(FailureScenario(_sid(tag, "srlg", a) + "+" + f"srlg:{b}", kind, (a, b),
                                        tuple(net.srlg_links([a, b])), derate=derate))
@@ -103,9 +102,15 @@ def enumerate_scenarios(net: Network, kind: FailureKind, derate: float | None = 
     else:
         raise ValidationError(Problem(f"unknown failure kind {kind!r}", table="options", field="kind"))
     if len(out) > max_scenarios:
-        raise ValidationError(Problem(f"{len(out)} scenarios exceed the bound of {max_scenarios}",
-                                      table="options", field="max_scenarios"))
+        raise ValidationError(Problem(f"{len(out)} {kind} scenarios exceed the bound of {max_scenarios}; "
+                                      f"{_RAISE.format(n=len(out))}", table="options", field="max_scenarios"))
     return out
+
+
+_RAISE = ("to run them all raise max_scenarios (CLI: --max-scenarios {n}; Python: max_scenarios={n}; API job "
+          "option max_scenarios, up to the server's BACKBONE_MAX_SCENARIOS), or sweep a chosen subset with kind "
+          "'list'")
+"""How to run a sweep larger than the bound (the refusal message's second half)."""
 
 
 def _sid(tag: str | None, kind: str, element: str) -> str:

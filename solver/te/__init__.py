@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported when used, so the options (and ``backbone te --hel
 logger = logging.getLogger(__name__)
 
 __all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEOptions", "TEResult", "choose_method",
-           "note_missing_demand", "solve_te"]
+           "note_missing_demand", "solve_source_flows", "solve_te"]
 
 ALL_OBJECTIVES: tuple[str, ...] = get_args(Objective)
 """Every objective: the LP objectives (:data:`~backbone.solver.te.objectives.OBJECTIVES`) and ``ecmp``."""
@@ -293,8 +293,6 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
                     ceiling: float | None, lp_method: str, pop_parts: int, progress: ProgressFn,
                     t_start: float) -> TEResult:
     """Column generation or POP, reported in the same tables and summary as the exact path LP."""
-    from backbone.solver.te.result import assemble_result
-
     progress(0.05, f"{objective}: {method}")
     if method == "colgen":
         from backbone.solver.te.colgen import run_colgen
@@ -307,6 +305,14 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
         out = run_pop(inst, objective, k_paths=k, parts=pop_parts, backend=backend,
                       time_limit_s=max(0.1, deadline - time.perf_counter()), utilisation_ceiling=ceiling,
                       lp_method=lp_method, progress=progress, deadline=deadline)
+    return _scalable_result(inst, objective, method, out, k, backend, ceiling, lp_method, progress, t_start)
+
+
+def _scalable_result(inst: Any, objective: str, method: str, out: Any, k: int, backend: str, ceiling: float | None,
+                     lp_method: str, progress: ProgressFn, t_start: float) -> TEResult:
+    """A :class:`~backbone.solver.te.colgen.ScaleOutcome` in the same tables and summary as the exact path LP."""
+    from backbone.solver.te.result import assemble_result
+
     main = out.stages[-1] if out.stages else None
     summary: dict[str, Any] = {
         "status": TIME_LIMIT_STATUS if out.timed_out else out.status.value,
@@ -315,7 +321,7 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
         "formulation": "path",
         "method": method,
         "backend": backend,
-        "paths_k": k,
+        "paths_k": k or None,
         "disjoint": False,
         "utilisation_ceiling": None if objective == "min-mlu" else (ceiling or 1.0),
         "paths_seconds": out.paths_seconds,
@@ -335,6 +341,68 @@ def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str
     result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result
+
+
+def solve_source_flows(net: Network, time_limit_s: float = 120.0, *, warm: Any = None, warm_instance: Any = None,
+                       gap_tol: float | None = None, keep_flows: bool = False,
+                       progress: ProgressFn | None = None) -> tuple[TEResult, Any]:
+    """Min-MLU of ``net`` by the source-aggregated Frank-Wolfe engine (:mod:`backbone.solver.te.srcflow`), in the
+    tables and summary of :func:`solve_te` (``method`` ``srcflow``; ``lower_bound`` and ``gap`` proven).
+
+    Every routable demand is routed over any path (no candidate limit); the answer is within ``gap_tol`` of the
+    optimum unless the time limit stops it first (status ``time_limit``, its gap reported).
+
+    Parameters
+    ----------
+    net
+        The state to route; no routable demand may have a latency SLO (the engine does not route within SLOs).
+    time_limit_s
+        Seconds for the whole solve (iterations, path decomposition and tables).
+    warm, warm_instance
+        The per-source flows of a solution of a network ``net`` derives from (fewer links, sites, demands or
+        less capacity; matched by id), and that network's instance: the start
+        (:func:`~backbone.solver.te.srcflow_warm.warm_on`).
+    gap_tol
+        Stop when ``(MLU - bound) / MLU`` is at most this (default
+        :data:`~backbone.solver.te.srcflow.GAP_TOL`).
+    keep_flows
+        Also return this solution's per-source flows and instance (a warm start for states derived from ``net``).
+
+    Returns
+    -------
+    tuple
+        The :class:`TEResult` and, with ``keep_flows``, ``(flows, instance)`` (else ``None``).
+
+    Raises
+    ------
+    ValidationError
+        A routable demand has a latency SLO.
+    """
+    import numpy as np
+
+    from backbone.errors import Problem, ValidationError
+    from backbone.solver.te.instance import build_instance
+    from backbone.solver.te.srcflow import GAP_TOL, run_source_flows
+    from backbone.solver.te.srcflow_warm import warm_on
+
+    progress = progress or no_progress
+    t_start = time.perf_counter()
+    inst = build_instance(net)
+    cand = np.flatnonzero(inst.routable)
+    slo = inst.has_slo[cand]
+    if slo.any():
+        raise ValidationError(Problem(f"method 'srcflow' routes demands without latency SLOs; {int(slo.sum())} "
+                                      "demands have one (use the path method)", table="demands",
+                                      record=str(inst.demand_ids[cand[slo][0]]), field="slo_rtt_ms"))
+    if not float(inst.demand_gbps[cand].sum()) > 0:  # nothing to route (e.g. every demand lost with its sites)
+        result = solve_te(net, "min-mlu", formulation="path", k_paths=1, time_limit_s=time_limit_s)
+        result.summary["notes"] = [*result.summary.get("notes", []), "srcflow: no demand to route"]
+        return result, None
+    start = warm_on(warm, warm_instance, inst) if warm is not None and warm_instance is not None else None
+    out = run_source_flows(inst, cand, t_start + time_limit_s, progress, warm=start,
+                           gap_tol=GAP_TOL if gap_tol is None else gap_tol, keep_flows=keep_flows)
+    result = _scalable_result(inst, "min-mlu", "srcflow", out, 0, "none", None, "none", progress, t_start)
+    return result, ((out.flows, inst) if keep_flows else None)
 
 
 def _time_limit_result(inst: Any, objective: str, formulation: str, method: str, k: int, backend: str,

@@ -75,11 +75,9 @@ GAP_TOL = 1e-4
 """Min-MLU stops when ``(mlu - lower_bound) / mlu`` is below this (0.01 %)."""
 
 MASTER_MAX_DEMANDS = 50_000
-"""Min-MLU without SLOs: above this many demands the restricted master is not solved and the
-source-aggregated Frank-Wolfe routing with its duality bound (:mod:`backbone.solver.te.srcflow`) is the
-answer. Measured on the world backbone: the first master of the 300-city subset (89,700 demands, the
-flow-deviation columns) had not finished after 3 minutes, while flow deviation reaches a better
-routing than 12 masters did in 4 minutes."""
+"""Min-MLU without SLOs: above this many demands the answer is the source-aggregated Frank-Wolfe routing and
+its duality bound (:mod:`backbone.solver.te.srcflow`), not a master: on the world's 300-city subset the first
+master had not finished in 3 minutes, while flow deviation beat 12 masters' routing in 4."""
 
 WARM_SHARE = 0.25
 """Share of the time budget flow deviation may take before the masters (it stops earlier on a stall)."""
@@ -155,6 +153,8 @@ class ScaleOutcome:
     """The time limit stopped the run (the answer is the best feasible one found, with its bound)."""
     path_stats: DemandPathStats | None = None
     """Per-demand path figures over every path when ``splits`` lists only some of them."""
+    flows: Any = None
+    """Per-source flows (:class:`~backbone.solver.te.srcflow.SourceFlows`) kept to warm-start failed states."""
 
 
 def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, f: np.ndarray,

@@ -501,13 +501,17 @@ def result_seconds(n_pairs: int) -> float:
 
 
 def run_source_flows(inst: TEInstance, demands: np.ndarray, deadline: float,
-                     progress: Callable[[float, str], None] | None = None) -> Any:
+                     progress: Callable[[float, str], None] | None = None, warm: SourceFlows | None = None,
+                     gap_tol: float = GAP_TOL, keep_flows: bool = False) -> Any:
     """Min-MLU of ``demands`` (routable, no SLOs) by :func:`source_flow_mlu`, as the
     :class:`~backbone.solver.te.colgen.ScaleOutcome` :func:`backbone.solver.te.solve_te` reports.
 
     The iterations stop early enough for the decomposition and the tables (:func:`result_seconds`) to fit
     ``deadline``. The result's arc loads are those of the decomposed paths; its ``paths`` table holds at most
     :data:`PATH_TABLE_MAX_ROWS` rows (the largest demands first), and ``extra`` says how much it lists.
+    ``warm`` and ``gap_tol`` are :func:`source_flow_mlu`'s; with ``keep_flows`` the outcome's ``flows`` holds the
+    per-source flows (a warm start for a failed state of this instance,
+    :func:`~backbone.solver.te.srcflow_warm.warm_on`).
     """
     from backbone.solver.problem import Status
     from backbone.solver.te.colgen import GAP_TOL as PROVEN_GAP
@@ -521,11 +525,12 @@ def run_source_flows(inst: TEInstance, demands: np.ndarray, deadline: float,
     start = time.perf_counter()
     span = max(1e-9, stop - start)
     say(0.1, "source flows: first routing")
-    sf = source_flow_mlu(inst, demands, stop,
+    sf = source_flow_mlu(inst, demands, stop, gap_tol=gap_tol, warm=warm,
                          progress=lambda m: say(0.1 + 0.75 * min(1.0, (time.perf_counter() - start) / span),
                                                 f"source flows: {m}"))
     # the iterations end at the gap target or when the next one would not fit the time left
-    timed_out = sf.mlu > 0 and (sf.mlu - sf.lower_bound) / sf.mlu > GAP_TOL
+    timed_out = sf.mlu > 0 and (sf.mlu - sf.lower_bound) / sf.mlu > gap_tol
+    kept = replace(sf, flow=sf.flow.copy()) if keep_flows else None
     say(0.86, "source flows: path decomposition")
     t0 = time.perf_counter()
     flow_mlu = sf.mlu
@@ -573,7 +578,8 @@ def run_source_flows(inst: TEInstance, demands: np.ndarray, deadline: float,
         "masters_skipped": (f"{len(demands):,} demands: more than the restricted-master threshold; the "
                             "source-aggregated Frank-Wolfe routing is the answer"),
         "source_flows": {"sources": len(sf.sources), "pairs": n_pair, "iterations": sf.iterations,
-                         "seconds": sf.seconds, "flow_mlu": flow_mlu, "lower_bound": lb},
+                         "seconds": sf.seconds, "flow_mlu": flow_mlu, "lower_bound": lb, "gap_tol": gap_tol,
+                         "warm_start": warm is not None},
         "columns": len(ps.pair),
         "paths": len(ps.pair),
         "paths_in_table": stats.table_rows,
@@ -581,4 +587,4 @@ def run_source_flows(inst: TEInstance, demands: np.ndarray, deadline: float,
     }
     proven = mlu <= 0 or (mlu - lb) <= PROVEN_GAP * mlu
     return ScaleOutcome(Status.OPTIMAL if proven else Status.FEASIBLE, mlu, arc_load, carried, inst.reason.copy(),
-                        splits, [], lb, sf.seconds, extra, timed_out, stats)
+                        splits, [], lb, sf.seconds, extra, timed_out, stats, flows=kept)
