@@ -491,8 +491,12 @@ class _ColumnGeneration:
                                                     and self.deadline - time.perf_counter() < TIMED_OUT_MARGIN_S):
                 self.timed_out = True
             if not sol.status.has_solution:
-                if best is not None and sol.status == Status.TIME_LIMIT:
-                    break
+                if sol.status == Status.TIME_LIMIT:
+                    if best is not None:
+                        break
+                    # the deadline stopped the first master: the caller falls back (TimeLimitReached)
+                    raise TimeLimitReached(f"TE stage {name!r}: time limit reached with no feasible master "
+                                           "solution")
                 if sol.status == Status.INFEASIBLE:
                     raise InfeasibleError(f"TE stage {name!r} is infeasible", [sol.message])
                 raise SolverError(f"TE stage {name!r}: {sol.status.value} {sol.message}")
