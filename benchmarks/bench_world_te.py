@@ -61,7 +61,7 @@ def world_with_demand(n_cities: int, share_of_capacity: float = 0.10, slo_rtt_ms
 
 
 def run_one(n_cities: int, method: str, time_limit: float, check: bool = True,
-            slo_rtt_ms: float | None = None) -> dict[str, Any]:
+            slo_rtt_ms: float | None = None, k: int = 4) -> dict[str, Any]:
     """One solve in this process; returns the table row."""
     from backbone.solver.checks.te import check_te
     from backbone.solver.te import solve_te
@@ -70,7 +70,7 @@ def run_one(n_cities: int, method: str, time_limit: float, check: bool = True,
     net = world_with_demand(n_cities, slo_rtt_ms=slo_rtt_ms)
     load_s = time.perf_counter() - t0
     t1 = time.perf_counter()
-    r = solve_te(net, "min-mlu", formulation="path", k_paths=4, method=method, time_limit_s=time_limit, pop_parts=4)
+    r = solve_te(net, "min-mlu", formulation="path", k_paths=k, method=method, time_limit_s=time_limit, pop_parts=4)
     seconds = time.perf_counter() - t1
     s = r.summary
     ok = check_te(net, r).ok if check else None
@@ -121,6 +121,7 @@ def main() -> None:
                         help="skip the independent checker (its path tables grow with the result's paths)")
     parser.add_argument("--slo-rtt-ms", type=float, default=None,
                         help="give every demand this RTT SLO (colgen then solves its masters from the start)")
+    parser.add_argument("--k", type=int, default=4, help="candidate paths per demand (exact, pop)")
     parser.add_argument("--one", nargs=2, metavar=("CITIES", "METHOD"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     limit = args.time_limit if args.time_limit is not None else max(10.0, args.cap - 60)
@@ -129,7 +130,7 @@ def main() -> None:
             row = run_core(int(args.one[0]), time_limit=limit)
         else:
             row = run_one(int(args.one[0]), args.one[1], time_limit=limit, check=not args.no_check,
-                          slo_rtt_ms=args.slo_rtt_ms)
+                          slo_rtt_ms=args.slo_rtt_ms, k=args.k)
         print(json.dumps(row))
         return
     if not WORLD.exists():
@@ -139,7 +140,7 @@ def main() -> None:
     for n in args.sizes:
         for method in args.methods:
             cmd = [sys.executable, "-m", "benchmarks.bench_world_te", "--one", str(n), method, "--cap", str(args.cap),
-                   "--time-limit", str(limit), *(["--no-check"] if args.no_check else []),
+                   "--time-limit", str(limit), "--k", str(args.k), *(["--no-check"] if args.no_check else []),
                    *([] if args.slo_rtt_ms is None else ["--slo-rtt-ms", str(args.slo_rtt_ms)])]
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.cap, cwd=ROOT,

@@ -164,15 +164,13 @@ def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hop
     Column ``i`` routes ``f[i]`` of instance demand ``col_demand[i]`` over arcs
     ``arcs[ptr[i]:ptr[i + 1]]`` (``ptr = cumsum(hops)``, travel order).
     """
-    from backbone.solver.paths import PathSet
+    from backbone.solver.paths import PathSet, csr_ranges
 
     used = np.flatnonzero(f > tol)
     if len(used) == 0:
         return pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
     ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
     lens = hops[used].astype(np.int64)
-    from backbone.solver.paths import csr_ranges
-
     arc_seq = arcs[csr_ranges(ptr[:-1][used], lens)].astype(np.int64)
     arc_ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     first = arc_seq[arc_ptr[:-1]]
@@ -196,6 +194,8 @@ def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hop
 def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline | None = None
                   ) -> tuple[ColumnPool, np.ndarray, np.ndarray, float]:
     """Lowest-latency admissible path per demand (``k`` for SLO demands); LP demands and reasons."""
+    from backbone.solver.paths import csr_ranges
+
     reason = inst.reason.copy()
     slo = cand[inst.has_slo[cand]]
     free = cand[~inst.has_slo[cand]]
@@ -213,8 +213,6 @@ def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline
             continue
         ps = dp.paths
         lens = ps.path_hops[dp.var_path].astype(np.int64)
-        from backbone.solver.paths import csr_ranges
-
         flat = ps._arc_seq[csr_ranges(ps._arc_ptr[:-1][dp.var_path], lens)]
         pool.add(pos[dp.var_demand], flat, lens)
     return pool, lp_demands, reason, sum(dp.seconds for dp in parts)
@@ -557,8 +555,10 @@ class _ColumnGeneration:
                                                     and self.deadline - time.perf_counter() < TIMED_OUT_MARGIN_S):
                 self.timed_out = True
             if not sol.status.has_solution:
-                if best is not None and sol.status == Status.TIME_LIMIT:
+                if sol.status == Status.TIME_LIMIT and best is not None:
                     break
+                if sol.status == Status.TIME_LIMIT:  # the first master: the caller falls back (lowest latency)
+                    raise TimeLimitReached(f"TE stage {name!r}: time limit reached with no feasible master solution")
                 if sol.status == Status.INFEASIBLE:
                     raise InfeasibleError(f"TE stage {name!r} is infeasible", [sol.message])
                 raise SolverError(f"TE stage {name!r}: {sol.status.value} {sol.message}")

@@ -96,3 +96,24 @@ def test_the_te_task_reports_time_limit_and_verifies(big: Network) -> None:
     assert out.summary["status"] == "time_limit"
     assert out.summary["verification"]["ok"]
     assert np.isfinite(out.summary["mlu"])
+
+
+@pytest.mark.parametrize("objective", ["max-throughput", "min-mlu"])
+def test_colgen_master_stopped_by_the_limit_falls_back(monkeypatch: pytest.MonkeyPatch, objective: str) -> None:
+    """The deadline stopping the *first* restricted master inside the solver (HiGHS' own time limit, no
+    solution yet) is a time limit, not a solver error: the solve returns the lowest-latency fallback with
+    status ``time_limit`` (this made the default ``backbone te`` exit 4 on the 400-site synthetic backbone,
+    whose impact figures run a max-throughput column generation)."""
+    from backbone.solver.problem import Solution, Status
+    from backbone.solver.te import colgen
+
+    def stopped(self: object, name: str, costs: object, bounds: object) -> Solution:
+        return Solution(Status.TIME_LIMIT, float("nan"), None, "highs", 0.0, message="Time limit reached")
+
+    monkeypatch.setattr(colgen._ColumnGeneration, "master", stopped)
+    net = synthetic_backbone(20, seed=2)  # SLO demands: min-mlu runs the masters too (no flow deviation)
+    r = solve_te(net, objective, k_paths=2, method="colgen", time_limit_s=30)
+    assert r.summary["status"] == "time_limit"
+    assert r.summary["method"] == "colgen"
+    assert "fallback" in r.summary
+    assert check_te(net, r).ok, check_te(net, r).to_dict()
