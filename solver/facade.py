@@ -87,18 +87,9 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
     progress = progress or no_progress
     t0 = time.perf_counter()
     result = solve(net, opts, progress=progress)
-    if opts.bound and opts.objective != "ecmp" and opts.formulation == "path":
-        left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
-        edge = solve(net, opts.model_copy(update={"formulation": "edge", "time_limit_s": left,
-                                                  "latency_tiebreak": False, "method": "auto"}))
-        result.summary["edge_bound"] = edge.summary["objective_value"]
-    if opts.impact and opts.objective != "ecmp":
-        from backbone.solver.impact import assess_state
+    from backbone.solver.tasks.te import add_bound_and_impact
 
-        reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
-        result.summary["impact"] = assess_state(net, opts.k_paths, opts.backend, opts.time_limit_s,
-                                                routing=result if reuse else None,
-                                                lp_method=opts.lp_method).summary()
+    add_bound_and_impact(net, opts, result, t0)
     if opts.verify:
         from backbone.solver.checks.te import check_te
 

@@ -21,7 +21,8 @@ from backbone.solver.tasks.summaries import Summary, TESummary
 from backbone.solver.te import TEResult, note_missing_demand, solve_te
 from backbone.solver.te.options import Objective, TEOptions
 
-__all__ = ["MAX_UNMET_LISTED", "Objective", "TEOptions", "TETaskResult", "edge_gap", "run_te_task"]
+__all__ = ["MAX_UNMET_LISTED", "MIN_EXTRA_S", "Objective", "TEOptions", "TETaskResult", "add_bound_and_impact",
+           "edge_gap", "run_te_task"]
 
 MAX_UNMET_LISTED = 100
 """Unmet demands listed in the JSON summary (largest first; te_demands.csv has all)."""
@@ -33,6 +34,50 @@ def edge_gap(objective: str, value: float, bound: float) -> float | None:
     denom = max(abs(bound), 1e-9)
     gap = (value - bound) / denom if objective in ("min-mlu", "min-latency") else (bound - value) / denom
     return 0.0 if abs(gap) < 1e-9 else gap  # solver round-off, not a gap
+
+
+MIN_EXTRA_S = 1.0
+"""The edge bound and the impact need at least this many seconds of ``time_limit_s`` left; otherwise they are
+skipped (with a note): ``--time-limit`` bounds the whole command, not each solve."""
+
+
+def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: float,
+                         progress: ProgressFn | None = None, weight: float = 1.0) -> None:
+    """Add the edge bound (``opts.bound``) and the impact figures (``opts.impact``) to ``result.summary``.
+
+    Both run in what is left of ``opts.time_limit_s`` since ``t0`` (the routing's start), so the time limit
+    bounds the whole ``te`` run; a step with less than :data:`MIN_EXTRA_S` left is skipped and a note says so.
+    """
+    summary = result.summary
+    notes = summary.setdefault("notes", [])
+
+    def left() -> float:
+        return opts.time_limit_s - (time.perf_counter() - t0)
+
+    if opts.bound and opts.objective != "ecmp" and opts.formulation == "path":
+        if left() < MIN_EXTRA_S:
+            notes.append("edge bound not computed: the time limit was spent on the routing")
+        else:
+            if progress:
+                progress(0.8, "edge bound")
+            edge = solve_te(net, opts.model_copy(update={"formulation": "edge", "time_limit_s": left(),
+                                                         "latency_tiebreak": False, "method": "auto"}))
+            summary["edge_bound"] = edge.summary["objective_value"]
+            notes.extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
+            summary["edge_seconds"] = edge.summary["total_seconds"]
+            summary["gap_to_edge_bound"] = edge_gap(opts.objective, summary["objective_value"], summary["edge_bound"])
+    if opts.impact and opts.objective != "ecmp":
+        from backbone.solver.impact import assess_state
+
+        reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
+        if (not reuse and left() < MIN_EXTRA_S) or (float(result.mlu) > 1 and left() < MIN_EXTRA_S):
+            notes.append("impact not measured: the time limit was spent on the routing")
+            return
+        if progress:
+            progress(0.9 * weight, "impact: traffic that cannot be carried at <= 100 % utilisation")
+        assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left()),
+                                  routing=result if reuse else None, lp_method=opts.lp_method)
+        summary["impact"] = assessment.summary()
 
 
 @dataclass(kw_only=True)
@@ -57,25 +102,9 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
         progress(f * weight, m)
 
     result = solve_te(net, opts, progress=main_progress)
+    note_missing_demand(result.summary)
+    add_bound_and_impact(net, opts, result, t0, progress, weight)
     summary = result.summary
-    note_missing_demand(summary)
-    if weight < 1.0:
-        progress(0.8, "edge bound")
-        left = max(1.0, opts.time_limit_s - (time.perf_counter() - t0))
-        edge = solve_te(net, opts.model_copy(update={"formulation": "edge", "time_limit_s": left,
-                                                     "latency_tiebreak": False, "method": "auto"}))
-        summary["edge_bound"] = edge.summary["objective_value"]
-        summary.setdefault("notes", []).extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
-        summary["edge_seconds"] = edge.summary["total_seconds"]
-        summary["gap_to_edge_bound"] = edge_gap(opts.objective, summary["objective_value"], summary["edge_bound"])
-    if opts.impact and opts.objective != "ecmp":
-        from backbone.solver.impact import assess_state
-
-        progress(0.9 * weight, "impact: traffic that cannot be carried at <= 100 % utilisation")
-        reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
-        assessment = assess_state(net, opts.k_paths, opts.backend, opts.time_limit_s,
-                                  routing=result if reuse else None, lp_method=opts.lp_method)
-        summary["impact"] = assessment.summary()
     unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
     summary["unmet_demands"] = [
         {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
