@@ -70,7 +70,8 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
         from backbone.solver.impact import assess_state
 
         reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
-        if (not reuse and left() < MIN_EXTRA_S) or (float(result.mlu) > 1 and left() < MIN_EXTRA_S):
+        solves = not reuse or float(result.mlu) > 1  # a reused, not overloaded routing needs no solve
+        if solves and left() < MIN_EXTRA_S:
             notes.append("impact not measured: the time limit was spent on the routing")
             return
         if progress:
