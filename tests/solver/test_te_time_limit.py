@@ -117,3 +117,32 @@ def test_colgen_master_stopped_by_the_limit_falls_back(monkeypatch: pytest.Monke
     assert r.summary["method"] == "colgen"
     assert "fallback" in r.summary
     assert check_te(net, r).ok, check_te(net, r).to_dict()
+
+
+def _overloaded_small() -> Network:
+    """A small backbone whose min-MLU routing is overloaded, so the impact needs a max-throughput solve."""
+    net = synthetic_backbone(12, seed=1)
+    return net.copy_with(demands=net.demands.assign(demand_gbps=net.demands["demand_gbps"] * 50.0))
+
+
+def test_the_impact_and_edge_bound_get_what_the_routing_left() -> None:
+    """``--time-limit`` bounds the whole te run: with the limit already spent, the edge bound and the
+    impact's max-throughput solve are skipped with notes, never given the full limit again."""
+    from backbone.solver.tasks.te import add_bound_and_impact
+
+    net = _overloaded_small()
+    opts = TEOptions(objective="min-mlu", bound=True, time_limit_s=30.0)
+    result = solve_te(net, opts)
+    assert result.mlu > 1
+    spent = time.perf_counter() - opts.time_limit_s  # as if the routing had taken the whole limit
+    t0 = time.perf_counter()
+    add_bound_and_impact(net, opts, result, spent)
+    assert time.perf_counter() - t0 < SLACK_S
+    notes = result.summary["notes"]
+    assert "edge bound not computed: the time limit was spent on the routing" in notes
+    assert "impact not measured: the time limit was spent on the routing" in notes
+    assert "impact" not in result.summary and "edge_bound" not in result.summary
+
+    again = solve_te(net, opts)
+    add_bound_and_impact(net, opts, again, time.perf_counter())  # the whole limit left: both measured
+    assert again.summary["impact"]["unmet_gbps"] > 0 and again.summary["edge_bound"] <= again.mlu + 1e-6
