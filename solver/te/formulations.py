@@ -124,11 +124,11 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bo
                           "dst": inst.site_ids[uniq % n_sites].astype(str)})
     max_latency = np.where(np.isinf(limit), np.nan, limit)
     if inst.path_provider is None:
-        ps = candidate_paths(inst.net, pairs, k=k, max_latency_ms=max_latency, disjoint=disjoint, deadline=deadline)
+        ps = candidate_paths(inst.net, pairs, k_paths=k, max_latency_ms=max_latency, disjoint=disjoint, deadline=deadline)
     else:
         if deadline is not None:
             deadline.check("candidate path search")
-        ps = inst.path_provider(inst.net, pairs, k=k, max_latency_ms=max_latency, disjoint=disjoint)
+        ps = inst.path_provider(inst.net, pairs, k_paths=k, max_latency_ms=max_latency, disjoint=disjoint)
     if deadline is not None:
         deadline.check("candidate path search")
     ptr = ps.pair_ptr

@@ -33,10 +33,10 @@ def state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray
     from backbone.solver.te.formulations import admissible_paths
     from backbone.solver.te.instance import build_instance
 
-    def provider(n: Network, pairs: pd.DataFrame, k: int, max_latency_ms: Any, disjoint: bool) -> Any:
+    def provider(n: Network, pairs: pd.DataFrame, k_paths: int, max_latency_ms: Any, disjoint: bool) -> Any:
         if not failed:
-            return candidate_paths(n, pairs, k=k, max_latency_ms=max_latency_ms)
-        return paths_after_failure(n, list(failed), pairs, k=k, max_latency_ms=max_latency_ms)
+            return candidate_paths(n, pairs, k_paths=k_paths, max_latency_ms=max_latency_ms)
+        return paths_after_failure(n, list(failed), pairs, k_paths=k_paths, max_latency_ms=max_latency_ms)
 
     inst = build_instance(net, provider)
     demands = np.flatnonzero(inst.demand_gbps > 0)

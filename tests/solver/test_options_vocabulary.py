@@ -181,3 +181,25 @@ def _deprecated(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, set[str]
     assert len(said) == len(set(said)) and all(w.filename == __file__ for w in caught
                                                 if issubclass(w.category, DeprecationWarning))
     return out, set(said)
+
+
+def test_candidate_paths_take_k_paths_and_warn_on_k(triangle: Any) -> None:
+    """``candidate_paths`` and ``paths_after_failure`` are spelt ``k_paths``; ``k=`` still works, with a warning."""
+    import warnings
+
+    from backbone.solver.paths import candidate_paths, paths_after_failure
+
+    pairs = [("A", "C"), ("B", "C")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = candidate_paths(triangle, pairs, k_paths=1, cache=False)
+        after = paths_after_failure(triangle, ["AC"], pairs, k_paths=1)
+    old, said = _deprecated(candidate_paths, triangle, pairs, k=1, cache=False)
+    assert said == {"candidate_paths: k= is deprecated; use k_paths="}
+    assert old.n_paths == new.n_paths == 2 and (old.path_pair == new.path_pair).all()
+    old_after, said = _deprecated(paths_after_failure, triangle, ["AC"], pairs, k=1)
+    assert said == {"paths_after_failure: k= is deprecated; use k_paths="}
+    assert [old_after.path_links(i) for i in range(old_after.n_paths)] == \
+        [after.path_links(i) for i in range(after.n_paths)]
+    with pytest.raises(TypeError, match="k_paths"):
+        _deprecated(candidate_paths, triangle, pairs, k=1, k_paths=2)
