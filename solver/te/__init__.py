@@ -173,11 +173,11 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k: int, backend: s
     progress(0.02, f"{formulation} formulation: building")
     t0 = time.perf_counter()
     try:
-        form = build_formulation(inst, formulation, k=k, disjoint=disjoint, deadline=deadline)
+        form = build_formulation(inst, formulation, k_paths=k, disjoint=disjoint, deadline=deadline)
         build_seconds = time.perf_counter() - t0 - form.paths_seconds
         progress(0.15, f"{objective}: solving ({backend})")
         left = max(0.05, deadline.remaining())  # path search and building count
-        outcome = run_objective(form, inst, objective, backend=backend, time_limit=left, ceiling=ceiling,
+        outcome = run_objective(form, inst, objective, backend=backend, time_limit_s=left, utilisation_ceiling=ceiling,
                                 latency_tiebreak=latency_tiebreak, progress=progress, lp_method=lp_method)
     except TimeLimitReached as stop:
         return _time_limit_result(inst, objective, formulation, "exact", k, backend, ceiling, disjoint, lp_method,

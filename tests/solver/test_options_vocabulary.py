@@ -251,3 +251,34 @@ def test_design_functions_take_the_options_names_and_warn_on_the_old_ones(triang
     assert said == {"verify_path_upgrades: k= is deprecated; use k_paths="} and verified["ok"]
     with pytest.raises(TypeError, match="time_limit_s"):
         _deprecated(design_upgrades, triangle, "none", time_limit=30, time_limit_s=20)
+
+
+def test_formulation_functions_take_the_options_names_and_warn_on_the_old_ones(triangle: Any) -> None:
+    """``build_formulation`` (and its path / edge builders) take ``k_paths``; ``run_objective`` takes
+    ``time_limit_s`` and ``utilisation_ceiling``; the old keywords still work, with a warning."""
+    import warnings
+
+    from backbone.solver.te.formulations import build_edge_formulation, build_formulation, build_path_formulation
+    from backbone.solver.te.instance import build_instance
+    from backbone.solver.te.objectives import run_objective
+
+    inst = build_instance(triangle)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        form = build_formulation(inst, "path", k_paths=1)
+        out = run_objective(form, inst, "max-throughput", time_limit_s=30, utilisation_ceiling=0.5)
+        build_path_formulation(inst, k_paths=1)
+        build_edge_formulation(inst, k_paths=1)
+    old_form, said = _deprecated(build_formulation, inst, "path", k=1)
+    assert said == {"build_formulation: k= is deprecated; use k_paths="}
+    assert old_form.lp.n_cols == form.lp.n_cols
+    assert old_form.lp.n_cols < build_formulation(inst, "path", k_paths=4).lp.n_cols  # k=1 really limits paths
+    for builder in (build_path_formulation, build_edge_formulation):
+        _, said = _deprecated(builder, inst, k=1)
+        assert said == {f"{builder.__name__}: k= is deprecated; use k_paths="}
+    old_out, said = _deprecated(run_objective, form, inst, "max-throughput", time_limit=30, ceiling=0.5)
+    assert said == {"run_objective: time_limit= is deprecated; use time_limit_s=",
+                    "run_objective: ceiling= is deprecated; use utilisation_ceiling="}
+    assert old_out.objective_value == pytest.approx(out.objective_value)
+    with pytest.raises(TypeError, match="utilisation_ceiling"):
+        _deprecated(run_objective, form, inst, "max-throughput", ceiling=0.5, utilisation_ceiling=0.7)
