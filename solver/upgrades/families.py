@@ -26,9 +26,9 @@ UNMET_PENALTY_USD_PER_GBPS = 1e7
 upgrades are never traded for unmet demand that capacity could carry."""
 
 
-def state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+def state_paths(net: Network, failed: Sequence[str], k_paths: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
     """(var_demand, var_path, arc incidence of the variables) for one state, on the intact link
-    index: the TE admissible-path rule applied to the state's candidate paths."""
+    index: the TE admissible-path rule applied to the state's ``k_paths`` candidate paths."""
     from backbone.solver.paths import candidate_paths, paths_after_failure
     from backbone.solver.te.formulations import admissible_paths
     from backbone.solver.te.instance import build_instance
@@ -40,7 +40,7 @@ def state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray
 
     inst = build_instance(net, provider)
     demands = np.flatnonzero(inst.demand_gbps > 0)
-    dp = admissible_paths(inst, demands, k, False)
+    dp = admissible_paths(inst, demands, k_paths, False)
     if dp.paths is None or len(dp.var_path) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), sp.csr_matrix((0, 2 * len(net.links)))
     return dp.var_demand, dp.var_path, dp.paths.arc_incidence[dp.var_path]
