@@ -60,17 +60,17 @@ def state_demand_rows(lp: LinearProgram, var_demand: Sequence[np.ndarray], h: np
                                          "unmet": sp.identity(S * D, format="csr")}, lower=h, upper=h, index=index)
 
 
-def state_capacity_rows(lp: LinearProgram, incidences: Sequence[sp.spmatrix], ceiling: np.ndarray, mod: np.ndarray,
-                        cap: np.ndarray, block: str = "modules", cols: np.ndarray | None = None,
+def state_capacity_rows(lp: LinearProgram, incidences: Sequence[sp.spmatrix], utilisation_ceiling: np.ndarray,
+                        mod: np.ndarray, cap: np.ndarray, block: str = "modules", cols: np.ndarray | None = None,
                         level: str = "state") -> Block:
     """Capacity family, one block of rows per state ``s`` and arc ``a`` of link ``l``:
     ``A_s^T f_s - t_s m_l y_l <= t_s cap_l``.
 
-    ``incidences[s]`` is the path x arc incidence of state ``s``, ``ceiling[s]`` its utilisation ceiling ``t_s``;
+    ``incidences[s]`` is the path x arc incidence of state ``s``, ``utilisation_ceiling[s]`` its ceiling ``t_s``;
     ``y`` is variable block ``block``, its column for each row ``cols`` (default: the row's link).
     """
     S, L = len(incidences), len(cap)
-    t = np.repeat(np.asarray(ceiling, float), 2 * L)
+    t = np.repeat(np.asarray(utilisation_ceiling, float), 2 * L)
     arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), S)
     flow = (sp.block_diag([inc.T for inc in incidences], format="csr") if S
             else sp.csr_matrix((0, lp.variables["flow"].size)))
