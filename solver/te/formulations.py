@@ -125,7 +125,8 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k_paths: int, disjoi
                           "dst": inst.site_ids[uniq % n_sites].astype(str)})
     max_latency = np.where(np.isinf(limit), np.nan, limit)
     if inst.path_provider is None:
-        ps = candidate_paths(inst.net, pairs, k_paths=k_paths, max_latency_ms=max_latency, disjoint=disjoint, deadline=deadline)
+        ps = candidate_paths(inst.net, pairs, k_paths=k_paths, max_latency_ms=max_latency, disjoint=disjoint,
+                             deadline=deadline)
     else:
         if deadline is not None:
             deadline.check("candidate path search")
