@@ -54,7 +54,8 @@ def run(sizes: list[int], k: int, nx_max: int, yen_max: int, seed: int) -> None:
     rows = []
     warm = synthetic_backbone(12, seed=seed, demand_pairs="none")  # imports and first-call costs, untimed
     for workers in (1, 2):  # the compiled kernels load (or compile) once per process
-        candidate_paths(warm, list(itertools.permutations(warm.sites.index, 2)), k=k, cache=False, workers=workers)
+        candidate_paths(warm, list(itertools.permutations(warm.sites.index, 2)), k_paths=k, cache=False,
+                        workers=workers)
     for n in sizes:
         net = synthetic_backbone(n, seed=seed, demand_pairs="none")
         site_ids = list(net.sites.index)
@@ -63,12 +64,12 @@ def run(sizes: list[int], k: int, nx_max: int, yen_max: int, seed: int) -> None:
         times = {}
         for workers in (1, 2):
             t0, c0 = time.perf_counter(), time.process_time()
-            ps = candidate_paths(net, ordered, k=k, cache=False, workers=workers)
+            ps = candidate_paths(net, ordered, k_paths=k, cache=False, workers=workers)
             times[workers] = time.perf_counter() - t0
             if workers == 1:
                 cpu_1p = time.process_time() - c0
         tracemalloc.start()
-        ps_u = candidate_paths(net, unordered, k=k, cache=False, workers=1)
+        ps_u = candidate_paths(net, unordered, k_paths=k, cache=False, workers=1)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         ours = _ours_unordered(ps_u, n)

@@ -59,7 +59,7 @@ def run(root: Path, networks: list[str], models: list[str], time_limit: float, v
             t0 = time.perf_counter()
             try:
                 inst = build_instance(snd, model)
-                sol = solve_design(inst, time_limit=time_limit)
+                sol = solve_design(inst, time_limit_s=time_limit)
             except BackboneError as exc:
                 row.update(status=f"error: {type(exc).__name__}", seconds=time.perf_counter() - t0)
                 rows.append(row)
@@ -71,7 +71,7 @@ def run(root: Path, networks: list[str], models: list[str], time_limit: float, v
             if sol.counts is not None:
                 from backbone.solver.checks.design import check_design, configurations_from_counts
 
-                check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit=time_limit,
+                check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit_s=time_limit,
                                      reported_cost=sol.cost, reported_optimal=sol.status == "optimal")
                 row["recomputed"] = check.total_cost
                 row["objective"] = "ok" if not any(v.check == "objective" for v in check.report.violations) \

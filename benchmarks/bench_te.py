@@ -59,7 +59,7 @@ def bare_solve(net: Any, k: int) -> dict[str, Any]:
     from backbone.solver.te.formulations import build_formulation
     from backbone.solver.te.objectives import stage_program
 
-    form = build_formulation(net, "path", k=k)
+    form = build_formulation(net, "path", k_paths=k)
     lp = stage_program(form.lp, "min-mlu", {"mlu": 1.0}, {"unmet": (0.0, 0.0)},
                        {b: form.lp.bounds(b) for b in form.lp.variables})
     opts = method_options("auto", lp.n_cols)

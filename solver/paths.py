@@ -69,6 +69,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from backbone.deprecation import renamed
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.solver.deadline import Deadline
@@ -260,10 +261,11 @@ def _per_pair_limit(max_latency_ms: Any, n_pairs: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- public API
-def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]], k: int = 4,
+def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]], k_paths: int = 4,
                     max_latency_ms: float | Sequence[float] | np.ndarray | None = None, disjoint: bool = False,
-                    cache: bool = True, workers: int | None = None, deadline: Deadline | None = None) -> PathSet:
-    """The ``k`` lowest-latency loopless paths of each (src, dst) pair.
+                    cache: bool = True, workers: int | None = None, deadline: Deadline | None = None, *,
+                    k: int | None = None) -> PathSet:
+    """The ``k_paths`` lowest-latency loopless paths of each (src, dst) pair.
 
     Parameters
     ----------
@@ -272,7 +274,7 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     pairs
         DataFrame with columns ``src``, ``dst`` (site ids), or a list of ``(src, dst)`` tuples.
         Duplicates are allowed (each row gets its own copy of the paths).
-    k
+    k_paths
         Paths per pair (at most).
     max_latency_ms
         One-way latency limit, scalar or one per pair (NaN: none). Longer paths are not
@@ -287,6 +289,8 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     deadline
         Optional :class:`~backbone.solver.deadline.Deadline`, checked between chunks of targets
         (also in worker processes); nothing is cached when it stops the search.
+    k
+        Deprecated spelling of ``k_paths`` (warns with :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -295,18 +299,19 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     Raises
     ------
     ValidationError
-        When a pair names an unknown site, has ``src == dst``, or ``k < 1``.
+        When a pair names an unknown site, has ``src == dst``, or ``k_paths < 1``.
     TimeLimitReached
         When ``deadline`` passes during the search.
 
     Example
     -------
-    >>> ps = candidate_paths(net, [("A", "C")], k=2)     # doctest: +SKIP
+    >>> ps = candidate_paths(net, [("A", "C")], k_paths=2)     # doctest: +SKIP
     >>> [ps.path_links(i) for i in ps.pair_paths(0)]     # doctest: +SKIP
     [['AC'], ['AB', 'BC']]
     """
-    if k < 1:
-        raise ValidationError(f"k must be >= 1, got {k}")
+    k_paths = int(renamed("candidate_paths", "k", k, "k_paths", k_paths, 4))
+    if k_paths < 1:
+        raise ValidationError(f"k_paths must be >= 1, got {k_paths}")
     frame = _pairs_frame(pairs)
     site_pos = pd.Series(np.arange(len(net.sites)), index=net.sites.index)
     src = site_pos.reindex(frame["src"]).to_numpy()
@@ -323,14 +328,14 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     if cache:
         ph = hashlib.sha256(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
         ph.update(limit.tobytes())
-        key = (topology_key(net), ph.hexdigest(), int(k), bool(disjoint))
+        key = (topology_key(net), ph.hexdigest(), k_paths, bool(disjoint))
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
             logger.debug("candidate paths: cache hit (%d pairs)", len(frame))
             return hit
     topo = build_topology(net)
-    result = _build(topo, net, frame, src.astype(np.int64), dst.astype(np.int64), limit, int(k), bool(disjoint),
+    result = _build(topo, net, frame, src.astype(np.int64), dst.astype(np.int64), limit, k_paths, bool(disjoint),
                     workers, deadline)
     if key is not None:
         _CACHE[key] = result
@@ -345,25 +350,27 @@ def clear_cache() -> None:
 
 
 def paths_after_failure(net: Network, failed_links: Sequence[str], pairs: pd.DataFrame | Sequence[tuple[str, str]],
-                        k: int = 4, max_latency_ms: float | Sequence[float] | np.ndarray | None = None,
-                        cache: bool = True) -> PathSet:
+                        k_paths: int = 4, max_latency_ms: float | Sequence[float] | np.ndarray | None = None,
+                        cache: bool = True, *, k: int | None = None) -> PathSet:
     """Candidate paths of ``net`` with ``failed_links`` down, on the *intact* link index.
 
     The intact network's (cached) paths are filtered with :meth:`PathSet.without_links`; only
-    pairs that lost one of their ``k`` paths are searched again, on the failed network. The
+    pairs that lost one of their ``k_paths`` paths are searched again, on the failed network. The
     result is exactly ``candidate_paths(net.fail_links(failed_links), ...)``, but its
     incidences keep the columns of ``net.links.index`` so one formulation can be reused across
-    failure scenarios (failed links simply carry no path).
+    failure scenarios (failed links simply carry no path). ``k`` is a deprecated spelling of ``k_paths``
+    (it warns with :class:`DeprecationWarning`).
     """
-    base = candidate_paths(net, pairs, k=k, max_latency_ms=max_latency_ms, cache=cache)
+    k_paths = int(renamed("paths_after_failure", "k", k, "k_paths", k_paths, 4))
+    base = candidate_paths(net, pairs, k_paths=k_paths, max_latency_ms=max_latency_ms, cache=cache)
     kept = base.without_links(failed_links)
-    lost = (base.paths_per_pair == k) & (kept.paths_per_pair < k)
+    lost = (base.paths_per_pair == k_paths) & (kept.paths_per_pair < k_paths)
     if not lost.any():
         return kept
     failed = net.fail_links(failed_links)
     sub_pairs = base.pairs.loc[lost].reset_index(drop=True)
     limit = _per_pair_limit(max_latency_ms, len(base.pairs))[lost]
-    sub = candidate_paths(failed, sub_pairs, k=k, max_latency_ms=limit, cache=False)
+    sub = candidate_paths(failed, sub_pairs, k_paths=k_paths, max_latency_ms=limit, cache=False)
     # map the failed network's link positions back onto the intact index
     col_map = base.link_ids.get_indexer(sub.link_ids)
     n_links = len(base.link_ids)

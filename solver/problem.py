@@ -496,7 +496,7 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit_s: float = 60.0,
         try:
             if warm_start is not None and warm_start.basis is not None and warm_start.backend == impl.name:
                 opts = {**opts, "warm_start": warm_start}
-            return impl.solve(lp, time_limit=limit, mip_gap=mip_gap, threads=threads,  # type: ignore[no-any-return]
+            return impl.solve(lp, time_limit_s=limit, mip_gap=mip_gap, threads=threads,  # type: ignore[no-any-return]
                               lp_method=lp_method, presolve=with_presolve, **opts)
         except SolverError:
             raise

@@ -247,17 +247,17 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
     progress = progress or no_progress
     t_start = time.perf_counter()
     opts = options if options is not None else SurviveOptions.model_validate({})
-    failure_kind, time_limit_s, max_iterations = opts.survive, opts.time_limit_s, opts.max_iterations
+    survive, time_limit_s, max_iterations = opts.survive, opts.time_limit_s, opts.max_iterations
     run = _start_run(net, opts, sweep_options, initial_records, progress, initial_states)
     # the whole design (sweeps and MIPs of every iteration) gets budget_factor x time_limit_s of wall
     # time: past it, the loop stops after its next sweep and reports the design as not converged
     design_deadline = time.perf_counter() + budget_factor * time_limit_s
     for it in range(1, max_iterations + 1):
         t_sweep = time.perf_counter()
-        if failure_kind != "none" and run.records is None:
+        if survive != "none" and run.records is None:
             progress(min(0.95, 0.1 + 0.8 * (it - 1) / max_iterations), f"iteration {it}: sweeping every state")
-            run.records = _sweep(run.records_net, failure_kind, run.sopts)
-        sweep_seconds = time.perf_counter() - t_sweep if failure_kind != "none" else 0.0
+            run.records = _sweep(run.records_net, survive, run.sopts)
+        sweep_seconds = time.perf_counter() - t_sweep if survive != "none" else 0.0
         new = _violated_states(run, opts.max_states)
         if it > 1 and not new:
             run.converged = not run.violated
@@ -292,13 +292,13 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
             break
         run.prev_y = design_key
         run.records_net, run.records = run.after, None  # the design changed the network: sweep it again
-        if failure_kind == "none":
+        if survive == "none":
             run.converged = True
             break
     else:
         # iterations exhausted: sweep the last design so what is reported is what it does
-        if failure_kind != "none":
-            run.records_net, run.records = run.after, _sweep(run.after, failure_kind, run.sopts)
+        if survive != "none":
+            run.records_net, run.records = run.after, _sweep(run.after, survive, run.sopts)
             _violated_states(run, 0)
     return _finish_run(run, t_start)
 
@@ -309,10 +309,10 @@ class _SurviveRun:
 
     base: Network  # the network the design changes (without candidates when they may not be built)
     full: Network  # ``base`` with every candidate built (paths and excuses)
-    failure_kind: str
-    ceiling: float
-    failure_ceiling: float
-    k: int
+    survive: str
+    utilisation_ceiling: float
+    failure_utilisation_ceiling: float
+    k_paths: int
     backend: str
     time_limit_s: float
     mip_gap: float
@@ -351,8 +351,9 @@ class _SurviveRun:
         if sid in self.blocks:
             return
         sc = self.scen_full[sid]
-        self.blocks[sid] = state_block(self.full, self.full, sid, sc.links, self.k, self.failure_ceiling, self.comm)
-        self.failed_of[sid], self.ceiling_of[sid] = tuple(sc.links), self.failure_ceiling
+        self.blocks[sid] = state_block(self.full, self.full, sid, sc.links, self.k_paths,
+                                       self.failure_utilisation_ceiling, self.comm)
+        self.failed_of[sid], self.ceiling_of[sid] = tuple(sc.links), self.failure_utilisation_ceiling
         self.path_excuse[sid] = _excuse(self.full, self.blocks[sid], self.intact.has_path, self.lost_mask(sc))
         self.set_excuse(sid)
 
@@ -369,22 +370,23 @@ def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions
                initial_records: Sequence[dict[str, Any]] | None, progress: ProgressFn,
                initial_states: Sequence[str] = ()) -> _SurviveRun:
     """Set up the run: the full network, the sweep options, the intact state's block."""
-    failure_kind, ceiling, failure_ceiling, k = (opts.survive, opts.utilisation_ceiling,
+    survive, ceiling, failure_ceiling, k = (opts.survive, opts.utilisation_ceiling,
                                                  opts.failure_utilisation_ceiling, opts.k_paths)
     backend, time_limit_s, mip_gap, use_candidates = opts.backend, opts.time_limit_s, opts.mip_gap, opts.candidates
     base = net if use_candidates else net.drop_candidates(net.candidates.index)
     full = full_network(base)
     tol = survive_tolerance_gbps(net)
-    sopts = (sweep_options or FailureOptions.model_validate({})).model_copy(update={"kind": failure_kind if failure_kind != "none"
+    sopts = (sweep_options or FailureOptions.model_validate({})).model_copy(update={"kind": survive if survive != "none"
                                                                    else "srlg", "k_paths": k, "derate": None,
                                                                    "scenarios": None, "verify": False})
     scen_full: dict[str, FailureScenario] = {}
-    if failure_kind != "none":
-        scen_full = {s.id: s for s in enumerate_scenarios(full, failure_kind)}  # type: ignore[arg-type]
+    if survive != "none":
+        scen_full = {s.id: s for s in enumerate_scenarios(full, survive)}  # type: ignore[arg-type]
     comm = Commodities.of_network(full)
     intact = state_block(full, full, "intact", (), k, ceiling, comm)  # every candidate built: for the excuses
     return _SurviveRun(
-        base=base, full=full, failure_kind=failure_kind, ceiling=ceiling, failure_ceiling=failure_ceiling, k=k,
+        base=base, full=full, survive=survive, utilisation_ceiling=ceiling, failure_utilisation_ceiling=failure_ceiling,
+        k_paths=k,
         backend=backend, time_limit_s=time_limit_s, mip_gap=mip_gap, tol=tol, sopts=sopts, scen_full=scen_full,
         comm=comm, intact=intact, progress=progress, records_net=net, after=net,
         records=list(initial_records) if initial_records is not None else None,
@@ -434,7 +436,7 @@ def _measure_excused(run: _SurviveRun) -> None:
             and run.excused.get(str(r["scenario"]), (0.0, ""))[0] > 0]
     if not todo or run.records is None:
         return
-    measured = {str(r["scenario"]): r for r in _measure_overloaded(run.records_net, run.failure_kind, run.sopts, todo)}
+    measured = {str(r["scenario"]): r for r in _measure_overloaded(run.records_net, run.survive, run.sopts, todo)}
     run.records = [measured.get(str(r["scenario"]), r) for r in run.records]
 
 
@@ -451,7 +453,7 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
     only crowds TE's k paths onto new routes. Only when that leaves a working state short, and time
     remains, every candidate is tried too; the design leaving less unmet, then the cheaper, is kept.
     """
-    base, k, comm, tol, working = run.base, run.k, run.comm, run.tol, run.working
+    base, k, comm, tol, working = run.base, run.k_paths, run.comm, run.tol, run.working
     mip_seconds, rounds = 0.0, 0
     options: list[tuple[float, float, dict[str, Any], Network]] = []
     all_cands = [str(c) for c in base.candidates.index]
@@ -506,11 +508,11 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
 
 def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     """Measure the final design's states and assemble the :class:`SurvivableDesign`."""
-    failure_kind, records = run.failure_kind, run.records
-    if records is None and failure_kind != "none":
-        records = _sweep(run.after, failure_kind, run.sopts)
+    survive, records = run.survive, run.records
+    if records is None and survive != "none":
+        records = _sweep(run.after, survive, run.sopts)
     if records and any(r["overloaded"] and r["unmet_gbps"] != r["unmet_gbps"] for r in records):
-        records = _measure_overloaded(run.after, failure_kind, run.sopts, records)  # the reported figures, in full
+        records = _measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
     cost = float(mip["cost"])
@@ -525,11 +527,11 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
                           str(r["scenario"]) == s and not r["survived"] for r in records or [])]
     run.progress(1.0, "design done")
     return SurvivableDesign(
-        status=status, failure_kind=failure_kind, cost_usd=cost, lower_bound_usd=best_bound, gap=gap,
+        status=status, failure_kind=survive, cost_usd=cost, lower_bound_usd=best_bound, gap=gap,
         upgrades=upgrades, network_after=run.after, iterations=run.iterations, states_examined=len(records or []),
         working_set=run.working, records_after=list(records or []), not_survivable=not_survivable,
         violated=sorted(still),
-        ceiling=run.ceiling, failure_ceiling=run.failure_ceiling, converged=converged,
+        ceiling=run.utilisation_ceiling, failure_ceiling=run.failure_utilisation_ceiling, converged=converged,
         seconds=time.perf_counter() - t_start, model=mip["stats"], bound_scope=run.bound_scope)
 
 

@@ -81,16 +81,16 @@ class Commodities:
         return has_path_demand[self.first]
 
 
-def state_block(current: Network, full: Network, scenario: str, failed: Sequence[str], k: int,
-                 ceiling: float, comm: Commodities | None = None) -> StateBlock:
-    """The state's candidate paths on ``full`` (TE's paths on any built design that uses only built
+def state_block(current: Network, full: Network, scenario: str, failed: Sequence[str], k_paths: int,
+                 utilisation_ceiling: float, comm: Commodities | None = None) -> StateBlock:
+    """The state's ``k_paths`` candidate paths on ``full`` (TE's paths on any built design that uses only built
     links: removing links only removes paths), plus those on ``current`` when it differs (the routes
     TE uses there), one set of flow variables per commodity."""
     comm = comm or Commodities.of_network(full)
-    vd, _, inc = state_paths(full, [x for x in failed if x in full.links.index], k)
+    vd, _, inc = state_paths(full, [x for x in failed if x in full.links.index], k_paths)
     if not current.links.index.equals(full.links.index):
         present = [x for x in failed if x in current.links.index]
-        vd0, _, inc0 = state_paths(current, present, k)
+        vd0, _, inc0 = state_paths(current, present, k_paths)
         L = len(full.links)
         col_link = full.links.index.get_indexer(current.links.index)
         col = np.concatenate([col_link, col_link + L])  # current arcs onto the full arc index
@@ -101,7 +101,7 @@ def state_block(current: Network, full: Network, scenario: str, failed: Sequence
     has = np.zeros(len(full.demands), bool)
     has[vd] = True
     keep = comm.first[comm.of[vd]] == vd  # the representative demand's paths stand for its commodity
-    return StateBlock(scenario, tuple(failed), comm.of[vd[keep]], inc[np.flatnonzero(keep)], has, ceiling)
+    return StateBlock(scenario, tuple(failed), comm.of[vd[keep]], inc[np.flatnonzero(keep)], has, utilisation_ceiling)
 
 
 def solve_mip(net: Network, full: Network, blocks: list[StateBlock], time_limit_s: float, backend: str,
@@ -221,12 +221,12 @@ def read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: lis
             "solver_status": sol.status.value}
 
 
-def routes_needed(base: Network, full: Network, full_blocks: list[StateBlock], k: int,
+def routes_needed(base: Network, full: Network, full_blocks: list[StateBlock], k_paths: int,
                    comm: Commodities) -> list[str]:
     """The few new routes the states need: every demand that has no admissible path on the existing
     network in a state (cut apart, or none within its SLO) but has one with every candidate built
     gets the candidates of its cheapest such path (fixed plus one module's cost; the shortest among
-    equals). Building more than needed only crowds TE's ``k`` shortest paths onto new routes."""
+    equals). Building more than needed only crowds TE's ``k_paths`` shortest paths onto new routes."""
     L = len(full.links)
     is_cand = ~full.links.index.isin(base.links.index)
     if not is_cand.any():
@@ -239,7 +239,7 @@ def routes_needed(base: Network, full: Network, full_blocks: list[StateBlock], k
     wanted: set[int] = set()
     for b in full_blocks:
         present = [x for x in b.failed if x in base.links.index]
-        vd0, _, _ = state_paths(base, present, k)
+        vd0, _, _ = state_paths(base, present, k_paths)
         has0 = np.zeros(len(full.demands), bool)
         has0[vd0] = True
         rows = np.flatnonzero(~comm.has_path(has0)[b.var_demand])

@@ -48,11 +48,11 @@ class Backend(Protocol):
         """(usable, reason when not)."""
         ...
 
-    def solve(self, lp: Any, time_limit: float, mip_gap: float, threads: int | None, lp_method: str | None = None,
+    def solve(self, lp: Any, time_limit_s: float, mip_gap: float, threads: int | None, lp_method: str | None = None,
               presolve: bool = True, **options: Any) -> Any:
         """Solve and return a :class:`backbone.solver.problem.Solution`.
 
-        ``time_limit``, ``mip_gap``, ``threads``, ``lp_method`` and ``presolve`` are the backend-neutral
+        ``time_limit_s``, ``mip_gap``, ``threads``, ``lp_method`` and ``presolve`` are the backend-neutral
         settings of :func:`backbone.solver.problem.solve`; the adapter translates them into its solver's own.
         """
         ...

@@ -40,7 +40,7 @@ class HighsBackend:
             return False, f"highspy is not installed ({exc})"
         return True, ""
 
-    def solve(self, lp: LinearProgram, time_limit: float, mip_gap: float, threads: int | None,
+    def solve(self, lp: LinearProgram, time_limit_s: float, mip_gap: float, threads: int | None,
               lp_method: str | None = None, presolve: bool = True, **options: Any) -> Solution:
         import highspy
 
@@ -51,7 +51,7 @@ class HighsBackend:
         start = options.pop("start", None)  # optional MIP start: a full column vector
         warm = options.pop("warm_start", None)  # an earlier stage's Solution (LP basis), see problem.solve
         ipm = options.get("solver") == "ipm"
-        h.setOptionValue("time_limit", float(time_limit))
+        h.setOptionValue("time_limit", float(time_limit_s))
         h.setOptionValue("mip_rel_gap", float(mip_gap))
         if threads:
             h.setOptionValue("threads", int(threads))
@@ -73,12 +73,12 @@ class HighsBackend:
         ms = h.getModelStatus()
         S = highspy.HighsModelStatus
         fallback = ""
-        if ipm and not is_mip and ms in ipm_failed_statuses(S) and time_limit - elapsed > 0.1:
+        if ipm and not is_mip and ms in ipm_failed_statuses(S) and time_limit_s - elapsed > 0.1:
             # interior point without crossover can stop short ("Unknown", numerical trouble) on
             # degenerate LPs; dual simplex from scratch solves them, within what is left of the limit
             first = h.modelStatusToString(ms)
             h.setOptionValue("solver", "simplex")
-            h.setOptionValue("time_limit", float(time_limit - elapsed))
+            h.setOptionValue("time_limit", float(time_limit_s - elapsed))
             with stdout_to_stderr():
                 h.passModel(model)
                 h.run()
@@ -95,7 +95,7 @@ class HighsBackend:
         elif ms == S.kUnbounded:
             status = Status.UNBOUNDED
         elif ms == S.kUnboundedOrInfeasible:
-            status = self._infeasible_or_unbounded(h, lp, max(time_limit - elapsed, 0.1))
+            status = self._infeasible_or_unbounded(h, lp, max(time_limit_s - elapsed, 0.1))
         elif ms in (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt):
             status = Status.FEASIBLE if has_primal else Status.TIME_LIMIT
         else:

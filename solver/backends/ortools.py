@@ -56,7 +56,7 @@ class _OrtoolsBackend:
         """Solver-specific parameters as text (protobuf text format or SCIP ``key = value``)."""
         return ""
 
-    def solve(self, lp: LinearProgram, time_limit: float, mip_gap: float, threads: int | None,
+    def solve(self, lp: LinearProgram, time_limit_s: float, mip_gap: float, threads: int | None,
               lp_method: str | None = None, presolve: bool = True, **options: Any) -> Solution:
         """Solve ``lp`` (``lp_method`` and ``presolve`` are ignored: this backend has no such switch)."""
         from ortools.linear_solver.python import model_builder_helper as mbh
@@ -73,18 +73,18 @@ class _OrtoolsBackend:
             raise SolverError(f"backend {self.name!r} does not understand options {sorted(options)}")
         t0 = time.perf_counter()
         model = _load(lp, lp.c)
-        helper = self._run(model, time_limit, log, params)
+        helper = self._run(model, time_limit_s, log, params)
         elapsed = time.perf_counter() - t0
         raw = mbh.SolveStatus(helper.status())
         has_solution = bool(helper.has_solution())
-        status = self._status(raw, has_solution, elapsed, time_limit)
+        status = self._status(raw, has_solution, elapsed, time_limit_s)
         S = mbh.SolveStatus
         probe_raw = None
         if not is_mip and (raw == S.INFEASIBLE or (raw == S.NOT_SOLVED and status == Status.ERROR)):
             # GLOP's presolve reports "infeasible or unbounded" as INFEASIBLE, and PDLP stops
             # with NOT_SOLVED on a dual-infeasibility certificate: tell them apart by solving
             # the feasibility problem (zero objective) in the remaining time.
-            remaining = max(time_limit - (time.perf_counter() - t0), 0.1)
+            remaining = max(time_limit_s - (time.perf_counter() - t0), 0.1)
             probe = self._run(_load(lp, np.zeros(lp.n_cols)), remaining, log, params)
             probe_raw = mbh.SolveStatus(probe.status())
             if probe_raw in (S.OPTIMAL, S.FEASIBLE):
@@ -113,11 +113,11 @@ class _OrtoolsBackend:
         logger.debug("%s: %s in %.3f s", self.name, message, elapsed)
         return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals, message=message)
 
-    def _run(self, model: Any, time_limit: float, log: bool, params: str) -> Any:
+    def _run(self, model: Any, time_limit_s: float, log: bool, params: str) -> Any:
         from ortools.linear_solver.python import model_builder_helper as mbh
 
         helper = mbh.ModelSolverHelper(self.solver_name)
-        helper.set_time_limit_in_seconds(float(time_limit))
+        helper.set_time_limit_in_seconds(float(time_limit_s))
         helper.enable_output(log)
         if params:
             helper.set_solver_specific_parameters(params)
@@ -126,7 +126,7 @@ class _OrtoolsBackend:
         return helper
 
     @staticmethod
-    def _status(raw: Any, has_solution: bool, elapsed: float, time_limit: float) -> Status:
+    def _status(raw: Any, has_solution: bool, elapsed: float, time_limit_s: float) -> Status:
         from ortools.linear_solver.python import model_builder_helper as mbh
 
         S = mbh.SolveStatus
@@ -140,7 +140,7 @@ class _OrtoolsBackend:
             return Status.UNBOUNDED
         if has_solution and raw in (S.NOT_SOLVED, S.ABNORMAL, S.UNKNOWN_STATUS, S.CANCELLED_BY_USER):
             return Status.FEASIBLE
-        if raw in (S.NOT_SOLVED, S.UNKNOWN_STATUS, S.CANCELLED_BY_USER) and elapsed >= 0.9 * time_limit:
+        if raw in (S.NOT_SOLVED, S.UNKNOWN_STATUS, S.CANCELLED_BY_USER) and elapsed >= 0.9 * time_limit_s:
             return Status.TIME_LIMIT
         return Status.ERROR
 

@@ -103,7 +103,7 @@ class _PulpBackend(abc.ABC):
     supports_mip = True
 
     @abc.abstractmethod
-    def _solver(self, is_mip: bool, time_limit: float, mip_gap: float, threads: int | None, log: bool) -> Any:
+    def _solver(self, is_mip: bool, time_limit_s: float, mip_gap: float, threads: int | None, log: bool) -> Any:
         """The PuLP solver command for one solve."""
 
     @abc.abstractmethod
@@ -121,7 +121,7 @@ class _PulpBackend(abc.ABC):
             return False, f"{exc}"
         return (True, "") if ok else (False, f"PuLP cannot find the {self.name} solver here")
 
-    def solve(self, lp: LinearProgram, time_limit: float, mip_gap: float, threads: int | None,
+    def solve(self, lp: LinearProgram, time_limit_s: float, mip_gap: float, threads: int | None,
               lp_method: str | None = None, presolve: bool = True, **options: Any) -> Solution:
         """Solve ``lp`` (``lp_method`` and ``presolve`` are ignored: this backend has no such switch)."""
         import pulp
@@ -136,14 +136,14 @@ class _PulpBackend(abc.ABC):
         prob, variables, rows = build_pulp_problem(lp)
         logger.debug("%s: built %d rows in %.3f s", self.name, lp.n_rows, time.perf_counter() - t_build)
         t0 = time.perf_counter()
-        self._run(prob, is_mip, time_limit, mip_gap, threads, log)
+        self._run(prob, is_mip, time_limit_s, mip_gap, threads, log)
         elapsed = time.perf_counter() - t0
-        status = _status(prob.status, prob.sol_status, is_mip, elapsed, time_limit)
+        status = _status(prob.status, prob.sol_status, is_mip, elapsed, time_limit_s)
         if status == Status.INFEASIBLE and self._ambiguous(prob):
             # the solver only knows "infeasible or unbounded": a feasible zero-objective
             # problem means unbounded
             probe, _, _ = build_pulp_problem(lp, cost=np.zeros(lp.n_cols))
-            self._run(probe, is_mip, max(time_limit - elapsed, 0.1), mip_gap, threads, log)
+            self._run(probe, is_mip, max(time_limit_s - elapsed, 0.1), mip_gap, threads, log)
             if probe.status == pulp.LpStatusOptimal:
                 status = Status.UNBOUNDED
             elapsed = time.perf_counter() - t0
@@ -162,11 +162,11 @@ class _PulpBackend(abc.ABC):
         return Solution(status, obj, x, self.name, elapsed, bound=bound, row_duals=duals, message=message)
 
 
-    def _run(self, prob: Any, is_mip: bool, time_limit: float, mip_gap: float, threads: int | None,
+    def _run(self, prob: Any, is_mip: bool, time_limit_s: float, mip_gap: float, threads: int | None,
              log: bool) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # PuLP 4 notices about PULP_CBC_CMD
-            solver = self._solver(is_mip, time_limit, mip_gap, threads, log)
+            solver = self._solver(is_mip, time_limit_s, mip_gap, threads, log)
             with stdout_to_stderr():
                 prob.solve(solver)
 
@@ -192,7 +192,7 @@ def _row_duals(rows: list[list[Any]]) -> np.ndarray | None:
     return out
 
 
-def _status(status: int, sol_status: int, is_mip: bool, elapsed: float, time_limit: float) -> Status:
+def _status(status: int, sol_status: int, is_mip: bool, elapsed: float, time_limit_s: float) -> Status:
     """Map PuLP's (status, sol_status) onto :class:`Status`."""
     import pulp
 
@@ -205,7 +205,7 @@ def _status(status: int, sol_status: int, is_mip: bool, elapsed: float, time_lim
         return Status.INFEASIBLE
     if status == pulp.LpStatusUnbounded or sol_status == pulp.LpSolutionUnbounded:
         return Status.UNBOUNDED
-    if elapsed >= 0.9 * time_limit:
+    if elapsed >= 0.9 * time_limit_s:
         return Status.TIME_LIMIT
     return Status.ERROR
 
@@ -222,10 +222,10 @@ class PulpCbcBackend(_PulpBackend):
             warnings.simplefilter("ignore", DeprecationWarning)
             return pulp.PULP_CBC_CMD(msg=False)
 
-    def _solver(self, is_mip: bool, time_limit: float, mip_gap: float, threads: int | None, log: bool) -> Any:
+    def _solver(self, is_mip: bool, time_limit_s: float, mip_gap: float, threads: int | None, log: bool) -> Any:
         import pulp
 
-        return pulp.PULP_CBC_CMD(mip=is_mip, msg=log, timeLimit=float(time_limit), gapRel=float(mip_gap),
+        return pulp.PULP_CBC_CMD(mip=is_mip, msg=log, timeLimit=float(time_limit_s), gapRel=float(mip_gap),
                                  threads=threads)
 
 
@@ -239,13 +239,13 @@ class PulpHighsBackend(_PulpBackend):
 
         return pulp.HiGHS(msg=False)
 
-    def _solver(self, is_mip: bool, time_limit: float, mip_gap: float, threads: int | None, log: bool) -> Any:
+    def _solver(self, is_mip: bool, time_limit_s: float, mip_gap: float, threads: int | None, log: bool) -> Any:
         import pulp
 
         kw: dict[str, Any] = {}
         if threads:
             kw["threads"] = int(threads)
-        return pulp.HiGHS(mip=is_mip, msg=log, timeLimit=float(time_limit), gapRel=float(mip_gap), **kw)
+        return pulp.HiGHS(mip=is_mip, msg=log, timeLimit=float(time_limit_s), gapRel=float(mip_gap), **kw)
 
     def _ambiguous(self, prob: Any) -> bool:
         import highspy

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from backbone.deprecation import renamed
 from backbone.serialize import finite_or_none
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.design import DesignInstance
@@ -121,16 +122,21 @@ def installed_capacity(inst: DesignInstance, configurations: Configurations, rep
     return capacity, cost, setup_cost
 
 
-def check_design(inst: DesignInstance, configurations: Configurations, time_limit: float = 120.0,
-                 reported_cost: float | None = None, reported_optimal: bool = False) -> DesignCheck:
+def check_design(inst: DesignInstance, configurations: Configurations, time_limit_s: float = 120.0,
+                 reported_cost: float | None = None, reported_optimal: bool = False, *,
+                 time_limit: float | None = None) -> DesignCheck:
     """Check a design against its instance with an independent flow LP, and its reported cost.
 
     Parameters
     ----------
+    time_limit_s
+        Seconds for each of the check's flow LPs.
     reported_cost
         The objective the solver reported for this design: it must not be below what the design
         really costs (module, setup and pre-installed costs plus its cheapest routing), and when
         ``reported_optimal`` it must equal it (within ``OBJECTIVE_RTOL``).
+    time_limit
+        Deprecated spelling of ``time_limit_s`` (warns with :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -139,7 +145,8 @@ def check_design(inst: DesignInstance, configurations: Configurations, time_limi
         the reported cost is the design's; the costs recomputed from the link list and the
         cheapest routing on it.
     """
-    result = _check_design(inst, configurations, time_limit)
+    time_limit_s = float(renamed("check_design", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
+    result = _check_design(inst, configurations, time_limit_s)
     if reported_cost is not None and math.isfinite(result.total_cost):
         result.report.checked.append("reported objective")
         real = result.total_cost
@@ -158,7 +165,7 @@ OBJECTIVE_RTOL = 1e-6
 """Relative tolerance between a reported and a recomputed design cost."""
 
 
-def _check_design(inst: DesignInstance, configurations: Configurations, time_limit: float) -> DesignCheck:
+def _check_design(inst: DesignInstance, configurations: Configurations, time_limit_s: float) -> DesignCheck:
     from scipy.optimize import linprog
 
     report = CheckReport(f"design {inst.name}")
@@ -218,7 +225,7 @@ def _check_design(inst: DesignInstance, configurations: Configurations, time_lim
         c = np.r_[c, rc]
         upper += [np.inf] * n_links
     res = linprog(c, A_ub=ub_rows, b_ub=ub_rhs, A_eq=eq, b_eq=eq_rhs, bounds=list(zip([0.0] * len(c), upper,
-                  strict=True)), method="highs", options={"time_limit": float(time_limit)})
+                  strict=True)), method="highs", options={"time_limit": float(time_limit_s)})
     report.checked += ["demand carried in every state", "routing cost"]
     if res.status == 0:
         result.routing_cost = float(res.fun)
@@ -229,7 +236,7 @@ def _check_design(inst: DesignInstance, configurations: Configurations, time_lim
         return result
     # infeasible: find how much each state cannot carry (min unserved, per state)
     for k, name in enumerate(inst.state_names):
-        short = _unserved(inc, cap_pat, cap_rhs, rhs_one, bounds_x[k], vol, commodity, s, t, time_limit)
+        short = _unserved(inc, cap_pat, cap_rhs, rhs_one, bounds_x[k], vol, commodity, s, t, time_limit_s)
         result.unserved[name] = short
         if short > TOL * max(1.0, float(vol.sum())):
             report.add(Violation("demand", "states", name, f"{short:g} units of demand cannot be carried",
@@ -239,7 +246,7 @@ def _check_design(inst: DesignInstance, configurations: Configurations, time_lim
 
 def _unserved(inc: sp.csr_matrix, cap_pat: sp.csr_matrix, cap_rhs: np.ndarray, rhs_one: np.ndarray,
               upper: np.ndarray, vol: np.ndarray, commodity: np.ndarray, s: np.ndarray, t: np.ndarray,
-              time_limit: float) -> float:
+              time_limit_s: float) -> float:
     """Minimum total unserved volume in one state: for each source commodity ``k``,
     ``Inc x_k + sum_{d in k} u_d (e_s(d) - e_t(d)) = sum_{d in k} vol_d (e_s(d) - e_t(d))``, ``0 <= u_d <= vol_d``."""
     from scipy.optimize import linprog
@@ -256,5 +263,5 @@ def _unserved(inc: sp.csr_matrix, cap_pat: sp.csr_matrix, cap_rhs: np.ndarray, r
     c = np.r_[np.zeros(n_com * n_arcs), np.ones(n_dem)]
     bounds = list(zip(np.zeros(len(c)), np.r_[upper.ravel(), vol], strict=True))
     res = linprog(c, A_ub=a_ub, b_ub=cap_rhs, A_eq=a_eq, b_eq=rhs_one.ravel(), bounds=bounds, method="highs",
-                  options={"time_limit": float(time_limit)})
+                  options={"time_limit": float(time_limit_s)})
     return float(res.fun) if res.status == 0 else float(vol.sum())

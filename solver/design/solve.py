@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.solver.design.formulation import build_design_lp, link_loads, program_flows
 from backbone.solver.design.heuristics import (
@@ -92,18 +93,21 @@ class DesignSolution:
 
 
 
-def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = "highs", mip_gap: float = 1e-4,
-                 cuts: bool = True, heuristic: bool = True, progress: ProgressFn | None = None) -> DesignSolution:
+def solve_design(inst: DesignInstance, time_limit_s: float = 60.0, backend: str = "highs", mip_gap: float = 1e-4,
+                 cuts: bool = True, heuristic: bool = True, progress: ProgressFn | None = None, *,
+                 time_limit: float | None = None) -> DesignSolution:
     """Solve a design instance: LP bound, rounding heuristic + improvement, MIP with start.
 
     Parameters
     ----------
-    time_limit
+    time_limit_s
         Seconds for the whole solve (LP, heuristic and MIP share it).
     backend
         A MIP-capable backend (``backbone.solver.backends.available_backends(mip=True)``).
     cuts, heuristic
         Use the cut-set family / the rounding heuristic and MIP start.
+    time_limit
+        Deprecated spelling of ``time_limit_s`` (warns with :class:`DeprecationWarning`).
 
     Raises
     ------
@@ -112,9 +116,10 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
     SolverError
         When the backend fails.
     """
+    time_limit_s = float(renamed("solve_design", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0))
     progress = progress or _no_progress
     t0 = time.perf_counter()
-    deadline = t0 + time_limit
+    deadline = t0 + time_limit_s
     if len(inst.demands) == 0 or float(inst.demands["volume"].sum()) <= 0:
         zero = np.zeros(len(inst.modules))
         return DesignSolution("optimal", design_cost(inst, zero), design_cost(inst, zero), zero, None,
@@ -125,7 +130,7 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
     stats = prog.lp.stats()
     logger.info("design %s: %s", inst.name, stats)
     progress(0.05, f"LP relaxation ({stats['rows']:,} rows, {stats['cols']:,} columns)")
-    lp_sol = solve(prog.lp.relaxed(), backend=backend, time_limit_s=max(LP_TIME_SHARE * time_limit, 0.5))
+    lp_sol = solve(prog.lp.relaxed(), backend=backend, time_limit_s=max(LP_TIME_SHARE * time_limit_s, 0.5))
     if lp_sol.status == Status.INFEASIBLE:
         raise InfeasibleError(f"design {inst.name}: no capacity installation can carry the demand",
                               ["the capacity that can be installed (pre-installed-only links, module limits, explicit "
@@ -144,7 +149,7 @@ def solve_design(inst: DesignInstance, time_limit: float = 60.0, backend: str = 
         best = evaluate_design(inst, rounded, deadline - time.perf_counter(), backend)
         if best is not None:
             progress(0.4, f"improving the rounded design (cost {best.cost:,.0f})")
-            improve_deadline = min(deadline, time.perf_counter() + IMPROVE_TIME_SHARE * time_limit)
+            improve_deadline = min(deadline, time.perf_counter() + IMPROVE_TIME_SHARE * time_limit_s)
             best = improve_design(inst, best, improve_deadline, backend)
     heuristic_cost = best.cost if best is not None else math.nan
     mip_status, mip_bound = "", -math.inf

@@ -130,12 +130,12 @@ def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Call
     """
     from backbone.solver.paths import paths_after_failure
 
-    def provider(net: Network, pairs: pd.DataFrame, k: int, max_latency_ms: Any, disjoint: bool) -> Any:
+    def provider(net: Network, pairs: pd.DataFrame, k_paths: int, max_latency_ms: Any, disjoint: bool) -> Any:
         from backbone.solver.paths import candidate_paths
 
         if disjoint:
-            return candidate_paths(net, pairs, k=k, max_latency_ms=max_latency_ms, disjoint=True)
-        ps = paths_after_failure(intact, list(failed_links), pairs, k=k, max_latency_ms=max_latency_ms)
+            return candidate_paths(net, pairs, k_paths=k_paths, max_latency_ms=max_latency_ms, disjoint=True)
+        ps = paths_after_failure(intact, list(failed_links), pairs, k_paths=k_paths, max_latency_ms=max_latency_ms)
         return ps.reindex_links(net.links.index)
 
     return provider

@@ -359,7 +359,7 @@ def pair_routes(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd
         # ask once per distinct (access, site) pair with the loosest budget, then filter per unit
         key = pd.DataFrame({"src": acc[rp], "dst": dst[rp], "budget": budget[rp]})
         uniq = key.groupby(["src", "dst"], sort=False)["budget"].max().reset_index()
-        ps = candidate_paths(net, uniq[["src", "dst"]], k=opts.k_paths,
+        ps = candidate_paths(net, uniq[["src", "dst"]], k_paths=opts.k_paths,
                              max_latency_ms=uniq["budget"].to_numpy() + 1e-6)
         upos = pd.Series(np.arange(len(uniq)), index=pd.MultiIndex.from_frame(uniq[["src", "dst"]]))
         which = upos.loc[pd.MultiIndex.from_arrays([acc[rp], dst[rp]])].to_numpy()
@@ -404,7 +404,7 @@ def existing_demand_paths(net: Network, opts: PlaceOptions
     from backbone.solver.paths import candidate_paths
 
     limit = (existing["slo_rtt_ms"].to_numpy(dtype=float) / 2.0)
-    ps = candidate_paths(net, existing[["src", "dst"]], k=opts.k_paths, max_latency_ms=limit)
+    ps = candidate_paths(net, existing[["src", "dst"]], k_paths=opts.k_paths, max_latency_ms=limit)
     paths = pd.DataFrame({"demand": ps.path_pair, "latency_ms": ps.path_latency_ms})
     return existing, paths, ps.arc_incidence, ps
 

@@ -81,12 +81,12 @@ def _routing(net: Network, opts: DesignOptions) -> str:
     return "edge" if (net.meta.get("sndlib") or opts.candidate_links) else "paths"
 
 
-def _verify(inst: DesignInstance, sol: DesignSolution, time_limit: float = 120.0) -> dict[str, Any]:
+def _verify(inst: DesignInstance, sol: DesignSolution, time_limit_s: float = 120.0) -> dict[str, Any]:
     from backbone.solver.checks.design import check_design, configurations_from_counts
 
     if sol.counts is None:
         return {"ok": False, "message": "no design to verify"}
-    check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit=time_limit,
+    check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit_s=time_limit_s,
                          reported_cost=sol.cost, reported_optimal=sol.status == "optimal")
     return check.to_dict()
 

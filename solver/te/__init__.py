@@ -127,8 +127,8 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulatio
                   pop_parts)
 
 
-def _solve(net: Network, objective: str, formulation: str, k: int, backend: str, time_limit: float,
-           ceiling: float | None, disjoint: bool, latency_tiebreak: bool, ecmp_metric: str,
+def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend: str, time_limit_s: float,
+           utilisation_ceiling: float | None, disjoint: bool, latency_tiebreak: bool, ecmp_metric: str,
            ecmp_tolerance_ms: float, progress: ProgressFn | None, path_provider: Callable[..., Any] | None,
            lp_method: str, method: str, pop_parts: int) -> TEResult:
     """:func:`solve_te` once its options are resolved."""
@@ -147,22 +147,22 @@ def _solve(net: Network, objective: str, formulation: str, k: int, backend: str,
     if disjoint and method == "auto":
         method = "exact"  # the scalable methods search plain (not link-disjoint) paths
     method = choose_method(inst, objective, formulation, method)
-    deadline = Deadline(t_start + time_limit)
+    deadline = Deadline(t_start + time_limit_s)
     if method in ("colgen", "pop"):
         try:
-            return _solve_scalable(inst, objective, method, k, backend, deadline.at, ceiling, lp_method,
-                                   pop_parts, progress, t_start)
+            return _solve_scalable(inst, objective, method, k_paths, backend, deadline.at, utilisation_ceiling,
+                                   lp_method, pop_parts, progress, t_start)
         except TimeLimitReached as stop:
-            return _time_limit_result(inst, objective, "path", method, k, backend, ceiling, False, lp_method,
-                                      str(stop), t_start, progress)
-    return _solve_exact(inst, objective, formulation, k, backend, deadline, ceiling, disjoint, latency_tiebreak,
-                        lp_method, progress, t_start)
+            return _time_limit_result(inst, objective, "path", method, k_paths, backend, utilisation_ceiling, False,
+                                      lp_method, str(stop), t_start, progress)
+    return _solve_exact(inst, objective, formulation, k_paths, backend, deadline, utilisation_ceiling, disjoint,
+                        latency_tiebreak, lp_method, progress, t_start)
 
 
-def _solve_exact(inst: Any, objective: str, formulation: str, k: int, backend: str, deadline: Deadline,
-                 ceiling: float | None, disjoint: bool, latency_tiebreak: bool, lp_method: str,
+def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, backend: str, deadline: Deadline,
+                 utilisation_ceiling: float | None, disjoint: bool, latency_tiebreak: bool, lp_method: str,
                  progress: ProgressFn, t_start: float) -> TEResult:
-    """The exact path (``k`` candidates) or edge formulation: build, run the objective's LP stages, extract
+    """The exact path (``k_paths`` candidates) or edge formulation: build, run the objective's LP stages, extract
     the tables; the best answer with status ``time_limit`` when the deadline stops it."""
     import numpy as np
 
@@ -173,15 +173,16 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k: int, backend: s
     progress(0.02, f"{formulation} formulation: building")
     t0 = time.perf_counter()
     try:
-        form = build_formulation(inst, formulation, k=k, disjoint=disjoint, deadline=deadline)
+        form = build_formulation(inst, formulation, k_paths=k_paths, disjoint=disjoint, deadline=deadline)
         build_seconds = time.perf_counter() - t0 - form.paths_seconds
         progress(0.15, f"{objective}: solving ({backend})")
         left = max(0.05, deadline.remaining())  # path search and building count
-        outcome = run_objective(form, inst, objective, backend=backend, time_limit=left, ceiling=ceiling,
-                                latency_tiebreak=latency_tiebreak, progress=progress, lp_method=lp_method)
+        outcome = run_objective(form, inst, objective, backend=backend, time_limit_s=left,
+                                utilisation_ceiling=utilisation_ceiling, latency_tiebreak=latency_tiebreak,
+                                progress=progress, lp_method=lp_method)
     except TimeLimitReached as stop:
-        return _time_limit_result(inst, objective, formulation, "exact", k, backend, ceiling, disjoint, lp_method,
-                                  str(stop), t_start, progress)
+        return _time_limit_result(inst, objective, formulation, "exact", k_paths, backend, utilisation_ceiling,
+                                  disjoint, lp_method, str(stop), t_start, progress)
     progress(0.9, "extracting result tables")
     t1 = time.perf_counter()
     sol = outcome.solution
@@ -198,10 +199,10 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k: int, backend: s
         "objective_value": outcome.objective_value,
         "formulation": formulation,
         "backend": backend,
-        "paths_k": k if formulation == "path" or form.n_paths else None,
+        "paths_k": k_paths if formulation == "path" or form.n_paths else None,
         "disjoint": disjoint,
-        "utilisation_ceiling": None if objective == "min-mlu" else (ceiling or (0.8 if objective == "min-latency"
-                                                                                 else 1.0)),
+        "utilisation_ceiling": None if objective == "min-mlu" else (
+            utilisation_ceiling or (0.8 if objective == "min-latency" else 1.0)),
         "paths_seconds": form.paths_seconds,
         "build_seconds": build_seconds + outcome.build_seconds,
         "solve_seconds": outcome.solve_seconds,
@@ -289,27 +290,29 @@ def _bound_entries(objective: str, value: float, lower_bound: float | None) -> d
     return {"lower_bound": lb, "gap": (value - lb) / value if value > 0 else 0.0}
 
 
-def _solve_scalable(inst: Any, objective: str, method: str, k: int, backend: str, deadline: float,
-                    ceiling: float | None, lp_method: str, pop_parts: int, progress: ProgressFn,
+def _solve_scalable(inst: Any, objective: str, method: str, k_paths: int, backend: str, deadline: float,
+                    utilisation_ceiling: float | None, lp_method: str, pop_parts: int, progress: ProgressFn,
                     t_start: float) -> TEResult:
     """Column generation or POP, reported in the same tables and summary as the exact path LP."""
     progress(0.05, f"{objective}: {method}")
     if method == "colgen":
         from backbone.solver.te.colgen import run_colgen
 
-        out = run_colgen(inst, objective, k_paths=k, backend=backend, utilisation_ceiling=ceiling, lp_method=lp_method,
-                         progress=progress, deadline=deadline)
+        out = run_colgen(inst, objective, k_paths=k_paths, backend=backend, utilisation_ceiling=utilisation_ceiling,
+                         lp_method=lp_method, progress=progress, deadline=deadline)
     else:
         from backbone.solver.te.pop import run_pop
 
-        out = run_pop(inst, objective, k_paths=k, parts=pop_parts, backend=backend,
-                      time_limit_s=max(0.1, deadline - time.perf_counter()), utilisation_ceiling=ceiling,
+        out = run_pop(inst, objective, k_paths=k_paths, parts=pop_parts, backend=backend,
+                      time_limit_s=max(0.1, deadline - time.perf_counter()), utilisation_ceiling=utilisation_ceiling,
                       lp_method=lp_method, progress=progress, deadline=deadline)
-    return _scalable_result(inst, objective, method, out, k, backend, ceiling, lp_method, progress, t_start)
+    return _scalable_result(inst, objective, method, out, k_paths, backend, utilisation_ceiling, lp_method, progress,
+                            t_start)
 
 
-def _scalable_result(inst: Any, objective: str, method: str, out: Any, k: int, backend: str, ceiling: float | None,
-                     lp_method: str, progress: ProgressFn, t_start: float) -> TEResult:
+def _scalable_result(inst: Any, objective: str, method: str, out: Any, k_paths: int, backend: str,
+                     utilisation_ceiling: float | None, lp_method: str, progress: ProgressFn,
+                     t_start: float) -> TEResult:
     """A :class:`~backbone.solver.te.colgen.ScaleOutcome` in the same tables and summary as the exact path LP."""
     from backbone.solver.te.result import assemble_result
 
@@ -321,9 +324,9 @@ def _scalable_result(inst: Any, objective: str, method: str, out: Any, k: int, b
         "formulation": "path",
         "method": method,
         "backend": backend,
-        "paths_k": k or None,
+        "paths_k": k_paths or None,
         "disjoint": False,
-        "utilisation_ceiling": None if objective == "min-mlu" else (ceiling or 1.0),
+        "utilisation_ceiling": None if objective == "min-mlu" else (utilisation_ceiling or 1.0),
         "paths_seconds": out.paths_seconds,
         "build_seconds": sum(s.build_seconds for s in out.stages),
         "solve_seconds": sum(s.solve_seconds for s in out.stages),
@@ -405,8 +408,8 @@ def solve_source_flows(net: Network, time_limit_s: float = 120.0, *, warm: Any =
     return result, ((out.flows, inst) if keep_flows else None)
 
 
-def _time_limit_result(inst: Any, objective: str, formulation: str, method: str, k: int, backend: str,
-                       ceiling: float | None, disjoint: bool, lp_method: str, stopped: str, t_start: float,
+def _time_limit_result(inst: Any, objective: str, formulation: str, method: str, k_paths: int, backend: str,
+                       utilisation_ceiling: float | None, disjoint: bool, lp_method: str, stopped: str, t_start: float,
                        progress: ProgressFn) -> TEResult:
     """The answer when the time limit stops a solve before any LP solution: every demand on its
     lowest-latency path (:mod:`backbone.solver.te.fallback`), status ``time_limit``, with its bound."""
@@ -414,7 +417,7 @@ def _time_limit_result(inst: Any, objective: str, formulation: str, method: str,
     from backbone.solver.te.result import assemble_result
 
     progress(0.9, "time limit: lowest-latency routing")
-    out = shortest_path_outcome(inst, objective, ceiling, stopped)
+    out = shortest_path_outcome(inst, objective, utilisation_ceiling, stopped)
     summary: dict[str, Any] = {
         "status": TIME_LIMIT_STATUS,
         "objective": objective,
@@ -422,10 +425,10 @@ def _time_limit_result(inst: Any, objective: str, formulation: str, method: str,
         "formulation": formulation,
         "method": method,
         "backend": backend,
-        "paths_k": k,
+        "paths_k": k_paths,
         "disjoint": disjoint,
-        "utilisation_ceiling": None if objective == "min-mlu" else (ceiling or (0.8 if objective == "min-latency"
-                                                                                 else 1.0)),
+        "utilisation_ceiling": None if objective == "min-mlu" else (
+            utilisation_ceiling or (0.8 if objective == "min-latency" else 1.0)),
         "paths_seconds": 0.0,
         "build_seconds": 0.0,
         "solve_seconds": 0.0,

@@ -82,7 +82,7 @@ def shortest_path_columns(inst: TEInstance, demands: np.ndarray, w: np.ndarray
     return length, flat, hops
 
 
-def shortest_path_outcome(inst: TEInstance, objective: str, ceiling: float | None, stopped_during: str
+def shortest_path_outcome(inst: TEInstance, objective: str, utilisation_ceiling: float | None, stopped_during: str
                           ) -> ScaleOutcome:
     """Route every routable demand on its lowest-latency path (see the module docstring).
 
@@ -115,6 +115,7 @@ def shortest_path_outcome(inst: TEInstance, objective: str, ceiling: float | Non
         bound = max(bound, float(h @ np.where(np.isfinite(length), length, 0.0)))
         value = mlu
     else:
+        ceiling = utilisation_ceiling
         top = 0.8 if objective == "min-latency" and ceiling is None else (1.0 if ceiling is None else ceiling)
         scale = min(1.0, top / mlu) if mlu > 0 else 1.0
         if objective == "max-min-fair":

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.solver.deadline import Deadline
 from backbone.solver.problem import INF, Block, LinearProgram, Solution
@@ -98,7 +99,7 @@ class DemandPaths:
     seconds: float
 
 
-def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bool,
+def admissible_paths(inst: TEInstance, demands: np.ndarray, k_paths: int, disjoint: bool,
                      deadline: Deadline | None = None) -> DemandPaths:
     """Candidate paths of ``demands`` filtered by each demand's SLO (``latency <= slo / 2``).
 
@@ -124,11 +125,12 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k: int, disjoint: bo
                           "dst": inst.site_ids[uniq % n_sites].astype(str)})
     max_latency = np.where(np.isinf(limit), np.nan, limit)
     if inst.path_provider is None:
-        ps = candidate_paths(inst.net, pairs, k=k, max_latency_ms=max_latency, disjoint=disjoint, deadline=deadline)
+        ps = candidate_paths(inst.net, pairs, k_paths=k_paths, max_latency_ms=max_latency, disjoint=disjoint,
+                             deadline=deadline)
     else:
         if deadline is not None:
             deadline.check("candidate path search")
-        ps = inst.path_provider(inst.net, pairs, k=k, max_latency_ms=max_latency, disjoint=disjoint)
+        ps = inst.path_provider(inst.net, pairs, k_paths=k_paths, max_latency_ms=max_latency, disjoint=disjoint)
     if deadline is not None:
         deadline.check("candidate path search")
     ptr = ps.pair_ptr
@@ -218,9 +220,10 @@ def te_variables(lp: LinearProgram, inst: TEInstance, lp_demands: np.ndarray) ->
 
 
 # ---------------------------------------------------------------------- path family
-def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
-                           deadline: Deadline | None = None) -> Formulation:
-    """Path-based TE over the ``k`` lowest-latency admissible candidate paths per demand.
+def build_path_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = False,
+                           deadline: Deadline | None = None, *, k: int | None = None) -> Formulation:
+    """Path-based TE over the ``k_paths`` lowest-latency admissible candidate paths per demand (``k`` is a
+    deprecated spelling of ``k_paths``; it warns with :class:`DeprecationWarning`).
 
     Families::
 
@@ -228,9 +231,10 @@ def build_path_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
         capacity:  sum_p P[p,a] f_p - cap_a u <= 0          (arcs on some candidate path)
         bounds:    f >= 0, 0 <= s_d <= h_d, u >= 0
     """
+    k_paths = int(renamed("build_path_formulation", "k", k, "k_paths", k_paths, 4))
     reason = inst.reason.copy()
     cand = np.flatnonzero(inst.routable)
-    dp = admissible_paths(inst, cand, k, disjoint, deadline)
+    dp = admissible_paths(inst, cand, k_paths, disjoint, deadline)
     has = np.zeros(inst.n_demands, bool)
     has[dp.var_demand] = True
     reason[cand[~has[cand]]] = REASON_SLO
@@ -284,9 +288,10 @@ def _path_splits(dp: DemandPaths, f: np.ndarray, var_demand: np.ndarray, var_pat
 
 
 # ---------------------------------------------------------------------- edge family
-def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
-                           deadline: Deadline | None = None) -> Formulation:
-    """Edge-based multicommodity flow, commodities aggregated by source.
+def build_edge_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = False,
+                           deadline: Deadline | None = None, *, k: int | None = None) -> Formulation:
+    """Edge-based multicommodity flow, commodities aggregated by source (SLO-bound demands over their
+    ``k_paths`` candidate paths; ``k`` is a deprecated spelling of ``k_paths`` and warns).
 
     For each source ``s`` (a site originating demand without an SLO) and node ``v``::
 
@@ -300,11 +305,12 @@ def build_edge_formulation(inst: TEInstance, k: int = 4, disjoint: bool = False,
     The conservation family is ``kron(I_S, M)``; the capacity map of ``x`` is
     ``kron(1_S^T, I_2L)``.
     """
+    k_paths = int(renamed("build_edge_formulation", "k", k, "k_paths", k_paths, 4))
     reason = inst.reason.copy()
     routable = inst.routable
     slo_d = np.flatnonzero(routable & inst.has_slo)
     agg_d = np.flatnonzero(routable & ~inst.has_slo)
-    dp = admissible_paths(inst, slo_d, k, disjoint, deadline)
+    dp = admissible_paths(inst, slo_d, k_paths, disjoint, deadline)
     has = np.zeros(inst.n_demands, bool)
     has[dp.var_demand] = True
     reason[slo_d[~has[slo_d]]] = REASON_SLO
@@ -473,20 +479,23 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
     return frame[frame["gbps"] > 0].reset_index(drop=True), load
 
 
-def build_formulation(net_or_inst: Network | TEInstance, formulation: str, k: int = 4,
-                      disjoint: bool = False, deadline: Deadline | None = None) -> Formulation:
-    """Build the ``"path"`` or ``"edge"`` formulation.
+def build_formulation(net_or_inst: Network | TEInstance, formulation: str, k_paths: int = 4,
+                      disjoint: bool = False, deadline: Deadline | None = None, *, k: int | None = None
+                      ) -> Formulation:
+    """Build the ``"path"`` or ``"edge"`` formulation over ``k_paths`` candidate paths per demand.
 
     ``deadline`` is checked during the path search and after the families are built
-    (:class:`~backbone.solver.deadline.TimeLimitReached` when it has passed).
+    (:class:`~backbone.solver.deadline.TimeLimitReached` when it has passed). ``k`` is a deprecated
+    spelling of ``k_paths`` (it warns with :class:`DeprecationWarning`).
     """
     from backbone.solver.te.instance import build_instance
 
+    k_paths = int(renamed("build_formulation", "k", k, "k_paths", k_paths, 4))
     inst = net_or_inst if isinstance(net_or_inst, TEInstance) else build_instance(net_or_inst)
     if formulation == "path":
-        form = build_path_formulation(inst, k, disjoint, deadline)
+        form = build_path_formulation(inst, k_paths, disjoint, deadline)
     elif formulation == "edge":
-        form = build_edge_formulation(inst, k, disjoint, deadline)
+        form = build_edge_formulation(inst, k_paths, disjoint, deadline)
     else:
         raise ValueError(f"unknown formulation {formulation!r}")
     if deadline is not None:

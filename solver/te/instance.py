@@ -69,7 +69,8 @@ class TEInstance:
     slo_one_way_ms: np.ndarray
     reason: np.ndarray
     path_provider: Callable[..., Any] | None = None
-    """Optional replacement for :func:`backbone.solver.paths.candidate_paths` (same signature); failure
+    """Optional replacement for :func:`backbone.solver.paths.candidate_paths`, called as
+    ``path_provider(net, pairs, k_paths=..., max_latency_ms=..., disjoint=...)``; failure
     sweeps pass one that derives the failed topology's paths from the intact network's."""
 
     @property

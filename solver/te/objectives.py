@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import TimeLimitReached
@@ -126,13 +127,13 @@ class _Runner:
     with its coefficients; :func:`block_values` reads it back as zeros.
     """
 
-    def __init__(self, form: Formulation, backend: str, time_limit: float,
+    def __init__(self, form: Formulation, backend: str, time_limit_s: float,
                  progress: Callable[[float, str], None], lp_method: str = "auto") -> None:
         self.form, self.backend, self.progress = form, backend, progress
         self.lp_method = lp_method
         self.lp = form.lp.copy()
         self.defaults = {b: self.lp.bounds(b) for b in self.lp.variables}
-        self.deadline = time.perf_counter() + time_limit
+        self.deadline = time.perf_counter() + time_limit_s
         self.stages: list[Stage] = []
         self.worst = Status.OPTIMAL
         self.timed_out = False
@@ -208,8 +209,9 @@ def _hold(opt: float, scale: float) -> float:
 
 
 def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backend: str = "highs",
-                  time_limit: float = 60.0, ceiling: float | None = None, latency_tiebreak: bool = False,
-                  progress: Callable[[float, str], None] | None = None, lp_method: str = "auto") -> Outcome:
+                  time_limit_s: float = 60.0, utilisation_ceiling: float | None = None, latency_tiebreak: bool = False,
+                  progress: Callable[[float, str], None] | None = None, lp_method: str = "auto",
+                  time_limit: float | None = None, ceiling: float | None = None) -> Outcome:
     """Solve ``objective`` on a built formulation.
 
     Parameters
@@ -218,7 +220,9 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         From :func:`backbone.solver.te.formulations.build_formulation`.
     objective
         One of :data:`OBJECTIVES`.
-    ceiling
+    time_limit_s
+        Seconds for all the objective's stages.
+    utilisation_ceiling
         Utilisation ceiling for capacity rows (``load <= ceiling * cap``); default 1.0, 0.8 for
         ``min-latency``. Ignored by ``min-mlu``.
     latency_tiebreak
@@ -226,14 +230,19 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
     lp_method
         ``auto`` | ``simplex`` | ``ipm``, the backend-neutral choice each adapter translates
         (see :func:`backbone.solver.problem.solve`).
+    time_limit, ceiling
+        Deprecated spellings of ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
+        :class:`DeprecationWarning`).
 
     Raises
     ------
     SolverError
         Backend trouble or a time limit hit before any feasible solution.
     """
+    time_limit_s = float(renamed("run_objective", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0))
+    ceiling = renamed("run_objective", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
     progress = progress or (lambda f, m: None)
-    run = _Runner(form, backend, time_limit, progress, lp_method)
+    run = _Runner(form, backend, time_limit_s, progress, lp_method)
     n_lp = len(form.lp_demands)
     h = inst.demand_gbps[form.lp_demands]
     if ceiling is None:

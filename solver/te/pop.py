@@ -44,11 +44,11 @@ _JOBS: list[tuple[Any, ...]] = []
 
 def _solve_part(i: int) -> dict[str, Any]:
     sub, objective, k, backend, time_limit, ceiling, lp_method, deadline = _JOBS[i]
-    form = build_formulation(sub, "path", k=k, deadline=deadline)
+    form = build_formulation(sub, "path", k_paths=k, deadline=deadline)
     time_limit = min(time_limit, deadline.remaining() if deadline is not None else time_limit)
     if time_limit <= 0.05:
         raise TimeLimitReached("time limit reached before a POP sub-problem could be solved")
-    out = run_objective(form, sub, objective, backend=backend, time_limit=time_limit, ceiling=ceiling,
+    out = run_objective(form, sub, objective, backend=backend, time_limit_s=time_limit, utilisation_ceiling=ceiling,
                         lp_method=lp_method)
     sol = out.solution
     arc_load, splits = form.extract(sol)

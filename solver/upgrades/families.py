@@ -26,21 +26,21 @@ UNMET_PENALTY_USD_PER_GBPS = 1e7
 upgrades are never traded for unmet demand that capacity could carry."""
 
 
-def state_paths(net: Network, failed: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+def state_paths(net: Network, failed: Sequence[str], k_paths: int) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
     """(var_demand, var_path, arc incidence of the variables) for one state, on the intact link
-    index: the TE admissible-path rule applied to the state's candidate paths."""
+    index: the TE admissible-path rule applied to the state's ``k_paths`` candidate paths."""
     from backbone.solver.paths import candidate_paths, paths_after_failure
     from backbone.solver.te.formulations import admissible_paths
     from backbone.solver.te.instance import build_instance
 
-    def provider(n: Network, pairs: pd.DataFrame, k: int, max_latency_ms: Any, disjoint: bool) -> Any:
+    def provider(n: Network, pairs: pd.DataFrame, k_paths: int, max_latency_ms: Any, disjoint: bool) -> Any:
         if not failed:
-            return candidate_paths(n, pairs, k=k, max_latency_ms=max_latency_ms)
-        return paths_after_failure(n, list(failed), pairs, k=k, max_latency_ms=max_latency_ms)
+            return candidate_paths(n, pairs, k_paths=k_paths, max_latency_ms=max_latency_ms)
+        return paths_after_failure(n, list(failed), pairs, k_paths=k_paths, max_latency_ms=max_latency_ms)
 
     inst = build_instance(net, provider)
     demands = np.flatnonzero(inst.demand_gbps > 0)
-    dp = admissible_paths(inst, demands, k, False)
+    dp = admissible_paths(inst, demands, k_paths, False)
     if dp.paths is None or len(dp.var_path) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), sp.csr_matrix((0, 2 * len(net.links)))
     return dp.var_demand, dp.var_path, dp.paths.arc_incidence[dp.var_path]
@@ -60,17 +60,17 @@ def state_demand_rows(lp: LinearProgram, var_demand: Sequence[np.ndarray], h: np
                                          "unmet": sp.identity(S * D, format="csr")}, lower=h, upper=h, index=index)
 
 
-def state_capacity_rows(lp: LinearProgram, incidences: Sequence[sp.spmatrix], ceiling: np.ndarray, mod: np.ndarray,
-                        cap: np.ndarray, block: str = "modules", cols: np.ndarray | None = None,
+def state_capacity_rows(lp: LinearProgram, incidences: Sequence[sp.spmatrix], utilisation_ceiling: np.ndarray,
+                        mod: np.ndarray, cap: np.ndarray, block: str = "modules", cols: np.ndarray | None = None,
                         level: str = "state") -> Block:
     """Capacity family, one block of rows per state ``s`` and arc ``a`` of link ``l``:
     ``A_s^T f_s - t_s m_l y_l <= t_s cap_l``.
 
-    ``incidences[s]`` is the path x arc incidence of state ``s``, ``ceiling[s]`` its utilisation ceiling ``t_s``;
+    ``incidences[s]`` is the path x arc incidence of state ``s``, ``utilisation_ceiling[s]`` its ceiling ``t_s``;
     ``y`` is variable block ``block``, its column for each row ``cols`` (default: the row's link).
     """
     S, L = len(incidences), len(cap)
-    t = np.repeat(np.asarray(ceiling, float), 2 * L)
+    t = np.repeat(np.asarray(utilisation_ceiling, float), 2 * L)
     arc_link = np.tile(np.concatenate([np.arange(L), np.arange(L)]), S)
     flow = (sp.block_diag([inc.T for inc in incidences], format="csr") if S
             else sp.csr_matrix((0, lp.variables["flow"].size)))

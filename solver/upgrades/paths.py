@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.solver.problem import INF, LinearProgram, solve
 from backbone.solver.progress import ProgressFn, no_progress
@@ -74,21 +75,27 @@ class PathUpgradeResult:
         }
 
 
-def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = ((),), ceiling: float = 0.8,
-                       k: int = 4, time_limit: float = 60.0, backend: str = "highs", mip_gap: float = 1e-4,
-                       state_names: Sequence[str] | None = None,
-                       progress: ProgressFn | None = None) -> PathUpgradeResult:
-    """Cheapest module upgrades so every state's traffic fits within ``ceiling`` over its
+def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = ((),), utilisation_ceiling: float = 0.8,
+                       k_paths: int = 4, time_limit_s: float = 60.0, backend: str = "highs", mip_gap: float = 1e-4,
+                       state_names: Sequence[str] | None = None, progress: ProgressFn | None = None, *,
+                       ceiling: float | None = None, k: int | None = None, time_limit: float | None = None,
+                       ) -> PathUpgradeResult:
+    """Cheapest module upgrades so every state's traffic fits within ``utilisation_ceiling`` over its
     latency-admissible candidate paths.
 
     Parameters
     ----------
     failure_sets
         Failed link ids per state; include ``()`` for the intact network.
-    ceiling
+    utilisation_ceiling
         Utilisation ceiling in (0, 1].
-    k
+    k_paths
         Candidate paths per demand (as in TE).
+    time_limit_s
+        Seconds for the MIP.
+    ceiling, k, time_limit
+        Deprecated spellings of ``utilisation_ceiling``, ``k_paths`` and ``time_limit_s`` (they warn with
+        :class:`DeprecationWarning`).
 
     Raises
     ------
@@ -97,6 +104,9 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
     """
     from backbone.errors import SolverError, ValidationError
 
+    ceiling = float(renamed("plan_path_upgrades", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, 0.8))
+    k_paths = int(renamed("plan_path_upgrades", "k", k, "k_paths", k_paths, 4))
+    time_limit_s = float(renamed("plan_path_upgrades", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0))
     progress = progress or no_progress
     if not 0 < ceiling <= 1:
         raise ValidationError(f"utilisation ceiling must be in (0, 1], got {ceiling}")
@@ -112,7 +122,7 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
     per_state = []
     for i, failed in enumerate(failure_sets):  # one family of blocks per state
         progress(0.4 * i / max(1, len(failure_sets)), f"candidate paths for state {i + 1}/{len(failure_sets)}")
-        per_state.append(state_paths(net, failed, k))
+        per_state.append(state_paths(net, failed, k_paths))
     S = len(per_state)
     n_vars = np.array([len(vd) for vd, _, _ in per_state])
     offsets = np.concatenate([[0], np.cumsum(n_vars)])
@@ -134,7 +144,7 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
     state_demand_rows(lp, [vd for vd, _, _ in per_state], h_all, unmet_index)
     state_capacity_rows(lp, [inc for _, _, inc in per_state], np.full(S, ceiling), mod, cap)
     progress(0.45, f"solving: {lp.n_cols:,} columns, {lp.n_rows:,} rows, {S} states")
-    sol = solve(lp, backend=backend, time_limit_s=time_limit, mip_gap=mip_gap)
+    sol = solve(lp, backend=backend, time_limit_s=time_limit_s, mip_gap=mip_gap)
     if not sol.status.has_solution:
         raise SolverError(f"upgrade plan: {sol.status.value} after {sol.solve_seconds:.1f} s ({sol.message})")
     y = np.round(sol.values("modules").to_numpy())
@@ -159,13 +169,15 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
 
 
 def verify_path_upgrades(net: Network, result: PathUpgradeResult, failure_sets: Sequence[Sequence[str]],
-                         k: int = 4, tol: float = 1e-6) -> dict[str, Any]:
+                         k_paths: int = 4, tol: float = 1e-6, *, k: int | None = None) -> dict[str, Any]:
     """Independent check: install the upgrades, re-route every state with TE (min-MLU over the
     same candidate paths, a different model and code path) and confirm each state's utilisation
     stays within the ceiling, apart from demand that had no admissible path at all.
 
-    Returns ``{"ok": bool, "states": [{state, mlu, unmet_gbps, ok}], "checked": [...]}``.
+    Returns ``{"ok": bool, "states": [{state, mlu, unmet_gbps, ok}], "checked": [...]}``. ``k`` is a deprecated
+    spelling of ``k_paths`` (it warns with :class:`DeprecationWarning`).
     """
+    k_paths = int(renamed("verify_path_upgrades", "k", k, "k_paths", k_paths, 4))
     from backbone.solver.te import solve_te
 
     added = dict(zip(result.upgrades["link"], result.upgrades["added_gbps"], strict=True))
@@ -173,7 +185,7 @@ def verify_path_upgrades(net: Network, result: PathUpgradeResult, failure_sets: 
     rows = []
     for name, failed in zip(result.states, failure_sets, strict=True):
         state_net = upgraded.fail_links(list(failed)) if failed else upgraded
-        te = solve_te(state_net, "min-mlu", formulation="path", k_paths=k)
+        te = solve_te(state_net, "min-mlu", formulation="path", k_paths=k_paths)
         unmet = float(te.demands["unmet_gbps"].sum())
         ok = te.mlu <= result.ceiling + tol and unmet <= result.unmet_gbps_by_state.get(name, 0.0) + 1e-6 * max(
             1.0, float(net.demands["demand_gbps"].sum()))

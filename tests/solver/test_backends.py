@@ -319,9 +319,9 @@ def _lying_highs(monkeypatch, always: bool = False):  # type: ignore[no-untyped-
     real = HighsBackend.solve
     calls: list[dict[str, object]] = []
 
-    def solve(self, lp, time_limit, mip_gap, threads, **options):  # type: ignore[no-untyped-def]
+    def solve(self, lp, time_limit_s, mip_gap, threads, **options):  # type: ignore[no-untyped-def]
         calls.append(dict(options))
-        sol = real(self, lp, time_limit, mip_gap, threads, **options)
+        sol = real(self, lp, time_limit_s, mip_gap, threads, **options)
         if sol.x is not None and (always or "start" in options):
             sol.objective -= 5.0
             sol.bound = sol.objective

@@ -43,7 +43,7 @@ HAND_COMPUTED = [
 @pytest.mark.parametrize(("name", "code", "optimum"), HAND_COMPUTED)
 def test_hand_computed_optimum_and_independent_check(name: str, code: str, optimum: float) -> None:
     _, _, inst = load_instance(DATA / f"{name}.txt", code)
-    sol = solve_design(inst, time_limit=LIMIT)
+    sol = solve_design(inst, time_limit_s=LIMIT)
     assert sol.status == "optimal"
     assert sol.cost == pytest.approx(optimum, abs=1e-6)
     assert sol.lower_bound == pytest.approx(optimum, abs=1e-6)
@@ -57,13 +57,13 @@ def test_hand_computed_optimum_and_independent_check(name: str, code: str, optim
 @pytest.mark.parametrize(("name", "code", "optimum"), [HAND_COMPUTED[0], HAND_COMPUTED[5], HAND_COMPUTED[7]])
 def test_objective_equal_across_mip_backends(backend: str, name: str, code: str, optimum: float) -> None:
     _, _, inst = load_instance(DATA / f"{name}.txt", code)
-    sol = solve_design(inst, time_limit=LIMIT, backend=backend)
+    sol = solve_design(inst, time_limit_s=LIMIT, backend=backend)
     assert sol.cost == pytest.approx(optimum, abs=1e-6)
 
 
 def test_explicit_design_differs_from_modular() -> None:
     _, _, inst = load_instance(DATA / "explicit.txt", "U-U-E-N-C-A-N-N")
-    sol = solve_design(inst, time_limit=LIMIT)
+    sol = solve_design(inst, time_limit_s=LIMIT)
     per_link = np.bincount(inst.modules["link"].to_numpy(int), weights=sol.counts, minlength=3)
     assert per_link.max() <= 1  # at most one explicit capacity per link
 
@@ -95,7 +95,7 @@ def test_cut_set_rows_are_valid_and_tighten_the_lp() -> None:
 
 def test_solution_file_round_trip(tmp_path: Path) -> None:
     snd, model, inst = load_instance(DATA / "routing.txt", "U-U-M-N-C-A-N-U")
-    sol = solve_design(inst, time_limit=LIMIT)
+    sol = solve_design(inst, time_limit_s=LIMIT)
     path = write_solution(tmp_path / "routing.sol", snd, model, inst, sol)
     back = parse_solution(path)
     assert back.capacities() == pytest.approx({"AB": 20.0, "BC": 20.0, "AC": 20.0})
@@ -143,7 +143,7 @@ def test_polska_directed_bidirected_small_gap() -> None:
     """A real SNDlib instance: the design is verified independently and the gap is small."""
     path = conformance_dir() / "sndlib" / "native" / "polska" / "polska.txt"
     _, _, inst = load_instance(path, "D-B-M-N-C-A-N-N")
-    sol = solve_design(inst, time_limit=LIMIT)
+    sol = solve_design(inst, time_limit_s=LIMIT)
     assert sol.counts is not None and sol.gap is not None and sol.gap <= 0.02
     check = check_design(inst, configurations_from_counts(inst, sol.counts))
     assert check.ok and check.total_cost == pytest.approx(sol.cost, rel=1e-6)
@@ -169,12 +169,12 @@ def _upgrade_net(max_capacity: float = 100.0) -> Any:
 ])
 def test_design_upgrades_hand_computed(survive: str, ceiling: float, cost: float) -> None:
     net = _upgrade_net()
-    res = design_upgrades(net, survive, ceiling, time_limit=LIMIT)  # type: ignore[arg-type]
+    res = design_upgrades(net, survive, ceiling, time_limit_s=LIMIT)  # type: ignore[arg-type]
     assert res.status == "optimal"
     assert res.cost_usd == pytest.approx(cost)
     assert res.upgrades["cost_usd"].sum() == pytest.approx(cost)
     upgraded = net.upgrade_links(dict(zip(res.upgrades["link"], res.upgrades["added_gbps"], strict=True)))
-    check = design_upgrades(upgraded, survive, ceiling, time_limit=LIMIT)  # type: ignore[arg-type]
+    check = design_upgrades(upgraded, survive, ceiling, time_limit_s=LIMIT)  # type: ignore[arg-type]
     assert check.cost_usd == pytest.approx(0.0)  # the upgraded network needs nothing more
     assert set(res.map["link_values"]["added_gbps"]) == {"AB", "BC", "AC"}
     verify = check_design(res.instance, configurations_from_counts(res.instance, res.solution.counts))
@@ -184,14 +184,14 @@ def test_design_upgrades_hand_computed(survive: str, ceiling: float, cost: float
 def test_design_upgrades_candidate_link() -> None:
     net = _upgrade_net(max_capacity=10.0)  # existing links cannot grow
     cand = CandidateLink(site_a="A", site_b="C", module_gbps=10, module_cost_usd=7, id="AC2")
-    res = design_upgrades(net, "none", 0.5, time_limit=LIMIT, candidates=[cand])
+    res = design_upgrades(net, "none", 0.5, time_limit_s=LIMIT, candidates=[cand])
     assert res.cost_usd == pytest.approx(7.0)
     assert res.upgrades.set_index("link").loc["AC2", "new"]
 
 
 def test_design_upgrades_infeasible_when_limits_bind() -> None:
     with pytest.raises(InfeasibleError):
-        design_upgrades(_upgrade_net(max_capacity=10.0), "none", 0.5, time_limit=LIMIT)
+        design_upgrades(_upgrade_net(max_capacity=10.0), "none", 0.5, time_limit_s=LIMIT)
 
 
 def test_run_task_sndlib_and_upgrade(tmp_path: Path) -> None:
@@ -242,7 +242,7 @@ def test_polska_from_the_scenario_alone() -> None:
     net = network_from_dict(network_to_dict(load_scenario(path)))
     res = run_task("design", net, {"model": "D-B-M-N-C-A-N-N", "time_limit": LIMIT, "verify": True})
     _, _, inst = load_instance(path, "D-B-M-N-C-A-N-N")
-    direct = solve_design(inst, time_limit=LIMIT)
+    direct = solve_design(inst, time_limit_s=LIMIT)
     assert res.summary["verification"]["ok"]
     assert res.summary["lower_bound"] <= direct.cost * (1 + 1e-6) and direct.lower_bound <= res.summary["cost"] * (1 + 1e-6)
 

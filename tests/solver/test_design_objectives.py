@@ -26,9 +26,9 @@ CASES = [("abilene", "U-U-M-N-C-A-N-N", 20.0), ("abilene", "D-B-M-N-C-A-N-N", 20
 def test_reported_objective_is_the_designs_cost(network: str, model: str, time_limit: float) -> None:
     snd = parse_sndlib(conformance_dir() / "sndlib" / "native" / network / f"{network}.txt")
     inst = build_instance(snd, parse_model_code(model))
-    sol = solve_design(inst, time_limit=time_limit)
+    sol = solve_design(inst, time_limit_s=time_limit)
     assert sol.counts is not None and sol.status in ("optimal", "feasible")
-    check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit=60.0,
+    check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit_s=60.0,
                          reported_cost=sol.cost, reported_optimal=sol.status == "optimal")
     assert check.ok, check.report.violations
     assert "reported objective" in check.report.checked

@@ -181,3 +181,108 @@ def _deprecated(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, set[str]
     assert len(said) == len(set(said)) and all(w.filename == __file__ for w in caught
                                                 if issubclass(w.category, DeprecationWarning))
     return out, set(said)
+
+
+def test_candidate_paths_take_k_paths_and_warn_on_k(triangle: Any) -> None:
+    """``candidate_paths`` and ``paths_after_failure`` are spelt ``k_paths``; ``k=`` still works, with a warning."""
+    import warnings
+
+    from backbone.solver.paths import candidate_paths, paths_after_failure
+
+    pairs = [("A", "C"), ("B", "C")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = candidate_paths(triangle, pairs, k_paths=1, cache=False)
+        after = paths_after_failure(triangle, ["AC"], pairs, k_paths=1)
+    old, said = _deprecated(candidate_paths, triangle, pairs, k=1, cache=False)
+    assert said == {"candidate_paths: k= is deprecated; use k_paths="}
+    assert old.n_paths == new.n_paths == 2 and (old.path_pair == new.path_pair).all()
+    old_after, said = _deprecated(paths_after_failure, triangle, ["AC"], pairs, k=1)
+    assert said == {"paths_after_failure: k= is deprecated; use k_paths="}
+    assert [old_after.path_links(i) for i in range(old_after.n_paths)] == \
+        [after.path_links(i) for i in range(after.n_paths)]
+    with pytest.raises(TypeError, match="k_paths"):
+        _deprecated(candidate_paths, triangle, pairs, k=1, k_paths=2)
+
+
+def test_design_functions_take_the_options_names_and_warn_on_the_old_ones(triangle: Any) -> None:
+    """``solve_design``, ``check_design``, ``evaluate_design``, ``design_upgrades``, ``instance_from_network``,
+    ``plan_path_upgrades`` and ``verify_path_upgrades`` are spelt as the options; the old keywords still work."""
+    import warnings
+
+    from backbone.solver.checks.design import check_design, configurations_from_counts
+    from backbone.solver.design import evaluate_design, solve_design
+    from backbone.solver.upgrades import plan_path_upgrades, verify_path_upgrades
+    from backbone.solver.upgrades.edge import design_upgrades, instance_from_network
+
+    triangle = triangle.copy_with(links=triangle.links.assign(module_gbps=10.0, max_capacity_gbps=100.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        inst = instance_from_network(triangle, "none", utilisation_ceiling=0.5)
+        sol = solve_design(inst, time_limit_s=30)
+        check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit_s=30)
+        evaluated = evaluate_design(inst, sol.counts, time_limit_s=30)
+        upgrades = design_upgrades(triangle, "none", utilisation_ceiling=0.5, time_limit_s=30)
+        path_plan = plan_path_upgrades(triangle, [()], utilisation_ceiling=0.5, k_paths=2, time_limit_s=30)
+        assert verify_path_upgrades(triangle, path_plan, [()], k_paths=2)["ok"]
+    assert check.report.ok and evaluated is not None
+    old_inst, said = _deprecated(instance_from_network, triangle, "none", ceiling=0.5)
+    assert said == {"instance_from_network: ceiling= is deprecated; use utilisation_ceiling="}
+    assert old_inst.modules.equals(inst.modules)
+    old_sol, said = _deprecated(solve_design, inst, time_limit=30)
+    assert said == {"solve_design: time_limit= is deprecated; use time_limit_s="}
+    assert old_sol.cost == pytest.approx(sol.cost)
+    old_check, said = _deprecated(check_design, inst, configurations_from_counts(inst, sol.counts), time_limit=30)
+    assert said == {"check_design: time_limit= is deprecated; use time_limit_s="} and old_check.report.ok
+    old_eval, said = _deprecated(evaluate_design, inst, sol.counts, time_limit=30)
+    assert said == {"evaluate_design: time_limit= is deprecated; use time_limit_s="}
+    assert old_eval is not None and old_eval.cost == pytest.approx(evaluated.cost)
+    with pytest.raises(TypeError, match="time_limit_s is required"):
+        evaluate_design(inst, sol.counts)
+    old_upgrades, said = _deprecated(design_upgrades, triangle, "none", ceiling=0.5, time_limit=30)
+    assert said == {"design_upgrades: ceiling= is deprecated; use utilisation_ceiling=",
+                    "design_upgrades: time_limit= is deprecated; use time_limit_s="}
+    assert old_upgrades.cost_usd == pytest.approx(upgrades.cost_usd) and old_upgrades.ceiling == 0.5
+    old_plan, said = _deprecated(plan_path_upgrades, triangle, [()], ceiling=0.5, k=2, time_limit=30)
+    assert said == {f"plan_path_upgrades: {old}= is deprecated; use {new}=" for old, new in (
+        ("ceiling", "utilisation_ceiling"), ("k", "k_paths"), ("time_limit", "time_limit_s"))}
+    assert old_plan.cost_usd == pytest.approx(path_plan.cost_usd) and old_plan.ceiling == 0.5
+    verified, said = _deprecated(verify_path_upgrades, triangle, path_plan, [()], k=2)
+    assert said == {"verify_path_upgrades: k= is deprecated; use k_paths="} and verified["ok"]
+    with pytest.raises(TypeError, match="time_limit_s"):
+        _deprecated(design_upgrades, triangle, "none", time_limit=30, time_limit_s=20)
+
+
+def test_formulation_functions_take_the_options_names_and_warn_on_the_old_ones(triangle: Any) -> None:
+    """``build_formulation`` (and its path / edge builders) take ``k_paths``; ``run_objective`` takes
+    ``time_limit_s`` and ``utilisation_ceiling``; the old keywords still work, with a warning."""
+    import warnings
+
+    from backbone.solver.te.formulations import (
+        build_edge_formulation,
+        build_formulation,
+        build_path_formulation,
+    )
+    from backbone.solver.te.instance import build_instance
+    from backbone.solver.te.objectives import run_objective
+
+    inst = build_instance(triangle)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        form = build_formulation(inst, "path", k_paths=1)
+        out = run_objective(form, inst, "max-throughput", time_limit_s=30, utilisation_ceiling=0.5)
+        build_path_formulation(inst, k_paths=1)
+        build_edge_formulation(inst, k_paths=1)
+    old_form, said = _deprecated(build_formulation, inst, "path", k=1)
+    assert said == {"build_formulation: k= is deprecated; use k_paths="}
+    assert old_form.lp.n_cols == form.lp.n_cols
+    assert old_form.lp.n_cols < build_formulation(inst, "path", k_paths=4).lp.n_cols  # k=1 really limits paths
+    for builder in (build_path_formulation, build_edge_formulation):
+        _, said = _deprecated(builder, inst, k=1)
+        assert said == {f"{builder.__name__}: k= is deprecated; use k_paths="}
+    old_out, said = _deprecated(run_objective, form, inst, "max-throughput", time_limit=30, ceiling=0.5)
+    assert said == {"run_objective: time_limit= is deprecated; use time_limit_s=",
+                    "run_objective: ceiling= is deprecated; use utilisation_ceiling="}
+    assert old_out.objective_value == pytest.approx(out.objective_value)
+    with pytest.raises(TypeError, match="utilisation_ceiling"):
+        _deprecated(run_objective, form, inst, "max-throughput", ceiling=0.5, utilisation_ceiling=0.7)

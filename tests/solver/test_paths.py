@@ -75,7 +75,7 @@ def _check_incidences(net: Network, ps: PathSet) -> None:
 
 
 def test_triangle_two_paths_both_directions(triangle: Network) -> None:
-    ps = candidate_paths(triangle, [("A", "C"), ("C", "A")], k=4, cache=False)
+    ps = candidate_paths(triangle, [("A", "C"), ("C", "A")], k_paths=4, cache=False)
     assert ps.paths_per_pair.tolist() == [2, 2]
     assert [ps.path_links(i) for i in ps.pair_paths(0)] == [["AC"], ["AB", "BC"]]
     assert [ps.path_sites(i) for i in ps.pair_paths(1)] == [["C", "A"], ["C", "B", "A"]]
@@ -94,7 +94,7 @@ def test_same_latencies_as_networkx_yen(seed: int) -> None:
         g.add_edge(r.site_a, r.site_b, weight=r.latency_ms)
     pairs = list(itertools.permutations(net.sites.index, 2))
     k = 4
-    ps = candidate_paths(net, pairs, k=k, cache=False)
+    ps = candidate_paths(net, pairs, k_paths=k, cache=False)
     _check_incidences(net, ps)
     for row, (s, t) in enumerate(pairs):
         ref = [nx.path_weight(g, p, "weight") for p in itertools.islice(nx.shortest_simple_paths(g, s, t, "weight"), k)]
@@ -105,7 +105,7 @@ def test_same_latencies_as_networkx_yen(seed: int) -> None:
 def test_parallel_links_are_distinct_paths() -> None:
     net = _random_net(n=6, m=8, seed=3, parallel=3)
     pairs = list(itertools.permutations(net.sites.index, 2))
-    ps = candidate_paths(net, pairs, k=6, cache=False)
+    ps = candidate_paths(net, pairs, k_paths=6, cache=False)
     _check_incidences(net, ps)
     # reference: networkx on a simple graph where each parallel link gets its own midpoint node
     g = nx.Graph()
@@ -129,17 +129,17 @@ def test_pairs_with_fewer_than_k_paths_terminate_fast() -> None:
     links += [{"id": "ring1", "site_a": "s50", "site_b": "s59", "capacity_gbps": 10, "latency_ms": 1.0}]
     net = make_network(sites, links)
     pairs = list(itertools.permutations(net.sites.index, 2))
-    ps = candidate_paths(net, pairs, k=4, cache=False)
+    ps = candidate_paths(net, pairs, k_paths=4, cache=False)
     assert ps.paths_per_pair.min() == 1 and ps.paths_per_pair.max() == 2
     _check_incidences(net, ps)
 
 
 def test_latency_limit_scalar_and_per_pair(triangle: Network) -> None:
-    ps = candidate_paths(triangle, [("A", "C"), ("A", "B"), ("B", "C")], k=4, max_latency_ms=1.5, cache=False)
+    ps = candidate_paths(triangle, [("A", "C"), ("A", "B"), ("B", "C")], k_paths=4, max_latency_ms=1.5, cache=False)
     assert ps.paths_per_pair.tolist() == [1, 1, 1]
-    ps = candidate_paths(triangle, [("A", "C"), ("A", "B")], k=4, max_latency_ms=[np.nan, 0.5], cache=False)
+    ps = candidate_paths(triangle, [("A", "C"), ("A", "B")], k_paths=4, max_latency_ms=[np.nan, 0.5], cache=False)
     assert ps.paths_per_pair.tolist() == [2, 0]  # B unreachable within 0.5 ms: zero candidates
-    full = candidate_paths(triangle, [("A", "C"), ("A", "B")], k=4, cache=False)
+    full = candidate_paths(triangle, [("A", "C"), ("A", "B")], k_paths=4, cache=False)
     limited = full.restrict([1.0, 5.0])
     assert limited.paths_per_pair.tolist() == [1, 2]
     _check_incidences(triangle, limited)
@@ -149,8 +149,8 @@ def test_restrict_matches_search_limit() -> None:
     net = _random_net(n=12, m=22, seed=11)
     pairs = list(itertools.permutations(net.sites.index, 2))
     limits = np.random.default_rng(0).uniform(2, 9, len(pairs))
-    a = candidate_paths(net, pairs, k=3, cache=False).restrict(limits)
-    b = candidate_paths(net, pairs, k=3, max_latency_ms=limits, cache=False)
+    a = candidate_paths(net, pairs, k_paths=3, cache=False).restrict(limits)
+    b = candidate_paths(net, pairs, k_paths=3, max_latency_ms=limits, cache=False)
     np.testing.assert_array_equal(a.paths_per_pair, b.paths_per_pair)
     np.testing.assert_allclose(a.path_latency_ms, b.path_latency_ms)
 
@@ -158,9 +158,9 @@ def test_restrict_matches_search_limit() -> None:
 def test_disjoint_paths_share_no_link() -> None:
     net = _random_net(n=12, m=24, seed=5)
     pairs = list(itertools.permutations(net.sites.index, 2))
-    ps = candidate_paths(net, pairs, k=3, disjoint=True, cache=False)
+    ps = candidate_paths(net, pairs, k_paths=3, disjoint=True, cache=False)
     _check_incidences(net, ps)
-    shortest = candidate_paths(net, pairs, k=1, cache=False)
+    shortest = candidate_paths(net, pairs, k_paths=1, cache=False)
     for row in range(0, len(pairs), 7):  # a sample: each check below re-solves on a reduced network
         idx = ps.pair_paths(row)
         use = ps.link_incidence[idx].toarray()
@@ -170,7 +170,7 @@ def test_disjoint_paths_share_no_link() -> None:
         for j in range(1, len(idx)):
             used = net.links.index[use[:j].sum(axis=0) > 0]
             rest = net.fail_links(used)
-            ref = candidate_paths(rest, [pairs[row]], k=1, cache=False)
+            ref = candidate_paths(rest, [pairs[row]], k_paths=1, cache=False)
             assert ps.path_latency_ms[idx[j]] == pytest.approx(ref.path_latency_ms[0])
 
 
@@ -178,26 +178,26 @@ def test_failures_without_links_and_top_up(submarine_cut: Network) -> None:
     net = _random_net(n=14, m=24, seed=7)
     pairs = list(itertools.permutations(net.sites.index, 2))
     failed = list(net.links.index[:3])
-    got = paths_after_failure(net, failed, pairs, k=4)
-    ref = candidate_paths(net.fail_links(failed), pairs, k=4, cache=False)
+    got = paths_after_failure(net, failed, pairs, k_paths=4)
+    ref = candidate_paths(net.fail_links(failed), pairs, k_paths=4, cache=False)
     assert got.link_ids.equals(net.links.index)
     np.testing.assert_array_equal(got.paths_per_pair, ref.paths_per_pair)
     np.testing.assert_allclose(got.path_latency_ms, ref.path_latency_ms)
     fail_cols = net.links.index.get_indexer(failed)
     assert got.link_incidence[:, fail_cols].nnz == 0
     _check_incidences(net, got)
-    cut = candidate_paths(submarine_cut, [("NY", "LON")], k=4).without_links(["tat-1", "tat-2"])
+    cut = candidate_paths(submarine_cut, [("NY", "LON")], k_paths=4).without_links(["tat-1", "tat-2"])
     assert cut.paths_per_pair.tolist() == [0]
 
 
 def test_cache_hits_and_topology_changes(triangle: Network) -> None:
     clear_cache()
-    a = candidate_paths(triangle, [("A", "C")], k=2)
-    assert candidate_paths(triangle, [("A", "C")], k=2) is a
-    assert candidate_paths(triangle.scale_demand(2.0), [("A", "C")], k=2) is a  # demand is not topology
-    b = candidate_paths(triangle.fail_links(["AC"]), [("A", "C")], k=2)
+    a = candidate_paths(triangle, [("A", "C")], k_paths=2)
+    assert candidate_paths(triangle, [("A", "C")], k_paths=2) is a
+    assert candidate_paths(triangle.scale_demand(2.0), [("A", "C")], k_paths=2) is a  # demand is not topology
+    b = candidate_paths(triangle.fail_links(["AC"]), [("A", "C")], k_paths=2)
     assert b is not a and b.paths_per_pair.tolist() == [1]
-    assert candidate_paths(triangle, [("A", "C")], k=2, cache=False) is not a
+    assert candidate_paths(triangle, [("A", "C")], k_paths=2, cache=False) is not a
 
 
 def test_bad_pairs_raise_validation_error(triangle: Network) -> None:
@@ -205,7 +205,7 @@ def test_bad_pairs_raise_validation_error(triangle: Network) -> None:
         candidate_paths(triangle, [("A", "X"), ("B", "B")], cache=False)
     assert len(err.value.problems) == 2
     with pytest.raises(ValidationError):
-        candidate_paths(triangle, [("A", "B")], k=0)
+        candidate_paths(triangle, [("A", "B")], k_paths=0)
 
 
 def test_dataframe_pairs_and_disconnected_sites() -> None:
@@ -224,7 +224,7 @@ def test_synthetic_backbone_paths_match_networkx_sample() -> None:
     rng = np.random.default_rng(1)
     sites = net.sites.index.to_numpy()
     pairs = [tuple(rng.choice(sites, 2, replace=False)) for _ in range(40)]
-    ps = candidate_paths(net, pairs, k=4, cache=False, workers=2)
+    ps = candidate_paths(net, pairs, k_paths=4, cache=False, workers=2)
     _check_incidences(net, ps)
     g = nx.Graph()
     for r in net.links.itertuples():

@@ -73,9 +73,9 @@ def test_a_generous_limit_still_solves_to_optimality() -> None:
 def test_path_search_checks_the_deadline_and_caches_nothing(big: Network) -> None:
     pairs = big.demands[["src", "dst"]]
     with pytest.raises(TimeLimitReached, match="candidate path search"):
-        candidate_paths(big, pairs, k=4, deadline=Deadline.after(-1.0))
+        candidate_paths(big, pairs, k_paths=4, deadline=Deadline.after(-1.0))
     # the stopped search left nothing in the cache: the same request completes in full
-    ps = candidate_paths(big, pairs.head(50), k=2, deadline=Deadline.after(60.0))
+    ps = candidate_paths(big, pairs.head(50), k_paths=2, deadline=Deadline.after(60.0))
     assert ps.n_paths >= 50
     assert issubclass(TimeLimitReached, SolverError)  # callers that do not recover report a solver error
 
@@ -86,7 +86,7 @@ def test_path_search_in_worker_processes_stops_too(big: Network) -> None:
     with pytest.raises(TimeLimitReached):
         # far less than the search needs (it spans several kernel calls per worker), so the check
         # between calls in a worker must fire however fast the machine is
-        candidate_paths(big, pairs, k=16, workers=2, cache=False, deadline=Deadline.after(0.02))
+        candidate_paths(big, pairs, k_paths=16, workers=2, cache=False, deadline=Deadline.after(0.02))
     assert time.perf_counter() - t0 <= 0.02 + SLACK_S
 
 

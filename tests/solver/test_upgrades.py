@@ -18,14 +18,14 @@ def tri(triangle: Network) -> Network:
 
 
 def test_no_upgrade_when_traffic_fits(tri: Network) -> None:
-    r = plan_path_upgrades(tri, [()], ceiling=1.0)
+    r = plan_path_upgrades(tri, [()], utilisation_ceiling=1.0)
     assert r.status == "optimal" and r.cost_usd == 0.0 and r.upgrades.empty
 
 
 def test_demand_beyond_the_upgrade_limit_is_reported(triangle: Network) -> None:
     """The fixture's 400 Gbps modules do not fit under its 40 Gbps upgrade limit: nothing can be
     bought, and the 5 Gbps that do not fit under a 50 % ceiling are reported unmet."""
-    r = plan_path_upgrades(triangle, [()], ceiling=0.5)
+    r = plan_path_upgrades(triangle, [()], utilisation_ceiling=0.5)
     assert r.upgrades.empty and r.unmet_gbps_by_state["intact"] == pytest.approx(5.0)
 
 
@@ -33,7 +33,7 @@ def test_demand_beyond_the_upgrade_limit_is_reported(triangle: Network) -> None:
 def test_cheapest_module_under_a_ceiling(tri: Network, backend: str) -> None:
     """15 Gbps A->C under a 50 % ceiling: one module on the direct link lets it carry 10 and
     A-B-C 5 (upgrading A-B-C instead needs two modules)."""
-    r = plan_path_upgrades(tri, [()], ceiling=0.5, backend=backend)
+    r = plan_path_upgrades(tri, [()], utilisation_ceiling=0.5, backend=backend)
     assert r.cost_usd == pytest.approx(MODULE_USD)
     assert list(r.upgrades["link"]) == ["AC"] and list(r.upgrades["modules"]) == [1]
     assert verify_path_upgrades(tri, r, [()])["ok"]
@@ -43,7 +43,7 @@ def test_failure_state_buys_the_detour(tri: Network) -> None:
     """Surviving the loss of A-C at 50 % puts all 15 Gbps on A-B-C: 15 <= 0.5 (10 + 10 y) needs
     two modules on each of its links (and then the intact network fits too)."""
     states = [(), ("AC",)]
-    r = plan_path_upgrades(tri, states, ceiling=0.5)
+    r = plan_path_upgrades(tri, states, utilisation_ceiling=0.5)
     assert r.cost_usd == pytest.approx(4 * MODULE_USD)
     assert dict(zip(r.upgrades["link"], r.upgrades["modules"], strict=True)) == {"AB": 2, "BC": 2}
     check = verify_path_upgrades(tri, r, states)
@@ -54,15 +54,15 @@ def test_slo_limits_the_paths_upgrades_may_use(tri: Network) -> None:
     """With an SLO that only the direct path meets, the detour cannot help: the direct link is upgraded
     even though A-B-C has spare capacity."""
     net = tri.copy_with(demands=tri.demands.assign(slo_rtt_ms=3.0))  # direct: 1 ms one way; A-B-C: 2 ms
-    r = plan_path_upgrades(net, [()], ceiling=1.0)
+    r = plan_path_upgrades(net, [()], utilisation_ceiling=1.0)
     assert list(r.upgrades["link"]) == ["AC"]
     # and the edge-based design (no latency limits) needs nothing
     from backbone.solver.upgrades import design_upgrades
 
-    assert design_upgrades(net, "none", 1.0, time_limit=30).cost_usd == pytest.approx(0.0)
+    assert design_upgrades(net, "none", 1.0, time_limit_s=30).cost_usd == pytest.approx(0.0)
 
 
 def test_verification_catches_missing_upgrades(tri: Network) -> None:
-    r = plan_path_upgrades(tri, [()], ceiling=0.5)
+    r = plan_path_upgrades(tri, [()], utilisation_ceiling=0.5)
     r.upgrades = r.upgrades.iloc[0:0]
     assert not verify_path_upgrades(tri, r, [()])["ok"]
