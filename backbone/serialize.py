@@ -71,3 +71,12 @@ def json_safe(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         return json_safe(obj.tolist())
     return obj
+
+
+def gbps_text(value: Any) -> str:
+    """Gbps with a thousands separator and one decimal, or ``unknown`` when not measured (None or NaN).
+
+    The one way every front door prints an unmet or impact figure that may be unknown (an overloaded state
+    whose shortfall was not measured), so unknown never reads as 0.
+    """
+    return f"{float(value):,.1f}" if value is not None and value == value else "unknown"

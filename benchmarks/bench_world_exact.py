@@ -77,7 +77,7 @@ def run_edge(n_cities: int, time_limit: float, reduced: bool, lp_method: str) ->
         form = build_formulation(ri, "edge")
         left = max(1.0, time_limit - (time.perf_counter() - t0))
         try:
-            out = run_objective(form, ri, "min-mlu", backend="highs", time_limit=left, lp_method=lp_method)
+            out = run_objective(form, ri, "min-mlu", backend="highs", time_limit_s=left, lp_method=lp_method)
         except TimeLimitReached:
             row.update(status="time_limit: no solution", seconds=time.perf_counter() - t0, peak_gb=_peak_gb(),
                        load_avg=os.getloadavg()[0])

@@ -252,7 +252,11 @@ def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps:
     idx = state.unmet_gbps.index
     base = baseline.unmet_gbps.reindex(idx).fillna(0.0)
     base_reason = baseline.reason.reindex(idx).fillna("")
-    extra = (state.unmet_gbps - base).clip(lower=0.0)
+    state_unmet = state.unmet_gbps
+    if not state.unmet_known:  # the SLO part is known all the same: no admissible path, whatever the capacity
+        routed = state.routing.demands["unmet_gbps"].reindex(idx).astype(float)
+        state_unmet = state_unmet.fillna(routed.where(state.reason == REASON_SLO))
+    extra = (state_unmet - base).clip(lower=0.0)
     slo_new = (state.reason == REASON_SLO) & (base_reason != REASON_SLO) & (extra > 0)
     slo_gbps = float(extra[slo_new].sum())
     # capacity and cut-apart demand: per class, the state's unmet minus the baseline's over the same
@@ -267,8 +271,9 @@ def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps:
             by_class[c] = v if v > tolerance_gbps * 1e-3 else 0.0
     unmet = float(sum(by_class.values()))
     disconnected = float(extra[(state.reason == REASON_DISCONNECTED) & rest].sum())
+    capacity = float(extra[(state.reason == REASON_CAPACITY) & rest].sum())
     if not (state.unmet_known and baseline.unmet_known):  # overloaded, shortfall not measured: not survived
-        unmet, by_class, disconnected = float("nan"), {}, float("nan")
+        unmet, by_class, disconnected, capacity = float("nan"), {}, float("nan"), float("nan")
     survived = bool(unmet + slo_gbps <= tolerance_gbps)
     viol = idx[slo_new]
     return {
@@ -276,7 +281,7 @@ def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps:
         "unmet_gbps": unmet,
         "unmet_by_class": by_class,
         "unmet_disconnected_gbps": disconnected,
-        "unmet_capacity_gbps": float(extra[(state.reason == REASON_CAPACITY) & rest].sum()),
+        "unmet_capacity_gbps": capacity,
         "slo_violation_gbps": slo_gbps,
         "slo_violations": len(viol),
         "slo_violation_demands": [str(x) for x in viol[:50]],

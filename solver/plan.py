@@ -168,5 +168,12 @@ def failure_before_after(before: list[dict[str, Any]], after: list[dict[str, Any
                      "unmet_gbps_after": None if x is None else x["unmet_gbps"],
                      "mlu_after": None if x is None else x["mlu"],
                      "survived_after": None if x is None else x["survived"]})
-    return sorted(rows, key=lambda r: (-(r["impact_gbps_before"] or 0.0), -(r["mlu_before"] or 0.0),
-                                       str(r["scenario"])))
+    return sorted(rows, key=_worst_first)
+
+
+def _worst_first(row: dict[str, Any]) -> tuple[bool, float, float, str]:
+    """Sort key of a before/after row: unknown impact first (NaN: shortfall not measured), then larger impact."""
+    impact = row["impact_gbps_before"]
+    unknown = impact is not None and impact != impact
+    return (not unknown, -(0.0 if unknown or impact is None else float(impact)), -(row["mlu_before"] or 0.0),
+            str(row["scenario"]))

@@ -11,6 +11,7 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import ValidationError
 from backbone.model import Network
+from backbone.serialize import gbps_text
 from backbone.solver.progress import ProgressFn
 
 __all__ = ["KIND_WORDS", "ReportOptions", "draw_images", "headline_text", "plan_map", "report_data"]
@@ -146,8 +147,8 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
         ("max link utilisation before → after", f"{100 * (summary['mlu'] or 0):.1f} % → "
                                                  f"{100 * (summary['mlu_after'] or 0):.1f} %"),
         ("traffic carried", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
-        ("unmet traffic (≤ 100 %) before → after", f"{(summary['unmet_gbps'] or 0):,.1f} → "
-                                                  f"{summary['unmet_gbps_after']:,.1f} Gbps"),
+        ("unmet traffic (≤ 100 %) before → after", f"{gbps_text(summary['unmet_gbps'])} → "
+                                                  f"{gbps_text(summary['unmet_gbps_after'])} Gbps"),
         (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
         ("failures not carried before → after", f"{summary['failures_with_unmet_demand']} → "
                                                 f"{summary['failures_with_unmet_demand_after']}"),

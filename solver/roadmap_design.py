@@ -223,5 +223,6 @@ def sweep_survivability(net: Network, kind: str, fail_opts: Any) -> dict[str, An
                                          "verify": False})
     scenarios = enumerate_scenarios(net, kind)  # type: ignore[arg-type]
     records = run_sweep(net, scenarios, sopts, None, SweepContext.build(net, sopts))
-    return {"failure_kind": kind, "states": len(records), "survived": sum(1 for r in records if r["survived"]),
-            "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
+    from backbone.solver.plan_states import survivability_summary
+
+    return survivability_summary(kind, {}, records)

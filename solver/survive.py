@@ -378,7 +378,8 @@ def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions
     tol = survive_tolerance_gbps(net)
     sopts = (sweep_options or FailureOptions.model_validate({})).model_copy(update={"kind": survive if survive != "none"
                                                                    else "srlg", "k_paths": k, "derate": None,
-                                                                   "scenarios": None, "verify": False})
+                                                                   "scenarios": None, "verify": False,
+                                                                   "method": "path"})  # the design's k paths
     scen_full: dict[str, FailureScenario] = {}
     if survive != "none":
         scen_full = {s.id: s for s in enumerate_scenarios(full, survive)}  # type: ignore[arg-type]

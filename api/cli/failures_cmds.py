@@ -17,6 +17,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
+from backbone.serialize import gbps_text
 from backbone.solver.failures.options import FailureOptions
 
 MAX_ROWS = 15
@@ -79,7 +80,7 @@ def _print(s: dict[str, Any]) -> None:
     base_gap = f" (gap {100 * b['gap']:.2f} %)" if srcflow and _known(b.get("gap")) else ""
     out_console.print(f"[bold]{s['scenarios_run']} scenarios[/] in {s['seconds']:.1f} s "
                       f"({s['scenarios_per_second'] or 0:.2f}/s, method {s.get('method', 'path')}); baseline: MLU "
-                      f"{100 * b['mlu']:.1f} %{base_gap}, unmet {_gbps(b['unmet_gbps'])} Gbps; survived "
+                      f"{100 * b['mlu']:.1f} %{base_gap}, unmet {gbps_text(b['unmet_gbps'])} Gbps; survived "
                       f"{s['survived']} of {s['scenarios_run']} ({s['overloaded']} overloaded{unknown})",
                       highlight=False)
     t = Table(title="worst scenarios (impact = unmet + SLO violations + lost, Gbps)", title_justify="left")
@@ -89,7 +90,7 @@ def _print(s: dict[str, Any]) -> None:
     for r in s["worst"][:MAX_ROWS]:
         style = "red" if not r["survived"] else ("yellow" if r["mlu"] > 0.8 else "")
         gap = (f"{100 * r['gap']:.2f} %" if _known(r["gap"]) else "-",) if srcflow else ()
-        t.add_row(r["scenario"], _gbps(r["impact_gbps"]), _gbps(r["unmet_gbps"]),
+        t.add_row(r["scenario"], gbps_text(r["impact_gbps"]), gbps_text(r["unmet_gbps"]),
                   f"{r['slo_violation_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %", *gap,
                   f"{r['p50_latency_inflation_ms']:.2f} / {r['p99_latency_inflation_ms']:.2f} / "
                   f"{r['worst_latency_inflation_ms']:.2f}", style=style)
@@ -110,6 +111,3 @@ def _known(v: Any) -> bool:
     return v is not None and v == v
 
 
-def _gbps(v: Any) -> str:
-    """Gbps with a thousands separator, or ``unknown`` (not measured: NaN or null)."""
-    return f"{v:,.1f}" if _known(v) else "unknown"

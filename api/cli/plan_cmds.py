@@ -17,6 +17,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
+from backbone.serialize import gbps_text
 from backbone.solver.tasks.plan_options import PlanOptions
 
 EXIT_VERIFY_FAILED = 5
@@ -94,7 +95,7 @@ def _print(s: dict[str, Any], out: Path) -> None:
               f"{'-' if s['placement_gap'] is None else format(s['placement_gap'], '.4%')})")
     t.add_row("inference served", f"{100 * (s['served_share'] or 0):.1f} %")
     t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} % -> {100 * (s['mlu_after'] or 0):.1f} % after")
-    t.add_row("unmet at <= 100 %", f"{s['unmet_gbps'] or 0:,.1f} -> {s['unmet_gbps_after']:,.1f} Gbps after")
+    t.add_row("unmet at <= 100 %", f"{gbps_text(s['unmet_gbps'])} -> {gbps_text(s['unmet_gbps_after'])} Gbps after")
     sv = s["survivability"]
     t.add_row(f"{s['failure_kind']} failures", f"{s['failure_scenarios']} swept; {s['failures_with_unmet_demand']} not "
               f"carried before, {s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "

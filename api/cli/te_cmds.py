@@ -105,8 +105,10 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
     imp = s.get("impact")
     if imp:
         by = ", ".join(f"{k} {v:,.1f}" for k, v in imp["unmet_by_class"].items() if v > 0)
+        at_most = (f"at most (shortfall solve {imp.get('status')}) "
+                   if imp.get("overloaded") and imp.get("status") != "optimal" else "")
         t.add_row("impact (at <= 100 %)", f"needs {100 * imp['mlu']:.1f} % utilisation; "
-                  f"{imp['unmet_gbps']:,.1f} Gbps cannot be carried" + (f" ({by})" if by else ""),
+                  f"{at_most}{imp['unmet_gbps']:,.1f} Gbps cannot be carried" + (f" ({by})" if by else ""),
                   style="bold red" if imp["unmet_gbps"] > 0 else "")
     t.add_row("weighted / worst latency", f"{_fmt(s.get('weighted_latency_ms'))} / {_fmt(s.get('worst_latency_ms'))}"
               " ms one-way")

@@ -296,8 +296,9 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         "mlu": ts.get("mlu"),
         "mlu_after": after_state.mlu,
         "carried_gbps": ts.get("carried_gbps"),
-        "unmet_gbps": (ts.get("impact") or {}).get("unmet_gbps", ts.get("unmet_gbps")),
-        "unmet_gbps_after": float(after_state.unmet_gbps.sum()),
+        "unmet_gbps": (ts["impact"]["unmet_gbps"] if ts.get("impact")  # overloaded, impact not measured: unknown
+                       else None if (ts.get("mlu") or 0.0) > 1 else ts.get("unmet_gbps")),
+        "unmet_gbps_after": after_state.unmet_total_gbps,
         "weighted_latency_ms": ts.get("weighted_latency_ms"),
         "failure_kind": fail_opts.kind,
         "failure_scenarios": fs.get("scenarios_run"),

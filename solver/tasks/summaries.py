@@ -130,7 +130,7 @@ class PlanSummary(Summary):
     mlu_after: float | None
     carried_gbps: float | None
     unmet_gbps: float | None
-    unmet_gbps_after: float
+    unmet_gbps_after: float | None
     weighted_latency_ms: float | None
     failure_kind: str
     failure_scenarios: int | None

@@ -62,10 +62,14 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
                 progress(0.8, "edge bound")
             edge = solve_te(net, opts.model_copy(update={"formulation": "edge", "time_limit_s": left(),
                                                          "latency_tiebreak": False, "method": "auto"}))
-            summary["edge_bound"] = edge.summary["objective_value"]
             notes.extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
             summary["edge_seconds"] = edge.summary["total_seconds"]
-            summary["gap_to_edge_bound"] = edge_gap(opts.objective, summary["objective_value"], summary["edge_bound"])
+            if edge.summary.get("status") == "optimal":  # a stopped edge solve's value is not a bound
+                summary["edge_bound"] = edge.summary["objective_value"]
+                summary["gap_to_edge_bound"] = edge_gap(opts.objective, summary["objective_value"],
+                                                        summary["edge_bound"])
+            else:
+                notes.append(f"edge bound not proven in the time left (edge LP {edge.summary.get('status')})")
     if opts.impact and opts.objective != "ecmp":
         from backbone.solver.impact import assess_state
 
@@ -76,7 +80,8 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
             return
         if progress:
             progress(0.9 * weight, "impact: traffic that cannot be carried at <= 100 % utilisation")
-        assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left()),
+        # a fresh state takes up to two solves (min-MLU, then max-throughput): each gets half of what is left
+        assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left() / (1 if reuse else 2)),
                                   routing=result if reuse else None, lp_method=opts.lp_method)
         summary["impact"] = assessment.summary()
 

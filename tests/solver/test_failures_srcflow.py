@@ -201,3 +201,20 @@ def test_a_state_with_nothing_to_route(triangle: Network) -> None:
     res = sweep(triangle, FailureOptions(kind="site", **FAST))
     a = next(r for r in res.scenarios if r["scenario"] == "site:A")
     assert a["mlu"] == 0 and a["lost_gbps"] == pytest.approx(15.0) and a["unmet_gbps"] == 0
+
+
+def test_unknown_shortfall_leaves_capacity_unmet_unknown_and_slo_measured() -> None:
+    """An overloaded state whose shortfall is not measured: its unmet, capacity part and impact are unknown
+    (NaN, never 0), it does not survive, and its SLO part (no admissible path) is still a number."""
+    from backbone.solver.impact import failure_impact, survive_tolerance_gbps
+    from backbone.solver.synthetic import synthetic_backbone
+
+    net = synthetic_backbone(12, seed=1)
+    net = net.copy_with(demands=net.demands.assign(demand_gbps=net.demands["demand_gbps"] * 50.0))
+    base = assess_state(net, shortfall=False)
+    failed = net.copy_with(links=net.links.drop(net.links.index[:1]))
+    state = assess_state(failed, shortfall=False)
+    assert state.overloaded and not state.unmet_known
+    rec = failure_impact(base, state, 0.0, survive_tolerance_gbps(net))
+    assert np.isnan(rec["unmet_gbps"]) and np.isnan(rec["unmet_capacity_gbps"]) and np.isnan(rec["impact_gbps"])
+    assert np.isfinite(rec["slo_violation_gbps"]) and not rec["survived"]

@@ -96,3 +96,14 @@ def test_designed_upgrades_survive_every_link_failure() -> None:
     assert all(isinstance(p, str) for p in stage.table()["protects"])  # the CSV form joins the states
     before = {r["scenario"]: r for r in stage.before_after}
     assert any(not r["survived_before"] and r["survived_after"] for r in before.values())
+
+
+def test_before_after_rows_put_unknown_impact_first() -> None:
+    """NaN impact (shortfall not measured) sorts first, then the larger impact; NaN never breaks the sort."""
+    from backbone.solver.plan import failure_before_after
+
+    nan = float("nan")
+    before = [{"scenario": s, "impact_gbps": i, "unmet_gbps": i, "mlu": m, "survived": False}
+              for s, i, m in (("a", 5.0, 1.1), ("b", nan, 2.0), ("c", 50.0, 1.3), ("d", 0.0, 0.5))]
+    rows = failure_before_after(before, before)
+    assert [r["scenario"] for r in rows] == ["b", "c", "a", "d"]

@@ -52,7 +52,7 @@ def test_rows_added_and_removed_between_stages_match_a_fresh_build() -> None:
     fresh.add_constraints("hold", {"unmet": sp.csr_matrix([[1.0, 1.0]])}, upper=2.5, index=["hold"])
     assert (lp.A != fresh.A).nnz == 0
     lp.remove_constraints("hold")
-    assert "hold" not in lp.constraints and lp.n_rows == 4 and (lp.A != base_a).nnz == 0
+    assert "hold" not in lp.constraints and lp.n_rows == 4 and (base_a != lp.A).nnz == 0
     lp.remove_constraints("supply")  # not the last family: the blocks after it move up
     assert lp.constraints["demand"].start == 0 and lp.A.shape == (2, 6)
     np.testing.assert_array_equal(lp.row_lower, [4.0, 5.0])
@@ -84,7 +84,7 @@ def test_a_block_left_out_is_the_block_fixed_at_zero() -> None:
 
 def test_relaxed_and_copied_programs_do_not_share_staged_changes() -> None:
     lp = _transport()
-    lp.variables["x"]  # noqa: B018
+    lp.variables["x"]
     lp._int = [np.ones(4, bool), np.zeros(2, bool)]  # make x integer
     relaxed = lp.relaxed()
     lp.add_constraints("hold", {"unmet": sp.csr_matrix([[1.0, 1.0]])}, upper=2.5)

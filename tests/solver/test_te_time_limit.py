@@ -146,3 +146,24 @@ def test_the_impact_and_edge_bound_get_what_the_routing_left() -> None:
     again = solve_te(net, opts)
     add_bound_and_impact(net, opts, again, time.perf_counter())  # the whole limit left: both measured
     assert again.summary["impact"]["unmet_gbps"] > 0 and again.summary["edge_bound"] <= again.mlu + 1e-6
+
+
+def test_an_edge_solve_stopped_by_the_limit_is_not_reported_as_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stopped edge LP's value is a feasible MLU (or the lowest-latency fallback's), not a lower bound."""
+    import backbone.solver.tasks.te as te_task
+
+    net = _overloaded_small()
+    opts = TEOptions(objective="min-mlu", bound=True, impact=False, time_limit_s=30.0)
+    result = solve_te(net, opts)
+    real = te_task.solve_te
+
+    def stopped_edge(n: Network, o: TEOptions, **kw: object) -> object:
+        r = real(n, o, **kw)  # type: ignore[arg-type]
+        if o.formulation == "edge":
+            r.summary["status"] = "time_limit"
+        return r
+
+    monkeypatch.setattr(te_task, "solve_te", stopped_edge)
+    te_task.add_bound_and_impact(net, opts, result, time.perf_counter())
+    assert "edge_bound" not in result.summary and "gap_to_edge_bound" not in result.summary
+    assert any(n.startswith("edge bound not proven") for n in result.summary["notes"])
