@@ -26,10 +26,6 @@ from backbone.solver.progress import ProgressFn
 logger = logging.getLogger("backbone.solver.failures")
 
 
-AUTO_SRCFLOW_MIN_DEMANDS = 50_000
-"""``method="auto"``: the source-flow engine from this many routable demands up when no demand has a latency SLO
-(the threshold above which :func:`backbone.solver.te.solve_te`'s ``method="auto"`` leaves the path LP)."""
-
 INTACT_GAP_SHARE = 0.2
 """``srcflow``: the intact state is solved to this share of ``gap_tol`` (it is solved once, and a warm start is
 only as close to the optimum as it; ``benchmarks/bench_world_sweep.py`` does the same)."""
@@ -44,6 +40,7 @@ def choose_method(net: Network, method: str) -> str:
         ``srcflow`` asked for while some routable demand has a latency SLO (the engine ignores SLOs).
     """
     from backbone.errors import Problem, ValidationError
+    from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS
     from backbone.solver.te.instance import build_instance
 
     if method == "path":
@@ -52,7 +49,7 @@ def choose_method(net: Network, method: str) -> str:
     routable = inst.routable
     slo = routable & inst.has_slo
     if method == "auto":
-        big = int(routable.sum()) >= AUTO_SRCFLOW_MIN_DEMANDS
+        big = int(routable.sum()) >= AUTO_COLGEN_MIN_DEMANDS  # where solve_te's auto leaves the path LP too
         return "srcflow" if big and not slo.any() else "path"
     if method != "srcflow":
         raise ValidationError(Problem(f"unknown method {method!r}", table="options", field="method"))

@@ -252,7 +252,8 @@ def note_missing_demand(summary: dict[str, Any]) -> None:
 
 
 AUTO_COLGEN_MIN_DEMANDS = 50_000
-"""``method="auto"``: column generation from this many routable demands up (min-mlu, max-throughput)."""
+"""``method="auto"``: column generation from this many routable demands up (min-mlu, max-throughput); failure
+sweeps' ``method="auto"`` switches to the source-flow engine at the same size."""
 
 SCALABLE_OBJECTIVES = ("min-mlu", "max-throughput")
 
