@@ -157,9 +157,11 @@ def plan_upgrades(routed: Network, sweep_records: list[dict[str, Any]], sweep_op
 
 def failure_before_after(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per failure: impact and utilisation the traffic needs, before and after the plan (worst first)."""
+    from backbone.solver.impact import impact_key
+
     a = {str(r["scenario"]): r for r in after}
     rows = []
-    for r in before:
+    for r in sorted(before, key=lambda r: (tuple(-v for v in impact_key(r)), str(r["scenario"]))):  # worst first
         x = a.get(str(r["scenario"]))
         rows.append({"scenario": r["scenario"], "impact_gbps_before": r["impact_gbps"],
                      "unmet_gbps_before": r["unmet_gbps"], "mlu_before": r["mlu"],
@@ -168,12 +170,4 @@ def failure_before_after(before: list[dict[str, Any]], after: list[dict[str, Any
                      "unmet_gbps_after": None if x is None else x["unmet_gbps"],
                      "mlu_after": None if x is None else x["mlu"],
                      "survived_after": None if x is None else x["survived"]})
-    return sorted(rows, key=_worst_first)
-
-
-def _worst_first(row: dict[str, Any]) -> tuple[bool, float, float, str]:
-    """Sort key of a before/after row: unknown impact first (NaN: shortfall not measured), then larger impact."""
-    impact = row["impact_gbps_before"]
-    unknown = impact is not None and impact != impact
-    return (not unknown, -(0.0 if unknown or impact is None else float(impact)), -(row["mlu_before"] or 0.0),
-            str(row["scenario"]))
+    return rows

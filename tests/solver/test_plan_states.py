@@ -103,7 +103,7 @@ def test_before_after_rows_put_unknown_impact_first() -> None:
     from backbone.solver.plan import failure_before_after
 
     nan = float("nan")
-    before = [{"scenario": s, "impact_gbps": i, "unmet_gbps": i, "mlu": m, "survived": False}
+    before = [{"scenario": s, "impact_gbps": i, "unmet_gbps": i, "slo_violation_gbps": 0.0, "mlu": m, "survived": False}
               for s, i, m in (("a", 5.0, 1.1), ("b", nan, 2.0), ("c", 50.0, 1.3), ("d", 0.0, 0.5))]
     rows = failure_before_after(before, before)
     assert [r["scenario"] for r in rows] == ["b", "c", "a", "d"]
