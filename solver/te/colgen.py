@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
@@ -40,6 +39,7 @@ from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
 from backbone.solver.sparse import row_ranges, selector
 from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
+from backbone.solver.te.colpool import ColumnPool
 from backbone.solver.te.formulations import (
     SPLIT_COLUMNS,
     admissible_paths,
@@ -81,58 +81,6 @@ master had not finished in 3 minutes, while flow deviation beat 12 masters' rout
 
 WARM_SHARE = 0.25
 """Share of the time budget flow deviation may take before the masters (it stops earlier on a stall)."""
-
-# ---------------------------------------------------------------------- the column pool
-@dataclass
-class ColumnPool:
-    """Paths in the master: per column its LP-demand row and arcs (flat, int32)."""
-
-    n_arcs: int
-    demand: list[np.ndarray] = field(default_factory=list)
-    arcs: list[np.ndarray] = field(default_factory=list)
-    hops: list[np.ndarray] = field(default_factory=list)
-    seen: set[bytes] = field(default_factory=set)
-
-    def add(self, demand: np.ndarray, arcs_flat: np.ndarray, hops: np.ndarray) -> int:
-        """Add columns not already in the pool; returns how many were added."""
-        ptr = np.concatenate([[0], np.cumsum(hops)])
-        keep = []
-        for j, d in enumerate(demand.tolist()):
-            key = np.int64(d).tobytes() + arcs_flat[ptr[j]:ptr[j + 1]].astype(np.int32).tobytes()
-            if key not in self.seen:
-                self.seen.add(key)
-                keep.append(j)
-        if not keep:
-            return 0
-        idx = np.asarray(keep)
-        lens = hops[idx]
-        starts = ptr[:-1][idx]
-        flat = np.concatenate([arcs_flat[s:s + m] for s, m in zip(starts.tolist(), lens.tolist(), strict=True)])
-        self.demand.append(demand[idx].astype(np.int64))
-        self.arcs.append(flat.astype(np.int32))
-        self.hops.append(lens.astype(np.int32))
-        return len(idx)
-
-    @property
-    def n(self) -> int:
-        return int(sum(len(d) for d in self.demand))
-
-    def arrays(self, start: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(demand row, flat arcs, hops) of the columns from ``start`` on."""
-        demand = np.concatenate(self.demand) if self.demand else np.zeros(0, np.int64)
-        arcs = np.concatenate(self.arcs) if self.arcs else np.zeros(0, np.int32)
-        hops = np.concatenate(self.hops) if self.hops else np.zeros(0, np.int32)
-        if start:
-            arcs = arcs[int(hops[:start].sum()):]
-            demand, hops = demand[start:], hops[start:]
-        return demand, arcs, hops
-
-    def arc_map(self, start: int = 0) -> sp.csr_matrix:
-        """``2L x n_columns`` arc-load map (``P^T``) of the columns from ``start`` on."""
-        _, arcs, hops = self.arrays(start)
-        ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
-        return row_ranges(arcs, ptr, self.n_arcs).T.tocsr()
-
 
 # ---------------------------------------------------------------------- result of a scalable method
 @dataclass

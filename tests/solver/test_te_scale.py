@@ -181,3 +181,31 @@ def test_reduced_instance_bound_is_valid(seed: int) -> None:
     assert 0 < bound <= optimum * (1 + 1e-7)
     assert bound >= 0.9 * optimum
     assert figures["steps"] > 0
+
+
+def test_column_pool_adds_each_column_once() -> None:
+    """The vectorised pool keeps the first copy of every (demand, arc sequence), in batch order, across batches:
+    the same columns a set of byte keys would keep."""
+    from backbone.solver.te.colpool import ColumnPool
+
+    rng = np.random.default_rng(3)
+    pool, seen, kept = ColumnPool(50), set(), []
+    for _ in range(4):
+        n = 300
+        demand = rng.integers(0, 6, n)
+        hops = rng.integers(1, 4, n)
+        arcs = rng.integers(0, 5, int(hops.sum()))  # few arcs and demands: many repeats
+        ptr = np.concatenate([[0], np.cumsum(hops)])
+        want = []
+        for j in range(n):  # the reference: one Python key per column
+            key = (int(demand[j]), tuple(arcs[ptr[j]:ptr[j + 1]].tolist()))
+            if key not in seen:
+                seen.add(key)
+                want.append(key)
+        assert pool.add(demand, arcs, hops) == len(want)
+        kept += want
+    col_demand, flat, col_hops = pool.arrays()
+    cptr = np.concatenate([[0], np.cumsum(col_hops)])
+    got = [(int(col_demand[j]), tuple(flat[cptr[j]:cptr[j + 1]].tolist())) for j in range(len(col_demand))]
+    assert got == kept and 0 < len(kept) < 1200
+    assert pool.add(demand, arcs, hops) == 0  # a batch already in the pool adds nothing
