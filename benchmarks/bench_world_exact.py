@@ -7,7 +7,9 @@ machine is shared), so an LP that does not fit is reported as ``did not fit`` / 
 
 * ``core``: the fast engine (source-aggregated Frank-Wolfe, :mod:`backbone.solver.te.srcflow`, with its
   duality bound) alone, at every size (``auto`` runs it above 50,000 demands);
-* ``colgen``: what ``backbone te --method auto`` runs at this size (``method="colgen"``; above 50,000
+* ``auto``: ``backbone te``'s default (``method="auto"``), shown as ``auto>METHOD`` with the method that
+  gave the answer (the path LP, followed by column generation when its proven gap is above 1 %);
+* ``colgen``: ``--method colgen`` (``method="colgen"``; above 50,000
   demands the source-flow Frank-Wolfe engine, below it column generation over every path), with the
   independent checker;
 * ``exact``: the plain path LP over ``k`` candidate paths (``--method exact``; its optimum is over those
@@ -44,7 +46,7 @@ import numpy as np
 from benchmarks.memcap import run_capped
 
 ROOT = Path(__file__).resolve().parent.parent
-METHODS = ("core", "colgen", "exact", "edge", "edge-red")
+METHODS = ("core", "auto", "colgen", "exact", "edge", "edge-red")
 
 
 def _peak_gb() -> float:
@@ -101,7 +103,8 @@ def _child(n: int, method: str, args: argparse.Namespace) -> dict[str, Any]:
     c = run_capped(cmd, args.cap, args.cap_gb, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     if c.outcome == "ok":
         row: dict[str, Any] = json.loads(c.stdout.strip().splitlines()[-1])
-        row["method"] = method
+        ran = row.get("method", method)
+        row["method"] = method if ran in (method, "core", "edge", "edge-red") else f"{method}>{ran}"
         return row
     why = {"memory": f"did not fit: > {args.cap_gb:g} GB", "timeout": f"timeout: > {args.cap:.0f} s",
            "error": f"error {c.returncode}: {(c.stderr.strip().splitlines() or [''])[-1][:100]}"}[c.outcome]
@@ -150,7 +153,7 @@ def print_table(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
     print(f"\nWorld backbone min-MLU: fast method vs the plain LPs (time limit {args.time_limit:g} s, caps "
           f"{args.cap:g} s and {args.cap_gb:g} GB per run, path LP k={args.k}, edge LP {args.edge_lp_method}); "
           f"cpu count {os.cpu_count()}, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
-    head = (f"{'cities':>6} {'demands':>8} {'method':>8} {'status':>28} {'seconds':>8} {'peak GB':>7} {'MLU':>9} "
+    head = (f"{'cities':>6} {'demands':>8} {'method':>12} {'status':>28} {'seconds':>8} {'peak GB':>7} {'MLU':>9} "
             f"{'bound':>9} {'gap':>8} {'vs edge opt':>11}")
     print(head)
     print("-" * len(head))
@@ -159,7 +162,7 @@ def print_table(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
         gap = None if r.get("gap") is None else 100 * r["gap"]
         ref = opt.get(r["cities"])
         vs = None if mlu is None or ref is None else 100 * (mlu - ref) / ref
-        print(f"{r['cities']:>6} {_f(r.get('demands'), ',', 8)} {r['method']:>8} {r['status'][:28]:>28} "
+        print(f"{r['cities']:>6} {_f(r.get('demands'), ',', 8)} {r['method']:>12} {r['status'][:28]:>28} "
               f"{r['seconds']:>8.1f} {r['peak_gb']:>7.2f} {_f(mlu, '.5f', 9)} {_f(r.get('bound'), '.5f', 9)} "
               f"{_f(gap, '.3f', 7)}% {_f(vs, '+.3f', 10)}%")
     print("\nseconds: the solve's wall time (not the import) for finished runs, the whole subprocess for capped ones; "

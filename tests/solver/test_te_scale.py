@@ -209,3 +209,35 @@ def test_column_pool_adds_each_column_once() -> None:
     got = [(int(col_demand[j]), tuple(flat[cptr[j]:cptr[j + 1]].tolist())) for j in range(len(col_demand))]
     assert got == kept and 0 < len(kept) < 1200
     assert pool.add(demand, arcs, hops) == 0  # a batch already in the pool adds nothing
+
+
+def test_auto_follows_a_wide_path_lp_gap_with_column_generation() -> None:
+    """``auto``, min-MLU without SLOs: a path LP more than 1 % above its proven bound is followed by column
+    generation over every path, whose lower MLU is reported with a note; a tight path LP stands as it is."""
+    from backbone.solver.te import AUTO_ESCALATE_GAP
+
+    escalated = 0
+    for seed in range(6):
+        net = random_te_net(seed)
+        plain = solve_te(net, "min-mlu", k_paths=1, method="exact")
+        auto = solve_te(net, "min-mlu", k_paths=1)
+        optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
+        assert check_te(net, auto).ok
+        assert auto.summary["lower_bound"] <= optimum * (1 + 1e-9)
+        if plain.summary["gap"] > AUTO_ESCALATE_GAP:
+            escalated += 1
+            assert auto.summary["method"] == "colgen"
+            assert auto.summary["auto"]["path_lp_mlu"] == pytest.approx(plain.mlu)
+            assert auto.mlu < plain.mlu and auto.mlu <= optimum * (1 + GAP_TOL)
+            assert auto.summary["notes"][0].startswith("auto: the path LP over 1 candidate paths")
+        else:
+            assert auto.summary["method"] == "exact" and auto.mlu == pytest.approx(plain.mlu)
+    assert escalated >= 2  # k=1 shares bottlenecks on these graphs: the rule is exercised
+
+
+def test_auto_keeps_the_path_lp_when_demands_have_slos() -> None:
+    net = random_te_net(0, slo=True)
+    plain = solve_te(net, "min-mlu", k_paths=1, method="exact")
+    auto = solve_te(net, "min-mlu", k_paths=1)
+    assert plain.summary["gap"] > 0.3  # wide, yet SLO-bound routing keeps its candidates
+    assert auto.summary["method"] == "exact" and auto.mlu == pytest.approx(plain.mlu)
