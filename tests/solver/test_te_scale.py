@@ -241,3 +241,23 @@ def test_auto_keeps_the_path_lp_when_demands_have_slos() -> None:
     auto = solve_te(net, "min-mlu", k_paths=1)
     assert plain.summary["gap"] > 0.3  # wide, yet SLO-bound routing keeps its candidates
     assert auto.summary["method"] == "exact" and auto.mlu == pytest.approx(plain.mlu)
+
+
+def test_shortfall_is_measured_over_every_path_when_the_routing_was() -> None:
+    """An overloaded state whose min-MLU routing came from column generation (``auto`` after a wide path LP gap)
+    has its shortfall measured by max-throughput over every path too, not over the narrower candidates."""
+    from backbone.solver.impact import assess_state
+
+    escalated, narrower = 0, 0
+    for seed in range(6):
+        net = random_te_net(seed, tight=6.0)
+        state = assess_state(net, k_paths=1)
+        if state.routing.summary["method"] != "colgen":
+            continue
+        escalated += 1
+        every = solve_te(net, "max-throughput", k_paths=1, method="colgen", utilisation_ceiling=1.0)
+        narrow = solve_te(net, "max-throughput", k_paths=1, method="exact", utilisation_ceiling=1.0)
+        assert state.mlu > 1 and float(state.unmet_gbps.sum()) == pytest.approx(every.summary["unmet_gbps"], rel=1e-5)
+        assert float(state.unmet_gbps.sum()) <= narrow.summary["unmet_gbps"] * (1 + 1e-7) + 1e-6
+        narrower += float(state.unmet_gbps.sum()) < narrow.summary["unmet_gbps"] * (1 - 1e-4)
+    assert escalated >= 1 and narrower >= 1
