@@ -6,11 +6,11 @@ wall-clock cap and a resident-memory cap (:func:`benchmarks.memcap.run_capped`; 
 machine is shared), so an LP that does not fit is reported as ``did not fit`` / ``timeout``:
 
 * ``core``: the fast engine (source-aggregated Frank-Wolfe, :mod:`backbone.solver.te.srcflow`, with its
-  duality bound) alone, at every size (``auto`` runs it above 50,000 demands);
+  duality bound) alone, at every size (``colgen`` runs it above 2,500 demands without SLOs);
 * ``auto``: ``backbone te``'s default (``method="auto"``), shown as ``auto>METHOD`` with the method that
   gave the answer (the path LP, followed by column generation when its proven gap is above 1 %);
-* ``colgen``: ``--method colgen`` (``method="colgen"``; above 50,000
-  demands the source-flow Frank-Wolfe engine, below it column generation over every path), with the
+* ``colgen``: ``--method colgen`` (``method="colgen"``; above 2,500
+  demands without SLOs the source-flow Frank-Wolfe engine, below it column generation over every path), with the
   independent checker;
 * ``exact``: the plain path LP over ``k`` candidate paths (``--method exact``; its optimum is over those
   paths only, so it is an upper bound on the true optimum);

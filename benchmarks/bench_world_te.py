@@ -5,7 +5,7 @@ Demand: all ordered pairs among the ``N`` highest-degree cities (ties by id), gr
 importer's default; TopoHub gives no capacities). Each (size, method) runs in its own subprocess
 under a wall-clock cap, so ``peak GB`` is that run's own peak RSS; a run over the cap prints
 ``> cap``. Methods: ``exact`` (the path LP over k=4 candidates: the plain LP), ``colgen``
-(column generation over every path; above 50,000 demands the source-aggregated Frank-Wolfe engine of
+(column generation over every path; above 2,500 demands without SLOs the source-aggregated Frank-Wolfe engine of
 :mod:`backbone.solver.te.srcflow`), ``core`` (that engine alone, without the path decomposition and the
 result tables) and ``pop`` (4 random sub-problems in 2 processes; peak GB is
 the largest of the run and its worker processes, each on its own). The run's own peak includes

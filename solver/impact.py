@@ -154,10 +154,17 @@ class StateAssessment:
                 "unmet_known": self.unmet_known,
                 "unmet_by_class": self.unmet_by_class(), "unmet_by_reason": self.unmet_by_reason(),
                 "status": self.status, "solves": list(self.solves), "method": self.method,
-                "definition": ("utilisation: min-MLU routing over the latency-admissible candidate paths"
-                               if self.method == "path" else "utilisation: min-MLU routing over every path "
-                               "(source-flow engine; within gap of the optimum)")
-                              + "; unmet: traffic that cannot be carried at <= 100 % utilisation"}
+                "definition": self._definition()}
+
+    def _definition(self) -> str:
+        if self.method != "path":
+            routing = "min-MLU routing over every path (source-flow engine; within gap of the optimum)"
+        elif self.routing.summary.get("method") == "colgen":
+            routing = ("min-MLU routing over every path (column generation: the path LP over the candidate paths "
+                       "was more than 1 % above its bound)")
+        else:
+            routing = "min-MLU routing over the latency-admissible candidate paths"
+        return f"utilisation: {routing}; unmet: traffic that cannot be carried at <= 100 % utilisation"
 
 
 _STATUS_ORDER = {"optimal": 0, "feasible": 1}

@@ -47,7 +47,9 @@ class FailureOptions(BaseModel):
                             "measures an overloaded state's shortfall); srcflow (source-aggregated Frank-Wolfe over "
                             "every path, warm-started from the intact state's flows, each state's MLU with a proven "
                             "lower bound and gap; no latency SLOs; an overloaded state's unmet traffic is unknown); "
-                            "auto: srcflow from 50,000 routable demands when no demand has a latency SLO, else path.")
+                            "auto: srcflow from 50,000 routable demands when no demand has a latency SLO, else path. "
+                            "path's min-MLU is te's auto: without SLOs, column generation over every path follows "
+                            "a path LP whose proven gap is above 1 %.")
     gap_tol: float = Field(DEFAULT_GAP_TOL, gt=0, lt=1,
                            description="srcflow: stop each scenario's solve when (MLU - bound) / MLU is at most this "
                                        "(the intact state is solved to a fifth of it).")

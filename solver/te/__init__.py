@@ -155,59 +155,86 @@ def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend
         except TimeLimitReached as stop:
             return _time_limit_result(inst, objective, "path", method, k_paths, backend, utilisation_ceiling, False,
                                       lp_method, str(stop), t_start, progress)
+    may_escalate = requested == "auto" and _may_escalate(inst, objective, formulation, disjoint, latency_tiebreak)
+    first = _scaled(progress, 0.0, 0.5) if may_escalate else progress
     result = _solve_exact(inst, objective, formulation, k_paths, backend, deadline, utilisation_ceiling, disjoint,
-                          latency_tiebreak, lp_method, progress, t_start)
-    if requested == "auto" and _escalates(inst, objective, formulation, disjoint, latency_tiebreak, result):
-        result = _escalate(inst, result, k_paths, backend, deadline, lp_method, progress, t_start)
+                          latency_tiebreak, lp_method, first, t_start)
+    if may_escalate:
+        gap = result.summary.get("gap")
+        if gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP:
+            result = _escalate(inst, result, k_paths, backend, deadline, lp_method, _scaled(progress, 0.5, 1.0),
+                               t_start)
+        progress(1.0, "done")
     return result
 
 
 AUTO_ESCALATE_GAP = 0.01
-"""``method="auto"``, min-MLU without latency SLOs: when the path LP's proven gap (its MLU over the ``k_paths``
-candidates against the bound over every path) is above this, column generation over every path runs in the time
-left and the lower MLU is reported (on sparse graphs the ``k`` lowest-latency paths share their bottlenecks: on
-TopoHub's world backbone the path LP was 4-7x above the optimum)."""
+"""``method="auto"``, min-MLU without latency SLOs: when the path LP's proven gap ``(MLU - bound) / MLU`` (its MLU
+over the ``k_paths`` candidates against the bound over every path) is above this, column generation over every
+path runs and the lower MLU is reported (on sparse graphs the ``k`` lowest-latency paths share their bottlenecks:
+on TopoHub's world backbone the path LP was 4-7x above the optimum)."""
+
+ESCALATE_MIN_S = 30.0
+ESCALATE_PATH_LP_FACTOR = 20.0
+ESCALATE_SHARE = 0.5
+"""The escalation's time: ``max(ESCALATE_MIN_S, ESCALATE_PATH_LP_FACTOR x the path LP's seconds)``, at most
+``ESCALATE_SHARE`` of the time left (the rest stays for what follows: impact figures, other failure states)."""
 
 
-def _escalates(inst: Any, objective: str, formulation: str, disjoint: bool, latency_tiebreak: bool,
-               result: TEResult) -> bool:
-    """Whether ``auto`` follows the path LP ``result`` with column generation (see :data:`AUTO_ESCALATE_GAP`)."""
+def _may_escalate(inst: Any, objective: str, formulation: str, disjoint: bool, latency_tiebreak: bool) -> bool:
+    """Whether ``auto`` may follow the path LP with column generation (see :data:`AUTO_ESCALATE_GAP`)."""
     if objective != "min-mlu" or formulation != "path" or disjoint or latency_tiebreak:
         return False
-    if inst.has_slo[inst.routable].any():  # SLO-bound routing keeps its candidates (colgen would price them too)
-        return False
-    gap = result.summary.get("gap")
-    return gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP
+    return not bool(inst.has_slo[inst.routable].any())  # SLO-bound routing keeps its candidates
+
+
+def _scaled(progress: ProgressFn, lo: float, hi: float) -> ProgressFn:
+    """``progress`` mapped onto ``[lo, hi]`` (so a two-part solve never moves the bar backwards)."""
+    return lambda f, m: progress(lo + (hi - lo) * min(1.0, max(0.0, f)), m)
 
 
 def _escalate(inst: Any, exact: TEResult, k_paths: int, backend: str, deadline: Deadline, lp_method: str,
               progress: ProgressFn, t_start: float) -> TEResult:
     """Column generation after a path LP whose gap is above :data:`AUTO_ESCALATE_GAP`: its result when its MLU is
-    lower, else the path LP's with the better bound; either way a note says what ran."""
+    lower, else the path LP's; either way with the better of the two bounds, a note and the ``auto`` block."""
+    from backbone.errors import InfeasibleError, SolverError
+
     s = exact.summary
-    said = (f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {s['mlu']:.6g}, "
-            f"{100 * s['gap']:.1f} % above its proven bound (more than {100 * AUTO_ESCALATE_GAP:g} %)")
-    if deadline.remaining() < 1.0:
+    said = (f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {s['mlu']:.6g} with a proven "
+            f"gap (MLU - bound) / MLU of {100 * s['gap']:.1f} % (above {100 * AUTO_ESCALATE_GAP:g} %)")
+    auto: dict[str, Any] = {"path_lp_mlu": s["mlu"], "path_lp_lower_bound": s["lower_bound"], "path_lp_gap": s["gap"],
+                            "path_lp_seconds": s.get("total_seconds")}
+    budget = min(ESCALATE_SHARE * deadline.remaining(),
+                 max(ESCALATE_MIN_S, ESCALATE_PATH_LP_FACTOR * float(s.get("total_seconds") or 0.0)))
+    if budget < 1.0:
         s["notes"] = [*s.get("notes", []), f"{said}; no time was left for column generation over every path"]
+        s["auto"] = auto
         return exact
-    progress(0.5, "auto: the path LP's gap is wide; column generation over every path")
+    t0 = time.perf_counter()
     try:
-        better = _solve_scalable(inst, "min-mlu", "colgen", k_paths, backend, deadline.at, None, lp_method, 0,
-                                 progress, t_start)
-    except TimeLimitReached as stop:
-        s["notes"] = [*s.get("notes", []), f"{said}; column generation found no routing in the time left ({stop})"]
+        better = _solve_scalable(inst, "min-mlu", "colgen", k_paths, backend, t0 + budget, None, lp_method, 0,
+                                 progress, t0)
+    except (SolverError, InfeasibleError) as err:  # TimeLimitReached included: the path LP's answer stands
+        logger.warning("auto: column generation after the path LP failed: %s", err)
+        s["notes"] = [*s.get("notes", []), f"{said}; column generation over every path found no routing ({err})"]
+        s["auto"] = {**auto, "colgen_seconds": time.perf_counter() - t0}
         return exact
     b = better.summary
-    escalation = {"path_lp_mlu": s["mlu"], "path_lp_lower_bound": s["lower_bound"], "path_lp_gap": s["gap"],
-                  "path_lp_seconds": s.get("total_seconds")}
-    if b["mlu"] < s["mlu"]:
-        b["notes"] = [f"{said}: column generation over every path ran and its routing (MLU {b['mlu']:.6g}) is "
-                      "reported", *b.get("notes", [])]
-        b["auto"] = escalation
+    auto.update(colgen_mlu=b["mlu"], colgen_status=b["status"], colgen_seconds=time.perf_counter() - t0,
+                colgen_time_limit_s=budget)
+    bound = max(float(s["lower_bound"]), float(b.get("lower_bound") or 0.0))
+    if b["mlu"] < s["mlu"] * (1 - 1e-6):
+        b.update(_bound_entries("min-mlu", b["objective_value"], bound))
+        b["notes"] = [f"{said}: column generation over every path ran ({budget:.0f} s at most) and its routing "
+                      f"(MLU {b['mlu']:.6g}) is reported", *s.get("notes", []), *b.get("notes", [])]
+        b["auto"] = auto
+        b["total_seconds"] = time.perf_counter() - t_start
         return better
-    s.update(_bound_entries("min-mlu", s["objective_value"], max(s["lower_bound"], b.get("lower_bound") or 0.0)))
+    s.update(_bound_entries("min-mlu", s["objective_value"], bound))
     s["notes"] = [*s.get("notes", []), f"{said}; column generation over every path found no lower MLU "
                                       f"({b['mlu']:.6g}), so the path LP's routing stands"]
+    s["auto"] = auto
+    s["total_seconds"] = time.perf_counter() - t_start
     return exact
 
 

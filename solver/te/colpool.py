@@ -14,23 +14,35 @@ from backbone.solver.sparse import row_ranges
 _HASH_MULTIPLIERS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 
 
+def _mix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (a bijection of uint64, vectorised): arc ids enter the hashes non-linearly."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
 def column_keys(demand: np.ndarray, arcs_flat: np.ndarray, hops: np.ndarray) -> np.ndarray:
-    """One 128-bit key (numpy ``V16``) per column: two polynomial hashes (mod 2**64) of its LP-demand row, hop
-    count and arc sequence, vectorised over the columns. Equal columns get equal keys; two different columns
-    share a key with probability about 2**-128 per pair."""
+    """One 128-bit key (numpy ``V16``) per column, vectorised over the columns: two polynomial hashes (mod 2**64,
+    different multipliers) of its mixed arc ids in travel order, plus its LP-demand row and hop count.
+
+    Equal columns get equal keys. Different columns get the same key only by a hash collision (not an exact
+    guarantee: a collision would keep a priced column out of the pool; column generation's bound is computed
+    independently, so it stays valid)."""
     hops = np.asarray(hops, np.int64)
     ptr = np.zeros(len(hops) + 1, np.int64)
     np.cumsum(hops, out=ptr[1:])
     pos = np.arange(int(ptr[-1]), dtype=np.int64) - np.repeat(ptr[:-1], hops)
-    x = np.asarray(arcs_flat, np.int64).astype(np.uint64) + np.uint64(1)
-    lead = (np.asarray(demand, np.int64).astype(np.uint64) << np.uint64(20)) ^ hops.astype(np.uint64)
+    x = _mix(np.asarray(arcs_flat, np.int64).astype(np.uint64))
+    lead = _mix((np.asarray(demand, np.int64).astype(np.uint64) << np.uint64(32)) | hops.astype(np.uint64))
     out = np.empty((len(hops), 2), np.uint64)
     with np.errstate(over="ignore"):
         for col, mult in enumerate(_HASH_MULTIPLIERS):  # two hash families, not a loop over columns
             powers = np.cumprod(np.full(int(hops.max(initial=0)) + 1, mult, np.uint64))
             cum = np.zeros(len(x) + 1, np.uint64)
             np.cumsum(x * powers[pos], out=cum[1:])
-            out[:, col] = (cum[ptr[1:]] - cum[ptr[:-1]] + lead) * mult
+            out[:, col] = cum[ptr[1:]] - cum[ptr[:-1]] + lead * mult  # fixed per family, not per batch
     return np.ascontiguousarray(out).view("V16").ravel()
 
 
@@ -52,7 +64,11 @@ class ColumnPool:
         keys = column_keys(demand, arcs_flat, hops)
         _, first = np.unique(keys, return_index=True)
         first = np.sort(first)
-        idx = first[~np.isin(keys[first], self.seen)] if len(self.seen) else first
+        if len(self.seen):  # ``seen`` is sorted: a binary search per new key
+            at = np.minimum(np.searchsorted(self.seen, keys[first]), len(self.seen) - 1)
+            idx = first[self.seen[at] != keys[first]]
+        else:
+            idx = first
         if not len(idx):
             return 0
         self.seen = np.sort(np.concatenate([self.seen, keys[idx]]))

@@ -185,7 +185,7 @@ def verify_path_upgrades(net: Network, result: PathUpgradeResult, failure_sets: 
     rows = []
     for name, failed in zip(result.states, failure_sets, strict=True):
         state_net = upgraded.fail_links(list(failed)) if failed else upgraded
-        te = solve_te(state_net, "min-mlu", formulation="path", k_paths=k_paths)
+        te = solve_te(state_net, "min-mlu", formulation="path", k_paths=k_paths, method="exact")  # same candidates
         unmet = float(te.demands["unmet_gbps"].sum())
         ok = te.mlu <= result.ceiling + tol and unmet <= result.unmet_gbps_by_state.get(name, 0.0) + 1e-6 * max(
             1.0, float(net.demands["demand_gbps"].sum()))

@@ -190,10 +190,10 @@ def test_column_pool_adds_each_column_once() -> None:
 
     rng = np.random.default_rng(3)
     pool, seen, kept = ColumnPool(50), set(), []
-    for _ in range(4):
+    for batch in range(4):
         n = 300
         demand = rng.integers(0, 6, n)
-        hops = rng.integers(1, 4, n)
+        hops = rng.integers(1, 2 + batch, n)  # the longest column differs between batches
         arcs = rng.integers(0, 5, int(hops.sum()))  # few arcs and demands: many repeats
         ptr = np.concatenate([[0], np.cumsum(hops)])
         want = []
