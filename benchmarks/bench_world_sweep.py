@@ -101,7 +101,7 @@ def main() -> None:
     walls, work = {}, {}
     for w in args.workers:
         walls[w], results = dask_sweep(inst, intact, links, w, args.gap, args.time_limit)
-        work[w] = (sum(r["seconds"] for r in results), max(r["seconds"] for r in results))
+        work[w] = (sum(r["seconds"] for r in results), max((r["seconds"] for r in results), default=0.0))
         print(f"dask {w} workers: {walls[w]:.1f} s", file=sys.stderr, flush=True)
 
     load = os.getloadavg()
@@ -112,8 +112,9 @@ def main() -> None:
     print(f"intact: MLU {intact.mlu:.5f}, bound {intact.lower_bound:.5f}, {intact.iterations} iterations, "
           f"{intact_s:.1f} s")
     head = f"{'start':>5} {'mean s':>7} {'max s':>6} {'mean it':>7} {'max gap':>8} {'reached':>7} {'cut':>4}"
-    print(head)
-    print("-" * len(head))
+    if cold:
+        print(head)
+        print("-" * len(head))
     for name, rows in (("cold", cold), ("warm", warm)) if cold else ():
         gaps = [(r["mlu"] - r["bound"]) / r["mlu"] if r["mlu"] > 0 else 0.0 for r in rows]
         print(f"{name:>5} {np.mean([r['seconds'] for r in rows]):>7.2f} {max(r['seconds'] for r in rows):>6.2f} "
@@ -129,7 +130,7 @@ def main() -> None:
     base = walls.get(min(walls))
     for w, wall in walls.items():
         per = wall / len(links)
-        print(f"{w:>7} {wall:>7.1f} {base / wall:>8.2f} {100 * base / wall / w:>9.0f}% {work[w][0]:>7.1f} "
+        print(f"{w:>7} {wall:>7.1f} {base / wall:>8.2f} {100 * base / wall * min(walls) / w:>9.0f}% {work[w][0]:>7.1f} "
               f"{work[w][1]:>6.1f} {per:>10.2f} {per * FULL_SWEEP / 3600:>12.2f}")
     print(f"\nreached: scenarios whose gap met the target; cut: failures that disconnect some demand (those "
           f"demands dropped); full sweep h: this wall time per scenario x {FULL_SWEEP:,}; sum s / max s: the scenarios' own seconds summed / the longest; dask wall time includes "
