@@ -47,7 +47,7 @@ from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.progress import ProgressFn
-from backbone.solver.te import TEResult, solve_te
+from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, TEResult, solve_te
 from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
 
 logger = logging.getLogger(__name__)
@@ -252,7 +252,8 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
     When that routing came from column generation over every path (``solve_te``'s ``auto`` after a path LP with
     a wide gap, or ``colgen``), so does the shortfall: measured over ``k_paths`` candidates it would overstate
     what cannot be carried (on TopoHub's world backbone, 49,090 against 44,090 Gbps). If column generation does
-    not finish (three quarters of the time), the path LP runs in the rest and the routing carrying more is kept.
+    not finish (three quarters of the time), the path LP runs in the rest and the routing carrying more is kept
+    (below :data:`~backbone.solver.te.AUTO_COLGEN_MIN_DEMANDS` demands only: above, the path LP does not fit).
     """
     def capped(method: str, seconds: float) -> TEResult:
         return solve_te(net, "max-throughput", formulation="path", k_paths=k_paths, backend=backend,
@@ -263,8 +264,8 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
         return capped("auto", time_limit_s)
     t0 = time.perf_counter()
     every = capped("colgen", 0.75 * time_limit_s)
-    if every.summary.get("status") == "optimal":
-        return every
+    if every.summary.get("status") == "optimal" or len(net.demands) >= AUTO_COLGEN_MIN_DEMANDS:
+        return every  # at that size the path LP is what does not fit (auto would not run it either)
     plain = capped("exact", max(1.0, time_limit_s - (time.perf_counter() - t0)))
     return plain if plain.summary["carried_gbps"] > every.summary["carried_gbps"] else every
 

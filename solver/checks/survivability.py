@@ -25,7 +25,7 @@ __all__ = ["check_survivability"]
 
 
 def _unmet(net: Network, k_paths: int, backend: str, time_limit_s: float) -> tuple[pd.Series, float]:
-    from backbone.solver.te import solve_te
+    from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, solve_te
 
     te = solve_te(net, "min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s)
     if te.mlu <= 1 + 1e-6:
@@ -35,7 +35,7 @@ def _unmet(net: Network, k_paths: int, backend: str, time_limit_s: float) -> tup
     every = te.summary.get("method") == "colgen"
     capped = solve_te(net, "max-throughput", formulation="path", k_paths=k_paths, backend=backend,
                       time_limit_s=time_limit_s, utilisation_ceiling=1.0, method="colgen" if every else "auto")
-    if every and capped.summary.get("status") != "optimal":
+    if every and capped.summary.get("status") != "optimal" and len(net.demands) < AUTO_COLGEN_MIN_DEMANDS:
         plain = solve_te(net, "max-throughput", formulation="path", k_paths=k_paths, backend=backend,
                          time_limit_s=time_limit_s, utilisation_ceiling=1.0, method="exact")
         if plain.summary["carried_gbps"] > capped.summary["carried_gbps"]:
