@@ -12,7 +12,8 @@ A network *state* (intact, or with a failure applied) is assessed by :func:`asse
   from column generation (``auto`` on a sparse graph), so the shortfall is not measured on fewer paths
   than the routing. Where that is not measured (``shortfall=False``,
   or ``method="srcflow"``: no max-throughput LP at that scale) the unmet traffic of an overloaded state is
-  *unknown* (NaN, null in JSON), never 0.
+  *unknown* (NaN, null in JSON), never 0; so is it when the routing came from the source-flow engine
+  (``backbone te`` at world scale: the max-throughput LP would not fit).
 
 Two engines compute the min-MLU routing (``method``): ``path``, the path LP over the ``k`` candidate paths,
 and ``srcflow``, the source-aggregated Frank-Wolfe engine over every path (:func:`backbone.solver.te.solve_source_flows`;
@@ -157,11 +158,13 @@ class StateAssessment:
                 "definition": self._definition()}
 
     def _definition(self) -> str:
-        if self.method != "path":
+        if self.method != "path" or source_flow_routing(self.routing):
             routing = "min-MLU routing over every path (source-flow engine; within gap of the optimum)"
-        elif self.routing.summary.get("method") == "colgen":
+        elif self.routing.summary.get("auto"):
             routing = ("min-MLU routing over every path (column generation: the path LP over the candidate paths "
-                       "was more than 1 % above its bound)")
+                       "had a proven gap above 1 %)")
+        elif self.routing.summary.get("method") == "colgen":
+            routing = "min-MLU routing over every path (column generation)"
         else:
             routing = "min-MLU routing over the latency-admissible candidate paths"
         return f"utilisation: {routing}; unmet: traffic that cannot be carried at <= 100 % utilisation"
@@ -233,8 +236,8 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     statuses = [str(routing.summary.get("status"))]
     solves: tuple[str, ...] = ("min-mlu",)
     mlu = float(routing.mlu)
-    if mlu > 1 + OVERLOAD_TOL and not shortfall:
-        unmet = pd.Series(np.nan, index=unmet.index)
+    if mlu > 1 + OVERLOAD_TOL and (not shortfall or source_flow_routing(routing)):
+        unmet = pd.Series(np.nan, index=unmet.index)  # not measured (at the source-flow engine's scale: no LP)
     elif mlu > 1 + OVERLOAD_TOL:
         capped = _shortfall_routing(net, routing, k_paths, backend, time_limit_s, path_provider, lp_method)
         unmet = capped.demands["unmet_gbps"].astype(float)
@@ -243,6 +246,13 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
         solves = ("min-mlu", "max-throughput")
     status = max(statuses, key=lambda s: _STATUS_ORDER.get(s, 9))
     return StateAssessment(routing, unmet, reason, d["traffic_class"].astype(str), mlu, status, solves)
+
+
+def source_flow_routing(routing: TEResult) -> bool:
+    """Whether ``routing`` came from the source-aggregated engine (``colgen`` above its master threshold, or
+    ``srcflow``): at that scale no max-throughput LP measures an overloaded state's shortfall (it is unknown)."""
+    s = routing.summary
+    return s.get("method") == "srcflow" or (s.get("colgen") or {}).get("engine") == "source_flows"
 
 
 def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: str, time_limit_s: float,

@@ -22,6 +22,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
+from backbone.serialize import gbps_text
 from backbone.solver.te.options import TEOptions
 
 EXIT_VERIFY_FAILED = 5
@@ -107,9 +108,12 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
         by = ", ".join(f"{k} {v:,.1f}" for k, v in imp["unmet_by_class"].items() if v > 0)
         at_most = (f"at most (shortfall solve {imp.get('status')}) "
                    if imp.get("overloaded") and imp.get("status") != "optimal" else "")
-        t.add_row("impact (at <= 100 %)", f"needs {100 * imp['mlu']:.1f} % utilisation; "
-                  f"{at_most}{imp['unmet_gbps']:,.1f} Gbps cannot be carried" + (f" ({by})" if by else ""),
-                  style="bold red" if imp["unmet_gbps"] > 0 else "")
+        if imp.get("unmet_known", True):
+            told = f"{at_most}{gbps_text(imp['unmet_gbps'])} Gbps cannot be carried" + (f" ({by})" if by else "")
+        else:
+            told = "traffic that cannot be carried: unknown (not measured at this scale)"
+        t.add_row("impact (at <= 100 %)", f"needs {100 * imp['mlu']:.1f} % utilisation; {told}",
+                  style="bold red" if imp.get("overloaded") or (imp["unmet_gbps"] or 0) > 0 else "")
     t.add_row("weighted / worst latency", f"{_fmt(s.get('weighted_latency_ms'))} / {_fmt(s.get('worst_latency_ms'))}"
               " ms one-way")
     if s.get("method"):

@@ -84,6 +84,9 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
         assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left() / (1 if reuse else 2)),
                                   routing=result if reuse else None, lp_method=opts.lp_method)
         summary["impact"] = assessment.summary()
+        if not assessment.unmet_known:
+            notes.append("impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the routing "
+                         "came from the source-flow engine, at a scale where no max-throughput LP measures it")
 
 
 @dataclass(kw_only=True)

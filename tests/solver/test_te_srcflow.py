@@ -159,3 +159,23 @@ def test_warm_start_after_a_link_failure_matches_a_cold_solve(seed: int) -> None
         np.add.at(out[i], inst.arc_head, -warm.flow[i])
     np.testing.assert_allclose(out[np.arange(len(warm.sources)), warm.sources],
                                np.add.reduceat(warm.pair_gbps, warm.pair_ptr[:-1]), rtol=1e-9)
+
+
+def test_te_impact_is_unknown_when_the_source_flow_engine_routed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``backbone te`` at the source-flow engine's scale: an overloaded network's shortfall is not measured (no
+    max-throughput LP there), so the impact's unmet traffic is unknown, never 0, and a note says so; as in the
+    failure sweeps' ``srcflow`` method."""
+    import math
+
+    import backbone.solver.te.colgen as colgen
+    from backbone.solver.tasks.te import TEOptions, run_te_task
+
+    monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
+    net = _net(2).scale_demand(50.0)  # overloaded
+    out = run_te_task(net, TEOptions(method="colgen", time_limit_s=30), None, lambda f, m: None)
+    s = out.te.summary
+    assert s["colgen"]["engine"] == "source_flows" and s["mlu"] > 1
+    imp = s["impact"]
+    assert imp["overloaded"] and imp["unmet_known"] is False and math.isnan(imp["unmet_gbps"])
+    assert "source-flow engine" in imp["definition"] and imp["solves"] == ["min-mlu"]
+    assert any(n.startswith("impact: the traffic that cannot be carried") for n in s["notes"])
