@@ -13,7 +13,7 @@ A network *state* (intact, or with a failure applied) is assessed by :func:`asse
   than the routing. Where that is not measured (``shortfall=False``,
   or ``method="srcflow"``: no max-throughput LP at that scale) the unmet traffic of an overloaded state is
   *unknown* (NaN, null in JSON), never 0; so is it when the routing came from the source-flow engine
-  (``backbone te`` at world scale: the max-throughput LP would not fit).
+  with 50,000 demands or more (``backbone te`` at world scale: the max-throughput LP would not fit).
 
 Two engines compute the min-MLU routing (``method``): ``path``, the path LP over the ``k`` candidate paths,
 and ``srcflow``, the source-aggregated Frank-Wolfe engine over every path (:func:`backbone.solver.te.solve_source_flows`;
@@ -160,7 +160,7 @@ class StateAssessment:
     def _definition(self) -> str:
         if self.method != "path" or source_flow_routing(self.routing):
             routing = "min-MLU routing over every path (source-flow engine; within gap of the optimum)"
-        elif self.routing.summary.get("auto"):
+        elif self.routing.summary.get("method") == "colgen" and self.routing.summary.get("auto"):
             routing = ("min-MLU routing over every path (column generation: the path LP over the candidate paths "
                        "had a proven gap above 1 %)")
         elif self.routing.summary.get("method") == "colgen":
@@ -236,7 +236,7 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     statuses = [str(routing.summary.get("status"))]
     solves: tuple[str, ...] = ("min-mlu",)
     mlu = float(routing.mlu)
-    if mlu > 1 + OVERLOAD_TOL and (not shortfall or source_flow_routing(routing)):
+    if mlu > 1 + OVERLOAD_TOL and (not shortfall or shortfall_unmeasured(routing)):
         unmet = pd.Series(np.nan, index=unmet.index)  # not measured (at the source-flow engine's scale: no LP)
     elif mlu > 1 + OVERLOAD_TOL:
         capped = _shortfall_routing(net, routing, k_paths, backend, time_limit_s, path_provider, lp_method)
@@ -250,9 +250,17 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
 
 def source_flow_routing(routing: TEResult) -> bool:
     """Whether ``routing`` came from the source-aggregated engine (``colgen`` above its master threshold, or
-    ``srcflow``): at that scale no max-throughput LP measures an overloaded state's shortfall (it is unknown)."""
+    ``srcflow``)."""
     s = routing.summary
     return s.get("method") == "srcflow" or (s.get("colgen") or {}).get("engine") == "source_flows"
+
+
+def shortfall_unmeasured(routing: TEResult) -> bool:
+    """Whether an overloaded state routed by ``routing`` has its shortfall left unknown: the routing came from the
+    source-flow engine with at least :data:`~backbone.solver.te.AUTO_COLGEN_MIN_DEMANDS` demands, where no
+    max-throughput LP fits (at 1.55 M demands it took ``backbone te`` to 14.8 GB). Below that the shortfall is
+    measured (max-throughput over every path, time-limited)."""
+    return source_flow_routing(routing) and len(routing.demands) >= AUTO_COLGEN_MIN_DEMANDS
 
 
 def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: str, time_limit_s: float,

@@ -132,7 +132,7 @@ class RoadmapResult:
         short = [p for p in periods if p["budget_shortfall_usd"] > BUDGET_TOL_USD]
         unsurvived = [p for p in periods if p["survivability"]["violated"]]
         status = "budget_limited" if short else ("partial" if unsurvived or any(
-            (p["served_share"] or 0) < 1 - 1e-6 or p["unmet_gbps"] > p["unmet_tolerance_gbps"] for p in periods)
+            (p["served_share"] or 0) < 1 - 1e-6 or not p["unmet_gbps"] <= p["unmet_tolerance_gbps"] for p in periods)
             else "ok")
         disc = [p["discount_factor"] for p in periods]
         obj = {
@@ -393,7 +393,7 @@ def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _
         "served_share": finite_or_none(place_res.totals.get("served_share")),
         "unserved_gpus": float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0,
         "mlu": finite_or_none(st.mlu),
-        "unmet_gbps": float(st.unmet_gbps.sum()),
+        "unmet_gbps": float(st.unmet_total_gbps),  # NaN when not measured: never read as 0
         "unmet_tolerance_gbps": survive_tolerance_gbps(after),
         "demand_gbps": float(after.demands["demand_gbps"].sum()),
         "inference_gpus_demand": float(work.metros["inference_gpus"].sum()) if len(work.metros) else 0.0,

@@ -85,8 +85,9 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
                                   routing=result if reuse else None, lp_method=opts.lp_method)
         summary["impact"] = assessment.summary()
         if not assessment.unmet_known:
-            notes.append("impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the routing "
-                         "came from the source-flow engine, at a scale where no max-throughput LP measures it")
+            notes.append("impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the impact's "
+                         "min-MLU routing came from the source-flow engine, at a scale where no max-throughput LP "
+                         "measures it")
 
 
 @dataclass(kw_only=True)

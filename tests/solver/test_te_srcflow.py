@@ -167,11 +167,17 @@ def test_te_impact_is_unknown_when_the_source_flow_engine_routed(monkeypatch: py
     failure sweeps' ``srcflow`` method."""
     import math
 
+    import backbone.solver.impact as impact
     import backbone.solver.te.colgen as colgen
     from backbone.solver.tasks.te import TEOptions, run_te_task
 
     monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
     net = _net(2).scale_demand(50.0)  # overloaded
+    # below the world-scale threshold the shortfall is still measured, over every path
+    small = run_te_task(net, TEOptions(method="colgen", time_limit_s=30), None, lambda f, m: None).te.summary
+    assert small["colgen"]["engine"] == "source_flows" and small["impact"]["unmet_known"] is True
+    assert small["impact"]["unmet_gbps"] > 0 and small["impact"]["solves"] == ["min-mlu", "max-throughput"]
+    monkeypatch.setattr(impact, "AUTO_COLGEN_MIN_DEMANDS", 1)  # this network now counts as world scale
     out = run_te_task(net, TEOptions(method="colgen", time_limit_s=30), None, lambda f, m: None)
     s = out.te.summary
     assert s["colgen"]["engine"] == "source_flows" and s["mlu"] > 1
