@@ -4,7 +4,8 @@ The check reads only the planned network (``scenario_after``: loaded from its fo
 path) and the list of excused states. Every state of the failure kind is applied to the network
 and re-routed from scratch -- fresh candidate paths on the failed topology (no reuse of the intact
 network's, unlike the sweep), min-MLU and, when that overloads a link, max-throughput at 100 %
-utilisation (over every path when the min-MLU routing was) -- and its unmet traffic is compared with the intact network's over the same demands.
+utilisation, by the one definition of :mod:`backbone.solver.impact` -- and its unmet traffic is compared with
+the intact network's over the same demands.
 A state that is not excused and leaves more unmet than the intact network (beyond LP round-off)
 is a violation.
 """
@@ -25,25 +26,12 @@ __all__ = ["check_survivability"]
 
 
 def _unmet(net: Network, k_paths: int, backend: str, time_limit_s: float) -> tuple[pd.Series, float]:
-    from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, solve_te
+    """The state's unmet traffic by the one definition (:func:`backbone.solver.impact.assess_state`), routed from
+    scratch: fresh candidate paths, no routing reused from the sweep. NaN where the shortfall is not measured."""
+    from backbone.solver.impact import assess_state
 
-    te = solve_te(net, "min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s)
-    if te.mlu <= 1 + 1e-6:
-        return te.demands["unmet_gbps"].astype(float), te.mlu
-    engine = (te.summary.get("colgen") or {}).get("engine")
-    if engine == "source_flows" and len(net.demands) >= AUTO_COLGEN_MIN_DEMANDS:  # no max-throughput LP fits
-        return pd.Series(float("nan"), index=te.demands.index), te.mlu
-    # over every path when the min-MLU routing was (auto after a wide path-LP gap); the better of that and the
-    # path LP when column generation does not finish
-    every = te.summary.get("method") == "colgen"
-    capped = solve_te(net, "max-throughput", formulation="path", k_paths=k_paths, backend=backend,
-                      time_limit_s=time_limit_s, utilisation_ceiling=1.0, method="colgen" if every else "auto")
-    if every and capped.summary.get("status") != "optimal" and len(net.demands) < AUTO_COLGEN_MIN_DEMANDS:
-        plain = solve_te(net, "max-throughput", formulation="path", k_paths=k_paths, backend=backend,
-                         time_limit_s=time_limit_s, utilisation_ceiling=1.0, method="exact")
-        if plain.summary["carried_gbps"] > capped.summary["carried_gbps"]:
-            capped = plain
-    return capped.demands["unmet_gbps"].astype(float), te.mlu
+    state = assess_state(net, k_paths, backend, time_limit_s)
+    return state.unmet_gbps.astype(float), state.mlu
 
 
 def check_survivability(network: Network | str | Path, survive: str | None = None, excused: Iterable[str] = (),
