@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from backbone.api.contract import allowed_methods, finish_openapi
+from backbone.api.isolation import DocumentLimitError, DocumentWorkers, WorkersBusyError
 from backbone.api.jobs import JobManager, OptionsTooLargeError, error_document
 from backbone.api.limits import FailedAuthLimiter
 from backbone.api.oidc import OidcVerifier
@@ -199,7 +200,8 @@ def install_error_handlers(app: FastAPI) -> None:
         return problem_response(doc["status"], doc["title"], doc["detail"], doc["errors"],
                                 headers=getattr(exc, "headers", None), instance=request.url.path)
 
-    for error_class in (BackboneError, GoneError, ConflictError, OptionsTooLargeError, QueueFullError):
+    for error_class in (BackboneError, GoneError, ConflictError, OptionsTooLargeError, QueueFullError,
+                        DocumentLimitError, WorkersBusyError):
         app.add_exception_handler(error_class, problem)
 
     @app.exception_handler(Exception)
@@ -256,6 +258,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.state.metrics = metrics
     app.state.oidc = OidcVerifier(settings) if OidcVerifier.configured(settings) else None
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
+    app.state.documents = DocumentWorkers(settings)
     install_error_handlers(app)
     finish_openapi(app)
     app.include_router(health.router)

@@ -42,6 +42,16 @@ class Settings(BaseSettings):
     max_links: int = Field(default=200_000, ge=1,
                            description="Largest scenario accepted, in links and in candidates each (422 above).")
     max_demands: int = Field(default=1_000_000, ge=1, description="Largest scenario accepted, in demands (422 above).")
+    max_document_bytes: int = Field(default=128 * 1024 * 1024, ge=1024,
+                                    description="Largest scenario stored, as canonical JSON bytes (413 above): "
+                                                "bounds what a small upload may expand to.")
+    document_workers: int = Field(default=2, ge=1, le=64,
+                                  description="Uploads parsed and maps drawn at the same time (one bounded process "
+                                              "each, under the job memory and CPU limits).")
+    document_timeout_s: float = Field(default=120.0, gt=0, description="Wall-clock limit of parsing one upload or "
+                                                                       "drawing one map (413 past it).")
+    document_queue_s: float = Field(default=30.0, gt=0, description="Seconds a request waits for a free document "
+                                                                    "worker before 503 with Retry-After.")
     workers: int = Field(default=2, ge=1, le=64, description="Jobs that run at the same time (one process each).")
     job_timeout_s: float = Field(default=3600.0, gt=0, description="Wall-clock limit of one job; it is killed after.")
     dask_scheduler: str = Field(default="", max_length=500,

@@ -167,6 +167,25 @@ def encode_document(doc: dict[str, Any]) -> tuple[bytes, str, int]:
     return zlib.compress(raw, 6), hashlib.sha256(raw).hexdigest(), len(raw)
 
 
+@dataclass(frozen=True)
+class EncodedDocument:
+    """A scenario document already encoded (:func:`encode_document`), as a bounded worker hands it over:
+    the API process stores it without building the document's objects."""
+
+    name: str
+    content: bytes
+    sha256: str
+    size_bytes: int
+
+    @classmethod
+    def of(cls, doc: dict[str, Any] | EncodedDocument) -> EncodedDocument:
+        """``doc`` encoded (unchanged when it already is)."""
+        if isinstance(doc, EncodedDocument):
+            return doc
+        content, sha, size = encode_document(doc)
+        return cls(str(doc.get("name") or ""), content, sha, size)
+
+
 def decode_document(content: bytes) -> dict[str, Any]:
     """Inverse of :func:`encode_document`."""
     return json.loads(zlib.decompress(content))  # type: ignore[no-any-return]
