@@ -43,6 +43,7 @@ from backbone.api.store.base import (
     hash_token,
     make_engine,
     new_id,
+    safe_text,
     upgrade_database,
 )
 from backbone.api.store.jobs import JobRepository
@@ -84,6 +85,7 @@ __all__ = [
     "make_engine",
     "new_id",
     "record_audit",
+    "safe_text",
     "upgrade_database",
 ]
 

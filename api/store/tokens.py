@@ -22,9 +22,9 @@ from backbone.api.store.base import (
     GoneError,
     Principal,
     as_utc,
-    clean_text,
     hash_token,
     new_id,
+    safe_text,
 )
 
 
@@ -57,7 +57,7 @@ class TokenRepository:
         if scope not in SCOPES:
             raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
         plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        name = clean_text(name)
+        name = safe_text(name)
         now = utcnow()
         expires = None if expires_in_days is None else now + timedelta(days=float(expires_in_days))
         with self.db.session() as s:
@@ -153,7 +153,7 @@ class TeamRepository:
 
     def create_team(self, name: str, who: Principal = SYSTEM) -> Team:
         """Create a team. Raises ConflictError when the name is taken."""
-        name = clean_text(name.strip())
+        name = safe_text(name.strip())
         with self.db.session() as s:
             if s.scalars(select(Team).where(Team.name == name)).one_or_none() is not None:
                 raise ConflictError(f"team {name!r} exists")
