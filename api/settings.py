@@ -90,6 +90,13 @@ class Settings(BaseSettings):
                                                                         "may make per minute before 429.")
     header_timeout_s: float = Field(default=10.0, gt=0, description="A connection must send a request's headers "
                                                                     "within this many seconds, or it is closed.")
+    max_header_bytes: int = Field(default=64 * 1024, ge=1024, description="Largest request line and header block "
+                                                                         "in bytes (431 above).")
+    body_timeout_s: float = Field(default=30.0, gt=0, description="A request's body must arrive within this many "
+                                                                  "seconds of its headers, plus a second per "
+                                                                  "`body_min_bytes_per_s` bytes received (408 after).")
+    body_min_bytes_per_s: int = Field(default=16 * 1024, ge=1, description="Each this many bytes of a request body "
+                                                                           "received extend its deadline by a second.")
     deleted_retention_days: float = Field(default=7.0, ge=0, description="Days a deleted scenario's versions (and "
                                                                          "its finished jobs) are kept; 0 = forever.")
     job_retention_days: float = Field(default=30.0, ge=0, description="Days a finished job and its result files are "
