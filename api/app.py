@@ -219,7 +219,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.ensure_dirs()
-        store = Store(settings.resolved_database_url())
+        store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
         if settings.run_migrations:
             store.upgrade()
         manager = JobManager(store, settings, task_registry)

@@ -86,6 +86,9 @@ class Settings(BaseSettings):
                                                                           "with Retry-After.")
     max_running_jobs_per_token: int = Field(default=0, ge=0, description="Jobs of one token running at once; 0 = no "
                                                                          "cap beyond the fair share.")
+    token_max_lifetime_days: float = Field(default=365.0, gt=0, le=3650, description="No API token lives longer "
+                                           "than this from its first issue: rotation keeps the first issue time, "
+                                           "and new tokens asking for more get this.")
     auth_failures_per_minute: int = Field(default=20, ge=1, description="Failed authentications one client address "
                                                                         "may make per minute before 429.")
     header_timeout_s: float = Field(default=10.0, gt=0, description="A connection must send a request's headers "

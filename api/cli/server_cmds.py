@@ -45,7 +45,7 @@ def _store() -> object:
 
     settings = Settings()
     settings.ensure_dirs()
-    store = Store(settings.resolved_database_url())
+    store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
     store.upgrade()
     return store
 

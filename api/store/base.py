@@ -88,6 +88,9 @@ class ReadOnlyError(ConflictError):
 
 DEFAULT_TOKEN_DAYS = 90
 """Lifetime of a new token unless another is asked for (``expires_in_days``; at most 3650)."""
+DEFAULT_TOKEN_MAX_DAYS = 365.0
+"""Hard maximum lifetime of a token family (a token and every rotation of it), counted from the first
+token's issue, unless the store is given another (``BACKBONE_TOKEN_MAX_LIFETIME_DAYS``)."""
 
 
 class QueueFullError(Exception):
