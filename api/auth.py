@@ -61,7 +61,7 @@ async def current_principal(request: Request, store: StoreDep,
                             headers={"Retry-After": str(retry_after)})
     reason = "invalid, expired or revoked token"
     try:
-        if is_jwt:
+        if oidc is not None and is_jwt:
             principal = await run_in_threadpool(oidc.principal, token, store)
         else:
             principal = await run_in_threadpool(store.authenticate, token)
