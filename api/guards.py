@@ -111,11 +111,13 @@ class BodyTimeoutError(HTTPException):
         super().__init__(408, detail, headers={"Connection": "close"})
 
 
-def declares_body(scope: Scope) -> bool:
-    """Whether the request announces a body (a non-zero ``Content-Length``, or ``Transfer-Encoding``)."""
+def declared_length(scope: Scope) -> int | None:
+    """The request's ``Content-Length`` (0 without one and without ``Transfer-Encoding``; None: unknown)."""
     headers = dict(scope.get("headers") or [])
-    length = headers.get(b"content-length", b"0").strip()
-    return b"transfer-encoding" in headers or not (length.isdigit() and int(length) == 0)
+    length = headers.get(b"content-length", b"").strip()
+    if length.isdigit():
+        return int(length)
+    return None if b"transfer-encoding" in headers or length else 0
 
 
 class BodyDeadline:
@@ -143,7 +145,8 @@ class BodyDeadline:
         self.drain_limit = drain_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not declares_body(scope):
+        length = declared_length(scope) if scope["type"] == "http" else 0
+        if length == 0:
             await self.app(scope, receive, send)
             return
         loop = asyncio.get_running_loop()
@@ -175,8 +178,8 @@ class BodyDeadline:
 
         async def drained() -> bool:
             """Read the rest of the body; False when the deadline or the drain limit cut it short."""
-            if continue_pending:
-                return False  # the client waits for our answer before it sends the body
+            if continue_pending or (length is not None and length > self.drain_limit):
+                return False  # the client waits for our answer before it sends the body, or it is too large
             try:
                 while not done:
                     if received > self.drain_limit:

@@ -155,9 +155,9 @@ def test_slow_bodies_and_large_headers_are_refused(tmp_path: Path) -> None:
         token = made.stdout.split()[-1]
         port = server.port
 
-        def post_head(authorization: str) -> bytes:
+        def post_head(authorization: str, length: int = 100_000) -> bytes:
             return (f"POST /v1/scenarios HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                    f"Content-Length: 100000\r\n{authorization}\r\n").encode()
+                    f"Content-Length: {length}\r\n{authorization}\r\n").encode()
 
         took, answer = _trickle(port, post_head(f"Authorization: Bearer {token}\r\n"), b" ", 12)
         assert took < 6, f"a trickled body was not cut off ({took:.1f} s)"
@@ -166,6 +166,8 @@ def test_slow_bodies_and_large_headers_are_refused(tmp_path: Path) -> None:
         took, answer = _trickle(port, post_head(""), b" ", 12)  # no token: answered 401, body never read
         assert took < 6, f"a trickled body behind a 401 was not cut off ({took:.1f} s)"
         assert answer.startswith(b"HTTP/1.1 401 "), answer[:300]
+        took, answer = _trickle(port, post_head(f"Authorization: Bearer {token}\r\n", 10**9), b" ", 12)
+        assert took < 2 and answer.startswith(b"HTTP/1.1 413 "), (took, answer[:300])  # too large: not drained
 
         get = b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
         answer = _exchange(port, get + b"X-Pad: " + b"a" * 70_000 + b"\r\n\r\n")
