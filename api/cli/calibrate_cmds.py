@@ -7,7 +7,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from backbone.api.cli.common import JsonOpt, ScenarioArg, emit_json, err_console, handle_errors, load
+from backbone.api.cli.common import (
+    JsonOpt,
+    ScenarioArg,
+    emit_json,
+    err_console,
+    handle_errors,
+    load,
+    out_console,
+)
 from backbone.api.cli.options import options_command
 from backbone.solver.tasks.calibrate_options import CalibrateOptions
 
@@ -74,7 +82,7 @@ def _print_tables(summary: dict[str, Any]) -> None:
     params.add_column("after", justify="right")
     for name, value in summary["parameters"].items():
         params.add_row(name, f"{summary['previous_parameters'][name]:.4f}", f"{value:.4f}")
-    err_console.print(params)
+    out_console.print(params)
     errors = Table(title="RTT error against the measurements (absolute; bias = median signed)")
     errors.add_column("model", no_wrap=True)
     for col in ("median ms", "worst ms", "median %", "worst %", "bias %"):
@@ -83,7 +91,7 @@ def _print_tables(summary: dict[str, Any]) -> None:
         e = summary["errors"][key]
         errors.add_row(label, f"{e['median_abs_ms']:.1f}", f"{e['worst_abs_ms']:.1f}", f"{e['median_abs_pct']:.1f}",
                        f"{e['worst_abs_pct']:.1f}", f"{e['median_signed_pct']:+.1f}")
-    err_console.print(errors)
+    out_console.print(errors)
     worst = sorted(summary["pairs_table"], key=lambda r: -abs(r["error_pct"]))[:8]
     pairs = Table(title="largest errors after calibration")
     for col in ("from", "to", "measured ms", "before ms", "after ms", "error %"):
@@ -91,7 +99,7 @@ def _print_tables(summary: dict[str, Any]) -> None:
     for r in worst:
         pairs.add_row(r["from_site"], r["to_site"], f"{r['measured_rtt_ms']:.1f}", f"{r['before_rtt_ms']:.1f}",
                       f"{r['after_rtt_ms']:.1f}", f"{r['error_pct']:+.1f}")
-    err_console.print(pairs)
+    out_console.print(pairs)
     for note in summary["notes"]:
         err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if summary["out"]:

@@ -43,7 +43,8 @@ def failures(
     scenario: ScenarioArg = None,
     scenarios_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
         "--list", help="For --kind list: YAML/JSON list of {id, links, srlgs, sites, derate}.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the per-scenario list as JSON on stdout.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print failures.json (every scenario, worst impact first) "
+                                                          "on stdout only.")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for failures.json and CSV tables.")] = None,  # noqa: UP045
     *,
     options: dict[str, Any],
@@ -64,7 +65,7 @@ def failures(
     result = run_with_progress("failures", net, opts, out)
     s = result.summary
     if json_out:
-        emit_json(s["scenarios"])
+        emit_json({"kind": "failures", **s, "files": result.files})  # the same object as failures.json
     else:
         _print(s)
     if out is not None:

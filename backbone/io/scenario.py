@@ -133,6 +133,7 @@ def save_folder(net: Network, path: str | Path, overwrite: bool = True) -> Path:
         raise ValidationError(Problem("destination exists", file=str(path)))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-scenario-", dir=path.parent))
+    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700; the folder is the user's, like any they make
     try:
         tables = {t: df for t, df in net.tables().items() if t not in OPTIONAL_TABLES or len(df)}
         manifest = {"name": net.name, "format_version": FORMAT_VERSION, **_plain(net.meta),
@@ -147,6 +148,12 @@ def save_folder(net: Network, path: str | Path, overwrite: bool = True) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def table_to_csv(df: pd.DataFrame) -> pd.DataFrame:

@@ -45,11 +45,13 @@ class SweepResult:
                                                                   kind="stable")
 
     def summary(self, top: int = 20) -> dict[str, Any]:
-        """The JSON summary: every scenario, the worst ones, per-link worst, and the map values."""
+        """The JSON summary: every scenario (worst first), the worst ones, per-link worst, and the map values."""
         table = self.table()
         by_link = self.worst_by_link()
         worst = max(self.scenarios, key=impact_key) if self.scenarios else None
-        records = [{k: v for k, v in r.items() if k != "link_utilisation"} for r in self.scenarios]
+        # every scenario, worst impact first (the sweep's one order: impact_key), in failures.json and --json alike
+        records = [{k: v for k, v in r.items() if k != "link_utilisation"}
+                   for r in sorted(self.scenarios, key=impact_key, reverse=True)]
         survived = sum(1 for r in self.scenarios if r["survived"])
         unknown = sum(1 for r in self.scenarios if r["unmet_gbps"] != r["unmet_gbps"])
         gaps = [float(r["gap"]) for r in self.scenarios if r.get("gap") is not None and r["gap"] == r["gap"]]

@@ -194,6 +194,9 @@ def test_cli_calibrate_json_and_table(two_continents: Network, tmp_path: Path) -
                                    "--out", str(tmp_path / "cal2")])
     assert res.exit_code == 0, res.output
     assert "leave-one-out" in res.output and "terrestrial_latency_factor" in res.output
+    # every table on stdout, like every other command's; only notes and "wrote ..." on stderr (issue #32)
+    assert "leave-one-out" in res.stdout and "terrestrial_latency_factor" in res.stdout
+    assert "largest errors after calibration" in res.stdout and "wrote" in res.stderr and "wrote" not in res.stdout
 
 
 def test_bad_measurements_name_line_and_field(two_continents: Network, tmp_path: Path) -> None:

@@ -133,6 +133,20 @@ def test_saved_folder_layout(rich_network: Network, tmp_path: Path) -> None:
     assert load_scenario(folder).demands.at["d1", "demand_gbps"] == 200.25
 
 
+def test_saved_folder_has_the_users_permissions(rich_network: Network, tmp_path: Path) -> None:
+    """A saved scenario folder (plan's scenario_after/ among them) is made like any folder of the user's:
+    mode 0777 less the umask, not mkdtemp's 0700 (issue #32)."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        folder = save_scenario(rich_network, tmp_path / "s")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+
+
 def test_saved_json_is_strict_json(rich_network: Network, tmp_path: Path) -> None:
     path = save_scenario(rich_network, tmp_path / "n.json")
     text = path.read_text(encoding="utf-8")

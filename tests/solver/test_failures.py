@@ -139,9 +139,12 @@ def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
     r = CliRunner().invoke(app, ["failures", str(scen), "--kind", "srlg", "--engine", "serial", "--json",
                                  "--out", str(out)])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.stdout)
+    doc = json.loads(r.stdout)
+    assert doc["kind"] == "failures" and doc == json.loads((out / "failures.json").read_text())  # one object
+    data = doc["scenarios"]
     assert isinstance(data, list) and len(data) == 2
     assert {"scenario", "failed", "unmet_gbps", "mlu", "slo_violations", "p99_latency_inflation_ms"} <= set(data[0])
+    assert [x["scenario"] for x in data] == [x["scenario"] for x in doc["worst"]]  # worst impact first, as the table
     assert (out / "failures.json").exists() and (out / "failures_scenarios.csv").exists()
     bad = CliRunner().invoke(app, ["failures", str(scen), "--kind", "srlg", "--derate", "1.5"])
     assert bad.exit_code == 2 and "derate" in bad.output
