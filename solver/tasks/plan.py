@@ -261,7 +261,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
         from backbone.solver.checks.survivability import check_survivability
 
         verification_after = check_survivability(
-            after, upgrade.kind, [r["scenario"] for r in upgrade.survivability["not_survivable"]],
+            after, upgrade.kind, upgrade.survivability["not_survivable"],  # each excuse checked, with its Gbps
             k_paths=fail_opts.k_paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
     run.finish("after", t0)
     return AfterStage(after_state, verification_after)
