@@ -55,6 +55,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 
 from backbone.errors import SolverError
 from backbone.model import Network
+from backbone.solver.backends._stdio import stdout_to_stderr
 
 logger = logging.getLogger(__name__)
 
@@ -203,7 +204,8 @@ class EdgeFlowModel:
             import highspy
         except ImportError as exc:  # pragma: no cover - highspy is a dependency
             raise SolverError("the survivability check needs highspy (pip install highspy)") from exc
-        h = highspy.Highs()
+        with stdout_to_stderr(discard=True):  # the licence banner, printed on construction (--json owns stdout)
+            h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("solver", "simplex")  # dual simplex re-solves from the last basis after bound changes
         lp = highspy.HighsLp()
