@@ -128,7 +128,8 @@ def run_with_progress(kind: str, net: Any, options: dict[str, Any], out_dir: Pat
 
     On a terminal a rich progress bar; otherwise (a pipe, a log file) plain lines, one per stage and at most one
     every :data:`~backbone.api.cli.progress_lines.PLAIN_INTERVAL_S` seconds within a stage
-    (:class:`~backbone.api.cli.progress_lines.PlainProgress`), so a long run is never silent and a log holds no
+    (:class:`~backbone.api.cli.progress_lines.PlainProgress`, which repeats the last message while a stage is
+    silent), so a long run is never silent and a log holds no
     cursor or colour codes. ``on_message(console, message)`` sees every progress message (``backbone plan``
     ticks off finished stages with it).
     """
@@ -142,15 +143,15 @@ def run_with_progress(kind: str, net: Any, options: dict[str, Any], out_dir: Pat
             stream.write(line)
             stream.flush()
 
-        plain = PlainProgress(kind, write)
+        with PlainProgress(kind, write) as plain:
 
-        def progress_line(fraction: float, message: str) -> None:
-            if on_message is not None:
-                on_message(err_console, message)
-            plain(fraction, message)
+            def progress_line(fraction: float, message: str) -> None:
+                if on_message is not None:
+                    on_message(err_console, message)
+                plain(fraction, message)
 
-        result = run_task(kind, net, options, out_dir, progress_line)
-        plain.finish()
+            result = run_task(kind, net, options, out_dir, progress_line)
+            plain.finish()
         return result
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn

@@ -44,6 +44,20 @@ def test_one_line_per_stage_and_at_most_one_per_interval_within_a_stage() -> Non
     assert lines[-1] == "[   60 s] plan 100 %: done\n"
 
 
+def test_a_silent_stage_still_gets_a_line_every_interval() -> None:
+    """A long MIP reports nothing for minutes: the heartbeat repeats its last message, then stops with the run."""
+    import time
+
+    lines: list[str] = []
+    with PlainProgress("roadmap", lines.append, interval_s=0.1) as plain:
+        plain(0.4, "2027Q3: design MIP")
+        time.sleep(0.65)
+    n = len(lines)
+    time.sleep(0.3)
+    assert len(lines) == n  # stopped with the context
+    assert 4 <= n <= 8 and all(x.endswith("roadmap  40 %: 2027Q3: design MIP\n") for x in lines)
+
+
 def test_a_piped_stderr_gets_plain_progress_lines_and_stdout_only_json(tmp_path: Path, triangle: Network) -> None:
     scenario = save_scenario(triangle, tmp_path / "triangle.json")
     p = subprocess.run([sys.executable, "-m", "backbone.api", "te", str(scenario), "--json"], capture_output=True,
