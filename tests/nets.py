@@ -299,3 +299,18 @@ def pendant_chain_net(seed: int) -> Network:
     sites.append({"id": "leaf", "lon": 0.0, "lat": 0.0, "region": "NA"})
     links.append({"id": "lleaf", "site_a": names[3], "site_b": "leaf", "capacity_gbps": 10.0, "latency_ms": 1.0})
     return make_network(sites, links, demands, name=f"pendant-chain-{seed}")
+
+
+def fan_network(demand_gbps: float = 35.0) -> Network:
+    """A direct A-D link (30 Gbps, 1 ms) and three two-hop routes A-B-D, A-C-D, A-E-D (10 Gbps each, 2, 3 and
+    4 ms); ``demand_gbps`` A->D.
+
+    With A-D cut, every path together carries 30 Gbps (unmet ``demand - 30``); a routing over the k shortest
+    paths carries only ``10 k`` (k = 2: 20 Gbps). Each of the others cut leaves A-D plus two routes: 50 Gbps.
+    """
+    sites = [site("A", 0, 0), site("B", 1, 1), site("C", 1, 0), site("E", 1, -1), site("D", 2, 0)]
+    links = [te_link("AD", "A", "D", 30, 1), te_link("AB", "A", "B", 10, 1), te_link("BD", "B", "D", 10, 1),
+             te_link("AC", "A", "C", 10, 1.5), te_link("CD", "C", "D", 10, 1.5), te_link("AE", "A", "E", 10, 2),
+             te_link("ED", "E", "D", 10, 2)]
+    demands = [{"id": "a-d", "src": "A", "dst": "D", "demand_gbps": demand_gbps, "traffic_class": "bulk"}]
+    return make_network(sites, links, demands, name="fan")

@@ -124,14 +124,37 @@ def load(scenario: Path | None) -> Any:
 
 def run_with_progress(kind: str, net: Any, options: dict[str, Any], out_dir: Path | None,
                       transient: bool = True, on_message: Callable[[Any, str], None] | None = None) -> Any:
-    """Run planning task ``kind`` with a rich progress bar on stderr; returns its TaskResult.
+    """Run planning task ``kind`` with progress on stderr; returns its TaskResult.
 
-    ``on_message(console, message)`` sees every progress message (``backbone plan`` ticks off
-    finished stages with it).
+    On a terminal a rich progress bar; otherwise (a pipe, a log file) plain lines, one per stage and at most one
+    every :data:`~backbone.api.cli.progress_lines.PLAIN_INTERVAL_S` seconds within a stage
+    (:class:`~backbone.api.cli.progress_lines.PlainProgress`, which repeats the last message while a stage is
+    silent), so a long run is never silent and a log holds no
+    cursor or colour codes. ``on_message(console, message)`` sees every progress message (``backbone plan``
+    ticks off finished stages with it).
     """
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     from backbone.solver.tasks import run_task
+
+    if not err_console.is_terminal:
+        from backbone.api.cli.progress_lines import PlainProgress
+
+        def write(line: str) -> None:
+            stream = err_console.file
+            stream.write(line)
+            stream.flush()
+
+        with PlainProgress(kind, write) as plain:
+
+            def progress_line(fraction: float, message: str) -> None:
+                if on_message is not None:
+                    on_message(err_console, message)
+                plain(fraction, message)
+
+            result = run_task(kind, net, options, out_dir, progress_line)
+            plain.finish()
+        return result
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn(f"[bold]{kind}[/]"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                   TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,

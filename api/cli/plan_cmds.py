@@ -77,10 +77,23 @@ def plan(
     else:
         _print(s, out)
     err_console.print(f"report: {out / 'report.html'}", highlight=False)
+    if s.get("survivability_check"):
+        _print_survivability_check(s["survivability_check"])
     ver = s.get("verification")
     if ver and any(v is False for v in ver.values()):
         err_console.print(f"[bold red]verification failed[/]: {ver}")
         raise typer.Exit(EXIT_VERIFY_FAILED)
+
+
+def _print_survivability_check(check: dict[str, Any]) -> None:
+    """One line on stderr for the independent survivability check, and each mismatch (claimed vs independent)."""
+    states = check.get("states") or []
+    excused = sum(1 for r in states if r.get("claimed") == "excused")
+    bad = [r for r in states if not r.get("match", True)]
+    err_console.print(f"survivability check (independent edge LP): {len(states)} states re-measured, {excused} "
+                      f"excused states checked, {len(bad)} mismatch{'es' if len(bad) != 1 else ''}", highlight=False)
+    for v in check.get("violations", [])[:20]:
+        err_console.print(f"  {v['id']}: {v['message']}", highlight=False, markup=False)
 
 
 def _print(s: dict[str, Any], out: Path) -> None:

@@ -18,6 +18,7 @@ canonical JSON form the API accepts. Both round-trip exactly: ``load(save(net))`
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -84,42 +85,78 @@ def load_folder(path: str | Path) -> Network:
     return build_network(raw, name=str(manifest.get("name") or base.name), meta=meta, files=files)
 
 
-def read_csv_table(path: Path) -> pd.DataFrame:
-    """Read a CSV table as strings (blank cells stay blank strings).
+EMPTY_TABLE = "the file is empty: a table needs at least its header row"
+"""The problem a zero-byte table file is (a header-only table is a valid table of 0 rows)."""
+
+
+def read_utf8(path: Path) -> str:
+    """The text of ``path``, which must be UTF-8 (a leading byte-order mark is dropped).
 
     Raises
     ------
     ValidationError
-        When the file is not CSV, or a row has fewer fields than the header (a file cut short:
-        pandas would silently fill the missing cells), naming each such row by line.
+        When a byte is not UTF-8: the problem names its line (``record="line N"``), column and value.
     """
+    data = path.read_bytes()
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
-    except pd.errors.EmptyDataError:
-        return pd.DataFrame()
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise ValidationError(Problem(f"not a readable CSV file: {exc}", file=str(path))) from None
-    short = _short_rows(path, len(df.columns))
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(utf8_problem(data, exc, str(path))) from None
+    return text.removeprefix("\ufeff")
+
+
+def utf8_problem(data: bytes, exc: UnicodeDecodeError, file: str) -> Problem:
+    """The problem of the first byte of ``data`` that is not UTF-8: its line, column (in characters) and value."""
+    start = exc.start
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line = data.count(b"\n", 0, start) + 1
+    column = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
+    return Problem(f"not UTF-8 text: byte 0x{data[start]:02x} at line {line}, column {column} (byte {start} of the "
+                   "file); save the file as UTF-8", file=file, record=f"line {line}")
+
+
+def read_csv_table(path: Path) -> pd.DataFrame:
+    """Read a CSV table as strings (blank cells stay blank strings).
+
+    A header-only file is a table of 0 rows; a zero-byte file (or one of blank lines only) is an error.
+
+    Raises
+    ------
+    ValidationError
+        When the file is empty or has no header row, is not UTF-8 (naming the line and column of the first bad
+        byte), is not CSV, or a row has fewer fields than the header (a file cut short: pandas would silently
+        fill the missing cells), naming each such row by line.
+    """
+    text = read_utf8(path)
+    if not text.strip():
+        raise ValidationError(Problem(EMPTY_TABLE if not text else
+                                      "the file has only blank lines: a table needs at least its header row",
+                                      file=str(path)))
+    try:
+        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True, comment=None)
+    except pd.errors.ParserError as exc:
+        raise ValidationError(Problem(f"not a readable CSV file: {one_line(exc)}", file=str(path))) from None
+    short = _short_rows(text, len(df.columns))
     if short:
         raise ValidationError([Problem(f"row has {n} of {len(df.columns)} fields (the file looks truncated)",
                                        file=str(path), record=f"line {line}") for line, n in short])
     return df
 
 
-def _short_rows(path: Path, n_columns: int) -> list[tuple[int, int]]:
+def _short_rows(text: str, n_columns: int) -> list[tuple[int, int]]:
     """(line, fields) of every non-blank row with fewer fields than the header."""
     import csv
 
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh, skipinitialspace=True)
-        next(reader, None)
-        return [(reader.line_num, len(row)) for row in reader if row and len(row) < n_columns]
+    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
+    next(reader, None)
+    return [(reader.line_num, len(row)) for row in reader if row and len(row) < n_columns]
 
 
 def _read_yaml(path: Path) -> Any:
+    text = read_utf8(path)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
         raise ValidationError(Problem(f"not valid YAML: {one_line(exc)}", file=str(path))) from None
 
 

@@ -40,6 +40,9 @@ class CheckReport:
         The check families that ran, in order.
     counts
         Items examined per family, where a check counts them (e.g. ``{"flows": 120, "n_plus_one_failures": 3}``).
+    details
+        Per-item rows where a check reports each item it measured (the survivability check: per state the
+        claimed and the independent unmet Gbps); ``to_dict()`` gives them as ``states`` when there are any.
     """
 
     name: str
@@ -48,6 +51,7 @@ class CheckReport:
     counts: dict[str, int] = field(default_factory=dict)
     max_violations: int = 200
     n_violations: int = 0
+    details: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -71,9 +75,12 @@ class CheckReport:
             self.checked.append(family)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "ok": self.ok, "checked": self.checked, "counts": self.counts,
-                "n_violations": max(self.n_violations, len(self.violations)),
-                "violations": [v.to_dict() for v in self.violations]}
+        out: dict[str, Any] = {"name": self.name, "ok": self.ok, "checked": self.checked, "counts": self.counts,
+                               "n_violations": max(self.n_violations, len(self.violations)),
+                               "violations": [v.to_dict() for v in self.violations]}
+        if self.details:
+            out["states"] = self.details
+        return out
 
     def __str__(self) -> str:
         if self.ok:

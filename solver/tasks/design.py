@@ -59,7 +59,7 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
             from backbone.solver.checks.survivability import check_survivability
 
             summary["verification"] = check_survivability(
-                sres.network_after, opts.survive, [r["scenario"] for r in sres.not_survivable],
+                sres.network_after, opts.survive, sres.not_survivable,
                 backend=opts.backend).to_dict()
         from backbone.io import save_scenario
 

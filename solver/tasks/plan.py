@@ -260,9 +260,13 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
     if opts.verify and not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped"):
         from backbone.solver.checks.survivability import check_survivability
 
+        def verify_progress(fraction: float, message: str) -> None:
+            run.progress(run.done, f"verify: {message}")
+
         verification_after = check_survivability(
-            after, upgrade.kind, [r["scenario"] for r in upgrade.survivability["not_survivable"]],
-            k_paths=fail_opts.k_paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s).to_dict()
+            after, upgrade.kind, upgrade.survivability["not_survivable"],  # each excuse checked, with its Gbps
+            k_paths=fail_opts.k_paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s,
+            progress=verify_progress).to_dict()
     run.finish("after", t0)
     return AfterStage(after_state, verification_after)
 

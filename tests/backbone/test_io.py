@@ -325,3 +325,57 @@ def test_save_geojson_without_links(tmp_path: Path) -> None:
     doc = json.loads(save_geojson(net, tmp_path / "a.geojson").read_text())
     assert len(doc["features"]) == 1 and doc["features"][0]["geometry"] == {"type": "Point",
                                                                            "coordinates": [179.9, -16.0]}
+
+
+def _folder(net: Network, tmp_path: Path) -> Path:
+    return save_scenario(net, tmp_path / "scen")
+
+
+def test_a_zero_byte_table_is_an_error_naming_the_file_a_header_only_one_is_not(submarine_cut: Network, tmp_path: Path) -> None:
+    folder = _folder(submarine_cut, tmp_path)
+    header = (folder / "demands.csv").read_text(encoding="utf-8").splitlines()[0]
+    (folder / "demands.csv").write_bytes(b"")
+    with pytest.raises(ValidationError) as err:
+        load_scenario(folder)
+    [problem] = err.value.problems
+    assert problem.file.endswith("demands.csv")
+    assert problem.message == "the file is empty: a table needs at least its header row"
+    # its header alone is a valid table of no rows
+    (folder / "demands.csv").write_text(header + "\n", encoding="utf-8")
+    assert len(load_scenario(folder).demands) == 0
+
+
+def test_an_empty_links_file_is_one_problem_not_a_cascade(submarine_cut: Network, tmp_path: Path) -> None:
+    """Without its links every SRLG member would be an unknown link; the one problem is the empty file."""
+    folder = _folder(submarine_cut, tmp_path)
+    (folder / "links.csv").write_bytes(b"")
+    with pytest.raises(ValidationError) as err:
+        load_scenario(folder)
+    assert [(p.file.endswith("links.csv"), p.message) for p in err.value.problems] == [
+        (True, "the file is empty: a table needs at least its header row")]
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_line_and_column(submarine_cut: Network, tmp_path: Path) -> None:
+    folder = _folder(submarine_cut, tmp_path)
+    lines = (folder / "sites.csv").read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b",", b",\xe9", 1)  # line 3: a Latin-1 byte after the first comma
+    (folder / "sites.csv").write_bytes(b"\n".join(lines))
+    column = lines[2].index(b"\xe9") + 1
+    with pytest.raises(ValidationError) as err:
+        load_scenario(folder)
+    [problem] = err.value.problems
+    assert problem.file.endswith("sites.csv") and problem.record == "line 3"
+    assert f"byte 0xe9 at line 3, column {column}" in problem.message
+
+
+def test_the_cli_reports_an_empty_table_with_the_validation_exit_code(submarine_cut: Network, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+
+    folder = _folder(submarine_cut, tmp_path)
+    (folder / "links.csv").write_bytes(b"")
+    r = CliRunner().invoke(app, ["info", str(folder)])
+    assert r.exit_code == 2
+    assert "1 problem(s)" in r.output and "links.csv" in r.output and "the file is empty" in r.output
+    assert "unknown link" not in r.output and "Traceback" not in r.output
