@@ -1,0 +1,17 @@
+"""Compare two scenarios, plans or roadmaps: structural changes, KPI changes, per-failure changes and the
+changeover list (``backbone diff``, ``backbone.diff``).
+
+The face of the package: :func:`diff` and :class:`DiffResult` (:mod:`.result`), :func:`load_input` (:mod:`.inputs`),
+the table builders of :mod:`.structure`, :mod:`.kpis` and :mod:`.changes`.
+"""
+
+from __future__ import annotations
+
+from backbone.compare.changes import changeover, failure_changes
+from backbone.compare.inputs import ComparedInput, load_input
+from backbone.compare.kpis import kpi_changes, placement_changes
+from backbone.compare.result import TABLE_NAMES, DiffResult, diff
+from backbone.compare.structure import capacity_summary, network_changes, table_changes
+
+__all__ = ["TABLE_NAMES", "ComparedInput", "DiffResult", "capacity_summary", "changeover", "diff", "failure_changes",
+           "kpi_changes", "load_input", "network_changes", "placement_changes", "table_changes"]
