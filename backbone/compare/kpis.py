@@ -181,15 +181,15 @@ def kpi_changes(a: ComparedInput, b: ComparedInput) -> pd.DataFrame:
 
 def _sites(side: ComparedInput) -> pd.DataFrame:
     records = side.document("place").get("sites") or []
-    frame = pd.DataFrame(records, columns=["id", "region", "gpus_after", "mw_after"])
+    frame = pd.DataFrame(records, columns=["id", "region", "gpus_after", "mw_needed"])
     return frame.set_index("id")
 
 
 def placement_changes(a: ComparedInput, b: ComparedInput) -> pd.DataFrame:
-    """GPUs and MW after the placement per site and per region (``place.json`` ``sites``), before and after,
-    where they changed.
+    """GPUs after the placement and the MW they need per site and per region (``place.json`` ``sites``:
+    ``gpus_after``, ``mw_needed``) in plan ``a`` (``*_before``) and plan ``b`` (``*_after``), where they changed.
 
-    Columns: ``level`` (``site`` | ``region``), ``id``, ``region``, ``gpus_before``, ``gpus_after``,
+    Columns: ``level`` (``region`` rows first, then ``site``), ``id``, ``region``, ``gpus_before``, ``gpus_after``,
     ``gpus_delta``, ``mw_before``, ``mw_after``, ``mw_delta``; largest GPU change first.
     """
     columns = ["level", "id", "region", "gpus_before", "gpus_after", "gpus_delta", "mw_before", "mw_after", "mw_delta"]
@@ -201,8 +201,8 @@ def placement_changes(a: ComparedInput, b: ComparedInput) -> pd.DataFrame:
     site = pd.DataFrame({"level": "site", "id": ids, "region": region.to_numpy(),
                          "gpus_before": sa["gpus_after"].reindex(ids).fillna(0.0).to_numpy(dtype=float),
                          "gpus_after": sb["gpus_after"].reindex(ids).fillna(0.0).to_numpy(dtype=float),
-                         "mw_before": sa["mw_after"].reindex(ids).fillna(0.0).to_numpy(dtype=float),
-                         "mw_after": sb["mw_after"].reindex(ids).fillna(0.0).to_numpy(dtype=float)})
+                         "mw_before": sa["mw_needed"].reindex(ids).fillna(0.0).to_numpy(dtype=float),
+                         "mw_after": sb["mw_needed"].reindex(ids).fillna(0.0).to_numpy(dtype=float)})
     sums = site.groupby("region")[["gpus_before", "gpus_after", "mw_before", "mw_after"]].sum().reset_index()
     regions = sums.assign(level="region", id=sums["region"])
     out = pd.concat([site, regions], ignore_index=True)
