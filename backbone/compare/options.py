@@ -26,5 +26,5 @@ class DeckOptions(BaseModel):
 
     map: bool = Field(True, description="Include the map after the plan (a picture: the static slide map).")
     worst_failures: int = Field(12, ge=1, le=60, description="Failures shown in the worst-failures chart.")
-    buy_rows: int = Field(14, ge=1, le=60, description="Rows per 'what to buy' slide (more rows continue on the "
+    buy_rows: int = Field(10, ge=1, le=60, description="Rows per 'what to buy' slide (more rows continue on the "
                                                        "next slide).")
