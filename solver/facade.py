@@ -199,7 +199,7 @@ def diff(a: str | Path | Network, b: str | Path | Network) -> DiffResult:
 
 def deck(folder: str | Path, out: str | Path, *, baseline: str | Path | None = None,
          template: str | Path | None = None, **options: Any) -> Path:
-    """Write the editable review deck (``.pptx``) of a plan or roadmap output folder (:func:`backbone.deck.build_deck`);
+    """Write the editable review deck (``.pptx``) of a plan or roadmap output folder (:func:`backbone.review.build_deck`);
     ``baseline`` (an earlier plan or roadmap folder) adds a comparison slide, ``template`` uses a company's slide
     master and layouts; the keywords are :class:`~backbone.compare.options.DeckOptions`' fields. Returns ``out``.
 
@@ -209,7 +209,7 @@ def deck(folder: str | Path, out: str | Path, *, baseline: str | Path | None = N
         For a folder that is not a plan or roadmap output folder, a bad template or option.
     """
     from backbone.compare.options import DeckOptions
-    from backbone.deck import build_deck
+    from backbone.review import build_deck
 
     build_deck(folder, out, baseline=baseline, template=template, options=options_for(DeckOptions, options))
     return Path(out)

@@ -143,7 +143,7 @@ def deck_command(
     """Write an editable PowerPoint deck (native charts and tables) from a plan or roadmap output folder: title
     with the headline, the map after the plan, what to buy, worst failures, utilisation, GPUs by region, the
     roadmap timeline, a comparison slide when a second folder is given, and assumptions and caveats."""
-    from backbone.deck import build_deck
+    from backbone.review import build_deck
     from backbone.solver.options import validate_options
 
     opts = validate_options(DeckOptions, options)

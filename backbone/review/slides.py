@@ -9,12 +9,11 @@ import math
 from typing import Any
 
 import pandas as pd
-from pptx.presentation import Presentation
 from pptx.util import Emu
 
 from backbone.compare.result import DiffResult
-from backbone.deck.data import DeckData, buy_table, gpus_by_region, utilisation_bands, worst_failures
-from backbone.deck.layout import add_bar_chart, add_bullets, add_table, content_box, new_slide
+from backbone.review.data import DeckData, buy_table, gpus_by_region, utilisation_bands, worst_failures
+from backbone.review.layout import add_bar_chart, add_bullets, add_table, content_box, new_slide
 
 __all__ = ["buy_slides", "caveat_slides", "comparison_slides", "failures_slide", "gpu_region_slide", "map_slide",
            "money_m", "utilisation_slide"]
@@ -39,7 +38,7 @@ def _number(value: Any, digits: int = 0) -> str:
     return "–" if math.isnan(v) else f"{v:,.{digits}f}"
 
 
-def map_slide(prs: Presentation, data: DeckData, title: str = "The backbone after the plan") -> Any:
+def map_slide(prs: Any, data: DeckData, title: str = "The backbone after the plan") -> Any:
     """The slide map (``map_after.png``: links by utilisation with the capacity and utilisation legends, GPUs
     added, the largest sites labelled), as large as the slide allows at its aspect ratio."""
     if data.map_png is None:
@@ -56,7 +55,7 @@ def map_slide(prs: Presentation, data: DeckData, title: str = "The backbone afte
     return slide
 
 
-def buy_slides(prs: Presentation, data: DeckData, rows: int) -> list[Any]:
+def buy_slides(prs: Any, data: DeckData, rows: int) -> list[Any]:
     """What to buy (``design.json`` upgrades and new routes) as native tables of ``rows`` rows per slide, longest
     lead time first, with the total."""
     table = buy_table(data.side.document("design"))
@@ -83,7 +82,7 @@ def buy_slides(prs: Presentation, data: DeckData, rows: int) -> list[Any]:
     return slides
 
 
-def failures_slide(prs: Presentation, data: DeckData, n: int) -> Any:
+def failures_slide(prs: Any, data: DeckData, n: int) -> Any:
     """The worst failures before and after the plan (``plan.json`` ``before_after``): a native clustered bar
     chart of their impact (Gbps), or their maximum utilisation when no failure has any impact."""
     top, key, unit = worst_failures(data.side.document("plan"), n)
@@ -102,7 +101,7 @@ def failures_slide(prs: Presentation, data: DeckData, n: int) -> Any:
     return slide
 
 
-def utilisation_slide(prs: Presentation, data: DeckData) -> Any:
+def utilisation_slide(prs: Any, data: DeckData) -> Any:
     """Links per utilisation band, routed before the upgrades and after the plan (``plan.json`` ``map`` and
     ``map_after`` utilisation: min-MLU routing's), as a native column chart."""
     plan = data.side.document("plan")
@@ -116,7 +115,7 @@ def utilisation_slide(prs: Presentation, data: DeckData) -> Any:
     return slide
 
 
-def gpu_region_slide(prs: Presentation, data: DeckData) -> Any:
+def gpu_region_slide(prs: Any, data: DeckData) -> Any:
     """GPUs installed and added per region (``place.json`` ``sites``) as a native stacked column chart."""
     table = gpus_by_region(data.side.document("place"))
     slide = new_slide(prs, f"GPU placement by region: {table['gpus_added'].sum():,.0f} GPUs added")
@@ -143,7 +142,7 @@ def _shown(value: Any, unit: str) -> str:
     return f"{_number(value, 0 if float(value).is_integer() else 2)} {unit}"
 
 
-def comparison_slides(prs: Presentation, result: DiffResult, rows: int = 14) -> list[Any]:
+def comparison_slides(prs: Any, result: DiffResult, rows: int = 14) -> list[Any]:
     """What changed against the baseline (:func:`backbone.compare.diff`): the KPIs that changed (before, after,
     delta, better or worse) and the changeover list, as native tables."""
     kpis = result.kpi_changed()
@@ -173,7 +172,7 @@ def comparison_slides(prs: Presentation, result: DiffResult, rows: int = 14) -> 
     return slides
 
 
-def caveat_slides(prs: Presentation, data: DeckData, rows: int = 10) -> list[Any]:
+def caveat_slides(prs: Any, data: DeckData, rows: int = 10) -> list[Any]:
     """Assumptions and caveats: solver status and gaps per stage, the design's bound, the placement's notes,
     and every excused state with its reason (a native table, continued over slides)."""
     slide = new_slide(prs, "Assumptions and caveats")

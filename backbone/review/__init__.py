@@ -6,7 +6,7 @@ The face of the package: :func:`build_deck` and :func:`deck_bytes` (:mod:`.build
 
 from __future__ import annotations
 
-from backbone.deck.build import build_deck, deck_bytes, open_template
-from backbone.deck.data import DeckData, deck_data
+from backbone.review.build import build_deck, deck_bytes, open_template
+from backbone.review.data import DeckData, deck_data
 
 __all__ = ["DeckData", "build_deck", "deck_bytes", "deck_data", "open_template"]

@@ -8,11 +8,17 @@ import math
 from typing import Any
 
 import pandas as pd
-from pptx.presentation import Presentation
 
-from backbone.deck.data import DeckData
-from backbone.deck.layout import add_bar_chart, add_bullets, add_line_chart, add_table, content_box, new_slide
-from backbone.deck.slides import money_m
+from backbone.review.data import DeckData
+from backbone.review.layout import (
+    add_bar_chart,
+    add_bullets,
+    add_line_chart,
+    add_table,
+    content_box,
+    new_slide,
+)
+from backbone.review.slides import money_m
 
 __all__ = ["builds_table", "period_table", "timeline_slides"]
 
@@ -40,7 +46,7 @@ def builds_table(doc: dict[str, Any]) -> pd.DataFrame:
                              kind="stable").reset_index(drop=True)
 
 
-def timeline_slides(prs: Presentation, data: DeckData, rows: int) -> list[Any]:
+def timeline_slides(prs: Any, data: DeckData, rows: int) -> list[Any]:
     """The timeline: capex per period (columns) and served share per period (line), then the builds with their
     commit and online periods."""
     doc = data.side.document("roadmap")

@@ -12,10 +12,11 @@ from pptx.util import Inches
 
 from backbone.artifacts import write_bytes_atomic
 from backbone.compare.options import DeckOptions
-from backbone.deck.data import DeckData, deck_data
-from backbone.deck.layout import title_slide
-from backbone.deck.roadmap_slides import timeline_slides
-from backbone.deck.slides import (
+from backbone.errors import Problem, ValidationError
+from backbone.review.data import DeckData, deck_data
+from backbone.review.layout import title_slide
+from backbone.review.roadmap_slides import timeline_slides
+from backbone.review.slides import (
     buy_slides,
     caveat_slides,
     comparison_slides,
@@ -24,7 +25,6 @@ from backbone.deck.slides import (
     map_slide,
     utilisation_slide,
 )
-from backbone.errors import Problem, ValidationError
 
 __all__ = ["build_deck", "deck_bytes", "open_template"]
 
@@ -77,7 +77,7 @@ def _roadmap_slides(prs: Any, data: DeckData, opts: DeckOptions) -> None:
 def deck_bytes(folder: str | Path, *, baseline: str | Path | None = None, template: str | Path | None = None,
                options: DeckOptions | None = None) -> tuple[bytes, int]:
     """The deck of ``folder`` as ``.pptx`` bytes and its number of slides (see :func:`build_deck`)."""
-    opts = options or DeckOptions()
+    opts = options or DeckOptions.model_validate({})
     data = deck_data(folder)
     prs = open_template(template)
     title_slide(prs, data.title, data.subtitle, data.headline)

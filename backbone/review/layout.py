@@ -10,7 +10,6 @@ from typing import Any
 import pandas as pd
 from pptx.chart.data import CategoryChartData
 from pptx.enum.chart import XL_CHART_TYPE, XL_LEGEND_POSITION
-from pptx.presentation import Presentation
 from pptx.util import Emu, Pt
 
 __all__ = ["Box", "add_bar_chart", "add_bullets", "add_line_chart", "add_table", "content_box", "new_slide",
@@ -25,7 +24,7 @@ TITLE_LAYOUTS: tuple[str, ...] = ("Title Slide",)
 CONTENT_LAYOUTS: tuple[str, ...] = ("Title Only", "Title and Content", "Title, Content")
 
 
-def _layout(prs: Presentation, names: Sequence[str], default: int) -> Any:
+def _layout(prs: Any, names: Sequence[str], default: int) -> Any:
     """The first layout named in ``names`` (a template's own, so its master applies), else the first layout with
     a title placeholder, else layout ``default``."""
     layouts = list(prs.slide_layouts)
@@ -47,7 +46,7 @@ def _clear_body_placeholders(slide: Any) -> None:
             ph._element.getparent().remove(ph._element)
 
 
-def title_slide(prs: Presentation, title: str, subtitle: str, headline: str) -> Any:
+def title_slide(prs: Any, title: str, subtitle: str, headline: str) -> Any:
     """The title slide: title, subtitle (scenario, date) and the headline sentence."""
     slide = prs.slides.add_slide(_layout(prs, TITLE_LAYOUTS, 0))
     if slide.shapes.title is not None:
@@ -60,7 +59,7 @@ def title_slide(prs: Presentation, title: str, subtitle: str, headline: str) -> 
     return slide
 
 
-def new_slide(prs: Presentation, title: str) -> Any:
+def new_slide(prs: Any, title: str) -> Any:
     """A content slide with ``title`` (the template's "Title Only" layout when it has one)."""
     slide = prs.slides.add_slide(_layout(prs, CONTENT_LAYOUTS, 5 if len(prs.slide_layouts) > 5 else 0))
     _clear_body_placeholders(slide)
@@ -75,7 +74,7 @@ def new_slide(prs: Presentation, title: str) -> Any:
     return slide
 
 
-def content_box(prs: Presentation, top_share: float = 0.2) -> Box:
+def content_box(prs: Any, top_share: float = 0.2) -> Box:
     """The area below the title: 5 % margins left and right, ``top_share`` of the height down, 4 % from the
     bottom."""
     w, h = int(prs.slide_width), int(prs.slide_height)
