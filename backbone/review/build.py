@@ -75,8 +75,9 @@ def _roadmap_slides(prs: Any, data: DeckData, opts: DeckOptions) -> None:
 
 
 def deck_bytes(folder: str | Path, *, baseline: str | Path | None = None, template: str | Path | None = None,
-               options: DeckOptions | None = None) -> tuple[bytes, int]:
-    """The deck of ``folder`` as ``.pptx`` bytes and its number of slides (see :func:`build_deck`)."""
+               options: DeckOptions | None = None, baseline_label: str | None = None) -> tuple[bytes, int]:
+    """The deck of ``folder`` as ``.pptx`` bytes and its number of slides (see :func:`build_deck`);
+    ``baseline_label`` names the baseline on the comparison slides (default: its path)."""
     opts = options or DeckOptions.model_validate({})
     data = deck_data(folder)
     prs = open_template(template)
@@ -88,7 +89,7 @@ def deck_bytes(folder: str | Path, *, baseline: str | Path | None = None, templa
     if baseline is not None:
         from backbone.compare import diff, load_input
 
-        comparison_slides(prs, diff(load_input(baseline), data.side))
+        comparison_slides(prs, diff(load_input(baseline, label=baseline_label), data.side))
     caveat_slides(prs, data)
     buffer = io.BytesIO()
     prs.save(buffer)
