@@ -10,8 +10,8 @@ from __future__ import annotations
 from backbone.compare.changes import changeover, failure_changes
 from backbone.compare.inputs import ComparedInput, load_input
 from backbone.compare.kpis import kpi_changes, placement_changes
-from backbone.compare.result import TABLE_NAMES, DiffResult, diff
+from backbone.compare.result import TABLE_NAMES, DiffResult, diff, report_section
 from backbone.compare.structure import capacity_summary, network_changes, table_changes
 
 __all__ = ["TABLE_NAMES", "ComparedInput", "DiffResult", "capacity_summary", "changeover", "diff", "failure_changes",
-           "kpi_changes", "load_input", "network_changes", "placement_changes", "table_changes"]
+           "kpi_changes", "load_input", "network_changes", "placement_changes", "report_section", "table_changes"]

@@ -16,7 +16,7 @@ from backbone.compare.kpis import kpi_changes, placement_changes
 from backbone.compare.structure import capacity_summary, network_changes
 from backbone.model import Network
 
-__all__ = ["TABLE_NAMES", "DiffResult", "diff"]
+__all__ = ["TABLE_NAMES", "DiffResult", "diff", "report_section"]
 
 logger = logging.getLogger(__name__)
 
@@ -163,3 +163,14 @@ def diff(a: str | Path | Network | ComparedInput, b: str | Path | Network | Comp
         changeover=changeover(before, after),
         notes=_notes(before, after),
     )
+
+
+def report_section(result: DiffResult, rows: int = 25) -> dict[str, Any]:
+    """The report's "compared with" section as plain values (:func:`backbone.report.render_report` draws it):
+    ``label``, ``counts``, ``notes``, and the first ``rows`` records of the changed KPIs, the failures, the
+    changeover and the structural changes."""
+    return {"label": result.before.label, "kind": result.before.kind, "changed": result.changed,
+            "counts": result.counts(), "notes": list(result.notes),
+            "kpis": _records(result.kpi_changed().head(rows)), "failures": _records(result.failures.head(rows)),
+            "changeover": _records(result.changeover.head(rows)),
+            "structure": _records(result.structure.head(rows))}
