@@ -197,3 +197,32 @@ def test_json_has_no_nan(small_world_default_plan: SharedRun, small_world_grown_
     assert "NaN" not in text
     doc = json.loads(text)
     assert np.isfinite([r["delta"] for r in doc["kpis"] if r["delta"] is not None]).all()
+
+
+def test_diff_map_styles_added_upgraded_and_removed_links(small_world: Network, tmp_path: Path) -> None:
+    from backbone.compare.diffmap import diff_map_values, save_diff_map
+    from tests.backbone.test_maps_html import external_references
+
+    after = _changed(small_world)
+    extra = pd.DataFrame(after.links).iloc[[0]].rename(index={after.links.index[0]: "new-link"})
+    after = after.copy_with(links=pd.concat([pd.DataFrame(after.links), extra]))
+    result = diff(small_world, after)
+    net, doc = diff_map_values(result)
+    first, second = small_world.links.index[0], small_world.links.index[1]
+    assert second in net.links.index  # the removed link is drawn (dashed) from before
+    assert doc["failed_links"] == [second] and doc["built_candidates"] == ["new-link"]
+    delta = doc["link_values"]["delta_capacity_gbps"]
+    assert delta[first] == pytest.approx(1600.0)
+    assert delta[second] == pytest.approx(-float(small_world.links.at[second, "capacity_gbps"]))
+    assert delta["new-link"] == pytest.approx(float(after.links.at["new-link", "capacity_gbps"]))
+    site = small_world.sites.index[0]
+    assert doc["site_values"]["gpus_delta"][site] == 2048
+    save_diff_map(result, tmp_path / "diff.html")
+    page = (tmp_path / "diff.html").read_text()
+    assert "new-link" in page and not external_references(page)  # the offline HTML map
+    save_diff_map(result, tmp_path / "diff.png")
+    assert (tmp_path / "diff.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_facade_names_diff_and_deck() -> None:
+    assert {"diff", "deck"} <= set(dir(backbone)) and callable(backbone.deck) and callable(backbone.diff)
