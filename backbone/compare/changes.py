@@ -90,6 +90,7 @@ def _purchases(side: ComparedInput) -> pd.DataFrame:
             added_gbps=("added_gbps", "sum"), cost_usd=("cost_usd", "sum"),
             lead_time_quarters=("lead_time_quarters", "max"), protects=("committed", "min")).reset_index()
         frame = frame.rename(columns={"id": "link"})
+        frame["protects"] = "first commit " + frame["protects"].astype(str)
     else:
         frame = pd.DataFrame(columns=columns)
     return frame.set_index("link")
@@ -99,7 +100,8 @@ def changeover(a: ComparedInput, b: ComparedInput) -> pd.DataFrame:
     """What ``b`` buys differently from ``a``, in the order a planner commits it (longest lead time first, then
     the largest cost): ``change`` ``new`` (only ``b`` buys it), ``more modules``, ``fewer modules`` or
     ``dropped`` (only ``a`` buys it). ``cost_usd`` is ``b``'s cost of the item (``a``'s for a dropped one),
-    ``cost_delta_usd`` ``b``'s minus ``a``'s. For a roadmap, ``protects`` holds the first commit period."""
+    ``cost_delta_usd`` ``b``'s minus ``a``'s. For a roadmap (its ``builds``, GPU blocks left out, summed per link
+    over the periods) ``protects`` says the first commit period instead."""
     pa, pb = _purchases(a), _purchases(b)
     ids = pa.index.union(pb.index, sort=False)
     if not len(ids):

@@ -226,3 +226,20 @@ def test_diff_map_styles_added_upgraded_and_removed_links(small_world: Network, 
 
 def test_the_facade_names_diff_and_deck() -> None:
     assert {"diff", "deck"} <= set(dir(backbone)) and callable(backbone.deck) and callable(backbone.diff)
+
+
+def test_roadmap_changeover_sums_builds_per_link(small_world: Network) -> None:
+    def side(builds: list[dict[str, object]]) -> ComparedInput:
+        return ComparedInput("r", "roadmap", small_world, {"roadmap": {"builds": builds}})
+
+    def build(link: str, period: str, modules: int, cost: float, action: str = "upgrade") -> dict[str, object]:
+        return {"id": link, "action": action, "kind": "terrestrial", "modules": modules, "added_gbps": 400.0 * modules,
+                "cost_usd": cost, "lead_time_quarters": 1, "committed": period}
+
+    before = side([build("x", "2027Q1", 1, 1e6), build("gpus:ashburn:2027Q1", "2027Q1", 0, 5e8, "gpus")])
+    after = side([build("x", "2027Q1", 1, 1e6), build("x", "2027Q3", 2, 2e6), build("y", "2027Q2", 1, 4e6)])
+    table = changeover(before, after).set_index("link")
+    assert list(table.index) == ["y", "x"]  # same lead time: the dearer first; the GPU block is no purchase
+    assert (table.at["x", "modules_before"], table.at["x", "modules_after"]) == (1, 3)
+    assert table.at["x", "cost_delta_usd"] == pytest.approx(2e6) and table.at["x", "protects"] == "first commit 2027Q1"
+    assert table.at["y", "change"] == "new"
