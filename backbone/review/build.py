@@ -79,7 +79,7 @@ def deck_bytes(folder: str | Path, *, baseline: str | Path | None = None, templa
     """The deck of ``folder`` as ``.pptx`` bytes and its number of slides (see :func:`build_deck`);
     ``baseline_label`` names the baseline on the comparison slides (default: its path)."""
     opts = options or DeckOptions.model_validate({})
-    data = deck_data(folder)
+    data = deck_data(folder, with_map=opts.map)
     prs = open_template(template)
     title_slide(prs, data.title, data.subtitle, data.headline)
     if data.side.kind == "plan":

@@ -140,13 +140,32 @@ def _roadmap_caveats(doc: dict[str, Any]) -> list[str]:
     return out
 
 
+def _plan_map(side: ComparedInput, path: Path) -> bytes | None:
+    """The plan's slide map: its ``map_after.png``, or (a plan run with ``maps: false``) the same map drawn from
+    ``scenario_after`` and ``plan.json``'s ``map_after`` values, as the plan draws it."""
+    map_file = path / "map_after.png"
+    if map_file.is_file():
+        return map_file.read_bytes()
+    plan = side.document("plan")
+    if not plan.get("map_after"):
+        return None
+    from backbone.maps import render_map_bytes
+
+    sv = plan.get("survivability") or {}
+    return render_map_bytes(side.network, "png", {"map": plan["map_after"]},
+                            title=f"{plan.get('scenario', side.network.name)}: after the plan",
+                            subtitle=f"max utilisation {100 * float(plan.get('mlu_after') or 0):.0f} % · survives "
+                                     f"{sv.get('survived', '–')} of {sv.get('states', '–')} "
+                                     f"{sv.get('failure_kind', '')} failures", size="1600x900")
+
+
 def _latest_year_map(path: Path) -> bytes | None:
     maps = sorted(path.glob("map_[0-9][0-9][0-9][0-9].png"))
     return maps[-1].read_bytes() if maps else None
 
 
-def deck_data(folder: str | Path) -> DeckData:
-    """Read a plan or roadmap output folder for the deck.
+def deck_data(folder: str | Path, with_map: bool = True) -> DeckData:
+    """Read a plan or roadmap output folder for the deck (``with_map``: its slide map too).
 
     Raises
     ------
@@ -157,11 +176,9 @@ def deck_data(folder: str | Path) -> DeckData:
     path = Path(folder)
     if side.kind == "plan":
         plan = side.document("plan")
-        map_file = path / "map_after.png"
         return DeckData(side, title=f"Backbone plan: {plan.get('scenario', side.network.name)}",
                         subtitle=f"capacity review · plan created {plan.get('created_utc', '')}",
-                        headline=str(plan.get("headline", "")),
-                        map_png=map_file.read_bytes() if map_file.is_file() else None,
+                        headline=str(plan.get("headline", "")), map_png=_plan_map(side, path) if with_map else None,
                         caveats=_plan_caveats(side))
     if side.kind == "roadmap":
         doc = side.document("roadmap")
@@ -173,6 +190,6 @@ def deck_data(folder: str | Path) -> DeckData:
                     f"{last.get('states', '–')} single-SRLG failures (status {doc.get('status', '?')}).")
         return DeckData(side, title=f"Backbone roadmap: {doc.get('scenario', side.network.name)}",
                         subtitle="capacity review · rolling-horizon roadmap", headline=headline,
-                        map_png=_latest_year_map(path), caveats=_roadmap_caveats(doc))
+                        map_png=_latest_year_map(path) if with_map else None, caveats=_roadmap_caveats(doc))
     raise ValidationError(Problem("not a plan or roadmap output folder (no plan.json or roadmap.json)",
                                   file=str(folder)))

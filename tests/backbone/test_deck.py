@@ -17,6 +17,7 @@ from pptx import Presentation
 from typer.testing import CliRunner
 
 import backbone
+from backbone.compare.options import DeckOptions
 from backbone.errors import ValidationError
 from backbone.review import build_deck
 from tests.conftest import SharedRun
@@ -187,3 +188,15 @@ def test_libreoffice_renders_the_deck(grown_deck: Path, tmp_path: Path) -> None:
         pixels = np.asarray(image.convert("L"), dtype=float)
     assert pixels.shape[1] > pixels.shape[0] > 300  # a 16:9 slide
     assert pixels.std() > 5 and (pixels < 128).mean() > 0.002  # text drawn on the slide, not a blank page
+
+
+def test_a_plan_without_map_files_gets_its_map_drawn(tmp_path: Path, small_world_default_plan: SharedRun) -> None:
+    from tests.conftest import copy_of
+
+    out = copy_of(small_world_default_plan, tmp_path / "plan").out
+    (out / "map_after.png").unlink()  # as a plan run with maps: false leaves it
+    build_deck(out, tmp_path / "deck.pptx")
+    pictures = [sh for s in _slides(tmp_path / "deck.pptx") for sh in s.shapes if sh.shape_type == 13]
+    assert len(pictures) == 1 and pictures[0].image.content_type == "image/png"
+    build_deck(out, tmp_path / "bare.pptx", options=DeckOptions(map=False))
+    assert not [sh for s in _slides(tmp_path / "bare.pptx") for sh in s.shapes if sh.shape_type == 13]
