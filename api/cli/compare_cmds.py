@@ -96,7 +96,8 @@ def diff_command(
     out: Annotated[Optional[Path], typer.Option(  # noqa: UP045
         "--out", help="Folder for diff.json and diff_<table>.csv.", show_default=False)] = None,
     map_file: Annotated[Optional[Path], typer.Option(  # noqa: UP045
-        "--map", help="Also draw the map coloured by change: FILE.png, .svg, .pdf or .html (offline).", show_default=False)] = None,
+        "--map", help="Also draw the map coloured by change: FILE.png, .svg, .pdf or .html (offline).",
+        show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the diff as JSON on stdout only.")] = False,
     *,
     options: dict[str, Any],
@@ -135,8 +136,8 @@ def deck_command(
              "'backbone diff FOLDER AFTER' does.", show_default=False)] = None,
     out: Annotated[Path, typer.Option("--out", help="The .pptx file to write.")] = Path("review.pptx"),
     template: Annotated[Optional[Path], typer.Option(  # noqa: UP045
-        "--template", help="A .pptx whose slide master and layouts the deck uses (its own slides are left out).", show_default=False)]
-    = None,
+        "--template", help="A .pptx whose slide master and layouts the deck uses (its own slides are left out).",
+        show_default=False)] = None,
     *,
     options: dict[str, Any],
 ) -> None:
