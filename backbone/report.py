@@ -157,7 +157,7 @@ def _compared_section(data: Mapping[str, Any]) -> list[str]:
     parts += [f'<p class="muted">{esc(n)}</p>' for n in c.get("notes") or []]
     if c.get("kpis"):
         parts += ["<h3>KPIs that changed</h3>", table_html(c["kpis"], [
-            ("kpi", "KPI"), ("unit", "unit"), ("before", "before"), ("after", "after"), ("delta", "change"),
+            ("kpi", "KPI"), ("before_text", "before"), ("after_text", "now"), ("change_text", "change"),
             ("verdict", ""), ("source", "from")])]
     if c.get("failures"):
         parts += ["<h3>Failures newly survived or broken</h3>", table_html(c["failures"], [

@@ -3,7 +3,6 @@ of a plan or roadmap folder)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -32,21 +31,15 @@ def register(app: typer.Typer) -> None:
 
 
 def _fmt(value: Any, unit: str = "") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return str(value)
-    if unit == "ratio":
-        return f"{100 * value:,.1f} %"
-    if unit == "USD":
-        return f"{value / 1e6:,.2f} M USD"
-    text = f"{value:,.0f}" if float(value).is_integer() else f"{value:,.3f}".rstrip("0").rstrip(".")
-    return f"{text} {unit}".strip()
+    from backbone.compare.text import value_text
+
+    return value_text(value, unit)
 
 
 def _signed(value: Any, unit: str = "") -> str:
-    text = _fmt(value, unit)
-    return text if text == "–" or text.startswith("-") else f"+{text}"
+    from backbone.compare.text import change_text
+
+    return change_text(value, unit)
 
 
 def _table(title: str, frame: pd.DataFrame, columns: list[str], rows: int, units: str | None = None) -> None:

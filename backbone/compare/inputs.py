@@ -98,7 +98,7 @@ def load_input(source: str | Path | Network, label: str | None = None) -> Compar
     source
         A scenario (folder, ``scenario.yaml``, canonical JSON/YAML or any importable format), a plan output
         folder (``plan.json`` and ``scenario_after/``), a roadmap output folder (``roadmap.json`` and
-        ``periods/``), or a :class:`Network`.
+        ``periods/``; the ``plan.json`` or ``roadmap.json`` file stands for its folder), or a :class:`Network`.
     label
         The side's name in tables (default: the path, or the network's name).
 
@@ -117,6 +117,8 @@ def load_input(source: str | Path | Network, label: str | None = None) -> Compar
     label = label or str(source)
     if not path.exists():
         raise ValidationError(Problem("no such file or folder", file=str(path)))
+    if path.is_file() and path.name in ("plan.json", "roadmap.json"):
+        path = path.parent  # a result document stands for its folder
     if path.is_dir() and (path / "plan.json").is_file():
         return _plan_input(path, label)
     if path.is_dir() and (path / "roadmap.json").is_file():

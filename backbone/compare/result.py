@@ -14,6 +14,7 @@ from backbone.compare.changes import changeover, failure_changes
 from backbone.compare.inputs import ComparedInput, load_input
 from backbone.compare.kpis import kpi_changes, placement_changes
 from backbone.compare.structure import capacity_summary, network_changes
+from backbone.compare.text import change_text, value_text
 from backbone.model import Network
 
 __all__ = ["TABLE_NAMES", "DiffResult", "diff", "report_section"]
@@ -167,10 +168,15 @@ def diff(a: str | Path | Network | ComparedInput, b: str | Path | Network | Comp
 
 def report_section(result: DiffResult, rows: int = 25) -> dict[str, Any]:
     """The report's "compared with" section as plain values (:func:`backbone.report.render_report` draws it):
-    ``label``, ``counts``, ``notes``, and the first ``rows`` records of the changed KPIs, the failures, the
-    changeover and the structural changes."""
+    ``label``, ``counts``, ``notes``, and the first ``rows`` records of the changed KPIs (with ``before_text``,
+    ``after_text``, ``change_text`` as :mod:`backbone.compare.text` writes them), the failures, the changeover and
+    the structural changes."""
+    kpis = result.kpi_changed().head(rows)
+    units = kpis["unit"].astype(str)
+    shown = kpis.assign(before_text=[value_text(v, u) for v, u in zip(kpis["before"], units, strict=True)],
+                        after_text=[value_text(v, u) for v, u in zip(kpis["after"], units, strict=True)],
+                        change_text=[change_text(v, u) for v, u in zip(kpis["delta"], units, strict=True)])
     return {"label": result.before.label, "kind": result.before.kind, "changed": result.changed,
-            "counts": result.counts(), "notes": list(result.notes),
-            "kpis": _records(result.kpi_changed().head(rows)), "failures": _records(result.failures.head(rows)),
+            "counts": result.counts(), "notes": list(result.notes), "kpis": _records(shown), "failures": _records(result.failures.head(rows)),
             "changeover": _records(result.changeover.head(rows)),
             "structure": _records(result.structure.head(rows))}

@@ -12,6 +12,7 @@ import pandas as pd
 from pptx.util import Emu
 
 from backbone.compare.result import DiffResult
+from backbone.compare.text import change_text, value_text
 from backbone.review.data import DeckData, buy_table, gpus_by_region, utilisation_bands, worst_failures
 from backbone.review.layout import add_bar_chart, add_bullets, add_table, content_box, new_slide
 
@@ -125,23 +126,6 @@ def gpu_region_slide(prs: Any, data: DeckData) -> Any:
     return slide
 
 
-def _signed(value: Any, unit: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    text = _shown(abs(value), unit)
-    return ("+" if value > 0 else "-" if value < 0 else "") + text
-
-
-def _shown(value: Any, unit: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    if unit == "ratio":
-        return f"{100 * float(value):,.1f} %"
-    if unit == "USD":
-        return f"{money_m(value)} M USD"
-    return f"{_number(value, 0 if float(value).is_integer() else 2)} {unit}"
-
-
 def comparison_slides(prs: Any, result: DiffResult, rows: int = 14) -> list[Any]:
     """What changed against the baseline (:func:`backbone.compare.diff`): the KPIs that changed (before, after,
     delta, better or worse) and the changeover list, as native tables."""
@@ -153,9 +137,9 @@ def comparison_slides(prs: Any, result: DiffResult, rows: int = 14) -> list[Any]
         slides = [slide]
     else:
         shown = pd.DataFrame({"KPI": kpis["kpi"],
-                              "before": [_shown(v, u) for v, u in zip(kpis["before"], kpis["unit"], strict=True)],
-                              "after": [_shown(v, u) for v, u in zip(kpis["after"], kpis["unit"], strict=True)],
-                              "change": [_signed(v, u) for v, u in zip(kpis["delta"], kpis["unit"], strict=True)],
+                              "before": [value_text(v, u) for v, u in zip(kpis["before"], kpis["unit"], strict=True)],
+                              "after": [value_text(v, u) for v, u in zip(kpis["after"], kpis["unit"], strict=True)],
+                              "change": [change_text(v, u) for v, u in zip(kpis["delta"], kpis["unit"], strict=True)],
                               "": kpis["verdict"]})
         add_table(slide, shown.head(rows), content_box(prs), 10)
         slides = [slide]

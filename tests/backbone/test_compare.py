@@ -243,3 +243,13 @@ def test_roadmap_changeover_sums_builds_per_link(small_world: Network) -> None:
     assert (table.at["x", "modules_before"], table.at["x", "modules_after"]) == (1, 3)
     assert table.at["x", "cost_delta_usd"] == pytest.approx(2e6) and table.at["x", "protects"] == "first commit 2027Q1"
     assert table.at["y", "change"] == "new"
+
+
+def test_numbers_read_the_same_everywhere() -> None:
+    from backbone.compare.text import change_text, value_text
+
+    assert (value_text(0.125, "ratio"), value_text(13_120_000, "USD"), value_text(np.int64(4096), "GPU")) == \
+        ("12.5 %", "13.12 M USD", "4,096 GPU")
+    assert (change_text(-1.0, "states"), change_text(0.032, "ratio"), change_text(0.0, "USD")) == \
+        ("-1 states", "+3.2 %", "0.00 M USD")
+    assert value_text(float("nan"), "Gbps") == change_text(None) == "–"
