@@ -128,7 +128,7 @@ def gpu_region_slide(prs: Any, data: DeckData) -> Any:
 
 def comparison_slides(prs: Any, result: DiffResult, rows: int = 14) -> list[Any]:
     """What changed against the baseline (:func:`backbone.compare.diff`): the KPIs that changed (before, after,
-    delta, better or worse) and the changeover list, as native tables."""
+    delta, better or worse), the failures newly survived or broken and the changeover list, as native tables."""
     kpis = result.kpi_changed()
     slide = new_slide(prs, f"Compared with {result.before.label}")
     if not len(kpis):
@@ -143,6 +143,15 @@ def comparison_slides(prs: Any, result: DiffResult, rows: int = 14) -> list[Any]
                               "": kpis["verdict"]})
         add_table(slide, shown.head(rows), content_box(prs), 10)
         slides = [slide]
+    if len(result.failures):
+        f = result.failures.head(rows)
+        slide = new_slide(prs, f"Failures that changed against {result.before.label} ({len(result.failures)})")
+        add_table(slide, pd.DataFrame({
+            "failure state": f["scenario"], "change": f["change"],
+            "impact before": [value_text(v, "Gbps") for v in f["impact_before_gbps"]],
+            "impact now": [value_text(v, "Gbps") for v in f["impact_after_gbps"]],
+            "change in impact": [change_text(v, "Gbps") for v in f["impact_delta_gbps"]]}), content_box(prs), 10)
+        slides.append(slide)
     if len(result.changeover):
         c = result.changeover.head(rows)
         slide = new_slide(prs, f"Changeover against {result.before.label}: {len(result.changeover)} purchases differ")
