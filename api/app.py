@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -20,9 +20,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from backbone.api.contract import allowed_methods, finish_openapi
+from backbone.api.guards import BodyDeadline, HeaderSizeLimit, SecurityHeaders
+from backbone.api.isolation import DocumentLimitError, DocumentWorkers, WorkersBusyError
 from backbone.api.jobs import JobManager, OptionsTooLargeError, error_document
 from backbone.api.limits import FailedAuthLimiter
 from backbone.api.oidc import OidcVerifier
+from backbone.api.problems import PROBLEM_JSON, problem_response  # noqa: F401 - re-exported
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, QueueFullError, Store
 
@@ -30,19 +33,6 @@ if TYPE_CHECKING:
     from backbone.solver.tasks import Task
 
 logger = logging.getLogger(__name__)
-
-PROBLEM_JSON = "application/problem+json"
-
-
-def problem_response(status: int, title: str, detail: str = "", errors: list[dict[str, Any]] | None = None,
-                     headers: Mapping[str, str] | None = None, instance: str | None = None) -> JSONResponse:
-    """An RFC 9457 problem response."""
-    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status, "detail": detail,
-                            "errors": errors or []}
-    if instance:
-        body["instance"] = instance
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=dict(headers or {}))
-
 
 def _titles(status: int) -> str:
     from http import HTTPStatus
@@ -199,7 +189,8 @@ def install_error_handlers(app: FastAPI) -> None:
         return problem_response(doc["status"], doc["title"], doc["detail"], doc["errors"],
                                 headers=getattr(exc, "headers", None), instance=request.url.path)
 
-    for error_class in (BackboneError, GoneError, ConflictError, OptionsTooLargeError, QueueFullError):
+    for error_class in (BackboneError, GoneError, ConflictError, OptionsTooLargeError, QueueFullError,
+                        DocumentLimitError, WorkersBusyError):
         app.add_exception_handler(error_class, problem)
 
     @app.exception_handler(Exception)
@@ -228,7 +219,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.ensure_dirs()
-        store = Store(settings.resolved_database_url())
+        store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
         if settings.run_migrations:
             store.upgrade()
         manager = JobManager(store, settings, task_registry)
@@ -256,6 +247,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.state.metrics = metrics
     app.state.oidc = OidcVerifier(settings) if OidcVerifier.configured(settings) else None
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
+    app.state.documents = DocumentWorkers(settings)
     install_error_handlers(app)
     finish_openapi(app)
     app.include_router(health.router)
@@ -264,7 +256,11 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.include_router(compare.router)
     app.include_router(admin.router)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.add_middleware(HeaderSizeLimit, limit=settings.max_header_bytes)
+    app.add_middleware(BodyDeadline, timeout_s=settings.body_timeout_s, min_bytes_per_s=settings.body_min_bytes_per_s,
+                       drain_limit=settings.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(SecurityHeaders)
     return app
 
 

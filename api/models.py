@@ -59,6 +59,9 @@ class Token(Base):
     team_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     rotated_from: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    family_issued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When the first token of its rotation chain was issued (None: rows from before revision 0004 without a
+    chain count from their own ``created_at``)."""
 
 
 class Scenario(Base):

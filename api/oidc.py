@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from backbone.api.settings import Settings
-from backbone.api.store import SCOPES, GoneError, Principal, Store, clean_text
+from backbone.api.store import SCOPES, GoneError, Principal, Store, safe_text
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +32,11 @@ JWKS_CACHE_S = 600.0
 
 class OidcError(Exception):
     """The JWT is not acceptable (the API answers 401, naming the reason without echoing the token)."""
+
+
+class OidcUnavailableError(OidcError):
+    """The issuer's keys cannot be had, so no JWT can be checked (the API answers 503; the client is not
+    blamed)."""
 
 
 class OidcVerifier:
@@ -74,6 +79,8 @@ class OidcVerifier:
         ------
         OidcError
             Bad signature, wrong issuer or audience, expired, no ``sub``, an unknown role or team.
+        OidcUnavailableError
+            The issuer's key set cannot be read or fetched.
         """
         from joserfc import jwt
         from joserfc.errors import JoseError
@@ -82,7 +89,7 @@ class OidcVerifier:
             keys = self._key_set()
         except (OSError, ValueError, JoseError) as exc:
             logger.error("OIDC key set unavailable: %s", exc)
-            raise OidcError("the identity provider's keys are unavailable") from None
+            raise OidcUnavailableError("the identity provider's keys are unavailable; try again later") from None
         s = self.settings
         try:
             decoded = jwt.decode(token, keys, algorithms=list(ALGORITHMS))
@@ -103,7 +110,7 @@ class OidcVerifier:
             except GoneError:
                 raise OidcError(f"JWT claim {s.oidc_team_claim!r} names no team of this server") from None
         ident = uuid.uuid5(uuid.NAMESPACE_URL, f"{claims['iss']}#{claims['sub']}")
-        name = clean_text(str(claims.get("preferred_username") or claims.get("email") or claims["sub"]))
+        name = safe_text(str(claims.get("preferred_username") or claims.get("email") or claims["sub"]), 190)
         return Principal(str(ident), f"oidc:{name}", str(scope), team_id)
 
 

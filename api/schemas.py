@@ -177,6 +177,9 @@ class TokenPublic(BaseModel):
     team_id: str | None = None
     expires_at: UtcDatetime | None = None
     rotated_from: str | None = Field(None, description="The token this one replaced (POST .../rotate).")
+    family_issued_at: UtcDatetime | None = Field(None, description="When the first token of its rotation chain was "
+                                                                   "issued; no rotation lives past it plus "
+                                                                   "BACKBONE_TOKEN_MAX_LIFETIME_DAYS.")
 
 
 class TeamCreate(BaseModel):

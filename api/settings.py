@@ -42,6 +42,16 @@ class Settings(BaseSettings):
     max_links: int = Field(default=200_000, ge=1,
                            description="Largest scenario accepted, in links and in candidates each (422 above).")
     max_demands: int = Field(default=1_000_000, ge=1, description="Largest scenario accepted, in demands (422 above).")
+    max_document_bytes: int = Field(default=128 * 1024 * 1024, ge=1024,
+                                    description="Largest scenario stored, as canonical JSON bytes (413 above): "
+                                                "bounds what a small upload may expand to.")
+    document_workers: int = Field(default=2, ge=1, le=64,
+                                  description="Uploads parsed and maps drawn at the same time (one bounded process "
+                                              "each, under the job memory and CPU limits).")
+    document_timeout_s: float = Field(default=120.0, gt=0, description="Wall-clock limit of parsing one upload or "
+                                                                       "drawing one map (413 past it).")
+    document_queue_s: float = Field(default=30.0, gt=0, description="Seconds a request waits for a free document "
+                                                                    "worker before 503 with Retry-After.")
     workers: int = Field(default=2, ge=1, le=64, description="Jobs that run at the same time (one process each).")
     job_timeout_s: float = Field(default=3600.0, gt=0, description="Wall-clock limit of one job; it is killed after.")
     dask_scheduler: str = Field(default="", max_length=500,
@@ -76,10 +86,20 @@ class Settings(BaseSettings):
                                                                           "with Retry-After.")
     max_running_jobs_per_token: int = Field(default=0, ge=0, description="Jobs of one token running at once; 0 = no "
                                                                          "cap beyond the fair share.")
+    token_max_lifetime_days: float = Field(default=365.0, gt=0, le=3650, description="No API token lives longer "
+                                           "than this from its first issue: rotation keeps the first issue time, "
+                                           "and new tokens asking for more get this.")
     auth_failures_per_minute: int = Field(default=20, ge=1, description="Failed authentications one client address "
                                                                         "may make per minute before 429.")
     header_timeout_s: float = Field(default=10.0, gt=0, description="A connection must send a request's headers "
                                                                     "within this many seconds, or it is closed.")
+    max_header_bytes: int = Field(default=64 * 1024, ge=1024, description="Largest request line and header block "
+                                                                         "in bytes (431 above).")
+    body_timeout_s: float = Field(default=30.0, gt=0, description="A request's body must arrive within this many "
+                                                                  "seconds of its headers, plus a second per "
+                                                                  "`body_min_bytes_per_s` bytes received (408 after).")
+    body_min_bytes_per_s: int = Field(default=16 * 1024, ge=1, description="Each this many bytes of a request body "
+                                                                           "received extend its deadline by a second.")
     deleted_retention_days: float = Field(default=7.0, ge=0, description="Days a deleted scenario's versions (and "
                                                                          "its finished jobs) are kept; 0 = forever.")
     job_retention_days: float = Field(default=30.0, ge=0, description="Days a finished job and its result files are "

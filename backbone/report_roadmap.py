@@ -48,10 +48,12 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
               "into service in the period. Survivability: failures of the kind carried by the period's backbone "
               "with the period's demand (re-swept).</p>",
               table_html(data.get("periods", []), [
-                  ("period", "period"), ("capex_usd", "capex USD"), ("capex_online_usd", "online capex USD"),
+                  ("period", "period"), ("network_capex_usd", "backbone capex USD"), ("gpu_capex_usd", "GPU capex USD"),
+                  ("capex_online_usd", "online capex USD"),
                   ("opex_usd", "opex USD"), ("gpus_added", "GPUs online"), ("served_share", "served"),
                   ("mlu", "max util."), ("unmet_gbps", "unmet Gbps"), ("builds_online", "builds online"),
-                  ("survived", "failures carried"), ("states", "of"), ("design_mode", "design"),
+                  ("survived", "failures carried"), ("states", "of"), ("violated", "violated"),
+                  ("excused", "excused"), ("design_mode", "design"), ("design_status", "design status"),
                   ("design_gap", "gap"), ("budget_shortfall_usd", "budget short USD")],
                   formats={"served_share": ".1%", "mlu": ".1%", "design_gap": ".2%", "unmet_gbps": ",.1f"},
                   row_class=lambda r: "bad" if (r.get("budget_shortfall_usd") or 0) > 1 or r.get("violated") else "",

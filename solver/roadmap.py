@@ -430,11 +430,17 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
     ledger = pd.DataFrame({"period": labels, "budget_usd": h.budgets, "available_usd": available,
                            "committed_usd": committed,
                            "left_usd": [a - c for a, c in zip(available, committed, strict=True)]})
-    for p, c in zip(periods, committed, strict=True):
-        p["capex_usd"] = float(c)
     cols = ["id", "action", "site_a", "site_b", "kind", "modules", "added_gbps", "gpus", "cost_usd",
             "lead_time_quarters", "committed", "online", "committed_index", "online_index", "available_from"]
     table = pd.DataFrame(h.builds, columns=cols)
+    gpu_rows = table["action"] == "gpus"
+    by_commit = {what: np.bincount(table.loc[rows, "committed_index"].to_numpy(np.int64),
+                                   weights=table.loc[rows, "cost_usd"].to_numpy(float), minlength=len(labels))
+                 for what, rows in (("gpu", gpu_rows), ("network", ~gpu_rows))}
+    for t, (p, c) in enumerate(zip(periods, committed, strict=True)):
+        p["capex_usd"] = float(c)  # GPU blocks and the backbone, committed in this period
+        p["gpu_capex_usd"] = float(by_commit["gpu"][t])
+        p["network_capex_usd"] = float(by_commit["network"][t])
     notes = [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
              if p["design"]["solver_note"]]
     up = opts.lead_periods(opts.upgrade_lead_quarters)
@@ -442,11 +448,28 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
         notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: a link upgrade takes "
                      f"{opts.upgrade_lead_quarters} quarter(s) from order to service and nothing may be ordered "
                      f"before {labels[0]}.")
+    notes += starting_risk(periods)
     progress(0.99, "bounding the whole roadmap (one LP over every period)")
     bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3])
     progress(1.0, "roadmap planned")
     return RoadmapResult(opts, labels, periods, table, h.networks, ledger, time.perf_counter() - t_start,
                          net.name, net.fingerprint(), notes, h.utilisation, bound)
+
+
+def starting_risk(periods: list[dict[str, Any]]) -> list[str]:
+    """The plan's starting risk, said once: the periods with violated failure states before the earliest period
+    from which every later period carries every state it is not excused from (none when every period does)."""
+    bad = [i for i, p in enumerate(periods) if p["survivability"]["violated"]]
+    if not bad:
+        return []
+    kind = periods[bad[0]]["survivability"]["failure_kind"]
+    first_ok = bad[-1] + 1
+    where = ", ".join(f"{periods[i]['period']} ({len(periods[i]['survivability']['violated'])})" for i in bad)
+    if first_ok < len(periods):
+        return [f"Starting risk: {kind} failures not carried in {where}; every {kind} failure that is not excused "
+                f"is carried from {periods[first_ok]['period']} on."]
+    return [f"Risk: {kind} failures not carried in {where}, the last period included: no period from which "
+            f"every {kind} failure that is not excused is carried."]
 
 
 def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],

@@ -157,7 +157,9 @@ def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[st
             if len(res.upgrades) else []
         rows = _build_rows(res.upgrades, routed.candidates, opts, t, labels)
         if _fits(rows, budgets, committed, opts.carry_over):
-            out.update(mode="survivable", status=res.status, cost_usd=res.cost_usd,
+            # the mode says what was built, and never "survivable" for a design that stopped with violated states
+            mode = "survivable" if res.status in ("optimal", "feasible") else f"survivable, {res.status.replace('_', ' ')}"
+            out.update(mode=mode, status=res.status, cost_usd=res.cost_usd,
                        lower_bound_usd=res.lower_bound_usd, gap=res.gap, builds=rows,
                        network=restore_network(res.network_after, routed),
                        survivability=_survivability_of(res, offer.withheld, labels[t]),

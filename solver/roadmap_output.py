@@ -35,7 +35,8 @@ def period_table(summary: dict[str, Any]) -> pd.DataFrame:
     for p in summary["periods"]:
         sv = p["survivability"]
         rows.append({
-            "period": p["period"], "capex_usd": p["capex_usd"], "capex_online_usd": p["capex_online_usd"],
+            "period": p["period"], "capex_usd": p["capex_usd"], "network_capex_usd": p.get("network_capex_usd"),
+            "gpu_capex_usd": p.get("gpu_capex_usd"), "capex_online_usd": p["capex_online_usd"],
             "opex_usd": p["opex_usd"], "served_share": p["served_share"], "unserved_gpus": p["unserved_gpus"],
             "mlu": p["mlu"], "unmet_gbps": p["unmet_gbps"], "demand_gbps": p["demand_gbps"],
             "gpus_installed": p["gpus_installed"], "gpus_added": sum(p["gpus_added_by_site"].values()),
@@ -187,13 +188,15 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
                                          + ("–" if summary["step_bounds"]["gap"] is None
                                             else f"{100 * summary['step_bounds']['gap']:.2f} %") + ")"),
         ("objective (discounted)", money(summary["objective_usd"])),
-        (f"{summary['end']} survives", f"{sv['survived']} of {sv['states']} {sv['failure_kind']} failures"),
+        (f"{summary['end']} carries", f"{sv['survived']} of {sv['states']} {sv['failure_kind']} failures "
+                                      f"({len(sv['not_survivable'])} excused, {len(sv['violated'])} violated)"),
         (f"{summary['end']} inference served", f"{100 * (last['served_share'] or 0):.1f} %"),
         ("periods short of budget", ", ".join(x["period"] for x in summary["budget_shortfalls"]) or "none"),
     ]
-    headline = (f"Status {summary['status']}: {money(summary['total_capex_usd'])} of capex over {len(periods)} "
-                f"{o.period}s; by {summary['end']} the backbone survives {sv['survived']} of {sv['states']} "
-                f"{sv['failure_kind']} failures.")
+    headline = (f"Status {summary['status']}: {money(summary['network_capex_usd'])} of backbone capex and "
+                f"{money(summary['gpu_capex_usd'])} of GPU capex over {len(periods)} {o.period}s; by {summary['end']} "
+                f"the backbone carries {sv['survived']} of {sv['states']} {sv['failure_kind']} failures "
+                f"({len(sv['not_survivable'])} excused, {len(sv['violated'])} violated).")
     period_rows = period_table(summary).to_dict("records")
     builds = [{**b, "cost_usd": b["cost_usd"]} for b in summary["builds"] if b["action"] != "gpus"]
     gpu_rows = [b for b in summary["builds"] if b["action"] == "gpus"]

@@ -81,18 +81,22 @@ def _print(s: dict[str, Any]) -> None:
     def money(v: Any) -> str:
         return "-" if v is None else f"{float(v) / 1e6:,.1f} M"
 
-    t = Table(title=f"roadmap of {s['scenario']} {s['start']} -> {s['end']} ({s['status']}); capex "
-                    f"{money(s['total_capex_usd'])} USD, backbone gap "
-                    + ("-" if s["gap"] is None else f"{100 * s['gap']:.2f} %"), title_justify="left")
-    for col in ("period", "capex", "opex", "GPUs online", "served", "max util.", "builds online", "survives",
-                "design", "budget short"):
+    t = Table(title=f"roadmap of {s['scenario']} {s['start']} -> {s['end']} ({s['status']}); backbone capex "
+                    f"{money(s.get('network_capex_usd'))} USD (gap "
+                    + ("-" if s["gap"] is None else f"{100 * s['gap']:.2f} %")
+                    + f"), GPU capex {money(s.get('gpu_capex_usd'))} USD", title_justify="left")
+    for col in ("period", "backbone capex", "GPU capex", "opex", "GPUs online", "served", "max util.",
+                "builds online", "carried", "violated", "excused", "design", "budget short"):
         t.add_column(col, justify="left" if col in ("period", "design") else "right")
     for p in s["periods"]:
         sv = p["survivability"]
-        t.add_row(p["period"], money(p["capex_usd"]), money(p["opex_usd"]),
+        t.add_row(p["period"], money(p.get("network_capex_usd")), money(p.get("gpu_capex_usd")), money(p["opex_usd"]),
                   f"{sum(p['gpus_added_by_site'].values()):,.0f}", f"{100 * (p['served_share'] or 0):.1f} %",
-                  f"{100 * (p['mlu'] or 0):.0f} %", str(len(p["builds"])), f"{sv['survived']}/{sv['states']}" + (f" ({len(sv['not_survivable'])} excused)" if sv["not_survivable"] else ""),
-                  p["design"]["mode"], money(p["budget_shortfall_usd"]) if p["budget_shortfall_usd"] > 1 else "")
+                  f"{100 * (p['mlu'] or 0):.0f} %", str(len(p["builds"])), f"{sv['survived']}/{sv['states']}",
+                  (f"[bold red]{len(sv['violated'])}[/]" if sv["violated"] else "0"), str(len(sv["not_survivable"])),
+                  p["design"]["mode"] + ("" if p["design"]["mode"].endswith(str(p["design"]["status"]).replace("_", " "))
+                                         else f" ({p['design']['status']})"),
+                  money(p["budget_shortfall_usd"]) if p["budget_shortfall_usd"] > 1 else "")
     out_console.print(t)
     for n in s["notes"]:
         err_console.print(n, highlight=False, markup=False)

@@ -17,6 +17,11 @@ db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
 team_app = typer.Typer(help="Create and list teams (they own scenarios and jobs).", no_args_is_help=True)
 
 
+HEADER_MARGIN_BYTES = 8 * 1024
+"""Bytes beyond ``BACKBONE_MAX_HEADER_BYTES`` the HTTP parser buffers for an incomplete header block, so
+blocks a little over the limit reach the app and get its 431 problem document."""
+
+
 def register(app: typer.Typer) -> None:
     """Add the server commands to ``app``."""
     app.command("serve")(serve)
@@ -40,7 +45,7 @@ def _store() -> object:
 
     settings = Settings()
     settings.ensure_dirs()
-    store = Store(settings.resolved_database_url())
+    store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
     store.upgrade()
     return store
 
@@ -71,10 +76,12 @@ def serve(
     from backbone.api.limits import header_timeout_protocol
 
     # idle keep-alive connections close after keep_alive_s; request headers must arrive within
-    # BACKBONE_HEADER_TIMEOUT_S; h11 refuses header blocks over 64 KiB
+    # BACKBONE_HEADER_TIMEOUT_S. Header blocks over BACKBONE_MAX_HEADER_BYTES get 431 from the app
+    # (backbone.api.guards.HeaderSizeLimit); h11 refuses, with a 400, those that arrive in pieces and
+    # grow past that plus a margin before they are complete.
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=log_level == "debug",
                 timeout_keep_alive=keep_alive_s, http=header_timeout_protocol(settings.header_timeout_s),
-                h11_max_incomplete_event_size=64 * 1024)
+                h11_max_incomplete_event_size=settings.max_header_bytes + HEADER_MARGIN_BYTES)
 
 
 @handle_errors

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse
 
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
@@ -138,7 +138,7 @@ def get_result(job_id: uuid.UUID, store: StoreDep, request: Request, who: Viewer
     path = request.app.state.settings.data_dir / "results" / job.id / f"{job.kind}.json"
     if not path.is_file():
         raise GoneError(f"job {job.id} has no result file")
-    return JSONResponse(json.loads(path.read_text(encoding="utf-8")))
+    return FileResponse(path, media_type="application/json")  # streamed from disk, never parsed here
 
 
 @router.get("/jobs/{job_id}/files", response_model=list[FileEntry], responses=ERRORS,

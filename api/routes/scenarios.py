@@ -2,25 +2,28 @@
 replace, delete, versions, and maps.
 
 Every change creates a new immutable version; ``GET`` returns an ``ETag`` and ``PUT``/``DELETE``
-honour ``If-Match`` (409 when stale). Uploads are saved under ``<data dir>/uploads`` with a
-random name and the upload's (allow-listed) suffix; the client's file name is never a path.
+honour ``If-Match`` (409 when stale). A document that arrives here is self-contained: it never names a
+file (:mod:`backbone.io.untrusted`), and it is parsed, and maps are drawn, in bounded worker processes
+(:mod:`backbone.api.isolation`), never in the API process. ``GET`` streams a version's content from its
+stored bytes, so a large scenario is never built in the API process either.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import StreamingResponse
 
 from backbone.api.auth import Planner, StoreDep, Viewer
-from backbone.api.input_policy import MAX_DEPTH, check_scenario_document
+from backbone.api.documents import ParsedScenario, parse_scenario, render_scenario_map
+from backbone.api.isolation import DocumentWorkers
 from backbone.api.schemas import (
     MapFormat,
     ProblemDetails,
@@ -32,15 +35,15 @@ from backbone.api.schemas import (
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, Store, etag_of
 from backbone.errors import Problem, ValidationError
+from backbone.io.untrusted import DOCUMENT_SUFFIXES
 
 logger = logging.getLogger(__name__)
 router = APIRouter(prefix="/v1/scenarios", tags=["scenarios"])
 
-UPLOAD_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".txt": "sndlib", ".graphml": "graphml"}
+UPLOAD_SUFFIXES = DOCUMENT_SUFFIXES
 """Upload file suffixes accepted (the format is detected from the suffix and content)."""
 MEDIA_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html",
                "geojson": "application/geo+json", "kml": "application/vnd.google-earth.kml+xml"}
-_render_lock = threading.Lock()
 _NUMBER = r"\s*-?[0-9]{1,3}(\.[0-9]{1,6})?\s*"
 _NAMES = "|".join("".join(f"[{c}{c.upper()}]" for c in name) for name in ("world", "na", "emea", "apac", "latam", "africa"))
 REGION_PATTERN = rf"^(\s*({_NAMES})\s*|{_NUMBER},{_NUMBER},{_NUMBER},{_NUMBER})$"
@@ -54,14 +57,16 @@ SCENARIO_BODY = {
             "multipart/form-data": {"schema": {
                 "type": "object", "required": ["file"],
                 "properties": {"file": {"type": "string", "format": "binary",
-                                        "description": "Scenario file: .json (canonical or node-link), .yaml, "
-                                                       "SNDlib .txt or .graphml"}}}},
+                                        "description": "Scenario file: .json (canonical or node-link), .yaml "
+                                                       "(canonical; no anchors or aliases), SNDlib .txt, .graphml, "
+                                                       "or .zip of a scenario folder. A document never names a "
+                                                       "file: a manifest's `tables` is refused (422)."}}}},
         },
     }
 }
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ProblemDetails}, 409: {"model": ProblemDetails}, 413: {"model": ProblemDetails},
-    422: {"model": ProblemDetails}}
+    422: {"model": ProblemDetails}, 503: {"model": ProblemDetails}}
 ScenarioId = Annotated[uuid.UUID, "scenario id"]
 
 
@@ -86,111 +91,16 @@ def _version_public(ver: Any) -> ScenarioVersionPublic:
 
 
 # ---------------------------------------------------------------------- input
-def _check_limits(net: Any, settings: Settings, file: str) -> None:
-    problems = []
-    for table, limit in (("sites", settings.max_sites), ("links", settings.max_links),
-                         ("demands", settings.max_demands), ("candidates", settings.max_links)):
-        n = len(getattr(net, table))
-        if n > limit:
-            problems.append(Problem(f"{n} {table} exceed this server's limit of {limit}", file=file, table=table))
-    if problems:
-        raise ValidationError(problems)
+def _workers(request: Request) -> DocumentWorkers:
+    return request.app.state.documents  # type: ignore[no-any-return]
 
 
-def _counts(net: Any) -> dict[str, int]:
-    return {"sites": len(net.sites), "links": len(net.links), "demands": len(net.demands)}
-
-
-def _from_json(body: bytes, settings: Settings) -> tuple[dict[str, Any], dict[str, int]]:
-    from backbone.io import network_from_dict, network_to_dict
-
-    try:
-        doc = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValidationError(Problem(f"request body is not valid JSON: {exc}", file="request body")) from None
-    except RecursionError:
-        raise ValidationError(Problem(f"request body is nested too deeply (at most {MAX_DEPTH} levels in meta)",
-                                      file="request body")) from None
-    if isinstance(doc, dict):
-        _check_shape(doc)
-        check_scenario_document(doc, "request body")
-    try:
-        json.dumps(doc, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValidationError(Problem("request body has invalid Unicode (unpaired surrogate escapes)",
-                                      file="request body")) from None
-    net = network_from_dict(doc, file="request body")
-    _check_limits(net, settings, "request body")
-    return network_to_dict(net), _counts(net)
-
-
-def _from_upload(data: bytes, filename: str, settings: Settings) -> tuple[dict[str, Any], dict[str, int], str]:
-    from backbone.io import detect_format, load_scenario, network_to_dict
-
-    shown = Path(filename.replace("\\", "/")).name[:200] or "upload"
-    suffix = Path(shown).suffix.lower()
-    if suffix not in UPLOAD_SUFFIXES:
-        raise ValidationError(Problem(
-            f"unsupported file type {suffix or '(none)'!r}; upload one of {', '.join(UPLOAD_SUFFIXES)}",
-            file=shown, field="file"))
-    tmp = settings.data_dir / "uploads" / f"{uuid.uuid4()}{suffix}"
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        tmp.write_bytes(data)
-        try:
-            fmt = detect_format(tmp)
-            net = load_scenario(tmp)
-        except ValidationError as exc:
-            raise ValidationError([Problem(p.message, file=shown if p.file.startswith(str(tmp.parent)) or
-                                           p.file == str(tmp) or not p.file else p.file,
-                                           table=p.table, record=p.record, field=p.field)
-                                   for p in exc.problems]) from None
-        except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as exc:
-            raise ValidationError(Problem(f"cannot read the upload: {type(exc).__name__}: {exc}",
-                                          file=shown)) from None
-        _check_limits(net, settings, shown)
-        doc = _named_after_upload(network_to_dict(net), tmp, shown)
-        check_scenario_document(doc, shown)
-        return doc, _counts(net), fmt
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _check_shape(doc: dict[str, Any]) -> None:
-    """The body has the types the OpenAPI document states (:class:`ScenarioDocument`), or 422."""
-    import pydantic
-
-    try:
-        ScenarioDocument.model_validate(doc, strict=True)
-    except pydantic.ValidationError as exc:
-        raise ValidationError([Problem(e["msg"], file="request body", table=str(e["loc"][0]) if e["loc"] else "",
-                                       field=".".join(str(x) for x in e["loc"])) for e in exc.errors()]) from None
-
-
-def _named_after_upload(doc: dict[str, Any], tmp: Path, shown: str) -> dict[str, Any]:
-    """The uploaded scenario named after the upload (or its graph), never after the scratch file;
-    any mention of the scratch file's path or name in ``meta`` becomes the upload's name."""
-    if not doc.get("name") or doc["name"] == tmp.stem:
-        doc["name"] = Path(shown).stem or "upload"
-    scratch = {str(tmp): shown, tmp.name: shown, tmp.stem: Path(shown).stem}
-    stack: list[Any] = [doc.get("meta")]
-    while stack:
-        node = stack.pop()
-        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-        for k, v in list(items):
-            if isinstance(v, str) and (v in scratch or str(tmp.parent) in v):
-                node[k] = scratch.get(v, shown)
-            elif isinstance(v, str) and tmp.stem in v:
-                node[k] = v.replace(tmp.stem, Path(shown).stem)
-            else:
-                stack.append(v)
-    return doc
-
-
-async def read_scenario_input(request: Request) -> tuple[dict[str, Any], dict[str, int], str]:
+async def read_scenario_input(request: Request) -> ParsedScenario:
     """Parse and validate a scenario from the request: canonical JSON, or multipart field ``file``.
 
-    Returns the canonical document, counts and the source format. Raises ValidationError (422).
+    The parsing runs in a bounded worker process (:mod:`backbone.api.isolation`); the document is
+    self-contained (:mod:`backbone.io.untrusted`). Returns the encoded document, its counts and source
+    format. Raises ValidationError (422), DocumentLimitError (413) or WorkersBusyError (503).
     """
     settings = _settings(request)
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -202,11 +112,10 @@ async def read_scenario_input(request: Request) -> tuple[dict[str, Any], dict[st
         data = await upload.read()
         name = upload.filename or "upload"
         await form.close()
-        return await run_in_threadpool(_from_upload, data, name, settings)
+        return await run_in_threadpool(_workers(request).run, parse_scenario, data, name, settings)
     if ctype in ("application/json", "") or ctype.endswith("+json"):
         body = await request.body()
-        doc, counts = await run_in_threadpool(_from_json, body, settings)
-        return doc, counts, "canonical-json"
+        return await run_in_threadpool(_workers(request).run, parse_scenario, body, None, settings)
     raise HTTPException(415, f"unsupported content type {ctype!r}: send application/json or multipart/form-data")
 
 
@@ -226,8 +135,9 @@ def _expected_version(if_match: str | None, store: Store, sid: str, who: Any = N
              summary="Create a scenario (canonical JSON or a file upload)")
 async def create_scenario(request: Request, response: Response, store: StoreDep, who: Planner) -> ScenarioPublic:
     """Validate and store a new scenario at version 1; answers its id, version and ETag."""
-    doc, counts, fmt = await read_scenario_input(request)
-    sc, ver = await run_in_threadpool(store.create_scenario, doc, counts, fmt, who)
+    parsed = await read_scenario_input(request)
+    sc, ver = await run_in_threadpool(store.create_scenario, parsed.document, parsed.counts, parsed.source_format,
+                                      who)
     response.headers["ETag"] = etag_of(ver)
     response.headers["Location"] = f"/v1/scenarios/{sc.id}"
     return _public(sc, ver)
@@ -252,10 +162,24 @@ def get_scenario(scenario_id: ScenarioId, store: StoreDep, who: Viewer,
     etag = etag_of(ver)
     if if_none_match and etag in [t.strip().removeprefix("W/") for t in if_none_match.split(",")]:
         return Response(status_code=304, headers={"ETag": etag})
-    from backbone.api.store import decode_document
+    public = json.dumps(_public(sc, ver).model_dump(mode="json"), separators=(",", ":"))
+    return StreamingResponse(_stream_with_content(public, ver.content), media_type="application/json",
+                             headers={"ETag": etag})
 
-    body = ScenarioWithContent(**_public(sc, ver).model_dump(), content=decode_document(ver.content))
-    return JSONResponse(body.model_dump(mode="json"), headers={"ETag": etag})
+
+def _stream_with_content(public: str, content: bytes, chunk_bytes: int = 1 << 20) -> Iterator[bytes]:
+    """``{...public fields..., "content": <the stored canonical JSON>}`` decompressed chunk by chunk."""
+    import zlib
+
+    yield public[:-1].encode("utf-8") + b',"content":'
+    inflater = zlib.decompressobj()
+    pending = content
+    while pending:
+        part = inflater.decompress(pending, chunk_bytes)  # at most chunk_bytes out per step
+        pending = inflater.unconsumed_tail
+        if part:
+            yield part
+    yield inflater.flush() + b"}"
 
 
 @router.put("/{scenario_id}", response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY, responses=ERRORS,
@@ -264,9 +188,10 @@ async def replace_scenario(scenario_id: ScenarioId, request: Request, response: 
                            who: Planner, if_match: Annotated[str | None, Header()] = None) -> ScenarioPublic:
     sid = str(scenario_id)
     await run_in_threadpool(store.check_writable, sid, who)  # 404/409 before reading a large body
-    doc, counts, fmt = await read_scenario_input(request)
+    parsed = await read_scenario_input(request)
     expected = await run_in_threadpool(_expected_version, if_match, store, sid, who)
-    sc, ver = await run_in_threadpool(store.update_scenario, sid, doc, counts, fmt, who, expected)
+    sc, ver = await run_in_threadpool(store.update_scenario, sid, parsed.document, parsed.counts,
+                                      parsed.source_format, who, expected)
     response.headers["ETag"] = etag_of(ver)
     return _public(sc, ver)
 
@@ -303,11 +228,8 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
             size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080",
             candidates: Annotated[bool, Query(description="Draw the scenario's candidate routes (not built) dotted "
                                                           "grey")] = True) -> Response:
-    from backbone.api.store import decode_document
-    from backbone.io import network_from_dict
-
     sid = str(scenario_id)
-    result: dict[str, Any] | None = None
+    result_file: str | None = None
     if job is not None:
         j = store.get_job(str(job), who)
         if j.scenario_id != sid:
@@ -315,23 +237,18 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
         if j.status != "succeeded":
             raise ConflictError(f"job {job} is {j.status}; only a succeeded job's result can be drawn")
         ver = store.get_version(sid, j.scenario_version, include_deleted=True, who=who)
-        result = _read_result(_settings(request), j)
+        result_file = str(_result_file(_settings(request), j))
     else:
         _sc, ver = store.get_scenario(sid, who)
         if version is not None:
             ver = store.get_version(sid, version, who=who)
-    try:
-        from backbone.maps import render_map_bytes
-    except ImportError as exc:
-        raise HTTPException(503, f"map rendering is not available on this server: {exc}") from None
     width, height = (int(v) for v in size.split("x"))
     if width * height > 3840 * 2160:
         raise ValidationError(Problem(f"map size {size} is over this server's limit of 3840x2160 pixels",
                                       table="query", field="size"))
-    net = network_from_dict(decode_document(ver.content), file="scenario")
-    with _render_lock:  # matplotlib is not thread-safe
-        data = render_map_bytes(net, format, result=result, color_by=color_by, region=region,
-                                center_lon=center_lon, size=size, candidates=candidates)
+    options = {"color_by": color_by, "region": region, "center_lon": center_lon, "size": size,
+               "candidates": candidates}
+    data = _workers(request).run(render_scenario_map, ver.content, result_file, format, options)
     name = f"{ver.name or 'scenario'}-v{ver.version}.{format}"
     return Response(data, media_type=MEDIA_TYPES[format], headers={"Content-Disposition": content_disposition(name)})
 
@@ -358,8 +275,8 @@ def content_disposition(filename: str, disposition: str = "inline") -> str:
     return value
 
 
-def _read_result(settings: Settings, job: Any) -> dict[str, Any]:
+def _result_file(settings: Settings, job: Any) -> Path:
     path = settings.data_dir / "results" / job.id / f"{job.kind}.json"
     if not path.is_file():
         raise GoneError(f"job {job.id} has no result file")
-    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    return path

@@ -21,6 +21,7 @@ from backbone.api.store.audit import AuditRepository, record_audit
 from backbone.api.store.base import (
     AUDIT_OPTIONS_BYTES,
     DEFAULT_TOKEN_DAYS,
+    DEFAULT_TOKEN_MAX_DAYS,
     FINAL_STATES,
     JOB_STATES,
     SCOPES,
@@ -29,6 +30,7 @@ from backbone.api.store.base import (
     UNCONDITIONAL_RETRIES,
     ConflictError,
     Database,
+    EncodedDocument,
     GoneError,
     Principal,
     QueueFullError,
@@ -42,6 +44,7 @@ from backbone.api.store.base import (
     hash_token,
     make_engine,
     new_id,
+    safe_text,
     upgrade_database,
 )
 from backbone.api.store.jobs import JobRepository
@@ -52,6 +55,7 @@ from backbone.api.store.tokens import TeamRepository, TokenRepository
 __all__ = [
     "AUDIT_OPTIONS_BYTES",
     "DEFAULT_TOKEN_DAYS",
+    "DEFAULT_TOKEN_MAX_DAYS",
     "FINAL_STATES",
     "JOB_STATES",
     "SCOPES",
@@ -61,6 +65,7 @@ __all__ = [
     "AuditRepository",
     "ConflictError",
     "Database",
+    "EncodedDocument",
     "GoneError",
     "JobRepository",
     "Principal",
@@ -82,6 +87,7 @@ __all__ = [
     "make_engine",
     "new_id",
     "record_audit",
+    "safe_text",
     "upgrade_database",
 ]
 
@@ -96,13 +102,16 @@ class Store:
     ----------
     url
         SQLAlchemy database URL.
+    token_max_lifetime_days
+        Hard maximum lifetime of a token and its rotations, from the first one's issue
+        (``BACKBONE_TOKEN_MAX_LIFETIME_DAYS``).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, token_max_lifetime_days: float = DEFAULT_TOKEN_MAX_DAYS) -> None:
         self.db = Database(url)
         self.url = url
         self.engine = self.db.engine
-        self.tokens = TokenRepository(self.db)
+        self.tokens = TokenRepository(self.db, token_max_lifetime_days)
         self.teams = TeamRepository(self.db)
         self.scenarios = ScenarioRepository(self.db)
         self.jobs = JobRepository(self.db)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import unicodedata
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -87,6 +88,9 @@ class ReadOnlyError(ConflictError):
 
 DEFAULT_TOKEN_DAYS = 90
 """Lifetime of a new token unless another is asked for (``expires_in_days``; at most 3650)."""
+DEFAULT_TOKEN_MAX_DAYS = 365.0
+"""Hard maximum lifetime of a token family (a token and every rotation of it), counted from the first
+token's issue, unless the store is given another (``BACKBONE_TOKEN_MAX_LIFETIME_DAYS``)."""
 
 
 class QueueFullError(Exception):
@@ -167,6 +171,25 @@ def encode_document(doc: dict[str, Any]) -> tuple[bytes, str, int]:
     return zlib.compress(raw, 6), hashlib.sha256(raw).hexdigest(), len(raw)
 
 
+@dataclass(frozen=True)
+class EncodedDocument:
+    """A scenario document already encoded (:func:`encode_document`), as a bounded worker hands it over:
+    the API process stores it without building the document's objects."""
+
+    name: str
+    content: bytes
+    sha256: str
+    size_bytes: int
+
+    @classmethod
+    def of(cls, doc: dict[str, Any] | EncodedDocument) -> EncodedDocument:
+        """``doc`` encoded (unchanged when it already is)."""
+        if isinstance(doc, EncodedDocument):
+            return doc
+        content, sha, size = encode_document(doc)
+        return cls(str(doc.get("name") or ""), content, sha, size)
+
+
 def decode_document(content: bytes) -> dict[str, Any]:
     """Inverse of :func:`encode_document`."""
     return json.loads(zlib.decompress(content))  # type: ignore[no-any-return]
@@ -175,6 +198,43 @@ def decode_document(content: bytes) -> dict[str, Any]:
 def clean_text(text: str, limit: int = 200) -> str:
     """``text`` cut to ``limit`` characters and made encodable (lone surrogates replaced)."""
     return text[:limit].encode("utf-8", "replace").decode("utf-8")
+
+
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""Unicode categories escaped by :func:`safe_text`: controls (newlines, escape sequences), format characters
+(bidi overrides such as U+202E, zero-width characters), surrogates, line and paragraph separators."""
+
+
+def safe_text(text: str, limit: int = 200) -> str:
+    r"""``text`` as one visible line: the one cleaning of every user name and audit text the server writes.
+
+    NFKC-normalised, then every character of :data:`INVISIBLE_CATEGORIES` replaced by its escape
+    (``\u000a``, ``\u202e``), so a name can neither break a log line nor reorder what a reader sees;
+    cut to ``limit`` characters.
+
+    Parameters
+    ----------
+    text
+        Untrusted text (a token or team name, an OIDC ``preferred_username``, an audit detail).
+    limit
+        Most characters kept (after escaping).
+
+    Returns
+    -------
+    str
+        Printable, valid UTF-8 text of at most ``limit`` characters.
+
+    Examples
+    --------
+    >>> safe_text("alice\u202eexe.txt\nroot")
+    'alice\\u202eexe.txt\\u000aroot'
+    """
+    normal = unicodedata.normalize("NFKC", text[: limit * 2])
+    return "".join(
+        (f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
+        if unicodedata.category(char) in INVISIBLE_CATEGORIES else char
+        for char in normal
+    )[:limit]
 
 
 def etag_of(version: ScenarioVersion) -> str:

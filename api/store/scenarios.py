@@ -16,12 +16,12 @@ from backbone.api.store.base import (
     UNCONDITIONAL_RETRIES,
     ConflictError,
     Database,
+    EncodedDocument,
     GoneError,
     Principal,
     ReadOnlyError,
     clean_text,
     decode_document,
-    encode_document,
     new_id,
     same_team,
 )
@@ -33,13 +33,14 @@ class ScenarioRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def create_scenario(self, doc: dict[str, Any], counts: dict[str, int], source_format: str,
+    def create_scenario(self, doc: dict[str, Any] | EncodedDocument, counts: dict[str, int], source_format: str,
                         who: Principal, read_only: bool = False) -> tuple[Scenario, ScenarioVersion]:
         """Store a new scenario at version 1, owned by the caller's team (``read_only``: nobody may
-        change or delete it, every team may read it)."""
+        change or delete it, every team may read it). ``doc`` may come encoded (:class:`EncodedDocument`)."""
         sid = new_id()
         now = utcnow()
-        name = clean_text(str(doc.get("name") or "scenario"))
+        doc = EncodedDocument.of(doc)
+        name = clean_text(doc.name or "scenario")
         with self.db.session() as s:
             sc = Scenario(id=sid, name=name, head_version=1, created_at=now, updated_at=now, created_by=who.name,
                           team_id=who.team_id, read_only=read_only, created_by_token=who.token_id)
@@ -51,12 +52,11 @@ class ScenarioRepository:
         return sc, ver
 
     @staticmethod
-    def _add_version(s: Session, sid: str, version: int, doc: dict[str, Any], counts: dict[str, int],
+    def _add_version(s: Session, sid: str, version: int, doc: EncodedDocument, counts: dict[str, int],
                      source_format: str, who: Principal, now: datetime) -> ScenarioVersion:
-        content, sha, size = encode_document(doc)
         ver = ScenarioVersion(scenario_id=sid, version=version,
-                              name=clean_text(str(doc.get("name") or "scenario")),
-                              sha256=sha, content=content, size_bytes=size, sites=counts["sites"],
+                              name=clean_text(doc.name or "scenario"),
+                              sha256=doc.sha256, content=doc.content, size_bytes=doc.size_bytes, sites=counts["sites"],
                               links=counts["links"], demands=counts["demands"], source_format=source_format,
                               created_at=now, created_by=who.name, created_by_token=who.token_id)
         s.add(ver)
@@ -107,7 +107,7 @@ class ScenarioRepository:
             return list(s.scalars(select(ScenarioVersion).where(ScenarioVersion.scenario_id == sid)
                                   .order_by(ScenarioVersion.version)))
 
-    def update_scenario(self, sid: str, doc: dict[str, Any], counts: dict[str, int], source_format: str,
+    def update_scenario(self, sid: str, doc: dict[str, Any] | EncodedDocument, counts: dict[str, int], source_format: str,
                         who: Principal, expected_version: int | None) -> tuple[Scenario, ScenarioVersion]:
         """Add a new head version; ``expected_version`` (from If-Match) guards against lost updates.
 
@@ -122,7 +122,8 @@ class ScenarioRepository:
         """
         for attempt in range(UNCONDITIONAL_RETRIES):
             try:
-                return self._update_scenario_once(sid, doc, counts, source_format, who, expected_version)
+                return self._update_scenario_once(sid, EncodedDocument.of(doc), counts, source_format, who,
+                                                  expected_version)
             except ConflictError as exc:
                 if expected_version is not None or isinstance(exc, ReadOnlyError) or \
                         attempt == UNCONDITIONAL_RETRIES - 1:
@@ -130,7 +131,7 @@ class ScenarioRepository:
                 time.sleep(0.005 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    def _update_scenario_once(self, sid: str, doc: dict[str, Any], counts: dict[str, int], source_format: str,
+    def _update_scenario_once(self, sid: str, doc: EncodedDocument, counts: dict[str, int], source_format: str,
                               who: Principal, expected_version: int | None) -> tuple[Scenario, ScenarioVersion]:
         now = utcnow()
         with self.db.session() as s:
@@ -144,7 +145,7 @@ class ScenarioRepository:
             res = s.execute(update(Scenario).where(Scenario.id == sid, Scenario.head_version == head,
                                                    Scenario.deleted_at.is_(None))
                             .values(head_version=head + 1, updated_at=now,
-                                    name=clean_text(str(doc.get("name") or sc.name))))
+                                    name=clean_text(doc.name or sc.name)))
             if res.rowcount != 1:  # type: ignore[attr-defined]
                 raise ConflictError(f"scenario {sid} was changed concurrently")
             ver = self._add_version(s, sid, head + 1, doc, counts, source_format, who, now)

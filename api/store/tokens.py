@@ -14,6 +14,7 @@ from backbone.api.models import Team, Token, utcnow
 from backbone.api.store.audit import record_audit
 from backbone.api.store.base import (
     DEFAULT_TOKEN_DAYS,
+    DEFAULT_TOKEN_MAX_DAYS,
     SCOPES,
     SYSTEM,
     TOKEN_PREFIX,
@@ -22,9 +23,9 @@ from backbone.api.store.base import (
     GoneError,
     Principal,
     as_utc,
-    clean_text,
     hash_token,
     new_id,
+    safe_text,
 )
 
 
@@ -43,37 +44,53 @@ class TokenRepository:
     """Seconds a successful token lookup is reused in this process (revocation through this store
     clears it at once; a revocation from another process takes effect within this time)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, max_lifetime_days: float = DEFAULT_TOKEN_MAX_DAYS) -> None:
         self.db = db
+        self.max_lifetime = timedelta(days=float(max_lifetime_days))
+        """No token lives past its family's first issue plus this (rotation included)."""
         self._auth_cache: dict[str, tuple[Principal, float]] = {}
 
     def create_token(self, scope: str, name: str, who: Principal = SYSTEM, team: str | None = None,
                      expires_in_days: float | None = DEFAULT_TOKEN_DAYS) -> tuple[Token, str]:
         """Create a token; returns the row and the plaintext token (shown once, never stored).
 
-        ``team`` (id or name) is the team it acts for; ``expires_in_days=None`` never expires.
+        ``team`` (id or name) is the team it acts for. It expires after ``expires_in_days``, or at the
+        maximum lifetime (:attr:`max_lifetime`) when that comes first or ``expires_in_days`` is None.
         Raises GoneError for an unknown team.
         """
         if scope not in SCOPES:
             raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
         plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        name = clean_text(name)
+        name = safe_text(name)
         now = utcnow()
-        expires = None if expires_in_days is None else now + timedelta(days=float(expires_in_days))
+        life = None if expires_in_days is None else timedelta(days=float(expires_in_days))
+        expires = self._expiry(now, now, life)
         with self.db.session() as s:
             team_id = team_id_of(s, team) if team else None
             tok = Token(id=new_id(), name=name, scope=scope, token_hash=hash_token(plain), created_at=now,
-                        team_id=team_id, expires_at=expires)
+                        team_id=team_id, expires_at=expires, family_issued_at=now)
             s.add(tok)
             record_audit(s, who, "token.create", "token", tok.id,
                          {"scope": scope, "name": name, "team": team_id,
                           "expires_at": expires.isoformat() if expires else None})
         return tok, plain
 
+    def _expiry(self, family_issued: datetime, now: datetime, life: timedelta | None) -> datetime:
+        """``now + life``, but never past ``family_issued`` plus the maximum lifetime."""
+        cap = family_issued + self.max_lifetime
+        return cap if life is None else min(now + life, cap)
+
     def rotate_token(self, token_id: str, who: Principal = SYSTEM) -> tuple[Token, str]:
         """Replace a token by a new one (same name, scope, team and lifetime) and revoke it.
 
-        Raises GoneError when unknown; ConflictError when already revoked.
+        The new token belongs to the old one's family: it keeps the family's first issue time
+        (``family_issued_at``; rows without one count from their own ``created_at``) and expires at
+        ``now + lifetime`` or at that issue time plus :attr:`max_lifetime`, whichever comes first, so
+        rotation never extends a token past the maximum. A token from before expiry existed (no
+        ``expires_at``) starts a family now, with the default lifetime.
+
+        Raises GoneError when unknown; ConflictError when already revoked, or when its family has
+        reached the maximum lifetime (an admin must create a new token).
         """
         with self.db.session() as s:
             old = s.get(Token, token_id)
@@ -82,14 +99,25 @@ class TokenRepository:
             if old.revoked_at is not None:
                 raise ConflictError(f"token {token_id} is revoked; create a new one")
             now = utcnow()
-            life = None if old.expires_at is None else as_utc(old.expires_at) - as_utc(old.created_at)
+            if old.expires_at is None:  # made before expiry existed (revision 0001)
+                issued, life = now, timedelta(days=DEFAULT_TOKEN_DAYS)
+            else:
+                issued = as_utc(old.family_issued_at or old.created_at)
+                life = as_utc(old.expires_at) - as_utc(old.created_at)
+            expires = self._expiry(issued, now, life)
+            if expires <= now:
+                raise ConflictError(f"token {token_id} was first issued on {issued:%Y-%m-%d} and has reached the "
+                                    f"maximum lifetime of {self.max_lifetime.days} days (rotation included); "
+                                    "an admin must create a new token")
             plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
             tok = Token(id=new_id(), name=old.name, scope=old.scope, token_hash=hash_token(plain), created_at=now,
-                        team_id=old.team_id, expires_at=None if life is None else now + life, rotated_from=old.id)
+                        team_id=old.team_id, expires_at=expires, rotated_from=old.id, family_issued_at=issued)
             old.revoked_at = now
             s.add(tok)
             self._auth_cache.clear()
-            record_audit(s, who, "token.rotate", "token", old.id, {"new_token": tok.id, "name": old.name})
+            record_audit(s, who, "token.rotate", "token", old.id,
+                         {"new_token": tok.id, "name": old.name, "expires_at": expires.isoformat(),
+                          "family_issued_at": issued.isoformat()})
         return tok, plain
 
 
@@ -153,7 +181,7 @@ class TeamRepository:
 
     def create_team(self, name: str, who: Principal = SYSTEM) -> Team:
         """Create a team. Raises ConflictError when the name is taken."""
-        name = clean_text(name.strip())
+        name = safe_text(name.strip())
         with self.db.session() as s:
             if s.scalars(select(Team).where(Team.name == name)).one_or_none() is not None:
                 raise ConflictError(f"team {name!r} exists")

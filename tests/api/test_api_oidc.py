@@ -85,3 +85,59 @@ def test_bad_sso_tokens_are_refused(oidc_client: TestClient, keys: KeySet) -> No
         assert r.headers["content-type"].startswith("application/problem+json") and token not in r.text
     api_token = c.app.state.store.create_token("viewer", "classic")[1]  # type: ignore[attr-defined]
     assert c.get("/v1/scenarios", headers=auth(api_token)).status_code == 200  # API tokens still work
+
+
+def test_failed_sso_tokens_are_rate_limited_and_audited(oidc_client: TestClient, keys: KeySet) -> None:
+    """Issue #26 item 5: malformed, expired and badly signed JWTs count as failed authentications like bad API
+    tokens: audited (``auth.failed``, then one ``auth.rate_limited``) and, past the limit, 429."""
+    c = oidc_client
+    limit = c.app.state.settings.auth_failures_per_minute  # type: ignore[attr-defined]
+    admin = c.app.state.store.create_token("admin", "ops")[1]  # type: ignore[attr-defined]
+    assert c.get("/v1/scenarios", headers=auth(admin)).status_code == 200
+    stranger = KeySet([RSAKey.generate_key(2048, parameters={"kid": "idp-1"}, private=True)])
+    bad = ["x.y.z", _jwt(keys, exp=int(time.time()) - 10), _jwt(stranger)]
+    codes = [c.get("/v1/scenarios", headers=auth(bad[i % len(bad)])).status_code for i in range(limit + 10)]
+    assert codes[:limit] == [401] * limit and set(codes[limit:]) == {429}, codes
+    r = c.get("/v1/scenarios", headers=auth("x.y.z"))
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert c.get("/v1/scenarios", headers=auth(admin)).status_code == 200  # a known token still works
+    audit = c.get("/v1/audit", params={"limit": 1000}, headers=auth(admin)).json()
+    failed = [a for a in audit if a["action"] == "auth.failed"]
+    limited = [a for a in audit if a["action"] == "auth.rate_limited"]
+    assert len(failed) == limit - 1 and len(limited) == 1, [a["action"] for a in audit]
+    assert failed[0]["target_type"] == "client" and failed[0]["detail"]["path"] == "/v1/scenarios"
+    assert all(t not in str(audit) for t in bad)  # the tokens tried are never stored
+
+
+def test_unavailable_issuer_keys_are_a_503_not_a_client_failure(oidc_client: TestClient, keys: KeySet) -> None:
+    c = oidc_client
+    c.app.state.oidc.settings = c.app.state.oidc.settings.model_copy(  # type: ignore[attr-defined]
+        update={"oidc_jwks_file": "/nonexistent/jwks.json"})
+    limit = c.app.state.settings.auth_failures_per_minute  # type: ignore[attr-defined]
+    for _ in range(limit + 2):
+        r = c.get("/v1/scenarios", headers=auth(_jwt(keys)))
+        assert r.status_code == 503 and int(r.headers["retry-after"]) > 0, r.text
+    admin = c.app.state.store.create_token("admin", "ops")[1]  # type: ignore[attr-defined]
+    audit = c.get("/v1/audit", params={"limit": 1000}, headers=auth(admin)).json()
+    assert not [a for a in audit if a["action"].startswith("auth.")]
+
+
+@pytest.mark.parametrize("username", ["mallory\u202egnp.exe", "eve\nadmin logged in", "bob\u2028\u200d\x1b[31m"])
+def test_sso_user_names_are_cleaned(oidc_client: TestClient, keys: KeySet, triangle: Network, username: str) -> None:
+    """Issue #26 item 8: a ``preferred_username`` with bidi overrides, newlines or escape sequences reaches
+    neither the scenario's creator nor the audit log as-is (NFKC, then control/format characters escaped)."""
+    c = oidc_client
+    r = c.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(_jwt(keys, preferred_username=username)))
+    assert r.status_code == 201, r.text
+    created_by = r.json()["created_by"]
+    admin = c.app.state.store.create_token("admin", "ops\u202e\n")[1]  # type: ignore[attr-defined]
+    audit = c.get("/v1/audit", params={"limit": 1000}, headers=auth(admin)).json()
+    names = [created_by] + [a["token_name"] for a in audit] + [str(a["detail"]) for a in audit]
+    assert any(n.startswith("oidc:") for n in names) and any("ops" in n for n in names)
+    import unicodedata
+
+    for name in names:
+        assert not any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name), repr(name)
+    assert created_by == "oidc:" + username.replace("\u202e", "\\u202e").replace("\n", "\\u000a").replace(
+        "\u2028", "\\u2028").replace("\u200d", "\\u200d").replace("\x1b", "\\u001b")

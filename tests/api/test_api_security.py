@@ -243,3 +243,61 @@ def test_nested_plan_options_and_backends_are_checked_before_queueing(client: Te
     assert r.status_code == 422
     assert _fields(r) == {"failures.backend", "failures.paths", "te.bogus", "design.ceiling", "design.survive"}
     assert client.get("/v1/jobs", headers=auth(tok)).json() == []
+
+
+# ---------------------------------------------------------------------- issue #26 item 8: browser hardening
+def _csp(response: Any) -> dict[str, list[str]]:
+    """The Content-Security-Policy header as ``directive -> sources``."""
+    policy: dict[str, list[str]] = {}
+    for part in response.headers["content-security-policy"].split(";"):
+        words = part.split()
+        if words:
+            policy[words[0]] = words[1:]
+    return policy
+
+
+def test_every_response_is_hardened_and_documents_get_a_strict_policy(client: TestClient, tokens: dict[str, str],
+                                                                       triangle: Network) -> None:
+    """nosniff, no referrer and no framing everywhere; HTML and SVG get a policy that runs the self-contained
+    map page (inline script and style) but lets it load, send or embed nothing."""
+    import re
+
+    tok = tokens["viewer"]
+    sid = _scenario(client, tokens["planner"], network_to_dict(triangle))
+    responses = {"json": client.get("/v1/scenarios", headers=auth(tok)), "problem": client.get("/v1/scenarios"),
+                 "health": client.get("/healthz"),
+                 "html map": client.get(f"/v1/scenarios/{sid}/map", params={"format": "html"}, headers=auth(tok)),
+                 "svg map": client.get(f"/v1/scenarios/{sid}/map", params={"format": "svg", "size": "320x200"},
+                                       headers=auth(tok))}
+    for what, r in responses.items():
+        assert r.headers["x-content-type-options"] == "nosniff", what
+        assert r.headers["referrer-policy"] == "no-referrer" and r.headers["x-frame-options"] == "DENY", what
+    for what in ("html map", "svg map"):
+        r = responses[what]
+        assert r.status_code == 200, (what, r.text[:300])
+        policy = _csp(r)
+        assert policy["default-src"] == ["'none'"] and policy["connect-src"] == ["'none'"], policy
+        assert policy["frame-ancestors"] == ["'none'"] and policy["base-uri"] == ["'none'"], policy
+        assert policy["form-action"] == ["'none'"] and policy["script-src"] == ["'unsafe-inline'"], policy
+    # the self-contained map page needs nothing the policy forbids: inline script and style, data: icon
+    page = responses["html map"].text
+    assert "<script src" not in page and "<link rel=\"stylesheet\"" not in page
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "the map page loads something from elsewhere"
+    assert "content-security-policy" not in responses["json"].headers
+
+
+def test_api_docs_pages_get_a_policy_that_lets_them_load(client: TestClient) -> None:
+    """Swagger UI and ReDoc load from FastAPI's CDN: their own policy admits exactly the sources they name."""
+    import re
+
+    for path in ("/docs", "/redoc"):
+        r = client.get(path)
+        assert r.status_code == 200 and r.headers["x-content-type-options"] == "nosniff"
+        policy = _csp(r)
+        assert policy["frame-ancestors"] == ["'none'"] and "'self'" in policy["connect-src"]
+        scripts = re.findall(r'<script src="(https://[^/"]+)', r.text)
+        sheets = re.findall(r'<link[^>]*href="(https://[^/"]+)[^>]*rel="stylesheet"', r.text)
+        sheets += re.findall(r'<link[^>]*rel="stylesheet"[^>]*href="(https://[^/"]+)', r.text)
+        assert scripts, r.text
+        assert all(origin in policy["script-src"] for origin in scripts), (scripts, policy)
+        assert all(origin in policy["style-src"] for origin in sheets), (sheets, policy)

@@ -173,3 +173,90 @@ def test_teams_migration_goes_down_and_up(db_url: str) -> None:
     upgrade_database(store.engine)
     assert store.list_teams() == []
     store.dispose()
+
+
+def _backdate_family(store: Store, token_id: str, days: float) -> None:
+    """Pretend the token's family was first issued ``days`` ago."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import text
+
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE tokens SET family_issued_at = :t WHERE id = :id"),
+                     {"t": datetime.now(UTC) - timedelta(days=days), "id": token_id})
+
+
+def test_rotation_never_outlives_the_first_issue(db_url: str) -> None:
+    """Issue #26 item 8: each rotation used to give a fresh lifetime, so a stolen token could live forever. Now a
+    rotated token keeps its family's first issue time and expires at min(now + lifetime, first issue + maximum);
+    past the maximum, rotation is refused."""
+    from datetime import UTC, datetime, timedelta
+
+    from backbone.api.store import ConflictError
+
+    store = Store(db_url, token_max_lifetime_days=10)
+    store.upgrade()
+    first, _ = store.create_token("planner", "ci", expires_in_days=7)
+    assert first.family_issued_at == first.created_at
+    second, _ = store.rotate_token(first.id)
+    assert second.family_issued_at == first.created_at  # inherited, not the rotation time
+    assert abs(second.expires_at - (second.created_at + timedelta(days=7))) < timedelta(seconds=1)
+    _backdate_family(store, second.id, 9.5)
+    third, _ = store.rotate_token(second.id)
+    now = datetime.now(UTC)
+    assert timedelta(days=0.45) < third.expires_at - now < timedelta(days=0.55)  # capped: 10 days from the first
+    _backdate_family(store, third.id, 10.5)
+    with pytest.raises(ConflictError, match="maximum lifetime of 10 days"):
+        store.rotate_token(third.id)
+    long, _ = store.create_token("planner", "long", expires_in_days=3650)  # new tokens are capped too
+    assert long.expires_at - long.created_at == timedelta(days=10)
+    store.dispose()
+
+
+def test_rotation_past_the_maximum_is_a_409(client: TestClient, tokens: dict[str, str]) -> None:
+    store = _store(client)
+    r = client.post("/v1/tokens", json={"scope": "viewer", "name": "ci", "expires_in_days": 30},
+                    headers=auth(tokens["admin"]))
+    tok, tok_id = r.json()["token"], r.json()["id"]
+    assert r.json()["family_issued_at"] == r.json()["created_at"]
+    days = client.app.state.settings.token_max_lifetime_days  # type: ignore[attr-defined]
+    _backdate_family(store, tok_id, days + 1)
+    r = client.post(f"/v1/tokens/{tok_id}/rotate", headers=auth(tok))
+    assert r.status_code == 409 and r.headers["content-type"].startswith("application/problem+json"), r.text
+    assert "maximum lifetime" in r.json()["detail"]
+    assert client.get("/v1/scenarios", headers=auth(tok)).status_code == 200  # it still works until it expires
+
+
+def test_token_family_migration_fills_existing_chains(db_url: str) -> None:
+    """Revision 0004 adds a nullable ``family_issued_at``: existing rotation chains get their first token's
+    issue time; a row left without one (NULL) counts from its own ``created_at``."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import text
+
+    store = Store(db_url)
+    upgrade_database(store.engine, "0003_job_owner")
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    rows = [("a", None, t0), ("b", "a", t0 + timedelta(days=80)), ("c", "b", t0 + timedelta(days=160)),
+            ("solo", None, t0 + timedelta(days=5))]
+    with store.engine.begin() as conn:
+        for tid, parent, created in rows:
+            conn.execute(text("INSERT INTO tokens (id, name, scope, token_hash, created_at, rotated_from, expires_at) "
+                              "VALUES (:id, 'n', 'viewer', :h, :c, :p, :e)"),
+                         {"id": tid, "h": tid * 8, "c": created, "p": parent, "e": created + timedelta(days=90)})
+    upgrade_database(store.engine)
+    got = {t.id: t.family_issued_at for t in store.list_tokens()}
+    assert {k: v.replace(tzinfo=UTC) if v.tzinfo is None else v for k, v in got.items() if v} == {
+        "a": t0, "b": t0, "c": t0, "solo": t0 + timedelta(days=5)}
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE tokens SET family_issued_at = NULL, expires_at = :e WHERE id = 'solo'"),
+                     {"e": datetime.now(UTC) + timedelta(days=30)})
+        conn.execute(text("UPDATE tokens SET created_at = :c WHERE id = 'solo'"),
+                     {"c": datetime.now(UTC) - timedelta(days=400)})
+    from backbone.api.store import ConflictError
+
+    with pytest.raises(ConflictError, match="maximum lifetime"):  # NULL: from its own created_at, 400 days ago
+        store.rotate_token("solo")
+    downgrade_database(store.engine, "0003_job_owner")
+    upgrade_database(store.engine)
+    store.dispose()

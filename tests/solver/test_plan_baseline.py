@@ -15,6 +15,7 @@ from backbone.model import Network
 from tests.conftest import SharedRun
 
 
+@pytest.mark.slow
 def test_plan_with_a_baseline_reports_what_changed(small_world: Network, small_world_default_plan: SharedRun,
                                                    tmp_path: Path) -> None:
     from backbone.solver.tasks import run_task

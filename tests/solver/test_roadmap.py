@@ -62,6 +62,50 @@ def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
     assert s["step_bounds"]["gap"] == pytest.approx(0.0, abs=1e-6)  # the global bound: test_global_bound_...
     assert "C1" in r.networks[2].links.index and "C1" not in r.networks[1].links.index
     assert s["status"] == "partial"  # 2027Q1 and 2027Q2 cannot survive s1 yet, and say so
+    # backbone and GPU capex apart, per period and in total (issue #32: the headline mixed them)
+    assert (q1["network_capex_usd"], q1["gpu_capex_usd"]) == (pytest.approx(7e6), 0.0)
+    assert s["network_capex_usd"] == pytest.approx(7e6) and s["gpu_capex_usd"] == 0.0
+    # the starting risk is said once, with the earliest quarter from which every state is carried
+    risk = [n for n in s["notes"] if n.startswith("Starting risk")]
+    assert risk == ["Starting risk: srlg failures not carried in 2027Q1 (1); every srlg failure that is not excused "
+                    "is carried from 2027Q2 on."]  # in 2027Q2 s1 is excused: C1 cannot be online yet
+
+
+def test_starting_risk_names_the_periods_and_says_when_none_is_safe() -> None:
+    from backbone.solver.roadmap import starting_risk
+
+    def period(label: str, violated: list[str]) -> dict[str, Any]:
+        return {"period": label, "survivability": {"failure_kind": "link", "violated": violated}}
+
+    assert starting_risk([period("2027Q1", []), period("2027Q2", [])]) == []
+    assert starting_risk([period("2027Q1", ["a"]), period("2027Q2", []), period("2027Q3", ["b", "c"])]) == [
+        "Risk: link failures not carried in 2027Q1 (1), 2027Q3 (2), the last period included: no period from which "
+        "every link failure that is not excused is carried."]
+
+
+def test_the_cli_table_shows_violated_states_and_capex_apart() -> None:
+    """The roadmap table never shows "survivable" beside violated states, and splits backbone and GPU capex."""
+    import io
+
+    from rich.console import Console
+
+    import backbone.api.cli.roadmap_cmds as cmds
+
+    s = plan(lead_toy()).summary()
+    buf = io.StringIO()
+    old = cmds.out_console
+    cmds.out_console = Console(file=buf, width=250)
+    try:
+        cmds._print(s)
+    finally:
+        cmds.out_console = old
+    text = buf.getvalue()
+    assert "backbone capex 7.0 M USD" in text and "GPU capex 0.0 M USD" in text
+    row = [c.strip() for c in next(line for line in text.splitlines() if line.startswith("│ 2027Q1")).split("│")]
+    header = [c.strip() for c in next(line for line in text.splitlines() if line.startswith("┃ period")).split("┃")]
+    cell = dict(zip(header, row, strict=True))
+    assert (cell["carried"], cell["violated"], cell["excused"]) == ("0/1", "1", "0")
+    assert cell["design"] == "nothing buildable (skipped)" and cell["backbone capex"] == "7.0 M"
 
 
 def test_global_bound_covers_every_period_and_is_tight_where_the_toy_is_integral() -> None:

@@ -1,0 +1,228 @@
+"""Bounded workers for the heavy work a request brings: parsing an uploaded scenario, drawing a map.
+
+The API process never parses or renders an untrusted document itself. :class:`DocumentWorkers` runs
+a function in a fresh process (forked from the jobs' preloaded fork server, so it starts in
+milliseconds) under the same memory and CPU limits as a job (``BACKBONE_WORKER_MEMORY_MB``,
+``BACKBONE_WORKER_CPU_S``) and its own wall-clock limit (``BACKBONE_DOCUMENT_TIMEOUT_S``); at most
+``BACKBONE_DOCUMENT_WORKERS`` run at once. A request that waits longer than
+``BACKBONE_DOCUMENT_QUEUE_S`` for a free worker gets 503 with ``Retry-After``.
+
+The outcome crosses a pipe as plain data: the result, the problems of a validation error (422), or
+which limit ended the work. A worker that hits a limit is answered 413 naming the limit, never 500:
+an agent can tell "too large for this server" from a defect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from backbone.api.settings import Settings
+from backbone.errors import Problem, ValidationError
+
+logger = logging.getLogger(__name__)
+
+
+class DocumentLimitError(Exception):
+    """The work needed more memory, CPU or time than the server allows a document; the API answers 413."""
+
+    http_status = 413
+    title = "Content Too Large"
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+    def problem_errors(self) -> list[dict[str, str]]:
+        """One problem naming the limit (RFC 9457 ``errors``)."""
+        return [{"file": "request body", "table": "", "record": "", "field": self.limit, "message": str(self)}]
+
+
+class WorkersBusyError(Exception):
+    """Every document worker stayed busy while the request waited; the API answers 503 with Retry-After."""
+
+    http_status = 503
+    title = "Service Unavailable"
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """``Retry-After`` for the API's answer."""
+        return {"Retry-After": str(self.retry_after_s)}
+
+
+@dataclass(frozen=True)
+class IsolationLimits:
+    """What bounds one document worker."""
+
+    memory_bytes: int  # RLIMIT_AS; 0 = none
+    cpu_s: int  # RLIMIT_CPU; 0 = none
+    timeout_s: float  # wall clock
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> IsolationLimits:
+        """The job's memory and CPU limits, and the document wall-clock limit."""
+        cpu = settings.worker_cpu_s
+        if cpu:
+            cpu = min(cpu, max(1, int(settings.document_timeout_s) + 1))
+        return cls(settings.worker_memory_mb * 1024 * 1024, cpu, settings.document_timeout_s)
+
+
+MEMORY_MESSAGES = ("can't start new thread", "cannot allocate memory", "failed to map segment",
+                   "out of memory", "unable to allocate", "std::bad_alloc")
+"""Texts of errors that a process raises when its address-space limit, not a defect, stopped it."""
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is how a process under RLIMIT_AS fails to get memory (MemoryError, ENOMEM, a
+    thread or shared library that cannot be mapped, numpy's allocation errors)."""
+    if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, RuntimeError | OSError | ImportError) and any(m in text for m in MEMORY_MESSAGES)
+
+
+def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], limits: IsolationLimits) -> None:
+    """The worker: bound itself, run ``fn``, send ``(status, payload)`` and exit."""
+    from backbone.solver.processes import die_with_parent
+
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    die_with_parent()
+    try:
+        import resource
+
+        if limits.memory_bytes:
+            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        if limits.cpu_s:
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 2))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - not POSIX
+        pass
+    try:
+        out: tuple[str, Any] = ("ok", fn(*args))
+    except ValidationError as exc:
+        out = ("invalid", [asdict(p) for p in exc.problems])
+    except DocumentLimitError as exc:
+        out = ("limit", (str(exc), exc.limit))
+    except BaseException as exc:  # every failure is reported; the process ends right after
+        if is_out_of_memory(exc):
+            out = ("memory", f"{type(exc).__name__}")
+        else:
+            logger.error("document worker failed", exc_info=True)
+            out = ("error", f"{type(exc).__name__}")
+    try:
+        conn.send(out)
+    except MemoryError:
+        conn.send(("memory", "MemoryError"))
+    finally:
+        conn.close()
+
+
+class DocumentWorkers:
+    """Run heavy per-request work in bounded worker processes (see the module docstring).
+
+    Parameters
+    ----------
+    settings
+        ``document_workers`` (how many at once), ``document_queue_s``, and the limits
+        (:meth:`IsolationLimits.from_settings`).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.limits = IsolationLimits.from_settings(settings)
+        self._slots = threading.BoundedSemaphore(settings.document_workers)
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a bounded worker process; returns its result.
+
+        ``fn`` must be a module-level function and its arguments and result picklable.
+
+        Raises
+        ------
+        ValidationError
+            As ``fn`` raised it (422).
+        DocumentLimitError
+            When the worker ran out of memory, CPU time or wall-clock time (413, naming the limit).
+        WorkersBusyError
+            When no worker came free within ``document_queue_s`` (503).
+        RuntimeError
+            When ``fn`` failed otherwise (500; the cause is in the server log).
+        """
+        if not self._slots.acquire(timeout=self.settings.document_queue_s):
+            raise WorkersBusyError(f"all {self.settings.document_workers} document workers are busy; retry later",
+                                   retry_after_s=max(1, int(self.settings.document_queue_s)))
+        try:
+            return self._run(fn, args)
+        finally:
+            self._slots.release()
+
+    def _run(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        from backbone.api.jobs import worker_context
+
+        ctx = worker_context()
+        receiver, sender = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(sender, fn, args, self.limits), name="backbone-document",
+                           daemon=True)
+        started = time.monotonic()
+        proc.start()
+        sender.close()
+        msg: tuple[str, Any] | None = None
+        try:
+            if receiver.poll(self.limits.timeout_s):
+                with contextlib.suppress(EOFError, OSError):
+                    msg = receiver.recv()
+        finally:
+            receiver.close()
+            self._stop(proc)
+        if msg is None:
+            raise self._death(proc.exitcode, time.monotonic() - started)
+        status, payload = msg
+        if status == "ok":
+            return payload
+        if status == "invalid":
+            raise ValidationError([Problem(**p) for p in payload])
+        if status == "limit":
+            raise DocumentLimitError(payload[0], payload[1])
+        if status == "memory":
+            raise self._memory_error()
+        raise RuntimeError(f"document worker failed: {payload}")
+
+    def _memory_error(self) -> DocumentLimitError:
+        mib = self.limits.memory_bytes // (1024 * 1024)
+        return DocumentLimitError(f"the document needed more than this server's memory limit of {mib} MiB "
+                                  "(BACKBONE_WORKER_MEMORY_MB)", "memory limit")
+
+    def _death(self, code: int | None, elapsed_s: float) -> Exception:
+        """What ended a worker that sent nothing."""
+        if code is None or elapsed_s >= self.limits.timeout_s:
+            return DocumentLimitError(f"the document took longer than this server's limit of "
+                                      f"{self.limits.timeout_s:g} s (BACKBONE_DOCUMENT_TIMEOUT_S)", "time limit")
+        if code == -signal.SIGXCPU or (code == -signal.SIGKILL and self.limits.cpu_s):
+            return DocumentLimitError(f"the document needed more than this server's CPU-time limit of "
+                                      f"{self.limits.cpu_s} s (BACKBONE_WORKER_CPU_S)", "cpu limit")
+        if self.limits.memory_bytes:
+            return self._memory_error()  # the only other way a bounded parser dies without a word
+        return RuntimeError(f"document worker exited unexpectedly (exit code {code})")
+
+    @staticmethod
+    def _stop(proc: Any) -> None:
+        """End the worker and anything it started (its process group)."""
+        proc.join(timeout=0.5)
+        if proc.is_alive() and proc.pid:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                proc.kill()
+            proc.join(timeout=5)
