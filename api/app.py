@@ -211,7 +211,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         :data:`backbone.solver.tasks.registry.TASKS`.
     """
     from backbone import __version__
-    from backbone.api.routes import admin, health, jobs, scenarios
+    from backbone.api.routes import admin, compare, health, jobs, scenarios
 
     settings = settings or Settings()
     metrics = Metrics()
@@ -253,6 +253,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.include_router(health.router)
     app.include_router(scenarios.router)
     app.include_router(jobs.router)
+    app.include_router(compare.router)
     app.include_router(admin.router)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     app.add_middleware(HeaderSizeLimit, limit=settings.max_header_bytes)

@@ -163,3 +163,31 @@ def render_scenario_map(content: bytes, result_file: str | None, map_format: str
     net = network_from_dict(decode_document(content), file="scenario")
     result = json.loads(Path(result_file).read_text(encoding="utf-8")) if result_file else None
     return render_map_bytes(net, map_format, result=result, **options)  # type: ignore[no-any-return]
+
+
+def diff_documents(before: bytes, after: bytes, before_label: str, after_label: str) -> dict[str, Any]:
+    """What changed between two stored scenario versions (their encoded canonical documents): the
+    ``backbone diff --json`` document (:func:`backbone.compare.diff`). Run it in a bounded worker."""
+    from backbone.api.store import decode_document
+    from backbone.compare import ComparedInput, diff
+    from backbone.io import network_from_dict
+
+    a = ComparedInput(before_label, "scenario", network_from_dict(decode_document(before), file="scenario"))
+    b = ComparedInput(after_label, "scenario", network_from_dict(decode_document(after), file="scenario"))
+    return diff(a, b).to_dict()
+
+
+def diff_result_folders(before: str, after: str, before_label: str, after_label: str) -> dict[str, Any]:
+    """What changed between two plan (or roadmap) jobs' result folders (paths the server computed, never from
+    the request): the ``backbone diff --json`` document. Run it in a bounded worker."""
+    from backbone.compare import diff, load_input
+
+    return diff(load_input(before, label=before_label), load_input(after, label=after_label)).to_dict()
+
+
+def render_review_deck(folder: str, baseline: str | None, baseline_label: str | None) -> bytes:
+    """The review deck (``.pptx``) of a plan or roadmap job's result folder, compared with ``baseline``'s when
+    given (paths the server computed): :func:`backbone.review.deck_bytes`. Run it in a bounded worker."""
+    from backbone.review import deck_bytes
+
+    return deck_bytes(folder, baseline=baseline, baseline_label=baseline_label)[0]

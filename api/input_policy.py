@@ -20,6 +20,7 @@ SERVER_ONLY_OPTIONS: dict[str, str] = {
     "scheduler": "is a network address; the Dask scheduler of API jobs is server configuration "
                  "(BACKBONE_DASK_SCHEDULER), never a job option",
     "plan_file": "names a file on the server; send the plan's text in 'plan_text'",
+    "baseline": "names a folder on the server; compare two plan jobs with GET /v1/jobs/{id}/diff?against=...",
 }
 """Option names (at any depth of a job's options) the API rejects, with the reason."""
 

@@ -13,8 +13,10 @@ The facade a notebook meets (docs/notebook.md)::
     more = net.with_capacity({"some-link": 3200.0})              # a new Network; net is unchanged
     backbone.sweep(more, kind="srlg").table()                   # failure sweep, worst first
     backbone.place(net), backbone.plan(net, out_dir="out")
+    backbone.diff("q2-plan", "q3-plan").kpis                    # what changed between two plans
+    backbone.deck("q3-plan", "review.pptx")                     # the editable review deck
 
-``solve_te``, ``place``, ``sweep`` and ``plan`` live in :mod:`backbone.solver.facade` and load the solver
+``solve_te``, ``place``, ``sweep``, ``plan``, ``diff`` and ``deck`` live in :mod:`backbone.solver.facade` and load the solver
 on first use; the model layer never imports it.
 """
 
@@ -36,11 +38,12 @@ if not (_HERE / "solver").is_dir() and (_HERE.parent / "solver" / "__init__.py")
 if TYPE_CHECKING:
     from backbone.io import load_scenario, save_scenario
     from backbone.model import Network
-    from backbone.solver.facade import place, plan, solve_te, sweep
+    from backbone.solver.facade import deck, diff, place, plan, solve_te, sweep
 
-__all__ = ["Network", "__version__", "load_scenario", "place", "plan", "save_scenario", "solve_te", "sweep"]
+__all__ = ["Network", "__version__", "deck", "diff", "load_scenario", "place", "plan", "save_scenario", "solve_te",
+           "sweep"]
 
-FACADE = ("solve_te", "place", "sweep", "plan")
+FACADE = ("solve_te", "place", "sweep", "plan", "diff", "deck")
 """Names :mod:`backbone.solver.facade` provides (imported on first use)."""
 
 

@@ -120,7 +120,8 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
         ``headline_ok``), ``survivability`` (failure_kind, states, survived, not_survivable, violated),
         ``before_after`` (records), ``failure_words``, ``design_note``, ``assumptions`` (list of
         str), ``provenance`` (mapping: scenario, scenario_version, software_version, created_utc,
-        plan_file, plan_text), ``files`` (list of names), ``notes`` (list of str).
+        plan_file, plan_text), ``files`` (list of names), ``notes`` (list of str); optionally ``compared``
+        (:func:`backbone.compare.report_section`: the "compared with" section).
     images
         ``{key: (bytes, "png" | "svg")}`` for ``after``, ``world``, ``pacific``, ``utilisation``,
         ``latency``, ``impact``, ``cost``.
@@ -137,13 +138,38 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
         "<main>",
     ]
     kind = data.get("failure_words", "single-SRLG")
-    sections = [_summary_section(data), _map_sections(images), _placement_section(data, images),
+    sections = [_summary_section(data), _compared_section(data), _map_sections(images), _placement_section(data, images),
                 _traffic_section(data, images), _failures_section(data, images, kind),
                 _survivability_section(data, kind), _upgrades_section(data), _stages_section(data),
                 _assumptions_section(data), _provenance_section(data)]
     p = data.get("provenance", {})
     foot = ["</main><footer>backbone ", esc(p.get("software_version", "")), "</footer></body></html>"]
     return "".join(head + [part for section in sections for part in section] + foot)
+
+
+def _compared_section(data: Mapping[str, Any]) -> list[str]:
+    """What changed since the baseline plan (``backbone plan --baseline DIR``): KPIs, failures, changeover."""
+    c = data.get("compared")
+    if not c:
+        return []
+    counts = ", ".join(f"{n} {k}" for k, n in (c.get("counts") or {}).items() if n) or "nothing changed"
+    parts = [f"<section><h2>Compared with {esc(c['label'])}</h2>", f'<p class="muted">{esc(counts)}</p>']
+    parts += [f'<p class="muted">{esc(n)}</p>' for n in c.get("notes") or []]
+    if c.get("kpis"):
+        parts += ["<h3>KPIs that changed</h3>", table_html(c["kpis"], [
+            ("kpi", "KPI"), ("before_text", "before"), ("after_text", "now"), ("change_text", "change"),
+            ("verdict", ""), ("source", "from")])]
+    if c.get("failures"):
+        parts += ["<h3>Failures newly survived or broken</h3>", table_html(c["failures"], [
+            ("scenario", "failure"), ("change", "change"), ("impact_before_gbps", "impact before (Gbps)"),
+            ("impact_after_gbps", "impact now (Gbps)")])]
+    if c.get("changeover"):
+        parts += ["<h3>Changeover, in commit order</h3>", table_html(c["changeover"], [
+            ("order", "#"), ("link", "link or route"), ("change", "change"), ("kind", "kind"),
+            ("modules_before", "modules before"), ("modules_after", "modules now"), ("cost_usd", "cost (USD)"),
+            ("lead_time_quarters", "lead time (quarters)")])]
+    parts.append("</section>")
+    return parts
 
 
 def _summary_section(data: Mapping[str, Any]) -> list[str]:

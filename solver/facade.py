@@ -40,13 +40,14 @@ from backbone.model import Network
 from backbone.solver.tasks import ProgressFn, TaskResult, no_progress, run_task, validate_options
 
 if TYPE_CHECKING:
+    from backbone.compare import DiffResult
     from backbone.solver.failures import SweepResult
     from backbone.solver.placement.result import PlacementResult
     from backbone.solver.te import TEResult
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["place", "plan", "solve_te", "sweep"]
+__all__ = ["deck", "diff", "place", "plan", "solve_te", "sweep"]
 
 def options_for(model: Any, options: Mapping[str, Any]) -> Any:
     """Validate keyword options with ``model`` (the options' own names, or the older spellings they accept).
@@ -171,3 +172,44 @@ def plan(net: Network, *, out_dir: str | Path | None = None, progress: ProgressF
 
     opts = options_for(PlanOptions, options)
     return run_task("plan", net, opts.model_dump(exclude_unset=True), out_dir, progress)
+
+
+def diff(a: str | Path | Network, b: str | Path | Network) -> DiffResult:
+    """What changed from ``a`` to ``b``: two scenarios (paths or :class:`Network` objects), plan output folders or
+    roadmap output folders (:func:`backbone.compare.diff`).
+
+    Returns the :class:`~backbone.compare.DiffResult`: ``structure`` (one row per change: table, id, field,
+    before, after, delta, unit), ``capacity_by_cable_system``, ``capacity_by_region``, and between two plans
+    ``kpis``, ``placement``, ``failures`` and ``changeover``; ``changed`` is false for identical inputs.
+
+    Raises
+    ------
+    ValidationError
+        When a side is missing or is neither a scenario nor a plan or roadmap folder.
+
+    Example
+    -------
+    >>> d = backbone.diff("q2-plan", "q3-plan")  # doctest: +SKIP
+    >>> d.kpis.set_index("kpi").loc["states_survived", ["before", "after", "delta"]]  # doctest: +SKIP
+    """
+    from backbone.compare import diff as compare
+
+    return compare(a, b)
+
+
+def deck(folder: str | Path, out: str | Path, *, baseline: str | Path | None = None,
+         template: str | Path | None = None, **options: Any) -> Path:
+    """Write the editable review deck (``.pptx``) of a plan or roadmap output folder (:func:`backbone.review.build_deck`);
+    ``baseline`` (an earlier plan or roadmap folder) adds a comparison slide, ``template`` uses a company's slide
+    master and layouts; the keywords are :class:`~backbone.compare.options.DeckOptions`' fields. Returns ``out``.
+
+    Raises
+    ------
+    ValidationError
+        For a folder that is not a plan or roadmap output folder, a bad template or option.
+    """
+    from backbone.compare.options import DeckOptions
+    from backbone.review import build_deck
+
+    build_deck(folder, out, baseline=baseline, template=template, options=options_for(DeckOptions, options))
+    return Path(out)

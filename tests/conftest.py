@@ -119,3 +119,22 @@ def small_world_default_plan(_small_world_default_plan: SharedRun) -> SharedRun:
     The summary is a fresh deep copy for each test; ``out`` is shared (use :func:`copy_of` to change it).
     """
     return SharedRun(_small_world_default_plan.out, copy.deepcopy(_small_world_default_plan.summary))
+
+
+@pytest.fixture(scope="session")
+def _small_world_grown_plan(small_world: Network, tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    from backbone.solver.tasks import run_task
+
+    out = tmp_path_factory.mktemp("small-world-grown-plan") / "out"
+    options = {"demand_growth": 1.3}
+    return SharedRun(out, run_task("plan", small_world, options, out).summary)
+
+
+@pytest.fixture
+def small_world_grown_plan(_small_world_grown_plan: SharedRun) -> SharedRun:
+    """``run_task("plan", small_world, {"demand_growth": 1.3}, out)``, run once per session: a second plan to
+    compare with :func:`small_world_default_plan` (more GPUs, and a link upgrade so the Atlantic cut is carried).
+
+    The summary is a fresh deep copy for each test; ``out`` is shared (use :func:`copy_of` to change it).
+    """
+    return SharedRun(_small_world_grown_plan.out, copy.deepcopy(_small_world_grown_plan.summary))

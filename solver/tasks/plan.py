@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
@@ -62,6 +62,9 @@ from backbone.solver.tasks.plan_options import (
 )
 from backbone.solver.tasks.summaries import PlanSummary, Summary
 from backbone.solver.tasks.te import TEOptions, TETaskResult
+
+if TYPE_CHECKING:
+    from backbone.compare import ComparedInput, DiffResult
 
 logger = logging.getLogger(__name__)
 
@@ -153,6 +156,11 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     ``design.json`` with their CSV tables, and ``plan.json`` (the summary, added by the service).
     """
     t_start = time.perf_counter()
+    baseline = None
+    if opts.baseline:  # a bad baseline folder is bad input: refused before anything runs or is written
+        from backbone.compare import load_input
+
+        baseline = load_input(opts.baseline)
     work = grown_network(net, opts.demand_growth)
     run = PlanRun(opts, plan_stage_options(opts), ArtifactWriter(out_dir), progress)
     place = place_stage(run, work)
@@ -161,7 +169,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     upgrade = upgrade_stage(run, route, failures)
     after = after_stage(run, upgrade)
     summary = plan_summary(net, run, place, route, failures, upgrade, after)
-    report_stage(run, net, summary, place, route, failures, upgrade)
+    compared = compare_stage(run, baseline, summary, place, route, failures, upgrade)
+    report_stage(run, net, summary, place, route, failures, upgrade, compared)
     summary["stage_seconds"]["report"] = round(run.timings["report"], 3)
     summary["total_seconds"] = round(time.perf_counter() - t_start, 3)
     progress(1.0, "done")
@@ -344,8 +353,27 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
     return summary
 
 
+def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: dict[str, Any], place: PlaceTaskResult,
+                  route: RouteStage, failures: FailuresTaskResult, upgrade: UpgradeStage) -> DiffResult | None:
+    """With a baseline (an earlier plan folder, ``baseline``): what changed from it to this plan
+    (:func:`backbone.compare.diff`), this plan taken from the stages' own results (never from its files);
+    ``summary["compared_with"]`` records it."""
+    if baseline is None:
+        return None
+    from backbone.compare import ComparedInput, diff
+
+    documents = {"plan": summary, "place": place.summary, "te": route.te.summary, "failures": failures.summary}
+    if not run.opts.skip_upgrades:
+        documents["design"] = upgrade.summary
+    this = ComparedInput("this plan", "plan", upgrade.network_after, documents)
+    result = diff(baseline, this)
+    summary["compared_with"] = {"baseline": run.opts.baseline, "kind": result.before.kind,
+                                "changed": result.changed, "counts": result.counts()}
+    return result
+
+
 def report_stage(run: PlanRun, net: Network, summary: dict[str, Any], place: PlaceTaskResult, route: RouteStage,
-                 failures: FailuresTaskResult, upgrade: UpgradeStage) -> None:
+                 failures: FailuresTaskResult, upgrade: UpgradeStage, compared: DiffResult | None = None) -> None:
     """5. report: maps, charts and ``report.html`` (only with an output folder)."""
     t0 = time.perf_counter()
     writer = run.writer
@@ -357,7 +385,12 @@ def report_stage(run: PlanRun, net: Network, summary: dict[str, Any], place: Pla
                              run.opts.maps, rp)
         from backbone.report import render_report
 
-        report = render_report(report_data(net, route.routed, run.opts, summary, ps, ts, fs, upgrade.summary,
-                                           upgrade.upgrades.copy(), writer.files), images)
+        data = report_data(net, route.routed, run.opts, summary, ps, ts, fs, upgrade.summary,
+                           upgrade.upgrades.copy(), writer.files)
+        if compared is not None:
+            from backbone.compare import report_section
+
+            data["compared"] = report_section(compared)
+        report = render_report(data, images)
         writer.text("report.html", report)
     run.finish("report", t0)

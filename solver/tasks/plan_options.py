@@ -58,6 +58,9 @@ class PlanOptions(BaseModel):
     verify: bool = Field(False, description="Run every independent check.")
     plan_file: str | None = Field(None, max_length=4096,
                                   description="Path of the plan file (recorded in the report; CLI only).")
+    baseline: str | None = Field(None, max_length=4096,
+                                 description="An earlier plan output folder: the report gains a 'compared with' "
+                                             "section (backbone diff BASELINE this-plan; CLI and Python only).")
     plan_text: str | None = Field(None, max_length=1_000_000,
                                   description="Text of the plan file (recorded in the report).")
 

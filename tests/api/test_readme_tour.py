@@ -3,7 +3,8 @@
 Every command of the tour's code block is run through the shell exactly as printed (redirections
 included) except the three long ones, ``failures --kind srlg`` (~2 minutes on two cores) and
 ``plan`` and ``roadmap`` (several minutes); they are covered by tests/solver/test_failures.py,
-tests/solver/test_plan.py and tests/solver/test_roadmap.py. A command added to the tour is run here automatically.
+tests/solver/test_plan.py and tests/solver/test_roadmap.py, and ``diff`` and ``deck``, which read those plans'
+folders (tests/backbone/test_compare.py, test_deck.py). A command added to the tour is run here automatically.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LONG = ("backbone failures ", "backbone plan ", "backbone roadmap ")
 """Tour commands left to their own tests (too slow for this one)."""
+NEEDS_PLANS = ("backbone diff plan-out ", "backbone deck plan-out ")
+"""Tour commands that read plan folders the long commands write (tests/backbone/test_compare.py and
+test_deck.py run them on plans of their own)."""
 
 
 def tour_commands() -> list[str]:
@@ -40,6 +44,7 @@ def test_the_tour_block_is_what_this_test_expects() -> None:
     commands = tour_commands()
     assert len(commands) >= 8 and all(c.startswith("backbone ") for c in commands)
     assert sum(c.startswith(LONG) for c in commands) == 3
+    assert sum(c.startswith(NEEDS_PLANS) for c in commands) == 2
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +52,7 @@ def tour_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("tour")
 
 
-@pytest.mark.parametrize("command", [c for c in tour_commands() if not c.startswith(LONG)])
+@pytest.mark.parametrize("command", [c for c in tour_commands() if not c.startswith(LONG + NEEDS_PLANS)])
 def test_tour_command_runs_as_written(command: str, tour_dir: Path) -> None:
     exe = shutil.which("backbone") or str(Path(sys.executable).with_name("backbone"))
     if not Path(exe).exists():

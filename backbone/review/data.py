@@ -1,0 +1,195 @@
+"""What the deck shows, read from a plan or roadmap output folder into plain tables.
+
+Every number is the one the plan (or roadmap) wrote: ``plan.json`` (headline, survivability, ``before_after``,
+stages, utilisation before and after), ``design.json`` (the purchases with cost, lead time and the failures
+each protects), ``place.json`` (GPUs per site) and ``roadmap.json``; the deck computes nothing anew except
+grouping (GPUs by region) and counting (links per utilisation band).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.compare.inputs import ComparedInput, load_input
+from backbone.errors import Problem, ValidationError
+
+__all__ = ["UTILISATION_BANDS", "DeckData", "buy_table", "deck_data", "gpus_by_region", "utilisation_bands",
+           "worst_failures"]
+
+logger = logging.getLogger(__name__)
+
+UTILISATION_BANDS: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0)
+"""Edges of the utilisation distribution's bands (``[lo, hi)``); a last band holds everything from 100 % up."""
+
+
+@dataclass(frozen=True)
+class DeckData:
+    """A folder's content as the slides need it.
+
+    Attributes
+    ----------
+    side
+        The folder as read (:func:`backbone.compare.load_input`): kind ``plan`` or ``roadmap``, documents.
+    title, subtitle, headline
+        The title slide's text; ``headline`` is ``plan.json``'s (the report's sentence).
+    map_png
+        The slide map after the plan (``map_after.png``, or a roadmap's last ``map_<year>.png``), if any.
+    """
+
+    side: ComparedInput
+    title: str
+    subtitle: str
+    headline: str
+    map_png: bytes | None = None
+    caveats: list[str] = field(default_factory=list)
+
+
+def worst_failures(plan: dict[str, Any], n: int) -> tuple[pd.DataFrame, str, str]:
+    """The ``n`` worst failures before the plan (``plan.json`` ``before_after``, by impact before, then after)
+    with their impact before and after; ``(table, value column suffix, unit)``. When no failure has any impact
+    both before and after, their maximum utilisation instead (as the report's failure chart does)."""
+    frame = pd.DataFrame(plan.get("before_after") or [],
+                         columns=["scenario", "impact_gbps_before", "impact_gbps_after", "mlu_before", "mlu_after"])
+    impact = frame[["impact_gbps_before", "impact_gbps_after"]].astype(float).fillna(0.0)
+    if len(frame) and (impact.to_numpy() > 1e-6).any():
+        key, unit = "impact_gbps", "Gbps"
+    else:
+        key, unit = "mlu", "ratio"
+    order = np.lexsort((-frame[f"{key}_after"].astype(float).fillna(0.0).to_numpy(),
+                        -frame[f"{key}_before"].astype(float).fillna(0.0).to_numpy()))
+    top = frame.iloc[order].head(n)
+    return top[["scenario", f"{key}_before", f"{key}_after"]].reset_index(drop=True), key, unit
+
+
+def utilisation_bands(utilisation: dict[str, float]) -> pd.Series:
+    """Links per utilisation band (labels ``0–20 %`` ... ``≥ 100 %``), every band present."""
+    values = pd.Series(utilisation, dtype=float).dropna()
+    edges = [*UTILISATION_BANDS, np.inf]
+    labels = [f"{100 * lo:.0f}–{100 * hi:.0f} %" for lo, hi in zip(UTILISATION_BANDS[:-1], UTILISATION_BANDS[1:],
+                                                                     strict=True)] + ["≥ 100 %"]
+    bands = pd.cut(values, bins=edges, right=False, labels=labels)
+    return bands.value_counts().reindex(labels, fill_value=0).astype(int)
+
+
+def gpus_by_region(place: dict[str, Any]) -> pd.DataFrame:
+    """GPUs installed before the plan and added by it, per region (``place.json`` ``sites``), largest first."""
+    sites = pd.DataFrame(place.get("sites") or [], columns=["region", "gpus_before", "gpus_added"])
+    table = sites.groupby("region")[["gpus_before", "gpus_added"]].sum().astype(float)
+    return table.loc[(table["gpus_before"] + table["gpus_added"]).sort_values(ascending=False).index]
+
+
+def buy_table(design: dict[str, Any]) -> pd.DataFrame:
+    """The purchases (``design.json`` ``upgrades``) as the buy slide lists them, longest lead time and largest
+    cost first: ``link, action, kind, modules, added_gbps, cost_usd, lead_time_quarters, protects`` (the
+    failures protected, as a count and the first few)."""
+    columns = ["link", "action", "kind", "modules", "added_gbps", "cost_usd", "lead_time_quarters", "protects"]
+    frame = pd.DataFrame(design.get("upgrades") or [], columns=columns)
+    if not len(frame):
+        return frame
+    frame["protects"] = frame["protects"].map(_protects_text)
+    order = np.lexsort((-frame["cost_usd"].astype(float).to_numpy(),
+                        -frame["lead_time_quarters"].astype(float).fillna(0.0).to_numpy()))
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def _protects_text(states: Any) -> str:
+    states = [s for s in (states or []) if s != "intact"]
+    if not states:
+        return "intact state"
+    shown = ", ".join(str(s).split(":", 1)[-1] for s in states[:3])
+    return f"{len(states)}: {shown}" + (" …" if len(states) > 3 else "")
+
+
+def _plan_caveats(side: ComparedInput) -> list[str]:
+    plan, design, place = side.document("plan"), side.document("design"), side.document("place")
+    out = [f"Overall status: {plan.get('status', '?')}."]
+    for st in plan.get("stages") or []:
+        gap = st.get("gap")
+        out.append(f"{st.get('stage')}: {st.get('status')} ({st.get('backend', '')}"
+                   + ("" if gap is None else f", gap {100 * float(gap):.2f} %") + ")"
+                   + (f": {st['note']}" if st.get("note") else ""))
+    if design:
+        money = "–" if design.get("cost_usd") is None else f"{float(design['cost_usd']) / 1e6:,.1f} M USD"
+        bound = "–" if design.get("lower_bound_usd") is None else f"{float(design['lower_bound_usd']) / 1e6:,.1f} M USD"
+        out.append(f"Design cost {money}, proven lower bound {bound}"
+                   + (f" (covers {design['lower_bound_scope']})" if design.get("lower_bound_scope") else "") + ".")
+    sv = plan.get("survivability") or {}
+    if sv.get("violated"):
+        out.append(f"Still not carried ({len(sv['violated'])}): {', '.join(map(str, sv['violated']))}.")
+    out += [f"Placement: {n}" for n in (place.get("notes") or []) + (place.get("infeasibility") or [])]
+    return out
+
+
+def _roadmap_caveats(doc: dict[str, Any]) -> list[str]:
+    out = [f"Status: {doc.get('status', '?')}; {doc.get('decomposition', '')}."]
+    bound = doc.get("bound") or {}
+    if doc.get("gap") is not None:
+        out.append(f"Gap {100 * float(doc['gap']):.1f} % against the global lower bound "
+                   f"{float(doc.get('lower_bound_usd') or 0) / 1e6:,.1f} M USD ({bound.get('covers', '')}).")
+    else:
+        out.append(f"No gap claimed: {bound.get('covers') or bound.get('note') or 'no bound'}.")
+    out += [str(n) for n in doc.get("notes") or []]
+    out += [f"Budget shortfall {s.get('period', '')}: {s.get('reason', s)}" for s in doc.get("budget_shortfalls") or []
+            if isinstance(s, dict)]
+    return out
+
+
+def _plan_map(side: ComparedInput, path: Path) -> bytes | None:
+    """The plan's slide map: its ``map_after.png``, or (a plan run with ``maps: false``) the same map drawn from
+    ``scenario_after`` and ``plan.json``'s ``map_after`` values, as the plan draws it."""
+    map_file = path / "map_after.png"
+    if map_file.is_file():
+        return map_file.read_bytes()
+    plan = side.document("plan")
+    if not plan.get("map_after"):
+        return None
+    from backbone.maps import render_map_bytes
+
+    sv = plan.get("survivability") or {}
+    return render_map_bytes(side.network, "png", {"map": plan["map_after"]},
+                            title=f"{plan.get('scenario', side.network.name)}: after the plan",
+                            subtitle=f"max utilisation {100 * float(plan.get('mlu_after') or 0):.0f} % · survives "
+                                     f"{sv.get('survived', '–')} of {sv.get('states', '–')} "
+                                     f"{sv.get('failure_kind', '')} failures", size="1600x900")
+
+
+def _latest_year_map(path: Path) -> bytes | None:
+    maps = sorted(path.glob("map_[0-9][0-9][0-9][0-9].png"))
+    return maps[-1].read_bytes() if maps else None
+
+
+def deck_data(folder: str | Path, with_map: bool = True) -> DeckData:
+    """Read a plan or roadmap output folder for the deck (``with_map``: its slide map too).
+
+    Raises
+    ------
+    ValidationError
+        When the folder is not a plan or roadmap output folder.
+    """
+    side = load_input(folder)
+    path = Path(folder)
+    if side.kind == "plan":
+        plan = side.document("plan")
+        return DeckData(side, title=f"Backbone plan: {plan.get('scenario', side.network.name)}",
+                        subtitle=f"capacity review · plan created {plan.get('created_utc', '')}",
+                        headline=str(plan.get("headline", "")), map_png=_plan_map(side, path) if with_map else None,
+                        caveats=_plan_caveats(side))
+    if side.kind == "roadmap":
+        doc = side.document("roadmap")
+        periods = doc.get("periods") or []
+        last = (periods[-1].get("survivability") or {}) if periods else {}
+        headline = (f"{len(periods)} {doc.get('period', 'period')}s from {doc.get('start', '')} to "
+                    f"{doc.get('end', '')}: {float(doc.get('total_capex_usd') or 0) / 1e6:,.1f} M USD of capex; "
+                    f"by {doc.get('end', '')} the backbone survives {last.get('survived', '–')} of "
+                    f"{last.get('states', '–')} single-SRLG failures (status {doc.get('status', '?')}).")
+        return DeckData(side, title=f"Backbone roadmap: {doc.get('scenario', side.network.name)}",
+                        subtitle="capacity review · rolling-horizon roadmap", headline=headline,
+                        map_png=_latest_year_map(path) if with_map else None, caveats=_roadmap_caveats(doc))
+    raise ValidationError(Problem("not a plan or roadmap output folder (no plan.json or roadmap.json)",
+                                  file=str(folder)))
