@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from backbone.api.input_policy import MAX_DEPTH, check_scenario_document
+from backbone.api.input_policy import check_scenario_document
 from backbone.api.isolation import DocumentLimitError
 from backbone.api.settings import Settings
 from backbone.api.store import EncodedDocument
@@ -77,7 +77,6 @@ def _network_from_body(body: bytes) -> Any:
     if isinstance(doc, dict):
         refuse_file_references(doc, REQUEST_BODY)
         check_scenario_document(doc, REQUEST_BODY)
-        _check_nesting(doc)
         _check_shape(doc)
     try:
         json.dumps(doc, ensure_ascii=False).encode("utf-8")
@@ -85,16 +84,6 @@ def _network_from_body(body: bytes) -> Any:
         raise ValidationError(Problem("request body has invalid Unicode (unpaired surrogate escapes)",
                                       file=REQUEST_BODY)) from None
     return network_from_dict(doc, file=REQUEST_BODY)
-
-
-def _check_nesting(doc: dict[str, Any]) -> None:
-    from backbone.api.input_policy import json_problems
-
-    problems = [p for p in json_problems(doc, "request body", max_depth=MAX_DEPTH + 2)
-                if p.message.startswith("nested")]
-    if problems:
-        raise ValidationError([Problem(f"request body is nested too deeply (at most {MAX_DEPTH} levels in meta)",
-                                       file=REQUEST_BODY, field=problems[0].field)])
 
 
 def parse_scenario(data: bytes, filename: str | None, settings: Settings) -> ParsedScenario:

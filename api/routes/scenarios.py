@@ -35,13 +35,10 @@ from backbone.api.schemas import (
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, Store, etag_of
 from backbone.errors import Problem, ValidationError
-from backbone.io.untrusted import DOCUMENT_SUFFIXES
 
 logger = logging.getLogger(__name__)
 router = APIRouter(prefix="/v1/scenarios", tags=["scenarios"])
 
-UPLOAD_SUFFIXES = DOCUMENT_SUFFIXES
-"""Upload file suffixes accepted (the format is detected from the suffix and content)."""
 MEDIA_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "html": "text/html",
                "geojson": "application/geo+json", "kml": "application/vnd.google-earth.kml+xml"}
 _NUMBER = r"\s*-?[0-9]{1,3}(\.[0-9]{1,6})?\s*"

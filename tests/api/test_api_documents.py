@@ -293,3 +293,15 @@ def fuzz_client(tmp_path_factory: pytest.TempPathFactory) -> Any:
         tok = _planner(c)
         yield c, tok
         assert CANARY not in _stored(c, tok)
+
+
+def test_the_api_process_never_loads_the_data_stack() -> None:
+    """The API process stays light: building the app loads neither pandas nor numpy (parsing, maps, diffs and
+    decks load them in the document workers), so its memory is not a scenario's."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from backbone.api.app import create_app; create_app(); "
+            "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
