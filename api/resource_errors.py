@@ -154,9 +154,9 @@ def report_failure(job_id: str, exc: BaseException, events: Any, memory_bytes: i
 
     from backbone.errors import BackboneError
 
+    traceback.clear_frames(exc.__traceback__)  # free what the failed task held (locals) before reporting
     out_of_memory = memory_failure(exc) and (memory_bytes > 0 or isinstance(exc, MemoryError))
     if out_of_memory:
-        traceback.clear_frames(exc.__traceback__)  # free what the failed task held before reporting
         doc = memory_limit_document(memory_bytes, type(exc).__name__)
         logger.warning("job %s hit its memory limit: %s: %.200s", job_id, type(exc).__name__, exc)
     else:
