@@ -101,7 +101,7 @@ def memory_failure(exc: BaseException) -> bool:
 def memory_limit_document(memory_bytes: int, how: str = "") -> dict[str, Any]:
     """The problem document of a job that needed more than its memory limit (``memory_bytes``; 0 = none:
     the machine ran out)."""
-    how = f" ({how})" if how else ""
+    how = f"; {how}" if how else ""
     if memory_bytes:
         return {"type": "about:blank", "title": "Memory limit", "status": 500, "errors": [],
                 "detail": f"the job needed more than the server's memory limit of {memory_bytes // (1024 * 1024)} "
@@ -125,15 +125,15 @@ def death_document(exitcode: int | None, memory_bytes: int, cpu_s: int) -> dict[
         return _doc("CPU time limit", f"the job used more than the server's CPU-time limit of {cpu_s} s per process "
                                       f"(BACKBONE_WORKER_CPU_S); exit code {code}")
     if code == MEMORY_EXIT_CODE:
-        return memory_limit_document(memory_bytes, "it could not even report the failure")
+        return memory_limit_document(memory_bytes, f"the worker could not even report it (exit code {code})")
     if code == -signal.SIGKILL:
-        limits = [f"the CPU-time limit of {cpu_s} s (BACKBONE_WORKER_CPU_S)" if cpu_s else "",
-                  f"the memory limit of {mib} MiB (BACKBONE_WORKER_MEMORY_MB)" if mib else ""]
-        named = " or ".join(x for x in limits if x) or "no limit of the server"
-        return _doc("Resource limit", f"the job was killed by the system (SIGKILL, exit code {code}): it hit "
-                                      f"{named}, or the machine ran out of memory")
+        causes = [f"the CPU-time hard limit ({cpu_s} s + 5 s grace, BACKBONE_WORKER_CPU_S)" if cpu_s else "",
+                  "the kernel's out-of-memory killer (the machine ran out of memory"
+                  + (f"; this job's limit is {mib} MiB per process, BACKBONE_WORKER_MEMORY_MB)" if mib else ")")]
+        return _doc("Resource limit", f"the job was killed by the system (SIGKILL, exit code {code}): "
+                                      + " or ".join(c for c in causes if c))
     if code == -signal.SIGABRT and memory_bytes:
-        return memory_limit_document(memory_bytes, f"native code aborted on a failed allocation, exit code {code}")
+        return memory_limit_document(memory_bytes, f"native code aborted on a failed allocation (exit code {code})")
     return _doc("Worker died", f"worker process exited unexpectedly (exit code {code})")
 
 
@@ -157,7 +157,7 @@ def report_failure(job_id: str, exc: BaseException, events: Any, memory_bytes: i
     traceback.clear_frames(exc.__traceback__)  # free what the failed task held (locals) before reporting
     out_of_memory = memory_failure(exc) and (memory_bytes > 0 or isinstance(exc, MemoryError))
     if out_of_memory:
-        doc = memory_limit_document(memory_bytes, type(exc).__name__)
+        doc = memory_limit_document(memory_bytes, f"it showed as {type(exc).__name__}")
         logger.warning("job %s hit its memory limit: %s: %.200s", job_id, type(exc).__name__, exc)
     else:
         if isinstance(exc, Exception) and not isinstance(exc, BackboneError):
