@@ -472,6 +472,18 @@ class JobManager:
         if what == "started":
             return
         r.final = True
+        try:
+            self._record_outcome(job_id, what, msg)
+        except Exception as exc:  # the store refuses writes: _reap records the failure once it takes them again
+            reason = storage_failure(exc)
+            if reason is None:
+                raise
+            r.final, r.extra["outcome"] = False, storage_document(reason)
+            shutil.rmtree(self.results_dir / job_id, ignore_errors=True)
+            shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
+            raise
+
+    def _record_outcome(self, job_id: str, what: str, msg: tuple[Any, ...]) -> None:
         if what == "done":
             files = [f for f in msg[2] if SAFE_FILE_NAME.match(f) and ".." not in f.split("/")]
             src, dst = self.staging_dir / job_id, self.results_dir / job_id
@@ -508,8 +520,8 @@ class JobManager:
                 self._drain(timeout=0.2)  # its last message may still be in the pipe
                 _kill_group(r.process)  # pool processes the worker left behind
                 if not r.final:
-                    doc = death_document(r.process.exitcode, self.settings.worker_memory_mb * 1024 * 1024,
-                                         self.settings.worker_cpu_s)
+                    doc = r.extra.get("outcome") or death_document(
+                        r.process.exitcode, self.settings.worker_memory_mb * 1024 * 1024, self.settings.worker_cpu_s)
                     self.store.finish_job(job_id, "failed", doc["detail"], error=doc)
                     shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
                 with self._lock:

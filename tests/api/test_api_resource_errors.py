@@ -202,3 +202,29 @@ def test_a_full_disk_when_storing_results_fails_the_job_as_storage_and_leaves_no
     data = app_client.app.state.settings.data_dir  # type: ignore[attr-defined]
     assert not (data / "results" / job["id"]).exists() and not (data / "staging" / job["id"]).exists()
     json.dumps(job)  # the job record itself stays valid JSON
+
+
+def test_a_job_finished_while_the_database_is_full_is_failed_as_storage_once_it_takes_writes(
+        app_client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job's outcome cannot be recorded (database full): its results are removed, and once the database
+    takes writes again the job is failed as a storage failure (not left running, not 'Worker died')."""
+    from sqlalchemy.exc import OperationalError
+
+    store = app_client.app.state.store  # type: ignore[attr-defined]
+    real_finish = store.finish_job
+    refusals = [3]
+
+    def full_then_fine(*args: Any, **kwargs: Any) -> Any:
+        if refusals[0] > 0:
+            refusals[0] -= 1
+            raise OperationalError("UPDATE jobs ...", (), sqlite3.OperationalError("database or disk is full"))
+        return real_finish(*args, **kwargs)
+
+    monkeypatch.setattr(store, "finish_job", full_then_fine)
+    tok = _tokens(app_client)
+    job = _succeeded_job(app_client, tok)
+    assert refusals == [0]
+    assert job["status"] == "failed", job
+    assert job["error"]["title"] == "Storage unavailable" and job["error"]["status"] == 503, job
+    data = app_client.app.state.settings.data_dir  # type: ignore[attr-defined]
+    assert not (data / "results" / job["id"]).exists() and not (data / "staging" / job["id"]).exists()
