@@ -209,6 +209,11 @@ def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[
                 continue
             try:
                 x = float(v)
+            except OverflowError:  # an integer beyond any float: report its size, not its digits
+                bits = int(v).bit_length() if isinstance(v, int) else 1024
+                problems.append(Problem(f"out of range: a whole number of about {int(bits * 0.30103) + 1} digits, "
+                                        f"beyond any {col.dtype}", **where))
+                continue
             except (TypeError, ValueError):
                 problems.append(Problem(f"expected a number, got {v!r}", **where))
                 continue
@@ -328,7 +333,7 @@ def _check_geometry(frames: dict[str, pd.DataFrame], file: str, table: str = "li
     for sid, lon, lat in zip(sites["id"], sites["lon"], sites["lat"], strict=True):
         try:
             coords[str(sid)] = (float(lon), float(lat))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             continue
     problems = []
     for rid, a, b, wp in zip(links["id"], links["site_a"], links["site_b"], links["waypoints"], strict=True):
@@ -366,6 +371,6 @@ def finite_or_nan(x: Any) -> float:
     """``float(x)`` or NaN."""
     try:
         v = float(x)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return float("nan")
     return v if np.isfinite(v) else float("nan")

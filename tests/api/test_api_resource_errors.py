@@ -228,3 +228,16 @@ def test_a_job_finished_while_the_database_is_full_is_failed_as_storage_once_it_
     assert job["error"]["title"] == "Storage unavailable" and job["error"]["status"] == 503, job
     data = app_client.app.state.settings.data_dir  # type: ignore[attr-defined]
     assert not (data / "results" / job["id"]).exists() and not (data / "staging" / job["id"]).exists()
+
+
+def test_a_4000_digit_integer_in_a_scenario_is_422_naming_the_field(app_client: TestClient) -> None:
+    """Within Python's integer-string limit, so the JSON parses, but beyond any float (was a 500 OverflowError)."""
+    tok = _tokens(app_client)
+    doc = network_to_dict(triangle_network())
+    site = doc["sites"][0]["id"]
+    body = json.dumps(doc).replace(f'"id": "{site}",', f'"id": "{site}", "gpus_max": {"1" + "0" * 4000},', 1)
+    r = app_client.post("/v1/scenarios", content=body.replace('"gpus_max": 0,', "", 1),
+                        headers=auth(tok["planner"], **{"Content-Type": "application/json"}))
+    problem = _assert_problem(r, 422)
+    assert [(e["table"], e["record"], e["field"]) for e in problem["errors"]] == [("sites", site, "gpus_max")], problem
+    assert "out of range" in problem["errors"][0]["message"] and len(r.text) < 2000
