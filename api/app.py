@@ -19,13 +19,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from backbone.api.contract import allowed_methods, finish_openapi
+from backbone.api.contract import SafeJSONResponse, allowed_methods, finish_openapi
 from backbone.api.guards import BodyDeadline, HeaderSizeLimit, SecurityHeaders
 from backbone.api.isolation import DocumentLimitError, DocumentWorkers, WorkersBusyError
 from backbone.api.jobs import JobManager, OptionsTooLargeError, error_document
 from backbone.api.limits import FailedAuthLimiter
 from backbone.api.oidc import OidcVerifier
 from backbone.api.problems import PROBLEM_JSON, problem_response  # noqa: F401 - re-exported
+from backbone.api.resource_errors import STORAGE_RETRY_AFTER_S, storage_document, storage_failure
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, QueueFullError, Store
 
@@ -163,6 +164,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        unreadable = body_number_problem(exc)
+        if unreadable is not None:
+            return problem_response(422, "Invalid request", f"body: {unreadable['message']}", errors=[unreadable],
+                                    instance=request.url.path)
         detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no route {request.url.path}"
@@ -193,10 +198,41 @@ def install_error_handlers(app: FastAPI) -> None:
                         DocumentLimitError, WorkersBusyError):
         app.add_exception_handler(error_class, problem)
 
-    @app.exception_handler(Exception)
-    async def internal(request: Request, exc: Exception) -> JSONResponse:
+    async def storage_or_internal(request: Request, exc: Exception) -> JSONResponse:
+        """A storage failure (disk full, quota, read-only, I/O error) is a 503 with ``Retry-After``: the
+        request's transaction rolled back and no file was half-written, so the client may simply retry.
+        Anything else is a 500 without details (the server log has them)."""
+        reason = storage_failure(exc)
+        if reason is not None:
+            logger.error("storage failure on %s %s: %s: %s", request.method, request.url.path, type(exc).__name__,
+                         reason)
+            doc = storage_document(reason)
+            return problem_response(503, doc["title"], doc["detail"], headers={"Retry-After": str(STORAGE_RETRY_AFTER_S)},
+                                    instance=request.url.path)
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
         return problem_response(500, "Internal Server Error", f"{type(exc).__name__}", instance=request.url.path)
+
+    from sqlalchemy.exc import DBAPIError
+
+    for storage_class in (OSError, DBAPIError):  # handled here: not re-raised into the server's log as a crash
+        app.add_exception_handler(storage_class, storage_or_internal)
+    app.add_exception_handler(Exception, storage_or_internal)
+
+
+def body_number_problem(exc: StarletteHTTPException) -> dict[str, str] | None:
+    """The problem of a JSON body FastAPI could not decode for a reason JSON syntax does not explain (an
+    integer longer than Python's integer-string limit raises ``ValueError``, not ``JSONDecodeError``), or
+    None. Such a body is a 422 naming the problem, as the same number in YAML is."""
+    cause = exc.__cause__
+    if exc.status_code != 400 or not isinstance(cause, ValueError) or isinstance(cause, UnicodeError):
+        return None
+    if "integer string conversion" in str(cause):
+        import sys
+
+        message = f"a number in the body has more than {sys.get_int_max_str_digits()} digits"
+    else:
+        message = f"the body is not valid JSON ({type(cause).__name__})"
+    return {"file": "request body", "table": "body", "record": "", "field": "", "message": message}
 
 
 def create_app(settings: Settings | None = None, task_registry: Mapping[str, Task | str] | None = None) -> FastAPI:
@@ -240,6 +276,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
                     "(create one with `backbone token create --scope planner`). Errors are RFC 9457 problem "
                     "details. See docs/api.md.",
         lifespan=lifespan,
+        default_response_class=SafeJSONResponse,
         responses={401: {"model": _problem_model(), "description": "Missing or invalid token"},
                    422: {"model": _problem_model(), "description": "Invalid input"}},
     )

@@ -1,13 +1,16 @@
 """The HTTP contract the OpenAPI document states and the server keeps: problem documents as
 ``application/problem+json`` on every error status an operation can answer, 415 for bodies that
-are not JSON, and a complete ``Allow`` header on 405.
+are not JSON, a complete ``Allow`` header on 405, and JSON bodies that are always valid JSON
+(:class:`SafeJSONResponse`: a non-finite number is ``null``, never a 500).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -21,8 +24,23 @@ _DESCRIPTIONS = {
     415: "Unsupported content type",
     422: "Invalid input; each problem names file, table, record and field",
     500: "Internal error (reported without details; the server log has them)",
-    503: "Solver or map rendering not available",
+    503: "Solver or map rendering not available, or the server's storage full or read-only (Retry-After)",
 }
+
+
+class SafeJSONResponse(JSONResponse):
+    """A JSON response whose non-finite floats (NaN, +-inf) are ``null``: the one serialisation edge of the
+    API's JSON bodies (the app's default response class and every problem document), so no value that could
+    not be computed turns a response into a 500 (strict JSON has no NaN)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:  # "Out of range float values are not JSON compliant"
+            from backbone.serialize import json_safe
+
+            return json.dumps(json_safe(content), ensure_ascii=False, allow_nan=False, indent=None,
+                              separators=(",", ":")).encode("utf-8")
 
 
 async def require_json_body(request: Request) -> None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from backbone.api.input_policy import server_job_options
+from backbone.api.resource_errors import death_document, report_failure, storage_document, storage_failure
 from backbone.api.settings import Settings
 from backbone.api.store import PurgeReport, Store
 
@@ -59,9 +60,14 @@ def error_document(exc: BaseException) -> dict[str, Any]:
     The status, title, detail and ``errors`` come from the exception's class (``http_status``, ``title``,
     ``problem_detail()``, ``problem_errors()``: :class:`backbone.errors.BackboneError` and the API's own errors),
     never from a table here. ``errors`` lists ``{file, table, record, field, message}`` for validation errors and
-    one entry per reason for infeasibility. Any other exception is a 500 whose text stays in the server log.
+    one entry per reason for infeasibility. Storage that is full or read-only is a 503
+    (:func:`~backbone.api.resource_errors.storage_failure`). Any other exception is a 500 whose text stays in
+    the server log.
     """
     status = getattr(type(exc), "http_status", None)
+    storage = None if isinstance(status, int) else storage_failure(exc)
+    if storage is not None:
+        return storage_document(storage)
     if isinstance(status, int):
         detail = getattr(exc, "problem_detail", None)
         errors = getattr(exc, "problem_errors", None)
@@ -241,6 +247,7 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
             last[0] = now
             events.put(("progress", job_id, float(fraction), str(message)))
 
+    events.put(("started", job_id))  # starts the queue's feeder thread now, while there is memory for it
     try:
         from backbone.io import network_from_dict
         from backbone.solver.tasks import run_task
@@ -249,16 +256,7 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
         result = run_task(kind, net, options, out_dir, progress, extra=registry)
         events.put(("done", job_id, [str(f) for f in result.files], outcome_message(result.summary)))
     except BaseException as exc:  # report every failure; the process ends right after
-        from backbone.errors import BackboneError
-
-        if isinstance(exc, Exception) and not isinstance(exc, BackboneError):
-            logger.error("job %s failed", job_id, exc_info=True)
-        doc = error_document(exc)
-        if isinstance(exc, MemoryError) and limits is not None and limits.memory_bytes:
-            doc = {"type": "about:blank", "title": "Memory limit", "status": 500, "errors": [],
-                   "detail": f"the job needed more than the server's memory limit of "
-                             f"{limits.memory_bytes // (1024 * 1024)} MiB per process (BACKBONE_WORKER_MEMORY_MB)"}
-        events.put(("error", job_id, doc))
+        report_failure(job_id, exc, events, limits.memory_bytes if limits is not None else 0, error_document)
     finally:
         events.close()
         events.join_thread()
@@ -471,7 +469,21 @@ class JobManager:
         if what == "progress":
             self.store.set_progress(job_id, msg[2], msg[3])
             return
+        if what == "started":
+            return
         r.final = True
+        try:
+            self._record_outcome(job_id, what, msg)
+        except Exception as exc:  # the store refuses writes: _reap records the failure once it takes them again
+            reason = storage_failure(exc)
+            if reason is None:
+                raise
+            r.final, r.extra["outcome"] = False, storage_document(reason)
+            shutil.rmtree(self.results_dir / job_id, ignore_errors=True)
+            shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
+            raise
+
+    def _record_outcome(self, job_id: str, what: str, msg: tuple[Any, ...]) -> None:
         if what == "done":
             files = [f for f in msg[2] if SAFE_FILE_NAME.match(f) and ".." not in f.split("/")]
             src, dst = self.staging_dir / job_id, self.results_dir / job_id
@@ -480,7 +492,9 @@ class JobManager:
                     shutil.rmtree(dst)
                 src.mkdir(parents=True, exist_ok=True)
                 os.replace(src, dst)
-            except OSError as exc:
+            except OSError as exc:  # disk full, read-only: no result is half-stored
+                shutil.rmtree(src, ignore_errors=True)
+                shutil.rmtree(dst, ignore_errors=True)
                 self.store.finish_job(job_id, "failed", f"could not store results: {exc}",
                                       error=error_document(exc))
                 return
@@ -506,14 +520,9 @@ class JobManager:
                 self._drain(timeout=0.2)  # its last message may still be in the pipe
                 _kill_group(r.process)  # pool processes the worker left behind
                 if not r.final:
-                    code = r.process.exitcode
-                    title, detail = "Worker died", f"worker process exited unexpectedly (exit code {code})"
-                    if code == -signal.SIGXCPU and self.settings.worker_cpu_s:
-                        title = "CPU time limit"
-                        detail = (f"the job used more than the server's CPU-time limit of {self.settings.worker_cpu_s} s "
-                                  f"per process (BACKBONE_WORKER_CPU_S); exit code {code}")
-                    self.store.finish_job(job_id, "failed", detail, error={
-                        "type": "about:blank", "title": title, "status": 500, "detail": detail, "errors": []})
+                    doc = r.extra.get("outcome") or death_document(
+                        r.process.exitcode, self.settings.worker_memory_mb * 1024 * 1024, self.settings.worker_cpu_s)
+                    self.store.finish_job(job_id, "failed", doc["detail"], error=doc)
                     shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
                 with self._lock:
                     self._running.pop(job_id, None)

@@ -7,6 +7,8 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
+from backbone.api.contract import SafeJSONResponse
+
 PROBLEM_JSON = "application/problem+json"
 
 
@@ -32,10 +34,11 @@ def problem_response(status: int, title: str, detail: str = "", errors: list[dic
     Returns
     -------
     JSONResponse
-        The response, media type ``application/problem+json``.
+        The response, media type ``application/problem+json`` (a :class:`~backbone.api.contract.SafeJSONResponse`:
+        non-finite numbers are ``null``).
     """
     body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status, "detail": detail,
                             "errors": errors or []}
     if instance:
         body["instance"] = instance
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=dict(headers or {}))
+    return SafeJSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=dict(headers or {}))

@@ -46,6 +46,9 @@ class Column:
         Allowed values for categorical string columns.
     min_value, min_inclusive
         Lower bound for numeric columns.
+    max_value
+        Upper bound for numeric columns (inclusive). Every physical quantity has a finite, generous one
+        (:data:`MAX_GBPS`, :data:`MAX_KM`, ...), so no valid value overflows when the model derives from it.
     derived
         Computed from other columns when missing (for example ``length_km``).
     """
@@ -88,6 +91,31 @@ class TableSpec:
 
 NAN = float("nan")
 
+# Upper bounds of physical quantities: far beyond any real network, and small enough that every product the
+# model and the solvers form from them (capacity x factor, modules x cost, length x cost per km) stays finite.
+MAX_GBPS = 1e9
+"""Largest capacity or demand, in Gbps (1 Ebps, a million times today's largest cable system)."""
+MAX_KM = 100_000.0
+"""Longest link or route, in km (two and a half times around the Earth)."""
+MAX_MS = 10_000.0
+"""Largest one-way latency, in ms."""
+MAX_RTT_MS = 2 * MAX_MS
+"""Largest round-trip latency SLO, in ms."""
+MAX_USD = 1e15
+"""Largest cost or price, in USD (per unit where the column says so)."""
+MAX_COUNT = 1e9
+"""Largest count of GPUs, modules, or GPU-equivalents."""
+MAX_MW = 1e6
+"""Largest power, in MW (1 TW)."""
+MAX_CARBON_KG_PER_MWH = 1e5
+"""Largest grid carbon intensity, in kgCO2/MWh (coal is about 1,000)."""
+MAX_QUARTERS = 1_000
+"""Longest lead time, in quarters."""
+MAX_POPULATION_M = 100_000.0
+"""Largest metro population, in millions."""
+MAX_GDP_USD_BN = 1e6
+"""Largest metro economic output, in USD bn."""
+
 SITES = TableSpec(
     "sites",
     (
@@ -101,21 +129,22 @@ SITES = TableSpec(
         Column("metro", "str", default="", description="Metro id this site sits in (may be empty)"),
         Column("kind", "str", default="pop", choices=SITE_KINDS,
                description="pop, datacenter or landing (cable landing station)"),
-        Column("gpus_installed", "int", default=0, min_value=0, unit="GPU",
+        Column("gpus_installed", "int", default=0, min_value=0, max_value=MAX_COUNT, unit="GPU",
                description="GPUs installed today"),
-        Column("gpus_max", "int", default=0, min_value=0, unit="GPU",
+        Column("gpus_max", "int", default=0, min_value=0, max_value=MAX_COUNT, unit="GPU",
                description="Maximum GPUs the site can host"),
-        Column("power_available_mw", "float", default=0.0, min_value=0, unit="MW",
+        Column("power_available_mw", "float", default=0.0, min_value=0, max_value=MAX_MW, unit="MW",
                description="Power available today"),
-        Column("power_max_mw", "float", default=0.0, min_value=0, unit="MW",
+        Column("power_max_mw", "float", default=0.0, min_value=0, max_value=MAX_MW, unit="MW",
                description="Maximum power after expansion"),
-        Column("capex_per_gpu_usd", "float", default=30000.0, min_value=0, unit="USD/GPU",
+        Column("capex_per_gpu_usd", "float", default=30000.0, min_value=0, max_value=MAX_USD, unit="USD/GPU",
                description="Capital cost per GPU added (server share included)"),
-        Column("capex_per_mw_usd", "float", default=10_000_000.0, min_value=0, unit="USD/MW",
+        Column("capex_per_mw_usd", "float", default=10_000_000.0, min_value=0, max_value=MAX_USD, unit="USD/MW",
                description="Capital cost per MW of power/cooling built"),
-        Column("power_price_usd_per_mwh", "float", default=80.0, min_value=0, unit="USD/MWh",
+        Column("power_price_usd_per_mwh", "float", default=80.0, min_value=0, max_value=MAX_USD, unit="USD/MWh",
                description="Electricity price"),
-        Column("carbon_kg_per_mwh", "float", default=400.0, min_value=0, unit="kgCO2/MWh",
+        Column("carbon_kg_per_mwh", "float", default=400.0, min_value=0, max_value=MAX_CARBON_KG_PER_MWH,
+               unit="kgCO2/MWh",
                description="Grid carbon intensity"),
     ),
     "Sites: metro PoPs, data centers with GPU and power capacity, cable landing stations.",
@@ -130,23 +159,24 @@ LINKS = TableSpec(
         Column("kind", "str", default="terrestrial", choices=LINK_KINDS,
                description="terrestrial or submarine"),
         Column("cable_system", "str", default="", description="Named cable system (submarine)"),
-        Column("capacity_gbps", "float", required=True, min_value=0, min_inclusive=False, unit="Gbps",
+        Column("capacity_gbps", "float", required=True, min_value=0, max_value=MAX_GBPS, min_inclusive=False,
+               unit="Gbps",
                description="Lit capacity per direction (full duplex)"),
         Column("waypoints", "str", default="",
                description="Intermediate route points 'lon lat; lon lat; ...' (empty: geodesic)"),
-        Column("length_km", "float", default=NAN, min_value=0, min_inclusive=False, unit="km",
+        Column("length_km", "float", default=NAN, min_value=0, max_value=MAX_KM, min_inclusive=False, unit="km",
                derived=True, description="Route length (derived from geometry when empty; at least 0.1 km)"),
-        Column("latency_ms", "float", default=NAN, min_value=0, unit="ms", derived=True,
+        Column("latency_ms", "float", default=NAN, min_value=0, max_value=MAX_MS, unit="ms", derived=True,
                description="One-way latency (derived from length when empty)"),
-        Column("module_gbps", "float", default=400.0, min_value=0, min_inclusive=False, unit="Gbps",
+        Column("module_gbps", "float", default=400.0, min_value=0, max_value=MAX_GBPS, min_inclusive=False, unit="Gbps",
                description="Capacity of one upgrade module (wave, fibre pair, ...)"),
-        Column("module_cost_usd", "float", default=NAN, min_value=0, unit="USD", derived=True,
+        Column("module_cost_usd", "float", default=NAN, min_value=0, max_value=MAX_USD, unit="USD", derived=True,
                description="Cost of one upgrade module (derived from length and kind when empty)"),
-        Column("max_capacity_gbps", "float", default=NAN, min_value=0, unit="Gbps", derived=True,
+        Column("max_capacity_gbps", "float", default=NAN, min_value=0, max_value=MAX_GBPS, unit="Gbps", derived=True,
                description="Upper limit on capacity after upgrades (derived when empty)"),
-        Column("routing_cost_per_gbps", "float", default=0.0, min_value=0, unit="USD/Gbps",
+        Column("routing_cost_per_gbps", "float", default=0.0, min_value=0, max_value=MAX_USD, unit="USD/Gbps",
                description="Cost per unit of flow routed over the link"),
-        Column("preinstalled_cost_usd", "float", default=0.0, min_value=0, unit="USD",
+        Column("preinstalled_cost_usd", "float", default=0.0, min_value=0, max_value=MAX_USD, unit="USD",
                description="Cost of the pre-installed capacity (SNDlib constant)"),
     ),
     "Links: terrestrial fiber and submarine cable segments; capacity is per direction.",
@@ -171,10 +201,10 @@ METROS = TableSpec(
         Column("lat", "float", required=True, unit="deg", min_value=-90, max_value=90),
         Column("region", "str", required=True, choices=REGIONS),
         Column("country", "str", default="", description="ISO 3166-1 alpha-2 country code"),
-        Column("population_m", "float", default=0.0, min_value=0, unit="million people"),
-        Column("gdp_usd_bn", "float", default=0.0, min_value=0, unit="USD bn",
+        Column("population_m", "float", default=0.0, min_value=0, max_value=MAX_POPULATION_M, unit="million people"),
+        Column("gdp_usd_bn", "float", default=0.0, min_value=0, max_value=MAX_GDP_USD_BN, unit="USD bn",
                description="Metro economic output (weight of the demand model)"),
-        Column("inference_gpus", "float", default=0.0, min_value=0, unit="GPU",
+        Column("inference_gpus", "float", default=0.0, min_value=0, max_value=MAX_COUNT, unit="GPU",
                description="Inference demand in GPU-equivalents at peak"),
         Column("interactive_share", "float", default=0.6, min_value=0, max_value=1,
                description="Share of inference demand that is interactive (tight SLO)"),
@@ -187,9 +217,9 @@ DEMANDS = TableSpec(
     (
         Column("src", "str", required=True, description="Source site id"),
         Column("dst", "str", required=True, description="Destination site id"),
-        Column("demand_gbps", "float", required=True, min_value=0, unit="Gbps"),
+        Column("demand_gbps", "float", required=True, min_value=0, max_value=MAX_GBPS, unit="Gbps"),
         Column("traffic_class", "str", default="bulk", choices=TRAFFIC_CLASSES),
-        Column("slo_rtt_ms", "float", default=NAN, min_value=0, min_inclusive=False, unit="ms",
+        Column("slo_rtt_ms", "float", default=NAN, min_value=0, max_value=MAX_RTT_MS, min_inclusive=False, unit="ms",
                description="Round-trip latency SLO (empty: none)"),
     ),
     "Demands: traffic between sites, per direction src -> dst.",
@@ -209,19 +239,20 @@ CANDIDATES = TableSpec(
                description="Cable system it rides (spectrum, fibre_pair, cable)"),
         Column("waypoints", "str", default="",
                description="Intermediate route points 'lon lat; lon lat; ...' (empty: geodesic)"),
-        Column("length_km", "float", default=NAN, min_value=0, min_inclusive=False, unit="km", derived=True,
+        Column("length_km", "float", default=NAN, min_value=0, max_value=MAX_KM, min_inclusive=False, unit="km",
+               derived=True,
                description="Route length (derived from geometry when empty, as for links)"),
-        Column("latency_ms", "float", default=NAN, min_value=0, unit="ms", derived=True,
+        Column("latency_ms", "float", default=NAN, min_value=0, max_value=MAX_MS, unit="ms", derived=True,
                description="One-way latency (derived from length when empty, as for links)"),
-        Column("module_gbps", "float", required=True, min_value=0, min_inclusive=False, unit="Gbps",
+        Column("module_gbps", "float", required=True, min_value=0, max_value=MAX_GBPS, min_inclusive=False, unit="Gbps",
                description="Capacity of one module"),
-        Column("module_cost_usd", "float", required=True, min_value=0, unit="USD",
+        Column("module_cost_usd", "float", required=True, min_value=0, max_value=MAX_USD, unit="USD",
                description="Cost of one module"),
-        Column("fixed_cost_usd", "float", default=0.0, min_value=0, unit="USD",
+        Column("fixed_cost_usd", "float", default=0.0, min_value=0, max_value=MAX_USD, unit="USD",
                description="One-off cost of building the route at all (0 for spectrum on a lit cable)"),
-        Column("max_modules", "int", required=True, min_value=1, unit="modules",
+        Column("max_modules", "int", required=True, min_value=1, max_value=MAX_COUNT, unit="modules",
                description="Most modules that can be bought"),
-        Column("lead_time_quarters", "int", required=True, min_value=0, unit="quarters",
+        Column("lead_time_quarters", "int", required=True, min_value=0, max_value=MAX_QUARTERS, unit="quarters",
                description="Quarters from commitment to service"),
         Column("available_from", "str", default="",
                description="Ready-for-service quarter like '2027Q3' (empty: available now)"),

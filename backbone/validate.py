@@ -18,7 +18,7 @@ import pandas as pd
 
 from backbone import geo
 from backbone.errors import Problem, ValidationError
-from backbone.schema import TABLES, Column, TableSpec
+from backbone.schema import MAX_MS, MAX_USD, TABLES, Column, TableSpec
 
 RawTable: TypeAlias = "pd.DataFrame | list[dict[str, Any]] | None"
 
@@ -83,17 +83,34 @@ LATENCY_PARAMETER_MINIMA = {"terrestrial_latency_factor": 1.0, "submarine_latenc
                             "equipment_delay_ms": 0.0, "group_index": 1.0, "route_factor": 1.0}
 """Lowest valid value of each latency parameter: latency never goes below the fibre floor."""
 
+PARAMETER_RANGES: dict[str, tuple[float, float]] = {
+    "terrestrial_latency_factor": (1.0, 100.0), "submarine_latency_factor": (1.0, 100.0),
+    "equipment_delay_ms": (0.0, MAX_MS), "group_index": (1.0, 100.0), "route_factor": (1.0, 100.0),
+    "terrestrial_module_fixed_usd": (0.0, MAX_USD), "terrestrial_module_usd_per_km": (0.0, MAX_USD),
+    "submarine_module_fixed_usd": (0.0, MAX_USD), "submarine_module_usd_per_km": (0.0, MAX_USD),
+    "max_capacity_factor": (0.0, 1e6),
+}
+"""Valid range (inclusive) of each scenario parameter: latency never goes below the fibre floor
+(:data:`LATENCY_PARAMETER_MINIMA`), and nothing derived from a bounded column overflows."""
+
 
 def check_latency_parameters(params: Mapping[str, Any]) -> list[Problem]:
-    """Problems with the scenario's latency parameters (each a finite number >= its minimum)."""
+    """Problems with the scenario's parameters (each a finite number in its :data:`PARAMETER_RANGES`).
+
+    The name is historical: the cost and capacity parameters of derived columns are checked too.
+    """
     problems = []
-    for name, low in LATENCY_PARAMETER_MINIMA.items():
+    for name, (low, high) in PARAMETER_RANGES.items():
         if name not in params:
             continue
         value = params[name]
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value) and value >= low
-        if not ok:
-            problems.append(Problem(f"must be a number >= {low:g} (latency never below the fibre floor), got {value!r}",
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
+        if ok and value < low and name in LATENCY_PARAMETER_MINIMA:
+            problems.append(Problem(f"must be a number >= {low:g} (latency never below the fibre floor), "
+                                    f"got {value!r}", file="scenario.yaml", table="parameters", field=name))
+            continue
+        if not ok or not low <= value <= high:
+            problems.append(Problem(f"must be a finite number from {low:g} to {high:g}, got {value!r}",
                                     file="scenario.yaml", table="parameters", field=name))
     return problems
 
@@ -192,6 +209,11 @@ def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[
                 continue
             try:
                 x = float(v)
+            except OverflowError:  # an integer beyond any float: report its size, not its digits
+                bits = int(v).bit_length() if isinstance(v, int) else 1024
+                problems.append(Problem(f"out of range: a whole number of about {int(bits * 0.30103) + 1} digits, "
+                                        f"beyond any {col.dtype}", **where))
+                continue
             except (TypeError, ValueError):
                 problems.append(Problem(f"expected a number, got {v!r}", **where))
                 continue
@@ -202,7 +224,8 @@ def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[
                 bound = ">=" if col.min_inclusive else ">"
                 problems.append(Problem(f"must be {bound} {col.min_value:g}, got {x:g}", **where))
             if col.max_value is not None and x > col.max_value:
-                problems.append(Problem(f"must be <= {col.max_value:g}, got {x:g}", **where))
+                unit = f" {col.unit}" if col.unit else ""
+                problems.append(Problem(f"must be <= {col.max_value:g}{unit}, got {x:g}", **where))
             if col.dtype == "int" and x != round(x):
                 problems.append(Problem(f"expected a whole number, got {v!r}", **where))
             elif col.dtype == "int" and abs(x) > MAX_WHOLE_NUMBER:
@@ -310,7 +333,7 @@ def _check_geometry(frames: dict[str, pd.DataFrame], file: str, table: str = "li
     for sid, lon, lat in zip(sites["id"], sites["lon"], sites["lat"], strict=True):
         try:
             coords[str(sid)] = (float(lon), float(lat))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             continue
     problems = []
     for rid, a, b, wp in zip(links["id"], links["site_a"], links["site_b"], links["waypoints"], strict=True):
@@ -348,6 +371,6 @@ def finite_or_nan(x: Any) -> float:
     """``float(x)`` or NaN."""
     try:
         v = float(x)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return float("nan")
     return v if np.isfinite(v) else float("nan")

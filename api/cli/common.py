@@ -44,9 +44,13 @@ out_console = CliConsole()
 
 EXIT_UNEXPECTED = 1
 """Exit codes: 2 bad input (validation, unknown file/id), 3 infeasible (or a best-effort ``partial``
-placement, written in full), 4 solver error, 5 ``--verify`` found a violation, 1 unexpected internal error."""
+placement, written in full), 4 solver error, 5 ``--verify`` found a violation, 6 the server's storage (data
+directory or database) cannot be written, 1 unexpected internal error."""
 EXIT_VERIFY = 5
 """Exit code of every command whose ``--verify`` check found a violation."""
+EXIT_STORAGE = 6
+"""Exit code of ``backbone serve`` (and the token, team and database commands) when the data directory or the
+database cannot be written."""
 
 SCENARIO_HELP = "Scenario folder, YAML/JSON, SNDlib .txt, GraphML or node-link JSON (default: shipped global scenario)."
 

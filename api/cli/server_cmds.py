@@ -6,11 +6,15 @@ Storage is configured by ``BACKBONE_DATA_DIR`` and ``BACKBONE_DATABASE_URL`` (se
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from backbone.api.cli.common import JsonOpt, emit_json, err_console, handle_errors, out_console
+from backbone.api.cli.common import EXIT_STORAGE, JsonOpt, emit_json, err_console, handle_errors, out_console
+from backbone.errors import BackboneError
+
+if TYPE_CHECKING:
+    from backbone.api.settings import Settings
 
 token_app = typer.Typer(help="Create, list and revoke API tokens (stored hashed).", no_args_is_help=True)
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
@@ -39,15 +43,65 @@ def register(app: typer.Typer) -> None:
     db_app.command("purge")(db_purge)
 
 
+class StorageUnusableError(BackboneError):
+    """The data directory or the database cannot be written (read-only, full, missing permissions)."""
+
+    exit_code = EXIT_STORAGE
+    http_status = 503
+    title = "Storage unavailable"
+
+
+def check_storage(settings: Settings) -> None:
+    """Check that the server can write its data directory and its database, before it starts.
+
+    Creates the data directory's sub-folders, writes and removes a probe file in each (a real write, so the
+    check holds for root too, whom file modes do not stop), migrates the database and makes one write to it in
+    a transaction that is rolled back.
+
+    Raises
+    ------
+    StorageUnusableError
+        One sentence naming the directory (or the database, password hidden) and the reason.
+    """
+    import tempfile
+
+    from sqlalchemy import text
+    from sqlalchemy.engine import make_url
+
+    from backbone.api.store import Store
+
+    folder = settings.data_dir
+    try:
+        settings.ensure_dirs()
+        for sub in (folder, folder / "results", folder / "staging", folder / "uploads"):
+            with tempfile.TemporaryFile(dir=sub, prefix=".write-probe-"):
+                pass
+    except OSError as exc:
+        raise StorageUnusableError(f"the data directory {folder} is not writable ({exc.strerror or exc}); "
+                                   "set BACKBONE_DATA_DIR to a writable folder") from None
+    url = settings.resolved_database_url()
+    try:
+        store = Store(url)
+        try:
+            store.upgrade()
+            with store.engine.connect() as conn, conn.begin() as tx:
+                conn.execute(text("UPDATE alembic_version SET version_num = version_num"))
+                tx.rollback()
+        finally:
+            store.dispose()
+    except Exception as exc:
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:200]
+        shown = make_url(url).render_as_string(hide_password=True)
+        raise StorageUnusableError(f"the database {shown} cannot be opened for writing ({reason})") from None
+
+
 def _store() -> object:
     from backbone.api.settings import Settings
     from backbone.api.store import Store
 
     settings = Settings()
-    settings.ensure_dirs()
-    store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
-    store.upgrade()
-    return store
+    check_storage(settings)  # creates the folders and migrates the database, or says in one line why it cannot
+    return Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
 
 
 @handle_errors
@@ -69,6 +123,7 @@ def serve(
     from backbone.api.settings import Settings
 
     settings = Settings() if workers is None else Settings(workers=workers)
+    check_storage(settings)  # one line and exit code 6 on a read-only or full data dir, not a traceback
     logging.basicConfig(level=logging.INFO if log_level in ("info", "debug") else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     err_console.print(f"backbone API on http://{host}:{port}  (docs /docs, data dir {settings.data_dir})",

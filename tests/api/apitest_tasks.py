@@ -94,7 +94,48 @@ def run_hog_task(net: Network, opts: HogOptions, out_dir: Path | None, progress:
 
 run_hog_task.options_model = HogOptions  # type: ignore[attr-defined]
 
+class ExhaustOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    then: str = Field("thread", pattern="^(thread|import)$")
+
+
+def run_exhaust_task(net: Network, opts: ExhaustOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
+    """Fill the address space (RLIMIT_AS) in 1 MiB blocks, then start a thread whose 32 MiB stack does not fit
+    in what is left (``RuntimeError: can't start new thread``), or import an extension module whose shared
+    library does not fit (``ImportError: ...: failed to map segment from shared object``)."""
+    import importlib
+    import importlib.util
+    import sys
+    import threading
+
+    extensions = ("_codecs_jp", "_codecs_kr", "_codecs_tw", "_codecs_hk", "_codecs_iso2022", "_dbm", "_curses",
+                  "_lzma", "_bz2", "_decimal", "_sqlite3", "_ssl")
+    library = next(n for n in extensions if n not in sys.modules and importlib.util.find_spec(n) is not None)
+    threading.stack_size(32 * 1024 * 1024)
+    blocks = []
+    try:
+        while True:
+            blocks.append(bytearray(1024 * 1024))  # calloc: address space, no resident memory
+    except MemoryError:
+        if opts.then == "thread":
+            del blocks[-2:]  # room for Python itself, not for the thread's stack
+    if opts.then == "import":
+        try:
+            while True:
+                blocks.append(bytearray(64 * 1024))  # what is left, to the last 64 KiB
+        except MemoryError:
+            pass
+    if opts.then == "thread":
+        threading.Thread(target=time.sleep, args=(0,)).start()
+    else:
+        importlib.import_module(library)  # an extension module not loaded yet
+    return TaskResult("exhaust", {"blocks": len(blocks), "library": library})
+
+
+run_exhaust_task.options_model = ExhaustOptions  # type: ignore[attr-defined]
+
 REGISTRY = {
+    "exhaust": "apitest_tasks:run_exhaust_task",
     "processes": "apitest_tasks:run_processes_task",
     "hog": "apitest_tasks:run_hog_task",
     "sleepy": "apitest_tasks:run_sleepy_task",

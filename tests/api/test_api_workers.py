@@ -200,3 +200,21 @@ def test_a_worker_kills_its_group_when_the_server_pipe_closes() -> None:
     finally:
         if proc.is_alive():
             proc.kill()
+
+
+@pytest.mark.parametrize("then", ["thread", "import"])
+def test_a_job_at_its_memory_limit_is_reported_as_the_memory_limit(tmp_path: Path, then: str) -> None:
+    """At RLIMIT_AS a thread that cannot start or a library that cannot be mapped is the memory limit (with
+    the limit in MiB), never "Internal error RuntimeError" or "Worker died"."""
+    settings = Settings(data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'api.db'}", workers=1,
+                        worker_memory_mb=1536, worker_cpu_s=60)
+    with TestClient(create_app(settings, task_registry=REGISTRY)) as client:
+        tok = client.app.state.store.create_token("planner", "p")[1]  # type: ignore[attr-defined]
+        sid = client.post("/v1/scenarios", json=network_to_dict(small_world_network()), headers=auth(tok)).json()["id"]
+        jid = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "exhaust", "options": {"then": then}},
+                          headers=auth(tok)).json()["id"]
+        job = wait_for(lambda: client.get(f"/v1/jobs/{jid}", headers=auth(tok)).json(),
+                       lambda j: j["status"] in FINAL, timeout_s=120)
+    assert job["status"] == "failed", (job, client.get(f"/v1/jobs/{jid}/result", headers=auth(tok)).text)
+    assert job["error"]["title"] == "Memory limit", job["error"]
+    assert "1536 MiB" in job["error"]["detail"] and "BACKBONE_WORKER_MEMORY_MB" in job["error"]["detail"]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 import backbone.api
 from backbone.api.cli.main import app
@@ -83,3 +84,68 @@ def test_db_purge_applies_retention(env: str, monkeypatch: pytest.MonkeyPatch) -
     out = runner.invoke(app, ["db", "purge", "--json"])
     assert json.loads(out.stdout) == {"jobs": 0, "scenarios": 1, "versions": 1, "audit_entries": 0}
     store.dispose()
+
+
+def _no_server(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("the server started on storage it cannot write")
+
+
+def _one_line_exit_6(result: Result, *named: str) -> str:
+    assert result.exit_code == 6, (result.exit_code, result.output)
+    assert "Traceback" not in result.output and result.stdout == ""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    for text in named:
+        assert text in lines[0], (text, lines[0])
+    return lines[0]
+
+
+def test_serve_on_a_read_only_data_dir_exits_6_with_one_line(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Simulated (tests run as root, whom file modes do not stop): every write probe fails with EROFS."""
+    import errno
+    import tempfile
+
+    import uvicorn
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("BACKBONE_DATA_DIR", str(data))
+    monkeypatch.setenv("BACKBONE_DATABASE_URL", f"sqlite:///{tmp_path / 'api.db'}")
+    monkeypatch.setattr(uvicorn, "run", _no_server)
+
+    def read_only(*_args: object, **_kwargs: object) -> object:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", read_only)
+    result = CliRunner().invoke(app, ["serve", "--port", "0"], env={"COLUMNS": "300"})
+    _one_line_exit_6(result, str(data), "not writable", "Read-only file system", "BACKBONE_DATA_DIR")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes to a 0555 folder")
+def test_serve_on_a_chmod_0555_data_dir_exits_6(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    data = tmp_path / "data"
+    data.mkdir()
+    data.chmod(0o555)
+    monkeypatch.setenv("BACKBONE_DATA_DIR", str(data))
+    monkeypatch.setenv("BACKBONE_DATABASE_URL", f"sqlite:///{tmp_path / 'api.db'}")
+    monkeypatch.setattr(uvicorn, "run", _no_server)
+    try:
+        result = CliRunner().invoke(app, ["serve"], env={"COLUMNS": "300"})
+    finally:
+        data.chmod(0o755)
+    _one_line_exit_6(result, str(data), "not writable")
+
+
+def test_serve_on_a_database_it_cannot_open_exits_6_naming_it(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    monkeypatch.setenv("BACKBONE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("BACKBONE_DATABASE_URL", f"sqlite:///{tmp_path / 'missing' / 'folder' / 'api.db'}")
+    monkeypatch.setattr(uvicorn, "run", _no_server)
+    result = CliRunner().invoke(app, ["serve"], env={"COLUMNS": "300"})
+    _one_line_exit_6(result, str(tmp_path / "missing" / "folder" / "api.db"), "cannot be opened for writing")
+    token = CliRunner().invoke(app, ["token", "create", "--scope", "viewer"], env={"COLUMNS": "300"})
+    _one_line_exit_6(token, "cannot be opened for writing")
