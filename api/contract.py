@@ -19,10 +19,13 @@ _DESCRIPTIONS = {
     401: "Missing, invalid, expired or revoked token",
     403: "The token's scope (or team role) does not allow this",
     404: "Unknown id or route",
+    408: "The request body did not arrive within BACKBONE_BODY_TIMEOUT_S (a trickled body)",
     409: "Conflict: stale If-Match, a job not finished, a read-only scenario",
     413: "Request body too large",
     415: "Unsupported content type",
     422: "Invalid input; each problem names file, table, record and field",
+    429: "Too many failed authentications from this address (Retry-After)",
+    431: "Request line and headers larger than BACKBONE_MAX_HEADER_BYTES",
     500: "Internal error (reported without details; the server log has them)",
     503: "Solver or map rendering not available, or the server's storage full or read-only (Retry-After)",
 }
@@ -75,11 +78,11 @@ def finish_openapi(app: FastAPI) -> None:
                 if method not in ("get", "put", "post", "delete", "patch"):
                     continue
                 responses = op.setdefault("responses", {})
-                codes = {500}
+                codes = {431, 500}
                 if op.get("security"):
-                    codes |= {401, 403}
+                    codes |= {401, 403, 429, 503}  # 503: the identity provider's keys or the storage unavailable
                 if "requestBody" in op:
-                    codes |= {400, 413, 415, 422}
+                    codes |= {400, 408, 413, 415, 422}
                 if op.get("parameters"):
                     codes.add(422)
                 if any(par.get("in") == "path" for par in op.get("parameters", [])):

@@ -15,7 +15,6 @@ an agent can tell "too large for this server" from a defect.
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
 import signal
@@ -25,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from backbone.api.resource_errors import MEMORY_EXIT_CODE, memory_failure
 from backbone.api.settings import Settings
 from backbone.errors import Problem, ValidationError
 
@@ -79,20 +79,6 @@ class IsolationLimits:
         return cls(settings.worker_memory_mb * 1024 * 1024, cpu, settings.document_timeout_s)
 
 
-MEMORY_MESSAGES = ("can't start new thread", "cannot allocate memory", "failed to map segment",
-                   "out of memory", "unable to allocate", "std::bad_alloc")
-"""Texts of errors that a process raises when its address-space limit, not a defect, stopped it."""
-
-
-def is_out_of_memory(exc: BaseException) -> bool:
-    """Whether ``exc`` is how a process under RLIMIT_AS fails to get memory (MemoryError, ENOMEM, a
-    thread or shared library that cannot be mapped, numpy's allocation errors)."""
-    if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
-        return True
-    text = str(exc).lower()
-    return isinstance(exc, RuntimeError | OSError | ImportError) and any(m in text for m in MEMORY_MESSAGES)
-
-
 def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], limits: IsolationLimits) -> None:
     """The worker: bound itself, run ``fn``, send ``(status, payload)`` and exit."""
     from backbone.solver.processes import die_with_parent
@@ -116,7 +102,7 @@ def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], limits: Iso
     except DocumentLimitError as exc:
         out = ("limit", (str(exc), exc.limit))
     except BaseException as exc:  # every failure is reported; the process ends right after
-        if is_out_of_memory(exc):
+        if memory_failure(exc):
             out = ("memory", f"{type(exc).__name__}")
         else:
             logger.error("document worker failed", exc_info=True)
@@ -124,7 +110,10 @@ def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], limits: Iso
     try:
         conn.send(out)
     except MemoryError:
-        conn.send(("memory", "MemoryError"))
+        try:
+            conn.send(("memory", "MemoryError"))
+        except BaseException:
+            os._exit(MEMORY_EXIT_CODE)  # could not even report it: the parent reads the code
     finally:
         conn.close()
 
@@ -205,15 +194,20 @@ class DocumentWorkers:
                                   "(BACKBONE_WORKER_MEMORY_MB)", "memory limit")
 
     def _death(self, code: int | None, elapsed_s: float) -> Exception:
-        """What ended a worker that sent nothing."""
+        """What ended a worker that sent nothing (the exit codes as
+        :func:`backbone.api.resource_errors.death_document` reads a job's)."""
         if code is None or elapsed_s >= self.limits.timeout_s:
             return DocumentLimitError(f"the document took longer than this server's limit of "
                                       f"{self.limits.timeout_s:g} s (BACKBONE_DOCUMENT_TIMEOUT_S)", "time limit")
-        if code == -signal.SIGXCPU or (code == -signal.SIGKILL and self.limits.cpu_s):
+        if code == -signal.SIGXCPU or (code == -signal.SIGKILL and self.limits.cpu_s and
+                                       elapsed_s >= self.limits.cpu_s):
             return DocumentLimitError(f"the document needed more than this server's CPU-time limit of "
                                       f"{self.limits.cpu_s} s (BACKBONE_WORKER_CPU_S)", "cpu limit")
-        if self.limits.memory_bytes:
-            return self._memory_error()  # the only other way a bounded parser dies without a word
+        if code == MEMORY_EXIT_CODE or (self.limits.memory_bytes and code in (-signal.SIGABRT, -signal.SIGSEGV)):
+            return self._memory_error()
+        if code == -signal.SIGKILL:
+            return DocumentLimitError("the document worker was killed by the system (SIGKILL): the kernel's "
+                                      "out-of-memory killer", "memory limit")
         return RuntimeError(f"document worker exited unexpectedly (exit code {code})")
 
     @staticmethod
