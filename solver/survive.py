@@ -59,6 +59,7 @@ from backbone.solver.failures import (
 from backbone.solver.impact import survive_tolerance_gbps
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.sparse import selector
+from backbone.solver.survive_bound import bound_states, survive_lower_bound
 from backbone.solver.survive_model import (
     Commodities,
     StateBlock,
@@ -68,7 +69,6 @@ from backbone.solver.survive_model import (
     state_block,
     upgrade_table,
 )
-from backbone.solver.survive_bound import bound_states, survive_lower_bound
 from backbone.solver.survive_options import SurviveOptions
 
 logger = logging.getLogger(__name__)

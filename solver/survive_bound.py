@@ -131,7 +131,7 @@ def build_bound_lp(base: Network, full: Network, states: Sequence[BoundState]) -
     head = np.concatenate([ends[1], ends[0]])
     N = len(full.sites)
     sources = full.sites.index[np.unique(full.sites.index.get_indexer(full.demands["src"]))]
-    O = len(sources)
+    n_src = len(sources)
     src_site = full.sites.index.get_indexer(sources)
     node_arc = incidence(N, tail, head).tocsr()
 
@@ -141,20 +141,23 @@ def build_bound_lp(base: Network, full: Network, states: Sequence[BoundState]) -
     cpos = np.flatnonzero(is_cand)[with_fixed]
     lp.add_variables("build", links.index[cpos], cost=fixed[with_fixed], lower=0.0, upper=1.0)
     # per state: the surviving arcs, the commodity demand and its unmet variables (one pair per positive h)
-    alive_of, h_of, pairs_of = [], [], []
+    alive_of: list[np.ndarray] = []
+    h_of: list[np.ndarray] = []
+    pairs_of: list[tuple[np.ndarray, np.ndarray]] = []
     for st in states:
         up = ~links.index.isin(st.failed)
         alive_of.append(np.flatnonzero(np.concatenate([up, up])))
         h = _commodity_demand(full, st, sources)
         h_of.append(h)
-        pairs_of.append(np.nonzero(h > 0))
-    n_flow = np.array([O * len(a) for a in alive_of])
+        rows, cols = np.nonzero(h > 0)
+        pairs_of.append((rows, cols))
+    n_flow = np.array([n_src * len(a) for a in alive_of])
     n_pair = np.array([len(p[0]) for p in pairs_of])
     lp.add_variables("flow", int(n_flow.sum()))
     u_upper = np.concatenate([h[p] for h, p in zip(h_of, pairs_of, strict=True)]) if len(states) else np.zeros(0)
     lp.add_variables("unmet", len(u_upper), lower=0.0, upper=u_upper)
     conservation_rows(lp, node_arc, alive_of, h_of, pairs_of, src_site)
-    capacity_rows(lp, alive_of, O, np.array([s.ceiling for s in states]), mod, cap, L)
+    capacity_rows(lp, alive_of, n_src, np.array([s.ceiling for s in states]), mod, cap, L)
     excused_rows(lp, n_pair, np.array([s.unmet_allowance_gbps for s in states]))
     if len(cpos):
         n = len(cpos)
@@ -173,19 +176,19 @@ def conservation_rows(lp: LinearProgram, node_arc: sp.csr_matrix, alive_of: Sequ
             = h_{s,o,v}       (h_{s,o,o} = sum_w h_{s,o,w}; h_{s,o,v} = -demand(o -> v) otherwise)
 
     One block-diagonal matrix: per state ``I_O (x) B_s`` (``B_s`` the node-arc incidence of its surviving arcs)."""
-    O = len(src_site)
+    n_src = len(src_site)
     N = node_arc.shape[0]
     flow_blocks, unmet_blocks, rhs = [], [], []
     for alive, h, (o, w) in zip(alive_of, h_of, pairs_of, strict=True):
-        flow_blocks.append(sp.kron(sp.identity(O, format="csr"), node_arc[:, alive], format="csr"))
+        flow_blocks.append(sp.kron(sp.identity(n_src, format="csr"), node_arc[:, alive], format="csr"))
         k = len(o)
         rows_src = o * N + src_site[o]
         rows_dst = o * N + w
         unmet_blocks.append(sp.csr_matrix((np.r_[np.ones(k), -np.ones(k)],
                                            (np.r_[rows_src, rows_dst], np.r_[np.arange(k), np.arange(k)])),
-                                          shape=(O * N, k)))
+                                          shape=(n_src * N, k)))
         b = -h.copy()
-        b[np.arange(O), src_site] += h.sum(axis=1)
+        b[np.arange(n_src), src_site] += h.sum(axis=1)
         rhs.append(b.ravel())
     rhs_all = np.concatenate(rhs) if rhs else np.zeros(0)
     lp.add_constraints("conservation", {"flow": sp.block_diag(flow_blocks, format="csr"),
