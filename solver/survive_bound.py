@@ -159,6 +159,7 @@ def build_bound_lp(base: Network, full: Network, states: Sequence[BoundState]) -
     conservation_rows(lp, node_arc, alive_of, h_of, pairs_of, src_site)
     capacity_rows(lp, alive_of, n_src, np.array([s.ceiling for s in states]), mod, cap, L)
     excused_rows(lp, n_pair, np.array([s.unmet_allowance_gbps for s in states]))
+    strong_build_rows(lp, alive_of, h_of, cpos, L)
     if len(cpos):
         n = len(cpos)
         lp.add_constraints("build", {"modules": selector(np.arange(n), n, L, cols=cpos),
@@ -211,6 +212,46 @@ def capacity_rows(lp: LinearProgram, alive_of: Sequence[np.ndarray], n_sources: 
     lp.add_constraints("capacity", {"flow": sp.block_diag(flow_blocks, format="csr"),
                                     "modules": sp.vstack(mod_blocks, format="csr")},
                        upper=np.concatenate(rhs))
+
+
+def strong_build_rows(lp: LinearProgram, alive_of: Sequence[np.ndarray], h_of: Sequence[np.ndarray],
+                      built_links: np.ndarray, n_links: int) -> None:
+    """Per state ``s``, source ``o`` with routable demand ``H_{s,o} = sum_w h_{s,o,w} > 0`` and surviving arc ``a``
+    of a candidate ``c`` with a fixed cost::
+
+        x_{s,o,a} - H_{s,o} b_c <= 0
+
+    Valid for every integral design: with ``b_c = 0`` the arc carries nothing, and any feasible flow stays
+    feasible with its cycles cancelled, which leaves each source's flow on an arc at most ``H_{s,o}``. It makes the
+    LP pay the fixed cost in proportion to the largest share of a source's traffic on the route, not only to
+    its capacity (the strong linking of fixed-charge network design)."""
+    if not len(built_links):
+        return
+    b_of_link = np.full(n_links, -1)
+    b_of_link[built_links] = np.arange(len(built_links))
+    flow_rows, flow_cols, build_cols, coef = [], [], [], []
+    offset, n_rows = 0, 0
+    for alive, h in zip(alive_of, h_of, strict=True):
+        A = len(alive)
+        pos = np.flatnonzero(b_of_link[alive % n_links] >= 0)
+        total = h.sum(axis=1)
+        src = np.flatnonzero(total > 0)
+        o = np.repeat(src, len(pos))
+        p = np.tile(pos, len(src))
+        k = len(o)
+        flow_rows.append(n_rows + np.arange(k))
+        flow_cols.append(offset + o * A + p)
+        build_cols.append(b_of_link[alive[p] % n_links])
+        coef.append(-total[o])
+        offset += h.shape[0] * A
+        n_rows += k
+    rows = np.concatenate(flow_rows)
+    if not n_rows:
+        return
+    lp.add_constraints("strong_build", {
+        "flow": selector(rows, n_rows, offset, cols=np.concatenate(flow_cols)),
+        "build": selector(rows, n_rows, len(built_links), cols=np.concatenate(build_cols), values=np.concatenate(coef))},
+        upper=0.0)
 
 
 def excused_rows(lp: LinearProgram, n_pairs: np.ndarray, allowance_gbps: np.ndarray) -> None:
