@@ -352,7 +352,7 @@ class _SurviveRun:
     violated: list[str] = field(default_factory=list)
     converged: bool = False
     best_bound: float | None = None
-    bound_scope: str = ""
+    restriction: str = ""
 
     def lost_mask(self, sc: FailureScenario) -> np.ndarray:
         """Demands lost with the sites ``sc`` fails."""
@@ -504,7 +504,7 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
     run.mip = cur
     run.best_bound = cur["bound"]
     n_open = int((~model_full.links.index.isin(base.links.index)).sum())
-    run.bound_scope = (f"designs that open these {n_open} candidate routes (of {len(all_cands)}), routing over {k} "
+    run.restriction = (f"designs that open these {n_open} candidate routes (of {len(all_cands)}), routing over {k} "
                        f"shortest admissible paths per demand, over {len(working)} failure states")
     cur["seconds"] = mip_seconds
     cur["path_rounds"] = rounds
@@ -531,7 +531,7 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     assert mip is not None
     cost = float(mip["cost"])
     restricted = {"cost_usd": cost, "bound_usd": best_bound, "gap": _gap(cost, best_bound),
-                  "status": mip["solver_status"], "restriction": run.bound_scope}
+                  "status": mip["solver_status"], "restriction": run.restriction}
     run.progress(0.97, f"lower bound: LP over every candidate and path, intact state and {len(run.working)} states")
     short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip["short_by_state"][0])}
     true = survive_lower_bound(run.base, run.full, bound_states(

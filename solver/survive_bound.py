@@ -36,7 +36,7 @@ flow)::
 With ``y`` continuous a candidate's capacity ``m_c y_c <= m_c Y_c b_c`` costs it ``fixed_c y_c / Y_c`` at
 least, so every integral design maps to a feasible LP point of the same cost: the LP optimum is a lower bound.
 Its primal value is a bound only at optimality; a solve stopped by its time limit proves nothing, so the bound
-is then the best LP that did finish (the intact state alone is solved first: any subset of states is R1).
+is then the best LP that did finish (:func:`survive_lower_bound` solves LPs over subsets of the states: R1).
 """
 
 from __future__ import annotations
@@ -268,8 +268,9 @@ def survive_lower_bound(base: Network, full: Network, states: Sequence[BoundStat
 
     1. the intact state ``states[0]`` alone;
     2. the LP over every state (``joint``), first when it is small (at most ``JOINT_FIRST_COLUMNS`` columns);
-    3. the intact state with each failure state alone (``max_s LP(intact, s)``), failure states in the given
-       order, until the time is used; then the joint LP with what is left, when it was not tried first.
+    3. the intact state with each failure state alone (``max_s LP(intact, s)``), in the given order, started
+       within ``SINGLES_SHARE`` of the time; then the intact state with the 2, 4, 8, ... failure states whose own
+       LPs bound highest, while they finish; then the joint LP with what is left, when it was not tried first.
 
     Parameters
     ----------
@@ -298,15 +299,24 @@ def survive_lower_bound(base: Network, full: Network, states: Sequence[BoundStat
     failures = list(states[1:])
     joint_first = bool(failures) and len(states) * 2 * len(full.links) * len(full.demands["src"].unique()) \
         <= JOINT_FIRST_COLUMNS
-    joint_done = joint_first and run.try_lp(list(states))
-    singles = 0
+    joint_done = joint_first and run.try_lp(list(states)) is not None
+    single: dict[int, float] = {}
+    group = 1
     if failures and not joint_done:
-        for st in failures:
-            if run.time_left() < MIN_SOLVE_S:
+        for i, st in enumerate(failures):  # each alone, in at most SINGLES_SHARE of the time
+            if time.perf_counter() - t0 > SINGLES_SHARE * time_limit_s:
                 break
-            singles += run.try_lp([states[0], st])
+            value = run.try_lp([states[0], st])
+            if value is not None:
+                single[i] = value
+        ranked = sorted(range(len(failures)), key=lambda i: -single.get(i, -1.0))
+        size = 2
+        while size < len(failures) and run.time_left() >= MIN_SOLVE_S:  # the states binding most, together
+            if run.try_lp([states[0], *[failures[i] for i in ranked[:size]]]) is None:
+                break
+            group, size = size, 2 * size
         if not joint_first and run.time_left() >= MIN_SOLVE_S:
-            joint_done = run.try_lp(list(states))
+            joint_done = run.try_lp(list(states)) is not None
     if run.best is None:
         status, note = "time_limit", f"no LP finished within bound_time_limit_s {time_limit_s:g}"
     elif joint_done or not failures:
@@ -314,10 +324,16 @@ def survive_lower_bound(base: Network, full: Network, states: Sequence[BoundStat
     else:
         status = "partial"
         note = (f"the LP over all {len(states)} states did not finish within bound_time_limit_s {time_limit_s:g}; "
-                f"the bound is the best of the intact state's LP and the LPs over the intact state with one failure "
-                f"state each ({singles} of {len(failures)} finished)")
+                f"the bound is the best of the intact state's LP, the LPs over the intact state with one failure "
+                f"state each ({len(single)} of {len(failures)} finished)"
+                + (f" and the LP over the intact state with the {group} failure states whose own LPs bound highest"
+                   if group > 1 else "") + f" (best: {run.best_states} states)")
     return SurviveBound(run.best, status, run.best_states, time.perf_counter() - t0, note, run.model)
 
+
+SINGLES_SHARE = 0.5
+"""Share of ``bound_time_limit_s`` after which no more one-failure-state LPs start (the rest goes to LPs over
+several states)."""
 
 JOINT_FIRST_COLUMNS = 300_000
 """The joint LP (every state) is tried before the one-failure-state LPs when it has at most this many flow
@@ -339,20 +355,20 @@ class _BoundRun:
     def time_left(self) -> float:
         return self.deadline - time.perf_counter()
 
-    def try_lp(self, subset: list[BoundState]) -> bool:
-        """Solve the LP over ``subset`` in the time left; whether it finished (its optimum then bounds)."""
+    def try_lp(self, subset: list[BoundState]) -> float | None:
+        """Solve the LP over ``subset`` in the time left: its optimum (a bound), or None when it did not finish."""
         left = self.time_left()
         if left < MIN_SOLVE_S and self.best is not None:
-            return False
+            return None
         lp = build_bound_lp(self.base, self.full, subset)
         sol = solve(lp, backend=self.backend, time_limit_s=max(MIN_SOLVE_S, left))
         if sol.status.value != "optimal" or sol.bound is None:
             logger.info("survivable bound: LP over %d states %s after %.1f s", len(subset), sol.status.value,
                         sol.solve_seconds)
-            return False
+            return None
         if self.best is None or float(sol.bound) >= self.best:
             self.best, self.best_states, self.model = float(sol.bound), len(subset), lp.stats()
-        return True
+        return float(sol.bound)
 
 
 def bound_states(blocks: Mapping[str, Any], states: Sequence[str], failed_of: Mapping[str, Sequence[str]],

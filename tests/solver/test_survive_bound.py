@@ -148,3 +148,24 @@ def test_bound_time_limit_zero_skips_the_bound() -> None:
     res = design_survivable(net, SurviveOptions(survive="link", bound_time_limit_s=0), sweep_options=SERIAL)
     assert res.lower_bound_usd is None and res.gap is None and res.bound["status"] == "skipped"
     assert res.status == "feasible" and res.restricted_optimum["bound_usd"] == pytest.approx(1010.0)
+
+
+def test_staged_lps_bound_no_higher_than_the_joint_lp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LPs over the intact state with one failure state each bound no higher than the joint LP; when the
+    joint LP is solved after them (not first), the result is the joint optimum, status ``optimal``."""
+    from backbone.solver import survive_bound
+    from backbone.solver.survive_model import full_network
+
+    net = _ring(150, 200, 1000, (100, 10, 2))
+    full = full_network(net)
+    all_routable = np.ones(len(net.demands), bool)
+    states = [survive_bound.BoundState("intact", (), 0.8, all_routable)] + [
+        survive_bound.BoundState(f"link:{x}", (x,), 1.0, all_routable) for x in ("AB", "BC", "CD", "DA", "chord")]
+    joint = survive_bound.survive_lower_bound(net, full, states, 30.0)
+    singles = [survive_bound.survive_lower_bound(net, full, [states[0], s], 30.0) for s in states[1:]]
+    assert joint.status == "optimal" and joint.states == len(states) and joint.bound_usd is not None
+    assert max(s.bound_usd or 0.0 for s in singles) <= joint.bound_usd + TOL
+    assert joint.bound_usd <= brute_force_optimum(net, 0.8, 1.0) + TOL
+    monkeypatch.setattr(survive_bound, "JOINT_FIRST_COLUMNS", 0)
+    staged = survive_bound.survive_lower_bound(net, full, states, 30.0)
+    assert staged.status == "optimal" and staged.bound_usd == pytest.approx(joint.bound_usd)
