@@ -537,7 +537,9 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     true = survive_lower_bound(run.base, run.full, bound_states(
         run.blocks, ["intact", *run.working], run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()}),
         run.bound_time_limit_s, run.backend)
-    bound_usd = None if true.bound_usd is None else min(true.bound_usd, cost)  # LP tolerance: never above the cost
+    bound_usd = true.bound_usd  # above the cost (beyond LP tolerance) only for a design short in a bound state
+    if bound_usd is not None and cost < bound_usd <= cost * (1 + 1e-7) + 1e-6:
+        bound_usd = cost
     gap = _gap(cost, bound_usd)
     status = ("optimal" if converged and gap is not None and gap <= max(run.mip_gap, 1e-6) else
               "feasible" if converged else "not_converged")
