@@ -32,9 +32,14 @@ flow)::
                   (h_{s,o,o} = sum_w h_{s,o,w}, h_{s,o,v} = -demand o->v routable in s)
     capacity:     sum_o x_{s,o,a} - t_s m_l y_l <= t_s cap_l      (cap_l = 0 for a candidate)
     excused:      sum_{o,w} u_{s,o,w} <= A_s,  0 <= u_{s,o,w} <= h_{s,o,w}
+    strong build: x_{s,o,a} - H_{s,o} b_c <= 0   (a of a fixed-cost candidate c, H_{s,o} = sum_w h_{s,o,w})
 
 With ``y`` continuous a candidate's capacity ``m_c y_c <= m_c Y_c b_c`` costs it ``fixed_c y_c / Y_c`` at
-least, so every integral design maps to a feasible LP point of the same cost: the LP optimum is a lower bound.
+least; the strong build rows hold for every integral design too (:func:`strong_build_rows`), so every integral
+design maps to a feasible LP point of the same cost: the LP optimum is a lower bound. ``A_s`` is what the design
+excuses in state ``s`` as capacity short (0 where nothing is) plus the survival tolerance; the intact state's is
+the restricted MIP's least unmet with every opened module at its maximum (an allowance at least as large as the
+stated problem's keeps the relaxation).
 Its primal value is a bound only at optimality; a solve stopped by its time limit proves nothing, so the bound
 is then the best LP that did finish (:func:`survive_lower_bound` solves LPs over subsets of the states: R1).
 """
