@@ -61,7 +61,7 @@ def bound_text(ds: dict[str, Any]) -> str:
             + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.1f} %"))
     if b:
         text += (f" (LP relaxation over every candidate route and path, the intact state and {max(0, b['states'] - 1)} "
-                 f"failure states: {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
+                 f"failure states: bound LP {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
                  + ")")
     r = ds.get("restricted_optimum") or {}
     if r:

@@ -124,7 +124,7 @@ def _print(s: dict[str, Any], out: Path) -> None:
                   f"among {r['restriction']}")
     if s.get("upgrade_bound"):
         b = s["upgrade_bound"]
-        t.add_row("lower bound", f"{b['status']} in {b['seconds']:.1f} s: LP relaxation over every candidate route and "
+        t.add_row("lower bound", f"bound LP {b['status']} in {b['seconds']:.1f} s: relaxation over every candidate route and "
                   f"path, the intact state and {max(0, b['states'] - 1)} failure states" + (f"; {b['note']}" if b['note'] else ""))
     if s.get("scenario_after"):
         t.add_row("planned backbone", str(out / s["scenario_after"]))
