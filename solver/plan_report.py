@@ -54,7 +54,9 @@ def bound_text(ds: dict[str, Any]) -> str:
     """The design's cost, its true lower bound and gap, then the restricted optimum with its restriction, in one
     sentence (the report, ``backbone plan`` and ``backbone design`` say it alike)."""
     def money(v: Any) -> str:
-        return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
+        if v is None:
+            return "–"
+        return f"{float(v) / 1e6:,.1f} M USD" if abs(float(v)) >= 1e5 else f"{float(v):,.0f} USD"
 
     b = ds.get("bound") or {}
     text = (f"cost {money(ds.get('cost_usd'))}; lower bound {money(ds.get('lower_bound_usd'))}, gap "
