@@ -53,15 +53,30 @@ def main() -> None:
     design = json.loads((out / "design.json").read_text()) if (out / "design.json").exists() else {}
     it = Table(title="design iterations (sweep: every state of the design before; MIP: the working set)")
     for col in ("iteration", "states in model", "added", "violated", "routes open", "sweep s", "MIP s",
-                "cost USD", "lower bound USD", "MIP rows x cols"):
+                "cost USD", "restricted bound USD", "MIP rows x cols"):
         it.add_column(col, justify="right")
     for r in design.get("iterations", []):
         m = r.get("model") or {}
         it.add_row(str(r["iteration"]), str(r["working_states"]), str(r["added"]), str(r["violated"]),
                    ",".join(str(d.get("candidates_open", "")) for d in r.get("designs_tried", [])), f"{r['sweep_seconds']:.1f}", f"{r['mip_seconds']:.1f}",
-                   f"{r['cost_usd']:,.0f}", "-" if r["lower_bound_usd"] is None else f"{r['lower_bound_usd']:,.0f}",
+                   f"{r['cost_usd']:,.0f}", "-" if r["restricted_bound_usd"] is None else f"{r['restricted_bound_usd']:,.0f}",
                    f"{m.get('rows', 0):,} x {m.get('cols', 0):,}")
     console.print(it)
+    if design:
+        b, r = design.get("bound") or {}, design.get("restricted_optimum") or {}
+        bt = Table(title="design cost, its true lower bound (LP over every candidate and path) and the restricted "
+                         "optimum")
+        for col in ("cost USD", "lower bound USD", "gap", "bound status", "bound s", "LP states", "restricted "
+                    "optimum USD", "restricted bound USD", "restriction"):
+            bt.add_column(col, justify="right")
+        lb, gap = design.get("lower_bound_usd"), design.get("gap")
+        bt.add_row(f"{design['cost_usd']:,.0f}", "-" if lb is None else f"{lb:,.0f}",
+                   "-" if gap is None else f"{100 * gap:.1f} %", str(b.get("status")), f"{b.get('seconds', 0):.1f}",
+                   str(b.get("states")), f"{r.get('cost_usd', 0):,.0f}",
+                   "-" if r.get("bound_usd") is None else f"{r['bound_usd']:,.0f}", str(r.get("restriction")))
+        console.print(bt)
+        if b.get("note"):
+            console.print(f"bound: {b['note']}")
 
 
 if __name__ == "__main__":

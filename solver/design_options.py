@@ -58,6 +58,10 @@ class DesignOptions(BaseModel):
                                                  description="New links for routing 'edge' (routing 'paths' builds "
                                                              "from the scenario's candidates table)")
     max_iterations: int = Field(6, ge=1, le=50, description="Routing 'paths': most design iterations")
+    bound_time_limit_s: float = Field(
+        60.0, ge=0, le=86_400,
+        description="Routing 'paths': seconds for the true lower bound (an LP relaxation over every candidate route "
+                    "and path); 0 skips it")
     time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
                                 description="Seconds for the whole solve (also accepted as 'time_limit').")
     backend: BackendName = Field("highs", description="MIP backend (highs, ortools-scip, pulp-cbc, ...).")

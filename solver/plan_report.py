@@ -14,7 +14,7 @@ from backbone.model import Network
 from backbone.serialize import gbps_text
 from backbone.solver.progress import ProgressFn
 
-__all__ = ["KIND_WORDS", "ReportOptions", "draw_images", "headline_text", "plan_map", "report_data"]
+__all__ = ["KIND_WORDS", "ReportOptions", "bound_text", "draw_images", "headline_text", "plan_map", "report_data"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,13 +39,37 @@ def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: i
         return f"Nothing was designed (--skip-upgrades): the backbone as it is {text}."
     cost = ds.get("cost_usd")
     money = "–" if cost is None else f"{float(cost) / 1e6:,.1f} M USD"
-    parts = [f"After the plan ({money}: {n_up} links upgraded, {n_new} new routes) the backbone {text}"]
+    bound = "" if ds.get("lower_bound_usd") is None else (
+        f", lower bound {float(ds['lower_bound_usd']) / 1e6:,.1f} M, gap {100 * float(ds.get('gap') or 0):.1f} %")
+    parts = [f"After the plan ({money}{bound}: {n_up} links upgraded, {n_new} new routes) the backbone {text}"]
     if sv["not_survivable"]:
         parts.append(f"{len(sv['not_survivable'])} cannot be survived by any candidate (reasons listed)")
     if sv["violated"]:
         parts.append(f"{len(sv['violated'])} are still not carried ({', '.join(sv['violated'][:3])}"
                      f"{'…' if len(sv['violated']) > 3 else ''})")
     return "; ".join(parts) + "."
+
+
+def bound_text(ds: dict[str, Any]) -> str:
+    """The design's cost, its true lower bound and gap, then the restricted optimum with its restriction, in one
+    sentence (the report, ``backbone plan`` and ``backbone design`` say it alike)."""
+    def money(v: Any) -> str:
+        if v is None:
+            return "–"
+        return f"{float(v) / 1e6:,.1f} M USD" if abs(float(v)) >= 1e5 else f"{float(v):,.0f} USD"
+
+    b = ds.get("bound") or {}
+    text = (f"cost {money(ds.get('cost_usd'))}; lower bound {money(ds.get('lower_bound_usd'))}, gap "
+            + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.1f} %"))
+    if b:
+        text += (f" (LP relaxation over every candidate route and path, the intact state and {max(0, b['states'] - 1)} "
+                 f"failure states: bound LP {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
+                 + ")")
+    r = ds.get("restricted_optimum") or {}
+    if r:
+        text += (f"; restricted optimum {money(r.get('cost_usd'))} (its bound {money(r.get('bound_usd'))}, "
+                 f"{r.get('status')}) among {r.get('restriction')}")
+    return text
 
 
 def plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
@@ -152,8 +176,12 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
         (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
         ("failures not carried before → after", f"{summary['failures_with_unmet_demand']} → "
                                                 f"{summary['failures_with_unmet_demand_after']}"),
-        ("upgrade cost (lower bound)", "nothing designed" if opts.skip_upgrades else
-         f"{money(summary['upgrade_cost_usd'])} ({money(summary['upgrade_lower_bound_usd'])})"),
+        ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
+         f"{money(summary['upgrade_cost_usd'])} ({money(summary['upgrade_lower_bound_usd'])}, "
+         + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
+        ("restricted optimum", "–" if opts.skip_upgrades or not ds.get("restricted_optimum") else
+         f"{money(ds['restricted_optimum']['cost_usd'])} among "
+         + str(ds["restricted_optimum"]["restriction"])),
         ("links upgraded / new routes", "–" if opts.skip_upgrades else
          f"{summary['links_upgraded']} / {summary['routes_built']}"),
     ]
@@ -219,9 +247,7 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
         "design_note": "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
             f"{summary['design_iterations']} design iterations; {summary['states_examined']} states examined, "
             f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
-            f"cost {money(ds.get('cost_usd'))}, proven lower bound {money(ds.get('lower_bound_usd'))}, gap "
-            + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.2f} %")
-            + (f" (the bound covers {ds['lower_bound_scope']})" if ds.get("lower_bound_scope") else "") + "."),
+            + bound_text(ds) + "."),
         "assumptions": assumptions,
         "provenance": {"scenario": net.name, "scenario_fingerprint": summary["scenario_fingerprint"],
                        "scenario_version": str(net.meta.get("version", "")),

@@ -44,6 +44,10 @@ class PlanUpgradeOptions(BaseModel):
     max_states: int | None = Field(None, ge=1, le=100_000,
                                    description="Cap on failure states in the design model (default: no cap).")
     candidates: bool = Field(True, description="Build candidate routes as well as upgrading links.")
+    bound_time_limit_s: float = Field(
+        60.0, ge=0, le=86_400,
+        description="Seconds for the design's true lower bound (an LP relaxation over every candidate route and "
+                    "path); 0 skips it.")
     survive: Literal["srlg", "link", "site", "none"] | None = Field(
         None, description="Failure kind the design must survive (default: the failures stage's kind).")
 

@@ -79,7 +79,8 @@ def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, p
     for factor in SOLVER_RETRY_FACTORS:
         try:
             return design_survivable(
-                dnet, design_opts.survive_options(survive, fail_opts.k_paths, time_limit_s=limit * factor),
+                dnet, design_opts.survive_options(survive, fail_opts.k_paths, time_limit_s=limit * factor).model_copy(
+                    update={"bound_time_limit_s": 0.0}),  # the roadmap's own bound covers every period
                 sweep_options=fail_opts, initial_states=warm_states, budget_factor=PERIOD_DESIGN_BUDGET_FACTOR,
                 progress=progress)
         except SolverError as exc:
@@ -160,7 +161,8 @@ def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[st
             # the mode says what was built, and never "survivable" for a design that stopped with violated states
             mode = "survivable" if res.status in ("optimal", "feasible") else f"survivable, {res.status.replace('_', ' ')}"
             out.update(mode=mode, status=res.status, cost_usd=res.cost_usd,
-                       lower_bound_usd=res.lower_bound_usd, gap=res.gap, builds=rows,
+                       lower_bound_usd=res.restricted_optimum["bound_usd"],
+                       gap=res.restricted_optimum["gap"], builds=rows,
                        network=restore_network(res.network_after, routed),
                        survivability=_survivability_of(res, offer.withheld, labels[t]),
                        states_added=len(res.working_set), iterations=len(res.iterations), model=dict(res.model))
@@ -189,7 +191,8 @@ def _intact_fallback(out: dict[str, Any], offer: _Offer, routed: Network, opts: 
     rows = _build_rows(intact.upgrades, routed.candidates, opts, t, labels)
     if _fits(rows, budgets, committed, opts.carry_over):
         out.update(mode=f"intact only ({why})", status=intact.status, cost_usd=intact.cost_usd,
-                   lower_bound_usd=intact.lower_bound_usd, gap=intact.gap, builds=rows,
+                   lower_bound_usd=intact.restricted_optimum["bound_usd"],
+                   gap=intact.restricted_optimum["gap"], builds=rows,
                    network=restore_network(intact.network_after, routed), iterations=len(intact.iterations),
                    model=dict(intact.model))
         if why == "budget":

@@ -9,10 +9,11 @@ generation over states, as in Benders-style row generation):
    (:mod:`backbone.solver.failures`, the same impact definition as ``failures`` and ``plan``);
 3. add the states that are violated to the working set and repeat, until none is violated.
 
-The MIP over a subset of states is a relaxation of the MIP over all of them, so its dual bound is
-a proven lower bound on the cost of any design that survives every state (over the same candidate
-paths); the last iteration's design survives every state the sweep examined, so its cost is an
-upper bound; the gap between them is reported.
+The MIP is *restricted* (the candidates it opens, ``k`` paths per demand), so its optimum and dual bound
+are reported as the **restricted optimum** with that restriction beside them, never as a bound on the
+planning problem. The **lower bound** (``lower_bound_usd``, and ``gap = (cost - bound) / cost``) is
+:mod:`backbone.solver.survive_bound`'s LP relaxation over every candidate and every path (intact state
+and working set), solved within ``bound_time_limit_s``.
 
 Model (one block per state ``s``; loops run over states, never over links, demands or paths)::
 
@@ -58,6 +59,7 @@ from backbone.solver.failures import (
 from backbone.solver.impact import survive_tolerance_gbps
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.sparse import selector
+from backbone.solver.survive_bound import bound_states, survive_lower_bound
 from backbone.solver.survive_model import (
     Commodities,
     StateBlock,
@@ -65,6 +67,7 @@ from backbone.solver.survive_model import (
     routes_needed,
     solve_mip,
     state_block,
+    upgrade_table,
 )
 from backbone.solver.survive_options import SurviveOptions
 
@@ -94,13 +97,20 @@ class SurvivableDesign:
         The network with the upgrades and built candidates (a canonical scenario).
     iterations
         Per iteration: ``iteration``, ``working_states``, ``added``, ``violated``, ``cost_usd``,
-        ``lower_bound_usd``, ``mip_seconds``, ``sweep_seconds``, ``status``.
+        ``restricted_bound_usd`` (the MIP's dual bound: of its restricted model only), ``mip_seconds``,
+        ``sweep_seconds``, ``status``.
     records_after
         The last sweep's scenario records (on ``network_after``).
     not_survivable
         ``[{scenario, reason, gbps}]``: states excused because no candidate can help.
     violated
         States still violated after the last iteration (empty when the design converged).
+    lower_bound_usd, gap
+        The true lower bound (:mod:`backbone.solver.survive_bound`; None when no LP finished) and
+        ``(cost_usd - lower_bound_usd) / cost_usd``; ``bound`` says how it was proven.
+    restricted_optimum
+        The last MIP's ``{cost_usd, bound_usd, gap, status, restriction}``: optimal (or bounded) only among
+        designs that open the candidates it opened and route over its ``k`` paths, in its working set.
     """
 
     status: str
@@ -121,7 +131,8 @@ class SurvivableDesign:
     converged: bool
     seconds: float
     model: dict[str, int] = field(default_factory=dict)
-    bound_scope: str = ""
+    bound: dict[str, Any] = field(default_factory=dict)
+    restricted_optimum: dict[str, Any] = field(default_factory=dict)
 
     @property
     def survived(self) -> int:
@@ -146,7 +157,7 @@ class SurvivableDesign:
             "survivability": self.survivability(),
             "links_upgraded": int((up["action"] == "upgrade").sum()) if len(up) else 0,
             "routes_built": int((up["action"] == "new route").sum()) if len(up) else 0,
-            "lower_bound_scope": self.bound_scope,
+            "bound": self.bound, "restricted_optimum": self.restricted_optimum,
             "upgrades": up.to_dict("records"), "model": self.model, "seconds": round(self.seconds, 3),
             "map": {"link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
                     "failed_links": []},
@@ -277,7 +288,8 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         mip = run.mip
         assert mip is not None
         run.iterations.append({"iteration": it, "working_states": len(run.working), "added": len(new),
-                               "violated": len(run.violated), "cost_usd": mip["cost"], "lower_bound_usd": mip["bound"],
+                               "violated": len(run.violated), "cost_usd": mip["cost"],
+                               "restricted_bound_usd": mip["bound"],
                                "mip_status": mip["solver_status"], "mip_seconds": round(mip["seconds"], 3),
                                "path_rounds": mip["path_rounds"], "designs_tried": mip["tried"],
                                "sweep_seconds": round(sweep_seconds, 3),
@@ -316,6 +328,7 @@ class _SurviveRun:
     backend: str
     time_limit_s: float
     mip_gap: float
+    bound_time_limit_s: float
     tol: float
     sopts: FailureOptions
     scen_full: dict[str, FailureScenario]
@@ -339,7 +352,7 @@ class _SurviveRun:
     violated: list[str] = field(default_factory=list)
     converged: bool = False
     best_bound: float | None = None
-    bound_scope: str = ""
+    restriction: str = ""
 
     def lost_mask(self, sc: FailureScenario) -> np.ndarray:
         """Demands lost with the sites ``sc`` fails."""
@@ -388,7 +401,8 @@ def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions
     return _SurviveRun(
         base=base, full=full, survive=survive, utilisation_ceiling=ceiling, failure_utilisation_ceiling=failure_ceiling,
         k_paths=k,
-        backend=backend, time_limit_s=time_limit_s, mip_gap=mip_gap, tol=tol, sopts=sopts, scen_full=scen_full,
+        backend=backend, time_limit_s=time_limit_s, mip_gap=mip_gap, bound_time_limit_s=opts.bound_time_limit_s, tol=tol,
+        sopts=sopts, scen_full=scen_full,
         comm=comm, intact=intact, progress=progress, records_net=net, after=net,
         records=list(initial_records) if initial_records is not None else None,
         prev_y=(),  # the first records are of the network with nothing built: a design that builds nothing is it
@@ -490,9 +504,8 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
     run.mip = cur
     run.best_bound = cur["bound"]
     n_open = int((~model_full.links.index.isin(base.links.index)).sum())
-    run.bound_scope = (f"designs that build from the {n_open} of {len(all_cands)} candidate routes opened, over TE's "
-                       f"{k} shortest latency-admissible paths per demand, carrying the intact state and the "
-                       f"{len(working)} failure states of the working set")
+    run.restriction = (f"designs that open these {n_open} candidate routes (of {len(all_cands)}), routing over {k} "
+                       f"shortest admissible paths per demand, over {len(working)} failure states")
     cur["seconds"] = mip_seconds
     cur["path_rounds"] = rounds
     for i, sid in enumerate(working, start=1):  # replaced, not added up: each MIP measures every working state
@@ -517,10 +530,20 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
     cost = float(mip["cost"])
-    gap = None if best_bound is None else (max(0.0, cost - best_bound) / cost if cost > 0 else 0.0)
+    restricted = {"cost_usd": cost, "bound_usd": best_bound, "gap": _gap(cost, best_bound),
+                  "status": mip["solver_status"], "restriction": run.restriction}
+    run.progress(0.97, f"lower bound: LP over every candidate and path, intact state and {len(run.working)} states")
+    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip["short_by_state"][0])}
+    true = survive_lower_bound(run.base, run.full, bound_states(
+        run.blocks, ["intact", *run.working], run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()}),
+        run.bound_time_limit_s, run.backend)
+    bound_usd = true.bound_usd  # above the cost (beyond LP tolerance) only for a design short in a bound state
+    if bound_usd is not None and cost < bound_usd <= cost * (1 + 1e-7) + 1e-6:
+        bound_usd = cost
+    gap = _gap(cost, bound_usd)
     status = ("optimal" if converged and gap is not None and gap <= max(run.mip_gap, 1e-6) else
               "feasible" if converged else "not_converged")
-    upgrades = _upgrade_table(run.base, mip["full"], mip, ["intact", *run.working])
+    upgrades = upgrade_table(run.base, mip["full"], mip, ["intact", *run.working])
     still = set(run.violated) if not converged else set()
     # excused: not carried, but only by what no design can help (a state also short beyond that is violated)
     not_survivable = [{"scenario": s, "reason": excused[s][1], "gbps": excused[s][0]}
@@ -528,12 +551,18 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
                           str(r["scenario"]) == s and not r["survived"] for r in records or [])]
     run.progress(1.0, "design done")
     return SurvivableDesign(
-        status=status, failure_kind=survive, cost_usd=cost, lower_bound_usd=best_bound, gap=gap,
+        status=status, failure_kind=survive, cost_usd=cost, lower_bound_usd=bound_usd, gap=gap,
         upgrades=upgrades, network_after=run.after, iterations=run.iterations, states_examined=len(records or []),
         working_set=run.working, records_after=list(records or []), not_survivable=not_survivable,
         violated=sorted(still),
         ceiling=run.utilisation_ceiling, failure_ceiling=run.failure_utilisation_ceiling, converged=converged,
-        seconds=time.perf_counter() - t_start, model=mip["stats"], bound_scope=run.bound_scope)
+        seconds=time.perf_counter() - t_start, model=mip["stats"],
+        bound=true.to_dict(), restricted_optimum=restricted)
+
+
+def _gap(cost: float, bound: float | None) -> float | None:
+    """``(cost - bound) / cost`` (0 for a free design; None without a bound)."""
+    return None if bound is None else (max(0.0, cost - bound) / cost if cost > 0 else 0.0)
 
 
 def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[dict[str, Any]]:
@@ -554,34 +583,3 @@ def _measure_overloaded(net: Network, kind: str, opts: FailureOptions,
     ctx = SweepContext.build(net, full_opts)
     measured = {r["scenario"]: r for r in run_sweep(net, scenarios, full_opts, None, ctx)}
     return [measured.get(str(r["scenario"]), r) for r in records]
-
-
-def _upgrade_table(net: Network, full: Network, mip: dict[str, Any], states: list[str]) -> pd.DataFrame:
-    y, is_cand, mod, unit = mip["y"], mip["is_cand"], mip["mod"], mip["unit_cost"]
-    chosen = np.flatnonzero(y > 0.5)
-    ids = full.links.index
-    cands = net.candidates
-    fixed = pd.Series(0.0, index=ids)
-    if len(cands):
-        fixed.loc[ids[is_cand]] = cands["fixed_cost_usd"].reindex(ids[is_cand]).fillna(0.0).to_numpy(float)
-    needs = mip["needs"]
-    rows = []
-    for i in chosen:
-        lid = str(ids[i])
-        cand = bool(is_cand[i])
-        protects = [states[s] for s in np.flatnonzero(needs[:, i])]
-        rows.append({
-            "link": lid, "action": "new route" if cand else "upgrade",
-            "kind": str(cands.at[lid, "kind"]) if cand else str(full.links.at[lid, "kind"]),
-            "site_a": str(full.links.at[lid, "site_a"]), "site_b": str(full.links.at[lid, "site_b"]),
-            "cable_system": str(full.links.at[lid, "cable_system"] or ""),
-            "modules": int(y[i]), "module_gbps": float(mod[i]), "added_gbps": float(y[i] * mod[i]),
-            "fixed_cost_usd": float(fixed.iloc[i]) if cand else 0.0,
-            "cost_usd": float(y[i] * unit[i] + (fixed.iloc[i] if cand else 0.0)),
-            "lead_time_quarters": int(cands.at[lid, "lead_time_quarters"]) if cand else None,
-            "protects": protects,
-        })
-    cols = ["link", "action", "kind", "site_a", "site_b", "cable_system", "modules", "module_gbps", "added_gbps",
-            "fixed_cost_usd", "cost_usd", "lead_time_quarters", "protects"]
-    out = pd.DataFrame(rows, columns=cols)
-    return out.sort_values("cost_usd", ascending=False, kind="stable").reset_index(drop=True)

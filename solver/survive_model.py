@@ -28,7 +28,7 @@ from backbone.solver.upgrades.families import (
 )
 
 __all__ = ["Commodities", "StateBlock", "build_mip", "full_network", "read_mip", "routes_needed", "solve_mip",
-           "state_block"]
+           "state_block", "upgrade_table"]
 
 
 def full_network(net: Network) -> Network:
@@ -252,3 +252,37 @@ def routes_needed(base: Network, full: Network, full_blocks: list[StateBlock], k
         wanted |= set(cols[is_cand[cols]].tolist())
     ids = {str(full.links.index[i]) for i in wanted}
     return [str(c) for c in base.candidates.index if str(c) in ids]
+
+
+def upgrade_table(net: Network, full: Network, mip: dict[str, Any], states: list[str]) -> pd.DataFrame:
+    """One row per upgraded link or built candidate of the MIP solution ``mip`` (columns of
+    :class:`backbone.solver.survive.SurvivableDesign`'s ``upgrades``), ``protects`` naming the ``states`` that
+    need it, costliest first."""
+    y, is_cand, mod, unit = mip["y"], mip["is_cand"], mip["mod"], mip["unit_cost"]
+    chosen = np.flatnonzero(y > 0.5)
+    ids = full.links.index
+    cands = net.candidates
+    fixed = pd.Series(0.0, index=ids)
+    if len(cands):
+        fixed.loc[ids[is_cand]] = cands["fixed_cost_usd"].reindex(ids[is_cand]).fillna(0.0).to_numpy(float)
+    needs = mip["needs"]
+    rows = []
+    for i in chosen:
+        lid = str(ids[i])
+        cand = bool(is_cand[i])
+        protects = [states[s] for s in np.flatnonzero(needs[:, i])]
+        rows.append({
+            "link": lid, "action": "new route" if cand else "upgrade",
+            "kind": str(cands.at[lid, "kind"]) if cand else str(full.links.at[lid, "kind"]),
+            "site_a": str(full.links.at[lid, "site_a"]), "site_b": str(full.links.at[lid, "site_b"]),
+            "cable_system": str(full.links.at[lid, "cable_system"] or ""),
+            "modules": int(y[i]), "module_gbps": float(mod[i]), "added_gbps": float(y[i] * mod[i]),
+            "fixed_cost_usd": float(fixed.iloc[i]) if cand else 0.0,
+            "cost_usd": float(y[i] * unit[i] + (fixed.iloc[i] if cand else 0.0)),
+            "lead_time_quarters": int(cands.at[lid, "lead_time_quarters"]) if cand else None,
+            "protects": protects,
+        })
+    cols = ["link", "action", "kind", "site_a", "site_b", "cable_system", "modules", "module_gbps", "added_gbps",
+            "fixed_cost_usd", "cost_usd", "lead_time_quarters", "protects"]
+    out = pd.DataFrame(rows, columns=cols)
+    return out.sort_values("cost_usd", ascending=False, kind="stable").reset_index(drop=True)

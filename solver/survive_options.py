@@ -45,6 +45,10 @@ class SurviveOptions(BaseModel):
     max_states: int | None = Field(None, ge=1, le=100_000,
                                    description="Most failure states the working set may hold (default: no cap; "
                                                "capped states are reported as violated).")
+    bound_time_limit_s: float = Field(
+        60.0, ge=0, le=86_400,
+        description="Seconds for the true lower bound (an LP relaxation over every candidate route and every path, "
+                    ":mod:`backbone.solver.survive_bound`); 0 skips it (no bound, no gap).")
     candidates: bool = Field(True, validation_alias=AliasChoices("candidates", "use_candidates"),
                              description="Whether new routes from the candidates table may be built "
                                          "(false: upgrades of existing links only).")

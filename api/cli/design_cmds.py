@@ -122,11 +122,11 @@ def _print(s: dict[str, Any]) -> None:
                 t.add_row(link["id"], mods, f"{link['capacity']:g}")
         out_console.print(t)
     elif s["mode"] == "survivable":
-        gap = f"{100 * s['gap']:.2f} %" if s["gap"] is not None else "-"
+        from backbone.solver.plan_report import bound_text
+
         sv = s["survivability"]
         out_console.print(f"survivable design ({sv['failure_kind']}, ceiling {s['ceiling']:.0%} intact / "
-                          f"{s['failure_ceiling']:.0%} failed): {s['status']}, cost {_fmt(s['cost_usd'])} USD, lower "
-                          f"bound {_fmt(s['lower_bound_usd'])}, gap {gap}; survives {sv['survived']} of "
+                          f"{s['failure_ceiling']:.0%} failed): {s['status']}, {bound_text(s)}; survives {sv['survived']} of "
                           f"{sv['states']} ({len(sv['not_survivable'])} excused, {len(sv['violated'])} violated); "
                           f"{len(s['iterations'])} iterations, {s['states_examined']} states examined, "
                           f"{s['states_added']} added, {s['states_needed']} needed")

@@ -114,9 +114,18 @@ def _print(s: dict[str, Any], out: Path) -> None:
               f"carried before, {s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
               f"{len(sv['violated'])} still violated")
     t.add_row("design", f"{s['links_upgraded']} links upgraded, {s['routes_built']} new routes, "
-              f"{money(s['upgrade_cost_usd'])} (lower bound {money(s['upgrade_lower_bound_usd'])}); "
+              f"{money(s['upgrade_cost_usd'])} (lower bound {money(s['upgrade_lower_bound_usd'])}, gap "
+              f"{'-' if s['upgrade_gap'] is None else format(s['upgrade_gap'], '.1%')}); "
               f"{s['design_iterations']} iterations, {s['states_examined'] or 0} states examined, "
               f"{s['states_added'] or 0} added, {s['states_needed'] or 0} needed")
+    if s.get("upgrade_restricted_optimum"):
+        r = s["upgrade_restricted_optimum"]
+        t.add_row("restricted optimum", f"{money(r['cost_usd'])} (its bound {money(r['bound_usd'])}, {r['status']}) "
+                  f"among {r['restriction']}")
+    if s.get("upgrade_bound"):
+        b = s["upgrade_bound"]
+        t.add_row("lower bound", f"bound LP {b['status']} in {b['seconds']:.1f} s: relaxation over every candidate route and "
+                  f"path, the intact state and {max(0, b['states'] - 1)} failure states" + (f"; {b['note']}" if b['note'] else ""))
     if s.get("scenario_after"):
         t.add_row("planned backbone", str(out / s["scenario_after"]))
     t.add_row("time", ", ".join(f"{k} {v:.1f} s" for k, v in s["stage_seconds"].items())

@@ -51,7 +51,8 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
         sres = design_survivable(net, SurviveOptions.model_validate({
             "survive": opts.survive, "utilisation_ceiling": opts.utilisation_ceiling,
             "failure_utilisation_ceiling": opts.failure_utilisation_ceiling, "time_limit_s": opts.time_limit_s,
-            "backend": opts.backend, "mip_gap": max(opts.mip_gap, 1e-4), "max_iterations": opts.max_iterations}),
+            "backend": opts.backend, "mip_gap": max(opts.mip_gap, 1e-4), "max_iterations": opts.max_iterations,
+            "bound_time_limit_s": opts.bound_time_limit_s}),
             progress=progress)
         summary, design = sres.summary(), sres
         summary["survive"] = opts.survive

@@ -326,6 +326,8 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         "upgrade_cost_usd": ds.get("cost_usd"),
         "upgrade_lower_bound_usd": ds.get("lower_bound_usd"),
         "upgrade_gap": ds.get("gap"),
+        "upgrade_bound": ds.get("bound"),
+        "upgrade_restricted_optimum": ds.get("restricted_optimum"),
         "links_upgraded": n_up,
         "routes_built": n_new,
         "design_iterations": len(ds.get("iterations") or []),

@@ -141,6 +141,8 @@ class PlanSummary(Summary):
     upgrade_cost_usd: float | None
     upgrade_lower_bound_usd: float | None
     upgrade_gap: float | None
+    upgrade_bound: dict[str, Any] | None = None
+    upgrade_restricted_optimum: dict[str, Any] | None = None
     links_upgraded: int
     routes_built: int
     scenario_after: str | None
