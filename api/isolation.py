@@ -162,10 +162,8 @@ class DocumentWorkers:
 
         ctx = worker_context()
         receiver, sender = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(sender, fn, args, self.limits), name="backbone-document",
-                           daemon=True)
+        proc = self._start(ctx, sender, fn, args)
         started = time.monotonic()
-        proc.start()
         sender.close()
         msg: tuple[str, Any] | None = None
         try:
@@ -187,6 +185,21 @@ class DocumentWorkers:
         if status == "memory":
             raise self._memory_error()
         raise RuntimeError(f"document worker failed: {payload}")
+
+    def _start(self, ctx: Any, sender: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        """A started worker process. A fork server that died meanwhile (it dies with the thread that started it)
+        answers the connection with EOF: the next attempt starts a new one. Twice in a row is a 503."""
+        for attempt in range(3):
+            proc = ctx.Process(target=_child, args=(sender, fn, args, self.limits), name="backbone-document",
+                               daemon=True)
+            try:
+                proc.start()
+                return proc
+            except (EOFError, ConnectionError) as exc:
+                logger.warning("document worker did not start (%s: %s); attempt %d", type(exc).__name__, exc,
+                               attempt + 1)
+                time.sleep(0.1 * (attempt + 1))
+        raise WorkersBusyError("the document workers cannot be started right now; retry later", retry_after_s=5)
 
     def _memory_error(self) -> DocumentLimitError:
         mib = self.limits.memory_bytes // (1024 * 1024)

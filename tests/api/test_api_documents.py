@@ -305,3 +305,26 @@ def test_the_api_process_never_loads_the_data_stack() -> None:
             "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib', 'scipy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_a_fork_server_that_died_is_started_again(tmp_path: Path, triangle: Network,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fork server dies with the thread that started it: a worker start answered with EOF is tried again,
+    and the upload succeeds (seen as a 500 under load before)."""
+    import multiprocessing.context as mpc
+
+    real = mpc.ForkServerProcess.start
+    calls = {"n": 0}
+
+    def flaky(self: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise EOFError("unexpected EOF")
+        real(self)
+
+    with _client_with(tmp_path) as c:
+        tok = _planner(c)
+        monkeypatch.setattr(mpc.ForkServerProcess, "start", flaky)
+        r = c.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(tok))
+        assert r.status_code == 201, r.text
+        assert calls["n"] == 2

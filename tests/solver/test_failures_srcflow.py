@@ -183,7 +183,7 @@ def test_cli_method_srcflow(tmp_path) -> None:  # type: ignore[no-untyped-def]
     r = CliRunner().invoke(app, ["failures", str(scen), "--kind", "link", "--method", "srcflow", "--gap-tol", "0.02", "--time-limit-s", "4",
                                  "--engine", "serial", "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.stdout)
+    data = json.loads(r.stdout)["scenarios"]  # --json prints failures.json's object
     assert len(data) == len(net.links) and all(d["method"] == "srcflow" for d in data)
     assert all(d["gap"] is not None and d["mlu_lower_bound"] <= d["mlu"] + TOL for d in data)
     text = CliRunner().invoke(app, ["failures", str(scen), "--kind", "link", "--method", "srcflow", "--engine",
