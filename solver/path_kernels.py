@@ -97,6 +97,15 @@ def _target_tree(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: n
 
     Mirrors :class:`backbone.solver.path_search._TargetTree`.
     """
+    succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r = _tree_deviations(n, tail, head, w, h, pred, target)
+    hp_key, hp_site, hp_left, hp_right, root = _deviation_heaps(n, h, succ, dev_ptr, dev_r)
+    return succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r, hp_key, hp_site, hp_left, hp_right, root
+
+
+@njit(cache=_CACHE)
+def _tree_deviations(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: np.ndarray, pred: np.ndarray,
+                     target: int):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Each site's tree arc (successor, arc, latency) and its deviation arcs (CSR) sorted by reduced cost."""
     n_arcs = tail.shape[0]
     succ = np.full(n, -1, np.int64)
     succ_arc = np.full(n, -1, np.int64)
@@ -135,7 +144,13 @@ def _target_tree(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: n
                 p -= 1
             dev_r[p] = r_i
             dev_arc[p] = a_i
-    # persistent leftist heaps H_T(x) = insert(H_T(succ x), best deviation of x)
+    return succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r
+
+
+@njit(cache=_CACHE)
+def _deviation_heaps(n: int, h: np.ndarray, succ: np.ndarray, dev_ptr: np.ndarray,
+                     dev_r: np.ndarray):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Persistent leftist heaps H_T(x) = insert(H_T(succ x), best deviation of x): node arrays and roots."""
     cap = 4 * n + 16
     hp_key = np.empty(cap)
     hp_site = np.empty(cap, np.int64)
@@ -208,7 +223,7 @@ def _target_tree(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: n
             else:
                 root[y] = base
             done[y] = True
-    return succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r, hp_key, hp_site, hp_left, hp_right, root
+    return hp_key, hp_site, hp_left, hp_right, root
 
 
 @njit(cache=_CACHE)
