@@ -406,7 +406,7 @@ def _reaches_target(v: int, t: int, adj_ptr: np.ndarray, adj_arc: np.ndarray, he
 
 
 @njit(cache=_CACHE)
-def _push_neighbours(v: int, g: float, rec: int, limit: float, h: np.ndarray, w: np.ndarray, head: np.ndarray,
+def _push_neighbours(v: int, g: float, rec: int, limit: float, h: np.ndarray, w: np.ndarray, head: np.ndarray,  # noqa: PLR0913  numba kernel: flat arrays, no objects in nopython mode
                      adj_ptr: np.ndarray, adj_arc: np.ndarray, mark: np.ndarray, epoch: int, hkey: np.ndarray,
                      hseq: np.ndarray, hn: int, p_kind: np.ndarray, p_g: np.ndarray, p_a: np.ndarray,
                      p_b: np.ndarray, p_c: np.ndarray, seq: int, trivial: bool, arc_block: np.ndarray,
@@ -428,7 +428,7 @@ def _push_neighbours(v: int, g: float, rec: int, limit: float, h: np.ndarray, w:
 
 
 @njit(cache=_CACHE)
-def _push_deviation(sq: int, key: float, limit: float, hkey: np.ndarray, hseq: np.ndarray, hn: int,
+def _push_deviation(sq: int, key: float, limit: float, hkey: np.ndarray, hseq: np.ndarray, hn: int,  # noqa: PLR0913  numba kernel: flat arrays, no objects in nopython mode
                     p_kind: np.ndarray, p_g: np.ndarray, p_a: np.ndarray, p_b: np.ndarray, p_c: np.ndarray, seq: int,
                     hp_key: np.ndarray, hp_site: np.ndarray, hp_left: np.ndarray, hp_right: np.ndarray,
                     dev_ptr: np.ndarray, dev_arc: np.ndarray, dev_r: np.ndarray, head: np.ndarray, w: np.ndarray,
@@ -476,7 +476,7 @@ def _push_deviation(sq: int, key: float, limit: float, hkey: np.ndarray, hseq: n
 
 
 @njit(cache=_CACHE)
-def search_targets(n: int, n_links: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray,
+def search_targets(n: int, n_links: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray,  # noqa: C901, PLR0912, PLR0913, PLR0915  numba kernel mirroring path_search's loop
                    adj_ptr: np.ndarray, adj_arc: np.ndarray, arc_block: np.ndarray, site_home: np.ndarray,
                    tree_ptr: np.ndarray, tree_adj: np.ndarray, trivial: bool,
                    targets: np.ndarray, dist: np.ndarray, pred: np.ndarray,
