@@ -373,6 +373,35 @@ class CalibrationResult:
                 "pairs_table": table.to_dict("records")}
 
 
+def _check_options(net: Network, fit: Sequence[str], loss: str, f_scale: float, max_iterations: int) -> None:
+    """Raise :class:`ValidationError` listing every bad calibration option (and a scenario with no links)."""
+    problems = [Problem(f"not a calibrated parameter (choose from {', '.join(FITTED_PARAMETERS)})", field="fit")
+                for p in fit if p not in FITTED_PARAMETERS]
+    if loss not in LOSSES:
+        problems.append(Problem(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}", field="loss"))
+    if not (isinstance(max_iterations, int) and 1 <= max_iterations <= 50):
+        problems.append(Problem(f"must be an integer in [1, 50], got {max_iterations!r}", field="max_iterations"))
+    if not (math.isfinite(f_scale) and f_scale > 0):
+        problems.append(Problem(f"must be > 0, got {f_scale}", field="f_scale"))
+    if len(net.links) == 0:
+        problems.append(Problem("the scenario has no links to calibrate", table="links"))
+    if problems:
+        raise ValidationError(problems)
+
+
+def _leave_one_out(x: np.ndarray, offset: np.ndarray, y: np.ndarray, theta: np.ndarray, free: np.ndarray,
+                   loss: str, f_scale: float) -> np.ndarray:
+    """Each pair's round trip predicted by a fit without it (on the final paths, starting from ``theta``)."""
+    loo = np.empty(len(y))
+    keep = np.ones(len(y), dtype=bool)
+    for i in range(len(y)):  # refit without pair i (on the final paths), predict it
+        keep[i] = False
+        t_i = _fit(x[keep], offset[keep], y[keep], theta, free, loss, f_scale)
+        loo[i] = float(x[i] @ t_i + offset[i])
+        keep[i] = True
+    return loo
+
+
 def calibrate(net: Network, measured: pd.DataFrame, fit: Sequence[str] = FITTED_PARAMETERS, loss: str = "soft_l1",
               f_scale: float = 0.05, max_iterations: int = 5, date: str | None = None,
               source_label: str = "") -> CalibrationResult:
@@ -408,18 +437,7 @@ def calibrate(net: Network, measured: pd.DataFrame, fit: Sequence[str] = FITTED_
     NotFoundError
         When no path joins a measured pair.
     """
-    problems = [Problem(f"not a calibrated parameter (choose from {', '.join(FITTED_PARAMETERS)})", field="fit")
-                for p in fit if p not in FITTED_PARAMETERS]
-    if loss not in LOSSES:
-        problems.append(Problem(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}", field="loss"))
-    if not (isinstance(max_iterations, int) and 1 <= max_iterations <= 50):
-        problems.append(Problem(f"must be an integer in [1, 50], got {max_iterations!r}", field="max_iterations"))
-    if not (math.isfinite(f_scale) and f_scale > 0):
-        problems.append(Problem(f"must be > 0, got {f_scale}", field="f_scale"))
-    if len(net.links) == 0:
-        problems.append(Problem("the scenario has no links to calibrate", table="links"))
-    if problems:
-        raise ValidationError(problems)
+    _check_options(net, fit, loss, f_scale, max_iterations)
     if not {"from", "to", "rtt_ms", "source", "record"} <= set(measured.columns):  # a caller's own table
         measured = measured_frame(measured.to_dict("records"), file=source_label)
     file = source_label
@@ -453,13 +471,7 @@ def calibrate(net: Network, measured: pd.DataFrame, fit: Sequence[str] = FITTED_
     routed = _route(current, src, dst, snap, records)
     after_rtt = 2.0 * (routed.backbone_ms + access_latency_ms(routed.access_km, current.parameters))
     x, offset = _design(current, routed, derived)
-    loo = np.empty(len(y))
-    keep = np.ones(len(y), dtype=bool)
-    for i in range(len(y)):  # refit without pair i (on the final paths), predict it
-        keep[i] = False
-        t_i = _fit(x[keep], offset[keep], y[keep], theta, free, loss, f_scale)
-        loo[i] = float(x[i] @ t_i + offset[i])
-        keep[i] = True
+    loo = _leave_one_out(x, offset, y, theta, free, loss, f_scale)
 
     link_ids = current.links.index
     pairs = pd.DataFrame({

@@ -204,46 +204,58 @@ def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[
                 problems.append(Problem("missing required value", **where))
             continue
         if col.dtype in ("float", "int"):
-            if isinstance(v, bool):
-                problems.append(Problem(f"expected a number, got {v!r}", **where))
-                continue
-            try:
-                x = float(v)
-            except OverflowError:  # an integer beyond any float: report its size, not its digits
-                bits = int(v).bit_length() if isinstance(v, int) else 1024
-                problems.append(Problem(f"out of range: a whole number of about {int(bits * 0.30103) + 1} digits, "
-                                        f"beyond any {col.dtype}", **where))
-                continue
-            except (TypeError, ValueError):
-                problems.append(Problem(f"expected a number, got {v!r}", **where))
-                continue
-            if not math.isfinite(x):
-                problems.append(Problem(f"expected a finite number, got {v!r}", **where))
-                continue
-            if col.min_value is not None and (x < col.min_value or (not col.min_inclusive and x == col.min_value)):
-                bound = ">=" if col.min_inclusive else ">"
-                problems.append(Problem(f"must be {bound} {col.min_value:g}, got {x:g}", **where))
-            if col.max_value is not None and x > col.max_value:
-                unit = f" {col.unit}" if col.unit else ""
-                problems.append(Problem(f"must be <= {col.max_value:g}{unit}, got {x:g}", **where))
-            if col.dtype == "int" and x != round(x):
-                problems.append(Problem(f"expected a whole number, got {v!r}", **where))
-            elif col.dtype == "int" and abs(x) > MAX_WHOLE_NUMBER:
-                problems.append(Problem(f"out of range: whole numbers are limited to +-{MAX_WHOLE_NUMBER} "
-                                        f"(2**53), got {x:g}", **where))
+            messages = _number_problems(col, v)
         elif col.dtype == "str":
-            if col.choices and str(v).strip() not in col.choices:
-                problems.append(Problem(f"{str(v).strip()!r} is not one of {', '.join(col.choices)}", **where))
-            if col.name == "waypoints":
-                try:
-                    geo.parse_waypoints(str(v))
-                except ValueError as exc:
-                    problems.append(Problem(str(exc), **where))
-            if col.name == "available_from" and not QUARTER_PATTERN.match(str(v).strip()):
-                problems.append(Problem(f"expected a quarter like '2027Q3', got {v!r}", **where))
+            messages = _text_problems(col, v)
         elif col.dtype == "bool" and str(v).strip().lower() not in ("1", "0", "true", "false", "yes", "no", "y", "n"):
-            problems.append(Problem(f"expected true/false, got {v!r}", **where))
+            messages = [f"expected true/false, got {v!r}"]
+        else:
+            messages = []
+        problems += [Problem(message, **where) for message in messages]
     return problems
+
+
+def _number_problems(col: Column, v: Any) -> list[str]:
+    """What is wrong with ``v`` as a value of the numeric column ``col`` (not a finite number, out of bounds, not
+    whole)."""
+    if isinstance(v, bool):
+        return [f"expected a number, got {v!r}"]
+    try:
+        x = float(v)
+    except OverflowError:  # an integer beyond any float: report its size, not its digits
+        bits = int(v).bit_length() if isinstance(v, int) else 1024
+        return [f"out of range: a whole number of about {int(bits * 0.30103) + 1} digits, beyond any {col.dtype}"]
+    except (TypeError, ValueError):
+        return [f"expected a number, got {v!r}"]
+    if not math.isfinite(x):
+        return [f"expected a finite number, got {v!r}"]
+    messages: list[str] = []
+    if col.min_value is not None and (x < col.min_value or (not col.min_inclusive and x == col.min_value)):
+        bound = ">=" if col.min_inclusive else ">"
+        messages.append(f"must be {bound} {col.min_value:g}, got {x:g}")
+    if col.max_value is not None and x > col.max_value:
+        unit = f" {col.unit}" if col.unit else ""
+        messages.append(f"must be <= {col.max_value:g}{unit}, got {x:g}")
+    if col.dtype == "int" and x != round(x):
+        messages.append(f"expected a whole number, got {v!r}")
+    elif col.dtype == "int" and abs(x) > MAX_WHOLE_NUMBER:
+        messages.append(f"out of range: whole numbers are limited to +-{MAX_WHOLE_NUMBER} (2**53), got {x:g}")
+    return messages
+
+
+def _text_problems(col: Column, v: Any) -> list[str]:
+    """What is wrong with ``v`` as a value of the text column ``col`` (a choice, waypoints, a quarter)."""
+    messages: list[str] = []
+    if col.choices and str(v).strip() not in col.choices:
+        messages.append(f"{str(v).strip()!r} is not one of {', '.join(col.choices)}")
+    if col.name == "waypoints":
+        try:
+            geo.parse_waypoints(str(v))
+        except ValueError as exc:
+            messages.append(str(exc))
+    if col.name == "available_from" and not QUARTER_PATTERN.match(str(v).strip()):
+        messages.append(f"expected a quarter like '2027Q3', got {v!r}")
+    return messages
 
 
 def _ids(df: pd.DataFrame) -> set[str]:

@@ -97,6 +97,15 @@ def _target_tree(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: n
 
     Mirrors :class:`backbone.solver.path_search._TargetTree`.
     """
+    succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r = _tree_deviations(n, tail, head, w, h, pred, target)
+    hp_key, hp_site, hp_left, hp_right, root = _deviation_heaps(n, h, succ, dev_ptr, dev_r)
+    return succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r, hp_key, hp_site, hp_left, hp_right, root
+
+
+@njit(cache=_CACHE)
+def _tree_deviations(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: np.ndarray, pred: np.ndarray,
+                     target: int):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Each site's tree arc (successor, arc, latency) and its deviation arcs (CSR) sorted by reduced cost."""
     n_arcs = tail.shape[0]
     succ = np.full(n, -1, np.int64)
     succ_arc = np.full(n, -1, np.int64)
@@ -135,7 +144,13 @@ def _target_tree(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: n
                 p -= 1
             dev_r[p] = r_i
             dev_arc[p] = a_i
-    # persistent leftist heaps H_T(x) = insert(H_T(succ x), best deviation of x)
+    return succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r
+
+
+@njit(cache=_CACHE)
+def _deviation_heaps(n: int, h: np.ndarray, succ: np.ndarray, dev_ptr: np.ndarray,
+                     dev_r: np.ndarray):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Persistent leftist heaps H_T(x) = insert(H_T(succ x), best deviation of x): node arrays and roots."""
     cap = 4 * n + 16
     hp_key = np.empty(cap)
     hp_site = np.empty(cap, np.int64)
@@ -208,7 +223,7 @@ def _target_tree(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: n
             else:
                 root[y] = base
             done[y] = True
-    return succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r, hp_key, hp_site, hp_left, hp_right, root
+    return hp_key, hp_site, hp_left, hp_right, root
 
 
 @njit(cache=_CACHE)
@@ -391,7 +406,7 @@ def _reaches_target(v: int, t: int, adj_ptr: np.ndarray, adj_arc: np.ndarray, he
 
 
 @njit(cache=_CACHE)
-def _push_neighbours(v: int, g: float, rec: int, limit: float, h: np.ndarray, w: np.ndarray, head: np.ndarray,
+def _push_neighbours(v: int, g: float, rec: int, limit: float, h: np.ndarray, w: np.ndarray, head: np.ndarray,  # noqa: PLR0913  numba kernel: flat arrays, no objects in nopython mode
                      adj_ptr: np.ndarray, adj_arc: np.ndarray, mark: np.ndarray, epoch: int, hkey: np.ndarray,
                      hseq: np.ndarray, hn: int, p_kind: np.ndarray, p_g: np.ndarray, p_a: np.ndarray,
                      p_b: np.ndarray, p_c: np.ndarray, seq: int, trivial: bool, arc_block: np.ndarray,
@@ -413,7 +428,7 @@ def _push_neighbours(v: int, g: float, rec: int, limit: float, h: np.ndarray, w:
 
 
 @njit(cache=_CACHE)
-def _push_deviation(sq: int, key: float, limit: float, hkey: np.ndarray, hseq: np.ndarray, hn: int,
+def _push_deviation(sq: int, key: float, limit: float, hkey: np.ndarray, hseq: np.ndarray, hn: int,  # noqa: PLR0913  numba kernel: flat arrays, no objects in nopython mode
                     p_kind: np.ndarray, p_g: np.ndarray, p_a: np.ndarray, p_b: np.ndarray, p_c: np.ndarray, seq: int,
                     hp_key: np.ndarray, hp_site: np.ndarray, hp_left: np.ndarray, hp_right: np.ndarray,
                     dev_ptr: np.ndarray, dev_arc: np.ndarray, dev_r: np.ndarray, head: np.ndarray, w: np.ndarray,
@@ -461,7 +476,7 @@ def _push_deviation(sq: int, key: float, limit: float, hkey: np.ndarray, hseq: n
 
 
 @njit(cache=_CACHE)
-def search_targets(n: int, n_links: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray,
+def search_targets(n: int, n_links: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray,  # noqa: C901, PLR0912, PLR0913, PLR0915  numba kernel mirroring path_search's loop
                    adj_ptr: np.ndarray, adj_arc: np.ndarray, arc_block: np.ndarray, site_home: np.ndarray,
                    tree_ptr: np.ndarray, tree_adj: np.ndarray, trivial: bool,
                    targets: np.ndarray, dist: np.ndarray, pred: np.ndarray,

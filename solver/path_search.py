@@ -292,7 +292,7 @@ def _heap_merge(a: Any, b: Any) -> Any:
     return (a[0], a[1], left, right, (right[4] if right is not None else 0) + 1)
 
 
-def _k_shortest_eppstein(adj: list[list[tuple[int, int, float]]], h: list[float], tt: _TargetTree, s: int,
+def _k_shortest_eppstein(adj: list[list[tuple[int, int, float]]], h: list[float], tt: _TargetTree, s: int,  # noqa: C901, PLR0912, PLR0915  the reference the numba kernel mirrors step by step
                          t: int, k: int, limit: float, out: _FlatPaths, allowed: int = -1,
                          budget: int = DEAD_END_CHECK_AFTER) -> int:
     """Append the ``k`` lowest-latency loopless paths from ``s`` to ``t`` to ``out``; return how many.

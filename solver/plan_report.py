@@ -161,69 +161,12 @@ def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]
 def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
                  ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
                  files: list[str]) -> dict[str, Any]:
-    def money(v: Any) -> str:
-        return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
-
-    kpis = [
-        ("GPUs added", f"{summary['gpus_added']:,.0f}"),
-        ("placement cost (capex + opex)", money(summary["placement_cost_usd"])),
-        ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
-        ("max link utilisation before → after", f"{100 * (summary['mlu'] or 0):.1f} % → "
-                                                 f"{100 * (summary['mlu_after'] or 0):.1f} %"),
-        ("traffic carried", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
-        ("unmet traffic (≤ 100 %) before → after", f"{gbps_text(summary['unmet_gbps'])} → "
-                                                  f"{gbps_text(summary['unmet_gbps_after'])} Gbps"),
-        (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
-        ("failures not carried before → after", f"{summary['failures_with_unmet_demand']} → "
-                                                f"{summary['failures_with_unmet_demand_after']}"),
-        ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
-         f"{money(summary['upgrade_cost_usd'])} ({money(summary['upgrade_lower_bound_usd'])}, "
-         + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
-        ("restricted optimum", "–" if opts.skip_upgrades or not ds.get("restricted_optimum") else
-         f"{money(ds['restricted_optimum']['cost_usd'])} among "
-         + str(ds["restricted_optimum"]["restriction"])),
-        ("links upgraded / new routes", "–" if opts.skip_upgrades else
-         f"{summary['links_upgraded']} / {summary['routes_built']}"),
-    ]
-    metros = []
-    assign = pd.DataFrame(ps.get("assignments") or [])
-    rtt = assign.groupby(["metro", "class"])["rtt_ms"].max() if len(assign) else pd.Series(dtype=float)
-    for r in ps.get("metros") or []:
-        metros.append({**r, "rtt_ms": float(rtt.get((r.get("metro"), r.get("class")), float("nan")))})
-    util = pd.Series((summary["map"]["link_values"] or {}).get("utilisation", {}), dtype=float)
-    busiest = [{"link": k, "cable_system": routed.links.at[k, "cable_system"] or "terrestrial",
-                "capacity_gbps": float(routed.links.at[k, "capacity_gbps"]), "utilisation": float(v)}
-               for k, v in util.sort_values(ascending=False).head(15).items() if k in routed.links.index]
-    notes = []
-    if ps.get("infeasibility"):
-        notes += [f"placement: {x}" for x in ps["infeasibility"][:5]]
-    if ds.get("status") == "infeasible":
-        notes.append(f"upgrades: {ds.get('message', 'infeasible')}")
-    if opts.skip_upgrades:
-        notes.append("--skip-upgrades: nothing was designed. The tables show the backbone as it is, with the "
-                     "placement's traffic.")
-    place_o = ps.get("options") or {}
-    assumptions = [
-        "Latency: fibre group index 1.468 (≈4.90 µs/km one way) plus 0.05 ms per link; terrestrial links without "
-        "route geometry at 1.25 × the geodesic.",
-        f"Placement: {place_o.get('kw_per_gpu', '?')} kW per GPU all-in, blocks of {place_o.get('block_gpus', '?')} GPUs, "
-        f"{place_o.get('horizon_years', '?')}-year opex horizon, {place_o.get('gbps_per_gpu', '?')} Gbps of backbone "
-        "traffic per inference GPU served remotely; SLOs "
-        + ", ".join(f"{c['name']} {c['slo_rtt_ms']:.0f} ms RTT" for c in place_o.get("classes", [])) + ".",
-        f"Demand growth factor {opts.demand_growth:g}.",
-        f"Routing: TE objective {ts.get('objective')} over {ts.get('paths_k')} candidate paths per demand; latency "
-        "SLOs are hard constraints.",
-        f"Failures: every {summary['failure_kind']} failure re-routed over the latency-admissible candidate paths. "
-        "Impact: traffic that cannot be carried at ≤ 100 % utilisation beyond what the intact network leaves "
-        "unmet (per class), latency-SLO violations and traffic lost with failed sites, each apart; the same "
-        "figures as `backbone failures` and the `impact` block of `backbone te`.",
-        f"Design: whole modules on existing links (links.module_gbps at links.module_cost_usd, up to "
-        f"max_capacity_gbps) and candidate routes (fixed cost + modules, candidates table) chosen jointly in one "
-        f"MIP so the intact network fits within {100 * float(ds.get('ceiling') or 0.8):.0f} % utilisation and every "
-        f"failure state within {100 * float(ds.get('failure_ceiling') or 1.0):.0f} %; states are added to the model "
-        "as the sweep of the designed network finds them violated, until none is. A state is excused only when no "
-        "candidate can help (reason listed).",
-    ]
+    """The plan report's template data from the plan's summary and each stage's summary."""
+    kpis = _plan_kpis(summary, opts, ds)
+    metros = _placement_metros(ps)
+    busiest = _busiest_links(summary, routed)
+    notes = _plan_notes(ps, ds, opts)
+    assumptions = _plan_assumptions(summary, opts, ps, ts, ds)
     return {
         "title": f"Backbone plan: {net.name}",
         "subtitle": f"{len(net.sites)} sites, {len(net.links)} links, {len(net.demands)} demands · "
@@ -244,10 +187,7 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
         "survivability": summary["survivability"],
         "before_after": summary["before_after"],
         "failure_words": KIND_WORDS.get(summary["failure_kind"], summary["failure_kind"]),
-        "design_note": "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
-            f"{summary['design_iterations']} design iterations; {summary['states_examined']} states examined, "
-            f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
-            + bound_text(ds) + "."),
+        "design_note": _design_note(summary, ds, opts),
         "assumptions": assumptions,
         "provenance": {"scenario": net.name, "scenario_fingerprint": summary["scenario_fingerprint"],
                        "scenario_version": str(net.meta.get("version", "")),
@@ -255,3 +195,98 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
                        "plan_file": opts.plan_file or "(none: defaults)", "plan_text": opts.plan_text or ""},
         "files": sorted(set(files) | {"report.html", "plan.json"}),
     }
+
+
+def _money(v: Any) -> str:
+    return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
+
+
+def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any]) -> list[tuple[str, str]]:
+    """The headline figures (label, value) at the top of the report."""
+    kpis = [
+        ("GPUs added", f"{summary['gpus_added']:,.0f}"),
+        ("placement cost (capex + opex)", _money(summary["placement_cost_usd"])),
+        ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
+        ("max link utilisation before → after", f"{100 * (summary['mlu'] or 0):.1f} % → "
+                                                 f"{100 * (summary['mlu_after'] or 0):.1f} %"),
+        ("traffic carried", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
+        ("unmet traffic (≤ 100 %) before → after", f"{gbps_text(summary['unmet_gbps'])} → "
+                                                  f"{gbps_text(summary['unmet_gbps_after'])} Gbps"),
+        (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
+        ("failures not carried before → after", f"{summary['failures_with_unmet_demand']} → "
+                                                f"{summary['failures_with_unmet_demand_after']}"),
+        ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
+         f"{_money(summary['upgrade_cost_usd'])} ({_money(summary['upgrade_lower_bound_usd'])}, "
+         + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
+        ("restricted optimum", "–" if opts.skip_upgrades or not ds.get("restricted_optimum") else
+         f"{_money(ds['restricted_optimum']['cost_usd'])} among " + str(ds["restricted_optimum"]["restriction"])),
+        ("links upgraded / new routes", "–" if opts.skip_upgrades else
+         f"{summary['links_upgraded']} / {summary['routes_built']}"),
+    ]
+    return kpis
+
+
+def _placement_metros(ps: dict[str, Any]) -> list[dict[str, Any]]:
+    """Placement's metro rows, each with its worst round trip over the sites serving it."""
+    metros = []
+    assign = pd.DataFrame(ps.get("assignments") or [])
+    rtt = assign.groupby(["metro", "class"])["rtt_ms"].max() if len(assign) else pd.Series(dtype=float)
+    for r in ps.get("metros") or []:
+        metros.append({**r, "rtt_ms": float(rtt.get((r.get("metro"), r.get("class")), float("nan")))})
+    return metros
+
+
+def _busiest_links(summary: dict[str, Any], routed: Network) -> list[dict[str, Any]]:
+    """The 15 busiest links of the routed network, with cable system and capacity."""
+    util = pd.Series((summary["map"]["link_values"] or {}).get("utilisation", {}), dtype=float)
+    return [{"link": k, "cable_system": routed.links.at[k, "cable_system"] or "terrestrial",
+             "capacity_gbps": float(routed.links.at[k, "capacity_gbps"]), "utilisation": float(v)}
+            for k, v in util.sort_values(ascending=False).head(15).items() if k in routed.links.index]
+
+
+def _plan_notes(ps: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> list[str]:
+    """Notes on placement infeasibility, an infeasible design and ``--skip-upgrades``."""
+    notes = []
+    if ps.get("infeasibility"):
+        notes += [f"placement: {x}" for x in ps["infeasibility"][:5]]
+    if ds.get("status") == "infeasible":
+        notes.append(f"upgrades: {ds.get('message', 'infeasible')}")
+    if opts.skip_upgrades:
+        notes.append("--skip-upgrades: nothing was designed. The tables show the backbone as it is, with the "
+                     "placement's traffic.")
+    return notes
+
+
+def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str, Any], ts: dict[str, Any],
+                      ds: dict[str, Any]) -> list[str]:
+    """The assumptions paragraph: latency, placement, demand growth, routing, failures and design."""
+    place_o = ps.get("options") or {}
+    return [
+        "Latency: fibre group index 1.468 (≈4.90 µs/km one way) plus 0.05 ms per link; terrestrial links without "
+        "route geometry at 1.25 × the geodesic.",
+        f"Placement: {place_o.get('kw_per_gpu', '?')} kW per GPU all-in, blocks of {place_o.get('block_gpus', '?')} GPUs, "
+        f"{place_o.get('horizon_years', '?')}-year opex horizon, {place_o.get('gbps_per_gpu', '?')} Gbps of backbone "
+        "traffic per inference GPU served remotely; SLOs "
+        + ", ".join(f"{c['name']} {c['slo_rtt_ms']:.0f} ms RTT" for c in place_o.get("classes", [])) + ".",
+        f"Demand growth factor {opts.demand_growth:g}.",
+        f"Routing: TE objective {ts.get('objective')} over {ts.get('paths_k')} candidate paths per demand; latency "
+        "SLOs are hard constraints.",
+        f"Failures: every {summary['failure_kind']} failure re-routed over the latency-admissible candidate paths. "
+        "Impact: traffic that cannot be carried at ≤ 100 % utilisation beyond what the intact network leaves "
+        "unmet (per class), latency-SLO violations and traffic lost with failed sites, each apart; the same "
+        "figures as `backbone failures` and the `impact` block of `backbone te`.",
+        f"Design: whole modules on existing links (links.module_gbps at links.module_cost_usd, up to "
+        f"max_capacity_gbps) and candidate routes (fixed cost + modules, candidates table) chosen jointly in one "
+        f"MIP so the intact network fits within {100 * float(ds.get('ceiling') or 0.8):.0f} % utilisation and every "
+        f"failure state within {100 * float(ds.get('failure_ceiling') or 1.0):.0f} %; states are added to the model "
+        "as the sweep of the designed network finds them violated, until none is. A state is excused only when no "
+        "candidate can help (reason listed).",
+    ]
+
+
+def _design_note(summary: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> str:
+    """One sentence on the design: iterations, states, cost, bound and gap (or nothing designed)."""
+    return "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
+        f"{summary['design_iterations']} design iterations; {summary['states_examined']} states examined, "
+        f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
+        + bound_text(ds) + ".")

@@ -113,38 +113,15 @@ class RoadmapResult:
         capex = float(self.builds["cost_usd"].sum()) if len(self.builds) else 0.0
         net_rows = self.builds[self.builds["action"] != "gpus"] if len(self.builds) else self.builds
         net_capex = float(net_rows["cost_usd"].sum()) if len(net_rows) else 0.0
-        bounds = [p["design"]["lower_bound_usd"] for p in periods]
-        step_bound = None if any(b is None for b in bounds) else float(sum(bounds))
-        step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
-                                                    else 0.0)
         disc_net = float(sum(periods[int(b["committed_index"])]["discount_factor"] * float(b["cost_usd"])
                              for b in _records(net_rows))) if len(net_rows) else 0.0
         glob: dict[str, Any] = self.bound.to_dict() if self.bound is not None else {
             "lower_bound_usd": None, "status": "skipped", "covers": "not computed (bound_time_limit_s 0)"}
-        bound, gap = glob["lower_bound_usd"], None
-        if bound is not None:
-            if bound <= disc_net * (1 + 1e-6) + BUDGET_TOL_USD:
-                gap = max(0.0, disc_net - bound) / disc_net if disc_net > 0 else 0.0
-            else:
-                glob["note"] = ("the bound exceeds this roadmap's discounted backbone capex: the roadmap leaves "
-                                "traffic of the modelled states unmet that other roadmaps carry, so it is outside the "
-                                "set the bound covers (no gap)")
+        bound, gap = glob["lower_bound_usd"], _global_gap(glob, disc_net)
         short = [p for p in periods if p["budget_shortfall_usd"] > BUDGET_TOL_USD]
-        unsurvived = [p for p in periods if p["survivability"]["violated"]]
-        status = "budget_limited" if short else ("partial" if unsurvived or any(
-            (p["served_share"] or 0) < 1 - 1e-6 or not p["unmet_gbps"] <= p["unmet_tolerance_gbps"] for p in periods)
-            else "ok")
-        disc = [p["discount_factor"] for p in periods]
-        obj = {
-            "capex_usd": sum(d * p["capex_usd"] for d, p in zip(disc, periods, strict=True)),
-            "opex_usd": sum(d * p["opex_usd"] for d, p in zip(disc, periods, strict=True)),
-            "unmet_penalty_usd": sum(d * p["unmet_gbps"] * self.options.unserved_penalty_usd_per_gbps
-                                     for d, p in zip(disc, periods, strict=True)),
-            "unserved_penalty_usd": sum(d * p["unserved_gpus"] * self.options.unserved_penalty_usd_per_gpu
-                                        for d, p in zip(disc, periods, strict=True)),
-        }
+        obj = self._objective_terms()
         return {
-            "status": status,
+            "status": _roadmap_status(periods, short),
             "scenario": self.scenario,
             "scenario_fingerprint": self.fingerprint,
             "period": self.options.period,
@@ -161,12 +138,7 @@ class RoadmapResult:
                       "objective_covers": "the objective of the roadmaps the bound covers, their GPU terms (capex, "
                                           "opex, unserved GPUs) held at this roadmap's placement and unmet traffic "
                                           "counted as zero"},
-            "step_bounds": {"network_capex_lower_bound_usd": step_bound, "network_capex_usd": net_capex,
-                            "gap": step_gap,
-                            "covers": "backbone capex (undiscounted) of each period's step given the builds of the "
-                                      "earlier periods (sum of each period's design-MIP bound); not a bound on "
-                                      "roadmaps that decide earlier periods differently. GPU capex is solved per "
-                                      "period to the placement's MIP gap (placement_gap per period)."},
+            "step_bounds": _step_bounds(periods, net_capex),
             "total_capex_usd": capex,
             "network_capex_usd": net_capex,
             "gpu_capex_usd": capex - net_capex,
@@ -182,6 +154,54 @@ class RoadmapResult:
             "notes": self.notes,
             "seconds": round(self.seconds, 3),
         }
+
+    def _objective_terms(self) -> dict[str, float]:
+        """The objective's discounted terms: capex, GPU opex and the penalties for unmet traffic and unserved GPUs."""
+        periods = self.periods
+        disc = [p["discount_factor"] for p in periods]
+        return {
+            "capex_usd": sum(d * p["capex_usd"] for d, p in zip(disc, periods, strict=True)),
+            "opex_usd": sum(d * p["opex_usd"] for d, p in zip(disc, periods, strict=True)),
+            "unmet_penalty_usd": sum(d * p["unmet_gbps"] * self.options.unserved_penalty_usd_per_gbps
+                                     for d, p in zip(disc, periods, strict=True)),
+            "unserved_penalty_usd": sum(d * p["unserved_gpus"] * self.options.unserved_penalty_usd_per_gpu
+                                        for d, p in zip(disc, periods, strict=True)),
+        }
+
+
+def _global_gap(glob: dict[str, Any], disc_net: float) -> float | None:
+    """The global bound's gap to the discounted backbone capex ``disc_net``, or None (no bound, or a bound above
+    the capex: then ``glob["note"]`` says why no gap is claimed)."""
+    bound = glob["lower_bound_usd"]
+    if bound is None:
+        return None
+    if bound <= disc_net * (1 + 1e-6) + BUDGET_TOL_USD:
+        return max(0.0, disc_net - bound) / disc_net if disc_net > 0 else 0.0
+    glob["note"] = ("the bound exceeds this roadmap's discounted backbone capex: the roadmap leaves "
+                    "traffic of the modelled states unmet that other roadmaps carry, so it is outside the "
+                    "set the bound covers (no gap)")
+    return None
+
+
+def _roadmap_status(periods: list[dict[str, Any]], short: list[dict[str, Any]]) -> str:
+    """``budget_limited`` (a budget shortfall), ``partial`` (a violated state or unmet traffic) or ``ok``."""
+    unsurvived = [p for p in periods if p["survivability"]["violated"]]
+    return "budget_limited" if short else ("partial" if unsurvived or any(
+        (p["served_share"] or 0) < 1 - 1e-6 or not p["unmet_gbps"] <= p["unmet_tolerance_gbps"] for p in periods)
+        else "ok")
+
+
+def _step_bounds(periods: list[dict[str, Any]], net_capex: float) -> dict[str, Any]:
+    """The per-period figure: the sum of each period's design-MIP bound and its gap to ``net_capex``."""
+    bounds = [p["design"]["lower_bound_usd"] for p in periods]
+    step_bound = None if any(b is None for b in bounds) else float(sum(bounds))
+    step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
+                                                else 0.0)
+    return {"network_capex_lower_bound_usd": step_bound, "network_capex_usd": net_capex, "gap": step_gap,
+            "covers": "backbone capex (undiscounted) of each period's step given the builds of the "
+                      "earlier periods (sum of each period's design-MIP bound); not a bound on "
+                      "roadmaps that decide earlier periods differently. GPU capex is solved per "
+                      "period to the placement's MIP gap (placement_gap per period)."}
 
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:

@@ -138,3 +138,9 @@ def small_world_grown_plan(_small_world_grown_plan: SharedRun) -> SharedRun:
     The summary is a fresh deep copy for each test; ``out`` is shared (use :func:`copy_of` to change it).
     """
     return SharedRun(_small_world_grown_plan.out, copy.deepcopy(_small_world_grown_plan.summary))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The fast lane first: when slow tests are selected with the others (``-m "slow or not slow"``, the README's
+    command), every test not marked ``slow`` runs before them, each lane in collection order."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is not None)

@@ -51,3 +51,17 @@ def test_the_repository_holds_the_limits(sizes, monkeypatch) -> None:  # type: i
     """.ci/lint enforces the limits: no module over 600 lines and no function over 120 in backbone, solver, api."""
     monkeypatch.chdir(ROOT)
     assert sizes.main(["--enforce"]) == 0
+
+
+def test_complex_functions_are_counted_as_radon_counts_and_enforced(sizes, tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Each ``if``, conditional expression, loop, handler, boolean operand and comprehension clause adds one."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    conditions = "\n".join(f"    if x == {i} and y:\n        return {i}" for i in range(15))  # 1 + 15 * 2
+    (pkg / "branchy.py").write_text(f"def branchy(x, y):\n{conditions}\n    return [z for z in y if z]\n")
+    found = sizes.complex_functions(pkg / "branchy.py")
+    assert found == [(33, "branchy", 1)]  # 1 + 30 + comprehension (for + if)
+    monkeypatch.chdir(tmp_path)
+    assert sizes.main(["pkg"]) == 0
+    assert "function over complexity 30: pkg/branchy.py:1 branchy (33)" in capsys.readouterr().out
+    assert sizes.main(["--enforce", "pkg"]) == 1

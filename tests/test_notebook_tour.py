@@ -53,6 +53,7 @@ def readme_python_block() -> str:
     return "\n".join(line for line in lines if not line.startswith(PYTHON_LONG)) + "\n"
 
 
+@pytest.mark.slow
 def test_readme_python_block_runs_as_written(tmp_path: Path) -> None:
     code = readme_python_block() + "print(te.links['utilisation'].max(), more.links.at['t-new-york-ashburn', " \
                                    "'capacity_gbps'], net.links.at['t-new-york-ashburn', 'capacity_gbps'])\n"

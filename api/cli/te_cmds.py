@@ -87,7 +87,18 @@ def _fmt(v: Any, spec: str = ",.2f") -> str:
 
 
 def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
-    import pandas as pd
+    console.print(_summary_table(s))
+    for note in s.get("notes", []):
+        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+    if s.get("by_class"):
+        console.print(_class_table(s["by_class"]))
+    console.print(_busiest_table(s))
+    if s.get("unmet_demands"):
+        console.print(_unmet_table(s))
+
+
+def _summary_table(s: dict[str, Any]) -> Any:
+    """The headline table: status, objective, utilisation, carried, unmet, impact, latency, bounds, time."""
     from rich.table import Table
 
     t = Table(title=f"te {s['objective']} ({s['formulation']}, {s['backend']})", show_header=False,
@@ -105,17 +116,28 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
         f"; {k}: {v['gbps']:,.1f} Gbps ({v['demands']} demands)" for k, v in s.get("unmet_by_reason", {}).items()))
     imp = s.get("impact")
     if imp:
-        by = ", ".join(f"{k} {v:,.1f}" for k, v in imp["unmet_by_class"].items() if v > 0)
-        at_most = (f"at most (shortfall solve {imp.get('status')}) "
-                   if imp.get("overloaded") and imp.get("status") != "optimal" else "")
-        if imp.get("unmet_known", True):
-            told = f"{at_most}{gbps_text(imp['unmet_gbps'])} Gbps cannot be carried" + (f" ({by})" if by else "")
-        else:
-            told = "traffic that cannot be carried: unknown (not measured at this scale)"
-        t.add_row("impact (at <= 100 %)", f"needs {100 * imp['mlu']:.1f} % utilisation; {told}",
+        t.add_row("impact (at <= 100 %)", _impact_text(imp),
                   style="bold red" if imp.get("overloaded") or (imp["unmet_gbps"] or 0) > 0 else "")
     t.add_row("weighted / worst latency", f"{_fmt(s.get('weighted_latency_ms'))} / {_fmt(s.get('worst_latency_ms'))}"
               " ms one-way")
+    _add_solve_rows(t, s)
+    return t
+
+
+def _impact_text(imp: dict[str, Any]) -> str:
+    """The impact row: the utilisation needed and the traffic that cannot be carried at <= 100 %."""
+    by = ", ".join(f"{k} {v:,.1f}" for k, v in imp["unmet_by_class"].items() if v > 0)
+    at_most = (f"at most (shortfall solve {imp.get('status')}) "
+               if imp.get("overloaded") and imp.get("status") != "optimal" else "")
+    if imp.get("unmet_known", True):
+        told = f"{at_most}{gbps_text(imp['unmet_gbps'])} Gbps cannot be carried" + (f" ({by})" if by else "")
+    else:
+        told = "traffic that cannot be carried: unknown (not measured at this scale)"
+    return f"needs {100 * imp['mlu']:.1f} % utilisation; {told}"
+
+
+def _add_solve_rows(t: Any, s: dict[str, Any]) -> None:
+    """Rows of how it was solved: method, bounds and gaps, times and the LP's size."""
     if s.get("method"):
         t.add_row("method", s["method"])
     if s.get("lower_bound") is not None:
@@ -128,32 +150,46 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
     if lp:
         t.add_row("LP", f"{lp['rows']:,} rows, {lp['cols']:,} cols, {lp['nonzeros']:,} nonzeros, "
                   f"{len(s.get('stages', []))} stage(s)")
-    console.print(t)
-    for note in s.get("notes", []):
-        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
-    if s.get("by_class"):
-        c = Table(title="by traffic class", title_justify="left")
-        for col in ("class", "demand Gbps", "carried Gbps", "unmet Gbps", "carried %"):
-            c.add_column(col, justify="left" if col == "class" else "right")
-        for cls, v in s["by_class"].items():
-            share = v["carried_gbps"] / v["demand_gbps"] if v["demand_gbps"] > 0 else 1.0
-            c.add_row(cls, f"{v['demand_gbps']:,.1f}", f"{v['carried_gbps']:,.1f}", f"{v['unmet_gbps']:,.1f}",
-                      f"{100 * share:.1f}", style="red" if v["unmet_gbps"] > 1e-6 else "")
-        console.print(c)
+
+
+def _class_table(by_class: dict[str, Any]) -> Any:
+    """Demand, carried and unmet traffic per traffic class."""
+    from rich.table import Table
+
+    c = Table(title="by traffic class", title_justify="left")
+    for col in ("class", "demand Gbps", "carried Gbps", "unmet Gbps", "carried %"):
+        c.add_column(col, justify="left" if col == "class" else "right")
+    for cls, v in by_class.items():
+        share = v["carried_gbps"] / v["demand_gbps"] if v["demand_gbps"] > 0 else 1.0
+        c.add_row(cls, f"{v['demand_gbps']:,.1f}", f"{v['carried_gbps']:,.1f}", f"{v['unmet_gbps']:,.1f}",
+                  f"{100 * share:.1f}", style="red" if v["unmet_gbps"] > 1e-6 else "")
+    return c
+
+
+def _busiest_table(s: dict[str, Any]) -> Any:
+    """The busiest links by utilisation (at most ``MAX_ROWS``)."""
+    import pandas as pd
+    from rich.table import Table
+
     util = pd.Series(s["map"]["link_values"]["utilisation"]).sort_values(ascending=False)
     u = Table(title=f"busiest links (of {len(util)})", title_justify="left")
     u.add_column("link")
     u.add_column("utilisation", justify="right")
     for link, v in util.head(MAX_ROWS).items():
         u.add_row(str(link), f"{100 * v:.1f} %", style="bold red" if v > 1 + 1e-9 else ("yellow" if v > 0.8 else ""))
-    console.print(u)
-    if s.get("unmet_demands"):
-        d = Table(title=f"unmet demand ({s['unmet_demands_total']} demands)", title_justify="left")
-        for col in ("demand", "src -> dst", "class", "demand Gbps", "unmet Gbps", "reason"):
-            d.add_column(col, justify="right" if "Gbps" in col else "left")
-        for r in s["unmet_demands"][:MAX_ROWS]:
-            d.add_row(r["id"], f"{r['src']} -> {r['dst']}", r["traffic_class"], f"{r['demand_gbps']:,.1f}",
-                      f"{r['unmet_gbps']:,.1f}", r["reason"], style="red")
-        if s["unmet_demands_total"] > MAX_ROWS:
-            d.caption = "all of them in te_demands.csv (--out DIR)"
-        console.print(d)
+    return u
+
+
+def _unmet_table(s: dict[str, Any]) -> Any:
+    """The demands left unmet, with their reason (at most ``MAX_ROWS``)."""
+    from rich.table import Table
+
+    d = Table(title=f"unmet demand ({s['unmet_demands_total']} demands)", title_justify="left")
+    for col in ("demand", "src -> dst", "class", "demand Gbps", "unmet Gbps", "reason"):
+        d.add_column(col, justify="right" if "Gbps" in col else "left")
+    for r in s["unmet_demands"][:MAX_ROWS]:
+        d.add_row(r["id"], f"{r['src']} -> {r['dst']}", r["traffic_class"], f"{r['demand_gbps']:,.1f}",
+                  f"{r['unmet_gbps']:,.1f}", r["reason"], style="red")
+    if s["unmet_demands_total"] > MAX_ROWS:
+        d.caption = "all of them in te_demands.csv (--out DIR)"
+    return d

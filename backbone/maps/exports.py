@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
@@ -94,13 +95,22 @@ def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", ti
         Add a folder of the candidate routes not built.
     """
     coloring = style.color_links(net.links, values.link_values, color_by)
-    widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
-    failed = set(values.failed_links)
-    built = set(values.built_candidates)
     out: list[str] = ['<?xml version="1.0" encoding="UTF-8"?>',
                       f'<kml xmlns="{KML_NS}"><Document>',
                       f"<name>{escape(title or net.name)}</name>",
                       f"<description>{escape(_description(net, coloring))}</description>"]
+    out += _kml_styles()
+    out += _kml_links(net, values, coloring)
+    if candidates and len(net.candidates):
+        out += _kml_candidates(net)
+    out += _kml_sites(net, values)
+    out.append("</Folder></Document></kml>")
+    return "\n".join(out).encode("utf-8")
+
+
+def _kml_styles() -> list[str]:
+    """The document's shared styles: one per link kind, failed, built and candidate links, one per site kind."""
+    out: list[str] = []
     for kind, color in style.KIND_COLORS.items():
         out.append(f'<Style id="link-{kind}"><LineStyle><color>{kml_color(color)}</color><width>2</width>'
                    f"</LineStyle></Style>")
@@ -114,9 +124,24 @@ def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", ti
         out.append(f'<Style id="site-{kind}"><IconStyle><color>{kml_color(st["color"])}</color><scale>'
                    f'{1.0 if kind == "datacenter" else 0.7}</scale><Icon><href>{SITE_ICONS[kind]}</href></Icon>'
                    f"</IconStyle><LabelStyle><scale>{0.9 if kind == 'datacenter' else 0.0}</scale></LabelStyle></Style>")
+    return out
 
+
+def _kml_lines(parts: Iterable[np.ndarray]) -> str:
+    """KML LineStrings of a route's antimeridian-split parts (lon, lat pairs)."""
+    return "".join(
+        "<LineString><tessellate>1</tessellate><coordinates>"
+        + " ".join(f"{lon:.5f},{lat:.5f}" for lon, lat in part) + "</coordinates></LineString>"
+        for part in parts)
+
+
+def _kml_links(net: Network, values: MapValues, coloring: style.LinkColoring) -> list[str]:
+    """The Links folder: one placemark per link with its fields and values, styled by state or colour."""
+    widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
+    failed = set(values.failed_links)
+    built = set(values.built_candidates)
     link_vals = {name: s.reindex(net.links.index).to_numpy(dtype=float) for name, s in values.link_values.items()}
-    out.append("<Folder><name>Links</name>")
+    out = ["<Folder><name>Links</name>"]
     links = net.links
     for j, (link_id, row) in enumerate(links.iterrows()):  # one placemark per link: the document is per link
         parts = geo.split_antimeridian(net.link_coords(str(link_id)))
@@ -133,30 +158,33 @@ def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", ti
         if not is_failed and not is_built and coloring.mode != "kind" and np.isfinite(coloring.values[j]):
             inline = (f"<Style><LineStyle><color>{kml_color(coloring.colors[j])}</color>"
                       f"<width>{widths[j]:.1f}</width></LineStyle></Style>")
-        lines = "".join(
-            "<LineString><tessellate>1</tessellate><coordinates>"
-            + " ".join(f"{lon:.5f},{lat:.5f}" for lon, lat in part) + "</coordinates></LineString>"
-            for part in parts)
+        lines = _kml_lines(parts)
         name = row["name"] or link_id
         out.append(f"<Placemark><name>{escape(str(name))}</name><styleUrl>{style_url}</styleUrl>{inline}"
                    f"<ExtendedData>{''.join(fields)}</ExtendedData><MultiGeometry>{lines}</MultiGeometry></Placemark>")
     out.append("</Folder>")
-    if candidates and len(net.candidates):
-        from backbone.maps.layers import candidate_routes
+    return out
 
-        out.append("<Folder><name>Candidate routes (not built)</name>")
-        for route, (cand_id, row) in zip(candidate_routes(net), net.candidates.iterrows(), strict=True):
-            fields = [_data("id", cand_id)] + [_data(c, row[c], d) for c, d in CANDIDATE_FIELDS]
-            fields.append(_data("srlgs", ";".join(row["srlgs"]), "SRLGs"))
-            lines = "".join(
-                "<LineString><tessellate>1</tessellate><coordinates>"
-                + " ".join(f"{lon:.5f},{lat:.5f}" for lon, lat in part) + "</coordinates></LineString>"
-                for part in geo.split_antimeridian(route))
-            out.append(f"<Placemark><name>{escape(str(row['name'] or cand_id))}</name><styleUrl>#candidate</styleUrl>"
-                       f"<ExtendedData>{''.join(fields)}</ExtendedData><MultiGeometry>{lines}</MultiGeometry>"
-                       "</Placemark>")
-        out.append("</Folder>")
-    out.append("<Folder><name>Sites</name>")
+
+def _kml_candidates(net: Network) -> list[str]:
+    """The folder of candidate routes not built."""
+    from backbone.maps.layers import candidate_routes
+
+    out = ["<Folder><name>Candidate routes (not built)</name>"]
+    for route, (cand_id, row) in zip(candidate_routes(net), net.candidates.iterrows(), strict=True):
+        fields = [_data("id", cand_id)] + [_data(c, row[c], d) for c, d in CANDIDATE_FIELDS]
+        fields.append(_data("srlgs", ";".join(row["srlgs"]), "SRLGs"))
+        lines = _kml_lines(geo.split_antimeridian(route))
+        out.append(f"<Placemark><name>{escape(str(row['name'] or cand_id))}</name><styleUrl>#candidate</styleUrl>"
+                   f"<ExtendedData>{''.join(fields)}</ExtendedData><MultiGeometry>{lines}</MultiGeometry>"
+                   "</Placemark>")
+    out.append("</Folder>")
+    return out
+
+
+def _kml_sites(net: Network, values: MapValues) -> list[str]:
+    """The Sites folder: one point placemark per site with its fields and values."""
+    out = ["<Folder><name>Sites</name>"]
     site_vals = {name: s.reindex(net.sites.index).to_numpy(dtype=float) for name, s in values.site_values.items()}
     for j, (site_id, row) in enumerate(net.sites.iterrows()):
         fields = [_data("id", site_id)] + [_data(c, row[c], d) for c, d in SITE_FIELDS]
@@ -164,8 +192,7 @@ def kml_bytes(net: Network, values: MapValues, color_by: str = "utilisation", ti
         out.append(f"<Placemark><name>{escape(str(row['name'] or site_id))}</name>"
                    f"<styleUrl>#site-{row['kind']}</styleUrl><ExtendedData>{''.join(fields)}</ExtendedData>"
                    f"<Point><coordinates>{row['lon']:.5f},{row['lat']:.5f}</coordinates></Point></Placemark>")
-    out.append("</Folder></Document></kml>")
-    return "\n".join(out).encode("utf-8")
+    return out
 
 
 def _description(net: Network, coloring: style.LinkColoring) -> str:

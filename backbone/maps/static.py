@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -328,6 +328,24 @@ LABEL_GAP_PT = 2.5
 """Gap between a marker's edge and its label, points."""
 
 
+Box = tuple[float, float, float, float]
+"""A box in display coordinates: x0, y0, x1, y1."""
+
+
+@dataclass
+class _LabelCanvas:
+    """What placing labels needs from the drawn figure: renderer, transforms, marker boxes, placed boxes."""
+
+    ax: Any
+    renderer: Any
+    axbox: Any
+    effects: list[Any]
+    markers: list[Box]
+    marker_dc: list[bool]
+    marker_pos: list[int]
+    labels: list[Box] = field(default_factory=list)
+
+
 def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: int, halo: bool = True,
                   values: MapValues | None = None, size_by: str = "gpus", always: int = 16) -> None:
     """Greedy placement beside each label's own marker; labels never overlap each other.
@@ -345,58 +363,70 @@ def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: i
     if cands.empty:
         return
     renderer = fig.canvas.get_renderer()
-    to_disp = ax.transData
-    axbox = ax.get_window_extent(renderer)
-    px_per_pt = fig.dpi / 72.0
-    sizes = site_sizes(net, size_by, values)
-    radius_pt = np.sqrt(sizes) / 2.0
-    vis = layers.site_visible
+    radius_pt = np.sqrt(site_sizes(net, size_by, values)) / 2.0
     is_dc = (net.sites["kind"] == "datacenter").to_numpy()
-    markers: list[tuple[float, float, float, float]] = []
-    marker_dc: list[bool] = []
-    marker_pos: list[int] = []
-    if vis.any():
-        pts = to_disp.transform(layers.site_xy[vis])
-        r = radius_pt[vis] * px_per_pt
-        markers = [(float(x - rr), float(y - rr), float(x + rr), float(y + rr)) for (x, y), rr in zip(pts, r, strict=True)]
-        marker_dc = is_dc[vis].tolist()
-        marker_pos = np.flatnonzero(vis).tolist()
-    labels: list[tuple[float, float, float, float]] = []
+    markers, marker_dc, marker_pos = _marker_boxes(ax, layers, radius_pt * fig.dpi / 72.0, is_dc)
     effects = [pe.withStroke(linewidth=2.6, foreground="white", alpha=0.85)] if halo else []
-    in_view = [row for row in cands.itertuples() if _label_visible(row, layers, to_disp, axbox)]
-    sites_in_view = [row for row in in_view if row.kind == "site" and is_dc[row.pos]]
-    must = {row.pos for row in sorted(sites_in_view, key=lambda r: -r.size)[:max(always, 0)]}
-    ordered = ([row for row in in_view if row.kind == "site" and row.pos in must]
-               + [row for row in in_view if not (row.kind == "site" and row.pos in must)])
+    canvas = _LabelCanvas(ax, renderer, ax.get_window_extent(renderer), effects, markers, marker_dc, marker_pos)
+    in_view = [row for row in cands.itertuples() if _label_visible(row, layers, ax.transData, canvas.axbox)]
+    ordered, must = _label_order(in_view, is_dc, always)
     placed = 0
     for row in ordered:
         forced = row.kind == "site" and row.pos in must
         if placed >= max_labels and not forced:
             break
         xy = layers.site_xy[row.pos] if row.kind == "site" else layers.metro_xy[row.pos]
-        own = marker_pos.index(row.pos) if row.kind == "site" and row.pos in marker_pos else -1
         gap = (radius_pt[row.pos] if row.kind == "site" else 2.0) + LABEL_GAP_PT
-        # a forced label first avoids data-centre dots, and in a crowd (a squeezed map edge) only other labels
-        tiers = ([[m for j, m in enumerate(markers) if j != own and marker_dc[j]], []] if forced
-                 else [[m for j, m in enumerate(markers) if j != own]])
-        done = False
-        for obstacles in tiers:
-            for dx, dy, ha, va in _label_offsets(gap):
-                text = ax.annotate(str(row.name), xy=xy, xytext=(dx, dy), textcoords="offset points", ha=ha,
-                                   va=va, fontsize=9.5, color=style.TEXT, zorder=8, path_effects=effects,
-                                   fontweight="bold" if row.kind == "site" else "normal", annotation_clip=True)
-                bb = text.get_window_extent(renderer).expanded(1.06, 1.12)
-                box = (bb.x0, bb.y0, bb.x1, bb.y1)
-                inside = axbox.x0 <= bb.x0 and bb.x1 <= axbox.x1 and axbox.y0 <= bb.y0 and bb.y1 <= axbox.y1
-                if inside and not any(_overlap(box, t) for t in labels) \
-                        and not any(_overlap(box, m) for m in obstacles):
-                    labels.append(box)
-                    placed += 1
-                    done = True
-                    break
-                text.remove()
-            if done:
-                break
+        if _place_one_label(canvas, row, xy, gap, forced):
+            placed += 1
+
+
+def _marker_boxes(ax: Any, layers: Layers, radius_px: np.ndarray,
+                  is_dc: np.ndarray) -> tuple[list[Box], list[bool], list[int]]:
+    """Display boxes of the visible site markers, whether each is a data centre, and each one's site position."""
+    vis = layers.site_visible
+    if not vis.any():
+        return [], [], []
+    pts = ax.transData.transform(layers.site_xy[vis])
+    r = radius_px[vis]
+    markers = [(float(x - rr), float(y - rr), float(x + rr), float(y + rr)) for (x, y), rr in zip(pts, r, strict=True)]
+    return markers, is_dc[vis].tolist(), np.flatnonzero(vis).tolist()
+
+
+def _label_order(in_view: list[Any], is_dc: np.ndarray, always: int) -> tuple[list[Any], set[int]]:
+    """Labels in placing order (the ``always`` largest data centres in view first) and those forced ones' positions."""
+    sites_in_view = [row for row in in_view if row.kind == "site" and is_dc[row.pos]]
+    must = {row.pos for row in sorted(sites_in_view, key=lambda r: -r.size)[:max(always, 0)]}
+    ordered = ([row for row in in_view if row.kind == "site" and row.pos in must]
+               + [row for row in in_view if not (row.kind == "site" and row.pos in must)])
+    return ordered, must
+
+
+def _place_one_label(canvas: _LabelCanvas, row: Any, xy: Any, gap: float, forced: bool) -> bool:
+    """Try the eight positions round one dot; keep the first free one (True) or draw nothing (False)."""
+    own = canvas.marker_pos.index(row.pos) if row.kind == "site" and row.pos in canvas.marker_pos else -1
+    markers = canvas.markers
+    # a forced label first avoids data-centre dots, and in a crowd (a squeezed map edge) only other labels
+    tiers = ([[m for j, m in enumerate(markers) if j != own and canvas.marker_dc[j]], []] if forced
+             else [[m for j, m in enumerate(markers) if j != own]])
+    for obstacles in tiers:
+        for dx, dy, ha, va in _label_offsets(gap):
+            text = canvas.ax.annotate(str(row.name), xy=xy, xytext=(dx, dy), textcoords="offset points", ha=ha,
+                                      va=va, fontsize=9.5, color=style.TEXT, zorder=8, path_effects=canvas.effects,
+                                      fontweight="bold" if row.kind == "site" else "normal", annotation_clip=True)
+            bb = text.get_window_extent(canvas.renderer).expanded(1.06, 1.12)
+            box = (bb.x0, bb.y0, bb.x1, bb.y1)
+            if _label_fits(box, canvas.axbox, canvas.labels, obstacles):
+                canvas.labels.append(box)
+                return True
+            text.remove()
+    return False
+
+
+def _label_fits(box: Box, axbox: Any, labels: list[Box], obstacles: list[Box]) -> bool:
+    """Whether ``box`` lies inside the axes and overlaps no placed label and no obstacle."""
+    inside = axbox.x0 <= box[0] and box[2] <= axbox.x1 and axbox.y0 <= box[1] and box[3] <= axbox.y1
+    return inside and not any(_overlap(box, t) for t in labels) and not any(_overlap(box, m) for m in obstacles)
 
 
 def _label_visible(row: Any, layers: Layers, to_disp: Any, axbox: Any) -> bool:

@@ -24,9 +24,8 @@ see :mod:`backbone.solver.failures.engines`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from backbone.lazy import lazy_exports
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from backbone.solver.failures.engines import run_sweep, worker_context
@@ -63,4 +62,11 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its submodule on first use (PEP 562) and kept in the package's namespace."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

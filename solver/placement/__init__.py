@@ -36,9 +36,8 @@ Modelling choices (documented defaults; see :mod:`~solver.placement.options`)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from backbone.lazy import lazy_exports
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from backbone.solver.placement.options import DEFAULT_RESIDENCY, PlaceOptions, ResidencyRule, TrainingJob
@@ -53,4 +52,11 @@ _EXPORTS = {
 __all__ = ["DEFAULT_RESIDENCY", "PlaceOptions", "PlacementResult", "ResidencyRule", "TrainingJob", "solve_placement"]
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its submodule on first use (PEP 562) and kept in the package's namespace."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

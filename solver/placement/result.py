@@ -321,9 +321,28 @@ def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]
     """Why demand cannot all be served: structural reasons first, then the limits an elastic
     re-solve (LP relaxation with priced excess GPUs, MW and Gbps) had to stretch."""
     opts = inp.opts
+    has_pair = np.bincount(inp.pairs["unit"].to_numpy(), minlength=len(inp.units)) > 0
+    reasons = _structural_reasons(inp, has_pair) + _n_plus_one_reasons(tables)
+    model = build_placement(inp, elastic=True)
+    sol = solve(model.lp.relaxed(), backend=opts.backend, time_limit_s=opts.time_limit_s, mip_gap=opts.mip_gap)
+    if not sol.status.has_solution:
+        reasons.append(f"diagnostic re-solve failed ({sol.status.value})")
+        return reasons
+    reasons += _site_limit_reasons(inp, sol)
+    if "extra_gbps" in model.lp.variables:
+        reasons += _link_reasons(inp, sol)
+    reasons += _unserved_reasons(inp, sol, has_pair)
+    if "existing_unrouted" in model.lp.variables:
+        reasons += _existing_reasons(inp, sol)
+    if not reasons:
+        reasons.append("demand could not be fully served within the time limit (no single limit identified)")
+    return reasons
+
+
+def _structural_reasons(inp: PlacementInputs, has_pair: np.ndarray) -> list[str]:
+    """Metros no allowed site can serve within their SLO, and training jobs no allowed site can host."""
     reasons: list[str] = []
     units = inp.units
-    has_pair = np.bincount(inp.pairs["unit"].to_numpy(), minlength=len(units)) > 0
     rtt = inp.rtt_ms
     for pos in np.flatnonzero(~has_pair):
         u = units.iloc[pos]
@@ -338,21 +357,29 @@ def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]
     for job_id, row in inp.jobs.iterrows():
         if not (inp.job_sites["job"].to_numpy() == inp.jobs.index.get_loc(job_id)).any():
             reasons.append(f"training job {job_id}: no allowed site can host {int(row['gpus']):,} GPUs")
+    return reasons
+
+
+def _n_plus_one_reasons(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The sites whose loss leaves demand without a surviving site within its SLO (N+1), largest first."""
+    reasons: list[str] = []
     n1 = tables.get("n_plus_one")
-    if n1 is not None and len(n1):
-        short = n1[n1["shortfall_gpus"] > 1e-3].sort_values("shortfall_gpus", ascending=False)
-        for failed, row in short.iloc[:MAX_REASONS].iterrows():
-            units_left = row["units"].split(";")
-            more = f" and {len(units_left) - 5} more" if len(units_left) > 5 else ""
-            reasons.append(f"N+1: losing site {failed} leaves {row['shortfall_gpus']:,.0f} GPUs of demand without "
-                           f"a surviving site within SLO ({', '.join(units_left[:5])}{more})")
-        if len(short) > MAX_REASONS:
-            reasons.append(f"... and {len(short) - MAX_REASONS} more sites whose loss is not covered")
-    model = build_placement(inp, elastic=True)
-    sol = solve(model.lp.relaxed(), backend=opts.backend, time_limit_s=opts.time_limit_s, mip_gap=opts.mip_gap)
-    if not sol.status.has_solution:
-        reasons.append(f"diagnostic re-solve failed ({sol.status.value})")
+    if n1 is None or not len(n1):
         return reasons
+    short = n1[n1["shortfall_gpus"] > 1e-3].sort_values("shortfall_gpus", ascending=False)
+    for failed, row in short.iloc[:MAX_REASONS].iterrows():
+        units_left = row["units"].split(";")
+        more = f" and {len(units_left) - 5} more" if len(units_left) > 5 else ""
+        reasons.append(f"N+1: losing site {failed} leaves {row['shortfall_gpus']:,.0f} GPUs of demand without "
+                       f"a surviving site within SLO ({', '.join(units_left[:5])}{more})")
+    if len(short) > MAX_REASONS:
+        reasons.append(f"... and {len(short) - MAX_REASONS} more sites whose loss is not covered")
+    return reasons
+
+
+def _site_limit_reasons(inp: PlacementInputs, sol: Solution) -> list[str]:
+    """Sites at their power cap or GPU maximum in the elastic re-solve ``sol``."""
+    reasons: list[str] = []
     extra_g = sol.values("extra_gpus")
     extra_mw = sol.values("extra_mw")
     for sid in inp.sites.index:
@@ -364,34 +391,49 @@ def diagnose(inp: PlacementInputs, tables: dict[str, pd.DataFrame]) -> list[str]
         if g > 1e-3 and not power_limited:
             reasons.append(f"site {sid} is at its GPU maximum ({inp.sites.at[sid, 'gpus_cap']:,.0f}): "
                            f"about {g:,.0f} more GPUs would be needed there")
-    if "extra_gbps" in model.lp.variables:
-        extra_l = sol.values("extra_gbps")
-        extra_l = extra_l[extra_l > 1e-3].sort_values(ascending=False)
-        links = inp.net.links
-        if len(extra_l) > MAX_REASONS:
-            reasons.append(f"{len(extra_l)} link directions are bottlenecks; the {MAX_REASONS} largest:")
-        for (lid, d), v in extra_l.iloc[:MAX_REASONS].items():
-            a, b = links.at[lid, "site_a"], links.at[lid, "site_b"]
-            a, b = (a, b) if d == "ab" else (b, a)
-            reasons.append(f"link {lid} ({a} -> {b}, {links.at[lid, 'capacity_gbps']:,.0f} Gbps) is a bottleneck: "
-                           f"about {v:,.0f} Gbps more would be needed")
+    return reasons
+
+
+def _link_reasons(inp: PlacementInputs, sol: Solution) -> list[str]:
+    """Link directions the elastic re-solve ``sol`` had to stretch, largest first."""
+    reasons: list[str] = []
+    extra_l = sol.values("extra_gbps")
+    extra_l = extra_l[extra_l > 1e-3].sort_values(ascending=False)
+    links = inp.net.links
+    if len(extra_l) > MAX_REASONS:
+        reasons.append(f"{len(extra_l)} link directions are bottlenecks; the {MAX_REASONS} largest:")
+    for (lid, d), v in extra_l.iloc[:MAX_REASONS].items():
+        a, b = links.at[lid, "site_a"], links.at[lid, "site_b"]
+        a, b = (a, b) if d == "ab" else (b, a)
+        reasons.append(f"link {lid} ({a} -> {b}, {links.at[lid, 'capacity_gbps']:,.0f} Gbps) is a bottleneck: "
+                       f"about {v:,.0f} Gbps more would be needed")
+    return reasons
+
+
+def _unserved_reasons(inp: PlacementInputs, sol: Solution, has_pair: np.ndarray) -> list[str]:
+    """Demand units left unserved even with every limit stretched (those with an allowed site)."""
+    reasons: list[str] = []
+    units = inp.units
     left = sol.values("unserved").groupby(level="unit").max()
     for uid, v in left[left > 1e-3].items():
         if has_pair[units.index.get_loc(uid)]:
             reasons.append(f"{uid}: {v:,.0f} GPUs remain unserved even with limits stretched")
-    if "existing_unrouted" in model.lp.variables:
-        ex = sol.values("existing_unrouted")
-        ex = ex[ex > 1e-3].sort_values(ascending=False)
-        n_paths = np.bincount(inp.existing_paths["demand"].to_numpy(), minlength=len(inp.existing))
-        has_path = pd.Series(n_paths > 0, index=inp.existing.index)
-        for did, v in ex.iloc[:MAX_REASONS].items():
-            slo = inp.existing.at[did, "slo_rtt_ms"]
-            why = (f"has no path within its {slo:.0f} ms RTT SLO" if not has_path[did]
-                   else "does not fit the links (with the placement traffic)")
-            reasons.append(f"scenario demand {did} ({inp.existing.at[did, 'src']} -> {inp.existing.at[did, 'dst']}): "
-                           f"{v:,.1f} Gbps unrouted: {why}")
-        if len(ex) > MAX_REASONS:
-            reasons.append(f"... and {len(ex) - MAX_REASONS} more scenario demands ({ex.iloc[MAX_REASONS:].sum():,.0f} Gbps)")
-    if not reasons:
-        reasons.append("demand could not be fully served within the time limit (no single limit identified)")
+    return reasons
+
+
+def _existing_reasons(inp: PlacementInputs, sol: Solution) -> list[str]:
+    """The scenario's own demands left unrouted in the elastic re-solve ``sol``, with why."""
+    reasons: list[str] = []
+    ex = sol.values("existing_unrouted")
+    ex = ex[ex > 1e-3].sort_values(ascending=False)
+    n_paths = np.bincount(inp.existing_paths["demand"].to_numpy(), minlength=len(inp.existing))
+    has_path = pd.Series(n_paths > 0, index=inp.existing.index)
+    for did, v in ex.iloc[:MAX_REASONS].items():
+        slo = inp.existing.at[did, "slo_rtt_ms"]
+        why = (f"has no path within its {slo:.0f} ms RTT SLO" if not has_path[did]
+               else "does not fit the links (with the placement traffic)")
+        reasons.append(f"scenario demand {did} ({inp.existing.at[did, 'src']} -> {inp.existing.at[did, 'dst']}): "
+                       f"{v:,.1f} Gbps unrouted: {why}")
+    if len(ex) > MAX_REASONS:
+        reasons.append(f"... and {len(ex) - MAX_REASONS} more scenario demands ({ex.iloc[MAX_REASONS:].sum():,.0f} Gbps)")
     return reasons

@@ -12,9 +12,9 @@ package; it imports them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from backbone.lazy import lazy_exports
 from backbone.solver.progress import ProgressFn, no_progress
 
 if TYPE_CHECKING:
@@ -29,4 +29,11 @@ __all__ = ["ProgressFn", "Task", "TaskResult", "no_progress", "parse_options", "
            "validate_options"]
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its submodule on first use (PEP 562) and kept in the package's namespace."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -58,7 +58,7 @@ def __getattr__(name: str) -> Any:
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulation: str = "path", k_paths: int = 4,
+def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulation: str = "path", k_paths: int = 4,  # noqa: PLR0913  keywords of TEOptions; issue #30 item 3 replaces them
              backend: str = "highs", time_limit_s: float = 120.0, utilisation_ceiling: float | None = None,
              disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
              ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None,

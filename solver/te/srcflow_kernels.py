@@ -53,7 +53,7 @@ def tree_push(dist: np.ndarray, pred: np.ndarray, demand: np.ndarray, out_ptr: n
 
 
 @njit(cache=_CACHE)
-def decompose_source_flows(flow: np.ndarray, src: np.ndarray, pair_ptr: np.ndarray, pair_dst: np.ndarray,
+def decompose_source_flows(flow: np.ndarray, src: np.ndarray, pair_ptr: np.ndarray, pair_dst: np.ndarray,  # noqa: C901  numba kernel: one loop nest compiled as a unit
                            pair_gbps: np.ndarray, arc_tail: np.ndarray, in_ptr: np.ndarray, in_arc: np.ndarray,
                            n_nodes: int, tol: float):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Decompose per-source arc flows into paths (standard flow decomposition, cycles cancelled).

@@ -185,7 +185,7 @@ class _Columns:
         self.flow[col] += g * h
 
 
-def flow_deviation(inst: TEInstance, lp_demands: np.ndarray, deadline: float,
+def flow_deviation(inst: TEInstance, lp_demands: np.ndarray, deadline: float,  # noqa: PLR0915  one flow-deviation loop; not split yet (issue #30 item 4)
                    max_iterations: int = 1_000_000, bound_after_primal: bool = True) -> WarmStart:
     """Run flow deviation on ``lp_demands`` until ``deadline`` (``time.perf_counter()``), a stall or
     ``max_iterations``; see the module docstring. With ``bound_after_primal=False`` it returns as soon as

@@ -48,6 +48,7 @@ def test_metrics_labels_are_bounded(client: TestClient, tokens: dict[str, str]) 
     assert 'backbone_jobs{status="queued"} 0.0' in text
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="live server test (Linux CI)")
 def test_slow_and_idle_clients_are_cut_off(tmp_path: Path) -> None:
     server = LiveServer(tmp_path / "live", f"sqlite:///{tmp_path / 'live.db'}", workers=1,
@@ -141,6 +142,7 @@ def _exchange(port: int, *parts: bytes) -> bytes:
     return answer
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="live server test (Linux CI)")
 def test_slow_bodies_and_large_headers_are_refused(tmp_path: Path) -> None:
     """Issue #26 items 4 and 8: a body trickled a byte at a time is cut off at BACKBONE_BODY_TIMEOUT_S with a 408

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
 from apitest_helpers import auth
 from fastapi.testclient import TestClient
 
@@ -71,6 +72,7 @@ def test_timestamps_carry_a_utc_offset(client: TestClient, tokens: dict[str, str
     assert stamps and all(_utc(s) for s in stamps), stamps
 
 
+@pytest.mark.slow
 def test_put_without_if_match_is_unconditional_under_concurrency(client: TestClient, tokens: dict[str, str],
                                                                  triangle: Network) -> None:
     tok = tokens["planner"]

@@ -50,6 +50,7 @@ def _job(client: TestClient, tok: str, jid: str) -> dict[str, Any]:
     return client.get(f"/v1/jobs/{jid}", headers=auth(tok)).json()  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_tokens_take_turns(tmp_path: Path, triangle: Network) -> None:
     """One worker; token A queues five 1.5 s jobs, then B one tiny job: B's runs right after A's first,
     not after all of A's (strict FIFO would make it wait for all five)."""
@@ -67,6 +68,7 @@ def test_tokens_take_turns(tmp_path: Path, triangle: Network) -> None:
         assert started[b_job] < started[a_jobs[2]]
 
 
+@pytest.mark.slow
 def test_teams_take_turns(tmp_path: Path, triangle: Network) -> None:
     """One worker; two tokens of team X queue three jobs each, then a token of team Y one tiny job. Shares are
     per team first: Y's job starts second (per-token turns alone would run X's second token first)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from apitest_helpers import FINAL, auth, wait_for
 from fastapi.testclient import TestClient
 
@@ -12,6 +13,7 @@ from backbone.model import Network
 from tests.conftest import SharedRun
 
 
+@pytest.mark.slow
 def test_plan_job_with_default_options(client: TestClient, tokens: dict[str, str], small_world: Network,
                                        small_world_default_plan: SharedRun) -> None:
     tok = tokens["planner"]

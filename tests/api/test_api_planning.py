@@ -117,6 +117,7 @@ def test_map_errors(client: TestClient, tokens: dict[str, str], triangle: Networ
     assert svg.status_code == 200 and b"<svg" in svg.content[:2000]
 
 
+@pytest.mark.slow
 def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str]) -> None:
     """The other planning kinds through the API: same summaries and files as the CLI writes."""
     from tests.nets import small_world_network

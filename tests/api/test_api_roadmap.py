@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from apitest_helpers import FINAL, auth, wait_for
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
@@ -15,6 +16,7 @@ from tests.nets import lead_toy
 from tests.solver.test_roadmap import QUIET
 
 
+@pytest.mark.slow
 def test_roadmap_job_end_to_end(client: TestClient, tokens: dict[str, str], tmp_path: Path) -> None:
     from backbone.solver.planning import run_task
 
@@ -51,6 +53,7 @@ def test_roadmap_job_bad_option_is_422_naming_the_field(client: TestClient, toke
         assert any(field in e["field"] for e in r.json()["errors"]), r.json()
 
 
+@pytest.mark.slow
 def test_roadmap_cli_json_verify_and_budget_exit(tmp_path: Path) -> None:
     scen = tmp_path / "toy"
     save_scenario(lead_toy(), scen)

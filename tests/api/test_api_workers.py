@@ -63,6 +63,7 @@ def _assert_succeeded(client: TestClient, jobs: dict[str, dict[str, Any]], net: 
             assert result["failure_scenarios"] == len(net.srlgs)
 
 
+@pytest.mark.slow
 def test_default_failures_and_plan_on_a_small_scenario(big_client: TestClient, small_world: Network) -> None:
     """`failures` and `plan` with `{}` options (engine local: a process pool inside the worker) succeed."""
     net = small_world

@@ -52,6 +52,7 @@ def tour_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("tour")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [c for c in tour_commands() if not c.startswith(LONG + NEEDS_PLANS)])
 def test_tour_command_runs_as_written(command: str, tour_dir: Path) -> None:
     exe = shutil.which("backbone") or str(Path(sys.executable).with_name("backbone"))

@@ -25,6 +25,7 @@ def net(shipped: Network) -> Network:
     return shipped
 
 
+@pytest.mark.slow
 def test_info_json_reports_a_global_petabit_backbone() -> None:
     from backbone.api.cli.main import app
 

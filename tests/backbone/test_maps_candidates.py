@@ -153,6 +153,7 @@ def test_map_colour_by_impact_from_a_failures_result(net: Network) -> None:
     assert "Failed link" not in text  # per-link impact over all scenarios, not the worst one's failed link
 
 
+@pytest.mark.slow
 def test_cli_map_colour_by_impact_with_a_failures_result(tmp_path: Path) -> None:
     """End to end: ``backbone failures`` writes failures.json; ``backbone map --color-by impact`` draws it."""
     from typer.testing import CliRunner

@@ -102,6 +102,7 @@ def test_region_rule() -> None:
     assert region_of(lon, lat).tolist() == ["NA", "LATAM", "EMEA", "AFRICA", "EMEA", "APAC", "APAC"]
 
 
+@pytest.mark.slow
 def test_every_shared_network_loads() -> None:
     native = conformance_dir() / "sndlib" / "native"
     files = sorted(native.glob("*/*.txt"))

@@ -234,6 +234,7 @@ def test_scenario_carries_the_sndlib_design_data(name: str) -> None:
     assert (again.demands["routing_unit"] == snd.demands["routing_unit"]).all()
 
 
+@pytest.mark.slow
 def test_polska_from_the_scenario_alone() -> None:
     """A real instance solved from its scenario (no file) costs what the file's instance costs."""
     from backbone.io import network_from_dict, network_to_dict

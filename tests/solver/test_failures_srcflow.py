@@ -46,6 +46,7 @@ def _scenarios(net: Network) -> list[Any]:
                                                           "derate": 0.5}])]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_scenario_mlu_within_its_gap_of_the_edge_optimum(seed: int) -> None:
     """Each scenario's MLU is a routing's (never below the optimum), within its reported gap of the edge LP
@@ -88,6 +89,7 @@ def test_unmet_agrees_with_the_path_method_where_both_fit() -> None:
     assert compared >= 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_warm_and_cold_agree_within_the_gap(seed: int) -> None:
     net = random_te_net(seed, n=8, m=14, tight=0.6)
@@ -106,6 +108,7 @@ def test_warm_and_cold_agree_within_the_gap(seed: int) -> None:
         assert abs(rec["mlu"] - warm.mlu) <= rec["gap"] * rec["mlu"] + warm.gap * warm.mlu + TOL, sc.id
 
 
+@pytest.mark.slow
 def test_engines_agree() -> None:
     """Serial, a local process pool and a local Dask cluster give identical srcflow records."""
     net = random_te_net(3, n=8, m=14, tight=0.6)  # converges well within the time limit (deterministic)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from backbone.model import Network
 from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, solve_placement
 
 
+@pytest.mark.slow
 def test_shipped_scenario(shipped: Network) -> None:
     assert shipped.metros["inference_gpus"].sum() > 0, "the shipped scenario has no inference demand"
     opts = PlaceOptions(time_limit_s=60)

@@ -65,6 +65,7 @@ def _check_plan_dir(out: Path, summary: dict) -> None:
     assert plan["software_version"] in report and plan["scenario_fingerprint"] in report
 
 
+@pytest.mark.slow
 def test_plan_small_scenario_end_to_end(small_world: Network, tmp_path: Path) -> None:
     from backbone.api.cli.main import app
 
@@ -122,6 +123,7 @@ def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path:
     assert err.value.problems[0].record == "line 2" and "line 2, column" in err.value.problems[0].message
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: Path) -> None:
     from backbone.solver.tasks import run_task
@@ -167,7 +169,7 @@ def test_plan_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("options", [
     {"demand_growth": 1.2, "skip_upgrades": True, "maps": False, "failures": {"engine": "serial"}},
-    {},  # the defaults
+    pytest.param({}, marks=pytest.mark.slow),  # the defaults
 ], ids=["cheap", "defaults"])
 def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_world: Network, tmp_path: Path,
                                                                         options: dict,

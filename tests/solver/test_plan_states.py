@@ -67,6 +67,7 @@ def _sweep(net):
     return opts, sweep(net, opts, no_progress).summary()["scenarios"]
 
 
+@pytest.mark.slow
 def test_skipped_upgrades_keep_the_network_and_report_the_sweep() -> None:
     net = triangle_network()
     opts, records = _sweep(net)
@@ -79,6 +80,7 @@ def test_skipped_upgrades_keep_the_network_and_report_the_sweep() -> None:
     assert {r["scenario"] for r in stage.before_after} == {r["scenario"] for r in records}
 
 
+@pytest.mark.slow
 def test_designed_upgrades_survive_every_link_failure() -> None:
     """15 Gbps A->C over 10 Gbps links: losing AC leaves 10 Gbps over A-B-C, short; the design buys 10 Gbps
     modules so every single-link failure is carried, and the records after the plan say so."""

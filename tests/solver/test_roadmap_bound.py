@@ -60,6 +60,7 @@ def bound_and_optimum(net: Network, monkeypatch: pytest.MonkeyPatch, **options: 
     return s, roadmap_exact_mip(*a, **kw, time_limit_s=120.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_bound_never_exceeds_the_exact_optimum_on_random_instances(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     s, exact = bound_and_optimum(random_roadmap_net(seed), monkeypatch)
@@ -81,6 +82,7 @@ def test_bound_is_the_optimum_of_the_lead_toy(monkeypatch: pytest.MonkeyPatch) -
     assert s["lower_bound_usd"] <= exact[0] + 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 3])
 def test_site_cuts_alone_stay_below_the_optimum_and_above_the_lp(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import backbone.solver.roadmap_bound as rb

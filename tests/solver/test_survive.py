@@ -198,6 +198,7 @@ def _routed_network(net: Network, out: Path) -> Network:
     return network_after_placement(net, sites, placement_demands(flows, {c.name: c.slo_rtt_ms for c in classes}))
 
 
+@pytest.mark.slow
 def test_planning_service_default_options_run_the_cli_plan(small_world: Network, small_world_default_plan: SharedRun,
                                                            tmp_path: Path) -> None:
     """The API's plan job calls ``run_task("plan", net, options)``; with ``{}`` it runs the same plan as the CLI.

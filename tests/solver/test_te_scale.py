@@ -26,6 +26,7 @@ from backbone.solver.te.instance import build_instance
 from tests.nets import ALL_PATHS_K, pendant_chain_net, random_te_net
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_colgen_reaches_the_full_path_lp_optimum(seed: int) -> None:
     net = random_te_net(seed)
@@ -53,6 +54,7 @@ def test_colgen_max_throughput_matches_the_full_path_lp(seed: int) -> None:
     assert check_te(net, cg).ok
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 def test_bounds_are_valid_and_pop_is_feasible_above_them(seed: int) -> None:
     """Every method's lower bound is at most the exact optimum; POP is feasible and never below it."""
@@ -124,6 +126,7 @@ def test_scalable_methods_reject_other_objectives(triangle: Network) -> None:
         choose_method(inst, "min-mlu", "edge", "pop")
 
 
+@pytest.mark.slow
 def test_cli_method_colgen_json(tmp_path: Path) -> None:
     scenario = save_scenario(random_te_net(1), tmp_path / "net.json")
     p = subprocess.run([sys.executable, "-m", "backbone.api", "te", str(scenario), "--method", "colgen", "--json",
@@ -211,6 +214,7 @@ def test_column_pool_adds_each_column_once() -> None:
     assert pool.add(demand, arcs, hops) == 0  # a batch already in the pool adds nothing
 
 
+@pytest.mark.slow
 def test_auto_follows_a_wide_path_lp_gap_with_column_generation() -> None:
     """``auto``, min-MLU without SLOs: a path LP more than 1 % above its proven bound is followed by column
     generation over every path, whose lower MLU is reported with a note; a tight path LP stands as it is."""
@@ -243,6 +247,7 @@ def test_auto_keeps_the_path_lp_when_demands_have_slos() -> None:
     assert auto.summary["method"] == "exact" and auto.mlu == pytest.approx(plain.mlu)
 
 
+@pytest.mark.slow
 def test_shortfall_is_measured_over_every_path_when_the_routing_was() -> None:
     """An overloaded state whose min-MLU routing came from column generation (``auto`` after a wide path LP gap)
     has its shortfall measured by max-throughput over every path too, not over the narrower candidates."""

@@ -130,6 +130,7 @@ def test_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     assert r.summary["lower_bound"] is not None and r.summary["lower_bound"] <= r.summary["mlu"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_warm_start_after_a_link_failure_matches_a_cold_solve(seed: int) -> None:
     """A failure's solve warm-started from the intact flows reaches the cold solve's MLU within the gap, its
