@@ -8,9 +8,8 @@ so the options (:mod:`.options`, which ``backbone --help`` reads) import without
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from backbone.lazy import lazy_exports
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from backbone.compare.changes import changeover, failure_changes
@@ -27,4 +26,13 @@ EXPORTS = {"changeover": "changes", "failure_changes": "changes", "ComparedInput
 
 __all__ = ["TABLE_NAMES", "ComparedInput", "DiffResult", "capacity_summary", "changeover", "diff", "failure_changes",
            "kpi_changes", "load_input", "network_changes", "placement_changes", "report_section", "table_changes"]
-__getattr__ = lazy_exports(__name__, EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its submodule on first use (PEP 562) and kept in the package's namespace."""
+    module = EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
