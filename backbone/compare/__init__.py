@@ -8,8 +8,9 @@ so the options (:mod:`.options`, which ``backbone --help`` reads) import without
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import lazy_loader
 
 if TYPE_CHECKING:
     from backbone.compare.changes import changeover, failure_changes
@@ -18,21 +19,15 @@ if TYPE_CHECKING:
     from backbone.compare.result import TABLE_NAMES, DiffResult, diff, report_section
     from backbone.compare.structure import capacity_summary, network_changes, table_changes
 
-EXPORTS = {"changeover": "changes", "failure_changes": "changes", "ComparedInput": "inputs", "load_input": "inputs",
-           "kpi_changes": "kpis", "placement_changes": "kpis", "TABLE_NAMES": "result", "DiffResult": "result",
-           "diff": "result", "report_section": "result", "capacity_summary": "structure",
-           "network_changes": "structure", "table_changes": "structure"}
-"""Public name -> the submodule defining it."""
 
 __all__ = ["TABLE_NAMES", "ComparedInput", "DiffResult", "capacity_summary", "changeover", "diff", "failure_changes",
            "kpi_changes", "load_input", "network_changes", "placement_changes", "report_section", "table_changes"]
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its submodule on first use (PEP 562) and kept in the package's namespace."""
-    module = EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
+    "changes": ["changeover", "failure_changes"],
+    "inputs": ["ComparedInput", "load_input"],
+    "kpis": ["kpi_changes", "placement_changes"],
+    "result": ["TABLE_NAMES", "DiffResult", "diff", "report_section"],
+    "structure": ["capacity_summary", "network_changes", "table_changes"],
+})
+"""Each public name is imported from its submodule on first use (SPEC 1, ``lazy_loader``)."""

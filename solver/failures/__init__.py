@@ -24,8 +24,9 @@ see :mod:`backbone.solver.failures.engines`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import lazy_loader
 
 if TYPE_CHECKING:
     from backbone.solver.failures.engines import run_sweep, worker_context
@@ -46,14 +47,6 @@ if TYPE_CHECKING:
         load_scenario_list,
     )
 
-_EXPORTS = {
-    **dict.fromkeys(("run_sweep", "worker_context"), "engines"),
-    **dict.fromkeys(("FAILURE_RETRY_FACTOR", "SweepContext", "evaluate_scenario"), "evaluation"),
-    **dict.fromkeys(("FailureOptions", "DEFAULT_MAX_SCENARIOS", "FailureKind"), "options"),
-    **dict.fromkeys(("SCENARIO_COLUMNS", "SweepResult", "scenario_table", "sweep", "worst_first"), "result"),
-    **dict.fromkeys(("FailureScenario", "enumerate_scenarios", "load_scenario_list"), "scenarios"),
-}
-"""Public name -> the submodule defining it (imported on first use)."""
 
 __all__ = [
     "DEFAULT_MAX_SCENARIOS", "FAILURE_RETRY_FACTOR", "SCENARIO_COLUMNS", "FailureKind", "FailureOptions",
@@ -61,12 +54,11 @@ __all__ = [
     "load_scenario_list", "run_sweep", "scenario_table", "sweep", "worker_context", "worst_first",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its submodule on first use (PEP 562) and kept in the package's namespace."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
+    "engines": ["run_sweep", "worker_context"],
+    "evaluation": ["FAILURE_RETRY_FACTOR", "SweepContext", "evaluate_scenario"],
+    "options": ["FailureOptions", "DEFAULT_MAX_SCENARIOS", "FailureKind"],
+    "result": ["SCENARIO_COLUMNS", "SweepResult", "scenario_table", "sweep", "worst_first"],
+    "scenarios": ["FailureScenario", "enumerate_scenarios", "load_scenario_list"],
+})
+"""Each public name is imported from its submodule on first use (SPEC 1, ``lazy_loader``)."""

@@ -36,27 +36,19 @@ Modelling choices (documented defaults; see :mod:`~solver.placement.options`)
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import lazy_loader
 
 if TYPE_CHECKING:
     from backbone.solver.placement.options import DEFAULT_RESIDENCY, PlaceOptions, ResidencyRule, TrainingJob
     from backbone.solver.placement.result import PlacementResult, solve_placement
 
-_EXPORTS = {
-    **dict.fromkeys(("DEFAULT_RESIDENCY", "PlaceOptions", "ResidencyRule", "TrainingJob"), "options"),
-    **dict.fromkeys(("PlacementResult", "solve_placement"), "result"),
-}
-"""Public name -> the submodule defining it (imported on first use)."""
 
 __all__ = ["DEFAULT_RESIDENCY", "PlaceOptions", "PlacementResult", "ResidencyRule", "TrainingJob", "solve_placement"]
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its submodule on first use (PEP 562) and kept in the package's namespace."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
+    "options": ["DEFAULT_RESIDENCY", "PlaceOptions", "ResidencyRule", "TrainingJob"],
+    "result": ["PlacementResult", "solve_placement"],
+})
+"""Each public name is imported from its submodule on first use (SPEC 1, ``lazy_loader``)."""

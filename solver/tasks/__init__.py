@@ -12,8 +12,9 @@ package; it imports them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import lazy_loader
 
 from backbone.solver.progress import ProgressFn, no_progress
 
@@ -21,19 +22,12 @@ if TYPE_CHECKING:
     from backbone.solver.tasks.base import Task, TaskResult
     from backbone.solver.tasks.service import parse_options, run_task, task_for, validate_options
 
-_EXPORTS = {"Task": "base", "TaskResult": "base", "parse_options": "service", "run_task": "service",
-            "task_for": "service", "validate_options": "service"}
-"""Public name -> the submodule defining it (imported on first use)."""
 
 __all__ = ["ProgressFn", "Task", "TaskResult", "no_progress", "parse_options", "run_task", "task_for",
            "validate_options"]
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its submodule on first use (PEP 562) and kept in the package's namespace."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
+    "base": ["Task", "TaskResult"],
+    "service": ["parse_options", "run_task", "task_for", "validate_options"],
+})
+"""Each public name is imported from its submodule on first use (SPEC 1, ``lazy_loader``)."""
