@@ -118,6 +118,35 @@ def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], limits: Iso
         conn.close()
 
 
+START_ATTEMPTS = 3
+"""Tries to start a process from the fork server (see :func:`start_process`)."""
+
+
+def start_process(ctx: Any, target: Callable[..., Any], args: tuple[Any, ...], name: str, daemon: bool) -> Any:
+    """A started process of ``ctx`` (the jobs' fork-server context). The fork server dies with the thread that
+    started it (parent-death signal), so a start may be answered with EOF while the next attempt starts a new
+    fork server: tried :data:`START_ATTEMPTS` times, then the last error is raised. Jobs and document workers
+    both start their processes here.
+
+    Raises
+    ------
+    EOFError, ConnectionError
+        When every attempt failed.
+    """
+    for attempt in range(START_ATTEMPTS):
+        proc = ctx.Process(target=target, args=args, name=name, daemon=daemon)
+        try:
+            proc.start()
+            return proc
+        except (EOFError, ConnectionError) as exc:
+            logger.warning("%s did not start (%s: %s); attempt %d of %d", name, type(exc).__name__, exc,
+                           attempt + 1, START_ATTEMPTS)
+            if attempt == START_ATTEMPTS - 1:
+                raise
+            time.sleep(0.1 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 class DocumentWorkers:
     """Run heavy per-request work in bounded worker processes (see the module docstring).
 
@@ -162,7 +191,11 @@ class DocumentWorkers:
 
         ctx = worker_context()
         receiver, sender = ctx.Pipe(duplex=False)
-        proc = self._start(ctx, sender, fn, args)
+        try:
+            proc = start_process(ctx, _child, (sender, fn, args, self.limits), "backbone-document", daemon=True)
+        except (EOFError, ConnectionError):
+            raise WorkersBusyError("the document workers cannot be started right now; retry later",
+                                   retry_after_s=5) from None
         started = time.monotonic()
         sender.close()
         msg: tuple[str, Any] | None = None
@@ -185,21 +218,6 @@ class DocumentWorkers:
         if status == "memory":
             raise self._memory_error()
         raise RuntimeError(f"document worker failed: {payload}")
-
-    def _start(self, ctx: Any, sender: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-        """A started worker process. A fork server that died meanwhile (it dies with the thread that started it)
-        answers the connection with EOF: the next attempt starts a new one. Twice in a row is a 503."""
-        for attempt in range(3):
-            proc = ctx.Process(target=_child, args=(sender, fn, args, self.limits), name="backbone-document",
-                               daemon=True)
-            try:
-                proc.start()
-                return proc
-            except (EOFError, ConnectionError) as exc:
-                logger.warning("document worker did not start (%s: %s); attempt %d", type(exc).__name__, exc,
-                               attempt + 1)
-                time.sleep(0.1 * (attempt + 1))
-        raise WorkersBusyError("the document workers cannot be started right now; retry later", retry_after_s=5)
 
     def _memory_error(self) -> DocumentLimitError:
         mib = self.limits.memory_bytes // (1024 * 1024)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from backbone.api.input_policy import server_job_options
+from backbone.api.isolation import start_process
 from backbone.api.resource_errors import death_document, report_failure, storage_document, storage_failure
 from backbone.api.settings import Settings
 from backbone.api.store import PurgeReport, Store
@@ -437,12 +438,14 @@ class JobManager:
             # not a daemon: a job may start its own process pool (failure sweeps, path search); it
             # still dies with the server (lifeline, parent-death signal) and is killed with its group
             assert self._lifeline is not None
-            proc = self._ctx.Process(
-                target=worker_main, name=f"backbone-job-{job.id[:8]}", daemon=False,
-                args=(job.id, job.kind, document,
-                      server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler), str(out),
-                      self._events, self.extra_registry, self._lifeline[0], WorkerLimits.from_settings(self.settings)))
-            proc.start()
+            args = (job.id, job.kind, document,
+                    server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler), str(out),
+                    self._events, self.extra_registry, self._lifeline[0], WorkerLimits.from_settings(self.settings))
+            try:
+                proc = start_process(self._ctx, worker_main, args, f"backbone-job-{job.id[:8]}", daemon=False)
+            except (EOFError, ConnectionError) as exc:  # claimed but not started: never left 'running'
+                self.store.finish_job(job.id, "failed", f"worker did not start: {exc}", error=error_document(exc))
+                continue
             with self._lock:
                 self._running[job.id] = _Running(proc, time.monotonic())
             logger.info("job %s (%s) started in worker %s", job.id, job.kind, proc.pid)

@@ -202,3 +202,22 @@ def test_graceful_shutdown_fails_running_jobs(settings: Settings, triangle: Netw
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
     store.dispose()
+
+
+def test_a_worker_that_cannot_start_fails_its_job(client: TestClient, tokens: dict[str, str], triangle: Network,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A claimed job whose worker cannot be started (the fork server answers EOF on every try) is failed with the
+    reason, never left 'running' (jobs and document workers start processes through one start_process)."""
+    import multiprocessing.context as mpc
+
+    def broken(self: Any) -> None:
+        raise EOFError("unexpected EOF")
+
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    monkeypatch.setattr(mpc.ForkServerProcess, "start", broken)
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "te", "options": {}}, headers=auth(tok))
+    assert r.status_code == 202, r.text
+    job = wait_for(lambda: client.get(f"/v1/jobs/{r.json()['id']}", headers=auth(tok)).json(),
+                   lambda j: j["status"] in FINAL, timeout_s=60)
+    assert job["status"] == "failed" and "did not start" in job["progress"]["message"], job
