@@ -32,22 +32,16 @@ def is_data_table(path: Path) -> bool:
     return any(path.match(pattern) for pattern in DATA_TABLES)
 
 
-def long_functions(path: Path) -> list[tuple[int, str, int]]:
-    """(lines, qualified name, first line) of each function or method in ``path`` over the limit.
-
-    A function's length runs from its ``def`` line to its last line (decorators excluded), nested
-    functions included in their parent's length and also checked on their own.
-    """
+def functions(path: Path) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(qualified name, node) of every function and method in ``path``, nested ones included."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    out: list[tuple[int, str, int]] = []
+    out: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
 
     def visit(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 name = f"{prefix}{child.name}"
-                length = (child.end_lineno or child.lineno) - child.lineno + 1
-                if length > MAX_FUNCTION_LINES:
-                    out.append((length, name, child.lineno))
+                out.append((name, child))
                 visit(child, f"{name}.")
             elif isinstance(child, ast.ClassDef):
                 visit(child, f"{prefix}{child.name}.")
@@ -56,6 +50,16 @@ def long_functions(path: Path) -> list[tuple[int, str, int]]:
 
     visit(tree, "")
     return out
+
+
+def long_functions(path: Path) -> list[tuple[int, str, int]]:
+    """(lines, qualified name, first line) of each function or method in ``path`` over the limit.
+
+    A function's length runs from its ``def`` line to its last line (decorators excluded), nested
+    functions included in their parent's length and also checked on their own.
+    """
+    lengths = [((f.end_lineno or f.lineno) - f.lineno + 1, name, f.lineno) for name, f in functions(path)]
+    return [x for x in lengths if x[0] > MAX_FUNCTION_LINES]
 
 
 def cyclomatic_complexity(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
@@ -87,24 +91,8 @@ def cyclomatic_complexity(function: ast.FunctionDef | ast.AsyncFunctionDef) -> i
 
 def complex_functions(path: Path) -> list[tuple[int, str, int]]:
     """(complexity, qualified name, first line) of each function or method in ``path`` over the limit."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    out: list[tuple[int, str, int]] = []
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                name = f"{prefix}{child.name}"
-                complexity = cyclomatic_complexity(child)
-                if complexity > MAX_FUNCTION_COMPLEXITY:
-                    out.append((complexity, name, child.lineno))
-                visit(child, f"{name}.")
-            elif isinstance(child, ast.ClassDef):
-                visit(child, f"{prefix}{child.name}.")
-            else:
-                visit(child, prefix)
-
-    visit(tree, "")
-    return out
+    scores = [(cyclomatic_complexity(f), name, f.lineno) for name, f in functions(path)]
+    return [x for x in scores if x[0] > MAX_FUNCTION_COMPLEXITY]
 
 
 def main(argv: list[str]) -> int:
