@@ -115,8 +115,9 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     ----------
     data
         ``title``, ``subtitle``, ``kpis`` ([(label, value)]), ``stages`` (records: stage, status,
-        seconds, gap, backend, note), ``placement_sites``, ``placement_metros``, ``failures_worst``,
-        ``failures_links``, ``upgrades`` (records), ``upgrade_cost_usd``, ``headline`` (and
+        seconds, gap, backend, note), ``placement_sites``, ``placement_metros``, ``failures_today`` (the scenario
+        as given) and ``failures_with_plan_traffic`` (each ``{scenarios, survived, not_survived, worst,
+        worst_by_link}``), ``upgrades`` (records), ``upgrade_cost_usd``, ``headline`` (and
         ``headline_ok``), ``survivability`` (failure_kind, states, survived, not_survivable, violated),
         ``before_after`` (records), ``failure_words``, ``design_note``, ``assumptions`` (list of
         str), ``provenance`` (mapping: scenario, scenario_version, software_version, created_utc,
@@ -234,28 +235,52 @@ def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, 
             "</section>"]
 
 
-def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]], kind: str) -> list[str]:
-    """The worst failures today and the links they drive highest."""
-    impact_formats = {"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
-                      "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
-    return [f"<section><h2>What breaks today: worst {esc(kind)} failures</h2>",
-            '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
-            "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
-            "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>",
-            _img(images, "impact", "Failure impact"),
-            table_html(data.get("failures_worst", []), [
+_IMPACT_FORMATS = {"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
+                   "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
+
+
+def _failures_table(block: Mapping[str, Any]) -> list[str]:
+    """One sweep's worst failures and the links they drive highest."""
+    return [table_html(block.get("worst", []), [
                 ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"),
                 ("slo_violation_gbps", "SLO viol. Gbps"), ("lost_gbps", "lost Gbps"), ("mlu", "needs"),
                 ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
-                formats=impact_formats, max_rows=25,
+                formats=_IMPACT_FORMATS, max_rows=25,
                 row_class=lambda r: "bad" if not r.get("survived", True) else
                 ("warn" if (r.get("mlu") or 0) > 0.8 else "")),
             "<h3>Links driven highest, and by which failure</h3>",
-            table_html(data.get("failures_links", []), [("link", "link"), ("worst_utilisation", "worst"),
+            table_html(block.get("worst_by_link", []), [("link", "link"), ("worst_utilisation", "worst"),
                                                         ("worst_scenario", "scenario"),
                                                         ("baseline_utilisation", "baseline")],
-                       formats={"worst_utilisation": ".1%", "baseline_utilisation": ".1%"}, max_rows=15),
-            "</section>"]
+                       formats={"worst_utilisation": ".1%", "baseline_utilisation": ".1%"}, max_rows=15)]
+
+
+def _count_line(block: Mapping[str, Any], kind: str, what: str) -> str:
+    return (f'<p><b>{esc(block["not_survived"])} of {esc(block["scenarios"])} {esc(kind)} failures not carried</b> '
+            f"{esc(what)}.</p>")
+
+
+def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]], kind: str) -> list[str]:
+    """What breaks today (the scenario as given: the same sweep as ``backbone failures``), then the same failures
+    with the plan's GPU traffic on today's links (what the upgrades are designed against), each labelled."""
+    today, planned = data.get("failures_today"), data.get("failures_with_plan_traffic")
+    parts = [f"<section><h2>What breaks today: worst {esc(kind)} failures</h2>",
+             '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
+             "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
+             "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>"]
+    if today:
+        parts += [_count_line(today, kind, "today: today's network and today's traffic, the same figures as "
+                                           "'backbone failures' on the scenario"),
+                  _img(images, "impact", "Failure impact today"), *_failures_table(today)]
+    parts.append("</section>")
+    if planned:
+        parts += [f"<section><h2>With the plan's GPU traffic, before the upgrades: worst {esc(kind)} failures</h2>",
+                  _count_line(planned, kind, "on today's links carrying today's traffic plus the placement's new "
+                                             "GPU traffic (what the upgrades are designed against; after the "
+                                             "upgrades see Survivability)"),
+                  *([] if today else [_img(images, "impact", "Failure impact with the plan's traffic")]),
+                  *_failures_table(planned), "</section>"]
+    return parts
 
 
 def _survivability_section(data: Mapping[str, Any], kind: str) -> list[str]:
@@ -273,9 +298,11 @@ def _survivability_section(data: Mapping[str, Any], kind: str) -> list[str]:
             parts += ["<h3>Still not carried (neither designed for nor excused)</h3>",
                       f'<p class="status-bad">{esc(", ".join(sv["violated"]))}</p>']
         parts += ["<h3>Every failure before and after the plan</h3>",
+                  '<p class="muted">Before: today\'s links with the plan\'s GPU traffic; after: the planned '
+                  "backbone with the same traffic.</p>",
                   table_html(data.get("before_after", []), [
-                      ("scenario", "scenario"), ("impact_gbps_before", "impact before Gbps"),
-                      ("mlu_before", "needs before"), ("impact_gbps_after", "impact after Gbps"),
+                      ("scenario", "scenario"), ("impact_gbps_before", "impact before upgrades Gbps"),
+                      ("mlu_before", "needs before upgrades"), ("impact_gbps_after", "impact after Gbps"),
                       ("mlu_after", "needs after"), ("survived_after", "carried after")],
                       formats={"mlu_before": ".1%", "mlu_after": ".1%", "impact_gbps_before": ",.1f",
                                "impact_gbps_after": ",.1f"}, max_rows=400,

@@ -131,12 +131,14 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
 
 
 def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:
-    """The failure chart's input: each failure's impact (Gbps: unmet at <= 100 % utilisation, SLO violations
+    """The failure chart's input (``fs``: the sweep of today's network and traffic): each failure's impact (Gbps:
+    unmet at <= 100 % utilisation, SLO violations
     and traffic lost with failed sites), or the worst utilisation when no failure has any impact."""
     impact = {r["scenario"]: r["impact_gbps"] for r in fs["scenarios"] if (r.get("impact_gbps") or 0) > 1e-6}
     if impact:
-        return {"impact": impact, "impact_label": "Failure impact (Gbps)"}
-    return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]}, "impact_label": "Max link utilisation"}
+        return {"impact": impact, "impact_label": "Failure impact today (Gbps)"}
+    return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]},
+            "impact_label": "Max link utilisation today"}
 
 
 def _protects_text(states: Any) -> str:
@@ -160,8 +162,11 @@ def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]
 
 def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
                  ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
-                 files: list[str]) -> dict[str, Any]:
-    """The plan report's template data from the plan's summary and each stage's summary."""
+                 files: list[str], today: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The plan report's template data from the plan's summary and each stage's summary.
+
+    ``fs`` is the failures stage's sweep (the network with the placement's GPUs and traffic, before the upgrades);
+    ``today`` the sweep of the scenario as given (``backbone failures`` on it), shown as "what breaks today"."""
     kpis = _plan_kpis(summary, opts, ds)
     metros = _placement_metros(ps)
     busiest = _busiest_links(summary, routed)
@@ -178,8 +183,8 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
                             if (r.get("gpus_after") or 0) > 0],
         "placement_metros": metros,
         "busiest_links": busiest,
-        "failures_worst": fs.get("worst", []),
-        "failures_links": fs.get("worst_by_link", []),
+        "failures_today": _failures_block(today) if today is not None else None,
+        "failures_with_plan_traffic": _failures_block(fs),
         "upgrades": [{**r, "protects_text": _protects_text(r.get("protects"))} for r in upgrades.to_dict("records")],
         "upgrade_cost_usd": ds.get("cost_usd"),
         "headline": summary["headline"],
@@ -197,6 +202,12 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
     }
 
 
+def _failures_block(fs: dict[str, Any]) -> dict[str, Any]:
+    """One sweep as the report shows it: counts, the worst scenarios and the links driven highest."""
+    return {"scenarios": fs["scenarios_run"], "survived": fs["survived"], "not_survived": fs["not_survived"],
+            "worst": fs.get("worst", []), "worst_by_link": fs.get("worst_by_link", [])}
+
+
 def _money(v: Any) -> str:
     return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
 
@@ -207,14 +218,16 @@ def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any])
         ("GPUs added", f"{summary['gpus_added']:,.0f}"),
         ("placement cost (capex + opex)", _money(summary["placement_cost_usd"])),
         ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
-        ("max link utilisation before → after", f"{100 * (summary['mlu'] or 0):.1f} % → "
-                                                 f"{100 * (summary['mlu_after'] or 0):.1f} %"),
-        ("traffic carried", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
-        ("unmet traffic (≤ 100 %) before → after", f"{gbps_text(summary['unmet_gbps'])} → "
-                                                  f"{gbps_text(summary['unmet_gbps_after'])} Gbps"),
+        ("max link utilisation with the plan's traffic: before → after the upgrades",
+         f"{100 * (summary['mlu'] or 0):.1f} % → {100 * (summary['mlu_after'] or 0):.1f} %"),
+        ("traffic carried (with the plan's traffic)", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
+        ("unmet traffic (≤ 100 %) with the plan's traffic: before → after",
+         f"{gbps_text(summary['unmet_gbps'])} → {gbps_text(summary['unmet_gbps_after'])} Gbps"),
         (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
-        ("failures not carried before → after", f"{summary['failures_with_unmet_demand']} → "
-                                                f"{summary['failures_with_unmet_demand_after']}"),
+        *([("failures not carried today (today's network and traffic)",
+            f"{today['not_survived']} of {today['scenarios']}")] if (today := summary.get("failures_today")) else []),
+        ("failures not carried with the plan's GPU traffic: before → after the upgrades",
+         f"{summary['failures_with_unmet_demand']} → {summary['failures_with_unmet_demand_after']}"),
         ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
          f"{_money(summary['upgrade_cost_usd'])} ({_money(summary['upgrade_lower_bound_usd'])}, "
          + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
