@@ -193,11 +193,13 @@ def _map_sections(images: Mapping[str, tuple[bytes, str]]) -> list[str]:
     if "after" in images:
         parts += ["<section><h2>The backbone after the plan</h2>",
                   '<p class="muted">Links coloured by utilisation of the routed traffic on the planned backbone '
-                  "(upgrades and new routes installed: <code>scenario_after/</code>); the same map is "
-                  "<code>map_after.png</code>.</p>", _img(images, "after", "Map after the plan"), "</section>"]
+                  "(upgrades and new routes installed: <code>scenario_after/</code>); new routes have a green band, "
+                  "upgraded links a dashed violet one, and sites that gained GPUs are labelled with them. The same "
+                  "map is <code>map_after.png</code>, <code>map.svg</code> and, interactive, "
+                  "<code>map.html</code>.</p>", _img(images, "after", "Map after the plan"), "</section>"]
     parts += ["<section><h2>The backbone today, with the placement's traffic</h2>",
               '<p class="muted">Links coloured by utilisation of the routed traffic; sites sized by GPUs; '
-              "metro-to-site serving arcs from the placement. The interactive map is <code>map.html</code>.</p>",
+              "metro-to-site serving arcs from the placement (before the upgrades).</p>",
               _img(images, "world", "World map"), "<h3>Pacific-centred view</h3>",
               _img(images, "pacific", "Pacific-centred map"), "</section>"]
     return parts

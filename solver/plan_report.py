@@ -11,10 +11,10 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import ValidationError
 from backbone.model import Network
-from backbone.serialize import gbps_text
+from backbone.serialize import count_text, gbps_text
 from backbone.solver.progress import ProgressFn
 
-__all__ = ["KIND_WORDS", "ReportOptions", "bound_text", "draw_images", "headline_text", "plan_map", "report_data"]
+__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images", "headline_text", "plan_map", "report_data"]
 
 logger = logging.getLogger(__name__)
 
@@ -94,18 +94,21 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
     sub = (f"{summary['gpus_added']:,.0f} GPUs added · max utilisation {100 * (summary['mlu'] or 0):.0f} % · "
            f"{summary['failure_scenarios']} {summary['failure_kind']} failures swept")
     result = {"map": summary["map"]}
-    sv = summary["survivability"]
     data = render_map_bytes(after, "png", {"map": summary["map_after"]}, title=f"{routed.name}: after the plan",
-                            subtitle=f"max utilisation {100 * summary['mlu_after']:.0f} % · survives {sv['survived']} "
-                                     f"of {sv['states']} {sv['failure_kind']} failures", size="1600x900")
+                            subtitle=after_subtitle(summary), size="1600x900")
     writer.bytes("map_after.png", data)
     images["after"] = (data, "png")
-    jobs = [("map_world.png", "png", 0.0), ("map_pacific.png", "png", 150.0), ("map.svg", "svg", 0.0),
-            ("map.html", "html", 0.0), ("map.geojson", "geojson", 0.0)]
-    for i, (name, fmt, center_lon) in enumerate(jobs):
+    after_doc = {"map": summary["map_after"]}
+    after_title, after_sub = f"{routed.name}: after the plan", after_subtitle(summary)
+    # today's links with the placement's traffic (PNG), and the planned backbone with what was bought (the rest)
+    jobs = [("map_world.png", "png", 0.0, False), ("map_pacific.png", "png", 150.0, False),
+            ("map.svg", "svg", 0.0, True), ("map.html", "html", 0.0, True), ("map.geojson", "geojson", 0.0, True)]
+    for i, (name, fmt, center_lon, planned) in enumerate(jobs):
         progress(0.8 * i / len(jobs), f"drawing {name}")
         size = "1600x900" if fmt == "png" else "1920x1080"
-        data = render_map_bytes(routed, fmt, result, title=title, subtitle=sub, size=size, center_lon=center_lon)
+        data = render_map_bytes(after if planned else routed, fmt, after_doc if planned else result,
+                                title=after_title if planned else title, subtitle=after_sub if planned else sub,
+                                size=size, center_lon=center_lon)
         writer.bytes(name, data)
         if name == "map_world.png":
             images["world"] = (data, "png")
@@ -128,6 +131,15 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
         images[kind] = (data, "png")
     progress(1.0, "maps and charts drawn")
     return images
+
+
+def after_subtitle(summary: dict[str, Any]) -> str:
+    """The subtitle of the maps of the planned backbone: what was bought, utilisation and survivability."""
+    sv = summary["survivability"]
+    bought = (f"{count_text(summary['routes_built'], 'new route')}, {count_text(summary['links_upgraded'], 'link')} "
+              f"upgraded, {count_text(round(summary['gpus_added']), 'GPU')} added")
+    return (f"{bought} · max utilisation {100 * (summary['mlu_after'] or 0):.0f} % · survives {sv['survived']} of "
+            f"{sv['states']} {KIND_WORDS.get(sv['failure_kind'], sv['failure_kind'])} failures")
 
 
 def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:

@@ -369,10 +369,7 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         "stages": run.stage_rows,
         "before_after": upgrade.before_after,
         "map": plan_map(ps, ts),
-        "map_after": {"link_values": {"utilisation": {str(k): float(v) for k, v in
-                                                      after_state.link_utilisation.items()},
-                                      "added_gbps": (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})},
-                      "failed_links": []},
+        "map_after": after_map(after_state, ds, up, ps),
     }
     if opts.verify:
         summary["verification"] = {
@@ -383,6 +380,20 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         if after.verification is not None:
             summary["survivability_check"] = after.verification
     return summary
+
+
+def after_map(after_state: StateAssessment, ds: dict[str, Any], upgrades: pd.DataFrame,
+              ps: dict[str, Any]) -> dict[str, Any]:
+    """The map of the planned backbone: utilisation after the plan, what was bought (``added_gbps`` per link; the new
+    routes as ``built_candidates``, so they are drawn apart from the upgraded links) and the GPUs each site gained
+    (``site_values``: ``gpus_added``, ``gpus_after``)."""
+    added = (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})
+    new = upgrades.loc[upgrades["action"] == "new route", "link"].astype(str).tolist() if len(upgrades) else []
+    site_values = (ps.get("map") or {}).get("site_values", {})
+    return {"link_values": {"utilisation": {str(k): float(v) for k, v in after_state.link_utilisation.items()},
+                            "added_gbps": added},
+            "site_values": {k: v for k, v in site_values.items() if k in ("gpus_added", "gpus_after")},
+            "built_candidates": new, "failed_links": []}
 
 
 def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: dict[str, Any], place: PlaceTaskResult,
