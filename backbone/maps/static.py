@@ -507,6 +507,29 @@ def _draw_title(fig: Any, net: Network, values: MapValues, view: MapView, colori
              ha="right", va="center", fontsize=9, color=style.SUBTEXT, alpha=0.9)
 
 
+def _link_mark_handles(values: MapValues, coloring: style.LinkColoring, candidates_drawn: bool) -> list[Any]:
+    """Legend entries of the marks drawn on links: failed, new routes, upgraded, candidates, rerouted load."""
+    from matplotlib.lines import Line2D
+
+    handles: list[Any] = []
+    if values.failed_links:
+        handles.append(Line2D([], [], color=style.FAILED, lw=1.8, ls=(0, (2.5, 1.6)), label="Failed link"))
+    if values.built_candidates:
+        n = len(values.built_candidates)
+        handles.append(Line2D([], [], color=style.BUILT, lw=6, alpha=0.6,
+                              label=f"New route (built candidate): {n}"))
+    if values.upgraded_links:
+        n = len(values.upgraded_links)
+        handles.append(Line2D([], [], color=style.UPGRADED, lw=6, alpha=0.7, ls=(0, (1.6, 0.8)),
+                              label=f"Upgraded link (modules added): {n}"))
+    if candidates_drawn:
+        handles.append(Line2D([], [], color=style.CANDIDATE, lw=1.3, ls=(0, (1.2, 1.8)),
+                              label="Candidate route (not built)"))
+    if "delta_utilisation" in values.link_values and coloring.value_name != "delta_utilisation":
+        handles.append(Line2D([], [], color=style.REROUTED, lw=6, alpha=0.5, label="Rerouted load"))
+    return handles
+
+
 def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: style.LinkColoring,
                  widths: np.ndarray, site_artists: dict[str, Any], view: MapView, size_by: str = "gpus",
                  arcs_shown: np.ndarray | None = None,
@@ -523,21 +546,7 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
         handles.append(Line2D([], [], color="#323f4b", lw=w, label=style.format_gbps(cap)))
     if coloring.mode != "kind" and not np.isfinite(coloring.values).all():
         handles.append(Line2D([], [], color=style.NO_VALUE, lw=1.6, label="No value"))
-    if values.failed_links:
-        handles.append(Line2D([], [], color=style.FAILED, lw=1.8, ls=(0, (2.5, 1.6)), label="Failed link"))
-    if values.built_candidates:
-        n = len(values.built_candidates)
-        handles.append(Line2D([], [], color=style.BUILT, lw=6, alpha=0.6,
-                              label=f"New route (built candidate): {n}"))
-    if values.upgraded_links:
-        n = len(values.upgraded_links)
-        handles.append(Line2D([], [], color=style.UPGRADED, lw=6, alpha=0.7, ls=(0, (1.6, 0.8)),
-                              label=f"Upgraded link (modules added): {n}"))
-    if candidates_drawn:
-        handles.append(Line2D([], [], color=style.CANDIDATE, lw=1.3, ls=(0, (1.2, 1.8)),
-                              label="Candidate route (not built)"))
-    if "delta_utilisation" in values.link_values and coloring.value_name != "delta_utilisation":
-        handles.append(Line2D([], [], color=style.REROUTED, lw=6, alpha=0.5, label="Rerouted load"))
+    handles += _link_mark_handles(values, coloring, candidates_drawn)
     if len(values.assignments):
         n_shown = len(values.assignments) if arcs_shown is None else len(arcs_shown)
         label = "Metro → site" if n_shown == len(values.assignments) else (
