@@ -33,6 +33,7 @@ th { background: #eef1f5; font-weight: 600; }
 td.t, th.t { text-align: left; white-space: normal; }
 tr.bad td { color: var(--bad); } tr.warn td { color: var(--warn); }
 img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+img.chart { display: block; width: 100%; margin: 8px 0 14px; }
 .grid2 { display:grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 .muted { color: var(--muted); font-size: 13px; }
 .status-ok { color: var(--ok); font-weight: 600; } .status-bad { color: var(--bad); font-weight: 600; }
@@ -101,11 +102,13 @@ def _kpis(items: Sequence[tuple[str, str]]) -> str:
         for label, v in items) + "</div>"
 
 
-def _img(images: Mapping[str, tuple[bytes, str]], key: str, alt: str) -> str:
+def _img(images: Mapping[str, tuple[bytes, str]], key: str, alt: str, chart: bool = False) -> str:
+    """An embedded image (``chart``: shown at the section's full width, so its text stays legible)."""
     if key not in images:
         return ""
     data, fmt = images[key]
-    return f'<img alt="{esc(alt)}" src="{data_uri(data, fmt)}">'
+    cls = ' class="chart"' if chart else ""
+    return f'<img{cls} alt="{esc(alt)}" src="{data_uri(data, fmt)}">'
 
 
 def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> str:
@@ -219,14 +222,14 @@ def _placement_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
                 ("metro", "metro"), ("class", "class"), ("demand_gpus", "demand GPUs"),
                 ("served_gpus", "served GPUs"), ("slo_rtt_ms", "SLO ms"), ("sites", "served from"),
                 ("rtt_ms", "worst RTT ms")], formats={"rtt_ms": ".1f", "slo_rtt_ms": ".0f"}, max_rows=80),
-            '<div class="grid2">', _img(images, "cost", "Placement cost breakdown"), "</div>", "</section>"]
+            _img(images, "cost", "Placement cost breakdown", chart=True), "</section>"]
 
 
 def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:
     """Utilisation and latency charts and the busiest links."""
-    return ["<section><h2>Traffic: utilisation and latency</h2>", '<div class="grid2">',
-            _img(images, "utilisation", "Link utilisation histogram"),
-            _img(images, "latency", "Latency CDF per region pair"), "</div>",
+    return ["<section><h2>Traffic: utilisation and latency</h2>",
+            _img(images, "utilisation", "Link utilisation histogram", chart=True),
+            _img(images, "latency", "Latency CDF per region pair", chart=True),
             "<h3>Busiest links</h3>",
             table_html(data.get("busiest_links", []), [("link", "link"), ("cable_system", "cable system"),
                                                        ("capacity_gbps", "capacity Gbps"),
@@ -273,14 +276,14 @@ def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes,
     if today:
         parts += [_count_line(today, kind, "today: today's network and today's traffic, the same figures as "
                                            "'backbone failures' on the scenario"),
-                  _img(images, "impact", "Failure impact today"), *_failures_table(today)]
+                  _img(images, "impact", "Failure impact today", chart=True), *_failures_table(today)]
     parts.append("</section>")
     if planned:
         parts += [f"<section><h2>With the plan's GPU traffic, before the upgrades: worst {esc(kind)} failures</h2>",
                   _count_line(planned, kind, "on today's links carrying today's traffic plus the placement's new "
                                              "GPU traffic (what the upgrades are designed against; after the "
                                              "upgrades see Survivability)"),
-                  *([] if today else [_img(images, "impact", "Failure impact with the plan's traffic")]),
+                  *([] if today else [_img(images, "impact", "Failure impact with the plan's traffic", chart=True)]),
                   *_failures_table(planned), "</section>"]
     return parts
 
