@@ -48,7 +48,9 @@ def _figure(size: tuple[int, int], title: str, subtitle: str = "") -> tuple[Any,
     ax = fig.add_axes((0.09, bottom, 0.86, top - bottom))
     fig.text(0.09, 1 - 0.47 / h_in, title, fontsize=20, fontweight="bold", color=style.TEXT, ha="left", va="center")
     if subtitle:
-        fig.text(0.09, 1 - 0.91 / h_in, subtitle, fontsize=LABEL_PT, color=style.SUBTEXT, ha="left", va="center")
+        sub = fig.text(0.09, 1 - 0.91 / h_in, subtitle, fontsize=LABEL_PT, color=style.SUBTEXT, ha="left",
+                       va="center", linespacing=1.15)
+        _wrap_to_width(fig, sub, 0.97 - 0.09)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     for side in ("left", "bottom"):
@@ -59,6 +61,20 @@ def _figure(size: tuple[int, int], title: str, subtitle: str = "") -> tuple[Any,
     ax.grid(axis="y", color="#e4e7eb", lw=0.8)
     ax.set_axisbelow(True)
     return fig, ax
+
+
+def _wrap_to_width(fig: Any, text: Any, width_fraction: float) -> None:
+    """Wrap ``text`` (a figure text) onto more lines at spaces when it is wider than ``width_fraction`` of the
+    figure: a long subtitle is shown whole, never cut at the edge."""
+    import textwrap
+
+    width_px = text.get_window_extent(fig.canvas.get_renderer()).width
+    room_px = width_fraction * fig.get_figwidth() * fig.dpi
+    if width_px <= room_px:
+        return
+    content = text.get_text()
+    chars = max(20, int(len(content) * room_px / width_px) - 2)
+    text.set_text("\n".join(textwrap.wrap(content, chars, break_long_words=False)))
 
 
 def chart_bytes(fig: Any, fmt: str = "png") -> bytes:
