@@ -71,14 +71,27 @@ def fmt_value(v: Any, spec: str | None = None) -> str:
     return str(v)
 
 
+WHOLE_NUMBER_WORDS = ("gpus", "quarters", "modules")
+"""Columns whose name holds one of these words count whole things (GPUs, lead time in quarters, modules): shown
+without decimals (``3,072``, ``2``), never ``0.00``."""
+
+
+def column_format(key: str) -> str | None:
+    """The format a column's unit asks for: ``,.0f`` for the whole-number columns (:data:`WHOLE_NUMBER_WORDS`),
+    else None (:func:`fmt_value`'s default by magnitude)."""
+    k = key.lower()
+    return ",.0f" if any(w in k for w in WHOLE_NUMBER_WORDS) else None
+
+
 def table_html(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, str]] | None = None,
                formats: Mapping[str, str] | None = None, row_class: Any = None, max_rows: int = 50) -> str:
     """An HTML table of ``rows`` (records). ``columns`` is ``[(key, header)]``; text columns
-    (non-numeric) are left-aligned; ``row_class(row)`` may return ``"bad"``/``"warn"``."""
+    (non-numeric) are left-aligned; ``row_class(row)`` may return ``"bad"``/``"warn"``. A column without a format
+    in ``formats`` gets its unit's (:func:`column_format`)."""
     if not rows:
         return '<p class="muted">none</p>'
     columns = columns or [(k, k) for k in rows[0]]
-    formats = formats or {}
+    formats = {**{k: f for k, _ in columns if (f := column_format(k))}, **(formats or {})}
     text_cols = {k for k, _ in columns if not all(isinstance(r.get(k), int | float) or r.get(k) is None
                                                    for r in rows)}
     out = ["<table><thead><tr>"]

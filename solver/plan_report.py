@@ -41,7 +41,8 @@ def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: i
     money = "–" if cost is None else f"{float(cost) / 1e6:,.1f} M USD"
     bound = "" if ds.get("lower_bound_usd") is None else (
         f", lower bound {float(ds['lower_bound_usd']) / 1e6:,.1f} M, gap {100 * float(ds.get('gap') or 0):.1f} %")
-    parts = [f"After the plan ({money}{bound}: {n_up} links upgraded, {n_new} new routes) the backbone {text}"]
+    parts = [f"After the plan ({money}{bound}: {count_text(n_up, 'link')} upgraded, {count_text(n_new, 'new route')}) "
+             f"the backbone {text}"]
     if sv["not_survivable"]:
         parts.append(f"{len(sv['not_survivable'])} cannot be survived by any candidate (reasons listed)")
     if sv["violated"]:
@@ -312,6 +313,7 @@ def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str
 def _design_note(summary: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> str:
     """One sentence on the design: iterations, states, cost, bound and gap (or nothing designed)."""
     return "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
-        f"{summary['design_iterations']} design iterations; {summary['states_examined']} states examined, "
+        f"{count_text(summary['design_iterations'], 'design iteration')}; "
+        f"{count_text(summary['states_examined'] or 0, 'state')} examined, "
         f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
         + bound_text(ds) + ".")

@@ -234,7 +234,8 @@ def failures_stage(run: PlanRun, route: RouteStage) -> FailuresTaskResult:
     run.writer.json("failures.json", {"kind": "failures", **fs, "files": fail_res.files})
     run.writer.extend(fail_res.files)
     run.finish("failures", t0, {"status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
-                                "note": f"{fs['scenarios_run']} scenarios, {fs['scenarios_per_second'] or 0:.1f}/s"})
+                                "note": f"{count_text(fs['scenarios_run'], 'scenario')}, "
+                                        f"{fs['scenarios_per_second'] or 0:.1f}/s"})
     return fail_res
 
 
