@@ -165,19 +165,23 @@ class ArtifactWriter:
 
 
 CSV_DECIMALS: tuple[tuple[str, int], ...] = (
-    ("_usd", 2), ("_gbps", 3), ("_mbps", 3), ("_ms", 4), ("_km", 3), ("_mw", 4), ("gpus", 3), ("lon", 6),
-    ("lat", 6), ("utilisation", 6), ("share", 6), ("gap", 6), ("mlu", 6))
-"""Decimals a CSV keeps per unit, by a word in the column name (the first match wins): cents, 1 Mbps, 0.1 µs,
-1 m, 0.1 kW, a thousandth of a GPU, about 10 cm of coordinates, a millionth of a ratio."""
+    ("_usd", 2), ("_gbps", 6), ("_mbps", 6), ("_ms", 4), ("_km", 3), ("_mw", 4), ("gpus", 3), ("lon", 6),
+    ("lat", 6), ("utilisation", 8), ("share", 8), ("gap", 8), ("mlu", 8))
+"""Decimals a CSV keeps per unit, by the column name's unit suffix or word (the first match wins): cents, 1 kbps (flows stay
+exact enough to re-check loads from the paths table), 0.1 µs,
+1 m, 0.1 kW, a thousandth of a GPU, about 10 cm of coordinates, 1e-8 of a ratio (utilisation, share, gap)."""
 
 CSV_SIGNIFICANT = 12
 """Significant digits of any other float column (floating-point noise such as ``3925.7000000000007`` goes)."""
 
 
 def csv_decimals(column: str) -> int | None:
-    """The decimals :data:`CSV_DECIMALS` gives ``column`` (by the words in its name), or None."""
+    """The decimals :data:`CSV_DECIMALS` gives ``column``, or None: a unit suffix (``_gbps``) ends the name, a word
+    (``gpus``, ``lat``) is one of its ``_``-separated words (``gpus_added``; not ``slo_violations``)."""
     name = str(column).lower()
-    return next((d for word, d in CSV_DECIMALS if word in name), None)
+    tokens = set(name.split("_"))
+    return next((d for word, d in CSV_DECIMALS if (name.endswith(word) if word.startswith("_") else word in tokens)),
+                None)
 
 
 def csv_rounded(frame: pd.DataFrame) -> pd.DataFrame:

@@ -38,16 +38,16 @@ def test_report_tables_show_gpus_quarters_and_modules_as_whole_numbers() -> None
 
 
 def test_csv_floats_lose_their_noise_not_their_meaning(tmp_path) -> None:
-    frame = pd.DataFrame({"link": ["a", "b"], "capacity_gbps": [3925.7000000000007, 0.0004],
+    frame = pd.DataFrame({"link": ["a", "b"], "capacity_gbps": [3925.7000000000007, 0.0000004],
                           "cost_usd": [1234.5678, 2.0], "utilisation": [0.30000000000000004, 1.0 / 3],
                           "gpus_added": [3071.9999999999995, 0.0], "score": [0.1 + 0.2, 123456.78901234567]})
     ArtifactWriter(tmp_path).csv("t.csv", frame)
     text = (tmp_path / "t.csv").read_text()
     assert "3925.7," in text and "0000000" not in text and "9999999" not in text
     back = pd.read_csv(tmp_path / "t.csv")
-    assert back["capacity_gbps"].tolist() == [3925.7, 0.0]  # 1 Mbps resolution
+    assert back["capacity_gbps"].tolist() == [3925.7, 0.0]  # 1 kbps resolution
     assert back["cost_usd"].tolist() == [1234.57, 2.0]
-    assert back["utilisation"].tolist() == [0.3, 0.333333]
+    assert back["utilisation"].tolist() == [0.3, 0.33333333]
     assert back["gpus_added"].tolist() == [3072.0, 0.0]
     assert back["score"].tolist() == [0.3, 123456.789012]
     assert csv_rounded(frame)["link"].tolist() == ["a", "b"]
