@@ -190,8 +190,11 @@ def csv_rounded(frame: pd.DataFrame) -> pd.DataFrame:
     meaning (1 Mbps, a cent); only floating-point noise goes (``3925.7000000000007`` -> ``3925.7``). NaN stays NaN;
     other columns are untouched. Vectorised per column."""
     import numpy as np
+    import pandas as pd
     from pandas.api.types import is_float_dtype
 
+    if not isinstance(frame, pd.DataFrame):  # anything else that writes itself as CSV is written as it is
+        return frame
     out = frame.copy()
     for col in out.columns:
         if not is_float_dtype(out[col].dtype):
