@@ -19,7 +19,8 @@ from fastapi.responses import FileResponse
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
-from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits, status_detail
+from backbone.api.job_outcome import status_detail
+from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
 from backbone.api.schemas import (
     FileEntry,
     JobCreate,

@@ -8,7 +8,7 @@ from typing import Any
 from apitest_helpers import FINAL, auth, wait_for
 from fastapi.testclient import TestClient
 
-from backbone.api.jobs import outcome_message, status_detail
+from backbone.api.job_outcome import outcome_message, status_detail
 from backbone.io import network_to_dict
 from backbone.model import Network
 
