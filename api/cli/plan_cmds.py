@@ -107,11 +107,17 @@ def _print(s: dict[str, Any], out: Path) -> None:
     t.add_row("GPUs added", f"{s['gpus_added']:,.0f} ({money(s['placement_cost_usd'])}, gap "
               f"{'-' if s['placement_gap'] is None else format(s['placement_gap'], '.4%')})")
     t.add_row("inference served", f"{100 * (s['served_share'] or 0):.1f} %")
-    t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} % -> {100 * (s['mlu_after'] or 0):.1f} % after")
+    t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} % -> {100 * (s['mlu_after'] or 0):.1f} % after "
+              "(with the plan's traffic)")
     t.add_row("unmet at <= 100 %", f"{gbps_text(s['unmet_gbps'])} -> {gbps_text(s['unmet_gbps_after'])} Gbps after")
     sv = s["survivability"]
-    t.add_row(f"{s['failure_kind']} failures", f"{s['failure_scenarios']} swept; {s['failures_with_unmet_demand']} not "
-              f"carried before, {s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
+    today = s.get("failures_today")
+    if today:
+        t.add_row("what breaks today", f"{today['not_survived']} of {today['scenarios']} {s['failure_kind']} failures not "
+                  "carried (today's network and traffic, as 'backbone failures' on the scenario)")
+    t.add_row(f"{s['failure_kind']} failures", f"{s['failure_scenarios']} swept with the plan's GPU traffic; "
+              f"{s['failures_with_unmet_demand']} not carried before the upgrades, "
+              f"{s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
               f"{len(sv['violated'])} still violated")
     t.add_row("design", f"{count_text(s['links_upgraded'], 'link')} upgraded, {count_text(s['routes_built'], 'new route')}, "
               f"{money(s['upgrade_cost_usd'])} (lower bound {money(s['upgrade_lower_bound_usd'])}, gap "
