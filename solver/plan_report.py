@@ -145,8 +145,8 @@ def after_subtitle(summary: dict[str, Any]) -> str:
 
 def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:
     """The failure chart's input (``fs``: the sweep of today's network and traffic): each failure's impact (Gbps:
-    unmet at <= 100 % utilisation, SLO violations
-    and traffic lost with failed sites), or the worst utilisation when no failure has any impact."""
+    unmet at <= 100 % utilisation, SLO violations and traffic lost with failed sites), or the worst utilisation
+    when no failure has any impact."""
     impact = {r["scenario"]: r["impact_gbps"] for r in fs["scenarios"] if (r.get("impact_gbps") or 0) > 1e-6}
     if impact:
         return {"impact": impact, "impact_label": "Failure impact today (Gbps)"}
