@@ -22,6 +22,7 @@ import pandas as pd
 from backbone.errors import Problem, ValidationError
 from backbone.maps import style
 from backbone.model import Network
+from backbone.serialize import count_text
 
 logger = logging.getLogger(__name__)
 
@@ -271,7 +272,7 @@ def cost_breakdown(costs: pd.DataFrame | pd.Series, *, title: str = "Placement c
     df = df.loc[df.sum(axis=1).sort_values(ascending=False).index[:top]]
     total = float(df.to_numpy().sum())
     scale, unit = (1e9, "bn USD") if total >= 5e9 else (1e6, "M USD")
-    fig, ax = _figure(size, title, f"total {total / scale:,.2f} {unit} over {len(df)} site(s)")
+    fig, ax = _figure(size, title, f"total {total / scale:,.2f} {unit} over {count_text(len(df), 'site')}")
     bottom = np.zeros(len(df))
     x = np.arange(len(df))
     for k, col in enumerate(df.columns):
