@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from backbone.api.input_policy import server_job_options
 from backbone.api.isolation import start_process
+from backbone.api.job_outcome import outcome_message
 from backbone.api.resource_errors import death_document, report_failure, storage_document, storage_failure
 from backbone.api.settings import Settings
 from backbone.api.store import PurgeReport, Store
@@ -88,16 +89,6 @@ def _phrase(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "Error"
-
-
-def outcome_message(summary: Mapping[str, Any]) -> str:
-    """The job message of a finished task: ``done``, or ``partial: ...`` naming what a best-effort
-    result left out (a placement that could not serve every metro keeps its result and files)."""
-    if summary.get("status") != "partial":
-        return "done"
-    metros = sorted({str(u.get("metro")) for u in summary.get("unserved_metros") or [] if isinstance(u, Mapping)})
-    what = f"unserved metros: {', '.join(metros)}" if metros else "not all demand is served"
-    return f"partial: {what}"
 
 
 class OptionsTooLargeError(Exception):

@@ -135,6 +135,8 @@ class JobSummary(BaseModel):
     scenario_version: int
     kind: str
     status: JobStatus
+    status_detail: str = Field("", description="The status line: the status, and for a succeeded job what qualifies "
+                                                "its answer, e.g. 'succeeded (time limit: answer not proven)'.")
     progress: JobProgress
     error: ProblemDetails | None = None
     files: list[str] = Field(default_factory=list)

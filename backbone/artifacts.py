@@ -138,9 +138,10 @@ class ArtifactWriter:
             self.record(name)
 
     def csv(self, name: str, frame: pd.DataFrame, index: bool = False) -> None:
-        """Write ``frame`` as CSV to ``name``."""
+        """Write ``frame`` as CSV to ``name``, its floats rounded for reading (:func:`csv_rounded`)."""
         if self.enabled:
-            _atomic(self.path(name), lambda fh: frame.to_csv(fh, index=index))
+            table = csv_rounded(frame)
+            _atomic(self.path(name), lambda fh: table.to_csv(fh, index=index))
             self.record(name)
 
     def parquet(self, name: str, frame: pd.DataFrame) -> bool:
@@ -161,3 +162,53 @@ class ArtifactWriter:
         if self.enabled:
             save(self.path(name))
             self.record(f"{name.rstrip('/')}/")
+
+
+CSV_DECIMALS: tuple[tuple[str, int], ...] = (
+    ("_usd", 2), ("_gbps", 6), ("_mbps", 6), ("_ms", 4), ("_km", 3), ("_mw", 4), ("gpus", 3), ("lon", 6),
+    ("lat", 6), ("utilisation", 8), ("share", 8), ("gap", 8), ("mlu", 8))
+"""Decimals a CSV keeps per unit, by the column name's unit suffix or word (the first match wins): cents, 1 kbps (flows stay
+exact enough to re-check loads from the paths table), 0.1 µs,
+1 m, 0.1 kW, a thousandth of a GPU, about 10 cm of coordinates, 1e-8 of a ratio (utilisation, share, gap)."""
+
+CSV_SIGNIFICANT = 12
+"""Significant digits of any other float column (floating-point noise such as ``3925.7000000000007`` goes)."""
+
+
+def csv_decimals(column: str) -> int | None:
+    """The decimals :data:`CSV_DECIMALS` gives ``column``, or None: a unit suffix (``_gbps``) ends the name, a word
+    (``gpus``, ``lat``) is one of its ``_``-separated words (``gpus_added``; not ``slo_violations``)."""
+    name = str(column).lower()
+    tokens = set(name.split("_"))
+    return next((d for word, d in CSV_DECIMALS if (name.endswith(word) if word.startswith("_") else word in tokens)),
+                None)
+
+
+def csv_rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its float columns rounded for a CSV a person reads: each unit to its decimals
+    (:data:`CSV_DECIMALS`), any other float to :data:`CSV_SIGNIFICANT` significant digits. Values keep their
+    meaning (1 Mbps, a cent); only floating-point noise goes (``3925.7000000000007`` -> ``3925.7``). NaN stays NaN;
+    other columns are untouched. Vectorised per column."""
+    import numpy as np
+    import pandas as pd
+    from pandas.api.types import is_float_dtype
+
+    if not isinstance(frame, pd.DataFrame):  # anything else that writes itself as CSV is written as it is
+        return frame
+    out = frame.copy()
+    for col in out.columns:
+        if not is_float_dtype(out[col].dtype):
+            continue
+        x = out[col].to_numpy(dtype=float)
+        decimals = csv_decimals(col)
+        if decimals is not None:
+            out[col] = np.round(x, decimals)
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            magnitude = np.floor(np.log10(np.abs(x)))
+        digits = np.clip(CSV_SIGNIFICANT - 1 - np.nan_to_num(magnitude, nan=0.0, posinf=0.0, neginf=0.0), -300, 300)
+        scale = 10.0 ** digits
+        exact = np.isfinite(x) & (x != 0) & (digits <= 22)  # 10**digits is exact: the rounded value reads short
+        rounded = np.where(exact, np.round(x * scale) / scale, x)
+        out[col] = np.where(np.isfinite(rounded), rounded, x)
+    return out

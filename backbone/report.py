@@ -33,6 +33,7 @@ th { background: #eef1f5; font-weight: 600; }
 td.t, th.t { text-align: left; white-space: normal; }
 tr.bad td { color: var(--bad); } tr.warn td { color: var(--warn); }
 img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+img.chart { display: block; width: 100%; margin: 8px 0 14px; }
 .grid2 { display:grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 .muted { color: var(--muted); font-size: 13px; }
 .status-ok { color: var(--ok); font-weight: 600; } .status-bad { color: var(--bad); font-weight: 600; }
@@ -70,14 +71,27 @@ def fmt_value(v: Any, spec: str | None = None) -> str:
     return str(v)
 
 
+WHOLE_NUMBER_WORDS = ("gpus", "quarters", "modules")
+"""Columns whose name holds one of these words count whole things (GPUs, lead time in quarters, modules): shown
+without decimals (``3,072``, ``2``), never ``0.00``."""
+
+
+def column_format(key: str) -> str | None:
+    """The format a column's unit asks for: ``,.0f`` for the whole-number columns (:data:`WHOLE_NUMBER_WORDS`),
+    else None (:func:`fmt_value`'s default by magnitude)."""
+    k = key.lower()
+    return ",.0f" if any(w in k for w in WHOLE_NUMBER_WORDS) else None
+
+
 def table_html(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, str]] | None = None,
                formats: Mapping[str, str] | None = None, row_class: Any = None, max_rows: int = 50) -> str:
     """An HTML table of ``rows`` (records). ``columns`` is ``[(key, header)]``; text columns
-    (non-numeric) are left-aligned; ``row_class(row)`` may return ``"bad"``/``"warn"``."""
+    (non-numeric) are left-aligned; ``row_class(row)`` may return ``"bad"``/``"warn"``. A column without a format
+    in ``formats`` gets its unit's (:func:`column_format`)."""
     if not rows:
         return '<p class="muted">none</p>'
     columns = columns or [(k, k) for k in rows[0]]
-    formats = formats or {}
+    formats = {**{k: f for k, _ in columns if (f := column_format(k))}, **(formats or {})}
     text_cols = {k for k, _ in columns if not all(isinstance(r.get(k), int | float) or r.get(k) is None
                                                    for r in rows)}
     out = ["<table><thead><tr>"]
@@ -101,11 +115,13 @@ def _kpis(items: Sequence[tuple[str, str]]) -> str:
         for label, v in items) + "</div>"
 
 
-def _img(images: Mapping[str, tuple[bytes, str]], key: str, alt: str) -> str:
+def _img(images: Mapping[str, tuple[bytes, str]], key: str, alt: str, chart: bool = False) -> str:
+    """An embedded image (``chart``: shown at the section's full width, so its text stays legible)."""
     if key not in images:
         return ""
     data, fmt = images[key]
-    return f'<img alt="{esc(alt)}" src="{data_uri(data, fmt)}">'
+    cls = ' class="chart"' if chart else ""
+    return f'<img{cls} alt="{esc(alt)}" src="{data_uri(data, fmt)}">'
 
 
 def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> str:
@@ -115,8 +131,9 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     ----------
     data
         ``title``, ``subtitle``, ``kpis`` ([(label, value)]), ``stages`` (records: stage, status,
-        seconds, gap, backend, note), ``placement_sites``, ``placement_metros``, ``failures_worst``,
-        ``failures_links``, ``upgrades`` (records), ``upgrade_cost_usd``, ``headline`` (and
+        seconds, gap, backend, note), ``placement_sites``, ``placement_metros``, ``failures_today`` (the scenario
+        as given) and ``failures_with_plan_traffic`` (each ``{scenarios, survived, not_survived, worst,
+        worst_by_link}``), ``upgrades`` (records), ``upgrade_cost_usd``, ``headline`` (and
         ``headline_ok``), ``survivability`` (failure_kind, states, survived, not_survivable, violated),
         ``before_after`` (records), ``failure_words``, ``design_note``, ``assumptions`` (list of
         str), ``provenance`` (mapping: scenario, scenario_version, software_version, created_utc,
@@ -192,11 +209,13 @@ def _map_sections(images: Mapping[str, tuple[bytes, str]]) -> list[str]:
     if "after" in images:
         parts += ["<section><h2>The backbone after the plan</h2>",
                   '<p class="muted">Links coloured by utilisation of the routed traffic on the planned backbone '
-                  "(upgrades and new routes installed: <code>scenario_after/</code>); the same map is "
-                  "<code>map_after.png</code>.</p>", _img(images, "after", "Map after the plan"), "</section>"]
+                  "(upgrades and new routes installed: <code>scenario_after/</code>); new routes have a green band, "
+                  "upgraded links a dashed violet one, and sites that gained GPUs are labelled with them. The same "
+                  "map is <code>map_after.png</code>, <code>map.svg</code> and, interactive, "
+                  "<code>map.html</code>.</p>", _img(images, "after", "Map after the plan"), "</section>"]
     parts += ["<section><h2>The backbone today, with the placement's traffic</h2>",
               '<p class="muted">Links coloured by utilisation of the routed traffic; sites sized by GPUs; '
-              "metro-to-site serving arcs from the placement. The interactive map is <code>map.html</code>.</p>",
+              "metro-to-site serving arcs from the placement (before the upgrades).</p>",
               _img(images, "world", "World map"), "<h3>Pacific-centred view</h3>",
               _img(images, "pacific", "Pacific-centred map"), "</section>"]
     return parts
@@ -216,14 +235,14 @@ def _placement_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
                 ("metro", "metro"), ("class", "class"), ("demand_gpus", "demand GPUs"),
                 ("served_gpus", "served GPUs"), ("slo_rtt_ms", "SLO ms"), ("sites", "served from"),
                 ("rtt_ms", "worst RTT ms")], formats={"rtt_ms": ".1f", "slo_rtt_ms": ".0f"}, max_rows=80),
-            '<div class="grid2">', _img(images, "cost", "Placement cost breakdown"), "</div>", "</section>"]
+            _img(images, "cost", "Placement cost breakdown", chart=True), "</section>"]
 
 
 def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:
     """Utilisation and latency charts and the busiest links."""
-    return ["<section><h2>Traffic: utilisation and latency</h2>", '<div class="grid2">',
-            _img(images, "utilisation", "Link utilisation histogram"),
-            _img(images, "latency", "Latency CDF per region pair"), "</div>",
+    return ["<section><h2>Traffic: utilisation and latency</h2>",
+            _img(images, "utilisation", "Link utilisation histogram", chart=True),
+            _img(images, "latency", "Latency CDF per region pair", chart=True),
             "<h3>Busiest links</h3>",
             table_html(data.get("busiest_links", []), [("link", "link"), ("cable_system", "cable system"),
                                                        ("capacity_gbps", "capacity Gbps"),
@@ -234,28 +253,52 @@ def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, 
             "</section>"]
 
 
-def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]], kind: str) -> list[str]:
-    """The worst failures today and the links they drive highest."""
-    impact_formats = {"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
-                      "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
-    return [f"<section><h2>What breaks today: worst {esc(kind)} failures</h2>",
-            '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
-            "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
-            "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>",
-            _img(images, "impact", "Failure impact"),
-            table_html(data.get("failures_worst", []), [
+_IMPACT_FORMATS = {"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
+                   "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
+
+
+def _failures_table(block: Mapping[str, Any]) -> list[str]:
+    """One sweep's worst failures and the links they drive highest."""
+    return [table_html(block.get("worst", []), [
                 ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"),
                 ("slo_violation_gbps", "SLO viol. Gbps"), ("lost_gbps", "lost Gbps"), ("mlu", "needs"),
                 ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
-                formats=impact_formats, max_rows=25,
+                formats=_IMPACT_FORMATS, max_rows=25,
                 row_class=lambda r: "bad" if not r.get("survived", True) else
                 ("warn" if (r.get("mlu") or 0) > 0.8 else "")),
             "<h3>Links driven highest, and by which failure</h3>",
-            table_html(data.get("failures_links", []), [("link", "link"), ("worst_utilisation", "worst"),
+            table_html(block.get("worst_by_link", []), [("link", "link"), ("worst_utilisation", "worst"),
                                                         ("worst_scenario", "scenario"),
                                                         ("baseline_utilisation", "baseline")],
-                       formats={"worst_utilisation": ".1%", "baseline_utilisation": ".1%"}, max_rows=15),
-            "</section>"]
+                       formats={"worst_utilisation": ".1%", "baseline_utilisation": ".1%"}, max_rows=15)]
+
+
+def _count_line(block: Mapping[str, Any], kind: str, what: str) -> str:
+    return (f'<p><b>{esc(block["not_survived"])} of {esc(block["scenarios"])} {esc(kind)} failures not carried</b> '
+            f"{esc(what)}.</p>")
+
+
+def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]], kind: str) -> list[str]:
+    """What breaks today (the scenario as given: the same sweep as ``backbone failures``), then the same failures
+    with the plan's GPU traffic on today's links (what the upgrades are designed against), each labelled."""
+    today, planned = data.get("failures_today"), data.get("failures_with_plan_traffic")
+    parts = [f"<section><h2>What breaks today: worst {esc(kind)} failures</h2>",
+             '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
+             "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
+             "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>"]
+    if today:
+        parts += [_count_line(today, kind, "today: today's network and today's traffic, the same figures as "
+                                           "'backbone failures' on the scenario"),
+                  _img(images, "impact", "Failure impact today", chart=True), *_failures_table(today)]
+    parts.append("</section>")
+    if planned:
+        parts += [f"<section><h2>With the plan's GPU traffic, before the upgrades: worst {esc(kind)} failures</h2>",
+                  _count_line(planned, kind, "on today's links carrying today's traffic plus the placement's new "
+                                             "GPU traffic (what the upgrades are designed against; after the "
+                                             "upgrades see Survivability)"),
+                  *([] if today else [_img(images, "impact", "Failure impact with the plan's traffic", chart=True)]),
+                  *_failures_table(planned), "</section>"]
+    return parts
 
 
 def _survivability_section(data: Mapping[str, Any], kind: str) -> list[str]:
@@ -273,9 +316,11 @@ def _survivability_section(data: Mapping[str, Any], kind: str) -> list[str]:
             parts += ["<h3>Still not carried (neither designed for nor excused)</h3>",
                       f'<p class="status-bad">{esc(", ".join(sv["violated"]))}</p>']
         parts += ["<h3>Every failure before and after the plan</h3>",
+                  '<p class="muted">Before: today\'s links with the plan\'s GPU traffic; after: the planned '
+                  "backbone with the same traffic.</p>",
                   table_html(data.get("before_after", []), [
-                      ("scenario", "scenario"), ("impact_gbps_before", "impact before Gbps"),
-                      ("mlu_before", "needs before"), ("impact_gbps_after", "impact after Gbps"),
+                      ("scenario", "scenario"), ("impact_gbps_before", "impact before upgrades Gbps"),
+                      ("mlu_before", "needs before upgrades"), ("impact_gbps_after", "impact after Gbps"),
                       ("mlu_after", "needs after"), ("survived_after", "carried after")],
                       formats={"mlu_before": ".1%", "mlu_after": ".1%", "impact_gbps_before": ",.1f",
                                "impact_gbps_after": ",.1f"}, max_rows=400,

@@ -80,3 +80,17 @@ def gbps_text(value: Any) -> str:
     whose shortfall was not measured), so unknown never reads as 0.
     """
     return f"{float(value):,.1f}" if value is not None and value == value else "unknown"
+
+
+def count_text(n: Any, word: str, plural: str | None = None) -> str:
+    """``n`` and ``word`` with the word in the singular for exactly one and the plural otherwise: ``1 link``,
+    ``2 links``, ``0 iterations``, ``1,234 demands`` (thousands separator).
+
+    The plural is ``plural`` when given, else ``word`` + ``s`` (``y`` after a consonant becomes ``ies``). The one
+    way the front doors and the report print a count with its noun, so no output reads "1 links".
+    """
+    if plural is None:
+        plural = word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
+    value = int(n) if float(n) == int(n) else n
+    number = f"{value:,}" if isinstance(value, int) else f"{float(value):,.2f}"
+    return f"{number} {word if value == 1 else plural}"

@@ -53,7 +53,7 @@ from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, RE
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["OVERLOAD_TOL", "StateAssessment", "assess_state", "failure_impact", "impact_key",
+__all__ = ["OVERLOAD_TOL", "StateAssessment", "apply_impact_unmet", "assess_state", "failure_impact", "impact_key",
            "survive_tolerance_gbps"]
 
 OVERLOAD_TOL = 1e-6
@@ -171,6 +171,53 @@ class StateAssessment:
 
 
 _STATUS_ORDER = {"optimal": 0, "feasible": 1}
+
+
+def apply_impact_unmet(result: TEResult, state: StateAssessment) -> None:
+    """Make ``result``'s demand table and summary say unmet in the one meaning (the impact's: traffic that cannot
+    be carried at <= 100 % utilisation), from ``state``, the impact of the same network.
+
+    A routing that overloads links (min-MLU above 100 %) routes every demand, so its own shortfall is 0 while the
+    network cannot carry the traffic. For such a routing, when the impact measured the shortfall:
+
+    * ``demands.unmet_gbps`` and ``reason`` become the impact's, ``carried_gbps`` becomes ``demand_gbps -
+      unmet_gbps`` (carried at <= 100 %), and ``routed_gbps`` is what the routing puts on its paths (the flows
+      of ``paths`` and ``links``, above capacity);
+    * the summary's ``unmet_gbps``, ``carried_gbps``, ``by_class`` and ``unmet_by_reason`` follow the table, and
+      ``routed_gbps`` is added.
+
+    When the shortfall is unknown (not measured), the summary's ``unmet_gbps`` and ``carried_gbps`` are None (never
+    0) and a note says why. A routing within capacity is left as it is (its unmet already is the impact's).
+    """
+    if not state.overloaded or result.mlu <= 1 + OVERLOAD_TOL:
+        return
+    d, s = result.demands, result.summary
+    routed = d["carried_gbps"].astype(float)
+    d["routed_gbps"] = routed
+    s["routed_gbps"] = float(routed.sum())
+    if not state.unmet_known:
+        s["unmet_gbps"] = s["carried_gbps"] = None
+        s.setdefault("notes", []).append(
+            f"the routing overloads links (MLU {100 * result.mlu:.0f} %); the traffic that cannot be carried at "
+            "<= 100 % utilisation was not measured: unmet_gbps and carried_gbps are unknown (routed_gbps is what "
+            "the routing puts on its paths)")
+        return
+    unmet = state.unmet_gbps.reindex(d.index).fillna(0.0).clip(lower=0.0).to_numpy(float)
+    h = d["demand_gbps"].to_numpy(float)
+    unmet = np.minimum(unmet, h)
+    d["unmet_gbps"] = unmet
+    d["carried_gbps"] = h - unmet
+    d["reason"] = np.where(unmet > 0, state.reason.reindex(d.index).fillna("").astype(str).to_numpy(), "")
+    d.loc[(d["unmet_gbps"] > 0) & (d["reason"] == ""), "reason"] = REASON_CAPACITY
+    grouped = d.groupby("traffic_class")[["demand_gbps", "carried_gbps", "unmet_gbps"]].sum()
+    s["by_class"] = {str(c): {k: float(v) for k, v in r.items()} for c, r in grouped.iterrows()}
+    by_reason = d[d["unmet_gbps"] > 0].groupby("reason")["unmet_gbps"].agg(["sum", "count"])
+    s["unmet_by_reason"] = {str(k): {"gbps": float(v["sum"]), "demands": int(v["count"])}
+                            for k, v in by_reason.iterrows()}
+    s["unmet_gbps"], s["carried_gbps"] = float(unmet.sum()), float((h - unmet).sum())
+    s.setdefault("notes", []).append(
+        f"the routing overloads links (MLU {100 * result.mlu:.0f} %): it routes {s['routed_gbps']:,.1f} Gbps "
+        "(routed_gbps), but only carried_gbps fits at <= 100 % utilisation; unmet_gbps is the rest (the impact's)")
 
 
 def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_limit_s: float = 60.0,

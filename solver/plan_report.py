@@ -11,10 +11,10 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import ValidationError
 from backbone.model import Network
-from backbone.serialize import gbps_text
+from backbone.serialize import count_text, gbps_text
 from backbone.solver.progress import ProgressFn
 
-__all__ = ["KIND_WORDS", "ReportOptions", "bound_text", "draw_images", "headline_text", "plan_map", "report_data"]
+__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images", "headline_text", "plan_map", "report_data"]
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,8 @@ def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: i
     money = "–" if cost is None else f"{float(cost) / 1e6:,.1f} M USD"
     bound = "" if ds.get("lower_bound_usd") is None else (
         f", lower bound {float(ds['lower_bound_usd']) / 1e6:,.1f} M, gap {100 * float(ds.get('gap') or 0):.1f} %")
-    parts = [f"After the plan ({money}{bound}: {n_up} links upgraded, {n_new} new routes) the backbone {text}"]
+    parts = [f"After the plan ({money}{bound}: {count_text(n_up, 'link')} upgraded, {count_text(n_new, 'new route')}) "
+             f"the backbone {text}"]
     if sv["not_survivable"]:
         parts.append(f"{len(sv['not_survivable'])} cannot be survived by any candidate (reasons listed)")
     if sv["violated"]:
@@ -94,18 +95,21 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
     sub = (f"{summary['gpus_added']:,.0f} GPUs added · max utilisation {100 * (summary['mlu'] or 0):.0f} % · "
            f"{summary['failure_scenarios']} {summary['failure_kind']} failures swept")
     result = {"map": summary["map"]}
-    sv = summary["survivability"]
     data = render_map_bytes(after, "png", {"map": summary["map_after"]}, title=f"{routed.name}: after the plan",
-                            subtitle=f"max utilisation {100 * summary['mlu_after']:.0f} % · survives {sv['survived']} "
-                                     f"of {sv['states']} {sv['failure_kind']} failures", size="1600x900")
+                            subtitle=after_subtitle(summary), size="1600x900")
     writer.bytes("map_after.png", data)
     images["after"] = (data, "png")
-    jobs = [("map_world.png", "png", 0.0), ("map_pacific.png", "png", 150.0), ("map.svg", "svg", 0.0),
-            ("map.html", "html", 0.0), ("map.geojson", "geojson", 0.0)]
-    for i, (name, fmt, center_lon) in enumerate(jobs):
+    after_doc = {"map": summary["map_after"]}
+    after_title, after_sub = f"{routed.name}: after the plan", after_subtitle(summary)
+    # today's links with the placement's traffic (PNG), and the planned backbone with what was bought (the rest)
+    jobs = [("map_world.png", "png", 0.0, False), ("map_pacific.png", "png", 150.0, False),
+            ("map.svg", "svg", 0.0, True), ("map.html", "html", 0.0, True), ("map.geojson", "geojson", 0.0, True)]
+    for i, (name, fmt, center_lon, planned) in enumerate(jobs):
         progress(0.8 * i / len(jobs), f"drawing {name}")
         size = "1600x900" if fmt == "png" else "1920x1080"
-        data = render_map_bytes(routed, fmt, result, title=title, subtitle=sub, size=size, center_lon=center_lon)
+        data = render_map_bytes(after if planned else routed, fmt, after_doc if planned else result,
+                                title=after_title if planned else title, subtitle=after_sub if planned else sub,
+                                size=size, center_lon=center_lon)
         writer.bytes(name, data)
         if name == "map_world.png":
             images["world"] = (data, "png")
@@ -130,13 +134,24 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
     return images
 
 
+def after_subtitle(summary: dict[str, Any]) -> str:
+    """The subtitle of the maps of the planned backbone: what was bought, utilisation and survivability."""
+    sv = summary["survivability"]
+    bought = (f"{count_text(summary['routes_built'], 'new route')}, {count_text(summary['links_upgraded'], 'link')} "
+              f"upgraded, {count_text(round(summary['gpus_added']), 'GPU')} added")
+    return (f"{bought} · max utilisation {100 * (summary['mlu_after'] or 0):.0f} % · survives {sv['survived']} of "
+            f"{sv['states']} {KIND_WORDS.get(sv['failure_kind'], sv['failure_kind'])} failures")
+
+
 def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:
-    """The failure chart's input: each failure's impact (Gbps: unmet at <= 100 % utilisation, SLO violations
-    and traffic lost with failed sites), or the worst utilisation when no failure has any impact."""
+    """The failure chart's input (``fs``: the sweep of today's network and traffic): each failure's impact (Gbps:
+    unmet at <= 100 % utilisation, SLO violations and traffic lost with failed sites), or the worst utilisation
+    when no failure has any impact."""
     impact = {r["scenario"]: r["impact_gbps"] for r in fs["scenarios"] if (r.get("impact_gbps") or 0) > 1e-6}
     if impact:
-        return {"impact": impact, "impact_label": "Failure impact (Gbps)"}
-    return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]}, "impact_label": "Max link utilisation"}
+        return {"impact": impact, "impact_label": "Failure impact today (Gbps)"}
+    return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]},
+            "impact_label": "Max link utilisation today"}
 
 
 def _protects_text(states: Any) -> str:
@@ -160,8 +175,11 @@ def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]
 
 def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
                  ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
-                 files: list[str]) -> dict[str, Any]:
-    """The plan report's template data from the plan's summary and each stage's summary."""
+                 files: list[str], today: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The plan report's template data from the plan's summary and each stage's summary.
+
+    ``fs`` is the failures stage's sweep (the network with the placement's GPUs and traffic, before the upgrades);
+    ``today`` the sweep of the scenario as given (``backbone failures`` on it), shown as "what breaks today"."""
     kpis = _plan_kpis(summary, opts, ds)
     metros = _placement_metros(ps)
     busiest = _busiest_links(summary, routed)
@@ -178,8 +196,8 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
                             if (r.get("gpus_after") or 0) > 0],
         "placement_metros": metros,
         "busiest_links": busiest,
-        "failures_worst": fs.get("worst", []),
-        "failures_links": fs.get("worst_by_link", []),
+        "failures_today": _failures_block(today) if today is not None else None,
+        "failures_with_plan_traffic": _failures_block(fs),
         "upgrades": [{**r, "protects_text": _protects_text(r.get("protects"))} for r in upgrades.to_dict("records")],
         "upgrade_cost_usd": ds.get("cost_usd"),
         "headline": summary["headline"],
@@ -197,6 +215,12 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
     }
 
 
+def _failures_block(fs: dict[str, Any]) -> dict[str, Any]:
+    """One sweep as the report shows it: counts, the worst scenarios and the links driven highest."""
+    return {"scenarios": fs["scenarios_run"], "survived": fs["survived"], "not_survived": fs["not_survived"],
+            "worst": fs.get("worst", []), "worst_by_link": fs.get("worst_by_link", [])}
+
+
 def _money(v: Any) -> str:
     return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
 
@@ -207,14 +231,16 @@ def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any])
         ("GPUs added", f"{summary['gpus_added']:,.0f}"),
         ("placement cost (capex + opex)", _money(summary["placement_cost_usd"])),
         ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
-        ("max link utilisation before → after", f"{100 * (summary['mlu'] or 0):.1f} % → "
-                                                 f"{100 * (summary['mlu_after'] or 0):.1f} %"),
-        ("traffic carried", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
-        ("unmet traffic (≤ 100 %) before → after", f"{gbps_text(summary['unmet_gbps'])} → "
-                                                  f"{gbps_text(summary['unmet_gbps_after'])} Gbps"),
+        ("max link utilisation with the plan's traffic: before → after the upgrades",
+         f"{100 * (summary['mlu'] or 0):.1f} % → {100 * (summary['mlu_after'] or 0):.1f} %"),
+        ("traffic carried (with the plan's traffic)", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
+        ("unmet traffic (≤ 100 %) with the plan's traffic: before → after",
+         f"{gbps_text(summary['unmet_gbps'])} → {gbps_text(summary['unmet_gbps_after'])} Gbps"),
         (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
-        ("failures not carried before → after", f"{summary['failures_with_unmet_demand']} → "
-                                                f"{summary['failures_with_unmet_demand_after']}"),
+        *([("failures not carried today (today's network and traffic)",
+            f"{today['not_survived']} of {today['scenarios']}")] if (today := summary.get("failures_today")) else []),
+        ("failures not carried with the plan's GPU traffic: before → after the upgrades",
+         f"{summary['failures_with_unmet_demand']} → {summary['failures_with_unmet_demand_after']}"),
         ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
          f"{_money(summary['upgrade_cost_usd'])} ({_money(summary['upgrade_lower_bound_usd'])}, "
          + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
@@ -287,6 +313,7 @@ def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str
 def _design_note(summary: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> str:
     """One sentence on the design: iterations, states, cost, bound and gap (or nothing designed)."""
     return "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
-        f"{summary['design_iterations']} design iterations; {summary['states_examined']} states examined, "
+        f"{count_text(summary['design_iterations'], 'design iteration')}; "
+        f"{count_text(summary['states_examined'] or 0, 'state')} examined, "
         f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
         + bound_text(ds) + ".")

@@ -16,6 +16,7 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import ValidationError
 from backbone.model import Network
+from backbone.serialize import count_text
 from backbone.solver.progress import ProgressFn
 from backbone.solver.roadmap import RoadmapResult
 
@@ -204,7 +205,7 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
     for p in periods:
         if p["survivability"]["violated"]:
             v = p["survivability"]["violated"]
-            notes.append(f"{p['period']}: {len(v)} {p['survivability']['failure_kind']} failures not carried "
+            notes.append(f"{p['period']}: {count_text(len(v), p['survivability']['failure_kind'] + ' failure')} not carried "
                          f"({', '.join(v[:4])}{'…' if len(v) > 4 else ''}); design: {p['design']['mode']}")
     assumptions = [
         f"Demand grows per region per year: {', '.join(f'{k} {100 * v:.0f} %' for k, v in o.growth_per_year.items())}"

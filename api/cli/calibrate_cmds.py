@@ -17,6 +17,7 @@ from backbone.api.cli.common import (
     out_console,
 )
 from backbone.api.cli.options import options_command
+from backbone.serialize import count_text
 from backbone.solver.tasks.calibrate_options import CalibrateOptions
 
 
@@ -76,7 +77,7 @@ def _print_tables(summary: dict[str, Any]) -> None:
     from rich.table import Table
 
     params = Table(title=f"calibration on {summary['pairs']} measured pairs ({summary['loss']} loss, "
-                         f"{summary['iterations']} round(s){'' if summary['converged'] else ', not converged'})")
+                         f"{count_text(summary['iterations'], 'round')}{'' if summary['converged'] else ', not converged'})")
     params.add_column("parameter")
     params.add_column("before", justify="right")
     params.add_column("after", justify="right")

@@ -21,6 +21,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
+from backbone.serialize import count_text
 from backbone.solver.design_options import DesignOptions
 
 DEFAULT_SNDLIB_MODEL = "U-U-M-N-C-A-N-N"
@@ -128,14 +129,14 @@ def _print(s: dict[str, Any]) -> None:
         out_console.print(f"survivable design ({sv['failure_kind']}, ceiling {s['ceiling']:.0%} intact / "
                           f"{s['failure_ceiling']:.0%} failed): {s['status']}, {bound_text(s)}; survives {sv['survived']} of "
                           f"{sv['states']} ({len(sv['not_survivable'])} excused, {len(sv['violated'])} violated); "
-                          f"{len(s['iterations'])} iterations, {s['states_examined']} states examined, "
+                          f"{count_text(len(s['iterations']), 'iteration')}, {count_text(s['states_examined'], 'state')} examined, "
                           f"{s['states_added']} added, {s['states_needed']} needed")
         t = Table("link / route", "action", "modules", "added Gbps", "cost USD", "lead time q", "protects")
         for u in s["upgrades"]:
             prot = [x for x in u["protects"] if x != "intact"]
             t.add_row(str(u["link"]), u["action"], str(u["modules"]), f"{u['added_gbps']:,.0f}",
-                      f"{u['cost_usd']:,.0f}", "-" if u["lead_time_quarters"] is None else str(u["lead_time_quarters"]),
-                      f"{len(prot)} failures" + (" + intact" if "intact" in u["protects"] else ""))
+                      f"{u['cost_usd']:,.0f}", "-" if u["lead_time_quarters"] is None else f"{u['lead_time_quarters']:,.0f}",
+                      count_text(len(prot), "failure") + (" + intact" if "intact" in u["protects"] else ""))
         out_console.print(t)
         for r in sv["not_survivable"][:20]:
             err_console.print(f"[yellow]not survivable[/] {r['scenario']}: {r['reason']}", highlight=False)

@@ -50,8 +50,10 @@ def export(
     if json_out:
         emit_json(report)
     else:
-        err_console.print(f"wrote {report['sites']:,} sites and {report['links']:,} links to {path}", highlight=False,
-                          soft_wrap=True)
+        from backbone.serialize import count_text
+
+        err_console.print(f"wrote {count_text(report['sites'], 'site')} and {count_text(report['links'], 'link')} to "
+                          f"{path}", highlight=False, soft_wrap=True)
 
 
 def _map_values(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -137,6 +139,8 @@ def convert(
     if json_out:
         emit_json(report)
     else:
-        cands = f", {s['candidates']:,} candidates" if s["candidates"] else ""
-        err_console.print(f"wrote {path}: {s['sites']:,} sites, {s['links']:,} links, {s['demands']:,} demands"
-                          f"{cands} (from {fmt})", highlight=False, soft_wrap=True)
+        from backbone.serialize import count_text
+
+        cands = f", {count_text(s['candidates'], 'candidate')}" if s["candidates"] else ""
+        err_console.print(f"wrote {path}: {count_text(s['sites'], 'site')}, {count_text(s['links'], 'link')}, "
+                          f"{count_text(s['demands'], 'demand')}{cands} (from {fmt})", highlight=False, soft_wrap=True)

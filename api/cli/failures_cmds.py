@@ -17,7 +17,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
-from backbone.serialize import gbps_text
+from backbone.serialize import count_text, gbps_text
 from backbone.solver.failures.options import FailureOptions
 
 MAX_ROWS = 15
@@ -79,7 +79,7 @@ def _print(s: dict[str, Any]) -> None:
     srcflow = s.get("method") == "srcflow"
     unknown = f", {s['unmet_unknown']} with unmet unknown" if s.get("unmet_unknown") else ""
     base_gap = f" (gap {100 * b['gap']:.2f} %)" if srcflow and _known(b.get("gap")) else ""
-    out_console.print(f"[bold]{s['scenarios_run']} scenarios[/] in {s['seconds']:.1f} s "
+    out_console.print(f"[bold]{count_text(s['scenarios_run'], 'scenario')}[/] in {s['seconds']:.1f} s "
                       f"({s['scenarios_per_second'] or 0:.2f}/s, method {s.get('method', 'path')}); baseline: MLU "
                       f"{100 * b['mlu']:.1f} %{base_gap}, unmet {gbps_text(b['unmet_gbps'])} Gbps; survived "
                       f"{s['survived']} of {s['scenarios_run']} ({s['overloaded']} overloaded{unknown})",

@@ -68,6 +68,9 @@ def build_app(command: str | None = None) -> typer.Typer:
     for name in modules:  # every listed module ships with the package: a missing one is an error, not skipped
         importlib.import_module(name).register(app)
     app.callback()(_main)
+    from backbone.api.cli.help_text import plain_app_help
+
+    plain_app_help(app)  # --help shows plain text, not the docstrings' reStructuredText markup
     return app
 
 

@@ -72,8 +72,11 @@ def validate(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
         emit_json({"valid": True, "sites": s["sites"], "links": s["links"], "demands": s["demands"],
                    "candidates": s["candidates"]})
     else:
-        err_console.print(f"[green]valid[/]: {s['sites']} sites, {s['links']} links, {s['srlgs']} SRLGs, "
-                          f"{s['metros']} metros, {s['demands']} demands, {s['candidates']} candidates")
+        from backbone.serialize import count_text
+
+        err_console.print("[green]valid[/]: " + ", ".join(count_text(s[k], w) for k, w in (
+            ("sites", "site"), ("links", "link"), ("srlgs", "SRLG"), ("metros", "metro"), ("demands", "demand"),
+            ("candidates", "candidate"))))
 
 
 def _is_point(text: str) -> bool:

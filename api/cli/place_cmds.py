@@ -19,6 +19,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
+from backbone.serialize import count_text
 from backbone.solver.placement.options import PlaceOptions
 
 MAX_ROWS = 30
@@ -73,7 +74,7 @@ def place(
         if verification["ok"]:
             err_console.print(f"[green]verified[/]: {', '.join(verification['checked'])}", highlight=False)
         else:
-            err_console.print(f"[bold red]verification failed[/]: {verification['n_violations']} violation(s)")
+            err_console.print(f"[bold red]verification failed[/]: {count_text(verification['n_violations'], 'violation')}")
             for v in verification["violations"][:20]:
                 err_console.print(f"  {v['message']}", markup=False, highlight=False)
             raise typer.Exit(EXIT_VERIFY)

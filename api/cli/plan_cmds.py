@@ -17,7 +17,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
-from backbone.serialize import gbps_text
+from backbone.serialize import count_text, gbps_text
 from backbone.solver.tasks.plan_options import PlanOptions
 
 EXIT_VERIFY_FAILED = 5
@@ -90,8 +90,8 @@ def _print_survivability_check(check: dict[str, Any]) -> None:
     states = check.get("states") or []
     excused = sum(1 for r in states if r.get("claimed") == "excused")
     bad = [r for r in states if not r.get("match", True)]
-    err_console.print(f"survivability check (independent edge LP): {len(states)} states re-measured, {excused} "
-                      f"excused states checked, {len(bad)} mismatch{'es' if len(bad) != 1 else ''}", highlight=False)
+    err_console.print(f"survivability check (independent edge LP): {count_text(len(states), 'state')} re-measured, "
+                      f"{count_text(excused, 'excused state')} checked, {count_text(len(bad), 'mismatch', 'mismatches')}", highlight=False)
     for v in check.get("violations", [])[:20]:
         err_console.print(f"  {v['id']}: {v['message']}", highlight=False, markup=False)
 
@@ -107,16 +107,22 @@ def _print(s: dict[str, Any], out: Path) -> None:
     t.add_row("GPUs added", f"{s['gpus_added']:,.0f} ({money(s['placement_cost_usd'])}, gap "
               f"{'-' if s['placement_gap'] is None else format(s['placement_gap'], '.4%')})")
     t.add_row("inference served", f"{100 * (s['served_share'] or 0):.1f} %")
-    t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} % -> {100 * (s['mlu_after'] or 0):.1f} % after")
+    t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} % -> {100 * (s['mlu_after'] or 0):.1f} % after "
+              "(with the plan's traffic)")
     t.add_row("unmet at <= 100 %", f"{gbps_text(s['unmet_gbps'])} -> {gbps_text(s['unmet_gbps_after'])} Gbps after")
     sv = s["survivability"]
-    t.add_row(f"{s['failure_kind']} failures", f"{s['failure_scenarios']} swept; {s['failures_with_unmet_demand']} not "
-              f"carried before, {s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
+    today = s.get("failures_today")
+    if today:
+        t.add_row("what breaks today", f"{today['not_survived']} of {today['scenarios']} {s['failure_kind']} failures not "
+                  "carried (today's network and traffic, as 'backbone failures' on the scenario)")
+    t.add_row(f"{s['failure_kind']} failures", f"{s['failure_scenarios']} swept with the plan's GPU traffic; "
+              f"{s['failures_with_unmet_demand']} not carried before the upgrades, "
+              f"{s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
               f"{len(sv['violated'])} still violated")
-    t.add_row("design", f"{s['links_upgraded']} links upgraded, {s['routes_built']} new routes, "
+    t.add_row("design", f"{count_text(s['links_upgraded'], 'link')} upgraded, {count_text(s['routes_built'], 'new route')}, "
               f"{money(s['upgrade_cost_usd'])} (lower bound {money(s['upgrade_lower_bound_usd'])}, gap "
               f"{'-' if s['upgrade_gap'] is None else format(s['upgrade_gap'], '.1%')}); "
-              f"{s['design_iterations']} iterations, {s['states_examined'] or 0} states examined, "
+              f"{count_text(s['design_iterations'], 'iteration')}, {count_text(s['states_examined'] or 0, 'state')} examined, "
               f"{s['states_added'] or 0} added, {s['states_needed'] or 0} needed")
     if s.get("upgrade_restricted_optimum"):
         r = s["upgrade_restricted_optimum"]

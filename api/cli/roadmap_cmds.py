@@ -18,6 +18,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
+from backbone.serialize import count_text
 from backbone.solver.roadmap_options import RoadmapOptions
 
 EXIT_BUDGET_INFEASIBLE = 3
@@ -65,7 +66,7 @@ def roadmap(
     err_console.print(f"report: {out / 'report.html'}", highlight=False)
     ver = s.get("verification")
     if ver is not None and not ver["ok"]:
-        err_console.print(f"[bold red]verification failed[/]: {len(ver['violations'])} violation(s)")
+        err_console.print(f"[bold red]verification failed[/]: {count_text(len(ver['violations']), 'violation')}")
         for v in ver["violations"][:10]:
             err_console.print(f"  {v['check']} {v['id']}: {v['message']}", highlight=False, markup=False)
         raise typer.Exit(EXIT_VERIFY)

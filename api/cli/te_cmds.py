@@ -22,7 +22,7 @@ from backbone.api.cli.common import (
     run_with_progress,
 )
 from backbone.api.cli.options import options_command
-from backbone.serialize import gbps_text
+from backbone.serialize import count_text, gbps_text
 from backbone.solver.te.options import TEOptions
 
 EXIT_VERIFY_FAILED = 5
@@ -75,7 +75,7 @@ def te(
         if verification["ok"]:
             err_console.print(f"[green]verified[/]: {', '.join(verification['checked'])}", highlight=False)
         else:
-            err_console.print(f"[bold red]verification failed[/]: {len(verification['violations'])} violation(s)")
+            err_console.print(f"[bold red]verification failed[/]: {count_text(len(verification['violations']), 'violation')}")
             for v in verification["violations"][:20]:
                 err_console.print(f"  {v['check']} {v['table']}:{v['id']}: {v['message']}", markup=False,
                                   highlight=False)
@@ -149,7 +149,7 @@ def _add_solve_rows(t: Any, s: dict[str, Any]) -> None:
     lp = s.get("lp") or {}
     if lp:
         t.add_row("LP", f"{lp['rows']:,} rows, {lp['cols']:,} cols, {lp['nonzeros']:,} nonzeros, "
-                  f"{len(s.get('stages', []))} stage(s)")
+                  + count_text(len(s.get('stages', [])), 'stage'))
 
 
 def _class_table(by_class: dict[str, Any]) -> Any:

@@ -19,6 +19,7 @@ from fastapi.responses import FileResponse
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
+from backbone.api.job_outcome import status_detail
 from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
 from backbone.api.schemas import (
     FileEntry,
@@ -52,6 +53,7 @@ def job_public(job: Any) -> JobPublic:
     """The public view of a job row."""
     return JobPublic(id=job.id, scenario_id=job.scenario_id, scenario_version=job.scenario_version, kind=job.kind,
                      options=job.options or {}, status=job.status,
+                     status_detail=status_detail(job.status, job.message),
                      progress=JobProgress(fraction=job.progress, message=job.message or ""), error=job.error,
                      files=job.files or [], created_at=job.created_at, started_at=job.started_at,
                      finished_at=job.finished_at, created_by=job.created_by,
@@ -61,7 +63,8 @@ def job_public(job: Any) -> JobPublic:
 def job_summary(job: Any) -> JobSummary:
     """A job row for listings: everything but the options (``GET /v1/jobs/{id}`` has them)."""
     return JobSummary(id=job.id, scenario_id=job.scenario_id, scenario_version=job.scenario_version, kind=job.kind,
-                      status=job.status, progress=JobProgress(fraction=job.progress, message=job.message or ""),
+                      status=job.status, status_detail=status_detail(job.status, job.message),
+                      progress=JobProgress(fraction=job.progress, message=job.message or ""),
                       error=job.error, files=job.files or [], created_at=job.created_at, started_at=job.started_at,
                       finished_at=job.finished_at, created_by=job.created_by,
                       created_by_token=job.created_by_token, team_id=job.team_id)

@@ -22,10 +22,17 @@ import pandas as pd
 from backbone.errors import Problem, ValidationError
 from backbone.maps import style
 from backbone.model import Network
+from backbone.serialize import count_text
 
 logger = logging.getLogger(__name__)
 
 CHART_WIDTH_IN = 12.0
+TICK_PT = 12.0
+"""Tick label size (points; a 1200 px chart shown full width in the report keeps them about 15 px high)."""
+LABEL_PT = 13.0
+"""Axis label and legend size (points)."""
+WRAP_CHARS = 56
+"""Bar labels longer than this wrap onto more lines (at spaces), never cut."""
 PALETTE = ("#3d5a80", "#ee6c4d", "#2a9d8f", "#e9c46a", "#7b61ff", "#98c1d9", "#b5179e", "#6b7785")
 
 
@@ -34,20 +41,41 @@ def _figure(size: tuple[int, int], title: str, subtitle: str = "") -> tuple[Any,
     from matplotlib.figure import Figure
 
     w, h = size
-    fig = Figure(figsize=(CHART_WIDTH_IN, CHART_WIDTH_IN * h / w), dpi=w / CHART_WIDTH_IN, facecolor="white")
+    h_in = CHART_WIDTH_IN * h / w
+    fig = Figure(figsize=(CHART_WIDTH_IN, h_in), dpi=w / CHART_WIDTH_IN, facecolor="white")
     FigureCanvasAgg(fig)
-    ax = fig.add_axes((0.09, 0.12, 0.86, 0.68))
-    fig.text(0.09, 0.93, title, fontsize=18, fontweight="bold", color=style.TEXT, ha="left", va="center")
+    # title, subtitle and axes keep their distances from the edges in inches, however tall the chart
+    bottom, top = min(0.3, 0.81 / h_in), max(0.5, 1 - 1.35 / h_in)
+    ax = fig.add_axes((0.09, bottom, 0.86, top - bottom))
+    fig.text(0.09, 1 - 0.47 / h_in, title, fontsize=20, fontweight="bold", color=style.TEXT, ha="left", va="center")
     if subtitle:
-        fig.text(0.09, 0.87, subtitle, fontsize=11, color=style.SUBTEXT, ha="left", va="center")
+        sub = fig.text(0.09, 1 - 0.91 / h_in, subtitle, fontsize=LABEL_PT, color=style.SUBTEXT, ha="left",
+                       va="center", linespacing=1.15)
+        _wrap_to_width(fig, sub, 0.97 - 0.09)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     for side in ("left", "bottom"):
         ax.spines[side].set_color("#9aa5b1")
-    ax.tick_params(colors=style.SUBTEXT, labelsize=10)
+    ax.tick_params(colors=style.SUBTEXT, labelsize=TICK_PT)
+    ax.xaxis.label.set_fontsize(LABEL_PT)
+    ax.yaxis.label.set_fontsize(LABEL_PT)
     ax.grid(axis="y", color="#e4e7eb", lw=0.8)
     ax.set_axisbelow(True)
     return fig, ax
+
+
+def _wrap_to_width(fig: Any, text: Any, width_fraction: float) -> None:
+    """Wrap ``text`` (a figure text) onto more lines at spaces when it is wider than ``width_fraction`` of the
+    figure: a long subtitle is shown whole, never cut at the edge."""
+    import textwrap
+
+    width_px = text.get_window_extent(fig.canvas.get_renderer()).width
+    room_px = width_fraction * fig.get_figwidth() * fig.dpi
+    if width_px <= room_px:
+        return
+    content = text.get_text()
+    chars = max(20, int(len(content) * room_px / width_px) - 2)
+    text.set_text("\n".join(textwrap.wrap(content, chars, break_long_words=False)))
 
 
 def chart_bytes(fig: Any, fmt: str = "png") -> bytes:
@@ -139,7 +167,7 @@ def latency_cdf(latency: pd.DataFrame, *, title: str = "Demand latency by region
     ax.set_xlabel(f"Latency, {what} (ms)", color=style.SUBTEXT)
     ax.set_ylabel("Share of demand", color=style.SUBTEXT)
     ax.grid(axis="x", color="#e4e7eb", lw=0.8)
-    ax.legend(loc="lower right", frameon=False, fontsize=10)
+    ax.legend(loc="lower right", frameon=False, fontsize=LABEL_PT)
     return fig
 
 
@@ -159,14 +187,18 @@ def impact_bars(impact: pd.Series | Mapping[str, float], *, title: str = "Worst 
     shown = s.head(top)[::-1]
     fmt = number_format(float(shown.max()))
     unit_text = f" {unit}" if unit else ""
+    labels = [_wrap(str((names or {}).get(str(i), i))) for i in shown.index]
+    lines = max(label.count("\n") + 1 for label in labels)
+    dpi = size[0] / CHART_WIDTH_IN
+    row_px = (lines * 1.25 * TICK_PT + 8.0) * dpi / 72.0  # a bar's row fits its label
+    size = (size[0], max(size[1], int(np.ceil(row_px * len(shown) + 2.16 * dpi))))  # + the title and axis bands
     fig, ax = _figure(size, title, f"top {len(shown)} of {len(s)} with non-zero impact  ·  worst {fmt(s.iloc[0])}"
                       f"{unit_text}  ·  each bar is one failure on its own (alternatives, not a sum)")
     cmap = style._cmap("impact", style.IMPACT_STOPS)
     colors = [cmap(0.35 + 0.6 * v / shown.max()) for v in shown.to_numpy()]  # type: ignore[operator]
     ax.barh(np.arange(len(shown)), shown.to_numpy(), color=colors, height=0.7)
-    labels = [_shorten(str((names or {}).get(str(i), i))) for i in shown.index]
     ax.set_yticks(np.arange(len(shown)))
-    ax.set_yticklabels(labels, fontsize=10, color=style.TEXT)
+    ax.set_yticklabels(labels, fontsize=TICK_PT, color=style.TEXT, linespacing=1.0)
     ax.grid(axis="y", visible=False)
     ax.grid(axis="x", color="#e4e7eb", lw=0.8)
     from matplotlib.ticker import FuncFormatter
@@ -176,7 +208,7 @@ def impact_bars(impact: pd.Series | Mapping[str, float], *, title: str = "Worst 
                   color=style.SUBTEXT)
     ax.set_xlim(0, float(shown.max()) * 1.12)  # room for the value after the longest bar
     for y, v in enumerate(shown.to_numpy()):
-        ax.text(v, y, f" {fmt(v)}", va="center", ha="left", fontsize=9, color=style.SUBTEXT)
+        ax.text(v, y, f" {fmt(v)}", va="center", ha="left", fontsize=TICK_PT - 1, color=style.SUBTEXT)
     _fit_left_labels(fig, ax)
     return fig
 
@@ -192,8 +224,12 @@ def number_format(largest: float) -> Any:
     return fmt
 
 
-def _shorten(text: str, limit: int = 48) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def _wrap(text: str, width: int = WRAP_CHARS) -> str:
+    """``text`` wrapped onto lines of at most ``width`` characters at spaces (a word longer than that stays whole):
+    a long failure name is shown whole, never cut."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)) or text
 
 
 def _fit_left_labels(fig: Any, ax: Any) -> None:
@@ -202,7 +238,7 @@ def _fit_left_labels(fig: Any, ax: Any) -> None:
     width_px = max((t.get_window_extent(renderer).width for t in ax.get_yticklabels()), default=0.0)
     left = min(0.6, max(0.09, (width_px + 24.0) / (fig.get_figwidth() * fig.dpi)))
     box = ax.get_position()
-    ax.set_position((left, 0.1, 0.95 - left, box.y1 - 0.1))
+    ax.set_position((left, box.y0, 0.95 - left, box.height))
 
 
 def _fit_bottom_labels(fig: Any, ax: Any) -> None:
@@ -236,7 +272,7 @@ def cost_breakdown(costs: pd.DataFrame | pd.Series, *, title: str = "Placement c
     df = df.loc[df.sum(axis=1).sort_values(ascending=False).index[:top]]
     total = float(df.to_numpy().sum())
     scale, unit = (1e9, "bn USD") if total >= 5e9 else (1e6, "M USD")
-    fig, ax = _figure(size, title, f"total {total / scale:,.2f} {unit} over {len(df)} site(s)")
+    fig, ax = _figure(size, title, f"total {total / scale:,.2f} {unit} over {count_text(len(df), 'site')}")
     bottom = np.zeros(len(df))
     x = np.arange(len(df))
     for k, col in enumerate(df.columns):
@@ -245,9 +281,9 @@ def cost_breakdown(costs: pd.DataFrame | pd.Series, *, title: str = "Placement c
         bottom += v
     ax.set_xticks(x)
     ax.set_xticklabels([str(i) for i in df.index], rotation=30 if len(df) > 6 else 0, ha="right" if len(df) > 6 else
-                       "center", fontsize=10, color=style.TEXT)
+                       "center", fontsize=TICK_PT, color=style.TEXT)
     ax.set_ylabel(unit, color=style.SUBTEXT)
-    ax.legend(frameon=False, fontsize=10, loc="upper right")
+    ax.legend(frameon=False, fontsize=LABEL_PT, loc="upper right")
     _fit_bottom_labels(fig, ax)
     return fig
 

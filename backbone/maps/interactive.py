@@ -63,12 +63,12 @@ def render_html(net: Network, values: MapValues, *, color_by: str = "utilisation
         "assignments": [{"metro": str(r.metro), "site": str(r.site), "gpus": float(r.gpus)}
                         for r in values.assignments.itertuples()],
         "legend": _legend(net, values, coloring),
-        "labels": _labels(net),
+        "labels": _labels(net, values),
         "palette": {"ocean": style.OCEAN, "land": style.LAND, "border": style.BORDER, "coast": style.COAST,
                     "graticule": style.GRATICULE, "outline": style.OUTLINE, "failed": style.FAILED,
                     "assignment": style.ASSIGNMENT, "added": style.ADDED, "demand": "#9b5de5",
                     "rerouted": style.REROUTED, "casing": style.CASING, "novalue": style.NO_VALUE,
-                    "candidate": style.CANDIDATE, "built": style.BUILT},
+                    "candidate": style.CANDIDATE, "built": style.BUILT, "upgraded": style.UPGRADED},
     }
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     page = (page_template().replace("%%TITLE%%", html.escape(data["title"])).replace("%%OCEAN%%", style.OCEAN)
@@ -162,6 +162,7 @@ def _link_table(net: Network, values: MapValues, coloring: style.LinkColoring) -
     widths = style.link_widths(links["capacity_gbps"].to_numpy())
     failed = set(values.failed_links)
     built = set(values.built_candidates)
+    upgraded = set(values.upgraded_links)
     extra = {name: s.reindex(links.index).to_numpy(dtype=float) for name, s in values.link_values.items()}
     rank = np.empty(len(links), dtype=int)
     rank[coloring.order] = np.arange(len(links))
@@ -172,7 +173,7 @@ def _link_table(net: Network, values: MapValues, coloring: style.LinkColoring) -
             "cable": str(r["cable_system"]), "a": str(r["site_a"]), "b": str(r["site_b"]),
             "cap": _num(r["capacity_gbps"], 1), "km": _num(r["length_km"], 0), "ms": _num(r["latency_ms"], 2),
             "color": coloring.colors[j], "w": round(float(widths[j]), 2), "failed": lid in failed,
-            "built": lid in built,
+            "built": lid in built, "upgraded": lid in upgraded,
             "z": int(rank[j]), "values": {k: _num(v[j]) for k, v in extra.items() if np.isfinite(v[j])},
         })
     return rows
@@ -232,6 +233,6 @@ def _legend(net: Network, values: MapValues, coloring: style.LinkColoring) -> di
     return legend
 
 
-def _labels(net: Network) -> list[dict[str, Any]]:
-    cands = label_candidates(net, 40)
+def _labels(net: Network, values: MapValues | None = None) -> list[dict[str, Any]]:
+    cands = label_candidates(net, 40, values)
     return [{"name": str(r.name), "kind": str(r.kind), "pos": int(r.pos)} for r in cands.itertuples()]

@@ -178,6 +178,11 @@ def _draw_links(ax: Any, net: Network, layers: Layers, values: MapValues, colori
                 ax.add_collection(LineCollection([s for s, h in zip(segs, hot, strict=True) if h],
                                                  colors=style.REROUTED, linewidths=w[hot] + 5.0, alpha=0.45,
                                                  zorder=4.6, capstyle="round"))
+        upgraded = net.links.index.isin(values.upgraded_links)[owner]
+        if upgraded.any():
+            ax.add_collection(LineCollection([s for s, u in zip(segs, upgraded, strict=True) if u],
+                                             colors=style.UPGRADED, linewidths=w[upgraded] + 6.0, alpha=0.7,
+                                             linestyles=(0, (1.6, 0.8)), zorder=4.65, capstyle="butt"))
         built = net.links.index.isin(values.built_candidates)[owner]
         if built.any():
             ax.add_collection(LineCollection([s for s, b in zip(segs, built, strict=True) if b],
@@ -292,9 +297,10 @@ def _draw_sites(ax: Any, net: Network, layers: Layers, values: MapValues, size_b
 
 
 # ---------------------------------------------------------------------- labels
-def label_candidates(net: Network, max_labels: int) -> pd.DataFrame:
+def label_candidates(net: Network, max_labels: int, values: MapValues | None = None) -> pd.DataFrame:
     """Sites and metros worth a label, most important first (columns name, lon, lat, priority, kind,
-    pos, size). Data centres come first by size (GPUs installed + 50 x MW), then metros without a
+    pos, size). Sites that gained GPUs (``values.gpus_added``) come first, labelled with what they gained
+    (``Lagos-Ikeja +3,072 GPUs``), then data centres by size (GPUs installed + 50 x MW), then metros without a
     site, then PoPs and landings. Names drop a parenthetical detail and an alternative after `` / ``
     (``Tokyo (Inzai)`` -> ``Tokyo``, ``London / Slough`` -> ``London``)."""
     sites = net.sites
@@ -303,7 +309,15 @@ def label_candidates(net: Network, max_labels: int) -> pd.DataFrame:
         weight = sites["gpus_installed"].to_numpy(dtype=float) + 50.0 * sites["power_available_mw"].to_numpy(dtype=float)
         is_dc = (sites["kind"] == "datacenter").to_numpy()
         pri = np.where(is_dc, 2e9 + weight, np.where(sites["kind"].to_numpy() == "pop", 1e9, 0.0) + weight)
-        rows.append(pd.DataFrame({"name": _names(sites), "lon": sites["lon"], "lat": sites["lat"],
+        names = _names(sites)
+        if values is not None and len(values.gpus_added):
+            added = values.gpus_added.reindex(sites.index).to_numpy(dtype=float)
+            gained = np.isfinite(added) & (added > 0)
+            pri = np.where(gained, 4e9 + np.nan_to_num(added), pri)
+            weight = np.where(gained, 1e12 + np.nan_to_num(added), weight)  # placed first, as forced labels
+            names = names.where(~gained, names + pd.Series([f" +{a:,.0f} GPUs" for a in np.nan_to_num(added)],
+                                                           index=sites.index))
+        rows.append(pd.DataFrame({"name": names, "lon": sites["lon"], "lat": sites["lat"],
                                   "priority": pri, "kind": "site", "pos": np.arange(len(sites)), "size": weight}))
     if len(net.metros):
         m = net.metros[~net.metros.index.isin(set(sites["metro"]))]  # a site there already names the metro
@@ -359,7 +373,7 @@ def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: i
     """
     import matplotlib.patheffects as pe
 
-    cands = label_candidates(net, max_labels)
+    cands = label_candidates(net, max_labels, values)
     if cands.empty:
         return
     renderer = fig.canvas.get_renderer()
@@ -369,7 +383,10 @@ def _place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: i
     effects = [pe.withStroke(linewidth=2.6, foreground="white", alpha=0.85)] if halo else []
     canvas = _LabelCanvas(ax, renderer, ax.get_window_extent(renderer), effects, markers, marker_dc, marker_pos)
     in_view = [row for row in cands.itertuples() if _label_visible(row, layers, ax.transData, canvas.axbox)]
-    ordered, must = _label_order(in_view, is_dc, always)
+    gained = np.zeros(len(is_dc), dtype=bool)
+    if values is not None and len(values.gpus_added):
+        gained = net.sites.index.isin(values.gpus_added.index)
+    ordered, must = _label_order(in_view, is_dc | gained, always + int(gained.sum()))
     placed = 0
     for row in ordered:
         forced = row.kind == "site" and row.pos in must
@@ -490,6 +507,29 @@ def _draw_title(fig: Any, net: Network, values: MapValues, view: MapView, colori
              ha="right", va="center", fontsize=9, color=style.SUBTEXT, alpha=0.9)
 
 
+def _link_mark_handles(values: MapValues, coloring: style.LinkColoring, candidates_drawn: bool) -> list[Any]:
+    """Legend entries of the marks drawn on links: failed, new routes, upgraded, candidates, rerouted load."""
+    from matplotlib.lines import Line2D
+
+    handles: list[Any] = []
+    if values.failed_links:
+        handles.append(Line2D([], [], color=style.FAILED, lw=1.8, ls=(0, (2.5, 1.6)), label="Failed link"))
+    if values.built_candidates:
+        n = len(values.built_candidates)
+        handles.append(Line2D([], [], color=style.BUILT, lw=6, alpha=0.6,
+                              label=f"New route (built candidate): {n}"))
+    if values.upgraded_links:
+        n = len(values.upgraded_links)
+        handles.append(Line2D([], [], color=style.UPGRADED, lw=6, alpha=0.7, ls=(0, (1.6, 0.8)),
+                              label=f"Upgraded link (modules added): {n}"))
+    if candidates_drawn:
+        handles.append(Line2D([], [], color=style.CANDIDATE, lw=1.3, ls=(0, (1.2, 1.8)),
+                              label="Candidate route (not built)"))
+    if "delta_utilisation" in values.link_values and coloring.value_name != "delta_utilisation":
+        handles.append(Line2D([], [], color=style.REROUTED, lw=6, alpha=0.5, label="Rerouted load"))
+    return handles
+
+
 def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: style.LinkColoring,
                  widths: np.ndarray, site_artists: dict[str, Any], view: MapView, size_by: str = "gpus",
                  arcs_shown: np.ndarray | None = None,
@@ -506,15 +546,7 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
         handles.append(Line2D([], [], color="#323f4b", lw=w, label=style.format_gbps(cap)))
     if coloring.mode != "kind" and not np.isfinite(coloring.values).all():
         handles.append(Line2D([], [], color=style.NO_VALUE, lw=1.6, label="No value"))
-    if values.failed_links:
-        handles.append(Line2D([], [], color=style.FAILED, lw=1.8, ls=(0, (2.5, 1.6)), label="Failed link"))
-    if values.built_candidates:
-        handles.append(Line2D([], [], color=style.BUILT, lw=6, alpha=0.6, label="New route (built candidate)"))
-    if candidates_drawn:
-        handles.append(Line2D([], [], color=style.CANDIDATE, lw=1.3, ls=(0, (1.2, 1.8)),
-                              label="Candidate route (not built)"))
-    if "delta_utilisation" in values.link_values and coloring.value_name != "delta_utilisation":
-        handles.append(Line2D([], [], color=style.REROUTED, lw=6, alpha=0.5, label="Rerouted load"))
+    handles += _link_mark_handles(values, coloring, candidates_drawn)
     if len(values.assignments):
         n_shown = len(values.assignments) if arcs_shown is None else len(arcs_shown)
         label = "Metro → site" if n_shown == len(values.assignments) else (

@@ -33,6 +33,8 @@ CANDIDATE = "#9aa5b1"
 """Candidate routes not built: dotted grey."""
 BUILT = "#2dc653"
 """Built candidates (new routes of a plan): a green glow under the link."""
+UPGRADED = "#9d4edd"
+"""Upgraded links (modules added by a plan): a dashed violet band under the link."""
 
 KIND_COLORS: dict[str, str] = {"terrestrial": "#3d5a80", "submarine": "#0096c7"}
 """Link colour by kind when ``color_by="kind"``."""

@@ -56,6 +56,24 @@ class MapValues:
     built_candidates: tuple[str, ...] = ()
 
     @property
+    def upgraded_links(self) -> tuple[str, ...]:
+        """Links a plan upgraded: ``link_values.added_gbps`` above 0 and not a built candidate (a new route)."""
+        added = self.link_values.get("added_gbps")
+        if added is None or not len(added):
+            return ()
+        built = set(self.built_candidates)
+        return tuple(str(k) for k, v in added.items() if v == v and v > 0 and str(k) not in built)
+
+    @property
+    def gpus_added(self) -> pd.Series:
+        """GPUs added per site (``site_values.gpus_added`` above 0), largest first."""
+        added = self.site_values.get("gpus_added")
+        if added is None:
+            return pd.Series(dtype=float)
+        added = added.dropna()
+        return added[added > 0].sort_values(ascending=False, kind="stable")
+
+    @property
     def empty(self) -> bool:
         """True when there is nothing beyond the network to draw."""
         return not (self.link_values or self.site_values or self.failed_links or len(self.assignments)

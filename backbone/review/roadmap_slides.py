@@ -19,6 +19,7 @@ from backbone.review.layout import (
     new_slide,
 )
 from backbone.review.slides import money_m
+from backbone.serialize import count_text
 
 __all__ = ["builds_table", "period_table", "timeline_slides"]
 
@@ -68,7 +69,7 @@ def timeline_slides(prs: Any, data: DeckData, rows: int) -> list[Any]:
         return [*slides, slide]
     shown = pd.DataFrame({"build": builds["id"], "action": builds["action"],
                           "modules / GPUs": [str(int(g)) + " GPUs" if a == "gpus" and pd.notna(g) else
-                                             ("" if pd.isna(m) else f"{int(m)} modules")
+                                             ("" if pd.isna(m) else count_text(int(m), "module"))
                                              for a, m, g in zip(builds["action"], builds["modules"], builds["gpus"],
                                                                 strict=True)],
                           "cost (M USD)": builds["cost_usd"].map(money_m), "commit": builds["committed"],

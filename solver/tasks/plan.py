@@ -36,6 +36,7 @@ import pandas as pd
 
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
+from backbone.serialize import count_text
 from backbone.solver.failures import FailureOptions
 from backbone.solver.impact import StateAssessment
 from backbone.solver.placement.options import PlaceOptions
@@ -71,10 +72,10 @@ logger = logging.getLogger(__name__)
 __all__ = ["DESIGN_KEYS", "STAGES", "PlanOptions", "PlanTaskResult", "PlanUpgradeOptions", "UpgradeStage",
            "load_plan_file", "run_plan_task", "stage_options"]
 
-STAGES = ("place", "route", "failures", "upgrades", "report")
+STAGES = ("place", "route", "failures", "today", "upgrades", "report")
 """Plan stages, in order."""
 
-STAGE_WEIGHTS = {"place": 0.2, "route": 0.05, "failures": 0.2, "upgrades": 0.45, "report": 0.1}
+STAGE_WEIGHTS = {"place": 0.2, "route": 0.05, "failures": 0.15, "today": 0.1, "upgrades": 0.4, "report": 0.1}
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,7 @@ class PlanTaskResult(TaskResult):
     failures: FailuresTaskResult
     upgrade: UpgradeStage
     after: AfterStage
+    today: FailuresTaskResult | None = None
 
 
 def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progress: ProgressFn) -> PlanTaskResult:
@@ -166,16 +168,18 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     place = place_stage(run, work)
     route = route_stage(run, work, place)
     failures = failures_stage(run, route)
+    today = today_stage(run, net)
     upgrade = upgrade_stage(run, route, failures)
     after = after_stage(run, upgrade)
     summary = plan_summary(net, run, place, route, failures, upgrade, after)
+    summary["failures_today"] = failures_today(today.summary)
     compared = compare_stage(run, baseline, summary, place, route, failures, upgrade)
-    report_stage(run, net, summary, place, route, failures, upgrade, compared)
+    report_stage(run, net, summary, place, route, failures, upgrade, compared, today)
     summary["stage_seconds"]["report"] = round(run.timings["report"], 3)
     summary["total_seconds"] = round(time.perf_counter() - t_start, 3)
     progress(1.0, "done")
     return PlanTaskResult("plan", summary, run.writer.files, place=place, route=route, failures=failures,
-                          upgrade=upgrade, after=after)
+                          upgrade=upgrade, after=after, today=today)
 
 
 def plan_stage_options(opts: PlanOptions) -> PlanStageOptions:
@@ -230,8 +234,34 @@ def failures_stage(run: PlanRun, route: RouteStage) -> FailuresTaskResult:
     run.writer.json("failures.json", {"kind": "failures", **fs, "files": fail_res.files})
     run.writer.extend(fail_res.files)
     run.finish("failures", t0, {"status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
-                                "note": f"{fs['scenarios_run']} scenarios, {fs['scenarios_per_second'] or 0:.1f}/s"})
+                                "note": f"{count_text(fs['scenarios_run'], 'scenario')}, "
+                                        f"{fs['scenarios_per_second'] or 0:.1f}/s"})
     return fail_res
+
+
+def today_stage(run: PlanRun, net: Network) -> FailuresTaskResult:
+    """3b. today: what breaks today -- the scenario as given (today's network, today's traffic: no growth, no
+    placement) swept by the same task as ``backbone failures``, with the failures stage's options. Its files are
+    not written (``failures.json`` is the sweep with the plan's traffic)."""
+    from backbone.solver.tasks.failures import run_failures_task
+
+    t0 = time.perf_counter()
+    fail_opts = run.stages.failures
+    res = run_failures_task(net, fail_opts, None, run.stage_progress("today"))
+    fs = res.summary
+    run.finish("today", t0, {"status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
+                             "note": f"today's network and traffic: {count_text(fs['scenarios_run'], 'scenario')}, "
+                                     f"{fs['not_survived']} not carried"})
+    return res
+
+
+def failures_today(fs: dict[str, Any]) -> dict[str, Any]:
+    """The plan summary's ``failures_today``: what ``backbone failures`` finds on the scenario as given (today's
+    network and traffic): scenarios swept, survived, not carried, and the worst one."""
+    worst = fs["worst"][0] if fs.get("worst") else None
+    return {"scenarios": fs["scenarios_run"], "survived": fs["survived"], "not_survived": fs["not_survived"],
+            "worst_failure": worst["scenario"] if worst else None,
+            "worst_failure_impact_gbps": worst["impact_gbps"] if worst else None}
 
 
 def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult) -> UpgradeStage:
@@ -248,7 +278,8 @@ def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult)
     it = ds.get("iterations") or []
     run.finish("upgrades", t0, {"status": ds.get("status"), "backend": run.stages.upgrade.backend,
                                 "gap": ds.get("gap"), "note": "skipped: nothing designed" if skip else
-                                f"{len(it)} iterations; {ds.get('states_examined', 0)} states examined, "
+                                f"{count_text(len(it), 'iteration')}; "
+                                f"{count_text(ds.get('states_examined', 0), 'state')} examined, "
                                 f"{ds.get('states_added', 0)} added to the model, {ds.get('states_needed', 0)} "
                                 f"needed; survives {survivability['survived']} of {survivability['states']}"})
     return upgrade
@@ -339,10 +370,7 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         "stages": run.stage_rows,
         "before_after": upgrade.before_after,
         "map": plan_map(ps, ts),
-        "map_after": {"link_values": {"utilisation": {str(k): float(v) for k, v in
-                                                      after_state.link_utilisation.items()},
-                                      "added_gbps": (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})},
-                      "failed_links": []},
+        "map_after": after_map(after_state, ds, up, ps),
     }
     if opts.verify:
         summary["verification"] = {
@@ -353,6 +381,20 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         if after.verification is not None:
             summary["survivability_check"] = after.verification
     return summary
+
+
+def after_map(after_state: StateAssessment, ds: dict[str, Any], upgrades: pd.DataFrame,
+              ps: dict[str, Any]) -> dict[str, Any]:
+    """The map of the planned backbone: utilisation after the plan, what was bought (``added_gbps`` per link; the new
+    routes as ``built_candidates``, so they are drawn apart from the upgraded links) and the GPUs each site gained
+    (``site_values``: ``gpus_added``, ``gpus_after``)."""
+    added = (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})
+    new = upgrades.loc[upgrades["action"] == "new route", "link"].astype(str).tolist() if len(upgrades) else []
+    site_values = (ps.get("map") or {}).get("site_values", {})
+    return {"link_values": {"utilisation": {str(k): float(v) for k, v in after_state.link_utilisation.items()},
+                            "added_gbps": added},
+            "site_values": {k: v for k, v in site_values.items() if k in ("gpus_added", "gpus_after")},
+            "built_candidates": new, "failed_links": []}
 
 
 def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: dict[str, Any], place: PlaceTaskResult,
@@ -375,7 +417,8 @@ def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: dict[st
 
 
 def report_stage(run: PlanRun, net: Network, summary: dict[str, Any], place: PlaceTaskResult, route: RouteStage,
-                 failures: FailuresTaskResult, upgrade: UpgradeStage, compared: DiffResult | None = None) -> None:
+                 failures: FailuresTaskResult, upgrade: UpgradeStage, compared: DiffResult | None = None,
+                 today: FailuresTaskResult | None = None) -> None:
     """5. report: maps, charts and ``report.html`` (only with an output folder)."""
     t0 = time.perf_counter()
     writer = run.writer
@@ -383,12 +426,13 @@ def report_stage(run: PlanRun, net: Network, summary: dict[str, Any], place: Pla
         rp = run.stage_progress("report")
         rp(0.0, "maps and charts")
         ps, ts, fs = place.summary, route.te.summary, failures.summary
-        images = draw_images(route.routed, upgrade.network_after, summary, route.te.te.demands, fs, ps, writer,
+        images = draw_images(route.routed, upgrade.network_after, summary, route.te.te.demands,
+                             today.summary if today else fs, ps, writer,
                              run.opts.maps, rp)
         from backbone.report import render_report
 
         data = report_data(net, route.routed, run.opts, summary, ps, ts, fs, upgrade.summary,
-                           upgrade.upgrades.copy(), writer.files)
+                           upgrade.upgrades.copy(), writer.files, today.summary if today else None)
         if compared is not None:
             from backbone.compare import report_section
 

@@ -71,7 +71,7 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
             else:
                 notes.append(f"edge bound not proven in the time left (edge LP {edge.summary.get('status')})")
     if opts.impact and opts.objective != "ecmp":
-        from backbone.solver.impact import assess_state
+        from backbone.solver.impact import apply_impact_unmet, assess_state
 
         reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
         solves = not reuse or float(result.mlu) > 1  # a reused, not overloaded routing needs no solve
@@ -84,6 +84,7 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
         assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left() / (1 if reuse else 2)),
                                   routing=result if reuse else None, lp_method=opts.lp_method)
         summary["impact"] = assessment.summary()
+        apply_impact_unmet(result, assessment)  # one meaning of unmet in the demand table and the summary
         if not assessment.unmet_known:
             notes.append("impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the impact's "
                          "min-MLU routing came from the source-flow engine, at a scale where no max-throughput LP "

@@ -40,7 +40,10 @@ class TEResult:
         Indexed by demand id: endpoints, class, ``demand_gbps``, ``carried_gbps``,
         ``unmet_gbps``, ``reason`` (``""``, ``capacity``, ``no_path_within_slo``,
         ``disconnected``), ``slo_rtt_ms``, traffic-weighted one-way ``latency_ms`` and
-        ``worst_latency_ms`` over the paths used, the same as RTT, ``paths_used``.
+        ``worst_latency_ms`` over the paths used, the same as RTT, ``paths_used``. ``unmet_gbps`` has the
+        impact's one meaning (traffic that cannot be carried at <= 100 % utilisation): for a min-MLU routing that
+        overloads links, :func:`backbone.solver.impact.apply_impact_unmet` sets it (``te`` and ``solve_te`` with
+        the impact) and adds ``routed_gbps``, what the routing puts on its paths.
     paths
         One row per (demand, path) carrying traffic: ``demand``, ``src``, ``dst``,
         ``path_sites`` (``A>B>C``), ``path_links`` (``l1;l2``), ``hops``, ``latency_ms``,

@@ -190,3 +190,31 @@ def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_wor
         assert without[key] == pytest.approx(with_folder[key], rel=1e-6, abs=1e-6), key
     assert without["stages"][1]["note"] == with_folder["stages"][1]["note"]  # "<n> placement demands added"
     assert without["scenario_after"] is None and with_folder["scenario_after"] == "scenario_after"
+
+
+def test_the_reports_today_figures_are_backbone_failures_on_the_scenario(small_world: Network, tmp_path: Path) -> None:
+    """"What breaks today" is today's network with today's traffic: the same sweep as ``backbone failures`` on the
+    scenario (not the network carrying the plan's new GPU traffic, which is shown apart and labelled so)."""
+    from backbone.solver.tasks import run_task
+
+    failures = {"engine": "serial"}
+    scenario = small_world.scale_demand(1.5)  # today, the Atlantic SRLG is not carried
+    plan = run_task("plan", scenario, {"demand_growth": 2.0, "skip_upgrades": True, "maps": False,
+                                       "failures": failures}, tmp_path / "plan").summary
+    today = run_task("failures", scenario, failures, None).summary
+    assert today["not_survived"] >= 1
+    got = plan["failures_today"]
+    assert (got["scenarios"], got["survived"], got["not_survived"]) == (
+        today["scenarios_run"], today["survived"], today["not_survived"])
+    assert got["worst_failure"] == today["worst"][0]["scenario"]
+    assert got["worst_failure_impact_gbps"] == pytest.approx(today["worst"][0]["impact_gbps"])
+    # the plan's traffic (x 2 growth and the placement's) breaks more than today's: the two are told apart
+    assert plan["failures_with_unmet_demand"] > today["not_survived"]
+    report = (tmp_path / "plan" / "report.html").read_text()
+    kind = "single-SRLG"
+    assert f"{today['not_survived']} of {today['scenarios_run']} {kind} failures not carried</b> today" in report
+    assert (f"{plan['failures_with_unmet_demand']} of {plan['failure_scenarios']} {kind} failures not carried</b> on "
+            "today&#x27;s links carrying today&#x27;s traffic plus the placement&#x27;s new GPU traffic") in report
+    today_section = report.split("What breaks today")[1].split("With the plan&#x27;s GPU traffic")[0]
+    for r in today["worst"][:5]:
+        assert f"<td class=\"t\">{r['scenario']}</td><td class=\"\">{r['impact_gbps']:,.1f}</td>" in today_section

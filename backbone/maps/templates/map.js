@@ -88,6 +88,10 @@
         el("path", {d: d, "class": "casing", stroke: P.rerouted, opacity: 0.5, "stroke-width": (L.w + 6).toFixed(2),
                     style: "stroke:" + P.rerouted}, g);
       }
+      if (L.upgraded) {
+        el("path", {d: d, "class": "casing", opacity: 0.7, "stroke-width": (L.w + 6).toFixed(2),
+                    "stroke-dasharray": "4 2", style: "stroke:" + P.upgraded}, g);
+      }
       if (L.built) {
         el("path", {d: d, "class": "casing", opacity: 0.55, "stroke-width": (L.w + 6).toFixed(2),
                     style: "stroke:" + P.built}, g);
@@ -251,6 +255,7 @@
       for (var k in L.values) pairs.push([pretty(k), fmtValue(k, L.values[k])]);
       if (L.failed) pairs.push(["State", "FAILED"]);
       if (L.built) pairs.push(["State", "New route (built candidate)"]);
+      if (L.upgraded) pairs.push(["State", "Upgraded (modules added)"]);
       rows(L.name, pairs);
     } else if (kind === "candidate") {
       var C = D.candidates[i];
@@ -329,6 +334,7 @@
     for (var c in G.categories) item("sw", G.categories[c], c);
     if (D.links.some(function (L) { return L.failed; })) item("sw", P.failed, "Failed link", true);
     if (D.links.some(function (L) { return L.built; })) item("sw", P.built, "New route (built candidate)");
+    if (D.links.some(function (L) { return L.upgraded; })) item("sw", P.upgraded, "Upgraded link (modules added)", true);
     if (D.candidates.length) item("sw", P.candidate, "Candidate route (not built)", "dotted");
     if (D.assignments.length) item("sw", P.assignment, "Metro \u2192 site");
     for (var s in G.sites) item("dot", G.sites[s].color, G.sites[s].label);

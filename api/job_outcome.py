@@ -1,0 +1,55 @@
+"""What a finished job says about its answer: the progress message (:func:`outcome_message`) and the status line
+(:func:`status_detail`), which name a best-effort (``partial``) answer and one that stopped at its time limit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["TIME_LIMIT_NOTE", "TIME_LIMIT_STATUS", "outcome_message", "status_detail", "time_limited"]
+
+TIME_LIMIT_STATUS = "time_limit"
+"""The solver status of an answer that stopped at its time limit (not proven optimal)."""
+
+TIME_LIMIT_NOTE = "time limit: answer not proven"
+"""What a job's message and status detail say when its answer hit its time limit."""
+
+
+def time_limited(summary: Mapping[str, Any]) -> list[str]:
+    """What in a finished task's summary stopped at its time limit: ``""`` for the answer itself (the summary's
+    ``status``), and the name of each stage of a plan or part of the answer (``impact``) whose status is
+    ``time_limit``; empty when nothing did."""
+    hit = [""] if summary.get("status") == TIME_LIMIT_STATUS else []
+    hit += [str(r.get("stage")) for r in summary.get("stages") or []
+            if isinstance(r, Mapping) and r.get("status") == TIME_LIMIT_STATUS]
+    impact = summary.get("impact")
+    if isinstance(impact, Mapping) and impact.get("status") == TIME_LIMIT_STATUS:
+        hit.append("impact")
+    return hit
+
+
+def outcome_message(summary: Mapping[str, Any]) -> str:
+    """The job message of a finished task: ``done``, or ``partial: ...`` naming what a best-effort
+    result left out (a placement that could not serve every metro keeps its result and files); either followed by
+    ``(time limit: answer not proven)`` when the answer, or a named stage of it, stopped at its time limit."""
+    hit = time_limited(summary)
+    limit = ""
+    if hit:
+        parts = [p for p in hit if p]
+        limit = f" ({TIME_LIMIT_NOTE}" + (f" in {', '.join(parts)}" if parts and "" not in hit else "") + ")"
+    if summary.get("status") != "partial":
+        return "done" + limit
+    metros = sorted({str(u.get("metro")) for u in summary.get("unserved_metros") or [] if isinstance(u, Mapping)})
+    what = f"unserved metros: {', '.join(metros)}" if metros else "not all demand is served"
+    return f"partial: {what}{limit}"
+
+
+def status_detail(status: str, message: str | None) -> str:
+    """A job's status line: its status, and for a succeeded job what its answer's message qualifies it with
+    (``succeeded (time limit: answer not proven)``, ``succeeded (partial: unserved metros: lagos)``)."""
+    text = message or ""
+    if status != "succeeded" or text == "done" or not text:
+        return status
+    if text.startswith("done (") and text.endswith(")"):
+        return f"{status} ({text[len('done ('):-1]})"
+    return f"{status} ({text})" if text.startswith("partial") else status

@@ -1,0 +1,52 @@
+"""A job whose answer hit its time limit says so in its status line and its progress message, not only deep in
+the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apitest_helpers import FINAL, auth, wait_for
+from fastapi.testclient import TestClient
+
+from backbone.api.job_outcome import outcome_message, status_detail
+from backbone.io import network_to_dict
+from backbone.model import Network
+
+
+def _run(client: TestClient, token: str, net: Network, kind: str, options: dict[str, Any]) -> dict[str, Any]:
+    r = client.post("/v1/scenarios", json=network_to_dict(net), headers=auth(token))
+    assert r.status_code == 201, r.text
+    r = client.post(f"/v1/scenarios/{r.json()['id']}/jobs", json={"kind": kind, "options": options},
+                    headers=auth(token))
+    assert r.status_code == 202, r.text
+    job_id = r.json()["id"]
+    return wait_for(lambda: client.get(f"/v1/jobs/{job_id}", headers=auth(token)).json(),
+                    lambda j: j["status"] in FINAL, timeout_s=120)
+
+
+def test_a_te_job_stopped_by_its_time_limit_says_so(client: TestClient, tokens: dict[str, str],
+                                                    triangle: Network) -> None:
+    tok = tokens["planner"]
+    job = _run(client, tok, triangle, "te", {"time_limit_s": 0.001})
+    assert job["status"] == "succeeded", job
+    result = client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).json()
+    assert result["status"] == "time_limit"  # the answer itself
+    assert job["status_detail"] == "succeeded (time limit: answer not proven)"
+    assert job["progress"]["message"] == "done (time limit: answer not proven)"
+    listed = client.get("/v1/jobs", headers=auth(tok)).json()
+    assert [j["status_detail"] for j in listed if j["id"] == job["id"]] == [job["status_detail"]]
+    # with time to finish, the same job is plainly done
+    done = _run(client, tok, triangle, "te", {"time_limit_s": 60})
+    assert (done["status_detail"], done["progress"]["message"]) == ("succeeded", "done")
+
+
+def test_a_plan_stage_stopped_by_its_time_limit_is_named() -> None:
+    summary = {"status": "survivable", "stages": [{"stage": "place", "status": "optimal"},
+                                                  {"stage": "upgrades", "status": "time_limit"}]}
+    assert outcome_message(summary) == "done (time limit: answer not proven in upgrades)"
+    assert status_detail("succeeded", outcome_message(summary)) == (
+        "succeeded (time limit: answer not proven in upgrades)")
+    partial = {"status": "partial", "unserved_metros": [{"metro": "lagos"}], "impact": {"status": "time_limit"}}
+    assert outcome_message(partial) == "partial: unserved metros: lagos (time limit: answer not proven in impact)"
+    assert status_detail("running", "step 3 of 20") == "running"
+    assert status_detail("failed", "boom") == "failed"
