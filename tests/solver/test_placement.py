@@ -25,9 +25,13 @@ LON_GPU = 36_132.0
 MIP_BACKENDS = available_backends(mip=True)
 
 
+HAND_GBPS_PER_GPU = 0.1
+"""The hand-computed cases below charge 0.1 Gbps per GPU (round numbers), not the derived default."""
+
+
 def solve_checked(net, **options: Any):
-    """Solve, assert the independent checker passes, return the result."""
-    opts = PlaceOptions(**options)
+    """Solve (at :data:`HAND_GBPS_PER_GPU` unless given), assert the independent checker passes, return the result."""
+    opts = PlaceOptions(**{"gbps_per_gpu": HAND_GBPS_PER_GPU, **options})
     result = solve_placement(net, opts)
     report = check_placement(net, opts, result.tables, expect_full=result.fully_served)
     assert report.ok, report.violations
@@ -205,8 +209,17 @@ def test_gpu_maximum_is_named() -> None:
     assert any("PAR" in x and "GPU maximum" in x for x in r.infeasibility), r.infeasibility
 
 
+def test_default_traffic_per_gpu_is_derived_from_tokens() -> None:
+    from backbone.solver.placement.options import BITS_PER_TOKEN
+
+    o = PlaceOptions()
+    assert o.gbps_per_gpu == pytest.approx(o.tokens_per_s_per_gpu * BITS_PER_TOKEN / 1e9)
+    assert 0.001 < o.gbps_per_gpu < 0.05  # a few Mbps per GPU: 2,500 tokens/s of ~100 kbps streams of ~50 tokens/s
+
+
 def test_link_bottleneck_is_named() -> None:
-    r = solve_placement(europe(cap_gbps=50), PlaceOptions(residency=[], deny_sites=["PAR"], block_gpus=1))
+    r = solve_placement(europe(cap_gbps=50), PlaceOptions(residency=[], deny_sites=["PAR"], block_gpus=1,
+                                                          gbps_per_gpu=HAND_GBPS_PER_GPU))
     assert any("par-lon" in x and "bottleneck" in x for x in r.infeasibility), r.infeasibility
     assert r.totals["served_share"] == pytest.approx(0.5)
 
