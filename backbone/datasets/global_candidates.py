@@ -190,6 +190,11 @@ CANDIDATES: list[CandidateRoute] = [
     C("crosschannel-london-paris", "CrossChannel Fibre: express wavelengths London - Peacehaven - Veules-les-Roses - "
       "Paris (bypassing the Channel Tunnel)", "london", "paris", "spectrum", "submarine",
       [(-0.00, 50.79), (0.2, 50.5), (0.7, 50.0), (0.80, 49.87), (1.10, 49.44)], cable_system="CrossChannel Fibre",
+      max_modules=16, sources=SPECTRUM_SOURCES),
+    C("sxnext-auckland-la", "Southern Cross NEXT: spectrum Takapuna (Auckland) - Hermosa Beach via Fiji, Tokelau, "
+      "Kiritimati", "auckland", "la-south-bay", "spectrum", "submarine",
+      [(174.77, -36.79), (174.95, -36.6), (175.6, -35.8), (178.0, -25.0), (178.0, -17.0), (-172.0, -9.0),
+       (-157.0, 1.0), (-140.0, 15.0)] + rev("la-out"), cable_system="Southern Cross NEXT", max_modules=4,
       sources=SPECTRUM_SOURCES),
     # ----------------------------------------------------------- spectrum, the Caribbean (Bogota's second way out)
     C("pccs-bogota-atlanta", "PCCS: spectrum Cartagena (CO) - Jacksonville (US), backhaul Bogota - Medellin - "
@@ -258,7 +263,7 @@ BACKHAUL_LINKS: list[str] = [
     "t-chennai-chennai-landing", "t-singapore-singapore-landing", "t-sydney-sydney-landing",
     "t-tel-aviv-landing-tel-aviv", "t-tokyo-chikura", "t-sao-paulo-praia-grande", "t-santiago-valparaiso",
     "t-london-bude", "t-los-angeles-la-south-bay", "t-new-york-wall-nj", "t-zandvoort-amsterdam",
-    "t-mombasa-nairobi", "t-cape-town-johannesburg", "t-nairobi-nairobi-embakasi", "t-perth-perth-pop",
+    "t-mombasa-nairobi", "t-cape-town-pop-johannesburg", "t-cape-town-cape-town-pop", "t-nairobi-nairobi-embakasi", "t-perth-perth-pop",
     "t-jeddah-jeddah-pop",
 ]
 """Terrestrial links between a metro and a landing station that get a diverse second route (``c-bh-<link

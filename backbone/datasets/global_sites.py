@@ -224,6 +224,7 @@ OTHER_SITES: list[tuple[str, str, float, float, str, str, str, str]] = [
     ("lagos", "Lagos landing and PoP", 3.38, 6.45, "AFRICA", "NG", "lagos", "landing"),
     ("lekki", "Lekki landing (Elegushi beach, Lagos)", 3.49, 6.43, "AFRICA", "NG", "lagos", "landing"),
     ("cape-town", "Melkbosstrand / Cape Town landing", 18.44, -33.72, "AFRICA", "ZA", "cape-town", "landing"),
+    ("cape-town-pop", "Cape Town metro PoP", 18.47, -33.91, "AFRICA", "ZA", "cape-town", "pop"),
     ("mombasa", "Mombasa landing", 39.67, -4.04, "AFRICA", "KE", "", "landing"),
     ("nairobi", "Nairobi", 36.82, -1.29, "AFRICA", "KE", "nairobi", "pop"),
 ]

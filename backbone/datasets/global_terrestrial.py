@@ -124,7 +124,8 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("dubai", "barka", 16_000, [(56.2, 24.5)]),
     ("doha", "dubai", 8_000, [(51.6, 24.3), (54.4, 24.45)]),
     # ---------------------------------------------------------------- Africa, Latin America
-    ("cape-town", "johannesburg", 8_000, []),
+    ("cape-town-pop", "johannesburg", 8_000, []),
+    ("cape-town", "cape-town-pop", 16_000, []),  # Melkbosstrand landing backhaul to the metro
     ("mombasa", "nairobi", 8_000, []),
     ("nairobi", "nairobi-embakasi", 8_000, []),
     ("lagos", "lagos-ikeja", 8_000, []),

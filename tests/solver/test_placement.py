@@ -234,7 +234,8 @@ def test_bad_options_are_validation_errors() -> None:
 def test_summary_json_has_the_contract_keys(tmp_path) -> None:
     from backbone.solver.tasks import run_task
 
-    res = run_task("place", europe(cap_gbps=50), {"residency": [], "block_gpus": 1, "verify": True}, tmp_path)
+    res = run_task("place", europe(cap_gbps=50), {"residency": [], "block_gpus": 1, "verify": True,
+                                                  "gbps_per_gpu": HAND_GBPS_PER_GPU}, tmp_path)
     s = res.summary
     for key in ("status", "objective", "gap", "cost_usd", "gpus_by_site", "served_share", "assignments", "map",
                 "lp_bound", "infeasibility"):
@@ -276,7 +277,7 @@ def test_rounded_relaxation_is_a_valid_plan() -> None:
     from backbone.solver.problem import solve
 
     net = europe(cap_gbps=50)
-    opts = PlaceOptions(residency=[], block_gpus=256, training=[dict(id="t", gpus=300)])
+    opts = PlaceOptions(residency=[], block_gpus=256, training=[dict(id="t", gpus=300)], gbps_per_gpu=HAND_GBPS_PER_GPU)
     inp = build_inputs(net, opts)
     relaxed = solve(build_placement(inp).lp.relaxed(), time_limit_s=30)
     model, sol = round_relaxation(inp, relaxed, opts)
