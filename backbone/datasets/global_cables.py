@@ -266,9 +266,9 @@ CABLES: list[CableSystem] = [
     ]),
     # ---------------------------------------------------------------- Europe and Africa
     CableSystem("Equiano", 2023, 15000, 144, False, 15_000,
-                "Sines (PT); Lomé (TG); Lagos (NG); Swakopmund (NA); Melkbosstrand (ZA); St Helena", [
-        S("sines", "lagos", via("sines-out", "west-africa")),
-        S("lagos", "cape-town", via("lagos-to-cape")),
+                "Sines (PT); Lomé (TG); Lagos (Lekki, Elegushi beach; NG); Swakopmund (NA); Melkbosstrand (ZA); St Helena", [
+        S("sines", "lekki", via("sines-out", "west-africa")[:-1] + [(3.49, 6.2)]),
+        S("lekki", "cape-town", [(3.49, 6.2)] + via("lagos-to-cape")[1:]),
     ]),
     CableSystem("2Africa", 2023, 45000, 180, False, 20_000,
                 "46 landings round Africa, Europe (Bude, Carcavelos, Marseille, Genoa, Barcelona), Port Said, "
@@ -343,7 +343,7 @@ CABLES: list[CableSystem] = [
         S("jeddah", "zafarana", via("jeddah-approach") + rev("gulf-of-suez", "red-sea-north")),
         S("abu-talat", "marseille", rev("med-marseille", "med-central", "to-abu-talat")),
     ]),
-    CableSystem("EIG", 2011, 15000, 3.84, False, 2_000,
+    CableSystem("EIG", 2011, 15000, 3.84, False, 1_500,
                 "Bude (GB); Sesimbra (PT); Gibraltar; Monaco; Tripoli (LY); Abu Talat, Zafarana (EG); Jeddah (SA); "
                 "Djibouti; Barka (OM); Fujairah (AE); Mumbai (IN)", [
         S("bude", "sines", [(-5.2, 50.9), (-6.7, 50.3), (-7.3, 48.4), (-10.7, 43.5), (-10.5, 40.0), (-9.4, 38.0)]),
@@ -373,10 +373,10 @@ CABLES: list[CableSystem] = [
         S("djibouti", "mumbai-landing", via("djibouti-approach")[::-1] + via("gulf-of-aden", "arabian-sea",
                                                                               "to-mumbai")),
     ]),
-    CableSystem("Concerto", 2001, None, 1.6, False, 10_000, "Sizewell/Lowestoft (GB); Zandvoort (NL); Belgium", [
+    CableSystem("Concerto", 2001, None, 1.6, False, 600, "Sizewell/Lowestoft (GB); Zandvoort (NL); Belgium", [
         S("lowestoft", "zandvoort", [(2.5, 52.45)]),
     ]),
-    CableSystem("CeltixConnect", 2012, 131, 8, True, 10_000, "Dublin (IE); Holyhead (GB)", [
+    CableSystem("CeltixConnect", 2012, 131, 8, True, 3_200, "Dublin (IE); Holyhead (GB)", [
         S("dublin", "holyhead", [(-6.05, 53.33), (-5.6, 53.22), (-5.0, 53.2), (-4.75, 53.33)]),
     ]),
     CableSystem("CrossChannel Fibre", 2021, None, 100, False, 16_000, "Peacehaven/Brighton (GB); Veules-les-Roses (FR)", [
@@ -437,7 +437,7 @@ CABLES: list[CableSystem] = [
         S("bandon", "chikura", via("bandon-out", "faster-trunk", [(140.3, 34.7)])),
         S("bandon", "shima", via("bandon-out", "faster-trunk", [(141.0, 33.3), (138.0, 33.4)], "to-shima")),
     ]),
-    CableSystem("Unity", 2010, 9620, 7.68, True, 4_000, "Redondo Beach CA (US); Chikura (JP)", [
+    CableSystem("Unity", 2010, 9620, 7.68, True, 3_000, "Redondo Beach CA (US); Chikura (JP)", [
         S("la-south-bay", "chikura", via("la-out", [(-140.0, 38.2), (-160.0, 40.8), (-180.0, 40.8), (170.0, 39.2),
                                                     (155.0, 36.2), (145.0, 34.6), (140.3, 34.6)])),
     ]),
@@ -472,14 +472,20 @@ CABLES: list[CableSystem] = [
     CableSystem("Hawaiki", 2018, 15000, 67, False, 15_000,
                 "Pacific City OR (US); Kapolei HI (US); Tafuna (AS); Mangawhai (NZ); Sydney (AU)", [
         S("pacific-city", "oahu", via("pacific-city-out", [(-140.0, 33.0)], "oahu-north")),
-        S("oahu", "sydney-landing", [(-158.4, 21.0), (-165.0, 5.0), (-170.0, -14.0), (-170.2, -14.7), (-176.5, -25.0),
-                                     (174.0, -34.0), (168.0, -33.5), (155.0, -34.0)] + via("sydney-east")),
+        S("oahu", "mangawhai", [(-158.4, 21.0), (-165.0, 5.0), (-170.0, -14.0), (-170.2, -14.7), (-176.5, -25.0),
+                                (176.5, -33.5), (175.0, -35.9), (174.75, -36.15)]),
+        S("mangawhai", "sydney-landing", [(174.75, -36.15), (174.9, -35.5), (174.2, -34.6), (173.0, -33.9),
+                                          (168.0, -33.5), (155.0, -34.0)] + via("sydney-east")),
     ]),
     CableSystem("Southern Cross NEXT", 2022, 15840, 72, False, 15_000,
                 "Hermosa Beach CA (US); Kiritimati (KI); Tokelau; Savusavu (FJ); Takapuna (NZ); Sydney (AU)", [
         S("la-south-bay", "sydney-landing", via("la-out", [(-140.0, 15.0), (-157.0, 1.0), (-172.0, -9.0),
                                                            (178.0, -17.0), (170.0, -25.0), (160.0, -31.0)],
                                                 "sydney-east")),
+    ]),
+    CableSystem("TGA", 2017, None, 20, True, 5_000, "Raglan (NZ); Narrabeen, Sydney (AU) (Tasman Global Access)", [
+        S("raglan", "sydney-landing", [(174.7, -37.8), (172.0, -37.0), (165.0, -35.0), (158.0, -34.2)]
+          + via("sydney-east")),
     ]),
     CableSystem("JGA-N", 2020, 2600, 36, True, 15_000, "Minamiboso (JP); Piti (GU) (Japan-Guam-Australia North)", [
         S("maruyama", "guam", [(139.8, 34.8), (140.8, 33.5), (141.5, 30.0), (143.5, 20.0)] + via("guam-north")),

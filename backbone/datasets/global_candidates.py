@@ -187,6 +187,21 @@ CANDIDATES: list[CandidateRoute] = [
     C("rockabill-dublin-london", "Rockabill: spectrum Dublin - Southport, backhaul to London", "dublin", "london",
       "spectrum", "submarine", [(-6.05, 53.45), (-4.5, 53.6), (-3.0, 53.65), (-2.24, 53.48), (-1.5, 52.4)],
       cable_system="Rockabill", sources=SPECTRUM_SOURCES),
+    C("crosschannel-london-paris", "CrossChannel Fibre: express wavelengths London - Peacehaven - Veules-les-Roses - "
+      "Paris (bypassing the Channel Tunnel)", "london", "paris", "spectrum", "submarine",
+      [(-0.00, 50.79), (0.2, 50.5), (0.7, 50.0), (0.80, 49.87), (1.10, 49.44)], cable_system="CrossChannel Fibre",
+      max_modules=16, sources=SPECTRUM_SOURCES),
+    C("sxnext-auckland-la", "Southern Cross NEXT: spectrum Takapuna (Auckland) - Hermosa Beach via Fiji, Tokelau, "
+      "Kiritimati", "auckland", "la-south-bay", "spectrum", "submarine",
+      [(174.77, -36.79), (174.95, -36.6), (175.6, -35.8), (178.0, -25.0), (178.0, -17.0), (-172.0, -9.0),
+       (-157.0, 1.0), (-140.0, 15.0)] + rev("la-out"), cable_system="Southern Cross NEXT", max_modules=4,
+      sources=SPECTRUM_SOURCES),
+    # ----------------------------------------------------------- spectrum, the Caribbean (Bogota's second way out)
+    C("pccs-bogota-atlanta", "PCCS: spectrum Cartagena (CO) - Jacksonville (US), backhaul Bogota - Medellin - "
+      "Cartagena and Jacksonville - Atlanta", "bogota-mosquera", "atlanta", "spectrum", "submarine",
+      [(-75.57, 6.25), (-75.88, 8.75), (-75.51, 10.39), (-75.7, 10.6), (-75.0, 11.8), (-70.5, 12.9), (-67.0, 15.0),
+       (-66.1, 18.7), (-64.6, 18.9), (-66.0, 24.0), (-75.0, 29.0), (-80.9, 30.3), (-81.66, 30.33), (-82.35, 31.2)],
+      cable_system="PCCS", max_modules=4, sources=SPECTRUM_SOURCES),
     # ----------------------------------------------------------- new terrestrial routes
     C("madrid-milan", "Madrid - Milan via Barcelona, Lyon, Turin (bypassing Marseille)", "madrid", "milan",
       "terrestrial", "terrestrial", [(2.17, 41.39), (3.88, 43.61), (4.83, 45.76), (7.68, 45.07)],
@@ -200,6 +215,15 @@ CANDIDATES: list[CandidateRoute] = [
     C("nairobi-djibouti", "Nairobi - Djibouti via Moyale and Addis Ababa (Kenya-Ethiopia-Djibouti fibre)", "nairobi",
       "djibouti", "terrestrial", "terrestrial", [(37.9, 0.05), (39.06, 3.52), (38.74, 9.03), (41.87, 11.0)],
       max_modules=TERRESTRIAL_MAX_MODULES, lead_time_quarters=6, sources=("terrestrial",)),
+    C("istanbul-frankfurt-north", "Istanbul - Frankfurt northern route via Burgas, Varna, Bucharest, Cluj, Kosice, "
+      "Krakow, Wroclaw, Dresden (diverse from the Balkan route)", "istanbul-esenyurt", "frankfurt", "terrestrial",
+      "terrestrial", [(27.47, 42.50), (27.91, 43.21), (26.10, 44.43), (23.60, 46.77), (21.92, 47.06), (21.26, 48.72),
+                      (19.94, 50.06), (17.04, 51.11), (13.74, 51.05)],
+      max_modules=TERRESTRIAL_MAX_MODULES, lead_time_quarters=4, sources=("terrestrial",)),
+    C("bangkok-johor-east", "Bangkok - Johor along the east coast of the Malay peninsula via Surat Thani, Kota Bharu, "
+      "Kuantan (diverse from the west-coast route)", "bangkok", "johor", "terrestrial", "terrestrial",
+      [(99.33, 9.14), (101.2, 6.87), (102.24, 6.13), (103.14, 5.33), (103.33, 3.81), (103.42, 2.03)],
+      max_modules=TERRESTRIAL_MAX_MODULES, lead_time_quarters=4, sources=("terrestrial",)),
     C("nairobi-johannesburg", "Nairobi - Johannesburg via Arusha, Lusaka, Harare (pan-African terrestrial)",
       "nairobi", "johannesburg", "terrestrial", "terrestrial",
       [(36.68, -3.37), (35.74, -6.17), (33.46, -8.9), (28.28, -15.42), (31.05, -17.83)],
@@ -239,24 +263,15 @@ BACKHAUL_LINKS: list[str] = [
     "t-chennai-chennai-landing", "t-singapore-singapore-landing", "t-sydney-sydney-landing",
     "t-tel-aviv-landing-tel-aviv", "t-tokyo-chikura", "t-sao-paulo-praia-grande", "t-santiago-valparaiso",
     "t-london-bude", "t-los-angeles-la-south-bay", "t-new-york-wall-nj", "t-zandvoort-amsterdam",
-    "t-mombasa-nairobi", "t-cape-town-johannesburg",
+    "t-mombasa-nairobi", "t-cape-town-pop-johannesburg", "t-cape-town-cape-town-pop", "t-nairobi-nairobi-embakasi", "t-perth-perth-pop",
+    "t-jeddah-jeddah-pop",
 ]
 """Terrestrial links between a metro and a landing station that get a diverse second route (``c-bh-<link
 id>``): 1.3 x the existing route's length, a separate duct and building entry."""
 BACKHAUL_LENGTH_FACTOR = 1.3
 """A diverse route is longer than the primary one (it avoids its duct and right of way)."""
 
-CUT_EXCEPTIONS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
-    "landing-lagos": (
-        "the scenario models Lagos's cable landings and its PoP as one site, the only way into the Ikeja "
-        "colocation campus; Lagos's other landings (Lekki: 2Africa, Equiano) are not modelled yet, so no "
-        "candidate can give Ikeja a second entry",
-        (("johannesburg", "lagos-ikeja"), ("lagos-ikeja", "madrid"))),
-    "cable-amx-1": (
-        "AMX-1 is the only cable to Colombia in the scenario; the other systems landing there (e.g. SAm-1, "
-        "Maya-1, ARCOS-1, PCCS) are not modelled yet, so no candidate reaches Bogota another way",
-        (("ashburn", "bogota-mosquera"), ("bogota-mosquera", "columbus"), ("bogota-mosquera", "dallas"))),
-}
+CUT_EXCEPTIONS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {}
 """Single-SRLG failures that cut a demand-bearing site off even with every candidate built, with the reason
 (gaps of the scenario's topology, not of the planning: the plan excuses these states with the reason)."""
 
@@ -266,18 +281,20 @@ SLO_EXCEPTIONS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "144 ms RTT Sydney-Tokyo against a 122 ms SLO",
         (("sydney", "tokyo"),)),
     "landing-sydney-landing": (
-        "the scenario models Sydney's cable stations as one landing site: without it Sydney is reached "
-        "through Perth and Melbourne (144 ms Sydney-Tokyo, 249 ms Dallas-Sydney)",
-        (("dallas", "sydney"), ("sydney", "tokyo"))),
+        "the scenario models Sydney's cable stations as one landing site, where every trans-Pacific and Tasman "
+        "system in the scenario lands (Auckland's Hawaiki and TGA included): without it Sydney is reached through "
+        "Perth and Melbourne, over the SLOs to Tokyo, Dallas, Ashburn and Auckland",
+        (("ashburn", "sydney"), ("auckland", "sydney"), ("dallas", "sydney"), ("sydney", "tokyo"))),
     "landing-perth": (
         "every South-East Asia-Australia system lands at Perth; the next route, through Guam, is 129-138 ms RTT "
         "against 105-120 ms SLOs",
-        (("johor", "melbourne"), ("johor", "sydney"), ("melbourne", "singapore"), ("singapore", "sydney"))),
+        (("johor", "melbourne"), ("johor", "perth-pop"), ("johor", "sydney"), ("melbourne", "singapore"),
+         ("perth-pop", "singapore"), ("singapore", "sydney"))),
     "corridor-sunda-strait": (
         "every Singapore/Jakarta-Perth system crosses the Sunda Strait; the next route, through Guam, is "
         "129-166 ms RTT against 80-120 ms SLOs",
-        (("johor", "melbourne"), ("johor", "perth"), ("johor", "sydney"), ("melbourne", "singapore"),
-         ("perth", "singapore"), ("singapore", "sydney"))),
+        (("johor", "melbourne"), ("johor", "perth-pop"), ("johor", "sydney"), ("melbourne", "singapore"),
+         ("perth-pop", "singapore"), ("singapore", "sydney"))),
     "landing-cape-town": (
         "the West African systems that join South Africa to Lagos land at Cape Town; without that landing "
         "Johannesburg-Lagos goes round through East Africa or Europe, over its SLO",
@@ -286,8 +303,8 @@ SLO_EXCEPTIONS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "every system into Singapore and Johor from the south (Java Sea, Australia) crosses the Singapore Strait "
         "approaches, and no system lands on Johor's east coast from there: Jakarta and Australia are reached "
         "round through Hong Kong and Guam (146-183 ms RTT)",
-        (("jakarta", "johor"), ("jakarta", "singapore"), ("johor", "melbourne"), ("johor", "perth"),
-         ("johor", "sydney"), ("melbourne", "singapore"), ("perth", "singapore"),
+        (("jakarta", "johor"), ("jakarta", "singapore"), ("johor", "melbourne"), ("johor", "perth-pop"),
+         ("johor", "sydney"), ("melbourne", "singapore"), ("perth-pop", "singapore"),
          ("singapore", "sydney"))),
 }
 """Single-SRLG failures whose latency SLOs no existing or announced route can meet, even with every candidate

@@ -21,7 +21,10 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("new-york", "ashburn", 40_000, []),
     ("new-york", "wall-nj", 40_000, []),
     ("new-york", "bellport-ny", 40_000, []),
-    ("new-york", "lynn-ma", 30_000, []),
+    ("new-york", "boston", 30_000, [(-72.68, 41.76)]),  # via Hartford (I-84/I-90 corridor)
+    ("boston", "lynn-ma", 30_000, []),  # metro backhaul of the Lynn landing
+    ("new-york", "toronto", 12_000, [(-75.91, 42.10), (-78.88, 42.89)]),  # via Binghamton, Buffalo
+    ("ashburn", "toronto", 12_000, [(-76.88, 40.27), (-80.0, 40.44), (-78.88, 42.89)]),  # Harrisburg, Pittsburgh, Buffalo
     ("new-york", "chicago", 30_000, []),
     ("new-york", "montreal", 12_000, []),
     ("new-york", "columbus", 20_000, []),
@@ -68,6 +71,10 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("london", "lowestoft", 16_000, []),
     ("london", "holyhead", 12_000, []),
     ("london", "paris", 30_000, [(1.1, 51.08), (1.8, 50.95)]),  # via the Channel Tunnel
+    # London to Brussels/Amsterdam and to Frankfurt through the Channel Tunnel, Lille, Brussels
+    ("london", "amsterdam", 20_000, [(1.1, 51.08), (1.8, 50.95), (3.06, 50.63), (4.35, 50.85), (4.48, 51.92)]),
+    ("london", "frankfurt", 20_000, [(1.1, 51.08), (1.8, 50.95), (3.06, 50.63), (4.35, 50.85), (5.57, 50.63),
+                                     (6.96, 50.94)]),
     ("london", "peacehaven", 16_000, []),
     ("veules", "paris", 16_000, []),
     ("zandvoort", "amsterdam", 16_000, []),
@@ -78,16 +85,19 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("paris", "frankfurt", 30_000, []),
     ("paris", "saint-hilaire", 20_000, [(-0.55, 47.47)]),
     ("paris", "le-porge", 16_000, [(-0.58, 44.84)]),
-    ("paris", "marseille", 30_000, [(4.83, 45.76)]),
+    ("paris", "marseille-pop", 30_000, [(4.83, 45.76)]),
     ("paris", "bilbao", 16_000, [(-0.58, 44.84)]),
     ("bilbao", "madrid", 16_000, []),
     ("madrid", "lisbon", 16_000, []),
     ("lisbon", "sines", 20_000, []),
-    ("madrid", "marseille", 16_000, [(2.17, 41.39)]),
-    ("marseille", "genoa", 20_000, [(7.27, 43.70)]),
+    ("madrid", "marseille-pop", 16_000, [(2.17, 41.39)]),
+    ("marseille-pop", "genoa", 20_000, [(7.27, 43.70)]),
+    # the Marseille landing stations backhauled to the metro's data centres on two diverse ducts
+    ("marseille", "marseille-pop", 40_000, []),
+    ("marseille", "marseille-pop", 40_000, [(5.40, 43.28)]),
     ("genoa", "milan", 20_000, []),
     ("milan", "frankfurt", 20_000, [(8.54, 47.37)]),
-    ("milan", "marseille", 12_000, [(7.68, 45.07)]),
+    ("milan", "marseille-pop", 12_000, [(7.68, 45.07)]),
     ("frankfurt", "stockholm", 16_000, [(10.0, 53.55), (11.2, 54.5), (12.57, 55.68)]),  # Fehmarn, Oresund
     ("blaabjerg", "stockholm", 12_000, [(10.9, 55.35), (12.57, 55.68)]),  # Great Belt, Oresund
     ("stockholm", "lulea", 20_000, [(17.3, 62.4)]),
@@ -100,9 +110,13 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("abu-talat", "zafarana", 36_000, [(30.9, 30.9), (32.3, 30.0)]),  # second crossing route
     ("port-said", "ras-ghareb", 48_000, [(32.4, 30.0), (32.6, 29.2)]),
     ("abu-talat", "port-said", 16_000, []),
+    # Cairo metro PoP on the Alexandria and Port Said backhauls
+    ("cairo", "abu-talat", 16_000, [(30.47, 30.56)]),
+    ("cairo", "port-said", 16_000, [(31.65, 30.30)]),
     ("tel-aviv-landing", "tel-aviv", 30_000, []),
     ("tel-aviv", "aqaba", 30_000, [(34.9, 31.3), (35.2, 30.3)]),  # Blue-Raman land bridge via Israel/Jordan
-    ("jeddah", "riyadh", 16_000, []),
+    ("jeddah-pop", "riyadh", 16_000, []),
+    ("jeddah", "jeddah-pop", 30_000, []),  # landing backhaul
     ("riyadh", "dammam", 20_000, []),
     ("dammam", "doha", 16_000, []),
     ("riyadh", "dubai", 16_000, [(51.6, 24.3), (54.4, 24.45)]),
@@ -110,12 +124,17 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("dubai", "barka", 16_000, [(56.2, 24.5)]),
     ("doha", "dubai", 8_000, [(51.6, 24.3), (54.4, 24.45)]),
     # ---------------------------------------------------------------- Africa, Latin America
-    ("cape-town", "johannesburg", 8_000, []),
+    ("cape-town-pop", "johannesburg", 8_000, []),
+    ("cape-town", "cape-town-pop", 16_000, []),  # Melkbosstrand landing backhaul to the metro
     ("mombasa", "nairobi", 8_000, []),
     ("nairobi", "nairobi-embakasi", 8_000, []),
     ("lagos", "lagos-ikeja", 8_000, []),
+    ("lekki", "lagos", 16_000, []),  # Lekki landing (Equiano) to the Lagos PoP
+    ("lekki", "lagos-ikeja", 8_000, [(3.42, 6.60)]),  # and on to Ikeja on a second metro route
     ("sao-paulo", "praia-grande", 30_000, []),
-    ("sao-paulo", "fortaleza", 12_000, [(-43.2, -22.9), (-38.5, -12.97)]),
+    ("sao-paulo", "rio-de-janeiro", 16_000, []),
+    ("rio-de-janeiro", "fortaleza", 12_000, [(-38.5, -12.97)]),
+    ("rio-de-janeiro", "praia-grande", 8_000, [(-44.3, -23.0), (-45.4, -23.6)]),  # coastal route via Paraty
     ("sao-paulo", "santiago", 8_000, [(-58.38, -34.6), (-68.8, -32.9)]),
     ("santiago", "valparaiso", 16_000, []),
     # Bogota to the Caribbean coast along the Magdalena valley (La Dorada, Aguachica, Bosconia)
@@ -144,5 +163,9 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("manila", "batangas", 12_000, []),
     ("sydney", "sydney-landing", 40_000, []),
     ("sydney", "melbourne", 16_000, []),
-    ("melbourne", "perth", 8_000, [(138.6, -34.93)]),
+    ("melbourne", "perth-pop", 8_000, [(138.6, -34.93)]),
+    ("perth", "perth-pop", 20_000, []),  # landing backhaul
+    # Auckland: the metro PoP and its two landings (Hawaiki at Mangawhai, TGA at Raglan)
+    ("auckland", "mangawhai", 16_000, [(174.69, -36.60)]),
+    ("auckland", "raglan", 16_000, [(175.28, -37.79)]),  # via Hamilton
 ]

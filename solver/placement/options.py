@@ -101,6 +101,26 @@ class TrainingJob(BaseModel):
     sites: list[str] = Field(default_factory=list)
 
 
+TOKENS_PER_S_PER_GPU = 2500.0
+"""Output tokens per second one inference GPU serves at peak (an **estimate** for a 70B-class model with batching:
+above a single stream, ~100 tokens/s per H100 at batch 1, and well below the benchmark maxima, 865,000 tokens/s on
+one 72-GPU GB200 NVL72, ~12,000 per GPU, Llama 2 70B, Azure's unverified MLPerf Inference v4.1 run)."""
+STREAM_BYTES_PER_TOKEN = 250.0
+"""Bytes on the wire per streamed output token: one server-sent event ``data: {"id":..., "object":
+"chat.completion.chunk", "created":..., "model":..., "choices":[{"index":0, "delta":{"content":"..."}, ...}]}``
+(~180-200 bytes in the OpenAI-compatible format) plus HTTP/2 and TLS framing. At ~50 tokens/s a user's stream is
+then 100 kbps."""
+PROMPT_BYTES_PER_OUTPUT_TOKEN = 80.0
+"""Request bytes per output token: ~20 input tokens per output token (chat history, retrieved context and agent
+tool output resent with every turn) at ~4 bytes of UTF-8 text per token (an **estimate**; images or audio in the
+prompt would add more)."""
+BITS_PER_TOKEN = 8.0 * (STREAM_BYTES_PER_TOKEN + PROMPT_BYTES_PER_OUTPUT_TOKEN)
+"""Backbone bits per output token served remotely: the response stream and its share of the request."""
+GBPS_PER_GPU = TOKENS_PER_S_PER_GPU * BITS_PER_TOKEN / 1e9
+"""Backbone traffic of one inference GPU served remotely: 2,500 tokens/s x 2,640 bits = 6.6 Mbps (0.0066 Gbps),
+the default ``gbps_per_gpu`` (derived here, so it cannot drift from ``tokens_per_s_per_gpu``'s default)."""
+
+
 class PlaceOptions(BaseModel):
     """Options of ``backbone place`` / the ``place`` planning task."""
 
@@ -135,7 +155,8 @@ class PlaceOptions(BaseModel):
     demand_growth: float = Field(default=1.0, ge=0, description="Multiply inference demand by this factor")
     tokens_per_s: dict[str, float] | None = Field(default=None,
                                                   description="Demand per metro in tokens/s (overrides inference_gpus)")
-    tokens_per_s_per_gpu: float = Field(default=2500.0, gt=0, description="Tokens/s one GPU serves (with tokens_per_s)")
+    tokens_per_s_per_gpu: float = Field(default=TOKENS_PER_S_PER_GPU, gt=0,
+                                        description="Tokens/s one GPU serves (with tokens_per_s)")
     training: list[TrainingJob] = Field(default_factory=list)
 
     kw_per_gpu: float = Field(default=1.4, gt=0, description="All-in kW per GPU (incl. host and PUE)")
@@ -149,7 +170,9 @@ class PlaceOptions(BaseModel):
     latency_weight_usd_per_gpu_ms: float = Field(default=0.01, ge=0,
                                                  description="Tie-break: prefer low RTT (tiny next to capex)")
 
-    gbps_per_gpu: float = Field(default=0.1, ge=0, description="Backbone traffic per inference GPU served remotely")
+    gbps_per_gpu: float = Field(default=GBPS_PER_GPU, ge=0,
+                                description="Backbone traffic per inference GPU served remotely (default: "
+                                            "tokens_per_s_per_gpu x BITS_PER_TOKEN, 0.0066 Gbps)")
     k_paths: int = Field(default=3, ge=1, le=16, validation_alias=AliasChoices("k_paths", "paths"),
                          description="Candidate backbone paths per metro-site pair (also accepted as 'paths')")
     baseline: Literal["joint", "none"] = Field(

@@ -112,6 +112,20 @@ def test_every_single_srlg_failure_is_survivable_with_the_catalogue(net: Network
     assert late_by == declared
 
 
+def test_every_single_link_failure_leaves_demand_connected_with_the_catalogue(net: Network) -> None:
+    """Every link is a failure of its own (its conduit): with it failed and every candidate built, every pair of
+    sites that exchange demand stays connected (no metro or campus hangs on one link without a candidate)."""
+    pairs = net.demands[["src", "dst"]].drop_duplicates()
+    cut_by = {}
+    for lid in net.links.index:
+        failed = net.fail_links([lid])
+        rtt, pos = rtt_matrix(failed.with_candidates_built(failed.candidates["max_modules"].to_dict()))
+        r = rtt[pairs["src"].map(pos).to_numpy(), pairs["dst"].map(pos).to_numpy()]
+        if not np.isfinite(r).all():
+            cut_by[lid] = int((~np.isfinite(r)).sum())
+    assert cut_by == {}
+
+
 def test_shipped_folder_is_the_builders_output(tmp_path: pytest.TempPathFactory) -> None:
     """``python -m backbone.datasets.build_global`` reproduces data/global byte for byte (candidates included)."""
     from pathlib import Path

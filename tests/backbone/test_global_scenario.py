@@ -144,7 +144,15 @@ def test_corridor_srlgs(net: Network) -> None:
                      & (links["kind"] == "submarine")]
     assert set(touching.index) <= red_sea
     assert {"t-abu-talat-zafarana", "t-port-said-ras-ghareb"} <= red_sea
-    assert len(red_sea) >= 20
+    assert len(red_sea) >= 15
+    # corridors are shore ends and approaches, not metros: the Mediterranean landings' cables, Cairo's and New
+    # York's links stay outside (a corridor failure must not be "the metro is gone")
+    assert "2africa-port-said-marseille" not in red_sea and "peace-marseille-abu-talat" not in red_sea
+    assert not {"t-cairo-abu-talat", "t-cairo-port-said", "t-jeddah-jeddah-pop", "t-tel-aviv-aqaba"} & red_sea
+    ny_nj = corridor("corridor-ny-nj-landings")
+    metro = links[(links["site_a"] == "new-york") | (links["site_b"] == "new-york")]
+    assert set(metro.index) & ny_nj == {"t-new-york-wall-nj", "t-new-york-bellport-ny"}
+    assert {"seabras-1-wall-nj-praia-grande", "grace-hopper-bellport-ny-bude"} <= ny_nj
     # Blue (Genoa - Tel Aviv) avoids Egypt; its Raman half goes down the Red Sea from Aqaba
     assert "blue-genoa-tel-aviv-landing" not in red_sea
     assert "raman-aqaba-barka" in red_sea

@@ -25,9 +25,13 @@ LON_GPU = 36_132.0
 MIP_BACKENDS = available_backends(mip=True)
 
 
+HAND_GBPS_PER_GPU = 0.1
+"""The hand-computed cases below charge 0.1 Gbps per GPU (round numbers), not the derived default."""
+
+
 def solve_checked(net, **options: Any):
-    """Solve, assert the independent checker passes, return the result."""
-    opts = PlaceOptions(**options)
+    """Solve (at :data:`HAND_GBPS_PER_GPU` unless given), assert the independent checker passes, return the result."""
+    opts = PlaceOptions(**{"gbps_per_gpu": HAND_GBPS_PER_GPU, **options})
     result = solve_placement(net, opts)
     report = check_placement(net, opts, result.tables, expect_full=result.fully_served)
     assert report.ok, report.violations
@@ -205,8 +209,17 @@ def test_gpu_maximum_is_named() -> None:
     assert any("PAR" in x and "GPU maximum" in x for x in r.infeasibility), r.infeasibility
 
 
+def test_default_traffic_per_gpu_is_derived_from_tokens() -> None:
+    from backbone.solver.placement.options import BITS_PER_TOKEN
+
+    o = PlaceOptions()
+    assert o.gbps_per_gpu == pytest.approx(o.tokens_per_s_per_gpu * BITS_PER_TOKEN / 1e9)
+    assert 0.001 < o.gbps_per_gpu < 0.05  # a few Mbps per GPU: 2,500 tokens/s of ~100 kbps streams of ~50 tokens/s
+
+
 def test_link_bottleneck_is_named() -> None:
-    r = solve_placement(europe(cap_gbps=50), PlaceOptions(residency=[], deny_sites=["PAR"], block_gpus=1))
+    r = solve_placement(europe(cap_gbps=50), PlaceOptions(residency=[], deny_sites=["PAR"], block_gpus=1,
+                                                          gbps_per_gpu=HAND_GBPS_PER_GPU))
     assert any("par-lon" in x and "bottleneck" in x for x in r.infeasibility), r.infeasibility
     assert r.totals["served_share"] == pytest.approx(0.5)
 
@@ -221,7 +234,8 @@ def test_bad_options_are_validation_errors() -> None:
 def test_summary_json_has_the_contract_keys(tmp_path) -> None:
     from backbone.solver.tasks import run_task
 
-    res = run_task("place", europe(cap_gbps=50), {"residency": [], "block_gpus": 1, "verify": True}, tmp_path)
+    res = run_task("place", europe(cap_gbps=50), {"residency": [], "block_gpus": 1, "verify": True,
+                                                  "gbps_per_gpu": HAND_GBPS_PER_GPU}, tmp_path)
     s = res.summary
     for key in ("status", "objective", "gap", "cost_usd", "gpus_by_site", "served_share", "assignments", "map",
                 "lp_bound", "infeasibility"):
@@ -263,7 +277,7 @@ def test_rounded_relaxation_is_a_valid_plan() -> None:
     from backbone.solver.problem import solve
 
     net = europe(cap_gbps=50)
-    opts = PlaceOptions(residency=[], block_gpus=256, training=[dict(id="t", gpus=300)])
+    opts = PlaceOptions(residency=[], block_gpus=256, training=[dict(id="t", gpus=300)], gbps_per_gpu=HAND_GBPS_PER_GPU)
     inp = build_inputs(net, opts)
     relaxed = solve(build_placement(inp).lp.relaxed(), time_limit_s=30)
     model, sol = round_relaxation(inp, relaxed, opts)

@@ -8,6 +8,8 @@ from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, solve_placement
 from tests.nets import europe
 
+# the hand-built cases charge 0.1 Gbps per GPU (round numbers; the default is derived from tokens, ~0.0066)
+
 NYC = dict(id="NYC", lon=-74.0, lat=40.7, region="NA", country="US", kind="datacenter", gpus_max=5000,
            power_available_mw=10, power_max_mw=20, capex_per_gpu_usd=20_000)
 TAT = dict(id="tat", site_a="LON", site_b="NYC", kind="submarine", capacity_gbps=1000)
@@ -19,7 +21,7 @@ def solved():
     metros = [dict(id="paris", lon=2.35, lat=48.86, region="EMEA", country="FR", inference_gpus=1000,
                    interactive_share=0.6)]
     net = europe(cap_gbps=50, metros=metros, extra_sites=[NYC], extra_links=[TAT])
-    opts = PlaceOptions(residency=[], block_gpus=1, n_plus_one=True)
+    opts = PlaceOptions(residency=[], block_gpus=1, n_plus_one=True, gbps_per_gpu=0.1)
     return net, opts, solve_placement(net, opts)
 
 
@@ -116,7 +118,7 @@ def test_unprotectable_demand_is_served_and_declared() -> None:
               dict(id="newyork", lon=-74.0, lat=40.7, region="NA", country="US", inference_gpus=300,
                    interactive_share=1.0)]
     net = europe(metros=metros, extra_sites=[NYC], extra_links=[TAT])
-    opts = PlaceOptions(residency=[], block_gpus=1, n_plus_one=True, allow_partial=True)
+    opts = PlaceOptions(residency=[], block_gpus=1, n_plus_one=True, allow_partial=True, gbps_per_gpu=0.1)
     r = solve_placement(net, opts)
     assert r.tables["metros"].loc["newyork/interactive", "served_gpus"] == pytest.approx(300)
     assert r.tables["n_plus_one"].loc["NYC", "shortfall_gpus"] == pytest.approx(300)
