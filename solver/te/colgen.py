@@ -348,7 +348,8 @@ def _solve_max_throughput(cg: _ColumnGeneration, ceiling: float | None) -> tuple
             worst = Status.FEASIBLE
         sol = st
         members = np.flatnonzero(ranks == r)
-        hold = float(st.objective) + REL_TOL * max(1.0, abs(float(h[members].sum())))
+        own = float(block_values(st, "unmet", n_lp)[members].sum())  # not the objective: it adds held penalties
+        hold = own + REL_TOL * max(1.0, abs(float(h[members].sum())))
         cg.holds.append((f"hold-{cls}", members, hold))
     if sol is None:
         sol, _ = cg.generate("max-throughput", {}, cap, False)

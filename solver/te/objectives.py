@@ -264,6 +264,14 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
     if objective == "max-throughput":
         ranks = inst.class_rank[form.lp_demands]
         present = [r for r in range(len(TRAFFIC_CLASSES)) if np.any((ranks == r) & (h > 0))]
+        unmet_upper = run.defaults["unmet"][1]
+
+        def later_unmet(r: int) -> tuple[np.ndarray, Any]:
+            """Stage ``r``'s bounds on ``unmet``: later classes carry nothing (``s_d = h_d``). They cost nothing
+            and no hold row names them, so dropping their flow changes no stage optimum; the stage's LP is
+            only the classes up to ``r`` (presolve removes the rest), smaller the earlier the stage."""
+            return np.where(ranks > r, h, 0.0), unmet_upper
+
         sol = None
         for i, r in enumerate(present):
             cls = TRAFFIC_CLASSES[r]
@@ -272,7 +280,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             # tolerance on its own class (graded, so held classes do not trade among themselves either)
             cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
             try:
-                st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, capped)
+                st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, {**capped, "unmet": later_unmet(r)})
             except TimeLimitReached:
                 if sol is None:
                     raise
@@ -281,7 +289,9 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             assert st is not None
             sol = st
             members = np.flatnonzero(ranks == r)
-            hold_rows(run.lp, f"hold-{cls}", members, _hold(float(st.objective), h[members].sum()))
+            # the class's own unmet, not the stage objective (which adds the held classes' penalties)
+            own = float(block_values(st, "unmet", n_lp)[members].sum())
+            hold_rows(run.lp, f"hold-{cls}", members, _hold(own, h[members].sum()))
         if sol is None:  # nothing to route
             sol = run.solve("max-throughput", {}, capped)
             assert sol is not None
