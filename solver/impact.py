@@ -285,7 +285,9 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
                           utilisation_ceiling=1.0, lp_method=lp_method)  # the routing's paths and model reused
         return same if same is not None else capped("auto", time_limit_s)
     t0 = time.perf_counter()
-    every = capped("colgen", 0.75 * time_limit_s)
+    every = resolve_te(routing, "max-throughput", backend=backend, time_limit_s=0.75 * time_limit_s,
+                       utilisation_ceiling=1.0, lp_method=lp_method)  # its pool seeded with the routing's columns
+    every = every if every is not None else capped("colgen", 0.75 * time_limit_s)
     if every.summary.get("status") == "optimal" or len(net.demands) >= AUTO_COLGEN_MIN_DEMANDS:
         return every  # at that size the path LP is what does not fit (auto would not run it either)
     plain = capped("exact", max(1.0, time_limit_s - (time.perf_counter() - t0)))

@@ -320,24 +320,40 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
 
 
 class TEModel:
-    """The instance and built path formulation behind an exact path routing (in memory only: not saved, not
-    pickled), so a later objective over the same candidate paths skips path search and model building."""
+    """What a routing was solved on, kept in memory (not saved, not pickled) for a later objective on the same
+    instance: an exact path routing's built formulation (``form``: the same candidate paths, no path search nor
+    model building again), or a column-generation routing's columns carrying flow (``columns``: they seed the
+    next column generation's pool)."""
 
-    def __init__(self, inst: Any, form: Any, k_paths: int) -> None:
-        self.inst, self.form, self.k_paths = inst, form, k_paths
+    def __init__(self, inst: Any, form: Any, k_paths: int, columns: Any = None) -> None:
+        self.inst, self.form, self.k_paths, self.columns = inst, form, k_paths, columns
 
 
 def resolve_te(routing: TEResult, objective: str, *, backend: str = "highs", time_limit_s: float = 120.0,
                utilisation_ceiling: float | None = None, lp_method: str = "auto",
                progress: ProgressFn | None = None) -> TEResult | None:
-    """``objective`` over the same instance and candidate paths as the exact path ``routing`` (its built model
-    reused: no path search, no model building), as :func:`solve_te` with ``method="exact"`` would give on the
-    same network and ``k_paths``. None when ``routing`` keeps no model (another method, the edge formulation,
-    disjoint paths, or a routing read back from a file or another process)."""
+    """``objective`` on the same instance as ``routing``, reusing what it was solved on: an exact path routing's
+    built model (no path search, no model building; as :func:`solve_te` with ``method="exact"`` would give on the
+    same network and ``k_paths``), or a column-generation routing's columns (column generation over every path,
+    its pool seeded with them; as ``method="colgen"``). None when ``routing`` keeps neither (another method, the
+    edge formulation, disjoint paths, or a routing read back from a file or another process)."""
     model = getattr(routing, "model", None)
     if model is None:
         return None
     t_start = time.perf_counter()
+    if model.form is None:  # column generation over every path, its pool seeded with the routing's columns
+        from backbone.solver.te.colgen import run_colgen
+
+        try:
+            out = run_colgen(model.inst, objective, k_paths=model.k_paths, backend=backend,
+                             utilisation_ceiling=utilisation_ceiling, lp_method=lp_method, progress=progress,
+                             deadline=t_start + time_limit_s, columns=model.columns)
+        except TimeLimitReached as stop:
+            return _time_limit_result(model.inst, objective, "path", "colgen", model.k_paths, backend,
+                                      utilisation_ceiling, False, lp_method, str(stop), t_start,
+                                      progress or no_progress)
+        return _scalable_result(model.inst, objective, "colgen", out, model.k_paths, backend, utilisation_ceiling,
+                                lp_method, progress or no_progress, t_start)
     return _solve_exact(model.inst, objective, "path", model.k_paths, backend, Deadline(t_start + time_limit_s),
                         utilisation_ceiling, False, False, lp_method, progress or no_progress, t_start,
                         form=model.form)
@@ -453,6 +469,8 @@ def _scalable_result(inst: Any, objective: str, method: str, out: Any, k_paths: 
     summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))
     result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary,
                              path_stats=out.path_stats)
+    if method == "colgen" and getattr(out, "columns", None) is not None:
+        result.model = TEModel(inst, None, k_paths, out.columns)
     result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result

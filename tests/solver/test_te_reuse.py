@@ -152,3 +152,16 @@ def test_lexicographic_holds_each_class_at_its_optimum(seed: int) -> None:
         got = r.demands.groupby("traffic_class")["unmet_gbps"].sum()
         for cls, v in reference.items():
             assert float(got.get(cls, 0.0)) == pytest.approx(v, abs=1e-5 * max(1.0, v)), (r.summary["method"], cls)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_colgen_impact_seeded_with_the_routing_columns(seed: int) -> None:
+    """A column-generation routing lends its columns to the impact's max-throughput: the same unmet per class as
+    the lexicographic optimum over every path."""
+    net = classed_net(seed, tight=4.0, slo=False)
+    routing = solve_te(net, "min-mlu", k_paths=K, method="colgen")
+    assert routing.model is not None and routing.model.columns is not None and routing.mlu > 1.0
+    reused = assess_state(net, K, routing=routing)
+    reference = lexicographic_unmet(net, ALL_PATHS_K)
+    for cls, v in reference.items():
+        assert reused.unmet_by_class()[cls] == pytest.approx(v, abs=1e-5 * max(1.0, v)), cls
