@@ -13,7 +13,9 @@ costs, bounds and a few extra rows.
   replication > bulk: stage ``c`` minimises the unmet demand of class ``c`` with every arc under
   ``ceiling * cap`` and the classes before it held at their optimum (``sum_{d in c'} s_d <=
   opt_c' + tol``). Stages are exact where a weighted sum would need weights ~1e3 apart per class
-  (1e9 overall), which wrecks LP numerics.
+  (1e9 overall), which wrecks LP numerics. Classes after ``c`` carry nothing in stage ``c`` (they cost
+  nothing there, so its optimum is unchanged and its LP smaller); with ``lp_method="auto"`` the stages run
+  dual simplex, each from the basis of the one before.
 * ``max-min-fair`` -- water-filling (B4/SWAN): raise a common satisfied fraction ``t`` for all
   unfrozen demands (``s_d + t h_d <= h_d``), then freeze the demands that cannot grow further
   at ``t*``, repeat. A demand whose fairness row has a non-zero dual is blocking (it cannot be
