@@ -48,7 +48,7 @@ from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.progress import ProgressFn
-from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, TEResult, solve_te
+from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, TEResult, resolve_te, solve_te
 from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
 
 logger = logging.getLogger(__name__)
@@ -314,6 +314,8 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
                        path_provider: Callable[..., Any] | None, lp_method: str) -> TEResult:
     """Max-throughput at 100 % of an overloaded state, over the same paths as its min-MLU ``routing``.
 
+    An exact path routing that keeps its model (:func:`~backbone.solver.te.resolve_te`) lends it: the same
+    candidate paths, no path search and no model building again.
     When that routing came from column generation over every path (``solve_te``'s ``auto`` after a path LP with
     a wide gap, or ``colgen``), so does the shortfall: measured over ``k_paths`` candidates it would overstate
     what cannot be carried (on TopoHub's world backbone, 49,090 against 44,090 Gbps). If column generation does
@@ -326,9 +328,13 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
                         lp_method=lp_method, method=method)
 
     if routing.summary.get("method") != "colgen":
-        return capped("auto", time_limit_s)
+        same = resolve_te(routing, "max-throughput", backend=backend, time_limit_s=time_limit_s,
+                          utilisation_ceiling=1.0, lp_method=lp_method)  # the routing's paths and model reused
+        return same if same is not None else capped("auto", time_limit_s)
     t0 = time.perf_counter()
-    every = capped("colgen", 0.75 * time_limit_s)
+    every = resolve_te(routing, "max-throughput", backend=backend, time_limit_s=0.75 * time_limit_s,
+                       utilisation_ceiling=1.0, lp_method=lp_method)  # its pool seeded with the routing's columns
+    every = every if every is not None else capped("colgen", 0.75 * time_limit_s)
     if every.summary.get("status") == "optimal" or len(net.demands) >= AUTO_COLGEN_MIN_DEMANDS:
         return every  # at that size the path LP is what does not fit (auto would not run it either)
     plain = capped("exact", max(1.0, time_limit_s - (time.perf_counter() - t0)))

@@ -81,10 +81,12 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
         if progress:
             progress(0.9 * weight, "impact: traffic that cannot be carried at <= 100 % utilisation")
         # a fresh state takes up to two solves (min-MLU, then max-throughput): each gets half of what is left
+        t_impact = time.perf_counter()
         assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left() / (1 if reuse else 2)),
                                   routing=result if reuse else None, lp_method=opts.lp_method)
         summary["impact"] = assessment.summary()
         apply_impact_unmet(result, assessment)  # one meaning of unmet in the demand table and the summary
+        summary["impact_seconds"] = time.perf_counter() - t_impact
         if not assessment.unmet_known:
             notes.append("impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the impact's "
                          "min-MLU routing came from the source-flow engine, at a scale where no max-throughput LP "

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported when used, so the options (and ``backbone te --hel
 logger = logging.getLogger(__name__)
 
 __all__ = ["ALL_OBJECTIVES", "OBJECTIVES", "REASONS", "TEOptions", "TEResult", "choose_method",
-           "note_missing_demand", "solve_source_flows", "solve_te"]
+           "note_missing_demand", "resolve_te", "solve_source_flows", "solve_te"]
 
 ALL_OBJECTIVES: tuple[str, ...] = get_args(Objective)
 """Every objective: the LP objectives (:data:`~backbone.solver.te.objectives.OBJECTIVES`) and ``ecmp``."""
@@ -240,9 +240,10 @@ def _escalate(inst: Any, exact: TEResult, k_paths: int, backend: str, deadline: 
 
 def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, backend: str, deadline: Deadline,
                  utilisation_ceiling: float | None, disjoint: bool, latency_tiebreak: bool, lp_method: str,
-                 progress: ProgressFn, t_start: float) -> TEResult:
-    """The exact path (``k_paths`` candidates) or edge formulation: build, run the objective's LP stages, extract
-    the tables; the best answer with status ``time_limit`` when the deadline stops it."""
+                 progress: ProgressFn, t_start: float, form: Any = None) -> TEResult:
+    """The exact path (``k_paths`` candidates) or edge formulation: build (unless ``form`` is given: built for
+    ``inst`` already, its paths and build not timed again), run the objective's LP stages, extract the tables; the
+    best answer with status ``time_limit`` when the deadline stops it."""
     import numpy as np
 
     from backbone.solver.te.formulations import block_values, build_formulation
@@ -251,9 +252,11 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
 
     progress(0.02, f"{formulation} formulation: building")
     t0 = time.perf_counter()
+    reused = form is not None
     try:
-        form = build_formulation(inst, formulation, k_paths=k_paths, disjoint=disjoint, deadline=deadline)
-        build_seconds = time.perf_counter() - t0 - form.paths_seconds
+        if form is None:
+            form = build_formulation(inst, formulation, k_paths=k_paths, disjoint=disjoint, deadline=deadline)
+        build_seconds = 0.0 if reused else time.perf_counter() - t0 - form.paths_seconds
         progress(0.15, f"{objective}: solving ({backend})")
         left = max(0.05, deadline.remaining())  # path search and building count
         outcome = run_objective(form, inst, objective, backend=backend, time_limit_s=left,
@@ -282,8 +285,9 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
         "disjoint": disjoint,
         "utilisation_ceiling": None if objective == "min-mlu" else (
             utilisation_ceiling or (0.8 if objective == "min-latency" else 1.0)),
-        "paths_seconds": form.paths_seconds,
+        "paths_seconds": 0.0 if reused else form.paths_seconds,
         "build_seconds": build_seconds + outcome.build_seconds,
+        "model_reused": reused,
         "solve_seconds": outcome.solve_seconds,
         "extract_seconds": extract_seconds,
         "lp": {"rows": main.rows, "cols": main.cols, "nonzeros": main.nonzeros} if main else {},
@@ -298,9 +302,13 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
     if objective == "min-mlu" and formulation == "path" and not latency_tiebreak:
         from backbone.solver.te.bounds import lp_mlu_bound
 
+        t_bound = time.perf_counter()
         lower_bound = lp_mlu_bound(inst, sol, form.lp_demands)
+        summary["bound_seconds"] = time.perf_counter() - t_bound
     summary.update(_bound_entries(objective, outcome.objective_value, lower_bound))
     result = assemble_result(inst, arc_load, carried, form.reason, splits, summary)
+    if formulation == "path" and not disjoint:
+        result.model = TEModel(inst, form, k_paths)
     note_missing_demand(result.summary)
     if outcome.fraction is not None:
         frac = np.full(inst.n_demands, np.nan)
@@ -309,6 +317,46 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
     result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result
+
+
+class TEModel:
+    """What a routing was solved on, kept in memory (not saved, not pickled) for a later objective on the same
+    instance: an exact path routing's built formulation (``form``: the same candidate paths, no path search nor
+    model building again), or a column-generation routing's columns carrying flow (``columns``: they seed the
+    next column generation's pool)."""
+
+    def __init__(self, inst: Any, form: Any, k_paths: int, columns: Any = None) -> None:
+        self.inst, self.form, self.k_paths, self.columns = inst, form, k_paths, columns
+
+
+def resolve_te(routing: TEResult, objective: str, *, backend: str = "highs", time_limit_s: float = 120.0,
+               utilisation_ceiling: float | None = None, lp_method: str = "auto",
+               progress: ProgressFn | None = None) -> TEResult | None:
+    """``objective`` on the same instance as ``routing``, reusing what it was solved on: an exact path routing's
+    built model (no path search, no model building; as :func:`solve_te` with ``method="exact"`` would give on the
+    same network and ``k_paths``), or a column-generation routing's columns (column generation over every path,
+    its pool seeded with them; as ``method="colgen"``). None when ``routing`` keeps neither (another method, the
+    edge formulation, disjoint paths, or a routing read back from a file or another process)."""
+    model = getattr(routing, "model", None)
+    if model is None:
+        return None
+    t_start = time.perf_counter()
+    if model.form is None:  # column generation over every path, its pool seeded with the routing's columns
+        from backbone.solver.te.colgen import run_colgen
+
+        try:
+            out = run_colgen(model.inst, objective, k_paths=model.k_paths, backend=backend,
+                             utilisation_ceiling=utilisation_ceiling, lp_method=lp_method, progress=progress,
+                             deadline=t_start + time_limit_s, columns=model.columns)
+        except TimeLimitReached as stop:
+            return _time_limit_result(model.inst, objective, "path", "colgen", model.k_paths, backend,
+                                      utilisation_ceiling, False, lp_method, str(stop), t_start,
+                                      progress or no_progress)
+        return _scalable_result(model.inst, objective, "colgen", out, model.k_paths, backend, utilisation_ceiling,
+                                lp_method, progress or no_progress, t_start)
+    return _solve_exact(model.inst, objective, "path", model.k_paths, backend, Deadline(t_start + time_limit_s),
+                        utilisation_ceiling, False, False, lp_method, progress or no_progress, t_start,
+                        form=model.form)
 
 
 TIME_LIMIT_STATUS = "time_limit"
@@ -421,6 +469,8 @@ def _scalable_result(inst: Any, objective: str, method: str, out: Any, k_paths: 
     summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))
     result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary,
                              path_stats=out.path_stats)
+    if method == "colgen" and getattr(out, "columns", None) is not None:
+        result.model = TEModel(inst, None, k_paths, out.columns)
     result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result

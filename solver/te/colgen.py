@@ -106,6 +106,9 @@ class ScaleOutcome:
     """Per-demand path figures over every path when ``splits`` lists only some of them."""
     flows: Any = None
     """Per-source flows (:class:`~backbone.solver.te.srcflow.SourceFlows`) kept to warm-start failed states."""
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    """The answer's columns carrying flow: ``(instance demand per column, arcs flat, hops per column)``, to seed
+    another objective's column generation on the same instance (``run_colgen(columns=...)``)."""
 
 
 def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, f: np.ndarray,
@@ -172,6 +175,7 @@ def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline
 def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str = "highs",
                time_limit_s: float = 120.0, utilisation_ceiling: float | None = None, lp_method: str = "auto",
                progress: Callable[[float, str], None] | None = None, deadline: float | None = None, *,
+               columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
                k: int | None = None, time_limit: float | None = None, ceiling: float | None = None
                ) -> ScaleOutcome:
     """Column generation for ``min-mlu`` or ``max-throughput`` over every admissible path.
@@ -189,6 +193,10 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
         deadline; when it stops the run, the best master solution so far is returned with its bound.
     utilisation_ceiling
         Max-throughput's utilisation ceiling (default 1.0).
+    columns
+        Max-throughput: columns to start the pool with besides the candidates (an earlier answer's
+        :attr:`ScaleOutcome.columns` on this instance, e.g. the min-MLU routing's): fewer pricing rounds, the same
+        optimum.
     k, time_limit, ceiling
         Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
         :class:`DeprecationWarning`).
@@ -220,6 +228,8 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
         pool, lp_demands, reason, paths_seconds = ColumnPool(inst.n_arcs), cand, inst.reason.copy(), 0.0
     else:
         pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k_paths, Deadline(deadline))
+        if columns is not None and not warm_start:
+            seed_pool(pool, lp_demands, inst.n_demands, columns)
     # interior-point duals are central: far better prices (and bounds) than simplex's extreme duals,
     # which make column generation tail off on degenerate TE masters
     cg = _ColumnGeneration(inst, pool, lp_demands, backend, "ipm" if lp_method == "auto" else lp_method, deadline,
@@ -238,9 +248,11 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
             carried = np.zeros(inst.n_demands)
             carried[lp_demands] = cg.h
             splits = splits_frame(inst, lp_demands[warm.col_demand], warm.arcs, warm.hops, warm.flow, 0.0)
+            used = warm.flow > 0
             return ScaleOutcome(worst, value, warm.arc_load(inst.n_arcs), carried, reason, splits, cg.stages,
                                 cg.best_lb, paths_seconds,
-                                {**cg.figures(len(warm.flow)), **extra}, cg.timed_out)
+                                {**cg.figures(len(warm.flow)), **extra}, cg.timed_out,
+                                columns=used_columns(lp_demands[warm.col_demand], warm.arcs, warm.hops, used))
         sol = found
     else:
         sol, worst, value = _solve_max_throughput(cg, ceiling)
@@ -257,7 +269,31 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
     splits = splits_frame(inst, lp_demands[col_demand], arcs, hops, f, tol)
     return ScaleOutcome(worst if sol.status == Status.OPTIMAL else Status.FEASIBLE, value, arc_load, carried,
                         reason, splits, cg.stages, cg.best_lb, paths_seconds,
-                        {**cg.figures(pool.n), **extra}, cg.timed_out)
+                        {**cg.figures(pool.n), **extra}, cg.timed_out,
+                        columns=used_columns(lp_demands[col_demand], arcs, hops, f > 0))
+
+
+def used_columns(demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, used: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The columns ``used`` of ``(demand, arcs flat, hops)``, in the same form."""
+    from backbone.solver.paths import csr_ranges
+
+    hops = np.asarray(hops, np.int64)
+    starts = np.concatenate([[0], np.cumsum(hops)])[:-1]
+    flat = np.asarray(arcs, np.int64)[csr_ranges(starts[used], hops[used])]
+    return np.asarray(demand, np.int64)[used], flat, hops[used]
+
+
+def seed_pool(pool: ColumnPool, lp_demands: np.ndarray, n_demands: int,
+              columns: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
+    """Add ``columns`` (instance demand per column, arcs flat, hops) of demands in the master to ``pool``; returns
+    how many were new."""
+    demand, arcs, hops = columns
+    pos = np.full(n_demands, -1)
+    pos[lp_demands] = np.arange(len(lp_demands))
+    keep = pos[demand] >= 0
+    sub = used_columns(demand, arcs, hops, keep)
+    return pool.add(pos[sub[0]], sub[1], sub[2]) if len(sub[0]) else 0
 
 
 def _flow_deviation(cg: _ColumnGeneration, extra: dict[str, Any]) -> WarmStart:
@@ -348,7 +384,8 @@ def _solve_max_throughput(cg: _ColumnGeneration, ceiling: float | None) -> tuple
             worst = Status.FEASIBLE
         sol = st
         members = np.flatnonzero(ranks == r)
-        hold = float(st.objective) + REL_TOL * max(1.0, abs(float(h[members].sum())))
+        own = float(block_values(st, "unmet", n_lp)[members].sum())  # not the objective: it adds held penalties
+        hold = own + REL_TOL * max(1.0, abs(float(h[members].sum())))
         cg.holds.append((f"hold-{cls}", members, hold))
     if sol is None:
         sol, _ = cg.generate("max-throughput", {}, cap, False)

@@ -13,7 +13,9 @@ costs, bounds and a few extra rows.
   replication > bulk: stage ``c`` minimises the unmet demand of class ``c`` with every arc under
   ``ceiling * cap`` and the classes before it held at their optimum (``sum_{d in c'} s_d <=
   opt_c' + tol``). Stages are exact where a weighted sum would need weights ~1e3 apart per class
-  (1e9 overall), which wrecks LP numerics.
+  (1e9 overall), which wrecks LP numerics. Classes after ``c`` carry nothing in stage ``c`` (they cost
+  nothing there, so its optimum is unchanged and its LP smaller); with ``lp_method="auto"`` the stages run
+  dual simplex, each from the basis of the one before.
 * ``max-min-fair`` -- water-filling (B4/SWAN): raise a common satisfied fraction ``t`` for all
   unfrozen demands (``s_d + t h_d <= h_d``), then freeze the demands that cannot grow further
   at ``t*``, repeat. A demand whose fairness row has a non-zero dual is blocking (it cannot be
@@ -55,6 +57,9 @@ REL_TOL = 1e-9
 
 HELD_PENALTY = 1e3
 """Cost per Gbps of unmet demand of an already-optimised class in later stages."""
+
+THROUGHPUT_LP_METHOD = "simplex"
+"""``lp_method="auto"`` for the stages of max-throughput (see :func:`run_objective`)."""
 
 _STATUS_RANK = {Status.OPTIMAL: 0, Status.FEASIBLE: 1}
 
@@ -151,7 +156,7 @@ class _Runner:
         return self.deadline - time.perf_counter()
 
     def solve(self, name: str, costs: dict[str, Any], bounds: dict[str, Any] | None = None,
-              required: bool = True) -> Solution | None:
+              required: bool = True, lp_method: str | None = None, warm: Solution | None = None) -> Solution | None:
         if self.remaining() <= 0.05:
             if required:
                 raise TimeLimitReached(f"time limit reached before TE stage {name!r} could run")
@@ -169,7 +174,8 @@ class _Runner:
             self.worst = Status.FEASIBLE
             self.timed_out = True
             return None
-        sol = solve(lp, backend=self.backend, time_limit_s=left, lp_method=self.lp_method)
+        sol = solve(lp, backend=self.backend, time_limit_s=left, lp_method=lp_method or self.lp_method,
+                    warm_start=warm)
         self.stages.append(Stage(name, sol.status.value, float(sol.objective), sol.solve_seconds, t1 - t0,
                                  st["rows"], st["cols"], st["nonzeros"], note=sol.fallback))
         if sol.status != Status.OPTIMAL and self.remaining() < TIMED_OUT_MARGIN_S:
@@ -189,6 +195,69 @@ class _Runner:
         if _STATUS_RANK[sol.status] > _STATUS_RANK[self.worst]:
             self.worst = sol.status
         return sol
+
+
+SIFT_TOL = 1e-6
+"""Reduced cost below ``-SIFT_TOL`` brings a left-out path column into a sifted stage (HiGHS' dual feasibility
+tolerance is 1e-7)."""
+
+
+class Sifting:
+    """Sifting over the path columns of a stage (Bixby et al., 1992): solve over a working set of columns, price
+    every column left out by the duals (``d_j = c_j - a_j^T y``), add those with ``d_j < 0`` and solve again from
+    the last basis, until none is left: then the optimum is the stage's optimum over every column.
+
+    The working set starts with the previous stage's flow-carrying columns and each demand's first (lowest-latency)
+    candidate; on the 100-site synthetic backbone 73 of 26,506 left-out columns priced in after the first round.
+    """
+
+    def __init__(self, lp: LinearProgram) -> None:
+        cols = lp.variables["flow"].slice
+        rows = lp.constraints["demand"].slice
+        owner = lp.A[rows][:, cols].tocsc()
+        self.demand = owner.indices[owner.indptr[:-1]] if owner.nnz else np.zeros(0, np.int64)
+        first = np.zeros(cols.stop - cols.start, bool)
+        first[np.unique(self.demand, return_index=True)[1]] = True
+        self.first = first
+
+    def start(self, previous: Solution | None) -> np.ndarray:
+        """The first working set: ``previous``'s flow-carrying columns and every demand's first candidate."""
+        active = self.first.copy()
+        if previous is not None:
+            active |= previous.values("flow").to_numpy() > 0
+        return active
+
+    @staticmethod
+    def priced(sol: Solution) -> np.ndarray | None:
+        """Per path column, whether its reduced cost at ``sol``'s duals is negative (None without duals)."""
+        if sol.lp is None or sol.row_duals is None or not np.all(np.isfinite(sol.row_duals)):
+            return None
+        lp = sol.lp
+        d = lp.c - lp.A.T @ sol.row_duals
+        return np.asarray(d[lp.variables["flow"].slice] < -SIFT_TOL)
+
+
+def sifted_solve(run: _Runner, sift: Sifting | None, name: str, costs: dict[str, Any], bounds: dict[str, Any],
+                 method: str, warm: Solution | None) -> Solution | None:
+    """One stage solved by :class:`Sifting` (each round a recorded stage, from the last round's basis); a plain
+    solve when ``sift`` is None. A round that ends without an optimum (time limit) is the stage's answer: feasible
+    over every column, as the working set is a subset of them."""
+    if sift is None:
+        return run.solve(name, costs, bounds, lp_method=method, warm=warm)
+    active = sift.start(warm)
+    lower, upper = run.defaults["flow"]
+    label = name
+    for round_no in range(2, 1_000_000):
+        st = run.solve(label, costs, {**bounds, "flow": (lower, np.where(active, upper, 0.0))}, lp_method=method,
+                       warm=warm)
+        priced = None if st is None or st.status != Status.OPTIMAL else Sifting.priced(st)
+        if priced is None or not (priced & ~active).any():
+            if st is not None and st.status == Status.OPTIMAL and priced is None:  # no duals: over every column
+                return run.solve(f"{name} (every column)", costs, bounds, lp_method=method, warm=st)
+            return st
+        active |= priced
+        warm, label = st, f"{name} (sifting round {round_no})"
+    raise AssertionError("unreachable")
 
 
 def _latency_costs(form: Formulation) -> dict[str, Any]:
@@ -264,7 +333,19 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
     if objective == "max-throughput":
         ranks = inst.class_rank[form.lp_demands]
         present = [r for r in range(len(TRAFFIC_CLASSES)) if np.any((ranks == r) & (h > 0))]
+        unmet_upper = run.defaults["unmet"][1]
+
+        def later_unmet(r: int) -> tuple[np.ndarray, Any]:
+            """Stage ``r``'s bounds on ``unmet``: later classes carry nothing (``s_d = h_d``). They cost nothing
+            and no hold row names them, so dropping their flow changes no stage optimum; the stage's LP is
+            only the classes up to ``r`` (presolve removes the rest), smaller the earlier the stage."""
+            return np.where(ranks > r, h, 0.0), unmet_upper
+
         sol = None
+        # dual simplex, each stage from the last one's basis: on the 100-site synthetic backbone the four stages
+        # took 8.7 s by simplex against 36 s by interior point (whose duals help min-MLU, not these stages)
+        method = THROUGHPUT_LP_METHOD if lp_method == "auto" else lp_method
+        sift = Sifting(run.lp) if form.kind == "path" and "flow" in run.lp.variables else None
         for i, r in enumerate(present):
             cls = TRAFFIC_CLASSES[r]
             progress(0.2 + 0.6 * i / max(1, len(present)), f"max-throughput: {cls}")
@@ -272,7 +353,8 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             # tolerance on its own class (graded, so held classes do not trade among themselves either)
             cost = np.where(ranks == r, 1.0, np.where(ranks < r, HELD_PENALTY * (1 + r - ranks), 0.0))
             try:
-                st = run.solve(f"max-throughput-{cls}", {"unmet": cost}, capped)
+                st = sifted_solve(run, sift, f"max-throughput-{cls}", {"unmet": cost},
+                                  {**capped, "unmet": later_unmet(r)}, method, sol)
             except TimeLimitReached:
                 if sol is None:
                     raise
@@ -281,7 +363,9 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
             assert st is not None
             sol = st
             members = np.flatnonzero(ranks == r)
-            hold_rows(run.lp, f"hold-{cls}", members, _hold(float(st.objective), h[members].sum()))
+            # the class's own unmet, not the stage objective (which adds the held classes' penalties)
+            own = float(block_values(st, "unmet", n_lp)[members].sum())
+            hold_rows(run.lp, f"hold-{cls}", members, _hold(own, h[members].sum()))
         if sol is None:  # nothing to route
             sol = run.solve("max-throughput", {}, capped)
             assert sol is not None

@@ -41,7 +41,8 @@ class TEOptions(BaseModel):
     ecmp_metric: Literal["latency", "hops"] = Field("latency", description="ECMP path cost.")
     ecmp_tolerance_ms: float = Field(0.05, ge=0, description="ECMP: latency difference treated as equal cost.")
     lp_method: Literal["auto", "simplex", "ipm"] = Field(
-        "auto", description="HiGHS LP method; auto: interior point for large LPs, else HiGHS' choice.")
+        "auto", description="HiGHS LP method; auto: interior point for large LPs, else HiGHS' choice "
+                    "(max-throughput's class stages: dual simplex, each from the last stage's basis).")
     method: Literal["auto", "exact", "colgen", "pop"] = Field(
         "auto", description="exact: the path LP over k candidates; colgen: column generation over every "
                             "admissible path; pop: random demand split into parts solved in parallel; auto: "

@@ -56,6 +56,13 @@ class TEResult:
     demands: pd.DataFrame
     paths: pd.DataFrame
     summary: dict[str, Any] = field(default_factory=dict)
+    model: Any = field(default=None, repr=False, compare=False)
+    """The exact path routing's instance and formulation (:class:`backbone.solver.te.TEModel`), kept in memory so
+    :func:`backbone.solver.te.resolve_te` reuses them; never saved nor pickled."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without ``model`` (its closures do not pickle; another process rebuilds what it needs)."""
+        return {**self.__dict__, "model": None}
 
     @property
     def mlu(self) -> float:

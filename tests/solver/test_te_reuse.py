@@ -1,0 +1,167 @@
+"""The ``te`` command's impact and bound reuse the routing (issue #32): same numbers as computed from scratch.
+
+* The impact of an overloaded state re-solves max-throughput on the routing's own model
+  (:func:`backbone.solver.te.resolve_te`) and each lexicographic stage leaves out the classes after it: its
+  unmet traffic per class must equal an independent lexicographic max-throughput (scipy's ``linprog`` over every
+  class at every stage, the same candidate paths).
+* The MLU lower bound the routing reports must stay a bound: at most the optimum over every admissible path
+  (brute force: all loopless paths of the small networks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from backbone.model import Network
+from backbone.schema import TRAFFIC_CLASSES
+from backbone.solver.impact import assess_state
+from backbone.solver.tasks.te import add_bound_and_impact
+from backbone.solver.te import TEOptions, resolve_te, solve_te
+from backbone.solver.te.formulations import build_formulation
+from backbone.solver.te.instance import build_instance
+from tests.nets import ALL_PATHS_K, make_network, random_connected
+
+K = 3
+
+
+def classed_net(seed: int, tight: float, slo: bool = True) -> Network:
+    """A random meshed network with all-pairs demand over the four traffic classes (some with SLOs)."""
+    rng = np.random.default_rng(seed)
+    sites, edges = random_connected(rng, 7, 11)
+    links = [{"id": f"l{j}", "site_a": f"s{a}", "site_b": f"s{b}", "capacity_gbps": float(rng.integers(40, 160)),
+              "latency_ms": float(rng.integers(1, 6))} for j, (a, b) in enumerate(edges)]
+    demands = []
+    for i in range(7):
+        for j in range(7):
+            if i != j and rng.random() < 0.8:
+                cls = TRAFFIC_CLASSES[int(rng.integers(0, len(TRAFFIC_CLASSES)))]
+                d = {"id": f"d{i}-{j}", "src": f"s{i}", "dst": f"s{j}", "traffic_class": cls,
+                     "demand_gbps": float(rng.uniform(1, 40)) * tight}
+                if slo and cls == "inference" and rng.random() < 0.6:
+                    d["slo_rtt_ms"] = 2.0 * float(rng.integers(4, 12))
+                demands.append(d)
+    return make_network(sites, links, demands, name=f"classed-{seed}")
+
+
+def lexicographic_unmet(net: Network, k_paths: int) -> dict[str, float]:
+    """Unmet Gbps per class of lexicographic max-throughput at 100 %: scipy ``linprog``, every class in every stage."""
+    inst = build_instance(net)
+    form = build_formulation(inst, "path", k_paths=k_paths)
+    lp = form.lp
+    a = lp.A.tocsr()
+    lo, up = lp.col_lower.copy(), lp.col_upper.copy()
+    mlu = lp.variables["mlu"].slice
+    lo[mlu], up[mlu] = 0.0, 1.0
+    unmet = lp.variables["unmet"].slice
+    n_unmet = unmet.stop - unmet.start
+    ranks = inst.class_rank[form.lp_demands]
+    h = inst.demand_gbps[form.lp_demands]
+    eq = lp.row_lower == lp.row_upper
+    ub_rows = [a[~eq & np.isfinite(lp.row_upper)], -a[~eq & np.isfinite(lp.row_lower)]]
+    ub_rhs = [lp.row_upper[~eq & np.isfinite(lp.row_upper)], -lp.row_lower[~eq & np.isfinite(lp.row_lower)]]
+    out: dict[str, float] = {}
+    holds: list[tuple[np.ndarray, float]] = []
+    for r, cls in enumerate(TRAFFIC_CLASSES):
+        members = ranks == r
+        if not (members & (h > 0)).any():
+            continue
+        c = np.zeros(lp.n_cols)
+        c[unmet.start:unmet.stop] = members.astype(float)
+        rows = [*ub_rows, *[np.concatenate([np.zeros(unmet.start), m, np.zeros(lp.n_cols - unmet.stop)])[None, :]
+                            for m, _ in holds]]
+        rhs = [*ub_rhs, *[np.array([v]) for _, v in holds]]
+        res = linprog(c, A_ub=sp.vstack([sp.csr_matrix(x) for x in rows]), b_ub=np.concatenate(rhs),
+                      A_eq=a[eq], b_eq=lp.row_lower[eq], bounds=np.column_stack([lo, up]), method="highs")
+        assert res.status == 0, res.message
+        holds.append((members.astype(float), float(res.fun) + 1e-7 * max(1.0, float(h[members].sum()))))
+        out[cls] = float(res.fun)
+    assert n_unmet == len(h)
+    outside = np.ones(inst.n_demands, bool)  # no admissible path (SLO) or cut apart: unmet whatever the routing
+    outside[form.lp_demands] = False
+    for r, cls in enumerate(TRAFFIC_CLASSES):
+        left = float(inst.demand_gbps[outside & (inst.class_rank == r)].sum())
+        if left > 0:
+            out[cls] = out.get(cls, 0.0) + left
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_reused_impact_equals_from_scratch(seed: int) -> None:
+    net = classed_net(seed, tight=4.0)
+    routing = solve_te(net, "min-mlu", k_paths=K, method="exact")
+    assert routing.mlu > 1.0  # overloaded: the impact needs its max-throughput
+    again = resolve_te(routing, "max-throughput", utilisation_ceiling=1.0)
+    assert again is not None and again.summary["model_reused"] and again.summary["paths_seconds"] == 0.0
+    reused = assess_state(net, K, routing=routing)
+    scratch = assess_state(net, K)
+    reference = lexicographic_unmet(net, K)
+    assert reused.solves == ("min-mlu", "max-throughput")
+    for cls, v in reference.items():
+        assert reused.unmet_by_class()[cls] == pytest.approx(v, abs=1e-5 * max(1.0, v))
+        assert scratch.unmet_by_class()[cls] == pytest.approx(v, abs=1e-5 * max(1.0, v))
+    slo = reused.unmet_by_reason().get("no_path_within_slo", 0.0)
+    assert slo == pytest.approx(scratch.unmet_by_reason().get("no_path_within_slo", 0.0))
+
+
+def test_te_task_impact_reuses_the_routing_model() -> None:
+    net = classed_net(5, tight=4.0)
+    opts = TEOptions(k_paths=K, method="exact")
+    routing = solve_te(net, opts)
+    import time
+
+    add_bound_and_impact(net, opts, routing, time.perf_counter())
+    impact = routing.summary["impact"]
+    scratch = assess_state(net, K).summary()
+    assert impact["unmet_gbps"] == pytest.approx(scratch["unmet_gbps"], rel=1e-6, abs=1e-6)
+    assert impact["unmet_by_class"] == pytest.approx(scratch["unmet_by_class"], rel=1e-6, abs=1e-6)
+
+
+def test_model_is_not_pickled() -> None:
+    import pickle
+
+    routing = solve_te(classed_net(0, tight=1.0), "min-mlu", k_paths=K, method="exact")
+    assert routing.model is not None
+    back = pickle.loads(pickle.dumps(routing))
+    assert back.model is None and resolve_te(back, "max-throughput") is None
+    assert back.summary == routing.summary
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("slo", [False, True])
+def test_reported_bound_is_a_bound(seed: int, slo: bool) -> None:
+    net = classed_net(seed, tight=2.0, slo=slo)
+    best = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").mlu  # every loopless path: the optimum
+    for method in ("auto", "exact", "colgen"):
+        r = solve_te(net, "min-mlu", k_paths=K, method=method)
+        lb = r.summary["lower_bound"]
+        assert lb is not None and lb <= best * (1 + 1e-6) + 1e-9, (method, lb, best)
+        assert r.mlu >= best * (1 - 1e-6) - 1e-9
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_lexicographic_holds_each_class_at_its_optimum(seed: int) -> None:
+    """Each stage holds its class's own unmet (not the stage objective, which adds held penalties): path LP and
+    column generation both give the lexicographic optimum per class."""
+    net = classed_net(seed, tight=4.0, slo=False)
+    exact = solve_te(net, "max-throughput", k_paths=K, method="exact", utilisation_ceiling=1.0)
+    colgen = solve_te(net, "max-throughput", k_paths=K, method="colgen", utilisation_ceiling=1.0)
+    for r, reference in ((exact, lexicographic_unmet(net, K)), (colgen, lexicographic_unmet(net, ALL_PATHS_K))):
+        got = r.demands.groupby("traffic_class")["unmet_gbps"].sum()
+        for cls, v in reference.items():
+            assert float(got.get(cls, 0.0)) == pytest.approx(v, abs=1e-5 * max(1.0, v)), (r.summary["method"], cls)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_colgen_impact_seeded_with_the_routing_columns(seed: int) -> None:
+    """A column-generation routing lends its columns to the impact's max-throughput: the same unmet per class as
+    the lexicographic optimum over every path."""
+    net = classed_net(seed, tight=4.0, slo=False)
+    routing = solve_te(net, "min-mlu", k_paths=K, method="colgen")
+    assert routing.model is not None and routing.model.columns is not None and routing.mlu > 1.0
+    reused = assess_state(net, K, routing=routing)
+    reference = lexicographic_unmet(net, ALL_PATHS_K)
+    for cls, v in reference.items():
+        assert reused.unmet_by_class()[cls] == pytest.approx(v, abs=1e-5 * max(1.0, v)), cls
