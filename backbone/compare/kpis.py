@@ -19,14 +19,20 @@ import pandas as pd
 
 from backbone.compare.inputs import ComparedInput
 
-__all__ = ["KPI_COLUMNS", "kpi_changes", "placement_changes", "plan_kpis", "roadmap_kpis", "side_kpis"]
+__all__ = ["KPI_COLUMNS", "RANK_RULE", "kpi_changes", "placement_changes", "plan_kpis", "rank_kpis", "roadmap_kpis",
+           "side_kpis"]
 
 logger = logging.getLogger(__name__)
 
-KPI_COLUMNS: tuple[str, ...] = ("kpi", "unit", "before", "after", "delta", "sign", "better_when", "verdict",
-                                "source")
-"""Columns of the KPI change table: ``sign`` is ``+``, ``-`` or ``0`` (empty when a side has no value);
-``better_when`` is ``higher``, ``lower`` or empty; ``verdict`` ``better``, ``worse`` or empty."""
+KPI_COLUMNS: tuple[str, ...] = ("kpi", "unit", "before", "after", "delta", "relative_change", "sign", "better_when",
+                                "verdict", "source")
+"""Columns of the KPI change table: ``relative_change`` is the size of the change (:func:`rank_kpis`); ``sign`` is
+``+``, ``-`` or ``0`` (empty when a side has no value); ``better_when`` is ``higher``, ``lower`` or empty;
+``verdict`` ``better``, ``worse`` or empty."""
+
+RANK_RULE = ("largest relative change first: |after - before| / max(|before|, |after|), 1 when a side has no value; "
+             "ties by the larger |after - before|, then by name")
+"""How changed KPIs are ranked (terminal, report, deck), in words."""
 
 KpiRow = tuple[str, str, str, Any, str]
 """(kpi, unit, better_when, value, source)."""
@@ -172,11 +178,26 @@ def kpi_changes(a: ComparedInput, b: ComparedInput) -> pd.DataFrame:
     down = meta["better_when"] == "lower"
     verdict = np.where(delta.isna() | (delta == 0) | ~(up | down), "",
                        np.where((up & (delta > 0)) | (down & (delta < 0)), "better", "worse"))
+    scale = np.fmax(before.abs(), after.abs()).replace(0.0, np.nan)
+    relative = (delta.abs() / scale).fillna(0.0).where(before.notna() == after.notna(), 1.0)
+    relative = relative.where(before.notna() | after.notna(), 0.0)
     out = pd.DataFrame({"kpi": order, "unit": meta["unit"].to_numpy(), "before": before.to_numpy(),
-                        "after": after.to_numpy(), "delta": delta.to_numpy(), "sign": sign,
+                        "after": after.to_numpy(), "delta": delta.to_numpy(),
+                        "relative_change": relative.to_numpy(dtype=float), "sign": sign,
                         "better_when": meta["better_when"].to_numpy(), "verdict": verdict,
                         "source": meta["source"].to_numpy()})
     return out[list(KPI_COLUMNS)]
+
+
+def rank_kpis(kpis: pd.DataFrame) -> pd.DataFrame:
+    """``kpis`` (columns :data:`KPI_COLUMNS`) ranked by the size of their change (:data:`RANK_RULE`): the largest
+    ``relative_change`` first, ties by the larger ``|delta|``, then by KPI name. Relative first because the KPIs
+    have different units (USD, Gbps, states, ratios): only the relative size compares across them."""
+    if not len(kpis):
+        return kpis
+    order = np.lexsort((kpis["kpi"].astype(str).to_numpy(), -kpis["delta"].abs().fillna(0.0).to_numpy(dtype=float),
+                        -kpis["relative_change"].to_numpy(dtype=float)))
+    return kpis.iloc[order]
 
 
 def _sites(side: ComparedInput) -> pd.DataFrame:

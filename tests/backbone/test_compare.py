@@ -253,3 +253,35 @@ def test_numbers_read_the_same_everywhere() -> None:
     assert (change_text(-1.0, "states"), change_text(0.032, "ratio"), change_text(0.0, "USD")) == \
         ("-1 states", "+3.2 %", "0.00 M USD")
     assert value_text(float("nan"), "Gbps") == change_text(None) == "–"
+
+
+def _kpi_side(small_world: Network, **plan: object) -> ComparedInput:
+    return ComparedInput("p", "plan", small_world, {"plan": {"upgrade_cost_usd": 1e6, "links_upgraded": 4,
+                                                             "survivability": {"states": 10, "survived": 5},
+                                                             "unmet_gbps": 0.0, **plan}})
+
+
+def test_changed_kpis_are_ranked_by_size_of_change(small_world: Network, tmp_path: Path) -> None:
+    """Largest relative change first (``|Δ| / max(|before|, |after|)``), whatever the KPI's place in the list; the
+    JSON and CSV keep every KPI, changed or not."""
+    from backbone.api.cli.compare_cmds import print_diff
+    from backbone.api.cli.common import out_console
+
+    before = _kpi_side(small_world)
+    after = _kpi_side(small_world, upgrade_cost_usd=1.1e6, survivability={"states": 10, "survived": 8},
+                      unmet_gbps=3.0)
+    result = diff(before, after)
+    changed = result.kpi_changed()
+    assert changed["kpi"].tolist()[:3] == ["unmet_intact_gbps", "states_survived", "upgrade_cost_usd"]
+    assert changed["relative_change"].tolist()[:3] == pytest.approx([1.0, 3 / 8, 0.1 / 1.1])
+    assert changed["relative_change"].is_monotonic_decreasing
+    doc = result.to_dict()
+    assert [r["kpi"] for r in doc["kpis"]] == result.kpis["kpi"].tolist()  # every KPI, in its fixed order
+    assert {"links_upgraded", "unmet_intact_gbps"} <= {r["kpi"] for r in doc["kpis"]}
+    result.save(tmp_path)
+    assert len(pd.read_csv(tmp_path / "diff_kpis.csv")) == len(result.kpis)
+    with out_console.capture() as captured:
+        print_diff(result, 20)
+    text = captured.get()
+    assert text.index("unmet_intact_gbps") < text.index("states_survived") < text.index("upgrade_cost_usd")
+    assert "ranked by size of change" in text
