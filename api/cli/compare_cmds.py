@@ -89,8 +89,10 @@ def print_diff(result: DiffResult, rows: int) -> None:
            ["level", "id", "gpus_before", "gpus_after", "gpus_delta", "mw_delta"], rows)
     _table("Failures", result.failures, ["scenario", "change", "impact_before_gbps", "impact_after_gbps",
                                          "impact_delta_gbps"], rows)
-    _table("Changeover (commit order)", result.changeover, ["order", "link", "change", "kind", "modules_before",
-                                                            "modules_after", "cost_usd", "lead_time_quarters"], rows)
+    _table("Changeover (commit order)", result.changeover, ["order", "commit", "link", "change", "kind",
+                                                            "modules_before", "modules_after", "cost_usd",
+                                                            "lead_time_quarters", "lead_time_from"], rows,
+           caption="earliest commit first, then the largest cost; Q-N: N quarters before the capacity is needed")
 
 
 @options_command(DiffOptions)

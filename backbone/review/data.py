@@ -84,18 +84,19 @@ def gpus_by_region(place: dict[str, Any]) -> pd.DataFrame:
     return table.loc[(table["gpus_before"] + table["gpus_added"]).sort_values(ascending=False).index]
 
 
-def buy_table(design: dict[str, Any]) -> pd.DataFrame:
-    """The purchases (``design.json`` ``upgrades``) as the buy slide lists them, longest lead time and largest
-    cost first: ``link, action, kind, modules, added_gbps, cost_usd, lead_time_quarters, protects`` (the
-    failures protected, as a count and the first few)."""
-    columns = ["link", "action", "kind", "modules", "added_gbps", "cost_usd", "lead_time_quarters", "protects"]
-    frame = pd.DataFrame(design.get("upgrades") or [], columns=columns)
-    if not len(frame):
-        return frame
-    frame["protects"] = frame["protects"].map(_protects_text)
-    order = np.lexsort((-frame["cost_usd"].astype(float).to_numpy(),
-                        -frame["lead_time_quarters"].astype(float).fillna(0.0).to_numpy()))
-    return frame.iloc[order].reset_index(drop=True)
+def buy_table(design: dict[str, Any], upgrade_lead_quarters: float) -> pd.DataFrame:
+    """The purchases (``design.json`` ``upgrades``) as the buy slide lists them, in the changeover's commit order
+    (:func:`backbone.compare.changes.plan_purchases`: earliest commit quarter, i.e. longest lead time, first, then
+    the largest cost): ``link, action, kind, modules, added_gbps, cost_usd, lead_time_quarters, lead_time_from,
+    commit, protects`` (the failures protected, as a count and the first few). A link upgrade without a lead time of
+    its own gets ``upgrade_lead_quarters`` (the scenario parameter)."""
+    from backbone.compare.changes import plan_purchases
+
+    upgrades = design.get("upgrades") or []
+    frame = plan_purchases(upgrades, upgrade_lead_quarters).reset_index()
+    protects = {str(u.get("link")): u.get("protects") for u in upgrades}
+    frame["protects"] = frame["link"].map(lambda link: _protects_text(protects.get(str(link))))
+    return frame.drop(columns="commit_key").reset_index(drop=True)
 
 
 def _protects_text(states: Any) -> str:

@@ -57,9 +57,10 @@ def map_slide(prs: Any, data: DeckData, title: str = "The backbone after the pla
 
 
 def buy_slides(prs: Any, data: DeckData, rows: int) -> list[Any]:
-    """What to buy (``design.json`` upgrades and new routes) as native tables of ``rows`` rows per slide, longest
-    lead time first, with the total."""
-    table = buy_table(data.side.document("design"))
+    """What to buy (``design.json`` upgrades and new routes) as native tables of ``rows`` rows per slide, in commit
+    order (earliest commit quarter first: ``Q-4`` is four quarters before the capacity is needed; then the largest
+    cost), each with its lead time and where that comes from, and the total."""
+    table = buy_table(data.side.document("design"), data.side.network.parameters["upgrade_lead_quarters"])
     total = money_m(data.side.document("design").get("cost_usd"))
     if not len(table):
         slide = new_slide(prs, "What to buy")
@@ -72,6 +73,7 @@ def buy_slides(prs: Any, data: DeckData, rows: int) -> list[Any]:
         "modules": table["modules"].map(_number), "added (Gbps)": table["added_gbps"].map(_number),
         "cost (M USD)": table["cost_usd"].map(money_m),
         "lead time (quarters)": table["lead_time_quarters"].map(lambda v: _number(v) if v is not None else "–"),
+        "lead time from": table["lead_time_from"], "commit": table["commit"],
         "failures it protects": table["protects"]})
     slides = []
     pages = max(1, math.ceil(len(shown) / rows))
@@ -159,7 +161,8 @@ def comparison_slides(prs: Any, result: DiffResult, rows: int = 14) -> list[Any]
             "order": c["order"], "link or route": c["link"], "change": c["change"], "kind": c["kind"],
             "modules before → after": [f"{_number(a)} → {_number(b)}" for a, b in
                                        zip(c["modules_before"], c["modules_after"], strict=True)],
-            "cost (M USD)": c["cost_usd"].map(money_m), "lead time (quarters)": c["lead_time_quarters"].map(_number)}),
+            "cost (M USD)": c["cost_usd"].map(money_m), "lead time (quarters)": c["lead_time_quarters"].map(_number),
+            "commit": c["commit"]}),
             content_box(prs), 10)
         slides.append(slide)
     return slides

@@ -157,6 +157,23 @@ def test_changeover_is_in_commit_order(small_world: Network) -> None:
     row = table.set_index("link").loc["a"]
     assert (row["modules_before"], row["modules_after"], row["cost_delta_usd"]) == (2, 3, 1e6)
     assert table.set_index("link").at["cheap-slow", "protects"] == "srlg:y"
+    # the upgrade's lead time (none in this older design.json) is the scenario's upgrade_lead_quarters
+    assert row["lead_time_quarters"] == small_world.parameters["upgrade_lead_quarters"] == 1
+    assert row["lead_time_from"] == "scenario upgrade_lead_quarters"
+    assert table["commit"].tolist() == ["Q-6", "Q-6", "Q-2", "Q-1"]
+    assert table.set_index("link").at["gone", "lead_time_from"] == "candidate route"
+
+
+def test_changeover_commits_earliest_first_then_dearest(small_world: Network) -> None:
+    """A link upgrade with a long scenario upgrade lead time commits before a route with a shorter one."""
+    slow = small_world.with_parameters(upgrade_lead_quarters=8)
+    after = _plan_side([{"link": "up", "action": "upgrade", "kind": "terrestrial", "modules": 1, "added_gbps": 400,
+                         "cost_usd": 1e5, "lead_time_quarters": None, "protects": []},
+                        {"link": "route", "action": "new route", "kind": "terrestrial", "modules": 1,
+                         "added_gbps": 400, "cost_usd": 9e6, "lead_time_quarters": 3, "protects": []}], slow)
+    table = changeover(_plan_side([], slow), after)
+    assert table["link"].tolist() == ["up", "route"]
+    assert table["lead_time_quarters"].tolist() == [8, 3] and table["commit"].tolist() == ["Q-8", "Q-3"]
 
 
 def test_facade_diff(small_world: Network) -> None:
@@ -239,7 +256,8 @@ def test_roadmap_changeover_sums_builds_per_link(small_world: Network) -> None:
     before = side([build("x", "2027Q1", 1, 1e6), build("gpus:ashburn:2027Q1", "2027Q1", 0, 5e8, "gpus")])
     after = side([build("x", "2027Q1", 1, 1e6), build("x", "2027Q3", 2, 2e6), build("y", "2027Q2", 1, 4e6)])
     table = changeover(before, after).set_index("link")
-    assert list(table.index) == ["y", "x"]  # same lead time: the dearer first; the GPU block is no purchase
+    assert list(table.index) == ["x", "y"]  # x is first committed in 2027Q1, y in 2027Q2; the GPU block is no purchase
+    assert table["commit"].tolist() == ["2027Q1", "2027Q2"]
     assert (table.at["x", "modules_before"], table.at["x", "modules_after"]) == (1, 3)
     assert table.at["x", "cost_delta_usd"] == pytest.approx(2e6) and table.at["x", "protects"] == "first commit 2027Q1"
     assert table.at["y", "change"] == "new"

@@ -80,6 +80,12 @@ def test_title_headline_and_what_to_buy(grown_deck: Path, small_world_grown_plan
         assert float(row["cost (M USD)"]) * 1e6 == pytest.approx(upgrade["cost_usd"], abs=5e3)
         assert float(row["modules"]) == upgrade["modules"]
         assert row["action"] == upgrade["action"]
+        # every purchase has a lead time: a new route its candidate's, a link upgrade the scenario parameter's
+        lead = upgrade["lead_time_quarters"]
+        assert lead is not None and row["lead time (quarters)"] == f"{lead:,.0f}"
+        if upgrade["action"] == "upgrade":
+            assert lead == 1 and row["lead time from"] == upgrade["lead_time_from"] == "scenario upgrade_lead_quarters"
+        assert row["commit"] == f"Q-{lead}"
         protected = [s for s in upgrade["protects"] if s != "intact"]
         assert row["failures it protects"].startswith(f"{len(protected)}:")
 
