@@ -120,6 +120,16 @@ def _plan_caveats(side: ComparedInput) -> list[str]:
         bound = "–" if design.get("lower_bound_usd") is None else f"{float(design['lower_bound_usd']) / 1e6:,.1f} M USD"
         out.append(f"Design cost {money}, proven lower bound {bound}"
                    + (f" (covers {design['lower_bound_scope']})" if design.get("lower_bound_scope") else "") + ".")
+    residency = plan.get("residency")
+    if residency is not None:
+        out.append(f"Residency: {residency['violations']} assignment(s) against the {residency['rules']} rule(s) in "
+                   f"force ({float(residency['gpus']):,.0f} GPUs)"
+                   + "".join(f"; {r['metro']} ({r['metro_country']}) served from {r['site']} ({r['site_country']})"
+                             for r in residency.get("examples") or []) + ".")
+    slo = plan.get("slo_violations_after")
+    if slo is not None:
+        out.append(f"Latency SLOs after the plan: {slo['states']} failure state(s) with demand beyond its SLO "
+                   f"(worst {float(slo['worst_gbps']):,.1f} Gbps).")
     sv = plan.get("survivability") or {}
     if sv.get("violated"):
         out.append(f"Still not carried ({len(sv['violated'])}): {', '.join(map(str, sv['violated']))}.")
