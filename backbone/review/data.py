@@ -39,7 +39,10 @@ class DeckData:
     title, subtitle, headline
         The title slide's text; ``headline`` is ``plan.json``'s (the report's sentence).
     map_png
-        The slide map after the plan (``map_after.png``, or a roadmap's last ``map_<year>.png``), if any.
+        The slide map after the plan (:func:`slide_map`, drawn for the slide's picture), or a roadmap's last
+        ``map_<year>.png``, if any.
+    map_caption
+        The line under the map.
     """
 
     side: ComparedInput
@@ -48,6 +51,7 @@ class DeckData:
     headline: str
     map_png: bytes | None = None
     caveats: list[str] = field(default_factory=list)
+    map_caption: str = ""
 
 
 def worst_failures(plan: dict[str, Any], n: int) -> tuple[pd.DataFrame, str, str]:
@@ -151,23 +155,53 @@ def _roadmap_caveats(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def _plan_map(side: ComparedInput, path: Path) -> bytes | None:
-    """The plan's slide map: its ``map_after.png``, or (a plan run with ``maps: false``) the same map drawn from
-    ``scenario_after`` and ``plan.json``'s ``map_after`` values, as the plan draws it."""
-    map_file = path / "map_after.png"
-    if map_file.is_file():
-        return map_file.read_bytes()
+SLIDE_TEXT_PT = 14.0
+"""Smallest text on the slide map (labels, legend, colour bar), in points on the slide: legible when projected."""
+MAP_TEXT_PT = 9.0
+"""The static map's smallest text at ``scale=1`` (colour-bar ticks; labels and legend are 9.5), in points of its
+16-inch-wide figure."""
+SLIDE_MAP_LABELS = 12
+"""Sites labelled on the slide map: the largest first (data centres by GPUs and MW)."""
+
+
+def slide_map_scale(width_in: float) -> float:
+    """The :class:`~backbone.maps.static.StaticOptions` ``scale`` that shows the map's smallest text at
+    :data:`SLIDE_TEXT_PT` when the picture is ``width_in`` inches wide on the slide."""
+    from backbone.maps import style
+
+    return SLIDE_TEXT_PT / MAP_TEXT_PT * style.SLIDE_WIDTH_IN / width_in
+
+
+def slide_map(side: ComparedInput, width_in: float, height_in: float, fmt: str = "png") -> bytes | None:
+    """The plan's map for a slide picture ``width_in`` x ``height_in`` inches: the backbone after the plan
+    (``scenario_after``) with links coloured by ``plan.json`` ``map_after`` utilisation, the GPUs added
+    (``place.json``) as rings, the :data:`SLIDE_MAP_LABELS` largest sites labelled, the legend (capacity in Gbps,
+    GPUs, utilisation in %) and every text at :data:`SLIDE_TEXT_PT` points on the slide; no title (the slide has
+    one). None when the plan has no ``map_after`` values."""
+    from backbone.maps import MapValues, map_values
+    from backbone.maps.projection import make_view
+    from backbone.maps.static import StaticOptions, render_static
+
     plan = side.document("plan")
     if not plan.get("map_after"):
         return None
-    from backbone.maps import render_map_bytes
+    added = side.document("place").get("gpus_added_by_site") or {}
+    values: MapValues = map_values(side.network, {"map": plan["map_after"]},
+                                   site_values={"gpus_added": {str(k): float(v) for k, v in added.items()}})
+    dpi = 150
+    opts = StaticOptions(size=(round(width_in * dpi), round(height_in * dpi)), title="", subtitle="",
+                         max_labels=SLIDE_MAP_LABELS, always_label=SLIDE_MAP_LABELS, scale=slide_map_scale(width_in),
+                         candidates=False)
+    return render_static(side.network, values, make_view(), fmt, opts)
 
+
+def map_caption(side: ComparedInput) -> str:
+    """The line under the slide map: what it shows, in words, and the basemap's source."""
+    plan = side.document("plan")
     sv = plan.get("survivability") or {}
-    return render_map_bytes(side.network, "png", {"map": plan["map_after"]},
-                            title=f"{plan.get('scenario', side.network.name)}: after the plan",
-                            subtitle=f"max utilisation {100 * float(plan.get('mlu_after') or 0):.0f} % · survives "
-                                     f"{sv.get('survived', '–')} of {sv.get('states', '–')} "
-                                     f"{sv.get('failure_kind', '')} failures", size="1600x900")
+    return (f"After the plan: max link utilisation {100 * float(plan.get('mlu_after') or 0):.0f} % · survives "
+            f"{sv.get('survived', '–')} of {sv.get('states', '–')} {sv.get('failure_kind', '')} failures · "
+            f"{float(plan.get('gpus_added') or 0):,.0f} GPUs added (rings) · Equal Earth; basemap: Natural Earth")
 
 
 def _latest_year_map(path: Path) -> bytes | None:
@@ -175,8 +209,9 @@ def _latest_year_map(path: Path) -> bytes | None:
     return maps[-1].read_bytes() if maps else None
 
 
-def deck_data(folder: str | Path, with_map: bool = True) -> DeckData:
-    """Read a plan or roadmap output folder for the deck (``with_map``: its slide map too).
+def deck_data(folder: str | Path, with_map: bool = True, map_in: tuple[float, float] = (12.0, 5.6)) -> DeckData:
+    """Read a plan or roadmap output folder for the deck (``with_map``: its slide map too, drawn for a picture of
+    ``map_in`` inches, width and height).
 
     Raises
     ------
@@ -189,8 +224,9 @@ def deck_data(folder: str | Path, with_map: bool = True) -> DeckData:
         plan = side.document("plan")
         return DeckData(side, title=f"Backbone plan: {plan.get('scenario', side.network.name)}",
                         subtitle=f"capacity review · plan created {plan.get('created_utc', '')}",
-                        headline=str(plan.get("headline", "")), map_png=_plan_map(side, path) if with_map else None,
-                        caveats=_plan_caveats(side))
+                        headline=str(plan.get("headline", "")),
+                        map_png=slide_map(side, *map_in) if with_map else None, caveats=_plan_caveats(side),
+                        map_caption=map_caption(side))
     if side.kind == "roadmap":
         doc = side.document("roadmap")
         periods = doc.get("periods") or []

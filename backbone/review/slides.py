@@ -14,10 +14,10 @@ from pptx.util import Emu
 from backbone.compare.result import DiffResult
 from backbone.compare.text import change_text, value_text
 from backbone.review.data import DeckData, buy_table, gpus_by_region, utilisation_bands, worst_failures
-from backbone.review.layout import add_bar_chart, add_bullets, add_table, content_box, new_slide
+from backbone.review.layout import Box, add_bar_chart, add_bullets, add_table, content_box, new_slide
 
-__all__ = ["buy_slides", "caveat_slides", "comparison_slides", "failures_slide", "gpu_region_slide", "map_slide",
-           "money_m", "utilisation_slide"]
+__all__ = ["buy_slides", "caveat_slides", "comparison_slides", "failures_slide", "gpu_region_slide", "map_box",
+           "map_inches", "map_slide", "money_m", "utilisation_slide"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,20 +39,42 @@ def _number(value: Any, digits: int = 0) -> str:
     return "–" if math.isnan(v) else f"{v:,.{digits}f}"
 
 
+CAPTION_SHARE = 0.07
+"""Share of the slide height under the map for its caption."""
+EMU_PER_INCH = 914400
+
+
+def map_box(prs: Any) -> Box:
+    """Where the slide map goes: the content area below the title, less the caption line."""
+    left, top, width, height = content_box(prs, 0.19)
+    return left, top, width, height - int(int(prs.slide_height) * CAPTION_SHARE)
+
+
+def map_inches(prs: Any) -> tuple[float, float]:
+    """The slide map's picture size in inches (width, height): the map is drawn for it
+    (:func:`backbone.review.data.slide_map`), so its text has the size it was drawn for."""
+    _left, _top, width, height = map_box(prs)
+    return width / EMU_PER_INCH, height / EMU_PER_INCH
+
+
 def map_slide(prs: Any, data: DeckData, title: str = "The backbone after the plan") -> Any:
-    """The slide map (``map_after.png``: links by utilisation with the capacity and utilisation legends, GPUs
-    added, the largest sites labelled), as large as the slide allows at its aspect ratio."""
+    """The slide map (:func:`backbone.review.data.slide_map`: links by utilisation, GPUs added, the largest sites
+    labelled, the legend with units, text at 14 pt on the slide) centred in :func:`map_box` at its own aspect
+    ratio, with its caption (native text) below."""
     if data.map_png is None:
         return None
     from PIL import Image
 
     slide = new_slide(prs, title)
-    left, top, width, height = content_box(prs, 0.16)
+    left, top, width, height = map_box(prs)
     with Image.open(io.BytesIO(data.map_png)) as image:
         aspect = image.width / image.height
     w = min(width, int(height * aspect))
     h = int(w / aspect)
     slide.shapes.add_picture(io.BytesIO(data.map_png), Emu(left + (width - w) // 2), Emu(top), Emu(w), Emu(h))
+    if data.map_caption:
+        add_bullets(slide, [data.map_caption], (left, top + h + int(int(prs.slide_height) * 0.01), width,
+                                                int(int(prs.slide_height) * CAPTION_SHARE)), 14)
     return slide
 
 

@@ -303,3 +303,27 @@ def test_changed_kpis_are_ranked_by_size_of_change(small_world: Network, tmp_pat
     text = captured.get()
     assert text.index("unmet_intact_gbps") < text.index("states_survived") < text.index("upgrade_cost_usd")
     assert "ranked by size of change" in text
+
+
+def test_diff_map_draws_gpu_losses_in_their_own_style(small_world: Network, tmp_path: Path) -> None:
+    """A site that lost GPUs gets a dashed blue ring (its own legend entry, with units), one that gained GPUs the
+    orange ring; in the PNG/SVG and in the offline HTML map."""
+    from backbone.compare.diffmap import diff_map_values, render_diff_map
+
+    sites = pd.DataFrame(small_world.sites)
+    gain, loss = "tokyo", "london"
+    sites.loc[gain, "gpus_installed"] += 2048
+    sites.loc[loss, "gpus_installed"] -= 1024
+    result = diff(small_world, small_world.copy_with(sites=sites))
+    _net, doc = diff_map_values(result)
+    values = doc["site_values"]
+    assert values["gpus_removed"][loss] == 1024 and values["gpus_added"][loss] == 0
+    assert values["gpus_added"][gain] == 2048 and values["gpus_removed"][gain] == 0
+    assert values["gpus_delta"][loss] == -1024
+    svg = render_diff_map(result, "svg").decode()
+    assert "GPUs removed (ring; largest −1,024 GPUs)" in svg
+    assert "GPUs added (ring; largest +2,048 GPUs)" in svg
+    assert "1 gained GPUs, 1 lost GPUs" in svg
+    page = render_diff_map(result, "html").decode()
+    assert '"gpus_removed":1024' in page.replace(".0", "") and '"removed":"#1d4e89"' in page
+    assert "GPUs removed (dashed ring; largest" in page
