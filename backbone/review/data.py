@@ -177,16 +177,20 @@ def slide_map(side: ComparedInput, width_in: float, height_in: float, fmt: str =
     (``scenario_after``) with links coloured by ``plan.json`` ``map_after`` utilisation, the GPUs added
     (``place.json``) as rings, the :data:`SLIDE_MAP_LABELS` largest sites labelled, the legend (capacity in Gbps,
     GPUs, utilisation in %) and every text at :data:`SLIDE_TEXT_PT` points on the slide; no title (the slide has
-    one). None when the plan has no ``map_after`` values."""
+    one). A roadmap's map is its last period's backbone (``roadmap.json`` ``map_end``: utilisation, routes built).
+    None when the folder has no such values (a roadmap written before ``map_end``: its ``map_<year>.png`` is used)."""
     from backbone.maps import MapValues, map_values
     from backbone.maps.projection import make_view
     from backbone.maps.static import StaticOptions, render_static
 
-    plan = side.document("plan")
-    if not plan.get("map_after"):
+    added: dict[str, float] = {}
+    if side.kind == "roadmap":
+        doc = side.document("roadmap").get("map_end")
+    else:
+        doc, added = side.document("plan").get("map_after"), side.document("place").get("gpus_added_by_site") or {}
+    if not doc:
         return None
-    added = side.document("place").get("gpus_added_by_site") or {}
-    values: MapValues = map_values(side.network, {"map": plan["map_after"]},
+    values: MapValues = map_values(side.network, {"map": doc},
                                    site_values={"gpus_added": {str(k): float(v) for k, v in added.items()}})
     dpi = 150
     opts = StaticOptions(size=(round(width_in * dpi), round(height_in * dpi)), title="", subtitle="",
@@ -197,6 +201,13 @@ def slide_map(side: ComparedInput, width_in: float, height_in: float, fmt: str =
 
 def map_caption(side: ComparedInput) -> str:
     """The line under the slide map: what it shows, in words, and the basemap's source."""
+    if side.kind == "roadmap":
+        doc = side.document("roadmap")
+        last = (doc.get("periods") or [{}])[-1]
+        sv = last.get("survivability") or {}
+        return (f"End of {doc.get('end', '')}: max link utilisation {100 * float(last.get('mlu') or 0):.0f} % · "
+                f"survives {sv.get('survived', '–')} of {sv.get('states', '–')} {sv.get('failure_kind', '')} "
+                "failures · new routes glow green · Equal Earth; basemap: Natural Earth")
     plan = side.document("plan")
     sv = plan.get("survivability") or {}
     return (f"After the plan: max link utilisation {100 * float(plan.get('mlu_after') or 0):.0f} % · survives "
@@ -237,6 +248,7 @@ def deck_data(folder: str | Path, with_map: bool = True, map_in: tuple[float, fl
                     f"{last.get('states', '–')} single-SRLG failures (status {doc.get('status', '?')}).")
         return DeckData(side, title=f"Backbone roadmap: {doc.get('scenario', side.network.name)}",
                         subtitle="capacity review · rolling-horizon roadmap", headline=headline,
-                        map_png=_latest_year_map(path) if with_map else None, caveats=_roadmap_caveats(doc))
+                        map_png=(slide_map(side, *map_in) or _latest_year_map(path)) if with_map else None,
+                        caveats=_roadmap_caveats(doc), map_caption=map_caption(side))
     raise ValidationError(Problem("not a plan or roadmap output folder (no plan.json or roadmap.json)",
                                   file=str(folder)))

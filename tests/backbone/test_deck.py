@@ -173,6 +173,12 @@ def test_roadmap_deck_has_its_timeline(small_world: Any, tmp_path: Path) -> None
     periods = run.summary["periods"]
     assert list(chart.plots[0].categories) == [p["period"] for p in periods]
     assert _series(chart)["capex committed (M USD)"] == pytest.approx([p["capex_usd"] / 1e6 for p in periods])
+    # the map slide is drawn for the slide from the last period's backbone (roadmap.json map_end)
+    doc = json.loads((tmp_path / "rm" / "roadmap.json").read_text())
+    assert doc["map_end"]["link_values"]["utilisation"]
+    slide = _slide(slides, "The backbone at the end of")
+    caption = " ".join(sh.text_frame.text for sh in slide.shapes if sh.has_text_frame)
+    assert f"End of {doc['end']}" in caption and "basemap: Natural Earth" in caption
     from backbone.compare import diff
 
     assert not diff(tmp_path / "rm", tmp_path / "rm").changed
