@@ -207,7 +207,8 @@ def map_caption(side: ComparedInput) -> str:
         sv = last.get("survivability") or {}
         return (f"End of {doc.get('end', '')}: max link utilisation {100 * float(last.get('mlu') or 0):.0f} % · "
                 f"survives {sv.get('survived', '–')} of {sv.get('states', '–')} {sv.get('failure_kind', '')} "
-                "failures · new routes glow green · Equal Earth; basemap: Natural Earth")
+                f"failures · {len((doc.get('map_end') or {}).get('built_candidates') or [])} new routes (green glow)"
+                " · Equal Earth; basemap: Natural Earth")
     plan = side.document("plan")
     sv = plan.get("survivability") or {}
     return (f"After the plan: max link utilisation {100 * float(plan.get('mlu_after') or 0):.0f} % · survives "
