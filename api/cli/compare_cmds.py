@@ -45,6 +45,8 @@ def _signed(value: Any, unit: str = "") -> str:
 def _cell(record: dict[str, Any], column: str, unit: str) -> str:
     if column == "relative_change":
         return _fmt(record[column], "ratio")
+    if column.endswith("_usd"):  # money reads in M USD everywhere (backbone.compare.text)
+        return (_signed if "delta" in column else _fmt)(record[column], "USD")
     if "delta" in column:
         return _signed(record[column], unit)
     return _fmt(record[column], unit if column in ("before", "after") else "")
