@@ -50,6 +50,7 @@ DEFAULT_PARAMETERS: dict[str, float] = {
     "submarine_module_fixed_usd": 250_000.0,
     "submarine_module_usd_per_km": 120.0,
     "max_capacity_factor": 4.0,
+    "upgrade_lead_quarters": 1.0,
 }
 """Scenario parameters and their defaults (a scenario manifest may override any of them).
 
@@ -63,6 +64,9 @@ DEFAULT_PARAMETERS: dict[str, float] = {
 * ``*_module_fixed_usd`` + ``*_module_usd_per_km`` x length: default cost of one upgrade module
   (a 400G wave: transponder pair plus line-system share; submarine: spectrum on a wet plant).
 * ``max_capacity_factor``: default upper limit on a link's capacity, as a multiple of today's.
+* ``upgrade_lead_quarters``: quarters from ordering an upgrade of a lit link (more modules on its line system) to
+  service; a plan's link upgrades carry it as their lead time (candidate routes have their own
+  ``lead_time_quarters``). One quarter, as the roadmap's default ``upgrade_lead_quarters``.
 """
 
 

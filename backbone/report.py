@@ -173,7 +173,7 @@ def _compared_section(data: Mapping[str, Any]) -> list[str]:
     parts = [f"<section><h2>Compared with {esc(c['label'])}</h2>", f'<p class="muted">{esc(counts)}</p>']
     parts += [f'<p class="muted">{esc(n)}</p>' for n in c.get("notes") or []]
     if c.get("kpis"):
-        parts += ["<h3>KPIs that changed</h3>", table_html(c["kpis"], [
+        parts += ["<h3>KPIs that changed, largest relative change first</h3>", table_html(c["kpis"], [
             ("kpi", "KPI"), ("before_text", "before"), ("after_text", "now"), ("change_text", "change"),
             ("verdict", ""), ("source", "from")])]
     if c.get("failures"):
@@ -184,7 +184,8 @@ def _compared_section(data: Mapping[str, Any]) -> list[str]:
         parts += ["<h3>Changeover, in commit order</h3>", table_html(c["changeover"], [
             ("order", "#"), ("link", "link or route"), ("change", "change"), ("kind", "kind"),
             ("modules_before", "modules before"), ("modules_after", "modules now"), ("cost_usd", "cost (USD)"),
-            ("lead_time_quarters", "lead time (quarters)")])]
+            ("lead_time_quarters", "lead time (quarters)"), ("lead_time_from", "lead time from"),
+            ("commit", "commit (Q-N: N quarters before needed)")])]
     parts.append("</section>")
     return parts
 
@@ -339,6 +340,7 @@ def _upgrades_section(data: Mapping[str, Any]) -> list[str]:
                                                   ("cable_system", "cable system"), ("modules", "modules"),
                                                   ("added_gbps", "added Gbps"), ("cost_usd", "cost USD"),
                                                   ("lead_time_quarters", "lead time (quarters)"),
+                                                  ("lead_time_from", "lead time from"),
                                                   ("protects_text", "failures it protects")],
                        max_rows=80), "</section>"]
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from backbone import geo
 from backbone.errors import Problem, ValidationError
-from backbone.schema import MAX_MS, MAX_USD, TABLES, Column, TableSpec
+from backbone.schema import MAX_MS, MAX_QUARTERS, MAX_USD, TABLES, Column, TableSpec
 
 RawTable: TypeAlias = "pd.DataFrame | list[dict[str, Any]] | None"
 
@@ -88,7 +88,7 @@ PARAMETER_RANGES: dict[str, tuple[float, float]] = {
     "equipment_delay_ms": (0.0, MAX_MS), "group_index": (1.0, 100.0), "route_factor": (1.0, 100.0),
     "terrestrial_module_fixed_usd": (0.0, MAX_USD), "terrestrial_module_usd_per_km": (0.0, MAX_USD),
     "submarine_module_fixed_usd": (0.0, MAX_USD), "submarine_module_usd_per_km": (0.0, MAX_USD),
-    "max_capacity_factor": (0.0, 1e6),
+    "max_capacity_factor": (0.0, 1e6), "upgrade_lead_quarters": (0.0, float(MAX_QUARTERS)),
 }
 """Valid range (inclusive) of each scenario parameter: latency never goes below the fibre floor
 (:data:`LATENCY_PARAMETER_MINIMA`), and nothing derived from a bounded column overflows."""

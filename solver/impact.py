@@ -54,7 +54,7 @@ from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, RE
 logger = logging.getLogger(__name__)
 
 __all__ = ["OVERLOAD_TOL", "StateAssessment", "apply_impact_unmet", "assess_state", "failure_impact", "impact_key",
-           "survive_tolerance_gbps"]
+           "slo_violation_summary", "survive_tolerance_gbps"]
 
 OVERLOAD_TOL = 1e-6
 """Utilisation above ``1 + OVERLOAD_TOL`` counts as overload (LP round-off below it)."""
@@ -141,6 +141,12 @@ class StateAssessment:
         g = self.unmet_gbps.groupby(self.traffic_class).sum(min_count=1) if self.unmet_known else pd.Series(dtype=float)
         return {c: float(g.get(c, 0.0)) if self.unmet_known else float("nan") for c in TRAFFIC_CLASSES
                 if c in set(self.traffic_class)}
+
+    @property
+    def slo_unmet_gbps(self) -> float:
+        """Gbps of demand with no path within its latency SLO in this state (``unmet_by_reason``'s
+        ``no_path_within_slo``; 0 when none)."""
+        return float(self.unmet_by_reason().get(REASON_SLO, 0.0))
 
     def unmet_by_reason(self) -> dict[str, float]:
         """Unmet Gbps per reason."""
@@ -406,3 +412,14 @@ def impact_key(record: dict[str, Any]) -> tuple[float, ...]:
     unknown = impact != impact
     return (float(unknown), 0.0 if unknown else impact,
             0.0 if unknown else float(record["unmet_gbps"]) + float(record["slo_violation_gbps"]), float(record["mlu"]))
+
+
+def slo_violation_summary(records: list[dict[str, Any]], intact_gbps: float | None) -> dict[str, Any]:
+    """Latency-SLO violations of a network's failure states (:func:`failure_impact` records) and of its intact
+    state: ``states`` (records with ``slo_violation_gbps`` > 0), ``worst_gbps`` (the largest; 0 when none),
+    ``demands`` (over every state, counted per state), and ``intact_gbps`` (given: the intact state's
+    :attr:`StateAssessment.slo_unmet_gbps`, None when unknown). ``plan.json`` holds it before and after the
+    upgrades (``slo_violations``, ``slo_violations_after``)."""
+    gbps = np.array([float(r.get("slo_violation_gbps") or 0.0) for r in records], dtype=float)
+    return {"states": int((gbps > 0).sum()), "worst_gbps": float(gbps.max()) if gbps.size else 0.0,
+            "demands": int(sum(int(r.get("slo_violations") or 0) for r in records)), "intact_gbps": intact_gbps}

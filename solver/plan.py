@@ -97,7 +97,8 @@ def overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], d
     return "ok" if all(s in ok for s in statuses) and not survivability["violated"] else "partial"
 
 
-UPGRADE_COLUMNS = ["link", "action", "kind", "modules", "added_gbps", "cost_usd", "lead_time_quarters", "protects"]
+UPGRADE_COLUMNS = ["link", "action", "kind", "modules", "added_gbps", "cost_usd", "lead_time_quarters", "lead_time_from",
+                   "protects"]
 """Columns of the upgrade stage's table (``design_upgrades.csv``)."""
 
 

@@ -225,6 +225,18 @@ def _money(v: Any) -> str:
     return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
 
 
+def _by_class_text(by_class: dict[str, float] | None) -> str:
+    if not by_class:
+        return "–"
+    return ", ".join(f"{cls} {gbps_text(v)} Gbps" for cls, v in by_class.items())
+
+
+def _residency_text(residency: dict[str, Any] | None) -> str:
+    if not residency:
+        return "–"
+    return f"{residency['violations']} ({residency['gpus']:,.0f} GPUs) under {residency['rules']} rules"
+
+
 def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any]) -> list[tuple[str, str]]:
     """The headline figures (label, value) at the top of the report."""
     kpis = [
@@ -236,6 +248,11 @@ def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any])
         ("traffic carried (with the plan's traffic)", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
         ("unmet traffic (≤ 100 %) with the plan's traffic: before → after",
          f"{gbps_text(summary['unmet_gbps'])} → {gbps_text(summary['unmet_gbps_after'])} Gbps"),
+        ("unmet after the plan, per class", _by_class_text(summary.get("unmet_by_class_gbps_after"))),
+        ("failure states with latency-SLO violations before → after",
+         f"{(summary.get('slo_violations') or {}).get('states', '–')} → "
+         f"{(summary.get('slo_violations_after') or {}).get('states', '–')}"),
+        ("residency violations (assignments, GPUs)", _residency_text(summary.get("residency"))),
         (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
         *([("failures not carried today (today's network and traffic)",
             f"{today['not_survived']} of {today['scenarios']}")] if (today := summary.get("failures_today")) else []),

@@ -150,10 +150,19 @@ class RoadmapResult:
                                    "reason": p["budget_note"]} for p in short],
             "periods": periods,
             "builds": _records(self.builds),
+            "map_end": self.map_end(),
             "ledger": _records(self.ledger),
             "notes": self.notes,
             "seconds": round(self.seconds, 3),
         }
+
+    def map_end(self) -> dict[str, Any]:
+        """The map values of the last period's backbone (``roadmap.json`` ``map_end``, the deck's slide map): link
+        ``utilisation`` of its min-MLU routing and the routes the roadmap built (``built_candidates``)."""
+        util = self.utilisation[-1] if self.utilisation else pd.Series(dtype=float)
+        built = self.builds.loc[self.builds["action"] == "new route", "id"] if len(self.builds) else []
+        return {"link_values": {"utilisation": {str(k): float(v) for k, v in util.items()}},
+                "built_candidates": sorted({str(x) for x in built}), "failed_links": []}
 
     def _objective_terms(self) -> dict[str, float]:
         """The objective's discounted terms: capex, GPU opex and the penalties for unmet traffic and unserved GPUs."""

@@ -91,8 +91,9 @@ class SurvivableDesign:
     upgrades
         One row per upgraded link or built candidate: ``link``, ``action`` (``upgrade`` or
         ``new route``), ``kind`` (link kind, or the candidate's kind), ``modules``, ``module_gbps``,
-        ``added_gbps``, ``fixed_cost_usd``, ``cost_usd``, ``lead_time_quarters``, ``protects``
-        (the failure states in the working set that need it).
+        ``added_gbps``, ``fixed_cost_usd``, ``cost_usd``, ``lead_time_quarters`` (a new route's own, a link
+        upgrade's the scenario parameter ``upgrade_lead_quarters``), ``lead_time_from`` (which of the two),
+        ``protects`` (the failure states in the working set that need it).
     network_after
         The network with the upgrades and built candidates (a canonical scenario).
     iterations

@@ -254,6 +254,13 @@ def routes_needed(base: Network, full: Network, full_blocks: list[StateBlock], k
     return [str(c) for c in base.candidates.index if str(c) in ids]
 
 
+LEAD_FROM_CANDIDATE = "candidate route"
+"""``lead_time_from`` of a new route: the candidate's own ``lead_time_quarters``."""
+LEAD_FROM_PARAMETER = "scenario upgrade_lead_quarters"
+"""``lead_time_from`` of a link upgrade: the scenario parameter ``upgrade_lead_quarters``
+(:data:`backbone.model.DEFAULT_PARAMETERS`; the links table has no lead time of its own)."""
+
+
 def upgrade_table(net: Network, full: Network, mip: dict[str, Any], states: list[str]) -> pd.DataFrame:
     """One row per upgraded link or built candidate of the MIP solution ``mip`` (columns of
     :class:`backbone.solver.survive.SurvivableDesign`'s ``upgrades``), ``protects`` naming the ``states`` that
@@ -266,6 +273,7 @@ def upgrade_table(net: Network, full: Network, mip: dict[str, Any], states: list
     if len(cands):
         fixed.loc[ids[is_cand]] = cands["fixed_cost_usd"].reindex(ids[is_cand]).fillna(0.0).to_numpy(float)
     needs = mip["needs"]
+    upgrade_lead = round(float(net.parameters["upgrade_lead_quarters"]))
     rows = []
     for i in chosen:
         lid = str(ids[i])
@@ -279,10 +287,11 @@ def upgrade_table(net: Network, full: Network, mip: dict[str, Any], states: list
             "modules": int(y[i]), "module_gbps": float(mod[i]), "added_gbps": float(y[i] * mod[i]),
             "fixed_cost_usd": float(fixed.iloc[i]) if cand else 0.0,
             "cost_usd": float(y[i] * unit[i] + (fixed.iloc[i] if cand else 0.0)),
-            "lead_time_quarters": int(cands.at[lid, "lead_time_quarters"]) if cand else None,
+            "lead_time_quarters": int(cands.at[lid, "lead_time_quarters"]) if cand else upgrade_lead,
+            "lead_time_from": LEAD_FROM_CANDIDATE if cand else LEAD_FROM_PARAMETER,
             "protects": protects,
         })
     cols = ["link", "action", "kind", "site_a", "site_b", "cable_system", "modules", "module_gbps", "added_gbps",
-            "fixed_cost_usd", "cost_usd", "lead_time_quarters", "protects"]
+            "fixed_cost_usd", "cost_usd", "lead_time_quarters", "lead_time_from", "protects"]
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values("cost_usd", ascending=False, kind="stable").reset_index(drop=True)

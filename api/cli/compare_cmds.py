@@ -42,19 +42,29 @@ def _signed(value: Any, unit: str = "") -> str:
     return change_text(value, unit)
 
 
-def _table(title: str, frame: pd.DataFrame, columns: list[str], rows: int, units: str | None = None) -> None:
+def _cell(record: dict[str, Any], column: str, unit: str) -> str:
+    if column == "relative_change":
+        return _fmt(record[column], "ratio")
+    if column.endswith("_usd"):  # money reads in M USD everywhere (backbone.compare.text)
+        return (_signed if "delta" in column else _fmt)(record[column], "USD")
+    if "delta" in column:
+        return _signed(record[column], unit)
+    return _fmt(record[column], unit if column in ("before", "after") else "")
+
+
+def _table(title: str, frame: pd.DataFrame, columns: list[str], rows: int, units: str | None = None,
+           caption: str | None = None) -> None:
     from rich.table import Table
 
     if not len(frame):
         return
     t = Table(title=f"{title} ({len(frame)}{', first ' + str(rows) if len(frame) > rows else ''})",
-              title_justify="left")
+              title_justify="left", caption=caption, caption_justify="left")
     for c in columns:
-        t.add_column(c, justify="right" if c in ("before", "after", "delta") or c.endswith(("_gbps", "_usd")) else "left")
+        t.add_column(c, justify="right" if c in ("before", "after", "delta", "relative_change") or c.endswith(("_gbps", "_usd")) else "left")
     for record in frame.head(rows).to_dict("records"):
         unit = str(record.get(units, "")) if units else ""
-        t.add_row(*[(_signed(record[c], unit) if "delta" in c else _fmt(record[c], unit if c in ("before", "after")
-                                                                          else "")) for c in columns])
+        t.add_row(*[_cell(record, c, unit) for c in columns])
     out_console.print(t)
 
 
@@ -66,7 +76,11 @@ def print_diff(result: DiffResult, rows: int) -> None:
                       highlight=False)
     for note in result.notes:
         err_console.print(f"  note: {note}", highlight=False)
-    _table("KPIs", result.kpi_changed(), ["kpi", "before", "after", "delta", "verdict"], rows, units="unit")
+    from backbone.compare.kpis import RANK_RULE
+
+    _table("KPIs that changed, ranked", result.kpi_changed(), ["kpi", "before", "after", "delta", "relative_change",
+                                                                "verdict"], rows, units="unit",
+           caption=f"ranked by size of change: {RANK_RULE}; --json and --out keep every KPI")
     _table("Structural changes", result.structure, ["table", "id", "change", "field", "before", "after", "delta",
                                                     "unit"], rows)
     _table("Capacity by cable system", result.capacity_by_cable_system,
@@ -77,8 +91,10 @@ def print_diff(result: DiffResult, rows: int) -> None:
            ["level", "id", "gpus_before", "gpus_after", "gpus_delta", "mw_delta"], rows)
     _table("Failures", result.failures, ["scenario", "change", "impact_before_gbps", "impact_after_gbps",
                                          "impact_delta_gbps"], rows)
-    _table("Changeover (commit order)", result.changeover, ["order", "link", "change", "kind", "modules_before",
-                                                            "modules_after", "cost_usd", "lead_time_quarters"], rows)
+    _table("Changeover (commit order)", result.changeover, ["order", "commit", "link", "change", "kind",
+                                                            "modules_before", "modules_after", "cost_usd",
+                                                            "lead_time_quarters", "lead_time_from"], rows,
+           caption="earliest commit first, then the largest cost; Q-N: N quarters before the capacity is needed")
 
 
 @options_command(DiffOptions)

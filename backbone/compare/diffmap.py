@@ -2,9 +2,10 @@
 
 Links upgraded or cut back are coloured on a diverging scale of ``delta_capacity_gbps`` (red more, blue less),
 links added are highlighted as new routes (the built-route glow) and links removed are drawn dashed (the
-failed-link style) with their capacity as a negative change; site markers are sized by the GPUs added there
-(the plans' placement, else the scenarios' installed GPUs). Drawn by :func:`backbone.maps.render_map_bytes`
-(PNG, SVG, PDF or the offline HTML page).
+failed-link style) with their capacity as a negative change. Site markers are sized by the GPUs installed after;
+sites that gained GPUs get a solid orange ring and sites that lost GPUs a dashed blue ring, each scaled to the
+change (the plans' placement, else the scenarios' installed GPUs), with the largest of each sign in the legend.
+Drawn by :func:`backbone.maps.render_map_bytes` (PNG, SVG, PDF or the offline HTML page).
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ def _gpu_delta(result: DiffResult, net: Network) -> pd.Series:
 
 def diff_map_values(result: DiffResult) -> tuple[Network, dict[str, Any]]:
     """The network to draw and its ``map`` object: ``link_values.delta_capacity_gbps``, ``built_candidates``
-    (links added), ``failed_links`` (links removed) and ``site_values`` (``gpus_after``: the GPUs added, which
-    size the markers; ``gpus_delta``: the signed change)."""
+    (links added), ``failed_links`` (links removed) and ``site_values``: ``gpus_added`` and ``gpus_removed`` (each
+    a positive number of GPUs, drawn as the solid and the dashed ring) and ``gpus_delta`` (the signed change).
+    Markers are sized by the GPUs installed after (the drawn network's ``gpus_installed``)."""
     before, after = result.before.network, result.after.network
     net = _union_network(before, after)
     cap_b = before.links["capacity_gbps"].astype(float).reindex(net.links.index).fillna(0.0)
@@ -59,7 +61,8 @@ def diff_map_values(result: DiffResult) -> tuple[Network, dict[str, Any]]:
     removed = before.links.index.difference(after.links.index, sort=False)
     gpus = _gpu_delta(result, net)
     doc = {"link_values": {"delta_capacity_gbps": {str(k): float(v) for k, v in delta.items()}},
-           "site_values": {"gpus_after": {str(k): float(v) for k, v in gpus.clip(lower=0.0).items()},
+           "site_values": {"gpus_added": {str(k): float(v) for k, v in gpus.clip(lower=0.0).items()},
+                           "gpus_removed": {str(k): float(v) for k, v in (-gpus).clip(lower=0.0).items()},
                            "gpus_delta": {str(k): float(v) for k, v in gpus.items()}},
            "built_candidates": [str(k) for k in added], "failed_links": [str(k) for k in removed]}
     return net, doc
@@ -72,9 +75,10 @@ def render_diff_map(result: DiffResult, fmt: str = "png", size: str = "1600x900"
     net, doc = diff_map_values(result)
     delta = pd.Series(doc["link_values"]["delta_capacity_gbps"], dtype=float)
     up, down = int((delta > 1e-9).sum()), int((delta < -1e-9).sum())
-    subtitle = (f"links: {up} with more capacity ({len(doc['built_candidates'])} new, glowing), {down} with less "
-                f"({len(doc['failed_links'])} removed, dashed) · colour: capacity change (Gbps) · "
-                "site size: GPUs added")
+    gpus = pd.Series(doc["site_values"]["gpus_delta"], dtype=float)
+    subtitle = (f"links: {up} more capacity ({len(doc['built_candidates'])} new), {down} less "
+                f"({len(doc['failed_links'])} removed) · sites: {int((gpus > 0.5).sum())} gained GPUs, "
+                f"{int((gpus < -0.5).sum())} lost GPUs · marker size: GPUs after")
     return render_map_bytes(net, fmt, {"map": doc}, color_by="delta_capacity_gbps", size=size,
                             title=f"What changed: {result.before.label} → {result.after.label}", subtitle=subtitle)
 

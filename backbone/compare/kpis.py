@@ -19,14 +19,20 @@ import pandas as pd
 
 from backbone.compare.inputs import ComparedInput
 
-__all__ = ["KPI_COLUMNS", "kpi_changes", "placement_changes", "plan_kpis", "roadmap_kpis", "side_kpis"]
+__all__ = ["KPI_COLUMNS", "RANK_RULE", "kpi_changes", "placement_changes", "plan_kpis", "rank_kpis", "roadmap_kpis",
+           "side_kpis"]
 
 logger = logging.getLogger(__name__)
 
-KPI_COLUMNS: tuple[str, ...] = ("kpi", "unit", "before", "after", "delta", "sign", "better_when", "verdict",
-                                "source")
-"""Columns of the KPI change table: ``sign`` is ``+``, ``-`` or ``0`` (empty when a side has no value);
-``better_when`` is ``higher``, ``lower`` or empty; ``verdict`` ``better``, ``worse`` or empty."""
+KPI_COLUMNS: tuple[str, ...] = ("kpi", "unit", "before", "after", "delta", "relative_change", "sign", "better_when",
+                                "verdict", "source")
+"""Columns of the KPI change table: ``relative_change`` is the size of the change (:func:`rank_kpis`); ``sign`` is
+``+``, ``-`` or ``0`` (empty when a side has no value); ``better_when`` is ``higher``, ``lower`` or empty;
+``verdict`` ``better``, ``worse`` or empty."""
+
+RANK_RULE = ("largest relative change first: |after - before| / max(|before|, |after|), 1 when a side has no value; "
+             "ties by the larger |after - before|, then by name")
+"""How changed KPIs are ranked (terminal, report, deck), in words."""
 
 KpiRow = tuple[str, str, str, Any, str]
 """(kpi, unit, better_when, value, source)."""
@@ -71,42 +77,63 @@ def _state_rows(plan: Mapping[str, Any]) -> list[KpiRow]:
     ]
 
 
+def _slo_rows(plan: Mapping[str, Any], failures: Mapping[str, Any]) -> list[KpiRow]:
+    """Latency-SLO violations before and after the upgrades (``plan.json`` ``slo_violations`` and
+    ``slo_violations_after``; a plan written before they existed: the failure sweep's states, before only)."""
+    before, after = plan.get("slo_violations"), plan.get("slo_violations_after")
+    if before is None and failures:
+        scenarios = pd.DataFrame(failures.get("scenarios") or [], columns=["scenario", "slo_violation_gbps"])
+        slo = pd.to_numeric(scenarios["slo_violation_gbps"], errors="coerce")
+        before = {"states": int((slo > 0).sum()), "worst_gbps": float(slo.max()) if len(slo) else None}
+    before, after = before or {}, after or {}
+    return [
+        ("slo_violation_states", "states", "lower", before.get("states"),
+         "plan.json slo_violations.states: failure states with slo_violation_gbps > 0, before upgrades"),
+        ("slo_violation_states_after", "states", "lower", after.get("states"),
+         "plan.json slo_violations_after.states: failure states with slo_violation_gbps > 0, after upgrades"),
+        ("slo_violation_worst_gbps", "Gbps", "lower", before.get("worst_gbps"),
+         "plan.json slo_violations.worst_gbps (before upgrades)"),
+        ("slo_violation_worst_after_gbps", "Gbps", "lower", after.get("worst_gbps"),
+         "plan.json slo_violations_after.worst_gbps"),
+        ("slo_unmet_intact_after_gbps", "Gbps", "lower", after.get("intact_gbps"),
+         "plan.json slo_violations_after.intact_gbps: intact demand with no path within its SLO"),
+    ]
+
+
 def _traffic_rows(side: ComparedInput) -> list[KpiRow]:
     plan, te, failures = side.document("plan"), side.document("te"), side.document("failures")
-    by_class = (te.get("impact") or {}).get("unmet_by_class") or {}
-    scenarios = pd.DataFrame(failures.get("scenarios") or [], columns=["scenario", "slo_violation_gbps"])
-    slo = pd.to_numeric(scenarios["slo_violation_gbps"], errors="coerce")
+    by_class = plan.get("unmet_by_class_gbps") or (te.get("impact") or {}).get("unmet_by_class") or {}
+    after_by_class = plan.get("unmet_by_class_gbps_after") or {}
     rows: list[KpiRow] = [
         ("carried_gbps", "Gbps", "", plan.get("carried_gbps"), "plan.json carried_gbps"),
         ("unmet_intact_gbps", "Gbps", "lower", plan.get("unmet_gbps"), "plan.json unmet_gbps (routed, before upgrades)"),
         ("unmet_intact_after_gbps", "Gbps", "lower", plan.get("unmet_gbps_after"), "plan.json unmet_gbps_after"),
     ]
-    rows += [(f"unmet_intact_gbps[{cls}]", "Gbps", "lower", value, "te.json impact.unmet_by_class")
-             for cls, value in by_class.items()]
-    rows += [
-        ("slo_violation_states", "states", "lower", int((slo > 0).sum()) if failures else None,
-         "failures.json scenarios with slo_violation_gbps > 0 (before upgrades)"),
-        ("slo_violation_worst_gbps", "Gbps", "lower", float(slo.max()) if len(slo) else None,
-         "failures.json slo_violation_gbps, max"),
-        ("weighted_latency_ms", "ms", "lower", plan.get("weighted_latency_ms"), "plan.json weighted_latency_ms"),
-    ]
+    rows += [(f"unmet_intact_gbps[{cls}]", "Gbps", "lower", value,
+              "plan.json unmet_by_class_gbps (te.json impact.unmet_by_class)") for cls, value in by_class.items()]
+    rows += [(f"unmet_intact_after_gbps[{cls}]", "Gbps", "lower", value, "plan.json unmet_by_class_gbps_after")
+             for cls, value in after_by_class.items()]
+    rows += _slo_rows(plan, failures)
+    rows.append(("weighted_latency_ms", "ms", "lower", plan.get("weighted_latency_ms"), "plan.json weighted_latency_ms"))
     return rows
 
 
 def _placement_rows(side: ComparedInput) -> list[KpiRow]:
     plan, place = side.document("plan"), side.document("place")
     totals = place.get("totals") or {}
+    residency, source = (plan.get("residency") or {}).get("violations"), "plan.json residency.violations"
     verification = place.get("verification")
-    residency = None
-    if isinstance(verification, Mapping):
+    if residency is None and isinstance(verification, Mapping):  # a plan written before plan.json had it
         residency = sum(1 for v in verification.get("violations") or [] if "residency" in str(v.get("message", "")))
+        source = "place.json verification (residency checks)"
     return [
         ("gpus_added", "GPU", "", plan.get("gpus_added"), "plan.json gpus_added"),
         ("gpus_after", "GPU", "", totals.get("gpus_after"), "place.json totals.gpus_after"),
         ("mw_built", "MW", "", totals.get("mw_built"), "place.json totals.mw_built"),
         ("served_share", "ratio", "higher", plan.get("served_share"), "plan.json served_share"),
-        ("residency_violations", "count", "lower", residency,
-         "place.json verification (residency checks; empty when the plan ran without --verify)"),
+        ("residency_violations", "count", "lower", residency, source),
+        ("residency_violation_gpus", "GPU", "lower", (plan.get("residency") or {}).get("gpus"),
+         "plan.json residency.gpus"),
     ]
 
 
@@ -172,11 +199,26 @@ def kpi_changes(a: ComparedInput, b: ComparedInput) -> pd.DataFrame:
     down = meta["better_when"] == "lower"
     verdict = np.where(delta.isna() | (delta == 0) | ~(up | down), "",
                        np.where((up & (delta > 0)) | (down & (delta < 0)), "better", "worse"))
+    scale = np.fmax(before.abs(), after.abs()).replace(0.0, np.nan)
+    relative = (delta.abs() / scale).fillna(0.0).where(before.notna() == after.notna(), 1.0)
+    relative = relative.where(before.notna() | after.notna(), 0.0)
     out = pd.DataFrame({"kpi": order, "unit": meta["unit"].to_numpy(), "before": before.to_numpy(),
-                        "after": after.to_numpy(), "delta": delta.to_numpy(), "sign": sign,
+                        "after": after.to_numpy(), "delta": delta.to_numpy(),
+                        "relative_change": relative.to_numpy(dtype=float), "sign": sign,
                         "better_when": meta["better_when"].to_numpy(), "verdict": verdict,
                         "source": meta["source"].to_numpy()})
     return out[list(KPI_COLUMNS)]
+
+
+def rank_kpis(kpis: pd.DataFrame) -> pd.DataFrame:
+    """``kpis`` (columns :data:`KPI_COLUMNS`) ranked by the size of their change (:data:`RANK_RULE`): the largest
+    ``relative_change`` first, ties by the larger ``|delta|``, then by KPI name. Relative first because the KPIs
+    have different units (USD, Gbps, states, ratios): only the relative size compares across them."""
+    if not len(kpis):
+        return kpis
+    order = np.lexsort((kpis["kpi"].astype(str).to_numpy(), -kpis["delta"].abs().fillna(0.0).to_numpy(dtype=float),
+                        -kpis["relative_change"].to_numpy(dtype=float)))
+    return kpis.iloc[order]
 
 
 def _sites(side: ComparedInput) -> pd.DataFrame:

@@ -12,7 +12,7 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.compare.changes import changeover, failure_changes
 from backbone.compare.inputs import ComparedInput, load_input
-from backbone.compare.kpis import kpi_changes, placement_changes
+from backbone.compare.kpis import kpi_changes, placement_changes, rank_kpis
 from backbone.compare.structure import capacity_summary, network_changes
 from backbone.compare.text import change_text, value_text
 from backbone.model import Network
@@ -67,11 +67,12 @@ class DiffResult:
         return {name: getattr(self, name) for name in TABLE_NAMES}
 
     def kpi_changed(self) -> pd.DataFrame:
-        """The KPI rows whose value changed (or is known on one side only)."""
+        """The KPI rows whose value changed (or is known on one side only), largest change first
+        (:data:`backbone.compare.kpis.RANK_RULE`); :attr:`kpis` keeps every KPI in its fixed order."""
         k = self.kpis
         if not len(k):
             return k
-        return k[k["sign"].isin(["+", "-"]) | (k["before"].isna() != k["after"].isna())]
+        return rank_kpis(k[k["sign"].isin(["+", "-"]) | (k["before"].isna() != k["after"].isna())])
 
     @property
     def changed(self) -> bool:

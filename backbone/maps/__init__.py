@@ -34,7 +34,7 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
                      color_by: str = "utilisation", center_lon: float = 0.0, region: str | BBox | None = None,
                      size: str | tuple[int, int] = "1920x1080", title: str | None = None,
                      subtitle: str | None = None, size_by: str = "gpus", labels: bool = True,
-                     graticule: bool = True, candidates: bool = True, **values: Any) -> bytes:
+                     graticule: bool = True, candidates: bool = True, scale: float = 1.0, **values: Any) -> bytes:
     """Render a map of ``net`` (plus a result's values) and return the file's bytes.
 
     Parameters
@@ -70,6 +70,9 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
     candidates
         Draw the network's candidate routes (not built) dotted grey; built candidates
         (``built_candidates``) are highlighted either way.
+    scale
+        Static maps: text, lines, markers and legend at this multiple of their size against the map (``2`` for a map
+        shown small on a slide, legible when projected; :class:`~backbone.maps.static.StaticOptions`).
     **values
         Explicit ``link_values``, ``site_values``, ``failed_links``, ``assignments``,
         ``built_candidates`` (override the result's).
@@ -102,6 +105,8 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
     if title is None and isinstance(inner, Mapping) and isinstance(inner.get("title"), str) and not derived_impact:
         title = inner["title"]  # a result may title its own map (failure sweeps do)
     pixels = parse_size(size)
+    if not 0.25 <= float(scale) <= 8.0:
+        raise ValidationError(Problem(f"must be from 0.25 to 8, got {scale!r}", field="scale"))
     if fmt in ("geojson", "kml"):
         from backbone.maps import exports
 
@@ -117,7 +122,7 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
 
     view = make_view(center_lon, region)
     opts = StaticOptions(color_by=color_by, size=pixels, title=title, subtitle=subtitle, size_by=size_by,
-                         labels=labels, graticule=graticule, candidates=candidates)
+                         labels=labels, graticule=graticule, candidates=candidates, scale=float(scale))
     return render_static(net, mv, view, fmt, opts)
 
 

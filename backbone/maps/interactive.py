@@ -66,7 +66,7 @@ def render_html(net: Network, values: MapValues, *, color_by: str = "utilisation
         "labels": _labels(net, values),
         "palette": {"ocean": style.OCEAN, "land": style.LAND, "border": style.BORDER, "coast": style.COAST,
                     "graticule": style.GRATICULE, "outline": style.OUTLINE, "failed": style.FAILED,
-                    "assignment": style.ASSIGNMENT, "added": style.ADDED, "demand": "#9b5de5",
+                    "assignment": style.ASSIGNMENT, "added": style.ADDED, "removed": style.REMOVED, "demand": "#9b5de5",
                     "rerouted": style.REROUTED, "casing": style.CASING, "novalue": style.NO_VALUE,
                     "candidate": style.CANDIDATE, "built": style.BUILT, "upgraded": style.UPGRADED},
     }

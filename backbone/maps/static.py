@@ -20,6 +20,7 @@ from backbone.maps import style
 from backbone.maps.basemap import projected_basemap, ring_path
 from backbone.maps.layers import Layers, build_layers, link_routes
 from backbone.maps.projection import MapView
+from backbone.maps.rings import draw_gpu_rings, gpu_ring_handles
 from backbone.maps.values import MapValues
 from backbone.model import Network
 
@@ -43,6 +44,10 @@ class StaticOptions:
     graticule: bool = True
     always_label: int = 16
     candidates: bool = True
+    scale: float = 1.0
+    """Size of everything measured in points (text, line widths, markers, legend) relative to the map: the figure is
+    ``SLIDE_WIDTH_IN / scale`` inches wide, so ``scale=2`` draws text twice as large against the same map (a map
+    shown small on a slide). A title and subtitle both ``""`` leave the title band out (the slide has its own)."""
 
 
 RC_PARAMS: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "backbone", "pdf.fonttype": 42,
@@ -61,11 +66,12 @@ def build_figure(net: Network, values: MapValues, view: MapView, options: Static
 
     opts = options or StaticOptions()
     width_px, height_px = opts.size
-    fig_w = style.SLIDE_WIDTH_IN
+    fig_w = style.SLIDE_WIDTH_IN / opts.scale
     fig_h = fig_w * height_px / width_px
     fig = Figure(figsize=(fig_w, fig_h), dpi=width_px / fig_w, facecolor=style.BACKGROUND)
     FigureCanvasAgg(fig)
-    band = TITLE_BAND * 9.0 / fig_h * (fig_w / 16.0)
+    header = not (opts.title == "" and opts.subtitle == "")
+    band = TITLE_BAND * 9.0 / fig_h * (fig_w / 16.0) * opts.scale if header else 0.0
     ax = fig.add_axes((0.006, 0.008, 0.988, 0.992 - band))
     ax.set_axis_off()
     ax.set_facecolor(style.BACKGROUND)
@@ -87,7 +93,8 @@ def build_figure(net: Network, values: MapValues, view: MapView, options: Static
     if opts.labels:
         _place_labels(fig, ax, net, layers, opts.max_labels, halo=halo, values=values, size_by=opts.size_by,
                       always=opts.always_label)
-    _draw_title(fig, net, values, view, coloring, opts, band)
+    if header:
+        _draw_title(fig, net, values, view, coloring, opts, band)
     _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by,
                  arcs_shown=_shown_assignments(values, view),
                  candidates_drawn=any(layers.candidate_parts))
@@ -284,15 +291,7 @@ def _draw_sites(ax: Any, net: Network, layers: Layers, values: MapValues, size_b
                                    c=st["color"], marker=st["marker"], edgecolors="white", linewidths=0.8,
                                    alpha=0.82 if kind == "datacenter" else 0.95,
                                    zorder={"datacenter": 6.2, "landing": 6.1, "pop": 6.0}[kind])
-    added = values.site_values.get("gpus_added")
-    if added is not None and len(added):
-        a = added.reindex(net.sites.index).to_numpy(dtype=float)
-        sel = np.flatnonzero(np.isfinite(a) & (a > 0) & layers.site_visible)
-        if sel.size:
-            top = float(a[sel].max())
-            ring = sizes[sel] + 60.0 + 700.0 * a[sel] / top
-            artists["added"] = ax.scatter(xy[sel, 0], xy[sel, 1], s=ring, facecolors="none", edgecolors=style.ADDED,
-                                          linewidths=1.8, zorder=6.3)
+    artists.update(draw_gpu_rings(ax, net, layers, values, sizes))
     return artists
 
 
@@ -566,25 +565,34 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
                 handles.append(Line2D([], [], ls="none", marker="o", markersize=float(np.sqrt(area)),
                                       markerfacecolor="none", markeredgecolor=style.SITE_STYLES["datacenter"]["color"],
                                       markeredgewidth=0.9, label=f"{v:,.0f} {unit}"))
-    if "added" in site_artists:
-        handles.append(Line2D([], [], ls="none", marker="o", markersize=11, markerfacecolor="none",
-                              markeredgecolor=style.ADDED, markeredgewidth=1.8, label="GPUs added"))
+    handles += gpu_ring_handles(site_artists)
     if handles:
         leg = ax.legend(handles=handles, loc="lower left", ncol=2 if len(handles) > 6 else 1, fontsize=9.5,
                         frameon=True, framealpha=0.88, facecolor="white", edgecolor="#d9e2ec", borderpad=0.8,
                         handlelength=2.4, columnspacing=1.4, labelcolor=style.TEXT,
                         bbox_to_anchor=(0.005, 0.01) if view.is_world else (0.01, 0.015))
         leg.set_zorder(10)
+    _draw_colorbar(fig, ax, coloring, view)
+
+
+def _draw_colorbar(fig: Any, ax: Any, coloring: style.LinkColoring, view: MapView) -> None:
+    """The link colour scale with its title (the value and its unit), lower right."""
     if coloring.cmap is not None:
         from matplotlib.cm import ScalarMappable
 
-        cax = ax.inset_axes((0.77, 0.045, 0.17, 0.022))
+        scale = style.SLIDE_WIDTH_IN / float(fig.get_figwidth())  # StaticOptions.scale: wider for larger text
+        width = min(0.17 * scale, 0.3)
+        cax = ax.inset_axes((0.94 - width, 0.045, width, 0.022 * scale))
         cax.set_zorder(10)
         sm = ScalarMappable(norm=coloring.norm, cmap=coloring.cmap)  # type: ignore[arg-type]
         cb = fig.colorbar(sm, cax=cax, orientation="horizontal", extend=coloring.extend)
         cb.outline.set_edgecolor("#9aa5b1")
         cb.outline.set_linewidth(0.6)
         cb.ax.tick_params(labelsize=9, colors=style.SUBTEXT, length=2.5, width=0.6)
+        if coloring.mode == "diverging":  # -1500 ... 1500 in five ticks, not seven that run into each other
+            from matplotlib.ticker import MaxNLocator
+
+            cb.ax.xaxis.set_major_locator(MaxNLocator(4, symmetric=True))
         if coloring.mode == "utilisation":
             cb.set_ticks([0, 0.25, 0.5, 0.75, 1.0])
             cb.set_ticklabels(["0%", "25%", "50%", "75%", "100%"])
@@ -595,6 +603,7 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
         if not view.is_world:
             from matplotlib.patches import FancyBboxPatch
 
-            ax.add_patch(FancyBboxPatch((0.758, 0.012), 0.228, 0.098, boxstyle="round,pad=0,rounding_size=0.006",
+            ax.add_patch(FancyBboxPatch((0.928 - width, 0.012), width + 0.058, 0.098 * scale,
+                                        boxstyle="round,pad=0,rounding_size=0.006",
                                         transform=ax.transAxes, facecolor="white", edgecolor="#d9e2ec",
                                         alpha=0.88, zorder=9))

@@ -22,6 +22,7 @@ from backbone.review.slides import (
     comparison_slides,
     failures_slide,
     gpu_region_slide,
+    map_inches,
     map_slide,
     utilisation_slide,
 )
@@ -79,8 +80,8 @@ def deck_bytes(folder: str | Path, *, baseline: str | Path | None = None, templa
     """The deck of ``folder`` as ``.pptx`` bytes and its number of slides (see :func:`build_deck`);
     ``baseline_label`` names the baseline on the comparison slides (default: its path)."""
     opts = options or DeckOptions.model_validate({})
-    data = deck_data(folder, with_map=opts.map)
     prs = open_template(template)
+    data = deck_data(folder, with_map=opts.map, map_in=map_inches(prs))
     title_slide(prs, data.title, data.subtitle, data.headline)
     if data.side.kind == "plan":
         _plan_slides(prs, data, opts)

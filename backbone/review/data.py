@@ -39,7 +39,10 @@ class DeckData:
     title, subtitle, headline
         The title slide's text; ``headline`` is ``plan.json``'s (the report's sentence).
     map_png
-        The slide map after the plan (``map_after.png``, or a roadmap's last ``map_<year>.png``), if any.
+        The slide map after the plan (:func:`slide_map`, drawn for the slide's picture), or a roadmap's last
+        ``map_<year>.png``, if any.
+    map_caption
+        The line under the map.
     """
 
     side: ComparedInput
@@ -48,6 +51,7 @@ class DeckData:
     headline: str
     map_png: bytes | None = None
     caveats: list[str] = field(default_factory=list)
+    map_caption: str = ""
 
 
 def worst_failures(plan: dict[str, Any], n: int) -> tuple[pd.DataFrame, str, str]:
@@ -84,18 +88,19 @@ def gpus_by_region(place: dict[str, Any]) -> pd.DataFrame:
     return table.loc[(table["gpus_before"] + table["gpus_added"]).sort_values(ascending=False).index]
 
 
-def buy_table(design: dict[str, Any]) -> pd.DataFrame:
-    """The purchases (``design.json`` ``upgrades``) as the buy slide lists them, longest lead time and largest
-    cost first: ``link, action, kind, modules, added_gbps, cost_usd, lead_time_quarters, protects`` (the
-    failures protected, as a count and the first few)."""
-    columns = ["link", "action", "kind", "modules", "added_gbps", "cost_usd", "lead_time_quarters", "protects"]
-    frame = pd.DataFrame(design.get("upgrades") or [], columns=columns)
-    if not len(frame):
-        return frame
-    frame["protects"] = frame["protects"].map(_protects_text)
-    order = np.lexsort((-frame["cost_usd"].astype(float).to_numpy(),
-                        -frame["lead_time_quarters"].astype(float).fillna(0.0).to_numpy()))
-    return frame.iloc[order].reset_index(drop=True)
+def buy_table(design: dict[str, Any], upgrade_lead_quarters: float) -> pd.DataFrame:
+    """The purchases (``design.json`` ``upgrades``) as the buy slide lists them, in the changeover's commit order
+    (:func:`backbone.compare.changes.plan_purchases`: earliest commit quarter, i.e. longest lead time, first, then
+    the largest cost): ``link, action, kind, modules, added_gbps, cost_usd, lead_time_quarters, lead_time_from,
+    commit, protects`` (the failures protected, as a count and the first few). A link upgrade without a lead time of
+    its own gets ``upgrade_lead_quarters`` (the scenario parameter)."""
+    from backbone.compare.changes import plan_purchases
+
+    upgrades = design.get("upgrades") or []
+    frame = plan_purchases(upgrades, upgrade_lead_quarters).reset_index()
+    protects = {str(u.get("link")): u.get("protects") for u in upgrades}
+    frame["protects"] = frame["link"].map(lambda link: _protects_text(protects.get(str(link))))
+    return frame.drop(columns="commit_key").reset_index(drop=True)
 
 
 def _protects_text(states: Any) -> str:
@@ -119,6 +124,16 @@ def _plan_caveats(side: ComparedInput) -> list[str]:
         bound = "–" if design.get("lower_bound_usd") is None else f"{float(design['lower_bound_usd']) / 1e6:,.1f} M USD"
         out.append(f"Design cost {money}, proven lower bound {bound}"
                    + (f" (covers {design['lower_bound_scope']})" if design.get("lower_bound_scope") else "") + ".")
+    residency = plan.get("residency")
+    if residency is not None:
+        out.append(f"Residency: {residency['violations']} assignment(s) against the {residency['rules']} rule(s) in "
+                   f"force ({float(residency['gpus']):,.0f} GPUs)"
+                   + "".join(f"; {r['metro']} ({r['metro_country']}) served from {r['site']} ({r['site_country']})"
+                             for r in residency.get("examples") or []) + ".")
+    slo = plan.get("slo_violations_after")
+    if slo is not None:
+        out.append(f"Latency SLOs after the plan: {slo['states']} failure state(s) with demand beyond its SLO "
+                   f"(worst {float(slo['worst_gbps']):,.1f} Gbps).")
     sv = plan.get("survivability") or {}
     if sv.get("violated"):
         out.append(f"Still not carried ({len(sv['violated'])}): {', '.join(map(str, sv['violated']))}.")
@@ -140,23 +155,65 @@ def _roadmap_caveats(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def _plan_map(side: ComparedInput, path: Path) -> bytes | None:
-    """The plan's slide map: its ``map_after.png``, or (a plan run with ``maps: false``) the same map drawn from
-    ``scenario_after`` and ``plan.json``'s ``map_after`` values, as the plan draws it."""
-    map_file = path / "map_after.png"
-    if map_file.is_file():
-        return map_file.read_bytes()
-    plan = side.document("plan")
-    if not plan.get("map_after"):
-        return None
-    from backbone.maps import render_map_bytes
+SLIDE_TEXT_PT = 14.0
+"""Smallest text on the slide map (labels, legend, colour bar), in points on the slide: legible when projected."""
+MAP_TEXT_PT = 9.0
+"""The static map's smallest text at ``scale=1`` (colour-bar ticks; labels and legend are 9.5), in points of its
+16-inch-wide figure."""
+SLIDE_MAP_LABELS = 12
+"""Sites labelled on the slide map: the largest first (data centres by GPUs and MW)."""
 
+
+def slide_map_scale(width_in: float) -> float:
+    """The :class:`~backbone.maps.static.StaticOptions` ``scale`` that shows the map's smallest text at
+    :data:`SLIDE_TEXT_PT` when the picture is ``width_in`` inches wide on the slide."""
+    from backbone.maps import style
+
+    return SLIDE_TEXT_PT / MAP_TEXT_PT * style.SLIDE_WIDTH_IN / width_in
+
+
+def slide_map(side: ComparedInput, width_in: float, height_in: float, fmt: str = "png") -> bytes | None:
+    """The plan's map for a slide picture ``width_in`` x ``height_in`` inches: the backbone after the plan
+    (``scenario_after``) with links coloured by ``plan.json`` ``map_after`` utilisation, the GPUs added
+    (``place.json``) as rings, the :data:`SLIDE_MAP_LABELS` largest sites labelled, the legend (capacity in Gbps,
+    GPUs, utilisation in %) and every text at :data:`SLIDE_TEXT_PT` points on the slide; no title (the slide has
+    one). A roadmap's map is its last period's backbone (``roadmap.json`` ``map_end``: utilisation, routes built).
+    None when the folder has no such values (a roadmap written before ``map_end``: its ``map_<year>.png`` is used)."""
+    from backbone.maps import MapValues, map_values
+    from backbone.maps.projection import make_view
+    from backbone.maps.static import StaticOptions, render_static
+
+    added: dict[str, float] = {}
+    if side.kind == "roadmap":
+        doc = side.document("roadmap").get("map_end")
+    else:
+        doc, added = side.document("plan").get("map_after"), side.document("place").get("gpus_added_by_site") or {}
+    if not doc:
+        return None
+    values: MapValues = map_values(side.network, {"map": doc},
+                                   site_values={"gpus_added": {str(k): float(v) for k, v in added.items()}})
+    dpi = 150
+    opts = StaticOptions(size=(round(width_in * dpi), round(height_in * dpi)), title="", subtitle="",
+                         max_labels=SLIDE_MAP_LABELS, always_label=SLIDE_MAP_LABELS, scale=slide_map_scale(width_in),
+                         candidates=False)
+    return render_static(side.network, values, make_view(), fmt, opts)
+
+
+def map_caption(side: ComparedInput) -> str:
+    """The line under the slide map: what it shows, in words, and the basemap's source."""
+    if side.kind == "roadmap":
+        doc = side.document("roadmap")
+        last = (doc.get("periods") or [{}])[-1]
+        sv = last.get("survivability") or {}
+        return (f"End of {doc.get('end', '')}: max link utilisation {100 * float(last.get('mlu') or 0):.0f} % · "
+                f"survives {sv.get('survived', '–')} of {sv.get('states', '–')} {sv.get('failure_kind', '')} "
+                f"failures · {len((doc.get('map_end') or {}).get('built_candidates') or [])} new routes (green glow)"
+                " · Equal Earth; basemap: Natural Earth")
+    plan = side.document("plan")
     sv = plan.get("survivability") or {}
-    return render_map_bytes(side.network, "png", {"map": plan["map_after"]},
-                            title=f"{plan.get('scenario', side.network.name)}: after the plan",
-                            subtitle=f"max utilisation {100 * float(plan.get('mlu_after') or 0):.0f} % · survives "
-                                     f"{sv.get('survived', '–')} of {sv.get('states', '–')} "
-                                     f"{sv.get('failure_kind', '')} failures", size="1600x900")
+    return (f"After the plan: max link utilisation {100 * float(plan.get('mlu_after') or 0):.0f} % · survives "
+            f"{sv.get('survived', '–')} of {sv.get('states', '–')} {sv.get('failure_kind', '')} failures · "
+            f"{float(plan.get('gpus_added') or 0):,.0f} GPUs added (rings) · Equal Earth; basemap: Natural Earth")
 
 
 def _latest_year_map(path: Path) -> bytes | None:
@@ -164,8 +221,9 @@ def _latest_year_map(path: Path) -> bytes | None:
     return maps[-1].read_bytes() if maps else None
 
 
-def deck_data(folder: str | Path, with_map: bool = True) -> DeckData:
-    """Read a plan or roadmap output folder for the deck (``with_map``: its slide map too).
+def deck_data(folder: str | Path, with_map: bool = True, map_in: tuple[float, float] = (12.0, 5.6)) -> DeckData:
+    """Read a plan or roadmap output folder for the deck (``with_map``: its slide map too, drawn for a picture of
+    ``map_in`` inches, width and height).
 
     Raises
     ------
@@ -178,8 +236,9 @@ def deck_data(folder: str | Path, with_map: bool = True) -> DeckData:
         plan = side.document("plan")
         return DeckData(side, title=f"Backbone plan: {plan.get('scenario', side.network.name)}",
                         subtitle=f"capacity review · plan created {plan.get('created_utc', '')}",
-                        headline=str(plan.get("headline", "")), map_png=_plan_map(side, path) if with_map else None,
-                        caveats=_plan_caveats(side))
+                        headline=str(plan.get("headline", "")),
+                        map_png=slide_map(side, *map_in) if with_map else None, caveats=_plan_caveats(side),
+                        map_caption=map_caption(side))
     if side.kind == "roadmap":
         doc = side.document("roadmap")
         periods = doc.get("periods") or []
@@ -190,6 +249,7 @@ def deck_data(folder: str | Path, with_map: bool = True) -> DeckData:
                     f"{last.get('states', '–')} single-SRLG failures (status {doc.get('status', '?')}).")
         return DeckData(side, title=f"Backbone roadmap: {doc.get('scenario', side.network.name)}",
                         subtitle="capacity review · rolling-horizon roadmap", headline=headline,
-                        map_png=_latest_year_map(path) if with_map else None, caveats=_roadmap_caveats(doc))
+                        map_png=(slide_map(side, *map_in) or _latest_year_map(path)) if with_map else None,
+                        caveats=_roadmap_caveats(doc), map_caption=map_caption(side))
     raise ValidationError(Problem("not a plan or roadmap output folder (no plan.json or roadmap.json)",
                                   file=str(folder)))

@@ -14,10 +14,10 @@ from pptx.util import Emu
 from backbone.compare.result import DiffResult
 from backbone.compare.text import change_text, value_text
 from backbone.review.data import DeckData, buy_table, gpus_by_region, utilisation_bands, worst_failures
-from backbone.review.layout import add_bar_chart, add_bullets, add_table, content_box, new_slide
+from backbone.review.layout import Box, add_bar_chart, add_bullets, add_table, content_box, new_slide
 
-__all__ = ["buy_slides", "caveat_slides", "comparison_slides", "failures_slide", "gpu_region_slide", "map_slide",
-           "money_m", "utilisation_slide"]
+__all__ = ["buy_slides", "caveat_slides", "comparison_slides", "failures_slide", "gpu_region_slide", "map_box",
+           "map_inches", "map_slide", "money_m", "utilisation_slide"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,27 +39,50 @@ def _number(value: Any, digits: int = 0) -> str:
     return "–" if math.isnan(v) else f"{v:,.{digits}f}"
 
 
+CAPTION_SHARE = 0.07
+"""Share of the slide height under the map for its caption."""
+EMU_PER_INCH = 914400
+
+
+def map_box(prs: Any) -> Box:
+    """Where the slide map goes: the content area below the title, less the caption line."""
+    left, top, width, height = content_box(prs, 0.19)
+    return left, top, width, height - int(int(prs.slide_height) * CAPTION_SHARE)
+
+
+def map_inches(prs: Any) -> tuple[float, float]:
+    """The slide map's picture size in inches (width, height): the map is drawn for it
+    (:func:`backbone.review.data.slide_map`), so its text has the size it was drawn for."""
+    _left, _top, width, height = map_box(prs)
+    return width / EMU_PER_INCH, height / EMU_PER_INCH
+
+
 def map_slide(prs: Any, data: DeckData, title: str = "The backbone after the plan") -> Any:
-    """The slide map (``map_after.png``: links by utilisation with the capacity and utilisation legends, GPUs
-    added, the largest sites labelled), as large as the slide allows at its aspect ratio."""
+    """The slide map (:func:`backbone.review.data.slide_map`: links by utilisation, GPUs added, the largest sites
+    labelled, the legend with units, text at 14 pt on the slide) centred in :func:`map_box` at its own aspect
+    ratio, with its caption (native text) below."""
     if data.map_png is None:
         return None
     from PIL import Image
 
     slide = new_slide(prs, title)
-    left, top, width, height = content_box(prs, 0.16)
+    left, top, width, height = map_box(prs)
     with Image.open(io.BytesIO(data.map_png)) as image:
         aspect = image.width / image.height
     w = min(width, int(height * aspect))
     h = int(w / aspect)
     slide.shapes.add_picture(io.BytesIO(data.map_png), Emu(left + (width - w) // 2), Emu(top), Emu(w), Emu(h))
+    if data.map_caption:
+        add_bullets(slide, [data.map_caption], (left, top + h + int(int(prs.slide_height) * 0.01), width,
+                                                int(int(prs.slide_height) * CAPTION_SHARE)), 14)
     return slide
 
 
 def buy_slides(prs: Any, data: DeckData, rows: int) -> list[Any]:
-    """What to buy (``design.json`` upgrades and new routes) as native tables of ``rows`` rows per slide, longest
-    lead time first, with the total."""
-    table = buy_table(data.side.document("design"))
+    """What to buy (``design.json`` upgrades and new routes) as native tables of ``rows`` rows per slide, in commit
+    order (earliest commit quarter first: ``Q-4`` is four quarters before the capacity is needed; then the largest
+    cost), each with its lead time and where that comes from, and the total."""
+    table = buy_table(data.side.document("design"), data.side.network.parameters["upgrade_lead_quarters"])
     total = money_m(data.side.document("design").get("cost_usd"))
     if not len(table):
         slide = new_slide(prs, "What to buy")
@@ -72,6 +95,7 @@ def buy_slides(prs: Any, data: DeckData, rows: int) -> list[Any]:
         "modules": table["modules"].map(_number), "added (Gbps)": table["added_gbps"].map(_number),
         "cost (M USD)": table["cost_usd"].map(money_m),
         "lead time (quarters)": table["lead_time_quarters"].map(lambda v: _number(v) if v is not None else "–"),
+        "lead time from": table["lead_time_from"], "commit": table["commit"],
         "failures it protects": table["protects"]})
     slides = []
     pages = max(1, math.ceil(len(shown) / rows))
@@ -159,7 +183,8 @@ def comparison_slides(prs: Any, result: DiffResult, rows: int = 14) -> list[Any]
             "order": c["order"], "link or route": c["link"], "change": c["change"], "kind": c["kind"],
             "modules before → after": [f"{_number(a)} → {_number(b)}" for a, b in
                                        zip(c["modules_before"], c["modules_after"], strict=True)],
-            "cost (M USD)": c["cost_usd"].map(money_m), "lead time (quarters)": c["lead_time_quarters"].map(_number)}),
+            "cost (M USD)": c["cost_usd"].map(money_m), "lead time (quarters)": c["lead_time_quarters"].map(_number),
+            "commit": c["commit"]}),
             content_box(prs), 10)
         slides.append(slide)
     return slides

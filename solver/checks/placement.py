@@ -458,3 +458,26 @@ def _n_plus_one(net: Network, opts: PlaceOptions, peak_served: pd.Series, capaci
             out.append(f"N+1: after losing site {failed}, the other sites can re-serve only {value:,.1f} of "
                        f"{need:,.1f} GPUs within SLO")
     return out
+
+
+RESIDENCY_COLUMNS = ["metro", "class", "site", "period", "gpus", "metro_country", "site_country"]
+"""Columns of :func:`residency_violations`."""
+
+
+def residency_violations(net: Network, opts: PlaceOptions, assignments: pd.DataFrame) -> pd.DataFrame:
+    """The assignments (``place.json`` ``assignments``: ``metro, class, site, period, gpus``) that a residency rule
+    forbids, by the rule the verification applies per flow (a rule matching the metro's country, region or id
+    must allow the site by id, country or region). Cheap (one vectorised pass per rule), so every plan runs it;
+    ``plan.json`` ``residency`` holds the result. An assignment to a site not in ``net`` is a violation."""
+    a = pd.DataFrame(assignments, columns=["metro", "class", "site", "period", "gpus"])
+    metros = net.metros.reindex(a["metro"].astype(str))
+    sites = net.sites.reindex(a["site"].astype(str))
+    bad = sites["country"].isna().to_numpy(copy=True)
+    for rule in opts.residency_rules:  # a loop over rules, never over assignments
+        applies = (metros["country"].isin(rule.from_countries) | metros["region"].isin(rule.from_regions)
+                   | pd.Series(metros.index.isin(rule.from_metros), index=metros.index)).to_numpy()
+        allowed = (pd.Series(sites.index.isin(rule.allowed_sites), index=sites.index)
+                   | sites["country"].isin(rule.allowed_countries) | sites["region"].isin(rule.allowed_regions))
+        bad |= applies & ~allowed.to_numpy()
+    out = a[bad].assign(metro_country=metros["country"].to_numpy()[bad], site_country=sites["country"].to_numpy()[bad])
+    return out.reset_index(drop=True)[RESIDENCY_COLUMNS]

@@ -311,6 +311,40 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
     return AfterStage(after_state, verification_after)
 
 
+RESIDENCY_EXAMPLES = 10
+"""Assignments that violate residency listed in ``plan.json`` (all are counted)."""
+
+
+def after_traffic_figures(route: RouteStage, failures: FailuresTaskResult, upgrade: UpgradeStage,
+                          after_state: StateAssessment) -> dict[str, Any]:
+    """Unmet traffic per class and latency-SLO violations before and after the upgrades, by the one definition
+    (:meth:`~backbone.solver.impact.StateAssessment.unmet_by_class`, :func:`~backbone.solver.impact.slo_violation_summary`
+    over the failure records before and after): ``plan.json`` keys ``unmet_by_class_gbps``,
+    ``unmet_by_class_gbps_after``, ``slo_violations``, ``slo_violations_after``."""
+    from backbone.solver.impact import slo_violation_summary
+    from backbone.solver.te.instance import REASON_SLO
+
+    impact = route.te.summary.get("impact") or {}
+    slo_before = (impact.get("unmet_by_reason") or {}).get(REASON_SLO, 0.0) if impact else None
+    return {"unmet_by_class_gbps": impact.get("unmet_by_class") if impact else None,
+            "unmet_by_class_gbps_after": after_state.unmet_by_class(),
+            "slo_violations": slo_violation_summary(failures.summary["scenarios"], slo_before),
+            "slo_violations_after": slo_violation_summary(upgrade.records_after,
+                                                          after_state.slo_unmet_gbps if after_state.unmet_known
+                                                          else None)}
+
+
+def residency_figures(net: Network, opts: PlaceOptions, place_summary: dict[str, Any]) -> dict[str, Any]:
+    """``plan.json`` ``residency``: the placement's assignments a residency rule forbids
+    (:func:`~backbone.solver.checks.placement.residency_violations`, run by every plan): ``rules`` in force,
+    ``violations`` (assignments), ``gpus`` they carry and the first few."""
+    from backbone.solver.checks.placement import residency_violations
+
+    bad = residency_violations(net, opts, pd.DataFrame(place_summary.get("assignments") or []))
+    return {"rules": len(opts.residency_rules), "violations": len(bad), "gpus": float(bad["gpus"].sum()),
+            "examples": bad.head(RESIDENCY_EXAMPLES).to_dict("records")}
+
+
 def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: RouteStage,
                  failures: FailuresTaskResult, upgrade: UpgradeStage, after: AfterStage) -> dict[str, Any]:
     """The plan's JSON summary (``plan.json``, ``backbone plan --json``)."""
@@ -343,6 +377,8 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         "unmet_gbps": (ts["impact"]["unmet_gbps"] if ts.get("impact")  # overloaded, impact not measured: unknown
                        else None if (ts.get("mlu") or 0.0) > 1 else ts.get("unmet_gbps")),
         "unmet_gbps_after": after_state.unmet_total_gbps,
+        **after_traffic_figures(route, failures, upgrade, after_state),
+        "residency": residency_figures(route.routed, run.stages.place, ps),
         "weighted_latency_ms": ts.get("weighted_latency_ms"),
         "failure_kind": fail_opts.kind,
         "failure_scenarios": fs.get("scenarios_run"),

@@ -131,6 +131,11 @@ class PlanSummary(Summary):
     carried_gbps: float | None
     unmet_gbps: float | None
     unmet_gbps_after: float | None
+    unmet_by_class_gbps: dict[str, float] | None = None
+    unmet_by_class_gbps_after: dict[str, float] | None = None
+    slo_violations: dict[str, Any] | None = None
+    slo_violations_after: dict[str, Any] | None = None
+    residency: dict[str, Any] | None = None
     weighted_latency_ms: float | None
     failure_kind: str
     failure_scenarios: int | None

@@ -157,6 +157,23 @@ def test_changeover_is_in_commit_order(small_world: Network) -> None:
     row = table.set_index("link").loc["a"]
     assert (row["modules_before"], row["modules_after"], row["cost_delta_usd"]) == (2, 3, 1e6)
     assert table.set_index("link").at["cheap-slow", "protects"] == "srlg:y"
+    # the upgrade's lead time (none in this older design.json) is the scenario's upgrade_lead_quarters
+    assert row["lead_time_quarters"] == small_world.parameters["upgrade_lead_quarters"] == 1
+    assert row["lead_time_from"] == "scenario upgrade_lead_quarters"
+    assert table["commit"].tolist() == ["Q-6", "Q-6", "Q-2", "Q-1"]
+    assert table.set_index("link").at["gone", "lead_time_from"] == "candidate route"
+
+
+def test_changeover_commits_earliest_first_then_dearest(small_world: Network) -> None:
+    """A link upgrade with a long scenario upgrade lead time commits before a route with a shorter one."""
+    slow = small_world.with_parameters(upgrade_lead_quarters=8)
+    after = _plan_side([{"link": "up", "action": "upgrade", "kind": "terrestrial", "modules": 1, "added_gbps": 400,
+                         "cost_usd": 1e5, "lead_time_quarters": None, "protects": []},
+                        {"link": "route", "action": "new route", "kind": "terrestrial", "modules": 1,
+                         "added_gbps": 400, "cost_usd": 9e6, "lead_time_quarters": 3, "protects": []}], slow)
+    table = changeover(_plan_side([], slow), after)
+    assert table["link"].tolist() == ["up", "route"]
+    assert table["lead_time_quarters"].tolist() == [8, 3] and table["commit"].tolist() == ["Q-8", "Q-3"]
 
 
 def test_facade_diff(small_world: Network) -> None:
@@ -239,7 +256,8 @@ def test_roadmap_changeover_sums_builds_per_link(small_world: Network) -> None:
     before = side([build("x", "2027Q1", 1, 1e6), build("gpus:ashburn:2027Q1", "2027Q1", 0, 5e8, "gpus")])
     after = side([build("x", "2027Q1", 1, 1e6), build("x", "2027Q3", 2, 2e6), build("y", "2027Q2", 1, 4e6)])
     table = changeover(before, after).set_index("link")
-    assert list(table.index) == ["y", "x"]  # same lead time: the dearer first; the GPU block is no purchase
+    assert list(table.index) == ["x", "y"]  # x is first committed in 2027Q1, y in 2027Q2; the GPU block is no purchase
+    assert table["commit"].tolist() == ["2027Q1", "2027Q2"]
     assert (table.at["x", "modules_before"], table.at["x", "modules_after"]) == (1, 3)
     assert table.at["x", "cost_delta_usd"] == pytest.approx(2e6) and table.at["x", "protects"] == "first commit 2027Q1"
     assert table.at["y", "change"] == "new"
@@ -253,3 +271,59 @@ def test_numbers_read_the_same_everywhere() -> None:
     assert (change_text(-1.0, "states"), change_text(0.032, "ratio"), change_text(0.0, "USD")) == \
         ("-1 states", "+3.2 %", "0.00 M USD")
     assert value_text(float("nan"), "Gbps") == change_text(None) == "–"
+
+
+def _kpi_side(small_world: Network, **plan: object) -> ComparedInput:
+    return ComparedInput("p", "plan", small_world, {"plan": {"upgrade_cost_usd": 1e6, "links_upgraded": 4,
+                                                             "survivability": {"states": 10, "survived": 5},
+                                                             "unmet_gbps": 0.0, **plan}})
+
+
+def test_changed_kpis_are_ranked_by_size_of_change(small_world: Network, tmp_path: Path) -> None:
+    """Largest relative change first (``|Δ| / max(|before|, |after|)``), whatever the KPI's place in the list; the
+    JSON and CSV keep every KPI, changed or not."""
+    from backbone.api.cli.compare_cmds import print_diff
+    from backbone.api.cli.common import out_console
+
+    before = _kpi_side(small_world)
+    after = _kpi_side(small_world, upgrade_cost_usd=1.1e6, survivability={"states": 10, "survived": 8},
+                      unmet_gbps=3.0)
+    result = diff(before, after)
+    changed = result.kpi_changed()
+    assert changed["kpi"].tolist()[:3] == ["unmet_intact_gbps", "states_survived", "upgrade_cost_usd"]
+    assert changed["relative_change"].tolist()[:3] == pytest.approx([1.0, 3 / 8, 0.1 / 1.1])
+    assert changed["relative_change"].is_monotonic_decreasing
+    doc = result.to_dict()
+    assert [r["kpi"] for r in doc["kpis"]] == result.kpis["kpi"].tolist()  # every KPI, in its fixed order
+    assert {"links_upgraded", "unmet_intact_gbps"} <= {r["kpi"] for r in doc["kpis"]}
+    result.save(tmp_path)
+    assert len(pd.read_csv(tmp_path / "diff_kpis.csv")) == len(result.kpis)
+    with out_console.capture() as captured:
+        print_diff(result, 20)
+    text = captured.get()
+    assert text.index("unmet_intact_gbps") < text.index("states_survived") < text.index("upgrade_cost_usd")
+    assert "ranked by size of change" in text
+
+
+def test_diff_map_draws_gpu_losses_in_their_own_style(small_world: Network, tmp_path: Path) -> None:
+    """A site that lost GPUs gets a dashed blue ring (its own legend entry, with units), one that gained GPUs the
+    orange ring; in the PNG/SVG and in the offline HTML map."""
+    from backbone.compare.diffmap import diff_map_values, render_diff_map
+
+    sites = pd.DataFrame(small_world.sites)
+    gain, loss = "tokyo", "london"
+    sites.loc[gain, "gpus_installed"] += 2048
+    sites.loc[loss, "gpus_installed"] -= 1024
+    result = diff(small_world, small_world.copy_with(sites=sites))
+    _net, doc = diff_map_values(result)
+    values = doc["site_values"]
+    assert values["gpus_removed"][loss] == 1024 and values["gpus_added"][loss] == 0
+    assert values["gpus_added"][gain] == 2048 and values["gpus_removed"][gain] == 0
+    assert values["gpus_delta"][loss] == -1024
+    svg = render_diff_map(result, "svg").decode()
+    assert "GPUs removed (ring; largest −1,024 GPUs)" in svg
+    assert "GPUs added (ring; largest +2,048 GPUs)" in svg
+    assert "1 gained GPUs, 1 lost GPUs" in svg
+    page = render_diff_map(result, "html").decode()
+    assert '"gpus_removed":1024' in page.replace(".0", "") and '"removed":"#1d4e89"' in page
+    assert "GPUs removed (dashed ring; largest" in page

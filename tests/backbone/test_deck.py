@@ -80,6 +80,12 @@ def test_title_headline_and_what_to_buy(grown_deck: Path, small_world_grown_plan
         assert float(row["cost (M USD)"]) * 1e6 == pytest.approx(upgrade["cost_usd"], abs=5e3)
         assert float(row["modules"]) == upgrade["modules"]
         assert row["action"] == upgrade["action"]
+        # every purchase has a lead time: a new route its candidate's, a link upgrade the scenario parameter's
+        lead = upgrade["lead_time_quarters"]
+        assert lead is not None and row["lead time (quarters)"] == f"{lead:,.0f}"
+        if upgrade["action"] == "upgrade":
+            assert lead == 1 and row["lead time from"] == upgrade["lead_time_from"] == "scenario upgrade_lead_quarters"
+        assert row["commit"] == f"Q-{lead}"
         protected = [s for s in upgrade["protects"] if s != "intact"]
         assert row["failures it protects"].startswith(f"{len(protected)}:")
 
@@ -167,6 +173,12 @@ def test_roadmap_deck_has_its_timeline(small_world: Any, tmp_path: Path) -> None
     periods = run.summary["periods"]
     assert list(chart.plots[0].categories) == [p["period"] for p in periods]
     assert _series(chart)["capex committed (M USD)"] == pytest.approx([p["capex_usd"] / 1e6 for p in periods])
+    # the map slide is drawn for the slide from the last period's backbone (roadmap.json map_end)
+    doc = json.loads((tmp_path / "rm" / "roadmap.json").read_text())
+    assert doc["map_end"]["link_values"]["utilisation"]
+    slide = _slide(slides, "The backbone at the end of")
+    caption = " ".join(sh.text_frame.text for sh in slide.shapes if sh.has_text_frame)
+    assert f"End of {doc['end']}" in caption and "basemap: Natural Earth" in caption
     from backbone.compare import diff
 
     assert not diff(tmp_path / "rm", tmp_path / "rm").changed
@@ -200,3 +212,32 @@ def test_a_plan_without_map_files_gets_its_map_drawn(tmp_path: Path, small_world
     assert len(pictures) == 1 and pictures[0].image.content_type == "image/png"
     build_deck(out, tmp_path / "bare.pptx", options=DeckOptions(map=False))
     assert not [sh for s in _slides(tmp_path / "bare.pptx") for sh in s.shapes if sh.shape_type == 13]
+
+
+def test_the_slide_map_is_legible_when_projected(grown_deck: Path, small_world_grown_plan: SharedRun) -> None:
+    """The map is drawn for its picture on the slide: every text at 14 pt or more there, the largest sites labelled,
+    a legend with units (Gbps, GPUs, %), and the picture placed at the size it was drawn for."""
+    import re
+
+    from backbone.compare import load_input
+    from backbone.review import build as review_build
+    from backbone.review.data import slide_map
+    from backbone.review.slides import map_inches
+
+    prs = review_build.open_template(None)
+    width_in, height_in = map_inches(prs)
+    side = load_input(small_world_grown_plan.out)
+    svg = slide_map(side, width_in, height_in, "svg").decode()
+    figure_pt = float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', svg).group(1))
+    sizes = [float(v) for v in re.findall(r"font-size: ?([0-9.]+)px", svg)]
+    assert sizes and min(sizes) * width_in * 72.0 / figure_pt >= 14.0 - 1e-6
+    texts = " ".join(re.findall(r">([^<>]+)</text>", svg))
+    sites = side.network.sites.sort_values("gpus_installed", ascending=False)
+    for name in sites["name"].head(4):
+        assert str(name) in texts, f"{name} is one of the largest sites but has no label"
+    assert "Gbps" in texts and "GPUs" in texts and "%" in texts and "Link utilisation" in texts
+    slide = _slide(_slides(grown_deck), "The backbone after the plan")
+    picture = [sh for sh in slide.shapes if sh.shape_type == 13][0]
+    assert picture.width / 914400 == pytest.approx(width_in, rel=0.01)
+    caption = " ".join(sh.text_frame.text for sh in slide.shapes if sh.has_text_frame)
+    assert "max link utilisation" in caption and "basemap: Natural Earth" in caption

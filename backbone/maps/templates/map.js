@@ -112,6 +112,10 @@
       var added = S.values && S.values.gpus_added > 0 ? S.values.gpus_added : 0;
       if (added) siteEls.push([el("circle", {cx: p[0], cy: p[1], "class": "added", stroke: P.added}, groups.sites),
                                S.r + 4 + 10 * Math.sqrt(added / maxAdded())]);
+      var removed = S.values && S.values.gpus_removed > 0 ? S.values.gpus_removed : 0;
+      if (removed) siteEls.push([el("circle", {cx: p[0], cy: p[1], "class": "removed", stroke: P.removed,
+                                               "stroke-dasharray": "4 3"}, groups.sites),
+                                 S.r + 4 + 10 * Math.sqrt(removed / maxAdded())]);
       siteEls.push([el("circle", {cx: p[0], cy: p[1], "class": "site", fill: S.color, "data-t": "site", "data-i": i},
                        groups.sites), S.r]);
     });
@@ -131,7 +135,10 @@
   function maxAdded() {
     if (_maxAdded === null) {
       _maxAdded = 1;
-      D.sites.forEach(function (s) { if (s.values && s.values.gpus_added > _maxAdded) _maxAdded = s.values.gpus_added; });
+      D.sites.forEach(function (s) {
+        if (!s.values) return;
+        _maxAdded = Math.max(_maxAdded, s.values.gpus_added || 0, s.values.gpus_removed || 0);
+      });
     }
     return _maxAdded;
   }
@@ -338,14 +345,21 @@
     if (D.candidates.length) item("sw", P.candidate, "Candidate route (not built)", "dotted");
     if (D.assignments.length) item("sw", P.assignment, "Metro \u2192 site");
     for (var s in G.sites) item("dot", G.sites[s].color, G.sites[s].label);
-    if (D.sites.some(function (S) { return S.values && S.values.gpus_added > 0; })) item("dot", P.added, "GPUs added", false, true);
+    var ringMax = function (key) {
+      return Math.max.apply(null, D.sites.map(function (S) { return S.values && S.values[key] > 0 ? S.values[key] : 0; }));
+    };
+    if (ringMax("gpus_added") > 0)
+      item("dot", P.added, "GPUs added (ring; largest +" + num(ringMax("gpus_added"), 0) + " GPUs)", false, true);
+    if (ringMax("gpus_removed") > 0)
+      item("dot", P.removed, "GPUs removed (dashed ring; largest \u2212" + num(ringMax("gpus_removed"), 0) + " GPUs)",
+           "dashed", true);
   }
   function item(kind, color, label, dashed, ring) {
     var row = h("div", null, document.getElementById("legend"), "item");
     var sw = h("span", null, row, kind);
     if (kind === "sw") sw.style.borderTop = "3px " + (dashed === "dotted" ? "dotted " : dashed ? "dashed " : "solid ")
       + color;
-    else if (ring) { sw.style.background = "transparent"; sw.style.border = "2px solid " + color; }
+    else if (ring) { sw.style.background = "transparent"; sw.style.border = "2px " + (dashed ? "dashed " : "solid ") + color; }
     else sw.style.background = color;
     h("span", label, row);
   }
