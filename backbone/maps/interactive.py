@@ -20,9 +20,10 @@ import numpy as np
 from backbone import geo
 from backbone.maps import style
 from backbone.maps.basemap import projected_basemap
+from backbone.maps.labels import label_candidates, site_sizes
 from backbone.maps.layers import build_layers, link_routes
 from backbone.maps.projection import BBox, MapView, make_view
-from backbone.maps.static import default_subtitle, default_title, label_candidates, site_sizes
+from backbone.maps.static import default_subtitle, default_title
 from backbone.maps.template import page_template
 from backbone.maps.values import MapValues
 from backbone.model import Network

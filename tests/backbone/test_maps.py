@@ -221,7 +221,7 @@ def test_colour_by_utilisation_and_fallback(pacific: Network) -> None:
 
 
 def test_colour_by_impact_and_size_by_power(pacific: Network) -> None:
-    from backbone.maps.static import site_sizes
+    from backbone.maps.labels import site_sizes
 
     impact = {"impact_unmet_gbps": {"lax-tyo": 300.0, "nyc-lon": 100.0, "lax-sea": 0.0}}
     c = map_style.color_links(pacific.links, map_values(pacific, {"link_values": impact}).link_values, "impact")
@@ -275,7 +275,7 @@ def test_labels_do_not_collide(center: float) -> None:
 
 
 def test_label_candidates_point_at_their_places(pacific: Network) -> None:
-    from backbone.maps.static import label_candidates
+    from backbone.maps.labels import label_candidates
 
     # a metro with a site in it is named by the site; the others keep their own label
     net = pacific.copy_with(sites=pacific.sites.assign(metro=np.where(pacific.sites.index == "LAX", "m-sf", "")))

@@ -69,7 +69,8 @@ def test_latency_chart_subtitle_says_what_the_weights_are(shipped: Network) -> N
 def test_largest_sites_are_labelled_beside_their_own_dot(shipped: Network, center: float) -> None:
     import matplotlib as mpl
 
-    from backbone.maps.static import RC_PARAMS, StaticOptions, build_figure, label_candidates, site_sizes
+    from backbone.maps.labels import label_candidates, site_sizes
+    from backbone.maps.static import RC_PARAMS, StaticOptions, build_figure
 
     with mpl.rc_context(RC_PARAMS):
         fig = build_figure(shipped, map_values(shipped), make_view(center), StaticOptions(size=(1920, 1080)))
