@@ -90,9 +90,17 @@ def _phrase(status: int) -> str:
         return "Error"
 
 
+TIME_LIMIT_MESSAGE = ("time limit: the answer is the best found within time_limit_s, not proven optimal "
+                      "(the result's status is time_limit; its notes say which step the limit stopped)")
+"""The job message of a task whose answer hit its time limit (``status: time_limit`` in its summary)."""
+
+
 def outcome_message(summary: Mapping[str, Any]) -> str:
-    """The job message of a finished task: ``done``, or ``partial: ...`` naming what a best-effort
-    result left out (a placement that could not serve every metro keeps its result and files)."""
+    """The job message of a finished task: ``done``; :data:`TIME_LIMIT_MESSAGE` when the answer hit its time limit;
+    or ``partial: ...`` naming what a best-effort result left out (a placement that could not serve every metro
+    keeps its result and files)."""
+    if summary.get("status") == "time_limit":
+        return TIME_LIMIT_MESSAGE
     if summary.get("status") != "partial":
         return "done"
     metros = sorted({str(u.get("metro")) for u in summary.get("unserved_metros") or [] if isinstance(u, Mapping)})
