@@ -215,3 +215,27 @@ def test_the_shipped_scenario_stops_at_a_tiny_limit_even_while_the_path_kernel_c
     assert time.perf_counter() - t0 < 1.0 + SLACK_S
     assert s["status"] == "time_limit" and "still being compiled" in s["notes"][0]
     assert check_te(net, solve_te(net, k_paths=4, time_limit_s=1.0)).ok  # the fallback routing is feasible
+
+
+@pytest.mark.parametrize("formulation", ["path", "edge"])
+def test_model_building_checks_the_deadline_between_families(monkeypatch: pytest.MonkeyPatch, formulation: str,
+                                                             triangle: Network) -> None:
+    """A constraint family that outlasts the deadline stops the build right after it, naming it; solve_te then
+    answers with the time-limit routing."""
+    from backbone.solver.te import formulations
+    from backbone.solver.te.instance import build_instance
+
+    inst = build_instance(triangle)
+    formulations.build_formulation(inst, formulation)  # the paths are cached: the limit goes to the families
+    real = formulations.capacity_rows
+
+    def slow_capacity_rows(*args: object, **kw: object) -> None:
+        time.sleep(1.0)
+        real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(formulations, "capacity_rows", slow_capacity_rows)
+    with pytest.raises(TimeLimitReached, match="capacity rows"):
+        formulations.build_formulation(inst, formulation, deadline=Deadline.after(0.5))
+    r, seconds = _timed(triangle, formulation=formulation, time_limit_s=0.5)
+    assert r.summary["status"] == "time_limit" and "capacity rows" in r.summary["notes"][0]  # type: ignore[attr-defined]
+    assert seconds < 1.0 + SLACK_S  # the family itself runs to its end (1 s here)
