@@ -207,7 +207,7 @@ def _escalate(inst: Any, exact: TEResult, k_paths: int, backend: str, deadline: 
     budget = min(ESCALATE_SHARE * deadline.remaining(),
                  max(ESCALATE_MIN_S, ESCALATE_PATH_LP_FACTOR * float(s.get("total_seconds") or 0.0)))
     if budget < 1.0:
-        s["notes"] = [*s.get("notes", []), f"{said}; no time was left for column generation over every path"]
+        s["notes"] = [*s.get("notes", []), f"{said}; no time was left for column generation over every admissible path"]
         s["auto"] = auto
         return exact
     t0 = time.perf_counter()
@@ -216,7 +216,7 @@ def _escalate(inst: Any, exact: TEResult, k_paths: int, backend: str, deadline: 
                                  progress, t0)
     except (SolverError, InfeasibleError) as err:  # TimeLimitReached included: the path LP's answer stands
         logger.warning("auto: column generation after the path LP failed: %s", err)
-        s["notes"] = [*s.get("notes", []), f"{said}; column generation over every path found no routing ({err})"]
+        s["notes"] = [*s.get("notes", []), f"{said}; column generation over every admissible path found no routing ({err})"]
         s["auto"] = {**auto, "colgen_seconds": time.perf_counter() - t0}
         return exact
     b = better.summary
