@@ -61,6 +61,7 @@ from backbone.solver.te.objectives import (
     hold_rows,
     stage_program,
 )
+from backbone.solver.te.rcsp import load_pricing_kernel
 
 if TYPE_CHECKING:
     from backbone.solver.te.result import DemandPathStats
@@ -223,6 +224,7 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
         pool, lp_demands, reason, paths_seconds = ColumnPool(inst.n_arcs), cand, inst.reason.copy(), 0.0
     else:
         pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k_paths, Deadline(deadline))
+    load_pricing_kernel(Deadline(deadline))
     # interior-point duals are central: far better prices (and bounds) than simplex's extreme duals,
     # which make column generation tail off on degenerate TE masters
     cg = _ColumnGeneration(inst, pool, lp_demands, backend, "ipm" if lp_method == "auto" else lp_method, deadline,

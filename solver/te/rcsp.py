@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from backbone.solver.deadline import Deadline
+from backbone.solver.deadline import Deadline, call_compiled
 from backbone.solver.sparse import selector
 
 LATENCY_TOL_MS = 1e-9
@@ -158,3 +158,20 @@ def _label_setting(adjacency: list[list[tuple[int, int, float, float]]], w_h: li
             via.append(arc)
             heapq.heappush(heap, (nw + w_h[u], nl, len(via) - 1, u, nw))
     return None
+
+
+def load_pricing_kernel(deadline: Deadline) -> None:
+    """Compile (or load from the cache) ``predecessor_paths``, the compiled kernel column generation's pricing
+    reads its paths with, on a one-path call with the real calls' types, within ``deadline``
+    (:func:`~backbone.solver.deadline.call_compiled`: a first compile takes minutes on a loaded machine and no
+    deadline check can enter it).
+
+    Raises
+    ------
+    TimeLimitReached
+        ``deadline`` passed while the kernel compiled.
+    """
+    from backbone.solver.path_array_kernels import predecessor_paths
+
+    one = np.zeros(1, np.int64)
+    call_compiled(predecessor_paths, (np.zeros((1, 1), np.int32), one, one, one), deadline, "column generation pricing")

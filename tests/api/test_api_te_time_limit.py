@@ -18,7 +18,7 @@ from backbone.api.jobs import TIME_LIMIT_MESSAGE
 from backbone.api.settings import Settings
 from backbone.io import load_scenario, network_to_dict
 
-LIMIT_S = 0.2
+LIMIT_S = 0.05
 SLACK_S = 5.0
 """Beyond the limit: the worker's start, loading the scenario, the fallback routing, writing the files (a loaded
 2-core machine)."""
