@@ -10,7 +10,9 @@ Rows (each run through the planning task ``backbone te`` and the API call, with 
 
 Columns: method that ran, MLU, proven lower bound, gap ``(MLU - bound) / MLU``, the routing's seconds and the
 whole task's seconds (``run_te_task``: the routing again, impact included; run apart), and the machine's load (``os.getloadavg``) when the row ran. The first
-run in a fresh environment also compiles the path kernels (numba): a warm-up solve runs before the rows.
+run in a fresh environment also compiles the path kernels (numba): a warm-up solve runs before the rows. The rows
+repeat in one process, so after the warm-up the candidate paths come from the path cache (the seconds are the
+LPs, pricing and tables; ``backbone te``'s own ``time`` line shows the path search of a fresh process).
 
 Usage: ``python benchmarks/bench_te_slo.py [--repeat 3]``
 """
