@@ -9,10 +9,15 @@ so far with its lower bound (status ``time_limit``).
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from backbone.errors import SolverError
+
+T = TypeVar("T")
 
 
 class TimeLimitReached(SolverError):
@@ -53,3 +58,43 @@ class Deadline:
         """Raise :class:`TimeLimitReached` naming ``what`` was running if the deadline has passed."""
         if time.perf_counter() >= self.at:
             raise TimeLimitReached(f"time limit reached during {what}")
+
+
+COMPILING_NOTE = ("the compiled kernel was still being compiled (the first run after installing compiles it, about "
+                  "a minute on a loaded machine; the compilation goes on and later runs load it from the cache)")
+"""What :func:`call_compiled` says when the deadline passes while a kernel compiles."""
+
+
+def call_compiled(kernel: Callable[..., T], args: tuple[Any, ...], deadline: Deadline | None, what: str) -> T:
+    """``kernel(*args)`` for a numba-compiled ``kernel``, within ``deadline``.
+
+    A kernel that is not compiled yet in this process (``kernel.signatures`` empty) compiles, or loads its
+    cache, on its first call, in one step no deadline check can enter; on a loaded machine a first compile takes
+    minutes. That first call runs in a thread while this one waits at most until ``deadline``; when it passes,
+    :class:`TimeLimitReached` names ``what`` and :data:`COMPILING_NOTE`. The thread is not a daemon: the
+    compilation finishes (and writes the cache) before the process ends, so the next run loads it.
+
+    Raises
+    ------
+    TimeLimitReached
+        ``deadline`` passed before the first call returned.
+    """
+    if deadline is None or getattr(kernel, "signatures", None):
+        return kernel(*args)
+    deadline.check(what)
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = kernel(*args)
+        except BaseException as exc:  # handed to the waiting caller
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name=f"compile {getattr(kernel, '__name__', 'kernel')}")
+    worker.start()
+    worker.join(max(0.0, deadline.remaining()))
+    if worker.is_alive():
+        raise TimeLimitReached(f"time limit reached during {what}: {COMPILING_NOTE}")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from scipy.sparse.csgraph import dijkstra
 
-from backbone.solver.deadline import Deadline
+from backbone.solver.deadline import Deadline, call_compiled
 from backbone.solver.path_topology import FoundPath, SearchTopology
 
 logger = logging.getLogger(__name__)
@@ -534,11 +534,11 @@ def _search_group_compiled(topo: SearchTopology, src: np.ndarray, dst: np.ndarra
                 deadline.check("candidate path search")
             sel = order[pair_ptr_all[c0 + a]:pair_ptr_all[c0 + b]]
             ptr = pair_ptr_all[c0 + a:c0 + b + 1] - pair_ptr_all[c0 + a]
-            out = search_targets(topo.n_sites, topo.n_links, cg.tail, cg.head, cg.w, cg.adj_ptr, cg.adj_arc,
-                                 cg.arc_block, cg.site_home, cg.tree_ptr, cg.tree_adj, cg.trivial, chunk[a:b],
-                                 np.ascontiguousarray(dist[a:b]), np.ascontiguousarray(pred[a:b]), ptr,
-                                 src[sel].astype(np.int64), lim[sel], sel.astype(np.int64), int(k),
-                                 DEAD_END_CHECK_AFTER, MAX_EXPANSIONS)
+            out = call_compiled(search_targets, (
+                topo.n_sites, topo.n_links, cg.tail, cg.head, cg.w, cg.adj_ptr, cg.adj_arc, cg.arc_block,
+                cg.site_home, cg.tree_ptr, cg.tree_adj, cg.trivial, chunk[a:b], np.ascontiguousarray(dist[a:b]),
+                np.ascontiguousarray(pred[a:b]), ptr, src[sel].astype(np.int64), lim[sel], sel.astype(np.int64),
+                int(k), DEAD_END_CHECK_AFTER, MAX_EXPANSIONS), deadline, "candidate path search")
             parts.append(out[:5])
             capped += int(out[5])
     if capped:

@@ -72,7 +72,7 @@ import scipy.sparse as sp
 from backbone.deprecation import renamed
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
-from backbone.solver.deadline import Deadline
+from backbone.solver.deadline import Deadline, call_compiled
 from backbone.solver.path_search import search_group
 from backbone.solver.path_topology import FoundPath, SearchTopology, build_topology, topology_key
 from backbone.solver.sparse import selector
@@ -440,8 +440,9 @@ def _build(topo: SearchTopology, net: Network, frame: pd.DataFrame, src: np.ndar
     hops = found.hops[q]
     from backbone.solver.path_array_kernels import gather_paths
 
-    arc_flat, arc_ptr, site_flat, ptr, arc_cols, link_cols = gather_paths(
-        found.arcs, found.sites, f_arc_ptr[:-1][q], f_arc_ptr[:-1][q] + q, hops, rev, n_links)
+    arc_flat, arc_ptr, site_flat, ptr, arc_cols, link_cols = call_compiled(gather_paths, (
+        found.arcs, found.sites, f_arc_ptr[:-1][q], f_arc_ptr[:-1][q] + q, hops, rev, n_links), deadline,
+        "candidate path assembly")
     n_paths = len(path_pair)
     ones = np.ones(len(arc_flat))
     arc_inc = sp.csr_matrix((ones, arc_cols, arc_ptr.copy()), shape=(n_paths, 2 * n_links))

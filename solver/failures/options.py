@@ -48,7 +48,7 @@ class FailureOptions(BaseModel):
                             "every path, warm-started from the intact state's flows, each state's MLU with a proven "
                             "lower bound and gap; no latency SLOs; an overloaded state's unmet traffic is unknown); "
                             "auto: srcflow from 50,000 routable demands when no demand has a latency SLO, else path. "
-                            "path's min-MLU is te's auto: without SLOs, column generation over every path follows "
+                            "path's min-MLU is te's auto: column generation over every admissible path follows "
                             "a path LP whose proven gap is above 1 %.")
     gap_tol: float = Field(DEFAULT_GAP_TOL, gt=0, lt=1,
                            description="srcflow: stop each scenario's solve when (MLU - bound) / MLU is at most this "

@@ -132,6 +132,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     writer = ArtifactWriter(out_dir)
     result.save(writer)
     summary["total_seconds"] = time.perf_counter() - t0
-    progress(1.0, "done")
+    progress(1.0, "done: time limit reached, the best answer found is reported" if summary.get("status") == "time_limit"
+             else "done")
     return TETaskResult("te", summary, writer.files, te=result)
 

@@ -9,7 +9,10 @@ SLO), not only ``k`` candidates. Column generation solves it without listing tho
    arc lengths ``w_a = -y_a >= 0``, a path ``p`` of demand ``d`` has reduced cost
    ``rc_p = sum_{a in p} w_a - pi_d``. One Dijkstra per source (scipy, directed, lowest ``w`` over
    parallel arcs) finds every demand's ``w``-shortest path ``SP_d(w)``; paths with
-   ``rc_p < 0`` (and latency within the SLO) join the pool;
+   ``rc_p < 0`` (and latency within the SLO) join the pool. An SLO-bound demand whose ``SP_d(w)`` is too
+   slow gets a Lagrangian latency penalty first, then the exact latency-limited search
+   (:mod:`backbone.solver.te.rcsp`, a resource-constrained shortest path), so pricing is exact for every
+   demand and "no column prices out" proves the master optimal over every admissible path;
 3. repeat until no column prices out, the gap closes or the time limit is reached. The master is built
    once and grown: each iteration appends the new columns to it (``LinearProgram.add_columns``; every arc
    has its capacity row from the start) and simplex masters start from the last basis.
@@ -58,6 +61,7 @@ from backbone.solver.te.objectives import (
     hold_rows,
     stage_program,
 )
+from backbone.solver.te.rcsp import load_pricing_kernel
 
 if TYPE_CHECKING:
     from backbone.solver.te.result import DemandPathStats
@@ -230,6 +234,7 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
         pool, lp_demands, reason, paths_seconds = _initial_pool(inst, cand, k_paths, Deadline(deadline))
         if columns is not None and not warm_start:
             seed_pool(pool, lp_demands, inst.n_demands, columns)
+    load_pricing_kernel(Deadline(deadline))
     # interior-point duals are central: far better prices (and bounds) than simplex's extreme duals,
     # which make column generation tail off on degenerate TE masters
     cg = _ColumnGeneration(inst, pool, lp_demands, backend, "ipm" if lp_method == "auto" else lp_method, deadline,
@@ -425,12 +430,19 @@ class _ColumnGeneration:
         """Times the master was built from scratch (once per run, unless a stage leaves out other blocks)."""
         self.warm_started = 0
         """Masters the backend started from the previous master's basis."""
+        self.certified = np.zeros(self.n_lp)
+        """Per LP demand, a proven lower bound on its least ``w`` over admissible paths at the last pricing."""
+        self.exact_searches = 0
+        """Latency-limited searches run (:meth:`exact_pricing`)."""
+        self.exact_seconds = 0.0
+        """Seconds spent in those searches."""
 
-    def figures(self, columns: int) -> dict[str, int]:
-        """The run's figures for the summary: ``iterations`` (masters solved), ``columns``, ``master_builds`` and
-        ``masters_warm_started``."""
+    def figures(self, columns: int) -> dict[str, float]:
+        """The run's figures for the summary: ``iterations`` (masters solved), ``columns``, ``master_builds``,
+        ``masters_warm_started``, ``latency_limited_searches`` and ``latency_limited_seconds``."""
         return {"iterations": self.iterations, "columns": columns, "master_builds": self.builds,
-                "masters_warm_started": self.warm_started}
+                "masters_warm_started": self.warm_started, "latency_limited_searches": self.exact_searches,
+                "latency_limited_seconds": round(self.exact_seconds, 3)}
 
     def master(self, name: str, costs: dict[str, Any], bounds: dict[str, Any]) -> Solution:
         """Solve the restricted master over the pool's columns, with the holds of the stages before
@@ -491,10 +503,21 @@ class _ColumnGeneration:
                 "capacity": self.pool.arc_map(start)[lp.constraints["capacity"].index.to_numpy(np.int64)]}
         lp.add_columns("flow", len(col_demand), lower=0.0, upper=INF, coefficients=rows)
 
-    def price(self, w: np.ndarray, pi: np.ndarray, rc: np.ndarray) -> int:
-        """Add the columns with negative reduced cost; returns how many were added."""
+    def price(self, w: np.ndarray, pi: np.ndarray, length: np.ndarray) -> int:
+        """Add the columns with negative reduced cost ``rc_p = w(p) - pi_d`` over every admissible path; returns how
+        many were added.
+
+        A demand's ``w``-shortest path (``length``) is its column when it meets the demand's SLO. SLO-bound demands
+        whose shortest path is too slow first try a Lagrangian penalty on latency (cheap, often enough), and the
+        rest get the exact latency-limited search (:func:`~backbone.solver.te.rcsp.latency_limited_paths`) with
+        cutoff ``pi_d``: none found proves ``rc_p >= 0`` for every path of ``d`` within its SLO. Pricing is thus
+        exact, and ``self.certified`` holds per LP demand a proven lower bound on its least ``w`` over admissible
+        paths (what :meth:`bound_closes_gap` sums).
+        """
         inst, lp_demands, limit, pricer = self.inst, self.lp_demands, self.limit, self.pricer
-        neg = rc < -RC_TOL * np.maximum(np.abs(pi), 1e-12)
+        tol = RC_TOL * np.maximum(np.abs(pi), 1e-12)
+        neg = length - pi < -tol
+        self.certified = self.pricer.slo_bounded(w, lp_demands, length) if self.has_slo else length
         if not neg.any():
             return 0
         found_d: list[np.ndarray] = []
@@ -515,21 +538,43 @@ class _ColumnGeneration:
                 w2 = np.array([float(w[a].sum()) for a in arcs2])
                 lat2 = np.array([float(inst.arc_latency_ms[a].sum()) for a in arcs2])
                 d2 = over[pos]
-                good = (lat2 <= limit[d2] + 1e-9) & (w2 - pi[d2] < -RC_TOL * np.maximum(np.abs(pi[d2]), 1e-12))
+                good = (lat2 <= limit[d2] + 1e-9) & (w2 - pi[d2] < -tol[d2])
                 found_d.append(d2[good])
                 found_a += [a for a, g in zip(arcs2, good, strict=True) if g]
                 over = over[~np.isin(over, d2[good])]
+        if len(over):
+            exact = self.exact_pricing(w, pi - tol, over)
+            found_d.append(exact[0])
+            found_a += exact[1]
         demand = np.concatenate(found_d)
         if len(demand) == 0:
             return 0
         hops = np.array([len(a) for a in found_a], np.int64)
         return self.pool.add(demand, np.concatenate(found_a), hops)
 
+    def exact_pricing(self, w: np.ndarray, cutoff: np.ndarray, over: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The latency-limited search for LP demands ``over`` (cutoff ``cutoff[d]``): the demands that price out and
+        their paths; ``self.certified`` is raised to the cutoff for the others (none of their admissible paths
+        costs less)."""
+        from backbone.solver.te.rcsp import latency_limited_paths
+
+        inst = self.inst
+        d = self.lp_demands[over]
+        t0 = time.perf_counter()
+        out = latency_limited_paths(inst.arc_tail, inst.arc_head, w, inst.arc_latency_ms, inst.n_sites, inst.src[d],
+                                    inst.dst[d], self.limit[over], cutoff[over], Deadline(self.deadline))
+        self.exact_seconds += time.perf_counter() - t0
+        self.exact_searches += len(over)
+        hit = np.isfinite(out.length)
+        miss = over[~hit]
+        self.certified[miss] = np.maximum(self.certified[miss], cutoff[miss])
+        return over[hit], [a for a, h in zip(out.arcs, hit, strict=True) if h]
+
     def generate(self, name: str, costs: dict[str, Any], bounds: dict[str, Any],
                  track_bound: bool) -> tuple[Solution, bool]:
         """Master / pricing loop of one stage; returns the last master solution and whether it is
-        proven optimal over every admissible path (gap closed, or no column prices out and no SLO
-        demand makes pricing a heuristic)."""
+        proven optimal over every admissible path (gap closed, or no column prices out: pricing is exact,
+        latency-limited for SLO-bound demands)."""
         inst = self.inst
         best: Solution | None = None
         for it in range(MAX_ITERATIONS):
@@ -559,26 +604,29 @@ class _ColumnGeneration:
             w[y.index.to_numpy(np.int64)] = np.maximum(-y.to_numpy(), 0.0)
             self.last_w = w
             length, _, _ = self.pricer.shortest(w, self.lp_demands)
-            rc = length - pi
-            if track_bound and self.bound_closes_gap(sol, w, length):
+            try:
+                added = self.price(w, pi, length)
+            except TimeLimitReached:  # the latency-limited search ran out of time: this master stands
+                self.timed_out = True
+                break
+            if track_bound and self.bound_closes_gap(sol, w, self.certified):
                 return sol, True
-            added = self.price(w, pi, rc)
             logger.info("colgen %s iteration %d: objective %.6g, %d columns added (%d in pool)", name, it + 1,
                         sol.objective, added, self.pool.n)
             self.progress(min(0.85, 0.2 + 0.02 * self.iterations),
                           f"colgen {name}: iteration {it + 1}, {self.pool.n:,} paths")
-            if added == 0:
-                return sol, not self.has_slo
+            if added == 0:  # exact pricing: no admissible path prices out, the master is optimal over every one
+                return sol, True
         if best is None:
             raise TimeLimitReached(f"TE stage {name!r}: time limit reached with no feasible master solution")
         return best, False
 
     def bound_closes_gap(self, sol: Solution, w: np.ndarray, length: np.ndarray) -> bool:
-        """Update the best Lagrangian bound from prices ``w`` (lengths ``length``); whether the master's
-        objective is now within :data:`GAP_TOL` of it."""
+        """Update the best Lagrangian bound from prices ``w`` and ``length``, per LP demand a proven lower bound on
+        its least ``w`` over admissible paths (:attr:`certified`); whether the master's objective is now within
+        :data:`GAP_TOL` of it."""
         scale = float(w @ self.inst.arc_capacity_gbps)
-        bounded = self.pricer.slo_bounded(w, self.lp_demands, length) if self.has_slo else length
-        lb = float(self.h @ np.where(np.isfinite(bounded), bounded, 0.0)) / scale if scale > 0 else 0.0
+        lb = float(self.h @ np.where(np.isfinite(length), length, 0.0)) / scale if scale > 0 else 0.0
         self.best_lb = lb if self.best_lb is None else max(self.best_lb, lb)
         value = float(sol.objective)
         return value <= 0 or (value - self.best_lb) <= GAP_TOL * value

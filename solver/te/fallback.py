@@ -65,7 +65,8 @@ def shortest_path_columns(inst: TEInstance, demands: np.ndarray, w: np.ndarray
         sel = members[np.isfinite(length[members])]
         if len(sel) == 0:
             continue
-        sites, ptr = predecessor_paths(pred, (row[sel] - c0).astype(np.int64), src[sel], dst[sel])
+        walk = predecessor_paths if predecessor_paths.signatures else walk_predecessors  # never wait for a compile
+        sites, ptr = walk(pred, (row[sel] - c0).astype(np.int64), src[sel], dst[sel])
         hops[sel] = np.diff(ptr) - 1
         tail_pos = np.delete(np.arange(len(sites)), ptr[1:] - 1)
         arcs = best[np.searchsorted(best_key, sites[tail_pos] * n + sites[tail_pos + 1])]
@@ -80,6 +81,30 @@ def shortest_path_columns(inst: TEInstance, demands: np.ndarray, w: np.ndarray
 
         flat[csr_ranges(ptr[:-1][sel], hops[sel])] = arcs
     return length, flat, hops
+
+
+def walk_predecessors(pred: np.ndarray, rows: np.ndarray, src: np.ndarray, dst: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~backbone.solver.path_array_kernels.predecessor_paths` in numpy (vectorised over the paths, one step
+    per hop): the fallback runs when the time limit stopped a solve, possibly while that kernel still compiles.
+
+    Returns the flat site sequences (travel order) of the paths ``src[i] -> dst[i]`` read from predecessor row
+    ``pred[rows[i]]``, and their offsets.
+    """
+    cur = np.asarray(dst, np.int64).copy()
+    steps = [cur]
+    active = cur != src
+    while active.any():
+        cur = cur.copy()
+        cur[active] = pred[rows[active], cur[active]]
+        steps.append(cur)
+        active = cur != src
+    back = np.stack(steps, axis=1)  # per path: dst, ..., src, then src repeated
+    sizes = (back != np.asarray(src)[:, None]).sum(axis=1) + 1
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    path = np.repeat(np.arange(len(sizes)), sizes)
+    offset = np.arange(int(ptr[-1])) - ptr[:-1][path]
+    return back[path, sizes[path] - 1 - offset].astype(np.int64), ptr
 
 
 def shortest_path_outcome(inst: TEInstance, objective: str, utilisation_ceiling: float | None, stopped_during: str

@@ -219,6 +219,13 @@ def te_variables(lp: LinearProgram, inst: TEInstance, lp_demands: np.ndarray) ->
     lp.add_variables("mlu", pd.Index(["mlu"]), lower=0.0, upper=INF)
 
 
+def check_between_families(deadline: Deadline | None, what: str) -> None:
+    """Between two constraint families: :class:`~backbone.solver.deadline.TimeLimitReached` naming ``what`` when
+    ``deadline`` has passed (a model whose families take long to build stops there, not after the last one)."""
+    if deadline is not None:
+        deadline.check(what)
+
+
 # ---------------------------------------------------------------------- path family
 def build_path_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = False,
                            deadline: Deadline | None = None, *, k: int | None = None) -> Formulation:
@@ -248,8 +255,10 @@ def build_path_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = 
     te_variables(lp, inst, lp_demands)
     h = inst.demand_gbps[lp_demands]
     demand_rows(lp, var_row, np.arange(len(lp_demands)), h, "flow")
+    check_between_families(deadline, "TE model building (demand rows)")
     arc_map = dp.paths.arc_incidence[dp.var_path].T.tocsr() if n_vars else sp.csr_matrix((inst.n_arcs, 0))
     capacity_rows(lp, inst, {"flow": arc_map})
+    check_between_families(deadline, "TE model building (capacity rows)")
     lat = dp.paths.path_latency_ms[dp.var_path] if n_vars else np.zeros(0)
 
     def extract(sol: Solution) -> tuple[np.ndarray, pd.DataFrame]:
@@ -329,6 +338,7 @@ def build_edge_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = 
 
     h_agg = inst.demand_gbps[agg_d]
     conservation_rows(lp, inst, sources, src_of, agg_d)
+    check_between_families(deadline, "TE model building (conservation rows)")
     # SLO demands over paths
     pos = np.full(inst.n_demands, -1)
     pos[slo_lp] = np.arange(len(slo_lp))
@@ -338,6 +348,7 @@ def build_edge_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = 
     p_map = (dp.paths.arc_incidence[dp.var_path].T.tocsr() if len(dp.var_path)  # type: ignore[attr-defined]
              else sp.csr_matrix((n_arcs, 0)))
     capacity_rows(lp, inst, {"flow": x_map, "path_flow": p_map})
+    check_between_families(deadline, "TE model building (capacity rows)")
     lat_p = dp.paths.path_latency_ms[dp.var_path] if len(dp.var_path) else np.zeros(0)  # type: ignore[attr-defined]
     latency = {"flow": np.tile(inst.arc_latency_ms, n_src), "path_flow": lat_p}
     tol = _tol(inst)

@@ -46,6 +46,7 @@ class TEOptions(BaseModel):
     method: Literal["auto", "exact", "colgen", "pop"] = Field(
         "auto", description="exact: the path LP over k candidates; colgen: column generation over every "
                             "admissible path; pop: random demand split into parts solved in parallel; auto: "
-                            "exact up to 50,000 routable demands, else colgen (min-mlu and max-throughput); min-mlu "
-                            "without latency SLOs: exact, then colgen when its proven gap is above 1 %.")
+                            "exact up to 50,000 routable demands, else colgen (min-mlu and max-throughput); min-mlu: "
+                            "exact, then colgen when its proven gap is above 1 % (latency-limited pricing keeps "
+                            "SLO-bound demands within their SLO).")
     pop_parts: int = Field(4, ge=1, le=64, description="POP: number of random demand sub-problems.")

@@ -12,7 +12,7 @@ from backbone.errors import SolverError
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.deadline import Deadline, TimeLimitReached
-from backbone.solver.paths import candidate_paths
+from backbone.solver.paths import candidate_paths, clear_cache
 from backbone.solver.synthetic import synthetic_backbone
 from backbone.solver.tasks.te import TEOptions, run_te_task
 from backbone.solver.te import solve_te
@@ -167,3 +167,75 @@ def test_an_edge_solve_stopped_by_the_limit_is_not_reported_as_a_bound(monkeypat
     te_task.add_bound_and_impact(net, opts, result, time.perf_counter())
     assert "edge_bound" not in result.summary and "gap_to_edge_bound" not in result.summary
     assert any(n.startswith("edge bound not proven") for n in result.summary["notes"])
+
+
+def test_a_kernel_still_compiling_does_not_hold_the_deadline() -> None:
+    """A compiled kernel's first call (numba compiles it, minutes on a loaded machine) waits at most until the
+    deadline, then stops with a time-limit error that says the kernel was compiling."""
+    from backbone.solver.deadline import call_compiled
+
+    def slow(x: int) -> int:
+        time.sleep(3.0)
+        return x + 1
+
+    slow.signatures = []  # type: ignore[attr-defined]  # like a numba dispatcher not compiled yet
+    t0 = time.perf_counter()
+    with pytest.raises(TimeLimitReached, match="still being compiled"):
+        call_compiled(slow, (1,), Deadline.after(0.3), "candidate path search")
+    assert time.perf_counter() - t0 < 0.3 + 1.0
+    assert call_compiled(slow, (1,), Deadline.after(30), "candidate path search") == 2  # in time: its answer
+    assert call_compiled(slow, (1,), None, "candidate path search") == 2
+
+
+def test_the_shipped_scenario_stops_at_a_tiny_limit_even_while_the_path_kernel_compiles(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #32: an API te job with k_paths=4 ran 336 s against 120 s, stuck in path search (the first run after
+    installing compiles the path kernel). The whole te task, impact included, ends within its limit + slack."""
+    from backbone.io import load_scenario
+    from backbone.solver import path_kernels
+
+    net = load_scenario()
+    for limit in (0.01, 0.05):
+        clear_cache()  # the paths are searched within the limit, not read from an earlier test's cache
+        t0 = time.perf_counter()
+        s = run_te_task(net, TEOptions(k_paths=4, time_limit_s=limit), None, lambda f, m: None).summary
+        assert time.perf_counter() - t0 < limit + SLACK_S
+        assert s["status"] == "time_limit" and "time limit" in s["notes"][0]
+    real = path_kernels.search_targets
+
+    def compiling(*args: object) -> object:
+        time.sleep(10.0)
+        return real(*args)
+
+    compiling.signatures = []  # type: ignore[attr-defined]
+    monkeypatch.setattr(path_kernels, "search_targets", compiling)
+    clear_cache()  # the paths are searched again, so the kernel is called
+    t0 = time.perf_counter()
+    s = run_te_task(net, TEOptions(k_paths=4, time_limit_s=1.0), None, lambda f, m: None).summary
+    assert time.perf_counter() - t0 < 1.0 + SLACK_S
+    assert s["status"] == "time_limit" and "still being compiled" in s["notes"][0]
+    assert check_te(net, solve_te(net, k_paths=4, time_limit_s=1.0)).ok  # the fallback routing is feasible
+
+
+@pytest.mark.parametrize("formulation", ["path", "edge"])
+def test_model_building_checks_the_deadline_between_families(monkeypatch: pytest.MonkeyPatch, formulation: str,
+                                                             triangle: Network) -> None:
+    """A constraint family that outlasts the deadline stops the build right after it, naming it; solve_te then
+    answers with the time-limit routing."""
+    from backbone.solver.te import formulations
+    from backbone.solver.te.instance import build_instance
+
+    inst = build_instance(triangle)
+    formulations.build_formulation(inst, formulation)  # the paths are cached: the limit goes to the families
+    real = formulations.capacity_rows
+
+    def slow_capacity_rows(*args: object, **kw: object) -> None:
+        time.sleep(1.0)
+        real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(formulations, "capacity_rows", slow_capacity_rows)
+    with pytest.raises(TimeLimitReached, match="capacity rows"):
+        formulations.build_formulation(inst, formulation, deadline=Deadline.after(0.5))
+    r, seconds = _timed(triangle, formulation=formulation, time_limit_s=0.5)
+    assert r.summary["status"] == "time_limit" and "capacity rows" in r.summary["notes"][0]  # type: ignore[attr-defined]
+    assert seconds < 1.0 + SLACK_S  # the family itself runs to its end (1 s here)
