@@ -5,8 +5,9 @@ the options; the formulation (:mod:`backbone.solver.placement.formulation`) turn
 
 Latency model
 -------------
-A metro reaches the backbone at its *access site* (the geodesically nearest site) over access
-fibre of ``geodesic x route_factor`` km (as :func:`backbone.route.shortest_route` treats points),
+A metro reaches the backbone at its *access site* (the one access rule, :mod:`backbone.access`: a site in
+the metro, PoP first, then data center, then landing; else the nearest site) over access fibre of
+``geodesic x route_factor`` km (as :func:`backbone.route.shortest_route` treats points),
 then rides the backbone to the serving site. The achievable RTT of (metro, site) is
 ``2 x (access_ms + lowest backbone latency)``; a (metro class, site) pair is *admissible* when that
 RTT meets the class SLO, the site is a candidate, and residency allows it. Each admissible pair
@@ -24,7 +25,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from backbone import geo
+from backbone.access import access_sites as metro_access
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network, access_latency_ms
 from backbone.solver.paths import PathSet
@@ -194,15 +195,10 @@ def demand_units(net: Network, opts: PlaceOptions) -> pd.DataFrame:
 
 
 def access_sites(net: Network) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest site of every metro and the access fibre length (geodesic x route factor), km."""
-    m, s = net.metros, net.sites
-    if len(m) == 0 or len(s) == 0:
-        return np.array([], dtype=object), np.zeros(len(m))
-    d = geo.geodesic_km(m["lon"].to_numpy()[:, None], m["lat"].to_numpy()[:, None],
-                        s["lon"].to_numpy()[None, :], s["lat"].to_numpy()[None, :])
-    nearest = d.argmin(axis=1)
-    km = d[np.arange(len(m)), nearest] * net.parameters["route_factor"]
-    return s.index.to_numpy()[nearest], km
+    """Every metro's access site and access fibre length (km), by the one access rule
+    (:func:`backbone.access.access_sites`), as arrays in metro order."""
+    acc = metro_access(net)
+    return acc["site"].to_numpy(dtype=object), acc["access_km"].to_numpy(dtype=float)
 
 
 def metro_site_rtt(net: Network) -> pd.DataFrame:
