@@ -28,7 +28,9 @@ class ReportOptions(Protocol):
     plan_text: str | None
 
 
-KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site"}
+KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site",
+              "srlg,link": "single-SRLG and single-link"}
+"""The failure kinds in words, as every survivability claim names them (headline, report, CLI)."""
 
 
 def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int) -> str:

@@ -48,8 +48,9 @@ class PlanUpgradeOptions(BaseModel):
         60.0, ge=0, le=86_400,
         description="Seconds for the design's true lower bound (an LP relaxation over every candidate route and "
                     "path); 0 skips it.")
-    survive: Literal["srlg", "link", "site", "none"] | None = Field(
-        None, description="Failure kind the design must survive (default: the failures stage's kind).")
+    survive: Literal["srlg", "link", "site", "srlg,link", "none"] | None = Field(
+        None, description="Failure kind the design must survive: srlg, link, site, srlg,link (both single-SRLG "
+                          "and single-link states in one design) or none (default: the failures stage's kind).")
 
 
     def survive_options(self, survive: str, k_paths: int, time_limit_s: float | None = None) -> SurviveOptions:

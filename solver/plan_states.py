@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-SURVIVABLE_KINDS = ("link", "srlg", "site")
+SURVIVABLE_KINDS = ("link", "srlg", "site", "srlg,link")
 """Failure kinds a survivable design can be asked to survive."""
 
-SLO_FAILURE_KINDS = ("link", "srlg")
+SLO_FAILURE_KINDS = ("link", "srlg", "srlg,link")
 """Failure kinds under which the placement can keep the inference latency SLOs."""
 
 

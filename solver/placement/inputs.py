@@ -221,7 +221,7 @@ def metro_site_rtt(net: Network) -> pd.DataFrame:
 
 def metro_site_rtt_after_failures(net: Network, kind: str) -> pd.DataFrame:
     """Worst lowest RTT (ms) from every metro to every site over the single failures of ``kind``
-    (``link`` or ``srlg``), on the network with every candidate route built (the routes a plan may
+    (``link``, ``srlg`` or ``srlg,link``; the failure sweep's states), on the network with every candidate route built (the routes a plan may
     build). A failure that cuts a metro's own access site off is not counted for that metro
     (nothing placement can do about it); a site the failure cuts off from the metro is ``inf``."""
     from scipy.sparse.csgraph import dijkstra
@@ -233,8 +233,10 @@ def metro_site_rtt_after_failures(net: Network, kind: str) -> pd.DataFrame:
     access, km = access_sites(built)
     pos = pd.Series(np.arange(len(built.sites)), index=built.sites.index)
     uniq, inv = np.unique(pos.loc[access].to_numpy(), return_inverse=True)
-    failures = ([[str(x)] for x in built.links.index] if kind == "link"
-                else [list(v) for v in built.srlgs["links"]])
+    from backbone.solver.failures.scenarios import enumerate_scenarios
+
+    # the failure sweep's own states (links in no SRLG as their own group; srlg,link the union of both kinds)
+    failures = [list(s.links) for s in enumerate_scenarios(built, kind, max_scenarios=10**9)]  # type: ignore[arg-type]
     worst = np.zeros((len(uniq), len(built.sites)))
     for failed in failures:  # one Dijkstra batch per failure state (a family loop, not a link loop)
         state = built.fail_links(failed)
