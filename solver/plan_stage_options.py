@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
-from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.options import SINGLE_FAILURE_KINDS, FailureOptions
 from backbone.solver.options import accepted_names, merge_options
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan_states import placement_slo_failures
@@ -85,16 +85,18 @@ def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The plan's defaults for each stage, where they differ from the stage task's own, from the plan's raw
     options ``data``: partial placement whose inference SLO holds in the failure states the plan must survive
     too (``slo_failures`` follows the design's ``survive``, else the failures stage's ``kind``), min-MLU routing,
-    the SRLG sweep, 60 s placement/routing and 30 s sweep time limits, and the plan's ``verify``."""
+    the sweep of the design's ``survive`` kind (else SRLGs), 60 s placement/routing and 30 s sweep time limits, and the plan's ``verify``."""
     verify = data.get("verify", False)
     verify = verify if isinstance(verify, bool) else False  # a bad value is refused by the model itself
+    survive = _given(data.get("design"), PlanUpgradeOptions, "survive")
     return {
         # inference is placed where its SLO holds in the failure states the plan must survive too
         "place": {"allow_partial": True, "verify": verify, "time_limit_s": 60.0,
-                  "slo_failures": placement_slo_failures(_given(data.get("design"), PlanUpgradeOptions, "survive"),
-                                                         _given(data.get("failures"), FailureOptions, "kind"))},
+                  "slo_failures": placement_slo_failures(survive, _given(data.get("failures"), FailureOptions, "kind"))},
         "te": {"objective": "min-mlu", "verify": verify, "time_limit_s": 60.0},
-        "failures": {"kind": "srlg", "verify": False, "time_limit_s": 30.0},
+        # the sweep before the design covers the states the design must survive (srlg unless it is told otherwise)
+        "failures": {"kind": survive if survive in SINGLE_FAILURE_KINDS else "srlg", "verify": False,
+                     "time_limit_s": 30.0},
         "design": {},
     }
 

@@ -9,6 +9,7 @@ import typer
 
 from backbone.api.cli.common import (
     ScenarioArg,
+    SurviveOpt,
     emit_json,
     err_console,
     handle_errors,
@@ -47,6 +48,7 @@ def plan(
                        "on the command line override it.")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Worker processes for the failure sweep.")] = None,  # noqa: UP045
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout only.")] = False,
+    survive: SurviveOpt = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -60,6 +62,8 @@ def plan(
     opts: dict[str, Any] = load_plan_file(plan_file, options) if plan_file else options
     if workers is not None:
         opts["failures"] = {**(opts.get("failures") or {}), "workers": workers}
+    if survive is not None:
+        opts["design"] = {**(opts.get("design") or {}), "survive": survive}
     net = load(scenario)
     current = {"stage": ""}
 
@@ -99,6 +103,8 @@ def _print_survivability_check(check: dict[str, Any]) -> None:
 def _print(s: dict[str, Any], out: Path) -> None:
     from rich.table import Table
 
+    from backbone.solver.plan_report import KIND_WORDS
+
     def money(v: Any) -> str:
         return "-" if v is None else f"{float(v) / 1e6:,.1f} M USD"
 
@@ -110,9 +116,13 @@ def _print(s: dict[str, Any], out: Path) -> None:
     t.add_row("max link utilisation", f"{100 * (s['mlu'] or 0):.1f} % -> {100 * (s['mlu_after'] or 0):.1f} % after")
     t.add_row("unmet at <= 100 %", f"{gbps_text(s['unmet_gbps'])} -> {gbps_text(s['unmet_gbps_after'])} Gbps after")
     sv = s["survivability"]
-    t.add_row(f"{s['failure_kind']} failures", f"{s['failure_scenarios']} swept; {s['failures_with_unmet_demand']} not "
+    t.add_row(f"{KIND_WORDS.get(s['failure_kind'], s['failure_kind'])} failures", f"{s['failure_scenarios']} swept; {s['failures_with_unmet_demand']} not "
               f"carried before, {s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
               f"{len(sv['violated'])} still violated")
+    lc = s.get("link_survivability")
+    if lc:
+        t.add_row("single-link failures", f"{lc['survived']} of {lc['states']} carried after (not designed for; "
+                  f"{len(lc['not_carried'])} not carried)")
     t.add_row("design", f"{s['links_upgraded']} links upgraded, {s['routes_built']} new routes, "
               f"{money(s['upgrade_cost_usd'])} (lower bound {money(s['upgrade_lower_bound_usd'])}, gap "
               f"{'-' if s['upgrade_gap'] is None else format(s['upgrade_gap'], '.1%')}); "

@@ -80,7 +80,7 @@ def test_plan_small_scenario_end_to_end(small_world: Network, tmp_path: Path) ->
     summary = json.loads(r.stdout)
     assert summary["plan_file"] == str(plan_file)
     assert summary["gpus_added"] > 0  # demand (x 1.2) exceeds the installed GPUs
-    assert summary["failure_scenarios"] == len(small_world.srlgs)
+    assert summary["failure_scenarios"] == len(small_world.srlgs) + len(small_world.links_in_no_srlg())
     assert summary["verification"]["place"] is True and summary["verification"]["route"] is True
     _check_plan_dir(out, summary)
     assert "demand_growth: 1.2" in (out / "report.html").read_text()

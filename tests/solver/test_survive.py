@@ -254,3 +254,28 @@ def test_survive_options_speak_the_one_vocabulary() -> None:
     for bad in ({"survive": "rack"}, {"utilisation_ceiling": 1.5}, {"max_iterations": 0}):
         with pytest.raises(pydantic.ValidationError):
             SurviveOptions.model_validate(bad)
+
+
+def test_one_design_survives_srlgs_and_single_links_alike() -> None:
+    """``survive="srlg,link"``: the union of the single-SRLG states (here one corridor holding A-B and B-C) and the
+    single-link states, in one design, checked independently on the union; an SRLG design alone sweeps only the
+    corridor and the links in no SRLG (each its own group), not A-B or B-C alone."""
+    base = ring_needing_a_chord()
+    net = build_network({"sites": base.sites.reset_index().to_dict("records"),
+                         "links": base.links.reset_index().to_dict("records"),
+                         "demands": base.demands.reset_index().to_dict("records"),
+                         "candidates": [{**r, "srlgs": ""} for r in base.candidates.reset_index().to_dict("records")],
+                         "srlgs": [{"id": "north", "kind": "corridor", "links": "AB;BC"}]}, name="ring-srlg")
+    states = enumerate_scenarios(net, "srlg,link")
+    assert [s.id for s in states] == ["srlg:north", "link:CD", "link:DA", "link:AB", "link:BC"]
+    res = design_survivable(net, SurviveOptions(survive="srlg,link"), sweep_options=SERIAL)
+    sv = res.survivability()
+    assert res.converged and sv["failure_kind"] == "srlg,link"
+    # the chord is built and becomes a link in no SRLG: swept as its own group once, not twice
+    assert sv["states"] == 6 and sv["survived"] == 6 and not sv["violated"]
+    assert {str(r["scenario"]) for r in res.records_after} == {"srlg:north", "link:chord", "link:AB", "link:BC",
+                                                               "link:CD", "link:DA"}
+    assert check_survivability(res.network_after, "srlg,link").ok
+    only_srlg = design_survivable(net, SurviveOptions(survive="srlg"), sweep_options=SERIAL)
+    swept = {str(r["scenario"]) for r in only_srlg.records_after}
+    assert swept >= {"srlg:north", "link:CD", "link:DA"} and not swept & {"link:AB", "link:BC"}
