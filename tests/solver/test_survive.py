@@ -222,7 +222,8 @@ def test_planning_service_default_options_run_the_cli_plan(small_world: Network,
         assert cli[key] == api[key], key
     assert (small_world_default_plan.out / "scenario_after").exists() and (tmp_path / "cli" / "scenario_after").exists()
     assert api["survivability"]["failure_kind"] == "srlg"
-    assert api["survivability"]["states"] == len(net.srlgs)
+    after = load_scenario(str(small_world_default_plan.out / "scenario_after"))
+    assert api["survivability"]["states"] == len(enumerate_scenarios(after, "srlg"))  # SRLGs + links in none
 
 
 def test_skip_upgrades_says_nothing_was_designed(small_world: Network, tmp_path: Path) -> None:
