@@ -119,6 +119,10 @@ def _print(s: dict[str, Any], out: Path) -> None:
     t.add_row(f"{KIND_WORDS.get(s['failure_kind'], s['failure_kind'])} failures", f"{s['failure_scenarios']} swept; {s['failures_with_unmet_demand']} not "
               f"carried before, {s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
               f"{len(sv['violated'])} still violated")
+    if s.get("links_swept_as_own_group"):
+        n = len(s["links_swept_as_own_group"])
+        t.add_row("", f"{n} link{'s' if n != 1 else ''} in no SRLG (new routes) swept as {'their' if n != 1 else 'its'} "
+                  f"own group: {', '.join(s['links_swept_as_own_group'][:5])}{'…' if n > 5 else ''}")
     lc = s.get("link_survivability")
     if lc:
         t.add_row("single-link failures", f"{lc['survived']} of {lc['states']} carried after (not designed for; "

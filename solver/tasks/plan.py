@@ -37,6 +37,7 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
 from backbone.solver.failures import FailureOptions
+from backbone.solver.failures.scenarios import implicit_groups
 from backbone.solver.impact import StateAssessment
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan import (
@@ -340,6 +341,8 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         "worst_failure_after_impact_gbps": worst_after["impact_gbps"] if worst_after else None,
         "survivability": survivability,
         "link_survivability": after.link_check,
+        # new routes in no SRLG are swept as their own group after the plan (the SRLG sweep's rule)
+        "links_swept_as_own_group": implicit_groups(records_after),
         "upgrade_cost_usd": ds.get("cost_usd"),
         "upgrade_lower_bound_usd": ds.get("lower_bound_usd"),
         "upgrade_gap": ds.get("gap"),

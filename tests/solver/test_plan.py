@@ -203,6 +203,7 @@ def test_a_srlg_plan_reports_single_link_survivability_too(small_world_default_p
     assert s["survivability"]["failure_kind"] == "srlg" and "single-SRLG failures" in s["headline"]
     assert lc["failure_kind"] == "link" and lc["states"] == len(after.links)
     assert lc["survived"] + len(lc["not_carried"]) == lc["states"]
+    assert sorted(s["links_swept_as_own_group"]) == sorted(after.links_in_no_srlg())  # said in plan.json
     assert f"it carries {lc['survived']} of {lc['states']}" in s["headline"]
     assert f"Single-link failures: {lc['survived']} of {lc['states']} carried" in (out / "report.html").read_text()
 
