@@ -126,7 +126,7 @@ def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str
     sid = client.post("/v1/scenarios", json=network_to_dict(small_world_network()), headers=auth(tok)).json()["id"]
     failures = _run(client, tok, sid, "failures", {"kind": "srlg"})  # the default engine: a pool in the worker
     res = client.get(f"/v1/jobs/{failures['id']}/result", headers=auth(tok)).json()
-    assert res["scenarios_run"] == 7 and res["worst"][0]["scenario"] == "srlg:atlantic"
+    assert res["scenarios_run"] == 12 and res["worst"][0]["scenario"] == "srlg:atlantic"  # 7 SRLGs, 5 links in none
     assert {"failures_scenarios.csv", "failures_links.csv", "failures.json"} <= set(failures["files"])
 
     design = _run(client, tok, sid, "design", {"survive": "link", "ceiling": 0.8, "time_limit_s": 30})
