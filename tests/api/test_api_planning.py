@@ -135,7 +135,7 @@ def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str
 
     plan = _run(client, tok, sid, "plan", {"design": {"time_limit_s": 20}})
     res = client.get(f"/v1/jobs/{plan['id']}/result", headers=auth(tok)).json()
-    assert res["failure_scenarios"] == 7 and res["gpus_added"] > 0
+    assert res["failure_scenarios"] == 12 and res["gpus_added"] > 0  # 7 SRLGs and 5 links in none
     assert {"report.html", "map_world.png", "map.html", "plan.json"} <= set(plan["files"])
     page = client.get(f"/v1/jobs/{plan['id']}/files/report.html", headers=auth(tok))
     assert page.status_code == 200 and "Where the GPUs go" in page.text
