@@ -173,7 +173,7 @@ def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path:
     assert te_failed["unmet_gbps"] == pytest.approx(worst["unmet_gbps_total"], abs=1e-3)
     assert te_failed["mlu"] == pytest.approx(worst["mlu"], abs=1e-6)
     listed = sweep(routed_before, SERIAL.model_copy(update={"kind": "list", "scenarios": [
-        {"id": worst["scenario"], "srlgs": [sc.failed[0]]}]}))
+        {"id": worst["scenario"], "links": list(sc.links)}]}))  # an SRLG, or a link in none as its own group
     rec = listed.scenarios[0]
     for key in ("impact_gbps", "unmet_gbps", "slo_violation_gbps", "lost_gbps", "mlu"):
         assert rec[key] == pytest.approx(worst[key], abs=1e-6), key
@@ -250,7 +250,8 @@ def test_survive_options_speak_the_one_vocabulary() -> None:
                                  time_limit_s=5, candidates=False)
     plan = PlanUpgradeOptions(utilisation_ceiling=0.7, max_iterations=3, candidates=False)
     assert plan.survive_options("site", 6) == SurviveOptions(survive="site", utilisation_ceiling=0.7, k_paths=6,
-                                                             max_iterations=3, candidates=False)
+                                                             max_iterations=3, candidates=False,
+                                                             failure_utilisation_ceiling=0.95)  # the plan's default
     assert plan.survive_options("link", 4, time_limit_s=240).time_limit_s == 240
     for bad in ({"survive": "rack"}, {"utilisation_ceiling": 1.5}, {"max_iterations": 0}):
         with pytest.raises(pydantic.ValidationError):
