@@ -12,8 +12,9 @@ with ``G = total_inference_gpus``, ``a = population_exponent`` (0.3) and ``b = g
 consumers in proportion to income; population still matters for consumer chat). Rounded to whole
 GPUs.
 
-**(b) Inter-site traffic by class.** Every metro is served from its *home site*: the site whose
-``metro`` column names it (a PoP first, else a data center, else a landing), or the nearest site.
+**(b) Inter-site traffic by class.** Every metro is served from its *home site*: its access site by the one
+access rule (:mod:`backbone.access`): the site whose ``metro`` column names it (a PoP first, else a data
+center, else a landing), or the nearest site.
 For each class a gravity model between source and destination sites,
 
     ``T_ij ~ m_i * m_j / ((d_ij + d0) / 1000 km) ** gamma``
@@ -60,14 +61,13 @@ import numpy as np
 import pandas as pd
 
 from backbone import geo
+from backbone.access import access_sites
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network, normalize_table
 from backbone.schema import DEMANDS, TRAFFIC_CLASSES
 
 logger = logging.getLogger(__name__)
 
-HOME_KIND_ORDER = {"pop": 0, "datacenter": 1, "landing": 2}
-"""Preference of site kinds as a metro's home site."""
 
 
 @dataclass(frozen=True)
@@ -210,22 +210,9 @@ def generate_metro_inference(net: Network, params: DemandParameters | None = Non
 
 
 def home_sites(net: Network) -> pd.Series:
-    """Each metro's home site: a site in the metro (PoP, then data center, then landing), else the
-    geodesically nearest site."""
-    sites, metros = net.sites, net.metros
-    if len(metros) == 0:
-        return pd.Series([], dtype=str, index=metros.index)
-    in_metro = sites[sites["metro"] != ""].assign(_rank=lambda d: d["kind"].map(HOME_KIND_ORDER).fillna(3))
-    in_metro = in_metro.reset_index().sort_values(["metro", "_rank", "id"]).drop_duplicates("metro")
-    direct = pd.Series(in_metro["id"].to_numpy(), index=in_metro["metro"].to_numpy())
-    mlon, mlat = metros["lon"].to_numpy(float), metros["lat"].to_numpy(float)
-    slon, slat = sites["lon"].to_numpy(float), sites["lat"].to_numpy(float)
-    d = geo.geodesic_km(mlon[:, None], mlat[:, None], slon[None, :], slat[None, :])
-    nearest = pd.Series(sites.index.to_numpy()[np.argmin(d, axis=1)], index=metros.index)
-    out = nearest.copy()
-    hit = metros.index.isin(direct.index)
-    out[hit] = direct.loc[metros.index[hit]].to_numpy()
-    return out.astype(str)
+    """Each metro's home site: its access site by the one access rule (:func:`backbone.access.access_sites`:
+    a site in the metro, PoP, then data center, then landing, nearest first; else the nearest site)."""
+    return access_sites(net)["site"].astype(str)
 
 
 # ---------------------------------------------------------------------------------- (b) traffic

@@ -397,6 +397,12 @@ class Network:
         members = {m for s in ids for m in self.srlgs.at[s, "links"]}
         return [link for link in self.links.index if link in members]
 
+    def links_in_no_srlg(self) -> list[str]:
+        """Links that belong to no SRLG, in link-table order. An SRLG sweep fails each as its own group (a link
+        always shares its own conduit's fate); ``backbone validate`` warns about them."""
+        members = {m for ms in self.srlgs["links"] for m in ms}
+        return [str(lk) for lk in self.links.index if lk not in members]
+
     def fail_srlgs(self, srlg_ids: Iterable[str]) -> Network:
         """A network without every link of the given SRLGs (and without the candidates in them)."""
         ids = self._known("srlgs", srlg_ids)

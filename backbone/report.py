@@ -135,6 +135,7 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
         as given) and ``failures_with_plan_traffic`` (each ``{scenarios, survived, not_survived, worst,
         worst_by_link}``), ``upgrades`` (records), ``upgrade_cost_usd``, ``headline`` (and
         ``headline_ok``), ``survivability`` (failure_kind, states, survived, not_survivable, violated),
+        ``link_survivability`` (the single-link check when the design did not target single links),
         ``before_after`` (records), ``failure_words``, ``design_note``, ``assumptions`` (list of
         str), ``provenance`` (mapping: scenario, scenario_version, software_version, created_utc,
         plan_file, plan_text), ``files`` (list of names), ``notes`` (list of str); optionally ``compared``
@@ -316,6 +317,11 @@ def _survivability_section(data: Mapping[str, Any], kind: str) -> list[str]:
         if sv.get("violated"):
             parts += ["<h3>Still not carried (neither designed for nor excused)</h3>",
                       f'<p class="status-bad">{esc(", ".join(sv["violated"]))}</p>']
+        lc = data.get("link_survivability")
+        if lc:
+            parts += [f"<h3>Single-link failures: {esc(lc['survived'])} of {esc(lc['states'])} carried after the "
+                      "plan (one more sweep; the design did not target them)</h3>",
+                      f"<p>{esc(data.get('link_survivability_text', ''))}</p>"]
         parts += ["<h3>Every failure before and after the plan</h3>",
                   '<p class="muted">Before: today\'s links with the plan\'s GPU traffic; after: the planned '
                   "backbone with the same traffic.</p>",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,9 @@ import pandas as pd
 from backbone import geo
 from backbone.errors import Problem, ValidationError
 from backbone.schema import MAX_MS, MAX_QUARTERS, MAX_USD, TABLES, Column, TableSpec
+
+if TYPE_CHECKING:
+    from backbone.model import Network
 
 RawTable: TypeAlias = "pd.DataFrame | list[dict[str, Any]] | None"
 
@@ -386,3 +389,15 @@ def finite_or_nan(x: Any) -> float:
     except (TypeError, ValueError, OverflowError):
         return float("nan")
     return v if np.isfinite(v) else float("nan")
+
+
+def srlg_coverage_warning(net: Network) -> str | None:
+    """A warning naming the links that belong to no SRLG (up to five ids), or None when every link is in one.
+    Such a link is valid input, but an SRLG sweep fails it only as its own implicit group: give it its conduit
+    or corridor SRLG when it shares a right of way."""
+    links = net.links_in_no_srlg()
+    if not links:
+        return None
+    more = f", ... ({len(links) - 5} more)" if len(links) > 5 else ""
+    return (f"{len(links)} of {len(net.links)} links belong to no SRLG ({', '.join(links[:5])}{more}); an SRLG "
+            "sweep fails each as its own group (add conduit or corridor SRLGs where links share a right of way)")

@@ -38,10 +38,10 @@ class DesignOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     model: str | None = Field(None, max_length=32, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
-    survive: Literal["none", "link", "srlg"] = Field(
+    survive: Literal["none", "link", "srlg", "srlg,link"] = Field(
         "none", validation_alias=AliasChoices("survive", "survivability"),
-        description="Upgrade mode: failures to survive with rerouting -- none, every single link or every SRLG "
-                    "(also accepted as 'survivability').")
+        description="Upgrade mode: failures to survive with rerouting -- none, every single link, every SRLG, or "
+                    "srlg,link (every SRLG and every link, in one design) (also accepted as 'survivability').")
     utilisation_ceiling: float = Field(
         0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
         description="Upgrade mode: utilisation ceiling in the intact state (also accepted as 'ceiling').")

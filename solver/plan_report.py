@@ -14,7 +14,8 @@ from backbone.model import Network
 from backbone.serialize import count_text, gbps_text
 from backbone.solver.progress import ProgressFn
 
-__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images", "headline_text", "plan_map", "report_data"]
+__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images", "headline_text",
+           "link_check_text", "plan_map", "report_data"]
 
 logger = logging.getLogger(__name__)
 
@@ -28,11 +29,16 @@ class ReportOptions(Protocol):
     plan_text: str | None
 
 
-KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site"}
+KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site",
+              "srlg,link": "single-SRLG and single-link"}
+"""The failure kinds in words, as every survivability claim names them (headline, report, CLI)."""
 
 
-def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int) -> str:
-    """The one sentence the report opens with; never contradicts the tables below it."""
+def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int,
+                  link_check: dict[str, Any] | None = None) -> str:
+    """The one sentence the report opens with; never contradicts the tables below it. It names the failure kinds
+    the claim covers, and with ``link_check`` (a design that did not target single links) says how many
+    single-link failures the planned backbone carries too."""
     what = KIND_WORDS.get(sv["failure_kind"], sv["failure_kind"])
     text = f"survives {sv['survived']} of {sv['states']} {what} failures"
     if skipped:
@@ -48,7 +54,16 @@ def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: i
     if sv["violated"]:
         parts.append(f"{len(sv['violated'])} are still not carried ({', '.join(sv['violated'][:3])}"
                      f"{'…' if len(sv['violated']) > 3 else ''})")
+    if link_check:
+        parts.append(link_check_text(link_check))
     return "; ".join(parts) + "."
+
+
+def link_check_text(lc: dict[str, Any]) -> str:
+    """``"not designed for single links, it carries 230 of 236 single-link failures"`` (report, CLI, headline)."""
+    return (f"not designed for single-link failures, it carries {lc['survived']} of {lc['states']} of them"
+            + (f" ({', '.join(lc['not_carried'][:3])}{'…' if len(lc['not_carried']) > 3 else ''} not carried)"
+               if lc["not_carried"] else ""))
 
 
 def bound_text(ds: dict[str, Any]) -> str:
@@ -203,6 +218,9 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
         "headline": summary["headline"],
         "headline_ok": not summary["survivability"]["violated"] and not opts.skip_upgrades,
         "survivability": summary["survivability"],
+        "link_survivability": summary.get("link_survivability"),
+        "link_survivability_text": link_check_text(summary["link_survivability"])
+        if summary.get("link_survivability") else "",
         "before_after": summary["before_after"],
         "failure_words": KIND_WORDS.get(summary["failure_kind"], summary["failure_kind"]),
         "design_note": _design_note(summary, ds, opts),
@@ -258,6 +276,9 @@ def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any])
             f"{today['not_survived']} of {today['scenarios']}")] if (today := summary.get("failures_today")) else []),
         ("failures not carried with the plan's GPU traffic: before → after the upgrades",
          f"{summary['failures_with_unmet_demand']} → {summary['failures_with_unmet_demand_after']}"),
+        *((("single-link failures carried after (not designed for)",
+            f"{summary['link_survivability']['survived']} of {summary['link_survivability']['states']}"),)
+          if summary.get("link_survivability") else ()),
         ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
          f"{_money(summary['upgrade_cost_usd'])} ({_money(summary['upgrade_lower_bound_usd'])}, "
          + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),

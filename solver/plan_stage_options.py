@@ -15,12 +15,22 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
-from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.options import SINGLE_FAILURE_KINDS, FailureOptions
 from backbone.solver.options import accepted_names, merge_options
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan_states import placement_slo_failures
 from backbone.solver.survive_options import SurviveOptions
 from backbone.solver.te.options import TEOptions
+
+PLAN_FAILURE_CEILING = 0.95
+"""The plan's (and roadmap's) utilisation ceiling in failure states. A failure state is planned to run links at
+most 95 % full, not 100 %: after a cut, traffic reroutes before TE re-optimises (transient flows ride longer
+paths for seconds to minutes), and bursts above the hourly peak the demands model have nowhere to go on a full
+link, so a state planned at 100 % drops traffic in practice. 5 % is the margin such transients need on a
+backbone of 400G waves (one wave on a 20-wave route); it costs the shipped default plan 1.4 M USD (154.4 M
+against 153.0 M at 1.0, the same states carried and excused) and no measurable time (626 s and 632 s wall side
+by side at load 9-13). The lower-level survivable design keeps 1.0 (:class:`SurviveOptions`): a designer who
+calls it states the ceiling."""
 
 __all__ = ["DESIGN_KEYS", "STAGE_MODELS", "PlanUpgradeOptions", "plan_stage_default", "plan_stage_defaults",
            "with_stage_defaults"]
@@ -34,8 +44,9 @@ class PlanUpgradeOptions(BaseModel):
     utilisation_ceiling: float = Field(0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
                                        description="Utilisation ceiling in the intact state (also 'ceiling').")
     failure_utilisation_ceiling: float = Field(
-        1.0, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
-        description="Utilisation ceiling in failure states (also 'failure_ceiling').")
+        PLAN_FAILURE_CEILING, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
+        description="Utilisation ceiling in failure states (also 'failure_ceiling'); the plan's default 0.95 keeps 5 % "
+                    "headroom for bursts and rerouting transients after a cut.")
     time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
                                 description="Seconds for the design (also 'time_limit').")
     backend: BackendName = "highs"
@@ -48,8 +59,9 @@ class PlanUpgradeOptions(BaseModel):
         60.0, ge=0, le=86_400,
         description="Seconds for the design's true lower bound (an LP relaxation over every candidate route and "
                     "path); 0 skips it.")
-    survive: Literal["srlg", "link", "site", "none"] | None = Field(
-        None, description="Failure kind the design must survive (default: the failures stage's kind).")
+    survive: Literal["srlg", "link", "site", "srlg,link", "none"] | None = Field(
+        None, description="Failure kind the design must survive: srlg, link, site, srlg,link (both single-SRLG "
+                          "and single-link states in one design) or none (default: the failures stage's kind).")
 
 
     def survive_options(self, survive: str, k_paths: int, time_limit_s: float | None = None) -> SurviveOptions:
@@ -84,16 +96,18 @@ def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The plan's defaults for each stage, where they differ from the stage task's own, from the plan's raw
     options ``data``: partial placement whose inference SLO holds in the failure states the plan must survive
     too (``slo_failures`` follows the design's ``survive``, else the failures stage's ``kind``), min-MLU routing,
-    the SRLG sweep, 60 s placement/routing and 30 s sweep time limits, and the plan's ``verify``."""
+    the sweep of the design's ``survive`` kind (else SRLGs), 60 s placement/routing and 30 s sweep time limits, and the plan's ``verify``."""
     verify = data.get("verify", False)
     verify = verify if isinstance(verify, bool) else False  # a bad value is refused by the model itself
+    survive = _given(data.get("design"), PlanUpgradeOptions, "survive")
     return {
         # inference is placed where its SLO holds in the failure states the plan must survive too
         "place": {"allow_partial": True, "verify": verify, "time_limit_s": 60.0,
-                  "slo_failures": placement_slo_failures(_given(data.get("design"), PlanUpgradeOptions, "survive"),
-                                                         _given(data.get("failures"), FailureOptions, "kind"))},
+                  "slo_failures": placement_slo_failures(survive, _given(data.get("failures"), FailureOptions, "kind"))},
         "te": {"objective": "min-mlu", "verify": verify, "time_limit_s": 60.0},
-        "failures": {"kind": "srlg", "verify": False, "time_limit_s": 30.0},
+        # the sweep before the design covers the states the design must survive (srlg unless it is told otherwise)
+        "failures": {"kind": survive if survive in SINGLE_FAILURE_KINDS else "srlg", "verify": False,
+                     "time_limit_s": 30.0},
         "design": {},
     }
 

@@ -5,17 +5,19 @@ and reports as survived, excused or violated.
 * :func:`placement_slo_failures` -- the failure kind under which the placement keeps inference SLOs;
 * :func:`initial_design_states` -- the failures stage's records the design may start from (a state the current
   capacity already carries cannot bind, so only the states the sweep found short enter the model);
-* :func:`survivability_summary` -- survived / not survivable (excused, with reasons) / violated.
+* :func:`survivability_summary` -- survived / not survivable (excused, with reasons) / violated;
+* :func:`covers_links` and :func:`link_survivability` -- the single-link check of a planned backbone whose design
+  did not target single links (one more sweep, reported beside the design's own claim).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SURVIVABLE_KINDS = ("link", "srlg", "site")
+SURVIVABLE_KINDS = ("link", "srlg", "site", "srlg,link")
 """Failure kinds a survivable design can be asked to survive."""
 
-SLO_FAILURE_KINDS = ("link", "srlg")
+SLO_FAILURE_KINDS = ("link", "srlg", "srlg,link")
 """Failure kinds under which the placement can keep the inference latency SLOs."""
 
 
@@ -64,3 +66,16 @@ def survivability_summary(kind: str, design: dict[str, Any], records: list[dict[
         return dict(sv)
     return {"failure_kind": kind, "states": len(records), "survived": sum(1 for r in records if r["survived"]),
             "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
+
+
+def covers_links(kind: str) -> bool:
+    """Whether a design of failure kind ``kind`` survives every single-link failure by construction (``link`` or
+    ``srlg,link``); otherwise a plan sweeps its planned backbone's single links once more to report them."""
+    return kind in ("link", "srlg,link")
+
+
+def link_survivability(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{failure_kind: "link", states, survived, not_carried: [scenario]}`` of a single-link sweep of the planned
+    backbone (nothing excused: these states were not designed for). ``not_carried`` is in the sweep's order."""
+    return {"failure_kind": "link", "states": len(records), "survived": sum(1 for r in records if r["survived"]),
+            "not_carried": [str(r["scenario"]) for r in records if not r["survived"]]}

@@ -305,7 +305,7 @@ def _state_blocks(base: Network, full: Network, last: Network, working_sets: Seq
 
     comm = Commodities.of_network(full)
     current = replace(last, demands=full.demands)
-    scen = {s.id: s for s in enumerate_scenarios(full, kind)} if kind in ("link", "srlg", "site") else {}  # type: ignore[arg-type]
+    scen = {s.id: s for s in enumerate_scenarios(full, kind)} if kind in ("link", "srlg", "site", "srlg,link") else {}  # type: ignore[arg-type]
     cache: dict[str, Any] = {}
     period, states = [], []
     for t, ws in enumerate(working_sets):

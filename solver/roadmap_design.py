@@ -224,6 +224,8 @@ def sweep_survivability(net: Network, kind: str, fail_opts: Any) -> dict[str, An
     """``{failure_kind, states, survived, not_survivable, violated}`` of a network nothing was designed for."""
     from backbone.solver.failures import SweepContext, enumerate_scenarios, run_sweep
 
+    if kind == "none":  # the intact state only: no failure state to sweep
+        return {"failure_kind": "none", "states": 0, "survived": 0, "not_survivable": [], "violated": []}
     sopts = fail_opts.model_copy(update={"kind": kind, "shortfall": False, "derate": None, "scenarios": None,
                                          "verify": False})
     scenarios = enumerate_scenarios(net, kind)  # type: ignore[arg-type]

@@ -78,7 +78,7 @@ DESIGN_BUDGET_FACTOR = 3.0
 
 __all__ = ["SURVIVE_KINDS", "SurvivableDesign", "SurviveOptions", "design_survivable", "full_network"]
 
-SURVIVE_KINDS = ("link", "srlg", "site")
+SURVIVE_KINDS = ("link", "srlg", "site", "srlg,link")
 """Failure kinds a design can survive (every single element of the kind)."""
 
 

@@ -9,8 +9,9 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
 
-SurviveKind = Literal["link", "srlg", "site", "none"]
-"""Failure kinds a design can survive (every single element of the kind), or ``none`` (the intact state only)."""
+SurviveKind = Literal["link", "srlg", "site", "srlg,link", "none"]
+"""Failure kinds a design can survive (every single element of the kind; ``srlg,link`` every single SRLG and every
+single link, the union of both sets of states), or ``none`` (the intact state only)."""
 
 
 class SurviveOptions(BaseModel):
@@ -26,8 +27,9 @@ class SurviveOptions(BaseModel):
 
     survive: SurviveKind = Field(
         "srlg", validation_alias=AliasChoices("survive", "failure_kind", "survivability"),
-        description="Failure kind every single element of which the design must carry: link, srlg, site, or none "
-                    "(the intact state only). Also accepted as 'failure_kind'.")
+        description="Failure kind every single element of which the design must carry: link, srlg, site, "
+                    "srlg,link (both single-SRLG and single-link states, in one design), or none (the intact "
+                    "state only). Also accepted as 'failure_kind'.")
     utilisation_ceiling: float = Field(0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
                                        description="Utilisation ceiling in the intact state (also 'ceiling').")
     failure_utilisation_ceiling: float = Field(

@@ -57,6 +57,12 @@ SCENARIO_HELP = "Scenario folder, YAML/JSON, SNDlib .txt, GraphML or node-link J
 ScenarioArg = Annotated[Optional[Path], typer.Argument(help=SCENARIO_HELP, show_default=False)]  # noqa: UP045
 """The optional scenario argument every command that reads a scenario takes (default: the shipped one)."""
 
+SurviveOpt = Annotated[Optional[str], typer.Option(  # noqa: UP045
+    "--survive", help="Failure kinds the design survives: srlg, link, srlg,link (every single SRLG and every single "
+                      "link, in one design), site or none; default srlg. Sets design.survive (the sweep before the "
+                      "design follows it).")]
+"""``--survive KIND``: the failure kinds a plan's or roadmap's design survives (``design.survive``)."""
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
 """``--json``: machine-readable output on stdout, everything human on stderr."""
 

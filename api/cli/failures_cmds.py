@@ -24,7 +24,8 @@ MAX_ROWS = 15
 
 
 FAILURES_HELP = {
-    "kind": "link | srlg | site | srlg-pairs | list (with --list FILE).",
+    "kind": "link | srlg (every SRLG; a link in no SRLG as its own group) | site | srlg-pairs | list (with --list "
+            "FILE) | srlg,link (both single-SRLG and single-link states).",
     "engine": "local (process pool) | dask | serial.",
     "scheduler": "Dask scheduler address (tcp://host:8786); none starts a local cluster.",
     "derate": "Derate the elements to this fraction of capacity instead of cutting them.",

@@ -54,7 +54,8 @@ def info(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
 def validate(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
     """Check a scenario without solving or writing anything.
 
-    Exit 0 and a one-line summary on stderr when it is valid; otherwise every problem found
+    Exit 0 and a one-line summary on stderr when it is valid (with a warning naming the links in no SRLG,
+    which an SRLG sweep fails each as its own group); otherwise every problem found
     (file, record, field, message), one per line on stderr, and exit 2. With --json the same
     goes to stdout as {"valid": ..., "problems": [...]}.
     """
@@ -68,15 +69,21 @@ def validate(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
             raise typer.Exit(exc.exit_code) from None
         raise
     s = net.summary()
+    from backbone.validate import srlg_coverage_warning
+
+    warning = srlg_coverage_warning(net)
     if json_out:
         emit_json({"valid": True, "sites": s["sites"], "links": s["links"], "demands": s["demands"],
-                   "candidates": s["candidates"]})
+                   "candidates": s["candidates"], "warnings": [warning] if warning else [],
+                   "links_in_no_srlg": net.links_in_no_srlg()})
     else:
         from backbone.serialize import count_text
 
         err_console.print("[green]valid[/]: " + ", ".join(count_text(s[k], w) for k, w in (
             ("sites", "site"), ("links", "link"), ("srlgs", "SRLG"), ("metros", "metro"), ("demands", "demand"),
             ("candidates", "candidate"))))
+        if warning:
+            err_console.print(f"[yellow]warning[/]: {warning}", highlight=False)
 
 
 def _is_point(text: str) -> bool:

@@ -9,6 +9,7 @@ import typer
 
 from backbone.api.cli.common import (
     ScenarioArg,
+    SurviveOpt,
     emit_json,
     err_console,
     handle_errors,
@@ -47,6 +48,7 @@ def plan(
                        "on the command line override it.")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Worker processes for the failure sweep.")] = None,  # noqa: UP045
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout only.")] = False,
+    survive: SurviveOpt = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -60,6 +62,8 @@ def plan(
     opts: dict[str, Any] = load_plan_file(plan_file, options) if plan_file else options
     if workers is not None:
         opts["failures"] = {**(opts.get("failures") or {}), "workers": workers}
+    if survive is not None:
+        opts["design"] = {**(opts.get("design") or {}), "survive": survive}
     net = load(scenario)
     current = {"stage": ""}
 
@@ -99,6 +103,8 @@ def _print_survivability_check(check: dict[str, Any]) -> None:
 def _print(s: dict[str, Any], out: Path) -> None:
     from rich.table import Table
 
+    from backbone.solver.plan_report import KIND_WORDS
+
     def money(v: Any) -> str:
         return "-" if v is None else f"{float(v) / 1e6:,.1f} M USD"
 
@@ -115,10 +121,19 @@ def _print(s: dict[str, Any], out: Path) -> None:
     if today:
         t.add_row("what breaks today", f"{today['not_survived']} of {today['scenarios']} {s['failure_kind']} failures not "
                   "carried (today's network and traffic, as 'backbone failures' on the scenario)")
-    t.add_row(f"{s['failure_kind']} failures", f"{s['failure_scenarios']} swept with the plan's GPU traffic; "
+    t.add_row(f"{KIND_WORDS.get(s['failure_kind'], s['failure_kind'])} failures",
+              f"{s['failure_scenarios']} swept with the plan's GPU traffic; "
               f"{s['failures_with_unmet_demand']} not carried before the upgrades, "
               f"{s['failures_with_unmet_demand_after']} after; {len(sv['not_survivable'])} excused, "
               f"{len(sv['violated'])} still violated")
+    if s.get("links_swept_as_own_group"):
+        n = len(s["links_swept_as_own_group"])
+        t.add_row("", f"{count_text(n, 'link')} in no SRLG (new routes) swept as {'their' if n != 1 else 'its'} "
+                  f"own group: {', '.join(s['links_swept_as_own_group'][:5])}{'…' if n > 5 else ''}")
+    lc = s.get("link_survivability")
+    if lc:
+        t.add_row("single-link failures", f"{lc['survived']} of {lc['states']} carried after (not designed for; "
+                  f"{len(lc['not_carried'])} not carried)")
     t.add_row("design", f"{count_text(s['links_upgraded'], 'link')} upgraded, {count_text(s['routes_built'], 'new route')}, "
               f"{money(s['upgrade_cost_usd'])} (lower bound {money(s['upgrade_lower_bound_usd'])}, gap "
               f"{'-' if s['upgrade_gap'] is None else format(s['upgrade_gap'], '.1%')}); "

@@ -10,6 +10,7 @@ import typer
 from backbone.api.cli.common import (
     EXIT_VERIFY,
     ScenarioArg,
+    SurviveOpt,
     emit_json,
     err_console,
     handle_errors,
@@ -43,6 +44,7 @@ def roadmap(
         "--budget", help="Capex budget per period in USD (overrides the roadmap file's budget_usd_per_period).")]
     = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print roadmap.json on stdout only.")] = False,
+    survive: SurviveOpt = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -56,6 +58,8 @@ def roadmap(
     if budget is not None:
         options["budget_usd_per_period"] = budget
     opts: dict[str, Any] = load_roadmap_file(plan_file, options) if plan_file else options
+    if survive is not None:
+        opts["design"] = {**(opts.get("design") or {}), "survive": survive}
     net = load(scenario)
     result = run_with_progress("roadmap", net, opts, out, transient=not json_out)
     s = result.summary

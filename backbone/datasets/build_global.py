@@ -4,7 +4,8 @@ Steps: sites and metros (:mod:`~backbone.datasets.global_sites`), submarine segm
 (:mod:`~backbone.datasets.global_cables`) and terrestrial links
 (:mod:`~backbone.datasets.global_terrestrial`) become validated tables; lengths and latencies are
 derived from geometry by :class:`~backbone.model.Network`; SRLGs are derived here (one per cable
-system, one per landing station shared by several systems, and geographic corridors); the latency
+system, one per landing station shared by several systems, geographic corridors, and a conduit group for
+every link in none of those, so every link is in at least one SRLG); the latency
 model is calibrated against public measured round trips (``data/calibration/public_rtt.csv``,
 :func:`backbone.calibrate.calibrate`); then the demand generator (:func:`backbone.demand.regenerate`) fills ``metros.inference_gpus`` and
 ``demands``, and the folder is written with :func:`backbone.io.save_scenario`.
@@ -161,7 +162,8 @@ def terrestrial_link_records() -> list[dict[str, Any]]:
 
 
 def srlg_records(net: Network) -> list[dict[str, Any]]:
-    """SRLGs: one per cable system, one per landing shared by several systems, and corridors."""
+    """SRLGs: one per cable system, one per landing shared by several systems, corridors, and the conduit of
+    every link in none of those (:func:`conduit_records`)."""
     links = net.links
     records: list[dict[str, Any]] = []
     sub = links[links["kind"] == "submarine"]
@@ -181,7 +183,18 @@ def srlg_records(net: Network) -> list[dict[str, Any]]:
             records.append({"id": cid, "name": title, "kind": "corridor", "links": ";".join(members)})
         else:
             logger.warning("corridor %s has no member link", cid)
-    return records
+    return records + conduit_records(links, records)
+
+
+def conduit_records(links: pd.DataFrame, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One ``conduit-<link id>`` SRLG (kind ``conduit``) for every link in none of ``groups``: every link belongs
+    to at least its own conduit, so a single-SRLG sweep fails it. A link already in a cable system, landing or
+    corridor group fails with that group, and its own conduit cut fails a subset of those links, so it gets no
+    extra group. In the shipped scenario these are terrestrial routes (every submarine segment is in its cable
+    system's group); parallel routes (``-2``, ``-3`` ids) are diverse by construction, so each has its own."""
+    member = {m for g in groups for m in str(g["links"]).split(";") if m}
+    return [{"id": f"conduit-{lid}", "name": f"{row['name']} (conduit)", "kind": "conduit", "links": str(lid)}
+            for lid, row in links.iterrows() if lid not in member]
 
 
 def in_corridor(corridor: str, route: pd.Series, sites: pd.DataFrame) -> bool:

@@ -8,6 +8,7 @@ validated :class:`~backbone.model.Network`; :func:`save_scenario` writes the can
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,9 @@ from backbone.io.scenario import (
 )
 from backbone.model import Network
 from backbone.paths import default_scenario_path
+from backbone.validate import srlg_coverage_warning
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["detect_format", "load_scenario", "network_from_dict", "network_to_dict", "save_json",
            "save_scenario"]
@@ -79,10 +83,21 @@ def load_scenario(path: str | Path | None = None) -> Network:
         When the path does not exist.
     ValidationError
         When the content is malformed (every problem listed with file, record and field).
+
+    A scenario with links in no SRLG loads, with a warning (:func:`backbone.validate.srlg_coverage_warning`).
     """
     p = default_scenario_path() if path is None else Path(path)
     if not p.exists():
         raise NotFoundError(f"{p}: no such file or folder")
+    net = _load(p)
+    warning = srlg_coverage_warning(net)
+    if warning:
+        logger.warning("%s: %s", p, warning)
+    return net
+
+
+def _load(p: Path) -> Network:
+    """The scenario at ``p``, by its detected format."""
     fmt = detect_format(p)
     if fmt == "folder":
         return load_folder(p)

@@ -1,8 +1,9 @@
 """Independent check of a placement, from its OUTPUT TABLES and the network alone.
 
-Nothing here reuses the placement formulation or its inputs: access sites, RTTs (networkx
-Dijkstra over the link table), candidate sites, residency, demand and the N+1 property are all
-recomputed from the network and the options.
+Nothing here reuses the placement formulation or its inputs: RTTs (networkx Dijkstra over the link
+table), candidate sites, residency, demand and the N+1 property are all recomputed from the network and
+the options; access sites come from the model's one access rule (:mod:`backbone.access`), which defines
+them for the demand generator too.
 
 Checked
 -------
@@ -32,7 +33,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from backbone import geo
+from backbone.access import access_sites
 from backbone.model import Network, access_latency_ms
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
@@ -327,13 +328,11 @@ def _candidates(net: Network, opts: PlaceOptions) -> set[str]:
 
 
 def _access(net: Network) -> tuple[dict[str, str], dict[str, float]]:
-    lons, lats = net.sites["lon"].to_numpy(), net.sites["lat"].to_numpy()
-    access, access_ms = {}, {}
-    for mid, r in net.metros.iterrows():
-        i, km = geo.nearest_point(float(r["lon"]), float(r["lat"]), lons, lats)
-        access[str(mid)] = str(net.sites.index[i])
-        access_ms[str(mid)] = float(access_latency_ms(km * net.parameters["route_factor"], net.parameters))
-    return access, access_ms
+    """Each metro's access site and access latency by the model's one access rule (:mod:`backbone.access`)."""
+    acc = access_sites(net)
+    ms = access_latency_ms(acc["access_km"].to_numpy(float), net.parameters)
+    return ({str(m): str(s) for m, s in acc["site"].items()},
+            {str(m): float(x) for m, x in zip(acc.index, ms, strict=True)})
 
 
 def _backbone_latency(net: Network, sources: list[str]) -> dict[str, dict[str, float]]:

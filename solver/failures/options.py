@@ -8,7 +8,13 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
 
-FailureKind = Literal["link", "srlg", "site", "srlg-pairs", "list"]
+FailureKind = Literal["link", "srlg", "site", "srlg-pairs", "list", "srlg,link"]
+"""``srlg,link`` is the union of the single-SRLG and the single-link states (a link state whose cut is already an
+SRLG state's is not repeated)."""
+
+SINGLE_FAILURE_KINDS = ("link", "srlg", "site", "srlg,link")
+"""Failure kinds whose states are single failures (of an element or, for ``srlg,link``, of either kind): the kinds
+a survivable design can be asked to survive."""
 
 DEFAULT_MAX_SCENARIOS = 5000
 """Bound on the number of scenarios (``srlg-pairs`` grows quadratically); a larger sweep is refused with a
@@ -27,7 +33,9 @@ class FailureOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    kind: FailureKind = Field("srlg", description="Failure set: link, srlg, site, srlg-pairs or list.")
+    kind: FailureKind = Field("srlg", description="Failure set: link, srlg, site, srlg-pairs, list, or srlg,link (both single-SRLG "
+                                                     "and single-link states). A link in no SRLG is swept as its own "
+                                                     "group in srlg sweeps.")
     derate: float | None = Field(None, gt=0, lt=1, description="Derate to this fraction instead of failing.")
     scenarios: list[dict[str, Any]] | None = Field(None, description="For kind=list: scenario records.")
     k_paths: int = Field(4, ge=1, le=32, validation_alias=AliasChoices("k_paths", "paths"),

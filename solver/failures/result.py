@@ -13,7 +13,7 @@ import pandas as pd
 from backbone.model import Network
 from backbone.solver.failures.engines import run_sweep, worker_context
 from backbone.solver.failures.options import FailureOptions
-from backbone.solver.failures.scenarios import enumerate_scenarios
+from backbone.solver.failures.scenarios import enumerate_scenarios, implicit_groups, implicit_groups_note
 from backbone.solver.impact import OVERLOAD_TOL, impact_key
 from backbone.solver.progress import ProgressFn, no_progress
 
@@ -49,9 +49,11 @@ class SweepResult:
         table = self.table()
         by_link = self.worst_by_link()
         worst = max(self.scenarios, key=impact_key) if self.scenarios else None
-        # every scenario, worst impact first (the sweep's one order: impact_key), in failures.json and --json alike
+        # every scenario, worst impact first in the table's one order (:func:`worst_first`, ties by scenario id),
+        # in failures.json and --json alike
+        rank = {str(sid): i for i, sid in enumerate(table["scenario"])}
         records = [{k: v for k, v in r.items() if k != "link_utilisation"}
-                   for r in sorted(self.scenarios, key=impact_key, reverse=True)]
+                   for r in sorted(self.scenarios, key=lambda r: rank[str(r["scenario"])])]
         survived = sum(1 for r in self.scenarios if r["survived"])
         unknown = sum(1 for r in self.scenarios if r["unmet_gbps"] != r["unmet_gbps"])
         gaps = [float(r["gap"]) for r in self.scenarios if r.get("gap") is not None and r["gap"] == r["gap"]]
@@ -67,7 +69,9 @@ class SweepResult:
             "unmet_unknown": unknown,
             "max_gap": max(gaps) if gaps else None,
             "overload_not_proven": undecided,
-            "notes": sweep_notes(len(self.scenarios), unknown, undecided, self.baseline),
+            "notes": sweep_notes(len(self.scenarios), unknown, undecided, self.baseline)
+                     + [n for n in (implicit_groups_note(self.scenarios),) if n],
+            "links_swept_as_own_group": implicit_groups(self.scenarios),
             "seconds": self.seconds,
             "scenarios_per_second": len(self.scenarios) / self.seconds if self.seconds > 0 else None,
             "baseline": {k: v for k, v in self.baseline.items() if k != "link_utilisation"},

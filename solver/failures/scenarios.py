@@ -57,8 +57,10 @@ def enumerate_scenarios(net: Network, kind: FailureKind, derate: float | None = 
     Parameters
     ----------
     kind
-        ``link`` (every link), ``srlg`` (every SRLG), ``site`` (every site), ``srlg-pairs``
-        (every pair of SRLGs), ``list`` (the planner's ``scenarios``).
+        ``link`` (every link), ``srlg`` (every SRLG, and every link in no SRLG as its own group, id
+        ``link:<id>``), ``site`` (every site), ``srlg-pairs`` (every pair of those groups), ``srlg,link``
+        (the single-SRLG states and every single-link state not already among them), ``list`` (the
+        planner's ``scenarios``).
     derate
         Derate the elements to this fraction of capacity instead of failing them (not for sites).
     scenarios
@@ -80,23 +82,25 @@ def enumerate_scenarios(net: Network, kind: FailureKind, derate: float | None = 
     out: list[FailureScenario] = []
     tag = "derate" if derate is not None else None
     if kind == "link":
-        for lk in net.links.index:
-            out.append(FailureScenario(_sid(tag, "link", lk), kind, (lk,), (lk,), derate=derate))
+        out = [FailureScenario(_sid(tag, "link", lk), kind, (lk,), (lk,), derate=derate) for lk in net.links.index]
     elif kind == "srlg":
-        for s in net.srlgs.index:
-            out.append(FailureScenario(_sid(tag, "srlg", s), kind, (s,), tuple(net.srlg_links([s])), derate=derate))
+        out = [FailureScenario(sid, kind, failed, links, derate=derate) for sid, failed, links in _groups(net, tag)]
+    elif kind == "srlg,link":
+        out = _srlg_and_link(net, tag, derate)
     elif kind == "site":
         for s in net.sites.index:
             out.append(FailureScenario(f"site:{s}", kind, (s,), sites=(s,)))
     elif kind == "srlg-pairs":
-        n = len(net.srlgs)
+        groups = _groups(net, tag)
+        n = len(groups)
         total = n * (n - 1) // 2
         if total > max_scenarios:
             raise ValidationError(Problem(f"{total} SRLG pairs exceed the bound of {max_scenarios} scenarios; "
                                           f"{_RAISE.format(n=total)}", table="options", field="max_scenarios"))
-        for a, b in itertools.combinations(net.srlgs.index, 2):
-            out.append(FailureScenario(_sid(tag, "srlg", a) + "+" + f"srlg:{b}", kind, (a, b),
-                                       tuple(net.srlg_links([a, b])), derate=derate))
+        for (ia, fa, la), (ib, fb, lb) in itertools.combinations(groups, 2):
+            members = set(la) | set(lb)
+            out.append(FailureScenario(ia + "+" + ib.removeprefix(f"{tag}:" if tag else ""), kind, fa + fb,
+                                       tuple(lk for lk in net.links.index if lk in members), derate=derate))
     elif kind == "list":
         out = _list_scenarios(net, scenarios or [], derate)
     else:
@@ -111,6 +115,42 @@ _RAISE = ("to run them all raise max_scenarios (CLI: --max-scenarios {n}; Python
           "option max_scenarios, up to the server's BACKBONE_MAX_SCENARIOS), or sweep a chosen subset with kind "
           "'list'")
 """How to run a sweep larger than the bound (the refusal message's second half)."""
+
+
+def _groups(net: Network, tag: str | None) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """The single-SRLG failure groups ``(scenario id, failed, links)``: every SRLG (``srlg:<id>``), then every
+    link in no SRLG as its own implicit group (``link:<id>``: a link always shares its own conduit's fate, so an
+    SRLG sweep that skipped it would never fail it)."""
+    out: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
+        (_sid(tag, "srlg", s), (str(s),), tuple(net.srlg_links([s]))) for s in net.srlgs.index]
+    out += [(_sid(tag, "link", lk), (lk,), (lk,)) for lk in net.links_in_no_srlg()]
+    return out
+
+
+def _srlg_and_link(net: Network, tag: str | None, derate: float | None) -> list[FailureScenario]:
+    """The union of the single-SRLG and single-link states; a link whose cut is already a state's is not
+    repeated."""
+    out = [FailureScenario(sid, "srlg", failed, links, derate=derate) for sid, failed, links in _groups(net, tag)]
+    seen = {frozenset(s.links) for s in out}
+    out += [FailureScenario(_sid(tag, "link", lk), "link", (lk,), (lk,), derate=derate)
+            for lk in net.links.index if frozenset((lk,)) not in seen]
+    return out
+
+
+def implicit_groups(records: Sequence[dict[str, Any]]) -> list[str]:
+    """The links swept as their own implicit group in an SRLG sweep's ``records`` (links in no SRLG)."""
+    return [str(r["failed"][0]) for r in records
+            if r["kind"] == "srlg" and str(r["scenario"]).split(":")[-2:-1] == ["link"]]
+
+
+def implicit_groups_note(records: Sequence[dict[str, Any]]) -> str | None:
+    """``"N links in no SRLG were swept as their own group"`` (with up to five ids), or None when none was."""
+    links = implicit_groups(records)
+    if not links:
+        return None
+    more = f", ... ({len(links) - 5} more)" if len(links) > 5 else ""
+    return (f"{len(links)} link{'s' if len(links) != 1 else ''} in no SRLG {'were' if len(links) != 1 else 'was'} "
+            f"swept as {'their' if len(links) != 1 else 'its'} own group ({', '.join(links[:5])}{more})")
 
 
 def _sid(tag: str | None, kind: str, element: str) -> str:

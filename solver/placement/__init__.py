@@ -13,7 +13,8 @@ Modelling choices (documented defaults; see :mod:`~solver.placement.options`)
 -----------------------------------------------------------------------------
 * Demand: metros' ``inference_gpus`` (or tokens/s) x growth, split into ``interactive`` (50 ms RTT,
   share ``metros.interactive_share``) and ``batch`` (150 ms). A metro reaches the backbone at its
-  nearest site over access fibre (geodesic x route factor).
+  access site (:mod:`backbone.access`: a site in the metro, PoP first, then data center, then landing; else
+  the nearest site) over access fibre (geodesic x route factor).
 * Supply: datacenters, or any site with ``gpus_max`` or installed GPUs; GPUs are built in blocks
   (1,024 by default) with an optional minimum build; power (``kw_per_gpu`` all-in) is covered by
   spare power plus MW built up to the cap; cost = capex (GPUs, MW, fixed) + energy and carbon

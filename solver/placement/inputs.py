@@ -5,8 +5,9 @@ the options; the formulation (:mod:`backbone.solver.placement.formulation`) turn
 
 Latency model
 -------------
-A metro reaches the backbone at its *access site* (the geodesically nearest site) over access
-fibre of ``geodesic x route_factor`` km (as :func:`backbone.route.shortest_route` treats points),
+A metro reaches the backbone at its *access site* (the one access rule, :mod:`backbone.access`: a site in
+the metro, PoP first, then data center, then landing; else the nearest site) over access fibre of
+``geodesic x route_factor`` km (as :func:`backbone.route.shortest_route` treats points),
 then rides the backbone to the serving site. The achievable RTT of (metro, site) is
 ``2 x (access_ms + lowest backbone latency)``; a (metro class, site) pair is *admissible* when that
 RTT meets the class SLO, the site is a candidate, and residency allows it. Each admissible pair
@@ -24,7 +25,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from backbone import geo
+from backbone.access import access_sites as metro_access
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network, access_latency_ms
 from backbone.solver.paths import PathSet
@@ -194,15 +195,10 @@ def demand_units(net: Network, opts: PlaceOptions) -> pd.DataFrame:
 
 
 def access_sites(net: Network) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest site of every metro and the access fibre length (geodesic x route factor), km."""
-    m, s = net.metros, net.sites
-    if len(m) == 0 or len(s) == 0:
-        return np.array([], dtype=object), np.zeros(len(m))
-    d = geo.geodesic_km(m["lon"].to_numpy()[:, None], m["lat"].to_numpy()[:, None],
-                        s["lon"].to_numpy()[None, :], s["lat"].to_numpy()[None, :])
-    nearest = d.argmin(axis=1)
-    km = d[np.arange(len(m)), nearest] * net.parameters["route_factor"]
-    return s.index.to_numpy()[nearest], km
+    """Every metro's access site and access fibre length (km), by the one access rule
+    (:func:`backbone.access.access_sites`), as arrays in metro order."""
+    acc = metro_access(net)
+    return acc["site"].to_numpy(dtype=object), acc["access_km"].to_numpy(dtype=float)
 
 
 def metro_site_rtt(net: Network) -> pd.DataFrame:
@@ -225,7 +221,7 @@ def metro_site_rtt(net: Network) -> pd.DataFrame:
 
 def metro_site_rtt_after_failures(net: Network, kind: str) -> pd.DataFrame:
     """Worst lowest RTT (ms) from every metro to every site over the single failures of ``kind``
-    (``link`` or ``srlg``), on the network with every candidate route built (the routes a plan may
+    (``link``, ``srlg`` or ``srlg,link``; the failure sweep's states), on the network with every candidate route built (the routes a plan may
     build). A failure that cuts a metro's own access site off is not counted for that metro
     (nothing placement can do about it); a site the failure cuts off from the metro is ``inf``."""
     from scipy.sparse.csgraph import dijkstra
@@ -237,8 +233,10 @@ def metro_site_rtt_after_failures(net: Network, kind: str) -> pd.DataFrame:
     access, km = access_sites(built)
     pos = pd.Series(np.arange(len(built.sites)), index=built.sites.index)
     uniq, inv = np.unique(pos.loc[access].to_numpy(), return_inverse=True)
-    failures = ([[str(x)] for x in built.links.index] if kind == "link"
-                else [list(v) for v in built.srlgs["links"]])
+    from backbone.solver.failures.scenarios import enumerate_scenarios
+
+    # the failure sweep's own states (links in no SRLG as their own group; srlg,link the union of both kinds)
+    failures = [list(s.links) for s in enumerate_scenarios(built, kind, max_scenarios=10**9)]  # type: ignore[arg-type]
     worst = np.zeros((len(uniq), len(built.sites)))
     for failed in failures:  # one Dijkstra batch per failure state (a family loop, not a link loop)
         state = built.fail_links(failed)

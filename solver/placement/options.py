@@ -131,7 +131,7 @@ class PlaceOptions(BaseModel):
                                         "demand within budget_usd")
     budget_usd: float | None = Field(default=None, ge=0, description="Budget (capex + opex) for max-served")
     n_plus_one: bool = Field(default=False, description="Serve all inference within SLO after losing any one site")
-    slo_failures: Literal["none", "link", "srlg"] = Field(
+    slo_failures: Literal["none", "link", "srlg", "srlg,link"] = Field(
         default="none", description="Prefer sites whose RTT to the metro stays within the SLO after any single "
                                     "failure of this kind (with every candidate route built; failures that cut the "
                                     "metro's own access site off are not counted): others serve only what robust "

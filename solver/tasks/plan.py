@@ -38,6 +38,7 @@ from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
 from backbone.serialize import count_text
 from backbone.solver.failures import FailureOptions
+from backbone.solver.failures.scenarios import implicit_groups
 from backbone.solver.impact import StateAssessment
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan import (
@@ -49,7 +50,7 @@ from backbone.solver.plan import (
     plan_upgrades,
 )
 from backbone.solver.plan_report import draw_images, headline_text, plan_map, report_data
-from backbone.solver.plan_states import design_failure_kind
+from backbone.solver.plan_states import covers_links, design_failure_kind, link_survivability
 from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.failures import FailuresTaskResult
@@ -128,11 +129,13 @@ class RouteStage:
 
 @dataclass
 class AfterStage:
-    """The planned backbone assessed: min-MLU utilisation and unmet traffic, and the survivability check
-    (``verify``)."""
+    """The planned backbone assessed: min-MLU utilisation and unmet traffic, the survivability check
+    (``verify``), and its single-link survivability when the design did not target single links
+    (:func:`~backbone.solver.plan_states.link_survivability`)."""
 
     state: StateAssessment
     verification: dict[str, Any] | None
+    link_check: dict[str, Any] | None = None
 
 
 @dataclass(kw_only=True)
@@ -307,8 +310,22 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
             after, upgrade.kind, upgrade.survivability["not_survivable"],  # each excuse checked, with its Gbps
             k_paths=fail_opts.k_paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s,
             progress=verify_progress).to_dict()
+    link_check = None
+    if not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped") and not covers_links(upgrade.kind):
+        run.progress(run.done, "after: single-link failures of the planned backbone")
+        link_check = single_link_check(after, fail_opts)
     run.finish("after", t0)
-    return AfterStage(after_state, verification_after)
+    return AfterStage(after_state, verification_after, link_check)
+
+
+def single_link_check(after: Network, fail_opts: FailureOptions) -> dict[str, Any]:
+    """One quick sweep of every single-link failure of the planned backbone (overloaded states flagged, not
+    measured), as :func:`~backbone.solver.plan_states.link_survivability`."""
+    from backbone.solver.failures import sweep
+
+    quick = fail_opts.model_copy(update={"kind": "link", "derate": None, "scenarios": None, "verify": False,
+                                         "shortfall": False})
+    return link_survivability(sweep(after, quick).scenarios)
 
 
 RESIDENCY_EXAMPLES = 10
@@ -366,7 +383,7 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         "software_version": __version__,
         "created_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "plan_file": opts.plan_file,
-        "headline": headline_text(survivability, ds, opts.skip_upgrades, n_up, n_new),
+        "headline": headline_text(survivability, ds, opts.skip_upgrades, n_up, n_new, after.link_check),
         "gpus_added": float(sum((ps.get("gpus_added_by_site") or {}).values())),
         "placement_cost_usd": ps.get("cost_usd"),
         "placement_gap": ps.get("gap"),
@@ -390,6 +407,9 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         "worst_failure_after": worst_after["scenario"] if worst_after else None,
         "worst_failure_after_impact_gbps": worst_after["impact_gbps"] if worst_after else None,
         "survivability": survivability,
+        "link_survivability": after.link_check,
+        # new routes in no SRLG are swept as their own group after the plan (the SRLG sweep's rule)
+        "links_swept_as_own_group": implicit_groups(records_after),
         "upgrade_cost_usd": ds.get("cost_usd"),
         "upgrade_lower_bound_usd": ds.get("lower_bound_usd"),
         "upgrade_gap": ds.get("gap"),

@@ -50,7 +50,7 @@ class PlanOptions(BaseModel):
     design: PlanUpgradeOptions = Field(
         default_factory=lambda: plan_stage_default("design"),
         description="Survivable design options: utilisation_ceiling (0.8, intact state), failure_utilisation_ceiling "
-                    "(1.0, failure states), survive (the failure kind: srlg|link|site|none), time_limit_s (60, per "
+                    "(0.95, failure states), survive (the failure kind: srlg|link|site|none), time_limit_s (60, per "
                     "MIP solve), mip_gap (0.001), max_iterations (6), max_states (none: no cap), candidates (true: "
                     "new routes from the candidates table), backend.")
     skip_upgrades: bool = Field(False, description="Skip the upgrade stage.")

@@ -30,28 +30,28 @@ __all__ = ["CandidateLink", "DesignResult", "FailureSets", "design_upgrades", "f
 
 
 # ---------------------------------------------------------------------- the backbone's upgrade question
-FailureSets = Literal["none", "link", "srlg"] | Sequence[Sequence[str]]
+FailureSets = Literal["none", "link", "srlg", "srlg,link"] | Sequence[Sequence[str]]
 
 
 def failure_states(net: Network, failure_sets: FailureSets) -> tuple[list[str], list[list[str]]]:
     """(names, failed link ids) per state, the normal state first.
 
     ``"none"``: the normal state only; ``"link"``: every single link; ``"srlg"``: every SRLG
-    (its member links fail together); or explicit lists of link ids.
+    (its member links fail together; a link in no SRLG fails as its own group); ``"srlg,link"``: both; or
+    explicit lists of link ids. The single-failure sets are the failure sweep's
+    (:func:`backbone.solver.failures.scenarios.enumerate_scenarios`), named by their failed elements.
     """
     names: list[str] = ["NOS"]
     sets: list[list[str]] = [[]]
     if isinstance(failure_sets, str):
-        if failure_sets == "link":
-            names += list(net.links.index)
-            sets += [[lk] for lk in net.links.index]
-        elif failure_sets == "srlg":
-            for sid, members in net.srlgs["links"].items():
-                if members:
-                    names.append(str(sid))
-                    sets.append(list(members))
+        if failure_sets in ("link", "srlg", "srlg,link"):
+            from backbone.solver.failures.scenarios import enumerate_scenarios
+
+            states = [s for s in enumerate_scenarios(net, failure_sets, max_scenarios=10**9) if s.links]  # type: ignore[arg-type]
+            names += ["+".join(s.failed) for s in states]
+            sets += [list(s.links) for s in states]
         elif failure_sets != "none":
-            raise ValidationError(f"unknown survivability {failure_sets!r}; choose none, link or srlg")
+            raise ValidationError(f"unknown survivability {failure_sets!r}; choose none, link, srlg or srlg,link")
         return names, sets
     known = set(net.links.index)
     for i, fs in enumerate(failure_sets):

@@ -126,7 +126,7 @@ def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str
     sid = client.post("/v1/scenarios", json=network_to_dict(small_world_network()), headers=auth(tok)).json()["id"]
     failures = _run(client, tok, sid, "failures", {"kind": "srlg"})  # the default engine: a pool in the worker
     res = client.get(f"/v1/jobs/{failures['id']}/result", headers=auth(tok)).json()
-    assert res["scenarios_run"] == 7 and res["worst"][0]["scenario"] == "srlg:atlantic"
+    assert res["scenarios_run"] == 12 and res["worst"][0]["scenario"] == "srlg:atlantic"  # 7 SRLGs, 5 links in none
     assert {"failures_scenarios.csv", "failures_links.csv", "failures.json"} <= set(failures["files"])
 
     design = _run(client, tok, sid, "design", {"survive": "link", "ceiling": 0.8, "time_limit_s": 30})
@@ -135,7 +135,7 @@ def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str
 
     plan = _run(client, tok, sid, "plan", {"design": {"time_limit_s": 20}})
     res = client.get(f"/v1/jobs/{plan['id']}/result", headers=auth(tok)).json()
-    assert res["failure_scenarios"] == 7 and res["gpus_added"] > 0
+    assert res["failure_scenarios"] == 12 and res["gpus_added"] > 0  # 7 SRLGs and 5 links in none
     assert {"report.html", "map_world.png", "map.html", "plan.json"} <= set(plan["files"])
     page = client.get(f"/v1/jobs/{plan['id']}/files/report.html", headers=auth(tok))
     assert page.status_code == 200 and "Where the GPUs go" in page.text

@@ -58,9 +58,9 @@ def _assert_succeeded(client: TestClient, jobs: dict[str, dict[str, Any]], net: 
         result = client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).json()
         assert result["kind"] == kind
         if kind == "failures":  # the default sweep: one scenario per SRLG, run on a process pool
-            assert result["scenarios_run"] == len(net.srlgs)
+            assert result["scenarios_run"] == len(net.srlgs) + len(net.links_in_no_srlg())  # each its own group
         if kind == "plan":
-            assert result["failure_scenarios"] == len(net.srlgs)
+            assert result["failure_scenarios"] == len(net.srlgs) + len(net.links_in_no_srlg())
 
 
 @pytest.mark.slow

@@ -141,8 +141,10 @@ def test_cli_validate_json_lists_problems_on_stdout(tmp_path: Path) -> None:
     assert doc["valid"] is False and len(doc["problems"]) == 6
     assert {p["record"] for p in doc["problems"]} == {"tat", "nyc-ash", "lon-fra", "ash-fra", "nyc-lon"}
     ok = CliRunner().invoke(app, ["validate", str(DATA / "small"), "--json"])
-    assert ok.exit_code == 0 and json.loads(ok.stdout) == {"valid": True, "sites": 4, "links": 3, "demands": 2,
-                                                                "candidates": 0}
+    assert ok.exit_code == 0 and json.loads(ok.stdout) == {
+        "valid": True, "sites": 4, "links": 3, "demands": 2, "candidates": 0, "links_in_no_srlg": ["nyc-ash", "lon-fra"],
+        "warnings": ["2 of 3 links belong to no SRLG (nyc-ash, lon-fra); an SRLG sweep fails each as its own group "
+                     "(add conduit or corridor SRLGs where links share a right of way)"]}
 
 
 def test_cli_validate_subprocess_has_no_traceback() -> None:

@@ -31,15 +31,30 @@ def test_scenario_sets(submarine_cut: Network) -> None:
     net = submarine_cut
     assert [s.id for s in enumerate_scenarios(net, "link")] == [f"link:{x}" for x in net.links.index]
     srlg = enumerate_scenarios(net, "srlg")
-    assert {s.id: set(s.links) for s in srlg} == {"srlg:atlantic": {"tat-1", "tat-2"}, "srlg:tat": {"tat-1"}}
+    # the links in no SRLG (the two terrestrial links) are swept as their own groups
+    assert {s.id: set(s.links) for s in srlg} == {"srlg:atlantic": {"tat-1", "tat-2"}, "srlg:tat": {"tat-1"},
+                                                  "link:ny-wdc": {"ny-wdc"}, "link:lon-par": {"lon-par"}}
+    assert net.links_in_no_srlg() == ["ny-wdc", "lon-par"]
     assert len(enumerate_scenarios(net, "site")) == 4
     pairs = enumerate_scenarios(net, "srlg-pairs")
-    assert [s.failed for s in pairs] == [("atlantic", "tat")]
+    assert [s.failed for s in pairs][:2] == [("atlantic", "tat"), ("atlantic", "ny-wdc")] and len(pairs) == 6
+    assert pairs[0].id == "srlg:atlantic+srlg:tat"
+    both = enumerate_scenarios(net, "srlg,link")  # the union: tat-1 alone is srlg:tat already, so not repeated
+    assert [s.id for s in both] == ["srlg:atlantic", "srlg:tat", "link:ny-wdc", "link:lon-par", "link:tat-2"]
+    assert [s.kind for s in both] == ["srlg", "srlg", "srlg", "srlg", "link"]
     with pytest.raises(ValidationError) as exc:
         enumerate_scenarios(net, "srlg-pairs", max_scenarios=0)
     assert exc.value.problems[0].field == "max_scenarios"
     derated = enumerate_scenarios(net, "link", derate=0.5)
     assert all(s.derate == 0.5 and s.id.startswith("derate:link:") for s in derated)
+
+
+def test_the_srlg_sweep_says_which_links_it_swept_as_their_own_group(submarine_cut: Network) -> None:
+    s = sweep(submarine_cut, FailureOptions(kind="srlg", engine="serial")).summary()
+    assert s["links_swept_as_own_group"] == ["ny-wdc", "lon-par"]
+    assert "2 links in no SRLG were swept as their own group (ny-wdc, lon-par)" in s["notes"]
+    link = sweep(submarine_cut, FailureOptions(kind="link", engine="serial")).summary()
+    assert link["links_swept_as_own_group"] == [] and not any("no SRLG" in n for n in link["notes"])
 
 
 def test_planner_list_is_validated(submarine_cut: Network) -> None:
@@ -142,7 +157,7 @@ def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
     doc = json.loads(r.stdout)
     assert doc["kind"] == "failures" and doc == json.loads((out / "failures.json").read_text())  # one object
     data = doc["scenarios"]
-    assert isinstance(data, list) and len(data) == 2
+    assert isinstance(data, list) and len(data) == 4  # 2 SRLGs and the 2 links in none, each its own group
     assert {"scenario", "failed", "unmet_gbps", "mlu", "slo_violations", "p99_latency_inflation_ms"} <= set(data[0])
     assert [x["scenario"] for x in data] == [x["scenario"] for x in doc["worst"]]  # worst impact first, as the table
     assert (out / "failures.json").exists() and (out / "failures_scenarios.csv").exists()

@@ -14,8 +14,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from backbone.io import save_scenario
+from backbone.io import load_scenario, save_scenario
 from backbone.model import Network
+from tests.conftest import SharedRun
 
 PLAN_FILES = ("report.html", "plan.json", "place.json", "te.json", "failures.json", "design.json",
               "map_world.png", "map_pacific.png", "map.svg", "map.html", "map.geojson",
@@ -54,11 +55,12 @@ def _check_plan_dir(out: Path, summary: dict) -> None:
     assert plan["headline"] and plan["headline"] in report.replace("&#x27;", "'")
     sv = plan["survivability"]
     assert set(sv) >= {"failure_kind", "states", "survived", "not_survivable"}
-    assert sv["states"] == plan["failure_scenarios"]
     # the planned backbone is a canonical scenario any command runs on
-    from backbone.io import load_scenario
-
     after = load_scenario(str(out / "scenario_after"))
+    from backbone.solver.failures import enumerate_scenarios
+
+    # the states of the planned backbone: a new route in no SRLG is swept as its own group
+    assert sv["states"] == len(enumerate_scenarios(after, sv["failure_kind"])) >= plan["failure_scenarios"]
     assert len(after.links) >= plan["routes_built"]
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", report)
     assert "data:image/png;base64," in report
@@ -80,7 +82,7 @@ def test_plan_small_scenario_end_to_end(small_world: Network, tmp_path: Path) ->
     summary = json.loads(r.stdout)
     assert summary["plan_file"] == str(plan_file)
     assert summary["gpus_added"] > 0  # demand (x 1.2) exceeds the installed GPUs
-    assert summary["failure_scenarios"] == len(small_world.srlgs)
+    assert summary["failure_scenarios"] == len(small_world.srlgs) + len(small_world.links_in_no_srlg())
     assert summary["verification"]["place"] is True and summary["verification"]["route"] is True
     _check_plan_dir(out, summary)
     assert "demand_growth: 1.2" in (out / "report.html").read_text()
@@ -155,7 +157,7 @@ def test_plan_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
     # the plan, or excused with a reason because no candidate can help it
     sv = s["survivability"]
     assert sv["violated"] == [], sv["violated"]
-    assert sv["survived"] + len(sv["not_survivable"]) == sv["states"] == len(net.srlgs)
+    assert sv["survived"] + len(sv["not_survivable"]) == sv["states"]
     assert all(x["reason"] for x in sv["not_survivable"])
     assert s["routes_built"] > 0
     # the restricted optimum is solved to its gap; the true bound (an LP over every candidate and path) is below
@@ -218,3 +220,37 @@ def test_the_reports_today_figures_are_backbone_failures_on_the_scenario(small_w
     today_section = report.split("What breaks today")[1].split("With the plan&#x27;s GPU traffic")[0]
     for r in today["worst"][:5]:
         assert f"<td class=\"t\">{r['scenario']}</td><td class=\"\">{r['impact_gbps']:,.1f}</td>" in today_section
+
+
+def test_a_srlg_plan_reports_single_link_survivability_too(small_world_default_plan: SharedRun) -> None:
+    """The default plan designs for single SRLGs; one more sweep of the planned backbone says how many single-link
+    failures it carries, in plan.json, the headline and the report."""
+    s, out = small_world_default_plan.summary, small_world_default_plan.out
+    lc = s["link_survivability"]
+    after = load_scenario(str(out / "scenario_after"))
+    assert s["survivability"]["failure_kind"] == "srlg" and "single-SRLG failures" in s["headline"]
+    assert lc["failure_kind"] == "link" and lc["states"] == len(after.links)
+    assert lc["survived"] + len(lc["not_carried"]) == lc["states"]
+    assert sorted(s["links_swept_as_own_group"]) == sorted(after.links_in_no_srlg())  # said in plan.json
+    assert f"it carries {lc['survived']} of {lc['states']}" in s["headline"]
+    assert f"Single-link failures: {lc['survived']} of {lc['states']} carried" in (out / "report.html").read_text()
+
+
+def test_plan_survive_srlg_and_link_in_one_design(small_world: Network, tmp_path: Path) -> None:
+    from backbone.api.cli.main import app
+
+    scen = save_scenario(small_world, tmp_path / "scen")
+    r = CliRunner().invoke(app, ["plan", str(scen), "--out", str(tmp_path / "out"), "--survive", "srlg,link",
+                                 "--no-maps", "--json"])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    after = load_scenario(str(tmp_path / "out" / "scenario_after"))
+    from backbone.solver.failures import enumerate_scenarios
+
+    union = enumerate_scenarios(after, "srlg,link")
+    assert s["failure_kind"] == "srlg,link" and s["survivability"]["failure_kind"] == "srlg,link"
+    assert s["survivability"]["states"] == len(union) >= len(after.links)
+    assert "single-SRLG and single-link failures" in s["headline"]
+    assert s["link_survivability"] is None  # the design covers single links itself
+    bad = CliRunner().invoke(app, ["plan", str(scen), "--out", str(tmp_path / "bad"), "--survive", "cable"])
+    assert bad.exit_code == 2 and "survive" in bad.output

@@ -22,12 +22,15 @@ def old_stage_defaults(options: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The stage defaults as the plan applied them before its stages were typed (``stage_options`` merged these
     dicts under the given sections), written out independently of the model's validator."""
     verify = bool(options.get("verify", False))
-    survive = options.get("design", {}).get("survive") or options.get("failures", {}).get("kind") or "srlg"
+    design_survive = options.get("design", {}).get("survive")
+    survive = design_survive or options.get("failures", {}).get("kind") or "srlg"
+    # since issue #32 the sweep before the design follows the design's kind (srlg unless told otherwise)
+    sweep_kind = design_survive if design_survive in ("link", "srlg", "site", "srlg,link") else "srlg"
     return {
         "place": {"allow_partial": True, "verify": verify, "time_limit_s": 60.0,
-                  "slo_failures": survive if survive in ("link", "srlg") else "none"},
+                  "slo_failures": survive if survive in ("link", "srlg", "srlg,link") else "none"},
         "te": {"objective": "min-mlu", "verify": verify, "time_limit_s": 60.0},
-        "failures": {"kind": "srlg", "verify": False, "time_limit_s": 30.0},
+        "failures": {"kind": sweep_kind, "verify": False, "time_limit_s": 30.0},
         "design": {},
     }
 
@@ -43,6 +46,7 @@ STAGE_MODELS = {"place": PlaceOptions, "te": TEOptions, "failures": FailureOptio
     {"design": {"survive": "none"}, "failures": {"kind": "link"}},
     {"design": {"survive": "link"}, "verify": True, "te": {"k_paths": 4}},
     {"place": {"time_limit_s": 5}, "failures": {"time_limit_s": 7, "kind": "srlg"}},
+    {"design": {"survive": "srlg,link"}},
 ])
 def test_validator_defaults_equal_the_old_stage_defaults(options: dict[str, Any]) -> None:
     opts = PlanOptions.model_validate(options)

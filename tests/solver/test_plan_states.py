@@ -109,3 +109,13 @@ def test_before_after_rows_put_unknown_impact_first() -> None:
               for s, i, m in (("a", 5.0, 1.1), ("b", nan, 2.0), ("c", 50.0, 1.3), ("d", 0.0, 0.5))]
     rows = failure_before_after(before, before)
     assert [r["scenario"] for r in rows] == ["b", "c", "a", "d"]
+
+
+def test_a_design_that_targets_links_needs_no_extra_single_link_sweep() -> None:
+    from backbone.solver.plan_states import covers_links, link_survivability
+
+    assert covers_links("link") and covers_links("srlg,link")
+    assert not covers_links("srlg") and not covers_links("site") and not covers_links("none")
+    records = [{"scenario": "link:a", "survived": True}, {"scenario": "link:b", "survived": False}]
+    assert link_survivability(records) == {"failure_kind": "link", "states": 2, "survived": 1,
+                                           "not_carried": ["link:b"]}

@@ -173,7 +173,7 @@ def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path:
     assert te_failed["unmet_gbps"] == pytest.approx(worst["unmet_gbps_total"], abs=1e-3)
     assert te_failed["mlu"] == pytest.approx(worst["mlu"], abs=1e-6)
     listed = sweep(routed_before, SERIAL.model_copy(update={"kind": "list", "scenarios": [
-        {"id": worst["scenario"], "srlgs": [sc.failed[0]]}]}))
+        {"id": worst["scenario"], "links": list(sc.links)}]}))  # an SRLG, or a link in none as its own group
     rec = listed.scenarios[0]
     for key in ("impact_gbps", "unmet_gbps", "slo_violation_gbps", "lost_gbps", "mlu"):
         assert rec[key] == pytest.approx(worst[key], abs=1e-6), key
@@ -222,7 +222,8 @@ def test_planning_service_default_options_run_the_cli_plan(small_world: Network,
         assert cli[key] == api[key], key
     assert (small_world_default_plan.out / "scenario_after").exists() and (tmp_path / "cli" / "scenario_after").exists()
     assert api["survivability"]["failure_kind"] == "srlg"
-    assert api["survivability"]["states"] == len(net.srlgs)
+    after = load_scenario(str(small_world_default_plan.out / "scenario_after"))
+    assert api["survivability"]["states"] == len(enumerate_scenarios(after, "srlg"))  # SRLGs + links in none
 
 
 def test_skip_upgrades_says_nothing_was_designed(small_world: Network, tmp_path: Path) -> None:
@@ -249,8 +250,34 @@ def test_survive_options_speak_the_one_vocabulary() -> None:
                                  time_limit_s=5, candidates=False)
     plan = PlanUpgradeOptions(utilisation_ceiling=0.7, max_iterations=3, candidates=False)
     assert plan.survive_options("site", 6) == SurviveOptions(survive="site", utilisation_ceiling=0.7, k_paths=6,
-                                                             max_iterations=3, candidates=False)
+                                                             max_iterations=3, candidates=False,
+                                                             failure_utilisation_ceiling=0.95)  # the plan's default
     assert plan.survive_options("link", 4, time_limit_s=240).time_limit_s == 240
     for bad in ({"survive": "rack"}, {"utilisation_ceiling": 1.5}, {"max_iterations": 0}):
         with pytest.raises(pydantic.ValidationError):
             SurviveOptions.model_validate(bad)
+
+
+def test_one_design_survives_srlgs_and_single_links_alike() -> None:
+    """``survive="srlg,link"``: the union of the single-SRLG states (here one corridor holding A-B and B-C) and the
+    single-link states, in one design, checked independently on the union; an SRLG design alone sweeps only the
+    corridor and the links in no SRLG (each its own group), not A-B or B-C alone."""
+    base = ring_needing_a_chord()
+    net = build_network({"sites": base.sites.reset_index().to_dict("records"),
+                         "links": base.links.reset_index().to_dict("records"),
+                         "demands": base.demands.reset_index().to_dict("records"),
+                         "candidates": [{**r, "srlgs": ""} for r in base.candidates.reset_index().to_dict("records")],
+                         "srlgs": [{"id": "north", "kind": "corridor", "links": "AB;BC"}]}, name="ring-srlg")
+    states = enumerate_scenarios(net, "srlg,link")
+    assert [s.id for s in states] == ["srlg:north", "link:CD", "link:DA", "link:AB", "link:BC"]
+    res = design_survivable(net, SurviveOptions(survive="srlg,link"), sweep_options=SERIAL)
+    sv = res.survivability()
+    assert res.converged and sv["failure_kind"] == "srlg,link"
+    # the chord is built and becomes a link in no SRLG: swept as its own group once, not twice
+    assert sv["states"] == 6 and sv["survived"] == 6 and not sv["violated"]
+    assert {str(r["scenario"]) for r in res.records_after} == {"srlg:north", "link:chord", "link:AB", "link:BC",
+                                                               "link:CD", "link:DA"}
+    assert check_survivability(res.network_after, "srlg,link").ok
+    only_srlg = design_survivable(net, SurviveOptions(survive="srlg"), sweep_options=SERIAL)
+    swept = {str(r["scenario"]) for r in only_srlg.records_after}
+    assert swept >= {"srlg:north", "link:CD", "link:DA"} and not swept & {"link:AB", "link:BC"}
