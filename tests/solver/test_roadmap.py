@@ -398,3 +398,46 @@ def test_roadmap_default_on_the_shipped_scenario(tmp_path: Path) -> None:
     assert report.ok, str(report)
     for name in ("report.html", "timeline.png", "map_2027.png", "map_2028.png", "periods/2028Q4/scenario/links.csv"):
         assert (out / name).exists(), name
+
+
+def test_the_checker_tests_each_excuse_on_what_its_period_could_have_online(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #32: the roadmap's excuses are checked by the independent edge LP, not skipped. 2027Q2 excuses s1
+    (C1 cannot be online before 2027Q3) and passes; a design made to withhold C1 in 2027Q3 too (monkeypatched)
+    excuses s1 there, wrongly -- C1 can be online by then -- and the checker says so; a doctored excused figure
+    and a doctored reason are caught as well."""
+    import backbone.solver.roadmap_design as design_mod
+    from backbone.solver.checks.roadmap import check_roadmap
+    from backbone.solver.roadmap_options import RoadmapOptions
+
+    net = lead_toy()
+    opts = RoadmapOptions.model_validate(QUIET)
+    r = plan(net)
+    doc = r.summary()
+    assert doc["periods"][1]["survivability"]["not_survivable"][0]["gbps"] == pytest.approx(50.0)
+    good = check_roadmap(net, opts, doc, r.networks)
+    assert good.ok, str(good)
+    assert good.counts["excused_states"] == 1
+
+    wrong_gbps = json.loads(json.dumps(doc))
+    wrong_gbps["periods"][1]["survivability"]["not_survivable"][0]["gbps"] = 20.0
+    assert {v.check for v in check_roadmap(net, opts, wrong_gbps, r.networks).violations} == {"excused_gbps"}
+    wrong_reason = json.loads(json.dumps(doc))
+    ex = wrong_reason["periods"][1]["survivability"]["not_survivable"][0]
+    ex["reason"] = ex["reason"].replace("(50 Gbps)", "(30 Gbps)")
+    bad = check_roadmap(net, opts, wrong_reason, r.networks)
+    assert {v.check for v in bad.violations} == {"excuse_reason"} and "30 Gbps" in bad.violations[0].message
+
+    real_offer = design_mod._offer
+
+    def withhold_c1(routed: Network, o: Any, t: int) -> Any:
+        return real_offer(routed, o, min(t, 1))  # C1 (lead 2 quarters) never offered: a wrong excuse in 2027Q3
+
+    monkeypatch.setattr(design_mod, "_offer", withhold_c1)
+    r2 = plan(net)
+    doc2 = r2.summary()
+    q3 = doc2["periods"][2]["survivability"]
+    assert [x["scenario"] for x in q3["not_survivable"]] == ["srlg:s1"]  # the design excuses s1 in 2027Q3
+    rep = check_roadmap(net, opts, doc2, r2.networks)
+    caught = [v for v in rep.violations if v.id == "2027Q3:srlg:s1"]
+    assert caught and {v.check for v in caught} == {"excuse_reason"}, str(rep)
+    assert all(v.id.startswith("2027Q3:") for v in rep.violations)
