@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -64,7 +65,8 @@ from backbone.solver.roadmap_options import RoadmapOptions, parse_start, stage_o
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RoadmapResult", "budget_ledger", "grow_network", "plan_roadmap"]
+__all__ = ["RoadmapResult", "budget_ledger", "design_bound", "grow_network", "plan_roadmap", "starting_risk",
+           "starting_risk_record"]
 
 
 @dataclass
@@ -106,6 +108,7 @@ class RoadmapResult:
     notes: list[str] = field(default_factory=list)
     utilisation: list[pd.Series] = field(default_factory=list)
     bound: RoadmapBound | None = None
+    risk: dict[str, Any] | None = None
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready summary: ``status``, ``gap``, ``total_capex_usd``, ``objective_usd`` and ``periods``."""
@@ -146,6 +149,7 @@ class RoadmapResult:
             "objective_usd": float(sum(obj.values())),
             "objective": obj,
             "discount_rate_per_year": self.options.discount_rate_per_year,
+            "starting_risk": self.risk,
             "budget_shortfalls": [{"period": p["period"], "shortfall_usd": p["budget_shortfall_usd"],
                                    "reason": p["budget_note"]} for p in short],
             "periods": periods,
@@ -191,15 +195,28 @@ def _roadmap_status(periods: list[dict[str, Any]], short: list[dict[str, Any]]) 
         else "ok")
 
 
+def design_bound(design: dict[str, Any]) -> tuple[float | None, float | None, str]:
+    """A period design's bound and gap as shown, with what it is: its true bound (``lower_bound_usd``) when it has
+    one, else its MIP's bound restricted to what its restriction names (``restricted_optimum``), else none.
+    Returns ``(bound_usd, gap, restriction)``: ``restriction`` empty for a true bound."""
+    r = design.get("restricted_optimum") or None
+    if design.get("lower_bound_usd") is not None or r is None:
+        return design.get("lower_bound_usd"), design.get("gap"), ""
+    return r["bound_usd"], r["gap"], f"restricted: optimal among {r['restriction']}" if r.get("restriction") else \
+        "restricted"
+
+
 def _step_bounds(periods: list[dict[str, Any]], net_capex: float) -> dict[str, Any]:
-    """The per-period figure: the sum of each period's design-MIP bound and its gap to ``net_capex``."""
-    bounds = [p["design"]["lower_bound_usd"] for p in periods]
-    step_bound = None if any(b is None for b in bounds) else float(sum(bounds))
+    """The per-period figure: the sum of each period's design bound (restricted where it is:
+    :func:`design_bound`) and its gap to ``net_capex``."""
+    bounds = [design_bound(p["design"])[0] for p in periods]
+    step_bound = None if any(b is None for b in bounds) else float(sum(float(b or 0.0) for b in bounds))
     step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
                                                 else 0.0)
     return {"network_capex_lower_bound_usd": step_bound, "network_capex_usd": net_capex, "gap": step_gap,
             "covers": "backbone capex (undiscounted) of each period's step given the builds of the "
-                      "earlier periods (sum of each period's design-MIP bound); not a bound on "
+                      "earlier periods (sum of each period's design-MIP bound, restricted to the candidates each "
+                      "MIP opened and its paths where the period has no true bound); not a bound on "
                       "roadmaps that decide earlier periods differently. GPU capex is solved per "
                       "period to the placement's MIP gap (placement_gap per period)."}
 
@@ -427,6 +444,7 @@ def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _
         "survivability": design["survivability"],
         "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
                    "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
+                   "restricted_optimum": design.get("restricted_optimum"),
                    "iterations": design["iterations"], "states_added": design["states_added"],
                    "working_set": design["working_set"], "binding_states": design["binding_states"],
                    "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
@@ -464,32 +482,53 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
     notes = [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
              if p["design"]["solver_note"]]
     up = opts.lead_periods(opts.upgrade_lead_quarters)
-    if any(p["index"] < up for p in periods):
-        notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: a link upgrade takes "
-                     f"{opts.upgrade_lead_quarters} quarter(s) from order to service and nothing may be ordered "
-                     f"before {labels[0]}.")
-    notes += starting_risk(periods)
+    why = (f"a link upgrade takes {opts.upgrade_lead_quarters} quarter(s) from order to service and nothing may be "
+           f"ordered before {labels[0]}") if up > 0 else ""
+    risk = starting_risk_record(periods, labels[:up], why)
+    if risk is not None:
+        notes.append(risk["text"])
+    if up > 0 and (risk is None or not risk["nothing_online"]):
+        notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: {why}.")
     progress(0.99, "bounding the whole roadmap (one LP over every period)")
     bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3])
     progress(1.0, "roadmap planned")
     return RoadmapResult(opts, labels, periods, table, h.networks, ledger, time.perf_counter() - t_start,
-                         net.name, net.fingerprint(), notes, h.utilisation, bound)
+                         net.name, net.fingerprint(), notes, h.utilisation, bound, risk)
+
+
+def starting_risk_record(periods: list[dict[str, Any]], unbuildable: Sequence[str] = (),
+                         why: str = "") -> dict[str, Any] | None:
+    """The plan's starting risk, said once: the periods with violated failure states before the earliest period
+    from which every later period carries every state it is not excused from (None when every period does).
+
+    ``unbuildable`` names the periods in which nothing can be online yet and ``why`` says why (lead times): when
+    every period at risk is one of them, the text says so. Returns ``{failure_kind, periods: [{period,
+    violated}], safe_from (a period label, None when even the last period has violated states), nothing_online,
+    text}``."""
+    bad = [i for i, p in enumerate(periods) if p["survivability"]["violated"]]
+    if not bad:
+        return None
+    kind = periods[bad[0]]["survivability"]["failure_kind"]
+    first_ok = bad[-1] + 1
+    at_risk = [{"period": periods[i]["period"], "violated": len(periods[i]["survivability"]["violated"])}
+               for i in bad]
+    where = ", ".join(f"{x['period']} ({x['violated']})" for x in at_risk)
+    nothing = bool(unbuildable) and all(x["period"] in set(unbuildable) for x in at_risk)
+    cause = f"nothing can be online in {', '.join(unbuildable)} ({why}), so " if nothing and why else ""
+    safe = periods[first_ok]["period"] if first_ok < len(periods) else None
+    if safe is not None:
+        text = (f"Starting risk: {cause}{kind} failures not carried in {where}; every {kind} failure that is not "
+                f"excused is carried from {safe} on.")
+    else:
+        text = (f"Risk: {kind} failures not carried in {where}, the last period included: no period from which "
+                f"every {kind} failure that is not excused is carried.")
+    return {"failure_kind": kind, "periods": at_risk, "safe_from": safe, "nothing_online": nothing, "text": text}
 
 
 def starting_risk(periods: list[dict[str, Any]]) -> list[str]:
-    """The plan's starting risk, said once: the periods with violated failure states before the earliest period
-    from which every later period carries every state it is not excused from (none when every period does)."""
-    bad = [i for i, p in enumerate(periods) if p["survivability"]["violated"]]
-    if not bad:
-        return []
-    kind = periods[bad[0]]["survivability"]["failure_kind"]
-    first_ok = bad[-1] + 1
-    where = ", ".join(f"{periods[i]['period']} ({len(periods[i]['survivability']['violated'])})" for i in bad)
-    if first_ok < len(periods):
-        return [f"Starting risk: {kind} failures not carried in {where}; every {kind} failure that is not excused "
-                f"is carried from {periods[first_ok]['period']} on."]
-    return [f"Risk: {kind} failures not carried in {where}, the last period included: no period from which "
-            f"every {kind} failure that is not excused is carried."]
+    """:func:`starting_risk_record`'s text as a list of notes (empty when every period carries every state)."""
+    risk = starting_risk_record(periods)
+    return [risk["text"]] if risk is not None else []
 
 
 def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],

@@ -22,7 +22,8 @@ from backbone.solver.progress import ProgressFn
 from backbone.solver.roadmap_budget import affordable, fits_budget
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
 
-__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "restore_network", "sweep_survivability"]
+__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "period_bounds", "restore_network",
+           "sweep_survivability"]
 
 PERIOD_DESIGN_BUDGET_FACTOR = 4.0
 """Wall-clock budget of a period's survivable design in multiples of ``design.time_limit_s``. Every iteration
@@ -160,9 +161,7 @@ def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[st
         if _fits(rows, budgets, committed, opts.carry_over):
             # the mode says what was built, and never "survivable" for a design that stopped with violated states
             mode = "survivable" if res.status in ("optimal", "feasible") else f"survivable, {res.status.replace('_', ' ')}"
-            out.update(mode=mode, status=res.status, cost_usd=res.cost_usd,
-                       lower_bound_usd=res.restricted_optimum["bound_usd"],
-                       gap=res.restricted_optimum["gap"], builds=rows,
+            out.update(mode=mode, status=res.status, cost_usd=res.cost_usd, **period_bounds(res), builds=rows,
                        network=restore_network(res.network_after, routed),
                        survivability=_survivability_of(res, offer.withheld, labels[t]),
                        states_added=len(res.working_set), iterations=len(res.iterations), model=dict(res.model))
@@ -191,8 +190,7 @@ def _intact_fallback(out: dict[str, Any], offer: _Offer, routed: Network, opts: 
     rows = _build_rows(intact.upgrades, routed.candidates, opts, t, labels)
     if _fits(rows, budgets, committed, opts.carry_over):
         out.update(mode=f"intact only ({why})", status=intact.status, cost_usd=intact.cost_usd,
-                   lower_bound_usd=intact.restricted_optimum["bound_usd"],
-                   gap=intact.restricted_optimum["gap"], builds=rows,
+                   **period_bounds(intact), builds=rows,
                    network=restore_network(intact.network_after, routed), iterations=len(intact.iterations),
                    model=dict(intact.model))
         if why == "budget":
@@ -205,6 +203,17 @@ def _intact_fallback(out: dict[str, Any], offer: _Offer, routed: Network, opts: 
         out["shortfall_usd"] = max(out["shortfall_usd"], intact.cost_usd)
     out["survivability"] = sweep_survivability(out["network"], kind, fail_opts)
     return out
+
+
+def period_bounds(res: Any) -> dict[str, Any]:
+    """A period design's bounds, each named for what it is: ``lower_bound_usd`` and ``gap`` the design's true bound
+    (over every candidate and path; None when not computed: the roadmap's global bound covers every period), and
+    ``restricted_optimum`` ``{bound_usd, gap, status, restriction}``, the MIP's own dual bound, a bound only among
+    the designs its restriction names (the candidates it opened, its ``k`` paths, its working set)."""
+    r = res.restricted_optimum
+    return {"lower_bound_usd": res.lower_bound_usd, "gap": res.gap,
+            "restricted_optimum": {"bound_usd": r.get("bound_usd"), "gap": r.get("gap"), "status": r.get("status"),
+                                   "restriction": r.get("restriction", "")}}
 
 
 def restore_network(after: Network, before: Network) -> Network:

@@ -66,9 +66,26 @@ def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
     assert (q1["network_capex_usd"], q1["gpu_capex_usd"]) == (pytest.approx(7e6), 0.0)
     assert s["network_capex_usd"] == pytest.approx(7e6) and s["gpu_capex_usd"] == 0.0
     # the starting risk is said once, with the earliest quarter from which every state is carried
-    risk = [n for n in s["notes"] if n.startswith("Starting risk")]
-    assert risk == ["Starting risk: srlg failures not carried in 2027Q1 (1); every srlg failure that is not excused "
-                    "is carried from 2027Q2 on."]  # in 2027Q2 s1 is excused: C1 cannot be online yet
+    risk = [n for n in s["notes"] if "2027Q1" in n and ("risk" in n.lower() or "online" in n)]
+    assert risk == ["Starting risk: nothing can be online in 2027Q1 (a link upgrade takes 1 quarter(s) from order to "
+                    "service and nothing may be ordered before 2027Q1), so srlg failures not carried in 2027Q1 (1); "
+                    "every srlg failure that is not excused is carried from 2027Q2 on."]  # 2027Q2 excuses s1 (C1)
+    assert s["starting_risk"] == {"failure_kind": "srlg", "periods": [{"period": "2027Q1", "violated": 1}],
+                                  "safe_from": "2027Q2", "nothing_online": True, "text": risk[0]}
+    # each period's design bound is named for what it is: the MIP's bound is restricted (issue #32)
+    d3 = q3["design"]
+    assert d3["lower_bound_usd"] is None and d3["restricted_optimum"]["restriction"].startswith("designs that open")
+    from backbone.solver.roadmap import design_bound
+    from backbone.solver.roadmap_output import period_table
+
+    assert design_bound(d3)[2].startswith("restricted: optimal among designs that open")
+    assert design_bound(q1["design"]) == (0.0, 0.0, "")  # nothing can be built: cost 0 is the optimum
+    table = period_table(s)
+    assert table["starting_risk"].tolist() == [True, False, False]
+    assert table["design_bound"].tolist()[0] == "true bound" and table["design_bound"][2].startswith("restricted")
+    # mode and status agree everywhere: "survivable" only beside optimal or feasible
+    for p in s["periods"]:
+        assert p["design"]["mode"] != "survivable" or p["design"]["status"] in ("optimal", "feasible")
 
 
 def test_starting_risk_names_the_periods_and_says_when_none_is_safe() -> None:
