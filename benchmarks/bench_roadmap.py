@@ -84,7 +84,8 @@ def main() -> None:
                   f"blocks; period floors {', '.join(musd(x) for x in b.get('period_floors_usd') or []) or '-'}), "
                   f"gap {pct(s['gap'])}; per-period step bounds "
                   f"{musd(step['network_capex_lower_bound_usd'])}, step gap {pct(step['gap'])}; planning "
-                  f"{s['seconds']:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; {out}")
+                  f"{s['seconds']:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; time budget "
+                  f"{s.get('time_budget')}; {out}")
 
 
 if __name__ == "__main__":

@@ -59,8 +59,9 @@ from backbone.solver.options import validate_options
 from backbone.solver.plan_states import design_failure_kind
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.roadmap_bound import RoadmapBound, roadmap_lower_bound
-from backbone.solver.roadmap_budget import BUDGET_TOL_USD, budget_ledger, headroom
-from backbone.solver.roadmap_design import design_period
+from backbone.solver.roadmap_budget import BUDGET_TOL_USD, budget_ledger, place_within_budget
+from backbone.solver.roadmap_clock import RoadmapClock
+from backbone.solver.roadmap_design import PERIOD_DESIGN_BUDGET_FACTOR, design_period
 from backbone.solver.roadmap_options import RoadmapOptions, parse_start, stage_options
 
 logger = logging.getLogger(__name__)
@@ -109,6 +110,7 @@ class RoadmapResult:
     utilisation: list[pd.Series] = field(default_factory=list)
     bound: RoadmapBound | None = None
     risk: dict[str, Any] | None = None
+    clock: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready summary: ``status``, ``gap``, ``total_capex_usd``, ``objective_usd`` and ``periods``."""
@@ -157,6 +159,7 @@ class RoadmapResult:
             "ledger": _records(self.ledger),
             "notes": self.notes,
             "seconds": round(self.seconds, 3),
+            "time_budget": self.clock,
         }
 
     def _objective_terms(self) -> dict[str, float]:
@@ -284,6 +287,7 @@ class _Horizon:
     periods: list[dict[str, Any]] = field(default_factory=list)
     networks: list[Network] = field(default_factory=list)
     utilisation: list[pd.Series] = field(default_factory=list)
+    clock: RoadmapClock = field(default_factory=lambda: RoadmapClock(0.0, 0.0, 1))
 
 
 @dataclass
@@ -331,7 +335,8 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
     t_start = time.perf_counter()
     labels = opts.labels()
     h = _Horizon(opts, stages, kind, net, net, labels, opts.budgets(), [0.0] * len(labels),
-                 pd.Series(0.0, index=net.sites.index))
+                 pd.Series(0.0, index=net.sites.index),
+                 clock=RoadmapClock(opts.time_limit_s, opts.bound_time_limit_s, len(labels), t_start))
     for t, label in enumerate(labels):
 
         def sub(f: float, m: str, t: int = t, label: str = label) -> None:
@@ -358,12 +363,14 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
     the commit period; returns the placement and the network carrying its traffic."""
     from backbone.solver.plan import network_after_placement, placement_demands
 
-    opts, place_opts, label = h.opts, h.stages[0], h.labels[t]
+    opts, label = h.opts, h.labels[t]
+    place_opts = h.stages[0].model_copy(update={"time_limit_s": h.clock.place_limit_s(t, h.stages[0].time_limit_s)})
     sites = work.sites
     gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
     place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
     t_place = time.perf_counter()
-    place_res, gpu_note, gpu_short = _place(place_net, place_opts, gpu_c, h.budgets, h.committed, opts)
+    place_res, gpu_note, gpu_short = place_within_budget(place_net, place_opts, gpu_c, h.budgets, h.committed,
+                                                          opts)
     seconds = time.perf_counter() - t_place
     sites_t = place_res.tables["sites"]
     added = sites_t["gpus_added"][sites_t["gpus_added"] > 0]
@@ -394,7 +401,9 @@ def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
     _, _, fail_opts, design_opts = h.stages
     warm = h.periods[-1]["design"]["binding_states"] if h.periods else []
     design = design_period(placed.routed, h.opts, t, h.labels, h.kind, fail_opts, design_opts, h.budgets,
-                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm)
+                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm,
+                           budget_factor=h.clock.design_factor(t, t0, design_opts.time_limit_s,
+                                                               PERIOD_DESIGN_BUDGET_FACTOR))
     design["seconds"] = round(time.perf_counter() - t_design, 3)
     after = design["network"]
     for b in design["builds"]:
@@ -408,6 +417,7 @@ def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
     h.networks.append(after)
     h.utilisation.append(st.link_utilisation.astype(float))
     h.state = after
+    h.clock.spent_s.append(time.perf_counter() - t0)
     logger.info("roadmap %s: %s, %d builds, %.1f s", h.labels[t], design["mode"], len(design["builds"]),
                 time.perf_counter() - t0)
 
@@ -490,10 +500,12 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
     if up > 0 and (risk is None or not risk["nothing_online"]):
         notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: {why}.")
     progress(0.99, "bounding the whole roadmap (one LP over every period)")
-    bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3])
+    bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3],
+                          h.clock.bound_limit_s())
     progress(1.0, "roadmap planned")
     return RoadmapResult(opts, labels, periods, table, h.networks, ledger, time.perf_counter() - t_start,
-                         net.name, net.fingerprint(), notes, h.utilisation, bound, risk)
+                         net.name, net.fingerprint(), notes, h.utilisation, bound, risk,
+                         {**h.clock.to_dict(), "bound_s": None if bound is None else round(bound.seconds, 3)})
 
 
 def starting_risk_record(periods: list[dict[str, Any]], unbuildable: Sequence[str] = (),
@@ -532,8 +544,10 @@ def starting_risk(periods: list[dict[str, Any]]) -> list[str]:
 
 
 def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],
-                  builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any) -> RoadmapBound | None:
-    """The LP bound over every period (:mod:`backbone.solver.roadmap_bound`); None when switched off."""
+                  builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any,
+                  bound_s: float) -> RoadmapBound | None:
+    """The LP bound over every period (:mod:`backbone.solver.roadmap_bound`) within ``bound_s`` seconds; None when
+    switched off."""
     if opts.bound_time_limit_s <= 0:
         return None
     gpu = builds[builds["action"] == "gpus"]
@@ -544,7 +558,7 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
             net, opts, networks, [p["design"]["working_set"] for p in periods], gpu_committed.tolist(), kind,
             int(fail_opts.k_paths), float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling),
             use_candidates=bool(design_opts.candidates), backend=str(design_opts.backend),
-            time_limit_s=float(opts.bound_time_limit_s))
+            time_limit_s=float(bound_s))
     except SolverError as exc:
         return RoadmapBound(None, "error", "not computed: the solver failed", note=str(exc))
 
@@ -561,36 +575,3 @@ def _gpu_opex_per_year(net: Network, gpus: pd.Series, place_opts: Any) -> float:
     price = s["power_price_usd_per_mwh"].to_numpy(float) + \
         place_opts.carbon_price_usd_per_t * s["carbon_kg_per_mwh"].to_numpy(float) / 1000.0
     return float((gpus.to_numpy(float) * mwh_per_gpu_year * price).sum())
-
-
-def _place(net: Network, place_opts: Any, gpu_c: int, budgets: list[float], committed: list[float],
-           opts: RoadmapOptions) -> tuple[Any, str, float]:
-    """The period's placement; when its capex exceeds the commit period's headroom, the placement that
-    serves the most demand within it (capex only). Returns ``(result, note, shortfall_usd)``."""
-    from backbone.solver.placement import solve_placement
-
-    res = solve_placement(net, place_opts)
-    capex = float(res.tables["sites"]["capex_usd"].sum())
-    if gpu_c < 0:
-        lead = opts.gpu_lead_quarters
-        return res, (f"no GPU block can be online yet ({lead} quarter(s) from order to service)"
-                     if lead else ""), 0.0
-    room = headroom(budgets, committed, opts.carry_over, gpu_c)
-    if capex <= room + BUDGET_TOL_USD:
-        return res, "", 0.0
-    capped = place_opts.model_copy(update={"objective": "max-served", "budget_usd": max(0.0, room),
-                                           "horizon_years": 0.0})
-    res2 = solve_placement(net, capped)
-    capex2 = float(res2.tables["sites"]["capex_usd"].sum())
-    note = (f"the least-cost GPU blocks need {capex / 1e6:,.1f} M USD of capex, the budget of "
-            f"{_label(opts, gpu_c)} allows {room / 1e6:,.1f} M USD: {capex2 / 1e6:,.1f} M USD spent serving the most "
-            "demand within it")
-    served, served2 = finite_or_none(res.totals.get("served_share")) or 0.0, finite_or_none(res2.totals.get("served_share")) or 0.0
-    if served2 >= served - 1e-6:  # the budget changed where, not how much: no shortfall
-        return res2, note + " (cheaper-to-buy sites, all the demand the least-cost plan serves)", 0.0
-    return res2, note + f" ({100 * served2:.1f} % of inference served instead of {100 * served:.1f} %)", \
-        max(0.0, capex - room)
-
-
-def _label(opts: RoadmapOptions, t: int) -> str:
-    return opts.labels()[t]

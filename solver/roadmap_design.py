@@ -70,10 +70,12 @@ def _offer(routed: Network, opts: RoadmapOptions, t: int) -> _Offer:
 
 
 def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, progress: ProgressFn,
-                notes: list[str], warm_states: Sequence[str] = ()) -> Any | None:
+                notes: list[str], warm_states: Sequence[str] = (),
+                budget_factor: float = PERIOD_DESIGN_BUDGET_FACTOR) -> Any | None:
     """The survivable design (``survive``: a failure kind or ``none``), retried with a longer time limit
     (:data:`SOLVER_RETRY_FACTORS`); each failure is noted in ``notes``, and ``None`` when every try failed.
-    ``warm_states`` start its working set (the states the previous period's design found binding)."""
+    ``warm_states`` start its working set (the states the previous period's design found binding); its wall-clock
+    budget is ``budget_factor`` times ``design.time_limit_s`` (the roadmap's clock sets it)."""
     from backbone.solver.survive import design_survivable
 
     limit = float(design_opts.time_limit_s)
@@ -82,7 +84,7 @@ def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, p
             return design_survivable(
                 dnet, design_opts.survive_options(survive, fail_opts.k_paths, time_limit_s=limit * factor).model_copy(
                     update={"bound_time_limit_s": 0.0}),  # the roadmap's own bound covers every period
-                sweep_options=fail_opts, initial_states=warm_states, budget_factor=PERIOD_DESIGN_BUDGET_FACTOR,
+                sweep_options=fail_opts, initial_states=warm_states, budget_factor=budget_factor / factor,
                 progress=progress)
         except SolverError as exc:
             notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
@@ -124,12 +126,14 @@ def _survivability_of(res: Any, withheld: int, label: str) -> dict[str, Any]:
 
 def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[str], kind: str, fail_opts: Any,
                   design_opts: Any, budgets: list[float], committed: list[float],
-                  progress: ProgressFn, warm_states: Sequence[str] = ()) -> dict[str, Any]:
+                  progress: ProgressFn, warm_states: Sequence[str] = (),
+                  budget_factor: float = PERIOD_DESIGN_BUDGET_FACTOR) -> dict[str, Any]:
     """The period's backbone step: survivable design within what can be online and what the budget allows.
 
     ``warm_states`` (the failure states the previous period's builds protect: capacity persists and demand grows,
     so where capacity was tight then it likely is again) are in the design's working set from its first MIP on,
-    which saves iterations (each a sweep of every state); any working set gives a valid bound.
+    which saves iterations (each a sweep of every state); any working set gives a valid bound. ``budget_factor``:
+    the design's wall-clock budget in multiples of ``design.time_limit_s`` (the roadmap's clock's share).
 
     Returns a record with ``mode``, ``status``, ``cost_usd``, ``lower_bound_usd``, ``gap``, ``builds`` (roadmap
     build rows), ``network`` (after the builds), ``survivability``, ``working_set`` (the failure states the
@@ -148,7 +152,7 @@ def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[st
     notes: list[str] = []
     res: Any = None
     try:
-        res = _run_design(offer.network, kind, fail_opts, design_opts, progress, notes, warm_states)
+        res = _run_design(offer.network, kind, fail_opts, design_opts, progress, notes, warm_states, budget_factor)
     except InfeasibleError as exc:
         out["budget_note"] = f"survivable design infeasible: {exc}"
     out["solver_note"] = "; ".join(notes)
