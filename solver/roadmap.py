@@ -400,11 +400,11 @@ def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
     t_design = time.perf_counter()
     _, _, fail_opts, design_opts = h.stages
     warm = h.periods[-1]["design"]["binding_states"] if h.periods else []
+    factor = h.clock.design_factor(t, t0, design_opts.time_limit_s, PERIOD_DESIGN_BUDGET_FACTOR)
     design = design_period(placed.routed, h.opts, t, h.labels, h.kind, fail_opts, design_opts, h.budgets,
-                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm,
-                           budget_factor=h.clock.design_factor(t, t0, design_opts.time_limit_s,
-                                                               PERIOD_DESIGN_BUDGET_FACTOR))
+                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm, budget_factor=factor)
     design["seconds"] = round(time.perf_counter() - t_design, 3)
+    design["budget_s"] = round(factor * float(design_opts.time_limit_s), 3)  # the clock's share (then: one more sweep)
     after = design["network"]
     for b in design["builds"]:
         h.committed[b["committed_index"]] += b["cost_usd"]
@@ -458,7 +458,7 @@ def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _
                    "iterations": design["iterations"], "states_added": design["states_added"],
                    "working_set": design["working_set"], "binding_states": design["binding_states"],
                    "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
-                   "model": design.get("model") or {}, "seconds": design["seconds"],
+                   "model": design.get("model") or {}, "seconds": design["seconds"], "budget_s": design["budget_s"],
                    "solver_note": design.get("solver_note", "")},
         "placement_model": dict(place_res.stats),
         "placement_seconds": round(placed.seconds, 3),

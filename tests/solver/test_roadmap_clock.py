@@ -46,6 +46,7 @@ def test_a_roadmap_reports_its_time_budget_and_keeps_it_off_when_asked() -> None
     tb = s["time_budget"]
     assert tb["time_limit_s"] == 300 and len(tb["period_seconds"]) == 3 and tb["bound_s"] is not None
     assert s["seconds"] < 300
+    assert all(15.0 <= p["design"]["budget_s"] <= 60.0 for p in s["periods"])  # 1-4 x design.time_limit_s
     off = plan_roadmap(lead_toy(), {**quiet, "time_limit_s": 0}).summary()
     assert off["time_budget"]["time_limit_s"] is None
     assert [b["id"] for b in off["builds"]] == [b["id"] for b in s["builds"]] == ["C1"]
