@@ -47,7 +47,15 @@ def main() -> None:
         options["design"] = {"time_limit_s": args.time_limit}
     if args.period == "year":
         options["start"] = "2027"
-    res = run_task("roadmap", net, options, out)
+    last = [0.0]
+
+    def progress(f: float, m: str) -> None:  # a plain line every 15 s (a run stopped early still says where)
+        now = time.perf_counter() - t0
+        if now - last[0] >= 15.0:
+            last[0] = now
+            print(f"[{now:7.1f} s] {100 * f:5.1f} % {m}", file=sys.stderr, flush=True)
+
+    res = run_task("roadmap", net, options, out, progress=progress)
     total, cpu = time.perf_counter() - t0, _cpu_s() - c0
     s = res.summary
     t = Table(title=f"backbone roadmap on {net.name} ({len(net.sites)} sites, {len(net.links)} links, "
