@@ -22,6 +22,14 @@ def _cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _gap(design: dict) -> str:
+    """A period design's gap, "(restricted)" beside it where it is the MIP's restricted bound."""
+    from backbone.solver.roadmap import design_bound
+
+    _, gap, restriction = design_bound(design)
+    return "-" if gap is None else f"{100 * gap:.2f} %" + (" (restricted)" if restriction else "")
+
+
 def main() -> None:
     from rich.console import Console
     from rich.table import Table
@@ -71,7 +79,7 @@ def main() -> None:
                   f"{pm.get('rows', 0):,} x {pm.get('cols', 0):,} ({pm.get('integer_cols', 0):,})",
                   f"{d['seconds']:.1f}", d["mode"], str(d["iterations"]),
                   f"{dm.get('rows', 0):,} x {dm.get('cols', 0):,} ({dm.get('integer_cols', 0):,})" if dm else "-",
-                  "-" if d["gap"] is None else f"{100 * d['gap']:.2f} %", str(len(p["builds"])),
+                  _gap(d), str(len(p["builds"])),
                   f"{p['survivability']['survived']}/{p['survivability']['states']}",
                   str(len(p["survivability"]["not_survivable"])), str(len(p["survivability"]["violated"])),
                   f"{p['seconds']:.1f}")
