@@ -54,7 +54,7 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
                   ("mlu", "max util."), ("unmet_gbps", "unmet Gbps"), ("builds_online", "builds online"),
                   ("survived", "failures carried"), ("states", "of"), ("violated", "violated"),
                   ("excused", "excused"), ("design_mode", "design"), ("design_status", "design status"),
-                  ("design_gap", "gap"), ("budget_shortfall_usd", "budget short USD")],
+                  ("design_gap", "gap"), ("design_bound", "bound"), ("budget_shortfall_usd", "budget short USD")],
                   formats={"served_share": ".1%", "mlu": ".1%", "design_gap": ".2%", "unmet_gbps": ",.1f"},
                   row_class=lambda r: "bad" if (r.get("budget_shortfall_usd") or 0) > 1 or r.get("violated") else "",
                   max_rows=100),

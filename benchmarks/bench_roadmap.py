@@ -22,6 +22,14 @@ def _cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _gap(design: dict) -> str:
+    """A period design's gap, "(restricted)" beside it where it is the MIP's restricted bound."""
+    from backbone.solver.roadmap import design_bound
+
+    _, gap, restriction = design_bound(design)
+    return "-" if gap is None else f"{100 * gap:.2f} %" + (" (restricted)" if restriction else "")
+
+
 def main() -> None:
     from rich.console import Console
     from rich.table import Table
@@ -47,7 +55,15 @@ def main() -> None:
         options["design"] = {"time_limit_s": args.time_limit}
     if args.period == "year":
         options["start"] = "2027"
-    res = run_task("roadmap", net, options, out)
+    last = [0.0]
+
+    def progress(f: float, m: str) -> None:  # a plain line every 15 s (a run stopped early still says where)
+        now = time.perf_counter() - t0
+        if now - last[0] >= 15.0:
+            last[0] = now
+            print(f"[{now:7.1f} s] {100 * f:5.1f} % {m}", file=sys.stderr, flush=True)
+
+    res = run_task("roadmap", net, options, out, progress=progress)
     total, cpu = time.perf_counter() - t0, _cpu_s() - c0
     s = res.summary
     t = Table(title=f"backbone roadmap on {net.name} ({len(net.sites)} sites, {len(net.links)} links, "
@@ -63,7 +79,7 @@ def main() -> None:
                   f"{pm.get('rows', 0):,} x {pm.get('cols', 0):,} ({pm.get('integer_cols', 0):,})",
                   f"{d['seconds']:.1f}", d["mode"], str(d["iterations"]),
                   f"{dm.get('rows', 0):,} x {dm.get('cols', 0):,} ({dm.get('integer_cols', 0):,})" if dm else "-",
-                  "-" if d["gap"] is None else f"{100 * d['gap']:.2f} %", str(len(p["builds"])),
+                  _gap(d), str(len(p["builds"])),
                   f"{p['survivability']['survived']}/{p['survivability']['states']}",
                   str(len(p["survivability"]["not_survivable"])), str(len(p["survivability"]["violated"])),
                   f"{p['seconds']:.1f}")
@@ -84,7 +100,8 @@ def main() -> None:
                   f"blocks; period floors {', '.join(musd(x) for x in b.get('period_floors_usd') or []) or '-'}), "
                   f"gap {pct(s['gap'])}; per-period step bounds "
                   f"{musd(step['network_capex_lower_bound_usd'])}, step gap {pct(step['gap'])}; planning "
-                  f"{s['seconds']:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; {out}")
+                  f"{s['seconds']:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; time budget "
+                  f"{s.get('time_budget')}; {out}")
 
 
 if __name__ == "__main__":

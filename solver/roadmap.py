@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -58,13 +59,15 @@ from backbone.solver.options import validate_options
 from backbone.solver.plan_states import design_failure_kind
 from backbone.solver.progress import ProgressFn, no_progress
 from backbone.solver.roadmap_bound import RoadmapBound, roadmap_lower_bound
-from backbone.solver.roadmap_budget import BUDGET_TOL_USD, budget_ledger, headroom
-from backbone.solver.roadmap_design import design_period
+from backbone.solver.roadmap_budget import BUDGET_TOL_USD, budget_ledger, place_within_budget
+from backbone.solver.roadmap_clock import RoadmapClock
+from backbone.solver.roadmap_design import PERIOD_DESIGN_BUDGET_FACTOR, design_period
 from backbone.solver.roadmap_options import RoadmapOptions, parse_start, stage_options
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RoadmapResult", "budget_ledger", "grow_network", "plan_roadmap"]
+__all__ = ["RoadmapResult", "budget_ledger", "design_bound", "grow_network", "plan_roadmap", "starting_risk",
+           "starting_risk_record"]
 
 
 @dataclass
@@ -106,6 +109,8 @@ class RoadmapResult:
     notes: list[str] = field(default_factory=list)
     utilisation: list[pd.Series] = field(default_factory=list)
     bound: RoadmapBound | None = None
+    risk: dict[str, Any] | None = None
+    clock: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready summary: ``status``, ``gap``, ``total_capex_usd``, ``objective_usd`` and ``periods``."""
@@ -146,6 +151,7 @@ class RoadmapResult:
             "objective_usd": float(sum(obj.values())),
             "objective": obj,
             "discount_rate_per_year": self.options.discount_rate_per_year,
+            "starting_risk": self.risk,
             "budget_shortfalls": [{"period": p["period"], "shortfall_usd": p["budget_shortfall_usd"],
                                    "reason": p["budget_note"]} for p in short],
             "periods": periods,
@@ -154,6 +160,7 @@ class RoadmapResult:
             "ledger": _records(self.ledger),
             "notes": self.notes,
             "seconds": round(self.seconds, 3),
+            "time_budget": self.clock,
         }
 
     def map_end(self) -> dict[str, Any]:
@@ -200,15 +207,28 @@ def _roadmap_status(periods: list[dict[str, Any]], short: list[dict[str, Any]]) 
         else "ok")
 
 
+def design_bound(design: dict[str, Any]) -> tuple[float | None, float | None, str]:
+    """A period design's bound and gap as shown, with what it is: its true bound (``lower_bound_usd``) when it has
+    one, else its MIP's bound restricted to what its restriction names (``restricted_optimum``), else none.
+    Returns ``(bound_usd, gap, restriction)``: ``restriction`` empty for a true bound."""
+    r = design.get("restricted_optimum") or None
+    if design.get("lower_bound_usd") is not None or r is None:
+        return design.get("lower_bound_usd"), design.get("gap"), ""
+    return r["bound_usd"], r["gap"], f"restricted: optimal among {r['restriction']}" if r.get("restriction") else \
+        "restricted"
+
+
 def _step_bounds(periods: list[dict[str, Any]], net_capex: float) -> dict[str, Any]:
-    """The per-period figure: the sum of each period's design-MIP bound and its gap to ``net_capex``."""
-    bounds = [p["design"]["lower_bound_usd"] for p in periods]
-    step_bound = None if any(b is None for b in bounds) else float(sum(bounds))
+    """The per-period figure: the sum of each period's design bound (restricted where it is:
+    :func:`design_bound`) and its gap to ``net_capex``."""
+    bounds = [design_bound(p["design"])[0] for p in periods]
+    step_bound = None if any(b is None for b in bounds) else float(sum(float(b or 0.0) for b in bounds))
     step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
                                                 else 0.0)
     return {"network_capex_lower_bound_usd": step_bound, "network_capex_usd": net_capex, "gap": step_gap,
             "covers": "backbone capex (undiscounted) of each period's step given the builds of the "
-                      "earlier periods (sum of each period's design-MIP bound); not a bound on "
+                      "earlier periods (sum of each period's design-MIP bound, restricted to the candidates each "
+                      "MIP opened and its paths where the period has no true bound); not a bound on "
                       "roadmaps that decide earlier periods differently. GPU capex is solved per "
                       "period to the placement's MIP gap (placement_gap per period)."}
 
@@ -276,6 +296,7 @@ class _Horizon:
     periods: list[dict[str, Any]] = field(default_factory=list)
     networks: list[Network] = field(default_factory=list)
     utilisation: list[pd.Series] = field(default_factory=list)
+    clock: RoadmapClock = field(default_factory=lambda: RoadmapClock(0.0, 0.0, 1))
 
 
 @dataclass
@@ -323,7 +344,8 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
     t_start = time.perf_counter()
     labels = opts.labels()
     h = _Horizon(opts, stages, kind, net, net, labels, opts.budgets(), [0.0] * len(labels),
-                 pd.Series(0.0, index=net.sites.index))
+                 pd.Series(0.0, index=net.sites.index),
+                 clock=RoadmapClock(opts.time_limit_s, opts.bound_time_limit_s, len(labels), t_start))
     for t, label in enumerate(labels):
 
         def sub(f: float, m: str, t: int = t, label: str = label) -> None:
@@ -350,12 +372,14 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
     the commit period; returns the placement and the network carrying its traffic."""
     from backbone.solver.plan import network_after_placement, placement_demands
 
-    opts, place_opts, label = h.opts, h.stages[0], h.labels[t]
+    opts, label = h.opts, h.labels[t]
+    place_opts = h.stages[0].model_copy(update={"time_limit_s": h.clock.place_limit_s(t, h.stages[0].time_limit_s)})
     sites = work.sites
     gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
     place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
     t_place = time.perf_counter()
-    place_res, gpu_note, gpu_short = _place(place_net, place_opts, gpu_c, h.budgets, h.committed, opts)
+    place_res, gpu_note, gpu_short = place_within_budget(place_net, place_opts, gpu_c, h.budgets, h.committed,
+                                                          opts)
     seconds = time.perf_counter() - t_place
     sites_t = place_res.tables["sites"]
     added = sites_t["gpus_added"][sites_t["gpus_added"] > 0]
@@ -385,9 +409,11 @@ def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
     t_design = time.perf_counter()
     _, _, fail_opts, design_opts = h.stages
     warm = h.periods[-1]["design"]["binding_states"] if h.periods else []
+    factor = h.clock.design_factor(t, t0, design_opts.time_limit_s, PERIOD_DESIGN_BUDGET_FACTOR)
     design = design_period(placed.routed, h.opts, t, h.labels, h.kind, fail_opts, design_opts, h.budgets,
-                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm)
+                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm, budget_factor=factor)
     design["seconds"] = round(time.perf_counter() - t_design, 3)
+    design["budget_s"] = round(factor * float(design_opts.time_limit_s), 3)  # the clock's share (then: one more sweep)
     after = design["network"]
     for b in design["builds"]:
         h.committed[b["committed_index"]] += b["cost_usd"]
@@ -400,6 +426,7 @@ def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
     h.networks.append(after)
     h.utilisation.append(st.link_utilisation.astype(float))
     h.state = after
+    h.clock.spent_s.append(time.perf_counter() - t0)
     logger.info("roadmap %s: %s, %d builds, %.1f s", h.labels[t], design["mode"], len(design["builds"]),
                 time.perf_counter() - t0)
 
@@ -436,10 +463,11 @@ def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _
         "survivability": design["survivability"],
         "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
                    "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
+                   "restricted_optimum": design.get("restricted_optimum"),
                    "iterations": design["iterations"], "states_added": design["states_added"],
                    "working_set": design["working_set"], "binding_states": design["binding_states"],
                    "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
-                   "model": design.get("model") or {}, "seconds": design["seconds"],
+                   "model": design.get("model") or {}, "seconds": design["seconds"], "budget_s": design["budget_s"],
                    "solver_note": design.get("solver_note", "")},
         "placement_model": dict(place_res.stats),
         "placement_seconds": round(placed.seconds, 3),
@@ -473,37 +501,62 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
     notes = [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
              if p["design"]["solver_note"]]
     up = opts.lead_periods(opts.upgrade_lead_quarters)
-    if any(p["index"] < up for p in periods):
-        notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: a link upgrade takes "
-                     f"{opts.upgrade_lead_quarters} quarter(s) from order to service and nothing may be ordered "
-                     f"before {labels[0]}.")
-    notes += starting_risk(periods)
+    why = (f"a link upgrade takes {opts.upgrade_lead_quarters} quarter(s) from order to service and nothing may be "
+           f"ordered before {labels[0]}") if up > 0 else ""
+    risk = starting_risk_record(periods, labels[:up], why)
+    if risk is not None:
+        notes.append(risk["text"])
+    if up > 0 and (risk is None or not risk["nothing_online"]):
+        notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: {why}.")
     progress(0.99, "bounding the whole roadmap (one LP over every period)")
-    bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3])
+    bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3],
+                          h.clock.bound_limit_s())
     progress(1.0, "roadmap planned")
     return RoadmapResult(opts, labels, periods, table, h.networks, ledger, time.perf_counter() - t_start,
-                         net.name, net.fingerprint(), notes, h.utilisation, bound)
+                         net.name, net.fingerprint(), notes, h.utilisation, bound, risk,
+                         {**h.clock.to_dict(), "bound_s": None if bound is None else round(bound.seconds, 3)})
+
+
+def starting_risk_record(periods: list[dict[str, Any]], unbuildable: Sequence[str] = (),
+                         why: str = "") -> dict[str, Any] | None:
+    """The plan's starting risk, said once: the periods with violated failure states before the earliest period
+    from which every later period carries every state it is not excused from (None when every period does).
+
+    ``unbuildable`` names the periods in which nothing can be online yet and ``why`` says why (lead times): when
+    every period at risk is one of them, the text says so. Returns ``{failure_kind, periods: [{period,
+    violated}], safe_from (a period label, None when even the last period has violated states), nothing_online,
+    text}``."""
+    bad = [i for i, p in enumerate(periods) if p["survivability"]["violated"]]
+    if not bad:
+        return None
+    kind = periods[bad[0]]["survivability"]["failure_kind"]
+    first_ok = bad[-1] + 1
+    at_risk = [{"period": periods[i]["period"], "violated": len(periods[i]["survivability"]["violated"])}
+               for i in bad]
+    where = ", ".join(f"{x['period']} ({x['violated']})" for x in at_risk)
+    nothing = bool(unbuildable) and all(x["period"] in set(unbuildable) for x in at_risk)
+    cause = f"nothing can be online in {', '.join(unbuildable)} ({why}), so " if nothing and why else ""
+    safe = periods[first_ok]["period"] if first_ok < len(periods) else None
+    if safe is not None:
+        text = (f"Starting risk: {cause}{kind} failures not carried in {where}; every {kind} failure that is not "
+                f"excused is carried from {safe} on.")
+    else:
+        text = (f"Risk: {kind} failures not carried in {where}, the last period included: no period from which "
+                f"every {kind} failure that is not excused is carried.")
+    return {"failure_kind": kind, "periods": at_risk, "safe_from": safe, "nothing_online": nothing, "text": text}
 
 
 def starting_risk(periods: list[dict[str, Any]]) -> list[str]:
-    """The plan's starting risk, said once: the periods with violated failure states before the earliest period
-    from which every later period carries every state it is not excused from (none when every period does)."""
-    bad = [i for i, p in enumerate(periods) if p["survivability"]["violated"]]
-    if not bad:
-        return []
-    kind = periods[bad[0]]["survivability"]["failure_kind"]
-    first_ok = bad[-1] + 1
-    where = ", ".join(f"{periods[i]['period']} ({len(periods[i]['survivability']['violated'])})" for i in bad)
-    if first_ok < len(periods):
-        return [f"Starting risk: {kind} failures not carried in {where}; every {kind} failure that is not excused "
-                f"is carried from {periods[first_ok]['period']} on."]
-    return [f"Risk: {kind} failures not carried in {where}, the last period included: no period from which "
-            f"every {kind} failure that is not excused is carried."]
+    """:func:`starting_risk_record`'s text as a list of notes (empty when every period carries every state)."""
+    risk = starting_risk_record(periods)
+    return [risk["text"]] if risk is not None else []
 
 
 def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],
-                  builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any) -> RoadmapBound | None:
-    """The LP bound over every period (:mod:`backbone.solver.roadmap_bound`); None when switched off."""
+                  builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any,
+                  bound_s: float) -> RoadmapBound | None:
+    """The LP bound over every period (:mod:`backbone.solver.roadmap_bound`) within ``bound_s`` seconds; None when
+    switched off."""
     if opts.bound_time_limit_s <= 0:
         return None
     gpu = builds[builds["action"] == "gpus"]
@@ -514,7 +567,7 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
             net, opts, networks, [p["design"]["working_set"] for p in periods], gpu_committed.tolist(), kind,
             int(fail_opts.k_paths), float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling),
             use_candidates=bool(design_opts.candidates), backend=str(design_opts.backend),
-            time_limit_s=float(opts.bound_time_limit_s))
+            time_limit_s=float(bound_s))
     except SolverError as exc:
         return RoadmapBound(None, "error", "not computed: the solver failed", note=str(exc))
 
@@ -531,36 +584,3 @@ def _gpu_opex_per_year(net: Network, gpus: pd.Series, place_opts: Any) -> float:
     price = s["power_price_usd_per_mwh"].to_numpy(float) + \
         place_opts.carbon_price_usd_per_t * s["carbon_kg_per_mwh"].to_numpy(float) / 1000.0
     return float((gpus.to_numpy(float) * mwh_per_gpu_year * price).sum())
-
-
-def _place(net: Network, place_opts: Any, gpu_c: int, budgets: list[float], committed: list[float],
-           opts: RoadmapOptions) -> tuple[Any, str, float]:
-    """The period's placement; when its capex exceeds the commit period's headroom, the placement that
-    serves the most demand within it (capex only). Returns ``(result, note, shortfall_usd)``."""
-    from backbone.solver.placement import solve_placement
-
-    res = solve_placement(net, place_opts)
-    capex = float(res.tables["sites"]["capex_usd"].sum())
-    if gpu_c < 0:
-        lead = opts.gpu_lead_quarters
-        return res, (f"no GPU block can be online yet ({lead} quarter(s) from order to service)"
-                     if lead else ""), 0.0
-    room = headroom(budgets, committed, opts.carry_over, gpu_c)
-    if capex <= room + BUDGET_TOL_USD:
-        return res, "", 0.0
-    capped = place_opts.model_copy(update={"objective": "max-served", "budget_usd": max(0.0, room),
-                                           "horizon_years": 0.0})
-    res2 = solve_placement(net, capped)
-    capex2 = float(res2.tables["sites"]["capex_usd"].sum())
-    note = (f"the least-cost GPU blocks need {capex / 1e6:,.1f} M USD of capex, the budget of "
-            f"{_label(opts, gpu_c)} allows {room / 1e6:,.1f} M USD: {capex2 / 1e6:,.1f} M USD spent serving the most "
-            "demand within it")
-    served, served2 = finite_or_none(res.totals.get("served_share")) or 0.0, finite_or_none(res2.totals.get("served_share")) or 0.0
-    if served2 >= served - 1e-6:  # the budget changed where, not how much: no shortfall
-        return res2, note + " (cheaper-to-buy sites, all the demand the least-cost plan serves)", 0.0
-    return res2, note + f" ({100 * served2:.1f} % of inference served instead of {100 * served:.1f} %)", \
-        max(0.0, capex - room)
-
-
-def _label(opts: RoadmapOptions, t: int) -> str:
-    return opts.labels()[t]

@@ -22,7 +22,8 @@ from backbone.solver.progress import ProgressFn
 from backbone.solver.roadmap_budget import affordable, fits_budget
 from backbone.solver.roadmap_options import RoadmapOptions, quarter_number
 
-__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "restore_network", "sweep_survivability"]
+__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "period_bounds", "restore_network",
+           "sweep_survivability"]
 
 PERIOD_DESIGN_BUDGET_FACTOR = 4.0
 """Wall-clock budget of a period's survivable design in multiples of ``design.time_limit_s``. Every iteration
@@ -69,10 +70,12 @@ def _offer(routed: Network, opts: RoadmapOptions, t: int) -> _Offer:
 
 
 def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, progress: ProgressFn,
-                notes: list[str], warm_states: Sequence[str] = ()) -> Any | None:
+                notes: list[str], warm_states: Sequence[str] = (),
+                budget_factor: float = PERIOD_DESIGN_BUDGET_FACTOR) -> Any | None:
     """The survivable design (``survive``: a failure kind or ``none``), retried with a longer time limit
     (:data:`SOLVER_RETRY_FACTORS`); each failure is noted in ``notes``, and ``None`` when every try failed.
-    ``warm_states`` start its working set (the states the previous period's design found binding)."""
+    ``warm_states`` start its working set (the states the previous period's design found binding); its wall-clock
+    budget is ``budget_factor`` times ``design.time_limit_s`` (the roadmap's clock sets it)."""
     from backbone.solver.survive import design_survivable
 
     limit = float(design_opts.time_limit_s)
@@ -81,7 +84,7 @@ def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, p
             return design_survivable(
                 dnet, design_opts.survive_options(survive, fail_opts.k_paths, time_limit_s=limit * factor).model_copy(
                     update={"bound_time_limit_s": 0.0}),  # the roadmap's own bound covers every period
-                sweep_options=fail_opts, initial_states=warm_states, budget_factor=PERIOD_DESIGN_BUDGET_FACTOR,
+                sweep_options=fail_opts, initial_states=warm_states, budget_factor=budget_factor / factor,
                 progress=progress)
         except SolverError as exc:
             notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
@@ -123,12 +126,14 @@ def _survivability_of(res: Any, withheld: int, label: str) -> dict[str, Any]:
 
 def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[str], kind: str, fail_opts: Any,
                   design_opts: Any, budgets: list[float], committed: list[float],
-                  progress: ProgressFn, warm_states: Sequence[str] = ()) -> dict[str, Any]:
+                  progress: ProgressFn, warm_states: Sequence[str] = (),
+                  budget_factor: float = PERIOD_DESIGN_BUDGET_FACTOR) -> dict[str, Any]:
     """The period's backbone step: survivable design within what can be online and what the budget allows.
 
     ``warm_states`` (the failure states the previous period's builds protect: capacity persists and demand grows,
     so where capacity was tight then it likely is again) are in the design's working set from its first MIP on,
-    which saves iterations (each a sweep of every state); any working set gives a valid bound.
+    which saves iterations (each a sweep of every state); any working set gives a valid bound. ``budget_factor``:
+    the design's wall-clock budget in multiples of ``design.time_limit_s`` (the roadmap's clock's share).
 
     Returns a record with ``mode``, ``status``, ``cost_usd``, ``lower_bound_usd``, ``gap``, ``builds`` (roadmap
     build rows), ``network`` (after the builds), ``survivability``, ``working_set`` (the failure states the
@@ -147,7 +152,7 @@ def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[st
     notes: list[str] = []
     res: Any = None
     try:
-        res = _run_design(offer.network, kind, fail_opts, design_opts, progress, notes, warm_states)
+        res = _run_design(offer.network, kind, fail_opts, design_opts, progress, notes, warm_states, budget_factor)
     except InfeasibleError as exc:
         out["budget_note"] = f"survivable design infeasible: {exc}"
     out["solver_note"] = "; ".join(notes)
@@ -160,9 +165,7 @@ def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[st
         if _fits(rows, budgets, committed, opts.carry_over):
             # the mode says what was built, and never "survivable" for a design that stopped with violated states
             mode = "survivable" if res.status in ("optimal", "feasible") else f"survivable, {res.status.replace('_', ' ')}"
-            out.update(mode=mode, status=res.status, cost_usd=res.cost_usd,
-                       lower_bound_usd=res.restricted_optimum["bound_usd"],
-                       gap=res.restricted_optimum["gap"], builds=rows,
+            out.update(mode=mode, status=res.status, cost_usd=res.cost_usd, **period_bounds(res), builds=rows,
                        network=restore_network(res.network_after, routed),
                        survivability=_survivability_of(res, offer.withheld, labels[t]),
                        states_added=len(res.working_set), iterations=len(res.iterations), model=dict(res.model))
@@ -191,8 +194,7 @@ def _intact_fallback(out: dict[str, Any], offer: _Offer, routed: Network, opts: 
     rows = _build_rows(intact.upgrades, routed.candidates, opts, t, labels)
     if _fits(rows, budgets, committed, opts.carry_over):
         out.update(mode=f"intact only ({why})", status=intact.status, cost_usd=intact.cost_usd,
-                   lower_bound_usd=intact.restricted_optimum["bound_usd"],
-                   gap=intact.restricted_optimum["gap"], builds=rows,
+                   **period_bounds(intact), builds=rows,
                    network=restore_network(intact.network_after, routed), iterations=len(intact.iterations),
                    model=dict(intact.model))
         if why == "budget":
@@ -205,6 +207,17 @@ def _intact_fallback(out: dict[str, Any], offer: _Offer, routed: Network, opts: 
         out["shortfall_usd"] = max(out["shortfall_usd"], intact.cost_usd)
     out["survivability"] = sweep_survivability(out["network"], kind, fail_opts)
     return out
+
+
+def period_bounds(res: Any) -> dict[str, Any]:
+    """A period design's bounds, each named for what it is: ``lower_bound_usd`` and ``gap`` the design's true bound
+    (over every candidate and path; None when not computed: the roadmap's global bound covers every period), and
+    ``restricted_optimum`` ``{bound_usd, gap, status, restriction}``, the MIP's own dual bound, a bound only among
+    the designs its restriction names (the candidates it opened, its ``k`` paths, its working set)."""
+    r = res.restricted_optimum
+    return {"lower_bound_usd": res.lower_bound_usd, "gap": res.gap,
+            "restricted_optimum": {"bound_usd": r.get("bound_usd"), "gap": r.get("gap"), "status": r.get("status"),
+                                   "restriction": r.get("restriction", "")}}
 
 
 def restore_network(after: Network, before: Network) -> Network:

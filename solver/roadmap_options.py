@@ -71,6 +71,11 @@ BOUND_TIME_LIMIT_S = 120.0
 """Default seconds for the roadmap's global lower bound (paths and the two LPs over every period)."""
 
 
+ROADMAP_TIME_LIMIT_S = 480.0
+"""Default wall-clock seconds of the whole roadmap, its periods and its global bound (outputs apart): each period
+gets a share, the bound what they leave (:mod:`backbone.solver.roadmap_clock`)."""
+
+
 class PowerStep(BaseModel):
     """Power that arrives in steps: from period ``from_period`` on, site ``site`` may draw up to
     ``power_max_mw`` (its ``power_max_mw`` before that period stays the scenario's)."""
@@ -133,6 +138,11 @@ class RoadmapOptions(BaseModel):
     bound_time_limit_s: float = Field(BOUND_TIME_LIMIT_S, ge=0, le=3600,
                                       description="Seconds for the global lower bound (one LP over every period; "
                                                   "0: not computed).")
+    time_limit_s: float = Field(ROADMAP_TIME_LIMIT_S, ge=0, le=86400,
+                                description="Wall-clock seconds of the whole roadmap (every period and the global "
+                                            "bound; 0: none, each stage keeps its own limits only). Each period gets "
+                                            "a share of what is left once bound_time_limit_s is kept back; the "
+                                            "bound gets what the periods leave.")
     maps: bool = Field(True, description="Draw the timeline, the maps per year and the report's charts.")
     verify: bool = Field(False, description="Run the independent roadmap checker (re-sweeps every period).")
     plan_file: str | None = Field(None, max_length=4096, description="Path of the roadmap file (CLI only).")

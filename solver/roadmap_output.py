@@ -32,9 +32,13 @@ ACTION_COLOURS = {"upgrade": "#0b6e8a", "new route": "#a15c00", "gpus": "#1e7a3c
 
 def period_table(summary: dict[str, Any]) -> pd.DataFrame:
     """One row per period: the figures of ``roadmap.json``'s ``periods`` flattened for a CSV."""
+    from backbone.solver.roadmap import design_bound
+
+    risk = {x["period"] for x in (summary.get("starting_risk") or {}).get("periods", [])}
     rows = []
     for p in summary["periods"]:
         sv = p["survivability"]
+        bound, gap, restriction = design_bound(p["design"])
         rows.append({
             "period": p["period"], "capex_usd": p["capex_usd"], "network_capex_usd": p.get("network_capex_usd"),
             "gpu_capex_usd": p.get("gpu_capex_usd"), "capex_online_usd": p["capex_online_usd"],
@@ -44,7 +48,8 @@ def period_table(summary: dict[str, Any]) -> pd.DataFrame:
             "builds_online": len(p["builds"]), "failure_kind": sv["failure_kind"], "states": sv["states"],
             "survived": sv["survived"], "violated": len(sv["violated"]), "excused": len(sv["not_survivable"]),
             "design_mode": p["design"]["mode"], "design_status": p["design"]["status"],
-            "design_lower_bound_usd": p["design"]["lower_bound_usd"], "design_gap": p["design"]["gap"],
+            "starting_risk": p["period"] in risk,
+            "design_lower_bound_usd": bound, "design_gap": gap, "design_bound": restriction or "true bound",
             "budget_shortfall_usd": p["budget_shortfall_usd"], "budget_note": p["budget_note"],
             "seconds": p["seconds"],
         })
@@ -202,8 +207,9 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
     builds = [{**b, "cost_usd": b["cost_usd"]} for b in summary["builds"] if b["action"] != "gpus"]
     gpu_rows = [b for b in summary["builds"] if b["action"] == "gpus"]
     notes = list(summary["notes"]) + [f"{s['period']}: {s['reason']}" for s in summary["budget_shortfalls"]]
+    risk = {x["period"] for x in (summary.get("starting_risk") or {}).get("periods", [])}
     for p in periods:
-        if p["survivability"]["violated"]:
+        if p["survivability"]["violated"] and p["period"] not in risk:  # the starting risk says those once
             v = p["survivability"]["violated"]
             notes.append(f"{p['period']}: {count_text(len(v), p['survivability']['failure_kind'] + ' failure')} not carried "
                          f"({', '.join(v[:4])}{'…' if len(v) > 4 else ''}); design: {p['design']['mode']}")

@@ -80,6 +80,14 @@ def roadmap(
         raise typer.Exit(EXIT_BUDGET_INFEASIBLE)
 
 
+def _design_gap(design: dict[str, Any]) -> str:
+    """A period design's gap, ``restricted`` beside it where its bound is the MIP's restricted one."""
+    from backbone.solver.roadmap import design_bound
+
+    _, gap, restriction = design_bound(design)
+    return "-" if gap is None else f"{100 * gap:.2f} %" + (" (restricted)" if restriction else "")
+
+
 def _print(s: dict[str, Any]) -> None:
     from rich.table import Table
 
@@ -91,7 +99,7 @@ def _print(s: dict[str, Any]) -> None:
                     + ("-" if s["gap"] is None else f"{100 * s['gap']:.2f} %")
                     + f"), GPU capex {money(s.get('gpu_capex_usd'))} USD", title_justify="left")
     for col in ("period", "backbone capex", "GPU capex", "opex", "GPUs online", "served", "max util.",
-                "builds online", "carried", "violated", "excused", "design", "budget short"):
+                "builds online", "carried", "violated", "excused", "design", "design gap", "budget short"):
         t.add_column(col, justify="left" if col in ("period", "design") else "right")
     for p in s["periods"]:
         sv = p["survivability"]
@@ -100,8 +108,15 @@ def _print(s: dict[str, Any]) -> None:
                   f"{100 * (p['mlu'] or 0):.0f} %", str(len(p["builds"])), f"{sv['survived']}/{sv['states']}",
                   (f"[bold red]{len(sv['violated'])}[/]" if sv["violated"] else "0"), str(len(sv["not_survivable"])),
                   p["design"]["mode"] + ("" if p["design"]["mode"].endswith(str(p["design"]["status"]).replace("_", " "))
-                                         else f" ({p['design']['status']})"),
+                                         else f" ({p['design']['status']})"), _design_gap(p["design"]),
                   money(p["budget_shortfall_usd"]) if p["budget_shortfall_usd"] > 1 else "")
     out_console.print(t)
+    from backbone.solver.roadmap import design_bound
+
+    for p in s["periods"]:
+        _, gap, restriction = design_bound(p["design"])
+        if restriction and gap is not None:
+            err_console.print(f"{p['period']}: design gap {100 * gap:.2f} % {restriction}", highlight=False,
+                              markup=False)
     for n in s["notes"]:
         err_console.print(n, highlight=False, markup=False)

@@ -67,9 +67,26 @@ def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
     assert (q1["network_capex_usd"], q1["gpu_capex_usd"]) == (pytest.approx(7e6), 0.0)
     assert s["network_capex_usd"] == pytest.approx(7e6) and s["gpu_capex_usd"] == 0.0
     # the starting risk is said once, with the earliest quarter from which every state is carried
-    risk = [n for n in s["notes"] if n.startswith("Starting risk")]
-    assert risk == ["Starting risk: srlg failures not carried in 2027Q1 (1); every srlg failure that is not excused "
-                    "is carried from 2027Q2 on."]  # in 2027Q2 s1 is excused: C1 cannot be online yet
+    risk = [n for n in s["notes"] if "2027Q1" in n and ("risk" in n.lower() or "online" in n)]
+    assert risk == ["Starting risk: nothing can be online in 2027Q1 (a link upgrade takes 1 quarter(s) from order to "
+                    "service and nothing may be ordered before 2027Q1), so srlg failures not carried in 2027Q1 (1); "
+                    "every srlg failure that is not excused is carried from 2027Q2 on."]  # 2027Q2 excuses s1 (C1)
+    assert s["starting_risk"] == {"failure_kind": "srlg", "periods": [{"period": "2027Q1", "violated": 1}],
+                                  "safe_from": "2027Q2", "nothing_online": True, "text": risk[0]}
+    # each period's design bound is named for what it is: the MIP's bound is restricted (issue #32)
+    d3 = q3["design"]
+    assert d3["lower_bound_usd"] is None and d3["restricted_optimum"]["restriction"].startswith("designs that open")
+    from backbone.solver.roadmap import design_bound
+    from backbone.solver.roadmap_output import period_table
+
+    assert design_bound(d3)[2].startswith("restricted: optimal among designs that open")
+    assert design_bound(q1["design"]) == (0.0, 0.0, "")  # nothing can be built: cost 0 is the optimum
+    table = period_table(s)
+    assert table["starting_risk"].tolist() == [True, False, False]
+    assert table["design_bound"].tolist()[0] == "true bound" and table["design_bound"][2].startswith("restricted")
+    # mode and status agree everywhere: "survivable" only beside optimal or feasible
+    for p in s["periods"]:
+        assert p["design"]["mode"] != "survivable" or p["design"]["status"] in ("optimal", "feasible")
 
 
 def test_starting_risk_names_the_periods_and_says_when_none_is_safe() -> None:
@@ -402,3 +419,46 @@ def test_roadmap_default_on_the_shipped_scenario(tmp_path: Path) -> None:
     assert report.ok, str(report)
     for name in ("report.html", "timeline.png", "map_2027.png", "map_2028.png", "periods/2028Q4/scenario/links.csv"):
         assert (out / name).exists(), name
+
+
+def test_the_checker_tests_each_excuse_on_what_its_period_could_have_online(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #32: the roadmap's excuses are checked by the independent edge LP, not skipped. 2027Q2 excuses s1
+    (C1 cannot be online before 2027Q3) and passes; a design made to withhold C1 in 2027Q3 too (monkeypatched)
+    excuses s1 there, wrongly -- C1 can be online by then -- and the checker says so; a doctored excused figure
+    and a doctored reason are caught as well."""
+    import backbone.solver.roadmap_design as design_mod
+    from backbone.solver.checks.roadmap import check_roadmap
+    from backbone.solver.roadmap_options import RoadmapOptions
+
+    net = lead_toy()
+    opts = RoadmapOptions.model_validate(QUIET)
+    r = plan(net)
+    doc = r.summary()
+    assert doc["periods"][1]["survivability"]["not_survivable"][0]["gbps"] == pytest.approx(50.0)
+    good = check_roadmap(net, opts, doc, r.networks)
+    assert good.ok, str(good)
+    assert good.counts["excused_states"] == 1
+
+    wrong_gbps = json.loads(json.dumps(doc))
+    wrong_gbps["periods"][1]["survivability"]["not_survivable"][0]["gbps"] = 20.0
+    assert {v.check for v in check_roadmap(net, opts, wrong_gbps, r.networks).violations} == {"excused_gbps"}
+    wrong_reason = json.loads(json.dumps(doc))
+    ex = wrong_reason["periods"][1]["survivability"]["not_survivable"][0]
+    ex["reason"] = ex["reason"].replace("(50 Gbps)", "(30 Gbps)")
+    bad = check_roadmap(net, opts, wrong_reason, r.networks)
+    assert {v.check for v in bad.violations} == {"excuse_reason"} and "30 Gbps" in bad.violations[0].message
+
+    real_offer = design_mod._offer
+
+    def withhold_c1(routed: Network, o: Any, t: int) -> Any:
+        return real_offer(routed, o, min(t, 1))  # C1 (lead 2 quarters) never offered: a wrong excuse in 2027Q3
+
+    monkeypatch.setattr(design_mod, "_offer", withhold_c1)
+    r2 = plan(net)
+    doc2 = r2.summary()
+    q3 = doc2["periods"][2]["survivability"]
+    assert [x["scenario"] for x in q3["not_survivable"]] == ["srlg:s1"]  # the design excuses s1 in 2027Q3
+    rep = check_roadmap(net, opts, doc2, r2.networks)
+    caught = [v for v in rep.violations if v.id == "2027Q3:srlg:s1"]
+    assert caught and {v.check for v in caught} == {"excuse_reason"}, str(rep)
+    assert all(v.id.startswith("2027Q3:") for v in rep.violations)
