@@ -40,16 +40,14 @@ from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.deadline import Deadline, TimeLimitReached
 from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
-from backbone.solver.sparse import row_ranges, selector
+from backbone.solver.sparse import selector
 from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
-from backbone.solver.te.colpool import ColumnPool
+from backbone.solver.te.colpool import ColumnPool, seed_pool, splits_frame, used_columns
 from backbone.solver.te.formulations import (
-    SPLIT_COLUMNS,
     admissible_paths,
     block_values,
     capacity_rows,
     demand_rows,
-    path_strings,
     te_variables,
 )
 from backbone.solver.te.instance import REASON_SLO, TEInstance
@@ -113,40 +111,6 @@ class ScaleOutcome:
     columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     """The answer's columns carrying flow: ``(instance demand per column, arcs flat, hops per column)``, to seed
     another objective's column generation on the same instance (``run_colgen(columns=...)``)."""
-
-
-def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, f: np.ndarray,
-                 tol: float) -> pd.DataFrame:
-    """Path-split rows (:data:`SPLIT_COLUMNS`) of the columns carrying more than ``tol`` Gbps.
-
-    Column ``i`` routes ``f[i]`` of instance demand ``col_demand[i]`` over arcs
-    ``arcs[ptr[i]:ptr[i + 1]]`` (``ptr = cumsum(hops)``, travel order).
-    """
-    from backbone.solver.paths import PathSet, csr_ranges
-
-    used = np.flatnonzero(f > tol)
-    if len(used) == 0:
-        return pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
-    ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
-    lens = hops[used].astype(np.int64)
-    arc_seq = arcs[csr_ranges(ptr[:-1][used], lens)].astype(np.int64)
-    arc_ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    first = arc_seq[arc_ptr[:-1]]
-    site_seq = np.insert(inst.arc_head[arc_seq], arc_ptr[:-1], inst.arc_tail[first])
-    site_ptr = arc_ptr + np.arange(len(used) + 1)
-    n_links = inst.n_links
-    link_of = arc_seq % n_links
-    lat = np.add.reduceat(inst.arc_latency_ms[arc_seq], arc_ptr[:-1]) if len(arc_seq) else np.zeros(0)
-    n = len(used)
-    inc = row_ranges(arc_seq, arc_ptr, 2 * n_links)
-    link_inc = row_ranges(link_of, arc_ptr, n_links)
-    pairs = pd.DataFrame({"src": inst.site_ids[inst.src[col_demand[used]]].astype(str),
-                          "dst": inst.site_ids[inst.dst[col_demand[used]]].astype(str)})
-    ps = PathSet(inst.link_ids, inst.site_ids, pairs, np.arange(n), lat, np.zeros(n), lens, inc, link_inc,
-                 site_seq, site_ptr, arc_seq, arc_ptr)
-    sites, links = path_strings(ps, np.arange(n), inst)
-    return pd.DataFrame({"demand_pos": col_demand[used], "path_sites": sites, "path_links": links,
-                         "hops": lens, "latency_ms": lat, "gbps": f[used]})
 
 
 def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline | None = None
@@ -276,29 +240,6 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
                         reason, splits, cg.stages, cg.best_lb, paths_seconds,
                         {**cg.figures(pool.n), **extra}, cg.timed_out,
                         columns=used_columns(lp_demands[col_demand], arcs, hops, f > 0))
-
-
-def used_columns(demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, used: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The columns ``used`` of ``(demand, arcs flat, hops)``, in the same form."""
-    from backbone.solver.paths import csr_ranges
-
-    hops = np.asarray(hops, np.int64)
-    starts = np.concatenate([[0], np.cumsum(hops)])[:-1]
-    flat = np.asarray(arcs, np.int64)[csr_ranges(starts[used], hops[used])]
-    return np.asarray(demand, np.int64)[used], flat, hops[used]
-
-
-def seed_pool(pool: ColumnPool, lp_demands: np.ndarray, n_demands: int,
-              columns: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
-    """Add ``columns`` (instance demand per column, arcs flat, hops) of demands in the master to ``pool``; returns
-    how many were new."""
-    demand, arcs, hops = columns
-    pos = np.full(n_demands, -1)
-    pos[lp_demands] = np.arange(len(lp_demands))
-    keep = pos[demand] >= 0
-    sub = used_columns(demand, arcs, hops, keep)
-    return pool.add(pos[sub[0]], sub[1], sub[2]) if len(sub[0]) else 0
 
 
 def _flow_deviation(cg: _ColumnGeneration, extra: dict[str, Any]) -> WarmStart:

@@ -1,15 +1,22 @@
 """The column pool of column generation (:mod:`backbone.solver.te.colgen`): the paths in the restricted master,
-stored flat (int32 arcs), each (demand, arc sequence) once, deduplicated by vectorised 128-bit keys."""
+stored flat (int32 arcs), each (demand, arc sequence) once, deduplicated by vectorised 128-bit keys; and the
+helpers that move columns between a pool, another objective's pool and the path-split table."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from backbone.solver.paths import csr_ranges
 from backbone.solver.sparse import row_ranges
+from backbone.solver.te.formulations import SPLIT_COLUMNS, path_strings
+
+if TYPE_CHECKING:
+    from backbone.solver.te.instance import TEInstance
 
 _HASH_MULTIPLIERS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 
@@ -99,3 +106,60 @@ class ColumnPool:
         _, arcs, hops = self.arrays(start)
         ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
         return row_ranges(arcs, ptr, self.n_arcs).T.tocsr()
+
+
+def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, f: np.ndarray,
+                 tol: float) -> pd.DataFrame:
+    """Path-split rows (:data:`SPLIT_COLUMNS`) of the columns carrying more than ``tol`` Gbps.
+
+    Column ``i`` routes ``f[i]`` of instance demand ``col_demand[i]`` over arcs
+    ``arcs[ptr[i]:ptr[i + 1]]`` (``ptr = cumsum(hops)``, travel order).
+    """
+    from backbone.solver.paths import PathSet, csr_ranges
+
+    used = np.flatnonzero(f > tol)
+    if len(used) == 0:
+        return pd.DataFrame({c: [] for c in SPLIT_COLUMNS})
+    ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
+    lens = hops[used].astype(np.int64)
+    arc_seq = arcs[csr_ranges(ptr[:-1][used], lens)].astype(np.int64)
+    arc_ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    first = arc_seq[arc_ptr[:-1]]
+    site_seq = np.insert(inst.arc_head[arc_seq], arc_ptr[:-1], inst.arc_tail[first])
+    site_ptr = arc_ptr + np.arange(len(used) + 1)
+    n_links = inst.n_links
+    link_of = arc_seq % n_links
+    lat = np.add.reduceat(inst.arc_latency_ms[arc_seq], arc_ptr[:-1]) if len(arc_seq) else np.zeros(0)
+    n = len(used)
+    inc = row_ranges(arc_seq, arc_ptr, 2 * n_links)
+    link_inc = row_ranges(link_of, arc_ptr, n_links)
+    pairs = pd.DataFrame({"src": inst.site_ids[inst.src[col_demand[used]]].astype(str),
+                          "dst": inst.site_ids[inst.dst[col_demand[used]]].astype(str)})
+    ps = PathSet(inst.link_ids, inst.site_ids, pairs, np.arange(n), lat, np.zeros(n), lens, inc, link_inc,
+                 site_seq, site_ptr, arc_seq, arc_ptr)
+    sites, links = path_strings(ps, np.arange(n), inst)
+    return pd.DataFrame({"demand_pos": col_demand[used], "path_sites": sites, "path_links": links,
+                         "hops": lens, "latency_ms": lat, "gbps": f[used]})
+
+
+def used_columns(demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, used: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The columns ``used`` of ``(demand, arcs flat, hops)``, in the same form."""
+    from backbone.solver.paths import csr_ranges
+
+    hops = np.asarray(hops, np.int64)
+    starts = np.concatenate([[0], np.cumsum(hops)])[:-1]
+    flat = np.asarray(arcs, np.int64)[csr_ranges(starts[used], hops[used])]
+    return np.asarray(demand, np.int64)[used], flat, hops[used]
+
+
+def seed_pool(pool: ColumnPool, lp_demands: np.ndarray, n_demands: int,
+              columns: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
+    """Add ``columns`` (instance demand per column, arcs flat, hops) of demands in the master to ``pool``; returns
+    how many were new."""
+    demand, arcs, hops = columns
+    pos = np.full(n_demands, -1)
+    pos[lp_demands] = np.arange(len(lp_demands))
+    keep = pos[demand] >= 0
+    sub = used_columns(demand, arcs, hops, keep)
+    return pool.add(pos[sub[0]], sub[1], sub[2]) if len(sub[0]) else 0

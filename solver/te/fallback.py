@@ -20,7 +20,8 @@ import numpy as np
 from backbone.solver.problem import Status
 from backbone.solver.sparse import selector
 from backbone.solver.te.bounds import SOURCE_CHUNK, DualPricer, site_cut_bound
-from backbone.solver.te.colgen import ScaleOutcome, splits_frame
+from backbone.solver.te.colgen import ScaleOutcome
+from backbone.solver.te.colpool import splits_frame
 from backbone.solver.te.instance import REASON_SLO, TEInstance
 
 logger = logging.getLogger(__name__)

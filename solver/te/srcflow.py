@@ -515,7 +515,8 @@ def run_source_flows(inst: TEInstance, demands: np.ndarray, deadline: float,
     """
     from backbone.solver.problem import Status
     from backbone.solver.te.colgen import GAP_TOL as PROVEN_GAP
-    from backbone.solver.te.colgen import ScaleOutcome, splits_frame
+    from backbone.solver.te.colgen import ScaleOutcome
+    from backbone.solver.te.colpool import splits_frame
     from backbone.solver.te.result import DemandPathStats
 
     say = progress or (lambda f, m: None)
