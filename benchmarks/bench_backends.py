@@ -9,7 +9,9 @@ The programs are captured at the backend seam while the tool runs its own defaul
 scenario (so they are exactly what HiGHS is given in production), plus one SNDlib design from
 ``../shared/conformance`` when it is present:
 
-- ``te``: the min-MLU path LP of ``backbone te`` (k = 4), the largest program of the default TE;
+- ``te``: the min-MLU path LP of ``backbone te`` (k = 4, ``--method exact``) on the shipped scenario;
+- ``te-200``: the same LP on the 200-site synthetic backbone (39,800 demands, 5x the default demand so it is
+  overloaded), the size where the choice of LP method starts to matter;
 - ``place``: the GPU placement MIP of ``backbone place``;
 - ``design``: SNDlib ``polska`` U-U-M-N-C-A-N-N (modular capacity, single-link survivability), a MIP;
 - ``design-lp``: its LP relaxation.
@@ -30,7 +32,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SNDLIB = ROOT.parent / "shared" / "conformance" / "sndlib" / "native"
-PROGRAMS = ("te", "place", "design", "design-lp")
+PROGRAMS = ("te", "te-200", "place", "design", "design-lp")
 
 
 def capture(run: Any) -> list[Any]:
@@ -65,8 +67,17 @@ def build_programs(names: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     net = backbone.load_scenario()
     if "te" in names:
-        progs = capture(lambda: backbone.solve_te(net, objective="min-mlu", k_paths=4, method="exact"))
+        progs = capture(lambda: backbone.solve_te(net, objective="min-mlu", k_paths=4, method="exact",
+                                                  time_limit_s=600))
         out["te"] = largest(progs, mip=False)
+    if "te-200" in names:
+        from backbone.solver.synthetic import synthetic_backbone
+
+        big = synthetic_backbone(200, seed=0)
+        big = big.copy_with(demands=big.demands.assign(demand_gbps=big.demands["demand_gbps"] * 5.0))
+        progs = capture(lambda: backbone.solve_te(big, objective="min-mlu", k_paths=4, method="exact",
+                                                  time_limit_s=600))
+        out["te-200"] = largest(progs, mip=False)
     if "place" in names:
         out["place"] = largest(capture(lambda: backbone.place(net)), mip=True)
     if {"design", "design-lp"} & set(names):
