@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from backbone.api.contract import SafeJSONResponse, allowed_methods, finish_openapi
+from backbone.api.docs_pages import install_docs_pages
 from backbone.api.guards import BodyDeadline, HeaderSizeLimit, SecurityHeaders
 from backbone.api.isolation import DocumentLimitError, DocumentWorkers, WorkersBusyError
 from backbone.api.jobs import JobManager, OptionsTooLargeError, error_document
@@ -276,6 +277,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
                     "(create one with `backbone token create --scope planner`). Errors are RFC 9457 problem "
                     "details. See docs/api.md.",
         lifespan=lifespan,
+        docs_url=None,  # /docs and /redoc are served from packaged assets (install_docs_pages), not from a CDN
+        redoc_url=None,
         default_response_class=SafeJSONResponse,
         responses={401: {"model": _problem_model(), "description": "Missing or invalid token"},
                    422: {"model": _problem_model(), "description": "Invalid input"}},
@@ -287,6 +290,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.state.documents = DocumentWorkers(settings)
     install_error_handlers(app)
     finish_openapi(app)
+    install_docs_pages(app)
     app.include_router(health.router)
     app.include_router(scenarios.router)
     app.include_router(jobs.router)

@@ -32,13 +32,12 @@ DOCUMENT_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsa
 """The policy of HTML (maps, reports), SVG and XML responses: the self-contained map page runs (its script
 and style are inline, its icon a ``data:`` URL), but it loads, sends and embeds nothing, and nobody frames it."""
 
-DOCS_CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-            "font-src https://fonts.gstatic.com data:; img-src 'self' data: https://fastapi.tiangolo.com "
-            "https://cdn.jsdelivr.net; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'self'; "
-            "frame-ancestors 'none'")
-"""The policy of ``/docs`` and ``/redoc`` (Swagger UI and ReDoc): their scripts, styles and fonts come from
-the CDNs FastAPI names; they fetch ``/openapi.json`` and call the API on this origin only."""
+DOCS_CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+            "font-src 'self' data:; img-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; "
+            "form-action 'self'; frame-ancestors 'none'")
+"""The policy of ``/docs`` and ``/redoc`` (Swagger UI and ReDoc): their scripts, style sheet and icon come from
+this origin (:mod:`backbone.api.docs_pages` serves them from the package), their small start-up script is inline;
+they fetch ``/openapi.json`` and call the API on this origin only, and load nothing from anywhere else."""
 
 DOCS_PATHS = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})
 """Paths served the :data:`DOCS_CSP` policy."""

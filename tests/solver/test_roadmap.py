@@ -376,7 +376,7 @@ def _without(net: Network, link: str) -> Network:
     return replace(net, links=net.links.drop(index=[link]), srlgs=srlgs)
 
 
-def test_readme_roadmap_file_is_valid_on_the_shipped_scenario(tmp_path: Path) -> None:
+def test_docs_roadmap_file_is_valid_on_the_shipped_scenario(tmp_path: Path) -> None:
     import re
 
     from backbone.io import load_scenario
@@ -384,9 +384,9 @@ def test_readme_roadmap_file_is_valid_on_the_shipped_scenario(tmp_path: Path) ->
     from backbone.solver.roadmap_options import RoadmapOptions
     from backbone.solver.tasks.roadmap import load_roadmap_file
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "roadmap.md").read_text(encoding="utf-8")
     block = re.search(r"```yaml\n(# roadmap\.yaml.*?)```", text, re.S)
-    assert block, "README has no roadmap file example"
+    assert block, "docs/guide/roadmap.md has no roadmap file example"
     f = tmp_path / "roadmap.yaml"
     f.write_text(block.group(1), encoding="utf-8")
     opts = RoadmapOptions.model_validate(load_roadmap_file(f))
