@@ -101,4 +101,9 @@ def test_formulations_page_names_code_that_exists() -> None:
     for path in sorted(set(re.findall(r"`([\w/]+\.py)", text))):
         if not (ROOT / "solver" / path).is_file():
             missing.append(path)
+    # a constant quoted with its value ("MASTER_MAX_DEMANDS = 2,500") has that value in some module
+    for name, value in sorted(set(re.findall(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+) = ([0-9](?:[0-9.,e-]*[0-9])?)", text))):
+        assigned = re.findall(rf"^{name}\s*(?::[^=]+)?=\s*([0-9][0-9_.e-]*)\s*$", sources, re.M)
+        if float(value.replace(",", "")) not in {float(v.replace("_", "")) for v in assigned}:
+            missing.append(f"{name} = {value} (code: {assigned})")
     assert not missing, missing
