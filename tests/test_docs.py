@@ -70,3 +70,40 @@ def test_mkdocs_nav_names_existing_pages() -> None:
     assert "reference/cli.md" in pages
     absent = [p for p in pages if p != "reference/cli.md" and not (ROOT / "docs" / p).is_file()]
     assert not absent, absent
+
+
+def test_formulations_page_names_code_that_exists() -> None:
+    """docs/maths.md cites the code it describes; when a module, function or constant moves or is renamed, the
+    page must follow (every dotted module resolves, every cited call and ``snake_case`` name is in the source,
+    every ``UPPER_CASE`` constant is assigned at a module's top level, every ``.py`` path exists under solver/)."""
+    import importlib
+
+    text = (ROOT / "docs" / "maths.md").read_text(encoding="utf-8")
+    sources = "\n".join(p.read_text(encoding="utf-8") for folder in ("backbone", "solver", "api")
+                        for p in sorted((ROOT / folder).rglob("*.py")))
+    missing = []
+    for dotted in sorted(set(re.findall(r"`(backbone\.solver(?:\.\w+)+)`", text))):
+        try:
+            importlib.import_module(dotted)
+        except ModuleNotFoundError:
+            parent, _, name = dotted.rpartition(".")
+            if not hasattr(importlib.import_module(parent), name):
+                missing.append(dotted)
+    for name in sorted(set(re.findall(r"`(_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\(", text))):
+        if not re.search(rf"^\s*def {name}\(", sources, re.M):
+            missing.append(f"{name}()")
+    for name in sorted(set(re.findall(r"`(_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+)`", text))):
+        if not re.search(rf"\b{name}\b", sources):
+            missing.append(name)
+    for name in sorted(set(re.findall(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b", text))):
+        if not re.search(rf"^{name}\s*[:=]", sources, re.M):
+            missing.append(name)
+    for path in sorted(set(re.findall(r"`([\w/]+\.py)", text))):
+        if not (ROOT / "solver" / path).is_file():
+            missing.append(path)
+    # a constant quoted with its value ("MASTER_MAX_DEMANDS = 2,500") has that value in some module
+    for name, value in sorted(set(re.findall(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+) = ([0-9](?:[0-9.,e-]*[0-9])?)", text))):
+        assigned = re.findall(rf"^{name}\s*(?::[^=]+)?=\s*([0-9][0-9_.e-]*)\s*$", sources, re.M)
+        if float(value.replace(",", "")) not in {float(v.replace("_", "")) for v in assigned}:
+            missing.append(f"{name} = {value} (code: {assigned})")
+    assert not missing, missing

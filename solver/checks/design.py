@@ -3,9 +3,10 @@ every network state), and what does the design really cost?
 
 It reads only the instance (the problem) and the link configurations (the answer, as the SNDlib
 solution format lists them: per link ``(capacity, count)`` pairs with pre-installed capacity as
-a module of count 1), and builds its own *disaggregated* flow LP (one commodity per demand,
-unlike the aggregated per-source formulation of :mod:`backbone.solver.design`) solved with
-``scipy.optimize.linprog``, not through the solver seam. The objective is recomputed from the
+a module of count 1), and builds its own flow LP on that fixed capacity (one commodity per source node, every
+network state, no module variables or cut-set rows: exact for whether the capacity carries the demand and for
+the least routing cost) from the instance's arrays, solved with ``scipy.optimize.linprog``, not through the
+solver seam and not from :mod:`backbone.solver.design`'s program. The objective is recomputed from the
 link list (module costs, setup, pre-installed cost) plus the minimum routing cost on the design.
 """
 
