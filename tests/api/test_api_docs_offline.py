@@ -3,8 +3,6 @@ package, and their content security policy lets them run (no console error, no b
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,19 +10,11 @@ from pathlib import Path
 import pytest
 from apitest_helpers import LiveServer
 
-
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("BACKBONE_REQUIRE_CHROMIUM") == "1":
-        pytest.fail("BACKBONE_REQUIRE_CHROMIUM=1 but no chromium binary on PATH")
-    pytest.skip("headless chromium not installed (apt-get install chromium)")
+from tests.browser import chromium
 
 
 def _dump_dom(url: str, tmp: Path) -> subprocess.CompletedProcess[str]:
-    args = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    args = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", f"--user-data-dir={tmp / 'profile'}",
             "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000", "--dump-dom", url]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,6 +18,7 @@ from backbone.maps import export_map, render_map_bytes
 from backbone.maps import style as map_style
 from backbone.model import Network
 from tests.backbone.test_maps import TRANS_PACIFIC, near, png_pixels, result_for
+from tests.browser import chromium
 from tests.nets import pacific_network
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
@@ -118,16 +118,6 @@ def test_region_page_has_one_view(pacific: Network) -> None:
 
 
 # ---------------------------------------------------------------------- headless Chromium
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("BACKBONE_REQUIRE_CHROMIUM") == "1":
-        pytest.fail("BACKBONE_REQUIRE_CHROMIUM=1 but no chromium binary on PATH")
-    pytest.skip("headless chromium not installed (apt-get install chromium); set BACKBONE_REQUIRE_CHROMIUM=1 to fail")
-
-
 def run_chromium(html_file: Path, tmp: Path, *mode: str) -> subprocess.CompletedProcess[str]:
     """Open ``html_file`` with the network disabled; ``mode`` is --dump-dom or --screenshot=..."""
     args = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
