@@ -337,6 +337,8 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
     """
     progress = progress or no_progress
     opts = options if isinstance(options, RoadmapOptions) else validate_options(RoadmapOptions, options or {})
+    if "upgrade_lead_quarters" not in opts.model_fields_set:  # one default with the plan: the scenario's parameter
+        opts = opts.model_copy(update={"upgrade_lead_quarters": round(float(net.parameters["upgrade_lead_quarters"]))})
     check_references(net, opts)
     stages = stage_options(opts)
     fail_opts, design_opts = stages[2], stages[3]

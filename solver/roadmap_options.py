@@ -112,7 +112,9 @@ class RoadmapOptions(BaseModel):
                                                     description="Per metro id: annual growth of its inference "
                                                                 "GPUs (overrides the region's rate).")
     upgrade_lead_quarters: int = Field(UPGRADE_LEAD_QUARTERS, ge=0, le=40,
-                                       description="Quarters from ordering an upgrade of a lit link to service.")
+                                       description="Quarters from ordering an upgrade of a lit link to service "
+                                                   "(default: the scenario's upgrade_lead_quarters parameter, as the "
+                                                   "plan's changeover list uses).")
     gpu_lead_quarters: int = Field(GPU_LEAD_QUARTERS, ge=0, le=40,
                                    description="Quarters from ordering GPU blocks to service.")
     budget_usd_per_period: float | list[float] | None = Field(

@@ -44,7 +44,7 @@ def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Path | None,
         from backbone.solver.checks.roadmap import check_roadmap
 
         progress(0.86, "verifying the roadmap independently")
-        report = check_roadmap(net, opts, summary, result.networks,
+        report = check_roadmap(net, result.options, summary, result.networks,  # defaults resolved (lead times)
                                progress=lambda f, m: progress(0.86 + 0.08 * f, f"verify: {m}"))
         summary["verification"] = report.to_dict()
     if out_dir is not None:

@@ -50,3 +50,18 @@ def test_a_roadmap_reports_its_time_budget_and_keeps_it_off_when_asked() -> None
     off = plan_roadmap(lead_toy(), {**quiet, "time_limit_s": 0}).summary()
     assert off["time_budget"]["time_limit_s"] is None
     assert [b["id"] for b in off["builds"]] == [b["id"] for b in s["builds"]] == ["C1"]
+
+
+def test_roadmap_upgrade_lead_defaults_to_the_scenario_parameter() -> None:
+    """One default for a link upgrade's lead time: the scenario's ``upgrade_lead_quarters``, as the plan's changeover
+    list uses; an explicit option still wins."""
+    from dataclasses import replace
+
+    from backbone.solver.roadmap import plan_roadmap
+    from tests.nets import lead_toy
+
+    net = lead_toy()
+    net = replace(net, meta={**net.meta, "parameters": {**(net.meta.get("parameters") or {}), "upgrade_lead_quarters": 2}})
+    quiet = {"periods": 2, "growth_per_year": {}, "maps": False, "failures": {"workers": 1}, "time_limit_s": 0}
+    assert plan_roadmap(net, quiet).options.upgrade_lead_quarters == 2
+    assert plan_roadmap(net, {**quiet, "upgrade_lead_quarters": 0}).options.upgrade_lead_quarters == 0
