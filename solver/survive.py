@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from backbone.model import Network
+from backbone.serialize import count_text
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
@@ -200,16 +201,17 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
     parts = []
     if alone.any():
         gone = sorted({str(full.sites.index[i]) for i in np.concatenate([src[alone], dst[alone]]) if isolated[i]})
-        parts.append(f"{int(alone.sum())} demands ({d['demand_gbps'][alone].sum():,.0f} Gbps) to or from "
+        parts.append(f"{count_text(int(alone.sum()), 'demand')} ({d['demand_gbps'][alone].sum():,.0f} Gbps) to or from "
                      f"{', '.join(gone)}, which the failure takes off the network (every link and candidate route "
                      "of the site is in it)")
     if apart.any():
         sites = sorted({s for s, t in zip(d["src"][apart], d["dst"][apart], strict=True) for s in (s, t)})
-        parts.append(f"{int(apart.sum())} demands ({d['demand_gbps'][apart].sum():,.0f} Gbps) cut apart even with "
+        parts.append(f"{count_text(int(apart.sum()), 'demand')} ({d['demand_gbps'][apart].sum():,.0f} Gbps) cut apart even with "
                      f"every candidate built (sites {', '.join(sites[:6])}{'…' if len(sites) > 6 else ''})")
     if slo.any():
         ex = d[slo].iloc[0]
-        parts.append(f"{int(slo.sum())} demands ({d['demand_gbps'][slo].sum():,.0f} Gbps) have no path within their "
+        parts.append(f"{count_text(int(slo.sum()), 'demand')} ({d['demand_gbps'][slo].sum():,.0f} Gbps) "
+                     f"{'has' if int(slo.sum()) == 1 else 'have'} no path within their "
                      f"latency SLO even with every candidate built (e.g. {ex['src']}→{ex['dst']}, SLO "
                      f"{ex['slo_rtt_ms']:.0f} ms RTT)")
     return float(d["demand_gbps"].to_numpy(float)[stuck].sum()), "; ".join(parts)

@@ -58,7 +58,7 @@ REASON_GBPS_TOL = 0.5
 _PARTS: dict[str, re.Pattern[str]] = {
     "isolated": re.compile(r"\((?P<gbps>[\d,.]+) Gbps\) to or from (?P<sites>.+?), which the failure takes off"),
     "cut": re.compile(r"\((?P<gbps>[\d,.]+) Gbps\) cut apart even with every candidate built"),
-    "slo": re.compile(r"\((?P<gbps>[\d,.]+) Gbps\) have no path within their latency SLO"),
+    "slo": re.compile(r"\((?P<gbps>[\d,.]+) Gbps\) ha(?:s|ve) no path within their latency SLO"),
     "short": re.compile(r"(?P<gbps>[\d,.]+) Gbps more than every link at its max_capacity_gbps"),
 }
 """The parts of an excuse's reason the checker can test, each naming its Gbps."""

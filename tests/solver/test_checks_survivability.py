@@ -45,7 +45,7 @@ def test_a_state_every_path_carries_is_not_a_violation_on_two_paths() -> None:
 def test_a_true_excuse_passes_and_is_measured() -> None:
     """E hangs off A by one link and no candidate is left: cutting EA takes E off the network, 40 Gbps."""
     net = site_behind_one_link().drop_candidates(["e-b", "e-d"])
-    reason = ("1 demands (40 Gbps) to or from E, which the failure takes off the network (every link and "
+    reason = ("1 demand (40 Gbps) to or from E, which the failure takes off the network (every link and "
               "candidate route of the site is in it)")
     report = check_survivability(net, "link", [{"scenario": "link:EA", "reason": reason, "gbps": 40.0}])
     assert report.ok, str(report)
@@ -57,7 +57,7 @@ def test_a_true_excuse_passes_and_is_measured() -> None:
 def test_an_excuse_a_candidate_disproves_is_flagged() -> None:
     """The same cut while candidate E-B exists: E is not off the network with every candidate built."""
     net = site_behind_one_link()
-    reason = "1 demands (40 Gbps) to or from E, which the failure takes off the network"
+    reason = "1 demand (40 Gbps) to or from E, which the failure takes off the network"
     report = check_survivability(net, "link", [{"scenario": "link:EA", "reason": reason, "gbps": 40.0}])
     assert not report.ok
     assert {v.check for v in report.violations} == {"excuse_reason"}
@@ -83,7 +83,7 @@ def test_an_excuse_for_more_than_the_state_loses_is_flagged() -> None:
 def test_an_excused_state_that_is_carried_is_flagged() -> None:
     """An excuse is never skipped: the ring with its chord carries link:AB, so excusing it is a mismatch."""
     net = ring_needing_a_chord().with_candidates_built({"chord": 1})
-    report = check_survivability(net, "link", {"link:AB": "1 demands (150 Gbps) cut apart even with every "
+    report = check_survivability(net, "link", {"link:AB": "1 demand (150 Gbps) cut apart even with every "
                                                           "candidate built (sites A, C)"})
     assert [(v.id, v.check) for v in report.violations] == [("link:AB", "excuse_reason")]
 
