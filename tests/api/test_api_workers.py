@@ -157,7 +157,7 @@ def test_cancel_kills_the_jobs_pool_processes(big_client: TestClient) -> None:
     client = big_client
     tok = client.app.state.store.create_token("planner", "p")[1]  # type: ignore[attr-defined]
     sid = client.post("/v1/scenarios", json=network_to_dict(load_scenario()), headers=auth(tok)).json()["id"]
-    jid = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "failures", "options": {"kind": "srlg-pairs"}},
+    jid = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "failures", "options": {"kind": "srlg"}},
                       headers=auth(tok)).json()["id"]
     manager = client.app.state.jobs  # type: ignore[attr-defined]
     wait_for(lambda: {"started": jid in manager._running}, lambda j: j["started"])

@@ -165,7 +165,7 @@ def _upgrade_net(max_capacity: float = 100.0) -> Any:
     ("none", 1.0, 0.0),     # 10 direct + 10 via B carry 15
     ("none", 0.5, 60.0),    # usable 5 per link: one module on AB and BC (+5 each) beats AC (100)
     ("link", 0.5, 320.0),   # AB down: AC alone needs 2 modules; AC down: AB, BC need 2 each
-    ("srlg", 0.5, 120.0),   # only AC fails: AB and BC need 2 modules each
+    ("srlg", 0.5, 320.0),   # AC's corridor fails, and AB and BC, in no SRLG, each as its own group: as "link"
 ])
 def test_design_upgrades_hand_computed(survive: str, ceiling: float, cost: float) -> None:
     net = _upgrade_net()

@@ -25,7 +25,8 @@ def run(*args: str):
 
 def test_place_json_and_files(scenario, tmp_path) -> None:
     opts = tmp_path / "opts.json"
-    opts.write_text(json.dumps({"residency": [], "block_gpus": 1}))
+    # 0.1 Gbps per GPU (the default is now derived from tokens, 0.0066): the LON link then binds and splits the GPUs
+    opts.write_text(json.dumps({"residency": [], "block_gpus": 1, "gbps_per_gpu": 0.1}))
     out = tmp_path / "out"
     r = run(str(scenario), "--options", str(opts), "--json", "--verify", "--out", str(out))
     assert r.exit_code == 0, r.output
