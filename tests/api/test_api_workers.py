@@ -106,7 +106,7 @@ def test_every_job_process_dies_with_the_server(tmp_path: Path) -> None:
         with httpx.Client(base_url=server.url, timeout=60) as c:
             sid = c.post("/v1/scenarios", json=network_to_dict(load_scenario()), headers=auth(planner)).json()["id"]
             # a long sweep on a two-process pool, and a second job beside it
-            body = {"kind": "failures", "options": {"kind": "srlg-pairs", "workers": 2, "max_scenarios": 5000}}
+            body = {"kind": "failures", "options": {"kind": "link", "workers": 2}}  # 256 states: long enough
             jobs = [c.post(f"/v1/scenarios/{sid}/jobs", json=body, headers=auth(planner)).json()["id"]
                     for _ in range(2)]
             # fork server + resource tracker + 2 workers + 2 pool processes each, all computing
