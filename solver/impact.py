@@ -230,7 +230,8 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
                  path_provider: Callable[..., Any] | None = None, routing: TEResult | None = None,
                  lp_method: str = "auto", shortfall: bool = True, *, method: str = "path", warm: Any = None,
                  gap_tol: float | None = None, keep_flows: bool = False,
-                 progress: ProgressFn | None = None, k: int | None = None) -> StateAssessment:
+                 progress: ProgressFn | None = None, escalate_above_mlu: float | None = None,
+                 k: int | None = None) -> StateAssessment:
     """Utilisation and unmet traffic of one network state (the one definition; see the module doc).
 
     Parameters
@@ -254,6 +255,9 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     warm, gap_tol, keep_flows, progress
         ``srcflow`` only: a warm start (the ``warm`` of an assessment of a network this state derives from),
         the gap target, whether to keep this state's flows as a warm start, and progress reports.
+    escalate_above_mlu
+        ``path`` only: column generation after the path LP only when its MLU is above this (see
+        :func:`~backbone.solver.te.solve_te`); failure sweeps pass 100 %, where the verdict changes.
     k
         Deprecated spelling of ``k_paths`` (warns with :class:`DeprecationWarning`).
 
@@ -282,7 +286,7 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
         raise ValueError(f"unknown method {method!r}")
     if routing is None or routing.summary.get("objective") != "min-mlu":
         routing = solve_te(net, "min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s,
-                           path_provider=path_provider, lp_method=lp_method)
+                           path_provider=path_provider, lp_method=lp_method, escalate_above_mlu=escalate_above_mlu)
     d = routing.demands
     unmet = d["unmet_gbps"].astype(float)
     reason = d["reason"].astype(str)

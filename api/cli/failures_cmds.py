@@ -77,9 +77,9 @@ def _print(s: dict[str, Any]) -> None:
     from rich.table import Table
 
     b = s["baseline"]
-    srcflow = s.get("method") == "srcflow"
+    gapped = s.get("method") == "srcflow" or bool(s.get("path_lp_states"))  # MLUs with a gap: show it
     unknown = f", {s['unmet_unknown']} with unmet unknown" if s.get("unmet_unknown") else ""
-    base_gap = f" (gap {100 * b['gap']:.2f} %)" if srcflow and _known(b.get("gap")) else ""
+    base_gap = f" (gap {100 * b['gap']:.2f} %)" if gapped and _known(b.get("gap")) else ""
     out_console.print(f"[bold]{count_text(s['scenarios_run'], 'scenario')}[/] in {s['seconds']:.1f} s "
                       f"({s['scenarios_per_second'] or 0:.2f}/s, method {s.get('method', 'path')}); baseline: MLU "
                       f"{100 * b['mlu']:.1f} %{base_gap}, unmet {gbps_text(b['unmet_gbps'])} Gbps; survived "
@@ -87,11 +87,11 @@ def _print(s: dict[str, Any]) -> None:
                       highlight=False)
     t = Table(title="worst scenarios (impact = unmet + SLO violations + lost, Gbps)", title_justify="left")
     for col in ("scenario", "impact Gbps", "unmet Gbps", "SLO viol. Gbps", "lost Gbps", "needs util.",
-                *(("gap",) if srcflow else ()), "p50 / p99 / worst inflation ms"):
+                *(("gap",) if gapped else ()), "p50 / p99 / worst inflation ms"):
         t.add_column(col, justify="left" if col == "scenario" else "right")
     for r in s["worst"][:MAX_ROWS]:
         style = "red" if not r["survived"] else ("yellow" if r["mlu"] > 0.8 else "")
-        gap = (f"{100 * r['gap']:.2f} %" if _known(r["gap"]) else "-",) if srcflow else ()
+        gap = (f"{100 * r['gap']:.2f} %" if _known(r["gap"]) else "-",) if gapped else ()
         t.add_row(r["scenario"], gbps_text(r["impact_gbps"]), gbps_text(r["unmet_gbps"]),
                   f"{r['slo_violation_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %", *gap,
                   f"{r['p50_latency_inflation_ms']:.2f} / {r['p99_latency_inflation_ms']:.2f} / "

@@ -57,7 +57,13 @@ class FailureOptions(BaseModel):
                             "lower bound and gap; no latency SLOs; an overloaded state's unmet traffic is unknown); "
                             "auto: srcflow from 50,000 routable demands when no demand has a latency SLO, else path. "
                             "path's min-MLU is te's auto: column generation over every admissible path follows "
-                            "a path LP whose proven gap is above 1 %.")
+                            "a path LP whose proven gap is above 1 %, in a failure state only when the path LP leaves "
+                            "it overloaded (see exact_mlu).")
+    exact_mlu: bool = Field(False, description="path: column generation for every failure state whose path LP gap "
+                                               "is above 1 %, so each state's MLU is the optimum over every admissible "
+                                               "path. False (the default): only for states the path LP leaves above "
+                                               "100 %, where column generation can change the verdict; a state within "
+                                               "capacity keeps the path LP's MLU with its proven gap (shown).")
     gap_tol: float = Field(DEFAULT_GAP_TOL, gt=0, lt=1,
                            description="srcflow: stop each scenario's solve when (MLU - bound) / MLU is at most this "
                                        "(the intact state is solved to a fifth of it).")

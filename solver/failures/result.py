@@ -57,6 +57,7 @@ class SweepResult:
         survived = sum(1 for r in self.scenarios if r["survived"])
         unknown = sum(1 for r in self.scenarios if r["unmet_gbps"] != r["unmet_gbps"])
         gaps = [float(r["gap"]) for r in self.scenarios if r.get("gap") is not None and r["gap"] == r["gap"]]
+        restricted = sum(1 for r in self.scenarios if path_lp_only(r))
         undecided = sum(1 for r in self.scenarios if r["overloaded"] and r.get("mlu_lower_bound") is not None
                         and r["mlu_lower_bound"] <= 1 + OVERLOAD_TOL)
         return {
@@ -69,7 +70,8 @@ class SweepResult:
             "unmet_unknown": unknown,
             "max_gap": max(gaps) if gaps else None,
             "overload_not_proven": undecided,
-            "notes": sweep_notes(len(self.scenarios), unknown, undecided, self.baseline)
+            "path_lp_states": restricted,
+            "notes": sweep_notes(len(self.scenarios), unknown, undecided, self.baseline, restricted, gaps)
                      + [n for n in (implicit_groups_note(self.scenarios),) if n],
             "links_swept_as_own_group": implicit_groups(self.scenarios),
             "seconds": self.seconds,
@@ -87,9 +89,26 @@ class SweepResult:
         }
 
 
-def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: dict[str, Any]) -> list[str]:
-    """What the sweep's headline numbers do not cover: unknown unmet traffic, overload not proven, the engine."""
+def path_lp_only(record: dict[str, Any]) -> bool:
+    """Whether a scenario record's MLU is the path LP's over the candidate paths with a proven gap above te's
+    escalation threshold (a state within capacity that column generation was not run for: see
+    :class:`~backbone.solver.failures.options.FailureOptions` ``exact_mlu``)."""
+    from backbone.solver.te import AUTO_ESCALATE_GAP
+
+    gap = record.get("gap")
+    return record.get("method") == "path" and gap is not None and gap == gap and float(gap) > AUTO_ESCALATE_GAP
+
+
+def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: dict[str, Any], restricted: int = 0,
+                gaps: list[float] | None = None) -> list[str]:
+    """What the sweep's headline numbers do not cover: unknown unmet traffic, overload not proven, the engine,
+    states whose MLU is the path LP's (``restricted`` of them; ``gaps``: every state's gap)."""
     notes = []
+    if restricted:
+        notes.append(f"{restricted} of {scenarios} scenarios are carried within capacity by the path LP over the "
+                     "candidate paths, so column generation did not run for them (it runs where it can change the "
+                     "verdict; exact_mlu runs it for every state): their MLU is that routing's, within its proven "
+                     f"gap of the optimum over every path (at most {100 * max(gaps or [0.0]):.1f} %)")
     if baseline.get("method") == "srcflow":
         notes.append("method srcflow: each state's MLU is the source-flow engine's routing over every path, within "
                      "its reported gap of the optimum (mlu_lower_bound is proven); latency SLOs are not routed")

@@ -63,8 +63,8 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulatio
              disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
              ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None,
              path_provider: Callable[..., Any] | None = None, lp_method: str = "auto", method: str = "auto",
-             pop_parts: int = 4, k: int | None = None, time_limit: float | None = None,
-             ceiling: float | None = None) -> TEResult:
+             pop_parts: int = 4, escalate_above_mlu: float | None = None, k: int | None = None,
+             time_limit: float | None = None, ceiling: float | None = None) -> TEResult:
     """Solve one TE problem.
 
     Everything after ``objective`` is keyword-only and named as the
@@ -93,6 +93,11 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulatio
         :func:`choose_method`).
         The summary reports the method that ran, ``lower_bound`` (min-mlu: a proven bound on the MLU
         over every admissible routing) and ``gap``.
+    escalate_above_mlu
+        ``auto``, min-MLU only: column generation follows the path LP only when the path LP's MLU is above this as
+        well as its gap above :data:`AUTO_ESCALATE_GAP` (a caller that decides on "MLU within this" already has a
+        routing that settles it; the summary keeps the path LP's MLU, bound and gap, and says so). None: by the gap
+        alone.
     k, time_limit, ceiling
         Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
         :class:`DeprecationWarning`; giving both spellings with different values is a :class:`TypeError`).
@@ -124,13 +129,13 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulatio
     utilisation_ceiling = renamed("solve_te", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
     return _solve(net, objective, formulation, k_paths, backend, time_limit_s, utilisation_ceiling, disjoint,
                   latency_tiebreak, ecmp_metric, ecmp_tolerance_ms, progress, path_provider, lp_method, method,
-                  pop_parts)
+                  pop_parts, escalate_above_mlu)
 
 
 def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend: str, time_limit_s: float,
            utilisation_ceiling: float | None, disjoint: bool, latency_tiebreak: bool, ecmp_metric: str,
            ecmp_tolerance_ms: float, progress: ProgressFn | None, path_provider: Callable[..., Any] | None,
-           lp_method: str, method: str, pop_parts: int) -> TEResult:
+           lp_method: str, method: str, pop_parts: int, escalate_above_mlu: float | None = None) -> TEResult:
     """:func:`solve_te` once its options are resolved."""
     from backbone.solver.te.instance import build_instance
     from backbone.solver.te.objectives import OBJECTIVES
@@ -161,7 +166,13 @@ def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend
                           latency_tiebreak, lp_method, first, t_start)
     if may_escalate:
         gap = result.summary.get("gap")
-        if gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP:
+        settled = escalate_above_mlu is not None and float(result.summary["mlu"]) <= escalate_above_mlu
+        if gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP and settled:
+            result.summary["notes"] = [*result.summary.get("notes", []), (
+                f"auto: the path LP over {k_paths} candidate paths per demand reached MLU "
+                f"{result.summary['mlu']:.6g}, within {escalate_above_mlu:.6g}: no column generation (its proven gap "
+                f"to the optimum over every admissible path is {100 * gap:.1f} %)")]
+        elif gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP:
             result = _escalate(inst, result, k_paths, backend, deadline, lp_method, _scaled(progress, 0.5, 1.0),
                                t_start)
         progress(1.0, "done")

@@ -27,6 +27,7 @@ Demands are routed without their SLO, so callers use this only when no demand ha
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import dataclass
 
@@ -55,6 +56,12 @@ LINE_SEARCH_STEPS = 40
 
 ASCENT_STEP = 2.0
 """Mirror-ascent step ``ASCENT_STEP / sqrt(t + 1)`` on the utilisation (scaled to max 1)."""
+
+NO_PROGRESS_STEPS = 300
+"""Flow deviation stops after this many steps in which neither its MLU fell nor its bound rose by more than
+:data:`GAP_TOL` (relative): it is a warm start, and the master LPs that follow close the gap far sooner (on a
+3 x 3 grid it otherwise ran 8,500 steps, a quarter of column generation's budget, for nothing).
+"""
 
 GAP_TOL = 1e-4
 """Stop when ``(mlu - bound) / mlu`` is below this."""
@@ -205,12 +212,17 @@ def flow_deviation(inst: TEInstance, lp_demands: np.ndarray, deadline: float,  #
     stalled = iterations = ascent = 0
     prices: np.ndarray | None = None  # mirror-ascent prices (times capacity: a point of the simplex)
     primal_open = True
+    low_mlu, high_bound, last_progress = math.inf, 0.0, 0
     for _ in range(max_iterations):
         if time.perf_counter() + extract_seconds(columns.significant(h)) >= deadline:
             break
         util = load / cap
         mlu = float(util.max(initial=0.0))
         if mlu <= 0 or (mlu - best) <= GAP_TOL * mlu:
+            break
+        if mlu < low_mlu * (1 - GAP_TOL) or best > high_bound * (1 + GAP_TOL):
+            low_mlu, high_bound, last_progress = min(low_mlu, mlu), max(high_bound, best), iterations
+        elif iterations - last_progress >= NO_PROGRESS_STEPS:
             break
         if prices is None:
             z = np.exp(np.log(n_arcs) / SOFTMAX_EPS * (util / mlu - 1.0))

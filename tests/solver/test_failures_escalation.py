@@ -1,0 +1,39 @@
+"""A failure state's column generation runs where it can change the verdict (issue #32's CI budget): a state the
+path LP keeps within capacity keeps the path LP's MLU with its proven gap, said beside it; ``exact_mlu`` runs column
+generation for every state. Verdicts are the same either way."""
+
+from __future__ import annotations
+
+import pytest
+
+from backbone.solver.failures import FailureOptions, sweep
+from backbone.solver.te import AUTO_ESCALATE_GAP, solve_te
+from tests.nets import grid
+
+
+def test_solve_te_escalates_only_above_the_given_mlu() -> None:
+    net = grid()
+    plain = solve_te(net, "min-mlu", k_paths=1, method="exact")
+    assert plain.summary["gap"] > AUTO_ESCALATE_GAP  # single shortest paths leave a wide gap on this grid
+    kept = solve_te(net, "min-mlu", k_paths=1, escalate_above_mlu=plain.summary["mlu"])
+    assert kept.summary["method"] == "exact" and kept.summary["mlu"] == pytest.approx(plain.summary["mlu"])
+    assert any("no column generation" in n for n in kept.summary["notes"])
+    escalated = solve_te(net, "min-mlu", k_paths=1, escalate_above_mlu=0.5 * plain.summary["mlu"])
+    assert escalated.summary["method"] == "colgen" and escalated.summary["mlu"] < plain.summary["mlu"]
+
+
+def test_sweep_states_within_capacity_keep_the_path_lp_and_say_so() -> None:
+    net = grid().scale_demand(0.2)  # every single-link state within capacity
+    quick = sweep(net, FailureOptions(kind="link", k_paths=1, engine="serial"))
+    exact = sweep(net, FailureOptions(kind="link", k_paths=1, engine="serial", exact_mlu=True))
+    q, e = quick.summary(), exact.summary()
+    by_id = {r["scenario"]: r for r in exact.scenarios}
+    assert [r["survived"] for r in quick.scenarios] == [by_id[r["scenario"]]["survived"] for r in quick.scenarios]
+    assert q["path_lp_states"] > 0 and e["path_lp_states"] == 0
+    assert any(f"{q['path_lp_states']} of {q['scenarios_run']} scenarios are carried within capacity" in n
+               for n in q["notes"])
+    for r in quick.scenarios:  # the path LP's routing is a routing: never below the optimum over every path
+        assert r["mlu"] >= by_id[r["scenario"]]["mlu"] - 1e-6
+        assert r["mlu_lower_bound"] <= by_id[r["scenario"]]["mlu"] + 1e-6
+    # the intact state (every figure's baseline) gets column generation either way
+    assert quick.baseline["mlu"] == pytest.approx(exact.baseline["mlu"], rel=1e-6)
