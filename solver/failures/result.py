@@ -54,12 +54,7 @@ class SweepResult:
         rank = {str(sid): i for i, sid in enumerate(table["scenario"])}
         records = [{k: v for k, v in r.items() if k != "link_utilisation"}
                    for r in sorted(self.scenarios, key=lambda r: rank[str(r["scenario"])])]
-        survived = sum(1 for r in self.scenarios if r["survived"])
-        unknown = sum(1 for r in self.scenarios if r["unmet_gbps"] != r["unmet_gbps"])
-        gaps = [float(r["gap"]) for r in self.scenarios if r.get("gap") is not None and r["gap"] == r["gap"]]
-        restricted = sum(1 for r in self.scenarios if path_lp_only(r))
-        undecided = sum(1 for r in self.scenarios if r["overloaded"] and r.get("mlu_lower_bound") is not None
-                        and r["mlu_lower_bound"] <= 1 + OVERLOAD_TOL)
+        survived, unknown, gaps, restricted, undecided = _counts(self.scenarios)
         return {
             "status": "ok",
             "method": self.baseline.get("method", "path"),
@@ -87,6 +82,17 @@ class SweepResult:
                 "title": f"Worst utilisation over {len(self.scenarios)} failure scenarios",
             },
         }
+
+
+def _counts(scenarios: list[dict[str, Any]]) -> tuple[int, int, list[float], int, int]:
+    """Survived, unmet unknown, every known gap, path-LP-only (:func:`path_lp_only`) and overload not proven."""
+    survived = sum(1 for r in scenarios if r["survived"])
+    unknown = sum(1 for r in scenarios if r["unmet_gbps"] != r["unmet_gbps"])
+    gaps = [float(r["gap"]) for r in scenarios if r.get("gap") is not None and r["gap"] == r["gap"]]
+    restricted = sum(1 for r in scenarios if path_lp_only(r))
+    undecided = sum(1 for r in scenarios if r["overloaded"] and r.get("mlu_lower_bound") is not None
+                    and r["mlu_lower_bound"] <= 1 + OVERLOAD_TOL)
+    return survived, unknown, gaps, restricted, undecided
 
 
 def path_lp_only(record: dict[str, Any]) -> bool:

@@ -132,7 +132,7 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulatio
                   pop_parts, escalate_above_mlu)
 
 
-def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend: str, time_limit_s: float,
+def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend: str, time_limit_s: float,  # noqa: PLR0913  solve_te's keywords; issue #30 item 3 replaces them
            utilisation_ceiling: float | None, disjoint: bool, latency_tiebreak: bool, ecmp_metric: str,
            ecmp_tolerance_ms: float, progress: ProgressFn | None, path_provider: Callable[..., Any] | None,
            lp_method: str, method: str, pop_parts: int, escalate_above_mlu: float | None = None) -> TEResult:

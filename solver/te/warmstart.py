@@ -192,6 +192,20 @@ class _Columns:
         self.flow[col] += g * h
 
 
+class _ProgressWatch:
+    """Whether flow deviation still moves: its MLU falling or its bound rising (see :data:`NO_PROGRESS_STEPS`)."""
+
+    def __init__(self) -> None:
+        self.low_mlu, self.high_bound, self.last = math.inf, 0.0, 0
+
+    def stalled(self, mlu: float, bound: float, iteration: int) -> bool:
+        """Record this step's MLU and bound; True once :data:`NO_PROGRESS_STEPS` steps moved neither."""
+        if mlu < self.low_mlu * (1 - GAP_TOL) or bound > self.high_bound * (1 + GAP_TOL):
+            self.low_mlu, self.high_bound, self.last = min(self.low_mlu, mlu), max(self.high_bound, bound), iteration
+            return False
+        return iteration - self.last >= NO_PROGRESS_STEPS
+
+
 def flow_deviation(inst: TEInstance, lp_demands: np.ndarray, deadline: float,  # noqa: PLR0915  one flow-deviation loop; not split yet (issue #30 item 4)
                    max_iterations: int = 1_000_000, bound_after_primal: bool = True) -> WarmStart:
     """Run flow deviation on ``lp_demands`` until ``deadline`` (``time.perf_counter()``), a stall or
@@ -212,17 +226,13 @@ def flow_deviation(inst: TEInstance, lp_demands: np.ndarray, deadline: float,  #
     stalled = iterations = ascent = 0
     prices: np.ndarray | None = None  # mirror-ascent prices (times capacity: a point of the simplex)
     primal_open = True
-    low_mlu, high_bound, last_progress = math.inf, 0.0, 0
+    watch = _ProgressWatch()
     for _ in range(max_iterations):
         if time.perf_counter() + extract_seconds(columns.significant(h)) >= deadline:
             break
         util = load / cap
         mlu = float(util.max(initial=0.0))
-        if mlu <= 0 or (mlu - best) <= GAP_TOL * mlu:
-            break
-        if mlu < low_mlu * (1 - GAP_TOL) or best > high_bound * (1 + GAP_TOL):
-            low_mlu, high_bound, last_progress = min(low_mlu, mlu), max(high_bound, best), iterations
-        elif iterations - last_progress >= NO_PROGRESS_STEPS:
+        if mlu <= 0 or (mlu - best) <= GAP_TOL * mlu or watch.stalled(mlu, best, iterations):
             break
         if prices is None:
             z = np.exp(np.log(n_arcs) / SOFTMAX_EPS * (util / mlu - 1.0))
