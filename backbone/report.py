@@ -255,7 +255,7 @@ def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, 
             "</section>"]
 
 
-_IMPACT_FORMATS = {"mlu": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
+_IMPACT_FORMATS = {"mlu": ".1%", "gap": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
                    "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
 
 
@@ -264,7 +264,7 @@ def _failures_table(block: Mapping[str, Any]) -> list[str]:
     return [table_html(block.get("worst", []), [
                 ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"),
                 ("slo_violation_gbps", "SLO viol. Gbps"), ("lost_gbps", "lost Gbps"), ("mlu", "needs"),
-                ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
+                ("gap", "gap"), ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
                 formats=_IMPACT_FORMATS, max_rows=25,
                 row_class=lambda r: "bad" if not r.get("survived", True) else
                 ("warn" if (r.get("mlu") or 0) > 0.8 else "")),
@@ -276,8 +276,10 @@ def _failures_table(block: Mapping[str, Any]) -> list[str]:
 
 
 def _count_line(block: Mapping[str, Any], kind: str, what: str) -> str:
+    """The sweep's count, then what its figures do not cover (the sweep's notes), beside it."""
+    notes = "".join(f'<p class="muted">{esc(n)}</p>' for n in block.get("notes") or [])
     return (f'<p><b>{esc(block["not_survived"])} of {esc(block["scenarios"])} {esc(kind)} failures not carried</b> '
-            f"{esc(what)}.</p>")
+            f"{esc(what)}.</p>{notes}")
 
 
 def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]], kind: str) -> list[str]:
@@ -287,7 +289,9 @@ def _failures_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes,
     parts = [f"<section><h2>What breaks today: worst {esc(kind)} failures</h2>",
              '<p class="muted">Impact = traffic that cannot be carried at ≤ 100 % utilisation (beyond what the '
              "intact network leaves unmet) + latency-SLO violations + traffic lost with failed sites, each shown "
-             "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload).</p>"]
+             "apart; “needs” is the utilisation the traffic would need (above 100 % it is overload) on the routing "
+             "found, and “gap” how far that routing may be above the optimum over every path (column generation "
+             "runs where it can change whether a failure is carried).</p>"]
     if today:
         parts += [_count_line(today, kind, "today: today's network and today's traffic, the same figures as "
                                            "'backbone failures' on the scenario"),

@@ -236,7 +236,7 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
 def _failures_block(fs: dict[str, Any]) -> dict[str, Any]:
     """One sweep as the report shows it: counts, the worst scenarios and the links driven highest."""
     return {"scenarios": fs["scenarios_run"], "survived": fs["survived"], "not_survived": fs["not_survived"],
-            "worst": fs.get("worst", []), "worst_by_link": fs.get("worst_by_link", [])}
+            "worst": fs.get("worst", []), "worst_by_link": fs.get("worst_by_link", []), "notes": fs.get("notes", [])}
 
 
 def _money(v: Any) -> str:
