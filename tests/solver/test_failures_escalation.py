@@ -24,8 +24,9 @@ def test_solve_te_escalates_only_above_the_given_mlu() -> None:
 
 def test_sweep_states_within_capacity_keep_the_path_lp_and_say_so() -> None:
     net = grid().scale_demand(0.2)  # every single-link state within capacity
-    quick = sweep(net, FailureOptions(kind="link", k_paths=1, engine="serial"))
-    exact = sweep(net, FailureOptions(kind="link", k_paths=1, engine="serial", exact_mlu=True))
+    states = [{"links": [link]} for link in net.links.index[:5]]
+    quick = sweep(net, FailureOptions(kind="list", scenarios=states, k_paths=1, engine="serial"))
+    exact = sweep(net, FailureOptions(kind="list", scenarios=states, k_paths=1, engine="serial", exact_mlu=True))
     q, e = quick.summary(), exact.summary()
     by_id = {r["scenario"]: r for r in exact.scenarios}
     assert [r["survived"] for r in quick.scenarios] == [by_id[r["scenario"]]["survived"] for r in quick.scenarios]
