@@ -26,6 +26,6 @@ def _in_fork_server() -> bool:
 
 
 if _in_fork_server():
-    from backbone.solver.processes import die_with_parent
+    from backbone.solver.core.processes import die_with_parent
 
     die_with_parent()

@@ -81,7 +81,7 @@ class IsolationLimits:
 
 def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], limits: IsolationLimits) -> None:
     """The worker: bound itself, run ``fn``, send ``(status, payload)`` and exit."""
-    from backbone.solver.processes import die_with_parent
+    from backbone.solver.core.processes import die_with_parent
 
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)

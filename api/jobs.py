@@ -112,8 +112,8 @@ spelling a task's options model accepts for them is capped too (:func:`capped_sp
 def capped_spellings() -> dict[str, tuple[str, str]]:
     """:data:`CAPPED_OPTIONS` under every name the shipped options models accept (``time_limit`` as well as
     ``time_limit_s``), read from the models' aliases rather than listed here."""
-    from backbone.solver.options import accepted_names
-    from backbone.solver.plan_stage_options import PlanUpgradeOptions
+    from backbone.solver.core.options import accepted_names
+    from backbone.solver.plan.stage_options import PlanUpgradeOptions
     from backbone.solver.tasks.registry import TASKS
 
     out = dict(CAPPED_OPTIONS)
@@ -180,7 +180,7 @@ class WorkerLimits:
 
 def _apply_limits(limits: WorkerLimits) -> None:
     """Resource limits of this process (inherited by every process it starts)."""
-    from backbone.solver.processes import set_process_limit
+    from backbone.solver.core.processes import set_process_limit
 
     set_process_limit(limits.processes)
     if limits.nice:
@@ -211,7 +211,7 @@ def _watch_lifeline(lifeline: Any) -> None:
 
 def tie_to_server(lifeline: Any) -> None:
     """Make this worker a process-group leader that dies with the server (see :func:`_watch_lifeline`)."""
-    from backbone.solver.processes import die_with_parent
+    from backbone.solver.core.processes import die_with_parent
 
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)  # the job's processes form one group: cancel and crash handling kill the group

@@ -72,7 +72,7 @@ def build_programs(names: list[str]) -> dict[str, Any]:
                                                   time_limit_s=600))
         out["te"] = largest(progs, mip=False)
     if "te-200" in names:
-        from backbone.solver.synthetic import synthetic_backbone
+        from benchmarks.synthetic import synthetic_backbone
 
         big = synthetic_backbone(200, seed=0)
         big = big.copy_with(demands=big.demands.assign(demand_gbps=big.demands["demand_gbps"] * 5.0))
@@ -88,7 +88,7 @@ def build_programs(names: list[str]) -> dict[str, Any]:
         else:
             from backbone.io.sndlib import parse_model_code, parse_sndlib
             from backbone.solver.design.formulation import build_design_lp
-            from backbone.solver.sndlib import build_instance
+            from backbone.solver.design.sndlib import build_instance
 
             lp = build_design_lp(build_instance(parse_sndlib(path), parse_model_code("U-U-M-N-C-A-N-N"))).lp
             if "design" in names:
@@ -103,7 +103,7 @@ def run_one(lp: Any, backend: str, time_limit_s: float) -> dict[str, Any]:
     import numpy as np
 
     from backbone.errors import BackboneError
-    from backbone.solver.problem import solve
+    from backbone.solver.core.problem import solve
 
     t0 = time.perf_counter()
     try:

@@ -25,7 +25,6 @@ def main() -> None:
     from rich.table import Table
 
     from backbone.io import load_scenario
-    from backbone.solver import paths as paths_mod
     from backbone.solver.failures import (
         FailureOptions,
         SweepContext,
@@ -33,6 +32,7 @@ def main() -> None:
         evaluate_scenario,
         sweep,
     )
+    from backbone.solver.paths import candidates as paths_mod
     from backbone.solver.te import solve_te
 
     ap = argparse.ArgumentParser()

@@ -2,7 +2,7 @@
 
 Compares, in the same run and on the same graphs:
 
-* ``candidate_paths`` (solver/paths.py), 1 process and 2 processes, paths + incidences built;
+* ``candidate_paths`` (solver/paths/candidates.py), 1 process and 2 processes, paths + incidences built;
 * ``scipy.sparse.csgraph.yen`` (scipy >= 1.14), one call per unordered pair, distances only;
 * ``networkx.shortest_simple_paths`` (Yen), per unordered pair, up to ``--nx-max`` sites.
 
@@ -24,7 +24,7 @@ import tracemalloc
 
 import numpy as np
 
-from backbone.solver.paths import PathSet, candidate_paths
+from backbone.solver.paths.candidates import PathSet, candidate_paths
 from benchmarks.synthetic import synthetic_backbone
 
 

@@ -1,7 +1,7 @@
 """Placement scaling: time and MIP gap as metros and sites grow (synthetic backbones), plus the
 shipped global scenario when present.
 
-Synthetic instances: :func:`backbone.solver.synthetic.synthetic_backbone` (sites on real metro anchors,
+Synthetic instances: :func:`benchmarks.synthetic.synthetic_backbone` (sites on real metro anchors,
 ~30 % datacenters with GPUs installed at 20-60 % of their maximum, power for 1.2 kW/GPU today)
 plus ``n_metros`` demand metros scattered around the sites, with inference demand totalling
 ``DEMAND_FRACTION`` of the datacenters' maximum GPUs (so building and power are needed), and the
@@ -41,7 +41,7 @@ SIZES: tuple[tuple[int, int], ...] = ((20, 25), (40, 50), (80, 100), (120, 200))
 
 def synthetic_placement_network(n_sites: int, n_metros: int, seed: int = 0) -> Network:
     """A synthetic backbone with demand metros (deterministic for a seed)."""
-    from backbone.solver.synthetic import synthetic_backbone
+    from benchmarks.synthetic import synthetic_backbone
 
     net = synthetic_backbone(n_sites, seed=seed)
     # the scenario's own site-to-site traffic at SCENARIO_LOAD of capacity, routed with the placement

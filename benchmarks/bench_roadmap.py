@@ -24,7 +24,7 @@ def _cpu_s() -> float:
 
 def _gap(design: dict) -> str:
     """A period design's gap, "(restricted)" beside it where it is the MIP's restricted bound."""
-    from backbone.solver.roadmap import design_bound
+    from backbone.solver.roadmap.rolling import design_bound
 
     _, gap, restriction = design_bound(design)
     return "-" if gap is None else f"{100 * gap:.2f} %" + (" (restricted)" if restriction else "")
@@ -35,7 +35,7 @@ def main() -> None:
     from rich.table import Table
 
     from backbone.io import load_scenario
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", nargs="?", default=None)

@@ -39,7 +39,7 @@ def run(root: Path, networks: list[str], models: list[str], time_limit: float, v
     from backbone.errors import BackboneError
     from backbone.io.sndlib import parse_model_code, parse_sndlib
     from backbone.solver.design import solve_design
-    from backbone.solver.sndlib import build_instance
+    from backbone.solver.design.sndlib import build_instance
 
     rows: list[dict[str, object]] = []
     for net in networks:

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_one(n: int, k: int, bare: bool) -> dict[str, Any]:
     """Ours (+ bare solver) at one size, in this process."""
-    from backbone.solver.synthetic import synthetic_backbone
+    from benchmarks.synthetic import synthetic_backbone
     from backbone.solver.te import solve_te
 
     net = synthetic_backbone(n)

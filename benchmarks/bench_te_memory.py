@@ -2,7 +2,7 @@
 
 Each (sites, objective, method) runs in its own subprocess (:func:`benchmarks.memcap.run_capped`: a
 wall-clock cap and a resident-memory cap, so a run that does not fit is reported, not left to swap the
-shared machine). The network is :func:`backbone.solver.synthetic.synthetic_backbone` (all-pairs gravity
+shared machine). The network is :func:`benchmarks.synthetic.synthetic_backbone` (all-pairs gravity
 demand, a quarter of it inference traffic with latency SLOs), the one ``benchmarks/bench_te.py`` uses.
 
 Two modes:
@@ -48,7 +48,7 @@ def _rss_gb() -> float:
 def run_one(n: int, objective: str, method: str, mode: str, time_limit_s: float) -> dict[str, Any]:
     """One solve in this process; returns the table row."""
     from backbone.errors import BackboneError
-    from backbone.solver.synthetic import synthetic_backbone
+    from benchmarks.synthetic import synthetic_backbone
     from backbone.solver.tasks.te import run_te_task
     from backbone.solver.te import TEOptions, solve_te
 

@@ -41,7 +41,7 @@ def network(case: str) -> Any:
     import numpy as np
 
     from backbone.io import load_scenario
-    from backbone.solver.synthetic import synthetic_backbone
+    from benchmarks.synthetic import synthetic_backbone
 
     if case == "shipped":
         return load_scenario()
@@ -56,7 +56,7 @@ def network(case: str) -> Any:
 def run_case(case: str, time_limit_s: float) -> dict[str, Any]:
     """The default ``te`` task on the case (``time_limit_s`` over the whole task), then the bare solve of its
     routing LP, in this process."""
-    from backbone.solver.synthetic import synthetic_backbone
+    from benchmarks.synthetic import synthetic_backbone
     from backbone.solver.tasks.te import run_te_task
     from backbone.solver.te.options import TEOptions
     from benchmarks.bench_te import bare_solve

@@ -28,7 +28,7 @@ import time
 def main() -> None:
     """Print the table."""
     from backbone.io import load_scenario
-    from backbone.solver.progress import no_progress
+    from backbone.solver.core.progress import no_progress
     from backbone.solver.tasks.te import run_te_task
     from backbone.solver.te import solve_te
     from backbone.solver.te.options import TEOptions

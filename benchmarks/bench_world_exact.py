@@ -55,7 +55,7 @@ def _peak_gb() -> float:
 
 def run_edge(n_cities: int, time_limit: float, reduced: bool, lp_method: str) -> dict[str, Any]:
     """The source-aggregated edge LP (on the exact reduction when ``reduced``); returns the table row."""
-    from backbone.solver.deadline import TimeLimitReached
+    from backbone.solver.core.deadline import TimeLimitReached
     from backbone.solver.te import solve_te
     from backbone.solver.te.formulations import build_formulation
     from backbone.solver.te.instance import build_instance

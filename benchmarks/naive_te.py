@@ -69,7 +69,7 @@ def naive_min_mlu(net: Network, k: int = 4, time_limit: float = 600.0) -> dict[s
 
 
 if __name__ == "__main__":
-    from backbone.solver.synthetic import synthetic_backbone
+    from benchmarks.synthetic import synthetic_backbone
 
     n = int(sys.argv[1])
     k = int(sys.argv[2]) if len(sys.argv) > 2 else 4

@@ -15,7 +15,7 @@ Re-exported lazily by :mod:`backbone` (``import backbone`` stays fast and loads 
 Every keyword is a field of the task's options model (:class:`~backbone.solver.te.TEOptions`,
 :class:`~backbone.solver.placement.PlaceOptions`, :class:`~backbone.solver.failures.FailureOptions`,
 :class:`~backbone.solver.tasks.plan_options.PlanOptions`), validated by the same function as the CLI and the API
-(:func:`~backbone.solver.options.validate_options`): an unknown or bad option raises
+(:func:`~backbone.solver.core.options.validate_options`): an unknown or bad option raises
 :class:`~backbone.errors.ValidationError` naming it. The names are one vocabulary
 (``k_paths``, ``time_limit_s``, ``utilisation_ceiling``, ``survive``); the older spellings (``paths``, ``time_limit``,
 ``ceiling``) are still accepted, and giving both is an error. ``progress=callable(fraction, message)`` follows long
@@ -160,7 +160,7 @@ def plan(net: Network, *, out_dir: str | Path | None = None, progress: ProgressF
     """Run the whole pipeline (:class:`~backbone.solver.tasks.plan_options.PlanOptions` as keywords) through the same
     service as ``backbone plan`` and the API; with ``out_dir`` its report, maps and tables are written there.
 
-    Returns the :class:`~backbone.solver.planning.TaskResult` (``summary``: what ``plan.json`` holds;
+    Returns the :class:`~backbone.solver.tasks.TaskResult` (``summary``: what ``plan.json`` holds;
     ``files``: what was written).
 
     Raises

@@ -9,9 +9,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-ABOVE_THE_TASKS = {"tasks", "facade", "planning"}
-"""solver modules allowed to import the tasks: the tasks themselves, the notebook facade (which runs them) and the
-compatibility module that re-exports the service."""
+ABOVE_THE_TASKS = {"tasks", "facade"}
+"""solver modules allowed to import the tasks: the tasks themselves and the notebook facade (which runs them)."""
 
 
 def _contract(name_start: str) -> dict:

@@ -116,7 +116,7 @@ def diff_command(
     and the changeover list in commit order. Exit 0 (also when something changed), 1 with --fail-on-change when
     anything changed, 2 when an input is missing or not a scenario, plan or roadmap."""
     from backbone.compare import diff
-    from backbone.solver.options import validate_options
+    from backbone.solver.core.options import validate_options
 
     opts = validate_options(DiffOptions, options)
     result = diff(before, after)
@@ -154,7 +154,7 @@ def deck_command(
     with the headline, the map after the plan, what to buy, worst failures, utilisation, GPUs by region, the
     roadmap timeline, a comparison slide when a second folder is given, and assumptions and caveats."""
     from backbone.review import build_deck
-    from backbone.solver.options import validate_options
+    from backbone.solver.core.options import validate_options
 
     opts = validate_options(DeckOptions, options)
     main, baseline = (after, folder) if after is not None else (folder, None)

@@ -22,7 +22,7 @@ from backbone.api.cli.common import (
 )
 from backbone.api.cli.options import options_command
 from backbone.serialize import count_text
-from backbone.solver.design_options import DesignOptions
+from backbone.solver.design.options import DesignOptions
 
 DEFAULT_SNDLIB_MODEL = "U-U-M-N-C-A-N-N"
 """Model used for an SNDlib file when neither --model nor --survive is given."""
@@ -123,7 +123,7 @@ def _print(s: dict[str, Any]) -> None:
                 t.add_row(link["id"], mods, f"{link['capacity']:g}")
         out_console.print(t)
     elif s["mode"] == "survivable":
-        from backbone.solver.plan_report import bound_text
+        from backbone.solver.plan.report_data import bound_text
 
         sv = s["survivability"]
         out_console.print(f"survivable design ({sv['failure_kind']}, ceiling {s['ceiling']:.0%} intact / "

@@ -103,7 +103,7 @@ def _print_survivability_check(check: dict[str, Any]) -> None:
 def _print(s: dict[str, Any], out: Path) -> None:
     from rich.table import Table
 
-    from backbone.solver.plan_report import KIND_WORDS
+    from backbone.solver.plan.report_data import KIND_WORDS
 
     def money(v: Any) -> str:
         return "-" if v is None else f"{float(v) / 1e6:,.1f} M USD"

@@ -20,7 +20,7 @@ from backbone.api.cli.common import (
 )
 from backbone.api.cli.options import options_command
 from backbone.serialize import count_text
-from backbone.solver.roadmap_options import RoadmapOptions
+from backbone.solver.roadmap.options import RoadmapOptions
 
 EXIT_BUDGET_INFEASIBLE = 3
 """Exit code when a budget left some period short (the roadmap is written in full, each shortfall explained)."""
@@ -82,7 +82,7 @@ def roadmap(
 
 def _design_gap(design: dict[str, Any]) -> str:
     """A period design's gap, ``restricted`` beside it where its bound is the MIP's restricted one."""
-    from backbone.solver.roadmap import design_bound
+    from backbone.solver.roadmap.rolling import design_bound
 
     _, gap, restriction = design_bound(design)
     return "-" if gap is None else f"{100 * gap:.2f} %" + (" (restricted)" if restriction else "")
@@ -111,7 +111,7 @@ def _print(s: dict[str, Any]) -> None:
                                          else f" ({p['design']['status']})"), _design_gap(p["design"]),
                   money(p["budget_shortfall_usd"]) if p["budget_shortfall_usd"] > 1 else "")
     out_console.print(t)
-    from backbone.solver.roadmap import design_bound
+    from backbone.solver.roadmap.rolling import design_bound
 
     for p in s["periods"]:
         _, gap, restriction = design_bound(p["design"])

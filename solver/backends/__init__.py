@@ -50,10 +50,10 @@ class Backend(Protocol):
 
     def solve(self, lp: Any, time_limit_s: float, mip_gap: float, threads: int | None, lp_method: str | None = None,
               presolve: bool = True, **options: Any) -> Any:
-        """Solve and return a :class:`backbone.solver.problem.Solution`.
+        """Solve and return a :class:`backbone.solver.core.problem.Solution`.
 
         ``time_limit_s``, ``mip_gap``, ``threads``, ``lp_method`` and ``presolve`` are the backend-neutral
-        settings of :func:`backbone.solver.problem.solve`; the adapter translates them into its solver's own.
+        settings of :func:`backbone.solver.core.problem.solve`; the adapter translates them into its solver's own.
         """
         ...
 

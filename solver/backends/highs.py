@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from backbone.solver.backends._stdio import stdout_to_stderr
-from backbone.solver.problem import LinearProgram, Solution, Status
+from backbone.solver.core.problem import LinearProgram, Solution, Status
 
 IPM_MIN_COLUMNS = 20_000
 """``lp_method="auto"``: interior point (no crossover) from this many columns up. TE LPs are highly
@@ -17,7 +17,7 @@ columns) dual simplex takes ~4x longer than IPM."""
 
 
 def method_options(lp_method: str | None, n_cols: int) -> dict[str, Any]:
-    """HiGHS settings for the neutral ``lp_method`` (:data:`backbone.solver.problem.LP_METHODS`; None: HiGHS's own
+    """HiGHS settings for the neutral ``lp_method`` (:data:`backbone.solver.core.problem.LP_METHODS`; None: HiGHS's own
     default) of an LP with ``n_cols`` columns."""
     if lp_method == "ipm" or (lp_method == "auto" and n_cols >= IPM_MIN_COLUMNS):
         return {"solver": "ipm", "run_crossover": "off"}

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from backbone.solver.backends._stdio import stdout_to_stderr
-from backbone.solver.problem import LinearProgram, Solution, Status
+from backbone.solver.core.problem import LinearProgram, Solution, Status
 
 logger = logging.getLogger(__name__)
 

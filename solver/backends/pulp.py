@@ -6,7 +6,7 @@ slice (``indptr[i]:indptr[i+1]`` -> ``(variable, coefficient)`` pairs) and all r
 with one ``LpProblem.extend``; no term-by-term ``+=``. Ranged rows (finite, different lower and
 upper) become two rows (``>=`` and ``<=``) whose duals are summed back. Variable and row
 names are positional (``x{j}``, ``r{i}``); results are read back by position, never by parsing
-names. :mod:`backbone.solver.export` reuses the builder with the blocks' labels for human-readable files.
+names. :mod:`backbone.solver.core.export` reuses the builder with the blocks' labels for human-readable files.
 
 Solver logs stay off stdout (``msg=False``; C-level output is redirected to stderr).
 """
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from backbone.solver.backends._stdio import stdout_to_stderr
-from backbone.solver.problem import LinearProgram, Solution, Status
+from backbone.solver.core.problem import LinearProgram, Solution, Status
 
 logger = logging.getLogger(__name__)
 
@@ -256,4 +256,4 @@ class PulpHighsBackend(_PulpBackend):
 
 SOLVER_FACTORIES: dict[str, Callable[[], _PulpBackend]] = {"pulp-cbc": PulpCbcBackend,
                                                            "pulp-highs": PulpHighsBackend}
-"""Name -> backend class (for :mod:`backbone.solver.export` and tests)."""
+"""Name -> backend class (for :mod:`backbone.solver.core.export` and tests)."""

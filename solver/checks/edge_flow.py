@@ -1,7 +1,7 @@
 """An independent arc-flow LP for what a network state can carry: the survivability check's own model.
 
 Nothing here comes from the code it checks: no candidate paths, no TE formulation, no
-:class:`~backbone.solver.problem.LinearProgram`, no :func:`~backbone.solver.impact.assess_state`. The model is
+:class:`~backbone.solver.core.problem.LinearProgram`, no :func:`~backbone.solver.failures.impact.assess_state`. The model is
 built from the network's tables with scipy.sparse and solved by HiGHS (highspy) directly.
 
 The formulation (one commodity per source site, so it scales with sites, not demands)

@@ -37,7 +37,7 @@ import pandas as pd
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.solver.checks import CheckReport, Violation
-from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.core.progress import ProgressFn, no_progress
 
 __all__ = ["check_roadmap", "online_limit"]
 
@@ -59,7 +59,7 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
     net
         The scenario the roadmap was planned from.
     options
-        Its :class:`~backbone.solver.roadmap_options.RoadmapOptions` (or a mapping of them).
+        Its :class:`~backbone.solver.roadmap.options.RoadmapOptions` (or a mapping of them).
     summary
         The roadmap's summary (``roadmap.json``).
     networks
@@ -93,7 +93,7 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
 def _options(options: Any) -> Any:
     import pydantic
 
-    from backbone.solver.roadmap_options import RoadmapOptions
+    from backbone.solver.roadmap.options import RoadmapOptions
 
     try:
         return options if isinstance(options, RoadmapOptions) else RoadmapOptions.model_validate(dict(options or {}))

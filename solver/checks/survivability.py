@@ -4,7 +4,7 @@ The check reads only the planned network (``scenario_after``: loaded from its fo
 the plan's claims: the states it excuses, each with its reason and, where given, the Gbps it excuses. It
 shares no code with what it checks: each state is measured by :class:`~backbone.solver.checks.edge_flow.
 EdgeFlowModel`, an arc-flow max-throughput LP over *every* path (scipy.sparse + HiGHS; no candidate paths, no
-TE formulation, no :func:`~backbone.solver.impact.assess_state`), with latency SLOs tested apart by shortest
+TE formulation, no :func:`~backbone.solver.failures.impact.assess_state`), with latency SLOs tested apart by shortest
 latency (the LP itself ignores them: see that module).
 
 For a state ``s`` with its lost demands ``D_s`` (to or from failed sites) left out::
@@ -12,7 +12,7 @@ For a state ``s`` with its lost demands ``D_s`` (to or from failed sites) left o
     unmet(s)  = cut(s) + no_path_within_slo(s) + (offered(s) - max_throughput(s))
     loss(s)   = unmet(s) - unmet(intact over the demands of s)           (beyond the intact baseline)
 
-* a state the plan says survives: ``loss(s) <= tol`` (:func:`backbone.solver.impact.survive_tolerance_gbps`);
+* a state the plan says survives: ``loss(s) <= tol`` (:func:`backbone.solver.failures.impact.survive_tolerance_gbps`);
 * an **excused** state is checked too, never skipped:
 
   - ``|loss(s) - excused_gbps| <= tol + EXCUSE_REL_TOL * excused_gbps`` (it loses what it says it loses);
@@ -43,7 +43,7 @@ from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.checks.edge_flow import EdgeFlowModel, StateFlow
-from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.core.progress import ProgressFn, no_progress
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ def check_survivability(network: Network | str | Path, survive: str | None = Non
         from backbone.io import load_scenario
 
         network = load_scenario(str(network))
-    from backbone.solver.impact import survive_tolerance_gbps
+    from backbone.solver.failures.impact import survive_tolerance_gbps
 
     net = network
     claims = _excuses(excused)

@@ -1,7 +1,7 @@
 """The design program: one sparse block of rows per constraint family, and its assembly.
 
 Each family is a function ``family_rows(lp, inst, ...) -> Block`` that adds its rows to the program with one
-:meth:`~backbone.solver.problem.LinearProgram.add_constraints` call (a sparse matrix per variable block).
+:meth:`~backbone.solver.core.problem.LinearProgram.add_constraints` call (a sparse matrix per variable block).
 
 Formulation (aggregated multicommodity flow, one flow copy per network state)
 ------------------------------------------------------------------------------
@@ -38,9 +38,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from backbone.solver.core.problem import INF, Block, LinearProgram, Solution
+from backbone.solver.core.sparse import incidence, selector
 from backbone.solver.design.instance import FEAS_TOL, DesignInstance
-from backbone.solver.problem import INF, Block, LinearProgram, Solution
-from backbone.solver.sparse import incidence, selector
 
 MAX_CUT_DIVISORS = 3
 """Module sizes used as MIR divisors per cut (smallest, largest, most cost-efficient)."""

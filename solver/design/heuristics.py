@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from backbone.deprecation import renamed
+from backbone.solver.core.problem import Status, solve
 from backbone.solver.design.formulation import build_design_lp, program_flows
 from backbone.solver.design.instance import FEAS_TOL, DesignInstance
-from backbone.solver.problem import Status, solve
 
 
 def round_up_design(inst: DesignInstance, need: np.ndarray) -> np.ndarray:

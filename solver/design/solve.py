@@ -15,6 +15,8 @@ import scipy.sparse as sp
 
 from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
+from backbone.solver.core.problem import Status, solve
+from backbone.solver.core.sparse import selector
 from backbone.solver.design.formulation import build_design_lp, link_loads, program_flows
 from backbone.solver.design.heuristics import (
     EvaluatedDesign,
@@ -24,8 +26,6 @@ from backbone.solver.design.heuristics import (
     round_up_design,
 )
 from backbone.solver.design.instance import DesignInstance
-from backbone.solver.problem import Status, solve
-from backbone.solver.sparse import selector
 
 logger = logging.getLogger("backbone.solver.design")
 

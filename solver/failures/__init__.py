@@ -2,9 +2,9 @@
 
 A scenario fails links, SRLGs or sites, or derates them to a fraction of capacity (degraded,
 not broken). Each scenario is re-routed on the failed topology -- candidate paths regenerated
-for it -- and assessed exactly as the intact baseline is (:func:`backbone.solver.impact.assess_state`:
+for it -- and assessed exactly as the intact baseline is (:func:`backbone.solver.failures.impact.assess_state`:
 min-MLU utilisation, and the traffic that cannot be carried at <= 100 % utilisation), then compared
-with it (:func:`backbone.solver.impact.failure_impact`): unmet traffic per class, latency-SLO
+with it (:func:`backbone.solver.failures.impact.failure_impact`): unmet traffic per class, latency-SLO
 violations and traffic lost with failed sites, each apart, their sum ``impact_gbps`` (the ranking),
 the utilisation the traffic needs (``mlu``; above 1.0 it is overload, never hidden), latency
 inflation per demand (p50, p99, worst) and whether the state ``survived``.

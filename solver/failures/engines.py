@@ -6,7 +6,7 @@ keeps a :class:`SweepContext` per network -- the intact network, its baseline re
 cached candidate paths -- and per scenario only re-derives what the failure changes: candidate
 paths are those of the intact network minus the ones crossing failed links, with only the
 pairs that lost a path searched again on the failed topology
-(:func:`backbone.solver.paths.paths_after_failure`). Results do not depend on the engine or the batch
+(:func:`backbone.solver.paths.candidates.paths_after_failure`). Results do not depend on the engine or the batch
 size: every scenario is evaluated by the same deterministic function.
 """
 
@@ -19,11 +19,11 @@ from typing import Any
 
 from backbone.errors import SolverError
 from backbone.model import Network
+from backbone.solver.core.processes import capped_workers, die_with_parent, spawn_unsafe_reason
+from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.failures.evaluation import SweepContext, evaluate_scenario
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.failures.scenarios import FailureScenario
-from backbone.solver.processes import capped_workers, die_with_parent, spawn_unsafe_reason
-from backbone.solver.progress import ProgressFn, no_progress
 
 logger = logging.getLogger("backbone.solver.failures")
 

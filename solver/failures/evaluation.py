@@ -13,16 +13,16 @@ import pandas as pd
 
 from backbone.errors import SolverError
 from backbone.model import Network
-from backbone.solver.failures.options import FailureOptions
-from backbone.solver.failures.scenarios import FailureScenario
-from backbone.solver.impact import (
+from backbone.solver.core.progress import ProgressFn
+from backbone.solver.failures.impact import (
     OVERLOAD_TOL,
     StateAssessment,
     assess_state,
     failure_impact,
     survive_tolerance_gbps,
 )
-from backbone.solver.progress import ProgressFn
+from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.scenarios import FailureScenario
 
 logger = logging.getLogger("backbone.solver.failures")
 
@@ -126,14 +126,14 @@ FAILURE_RETRY_FACTOR = 4.0
 def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Callable[..., Any]:
     """Candidate paths on the failed topology from the intact network's cached ones.
 
-    :func:`backbone.solver.paths.paths_after_failure` keeps the intact link index; the failed network's
+    :func:`backbone.solver.paths.candidates.paths_after_failure` keeps the intact link index; the failed network's
     index drops the failed links, so the incidences are re-indexed onto it (failed columns are
     empty for every surviving path).
     """
-    from backbone.solver.paths import paths_after_failure
+    from backbone.solver.paths.candidates import paths_after_failure
 
     def provider(net: Network, pairs: pd.DataFrame, k_paths: int, max_latency_ms: Any, disjoint: bool) -> Any:
-        from backbone.solver.paths import candidate_paths
+        from backbone.solver.paths.candidates import candidate_paths
 
         if disjoint:
             return candidate_paths(net, pairs, k_paths=k_paths, max_latency_ms=max_latency_ms, disjoint=True)
@@ -147,7 +147,7 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
     """Re-route one scenario and measure its impact against the baseline.
 
     Returns a plain record: ``scenario``, ``kind``, ``failed``, ``links_down``, ``derate``,
-    ``status``, the impact figures of :func:`backbone.solver.impact.failure_impact` (``impact_gbps``,
+    ``status``, the impact figures of :func:`backbone.solver.failures.impact.failure_impact` (``impact_gbps``,
     ``unmet_gbps`` beyond the baseline's and by class, ``slo_violation_gbps``/``slo_violations``,
     ``lost_gbps``, ``mlu`` with ``mlu_lower_bound`` and ``gap``, ``overloaded``, ``survived``), ``method``,
     ``carried_gbps`` (NaN with ``unmet_gbps`` when an overloaded state's shortfall is not measured),

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 
 from backbone.model import Network
+from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.failures.engines import run_sweep, worker_context
+from backbone.solver.failures.impact import OVERLOAD_TOL, impact_key
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.failures.scenarios import enumerate_scenarios, implicit_groups, implicit_groups_note
-from backbone.solver.impact import OVERLOAD_TOL, impact_key
-from backbone.solver.progress import ProgressFn, no_progress
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The placement MIP, built as sparse blocks by constraint family.
 
 Each family is a function ``family_rows(lp, inp, ...) -> Block`` that adds its rows to the program with
-one :meth:`~backbone.solver.problem.LinearProgram.add_constraints` call (a sparse matrix per variable block).
+one :meth:`~backbone.solver.core.problem.LinearProgram.add_constraints` call (a sparse matrix per variable block).
 
 Notation: ``t`` period, ``k`` demand unit (metro, class), ``s`` candidate site, ``r`` route (an
 admissible (k, s) pair and one of its SLO-meeting paths), ``l`` link / ``a`` arc, ``e`` existing
@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from backbone.solver.core.problem import Block, LinearProgram
+from backbone.solver.core.sparse import selector
 from backbone.solver.placement.inputs import PlacementInputs
-from backbone.solver.problem import Block, LinearProgram
-from backbone.solver.sparse import selector
 
 EXISTING_PENALTY_FACTOR = 1000.0
 """Unrouted scenario demand (per Gbps) costs this many times the unserved-GPU weight."""

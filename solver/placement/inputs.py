@@ -11,7 +11,7 @@ the metro, PoP first, then data center, then landing; else the nearest site) ove
 then rides the backbone to the serving site. The achievable RTT of (metro, site) is
 ``2 x (access_ms + lowest backbone latency)``; a (metro class, site) pair is *admissible* when that
 RTT meets the class SLO, the site is a candidate, and residency allows it. Each admissible pair
-gets *routes*: its candidate backbone paths (:func:`backbone.solver.paths.candidate_paths`, ``k_paths``
+gets *routes*: its candidate backbone paths (:func:`backbone.solver.paths.candidates.candidate_paths`, ``k_paths``
 lowest-latency) that themselves meet the SLO, or the empty route when the metro's access site is
 the serving site.
 """
@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from backbone.access import access_sites as metro_access
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network, access_latency_ms
-from backbone.solver.paths import PathSet
+from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.options import PlaceOptions, period_factors
 
 logger = logging.getLogger(__name__)
@@ -337,7 +337,7 @@ def admissible_pairs(net: Network, opts: PlaceOptions, units: pd.DataFrame, site
 def pair_routes(net: Network, opts: PlaceOptions, units: pd.DataFrame, sites: pd.DataFrame,
                 pairs: pd.DataFrame) -> tuple[pd.DataFrame, sp.csr_matrix, PathSet | None]:
     """Routes of every admissible pair: its SLO-meeting candidate paths, or the local route."""
-    from backbone.solver.paths import candidate_paths
+    from backbone.solver.paths.candidates import candidate_paths
 
     n_links = len(net.links)
     acc = units["access_site"].to_numpy()[pairs["unit"].to_numpy()]
@@ -399,7 +399,7 @@ def existing_demand_paths(net: Network, opts: PlaceOptions
     if len(existing) == 0:
         return existing, pd.DataFrame({"demand": np.zeros(0, int), "latency_ms": np.zeros(0)}), \
             sp.csr_matrix((0, n_arcs)), None
-    from backbone.solver.paths import candidate_paths
+    from backbone.solver.paths.candidates import candidate_paths
 
     limit = (existing["slo_rtt_ms"].to_numpy(dtype=float) / 2.0)
     ps = candidate_paths(net, existing[["src", "dst"]], k_paths=opts.k_paths, max_latency_ms=limit)

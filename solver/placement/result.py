@@ -27,11 +27,11 @@ import pandas as pd
 
 from backbone.errors import SolverError
 from backbone.model import Network
-from backbone.solver.paths import PathSet
+from backbone.solver.core.problem import Solution, Status, solve
+from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.formulation import PlacementModel, build_placement
 from backbone.solver.placement.inputs import PlacementInputs, build_inputs
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.problem import Solution, Status, solve
 
 logger = logging.getLogger(__name__)
 

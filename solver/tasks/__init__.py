@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import lazy_loader
 
-from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.core.progress import ProgressFn, no_progress
 
 if TYPE_CHECKING:
     from backbone.solver.tasks.base import Task, TaskResult

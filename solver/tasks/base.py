@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from backbone.model import Network
-from backbone.solver.progress import ProgressFn
+from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.summaries import Summary
 
 

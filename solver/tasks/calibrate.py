@@ -18,7 +18,7 @@ from typing import ClassVar
 from backbone.artifacts import ArtifactWriter
 from backbone.calibrate import CalibrationResult, calibrate, load_measured, measured_frame
 from backbone.model import Network
-from backbone.solver.progress import ProgressFn
+from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.calibrate_options import CalibrateOptions
 from backbone.solver.tasks.summaries import CalibrateSummary, Summary

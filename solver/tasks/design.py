@@ -2,8 +2,8 @@
 
 An SNDlib network with a model code (solved by :func:`backbone.solver.design.solve_design`, written in SNDlib's
 solution format ``design.sol.txt``), or any backbone scenario, where the task plans upgrades: routing ``paths`` --
-the survivable design over TE's candidate paths (:func:`backbone.solver.survive.design_survivable`), or routing
-``edge`` -- :func:`backbone.solver.upgrades.design_upgrades`. Files: ``design_upgrades.csv`` (and
+the survivable design over TE's candidate paths (:func:`backbone.solver.design.survivable.iterate.design_survivable`), or routing
+``edge`` -- :func:`backbone.solver.design.upgrades.design_upgrades`. Files: ``design_upgrades.csv`` (and
 ``scenario_after/`` for routing ``paths``).
 """
 
@@ -17,18 +17,18 @@ from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.serialize import finite_or_none
+from backbone.solver.core.progress import ProgressFn
 from backbone.solver.design import DesignInstance, DesignSolution, solve_design
-from backbone.solver.design_options import DesignOptions
-from backbone.solver.progress import ProgressFn
+from backbone.solver.design.options import DesignOptions
+from backbone.solver.design.upgrades import design_upgrades
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import DesignSummary, Summary
-from backbone.solver.upgrades import design_upgrades
 
 
 @dataclass(kw_only=True)
 class DesignTaskResult(TaskResult):
     """The ``design`` task's outcome: the JSON summary, the files, and the design that ran -- a
-    :class:`~backbone.solver.survive.SurvivableDesign` (routing ``paths``), a :class:`DesignResult` (routing
+    :class:`~backbone.solver.design.survivable.iterate.SurvivableDesign` (routing ``paths``), a :class:`DesignResult` (routing
     ``edge``) or a :class:`~backbone.solver.design.DesignSolution` (SNDlib mode)."""
 
     summary_model: ClassVar[type[Summary]] = DesignSummary
@@ -43,7 +43,7 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
     if opts.model:
         summary, design = _run_sndlib(net, opts, writer, progress)
     elif _routing(net, opts) == "paths":
-        from backbone.solver.survive import SurviveOptions, design_survivable
+        from backbone.solver.design.survivable.iterate import SurviveOptions, design_survivable
 
         if opts.candidate_links:
             raise ValidationError(Problem("candidate_links need routing 'edge'; routing 'paths' builds the scenario's "
@@ -95,7 +95,12 @@ def _verify(inst: DesignInstance, sol: DesignSolution, time_limit_s: float = 120
 def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progress: ProgressFn,
                 ) -> tuple[dict[str, Any], DesignSolution]:
     from backbone.io.sndlib import sndlib_from_network
-    from backbone.solver.sndlib import build_instance, link_configurations, parse_model_code, solution_text
+    from backbone.solver.design.sndlib import (
+        build_instance,
+        link_configurations,
+        parse_model_code,
+        solution_text,
+    )
 
     snd = sndlib_from_network(net)
     model = parse_model_code(opts.model or "")

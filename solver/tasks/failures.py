@@ -9,8 +9,8 @@ from typing import ClassVar
 
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
+from backbone.solver.core.progress import ProgressFn
 from backbone.solver.failures import FailureOptions, SweepResult, sweep
-from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import FailuresSummary, Summary
 

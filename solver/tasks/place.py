@@ -21,9 +21,9 @@ from backbone.artifacts import ArtifactWriter
 from backbone.errors import InfeasibleError
 from backbone.model import Network
 from backbone.serialize import finite_or_none
+from backbone.solver.core.progress import ProgressFn
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.placement.result import PlacementResult, solve_placement
-from backbone.solver.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import PlaceSummary, Summary
 

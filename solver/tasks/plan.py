@@ -10,11 +10,11 @@ call on its own:
 3. **failures** -- every single-SRLG failure re-routed (:mod:`backbone.solver.failures`);
 4. **upgrades** -- the cheapest module upgrades and new routes so the backbone carries all demand within a
    utilisation ceiling in the intact state and in every failure state (the survivable design,
-   :func:`backbone.solver.plan.plan_upgrades`, against the failure states :mod:`backbone.solver.plan_states`
+   :func:`backbone.solver.plan.pipeline.plan_upgrades`, against the failure states :mod:`backbone.solver.plan.states`
    selects). A state the current capacity already carries cannot bind (upgrades only add capacity), so only the
    states the sweep found short are modelled;
 5. **report** -- maps (PNG world and Pacific-centred, SVG, interactive HTML, GeoJSON), charts,
-   ``report.html`` and the machine-readable results (JSON + CSV) (:mod:`backbone.solver.plan_report`).
+   ``report.html`` and the machine-readable results (JSON + CSV) (:mod:`backbone.solver.plan.report_data`).
 
 This module holds the options (:mod:`~backbone.solver.tasks.plan_options`), the chain of typed stage functions and
 the summary; the algorithms are the modules named above.
@@ -37,11 +37,12 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
 from backbone.serialize import count_text
+from backbone.solver.core.progress import ProgressFn
 from backbone.solver.failures import FailureOptions
+from backbone.solver.failures.impact import StateAssessment
 from backbone.solver.failures.scenarios import implicit_groups
-from backbone.solver.impact import StateAssessment
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.plan import (
+from backbone.solver.plan.pipeline import (
     UpgradeStage,
     grown_network,
     network_after_placement,
@@ -49,9 +50,8 @@ from backbone.solver.plan import (
     placement_demands,
     plan_upgrades,
 )
-from backbone.solver.plan_report import draw_images, headline_text, plan_map, report_data
-from backbone.solver.plan_states import covers_links, design_failure_kind, link_survivability
-from backbone.solver.progress import ProgressFn
+from backbone.solver.plan.report_data import draw_images, headline_text, plan_map, report_data
+from backbone.solver.plan.states import covers_links, design_failure_kind, link_survivability
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.failures import FailuresTaskResult
 from backbone.solver.tasks.place import PlaceTaskResult
@@ -131,7 +131,7 @@ class RouteStage:
 class AfterStage:
     """The planned backbone assessed: min-MLU utilisation and unmet traffic, the survivability check
     (``verify``), and its single-link survivability when the design did not target single links
-    (:func:`~backbone.solver.plan_states.link_survivability`)."""
+    (:func:`~backbone.solver.plan.states.link_survivability`)."""
 
     state: StateAssessment
     verification: dict[str, Any] | None
@@ -268,7 +268,7 @@ def failures_today(fs: dict[str, Any]) -> dict[str, Any]:
 
 
 def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult) -> UpgradeStage:
-    """4. upgrades: the survivable design (:func:`~backbone.solver.plan.plan_upgrades`; skipped with
+    """4. upgrades: the survivable design (:func:`~backbone.solver.plan.pipeline.plan_upgrades`; skipped with
     ``skip_upgrades``, ``infeasible`` kept as a result), its table and summary written when it ran."""
     t0 = time.perf_counter()
     skip = run.opts.skip_upgrades
@@ -289,10 +289,10 @@ def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult)
 
 
 def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
-    """The planned backbone: assessed as every state is (:func:`~backbone.solver.impact.assess_state`), written
+    """The planned backbone: assessed as every state is (:func:`~backbone.solver.failures.impact.assess_state`), written
     as ``scenario_after/``, and checked independently for survivability (``verify``)."""
     from backbone.io import save_scenario
-    from backbone.solver.impact import assess_state
+    from backbone.solver.failures.impact import assess_state
 
     t0 = time.perf_counter()
     opts, te_opts, fail_opts = run.opts, run.stages.te, run.stages.failures
@@ -320,7 +320,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
 
 def single_link_check(after: Network, fail_opts: FailureOptions) -> dict[str, Any]:
     """One quick sweep of every single-link failure of the planned backbone (overloaded states flagged, not
-    measured), as :func:`~backbone.solver.plan_states.link_survivability`."""
+    measured), as :func:`~backbone.solver.plan.states.link_survivability`."""
     from backbone.solver.failures import sweep
 
     quick = fail_opts.model_copy(update={"kind": "link", "derate": None, "scenarios": None, "verify": False,
@@ -335,10 +335,10 @@ RESIDENCY_EXAMPLES = 10
 def after_traffic_figures(route: RouteStage, failures: FailuresTaskResult, upgrade: UpgradeStage,
                           after_state: StateAssessment) -> dict[str, Any]:
     """Unmet traffic per class and latency-SLO violations before and after the upgrades, by the one definition
-    (:meth:`~backbone.solver.impact.StateAssessment.unmet_by_class`, :func:`~backbone.solver.impact.slo_violation_summary`
+    (:meth:`~backbone.solver.failures.impact.StateAssessment.unmet_by_class`, :func:`~backbone.solver.failures.impact.slo_violation_summary`
     over the failure records before and after): ``plan.json`` keys ``unmet_by_class_gbps``,
     ``unmet_by_class_gbps_after``, ``slo_violations``, ``slo_violations_after``."""
-    from backbone.solver.impact import slo_violation_summary
+    from backbone.solver.failures.impact import slo_violation_summary
     from backbone.solver.te.instance import REASON_SLO
 
     impact = route.te.summary.get("impact") or {}
@@ -366,7 +366,7 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
                  failures: FailuresTaskResult, upgrade: UpgradeStage, after: AfterStage) -> dict[str, Any]:
     """The plan's JSON summary (``plan.json``, ``backbone plan --json``)."""
     from backbone import __version__
-    from backbone.solver.impact import impact_key
+    from backbone.solver.failures.impact import impact_key
 
     opts, fail_opts = run.opts, run.stages.failures
     ps, ts, fs, ds = place.summary, route.te.summary, failures.summary, upgrade.summary

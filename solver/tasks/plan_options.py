@@ -2,7 +2,7 @@
 sub-model with the plan's defaults) and the YAML plan-file loader that lists every mistake with its line.
 
 The stage sections themselves (the upgrade stage's :class:`PlanUpgradeOptions`, :func:`plan_stage_defaults`,
-:func:`with_stage_defaults`) live in :mod:`backbone.solver.plan_stage_options`, which the roadmap shares; they are
+:func:`with_stage_defaults`) live in :mod:`backbone.solver.plan.stage_options`, which the roadmap shares; they are
 importable from here as before."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.plan_stage_options import (
+from backbone.solver.plan.stage_options import (
     DESIGN_KEYS,
     STAGE_MODELS,
     PlanUpgradeOptions,

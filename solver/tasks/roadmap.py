@@ -1,9 +1,9 @@
 """The ``roadmap`` planning task: a multi-period build plan (``backbone roadmap``, API kind ``roadmap``).
 
-Options :class:`~backbone.solver.roadmap_options.RoadmapOptions` (beside the algorithm that reads them, as the
+Options :class:`~backbone.solver.roadmap.options.RoadmapOptions` (beside the algorithm that reads them, as the
 ``te``, ``place`` and ``failures`` options are; importable from here), the rolling horizon
-:func:`backbone.solver.roadmap.plan_roadmap`, the independent check :func:`backbone.solver.checks.roadmap.check_roadmap`
-(``verify``) and the files :func:`backbone.solver.roadmap_output.write_roadmap` writes: ``periods/<period>/scenario/``,
+:func:`backbone.solver.roadmap.rolling.plan_roadmap`, the independent check :func:`backbone.solver.checks.roadmap.check_roadmap`
+(``verify``) and the files :func:`backbone.solver.roadmap.output.write_roadmap` writes: ``periods/<period>/scenario/``,
 the CSV companions of ``roadmap.json``, the timeline, the maps per year and ``report.html``; the planning service
 adds ``roadmap.json`` (the summary).
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from backbone.model import Network
-from backbone.solver.progress import ProgressFn
-from backbone.solver.roadmap import RoadmapResult, plan_roadmap
-from backbone.solver.roadmap_options import RoadmapOptions
+from backbone.solver.core.progress import ProgressFn
+from backbone.solver.roadmap.options import RoadmapOptions
+from backbone.solver.roadmap.rolling import RoadmapResult, plan_roadmap
 from backbone.solver.tasks.base import TaskResult
 
 __all__ = ["RoadmapOptions", "RoadmapTaskResult", "load_roadmap_file", "run_roadmap_task"]
@@ -35,7 +35,7 @@ def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Path | None,
                      progress: ProgressFn) -> RoadmapTaskResult:
     """Plan the roadmap and, with ``out_dir``, write ``periods/<period>/scenario/``, ``roadmap.json``'s
     companions (CSVs), the timeline, the maps per year and ``report.html``."""
-    from backbone.solver.roadmap_output import write_roadmap
+    from backbone.solver.roadmap.output import write_roadmap
 
     result = plan_roadmap(net, opts, lambda f, m: progress(0.85 * f, m))
     summary = result.summary()

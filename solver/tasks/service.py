@@ -15,7 +15,7 @@ from typing import Any
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
-from backbone.solver.options import (  # noqa: F401 -- the vocabulary, importable from the service as before
+from backbone.solver.core.options import (  # noqa: F401 -- the vocabulary, importable from the service as before
     accepted_names,
     canonical_names,
     did_you_mean,
@@ -24,7 +24,7 @@ from backbone.solver.options import (  # noqa: F401 -- the vocabulary, importabl
     sub_models,
     validate_options,
 )
-from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.tasks.base import Task, TaskResult, load_task
 
 ExtraTasks = Mapping[str, "Task | str"]

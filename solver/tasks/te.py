@@ -15,7 +15,7 @@ import numpy as np
 
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
-from backbone.solver.progress import ProgressFn
+from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import Summary, TESummary
 from backbone.solver.te import TEResult, note_missing_demand, solve_te
@@ -71,7 +71,7 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
             else:
                 notes.append(f"edge bound not proven in the time left (edge LP {edge.summary.get('status')})")
     if opts.impact and opts.objective != "ecmp":
-        from backbone.solver.impact import apply_impact_unmet, assess_state
+        from backbone.solver.failures.impact import apply_impact_unmet, assess_state
 
         reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
         solves = not reuse or float(result.mlu) > 1  # a reused, not overloaded routing needs no solve

@@ -6,7 +6,7 @@ Public entry points
 * the planning-service task (``backbone te`` and the API call it) is
   :func:`backbone.solver.tasks.te.run_te_task`; both take :class:`~backbone.solver.te.options.TEOptions`;
 * objective ``"ecmp"`` -- no optimisation: equal-cost multipath routing as the network does it
-  without TE (:mod:`backbone.solver.ecmp`), reported in the same tables.
+  without TE (:mod:`backbone.solver.te.ecmp`), reported in the same tables.
 
 Objectives (:mod:`backbone.solver.te.objectives`): ``min-mlu``, ``max-throughput`` (class priorities,
 lexicographic stages), ``max-min-fair`` (water-filling), ``min-latency`` (under a utilisation
@@ -26,8 +26,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, get_args
 
 from backbone.deprecation import renamed
-from backbone.solver.deadline import Deadline, TimeLimitReached
-from backbone.solver.progress import ProgressFn, no_progress
+from backbone.solver.core.deadline import Deadline, TimeLimitReached
+from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.te.options import Objective, TEOptions
 
 if TYPE_CHECKING:  # imported when used, so the options (and ``backbone te --help``) load without numpy or scipy
@@ -86,7 +86,7 @@ def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulatio
     utilisation_ceiling
         Utilisation ceiling (see :class:`~backbone.solver.te.options.TEOptions`).
     path_provider
-        Optional candidate-path function with :func:`backbone.solver.paths.candidate_paths`'s signature
+        Optional candidate-path function with :func:`backbone.solver.paths.candidates.candidate_paths`'s signature
         (failure sweeps reuse the intact network's paths through it).
     method
         ``exact``, ``colgen``, ``pop`` or ``auto`` (see :class:`~backbone.solver.te.options.TEOptions` and
@@ -144,7 +144,7 @@ def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend
     t_start = time.perf_counter()
     inst = build_instance(net, path_provider)
     if objective == "ecmp":
-        from backbone.solver.ecmp import simulate_ecmp
+        from backbone.solver.te.ecmp import simulate_ecmp
 
         return simulate_ecmp(net, metric=ecmp_metric, tolerance_ms=ecmp_tolerance_ms, instance=inst)
     if objective not in OBJECTIVES:

@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
-from backbone.solver.problem import Solution
-from backbone.solver.sparse import selector
+from backbone.solver.core.problem import Solution
+from backbone.solver.core.sparse import selector
 from backbone.solver.te.instance import TEInstance
 
 logger = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ class DualPricer:
         """
         from scipy.sparse.csgraph import dijkstra
 
-        from backbone.solver.path_array_kernels import predecessor_paths
+        from backbone.solver.paths.array_kernels import predecessor_paths
 
         inst, n = self.inst, self.n
         w = np.maximum(np.asarray(w, float), 0.0)
@@ -141,7 +141,7 @@ def shortest_path_loads(inst: TEInstance, demands: np.ndarray, w: np.ndarray) ->
     """Route every demand on its ``w``-shortest path: ``(SP_d(w) per demand, load per arc)``."""
     from scipy.sparse.csgraph import dijkstra
 
-    from backbone.solver.path_array_kernels import subtree_sums
+    from backbone.solver.paths.array_kernels import subtree_sums
 
     n = inst.n_sites
     key = inst.arc_tail * n + inst.arc_head

@@ -38,9 +38,9 @@ import pandas as pd
 from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
-from backbone.solver.deadline import Deadline, TimeLimitReached
-from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
-from backbone.solver.sparse import selector
+from backbone.solver.core.deadline import Deadline, TimeLimitReached
+from backbone.solver.core.problem import INF, LinearProgram, Solution, Status, solve
+from backbone.solver.core.sparse import selector
 from backbone.solver.te.bounds import LAMBDA_GRID, DualPricer, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.colpool import ColumnPool, seed_pool, splits_frame, used_columns
 from backbone.solver.te.formulations import (
@@ -116,7 +116,7 @@ class ScaleOutcome:
 def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline | None = None
                   ) -> tuple[ColumnPool, np.ndarray, np.ndarray, float]:
     """Lowest-latency admissible path per demand (``k`` for SLO demands); LP demands and reasons."""
-    from backbone.solver.paths import csr_ranges
+    from backbone.solver.paths.candidates import csr_ranges
 
     reason = inst.reason.copy()
     slo = cand[inst.has_slo[cand]]
@@ -390,7 +390,7 @@ class _ColumnGeneration:
         (raises :class:`_OutOfTime` past the deadline).
 
         The master is built once (:meth:`build_master`); later masters append the pool's new columns to it
-        (:meth:`~backbone.solver.problem.LinearProgram.add_columns`), add the new holds' rows, set the stage's
+        (:meth:`~backbone.solver.core.problem.LinearProgram.add_columns`), add the new holds' rows, set the stage's
         objective and bounds, and start from the last master's basis where the backend can (HiGHS simplex).
         """
         t0 = time.perf_counter()

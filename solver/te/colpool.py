@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from backbone.solver.paths import csr_ranges
-from backbone.solver.sparse import row_ranges
+from backbone.solver.core.sparse import row_ranges
+from backbone.solver.paths.candidates import csr_ranges
 from backbone.solver.te.formulations import SPLIT_COLUMNS, path_strings
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hop
     Column ``i`` routes ``f[i]`` of instance demand ``col_demand[i]`` over arcs
     ``arcs[ptr[i]:ptr[i + 1]]`` (``ptr = cumsum(hops)``, travel order).
     """
-    from backbone.solver.paths import PathSet, csr_ranges
+    from backbone.solver.paths.candidates import PathSet, csr_ranges
 
     used = np.flatnonzero(f > tol)
     if len(used) == 0:
@@ -145,7 +145,7 @@ def splits_frame(inst: TEInstance, col_demand: np.ndarray, arcs: np.ndarray, hop
 def used_columns(demand: np.ndarray, arcs: np.ndarray, hops: np.ndarray, used: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The columns ``used`` of ``(demand, arcs flat, hops)``, in the same form."""
-    from backbone.solver.paths import csr_ranges
+    from backbone.solver.paths.candidates import csr_ranges
 
     hops = np.asarray(hops, np.int64)
     starts = np.concatenate([[0], np.cumsum(hops)])[:-1]

@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from backbone.solver.problem import Status
-from backbone.solver.sparse import selector
+from backbone.solver.core.problem import Status
+from backbone.solver.core.sparse import selector
 from backbone.solver.te.bounds import SOURCE_CHUNK, DualPricer, site_cut_bound
 from backbone.solver.te.colgen import ScaleOutcome
 from backbone.solver.te.colpool import splits_frame
@@ -37,7 +37,7 @@ def shortest_path_columns(inst: TEInstance, demands: np.ndarray, w: np.ndarray
     """
     from scipy.sparse.csgraph import dijkstra
 
-    from backbone.solver.path_array_kernels import predecessor_paths
+    from backbone.solver.paths.array_kernels import predecessor_paths
 
     n = inst.n_sites
     key = inst.arc_tail * n + inst.arc_head
@@ -78,7 +78,7 @@ def shortest_path_columns(inst: TEInstance, demands: np.ndarray, w: np.ndarray
     ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
     flat = np.zeros(int(ptr[-1]), np.int64)
     for sel, arcs in pieces:
-        from backbone.solver.paths import csr_ranges
+        from backbone.solver.paths.candidates import csr_ranges
 
         flat[csr_ranges(ptr[:-1][sel], hops[sel])] = arcs
     return length, flat, hops
@@ -86,7 +86,7 @@ def shortest_path_columns(inst: TEInstance, demands: np.ndarray, w: np.ndarray
 
 def walk_predecessors(pred: np.ndarray, rows: np.ndarray, src: np.ndarray, dst: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~backbone.solver.path_array_kernels.predecessor_paths` in numpy (vectorised over the paths, one step
+    """:func:`~backbone.solver.paths.array_kernels.predecessor_paths` in numpy (vectorised over the paths, one step
     per hop): the fallback runs when the time limit stopped a solve, possibly while that kernel still compiles.
 
     Returns the flat site sequences (travel order) of the paths ``src[i] -> dst[i]`` read from predecessor row
@@ -121,7 +121,7 @@ def shortest_path_outcome(inst: TEInstance, objective: str, utilisation_ceiling:
     ok = np.isfinite(lat) & (lat <= inst.slo_one_way_ms[cand] + 1e-9)
     reason[cand[~ok]] = REASON_SLO
     ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
-    from backbone.solver.paths import csr_ranges
+    from backbone.solver.paths.candidates import csr_ranges
 
     keep_arcs = arcs[csr_ranges(ptr[:-1][ok], hops[ok])]
     routed, routed_hops = cand[ok], hops[ok]

@@ -1,6 +1,6 @@
 """The two TE formulation families, built by constraint family with scipy.sparse.
 
-Both families build one :class:`~backbone.solver.problem.LinearProgram` with one variable layout, so
+Both families build one :class:`~backbone.solver.core.problem.LinearProgram` with one variable layout, so
 every objective (see :mod:`backbone.solver.te.objectives`) drives either of them by re-solving it in
 stages that change only costs, bounds and a few extra rows:
 
@@ -38,9 +38,9 @@ import scipy.sparse as sp
 
 from backbone.deprecation import renamed
 from backbone.model import Network
-from backbone.solver.deadline import Deadline
-from backbone.solver.problem import INF, Block, LinearProgram, Solution
-from backbone.solver.sparse import selector
+from backbone.solver.core.deadline import Deadline
+from backbone.solver.core.problem import INF, Block, LinearProgram, Solution
+from backbone.solver.core.sparse import selector
 from backbone.solver.te.instance import REASON_SLO, TEInstance
 
 logger = logging.getLogger(__name__)
@@ -106,10 +106,10 @@ def admissible_paths(inst: TEInstance, demands: np.ndarray, k_paths: int, disjoi
     One candidate-path request per distinct (src, dst) pair, limited to the loosest SLO among
     the pair's demands; each demand then keeps the paths within its own SLO. Vectorized: the
     demand -> path expansion is a ``repeat`` over pair path ranges. ``deadline`` bounds the search
-    (:class:`~backbone.solver.deadline.TimeLimitReached` when it passes); a custom path provider is
+    (:class:`~backbone.solver.core.deadline.TimeLimitReached` when it passes); a custom path provider is
     checked only before and after its call.
     """
-    from backbone.solver.paths import candidate_paths, csr_ranges
+    from backbone.solver.paths.candidates import candidate_paths, csr_ranges
 
     t0 = time.perf_counter()
     demands = np.asarray(demands, np.int64)
@@ -220,7 +220,7 @@ def te_variables(lp: LinearProgram, inst: TEInstance, lp_demands: np.ndarray) ->
 
 
 def check_between_families(deadline: Deadline | None, what: str) -> None:
-    """Between two constraint families: :class:`~backbone.solver.deadline.TimeLimitReached` naming ``what`` when
+    """Between two constraint families: :class:`~backbone.solver.core.deadline.TimeLimitReached` naming ``what`` when
     ``deadline`` has passed (a model whose families take long to build stops there, not after the last one)."""
     if deadline is not None:
         deadline.check(what)
@@ -475,7 +475,7 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
     ptr = np.searchsorted(pair_key[order], pk, side="left")
     end = np.searchsorted(pair_key[order], pk, side="right")
     counts = end - ptr
-    from backbone.solver.paths import csr_ranges
+    from backbone.solver.paths.candidates import csr_ranges
 
     d_idx = order[csr_ranges(ptr, counts)]
     r_idx = np.repeat(np.arange(len(rows)), counts)
@@ -496,7 +496,7 @@ def build_formulation(net_or_inst: Network | TEInstance, formulation: str, k_pat
     """Build the ``"path"`` or ``"edge"`` formulation over ``k_paths`` candidate paths per demand.
 
     ``deadline`` is checked during the path search and after the families are built
-    (:class:`~backbone.solver.deadline.TimeLimitReached` when it has passed). ``k`` is a deprecated
+    (:class:`~backbone.solver.core.deadline.TimeLimitReached` when it has passed). ``k`` is a deprecated
     spelling of ``k_paths`` (it warns with :class:`DeprecationWarning`).
     """
     from backbone.solver.te.instance import build_instance

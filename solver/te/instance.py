@@ -19,7 +19,7 @@ from scipy.sparse.csgraph import connected_components
 
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
-from backbone.solver.sparse import incidence, selector
+from backbone.solver.core.sparse import incidence, selector
 
 REASON_SLO = "no_path_within_slo"
 REASON_CAPACITY = "capacity"
@@ -69,7 +69,7 @@ class TEInstance:
     slo_one_way_ms: np.ndarray
     reason: np.ndarray
     path_provider: Callable[..., Any] | None = None
-    """Optional replacement for :func:`backbone.solver.paths.candidate_paths`, called as
+    """Optional replacement for :func:`backbone.solver.paths.candidates.candidate_paths`, called as
     ``path_provider(net, pairs, k_paths=..., max_latency_ms=..., disjoint=...)``; failure
     sweeps pass one that derives the failed topology's paths from the intact network's."""
 
@@ -112,7 +112,7 @@ def build_instance(net: Network, path_provider: Callable[..., Any] | None = None
     net
         A validated network.
     path_provider
-        Optional candidate-path function (default :func:`backbone.solver.paths.candidate_paths`).
+        Optional candidate-path function (default :func:`backbone.solver.paths.candidates.candidate_paths`).
 
     Returns
     -------

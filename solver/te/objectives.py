@@ -41,16 +41,16 @@ import scipy.sparse as sp
 from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
-from backbone.solver.deadline import TimeLimitReached
-from backbone.solver.problem import INF, Block, LinearProgram, Solution, Status, solve
-from backbone.solver.sparse import selector
+from backbone.solver.core.deadline import TimeLimitReached
+from backbone.solver.core.problem import INF, Block, LinearProgram, Solution, Status, solve
+from backbone.solver.core.sparse import selector
 from backbone.solver.te.formulations import Formulation, block_values
 from backbone.solver.te.instance import TEInstance
 
 logger = logging.getLogger(__name__)
 
 OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
-"""LP objectives (``ecmp`` is a routing simulation, see :mod:`backbone.solver.ecmp`)."""
+"""LP objectives (``ecmp`` is a routing simulation, see :mod:`backbone.solver.te.ecmp`)."""
 
 REL_TOL = 1e-9
 """Relative slack when a stage's optimum is held as a constraint in the next stage."""
@@ -298,7 +298,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         After the objective, minimise traffic-weighted latency holding it at its optimum.
     lp_method
         ``auto`` | ``simplex`` | ``ipm``, the backend-neutral choice each adapter translates
-        (see :func:`backbone.solver.problem.solve`).
+        (see :func:`backbone.solver.core.problem.solve`).
     time_limit, ceiling
         Deprecated spellings of ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
         :class:`DeprecationWarning`).

@@ -34,7 +34,7 @@ class TEOptions(BaseModel):
     latency_tiebreak: bool = Field(False, description="After the objective, minimise latency holding it optimal.")
     bound: bool = Field(False, description="Also solve the edge formulation and report gap_to_edge_bound.")
     verify: bool = Field(False, description="Run the independent checker on the result.")
-    impact: bool = Field(True, description="Also report the state's impact figures (backbone.solver.impact): "
+    impact: bool = Field(True, description="Also report the state's impact figures (backbone.solver.failures.impact): "
                                            "utilisation the traffic needs (min-MLU) and the traffic that cannot be "
                                            "carried at <= 100 % utilisation, per class -- the figures failures and "
                                            "plan report.")

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from backbone.deprecation import renamed
-from backbone.solver.deadline import Deadline, TimeLimitReached
-from backbone.solver.problem import Status
+from backbone.solver.core.deadline import Deadline, TimeLimitReached
+from backbone.solver.core.problem import Status
 from backbone.solver.te.bounds import DualPricer, mlu_lower_bound, refine_mlu_bound, site_cut_bound
 from backbone.solver.te.colgen import ScaleOutcome
 from backbone.solver.te.formulations import SPLIT_COLUMNS, block_values, build_formulation
@@ -92,7 +92,7 @@ def run_pop(inst: TEInstance, objective: str, k_paths: int = 4, parts: int = DEF
     deadline
         Absolute ``time.perf_counter()`` deadline over the whole run (path search included; default
         ``now + time_limit_s``). Sub-problems stopped by it raise
-        :class:`~backbone.solver.deadline.TimeLimitReached` if they have no feasible solution.
+        :class:`~backbone.solver.core.deadline.TimeLimitReached` if they have no feasible solution.
     k, time_limit, ceiling
         Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
         :class:`DeprecationWarning`).

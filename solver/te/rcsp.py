@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from backbone.solver.deadline import Deadline, call_compiled
-from backbone.solver.sparse import selector
+from backbone.solver.core.deadline import Deadline, call_compiled
+from backbone.solver.core.sparse import selector
 
 LATENCY_TOL_MS = 1e-9
 """Latency within ``L_d + LATENCY_TOL_MS`` meets the SLO (the same tolerance as the path filter)."""
@@ -80,7 +80,7 @@ def latency_limited_paths(tail: np.ndarray, head: np.ndarray, w: np.ndarray, lat
     src, dst, limit_ms, cutoff
         One query per entry: its ends, its latency limit in ms (``inf``: none) and its cutoff (``inf``: none).
     deadline
-        Checked between groups of targets (:class:`~backbone.solver.deadline.TimeLimitReached`).
+        Checked between groups of targets (:class:`~backbone.solver.core.deadline.TimeLimitReached`).
 
     Returns
     -------
@@ -163,7 +163,7 @@ def _label_setting(adjacency: list[list[tuple[int, int, float, float]]], w_h: li
 def load_pricing_kernel(deadline: Deadline) -> None:
     """Compile (or load from the cache) ``predecessor_paths``, the compiled kernel column generation's pricing
     reads its paths with, on a one-path call with the real calls' types, within ``deadline``
-    (:func:`~backbone.solver.deadline.call_compiled`: a first compile takes minutes on a loaded machine and no
+    (:func:`~backbone.solver.core.deadline.call_compiled`: a first compile takes minutes on a loaded machine and no
     deadline check can enter it).
 
     Raises
@@ -171,7 +171,7 @@ def load_pricing_kernel(deadline: Deadline) -> None:
     TimeLimitReached
         ``deadline`` passed while the kernel compiled.
     """
-    from backbone.solver.path_array_kernels import predecessor_paths
+    from backbone.solver.paths.array_kernels import predecessor_paths
 
     one = np.zeros(1, np.int64)
     call_compiled(predecessor_paths, (np.zeros((1, 1), np.int32), one, one, one), deadline, "column generation pricing")

@@ -137,7 +137,7 @@ def _contract_chains(a: np.ndarray, b: np.ndarray, cap: np.ndarray, alive: np.nd
     """
     from scipy.sparse.csgraph import connected_components
 
-    from backbone.solver.sparse import selector
+    from backbone.solver.core.sparse import selector
 
     n = len(term)
     la, lb, lc = a[alive], b[alive], cap[alive]

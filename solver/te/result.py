@@ -42,7 +42,7 @@ class TEResult:
         ``disconnected``), ``slo_rtt_ms``, traffic-weighted one-way ``latency_ms`` and
         ``worst_latency_ms`` over the paths used, the same as RTT, ``paths_used``. ``unmet_gbps`` has the
         impact's one meaning (traffic that cannot be carried at <= 100 % utilisation): for a min-MLU routing that
-        overloads links, :func:`backbone.solver.impact.apply_impact_unmet` sets it (``te`` and ``solve_te`` with
+        overloads links, :func:`backbone.solver.failures.impact.apply_impact_unmet` sets it (``te`` and ``solve_te`` with
         the impact) and adds ``routed_gbps``, what the routing puts on its paths.
     paths
         One row per (demand, path) carrying traffic: ``demand``, ``src``, ``dst``,

@@ -513,7 +513,7 @@ def run_source_flows(inst: TEInstance, demands: np.ndarray, deadline: float,
     per-source flows (a warm start for a failed state of this instance,
     :func:`~backbone.solver.te.srcflow_warm.warm_on`).
     """
-    from backbone.solver.problem import Status
+    from backbone.solver.core.problem import Status
     from backbone.solver.te.colgen import GAP_TOL as PROVEN_GAP
     from backbone.solver.te.colgen import ScaleOutcome
     from backbone.solver.te.colpool import splits_frame
@@ -557,7 +557,7 @@ def run_source_flows(inst: TEInstance, demands: np.ndarray, deadline: float,
     listed = order[:int(np.searchsorted(rows_needed, PATH_TABLE_MAX_ROWS, side="right"))]
     listed = np.sort(listed)
     pair_ptr = np.concatenate([[0], np.cumsum(pair_paths)]).astype(np.int64)
-    from backbone.solver.paths import csr_ranges
+    from backbone.solver.paths.candidates import csr_ranges
 
     lk = k[listed]
     cols = csr_ranges(pair_ptr[lk], pair_paths[lk].astype(np.int64))

@@ -1,6 +1,6 @@
 """Compiled (numba) kernels of the source-aggregated min-MLU engine (:mod:`backbone.solver.te.srcflow`):
 demand pushed up shortest-path trees (:func:`tree_push`) and per-source arc flows decomposed into paths
-(:func:`decompose_source_flows`). Cached on disk like :mod:`backbone.solver.path_array_kernels`.
+(:func:`decompose_source_flows`). Cached on disk like :mod:`backbone.solver.paths.array_kernels`.
 """
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ class _Columns:
 
     def add_new(self, new: np.ndarray, keys: np.ndarray, arcs: np.ndarray, hops: np.ndarray) -> np.ndarray:
         """Append the paths of demands ``new``; returns their columns."""
-        from backbone.solver.paths import csr_ranges
+        from backbone.solver.paths.candidates import csr_ranges
 
         ptr = np.concatenate([[0], np.cumsum(hops)]).astype(np.int64)
         start = len(self.flow)
@@ -286,7 +286,7 @@ def flow_deviation(inst: TEInstance, lp_demands: np.ndarray, deadline: float,  #
     all_arcs = np.concatenate(columns.arcs)
     flow = columns.flow
     first = np.arange(len(flow)) < len(h)  # the lowest-latency paths: zero demands keep theirs
-    from backbone.solver.paths import csr_ranges
+    from backbone.solver.paths.candidates import csr_ranges
 
     ptr = np.concatenate([[0], np.cumsum(all_hops)]).astype(np.int64)
     full_mlu = float((load / cap).max(initial=0.0))

@@ -67,7 +67,7 @@ class ProcessOptions(BaseModel):
 
 def run_processes_task(net: Network, opts: ProcessOptions, out_dir: Path | None, progress: ProgressFn) -> TaskResult:
     """Report how many pool processes this job would get (a sweep asks the same function)."""
-    from backbone.solver.processes import capped_workers, process_limit
+    from backbone.solver.core.processes import capped_workers, process_limit
 
     return TaskResult("processes", {"workers": capped_workers(opts.workers), "process_limit": process_limit(),
                                     "nice": os.nice(0)})

@@ -17,7 +17,9 @@ from typing import Any
 import pytest
 from apitest_helpers import auth
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from backbone.api.app import create_app
 from backbone.api.settings import Settings

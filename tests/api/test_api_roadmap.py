@@ -18,7 +18,7 @@ from tests.solver.test_roadmap import QUIET
 
 @pytest.mark.slow
 def test_roadmap_job_end_to_end(client: TestClient, tokens: dict[str, str], tmp_path: Path) -> None:
-    from backbone.solver.planning import run_task
+    from backbone.solver.tasks import run_task
 
     tok = tokens["planner"]
     net = lead_toy()

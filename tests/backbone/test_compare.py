@@ -282,8 +282,8 @@ def _kpi_side(small_world: Network, **plan: object) -> ComparedInput:
 def test_changed_kpis_are_ranked_by_size_of_change(small_world: Network, tmp_path: Path) -> None:
     """Largest relative change first (``|Δ| / max(|before|, |after|)``), whatever the KPI's place in the list; the
     JSON and CSV keep every KPI, changed or not."""
-    from backbone.api.cli.compare_cmds import print_diff
     from backbone.api.cli.common import out_console
+    from backbone.api.cli.compare_cmds import print_diff
 
     before = _kpi_side(small_world)
     after = _kpi_side(small_world, upgrade_cost_usd=1.1e6, survivability={"states": 10, "survived": 8},

@@ -18,8 +18,8 @@ import scipy.sparse as sp
 
 from backbone.errors import SolverError
 from backbone.solver.backends import available_backends, get_backend
-from backbone.solver.export import column_names, row_names, write_lp, write_mps
-from backbone.solver.problem import INF, LinearProgram, Solution, Status, solve
+from backbone.solver.core.export import column_names, row_names, write_lp, write_mps
+from backbone.solver.core.problem import INF, LinearProgram, Solution, Status, solve
 
 LP_BACKENDS = available_backends()
 MIP_BACKENDS = available_backends(mip=True)

@@ -16,9 +16,9 @@ from backbone.io.sndlib import parse_model_code, parse_model_file, parse_sndlib,
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.design import check_design, configurations_from_counts
 from backbone.solver.design import build_design_lp, mir_cuts, solve_design
-from backbone.solver.sndlib import build_instance, load_instance, write_solution
+from backbone.solver.design.sndlib import build_instance, load_instance, write_solution
+from backbone.solver.design.upgrades import CandidateLink, design_upgrades
 from backbone.solver.tasks import run_task
-from backbone.solver.upgrades import CandidateLink, design_upgrades
 from tests.conftest import conformance_dir
 from tests.nets import make_network
 
@@ -85,7 +85,7 @@ def test_cut_set_rows_are_valid_and_tighten_the_lp() -> None:
     prog = build_design_lp(inst, cuts=True)
     rows = prog.lp.constraints["cutset"]  # the family adds exactly these rows over the module counts
     assert (prog.lp.A[rows.slice][:, prog.lp.variables["modules"].slice] != mat).nnz == 0
-    from backbone.solver.problem import solve
+    from backbone.solver.core.problem import solve
 
     without = solve(build_design_lp(inst, cuts=False).lp.relaxed(), time_limit_s=LIMIT).objective
     with_cuts = solve(build_design_lp(inst, cuts=True).lp.relaxed(), time_limit_s=LIMIT).objective

@@ -14,7 +14,7 @@ import pytest
 from backbone.io.sndlib import parse_model_code, parse_sndlib
 from backbone.solver.checks.design import check_design, configurations_from_counts
 from backbone.solver.design import solve_design
-from backbone.solver.sndlib import build_instance
+from backbone.solver.design.sndlib import build_instance
 from tests.conftest import conformance_dir
 
 CASES = [("abilene", "U-U-M-N-C-A-N-N", 20.0), ("abilene", "D-B-M-N-C-A-N-N", 20.0),

@@ -22,7 +22,7 @@ from backbone.solver.failures import (
     sweep,
 )
 from backbone.solver.failures.evaluation import choose_method
-from backbone.solver.impact import assess_state
+from backbone.solver.failures.impact import assess_state
 from backbone.solver.te import solve_te
 from tests.nets import random_te_net
 
@@ -209,8 +209,8 @@ def test_a_state_with_nothing_to_route(triangle: Network) -> None:
 def test_unknown_shortfall_leaves_capacity_unmet_unknown_and_slo_measured() -> None:
     """An overloaded state whose shortfall is not measured: its unmet, capacity part and impact are unknown
     (NaN, never 0), it does not survive, and its SLO part (no admissible path) is still a number."""
-    from backbone.solver.impact import failure_impact, survive_tolerance_gbps
-    from backbone.solver.synthetic import synthetic_backbone
+    from backbone.solver.failures.impact import failure_impact, survive_tolerance_gbps
+    from benchmarks.synthetic import synthetic_backbone
 
     net = synthetic_backbone(12, seed=1)
     net = net.copy_with(demands=net.demands.assign(demand_gbps=net.demands["demand_gbps"] * 50.0))

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from backbone.errors import ValidationError
-from backbone.solver.roadmap_options import RoadmapOptions
-from backbone.solver.roadmap_options import stage_options as roadmap_stage_options
+from backbone.solver.roadmap.options import RoadmapOptions
+from backbone.solver.roadmap.options import stage_options as roadmap_stage_options
 from backbone.solver.tasks import parse_options
 from backbone.solver.tasks.plan_options import PlanUpgradeOptions, stage_options
 from backbone.solver.tasks.registry import TASKS
@@ -129,8 +129,8 @@ def test_lower_level_functions_take_the_options_names_and_warn_on_the_old_ones(t
     import scipy.sparse as sp
 
     from backbone.solver.checks.survivability import check_survivability
-    from backbone.solver.impact import assess_state
-    from backbone.solver.problem import LinearProgram, solve
+    from backbone.solver.core.problem import LinearProgram, solve
+    from backbone.solver.failures.impact import assess_state
     from backbone.solver.te.colgen import run_colgen
     from backbone.solver.te.instance import build_instance
     from backbone.solver.te.pop import run_pop
@@ -187,7 +187,7 @@ def test_candidate_paths_take_k_paths_and_warn_on_k(triangle: Any) -> None:
     """``candidate_paths`` and ``paths_after_failure`` are spelt ``k_paths``; ``k=`` still works, with a warning."""
     import warnings
 
-    from backbone.solver.paths import candidate_paths, paths_after_failure
+    from backbone.solver.paths.candidates import candidate_paths, paths_after_failure
 
     pairs = [("A", "C"), ("B", "C")]
     with warnings.catch_warnings():
@@ -212,8 +212,8 @@ def test_design_functions_take_the_options_names_and_warn_on_the_old_ones(triang
 
     from backbone.solver.checks.design import check_design, configurations_from_counts
     from backbone.solver.design import evaluate_design, solve_design
-    from backbone.solver.upgrades import plan_path_upgrades, verify_path_upgrades
-    from backbone.solver.upgrades.edge import design_upgrades, instance_from_network
+    from backbone.solver.design.upgrades import plan_path_upgrades, verify_path_upgrades
+    from backbone.solver.design.upgrades.edge import design_upgrades, instance_from_network
 
     triangle = triangle.copy_with(links=triangle.links.assign(module_gbps=10.0, max_capacity_gbps=100.0))
     with warnings.catch_warnings():

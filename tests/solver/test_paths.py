@@ -12,8 +12,8 @@ import scipy.sparse as sp
 
 from backbone.errors import ValidationError
 from backbone.model import Network
-from backbone.solver.paths import PathSet, candidate_paths, clear_cache, paths_after_failure
-from backbone.solver.synthetic import synthetic_backbone
+from backbone.solver.paths.candidates import PathSet, candidate_paths, clear_cache, paths_after_failure
+from benchmarks.synthetic import synthetic_backbone
 from tests.nets import make_network, random_connected
 
 
@@ -237,7 +237,8 @@ def test_synthetic_backbone_paths_match_networkx_sample() -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_compiled_kernel_matches_reference_kernel_exactly(seed: int) -> None:
     """The numba kernel returns the reference Python kernel's paths, in the same order, bit for bit."""
-    from backbone.solver import path_search, path_topology
+    from backbone.solver.paths import search as path_search
+    from backbone.solver.paths import topology as path_topology
 
     net = _random_net(n=10 + 3 * seed, m=16 + 5 * seed, seed=seed, parallel=seed % 3)
     if seed % 2:  # pendant sites and a pendant triangle: several biconnected blocks, so block pruning is active

@@ -271,10 +271,10 @@ def test_allow_and_deny_lists() -> None:
 def test_rounded_relaxation_is_a_valid_plan() -> None:
     # LP relaxation of the link-limited case builds fractional blocks; rounding up and re-solving the
     # rest gives a valid plan no cheaper than the MIP optimum.
+    from backbone.solver.core.problem import solve
     from backbone.solver.placement.formulation import build_placement
     from backbone.solver.placement.inputs import build_inputs
     from backbone.solver.placement.result import result_tables, round_relaxation
-    from backbone.solver.problem import solve
 
     net = europe(cap_gbps=50)
     opts = PlaceOptions(residency=[], block_gpus=256, training=[dict(id="t", gpus=300)], gbps_per_gpu=HAND_GBPS_PER_GPU)

@@ -13,7 +13,7 @@ from backbone.compare import diff
 from backbone.io import load_scenario
 from backbone.model import Network
 from backbone.solver.checks.placement import residency_violations
-from backbone.solver.impact import assess_state, slo_violation_summary
+from backbone.solver.failures.impact import assess_state, slo_violation_summary
 from backbone.solver.placement.options import PlaceOptions
 from tests.conftest import SharedRun
 

@@ -109,7 +109,7 @@ def test_options_serialise_to_json_with_the_same_keys_and_back() -> None:
 
 
 def test_roadmap_stages_are_typed_with_the_roadmap_defaults() -> None:
-    from backbone.solver.roadmap_options import RoadmapOptions
+    from backbone.solver.roadmap.options import RoadmapOptions
 
     opts = parse_options("roadmap", {"design": {"time_limit": 4}, "failures": {"kind": "link"}, "verify": True})
     defaults = old_stage_defaults({"failures": {"kind": "link"}})  # the roadmap's verify is its checker's only

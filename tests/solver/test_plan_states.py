@@ -1,21 +1,21 @@
-"""Failure-state selection (solver/plan_states.py) and the plan's upgrade stage as an algorithm
-(solver/plan.py: plan_upgrades), without the plan task around them."""
+"""Failure-state selection (solver/plan/states.py) and the plan's upgrade stage as an algorithm
+(solver/plan/pipeline.py: plan_upgrades), without the plan task around them."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
+from backbone.solver.core.progress import no_progress
 from backbone.solver.failures.options import FailureOptions
-from backbone.solver.plan import UPGRADE_COLUMNS, plan_upgrades
-from backbone.solver.plan_stage_options import PlanUpgradeOptions
-from backbone.solver.plan_states import (
+from backbone.solver.plan.pipeline import UPGRADE_COLUMNS, plan_upgrades
+from backbone.solver.plan.stage_options import PlanUpgradeOptions
+from backbone.solver.plan.states import (
     design_failure_kind,
     initial_design_states,
     placement_slo_failures,
     survivability_summary,
 )
-from backbone.solver.progress import no_progress
 from tests.nets import make_network, site, triangle_network
 
 
@@ -102,7 +102,7 @@ def test_designed_upgrades_survive_every_link_failure() -> None:
 
 def test_before_after_rows_put_unknown_impact_first() -> None:
     """NaN impact (shortfall not measured) sorts first, then the larger impact; NaN never breaks the sort."""
-    from backbone.solver.plan import failure_before_after
+    from backbone.solver.plan.pipeline import failure_before_after
 
     nan = float("nan")
     before = [{"scenario": s, "impact_gbps": i, "unmet_gbps": i, "slo_violation_gbps": 0.0, "mlu": m, "survived": False}
@@ -112,7 +112,7 @@ def test_before_after_rows_put_unknown_impact_first() -> None:
 
 
 def test_a_design_that_targets_links_needs_no_extra_single_link_sweep() -> None:
-    from backbone.solver.plan_states import covers_links, link_survivability
+    from backbone.solver.plan.states import covers_links, link_survivability
 
     assert covers_links("link") and covers_links("srlg,link")
     assert not covers_links("srlg") and not covers_links("site") and not covers_links("none")

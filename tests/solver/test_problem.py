@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from backbone.solver.problem import INF, LinearProgram, solve
+from backbone.solver.core.problem import INF, LinearProgram, solve
 
 
 def _transport(cost_x: float = 1.0) -> LinearProgram:

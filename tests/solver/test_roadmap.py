@@ -39,7 +39,7 @@ def gpu_toy() -> Network:
 
 
 def plan(net: Network, **options: Any) -> Any:
-    from backbone.solver.roadmap import plan_roadmap
+    from backbone.solver.roadmap.rolling import plan_roadmap
 
     return plan_roadmap(net, {**QUIET, **options})
 
@@ -76,8 +76,8 @@ def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
     # each period's design bound is named for what it is: the MIP's bound is restricted (issue #32)
     d3 = q3["design"]
     assert d3["lower_bound_usd"] is None and d3["restricted_optimum"]["restriction"].startswith("designs that open")
-    from backbone.solver.roadmap import design_bound
-    from backbone.solver.roadmap_output import period_table
+    from backbone.solver.roadmap.output import period_table
+    from backbone.solver.roadmap.rolling import design_bound
 
     assert design_bound(d3)[2].startswith("restricted: optimal among designs that open")
     assert design_bound(q1["design"]) == (0.0, 0.0, "")  # nothing can be built: cost 0 is the optimum
@@ -90,7 +90,7 @@ def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
 
 
 def test_starting_risk_names_the_periods_and_says_when_none_is_safe() -> None:
-    from backbone.solver.roadmap import starting_risk
+    from backbone.solver.roadmap.rolling import starting_risk
 
     def period(label: str, violated: list[str]) -> dict[str, Any]:
         return {"period": label, "survivability": {"failure_kind": "link", "violated": violated}}
@@ -159,8 +159,8 @@ def test_global_bound_covers_every_period_and_is_tight_where_the_toy_is_integral
 
 
 def test_bound_falls_back_to_the_intact_states_when_its_lp_runs_out_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    import backbone.solver.roadmap_bound as rb
-    from backbone.solver.problem import Solution, Status
+    import backbone.solver.roadmap.bound as rb
+    from backbone.solver.core.problem import Solution, Status
 
     real, calls = rb.solve, []
 
@@ -180,8 +180,8 @@ def test_bound_falls_back_to_the_intact_states_when_its_lp_runs_out_of_time(monk
 
 
 def test_bound_fallback_keeps_the_period_floors_found_with_the_failure_states(monkeypatch: pytest.MonkeyPatch) -> None:
-    import backbone.solver.roadmap_bound as rb
-    from backbone.solver.problem import Solution, Status
+    import backbone.solver.roadmap.bound as rb
+    from backbone.solver.core.problem import Solution, Status
 
     real, lps = rb.solve, []
 
@@ -245,7 +245,7 @@ def test_power_arriving_in_steps() -> None:
 
 
 def test_a_design_that_finds_no_solution_in_time_is_retried_then_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    import backbone.solver.survive as survive
+    import backbone.solver.design.survivable.iterate as survive
     from backbone.errors import SolverError
 
     real = survive.design_survivable
@@ -288,8 +288,8 @@ def test_infeasible_budget_is_explained_by_period() -> None:
 
 
 def test_growth_and_carry_over() -> None:
-    from backbone.solver.roadmap import budget_ledger, grow_network
-    from backbone.solver.roadmap_options import RoadmapOptions
+    from backbone.solver.roadmap.options import RoadmapOptions
+    from backbone.solver.roadmap.rolling import budget_ledger, grow_network
 
     o = RoadmapOptions(period="year", start="2027", growth_per_year={"NA": 0.5}, periods=3)
     assert o.labels() == ["2027", "2028", "2029"]
@@ -305,7 +305,7 @@ def test_growth_and_carry_over() -> None:
 ])
 def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
     from backbone.errors import ValidationError
-    from backbone.solver.planning import parse_options
+    from backbone.solver.tasks import parse_options
 
     with pytest.raises(ValidationError) as exc:
         parse_options("roadmap", {"periods": 3, **options})
@@ -323,8 +323,8 @@ def test_unknown_site_in_power_steps_is_a_validation_error() -> None:
 def test_task_writes_scenarios_and_checker_passes_then_catches_doctoring(tmp_path: Path) -> None:
     from backbone.io import load_scenario
     from backbone.solver.checks.roadmap import check_roadmap
-    from backbone.solver.planning import run_task
-    from backbone.solver.roadmap_options import RoadmapOptions
+    from backbone.solver.roadmap.options import RoadmapOptions
+    from backbone.solver.tasks import run_task
 
     net = lead_toy()
     options = {**QUIET, "maps": True, "verify": True}
@@ -380,8 +380,8 @@ def test_docs_roadmap_file_is_valid_on_the_shipped_scenario(tmp_path: Path) -> N
     import re
 
     from backbone.io import load_scenario
-    from backbone.solver.roadmap import check_references
-    from backbone.solver.roadmap_options import RoadmapOptions
+    from backbone.solver.roadmap.options import RoadmapOptions
+    from backbone.solver.roadmap.rolling import check_references
     from backbone.solver.tasks.roadmap import load_roadmap_file
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "roadmap.md").read_text(encoding="utf-8")
@@ -403,7 +403,7 @@ def test_roadmap_default_on_the_shipped_scenario(tmp_path: Path) -> None:
     from backbone.api.cli.main import app
     from backbone.io import load_scenario
     from backbone.solver.checks.roadmap import check_roadmap
-    from backbone.solver.roadmap_options import RoadmapOptions
+    from backbone.solver.roadmap.options import RoadmapOptions
 
     out = tmp_path / "out"
     r = CliRunner().invoke(app, ["roadmap", "--out", str(out), "--json"])
@@ -426,9 +426,9 @@ def test_the_checker_tests_each_excuse_on_what_its_period_could_have_online(monk
     (C1 cannot be online before 2027Q3) and passes; a design made to withhold C1 in 2027Q3 too (monkeypatched)
     excuses s1 there, wrongly -- C1 can be online by then -- and the checker says so; a doctored excused figure
     and a doctored reason are caught as well."""
-    import backbone.solver.roadmap_design as design_mod
+    import backbone.solver.roadmap.design as design_mod
     from backbone.solver.checks.roadmap import check_roadmap
-    from backbone.solver.roadmap_options import RoadmapOptions
+    from backbone.solver.roadmap.options import RoadmapOptions
 
     net = lead_toy()
     opts = RoadmapOptions.model_validate(QUIET)

@@ -42,8 +42,8 @@ def random_roadmap_net(seed: int) -> Network:
 
 def bound_and_optimum(net: Network, monkeypatch: pytest.MonkeyPatch, **options: Any) -> tuple[dict[str, Any], Any]:
     """Plan the roadmap; its summary's bound and the exact optimum of the set the bound covers (same inputs)."""
-    import backbone.solver.roadmap as rm
-    from backbone.solver.roadmap_bound import roadmap_exact_mip
+    import backbone.solver.roadmap.rolling as rm
+    from backbone.solver.roadmap.bound import roadmap_exact_mip
 
     seen: list[tuple[Any, Any]] = []
     real = rm.roadmap_lower_bound
@@ -85,7 +85,7 @@ def test_bound_is_the_optimum_of_the_lead_toy(monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 3])
 def test_site_cuts_alone_stay_below_the_optimum_and_above_the_lp(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import backbone.solver.roadmap_bound as rb
+    import backbone.solver.roadmap.bound as rb
 
     monkeypatch.setattr(rb, "_period_floors", lambda *a, **kw: (np.zeros(3), ""))  # the LP with its cuts alone
     s, exact = bound_and_optimum(random_roadmap_net(seed), monkeypatch)
@@ -99,6 +99,6 @@ def test_site_cuts_alone_stay_below_the_optimum_and_above_the_lp(seed: int, monk
 
 
 def test_monotone_floors_is_a_running_maximum() -> None:
-    from backbone.solver.roadmap_cuts import monotone_floors
+    from backbone.solver.roadmap.cuts import monotone_floors
 
     assert monotone_floors(np.array([0.0, 3.0, 1.0, 0.0, 5.0])).tolist() == [0.0, 3.0, 3.0, 3.0, 5.0]

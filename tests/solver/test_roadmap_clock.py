@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from backbone.solver.roadmap_clock import MIN_DESIGN_FACTOR, MIN_PLACE_S, PLACE_SHARE, RoadmapClock
+from backbone.solver.roadmap.clock import MIN_DESIGN_FACTOR, MIN_PLACE_S, PLACE_SHARE, RoadmapClock
 
 
 def test_each_period_gets_an_even_share_of_what_the_bound_leaves() -> None:
@@ -38,7 +38,7 @@ def test_no_total_limit_keeps_each_stage_s_own_limits() -> None:
 
 
 def test_a_roadmap_reports_its_time_budget_and_keeps_it_off_when_asked() -> None:
-    from backbone.solver.roadmap import plan_roadmap
+    from backbone.solver.roadmap.rolling import plan_roadmap
     from tests.nets import lead_toy
 
     quiet = {"periods": 3, "growth_per_year": {}, "maps": False, "failures": {"workers": 1}}
@@ -57,7 +57,7 @@ def test_roadmap_upgrade_lead_defaults_to_the_scenario_parameter() -> None:
     list uses; an explicit option still wins."""
     from dataclasses import replace
 
-    from backbone.solver.roadmap import plan_roadmap
+    from backbone.solver.roadmap.rolling import plan_roadmap
     from tests.nets import lead_toy
 
     net = lead_toy()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backbone.solver.sparse import incidence, selector
+from backbone.solver.core.sparse import incidence, selector
 
 
 def test_selector_default_columns_sum_rows() -> None:

@@ -12,8 +12,8 @@ import pytest
 from backbone.io import load_scenario, save_scenario
 from backbone.model import Network
 from backbone.solver.checks.survivability import check_survivability
+from backbone.solver.design.survivable.iterate import SurviveOptions, design_survivable
 from backbone.solver.failures import FailureOptions, enumerate_scenarios, sweep
-from backbone.solver.survive import SurviveOptions, design_survivable
 from backbone.validate import build_network
 from tests import nets
 from tests.conftest import SharedRun
@@ -186,7 +186,7 @@ def _routed_network(net: Network, out: Path) -> Network:
     import pandas as pd
 
     from backbone.solver.placement import PlaceOptions
-    from backbone.solver.plan import network_after_placement, placement_demands
+    from backbone.solver.plan.pipeline import network_after_placement, placement_demands
 
     place = json.loads((out / "place.json").read_text())
     flows = pd.DataFrame(place.get("flows") or [])

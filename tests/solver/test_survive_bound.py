@@ -14,8 +14,8 @@ import pytest
 from scipy.optimize import linprog
 
 from backbone.model import Network
+from backbone.solver.design.survivable.iterate import SurviveOptions, design_survivable
 from backbone.solver.failures import FailureOptions
-from backbone.solver.survive import SurviveOptions, design_survivable
 from backbone.validate import build_network
 from tests import nets
 
@@ -153,8 +153,8 @@ def test_bound_time_limit_zero_skips_the_bound() -> None:
 def test_staged_lps_bound_no_higher_than_the_joint_lp(monkeypatch: pytest.MonkeyPatch) -> None:
     """The LPs over the intact state with one failure state each bound no higher than the joint LP; when the
     joint LP is solved after them (not first), the result is the joint optimum, status ``optimal``."""
-    from backbone.solver import survive_bound
-    from backbone.solver.survive_model import full_network
+    from backbone.solver.design.survivable import bound as survive_bound
+    from backbone.solver.design.survivable.model import full_network
 
     net = _ring(150, 200, 1000, (100, 10, 2))
     full = full_network(net)

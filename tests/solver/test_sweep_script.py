@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from backbone.solver.processes import spawn_unsafe_reason
+from backbone.solver.core.processes import spawn_unsafe_reason
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,7 +67,7 @@ def test_guarded_sweep_uses_the_pool(tmp_path: Path) -> None:
 
 def test_spawn_unsafe_reason_reads_the_guard(tmp_path: Path) -> None:
     body = textwrap.dedent("""
-        from backbone.solver.processes import spawn_unsafe_reason
+        from backbone.solver.core.processes import spawn_unsafe_reason
 
         def call():
             return spawn_unsafe_reason() is not None
@@ -88,7 +88,7 @@ def test_spawn_unsafe_reason_reads_the_guard(tmp_path: Path) -> None:
     assert done.stdout.split() == ["top", "True", "guarded", "False", "loop", "True"]
 
 
-@pytest.mark.parametrize("argv", [["-c", "from backbone.solver.processes import spawn_unsafe_reason as m; print(m())"]])
+@pytest.mark.parametrize("argv", [["-c", "from backbone.solver.core.processes import spawn_unsafe_reason as m; print(m())"]])
 def test_no_main_file_is_safe(argv: list[str]) -> None:
     done = subprocess.run([sys.executable, *argv], env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=60)

@@ -1,7 +1,7 @@
 """Column generation's restricted master: built once, then grown by appending the priced columns.
 
 Every master after the first is the previous one with the new columns appended
-(:meth:`~backbone.solver.problem.LinearProgram.add_columns`) and the new holds' rows added; the answers are
+(:meth:`~backbone.solver.core.problem.LinearProgram.add_columns`) and the new holds' rows added; the answers are
 those of the full path LP (as :mod:`tests.solver.test_te_scale` checks for every objective).
 """
 
@@ -13,7 +13,7 @@ import pytest
 
 import backbone.solver.te.colgen as colgen
 from backbone.solver.checks.te import check_te
-from backbone.solver.problem import LinearProgram, Solution
+from backbone.solver.core.problem import LinearProgram, Solution
 from backbone.solver.te import solve_te
 from tests.nets import ALL_PATHS_K, random_te_net
 

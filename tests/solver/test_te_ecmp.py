@@ -8,8 +8,8 @@ import pytest
 
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
-from backbone.solver.ecmp import simulate_ecmp
 from backbone.solver.te import solve_te
+from backbone.solver.te.ecmp import simulate_ecmp
 from tests import nets
 from tests.nets import grid, make_network
 

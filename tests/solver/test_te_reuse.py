@@ -17,7 +17,7 @@ from scipy.optimize import linprog
 
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
-from backbone.solver.impact import assess_state
+from backbone.solver.failures.impact import assess_state
 from backbone.solver.tasks.te import add_bound_and_impact
 from backbone.solver.te import TEOptions, resolve_te, solve_te
 from backbone.solver.te.formulations import build_formulation

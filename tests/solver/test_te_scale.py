@@ -290,7 +290,7 @@ def test_default_te_on_the_shipped_scenario_is_within_one_percent_of_its_bound()
 def test_shortfall_is_measured_over_every_path_when_the_routing_was() -> None:
     """An overloaded state whose min-MLU routing came from column generation (``auto`` after a wide path LP gap)
     has its shortfall measured by max-throughput over every path too, not over the narrower candidates."""
-    from backbone.solver.impact import assess_state
+    from backbone.solver.failures.impact import assess_state
 
     escalated, narrower = 0, 0
     for seed in range(6):

@@ -168,7 +168,7 @@ def test_te_impact_is_unknown_when_the_source_flow_engine_routed(monkeypatch: py
     failure sweeps' ``srcflow`` method."""
     import math
 
-    import backbone.solver.impact as impact
+    import backbone.solver.failures.impact as impact
     import backbone.solver.te.colgen as colgen
     from backbone.solver.tasks.te import TEOptions, run_te_task
 

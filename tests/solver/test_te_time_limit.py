@@ -11,9 +11,9 @@ import pytest
 from backbone.errors import SolverError
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
-from backbone.solver.deadline import Deadline, TimeLimitReached
-from backbone.solver.paths import candidate_paths, clear_cache
-from backbone.solver.synthetic import synthetic_backbone
+from backbone.solver.core.deadline import Deadline, TimeLimitReached
+from backbone.solver.paths.candidates import candidate_paths, clear_cache
+from benchmarks.synthetic import synthetic_backbone
 from backbone.solver.tasks.te import TEOptions, run_te_task
 from backbone.solver.te import solve_te
 
@@ -104,7 +104,7 @@ def test_colgen_master_stopped_by_the_limit_falls_back(monkeypatch: pytest.Monke
     solution yet) is a time limit, not a solver error: the solve returns the lowest-latency fallback with
     status ``time_limit`` (this made the default ``backbone te`` exit 4 on the 400-site synthetic backbone,
     whose impact figures run a max-throughput column generation)."""
-    from backbone.solver.problem import Solution, Status
+    from backbone.solver.core.problem import Solution, Status
     from backbone.solver.te import colgen
 
     def stopped(self: object, name: str, costs: object, bounds: object) -> Solution:
@@ -172,7 +172,7 @@ def test_an_edge_solve_stopped_by_the_limit_is_not_reported_as_a_bound(monkeypat
 def test_a_kernel_still_compiling_does_not_hold_the_deadline() -> None:
     """A compiled kernel's first call (numba compiles it, minutes on a loaded machine) waits at most until the
     deadline, then stops with a time-limit error that says the kernel was compiling."""
-    from backbone.solver.deadline import call_compiled
+    from backbone.solver.core.deadline import call_compiled
 
     def slow(x: int) -> int:
         time.sleep(3.0)
@@ -192,7 +192,7 @@ def test_the_shipped_scenario_stops_at_a_tiny_limit_even_while_the_path_kernel_c
     """Issue #32: an API te job with k_paths=4 ran 336 s against 120 s, stuck in path search (the first run after
     installing compiles the path kernel). The whole te task, impact included, ends within its limit + slack."""
     from backbone.io import load_scenario
-    from backbone.solver import path_kernels
+    from backbone.solver.paths import kernels as path_kernels
 
     net = load_scenario()
     for limit in (0.01, 0.05):

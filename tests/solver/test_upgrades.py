@@ -6,7 +6,7 @@ import pytest
 
 from backbone.model import Network
 from backbone.solver.backends import available_backends
-from backbone.solver.upgrades import plan_path_upgrades, verify_path_upgrades
+from backbone.solver.design.upgrades import plan_path_upgrades, verify_path_upgrades
 
 # triangle links: 10 Gbps, 100 km; here one module = 10 Gbps at 60,000 + 30 x 100 USD, up to 100 Gbps
 MODULE_USD = 63_000.0
@@ -57,7 +57,7 @@ def test_slo_limits_the_paths_upgrades_may_use(tri: Network) -> None:
     r = plan_path_upgrades(net, [()], utilisation_ceiling=1.0)
     assert list(r.upgrades["link"]) == ["AC"]
     # and the edge-based design (no latency limits) needs nothing
-    from backbone.solver.upgrades import design_upgrades
+    from backbone.solver.design.upgrades import design_upgrades
 
     assert design_upgrades(net, "none", 1.0, time_limit_s=30).cost_usd == pytest.approx(0.0)
 

@@ -4,7 +4,7 @@ The package holds one module per file kind: :mod:`.network` (network files, :fun
 :mod:`.model` (the 8-letter model codes and model files, :func:`parse_model_code`,
 :func:`parse_model_file`), :mod:`.solution` (solution files, :func:`parse_solution`) and :mod:`.mapping`
 (an SNDlib network as a backbone scenario and back, :func:`load_sndlib`, :func:`sndlib_from_network`).
-Everything is parsing and mapping; building and solving a design is :mod:`backbone.solver.sndlib`.
+Everything is parsing and mapping; building and solving a design is :mod:`backbone.solver.design.sndlib`.
 
 :func:`parse_sndlib` reads every section of an SNDlib 1.0 network file (``META``, ``NODES``,
 ``LINKS`` with pre-installed capacity/cost, routing cost, setup cost and module list,
@@ -44,7 +44,7 @@ Mapping rules (documented once, here)
 * **Demands** are kept one record per SNDlib demand, ``src -> dst`` as written, with
   ``demand_gbps = routing_unit x demand_value`` converted to Gbps; whether they are directed is
   decided later by the SNDlib model (see :mod:`backbone.io.sndlib.model` and
-  :mod:`backbone.solver.sndlib`).
+  :mod:`backbone.solver.design.sndlib`).
 * **Design data inside the scenario.** What the tables cannot hold is kept in
   ``meta["sndlib"]``: ``links`` maps each link id to ``{"preinstalled": units, "setup_cost": c,
   "modules": [[capacity units or null for UNLIMITED, cost], ...]}`` and ``demands`` maps each

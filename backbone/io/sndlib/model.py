@@ -6,7 +6,7 @@ Model code, position by position: 1 demand model ``U``/``D``; 2 link model ``U``
 6 admissible paths ``A`` all / ``E`` explicit list; 7 hop limits ``N`` ignored / ``Y``;
 8 survivability ``N`` none / ``P`` 1+1 / ``S`` shared path / ``U`` unrestricted reconfiguration.
 
-Every code parses; the backbone's design solver (:mod:`backbone.solver.sndlib`) solves the subset in
+Every code parses; the backbone's design solver (:mod:`backbone.solver.design.sndlib`) solves the subset in
 :data:`SUPPORTED` (demand U/D, link U/B/D, capacity M/E/L, fixed charge N/Y, continuous routing over all
 paths without hop limits, survivability N and U), and :meth:`SndlibModel.unsupported` names the others.
 """
@@ -38,7 +38,7 @@ ALIASES: dict[str, str] = {"SINGLE_MODULAR_LINK_CAPACITIES": "SINGLE_MODULAR_CAP
 
 SUPPORTED: dict[str, str] = {"demand": "UD", "link": "UBD", "capacity": "MEL", "fixed_charge": "NY",
                              "routing": "C", "paths": "A", "hop_limits": "N", "survivability": "NU"}
-"""Code letters the design solver (:mod:`backbone.solver.sndlib`) can solve, per position."""
+"""Code letters the design solver (:mod:`backbone.solver.design.sndlib`) can solve, per position."""
 
 
 @dataclass(frozen=True)

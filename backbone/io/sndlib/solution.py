@@ -1,5 +1,5 @@
 """SNDlib native solution files: link configurations and routings per state, parsed into an
-:class:`SndlibSolution` (the writer, which needs a design, is :func:`backbone.solver.sndlib.write_solution`).
+:class:`SndlibSolution` (the writer, which needs a design, is :func:`backbone.solver.design.sndlib.write_solution`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,56 @@
+"""Options of one survivable design (:func:`backbone.solver.design.survivable.iterate.design_survivable`), in the project's one
+vocabulary (``survive``, ``utilisation_ceiling``, ``k_paths``, ``time_limit_s``); the older spellings are accepted."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+from backbone.solver.backends import BackendName
+
+SurviveKind = Literal["link", "srlg", "site", "srlg,link", "none"]
+"""Failure kinds a design can survive (every single element of the kind; ``srlg,link`` every single SRLG and every
+single link, the union of both sets of states), or ``none`` (the intact state only)."""
+
+
+class SurviveOptions(BaseModel):
+    """Options of :func:`~backbone.solver.design.survivable.iterate.design_survivable`.
+
+    Example
+    -------
+    >>> SurviveOptions(survive="link", utilisation_ceiling=0.7).failure_utilisation_ceiling
+    1.0
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    survive: SurviveKind = Field(
+        "srlg", validation_alias=AliasChoices("survive", "failure_kind", "survivability"),
+        description="Failure kind every single element of which the design must carry: link, srlg, site, "
+                    "srlg,link (both single-SRLG and single-link states, in one design), or none (the intact "
+                    "state only). Also accepted as 'failure_kind'.")
+    utilisation_ceiling: float = Field(0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
+                                       description="Utilisation ceiling in the intact state (also 'ceiling').")
+    failure_utilisation_ceiling: float = Field(
+        1.0, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
+        description="Utilisation ceiling in failure states (also 'failure_ceiling').")
+    k_paths: int = Field(4, ge=1, le=64, validation_alias=AliasChoices("k_paths", "paths", "k"),
+                         description="Candidate paths per demand and state (also 'paths').")
+    backend: BackendName = Field("highs", description="MIP backend.")
+    time_limit_s: float = Field(60.0, gt=0, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+                                description="Seconds per MIP solve; the whole design stops after "
+                                            "DESIGN_BUDGET_FACTOR times that (also 'time_limit').")
+    mip_gap: float = Field(1e-3, ge=0, lt=1, description="Relative MIP gap at which a design MIP stops.")
+    max_iterations: int = Field(10, ge=1, le=50,
+                                description="Most MIP solves (what is still violated after them is reported).")
+    max_states: int | None = Field(None, ge=1, le=100_000,
+                                   description="Most failure states the working set may hold (default: no cap; "
+                                               "capped states are reported as violated).")
+    bound_time_limit_s: float = Field(
+        60.0, ge=0, le=86_400,
+        description="Seconds for the true lower bound (an LP relaxation over every candidate route and every path, "
+                    ":mod:`backbone.solver.design.survivable.bound`); 0 skips it (no bound, no gap).")
+    candidates: bool = Field(True, validation_alias=AliasChoices("candidates", "use_candidates"),
+                             description="Whether new routes from the candidates table may be built "
+                                         "(false: upgrades of existing links only).")

@@ -1,0 +1,357 @@
+"""What the plan reports: the headline, the map values, the maps and charts (:func:`draw_images`) and the report's
+data (:func:`report_data`, rendered by :func:`backbone.report.render_report`)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol
+
+import pandas as pd
+
+from backbone.artifacts import ArtifactWriter
+from backbone.errors import ValidationError
+from backbone.model import Network
+from backbone.serialize import count_text, gbps_text
+from backbone.solver.core.progress import ProgressFn
+
+__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images", "headline_text",
+           "link_check_text", "plan_map", "report_data"]
+
+logger = logging.getLogger(__name__)
+
+
+class ReportOptions(Protocol):
+    """The plan options the report shows (:class:`backbone.solver.tasks.plan.PlanOptions` has them)."""
+
+    skip_upgrades: bool
+    demand_growth: float
+    plan_file: str | None
+    plan_text: str | None
+
+
+KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site",
+              "srlg,link": "single-SRLG and single-link"}
+"""The failure kinds in words, as every survivability claim names them (headline, report, CLI)."""
+
+
+def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int,
+                  link_check: dict[str, Any] | None = None) -> str:
+    """The one sentence the report opens with; never contradicts the tables below it. It names the failure kinds
+    the claim covers, and with ``link_check`` (a design that did not target single links) says how many
+    single-link failures the planned backbone carries too."""
+    what = KIND_WORDS.get(sv["failure_kind"], sv["failure_kind"])
+    text = f"survives {sv['survived']} of {sv['states']} {what} failures"
+    if skipped:
+        return f"Nothing was designed (--skip-upgrades): the backbone as it is {text}."
+    cost = ds.get("cost_usd")
+    money = "–" if cost is None else f"{float(cost) / 1e6:,.1f} M USD"
+    bound = "" if ds.get("lower_bound_usd") is None else (
+        f", lower bound {float(ds['lower_bound_usd']) / 1e6:,.1f} M, gap {100 * float(ds.get('gap') or 0):.1f} %")
+    parts = [f"After the plan ({money}{bound}: {count_text(n_up, 'link')} upgraded, {count_text(n_new, 'new route')}) "
+             f"the backbone {text}"]
+    if sv["not_survivable"]:
+        parts.append(f"{len(sv['not_survivable'])} cannot be survived by any candidate (reasons listed)")
+    if sv["violated"]:
+        parts.append(f"{len(sv['violated'])} are still not carried ({', '.join(sv['violated'][:3])}"
+                     f"{'…' if len(sv['violated']) > 3 else ''})")
+    if link_check:
+        parts.append(link_check_text(link_check))
+    return "; ".join(parts) + "."
+
+
+def link_check_text(lc: dict[str, Any]) -> str:
+    """``"not designed for single links, it carries 230 of 236 single-link failures"`` (report, CLI, headline)."""
+    return (f"not designed for single-link failures, it carries {lc['survived']} of {lc['states']} of them"
+            + (f" ({', '.join(lc['not_carried'][:3])}{'…' if len(lc['not_carried']) > 3 else ''} not carried)"
+               if lc["not_carried"] else ""))
+
+
+def bound_text(ds: dict[str, Any]) -> str:
+    """The design's cost, its true lower bound and gap, then the restricted optimum with its restriction, in one
+    sentence (the report, ``backbone plan`` and ``backbone design`` say it alike)."""
+    def money(v: Any) -> str:
+        if v is None:
+            return "–"
+        return f"{float(v) / 1e6:,.1f} M USD" if abs(float(v)) >= 1e5 else f"{float(v):,.0f} USD"
+
+    b = ds.get("bound") or {}
+    text = (f"cost {money(ds.get('cost_usd'))}; lower bound {money(ds.get('lower_bound_usd'))}, gap "
+            + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.1f} %"))
+    if b:
+        text += (f" (LP relaxation over every candidate route and path, the intact state and {max(0, b['states'] - 1)} "
+                 f"failure states: bound LP {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
+                 + ")")
+    r = ds.get("restricted_optimum") or {}
+    if r:
+        text += (f"; restricted optimum {money(r.get('cost_usd'))} (its bound {money(r.get('bound_usd'))}, "
+                 f"{r.get('status')}) among {r.get('restriction')}")
+    return text
+
+
+def plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
+    pm = ps.get("map") or {}
+    tm = ts.get("map") or {}
+    return {"link_values": {"utilisation": (tm.get("link_values") or {}).get("utilisation", {})},
+            "site_values": pm.get("site_values", {}), "assignments": pm.get("assignments", []),
+            "failed_links": []}
+
+
+def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_demands: pd.DataFrame, fs: dict[str, Any],
+          ps: dict[str, Any], writer: ArtifactWriter, maps: bool,
+          progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
+    """Maps and charts through ``writer``; returns the images the report embeds."""
+    from backbone.maps import render_map_bytes
+    from backbone.maps.charts import chart_from_result
+
+    images: dict[str, tuple[bytes, str]] = {}
+    if not maps:
+        return images
+    title = f"{routed.name}: the plan"
+    sub = (f"{summary['gpus_added']:,.0f} GPUs added · max utilisation {100 * (summary['mlu'] or 0):.0f} % · "
+           f"{summary['failure_scenarios']} {summary['failure_kind']} failures swept")
+    result = {"map": summary["map"]}
+    data = render_map_bytes(after, "png", {"map": summary["map_after"]}, title=f"{routed.name}: after the plan",
+                            subtitle=after_subtitle(summary), size="1600x900")
+    writer.bytes("map_after.png", data)
+    images["after"] = (data, "png")
+    after_doc = {"map": summary["map_after"]}
+    after_title, after_sub = f"{routed.name}: after the plan", after_subtitle(summary)
+    # today's links with the placement's traffic (PNG), and the planned backbone with what was bought (the rest)
+    jobs = [("map_world.png", "png", 0.0, False), ("map_pacific.png", "png", 150.0, False),
+            ("map.svg", "svg", 0.0, True), ("map.html", "html", 0.0, True), ("map.geojson", "geojson", 0.0, True)]
+    for i, (name, fmt, center_lon, planned) in enumerate(jobs):
+        progress(0.8 * i / len(jobs), f"drawing {name}")
+        size = "1600x900" if fmt == "png" else "1920x1080"
+        data = render_map_bytes(after if planned else routed, fmt, after_doc if planned else result,
+                                title=after_title if planned else title, subtitle=after_sub if planned else sub,
+                                size=size, center_lon=center_lon)
+        writer.bytes(name, data)
+        if name == "map_world.png":
+            images["world"] = (data, "png")
+        elif name == "map_pacific.png":
+            images["pacific"] = (data, "png")
+    charts: list[tuple[str, str, dict[str, Any]]] = [
+        ("utilisation", "chart_utilisation.png", {"map": summary["map"]}),
+        ("latency", "chart_latency.png", {"latency": _latency_records(routed, te_demands),
+                                          "latency_weight_name": "carried Gbps", "latency_path": "routed paths"}),
+        ("impact", "chart_failures.png", _impact_doc(fs)),
+        ("cost", "chart_cost.png", {"sites": [r for r in ps.get("sites") or [] if (r.get("gpus_added") or 0) > 0]}),
+    ]
+    for kind, name, doc in charts:
+        try:
+            data = chart_from_result(kind, doc, routed, fmt="png", size=(1200, 675))
+        except ValidationError as exc:  # nothing to chart (e.g. no failure hurts, nothing built)
+            logger.info("chart %s skipped: %s", kind, exc)
+            continue
+        writer.bytes(name, data)
+        images[kind] = (data, "png")
+    progress(1.0, "maps and charts drawn")
+    return images
+
+
+def after_subtitle(summary: dict[str, Any]) -> str:
+    """The subtitle of the maps of the planned backbone: what was bought, utilisation and survivability."""
+    sv = summary["survivability"]
+    bought = (f"{count_text(summary['routes_built'], 'new route')}, {count_text(summary['links_upgraded'], 'link')} "
+              f"upgraded, {count_text(round(summary['gpus_added']), 'GPU')} added")
+    return (f"{bought} · max utilisation {100 * (summary['mlu_after'] or 0):.0f} % · survives {sv['survived']} of "
+            f"{sv['states']} {KIND_WORDS.get(sv['failure_kind'], sv['failure_kind'])} failures")
+
+
+def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:
+    """The failure chart's input (``fs``: the sweep of today's network and traffic): each failure's impact (Gbps:
+    unmet at <= 100 % utilisation, SLO violations and traffic lost with failed sites), or the worst utilisation
+    when no failure has any impact."""
+    impact = {r["scenario"]: r["impact_gbps"] for r in fs["scenarios"] if (r.get("impact_gbps") or 0) > 1e-6}
+    if impact:
+        return {"impact": impact, "impact_label": "Failure impact today (Gbps)"}
+    return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]},
+            "impact_label": "Max link utilisation today"}
+
+
+def _protects_text(states: Any) -> str:
+    if not states:
+        return ""
+    failures = [s for s in states if s != "intact"]
+    text = ", ".join(failures[:6]) + (f" and {len(failures) - 6} more" if len(failures) > 6 else "")
+    return ("intact state; " if "intact" in states else "") + text
+
+
+def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per-demand one-way latency of the routed traffic with its region pair (for the latency CDF), from the
+    routing stage's demand table (:attr:`TEResult.demands`)."""
+    d = demands[(demands["carried_gbps"] > 0) & demands["latency_ms"].notna()]
+    region = net.sites["region"]
+    a, b = region.reindex(d["src"]).to_numpy(), region.reindex(d["dst"]).to_numpy()
+    pair = [f"{x}–{y}" if str(x) <= str(y) else f"{y}–{x}" for x, y in zip(a, b, strict=True)]
+    return [{"region_pair": p, "latency_ms": float(v), "weight": float(w)}
+            for p, v, w in zip(pair, d["latency_ms"], d["carried_gbps"], strict=True)]
+
+
+def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
+                 ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
+                 files: list[str], today: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The plan report's template data from the plan's summary and each stage's summary.
+
+    ``fs`` is the failures stage's sweep (the network with the placement's GPUs and traffic, before the upgrades);
+    ``today`` the sweep of the scenario as given (``backbone failures`` on it), shown as "what breaks today"."""
+    kpis = _plan_kpis(summary, opts, ds)
+    metros = _placement_metros(ps)
+    busiest = _busiest_links(summary, routed)
+    notes = _plan_notes(ps, ds, opts)
+    assumptions = _plan_assumptions(summary, opts, ps, ts, ds)
+    return {
+        "title": f"Backbone plan: {net.name}",
+        "subtitle": f"{len(net.sites)} sites, {len(net.links)} links, {len(net.demands)} demands · "
+                    f"created {summary['created_utc']}",
+        "kpis": kpis,
+        "notes": notes,
+        "stages": summary["stages"],
+        "placement_sites": [{"site": r.get("site", r.get("id")), **r} for r in (ps.get("sites") or [])
+                            if (r.get("gpus_after") or 0) > 0],
+        "placement_metros": metros,
+        "busiest_links": busiest,
+        "failures_today": _failures_block(today) if today is not None else None,
+        "failures_with_plan_traffic": _failures_block(fs),
+        "upgrades": [{**r, "protects_text": _protects_text(r.get("protects"))} for r in upgrades.to_dict("records")],
+        "upgrade_cost_usd": ds.get("cost_usd"),
+        "headline": summary["headline"],
+        "headline_ok": not summary["survivability"]["violated"] and not opts.skip_upgrades,
+        "survivability": summary["survivability"],
+        "link_survivability": summary.get("link_survivability"),
+        "link_survivability_text": link_check_text(summary["link_survivability"])
+        if summary.get("link_survivability") else "",
+        "before_after": summary["before_after"],
+        "failure_words": KIND_WORDS.get(summary["failure_kind"], summary["failure_kind"]),
+        "design_note": _design_note(summary, ds, opts),
+        "assumptions": assumptions,
+        "provenance": {"scenario": net.name, "scenario_fingerprint": summary["scenario_fingerprint"],
+                       "scenario_version": str(net.meta.get("version", "")),
+                       "software_version": summary["software_version"], "created_utc": summary["created_utc"],
+                       "plan_file": opts.plan_file or "(none: defaults)", "plan_text": opts.plan_text or ""},
+        "files": sorted(set(files) | {"report.html", "plan.json"}),
+    }
+
+
+def _failures_block(fs: dict[str, Any]) -> dict[str, Any]:
+    """One sweep as the report shows it: counts, the worst scenarios and the links driven highest."""
+    return {"scenarios": fs["scenarios_run"], "survived": fs["survived"], "not_survived": fs["not_survived"],
+            "worst": fs.get("worst", []), "worst_by_link": fs.get("worst_by_link", []), "notes": fs.get("notes", [])}
+
+
+def _money(v: Any) -> str:
+    return "–" if v is None else f"{float(v) / 1e6:,.1f} M USD"
+
+
+def _by_class_text(by_class: dict[str, float] | None) -> str:
+    if not by_class:
+        return "–"
+    return ", ".join(f"{cls} {gbps_text(v)} Gbps" for cls, v in by_class.items())
+
+
+def _residency_text(residency: dict[str, Any] | None) -> str:
+    if not residency:
+        return "–"
+    return f"{residency['violations']} ({residency['gpus']:,.0f} GPUs) under {residency['rules']} rules"
+
+
+def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any]) -> list[tuple[str, str]]:
+    """The headline figures (label, value) at the top of the report."""
+    kpis = [
+        ("GPUs added", f"{summary['gpus_added']:,.0f}"),
+        ("placement cost (capex + opex)", _money(summary["placement_cost_usd"])),
+        ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
+        ("max link utilisation with the plan's traffic: before → after the upgrades",
+         f"{100 * (summary['mlu'] or 0):.1f} % → {100 * (summary['mlu_after'] or 0):.1f} %"),
+        ("traffic carried (with the plan's traffic)", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
+        ("unmet traffic (≤ 100 %) with the plan's traffic: before → after",
+         f"{gbps_text(summary['unmet_gbps'])} → {gbps_text(summary['unmet_gbps_after'])} Gbps"),
+        ("unmet after the plan, per class", _by_class_text(summary.get("unmet_by_class_gbps_after"))),
+        ("failure states with latency-SLO violations before → after",
+         f"{(summary.get('slo_violations') or {}).get('states', '–')} → "
+         f"{(summary.get('slo_violations_after') or {}).get('states', '–')}"),
+        ("residency violations (assignments, GPUs)", _residency_text(summary.get("residency"))),
+        (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
+        *([("failures not carried today (today's network and traffic)",
+            f"{today['not_survived']} of {today['scenarios']}")] if (today := summary.get("failures_today")) else []),
+        ("failures not carried with the plan's GPU traffic: before → after the upgrades",
+         f"{summary['failures_with_unmet_demand']} → {summary['failures_with_unmet_demand_after']}"),
+        *((("single-link failures carried after (not designed for)",
+            f"{summary['link_survivability']['survived']} of {summary['link_survivability']['states']}"),)
+          if summary.get("link_survivability") else ()),
+        ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
+         f"{_money(summary['upgrade_cost_usd'])} ({_money(summary['upgrade_lower_bound_usd'])}, "
+         + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
+        ("restricted optimum", "–" if opts.skip_upgrades or not ds.get("restricted_optimum") else
+         f"{_money(ds['restricted_optimum']['cost_usd'])} among " + str(ds["restricted_optimum"]["restriction"])),
+        ("links upgraded / new routes", "–" if opts.skip_upgrades else
+         f"{summary['links_upgraded']} / {summary['routes_built']}"),
+    ]
+    return kpis
+
+
+def _placement_metros(ps: dict[str, Any]) -> list[dict[str, Any]]:
+    """Placement's metro rows, each with its worst round trip over the sites serving it."""
+    metros = []
+    assign = pd.DataFrame(ps.get("assignments") or [])
+    rtt = assign.groupby(["metro", "class"])["rtt_ms"].max() if len(assign) else pd.Series(dtype=float)
+    for r in ps.get("metros") or []:
+        metros.append({**r, "rtt_ms": float(rtt.get((r.get("metro"), r.get("class")), float("nan")))})
+    return metros
+
+
+def _busiest_links(summary: dict[str, Any], routed: Network) -> list[dict[str, Any]]:
+    """The 15 busiest links of the routed network, with cable system and capacity."""
+    util = pd.Series((summary["map"]["link_values"] or {}).get("utilisation", {}), dtype=float)
+    return [{"link": k, "cable_system": routed.links.at[k, "cable_system"] or "terrestrial",
+             "capacity_gbps": float(routed.links.at[k, "capacity_gbps"]), "utilisation": float(v)}
+            for k, v in util.sort_values(ascending=False).head(15).items() if k in routed.links.index]
+
+
+def _plan_notes(ps: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> list[str]:
+    """Notes on placement infeasibility, an infeasible design and ``--skip-upgrades``."""
+    notes = []
+    if ps.get("infeasibility"):
+        notes += [f"placement: {x}" for x in ps["infeasibility"][:5]]
+    if ds.get("status") == "infeasible":
+        notes.append(f"upgrades: {ds.get('message', 'infeasible')}")
+    if opts.skip_upgrades:
+        notes.append("--skip-upgrades: nothing was designed. The tables show the backbone as it is, with the "
+                     "placement's traffic.")
+    return notes
+
+
+def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str, Any], ts: dict[str, Any],
+                      ds: dict[str, Any]) -> list[str]:
+    """The assumptions paragraph: latency, placement, demand growth, routing, failures and design."""
+    place_o = ps.get("options") or {}
+    return [
+        "Latency: fibre group index 1.468 (≈4.90 µs/km one way) plus 0.05 ms per link; terrestrial links without "
+        "route geometry at 1.25 × the geodesic.",
+        f"Placement: {place_o.get('kw_per_gpu', '?')} kW per GPU all-in, blocks of {place_o.get('block_gpus', '?')} GPUs, "
+        f"{place_o.get('horizon_years', '?')}-year opex horizon, {place_o.get('gbps_per_gpu', '?')} Gbps of backbone "
+        "traffic per inference GPU served remotely; SLOs "
+        + ", ".join(f"{c['name']} {c['slo_rtt_ms']:.0f} ms RTT" for c in place_o.get("classes", [])) + ".",
+        f"Demand growth factor {opts.demand_growth:g}.",
+        f"Routing: TE objective {ts.get('objective')} over {ts.get('paths_k')} candidate paths per demand; latency "
+        "SLOs are hard constraints.",
+        f"Failures: every {summary['failure_kind']} failure re-routed over the latency-admissible candidate paths. "
+        "Impact: traffic that cannot be carried at ≤ 100 % utilisation beyond what the intact network leaves "
+        "unmet (per class), latency-SLO violations and traffic lost with failed sites, each apart; the same "
+        "figures as `backbone failures` and the `impact` block of `backbone te`.",
+        f"Design: whole modules on existing links (links.module_gbps at links.module_cost_usd, up to "
+        f"max_capacity_gbps) and candidate routes (fixed cost + modules, candidates table) chosen jointly in one "
+        f"MIP so the intact network fits within {100 * float(ds.get('ceiling') or 0.8):.0f} % utilisation and every "
+        f"failure state within {100 * float(ds.get('failure_ceiling') or 1.0):.0f} %; states are added to the model "
+        "as the sweep of the designed network finds them violated, until none is. A state is excused only when no "
+        "candidate can help (reason listed).",
+    ]
+
+
+def _design_note(summary: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> str:
+    """One sentence on the design: iterations, states, cost, bound and gap (or nothing designed)."""
+    return "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
+        f"{count_text(summary['design_iterations'], 'design iteration')}; "
+        f"{count_text(summary['states_examined'] or 0, 'state')} examined, "
+        f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
+        + bound_text(ds) + ".")

@@ -1,0 +1,248 @@
+"""One period's backbone step of the roadmap: the survivable design within what can be online and what the
+budget allows (:func:`design_period`), with its fallbacks (the intact-state design, then nothing).
+
+Only what can be online in period ``t`` is offered: link upgrades when ``t >= ceil(upgrade_lead / qpp)``;
+candidates whose ``lead_time_quarters`` allows an order at or after the first period and whose
+``available_from`` (ready-for-service quarter) is not after the period's first quarter. Each build is
+committed ``ceil(lead / qpp)`` periods before ``t`` and its capex charged to that period's budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.errors import InfeasibleError, SolverError
+from backbone.model import Network
+from backbone.solver.core.progress import ProgressFn
+from backbone.solver.roadmap.budget import affordable, fits_budget
+from backbone.solver.roadmap.options import RoadmapOptions, quarter_number
+
+__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "period_bounds", "restore_network",
+           "sweep_survivability"]
+
+PERIOD_DESIGN_BUDGET_FACTOR = 4.0
+"""Wall-clock budget of a period's survivable design in multiples of ``design.time_limit_s``. Every iteration
+sweeps all the states (8 s on an idle 2-core machine, 20-30 s on a busy one); four times the 15 s default
+lets a period whose new routes move TE's paths onto a state not yet modelled run its second iteration."""
+
+SOLVER_RETRY_FACTORS = (1.0, 4.0)
+"""A period's design that finds no solution within ``time_limit_s`` is tried again with 4 x the limit; if that
+fails too, the period builds the intact-state design (or nothing) and says why (``design.solver_note``)."""
+
+
+@dataclass
+class _Offer:
+    """What the period's design may build: its network (upgrades capped, unready candidates dropped)."""
+
+    network: Network
+    offered: list[str]
+    withheld: int
+    upgrades: bool
+
+    @property
+    def buildable(self) -> bool:
+        return self.upgrades or bool(self.offered)
+
+
+def _offer(routed: Network, opts: RoadmapOptions, t: int) -> _Offer:
+    """Upgrades only once one ordered in the first period can be online; candidates after their lead time and
+    not before their ready-for-service quarter."""
+    links0 = routed.links
+    up_c = t - opts.lead_periods(opts.upgrade_lead_quarters)
+    dnet = routed
+    if up_c < 0:  # no upgrade can be online yet
+        dnet = replace(dnet, links=links0.assign(max_capacity_gbps=links0["capacity_gbps"]))
+    cands = routed.candidates
+    offered: list[str] = []
+    if len(cands):
+        lead_p = cands["lead_time_quarters"].map(opts.lead_periods)
+        rfs_ok = cands["available_from"].map(
+            lambda q: not str(q).strip() or quarter_number(str(q)) <= opts.first_quarter(t))
+        ok = (t - lead_p >= 0) & rfs_ok
+        offered = [str(c) for c in cands.index[ok]]
+        dnet = dnet.drop_candidates([str(c) for c in cands.index[~ok]])
+    return _Offer(dnet, offered, len(cands) - len(offered), up_c >= 0)
+
+
+def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, progress: ProgressFn,
+                notes: list[str], warm_states: Sequence[str] = (),
+                budget_factor: float = PERIOD_DESIGN_BUDGET_FACTOR) -> Any | None:
+    """The survivable design (``survive``: a failure kind or ``none``), retried with a longer time limit
+    (:data:`SOLVER_RETRY_FACTORS`); each failure is noted in ``notes``, and ``None`` when every try failed.
+    ``warm_states`` start its working set (the states the previous period's design found binding); its wall-clock
+    budget is ``budget_factor`` times ``design.time_limit_s`` (the roadmap's clock sets it)."""
+    from backbone.solver.design.survivable.iterate import design_survivable
+
+    limit = float(design_opts.time_limit_s)
+    for factor in SOLVER_RETRY_FACTORS:
+        try:
+            return design_survivable(
+                dnet, design_opts.survive_options(survive, fail_opts.k_paths, time_limit_s=limit * factor).model_copy(
+                    update={"bound_time_limit_s": 0.0}),  # the roadmap's own bound covers every period
+                sweep_options=fail_opts, initial_states=warm_states, budget_factor=budget_factor / factor,
+                progress=progress)
+        except SolverError as exc:
+            notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
+    return None
+
+
+def _build_rows(upgrades: pd.DataFrame, cands: pd.DataFrame, opts: RoadmapOptions, t: int,
+                labels: list[str]) -> list[dict[str, Any]]:
+    """The design's upgrades as roadmap builds: online in ``t``, committed their lead time earlier."""
+    rows = []
+    for r in upgrades.to_dict("records"):
+        new = r["action"] == "new route"
+        lead = int(cands.at[r["link"], "lead_time_quarters"]) if new else opts.upgrade_lead_quarters
+        c = t - opts.lead_periods(lead)
+        rows.append({"id": str(r["link"]), "action": str(r["action"]), "site_a": str(r["site_a"]),
+                     "site_b": str(r["site_b"]), "kind": str(r["kind"]), "modules": int(r["modules"]),
+                     "added_gbps": float(r["added_gbps"]), "gpus": 0.0, "cost_usd": float(r["cost_usd"]),
+                     "lead_time_quarters": lead, "committed": labels[c], "online": labels[t],
+                     "committed_index": c, "online_index": t,
+                     "available_from": str(cands.at[r["link"], "available_from"]) if new else ""})
+    return rows
+
+
+def _fits(rows: list[dict[str, Any]], budgets: list[float], committed: list[float], carry: float) -> bool:
+    trial = list(committed)
+    for b in rows:
+        trial[b["committed_index"]] += b["cost_usd"]
+    return fits_budget(budgets, trial, carry)
+
+
+def _survivability_of(res: Any, withheld: int, label: str) -> dict[str, Any]:
+    sv = res.survivability()
+    if withheld:  # "even with every candidate built" means every candidate that can be online by now
+        sv["not_survivable"] = [{**x, "reason": f"{x['reason']}; {withheld} candidate route(s) cannot be online "
+                                                f"by {label} (lead time or ready-for-service date)"}
+                                for x in sv["not_survivable"]]
+    return sv
+
+
+def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[str], kind: str, fail_opts: Any,
+                  design_opts: Any, budgets: list[float], committed: list[float],
+                  progress: ProgressFn, warm_states: Sequence[str] = (),
+                  budget_factor: float = PERIOD_DESIGN_BUDGET_FACTOR) -> dict[str, Any]:
+    """The period's backbone step: survivable design within what can be online and what the budget allows.
+
+    ``warm_states`` (the failure states the previous period's builds protect: capacity persists and demand grows,
+    so where capacity was tight then it likely is again) are in the design's working set from its first MIP on,
+    which saves iterations (each a sweep of every state); any working set gives a valid bound. ``budget_factor``:
+    the design's wall-clock budget in multiples of ``design.time_limit_s`` (the roadmap's clock's share).
+
+    Returns a record with ``mode``, ``status``, ``cost_usd``, ``lower_bound_usd``, ``gap``, ``builds`` (roadmap
+    build rows), ``network`` (after the builds), ``survivability``, ``working_set`` (the failure states the
+    survivable design modelled), ``binding_states`` (those its builds protect), ``shortfall_usd``, ``budget_note``
+    and ``solver_note``.
+    """
+    offer = _offer(routed, opts, t)
+    out: dict[str, Any] = {"candidates_offered": len(offer.offered), "upgrades": offer.upgrades, "shortfall_usd": 0.0,
+                           "budget_note": "", "states_added": 0, "iterations": 0, "working_set": [],
+                           "binding_states": []}
+    if not offer.buildable:
+        out.update(mode="nothing buildable", status="skipped", cost_usd=0.0, lower_bound_usd=0.0, gap=0.0,
+                   builds=[], network=routed)
+        out["survivability"] = sweep_survivability(routed, kind, fail_opts)
+        return out
+    notes: list[str] = []
+    res: Any = None
+    try:
+        res = _run_design(offer.network, kind, fail_opts, design_opts, progress, notes, warm_states, budget_factor)
+    except InfeasibleError as exc:
+        out["budget_note"] = f"survivable design infeasible: {exc}"
+    out["solver_note"] = "; ".join(notes)
+    if res is not None:
+        out["working_set"] = list(res.working_set)  # binding whether or not the budget lets the design be built
+        # the states the design's builds protect: the next period's warm start (its capacity is tight in them)
+        out["binding_states"] = sorted({str(x) for p in res.upgrades["protects"] for x in p} - {"intact"}) \
+            if len(res.upgrades) else []
+        rows = _build_rows(res.upgrades, routed.candidates, opts, t, labels)
+        if _fits(rows, budgets, committed, opts.carry_over):
+            # the mode says what was built, and never "survivable" for a design that stopped with violated states
+            mode = "survivable" if res.status in ("optimal", "feasible") else f"survivable, {res.status.replace('_', ' ')}"
+            out.update(mode=mode, status=res.status, cost_usd=res.cost_usd, **period_bounds(res), builds=rows,
+                       network=restore_network(res.network_after, routed),
+                       survivability=_survivability_of(res, offer.withheld, labels[t]),
+                       states_added=len(res.working_set), iterations=len(res.iterations), model=dict(res.model))
+            return out
+        need = res.cost_usd
+        out["shortfall_usd"] = need - affordable(budgets, committed, opts.carry_over, rows)
+        out["budget_note"] = (f"{labels[t]}: the survivable design costs {need / 1e6:,.1f} M USD; the budgets of "
+                              f"its commit periods ({', '.join(sorted({b['committed'] for b in rows}))}) allow "
+                              f"{(need - out['shortfall_usd']) / 1e6:,.1f} M USD")
+    return _intact_fallback(out, offer, routed, opts, t, labels, kind, fail_opts, design_opts, budgets, committed,
+                            progress, notes, why="budget" if res is not None else "solver")
+
+
+def _intact_fallback(out: dict[str, Any], offer: _Offer, routed: Network, opts: RoadmapOptions, t: int,
+                     labels: list[str], kind: str, fail_opts: Any, design_opts: Any, budgets: list[float],
+                     committed: list[float], progress: ProgressFn, notes: list[str], why: str) -> dict[str, Any]:
+    """The cheapest design for the intact state when the survivable one does not fit (``why``: budget or
+    solver); nothing when that does not fit either or finds no solution."""
+    intact = _run_design(offer.network, "none", fail_opts, design_opts, progress, notes)
+    if intact is None:
+        out.update(mode="nothing built (solver)", status="time_limit", cost_usd=0.0, lower_bound_usd=None, gap=None,
+                   builds=[], network=routed, solver_note="; ".join(notes))
+        out["survivability"] = sweep_survivability(routed, kind, fail_opts)
+        return out
+    out["solver_note"] = "; ".join(notes)
+    rows = _build_rows(intact.upgrades, routed.candidates, opts, t, labels)
+    if _fits(rows, budgets, committed, opts.carry_over):
+        out.update(mode=f"intact only ({why})", status=intact.status, cost_usd=intact.cost_usd,
+                   **period_bounds(intact), builds=rows,
+                   network=restore_network(intact.network_after, routed), iterations=len(intact.iterations),
+                   model=dict(intact.model))
+        if why == "budget":
+            out["budget_note"] += "; built the cheapest design for the intact state only"
+    else:
+        out.update(mode="nothing built (budget)", status="budget_limited", cost_usd=0.0, lower_bound_usd=0.0,
+                   gap=0.0, builds=[], network=routed)
+        out["budget_note"] += (f"; even the intact-state design ({intact.cost_usd / 1e6:,.1f} M USD) does not fit: "
+                               "nothing built")
+        out["shortfall_usd"] = max(out["shortfall_usd"], intact.cost_usd)
+    out["survivability"] = sweep_survivability(out["network"], kind, fail_opts)
+    return out
+
+
+def period_bounds(res: Any) -> dict[str, Any]:
+    """A period design's bounds, each named for what it is: ``lower_bound_usd`` and ``gap`` the design's true bound
+    (over every candidate and path; None when not computed: the roadmap's global bound covers every period), and
+    ``restricted_optimum`` ``{bound_usd, gap, status, restriction}``, the MIP's own dual bound, a bound only among
+    the designs its restriction names (the candidates it opened, its ``k`` paths, its working set)."""
+    r = res.restricted_optimum
+    return {"lower_bound_usd": res.lower_bound_usd, "gap": res.gap,
+            "restricted_optimum": {"bound_usd": r.get("bound_usd"), "gap": r.get("gap"), "status": r.get("status"),
+                                   "restriction": r.get("restriction", "")}}
+
+
+def restore_network(after: Network, before: Network) -> Network:
+    """``after`` with the pre-design ``max_capacity_gbps`` of existing links (the design may have capped
+    it to forbid upgrades that cannot be online yet) and every candidate not built (the design saw only
+    those that could be online in its period)."""
+    links0 = before.links
+    links = after.links.copy()
+    common = links.index.intersection(links0.index)
+    links.loc[common, "max_capacity_gbps"] = np.maximum(links0.loc[common, "max_capacity_gbps"].to_numpy(float),
+                                                        links.loc[common, "capacity_gbps"].to_numpy(float))
+    cands = before.candidates
+    return replace(after, links=links, candidates=cands.loc[~cands.index.isin(links.index)])
+
+
+def sweep_survivability(net: Network, kind: str, fail_opts: Any) -> dict[str, Any]:
+    """``{failure_kind, states, survived, not_survivable, violated}`` of a network nothing was designed for."""
+    from backbone.solver.failures import SweepContext, enumerate_scenarios, run_sweep
+
+    if kind == "none":  # the intact state only: no failure state to sweep
+        return {"failure_kind": "none", "states": 0, "survived": 0, "not_survivable": [], "violated": []}
+    sopts = fail_opts.model_copy(update={"kind": kind, "shortfall": False, "derate": None, "scenarios": None,
+                                         "verify": False})
+    scenarios = enumerate_scenarios(net, kind)  # type: ignore[arg-type]
+    records = run_sweep(net, scenarios, sopts, None, SweepContext.build(net, sopts))
+    from backbone.solver.plan.states import survivability_summary
+
+    return survivability_summary(kind, {}, records)

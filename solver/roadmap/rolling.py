@@ -1,0 +1,588 @@
+"""The roadmap: a multi-period build plan with lead times, budgets and cable systems not yet in service.
+
+**Decomposition (rolling horizon).** One model over every period -- placement, routing and a survivable
+design per period with capacity that persists -- is far too large for the shipped scenario (a
+survivable design of one period alone is solved by constraint generation over ~100 failure states).
+The roadmap therefore decides period by period, in order; each period ``t`` (its first quarter ``q_t``):
+
+1. **demand**: the scenario's demands and metro inference GPUs grown to period ``t``
+   (``(1 + rate) ** years since the first period``; rates per region, traffic class and metro);
+2. **GPUs**: the placement (:func:`backbone.solver.placement.solve_placement`) of the period's inference
+   demand on the GPUs already installed plus new blocks. Blocks online in ``t`` are ordered in
+   ``t - ceil(gpu_lead / quarters per period)``; before that is possible no block may be added. When the
+   blocks' capex exceeds what the budget of their commit period allows, the placement is solved again to
+   serve the most demand within that capex (capex-only cost: the budget forces the cheaper sites first);
+3. **backbone**: the survivable design (:func:`backbone.solver.design.survivable.iterate.design_survivable`: upgrades and
+   new routes so the intact state fits within the ceiling and every single failure of the kind is
+   carried) on the network built so far, with the period's traffic and the placement's. Only what can be
+   online in ``t`` is offered: link upgrades when ``t >= ceil(upgrade_lead / qpp)``; candidates whose
+   ``lead_time_quarters`` allows an order at or after the first period and whose ``available_from``
+   (ready-for-service quarter) is not after ``q_t``. Each build is committed ``ceil(lead / qpp)`` periods
+   before ``t`` and its capex charged to that period's budget;
+4. **budget** (GPU blocks are funded first, then the backbone): when the design's capex does not fit the
+   budgets of the periods it is committed in
+   (carry-over included), the period falls back to the cheapest design for the intact state only, then
+   to building nothing; the shortfall is reported per period with its reason.
+
+What is built persists: the next period starts from this period's network (capacity never shrinks).
+
+**Bound and gap.** ``lower_bound_usd`` and ``gap`` come from one LP over every period
+(:mod:`backbone.solver.roadmap.bound`): a proven lower bound on the discounted backbone capex of every
+roadmap with the same GPU placement, lead times, ready-for-service dates and budgets that carries the
+periods' intact states and the failure states their designs found binding, with each period's online
+capacity costing at least the proven bound of that period's MIP (integer modules and routes). The sum of each
+period's design-MIP bound (``step_bounds``) covers only roadmaps that take the same earlier steps; it is
+reported apart. Each period's design starts from the failure states the previous period's builds protect.
+
+The period's backbone step (3 and 4) is :func:`backbone.solver.roadmap.design.design_period`; the budget
+arithmetic is in :mod:`backbone.solver.roadmap.budget`.
+
+**Objective (reported)**: discounted capex (by commit period) + discounted energy opex of the GPUs added +
+penalties for traffic left unmet in the intact state and inference demand left unserved, per period.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.errors import Problem, SolverError, ValidationError
+from backbone.model import Network
+from backbone.serialize import finite_or_none, json_safe
+from backbone.solver.core.options import validate_options
+from backbone.solver.core.progress import ProgressFn, no_progress
+from backbone.solver.plan.states import design_failure_kind
+from backbone.solver.roadmap.bound import RoadmapBound, roadmap_lower_bound
+from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, place_within_budget
+from backbone.solver.roadmap.clock import RoadmapClock
+from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, design_period
+from backbone.solver.roadmap.options import RoadmapOptions, parse_start, stage_options
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RoadmapResult", "budget_ledger", "design_bound", "grow_network", "plan_roadmap", "starting_risk",
+           "starting_risk_record"]
+
+
+@dataclass
+class RoadmapResult:
+    """A roadmap: what is committed when, what comes online when, and what each period looks like.
+
+    Attributes
+    ----------
+    options
+        The options it was planned with.
+    labels
+        Period labels (``2027Q1`` ...).
+    periods
+        One JSON-ready record per period (see :meth:`summary`).
+    builds
+        One row per build: ``id``, ``action`` (``upgrade``, ``new route``, ``gpus``), ``site_a``,
+        ``site_b`` (the site for GPUs), ``kind``, ``modules``, ``added_gbps``, ``gpus``, ``cost_usd``,
+        ``lead_time_quarters``, ``committed``, ``online`` (period labels), ``committed_index``,
+        ``online_index``, ``available_from``.
+    networks
+        The network of each period: what is built by then, with the period's demand (the placement's
+        traffic included) -- each a canonical scenario.
+    utilisation
+        Per period: link utilisation of the min-MLU routing of its network (the one definition).
+    ledger
+        One row per period: ``period``, ``budget_usd``, ``available_usd`` (budget plus carry-over),
+        ``committed_usd``, ``left_usd``.
+    """
+
+    options: RoadmapOptions
+    labels: list[str]
+    periods: list[dict[str, Any]]
+    builds: pd.DataFrame
+    networks: list[Network]
+    ledger: pd.DataFrame
+    seconds: float
+    scenario: str
+    fingerprint: str
+    notes: list[str] = field(default_factory=list)
+    utilisation: list[pd.Series] = field(default_factory=list)
+    bound: RoadmapBound | None = None
+    risk: dict[str, Any] | None = None
+    clock: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready summary: ``status``, ``gap``, ``total_capex_usd``, ``objective_usd`` and ``periods``."""
+        periods = self.periods
+        capex = float(self.builds["cost_usd"].sum()) if len(self.builds) else 0.0
+        net_rows = self.builds[self.builds["action"] != "gpus"] if len(self.builds) else self.builds
+        net_capex = float(net_rows["cost_usd"].sum()) if len(net_rows) else 0.0
+        disc_net = float(sum(periods[int(b["committed_index"])]["discount_factor"] * float(b["cost_usd"])
+                             for b in _records(net_rows))) if len(net_rows) else 0.0
+        glob: dict[str, Any] = self.bound.to_dict() if self.bound is not None else {
+            "lower_bound_usd": None, "status": "skipped", "covers": "not computed (bound_time_limit_s 0)"}
+        bound, gap = glob["lower_bound_usd"], _global_gap(glob, disc_net)
+        short = [p for p in periods if p["budget_shortfall_usd"] > BUDGET_TOL_USD]
+        obj = self._objective_terms()
+        return {
+            "status": _roadmap_status(periods, short),
+            "scenario": self.scenario,
+            "scenario_fingerprint": self.fingerprint,
+            "period": self.options.period,
+            "start": self.labels[0],
+            "end": self.labels[-1],
+            "decomposition": "rolling horizon: one period at a time, in order; each period's placement and "
+                             "survivable design see the builds of the earlier periods",
+            "lower_bound_usd": bound,
+            "gap": gap,
+            "discounted_network_capex_usd": disc_net,
+            "bound": {**glob, "discounted_network_capex_usd": disc_net,
+                      "objective_lower_bound_usd": None if bound is None else float(
+                          bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
+                      "objective_covers": "the objective of the roadmaps the bound covers, their GPU terms (capex, "
+                                          "opex, unserved GPUs) held at this roadmap's placement and unmet traffic "
+                                          "counted as zero"},
+            "step_bounds": _step_bounds(periods, net_capex),
+            "total_capex_usd": capex,
+            "network_capex_usd": net_capex,
+            "gpu_capex_usd": capex - net_capex,
+            "total_opex_usd": float(sum(p["opex_usd"] for p in periods)),
+            "objective_usd": float(sum(obj.values())),
+            "objective": obj,
+            "discount_rate_per_year": self.options.discount_rate_per_year,
+            "starting_risk": self.risk,
+            "budget_shortfalls": [{"period": p["period"], "shortfall_usd": p["budget_shortfall_usd"],
+                                   "reason": p["budget_note"]} for p in short],
+            "periods": periods,
+            "builds": _records(self.builds),
+            "map_end": self.map_end(),
+            "ledger": _records(self.ledger),
+            "notes": self.notes,
+            "seconds": round(self.seconds, 3),
+            "time_budget": self.clock,
+        }
+
+    def map_end(self) -> dict[str, Any]:
+        """The map values of the last period's backbone (``roadmap.json`` ``map_end``, the deck's slide map): link
+        ``utilisation`` of its min-MLU routing and the routes the roadmap built (``built_candidates``)."""
+        util = self.utilisation[-1] if self.utilisation else pd.Series(dtype=float)
+        built = self.builds.loc[self.builds["action"] == "new route", "id"] if len(self.builds) else []
+        return {"link_values": {"utilisation": {str(k): float(v) for k, v in util.items()}},
+                "built_candidates": sorted({str(x) for x in built}), "failed_links": []}
+
+    def _objective_terms(self) -> dict[str, float]:
+        """The objective's discounted terms: capex, GPU opex and the penalties for unmet traffic and unserved GPUs."""
+        periods = self.periods
+        disc = [p["discount_factor"] for p in periods]
+        return {
+            "capex_usd": sum(d * p["capex_usd"] for d, p in zip(disc, periods, strict=True)),
+            "opex_usd": sum(d * p["opex_usd"] for d, p in zip(disc, periods, strict=True)),
+            "unmet_penalty_usd": sum(d * p["unmet_gbps"] * self.options.unserved_penalty_usd_per_gbps
+                                     for d, p in zip(disc, periods, strict=True)),
+            "unserved_penalty_usd": sum(d * p["unserved_gpus"] * self.options.unserved_penalty_usd_per_gpu
+                                        for d, p in zip(disc, periods, strict=True)),
+        }
+
+
+def _global_gap(glob: dict[str, Any], disc_net: float) -> float | None:
+    """The global bound's gap to the discounted backbone capex ``disc_net``, or None (no bound, or a bound above
+    the capex: then ``glob["note"]`` says why no gap is claimed)."""
+    bound = glob["lower_bound_usd"]
+    if bound is None:
+        return None
+    if bound <= disc_net * (1 + 1e-6) + BUDGET_TOL_USD:
+        return max(0.0, disc_net - bound) / disc_net if disc_net > 0 else 0.0
+    glob["note"] = ("the bound exceeds this roadmap's discounted backbone capex: the roadmap leaves "
+                    "traffic of the modelled states unmet that other roadmaps carry, so it is outside the "
+                    "set the bound covers (no gap)")
+    return None
+
+
+def _roadmap_status(periods: list[dict[str, Any]], short: list[dict[str, Any]]) -> str:
+    """``budget_limited`` (a budget shortfall), ``partial`` (a violated state or unmet traffic) or ``ok``."""
+    unsurvived = [p for p in periods if p["survivability"]["violated"]]
+    return "budget_limited" if short else ("partial" if unsurvived or any(
+        (p["served_share"] or 0) < 1 - 1e-6 or not p["unmet_gbps"] <= p["unmet_tolerance_gbps"] for p in periods)
+        else "ok")
+
+
+def design_bound(design: dict[str, Any]) -> tuple[float | None, float | None, str]:
+    """A period design's bound and gap as shown, with what it is: its true bound (``lower_bound_usd``) when it has
+    one, else its MIP's bound restricted to what its restriction names (``restricted_optimum``), else none.
+    Returns ``(bound_usd, gap, restriction)``: ``restriction`` empty for a true bound."""
+    r = design.get("restricted_optimum") or None
+    if design.get("lower_bound_usd") is not None or r is None:
+        return design.get("lower_bound_usd"), design.get("gap"), ""
+    return r["bound_usd"], r["gap"], f"restricted: optimal among {r['restriction']}" if r.get("restriction") else \
+        "restricted"
+
+
+def _step_bounds(periods: list[dict[str, Any]], net_capex: float) -> dict[str, Any]:
+    """The per-period figure: the sum of each period's design bound (restricted where it is:
+    :func:`design_bound`) and its gap to ``net_capex``."""
+    bounds = [design_bound(p["design"])[0] for p in periods]
+    step_bound = None if any(b is None for b in bounds) else float(sum(float(b or 0.0) for b in bounds))
+    step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
+                                                else 0.0)
+    return {"network_capex_lower_bound_usd": step_bound, "network_capex_usd": net_capex, "gap": step_gap,
+            "covers": "backbone capex (undiscounted) of each period's step given the builds of the "
+                      "earlier periods (sum of each period's design-MIP bound, restricted to the candidates each "
+                      "MIP opened and its paths where the period has no true bound); not a bound on "
+                      "roadmaps that decide earlier periods differently. GPU capex is solved per "
+                      "period to the placement's MIP gap (placement_gap per period)."}
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """``df``'s rows as JSON-ready records (NaN and infinity as null: :func:`~backbone.serialize.json_safe`)."""
+    return json_safe(df.rename(columns=str).to_dict("records"))
+
+
+# ------------------------------------------------------------------ inputs per period
+def grow_network(net: Network, opts: RoadmapOptions, t: int) -> Network:
+    """``net`` with its demands and metro inference GPUs grown to period ``t`` (0: as given).
+
+    A demand grows at its source site's region rate times its class factor; a metro's inference
+    GPUs at the metro's own rate (``metro_growth_per_year``) or its region's times the inference factor.
+    """
+    years = t * opts.years_per_period
+    d = net.demands.copy()
+    region = net.sites["region"].reindex(d["src"]).to_numpy()
+    rate = pd.Series(region).map(opts.growth_per_year).fillna(0.0).to_numpy(float) * \
+        d["traffic_class"].map(lambda c: opts.class_growth_factor.get(str(c), 1.0)).to_numpy(float)
+    d["demand_gbps"] = d["demand_gbps"].to_numpy(float) * (1.0 + rate) ** years
+    m = net.metros.copy()
+    if len(m):
+        inf = opts.class_growth_factor.get("inference", 1.0)
+        mrate = m["region"].map(opts.growth_per_year).fillna(0.0).to_numpy(float) * inf
+        own = m.index.to_series().map(opts.metro_growth_per_year)
+        mrate = np.where(own.notna().to_numpy(), own.fillna(0.0).to_numpy(float), mrate)
+        m["inference_gpus"] = m["inference_gpus"].to_numpy(float) * (1.0 + mrate) ** years
+    return replace(net, demands=d, metros=m)
+
+
+def check_references(net: Network, opts: RoadmapOptions) -> None:
+    """Ids the options name must exist in the scenario.
+
+    Raises
+    ------
+    ValidationError
+        Naming ``metro_growth_per_year.<id>`` or ``power_steps[i].site``.
+    """
+    problems = [Problem(f"unknown metro {m!r}", table="options", field=f"metro_growth_per_year.{m}")
+                for m in opts.metro_growth_per_year if m not in net.metros.index]
+    problems += [Problem(f"unknown site {s.site!r}", table="options", field=f"power_steps.{i}.site")
+                 for i, s in enumerate(opts.power_steps) if s.site not in net.sites.index]
+    if problems:
+        raise ValidationError(problems)
+
+
+# ------------------------------------------------------------------ the rolling horizon
+@dataclass
+class _Horizon:
+    """What the rolling horizon carries from period to period: the builds, the commitments per period (the
+    budgets' ledger), each period's record and network, and the GPUs the roadmap added so far."""
+
+    opts: RoadmapOptions
+    stages: tuple[Any, Any, Any, Any]  # place, te, failures, design options
+    kind: str
+    state: Network
+    base: Network
+    labels: list[str]
+    budgets: list[float]
+    committed: list[float]
+    gpus: pd.Series
+    builds: list[dict[str, Any]] = field(default_factory=list)
+    periods: list[dict[str, Any]] = field(default_factory=list)
+    networks: list[Network] = field(default_factory=list)
+    utilisation: list[pd.Series] = field(default_factory=list)
+    clock: RoadmapClock = field(default_factory=lambda: RoadmapClock(0.0, 0.0, 1))
+
+
+@dataclass
+class _Placed:
+    """A period's GPU stage: the placement, its note and shortfall, the GPUs added and the routed network."""
+
+    result: Any
+    note: str
+    shortfall_usd: float
+    added: pd.Series
+    routed: Network
+    seconds: float
+
+
+def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None = None,
+                 progress: ProgressFn | None = None) -> RoadmapResult:
+    """Plan a roadmap period by period (see the module doc).
+
+    Parameters
+    ----------
+    net
+        The scenario today (its ``candidates`` table lists the routes that may be built, with lead
+        times and ready-for-service quarters).
+    options
+        :class:`RoadmapOptions` or a mapping of them (default: 8 quarters from 2027Q1).
+
+    Raises
+    ------
+    ValidationError
+        For bad options or options naming unknown sites or metros.
+    SolverError
+        When a placement or design finds no solution within its time limit.
+
+    Example
+    -------
+    >>> r = plan_roadmap(load_scenario(), {"periods": 4})  # doctest: +SKIP
+    >>> r.summary()["total_capex_usd"]  # doctest: +SKIP
+    """
+    progress = progress or no_progress
+    opts = options if isinstance(options, RoadmapOptions) else validate_options(RoadmapOptions, options or {})
+    if "upgrade_lead_quarters" not in opts.model_fields_set:  # one default with the plan: the scenario's parameter
+        opts = opts.model_copy(update={"upgrade_lead_quarters": round(float(net.parameters["upgrade_lead_quarters"]))})
+    check_references(net, opts)
+    stages = stage_options(opts)
+    fail_opts, design_opts = stages[2], stages[3]
+    kind = design_failure_kind(design_opts.survive, fail_opts.kind)
+    t_start = time.perf_counter()
+    labels = opts.labels()
+    h = _Horizon(opts, stages, kind, net, net, labels, opts.budgets(), [0.0] * len(labels),
+                 pd.Series(0.0, index=net.sites.index),
+                 clock=RoadmapClock(opts.time_limit_s, opts.bound_time_limit_s, len(labels), t_start))
+    for t, label in enumerate(labels):
+
+        def sub(f: float, m: str, t: int = t, label: str = label) -> None:
+            progress(min(0.999, (t + f) / len(labels)), f"{label}: {m}")
+
+        _plan_period(h, t, sub)
+    return _finish(h, net, t_start, progress)
+
+
+def _period_network(h: _Horizon, t: int) -> Network:
+    """The network built so far with today's demand grown to period ``t`` and the power steps arrived by then."""
+    opts = h.opts
+    work = grow_network(replace(h.state, demands=h.base.demands, metros=h.base.metros), opts, t)
+    sites = work.sites.copy()
+    for step in opts.power_steps:
+        if parse_start(step.from_period, opts.period) <= opts.first_quarter(t):
+            sites.at[step.site, "power_max_mw"] = max(float(step.power_max_mw),
+                                                      float(sites.at[step.site, "power_available_mw"]))
+    return replace(work, sites=sites)
+
+
+def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
+    """The period's GPU stage: blocks ordered ``gpu_lead`` earlier (none before that is possible), charged to
+    the commit period; returns the placement and the network carrying its traffic."""
+    from backbone.solver.plan.pipeline import network_after_placement, placement_demands
+
+    opts, label = h.opts, h.labels[t]
+    place_opts = h.stages[0].model_copy(update={"time_limit_s": h.clock.place_limit_s(t, h.stages[0].time_limit_s)})
+    sites = work.sites
+    gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
+    place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
+    t_place = time.perf_counter()
+    place_res, gpu_note, gpu_short = place_within_budget(place_net, place_opts, gpu_c, h.budgets, h.committed,
+                                                          opts)
+    seconds = time.perf_counter() - t_place
+    sites_t = place_res.tables["sites"]
+    added = sites_t["gpus_added"][sites_t["gpus_added"] > 0]
+    if len(added):
+        h.committed[gpu_c] += float(sites_t["capex_usd"].sum())
+        for site, g in added.items():
+            h.builds.append({"id": f"gpus:{site}:{label}", "action": "gpus", "site_a": str(site), "site_b": "",
+                             "kind": "gpu block", "modules": int(sites_t.at[site, "blocks"]), "added_gbps": 0.0,
+                             "gpus": float(g), "cost_usd": float(sites_t.at[site, "capex_usd"]),
+                             "lead_time_quarters": opts.gpu_lead_quarters, "committed": h.labels[gpu_c],
+                             "online": label, "committed_index": gpu_c, "online_index": t, "available_from": ""})
+        h.gpus = h.gpus.add(added.astype(float), fill_value=0.0)
+    slo = {c.name: c.slo_rtt_ms for c in place_opts.classes}
+    routed = network_after_placement(work, sites_t, placement_demands(place_res.tables["flows"], slo))
+    return _Placed(place_res, gpu_note, gpu_short, added, routed, seconds)
+
+
+def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
+    """One step of the rolling horizon: demand, GPUs, backbone, then the period's figures."""
+    from backbone.solver.failures.impact import assess_state
+
+    t0 = time.perf_counter()
+    work = _period_network(h, t)
+    sub(0.02, "placing GPUs")
+    placed = _place_gpus(h, work, t)
+    sub(0.25, "designing the backbone")
+    t_design = time.perf_counter()
+    _, _, fail_opts, design_opts = h.stages
+    warm = h.periods[-1]["design"]["binding_states"] if h.periods else []
+    factor = h.clock.design_factor(t, t0, design_opts.time_limit_s, PERIOD_DESIGN_BUDGET_FACTOR)
+    design = design_period(placed.routed, h.opts, t, h.labels, h.kind, fail_opts, design_opts, h.budgets,
+                           h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm, budget_factor=factor)
+    design["seconds"] = round(time.perf_counter() - t_design, 3)
+    design["budget_s"] = round(factor * float(design_opts.time_limit_s), 3)  # the clock's share (then: one more sweep)
+    after = design["network"]
+    for b in design["builds"]:
+        h.committed[b["committed_index"]] += b["cost_usd"]
+        h.builds.append(b)
+    # the period's figures (one definition of utilisation and unmet: assess_state)
+    sub(0.9, "assessing the built network")
+    te_opts = h.stages[1]
+    st = assess_state(after, te_opts.k_paths, te_opts.backend, te_opts.time_limit_s)
+    h.periods.append(_period_record(h, t, work, after, placed, design, st, t0))
+    h.networks.append(after)
+    h.utilisation.append(st.link_utilisation.astype(float))
+    h.state = after
+    h.clock.spent_s.append(time.perf_counter() - t0)
+    logger.info("roadmap %s: %s, %d builds, %.1f s", h.labels[t], design["mode"], len(design["builds"]),
+                time.perf_counter() - t0)
+
+
+def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _Placed, design: dict[str, Any],
+                   st: Any, t0: float) -> dict[str, Any]:
+    """The JSON-ready record of period ``t`` (``capex_usd`` is filled from the ledger at the end)."""
+    from backbone.solver.failures.impact import survive_tolerance_gbps
+
+    opts, place_res = h.opts, placed.result
+    metros_t = place_res.tables["metros"]
+    period_builds = [b for b in h.builds if b["online_index"] == t]
+    gpu_note, gpu_short = placed.note, placed.shortfall_usd
+    return {
+        "period": h.labels[t],
+        "index": t,
+        "capex_usd": 0.0,  # filled from the ledger (capex is charged when committed)
+        "capex_online_usd": float(sum(b["cost_usd"] for b in period_builds)),
+        "opex_usd": _gpu_opex_per_year(after, h.gpus, h.stages[0]) * opts.years_per_period,
+        "served_share": finite_or_none(place_res.totals.get("served_share")),
+        "unserved_gpus": float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0,
+        "mlu": finite_or_none(st.mlu),
+        "unmet_gbps": float(st.unmet_total_gbps),  # NaN when not measured: never read as 0
+        "unmet_tolerance_gbps": survive_tolerance_gbps(after),
+        "demand_gbps": float(after.demands["demand_gbps"].sum()),
+        "inference_gpus_demand": float(work.metros["inference_gpus"].sum()) if len(work.metros) else 0.0,
+        "gpus_installed": float(after.sites["gpus_installed"].sum()),
+        "gpus_added_by_site": {str(k): float(v) for k, v in placed.added.items()},
+        "gpu_note": gpu_note,
+        "builds": [_build_view(b) for b in period_builds if b["action"] != "gpus"],
+        "gpu_builds": [{"site": b["site_a"], "gpus": b["gpus"], "cost_usd": b["cost_usd"],
+                        "committed": b["committed"], "online": b["online"]}
+                       for b in period_builds if b["action"] == "gpus"],
+        "survivability": design["survivability"],
+        "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
+                   "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
+                   "restricted_optimum": design.get("restricted_optimum"),
+                   "iterations": design["iterations"], "states_added": design["states_added"],
+                   "working_set": design["working_set"], "binding_states": design["binding_states"],
+                   "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
+                   "model": design.get("model") or {}, "seconds": design["seconds"], "budget_s": design["budget_s"],
+                   "solver_note": design.get("solver_note", "")},
+        "placement_model": dict(place_res.stats),
+        "placement_seconds": round(placed.seconds, 3),
+        "placement_status": str(place_res.status),
+        "placement_gap": finite_or_none(place_res.gap),
+        "budget_shortfall_usd": float(design["shortfall_usd"] + gpu_short),
+        "budget_note": "; ".join(x for x in (gpu_note if gpu_short > 0 else "", design["budget_note"]) if x),
+        "discount_factor": (1.0 + opts.discount_rate_per_year) ** (-t * opts.years_per_period),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> RoadmapResult:
+    """The ledger, the builds table, the notes and the global bound: the roadmap as a result."""
+    opts, labels, periods, committed = h.opts, h.labels, h.periods, h.committed
+    available = budget_ledger(h.budgets, committed, opts.carry_over)
+    ledger = pd.DataFrame({"period": labels, "budget_usd": h.budgets, "available_usd": available,
+                           "committed_usd": committed,
+                           "left_usd": [a - c for a, c in zip(available, committed, strict=True)]})
+    cols = ["id", "action", "site_a", "site_b", "kind", "modules", "added_gbps", "gpus", "cost_usd",
+            "lead_time_quarters", "committed", "online", "committed_index", "online_index", "available_from"]
+    table = pd.DataFrame(h.builds, columns=cols)
+    gpu_rows = table["action"] == "gpus"
+    by_commit = {what: np.bincount(table.loc[rows, "committed_index"].to_numpy(np.int64),
+                                   weights=table.loc[rows, "cost_usd"].to_numpy(float), minlength=len(labels))
+                 for what, rows in (("gpu", gpu_rows), ("network", ~gpu_rows))}
+    for t, (p, c) in enumerate(zip(periods, committed, strict=True)):
+        p["capex_usd"] = float(c)  # GPU blocks and the backbone, committed in this period
+        p["gpu_capex_usd"] = float(by_commit["gpu"][t])
+        p["network_capex_usd"] = float(by_commit["network"][t])
+    notes = [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
+             if p["design"]["solver_note"]]
+    up = opts.lead_periods(opts.upgrade_lead_quarters)
+    why = (f"a link upgrade takes {opts.upgrade_lead_quarters} quarter(s) from order to service and nothing may be "
+           f"ordered before {labels[0]}") if up > 0 else ""
+    risk = starting_risk_record(periods, labels[:up], why)
+    if risk is not None:
+        notes.append(risk["text"])
+    if up > 0 and (risk is None or not risk["nothing_online"]):
+        notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: {why}.")
+    progress(0.99, "bounding the whole roadmap (one LP over every period)")
+    bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3],
+                          h.clock.bound_limit_s())
+    progress(1.0, "roadmap planned")
+    return RoadmapResult(opts, labels, periods, table, h.networks, ledger, time.perf_counter() - t_start,
+                         net.name, net.fingerprint(), notes, h.utilisation, bound, risk,
+                         {**h.clock.to_dict(), "bound_s": None if bound is None else round(bound.seconds, 3)})
+
+
+def starting_risk_record(periods: list[dict[str, Any]], unbuildable: Sequence[str] = (),
+                         why: str = "") -> dict[str, Any] | None:
+    """The plan's starting risk, said once: the periods with violated failure states before the earliest period
+    from which every later period carries every state it is not excused from (None when every period does).
+
+    ``unbuildable`` names the periods in which nothing can be online yet and ``why`` says why (lead times): when
+    every period at risk is one of them, the text says so. Returns ``{failure_kind, periods: [{period,
+    violated}], safe_from (a period label, None when even the last period has violated states), nothing_online,
+    text}``."""
+    bad = [i for i, p in enumerate(periods) if p["survivability"]["violated"]]
+    if not bad:
+        return None
+    kind = periods[bad[0]]["survivability"]["failure_kind"]
+    first_ok = bad[-1] + 1
+    at_risk = [{"period": periods[i]["period"], "violated": len(periods[i]["survivability"]["violated"])}
+               for i in bad]
+    where = ", ".join(f"{x['period']} ({x['violated']})" for x in at_risk)
+    nothing = bool(unbuildable) and all(x["period"] in set(unbuildable) for x in at_risk)
+    cause = f"nothing can be online in {', '.join(unbuildable)} ({why}), so " if nothing and why else ""
+    safe = periods[first_ok]["period"] if first_ok < len(periods) else None
+    if safe is not None:
+        text = (f"Starting risk: {cause}{kind} failures not carried in {where}; every {kind} failure that is not "
+                f"excused is carried from {safe} on.")
+    else:
+        text = (f"Risk: {kind} failures not carried in {where}, the last period included: no period from which "
+                f"every {kind} failure that is not excused is carried.")
+    return {"failure_kind": kind, "periods": at_risk, "safe_from": safe, "nothing_online": nothing, "text": text}
+
+
+def starting_risk(periods: list[dict[str, Any]]) -> list[str]:
+    """:func:`starting_risk_record`'s text as a list of notes (empty when every period carries every state)."""
+    risk = starting_risk_record(periods)
+    return [risk["text"]] if risk is not None else []
+
+
+def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],
+                  builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any,
+                  bound_s: float) -> RoadmapBound | None:
+    """The LP bound over every period (:mod:`backbone.solver.roadmap.bound`) within ``bound_s`` seconds; None when
+    switched off."""
+    if opts.bound_time_limit_s <= 0:
+        return None
+    gpu = builds[builds["action"] == "gpus"]
+    gpu_committed = np.bincount(gpu["committed_index"].to_numpy(np.int64), weights=gpu["cost_usd"].to_numpy(float),
+                                minlength=len(networks)) if len(gpu) else np.zeros(len(networks))
+    try:
+        return roadmap_lower_bound(
+            net, opts, networks, [p["design"]["working_set"] for p in periods], gpu_committed.tolist(), kind,
+            int(fail_opts.k_paths), float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling),
+            use_candidates=bool(design_opts.candidates), backend=str(design_opts.backend),
+            time_limit_s=float(bound_s))
+    except SolverError as exc:
+        return RoadmapBound(None, "error", "not computed: the solver failed", note=str(exc))
+
+
+def _build_view(b: dict[str, Any]) -> dict[str, Any]:
+    return {k: b[k] for k in ("id", "action", "kind", "site_a", "site_b", "modules", "added_gbps", "cost_usd",
+                              "lead_time_quarters", "committed", "online")}
+
+
+def _gpu_opex_per_year(net: Network, gpus: pd.Series, place_opts: Any) -> float:
+    """Energy (and carbon) cost per year of the GPUs the roadmap added so far."""
+    s = net.sites.reindex(gpus.index)
+    mwh_per_gpu_year = place_opts.kw_per_gpu / 1000.0 * 8760.0
+    price = s["power_price_usd_per_mwh"].to_numpy(float) + \
+        place_opts.carbon_price_usd_per_t * s["carbon_kg_per_mwh"].to_numpy(float) / 1000.0
+    return float((gpus.to_numpy(float) * mwh_per_gpu_year * price).sum())
