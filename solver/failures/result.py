@@ -96,13 +96,10 @@ def _counts(scenarios: list[dict[str, Any]]) -> tuple[int, int, list[float], int
 
 
 def path_lp_only(record: dict[str, Any]) -> bool:
-    """Whether a scenario record's MLU is the path LP's over the candidate paths with a proven gap above te's
-    escalation threshold (a state within capacity that column generation was not run for: see
-    :class:`~backbone.solver.failures.options.FailureOptions` ``exact_mlu``)."""
-    from backbone.solver.te import AUTO_ESCALATE_GAP
-
-    gap = record.get("gap")
-    return record.get("method") == "path" and gap is not None and gap == gap and float(gap) > AUTO_ESCALATE_GAP
+    """Whether a scenario record's MLU is the path LP's over the candidate paths, kept without column generation
+    because the state is within capacity (see :class:`~backbone.solver.failures.options.FailureOptions`
+    ``exact_mlu``); its ``gap`` is then above te's escalation threshold."""
+    return bool(record.get("path_lp_only"))
 
 
 def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: dict[str, Any], restricted: int = 0,

@@ -135,16 +135,18 @@ def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend
     result = _solve_exact(inst, objective, formulation, k_paths, backend, deadline, utilisation_ceiling, disjoint,
                           latency_tiebreak, lp_method, first, t_start)
     if may_escalate:
-        gap = result.summary.get("gap")
-        settled = escalate_above_mlu is not None and float(result.summary["mlu"]) <= escalate_above_mlu
-        if gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP and settled:
-            result.summary["notes"] = [*result.summary.get("notes", []), (
-                f"auto: the path LP over {k_paths} candidate paths per demand reached MLU "
-                f"{result.summary['mlu']:.6g}, within {escalate_above_mlu:.6g}: no column generation (its proven gap "
-                f"to the optimum over every admissible path is {100 * gap:.1f} %)")]
-        elif gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP:
-            result = _escalate(inst, result, k_paths, backend, deadline, lp_method, _scaled(progress, 0.5, 1.0),
-                               t_start)
+        s, gap = result.summary, result.summary.get("gap")
+        if gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP:
+            if escalate_above_mlu is not None and float(s["mlu"]) <= escalate_above_mlu:
+                s["auto"] = {"path_lp_mlu": s["mlu"], "path_lp_lower_bound": s["lower_bound"], "path_lp_gap": gap,
+                             "column_generation_skipped": True, "escalate_above_mlu": escalate_above_mlu}
+                s["notes"] = [*s.get("notes", []), (
+                    f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {s['mlu']:.6g}, within "
+                    f"{escalate_above_mlu:.6g}: no column generation (its proven gap to the optimum over every "
+                    f"admissible path is {100 * gap:.1f} %)")]
+            else:
+                result = _escalate(inst, result, k_paths, backend, deadline, lp_method, _scaled(progress, 0.5, 1.0),
+                                   t_start)
         progress(1.0, "done")
     return result
 
