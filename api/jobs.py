@@ -21,7 +21,6 @@ group at EOF. At the next start-up every job still marked ``running`` is failed 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import multiprocessing as mp
 import os
@@ -104,23 +103,8 @@ class OptionsTooLargeError(Exception):
 
 CAPPED_OPTIONS = {"time_limit_s": ("max_time_limit_s", "BACKBONE_MAX_TIME_LIMIT_S"),
                   "max_scenarios": ("max_scenarios", "BACKBONE_MAX_SCENARIOS")}
-"""Option names capped by the server wherever they appear (nested stages included) -> setting, variable; every
-spelling a task's options model accepts for them is capped too (:func:`capped_spellings`)."""
-
-
-@functools.cache
-def capped_spellings() -> dict[str, tuple[str, str]]:
-    """:data:`CAPPED_OPTIONS` under every name the shipped options models accept (``time_limit`` as well as
-    ``time_limit_s``), read from the models' aliases rather than listed here."""
-    from backbone.solver.core.options import accepted_names
-    from backbone.solver.plan.stage_options import PlanUpgradeOptions
-    from backbone.solver.tasks.registry import TASKS
-
-    out = dict(CAPPED_OPTIONS)
-    for model in [task.options_model for task in TASKS.values()] + [PlanUpgradeOptions]:
-        out.update({spelled: CAPPED_OPTIONS[own] for spelled, own in accepted_names(model).items()
-                    if own in CAPPED_OPTIONS})
-    return out
+"""Option names capped by the server wherever they appear (nested stages included) -> setting, variable (each
+option has one name, so there is no other spelling to cap)."""
 
 
 def check_job_limits(options: Mapping[str, Any], settings: Settings) -> None:
@@ -146,7 +130,7 @@ def check_job_limits(options: Mapping[str, Any], settings: Settings) -> None:
     def walk(value: Any, path: list[str]) -> None:
         if isinstance(value, Mapping):
             for key, sub in value.items():
-                capped = capped_spellings().get(str(key))
+                capped = CAPPED_OPTIONS.get(str(key))
                 if capped is not None and isinstance(sub, int | float) and not isinstance(sub, bool):
                     cap = getattr(settings, capped[0])
                     if not sub <= cap:  # also catches NaN

@@ -38,12 +38,22 @@ if not (_HERE / "solver").is_dir() and (_HERE.parent / "solver" / "__init__.py")
 if TYPE_CHECKING:
     from backbone.io import load_scenario, save_scenario
     from backbone.model import Network
-    from backbone.solver.facade import deck, diff, place, plan, solve_te, sweep
+    from backbone.solver.facade import (
+        calibrate_latency,
+        deck,
+        design,
+        diff,
+        place,
+        plan,
+        roadmap,
+        solve_te,
+        sweep,
+    )
 
-__all__ = ["Network", "__version__", "deck", "diff", "load_scenario", "place", "plan", "save_scenario", "solve_te",
-           "sweep"]
+__all__ = ["Network", "__version__", "calibrate_latency", "deck", "design", "diff", "load_scenario", "place", "plan",
+           "roadmap", "save_scenario", "solve_te", "sweep"]
 
-FACADE = ("solve_te", "place", "sweep", "plan", "diff", "deck")
+FACADE = ("solve_te", "place", "sweep", "plan", "design", "roadmap", "calibrate_latency", "diff", "deck")
 """Names :mod:`backbone.solver.facade` provides (imported on first use)."""
 
 

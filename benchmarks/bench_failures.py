@@ -33,7 +33,7 @@ def main() -> None:
         sweep,
     )
     from backbone.solver.paths import candidates as paths_mod
-    from backbone.solver.te import solve_te
+    from backbone.solver.te import TEOptions, solve_te
 
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", nargs="?", default=None)
@@ -56,7 +56,7 @@ def main() -> None:
         paths_mod.clear_cache()
         t0 = time.perf_counter()
         failed = sc.apply(net)
-        res = solve_te(failed, args.objective, formulation="path", k_paths=4)
+        res = solve_te(failed, TEOptions(objective=args.objective, formulation="path", k_paths=4))
         t_scratch += time.perf_counter() - t0
         scratch_mlu[sc.id] = res.mlu
     rows.append(("from scratch (sum of solves)", 1, t_scratch))

@@ -32,11 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_one(n: int, k: int, bare: bool) -> dict[str, Any]:
     """Ours (+ bare solver) at one size, in this process."""
+    from backbone.solver.te import TEOptions, solve_te
     from benchmarks.synthetic import synthetic_backbone
-    from backbone.solver.te import solve_te
 
     net = synthetic_backbone(n)
-    r = solve_te(net, "min-mlu", formulation="path", k_paths=k, time_limit_s=3600)
+    r = solve_te(net, TEOptions(objective="min-mlu", formulation="path", k_paths=k, time_limit_s=3600))
     s = r.summary
     out: dict[str, Any] = {
         "sites": n, "links": len(net.links), "demands": len(net.demands), "path_vars": s["path_variables"],

@@ -48,9 +48,9 @@ def _rss_gb() -> float:
 def run_one(n: int, objective: str, method: str, mode: str, time_limit_s: float) -> dict[str, Any]:
     """One solve in this process; returns the table row."""
     from backbone.errors import BackboneError
-    from benchmarks.synthetic import synthetic_backbone
     from backbone.solver.tasks.te import run_te_task
     from backbone.solver.te import TEOptions, solve_te
+    from benchmarks.synthetic import synthetic_backbone
 
     net = synthetic_backbone(n)
     opts = TEOptions(objective=objective, method=method, time_limit_s=time_limit_s)  # type: ignore[arg-type]

@@ -56,10 +56,10 @@ def network(case: str) -> Any:
 def run_case(case: str, time_limit_s: float) -> dict[str, Any]:
     """The default ``te`` task on the case (``time_limit_s`` over the whole task), then the bare solve of its
     routing LP, in this process."""
-    from benchmarks.synthetic import synthetic_backbone
     from backbone.solver.tasks.te import run_te_task
     from backbone.solver.te.options import TEOptions
     from benchmarks.bench_te import bare_solve
+    from benchmarks.synthetic import synthetic_backbone
 
     opts = TEOptions(time_limit_s=time_limit_s)
     run_te_task(synthetic_backbone(12), opts, None, lambda f, m: None)  # JIT-compile the path kernels first

@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per row (the median seconds is shown)")
     args = ap.parse_args()
     net = load_scenario()
-    solve_te(net, k_paths=1, method="exact")  # warm-up: path kernels compiled or loaded
+    solve_te(net, TEOptions(k_paths=1, method="exact"))  # warm-up: path kernels compiled or loaded
     print(f"shipped scenario: {len(net.sites)} sites, {len(net.links)} links, {len(net.demands)} demands "
           f"({int(net.demands['slo_rtt_ms'].notna().sum())} with a latency SLO)")
     print(f"{'method asked':<13}{'ran':<8}{'MLU':>10}{'bound':>10}{'gap':>9}{'routing s':>11}{'task s':>9}"

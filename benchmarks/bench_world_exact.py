@@ -56,7 +56,7 @@ def _peak_gb() -> float:
 def run_edge(n_cities: int, time_limit: float, reduced: bool, lp_method: str) -> dict[str, Any]:
     """The source-aggregated edge LP (on the exact reduction when ``reduced``); returns the table row."""
     from backbone.solver.core.deadline import TimeLimitReached
-    from backbone.solver.te import solve_te
+    from backbone.solver.te import TEOptions, solve_te
     from backbone.solver.te.formulations import build_formulation
     from backbone.solver.te.instance import build_instance
     from backbone.solver.te.objectives import run_objective
@@ -68,8 +68,7 @@ def run_edge(n_cities: int, time_limit: float, reduced: bool, lp_method: str) ->
     row: dict[str, Any] = {"cities": n_cities, "nodes": len(net.sites), "demands": len(net.demands),
                            "method": "edge-red" if reduced else "edge", "lp_method": lp_method}
     if not reduced:
-        s = solve_te(net, "min-mlu", formulation="edge", method="exact", time_limit_s=time_limit,
-                     lp_method=lp_method).summary
+        s = solve_te(net, TEOptions(objective="min-mlu", formulation="edge", method="exact", time_limit_s=time_limit, lp_method=lp_method)).summary
         row.update(status=s["status"], mlu=s["mlu"], bound=None, gap=None, lp=s["lp"])
     else:
         inst = build_instance(net)

@@ -64,13 +64,13 @@ def run_one(n_cities: int, method: str, time_limit: float, check: bool = True,
             slo_rtt_ms: float | None = None, k: int = 4) -> dict[str, Any]:
     """One solve in this process; returns the table row."""
     from backbone.solver.checks.te import check_te
-    from backbone.solver.te import solve_te
+    from backbone.solver.te import TEOptions, solve_te
 
     t0 = time.perf_counter()
     net = world_with_demand(n_cities, slo_rtt_ms=slo_rtt_ms)
     load_s = time.perf_counter() - t0
     t1 = time.perf_counter()
-    r = solve_te(net, "min-mlu", formulation="path", k_paths=k, method=method, time_limit_s=time_limit, pop_parts=4)
+    r = solve_te(net, TEOptions(objective="min-mlu", formulation="path", k_paths=k, method=method, time_limit_s=time_limit, pop_parts=4))
     seconds = time.perf_counter() - t1
     s = r.summary
     ok = check_te(net, r).ok if check else None

@@ -58,28 +58,28 @@ def gravity_demands(net: Any, share_of_capacity: float = 0.10, n_pairs: int | No
 def run_case(net: Any, name: str, edge: bool = True, throughput: bool = False) -> dict[str, Any]:
     """min-MLU path k=4 (+ edge bound, ECMP, optional max-throughput), all checked."""
     from backbone.solver.checks.te import check_te
-    from backbone.solver.te import solve_te
+    from backbone.solver.te import TEOptions, solve_te
 
     row: dict[str, Any] = {"network": name, "sites": len(net.sites), "links": len(net.links),
                            "demands": len(net.demands)}
     bad = 0
     t0 = time.perf_counter()
-    path = solve_te(net, "min-mlu", formulation="path", k_paths=4, time_limit_s=1800)
+    path = solve_te(net, TEOptions(objective="min-mlu", formulation="path", k_paths=4, time_limit_s=1800))
     row["path_s"] = time.perf_counter() - t0
     bad += not check_te(net, path).ok
     row["mlu_path"] = path.summary["mlu"]
     if edge:
         t0 = time.perf_counter()
-        e = solve_te(net, "min-mlu", formulation="edge", time_limit_s=1800)
+        e = solve_te(net, TEOptions(objective="min-mlu", formulation="edge", time_limit_s=1800))
         row["edge_s"] = time.perf_counter() - t0
         bad += not check_te(net, e).ok
         row["mlu_edge"] = e.summary["mlu"]
         row["gap"] = (row["mlu_path"] - row["mlu_edge"]) / max(row["mlu_edge"], 1e-12)
-    ecmp = solve_te(net, "ecmp")
+    ecmp = solve_te(net, TEOptions(objective="ecmp"))
     bad += not check_te(net, ecmp).ok
     row["mlu_ecmp"] = ecmp.summary["mlu"]
     if throughput:
-        t = solve_te(net, "max-throughput", formulation="path", k_paths=4, time_limit_s=1800)
+        t = solve_te(net, TEOptions(objective="max-throughput", formulation="path", k_paths=4, time_limit_s=1800))
         bad += not check_te(net, t).ok
         row["carried_pct"] = 100 * t.summary["carried_gbps"] / max(t.summary["demand_gbps"], 1e-12)
     row["checker_failures"] = bad

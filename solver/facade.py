@@ -17,8 +17,8 @@ Every keyword is a field of the task's options model (:class:`~backbone.solver.t
 :class:`~backbone.solver.tasks.plan_options.PlanOptions`), validated by the same function as the CLI and the API
 (:func:`~backbone.solver.core.options.validate_options`): an unknown or bad option raises
 :class:`~backbone.errors.ValidationError` naming it. The names are one vocabulary
-(``k_paths``, ``time_limit_s``, ``utilisation_ceiling``, ``survive``); the older spellings (``paths``, ``time_limit``,
-``ceiling``) are still accepted, and giving both is an error. ``progress=callable(fraction, message)`` follows long
+(``k_paths``, ``time_limit_s``, ``utilisation_ceiling``, ``survive``), one name per option: an older spelling
+(``paths``, ``time_limit``, ``ceiling``) is an unknown option. ``progress=callable(fraction, message)`` follows long
 work.
 
 Results are the solver's own objects (:class:`~backbone.solver.te.TEResult`,
@@ -47,10 +47,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["deck", "diff", "place", "plan", "solve_te", "sweep"]
+__all__ = ["calibrate_latency", "deck", "design", "diff", "place", "plan", "roadmap", "solve_te", "sweep"]
 
 def options_for(model: Any, options: Mapping[str, Any]) -> Any:
-    """Validate keyword options with ``model`` (the options' own names, or the older spellings they accept).
+    """Validate keyword options with ``model`` (each option under its one name).
 
     Raises
     ------
@@ -166,12 +166,80 @@ def plan(net: Network, *, out_dir: str | Path | None = None, progress: ProgressF
     Raises
     ------
     ValidationError
-        For an unknown or bad option (nested stage options are named ``te.paths`` and so on).
+        For an unknown or bad option (nested stage options are named ``te.k_paths`` and so on).
     """
     from backbone.solver.tasks.plan import PlanOptions
 
-    opts = options_for(PlanOptions, options)
-    return run_task("plan", net, opts.model_dump(exclude_unset=True), out_dir, progress)
+    return _task("plan", PlanOptions, net, out_dir, progress, options)
+
+
+def design(net: Network, *, out_dir: str | Path | None = None, progress: ProgressFn | None = None,
+           **options: Any) -> TaskResult:
+    """Which links to upgrade and which candidate routes to build so the demand fits, and survives ``survive``
+    failures (:class:`~backbone.solver.tasks.design.DesignOptions` as keywords), as ``backbone design`` runs it on
+    a scenario.
+
+    Returns the :class:`~backbone.solver.tasks.TaskResult` (``summary``: what ``design.json`` holds: cost, the
+    lower bound and gap, the upgrades, survivability; ``files``: what was written to ``out_dir``).
+
+    Raises
+    ------
+    ValidationError
+        For an unknown or bad option.
+
+    Example
+    -------
+    >>> r = backbone.design(net, survive="srlg")  # doctest: +SKIP
+    >>> r.summary["cost_usd"], r.summary["gap"]  # doctest: +SKIP
+    """
+    from backbone.solver.tasks.design import DesignOptions
+
+    return _task("design", DesignOptions, net, out_dir, progress, options)
+
+
+def roadmap(net: Network, *, out_dir: str | Path | None = None, progress: ProgressFn | None = None,
+            **options: Any) -> TaskResult:
+    """The multi-quarter roadmap (:class:`~backbone.solver.roadmap.options.RoadmapOptions` as keywords): what to buy
+    and place in each period, as ``backbone roadmap`` runs it.
+
+    Returns the :class:`~backbone.solver.tasks.TaskResult` (``summary``: what ``roadmap.json`` holds: per period
+    the GPUs placed, the builds and survivability, and the global lower bound; ``files``: what was written).
+
+    Raises
+    ------
+    ValidationError
+        For an unknown or bad option (nested stage options are named ``design.time_limit_s`` and so on).
+    """
+    from backbone.solver.tasks.roadmap import RoadmapOptions
+
+    return _task("roadmap", RoadmapOptions, net, out_dir, progress, options)
+
+
+def calibrate_latency(net: Network, *, out_dir: str | Path | None = None, progress: ProgressFn | None = None,
+                      **options: Any) -> TaskResult:
+    """Fit the latency model to measured round trips (:class:`~backbone.solver.tasks.calibrate.CalibrateOptions`
+    as keywords: ``measured`` pairs, else the shipped public RTT set), as ``backbone calibrate`` runs it (named
+    apart from the model module :mod:`backbone.calibrate`, which it calls).
+
+    Returns the :class:`~backbone.solver.tasks.TaskResult` (``summary``: the fitted parameters, residuals before
+    and after; ``calibration``: the :class:`~backbone.calibrate.CalibrationResult`).
+
+    Raises
+    ------
+    ValidationError
+        For an unknown or bad option or measured pair.
+    """
+    from backbone.solver.tasks.calibrate import CalibrateOptions
+
+    return _task("calibrate", CalibrateOptions, net, out_dir, progress, options)
+
+
+def _task(kind: str, model: Any, net: Network, out_dir: str | Path | None, progress: ProgressFn | None,
+          options: Mapping[str, Any]) -> TaskResult:
+    """A planning task through the one service (:func:`~backbone.solver.tasks.run_task`), its keyword options
+    validated by ``model`` first (so an error names the option before any work)."""
+    opts = options_for(model, options)
+    return run_task(kind, net, opts.model_dump(exclude_unset=True, by_alias=True), out_dir, progress)
 
 
 def diff(a: str | Path | Network, b: str | Path | Network) -> DiffResult:

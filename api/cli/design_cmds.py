@@ -58,8 +58,7 @@ def design(
     On an SNDlib network file: solve an SNDlib model (module counts per link; cost, lower bound
     and gap). On any other scenario: which links to upgrade, in modules, so all demand fits
     within the utilisation ceiling (and survives every link / SRLG failure with --survive). The options are the
-    ``design`` task's (API job options use the same names with underscores); ``--time-limit``, ``--ceiling`` are
-    the older spellings.
+    ``design`` task's (API job options use the same names with underscores).
     """
     from backbone.errors import ValidationError
     from backbone.io import detect_format

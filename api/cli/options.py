@@ -3,8 +3,7 @@ what is special to it (its scenario argument, files, output) and the flags can n
 
 Each field of a simple type (``bool``, ``int``, ``float``, ``str``, a ``Literal``, each optionally ``None``)
 becomes ``--field-name`` with the field's default and its ``Field(description=...)`` as help; a ``Literal`` is a
-choice; a ``bool`` is ``--x/--no-x``; every older spelling the field accepts (``AliasChoices("k_paths",
-"paths")``) is an extra flag (``--paths``), so old command lines keep working. Fields of other types (lists,
+choice; a ``bool`` is ``--x/--no-x``; a command may add short flags (``-k``). Fields of other types (lists,
 mappings, nested models) are left to an options file. Only the flags given on the command line reach the task:
 the others keep the model's defaults (or an options file's values).
 
@@ -46,7 +45,7 @@ class GeneratedOption:
     param
         The ``inspect.Parameter`` typer reads (default: a ``typer.Option`` with the flag names and help).
     flags
-        The flag names, the field's own first (``--k-paths``, ``--paths``, ``-k``).
+        The flag names, the field's own first (``--k-paths``, then a command's short flag such as ``-k``).
     choices
         For a ``Literal`` field: the command-line spelling -> the model's value (``"24"`` -> ``24``).
     """
@@ -60,15 +59,6 @@ class GeneratedOption:
 def flag_name(name: str) -> str:
     """``k_paths`` -> ``--k-paths``."""
     return "--" + name.replace("_", "-")
-
-
-def field_spellings(info: Any, name: str) -> list[str]:
-    """The field's own name, then the older spellings its ``validation_alias`` accepts."""
-    from pydantic import AliasChoices
-
-    alias = info.validation_alias
-    choices = alias.choices if isinstance(alias, AliasChoices) else [alias] if isinstance(alias, str) else []
-    return list(dict.fromkeys([name, *(c for c in choices if isinstance(c, str))]))
 
 
 def simple_type(annotation: Any) -> tuple[Any, bool] | None:
@@ -126,7 +116,7 @@ def model_options(model: Any, *, exclude: Iterable[str] = (), flags: Mapping[str
             default = info.default
         else:
             continue  # required or built by a factory: an options file sets it
-        names = [flag_name(s) for s in field_spellings(info, name)] + list((flags or {}).get(name, ()))
+        names = [flag_name(name), *(flags or {}).get(name, ())]
         text = (help or {}).get(name) or info.description or ""
         choices: dict[str, Any] | None = None
         option_type: Any = annotation

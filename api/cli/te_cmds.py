@@ -59,7 +59,7 @@ def te(
     its reason. ``--objective ecmp`` shows today's shortest-path ECMP routing instead.
 
     Every option below is a field of the ``te`` task's options model (the API's job options use the same
-    names with underscores); ``--paths``/``-k``, ``--time-limit`` and ``--ceiling`` are the older spellings."""
+    names with underscores); ``-k`` is short for ``--k-paths``."""
     opts = options
     net = load(scenario)
     result = run_with_progress("te", net, opts, out)

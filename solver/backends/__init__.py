@@ -20,17 +20,13 @@ BACKENDS: dict[str, tuple[str, str]] = {
 }
 """Backend name -> (module, class)."""
 
-ALIASES = {"ortools": "ortools-glop", "glop": "ortools-glop", "pdlp": "ortools-pdlp", "scip": "ortools-scip",
-           "pulp": "pulp-cbc", "cbc": "pulp-cbc"}
-
-
 def check_backend_name(name: str) -> str:
-    """``name`` when it names a backend (or an alias); ValueError otherwise (a 422 naming the option).
+    """``name`` when it names a backend; ValueError otherwise (a 422 naming the option).
 
     Whether its solver package is installed is a run-time question (:func:`get_backend`).
     """
-    if ALIASES.get(name, name) not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r}; choose one of {', '.join([*BACKENDS, *ALIASES])}")
+    if name not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
     return name
 
 
@@ -66,7 +62,7 @@ def get_backend(name: str) -> Backend:
     SolverError
         When the name is unknown or the backend's package is missing.
     """
-    key = ALIASES.get(name, name)
+    key = name
     if key not in BACKENDS:
         raise SolverError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
     module, cls = BACKENDS[key]

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from backbone.deprecation import renamed
 from backbone.serialize import finite_or_none
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.design import DesignInstance
@@ -124,8 +123,7 @@ def installed_capacity(inst: DesignInstance, configurations: Configurations, rep
 
 
 def check_design(inst: DesignInstance, configurations: Configurations, time_limit_s: float = 120.0,
-                 reported_cost: float | None = None, reported_optimal: bool = False, *,
-                 time_limit: float | None = None) -> DesignCheck:
+                 reported_cost: float | None = None, reported_optimal: bool = False) -> DesignCheck:
     """Check a design against its instance with an independent flow LP, and its reported cost.
 
     Parameters
@@ -136,8 +134,6 @@ def check_design(inst: DesignInstance, configurations: Configurations, time_limi
         The objective the solver reported for this design: it must not be below what the design
         really costs (module, setup and pre-installed costs plus its cheapest routing), and when
         ``reported_optimal`` it must equal it (within ``OBJECTIVE_RTOL``).
-    time_limit
-        Deprecated spelling of ``time_limit_s`` (warns with :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -146,7 +142,6 @@ def check_design(inst: DesignInstance, configurations: Configurations, time_limi
         the reported cost is the design's; the costs recomputed from the link list and the
         cheapest routing on it.
     """
-    time_limit_s = float(renamed("check_design", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
     result = _check_design(inst, configurations, time_limit_s)
     if reported_cost is not None and math.isfinite(result.total_cost):
         result.report.checked.append("reported objective")

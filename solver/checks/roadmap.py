@@ -281,7 +281,6 @@ def _check_survivability(report: CheckReport, today: Network, nets: list[Network
     from backbone.solver.checks.survivability import check_survivability
 
     report.checked.append("survivability")
-    k, backend = opts.failures.k_paths, str(opts.failures.backend)
     labels = opts.labels()
     n_excused = 0
     for t, (label, cur, p) in enumerate(zip(labels, nets, summary["periods"], strict=True)):
@@ -292,7 +291,7 @@ def _check_survivability(report: CheckReport, today: Network, nets: list[Network
                    for x in sv["not_survivable"]]
         n_excused += len(excused)
         sub = check_survivability(online_limit(cur, today, opts, t), sv["failure_kind"],
-                                  excused + sorted(violated), k_paths=k, backend=backend)
+                                  excused + sorted(violated))
         for v in sub.violations:
             if v.id in violated and v.check == "excuse_reason":  # admitted violated: a design could carry it
                 continue

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.checks.edge_flow import EdgeFlowModel, StateFlow
@@ -126,10 +125,9 @@ class _States:
 
 
 def check_survivability(network: Network | str | Path, survive: str | None = None,
-                        excused: Iterable[Any] | Mapping[str, Any] = (), k_paths: int = 4, backend: str = "highs",
+                        excused: Iterable[Any] | Mapping[str, Any] = (),
                         time_limit_s: float = 60.0, progress: ProgressFn | None = None, *,
-                        verify_excuses: bool = True, failure_kind: str | None = None,
-                        k: int | None = None) -> CheckReport:
+                        verify_excuses: bool = True) -> CheckReport:
     """Re-measure every ``survive`` failure state of the planned network with the checker's own edge LP.
 
     Parameters
@@ -141,15 +139,11 @@ def check_survivability(network: Network | str | Path, survive: str | None = Non
     excused
         The states the plan declares not survivable: ids, ``{id: reason}`` or records ``{scenario, reason,
         gbps}`` (as in ``plan.json``'s ``survivability.not_survivable``). Each is checked (see the module doc).
-    k_paths, backend
-        Unused: the check routes over every path with its own HiGHS model. Kept so callers need not change.
     time_limit_s
         Time limit of each LP solve.
     verify_excuses
         When False, an excused state is measured and reported but its excuse is not tested (a roadmap period
         excuses candidates that cannot be online yet, which the scenario folder does not record).
-    failure_kind, k
-        Deprecated spellings of ``survive`` and ``k_paths`` (they warn with :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -157,8 +151,6 @@ def check_survivability(network: Network | str | Path, survive: str | None = Non
         ``ok`` when every claim holds; ``states`` (in ``to_dict()``) lists per state the claimed and the
         independent unmet Gbps, the seconds and whether it matches.
     """
-    survive = renamed("check_survivability", "failure_kind", failure_kind, "survive", survive, None)
-    renamed("check_survivability", "k", k, "k_paths", k_paths, 4)
     if survive is None:
         raise TypeError("check_survivability: missing the failure kind (survive=)")
     progress = progress or no_progress

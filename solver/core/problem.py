@@ -437,7 +437,7 @@ LP_METHODS = ("auto", "simplex", "ipm")
 
 def solve(lp: LinearProgram, backend: str = "highs", time_limit_s: float = 60.0, mip_gap: float = 1e-4,
           threads: int | None = None, lp_method: str | None = None, presolve: bool = True,
-          warm_start: Solution | None = None, start: np.ndarray | None = None, *, time_limit: float | None = None,
+          warm_start: Solution | None = None, start: np.ndarray | None = None,
           **options: Any) -> Solution:
     """Solve ``lp`` with the named backend.
 
@@ -471,19 +471,14 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit_s: float = 60.0,
     start
         A MIP start (a full column vector), given to backends that take one (``supports_start``: HiGHS);
         the others ignore it.
-    time_limit
-        Deprecated spelling of ``time_limit_s`` (warns with :class:`DeprecationWarning`).
 
     Raises
     ------
     SolverError
         When the backend is unknown, not installed, or crashes.
     """
-    from backbone.deprecation import renamed
     from backbone.errors import SolverError
     from backbone.solver.backends import get_backend
-
-    time_limit_s = renamed("solve", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0)
     if not time_limit_s or time_limit_s <= 0:
         raise SolverError("every solve needs a positive time limit")
     if lp_method is not None and lp_method not in LP_METHODS:

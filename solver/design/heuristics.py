@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backbone.deprecation import renamed
 from backbone.solver.core.problem import Status, solve
 from backbone.solver.design.formulation import build_design_lp, program_flows
 from backbone.solver.design.instance import FEAS_TOL, DesignInstance
@@ -86,12 +85,11 @@ class EvaluatedDesign:
     flows: np.ndarray
 
 
-def evaluate_design(inst: DesignInstance, counts: np.ndarray, time_limit_s: float | None = None, backend: str = "highs",
-                    *, time_limit: float | None = None) -> EvaluatedDesign | None:
+def evaluate_design(inst: DesignInstance, counts: np.ndarray, time_limit_s: float | None = None,
+                    backend: str = "highs") -> EvaluatedDesign | None:
     """Route all states on a fixed design at minimum routing cost within ``time_limit_s`` seconds (required);
-    None when it cannot carry the demand (or the LP does not finish in time). ``time_limit`` is a deprecated
-    spelling of ``time_limit_s`` (it warns with :class:`DeprecationWarning`)."""
-    limit = renamed("evaluate_design", "time_limit", time_limit, "time_limit_s", time_limit_s, None)
+    None when it cannot carry the demand (or the LP does not finish in time)."""
+    limit = time_limit_s
     if limit is None:
         raise TypeError("evaluate_design: time_limit_s is required")
     prog = build_design_lp(inst, cuts=False, fixed_counts=counts)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backbone.errors import ValidationError
 from backbone.solver.backends import BackendName
+from backbone.solver.core.options import BoundTimeLimitS, MipGap, TimeLimitS
 
 
 class CandidateLink(BaseModel):
@@ -39,15 +40,15 @@ class DesignOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     model: str | None = Field(None, max_length=32, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
     survive: Literal["none", "link", "srlg", "srlg,link"] = Field(
-        "none", validation_alias=AliasChoices("survive", "survivability"),
+        "none",
         description="Upgrade mode: failures to survive with rerouting -- none, every single link, every SRLG, or "
-                    "srlg,link (every SRLG and every link, in one design) (also accepted as 'survivability').")
+                    "srlg,link (every SRLG and every link, in one design).")
     utilisation_ceiling: float = Field(
-        0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
-        description="Upgrade mode: utilisation ceiling in the intact state (also accepted as 'ceiling').")
+        0.8, gt=0, le=1,
+        description="Upgrade mode: utilisation ceiling in the intact state.")
     failure_utilisation_ceiling: float = Field(
-        1.0, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
-        description="Utilisation ceiling in failure states, routing 'paths' (also accepted as 'failure_ceiling').")
+        1.0, gt=0, le=1,
+        description="Utilisation ceiling in failure states, routing 'paths'.")
     routing: Literal["auto", "paths", "edge"] = Field(
         "auto", description="Upgrade mode: 'paths' -- the survivable design over TE's latency-admissible candidate "
                             "paths, upgrades and the scenario's candidate routes jointly, every failure state "
@@ -58,14 +59,13 @@ class DesignOptions(BaseModel):
                                                  description="New links for routing 'edge' (routing 'paths' builds "
                                                              "from the scenario's candidates table)")
     max_iterations: int = Field(6, ge=1, le=50, description="Routing 'paths': most design iterations")
-    bound_time_limit_s: float = Field(
-        60.0, ge=0, le=86_400,
+    bound_time_limit_s: BoundTimeLimitS = Field(60.0,
         description="Routing 'paths': seconds for the true lower bound (an LP relaxation over every candidate route "
                     "and path); 0 skips it")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
-                                description="Seconds for the whole solve (also accepted as 'time_limit').")
+    time_limit_s: TimeLimitS = Field(60.0,
+                                description="Seconds for the whole solve.")
     backend: BackendName = Field("highs", description="MIP backend (highs, ortools-scip, pulp-cbc, ...).")
-    mip_gap: float = Field(1e-4, ge=0, lt=1, description="Relative MIP gap to stop at.")
+    mip_gap: MipGap = Field(1e-4, description="Relative MIP gap to stop at.")
     cuts: bool = Field(True, description="SNDlib mode: add the cut-set inequalities.")
     verify: bool = Field(False, description="Check the design with the independent checker.")
 

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.solver.core.problem import Status, solve
 from backbone.solver.core.sparse import selector
@@ -94,8 +93,7 @@ class DesignSolution:
 
 
 def solve_design(inst: DesignInstance, time_limit_s: float = 60.0, backend: str = "highs", mip_gap: float = 1e-4,
-                 cuts: bool = True, heuristic: bool = True, progress: ProgressFn | None = None, *,
-                 time_limit: float | None = None) -> DesignSolution:
+                 cuts: bool = True, heuristic: bool = True, progress: ProgressFn | None = None) -> DesignSolution:
     """Solve a design instance: LP bound, rounding heuristic + improvement, MIP with start.
 
     Parameters
@@ -106,8 +104,6 @@ def solve_design(inst: DesignInstance, time_limit_s: float = 60.0, backend: str 
         A MIP-capable backend (``backbone.solver.backends.available_backends(mip=True)``).
     cuts, heuristic
         Use the cut-set family / the rounding heuristic and MIP start.
-    time_limit
-        Deprecated spelling of ``time_limit_s`` (warns with :class:`DeprecationWarning`).
 
     Raises
     ------
@@ -116,7 +112,6 @@ def solve_design(inst: DesignInstance, time_limit_s: float = 60.0, backend: str 
     SolverError
         When the backend fails.
     """
-    time_limit_s = float(renamed("solve_design", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0))
     progress = progress or _no_progress
     t0 = time.perf_counter()
     deadline = t0 + time_limit_s

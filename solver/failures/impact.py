@@ -44,11 +44,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.core.progress import ProgressFn
-from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, TEResult, resolve_te, solve_te
+from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, TEOptions, TEResult, resolve_te, solve_te
 from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
 
 logger = logging.getLogger(__name__)
@@ -230,8 +229,7 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
                  path_provider: Callable[..., Any] | None = None, routing: TEResult | None = None,
                  lp_method: str = "auto", shortfall: bool = True, *, method: str = "path", warm: Any = None,
                  gap_tol: float | None = None, keep_flows: bool = False,
-                 progress: ProgressFn | None = None, escalate_above_mlu: float | None = None,
-                 k: int | None = None) -> StateAssessment:
+                 progress: ProgressFn | None = None, escalate_above_mlu: float | None = None) -> StateAssessment:
     """Utilisation and unmet traffic of one network state (the one definition; see the module doc).
 
     Parameters
@@ -258,8 +256,6 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     escalate_above_mlu
         ``path`` only: column generation after the path LP only when its MLU is above this (see
         :func:`~backbone.solver.te.solve_te`); failure sweeps pass 100 %, where the verdict changes.
-    k
-        Deprecated spelling of ``k_paths`` (warns with :class:`DeprecationWarning`).
 
     Raises
     ------
@@ -268,7 +264,6 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     ValidationError
         ``srcflow`` asked for with latency-SLO demands.
     """
-    k_paths = int(renamed("assess_state", "k", k, "k_paths", k_paths, 4))
     if method == "srcflow":
         from backbone.solver.te import solve_source_flows
 
@@ -285,8 +280,9 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     if method != "path":
         raise ValueError(f"unknown method {method!r}")
     if routing is None or routing.summary.get("objective") != "min-mlu":
-        routing = solve_te(net, "min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s,
-                           path_provider=path_provider, lp_method=lp_method, escalate_above_mlu=escalate_above_mlu)
+        routing = solve_te(net, TEOptions.model_validate(dict(
+            objective="min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s,
+            lp_method=lp_method)), path_provider=path_provider, escalate_above_mlu=escalate_above_mlu)
     d = routing.demands
     unmet = d["unmet_gbps"].astype(float)
     reason = d["reason"].astype(str)
@@ -333,9 +329,9 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
     (below :data:`~backbone.solver.te.AUTO_COLGEN_MIN_DEMANDS` demands only: above, the path LP does not fit).
     """
     def capped(method: str, seconds: float) -> TEResult:
-        return solve_te(net, "max-throughput", formulation="path", k_paths=k_paths, backend=backend,
-                        time_limit_s=seconds, utilisation_ceiling=1.0, path_provider=path_provider,
-                        lp_method=lp_method, method=method)
+        return solve_te(net, TEOptions.model_validate(dict(
+            objective="max-throughput", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=seconds,
+            utilisation_ceiling=1.0, lp_method=lp_method, method=method)), path_provider=path_provider)
 
     if routing.summary.get("method") != "colgen":
         same = resolve_te(routing, "max-throughput", backend=backend, time_limit_s=time_limit_s,

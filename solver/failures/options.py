@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
+from backbone.solver.core.options import KPaths, TimeLimitS
 
 FailureKind = Literal["link", "srlg", "site", "srlg-pairs", "list", "srlg,link"]
 """``srlg,link`` is the union of the single-SRLG and the single-link states (a link state whose cut is already an
@@ -38,10 +39,10 @@ class FailureOptions(BaseModel):
                                                      "group in srlg sweeps.")
     derate: float | None = Field(None, gt=0, lt=1, description="Derate to this fraction instead of failing.")
     scenarios: list[dict[str, Any]] | None = Field(None, description="For kind=list: scenario records.")
-    k_paths: int = Field(4, ge=1, le=32, validation_alias=AliasChoices("k_paths", "paths"),
-                         description="Candidate paths per demand; also accepted as 'paths'.")
+    k_paths: KPaths = Field(4,
+                         description="Candidate paths per demand.")
     backend: BackendName = Field("highs", description="Solver backend.")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+    time_limit_s: TimeLimitS = Field(60.0,
                                 description="Time limit per scenario solve, seconds.")
     engine: Literal["local", "dask", "serial"] = Field("local", description="Where scenarios run.")
     workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count; the API server caps it).")

@@ -69,7 +69,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from backbone.deprecation import renamed
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.solver.core.deadline import Deadline, call_compiled
@@ -263,8 +262,7 @@ def _per_pair_limit(max_latency_ms: Any, n_pairs: int) -> np.ndarray:
 # ---------------------------------------------------------------------- public API
 def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]], k_paths: int = 4,
                     max_latency_ms: float | Sequence[float] | np.ndarray | None = None, disjoint: bool = False,
-                    cache: bool = True, workers: int | None = None, deadline: Deadline | None = None, *,
-                    k: int | None = None) -> PathSet:
+                    cache: bool = True, workers: int | None = None, deadline: Deadline | None = None) -> PathSet:
     """The ``k_paths`` lowest-latency loopless paths of each (src, dst) pair.
 
     Parameters
@@ -289,8 +287,6 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     deadline
         Optional :class:`~backbone.solver.core.deadline.Deadline`, checked between chunks of targets
         (also in worker processes); nothing is cached when it stops the search.
-    k
-        Deprecated spelling of ``k_paths`` (warns with :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -309,7 +305,6 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
     >>> [ps.path_links(i) for i in ps.pair_paths(0)]     # doctest: +SKIP
     [['AC'], ['AB', 'BC']]
     """
-    k_paths = int(renamed("candidate_paths", "k", k, "k_paths", k_paths, 4))
     if k_paths < 1:
         raise ValidationError(f"k_paths must be >= 1, got {k_paths}")
     frame = _pairs_frame(pairs)
@@ -351,17 +346,15 @@ def clear_cache() -> None:
 
 def paths_after_failure(net: Network, failed_links: Sequence[str], pairs: pd.DataFrame | Sequence[tuple[str, str]],
                         k_paths: int = 4, max_latency_ms: float | Sequence[float] | np.ndarray | None = None,
-                        cache: bool = True, *, k: int | None = None) -> PathSet:
+                        cache: bool = True) -> PathSet:
     """Candidate paths of ``net`` with ``failed_links`` down, on the *intact* link index.
 
     The intact network's (cached) paths are filtered with :meth:`PathSet.without_links`; only
     pairs that lost one of their ``k_paths`` paths are searched again, on the failed network. The
     result is exactly ``candidate_paths(net.fail_links(failed_links), ...)``, but its
     incidences keep the columns of ``net.links.index`` so one formulation can be reused across
-    failure scenarios (failed links simply carry no path). ``k`` is a deprecated spelling of ``k_paths``
-    (it warns with :class:`DeprecationWarning`).
+    failure scenarios (failed links simply carry no path).
     """
-    k_paths = int(renamed("paths_after_failure", "k", k, "k_paths", k_paths, 4))
     base = candidate_paths(net, pairs, k_paths=k_paths, max_latency_ms=max_latency_ms, cache=cache)
     kept = base.without_links(failed_links)
     lost = (base.paths_per_pair == k_paths) & (kept.paths_per_pair < k_paths)

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from backbone.solver.backends import BackendName
+from backbone.solver.core.options import KPaths, MipGap, TimeLimitS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -141,9 +142,9 @@ class PlaceOptions(BaseModel):
                                        "failure breaks (below the unserved penalty, far above any site's cost)")
     periods: Literal[1, 24] = Field(default=1, description="1 = peak hour; 24 = follow-the-sun hourly profile")
     backend: BackendName = Field(default="highs", description="MIP backend (highs, ortools-scip, pulp-cbc, ...)")
-    time_limit_s: float = Field(default=60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+    time_limit_s: TimeLimitS = Field(default=60.0,
                                 description="Time limit per solve (LP relaxation, MIP, diagnosis), seconds")
-    mip_gap: float = Field(default=1e-4, ge=0, description="Relative MIP gap (1e-4 = 0.01 %)")
+    mip_gap: MipGap = Field(default=1e-4, description="Relative MIP gap (1e-4 = 0.01 %)")
     lp_bound: bool = Field(default=True, description="Also solve the LP relaxation and report it as a bound")
     verify: bool = Field(default=False, description="Run the independent checker on the result tables")
     allow_partial: bool = Field(default=True,
@@ -173,8 +174,8 @@ class PlaceOptions(BaseModel):
     gbps_per_gpu: float = Field(default=GBPS_PER_GPU, ge=0,
                                 description="Backbone traffic per inference GPU served remotely (default: "
                                             "tokens_per_s_per_gpu x BITS_PER_TOKEN, 0.0066 Gbps)")
-    k_paths: int = Field(default=3, ge=1, le=16, validation_alias=AliasChoices("k_paths", "paths"),
-                         description="Candidate backbone paths per metro-site pair (also accepted as 'paths')")
+    k_paths: KPaths = Field(default=3,
+                         description="Candidate backbone paths per metro-site pair")
     baseline: Literal["joint", "none"] = Field(
         default="joint", description="joint: route the scenario's demands with the placement traffic; none: ignore them")
 

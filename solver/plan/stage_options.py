@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
-from backbone.solver.core.options import accepted_names, merge_options
+from backbone.solver.core.options import BoundTimeLimitS, MipGap, TimeLimitS, merge_options
 from backbone.solver.design.survivable.options import SurviveOptions
 from backbone.solver.failures.options import SINGLE_FAILURE_KINDS, FailureOptions
 from backbone.solver.placement.options import PlaceOptions
@@ -41,22 +41,21 @@ class PlanUpgradeOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    utilisation_ceiling: float = Field(0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
-                                       description="Utilisation ceiling in the intact state (also 'ceiling').")
+    utilisation_ceiling: float = Field(0.8, gt=0, le=1,
+                                       description="Utilisation ceiling in the intact state.")
     failure_utilisation_ceiling: float = Field(
-        PLAN_FAILURE_CEILING, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
-        description="Utilisation ceiling in failure states (also 'failure_ceiling'); the plan's default 0.95 keeps 5 % "
+        PLAN_FAILURE_CEILING, gt=0, le=1,
+        description="Utilisation ceiling in failure states; the plan's default 0.95 keeps 5 % "
                     "headroom for bursts and rerouting transients after a cut.")
-    time_limit_s: float = Field(60.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
-                                description="Seconds for the design (also 'time_limit').")
+    time_limit_s: TimeLimitS = Field(60.0,
+                                description="Seconds for the design.")
     backend: BackendName = "highs"
-    mip_gap: float = Field(1e-3, ge=0, lt=1, description="Relative MIP gap at which a design MIP stops.")
+    mip_gap: MipGap = Field(1e-3, description="Relative MIP gap at which a design MIP stops.")
     max_iterations: int = Field(6, ge=1, le=50, description="Most design iterations (solve, sweep, add states).")
     max_states: int | None = Field(None, ge=1, le=100_000,
                                    description="Cap on failure states in the design model (default: no cap).")
     candidates: bool = Field(True, description="Build candidate routes as well as upgrading links.")
-    bound_time_limit_s: float = Field(
-        60.0, ge=0, le=86_400,
+    bound_time_limit_s: BoundTimeLimitS = Field(60.0,
         description="Seconds for the design's true lower bound (an LP relaxation over every candidate route and "
                     "path); 0 skips it.")
     survive: Literal["srlg", "link", "site", "srlg,link", "none"] | None = Field(
@@ -82,14 +81,13 @@ STAGE_MODELS: dict[str, type[BaseModel]] = {"place": PlaceOptions, "te": TEOptio
 """The options model of each stage section of a plan."""
 
 
-def _given(options: Any, model: type[BaseModel], name: str) -> Any:
-    """The value ``options`` (a stage's raw section) gives option ``name`` under any of its spellings, or None."""
+def _given(options: Any, name: str) -> Any:
+    """The value ``options`` (a stage's raw section) gives option ``name``, or None."""
     if isinstance(options, BaseModel):
         return getattr(options, name, None) if name in options.model_fields_set else None
     if not isinstance(options, Mapping):
         return None
-    names = accepted_names(model)
-    return next((v for k, v in options.items() if names.get(str(k), str(k)) == name), None)
+    return options.get(name)
 
 
 def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -99,11 +97,11 @@ def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     the sweep of the design's ``survive`` kind (else SRLGs), 60 s placement/routing and 30 s sweep time limits, and the plan's ``verify``."""
     verify = data.get("verify", False)
     verify = verify if isinstance(verify, bool) else False  # a bad value is refused by the model itself
-    survive = _given(data.get("design"), PlanUpgradeOptions, "survive")
+    survive = _given(data.get("design"), "survive")
     return {
         # inference is placed where its SLO holds in the failure states the plan must survive too
         "place": {"allow_partial": True, "verify": verify, "time_limit_s": 60.0,
-                  "slo_failures": placement_slo_failures(survive, _given(data.get("failures"), FailureOptions, "kind"))},
+                  "slo_failures": placement_slo_failures(survive, _given(data.get("failures"), "kind"))},
         "te": {"objective": "min-mlu", "verify": verify, "time_limit_s": 60.0},
         # the sweep before the design covers the states the design must survive (srlg unless it is told otherwise)
         "failures": {"kind": survive if survive in SINGLE_FAILURE_KINDS else "srlg", "verify": False,
@@ -114,8 +112,7 @@ def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def with_stage_defaults(data: Mapping[str, Any], defaults: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """``data`` (raw options) with each stage section in ``defaults`` merged over its defaults option by option
-    (:func:`~backbone.solver.core.options.merge_options`: the given spelling kept, an older spelling replacing
-    its option's default); a typed section contributes the options it was given. Anything that is not a mapping
+    (:func:`~backbone.solver.core.options.merge_options`); a typed section contributes the options it was given. Anything that is not a mapping
     is left for the model to refuse."""
     out = dict(data)
     for stage, stage_defaults in defaults.items():
@@ -125,7 +122,7 @@ def with_stage_defaults(data: Mapping[str, Any], defaults: Mapping[str, Mapping[
         if given is None:
             given = {}
         if isinstance(given, Mapping):
-            out[stage] = merge_options(STAGE_MODELS[stage], stage_defaults, given)
+            out[stage] = merge_options(stage_defaults, given)
     return out
 
 

@@ -34,6 +34,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from backbone.schema import REGIONS, TRAFFIC_CLASSES
+from backbone.solver.core.options import BoundTimeLimitS
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan.stage_options import (
@@ -137,7 +138,7 @@ class RoadmapOptions(BaseModel):
     design: PlanUpgradeOptions = Field(default_factory=lambda: _stage_default("design"),
                                        description="Survivable design options per period (as in the plan; "
                                                    "time_limit_s defaults to 15).")
-    bound_time_limit_s: float = Field(BOUND_TIME_LIMIT_S, ge=0, le=3600,
+    bound_time_limit_s: BoundTimeLimitS = Field(BOUND_TIME_LIMIT_S,
                                       description="Seconds for the global lower bound (one LP over every period; "
                                                   "0: not computed).")
     time_limit_s: float = Field(ROADMAP_TIME_LIMIT_S, ge=0, le=86400,

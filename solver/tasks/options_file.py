@@ -64,7 +64,7 @@ def options_from_text(text: str, kind: str, file: str = "", overrides: Mapping[s
     """
     import yaml
 
-    from backbone.solver.tasks.service import accepted_names, merge_options, task_for
+    from backbone.solver.tasks.service import merge_options, task_for
 
     try:
         doc = yaml.safe_load(text) or {}
@@ -80,13 +80,11 @@ def options_from_text(text: str, kind: str, file: str = "", overrides: Mapping[s
     model = task_for(kind).options_model
     if file and "plan_file" in model.model_fields and "plan_text" in model.model_fields:
         doc = {**doc, "plan_file": file, "plan_text": text}
-    merged = merge_options(model, doc, overrides)
+    merged = merge_options(doc, overrides)
     problems = every_problem(model, merged)
     if problems:
         lines = key_lines(text)
-        names = accepted_names(model)
-        overridden = {names.get(str(k), str(k)) for k in overrides or {}}
-        from_file = {str(k) for k in doc if names.get(str(k), str(k)) not in overridden}
+        from_file = {str(k) for k in doc if str(k) not in (overrides or {})}
         raise ValidationError([located(p, file, kind, lines, from_file) for p in problems])
     return merged
 

@@ -308,7 +308,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
 
         verification_after = check_survivability(
             after, upgrade.kind, upgrade.survivability["not_survivable"],  # each excuse checked, with its Gbps
-            k_paths=fail_opts.k_paths, backend=fail_opts.backend, time_limit_s=fail_opts.time_limit_s,
+            time_limit_s=fail_opts.time_limit_s,
             progress=verify_progress).to_dict()
     link_check = None
     if not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped") and not covers_links(upgrade.kind):

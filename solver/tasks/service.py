@@ -16,11 +16,9 @@ from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.solver.core.options import (  # noqa: F401 -- the vocabulary, importable from the service as before
-    accepted_names,
-    canonical_names,
     did_you_mean,
-    given_twice,
     merge_options,
+    option_names,
     sub_models,
     validate_options,
 )

@@ -38,7 +38,7 @@ def edge_gap(objective: str, value: float, bound: float) -> float | None:
 
 MIN_EXTRA_S = 1.0
 """The edge bound and the impact need at least this many seconds of ``time_limit_s`` left; otherwise they are
-skipped (with a note): ``--time-limit`` bounds the whole command, not each solve."""
+skipped (with a note): ``--time-limit-s`` bounds the whole command, not each solve."""
 
 
 def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: float,

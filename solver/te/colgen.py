@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.core.deadline import Deadline, TimeLimitReached
@@ -143,8 +142,7 @@ def _initial_pool(inst: TEInstance, cand: np.ndarray, k: int, deadline: Deadline
 def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str = "highs",
                time_limit_s: float = 120.0, utilisation_ceiling: float | None = None, lp_method: str = "auto",
                progress: Callable[[float, str], None] | None = None, deadline: float | None = None, *,
-               columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-               k: int | None = None, time_limit: float | None = None, ceiling: float | None = None
+               columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                ) -> ScaleOutcome:
     """Column generation for ``min-mlu`` or ``max-throughput`` over every admissible path.
 
@@ -165,9 +163,6 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
         Max-throughput: columns to start the pool with besides the candidates (an earlier answer's
         :attr:`ScaleOutcome.columns` on this instance, e.g. the min-MLU routing's): fewer pricing rounds, the same
         optimum.
-    k, time_limit, ceiling
-        Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
-        :class:`DeprecationWarning`).
 
     Raises
     ------
@@ -176,9 +171,7 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
     SolverError
         A backend failure.
     """
-    k_paths = int(renamed("run_colgen", "k", k, "k_paths", k_paths, 4))
-    time_limit_s = float(renamed("run_colgen", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
-    ceiling = renamed("run_colgen", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
+    ceiling = utilisation_ceiling
     progress = progress or (lambda f, m: None)
     deadline = deadline if deadline is not None else time.perf_counter() + time_limit_s
     final_deadline = deadline

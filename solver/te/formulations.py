@@ -36,7 +36,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.solver.core.deadline import Deadline
 from backbone.solver.core.problem import INF, Block, LinearProgram, Solution
@@ -228,9 +227,8 @@ def check_between_families(deadline: Deadline | None, what: str) -> None:
 
 # ---------------------------------------------------------------------- path family
 def build_path_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = False,
-                           deadline: Deadline | None = None, *, k: int | None = None) -> Formulation:
-    """Path-based TE over the ``k_paths`` lowest-latency admissible candidate paths per demand (``k`` is a
-    deprecated spelling of ``k_paths``; it warns with :class:`DeprecationWarning`).
+                           deadline: Deadline | None = None) -> Formulation:
+    """Path-based TE over the ``k_paths`` lowest-latency admissible candidate paths per demand.
 
     Families::
 
@@ -238,7 +236,6 @@ def build_path_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = 
         capacity:  sum_p P[p,a] f_p - cap_a u <= 0          (arcs on some candidate path)
         bounds:    f >= 0, 0 <= s_d <= h_d, u >= 0
     """
-    k_paths = int(renamed("build_path_formulation", "k", k, "k_paths", k_paths, 4))
     reason = inst.reason.copy()
     cand = np.flatnonzero(inst.routable)
     dp = admissible_paths(inst, cand, k_paths, disjoint, deadline)
@@ -298,9 +295,9 @@ def _path_splits(dp: DemandPaths, f: np.ndarray, var_demand: np.ndarray, var_pat
 
 # ---------------------------------------------------------------------- edge family
 def build_edge_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = False,
-                           deadline: Deadline | None = None, *, k: int | None = None) -> Formulation:
+                           deadline: Deadline | None = None) -> Formulation:
     """Edge-based multicommodity flow, commodities aggregated by source (SLO-bound demands over their
-    ``k_paths`` candidate paths; ``k`` is a deprecated spelling of ``k_paths`` and warns).
+    ``k_paths`` candidate paths;
 
     For each source ``s`` (a site originating demand without an SLO) and node ``v``::
 
@@ -314,7 +311,6 @@ def build_edge_formulation(inst: TEInstance, k_paths: int = 4, disjoint: bool = 
     The conservation family is ``kron(I_S, M)``; the capacity map of ``x`` is
     ``kron(1_S^T, I_2L)``.
     """
-    k_paths = int(renamed("build_edge_formulation", "k", k, "k_paths", k_paths, 4))
     reason = inst.reason.copy()
     routable = inst.routable
     slo_d = np.flatnonzero(routable & inst.has_slo)
@@ -491,17 +487,13 @@ def decompose_source_flows(inst: TEInstance, sources: np.ndarray, x: np.ndarray,
 
 
 def build_formulation(net_or_inst: Network | TEInstance, formulation: str, k_paths: int = 4,
-                      disjoint: bool = False, deadline: Deadline | None = None, *, k: int | None = None
-                      ) -> Formulation:
+                      disjoint: bool = False, deadline: Deadline | None = None) -> Formulation:
     """Build the ``"path"`` or ``"edge"`` formulation over ``k_paths`` candidate paths per demand.
 
     ``deadline`` is checked during the path search and after the families are built
-    (:class:`~backbone.solver.core.deadline.TimeLimitReached` when it has passed). ``k`` is a deprecated
-    spelling of ``k_paths`` (it warns with :class:`DeprecationWarning`).
+    (:class:`~backbone.solver.core.deadline.TimeLimitReached` when it has passed).
     """
     from backbone.solver.te.instance import build_instance
-
-    k_paths = int(renamed("build_formulation", "k", k, "k_paths", k_paths, 4))
     inst = net_or_inst if isinstance(net_or_inst, TEInstance) else build_instance(net_or_inst)
     if formulation == "path":
         form = build_path_formulation(inst, k_paths, disjoint, deadline)

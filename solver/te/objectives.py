@@ -38,7 +38,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from backbone.deprecation import renamed
 from backbone.errors import InfeasibleError, SolverError
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.core.deadline import TimeLimitReached
@@ -279,8 +278,7 @@ def _hold(opt: float, scale: float) -> float:
 
 def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backend: str = "highs",
                   time_limit_s: float = 60.0, utilisation_ceiling: float | None = None, latency_tiebreak: bool = False,
-                  progress: Callable[[float, str], None] | None = None, lp_method: str = "auto",
-                  time_limit: float | None = None, ceiling: float | None = None) -> Outcome:
+                  progress: Callable[[float, str], None] | None = None, lp_method: str = "auto") -> Outcome:
     """Solve ``objective`` on a built formulation.
 
     Parameters
@@ -299,17 +297,13 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
     lp_method
         ``auto`` | ``simplex`` | ``ipm``, the backend-neutral choice each adapter translates
         (see :func:`backbone.solver.core.problem.solve`).
-    time_limit, ceiling
-        Deprecated spellings of ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
-        :class:`DeprecationWarning`).
 
     Raises
     ------
     SolverError
         Backend trouble or a time limit hit before any feasible solution.
     """
-    time_limit_s = float(renamed("run_objective", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0))
-    ceiling = renamed("run_objective", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
+    ceiling = utilisation_ceiling
     progress = progress or (lambda f, m: None)
     run = _Runner(form, backend, time_limit_s, progress, lp_method)
     n_lp = len(form.lp_demands)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
+from backbone.solver.core.options import KPaths, TimeLimitS
 
 Objective = Literal["min-mlu", "max-throughput", "max-min-fair", "min-latency", "ecmp"]
 
@@ -19,18 +20,18 @@ class TEOptions(BaseModel):
 
     objective: Objective = Field("min-mlu", description="What to optimise; 'ecmp' simulates shortest-path ECMP.")
     formulation: Literal["path", "edge"] = Field("path", description="Candidate paths or edge-based flow.")
-    k_paths: int = Field(4, ge=1, le=64, validation_alias=AliasChoices("k_paths", "paths"),
-                         description="Candidate paths per demand (path formulation). Also accepted as 'paths'.")
+    k_paths: KPaths = Field(4,
+                         description="Candidate paths per demand (path formulation).")
     disjoint: bool = Field(False, description="Link-disjoint candidate paths (successive shortest paths).")
     backend: BackendName = Field("highs", description="Solver backend (see `backbone.solver.backends.available_backends`).")
-    time_limit_s: float = Field(120.0, gt=0, le=86_400, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+    time_limit_s: TimeLimitS = Field(120.0,
                                 description="Hard time limit over path search, model building and every LP stage, "
                                             "seconds; when it stops the solve, the best feasible answer found is "
                                             "returned with status 'time_limit'.")
     utilisation_ceiling: float | None = Field(
-        None, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
+        None, gt=0, le=1,
         description="Max link utilisation for max-throughput / max-min-fair (default 1.0) and min-latency "
-                    "(default 0.8); ignored by min-mlu. Also accepted as 'ceiling'.")
+                    "(default 0.8); ignored by min-mlu.")
     latency_tiebreak: bool = Field(False, description="After the objective, minimise latency holding it optimal.")
     bound: bool = Field(False, description="Also solve the edge formulation and report gap_to_edge_bound.")
     verify: bool = Field(False, description="Run the independent checker on the result.")

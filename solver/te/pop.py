@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from backbone.deprecation import renamed
 from backbone.solver.core.deadline import Deadline, TimeLimitReached
 from backbone.solver.core.problem import Status
 from backbone.solver.te.bounds import DualPricer, mlu_lower_bound, refine_mlu_bound, site_cut_bound
@@ -69,8 +68,7 @@ def _solve_part(i: int) -> dict[str, Any]:
 def run_pop(inst: TEInstance, objective: str, k_paths: int = 4, parts: int = DEFAULT_PARTS, backend: str = "highs",
             time_limit_s: float = 120.0, utilisation_ceiling: float | None = None, lp_method: str = "auto",
             seed: int = 0, workers: int | None = None, progress: Callable[[float, str], None] | None = None,
-            deadline: float | None = None, *, k: int | None = None, time_limit: float | None = None,
-            ceiling: float | None = None) -> ScaleOutcome:
+            deadline: float | None = None) -> ScaleOutcome:
     """POP: ``parts`` random demand sub-problems with ``1/parts`` of every capacity, solved in parallel.
 
     Parameters
@@ -93,18 +91,12 @@ def run_pop(inst: TEInstance, objective: str, k_paths: int = 4, parts: int = DEF
         Absolute ``time.perf_counter()`` deadline over the whole run (path search included; default
         ``now + time_limit_s``). Sub-problems stopped by it raise
         :class:`~backbone.solver.core.deadline.TimeLimitReached` if they have no feasible solution.
-    k, time_limit, ceiling
-        Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
-        :class:`DeprecationWarning`).
 
     Raises
     ------
     SolverError
         A sub-problem fails or finds no feasible solution within the time limit.
     """
-    k_paths = int(renamed("run_pop", "k", k, "k_paths", k_paths, 4))
-    time_limit_s = float(renamed("run_pop", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
-    utilisation_ceiling = renamed("run_pop", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
     progress = progress or (lambda f, m: None)
     if objective not in ("min-mlu", "max-throughput"):
         raise ValueError(f"POP supports min-mlu and max-throughput, not {objective!r}")

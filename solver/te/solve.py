@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, get_args
 
-from backbone.deprecation import renamed
 from backbone.solver.core.deadline import Deadline, TimeLimitReached
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.te.options import Objective, TEOptions
@@ -28,112 +27,93 @@ ALL_OBJECTIVES: tuple[str, ...] = get_args(Objective)
 """Every objective: the LP objectives (:data:`~backbone.solver.te.objectives.OBJECTIVES`) and ``ecmp``."""
 
 
-def solve_te(net: Network, objective: str | TEOptions = "min-mlu", *, formulation: str = "path", k_paths: int = 4,  # noqa: PLR0913  keywords of TEOptions; issue #30 item 3 replaces them
-             backend: str = "highs", time_limit_s: float = 120.0, utilisation_ceiling: float | None = None,
-             disjoint: bool = False, latency_tiebreak: bool = False, ecmp_metric: str = "latency",
-             ecmp_tolerance_ms: float = 0.05, progress: ProgressFn | None = None,
-             path_provider: Callable[..., Any] | None = None, lp_method: str = "auto", method: str = "auto",
-             pop_parts: int = 4, escalate_above_mlu: float | None = None, k: int | None = None,
-             time_limit: float | None = None, ceiling: float | None = None) -> TEResult:
-    """Solve one TE problem.
+def solve_te(net: Network, options: TEOptions | None = None, *, progress: ProgressFn | None = None,
+             path_provider: Callable[..., Any] | None = None, escalate_above_mlu: float | None = None) -> TEResult:
+    """Solve one TE problem: route ``net``'s demands as ``options`` say.
 
-    Everything after ``objective`` is keyword-only and named as the
-    :class:`~backbone.solver.te.options.TEOptions` field it mirrors.
+    The algorithm takes its options model; :func:`backbone.solve_te` (the notebook facade) is the keyword-friendly
+    layer, which also adds the bound and impact figures ``backbone te`` reports.
 
     Parameters
     ----------
     net
         The network with its demands.
-    objective
-        ``min-mlu``, ``max-throughput``, ``max-min-fair``, ``min-latency`` or ``ecmp``; or a
-        :class:`~backbone.solver.te.options.TEOptions`, whose fields then replace the keyword parameters
-        (``progress`` and ``path_provider`` still come from the call): ``solve_te(net, TEOptions(k_paths=8))``.
-    formulation
-        ``path`` (candidate paths, ``k_paths`` per demand) or ``edge`` (multicommodity flow).
-    time_limit_s
-        Hard limit in seconds over path search, model building and every LP stage (see
-        :class:`TEOptions`); the summary status is ``time_limit`` when it stopped the solve.
-    utilisation_ceiling
-        Utilisation ceiling (see :class:`~backbone.solver.te.options.TEOptions`).
+    options
+        A :class:`~backbone.solver.te.options.TEOptions` (default: its defaults, min-MLU over 4 paths, ``auto``):
+        the objective, formulation, ``k_paths``, backend, ``time_limit_s`` (a hard limit over path search, model
+        building and every LP stage; the summary status is ``time_limit`` when it stopped the solve),
+        ``utilisation_ceiling`` and ``method`` (``exact``, ``colgen``, ``pop`` or ``auto``: :func:`choose_method`).
+        Its ``verify``, ``bound`` and ``impact`` are the task's (:mod:`backbone.solver.tasks.te`), not read here.
+    progress
+        Progress callback ``(fraction, message)``.
     path_provider
         Optional candidate-path function with :func:`backbone.solver.paths.candidates.candidate_paths`'s signature
         (failure sweeps reuse the intact network's paths through it).
-    method
-        ``exact``, ``colgen``, ``pop`` or ``auto`` (see :class:`~backbone.solver.te.options.TEOptions` and
-        :func:`choose_method`).
-        The summary reports the method that ran, ``lower_bound`` (min-mlu: a proven bound on the MLU
-        over every admissible routing) and ``gap``.
     escalate_above_mlu
         ``auto``, min-MLU only: column generation follows the path LP only when the path LP's MLU is above this as
         well as its gap above :data:`AUTO_ESCALATE_GAP` (a caller that decides on "MLU within this" already has a
         routing that settles it; the summary keeps the path LP's MLU, bound and gap, and says so). None: by the gap
         alone.
-    k, time_limit, ceiling
-        Deprecated spellings of ``k_paths``, ``time_limit_s`` and ``utilisation_ceiling`` (they warn with
-        :class:`DeprecationWarning`; giving both spellings with different values is a :class:`TypeError`).
 
     Returns
     -------
     TEResult
+        The summary reports the method that ran, ``lower_bound`` (min-MLU: a proven bound on the MLU over every
+        admissible routing) and ``gap``.
 
     Raises
     ------
     SolverError
         Backend missing or failing, or no feasible solution within the time limit.
+    TypeError
+        ``options`` is not a :class:`~backbone.solver.te.options.TEOptions`.
 
     Example
     -------
-    >>> r = solve_te(net, "min-mlu", k_paths=4)    # doctest: +SKIP
-    >>> r.summary["mlu"]                          # doctest: +SKIP
+    >>> r = solve_te(net, TEOptions(objective="min-mlu", k_paths=4))    # doctest: +SKIP
+    >>> r.summary["mlu"]                                               # doctest: +SKIP
     0.75
     """
-    if isinstance(objective, TEOptions):
-        o = objective
-        return solve_te(net, o.objective, formulation=o.formulation, k_paths=o.k_paths, backend=o.backend,
-                        time_limit_s=o.time_limit_s, utilisation_ceiling=o.utilisation_ceiling, disjoint=o.disjoint,
-                        latency_tiebreak=o.latency_tiebreak, ecmp_metric=o.ecmp_metric,
-                        ecmp_tolerance_ms=o.ecmp_tolerance_ms, progress=progress, path_provider=path_provider,
-                        lp_method=o.lp_method, method=o.method, pop_parts=o.pop_parts)
-    k_paths = int(renamed("solve_te", "k", k, "k_paths", k_paths, 4))
-    time_limit_s = float(renamed("solve_te", "time_limit", time_limit, "time_limit_s", time_limit_s, 120.0))
-    utilisation_ceiling = renamed("solve_te", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, None)
-    return _solve(net, objective, formulation, k_paths, backend, time_limit_s, utilisation_ceiling, disjoint,
-                  latency_tiebreak, ecmp_metric, ecmp_tolerance_ms, progress, path_provider, lp_method, method,
-                  pop_parts, escalate_above_mlu)
+    o = options if options is not None else TEOptions.model_validate({})
+    if not isinstance(o, TEOptions):
+        raise TypeError(f"solve_te: options must be a TEOptions, not {type(o).__name__} "
+                        "(backbone.solve_te takes the options as keywords)")
+    return _solve(net, o, progress, path_provider, escalate_above_mlu)
 
 
-def _solve(net: Network, objective: str, formulation: str, k_paths: int, backend: str, time_limit_s: float,  # noqa: PLR0913  solve_te's keywords; issue #30 item 3 replaces them
-           utilisation_ceiling: float | None, disjoint: bool, latency_tiebreak: bool, ecmp_metric: str,
-           ecmp_tolerance_ms: float, progress: ProgressFn | None, path_provider: Callable[..., Any] | None,
-           lp_method: str, method: str, pop_parts: int, escalate_above_mlu: float | None = None) -> TEResult:
+def _solve(net: Network, o: TEOptions, progress: ProgressFn | None, path_provider: Callable[..., Any] | None,
+           escalate_above_mlu: float | None) -> TEResult:
     """:func:`solve_te` once its options are resolved."""
     from backbone.solver.te.instance import build_instance
     from backbone.solver.te.objectives import OBJECTIVES
 
+    objective, formulation, k_paths, backend = o.objective, o.formulation, o.k_paths, o.backend
+    utilisation_ceiling, disjoint, lp_method = o.utilisation_ceiling, o.disjoint, o.lp_method
+    method: str = o.method
     progress = progress or no_progress
     t_start = time.perf_counter()
     inst = build_instance(net, path_provider)
     if objective == "ecmp":
         from backbone.solver.te.ecmp import simulate_ecmp
 
-        return simulate_ecmp(net, metric=ecmp_metric, tolerance_ms=ecmp_tolerance_ms, instance=inst)
+        return simulate_ecmp(net, metric=o.ecmp_metric, tolerance_ms=o.ecmp_tolerance_ms, instance=inst)
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}")
     if disjoint and method == "auto":
         method = "exact"  # the scalable methods search plain (not link-disjoint) paths
     requested, method = method, choose_method(inst, objective, formulation, method)
-    deadline = Deadline(t_start + time_limit_s)
+    deadline = Deadline(t_start + o.time_limit_s)
     if method in ("colgen", "pop"):
         try:
             return _solve_scalable(inst, objective, method, k_paths, backend, deadline.at, utilisation_ceiling,
-                                   lp_method, pop_parts, progress, t_start)
+                                   lp_method, o.pop_parts, progress, t_start)
         except TimeLimitReached as stop:
             return _time_limit_result(inst, objective, "path", method, k_paths, backend, utilisation_ceiling, False,
                                       lp_method, str(stop), t_start, progress)
-    may_escalate = requested == "auto" and _may_escalate(inst, objective, formulation, disjoint, latency_tiebreak)
+    may_escalate = requested == "auto" and _may_escalate(inst, objective, formulation, disjoint, o.latency_tiebreak)
     first = _scaled(progress, 0.0, 0.5) if may_escalate else progress
     result = _solve_exact(inst, objective, formulation, k_paths, backend, deadline, utilisation_ceiling, disjoint,
-                          latency_tiebreak, lp_method, first, t_start)
+                          o.latency_tiebreak, lp_method, first, t_start)
     if may_escalate:
         s, gap = result.summary, result.summary.get("gap")
         if gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP:
@@ -511,7 +491,8 @@ def solve_source_flows(net: Network, time_limit_s: float = 120.0, *, warm: Any =
                                       "demands have one (use the path method)", table="demands",
                                       record=str(inst.demand_ids[cand[slo][0]]), field="slo_rtt_ms"))
     if not float(inst.demand_gbps[cand].sum()) > 0:  # nothing to route (e.g. every demand lost with its sites)
-        result = solve_te(net, "min-mlu", formulation="path", k_paths=1, time_limit_s=time_limit_s)
+        result = solve_te(net, TEOptions.model_validate(dict(objective="min-mlu", formulation="path", k_paths=1,
+                                                             time_limit_s=time_limit_s)))
         result.summary["notes"] = [*result.summary.get("notes", []), "srcflow: no demand to route"]
         return result, None
     start = warm_on(warm, warm_instance, inst) if warm is not None and warm_instance is not None else None

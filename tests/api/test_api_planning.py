@@ -129,7 +129,7 @@ def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str
     assert res["scenarios_run"] == 12 and res["worst"][0]["scenario"] == "srlg:atlantic"  # 7 SRLGs, 5 links in none
     assert {"failures_scenarios.csv", "failures_links.csv", "failures.json"} <= set(failures["files"])
 
-    design = _run(client, tok, sid, "design", {"survive": "link", "ceiling": 0.8, "time_limit_s": 30})
+    design = _run(client, tok, sid, "design", {"survive": "link", "utilisation_ceiling": 0.8, "time_limit_s": 30})
     res = client.get(f"/v1/jobs/{design['id']}/result", headers=auth(tok)).json()
     assert res["status"] in ("optimal", "feasible") and res["cost_usd"] is not None
 

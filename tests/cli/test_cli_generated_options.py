@@ -48,17 +48,21 @@ def test_every_simple_field_of_the_model_is_a_flag(kind: str) -> None:
         exposed += 1
     assert exposed >= 3  # calibrate has three simple options (loss, f_scale, max_iterations)
     for generated in model_options(model, exclude=CONVERTED[kind]):
-        assert set(generated.flags) <= flags  # the older spellings too
+        assert set(generated.flags) <= flags
         assert generated.param.default.help, f"{kind}: --{generated.field} has no help"
 
 
-def test_older_spellings_are_extra_flag_names() -> None:
-    assert {"--k-paths", "--paths", "-k", "--time-limit-s", "--time-limit", "--utilisation-ceiling",
-            "--ceiling"} <= command_flags("te")
-    assert {"--k-paths", "--paths", "--time-limit"} <= command_flags("failures")
-    assert {"--survive", "--utilisation-ceiling", "--ceiling", "--time-limit", "--no-cuts", "--model"} <= \
-        command_flags("design")
-    assert {"--budget", "--budget-usd", "--time-limit", "--n-plus-one", "--options"} <= command_flags("place")
+def test_each_option_has_one_flag_name() -> None:
+    """One name per option (issue #30 item 3): the older spellings are not flags any more; ``-k`` is te's short
+    flag for ``--k-paths``."""
+    te = command_flags("te")
+    assert {"--k-paths", "-k", "--time-limit-s", "--utilisation-ceiling"} <= te
+    assert not {"--paths", "--time-limit", "--ceiling"} & te
+    assert {"--k-paths", "--time-limit-s"} <= command_flags("failures")
+    assert not {"--paths", "--time-limit"} & command_flags("failures")
+    assert {"--survive", "--utilisation-ceiling", "--time-limit-s", "--no-cuts", "--model"} <= command_flags("design")
+    assert not {"--ceiling", "--time-limit", "--survivability"} & command_flags("design")
+    assert {"--budget", "--budget-usd", "--time-limit-s", "--n-plus-one", "--options"} <= command_flags("place")
     assert {"--growth", "--demand-growth", "--skip-upgrades", "--plan", "--workers"} <= command_flags("plan")
 
 
@@ -91,15 +95,9 @@ def scenario(tmp_path: Path, triangle: Network) -> Path:
     return save_scenario(triangle, tmp_path / "triangle.json")
 
 
-@pytest.mark.parametrize(("old", "new"), [
-    (["--paths", "3", "--time-limit", "5", "--ceiling", "0.9"],
-     ["--k-paths", "3", "--time-limit-s", "5", "--utilisation-ceiling", "0.9"]),
-    (["-k", "2"], ["--k-paths", "2"]),
-])
-def test_old_and_new_flags_give_the_same_te_options(monkeypatch: pytest.MonkeyPatch, scenario: Path,
-                                                    old: list[str], new: list[str]) -> None:
+def test_the_short_flag_gives_the_same_te_options(monkeypatch: pytest.MonkeyPatch, scenario: Path) -> None:
     seen = capture(monkeypatch, "te_cmds")
-    for args in (old, new):
+    for args in (["-k", "2"], ["--k-paths", "2"]):
         r = CliRunner().invoke(app, ["te", str(scenario), *args])
         assert r.exit_code == 0, r.output
     assert seen[0] == seen[1]
@@ -108,23 +106,23 @@ def test_old_and_new_flags_give_the_same_te_options(monkeypatch: pytest.MonkeyPa
 
 def test_only_given_flags_reach_the_task(monkeypatch: pytest.MonkeyPatch, scenario: Path) -> None:
     seen = capture(monkeypatch, "failures_cmds")
-    r = CliRunner().invoke(app, ["failures", str(scenario), "--paths", "6", "--engine", "serial"])
+    r = CliRunner().invoke(app, ["failures", str(scenario), "--k-paths", "6", "--engine", "serial"])
     assert r.exit_code == 0, r.output
     assert seen == [{"k_paths": 6, "engine": "serial"}]  # the rest: the model's defaults
 
 
-def test_flags_override_an_options_file_by_option_not_spelling(monkeypatch: pytest.MonkeyPatch, scenario: Path,
+def test_flags_override_an_options_file(monkeypatch: pytest.MonkeyPatch, scenario: Path,
                                                                tmp_path: Path) -> None:
     seen = capture(monkeypatch, "place_cmds")
     options = tmp_path / "place.yaml"
-    options.write_text("time_limit: 5\nkw_per_gpu: 1.2\nperiods: 24\n")
+    options.write_text("time_limit_s: 5\nkw_per_gpu: 1.2\nperiods: 24\n")
     r = CliRunner().invoke(app, ["place", str(scenario), "--options", str(options), "--time-limit-s", "7",
                                  "--periods", "1"])
     assert r.exit_code == 0, r.output
     assert seen[-1] == {"kw_per_gpu": 1.2, "time_limit_s": 7.0, "periods": 1}  # Literal[1, 24] back to an int
     r = CliRunner().invoke(app, ["place", str(scenario), "--options", str(options)])
     assert r.exit_code == 0, r.output
-    assert seen[-1] == {"time_limit": 5, "kw_per_gpu": 1.2, "periods": 24}  # no flag given: the file's values
+    assert seen[-1] == {"time_limit_s": 5, "kw_per_gpu": 1.2, "periods": 24}  # no flag given: the file's values
 
 
 def test_a_bad_option_in_an_options_file_is_exit_2_naming_file_line_and_field(scenario: Path, tmp_path: Path) -> None:
@@ -138,9 +136,9 @@ def test_a_bad_option_in_an_options_file_is_exit_2_naming_file_line_and_field(sc
 
 @pytest.mark.parametrize(("command", "args", "field"), [
     ("te", ["--k-paths", "0"], "k_paths"),
-    ("te", ["--paths", "0"], "k_paths"),
-    ("failures", ["--time-limit", "-1"], "time_limit_s"),
-    ("design", ["--ceiling", "1.5"], "utilisation_ceiling"),
+    ("te", ["-k", "0"], "k_paths"),
+    ("failures", ["--time-limit-s", "-1"], "time_limit_s"),
+    ("design", ["--utilisation-ceiling", "1.5"], "utilisation_ceiling"),
     ("te", ["--objective", "fastest"], "--objective"),
 ])
 def test_a_bad_option_is_exit_2_naming_it(scenario: Path, tmp_path: Path, command: str, args: list[str],
@@ -155,9 +153,9 @@ def test_a_bad_option_is_exit_2_naming_it(scenario: Path, tmp_path: Path, comman
 
 
 def test_readme_te_command_runs_as_written(scenario: Path) -> None:
-    """``backbone te --objective min-mlu --paths 4 --verify`` (README), end to end, on a small scenario."""
+    """``backbone te --objective min-mlu --k-paths 4 --verify`` (README), end to end, on a small scenario."""
     p = subprocess.run([sys.executable, "-m", "backbone.api", "te", str(scenario), "--objective", "min-mlu",
-                        "--paths", "4", "--verify", "--json"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+                        "--k-paths", "4", "--verify", "--json"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["verification"]["ok"] is True and doc["mlu"] == pytest.approx(0.75)

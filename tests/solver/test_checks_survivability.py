@@ -26,7 +26,7 @@ def test_edge_lp_carries_over_every_path_where_two_paths_leave_traffic_unmet() -
     flow = model.solve(model.link_mask(["AD"]))
     assert flow.carried_gbps == pytest.approx(30.0) and flow.unmet_gbps == pytest.approx(5.0)
     assert flow.short_gbps == pytest.approx(5.0) and flow.cut_gbps == 0.0
-    report = check_survivability(net, "link", k_paths=2)
+    report = check_survivability(net, "link")
     rows = _rows(report)
     assert rows["link:AD"]["independent_unmet_gbps"] == pytest.approx(5.0)
     assert [v.id for v in report.violations] == ["link:AD"]
@@ -37,7 +37,7 @@ def test_edge_lp_carries_over_every_path_where_two_paths_leave_traffic_unmet() -
 def test_a_state_every_path_carries_is_not_a_violation_on_two_paths() -> None:
     """Fan with 30 Gbps: A-D cut leaves exactly 30 Gbps over three routes, so every state survives; a routing
     over 2 paths per demand would call the cut 10 Gbps short."""
-    report = check_survivability(nets.fan_network(30.0), "link", k_paths=2)
+    report = check_survivability(nets.fan_network(30.0), "link")
     assert report.ok, str(report)
     assert _rows(report)["link:AD"]["independent_unmet_gbps"] == pytest.approx(0.0, abs=1e-6)
 

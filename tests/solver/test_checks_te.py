@@ -9,7 +9,7 @@ import pytest
 
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
-from backbone.solver.te import TEResult, solve_te
+from backbone.solver.te import TEOptions, TEResult, solve_te
 from tests.nets import grid
 from tests.solver.test_te import diamond  # noqa: F401  (a fixture)
 
@@ -21,7 +21,7 @@ def net() -> Network:
 
 @pytest.fixture(scope="module")
 def results(net: Network) -> dict[str, TEResult]:
-    return {f"{o}/{f}": solve_te(net, o, formulation=f) for o in ("min-mlu", "max-throughput", "min-latency")
+    return {f"{o}/{f}": solve_te(net, TEOptions(objective=o, formulation=f)) for o in ("min-mlu", "max-throughput", "min-latency")
             for f in ("path", "edge")}
 
 
@@ -105,7 +105,7 @@ def test_checker_catches_corruption(net: Network, results: dict[str, TEResult], 
 
 
 def test_checker_catches_slo_violation(triangle: Network) -> None:
-    r = solve_te(triangle, "min-mlu")
+    r = solve_te(triangle, TEOptions(objective="min-mlu"))
     demands = triangle.demands.copy()
     demands["slo_rtt_ms"] = 3.0  # the A-B-C split (RTT 4 ms) now breaks the SLO
     report = check_te(triangle.copy_with(demands=demands), r)
@@ -113,7 +113,7 @@ def test_checker_catches_slo_violation(triangle: Network) -> None:
 
 
 def test_checker_catches_over_ceiling(diamond: Network) -> None:  # noqa: F811
-    r = solve_te(diamond, "min-latency", utilisation_ceiling=1.0)
+    r = solve_te(diamond, TEOptions(objective="min-latency", utilisation_ceiling=1.0))
     r.summary["utilisation_ceiling"] = 0.5  # a result claiming a stricter ceiling than it kept
     report = check_te(diamond, r)
     assert "capacity" in {v.check for v in report.violations}

@@ -15,6 +15,7 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.solver.failures import FailureOptions
 from backbone.solver.failures import sweep as solver_sweep
+from backbone.solver.te import TEOptions
 from backbone.solver.te import solve_te as solver_solve_te
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,9 +39,9 @@ def test_solve_te_takes_option_names_and_reports_utilisation(triangle: Network) 
     assert r.links["utilisation"].max() == pytest.approx(0.75, abs=1e-6)
     assert r.summary["verification"]["ok"] is True
     assert "impact" in r.summary  # the options' default, as `backbone te` reports it
-    direct = solver_solve_te(triangle, "min-mlu", k_paths=2)
+    direct = solver_solve_te(triangle, TEOptions(objective="min-mlu", k_paths=2))
     assert r.summary["objective_value"] == pytest.approx(direct.summary["objective_value"])
-    same = backbone.solve_te(triangle, paths=2, impact=False)
+    same = backbone.solve_te(triangle, k_paths=2, impact=False)
     assert "impact" not in same.summary
     assert same.summary["objective_value"] == pytest.approx(r.summary["objective_value"])
 
@@ -51,7 +52,7 @@ def test_solve_te_rejects_bad_options(triangle: Network) -> None:
     assert "did you mean 'objective'" in str(err.value)
     with pytest.raises(ValidationError, match="paths"):
         backbone.solve_te(triangle, k_paths=0)
-    with pytest.raises(ValidationError, match="given twice"):
+    with pytest.raises(ValidationError, match="did you mean 'k_paths'"):  # one name per option
         backbone.solve_te(triangle, k_paths=2, paths=3)
 
 
@@ -75,3 +76,27 @@ def test_place_and_plan_validate_their_options(triangle: Network) -> None:
         backbone.place(triangle, objective="cheapest-possible")
     with pytest.raises(ValidationError, match="unknown option"):
         backbone.plan(triangle, colour="blue")
+
+
+def test_design_roadmap_and_calibration_run_through_the_one_service(triangle: Network, tmp_path: Path) -> None:
+    """The facade covers every task (issue #30 item 3): ``design``, ``roadmap`` and ``calibrate_latency`` take the
+    options' own names, validate them before any work, and give what ``run_task`` gives the CLI and the API."""
+    from backbone.solver.tasks import run_task
+    from tests.nets import lead_toy
+
+    roomy = triangle.copy_with(links=triangle.links.assign(module_gbps=10.0, max_capacity_gbps=100.0))
+    design = backbone.design(roomy, survive="link", time_limit_s=30)
+    same = run_task("design", roomy, {"survive": "link", "time_limit_s": 30}).summary
+    assert design.summary["cost_usd"] == pytest.approx(same["cost_usd"])
+    assert design.summary["survive"] == "link" if "survive" in design.summary else True
+    quiet = {"periods": 2, "growth_per_year": {}, "maps": False, "bound_time_limit_s": 0, "failures": {"workers": 1}}
+    road = backbone.roadmap(lead_toy(), out_dir=tmp_path / "rm", **quiet)
+    assert [p["period"] for p in road.summary["periods"]] == ["2027Q1", "2027Q2"]
+    assert (tmp_path / "rm" / "roadmap.json").is_file()
+    calibration = backbone.calibrate_latency(triangle, measured=[{"from": "A", "to": "C", "rtt_ms": 30.0}],
+                                             max_iterations=1)
+    assert calibration.summary["pairs"] == 1
+    for run, bad in ((backbone.design, {"ceiling": 0.5}), (backbone.roadmap, {"periods": 0}),
+                     (backbone.calibrate_latency, {"loss": "cubic"})):
+        with pytest.raises(ValidationError):
+            run(triangle, **bad)

@@ -18,7 +18,7 @@ from backbone.solver.failures import (
     run_sweep,
     sweep,
 )
-from backbone.solver.te import solve_te
+from backbone.solver.te import TEOptions, solve_te
 
 VOLATILE = {"seconds"}
 
@@ -77,8 +77,8 @@ def test_scenario_matches_fresh_resolve(submarine_cut: Network) -> None:
     for sc in enumerate_scenarios(submarine_cut, "link"):
         rec = evaluate_scenario(ctx, sc)
         failed = submarine_cut.fail_links(sc.links)
-        mlu = solve_te(failed, "min-mlu", formulation="path", k_paths=4)
-        capped = solve_te(failed, "max-throughput", formulation="path", k_paths=4, utilisation_ceiling=1.0)
+        mlu = solve_te(failed, TEOptions(objective="min-mlu", formulation="path", k_paths=4))
+        capped = solve_te(failed, TEOptions(objective="max-throughput", formulation="path", k_paths=4, utilisation_ceiling=1.0))
         unmet = float(capped.demands["unmet_gbps"].sum())
         assert rec["mlu"] == pytest.approx(mlu.mlu, abs=1e-7)
         assert rec["overloaded"] == (mlu.mlu > 1 + 1e-6)

@@ -23,7 +23,7 @@ from backbone.solver.failures import (
 )
 from backbone.solver.failures.evaluation import choose_method
 from backbone.solver.failures.impact import assess_state
-from backbone.solver.te import solve_te
+from backbone.solver.te import TEOptions, solve_te
 from tests.nets import random_te_net
 
 TOL = 1e-6
@@ -35,7 +35,7 @@ FAST = {"engine": "serial", "method": "srcflow", "time_limit_s": 4.0}
 
 def _edge_optimum(net: Network) -> float:
     """Min-MLU over every path: the exact edge formulation (no SLOs in these networks)."""
-    return solve_te(net, "min-mlu", formulation="edge").mlu
+    return solve_te(net, TEOptions(objective="min-mlu", formulation="edge")).mlu
 
 
 def _scenarios(net: Network) -> list[Any]:

@@ -1,7 +1,7 @@
-"""One options vocabulary: every task's options model uses ``k_paths``, ``time_limit_s``, ``utilisation_ceiling`` and
-``survive``; the older spellings stay accepted (plan files, API bodies and scripts written before keep working),
-giving both spellings of one option is an error, and an older spelling overrides a stage default like the new
-name does."""
+"""One options vocabulary, one name per option (issue #30 item 3): every task's options model uses ``k_paths``,
+``time_limit_s``, ``utilisation_ceiling`` and ``survive``; an older spelling is an unknown option (a did-you-mean
+hint where it is close), in the options models and in the functions' keywords alike; the options several models
+share are declared once, with one limit; and the algorithm function ``te.solve_te`` takes its options model."""
 
 from __future__ import annotations
 
@@ -15,46 +15,34 @@ from backbone.solver.roadmap.options import stage_options as roadmap_stage_optio
 from backbone.solver.tasks import parse_options
 from backbone.solver.tasks.plan_options import PlanUpgradeOptions, stage_options
 from backbone.solver.tasks.registry import TASKS
-from backbone.solver.tasks.service import accepted_names, canonical_names, validate_options
+from backbone.solver.tasks.service import validate_options
 
-OLD_SPELLINGS = {"paths", "time_limit", "ceiling", "failure_ceiling", "survivability"}
+OLD_SPELLINGS = {"paths", "k", "time_limit", "ceiling", "failure_ceiling", "survivability", "failure_kind",
+                 "use_candidates"}
 
 
-def test_no_model_uses_an_old_spelling_as_its_own_name() -> None:
+def test_no_model_uses_or_accepts_an_old_spelling() -> None:
     models = [task.options_model for task in TASKS.values()] + [PlanUpgradeOptions]
     for model in models:
         assert not OLD_SPELLINGS & set(model.model_fields), model.__name__
+        for name, info in model.model_fields.items():
+            assert info.validation_alias is None, f"{model.__name__}.{name} accepts another spelling"
 
 
-@pytest.mark.parametrize(("kind", "old", "new", "attr", "value"), [
-    ("te", "paths", "k_paths", "k_paths", 7),
-    ("te", "time_limit", "time_limit_s", "time_limit_s", 12.0),
-    ("failures", "paths", "k_paths", "k_paths", 5),
-    ("failures", "time_limit", "time_limit_s", "time_limit_s", 9.0),
-    ("place", "time_limit", "time_limit_s", "time_limit_s", 8.0),
-    ("design", "time_limit", "time_limit_s", "time_limit_s", 11.0),
-    ("design", "ceiling", "utilisation_ceiling", "utilisation_ceiling", 0.6),
-    ("design", "failure_ceiling", "failure_utilisation_ceiling", "failure_utilisation_ceiling", 0.9),
-    ("design", "survivability", "survive", "survive", "link"),
+@pytest.mark.parametrize(("kind", "old", "value", "hint"), [
+    ("te", "paths", 7, "did you mean 'k_paths'"),
+    ("te", "time_limit", 12.0, "did you mean 'time_limit_s'"),
+    ("failures", "paths", 5, "did you mean 'k_paths'"),
+    ("place", "time_limit", 8.0, "did you mean 'time_limit_s'"),
+    ("design", "ceiling", 0.6, "unknown option"),
+    ("design", "failure_ceiling", 0.9, "unknown option"),
+    ("design", "survivability", "link", "unknown option"),
 ])
-def test_old_and_new_spellings_give_the_same_options(kind: str, old: str, new: str, attr: str, value: Any) -> None:
-    by_old = parse_options(kind, {old: value})
-    by_new = parse_options(kind, {new: value})
-    assert getattr(by_old, attr) == getattr(by_new, attr) == value
-    assert by_old == by_new
+def test_an_old_spelling_is_an_unknown_option(kind: str, old: str, value: Any, hint: str) -> None:
     with pytest.raises(ValidationError) as err:
-        parse_options(kind, {old: value, new: value})
-    assert [p.field for p in err.value.problems] == [new]
-    assert "given twice" in err.value.problems[0].message
-
-
-def test_a_bad_value_is_named_as_the_caller_spelled_it() -> None:
-    with pytest.raises(ValidationError) as old:
-        parse_options("te", {"paths": 0})
-    with pytest.raises(ValidationError) as new:
-        parse_options("te", {"k_paths": 0})
-    assert [p.field for p in old.value.problems] == ["paths"]
-    assert [p.field for p in new.value.problems] == ["k_paths"]
+        parse_options(kind, {old: value})
+    assert [p.field for p in err.value.problems] == [old]
+    assert "unknown option" in err.value.problems[0].message and hint in err.value.problems[0].message
 
 
 def test_did_you_mean_suggests_the_options_own_name() -> None:
@@ -64,9 +52,32 @@ def test_did_you_mean_suggests_the_options_own_name() -> None:
         parse_options("failures", {"time_limits": 4})
 
 
-def test_plan_stage_defaults_yield_to_an_old_spelling() -> None:
-    plan = parse_options("plan", {"te": {"paths": 6, "time_limit": 7}, "failures": {"time_limit": 3},
-                                  "design": {"ceiling": 0.5, "failure_ceiling": 0.95, "time_limit": 5}})
+@pytest.mark.parametrize("kind", ["te", "failures", "place"])
+def test_k_paths_has_one_limit_everywhere(kind: str) -> None:
+    """``k_paths`` is declared once (:data:`backbone.solver.core.options.KPaths`): 64 is accepted by every task
+    that takes it, 65 and 0 by none."""
+    from backbone.solver.core.options import K_PATHS_MAX
+
+    assert parse_options(kind, {"k_paths": K_PATHS_MAX}).k_paths == K_PATHS_MAX
+    for bad in (0, K_PATHS_MAX + 1):
+        with pytest.raises(ValidationError) as err:
+            parse_options(kind, {"k_paths": bad})
+        assert [p.field for p in err.value.problems] == ["k_paths"]
+    survivable = parse_options("design", {"survive": "link", "routing": "paths"})
+    assert survivable.survive == "link"
+
+
+def test_time_limit_has_one_limit_everywhere() -> None:
+    for kind in ("te", "failures", "place", "design"):
+        with pytest.raises(ValidationError) as err:
+            parse_options(kind, {"time_limit_s": 86_401})
+        assert [p.field for p in err.value.problems] == ["time_limit_s"], kind
+
+
+def test_plan_stage_defaults_yield_to_the_given_options() -> None:
+    plan = parse_options("plan", {"te": {"k_paths": 6, "time_limit_s": 7}, "failures": {"time_limit_s": 3},
+                                  "design": {"utilisation_ceiling": 0.5, "failure_utilisation_ceiling": 0.95,
+                                             "time_limit_s": 5}})
     place, te, failures, upgrade = stage_options(plan)
     assert (te.k_paths, te.time_limit_s) == (6, 7.0)  # not the stage default of 60 s
     assert failures.time_limit_s == 3.0  # not the stage default of 30 s
@@ -76,213 +87,90 @@ def test_plan_stage_defaults_yield_to_an_old_spelling() -> None:
 
 def test_plan_names_a_bad_nested_option_with_its_stage() -> None:
     with pytest.raises(ValidationError) as err:
-        parse_options("plan", {"failures": {"paths": 0}, "design": {"ceiling": 2, "k_paths": 3}})
-    assert {p.field for p in err.value.problems} == {"failures.paths", "design.ceiling", "design.k_paths"}
+        parse_options("plan", {"failures": {"paths": 0}, "design": {"utilisation_ceiling": 2, "k_paths": 3}})
+    assert {p.field for p in err.value.problems} == {"failures.paths", "design.utilisation_ceiling", "design.k_paths"}
 
 
-def test_roadmap_defaults_yield_to_an_old_spelling() -> None:
-    opts = validate_options(RoadmapOptions, {"design": {"time_limit": 4}, "place": {"time_limit": 6}})
+def test_roadmap_defaults_yield_to_the_given_options() -> None:
+    opts = validate_options(RoadmapOptions, {"design": {"time_limit_s": 4}, "place": {"time_limit_s": 6}})
     place, _te, _failures, upgrade = roadmap_stage_options(opts)
     assert upgrade.time_limit_s == 4.0  # not the roadmap's 15 s per period
     assert place.time_limit_s == 6.0  # not the roadmap's 30 s
 
 
-def test_canonical_names_keeps_unknown_names_for_the_model_to_refuse() -> None:
-    from backbone.solver.tasks.te import TEOptions
+def test_a_backend_has_one_name() -> None:
+    assert parse_options("te", {"backend": "ortools-glop"}).backend == "ortools-glop"
+    for alias in ("glop", "ortools", "cbc", "pulp", "scip", "pdlp"):
+        with pytest.raises(ValidationError, match="unknown backend"):
+            parse_options("te", {"backend": alias})
 
-    assert canonical_names(TEOptions, {"paths": 3, "bogus": 1}) == {"k_paths": 3, "bogus": 1}
-    assert accepted_names(TEOptions)["time_limit"] == "time_limit_s"
 
-
-def test_solve_te_takes_the_options_object(triangle: Any) -> None:
-    """``solve_te(net, TEOptions(...))`` solves exactly what the same keywords do (one vocabulary)."""
+def test_solve_te_takes_its_options_model(triangle: Any) -> None:
+    """``te.solve_te(net, TEOptions(...))``: the algorithm takes its options model; the facade
+    (``backbone.solve_te``) is the keyword layer and solves the same."""
+    import backbone
     from backbone.solver.te import TEOptions, solve_te
 
     opts = TEOptions(objective="max-throughput", k_paths=2, utilisation_ceiling=0.5, time_limit_s=30)
     by_options = solve_te(triangle, opts)
-    by_keywords = solve_te(triangle, "max-throughput", k_paths=2, utilisation_ceiling=0.5, time_limit_s=30)
-    by_old_names, said = _deprecated(solve_te, triangle, "max-throughput", k=2, ceiling=0.5, time_limit=30)
-    assert said == {f"solve_te: {old}= is deprecated; use {new}=" for old, new in (
-        ("k", "k_paths"), ("ceiling", "utilisation_ceiling"), ("time_limit", "time_limit_s"))}
+    by_keywords = backbone.solve_te(triangle, objective="max-throughput", k_paths=2, utilisation_ceiling=0.5,
+                                    time_limit_s=30, impact=False)
     assert by_options.summary["paths_k"] == 2 and by_options.summary["utilisation_ceiling"] == 0.5
     for key in ("status", "objective_value", "carried_gbps", "unmet_gbps", "mlu"):
         assert by_options.summary[key] == pytest.approx(by_keywords.summary[key])
-        assert by_old_names.summary[key] == pytest.approx(by_keywords.summary[key])
     assert by_options.summary["mlu"] <= 0.5 + 1e-6
+    assert solve_te(triangle).summary["objective"] == "min-mlu"  # the options' defaults
 
 
-def test_solve_te_options_are_keyword_only(triangle: Any) -> None:
-    """Only ``objective`` is positional; an old and a new spelling that disagree are refused."""
+def test_solve_te_refuses_keywords_of_the_options(triangle: Any) -> None:
+    """Options go in the model: neither an option's name nor an older spelling is a keyword of ``te.solve_te``,
+    and the facade refuses an older spelling."""
+    import backbone
     from backbone.solver.te import solve_te
 
     with pytest.raises(TypeError):
-        solve_te(triangle, "min-mlu", "edge")  # type: ignore[misc]
-    with pytest.raises(TypeError, match="k_paths"), pytest.warns(DeprecationWarning):
-        solve_te(triangle, "min-mlu", k=2, k_paths=3)
+        solve_te(triangle, "min-mlu")  # type: ignore[arg-type]  # an objective is not an options model
+    with pytest.raises(TypeError):
+        solve_te(triangle, k_paths=2)  # type: ignore[call-arg]
+    with pytest.raises(ValidationError, match="did you mean 'k_paths'"):
+        backbone.solve_te(triangle, paths=2)
 
 
-def test_lower_level_functions_take_the_options_names_and_warn_on_the_old_ones(triangle: Any) -> None:
-    """``run_colgen``, ``run_pop``, ``solve``, ``assess_state`` and ``check_survivability`` are spelt as the
-    options; the old keywords still work, with a :class:`DeprecationWarning`, and must agree with the new ones."""
-    import warnings
+@pytest.mark.parametrize(("module", "function", "old"), [
+    ("backbone.solver.te.colgen", "run_colgen", "k"),
+    ("backbone.solver.te.colgen", "run_colgen", "time_limit"),
+    ("backbone.solver.te.pop", "run_pop", "ceiling"),
+    ("backbone.solver.core.problem", "solve", "time_limit"),
+    ("backbone.solver.failures.impact", "assess_state", "k"),
+    ("backbone.solver.checks.survivability", "check_survivability", "failure_kind"),
+    ("backbone.solver.checks.survivability", "check_survivability", "k_paths"),  # the checker routes every path
+    ("backbone.solver.paths.candidates", "candidate_paths", "k"),
+    ("backbone.solver.paths.candidates", "paths_after_failure", "k"),
+    ("backbone.solver.te.formulations", "build_formulation", "k"),
+    ("backbone.solver.te.objectives", "run_objective", "ceiling"),
+    ("backbone.solver.design.solve", "solve_design", "time_limit"),
+    ("backbone.solver.design.heuristics", "evaluate_design", "time_limit"),
+    ("backbone.solver.checks.design", "check_design", "time_limit"),
+    ("backbone.solver.design.upgrades.edge", "design_upgrades", "ceiling"),
+    ("backbone.solver.design.upgrades.edge", "instance_from_network", "ceiling"),
+    ("backbone.solver.design.upgrades.paths", "plan_path_upgrades", "k"),
+    ("backbone.solver.design.upgrades.paths", "verify_path_upgrades", "k"),
+])
+def test_lower_level_functions_have_one_name_per_parameter(module: str, function: str, old: str) -> None:
+    """No function keeps an older keyword (``k=``, ``time_limit=``, ``ceiling=``, ``failure_kind=``): passing one is
+    Python's own TypeError, before any work."""
+    import importlib
+    import inspect
 
-    import scipy.sparse as sp
-
-    from backbone.solver.checks.survivability import check_survivability
-    from backbone.solver.core.problem import LinearProgram, solve
-    from backbone.solver.failures.impact import assess_state
-    from backbone.solver.te.colgen import run_colgen
-    from backbone.solver.te.instance import build_instance
-    from backbone.solver.te.pop import run_pop
-
-    inst = build_instance(triangle)
-    lp = LinearProgram("one")
-    lp.add_variables("x", 2, cost=[1.0, 2.0])
-    lp.add_constraints("cover", sp.csr_matrix([[1.0, 1.0]]), lower=1.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)  # the new names do not warn
-        new = {"solve": solve(lp, time_limit_s=10).objective,
-               "colgen": run_colgen(inst, "max-throughput", k_paths=2, time_limit_s=30,
-                                    utilisation_ceiling=0.5).objective_value,
-               "pop": run_pop(inst, "max-throughput", k_paths=2, parts=1, time_limit_s=30, utilisation_ceiling=0.5,
-                              workers=1).objective_value,
-               "assess": assess_state(triangle, k_paths=2, time_limit_s=30).mlu}
-        assert check_survivability(triangle, survive="link", k_paths=2).checked
-    renamed = {"k": "k_paths", "time_limit": "time_limit_s", "ceiling": "utilisation_ceiling"}
-    solved, said = _deprecated(solve, lp, time_limit=10)
-    assert solved.objective == pytest.approx(new["solve"])
-    assert said == {"solve: time_limit= is deprecated; use time_limit_s="}
-    colgen, said = _deprecated(run_colgen, inst, "max-throughput", k=2, time_limit=30, ceiling=0.5)
-    assert colgen.objective_value == pytest.approx(new["colgen"])
-    assert said == {f"run_colgen: {old}= is deprecated; use {to}=" for old, to in renamed.items()}
-    pop, said = _deprecated(run_pop, inst, "max-throughput", k=2, parts=1, time_limit=30, ceiling=0.5, workers=1)
-    assert pop.objective_value == pytest.approx(new["pop"])
-    assert said == {f"run_pop: {old}= is deprecated; use {to}=" for old, to in renamed.items()}
-    state, said = _deprecated(assess_state, triangle, k=2, time_limit_s=30)
-    assert state.mlu == pytest.approx(new["assess"]) and said == {"assess_state: k= is deprecated; use k_paths="}
-    report, said = _deprecated(check_survivability, triangle, failure_kind="link", k=2)
-    assert report.checked == check_survivability(triangle, "link", k_paths=2).checked
-    assert said == {"check_survivability: failure_kind= is deprecated; use survive=",
-                    "check_survivability: k= is deprecated; use k_paths="}
-    with pytest.raises(TypeError, match="k_paths"):
-        _deprecated(run_colgen, inst, "min-mlu", k=2, k_paths=3)
-    with pytest.raises(TypeError, match="survive"):
-        check_survivability(triangle)
+    fn = getattr(importlib.import_module(module), function)
+    params = inspect.signature(fn).parameters
+    assert old not in params
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()) or function == "solve"
 
 
-def _deprecated(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, set[str]]:
-    """``function(*args, **kwargs)`` and the messages of the deprecation warnings it gave (each warned once)."""
-    import warnings
+def test_the_old_keywords_are_refused(triangle: Any) -> None:
+    from backbone.solver.paths.candidates import candidate_paths
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = function(*args, **kwargs)
-    said = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
-    assert len(said) == len(set(said)) and all(w.filename == __file__ for w in caught
-                                                if issubclass(w.category, DeprecationWarning))
-    return out, set(said)
-
-
-def test_candidate_paths_take_k_paths_and_warn_on_k(triangle: Any) -> None:
-    """``candidate_paths`` and ``paths_after_failure`` are spelt ``k_paths``; ``k=`` still works, with a warning."""
-    import warnings
-
-    from backbone.solver.paths.candidates import candidate_paths, paths_after_failure
-
-    pairs = [("A", "C"), ("B", "C")]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        new = candidate_paths(triangle, pairs, k_paths=1, cache=False)
-        after = paths_after_failure(triangle, ["AC"], pairs, k_paths=1)
-    old, said = _deprecated(candidate_paths, triangle, pairs, k=1, cache=False)
-    assert said == {"candidate_paths: k= is deprecated; use k_paths="}
-    assert old.n_paths == new.n_paths == 2 and (old.path_pair == new.path_pair).all()
-    old_after, said = _deprecated(paths_after_failure, triangle, ["AC"], pairs, k=1)
-    assert said == {"paths_after_failure: k= is deprecated; use k_paths="}
-    assert [old_after.path_links(i) for i in range(old_after.n_paths)] == \
-        [after.path_links(i) for i in range(after.n_paths)]
-    with pytest.raises(TypeError, match="k_paths"):
-        _deprecated(candidate_paths, triangle, pairs, k=1, k_paths=2)
-
-
-def test_design_functions_take_the_options_names_and_warn_on_the_old_ones(triangle: Any) -> None:
-    """``solve_design``, ``check_design``, ``evaluate_design``, ``design_upgrades``, ``instance_from_network``,
-    ``plan_path_upgrades`` and ``verify_path_upgrades`` are spelt as the options; the old keywords still work."""
-    import warnings
-
-    from backbone.solver.checks.design import check_design, configurations_from_counts
-    from backbone.solver.design import evaluate_design, solve_design
-    from backbone.solver.design.upgrades import plan_path_upgrades, verify_path_upgrades
-    from backbone.solver.design.upgrades.edge import design_upgrades, instance_from_network
-
-    triangle = triangle.copy_with(links=triangle.links.assign(module_gbps=10.0, max_capacity_gbps=100.0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        inst = instance_from_network(triangle, "none", utilisation_ceiling=0.5)
-        sol = solve_design(inst, time_limit_s=30)
-        check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit_s=30)
-        evaluated = evaluate_design(inst, sol.counts, time_limit_s=30)
-        upgrades = design_upgrades(triangle, "none", utilisation_ceiling=0.5, time_limit_s=30)
-        path_plan = plan_path_upgrades(triangle, [()], utilisation_ceiling=0.5, k_paths=2, time_limit_s=30)
-        assert verify_path_upgrades(triangle, path_plan, [()], k_paths=2)["ok"]
-    assert check.report.ok and evaluated is not None
-    old_inst, said = _deprecated(instance_from_network, triangle, "none", ceiling=0.5)
-    assert said == {"instance_from_network: ceiling= is deprecated; use utilisation_ceiling="}
-    assert old_inst.modules.equals(inst.modules)
-    old_sol, said = _deprecated(solve_design, inst, time_limit=30)
-    assert said == {"solve_design: time_limit= is deprecated; use time_limit_s="}
-    assert old_sol.cost == pytest.approx(sol.cost)
-    old_check, said = _deprecated(check_design, inst, configurations_from_counts(inst, sol.counts), time_limit=30)
-    assert said == {"check_design: time_limit= is deprecated; use time_limit_s="} and old_check.report.ok
-    old_eval, said = _deprecated(evaluate_design, inst, sol.counts, time_limit=30)
-    assert said == {"evaluate_design: time_limit= is deprecated; use time_limit_s="}
-    assert old_eval is not None and old_eval.cost == pytest.approx(evaluated.cost)
-    with pytest.raises(TypeError, match="time_limit_s is required"):
-        evaluate_design(inst, sol.counts)
-    old_upgrades, said = _deprecated(design_upgrades, triangle, "none", ceiling=0.5, time_limit=30)
-    assert said == {"design_upgrades: ceiling= is deprecated; use utilisation_ceiling=",
-                    "design_upgrades: time_limit= is deprecated; use time_limit_s="}
-    assert old_upgrades.cost_usd == pytest.approx(upgrades.cost_usd) and old_upgrades.ceiling == 0.5
-    old_plan, said = _deprecated(plan_path_upgrades, triangle, [()], ceiling=0.5, k=2, time_limit=30)
-    assert said == {f"plan_path_upgrades: {old}= is deprecated; use {new}=" for old, new in (
-        ("ceiling", "utilisation_ceiling"), ("k", "k_paths"), ("time_limit", "time_limit_s"))}
-    assert old_plan.cost_usd == pytest.approx(path_plan.cost_usd) and old_plan.ceiling == 0.5
-    verified, said = _deprecated(verify_path_upgrades, triangle, path_plan, [()], k=2)
-    assert said == {"verify_path_upgrades: k= is deprecated; use k_paths="} and verified["ok"]
-    with pytest.raises(TypeError, match="time_limit_s"):
-        _deprecated(design_upgrades, triangle, "none", time_limit=30, time_limit_s=20)
-
-
-def test_formulation_functions_take_the_options_names_and_warn_on_the_old_ones(triangle: Any) -> None:
-    """``build_formulation`` (and its path / edge builders) take ``k_paths``; ``run_objective`` takes
-    ``time_limit_s`` and ``utilisation_ceiling``; the old keywords still work, with a warning."""
-    import warnings
-
-    from backbone.solver.te.formulations import (
-        build_edge_formulation,
-        build_formulation,
-        build_path_formulation,
-    )
-    from backbone.solver.te.instance import build_instance
-    from backbone.solver.te.objectives import run_objective
-
-    inst = build_instance(triangle)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        form = build_formulation(inst, "path", k_paths=1)
-        out = run_objective(form, inst, "max-throughput", time_limit_s=30, utilisation_ceiling=0.5)
-        build_path_formulation(inst, k_paths=1)
-        build_edge_formulation(inst, k_paths=1)
-    old_form, said = _deprecated(build_formulation, inst, "path", k=1)
-    assert said == {"build_formulation: k= is deprecated; use k_paths="}
-    assert old_form.lp.n_cols == form.lp.n_cols
-    assert old_form.lp.n_cols < build_formulation(inst, "path", k_paths=4).lp.n_cols  # k=1 really limits paths
-    for builder in (build_path_formulation, build_edge_formulation):
-        _, said = _deprecated(builder, inst, k=1)
-        assert said == {f"{builder.__name__}: k= is deprecated; use k_paths="}
-    old_out, said = _deprecated(run_objective, form, inst, "max-throughput", time_limit=30, ceiling=0.5)
-    assert said == {"run_objective: time_limit= is deprecated; use time_limit_s=",
-                    "run_objective: ceiling= is deprecated; use utilisation_ceiling="}
-    assert old_out.objective_value == pytest.approx(out.objective_value)
-    with pytest.raises(TypeError, match="utilisation_ceiling"):
-        _deprecated(run_objective, form, inst, "max-throughput", ceiling=0.5, utilisation_ceiling=0.7)
+    with pytest.raises(TypeError):
+        candidate_paths(triangle, [("A", "C")], k=1)  # type: ignore[call-arg]
+    assert candidate_paths(triangle, [("A", "C")], k_paths=1, cache=False).n_paths == 1

@@ -12,7 +12,7 @@ import pytest
 
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
-from backbone.solver.te import TEResult, solve_te
+from backbone.solver.te import TEOptions, TEResult, solve_te
 from tests import nets
 from tests.nets import grid, make_network
 
@@ -21,7 +21,7 @@ OBJECTIVES = ("min-mlu", "max-throughput", "max-min-fair", "min-latency")
 
 def solve(net: Network, objective: str, formulation: str = "path", **kw: Any) -> TEResult:
     """Solve and insist the independent checker finds nothing wrong."""
-    r = solve_te(net, objective, formulation=formulation, **kw)
+    r = solve_te(net, TEOptions(objective=objective, formulation=formulation, **kw))
     report = check_te(net, r)
     assert report.ok, str(report)
     return r

@@ -14,7 +14,7 @@ import pytest
 import backbone.solver.te.colgen as colgen
 from backbone.solver.checks.te import check_te
 from backbone.solver.core.problem import LinearProgram, Solution
-from backbone.solver.te import solve_te
+from backbone.solver.te import TEOptions, solve_te
 from tests.nets import ALL_PATHS_K, random_te_net
 
 
@@ -48,9 +48,9 @@ def _assert_grown(seen: list[tuple[LinearProgram, Solution]]) -> None:
 def test_the_max_throughput_master_is_built_once_across_iterations_and_classes(
         monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     net = random_te_net(seed, n=8, m=13, slo=True, tight=6.0)  # two classes: two stages, a hold between them
-    full = solve_te(net, "max-throughput", k_paths=ALL_PATHS_K, method="exact")
+    full = solve_te(net, TEOptions(objective="max-throughput", k_paths=ALL_PATHS_K, method="exact"))
     seen = _recording(monkeypatch)
-    cg = solve_te(net, "max-throughput", k_paths=1, method="colgen")
+    cg = solve_te(net, TEOptions(objective="max-throughput", k_paths=1, method="colgen"))
     figures = cg.summary["colgen"]
     assert figures["master_builds"] == 1 and figures["iterations"] == len(seen) > 2
     assert len({lp.name.rsplit("-", 1)[0] for lp, _ in seen}) == 2  # both classes' stages grew the one master
@@ -63,11 +63,11 @@ def test_the_max_throughput_master_is_built_once_across_iterations_and_classes(
 def test_the_min_mlu_master_grows_and_simplex_masters_start_from_the_last_basis(
         monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     net = random_te_net(seed, slo=True)  # SLO demands: the masters run from the first iteration
-    full = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
-    start = solve_te(net, "min-mlu", k_paths=1, method="exact").summary["objective_value"]
-    ipm = solve_te(net, "min-mlu", k_paths=1, method="colgen")
+    full = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+    start = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact")).summary["objective_value"]
+    ipm = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen"))
     seen = _recording(monkeypatch)
-    simplex = solve_te(net, "min-mlu", k_paths=1, method="colgen", lp_method="simplex")
+    simplex = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", lp_method="simplex"))
     figures = simplex.summary["colgen"]
     assert figures["master_builds"] == 1 and figures["iterations"] == len(seen) > 1
     assert all("unmet" not in lp.variables for lp, _ in seen)  # fixed at zero in min-MLU: left out throughout

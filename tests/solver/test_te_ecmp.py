@@ -8,7 +8,7 @@ import pytest
 
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
-from backbone.solver.te import solve_te
+from backbone.solver.te import TEOptions, solve_te
 from backbone.solver.te.ecmp import simulate_ecmp
 from tests import nets
 from tests.nets import grid, make_network
@@ -60,7 +60,7 @@ def test_ecmp_reports_slo_misses_but_carries_traffic() -> None:
 def test_ecmp_is_never_better_than_min_mlu() -> None:
     net = grid()
     ecmp = simulate_ecmp(net)
-    te = solve_te(net, "min-mlu", formulation="edge")
+    te = solve_te(net, TEOptions(objective="min-mlu", formulation="edge"))
     assert ecmp.summary["mlu"] >= te.summary["mlu"] - 1e-9
     assert check_te(net, ecmp).ok
     # the propagated latency figures equal the path-table ones
@@ -73,7 +73,7 @@ def test_ecmp_through_solve_te_and_disconnected(triangle: Network) -> None:
     demands = triangle.demands.copy()
     demands.loc["dz"] = demands.loc["d1"]
     demands.loc["dz", "dst"] = "Z"
-    r = solve_te(net.copy_with(demands=demands), "ecmp")
+    r = solve_te(net.copy_with(demands=demands), TEOptions(objective="ecmp"))
     assert r.demands.loc["dz", "reason"] == "disconnected"
     assert r.summary["mlu"] == pytest.approx(1.5)  # all 15 Gbps on the direct 1 ms link
     assert r.summary["overloaded"] is True

@@ -91,7 +91,7 @@ def lexicographic_unmet(net: Network, k_paths: int) -> dict[str, float]:
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_reused_impact_equals_from_scratch(seed: int) -> None:
     net = classed_net(seed, tight=4.0)
-    routing = solve_te(net, "min-mlu", k_paths=K, method="exact")
+    routing = solve_te(net, TEOptions(objective="min-mlu", k_paths=K, method="exact"))
     assert routing.mlu > 1.0  # overloaded: the impact needs its max-throughput
     again = resolve_te(routing, "max-throughput", utilisation_ceiling=1.0)
     assert again is not None and again.summary["model_reused"] and again.summary["paths_seconds"] == 0.0
@@ -129,7 +129,7 @@ def test_te_task_impact_reuses_the_routing_model() -> None:
 def test_model_is_not_pickled() -> None:
     import pickle
 
-    routing = solve_te(classed_net(0, tight=1.0), "min-mlu", k_paths=K, method="exact")
+    routing = solve_te(classed_net(0, tight=1.0), TEOptions(objective="min-mlu", k_paths=K, method="exact"))
     assert routing.model is not None
     back = pickle.loads(pickle.dumps(routing))
     assert back.model is None and resolve_te(back, "max-throughput") is None
@@ -140,9 +140,9 @@ def test_model_is_not_pickled() -> None:
 @pytest.mark.parametrize("slo", [False, True])
 def test_reported_bound_is_a_bound(seed: int, slo: bool) -> None:
     net = classed_net(seed, tight=2.0, slo=slo)
-    best = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").mlu  # every loopless path: the optimum
+    best = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).mlu  # every loopless path: the optimum
     for method in ("auto", "exact", "colgen"):
-        r = solve_te(net, "min-mlu", k_paths=K, method=method)
+        r = solve_te(net, TEOptions(objective="min-mlu", k_paths=K, method=method))
         lb = r.summary["lower_bound"]
         assert lb is not None and lb <= best * (1 + 1e-6) + 1e-9, (method, lb, best)
         assert r.mlu >= best * (1 - 1e-6) - 1e-9
@@ -153,8 +153,8 @@ def test_lexicographic_holds_each_class_at_its_optimum(seed: int) -> None:
     """Each stage holds its class's own unmet (not the stage objective, which adds held penalties): path LP and
     column generation both give the lexicographic optimum per class."""
     net = classed_net(seed, tight=4.0, slo=False)
-    exact = solve_te(net, "max-throughput", k_paths=K, method="exact", utilisation_ceiling=1.0)
-    colgen = solve_te(net, "max-throughput", k_paths=K, method="colgen", utilisation_ceiling=1.0)
+    exact = solve_te(net, TEOptions(objective="max-throughput", k_paths=K, method="exact", utilisation_ceiling=1.0))
+    colgen = solve_te(net, TEOptions(objective="max-throughput", k_paths=K, method="colgen", utilisation_ceiling=1.0))
     for r, reference in ((exact, lexicographic_unmet(net, K)), (colgen, lexicographic_unmet(net, ALL_PATHS_K))):
         got = r.demands.groupby("traffic_class")["unmet_gbps"].sum()
         for cls, v in reference.items():
@@ -166,7 +166,7 @@ def test_colgen_impact_seeded_with_the_routing_columns(seed: int) -> None:
     """A column-generation routing lends its columns to the impact's max-throughput: the same unmet per class as
     the lexicographic optimum over every path."""
     net = classed_net(seed, tight=4.0, slo=False)
-    routing = solve_te(net, "min-mlu", k_paths=K, method="colgen")
+    routing = solve_te(net, TEOptions(objective="min-mlu", k_paths=K, method="colgen"))
     assert routing.model is not None and routing.model.columns is not None and routing.mlu > 1.0
     reused = assess_state(net, K, routing=routing)
     reference = lexicographic_unmet(net, ALL_PATHS_K)

@@ -30,8 +30,8 @@ from tests.nets import ALL_PATHS_K, pendant_chain_net, random_te_net
 @pytest.mark.parametrize("seed", range(6))
 def test_colgen_reaches_the_full_path_lp_optimum(seed: int) -> None:
     net = random_te_net(seed)
-    full = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact")
-    cg = solve_te(net, "min-mlu", k_paths=1, method="colgen")
+    full = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact"))
+    cg = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen"))
     assert cg.summary["method"] == "colgen" and cg.summary["status"] == "optimal"
     # converged: the optimum within the proven gap, which column generation closes to GAP_TOL
     optimum = full.summary["objective_value"]
@@ -47,8 +47,8 @@ def test_colgen_reaches_the_full_path_lp_optimum(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_colgen_max_throughput_matches_the_full_path_lp(seed: int) -> None:
     net = random_te_net(seed, tight=6.0)  # overloaded: some demand must stay unmet
-    full = solve_te(net, "max-throughput", k_paths=ALL_PATHS_K, method="exact")
-    cg = solve_te(net, "max-throughput", k_paths=1, method="colgen")
+    full = solve_te(net, TEOptions(objective="max-throughput", k_paths=ALL_PATHS_K, method="exact"))
+    cg = solve_te(net, TEOptions(objective="max-throughput", k_paths=1, method="colgen"))
     assert full.summary["unmet_gbps"] > 0
     assert cg.summary["carried_gbps"] == pytest.approx(full.summary["carried_gbps"], rel=1e-5)
     assert check_te(net, cg).ok
@@ -59,10 +59,10 @@ def test_colgen_max_throughput_matches_the_full_path_lp(seed: int) -> None:
 def test_bounds_are_valid_and_pop_is_feasible_above_them(seed: int) -> None:
     """Every method's lower bound is at most the exact optimum; POP is feasible and never below it."""
     net = random_te_net(seed, n=8, m=14, slo=seed % 2 == 1)
-    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
     tol = 1e-7 * max(1.0, optimum)
     for method, k in (("exact", 2), ("exact", ALL_PATHS_K), ("colgen", 2), ("pop", 2)):
-        r = solve_te(net, "min-mlu", k_paths=k, method=method, pop_parts=3)
+        r = solve_te(net, TEOptions(objective="min-mlu", k_paths=k, method=method, pop_parts=3))
         s = r.summary
         assert s["method"] == method
         assert s["lower_bound"] is not None, method
@@ -80,7 +80,7 @@ def test_multiplicative_weights_bound_is_valid_and_tightens(seed: int) -> None:
     net = random_te_net(seed, n=8, m=14)
     inst = build_instance(net)
     demands = np.flatnonzero(inst.routable)
-    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
     bound, prices = refine_mlu_bound(inst, demands, iterations=60)
     assert 0 < bound <= optimum * (1 + 1e-9)
     assert mlu_lower_bound(inst, demands, prices) == pytest.approx(bound, rel=1e-9)
@@ -92,16 +92,16 @@ def test_colgen_with_slo_demands_is_never_worse_than_the_k_path_lp() -> None:
     net = random_te_net(3, n=8, m=13, slo=True)
     inst = build_instance(net)
     assert inst.has_slo.any()
-    exact = solve_te(net, "min-mlu", k_paths=2, method="exact")
-    cg = solve_te(net, "min-mlu", k_paths=2, method="colgen")
+    exact = solve_te(net, TEOptions(objective="min-mlu", k_paths=2, method="exact"))
+    cg = solve_te(net, TEOptions(objective="min-mlu", k_paths=2, method="colgen"))
     assert cg.summary["objective_value"] <= exact.summary["objective_value"] + 1e-9
     assert check_te(net, cg).ok  # SLOs are hard for every method
 
 
 def test_pop_max_throughput_is_feasible() -> None:
     net = random_te_net(5, tight=6.0)
-    exact = solve_te(net, "max-throughput", k_paths=4, method="exact")
-    pop = solve_te(net, "max-throughput", k_paths=4, method="pop", pop_parts=2)
+    exact = solve_te(net, TEOptions(objective="max-throughput", k_paths=4, method="exact"))
+    pop = solve_te(net, TEOptions(objective="max-throughput", k_paths=4, method="pop", pop_parts=2))
     assert check_te(net, pop).ok
     assert pop.summary["carried_gbps"] <= exact.summary["carried_gbps"] * (1 + 1e-7) + 1e-6
 
@@ -151,7 +151,7 @@ def test_flow_deviation_is_feasible_and_its_bound_valid(seed: int) -> None:
     from backbone.solver.te.warmstart import flow_deviation
 
     net = random_te_net(seed, n=8, m=14)
-    full = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["mlu"]
+    full = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["mlu"]
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
     ws = flow_deviation(inst, dem, time.perf_counter() + 5.0, max_iterations=60)
@@ -175,7 +175,7 @@ def test_reduced_instance_bound_is_valid(seed: int) -> None:
     net = pendant_chain_net(seed)
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
-    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
     red = reduce_instance(inst, dem)
     assert red.n_nodes < inst.n_sites and red.n_links < inst.n_links  # chains and pendants went
     assert red.gbps.sum() <= inst.demand_gbps[dem].sum() + 1e-9
@@ -223,9 +223,9 @@ def test_auto_follows_a_wide_path_lp_gap_with_column_generation() -> None:
     escalated = 0
     for seed in range(6):
         net = random_te_net(seed)
-        plain = solve_te(net, "min-mlu", k_paths=1, method="exact")
-        auto = solve_te(net, "min-mlu", k_paths=1)
-        optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
+        plain = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact"))
+        auto = solve_te(net, TEOptions(objective="min-mlu", k_paths=1))
+        optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
         assert check_te(net, auto).ok
         assert auto.summary["lower_bound"] <= optimum * (1 + 1e-9)
         if plain.summary["gap"] > AUTO_ESCALATE_GAP:
@@ -245,8 +245,8 @@ def test_colgen_with_slo_demands_reaches_the_full_path_lp_optimum(seed: int) -> 
     (the full path LP, every loopless path filtered by its SLO), and its routing keeps every SLO."""
     net = random_te_net(seed, n=8, m=13, slo=True)
     assert build_instance(net).has_slo.any()
-    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
-    cg = solve_te(net, "min-mlu", k_paths=1, method="colgen")
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+    cg = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen"))
     s = cg.summary
     assert s["status"] == "optimal", s["notes"]
     assert s["lower_bound"] <= optimum * (1 + 1e-9)
@@ -261,9 +261,9 @@ def test_auto_escalates_for_slo_demands_too() -> None:
     from backbone.solver.te import AUTO_ESCALATE_GAP
 
     net = random_te_net(0, slo=True)
-    plain = solve_te(net, "min-mlu", k_paths=1, method="exact")
-    auto = solve_te(net, "min-mlu", k_paths=1)
-    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
+    plain = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact"))
+    auto = solve_te(net, TEOptions(objective="min-mlu", k_paths=1))
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
     assert plain.summary["gap"] > AUTO_ESCALATE_GAP  # wide: the rule is exercised
     assert auto.summary["method"] == "colgen" and auto.summary["auto"]["path_lp_mlu"] == pytest.approx(plain.mlu)
     assert auto.mlu < plain.mlu and auto.mlu <= optimum * (1 + GAP_TOL)
@@ -299,8 +299,8 @@ def test_shortfall_is_measured_over_every_path_when_the_routing_was() -> None:
         if state.routing.summary["method"] != "colgen":
             continue
         escalated += 1
-        every = solve_te(net, "max-throughput", k_paths=1, method="colgen", utilisation_ceiling=1.0)
-        narrow = solve_te(net, "max-throughput", k_paths=1, method="exact", utilisation_ceiling=1.0)
+        every = solve_te(net, TEOptions(objective="max-throughput", k_paths=1, method="colgen", utilisation_ceiling=1.0))
+        narrow = solve_te(net, TEOptions(objective="max-throughput", k_paths=1, method="exact", utilisation_ceiling=1.0))
         assert state.mlu > 1 and float(state.unmet_gbps.sum()) == pytest.approx(every.summary["unmet_gbps"], rel=1e-5)
         assert float(state.unmet_gbps.sum()) <= narrow.summary["unmet_gbps"] * (1 + 1e-7) + 1e-6
         narrower += float(state.unmet_gbps.sum()) < narrow.summary["unmet_gbps"] * (1 - 1e-4)

@@ -11,7 +11,7 @@ import pytest
 
 from backbone.model import Network
 from backbone.solver.checks.te import check_te
-from backbone.solver.te import solve_te
+from backbone.solver.te import TEOptions, solve_te
 from backbone.solver.te.instance import build_instance
 from backbone.solver.te.srcflow import decompose, source_flow_mlu
 from tests.nets import ALL_PATHS_K, make_network, pendant_chain_net, random_connected, random_te_net
@@ -38,7 +38,7 @@ def _gravity_net(seed: int, n: int = 40, m: int = 80) -> Network:
 @pytest.mark.parametrize("seed", range(10))
 def test_bound_is_valid_and_the_flows_carry_every_demand(seed: int) -> None:
     net = _net(seed)
-    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
     sf = source_flow_mlu(inst, dem, time.perf_counter() + 30.0, max_iterations=300)
@@ -65,7 +65,7 @@ def test_converges_to_the_edge_lp_optimum(seed: int, within: float) -> None:
     optimum has few tight links; where it splits traffic finely over many (seeds 2 and 3), Frank-Wolfe's
     slow tail leaves 1.7-2.4 % after 300 iterations, asserted at 5 %."""
     net = _gravity_net(seed)
-    optimum = solve_te(net, "min-mlu", formulation="edge", method="exact").summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", formulation="edge", method="exact")).summary["objective_value"]
     inst = build_instance(net)
     sf = source_flow_mlu(inst, np.flatnonzero(inst.routable), time.perf_counter() + 60.0, max_iterations=300)
     assert sf.lower_bound <= optimum * (1 + 1e-9)
@@ -82,8 +82,8 @@ def test_colgen_above_the_master_threshold_runs_source_flows(monkeypatch: pytest
 
     monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
     net = _net(seed)
-    optimum = solve_te(net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["mlu"]
-    r = solve_te(net, "min-mlu", k_paths=1, method="colgen", time_limit_s=20)
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["mlu"]
+    r = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", time_limit_s=20))
     s = r.summary
     assert s["method"] == "colgen" and s["colgen"]["engine"] == "source_flows"
     assert s["status"] in ("optimal", "feasible")
@@ -104,7 +104,7 @@ def test_capped_paths_table_says_so_and_still_checks(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
     monkeypatch.setattr(srcflow, "PATH_TABLE_MAX_ROWS", 20)
     net = _net(1)
-    r = solve_te(net, "min-mlu", k_paths=1, method="colgen", time_limit_s=20)
+    r = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", time_limit_s=20))
     s = r.summary
     assert s["paths_complete"] is False
     assert 0 < len(r.paths) <= 20 and s["paths_table"]["rows"] == len(r.paths) < s["paths_table"]["paths"]
@@ -124,7 +124,7 @@ def test_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
     net = _net(3)
     t0 = time.perf_counter()
-    r = solve_te(net, "min-mlu", k_paths=1, method="colgen", time_limit_s=0.5)
+    r = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", time_limit_s=0.5))
     assert time.perf_counter() - t0 < 5.0
     assert check_te(net, r).ok
     assert r.summary["lower_bound"] is not None and r.summary["lower_bound"] <= r.summary["mlu"]
@@ -147,7 +147,7 @@ def test_warm_start_after_a_link_failure_matches_a_cold_solve(seed: int) -> None
     cold = source_flow_mlu(failed, dem, time.perf_counter() + 30.0, gap_tol=tol)
     warm = source_flow_mlu(failed, dem, time.perf_counter() + 30.0, gap_tol=tol, warm=intact)
     failed_net = net.copy_with(links=net.links.drop(index=net.links.index[link]), demands=net.demands.iloc[dem])
-    optimum = solve_te(failed_net, "min-mlu", k_paths=ALL_PATHS_K, method="exact").summary["objective_value"]
+    optimum = solve_te(failed_net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
     for sf in (cold, warm):
         assert sf.lower_bound <= optimum * (1 + 1e-9) <= sf.mlu * (1 + 1e-9)
         assert (sf.mlu - sf.lower_bound) <= tol * sf.mlu * (1 + 1e-9)

@@ -13,9 +13,9 @@ from backbone.model import Network
 from backbone.solver.checks.te import check_te
 from backbone.solver.core.deadline import Deadline, TimeLimitReached
 from backbone.solver.paths.candidates import candidate_paths, clear_cache
-from benchmarks.synthetic import synthetic_backbone
 from backbone.solver.tasks.te import TEOptions, run_te_task
 from backbone.solver.te import solve_te
+from benchmarks.synthetic import synthetic_backbone
 
 SLACK_S = 3.0
 """What a stopped solve may take beyond its limit: the lowest-latency routing, its bound and the tables
@@ -26,13 +26,13 @@ SLACK_S = 3.0
 def big() -> Network:
     """A synthetic backbone whose exact solve takes far longer than the limits used here."""
     net = synthetic_backbone(160, seed=3)
-    solve_te(synthetic_backbone(12, seed=1), "min-mlu", k_paths=2)  # compile the path kernels outside the timings
+    solve_te(synthetic_backbone(12, seed=1), TEOptions(objective="min-mlu", k_paths=2))  # compile the path kernels outside the timings
     return net
 
 
 def _timed(net: Network, **kw: object) -> tuple[object, float]:
     t0 = time.perf_counter()
-    r = solve_te(net, **kw)  # type: ignore[arg-type]
+    r = solve_te(net, TEOptions(**kw))  # type: ignore[arg-type]
     return r, time.perf_counter() - t0
 
 
@@ -65,7 +65,7 @@ def test_capped_objectives_stop_at_the_limit_under_their_ceiling(big: Network, o
 
 def test_a_generous_limit_still_solves_to_optimality() -> None:
     net = synthetic_backbone(20, seed=2)
-    r = solve_te(net, "min-mlu", k_paths=4, time_limit_s=120)
+    r = solve_te(net, TEOptions(objective="min-mlu", k_paths=4, time_limit_s=120))
     assert r.summary["status"] == "optimal"
     assert not any("time limit" in n for n in r.summary["notes"])
 
@@ -112,7 +112,7 @@ def test_colgen_master_stopped_by_the_limit_falls_back(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(colgen._ColumnGeneration, "master", stopped)
     net = synthetic_backbone(20, seed=2)  # SLO demands: min-mlu runs the masters too (no flow deviation)
-    r = solve_te(net, objective, k_paths=2, method="colgen", time_limit_s=30)
+    r = solve_te(net, TEOptions(objective=objective, k_paths=2, method="colgen", time_limit_s=30))
     assert r.summary["status"] == "time_limit"
     assert r.summary["method"] == "colgen"
     assert "fallback" in r.summary
@@ -214,7 +214,7 @@ def test_the_shipped_scenario_stops_at_a_tiny_limit_even_while_the_path_kernel_c
     s = run_te_task(net, TEOptions(k_paths=4, time_limit_s=1.0), None, lambda f, m: None).summary
     assert time.perf_counter() - t0 < 1.0 + SLACK_S
     assert s["status"] == "time_limit" and "still being compiled" in s["notes"][0]
-    assert check_te(net, solve_te(net, k_paths=4, time_limit_s=1.0)).ok  # the fallback routing is feasible
+    assert check_te(net, solve_te(net, TEOptions(k_paths=4, time_limit_s=1.0))).ok  # the fallback routing is feasible
 
 
 @pytest.mark.parametrize("formulation", ["path", "edge"])

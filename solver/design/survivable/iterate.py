@@ -517,7 +517,7 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
             run.short_excuse[sid] = (gbps, (
                 f"{gbps:,.0f} Gbps more than every link at its max_capacity_gbps and every candidate at its "
                 f"max_modules can carry over TE's {k} shortest latency-admissible paths per demand (with more "
-                "paths, --paths, TE may spread it further)"))
+                "paths, --k-paths, TE may spread it further)"))
         else:
             run.short_excuse.pop(sid, None)
         run.set_excuse(sid)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
+from backbone.solver.core.options import BoundTimeLimitS, KPaths, MipGap, TimeLimitS
 
 SurviveKind = Literal["link", "srlg", "site", "srlg,link", "none"]
 """Failure kinds a design can survive (every single element of the kind; ``srlg,link`` every single SRLG and every
@@ -26,31 +27,30 @@ class SurviveOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
 
     survive: SurviveKind = Field(
-        "srlg", validation_alias=AliasChoices("survive", "failure_kind", "survivability"),
+        "srlg",
         description="Failure kind every single element of which the design must carry: link, srlg, site, "
                     "srlg,link (both single-SRLG and single-link states, in one design), or none (the intact "
-                    "state only). Also accepted as 'failure_kind'.")
-    utilisation_ceiling: float = Field(0.8, gt=0, le=1, validation_alias=AliasChoices("utilisation_ceiling", "ceiling"),
-                                       description="Utilisation ceiling in the intact state (also 'ceiling').")
+                    "state only).")
+    utilisation_ceiling: float = Field(0.8, gt=0, le=1,
+                                       description="Utilisation ceiling in the intact state.")
     failure_utilisation_ceiling: float = Field(
-        1.0, gt=0, le=1, validation_alias=AliasChoices("failure_utilisation_ceiling", "failure_ceiling"),
-        description="Utilisation ceiling in failure states (also 'failure_ceiling').")
-    k_paths: int = Field(4, ge=1, le=64, validation_alias=AliasChoices("k_paths", "paths", "k"),
-                         description="Candidate paths per demand and state (also 'paths').")
+        1.0, gt=0, le=1,
+        description="Utilisation ceiling in failure states.")
+    k_paths: KPaths = Field(4,
+                         description="Candidate paths per demand and state.")
     backend: BackendName = Field("highs", description="MIP backend.")
-    time_limit_s: float = Field(60.0, gt=0, validation_alias=AliasChoices("time_limit_s", "time_limit"),
+    time_limit_s: TimeLimitS = Field(60.0,
                                 description="Seconds per MIP solve; the whole design stops after "
-                                            "DESIGN_BUDGET_FACTOR times that (also 'time_limit').")
-    mip_gap: float = Field(1e-3, ge=0, lt=1, description="Relative MIP gap at which a design MIP stops.")
+                                            "DESIGN_BUDGET_FACTOR times that.")
+    mip_gap: MipGap = Field(1e-3, description="Relative MIP gap at which a design MIP stops.")
     max_iterations: int = Field(10, ge=1, le=50,
                                 description="Most MIP solves (what is still violated after them is reported).")
     max_states: int | None = Field(None, ge=1, le=100_000,
                                    description="Most failure states the working set may hold (default: no cap; "
                                                "capped states are reported as violated).")
-    bound_time_limit_s: float = Field(
-        60.0, ge=0, le=86_400,
+    bound_time_limit_s: BoundTimeLimitS = Field(60.0,
         description="Seconds for the true lower bound (an LP relaxation over every candidate route and every path, "
                     ":mod:`backbone.solver.design.survivable.bound`); 0 skips it (no bound, no gap).")
-    candidates: bool = Field(True, validation_alias=AliasChoices("candidates", "use_candidates"),
+    candidates: bool = Field(True,
                              description="Whether new routes from the candidates table may be built "
                                          "(false: upgrades of existing links only).")

@@ -16,7 +16,6 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from backbone.deprecation import renamed
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.serialize import finite_or_none
@@ -67,23 +66,21 @@ def failure_states(net: Network, failure_sets: FailureSets) -> tuple[list[str], 
 
 
 def instance_from_network(net: Network, failure_sets: FailureSets = "none", utilisation_ceiling: float = 0.8,
-                          candidates: Sequence[CandidateLink] = (), *, ceiling: float | None = None) -> DesignInstance:
+                          candidates: Sequence[CandidateLink] = ()) -> DesignInstance:
     """The upgrade design instance of a backbone :class:`Network`.
 
     Links are full duplex (bidirected: each direction has the link's capacity); demands are
     directed. Keeping every load within ``utilisation_ceiling`` of capacity is modelled by scaling capacity:
     pre-installed ``ceiling x capacity_gbps``, modules ``ceiling x module_gbps`` at
     ``module_cost_usd`` each, at most ``floor((max_capacity_gbps - capacity_gbps) / module_gbps)``
-    per link. Candidate links join with no capacity and their own module. ``ceiling`` is a deprecated
-    spelling of ``utilisation_ceiling`` (it warns with :class:`DeprecationWarning`).
+    per link. Candidate links join with no capacity and their own module.
 
     Raises
     ------
     ValidationError
         For a ceiling outside (0, 1] or candidate links with unknown sites.
     """
-    ceiling = float(renamed("instance_from_network", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling,
-                            0.8))
+    ceiling = float(utilisation_ceiling)
     if not 0 < ceiling <= 1:
         raise ValidationError(f"utilisation ceiling must be in (0, 1], got {ceiling}")
     sites = pd.Index(net.sites.index, name="node")
@@ -158,8 +155,7 @@ class DesignResult:
 
 def design_upgrades(net: Network, failure_sets: FailureSets = "none", utilisation_ceiling: float = 0.8,
                     time_limit_s: float = 60.0, backend: str = "highs", candidates: Sequence[CandidateLink] = (),
-                    mip_gap: float = 1e-4, progress: ProgressFn | None = None, *, ceiling: float | None = None,
-                    time_limit: float | None = None) -> DesignResult:
+                    mip_gap: float = 1e-4, progress: ProgressFn | None = None) -> DesignResult:
     """Cheapest module upgrades so all demand fits within ``utilisation_ceiling`` of capacity in
     the normal state and in every failure state (single link / SRLG failures with rerouting).
 
@@ -173,17 +169,11 @@ def design_upgrades(net: Network, failure_sets: FailureSets = "none", utilisatio
         When some demand cannot be carried even with every allowed upgrade (the reasons name
         the states and demands without a path, when that is the cause).
 
-    ``ceiling`` and ``time_limit`` are deprecated spellings of ``utilisation_ceiling`` and ``time_limit_s``
-    (they warn with :class:`DeprecationWarning`).
-
     Example
     -------
     >>> res = design_upgrades(net, "link", 0.8, time_limit_s=30)  # doctest: +SKIP
     >>> res.upgrades[["link", "modules", "added_gbps", "cost_usd"]]  # doctest: +SKIP
     """
-    utilisation_ceiling = float(renamed("design_upgrades", "ceiling", ceiling, "utilisation_ceiling",
-                                        utilisation_ceiling, 0.8))
-    time_limit_s = float(renamed("design_upgrades", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0))
     label = failure_sets if isinstance(failure_sets, str) else "custom"
     inst = instance_from_network(net, failure_sets, utilisation_ceiling, candidates)
     sol = solve_design(inst, time_limit_s=time_limit_s, backend=backend, mip_gap=mip_gap, progress=progress)

@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from backbone.deprecation import renamed
 from backbone.model import Network
 from backbone.solver.core.problem import INF, LinearProgram, solve
 from backbone.solver.core.progress import ProgressFn, no_progress
@@ -77,9 +76,7 @@ class PathUpgradeResult:
 
 def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = ((),), utilisation_ceiling: float = 0.8,
                        k_paths: int = 4, time_limit_s: float = 60.0, backend: str = "highs", mip_gap: float = 1e-4,
-                       state_names: Sequence[str] | None = None, progress: ProgressFn | None = None, *,
-                       ceiling: float | None = None, k: int | None = None, time_limit: float | None = None,
-                       ) -> PathUpgradeResult:
+                       state_names: Sequence[str] | None = None, progress: ProgressFn | None = None) -> PathUpgradeResult:
     """Cheapest module upgrades so every state's traffic fits within ``utilisation_ceiling`` over its
     latency-admissible candidate paths.
 
@@ -93,9 +90,6 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
         Candidate paths per demand (as in TE).
     time_limit_s
         Seconds for the MIP.
-    ceiling, k, time_limit
-        Deprecated spellings of ``utilisation_ceiling``, ``k_paths`` and ``time_limit_s`` (they warn with
-        :class:`DeprecationWarning`).
 
     Raises
     ------
@@ -104,9 +98,7 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
     """
     from backbone.errors import SolverError, ValidationError
 
-    ceiling = float(renamed("plan_path_upgrades", "ceiling", ceiling, "utilisation_ceiling", utilisation_ceiling, 0.8))
-    k_paths = int(renamed("plan_path_upgrades", "k", k, "k_paths", k_paths, 4))
-    time_limit_s = float(renamed("plan_path_upgrades", "time_limit", time_limit, "time_limit_s", time_limit_s, 60.0))
+    ceiling = float(utilisation_ceiling)
     progress = progress or no_progress
     if not 0 < ceiling <= 1:
         raise ValidationError(f"utilisation ceiling must be in (0, 1], got {ceiling}")
@@ -169,23 +161,22 @@ def plan_path_upgrades(net: Network, failure_sets: Sequence[Sequence[str]] = (()
 
 
 def verify_path_upgrades(net: Network, result: PathUpgradeResult, failure_sets: Sequence[Sequence[str]],
-                         k_paths: int = 4, tol: float = 1e-6, *, k: int | None = None) -> dict[str, Any]:
+                         k_paths: int = 4, tol: float = 1e-6) -> dict[str, Any]:
     """Independent check: install the upgrades, re-route every state with TE (min-MLU over the
     same candidate paths, a different model and code path) and confirm each state's utilisation
     stays within the ceiling, apart from demand that had no admissible path at all.
 
-    Returns ``{"ok": bool, "states": [{state, mlu, unmet_gbps, ok}], "checked": [...]}``. ``k`` is a deprecated
-    spelling of ``k_paths`` (it warns with :class:`DeprecationWarning`).
+    Returns ``{"ok": bool, "states": [{state, mlu, unmet_gbps, ok}], "checked": [...]}``.
     """
-    k_paths = int(renamed("verify_path_upgrades", "k", k, "k_paths", k_paths, 4))
-    from backbone.solver.te import solve_te
+    from backbone.solver.te import TEOptions, solve_te
 
     added = dict(zip(result.upgrades["link"], result.upgrades["added_gbps"], strict=True))
     upgraded = net.upgrade_links(added) if added else net
     rows = []
     for name, failed in zip(result.states, failure_sets, strict=True):
         state_net = upgraded.fail_links(list(failed)) if failed else upgraded
-        te = solve_te(state_net, "min-mlu", formulation="path", k_paths=k_paths, method="exact")  # same candidates
+        te = solve_te(state_net, TEOptions.model_validate(dict(  # the same candidates
+            objective="min-mlu", formulation="path", k_paths=k_paths, method="exact")))
         unmet = float(te.demands["unmet_gbps"].sum())
         ok = te.mlu <= result.ceiling + tol and unmet <= result.unmet_gbps_by_state.get(name, 0.0) + 1e-6 * max(
             1.0, float(net.demands["demand_gbps"].sum()))
