@@ -21,7 +21,7 @@ def load_options_file(path: str | Path, kind: str, overrides: Mapping[str, Any] 
     Parameters
     ----------
     path
-        YAML or JSON file holding a mapping of option names (the options' own names or their older spellings).
+        YAML or JSON file holding a mapping of option names (each option under its one name).
     kind
         The task kind (``plan``, ``roadmap``, ``place``, ...): its options model validates the file.
     overrides

@@ -68,7 +68,7 @@ class PlanOptions(BaseModel):
     @classmethod
     def _stage_defaults(cls, data: Any) -> Any:
         """Each stage's options: the plan's defaults (:func:`plan_stage_defaults`) with what is given over them,
-        option by option (an older spelling, ``te.time_limit``, replaces its option's default too)."""
+        option by option."""
         return with_stage_defaults(data, plan_stage_defaults(data)) if isinstance(data, Mapping) else data
 
 

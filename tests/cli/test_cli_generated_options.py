@@ -1,5 +1,5 @@
-"""CLI flags generated from the tasks' options models: every simple field is a flag (older spellings as extra
-names), only the flags given reach the task (over an options file's values), and a bad option is exit 2 naming
+"""CLI flags generated from the tasks' options models: every simple field is a flag (one name
+each), only the flags given reach the task (over an options file's values), and a bad option is exit 2 naming
 it."""
 
 from __future__ import annotations

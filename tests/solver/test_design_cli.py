@@ -21,7 +21,7 @@ def runner() -> CliRunner:
 
 def test_design_sndlib_json_and_solution_file(runner: CliRunner, tmp_path: Path) -> None:
     sol = tmp_path / "out.sol"
-    r = runner.invoke(app, ["design", str(DATA / "survivable.txt"), "--model", "U-U-M-N-C-A-N-U", "--time-limit", "30",
+    r = runner.invoke(app, ["design", str(DATA / "survivable.txt"), "--model", "U-U-M-N-C-A-N-U", "--time-limit-s", "30",
                             "--json", "--verify", "--solution-out", str(sol)])
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
@@ -34,15 +34,15 @@ def test_design_sndlib_json_and_solution_file(runner: CliRunner, tmp_path: Path)
 
 
 def test_design_default_model_on_sndlib_file(runner: CliRunner) -> None:
-    r = runner.invoke(app, ["design", str(DATA / "triangle.txt"), "--time-limit", "30", "--json"])
+    r = runner.invoke(app, ["design", str(DATA / "triangle.txt"), "--time-limit-s", "30", "--json"])
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     assert doc["model"] == "U-U-M-N-C-A-N-N" and doc["cost"] == pytest.approx(15.0)
 
 
 def test_design_upgrade_mode_on_sndlib_network(runner: CliRunner) -> None:
-    r = runner.invoke(app, ["design", str(DATA / "triangle.txt"), "--survive", "link", "--ceiling", "1.0",
-                            "--time-limit", "30", "--json"])
+    r = runner.invoke(app, ["design", str(DATA / "triangle.txt"), "--survive", "link", "--utilisation-ceiling", "1.0",
+                            "--time-limit-s", "30", "--json"])
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     assert doc["mode"] == "upgrade" and doc["survivability"] == "link"
@@ -63,12 +63,12 @@ def test_design_infeasible_exits_3(runner: CliRunner, tmp_path: Path) -> None:
     r = runner.invoke(app, ["design", str(f), "--model", "D-D-M-N-C-A-N-N", "--json"])
     assert r.exit_code == 3
     assert r.stdout == ""
-    ok = runner.invoke(app, ["design", str(f), "--model", "D-B-M-N-C-A-N-N", "--json", "--time-limit", "30"])
+    ok = runner.invoke(app, ["design", str(f), "--model", "D-B-M-N-C-A-N-N", "--json", "--time-limit-s", "30"])
     assert ok.exit_code == 0, ok.output
 
 
 def test_design_human_output(runner: CliRunner) -> None:
-    r = runner.invoke(app, ["design", str(DATA / "explicit.txt"), "--model", "U-U-E-N-C-A-N-N", "--time-limit", "30"])
+    r = runner.invoke(app, ["design", str(DATA / "explicit.txt"), "--model", "U-U-E-N-C-A-N-N", "--time-limit-s", "30"])
     assert r.exit_code == 0, r.output
     assert "cost 17.00" in r.stdout and "AB" in r.stdout
 
@@ -78,7 +78,7 @@ def test_design_model_file_is_read_by_the_cli(runner: CliRunner, tmp_path: Path)
 
     model = tmp_path / "U-U-M-N-C-A-N-U.txt"
     model.write_text(parse_model_code("U-U-M-N-C-A-N-U").to_text())
-    r = runner.invoke(app, ["design", str(DATA / "survivable.txt"), "--model-file", str(model), "--time-limit", "30",
+    r = runner.invoke(app, ["design", str(DATA / "survivable.txt"), "--model-file", str(model), "--time-limit-s", "30",
                             "--json"])
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)

@@ -43,7 +43,7 @@ def test_verify_checks_the_objective_and_a_failed_check_exits_5(monkeypatch: pyt
     from backbone.solver.checks import Violation
 
     path = conformance_dir() / "sndlib" / "native" / "abilene" / "abilene.txt"
-    args = ["design", str(path), "--model", "U-U-M-N-C-A-N-N", "--time-limit", "20", "--verify", "--json"]
+    args = ["design", str(path), "--model", "U-U-M-N-C-A-N-N", "--time-limit-s", "20", "--verify", "--json"]
     ok = CliRunner().invoke(app, args)
     assert ok.exit_code == 0, ok.output
     doc = json.loads(ok.stdout)

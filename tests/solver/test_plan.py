@@ -106,14 +106,14 @@ def test_a_plan_file_lists_every_mistake_with_its_path_line_and_a_hint(tmp_path:
     from backbone.solver.tasks.plan import load_plan_file
 
     plan = tmp_path / "study.yaml"
-    plan.write_text("# study with mistakes\ndemand_growht: 1.2\nplace: {objective: cheapest, time_limit: 60}\n"
+    plan.write_text("# study with mistakes\ndemand_growht: 1.2\nplace: {objective: cheapest, time_limit_s: 60}\n"
                     "te:\n  objective: min-mlu\n  pathz: 4\nfailures: {kind: srlg}\n"
-                    "design: {ceiling: 0.8, max_state: 8}\n")
+                    "design: {utilisation_ceiling: 0.8, max_state: 8}\n")
     with pytest.raises(ValidationError) as err:
         load_plan_file(plan)
     got = {(p.field, p.record): p.message for p in err.value.problems}
     assert set(got) == {("demand_growht", "line 2"), ("place.objective", "line 3"), ("te.pathz", "line 6"),
-                        ("design.max_state", "line 8")}  # place.time_limit: the older spelling, still accepted
+                        ("design.max_state", "line 8")}
     assert "did you mean 'demand_growth'?" in got[("demand_growht", "line 2")]
     assert "did you mean 'k_paths'?" in got[("te.pathz", "line 6")]
     assert "did you mean 'max_states'?" in got[("design.max_state", "line 8")]

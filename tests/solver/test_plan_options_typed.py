@@ -1,6 +1,6 @@
 """A plan's stages are typed sub-models of :class:`PlanOptions`: a bad stage option is refused under its dotted
 name, the plan's stage defaults are applied by the model's validator (the same defaults the plan always had),
-older spellings still work, and the options serialise to JSON and back."""
+each option has one name, and the options serialise to JSON and back."""
 
 from __future__ import annotations
 
@@ -69,10 +69,10 @@ def test_the_plan_defaults_differ_from_the_stage_tasks_own() -> None:
 @pytest.mark.parametrize(("options", "field", "message"), [
     ({"place": {"time_limitz": 3}}, "place.time_limitz", "did you mean 'time_limit_s'?"),
     ({"te": {"objectiv": "min-mlu"}}, "te.objectiv", "did you mean 'objective'?"),
-    ({"te": {"time_limit": -1}}, "te.time_limit", "greater than 0"),
+    ({"te": {"time_limit_s": -1}}, "te.time_limit_s", "greater than 0"),
     ({"failures": {"kind": "bogus"}}, "failures.kind", "'srlg'"),
-    ({"design": {"ceiling": 2}}, "design.ceiling", "less than or equal to 1"),
-    ({"te": {"paths": 3, "k_paths": 4}}, "te.k_paths", "given twice, as 'paths' and 'k_paths'"),
+    ({"design": {"utilisation_ceiling": 2}}, "design.utilisation_ceiling", "less than or equal to 1"),
+    ({"te": {"paths": 3, "k_paths": 4}}, "te.paths", "did you mean 'k_paths'?"),  # one name per option
 ])
 def test_a_bad_nested_option_names_its_dotted_field(options: dict[str, Any], field: str, message: str) -> None:
     with pytest.raises(ValidationError) as err:
@@ -93,15 +93,16 @@ def test_a_typed_stage_keeps_the_plan_defaults_it_does_not_set() -> None:
     assert (opts.te.k_paths, opts.te.time_limit_s, opts.te.objective, opts.te.verify) == (3, 60.0, "min-mlu", True)
 
 
-def test_older_spellings_reach_the_typed_stages() -> None:
-    opts = parse_options("plan", {"te": {"paths": 6, "time_limit": 7}, "design": {"ceiling": 0.5, "survive": "link"}})
+def test_the_given_options_reach_the_typed_stages() -> None:
+    opts = parse_options("plan", {"te": {"k_paths": 6, "time_limit_s": 7},
+                                  "design": {"utilisation_ceiling": 0.5, "survive": "link"}})
     assert (opts.te.k_paths, opts.te.time_limit_s) == (6, 7.0)
     assert (opts.design.utilisation_ceiling, opts.design.survive) == (0.5, "link")
     assert opts.place.slo_failures == "link"  # the placement follows the design's survive kind
 
 
 def test_options_serialise_to_json_with_the_same_keys_and_back() -> None:
-    opts = parse_options("plan", {"te": {"paths": 5}, "failures": {"kind": "link"}, "demand_growth": 1.5})
+    opts = parse_options("plan", {"te": {"k_paths": 5}, "failures": {"kind": "link"}, "demand_growth": 1.5})
     doc = json.loads(json.dumps(opts.model_dump(mode="json")))
     assert set(doc) == set(PlanOptions.model_fields)
     assert doc["te"]["k_paths"] == 5 and doc["failures"]["kind"] == "link"
@@ -111,9 +112,9 @@ def test_options_serialise_to_json_with_the_same_keys_and_back() -> None:
 def test_roadmap_stages_are_typed_with_the_roadmap_defaults() -> None:
     from backbone.solver.roadmap.options import RoadmapOptions
 
-    opts = parse_options("roadmap", {"design": {"time_limit": 4}, "failures": {"kind": "link"}, "verify": True})
+    opts = parse_options("roadmap", {"design": {"time_limit_s": 4}, "failures": {"kind": "link"}, "verify": True})
     defaults = old_stage_defaults({"failures": {"kind": "link"}})  # the roadmap's verify is its checker's only
-    assert opts.design == PlanUpgradeOptions.model_validate({"time_limit_s": 4.0})  # the old spelling beats 15 s
+    assert opts.design == PlanUpgradeOptions.model_validate({"time_limit_s": 4.0})  # the given 4 s beats the roadmap's 15 s
     assert opts.place == PlaceOptions.model_validate({**defaults["place"], "time_limit_s": 30.0, "mip_gap": 0.005,
                                                       "lp_bound": False})
     assert opts.te == TEOptions.model_validate(defaults["te"])

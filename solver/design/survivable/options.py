@@ -1,5 +1,5 @@
 """Options of one survivable design (:func:`backbone.solver.design.survivable.iterate.design_survivable`), in the project's one
-vocabulary (``survive``, ``utilisation_ceiling``, ``k_paths``, ``time_limit_s``); the older spellings are accepted."""
+vocabulary (``survive``, ``utilisation_ceiling``, ``k_paths``, ``time_limit_s``), one name per option."""
 
 from __future__ import annotations
 
