@@ -6,7 +6,7 @@
   links (``lpSum`` per row);
 * solver: CBC through PuLP (writes an MPS/LP file and calls the binary).
 
-It solves the same LP as ``solve_te(net, "min-mlu", formulation="path", k_paths=k)``: path flows, demand rows,
+It solves the same LP as ``backbone.solve_te(net, objective="min-mlu", formulation="path", k_paths=k)``: path flows, demand rows,
 per-arc capacity rows ``load <= u * cap``, minimise ``u``. Used by ``bench_te.py`` only.
 
 Run alone: ``python benchmarks/naive_te.py N_SITES [K]`` prints a JSON line.
