@@ -146,28 +146,28 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     names = [n for n in args.programs.split(",") if n]
     backends = [b for b in args.backends.split(",") if b]
-    programs = build_programs(names)
-    rows: list[dict[str, Any]] = []
-    for name, lp in programs.items():
-        stats = lp.stats()
-        size = f"{stats['rows']:,} x {stats['cols']:,} ({int(lp.integrality.sum()):,})"
-        highs_s = None
-        for backend in backends:
-            ok, why = get_backend(backend).available()
-            if not ok:
-                rows.append({"program": name, "size": size, "backend": backend, "status": f"unavailable: {why}",
-                             "seconds": 0.0})
-                continue
-            if lp.is_mip and not get_backend(backend).supports_mip:
-                continue
-            row = {"program": f"{name} ({lp.name})", "size": size, "backend": backend, **run_one(lp, backend, args.time_limit)}
-            if backend == "highs":
-                highs_s = row["seconds"]
-            if highs_s:
-                row["ratio"] = row["seconds"] / highs_s
-            rows.append(row)
-            print(f"{name} {backend}: {row['status']} {row['seconds']:.1f} s", file=sys.stderr)
     with markdown_report(args.markdown, "Solver backends side by side", preformatted=False):
+        programs = build_programs(names)
+        rows: list[dict[str, Any]] = []
+        for name, lp in programs.items():
+            stats = lp.stats()
+            size = f"{stats['rows']:,} x {stats['cols']:,} ({int(lp.integrality.sum()):,})"
+            highs_s = None
+            for backend in backends:
+                ok, why = get_backend(backend).available()
+                if not ok:
+                    rows.append({"program": name, "size": size, "backend": backend, "status": f"unavailable: {why}",
+                                 "seconds": 0.0})
+                    continue
+                if lp.is_mip and not get_backend(backend).supports_mip:
+                    continue
+                row = {"program": f"{name} ({lp.name})", "size": size, "backend": backend, **run_one(lp, backend, args.time_limit)}
+                if backend == "highs":
+                    highs_s = row["seconds"]
+                if highs_s:
+                    row["ratio"] = row["seconds"] / highs_s
+                rows.append(row)
+                print(f"{name} {backend}: {row['status']} {row['seconds']:.1f} s", file=sys.stderr)
         print("\n".join(table(rows)))
     return 0
 
