@@ -8,6 +8,9 @@ timeout for slow clients.
 * :func:`header_timeout_protocol` is uvicorn's h11 protocol with a deadline for a request's headers:
   a connection that does not finish its headers within ``BACKBONE_HEADER_TIMEOUT_S`` of its first
   byte (or of opening) is closed. uvicorn itself only times out idle keep-alive connections.
+  uvicorn (0.55) has no setting for this and an ASGI middleware runs only after the headers are
+  parsed, so this subclasses uvicorn's protocol and is passed as its ``http=`` setting; the trade-off
+  (it relies on uvicorn's protocol internals, guarded by a real slow-client test) is in docs/api.md.
 """
 
 from __future__ import annotations

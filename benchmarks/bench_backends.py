@@ -2,8 +2,8 @@
 
 Usage::
 
-    python benchmarks/bench_backends.py                       # every program, every installed backend, 60 s each
-    python benchmarks/bench_backends.py --time-limit 20 --programs te,design-lp --markdown docs/backends.md
+    python -m benchmarks.bench_backends                       # every program, every installed backend, 60 s each
+    python -m benchmarks.bench_backends --time-limit 20 --programs te,design-lp --markdown docs/benchmarks/backends.md
 
 The programs are captured at the backend seam while the tool runs its own default commands on the shipped
 scenario (so they are exactly what HiGHS is given in production), plus one SNDlib design from
@@ -30,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from benchmarks.report import add_markdown_option, markdown_report
 
 ROOT = Path(__file__).resolve().parent.parent
 SNDLIB = ROOT.parent / "shared" / "conformance" / "sndlib" / "native"
@@ -134,46 +136,39 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its table."""
-    import os
-
     from backbone.solver.backends import BACKENDS, get_backend
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve")
     ap.add_argument("--programs", default=",".join(PROGRAMS), help=f"comma-separated, of {', '.join(PROGRAMS)}")
     ap.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated backend names")
-    ap.add_argument("--markdown", type=Path, help="also write the table (with the machine's load) to this file")
+    add_markdown_option(ap)
     args = ap.parse_args(argv)
     names = [n for n in args.programs.split(",") if n]
     backends = [b for b in args.backends.split(",") if b]
-    load0 = os.getloadavg()[0]
-    programs = build_programs(names)
-    rows: list[dict[str, Any]] = []
-    for name, lp in programs.items():
-        stats = lp.stats()
-        size = f"{stats['rows']:,} x {stats['cols']:,} ({int(lp.integrality.sum()):,})"
-        highs_s = None
-        for backend in backends:
-            ok, why = get_backend(backend).available()
-            if not ok:
-                rows.append({"program": name, "size": size, "backend": backend, "status": f"unavailable: {why}",
-                             "seconds": 0.0})
-                continue
-            if lp.is_mip and not get_backend(backend).supports_mip:
-                continue
-            row = {"program": f"{name} ({lp.name})", "size": size, "backend": backend, **run_one(lp, backend, args.time_limit)}
-            if backend == "highs":
-                highs_s = row["seconds"]
-            if highs_s:
-                row["ratio"] = row["seconds"] / highs_s
-            rows.append(row)
-            print(f"{name} {backend}: {row['status']} {row['seconds']:.1f} s", file=sys.stderr)
-    head = (f"Measured with `python benchmarks/bench_backends.py --time-limit {args.time_limit:g}` "
-            f"(load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} cores).")
-    lines = [head, "", *table(rows)]
-    print("\n".join(lines))
-    if args.markdown:
-        args.markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with markdown_report(args.markdown, "Solver backends side by side", preformatted=False):
+        programs = build_programs(names)
+        rows: list[dict[str, Any]] = []
+        for name, lp in programs.items():
+            stats = lp.stats()
+            size = f"{stats['rows']:,} x {stats['cols']:,} ({int(lp.integrality.sum()):,})"
+            highs_s = None
+            for backend in backends:
+                ok, why = get_backend(backend).available()
+                if not ok:
+                    rows.append({"program": name, "size": size, "backend": backend, "status": f"unavailable: {why}",
+                                 "seconds": 0.0})
+                    continue
+                if lp.is_mip and not get_backend(backend).supports_mip:
+                    continue
+                row = {"program": f"{name} ({lp.name})", "size": size, "backend": backend, **run_one(lp, backend, args.time_limit)}
+                if backend == "highs":
+                    highs_s = row["seconds"]
+                if highs_s:
+                    row["ratio"] = row["seconds"] / highs_s
+                rows.append(row)
+                print(f"{name} {backend}: {row['status']} {row['seconds']:.1f} s", file=sys.stderr)
+        print("\n".join(table(rows)))
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_frozen.py [SCENARIO] [--repeat 5]
+    python -m benchmarks.bench_frozen [SCENARIO] [--repeat 5]
 
 Each row times one read the solver and the maps do (a column, its numpy array, a scalar ``.loc``/``.at``,
 a row, a list of rows, a boolean filter) on the links table of the scenario (default: the shipped one),
@@ -17,12 +17,21 @@ import argparse
 import timeit
 from pathlib import Path
 
+from benchmarks.report import add_markdown_option, markdown_report
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenario", nargs="?", default=None, help="scenario (default: shipped global scenario)")
     parser.add_argument("--repeat", type=int, default=5)
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    with markdown_report(args.markdown, 'FrozenFrame against a plain DataFrame', preformatted=False):
+        _run(args)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> None:
 
     import pandas as pd
 
@@ -62,7 +71,6 @@ def main(argv: list[str] | None = None) -> int:
                        ("overrides('links')", "net.overrides('links')")]:
         t = min(timeit.repeat(stmt, globals={"net": net, "first": first}, number=10, repeat=args.repeat)) / 10 * 1e6
         print(f"{name} | {t:,.0f}")
-    return 0
 
 
 if __name__ == "__main__":

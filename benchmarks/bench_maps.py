@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_maps.py [SCENARIO] [--repeat 3] [--size 1920x1080]
+    python -m benchmarks.bench_maps [SCENARIO] [--repeat 3] [--size 1920x1080]
 
 Each row renders the map ``repeat`` times after one warm-up (which pays the imports and the
 per-view basemap projection, reported separately as "first") and reports the median, plus the
@@ -20,13 +20,22 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.report import add_markdown_option, markdown_report
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenario", nargs="?", default=None, help="scenario (default: shipped global scenario)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--size", default="1920x1080")
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    with markdown_report(args.markdown, 'Map rendering', preformatted=True):
+        _run(args)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> None:
 
     t0 = time.perf_counter()
     from backbone.io import load_scenario
@@ -63,7 +72,6 @@ def main(argv: list[str] | None = None) -> int:
             data = render_map_bytes(net, fmt, result, **kw)
             times.append(time.perf_counter() - t)
         print(f"{label:<18} {first:>8.2f} {statistics.median(times):>9.2f} {min(times):>7.2f} {len(data) / 1024:>9,.0f}")
-    return 0
 
 
 if __name__ == "__main__":

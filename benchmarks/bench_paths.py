@@ -25,6 +25,7 @@ import tracemalloc
 import numpy as np
 
 from backbone.solver.paths.candidates import PathSet, candidate_paths
+from benchmarks.report import add_markdown_option, markdown_report
 from benchmarks.synthetic import synthetic_backbone
 
 
@@ -123,15 +124,18 @@ def _csgraph(net):  # type: ignore[no-untyped-def]
     return sp.csr_matrix((w, (a, b)), shape=(n, n))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and print its table (and write it with ``--markdown``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400])
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--nx-max", type=int, default=100, help="largest size to run networkx on (slow)")
     parser.add_argument("--yen-max", type=int, default=200, help="largest size to run scipy yen on")
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    run(args.sizes, args.k, args.nx_max, args.yen_max, args.seed)
+    add_markdown_option(parser)
+    args = parser.parse_args(argv)
+    with markdown_report(args.markdown, "Candidate paths: ours against scipy yen and networkx"):
+        run(args.sizes, args.k, args.nx_max, args.yen_max, args.seed)
 
 
 if __name__ == "__main__":
