@@ -79,7 +79,9 @@ def gbps_text(value: Any) -> str:
     The one way every front door prints an unmet or impact figure that may be unknown (an overloaded state
     whose shortfall was not measured), so unknown never reads as 0.
     """
-    return f"{float(value):,.1f}" if value is not None and value == value else "unknown"
+    import math
+
+    return f"{float(value):,.1f}" if value is not None and not math.isnan(float(value)) else "unknown"
 
 
 def count_text(n: Any, word: str, plural: str | None = None) -> str:

@@ -29,6 +29,7 @@ when it finds a violation (what exit code 5 is on the CLI).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Mapping
@@ -95,7 +96,7 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
         from backbone.solver.checks.te import check_te
 
         report = check_te(net, result)
-        result.summary["verification"] = report.to_dict()
+        result = dataclasses.replace(result, verification=report.to_dict())
         if not report.ok:
             raise VerificationError(f"te: independent check failed: {report}")
     return result

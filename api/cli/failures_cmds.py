@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -105,11 +106,11 @@ def _print(s: dict[str, Any]) -> None:
     for r in s["worst_by_link"][:MAX_ROWS]:
         base = r.get("baseline_utilisation")
         w.add_row(str(r["link"]), f"{100 * r['worst_utilisation']:.1f} %", str(r["worst_scenario"]),
-                  "-" if base is None or base != base else f"{100 * base:.1f} %")
+                  "-" if base is None or math.isnan(base) else f"{100 * base:.1f} %")
     out_console.print(w)
 
 
 def _known(v: Any) -> bool:
-    return v is not None and v == v
+    return v is not None and not math.isnan(v)
 
 

@@ -106,7 +106,7 @@ def plan_purchases(upgrades: list[dict[str, Any]], upgrade_lead_quarters: float)
     source = frame["lead_time_from"].where(frame["lead_time_from"].notna(), np.where(
         frame["action"] == "new route", LEAD_FROM_CANDIDATE, LEAD_FROM_PARAMETER))
     frame = frame.assign(lead_time_quarters=lead, lead_time_from=source,
-                         commit=["–" if v != v else f"Q-{v:.0f}" for v in lead], commit_key=-lead.fillna(0.0),
+                         commit=["–" if pd.isna(v) else f"Q-{v:.0f}" for v in lead], commit_key=-lead.fillna(0.0),
                          protects=frame["protects"].map(lambda v: ";".join(map(str, v)) if isinstance(v, list)
                                                         else v or ""))
     return _commit_order(frame).set_index("link")

@@ -62,7 +62,7 @@ class MapValues:
         if added is None or not len(added):
             return ()
         built = set(self.built_candidates)
-        return tuple(str(k) for k, v in added.items() if v == v and v > 0 and str(k) not in built)
+        return tuple(str(k) for k, v in added.items() if pd.notna(v) and v > 0 and str(k) not in built)
 
     @property
     def gpus_added(self) -> pd.Series:

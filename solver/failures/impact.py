@@ -36,6 +36,7 @@ A state **survives** when ``unmet_gbps + slo_violation_gbps`` is within :func:`s
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -113,7 +114,7 @@ class StateAssessment:
     def gap(self) -> float:
         """``(mlu - mlu_lower_bound) / mlu``: how far the MLU may be above the optimum (NaN without a bound)."""
         lb = self.mlu_lower_bound
-        return (self.mlu - lb) / self.mlu if self.mlu > 0 else 0.0 if lb == lb else float("nan")
+        return (self.mlu - lb) / self.mlu if self.mlu > 0 else 0.0 if not math.isnan(lb) else float("nan")
 
     @property
     def unmet_known(self) -> bool:
@@ -409,7 +410,7 @@ def impact_key(record: dict[str, Any]) -> tuple[float, ...]:
     """Sort key of a scenario record by impact (larger is worse): unknown impact first (an overloaded state whose
     shortfall was not measured), then impact, then MLU."""
     impact = float(record["impact_gbps"])
-    unknown = impact != impact
+    unknown = math.isnan(impact)
     return (float(unknown), 0.0 if unknown else impact,
             0.0 if unknown else float(record["unmet_gbps"]) + float(record["slo_violation_gbps"]), float(record["mlu"]))
 

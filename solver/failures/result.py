@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -87,8 +88,8 @@ class SweepResult:
 def _counts(scenarios: list[dict[str, Any]]) -> tuple[int, int, list[float], int, int]:
     """Survived, unmet unknown, every known gap, path-LP-only (:func:`path_lp_only`) and overload not proven."""
     survived = sum(1 for r in scenarios if r["survived"])
-    unknown = sum(1 for r in scenarios if r["unmet_gbps"] != r["unmet_gbps"])
-    gaps = [float(r["gap"]) for r in scenarios if r.get("gap") is not None and r["gap"] == r["gap"]]
+    unknown = sum(1 for r in scenarios if math.isnan(r["unmet_gbps"]))
+    gaps = [float(r["gap"]) for r in scenarios if r.get("gap") is not None and not math.isnan(r["gap"])]
     restricted = sum(1 for r in scenarios if path_lp_only(r))
     undecided = sum(1 for r in scenarios if r["overloaded"] and r.get("mlu_lower_bound") is not None
                     and r["mlu_lower_bound"] <= 1 + OVERLOAD_TOL)

@@ -50,12 +50,16 @@ class TEResult:
         ``rtt_ms``, ``gbps``.
     summary
         Status, objective, figures, timings, LP stats and the ``map`` object.
+    verification
+        The independent checker's report (:meth:`backbone.solver.checks.CheckReport.to_dict`) when the
+        result was verified (``verify=True``), else None; :meth:`to_dict` gives it as ``verification``.
     """
 
     links: pd.DataFrame
     demands: pd.DataFrame
     paths: pd.DataFrame
     summary: dict[str, Any] = field(default_factory=dict)
+    verification: dict[str, Any] | None = None
     model: Any = field(default=None, repr=False, compare=False)
     """The exact path routing's instance and formulation (:class:`backbone.solver.te.TEModel`), kept in memory so
     :func:`backbone.solver.te.resolve_te` reuses them; never saved nor pickled."""
@@ -69,8 +73,10 @@ class TEResult:
         return float(self.summary.get("mlu", 0.0))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON summary (what ``backbone te --json`` prints)."""
-        return dict(self.summary)
+        """The JSON summary (what ``backbone te --json`` prints), with ``verification`` when the result was verified."""
+        if self.verification is None:
+            return dict(self.summary)
+        return {**self.summary, "verification": self.verification}
 
     def write(self, out_dir: str | Path, parquet: bool = True) -> list[str]:
         """Write ``te_links``, ``te_demands``, ``te_paths`` as CSV (and Parquet) into ``out_dir``.

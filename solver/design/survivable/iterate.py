@@ -40,6 +40,7 @@ candidate at its maximum is still short.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -450,7 +451,7 @@ def _beyond_excuse(run: _SurviveRun, r: dict[str, Any]) -> bool:
 def _measure_excused(run: _SurviveRun) -> None:
     """Measure (max-throughput) the records the quick sweep left overloaded and unmeasured whose state has an
     excuse, in place in ``run.records``."""
-    todo = [r for r in run.records or [] if r["unmet_gbps"] != r["unmet_gbps"]
+    todo = [r for r in run.records or [] if math.isnan(r["unmet_gbps"])
             and run.excused.get(str(r["scenario"]), (0.0, ""))[0] > 0]
     if not todo or run.records is None:
         return
@@ -528,7 +529,7 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     survive, records = run.survive, run.records
     if records is None and survive != "none":
         records = _sweep(run.after, survive, run.sopts)
-    if records and any(r["overloaded"] and r["unmet_gbps"] != r["unmet_gbps"] for r in records):
+    if records and any(r["overloaded"] and math.isnan(r["unmet_gbps"]) for r in records):
         records = _measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
@@ -579,7 +580,7 @@ def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[dict[str, Any]
 def _measure_overloaded(net: Network, kind: str, opts: FailureOptions,
                         records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``records`` with the overloaded states' shortfall measured (max-throughput at 100 %)."""
-    todo = {str(r["scenario"]) for r in records if r["unmet_gbps"] != r["unmet_gbps"]}
+    todo = {str(r["scenario"]) for r in records if math.isnan(r["unmet_gbps"])}
     scenarios = [s for s in enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
                  if s.id in todo]
     full_opts = opts.model_copy(update={"shortfall": True})
