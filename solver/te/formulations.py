@@ -71,6 +71,9 @@ class Formulation:
         Time spent computing candidate paths.
     n_paths
         Candidate path variables in the model.
+    routed
+        The min-MLU solution solved on this program, once one is (every demand carried): a later max-throughput
+        on the same program tests with it which classes fit at the ceiling without an LP.
     """
 
     kind: str
@@ -81,6 +84,7 @@ class Formulation:
     extract: Callable[[Solution], tuple[np.ndarray, pd.DataFrame]]
     paths_seconds: float = 0.0
     n_paths: int = 0
+    routed: Any = None
 
 
 # ---------------------------------------------------------------------- candidate paths

@@ -91,6 +91,7 @@ class Outcome:
     stages: list[Stage] = field(default_factory=list)
     fraction: np.ndarray | None = None  # max-min-fair: frozen fraction per lp demand
     timed_out: bool = False  # the time limit cut a stage short or skipped one
+    skipped: list[str] = field(default_factory=list)  # stages not solved, their optimum known (0 unmet)
 
     @property
     def solve_seconds(self) -> float:
@@ -141,6 +142,7 @@ class _Runner:
         self.stages: list[Stage] = []
         self.worst = Status.OPTIMAL
         self.timed_out = False
+        self.skipped: list[str] = []  # stages not solved: their optimum known without an LP
 
     def add_variables(self, name: str, index: pd.Index, lower: float, upper: float) -> None:
         """A variable block of the objective's own (its bounds become the block's default)."""
@@ -340,8 +342,14 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         # took 8.7 s by simplex against 36 s by interior point (whose duals help min-MLU, not these stages)
         method = THROUGHPUT_LP_METHOD if lp_method == "auto" else lp_method
         sift = Sifting(run.lp) if form.kind == "path" and "flow" in run.lp.variables else None
+        fit = fitting_classes(run.lp, form, ranks, h, float(ceiling), present[:-1])
         for i, r in enumerate(present):
             cls = TRAFFIC_CLASSES[r]
+            members = np.flatnonzero(ranks == r)
+            if r in fit:  # its optimum is 0 (unmet >= 0, and the routing carries it): held there, no LP
+                run.skipped.append(f"max-throughput-{cls}")
+                hold_rows(run.lp, f"hold-{cls}", members, _hold(0.0, h[members].sum()))
+                continue
             progress(0.2 + 0.6 * i / max(1, len(present)), f"max-throughput: {cls}")
             # earlier classes are held by rows; the penalty keeps a stage from spending the hold's
             # tolerance on its own class (graded, so held classes do not trade among themselves either)
@@ -356,7 +364,6 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
                 break
             assert st is not None
             sol = st
-            members = np.flatnonzero(ranks == r)
             # the class's own unmet, not the stage objective (which adds the held classes' penalties)
             own = float(block_values(st, "unmet", n_lp)[members].sum())
             hold_rows(run.lp, f"hold-{cls}", members, _hold(own, h[members].sum()))
@@ -366,7 +373,7 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         if latency_tiebreak:
             sol = run.solve("latency-tiebreak", lat, capped, required=False) or sol
         carried = float(h.sum() - block_values(sol, "unmet", n_lp).sum()) if n_lp else 0.0
-        return Outcome(sol, run.worst, carried, run.stages, timed_out=run.timed_out)
+        return Outcome(sol, run.worst, carried, run.stages, timed_out=run.timed_out, skipped=run.skipped)
 
     if objective == "min-latency":
         progress(0.3, "min-latency: carried demand")
@@ -383,6 +390,37 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         return _max_min_fair(run, form, h, capped, lat, latency_tiebreak, progress)
 
     raise ValueError(f"unknown objective {objective!r}")
+
+
+FIT_TOL_GBPS = 1e-7
+"""Largest violation (Gbps) a routing may show and still count as carrying a class within the ceiling."""
+
+
+def fitting_classes(lp: LinearProgram, form: Formulation, ranks: np.ndarray, h: np.ndarray, ceiling: float,
+                    candidates: list[int]) -> set[int]:
+    """The class ranks among ``candidates`` whose max-throughput stage need not run: every class up to and
+    including it is carried in full by the min-MLU routing solved on the same program (``form.routed``) with the
+    later classes' flow dropped, every arc's load within ``ceiling`` times its capacity. Their lexicographic
+    optimum is then 0 unmet each (unmet is never negative), exactly what their stages would find. Only a prefix
+    of classes can fit (a class fits only when the classes before it do as well). Empty without a routing on
+    the path formulation."""
+    routed = form.routed
+    if routed is None or form.kind != "path" or set(lp.variables) != {"flow", "unmet", "mlu"}:
+        return set()
+    flow = routed.values("flow").to_numpy()
+    if lp.column_layout() != (("flow", len(flow)), ("unmet", len(h)), ("mlu", 1)):
+        return set()  # another program than the routing's (columns added since)
+    dem = lp.A[lp.constraints["demand"].slice][:, :len(flow)].tocsc()
+    if dem.nnz != len(flow):
+        return set()
+    col_rank = ranks[dem.indices]  # each path column's demand row, hence its class
+    fit: set[int] = set()
+    for r in sorted(candidates):
+        x = np.concatenate([np.where(col_rank <= r, flow, 0.0), np.where(ranks > r, h, 0.0), [ceiling]])
+        if lp.max_violation(x) > FIT_TOL_GBPS * max(1.0, float(h.max(initial=0.0))):
+            break
+        fit.add(r)
+    return fit
 
 
 def _weighted_latency(form: Formulation, sol: Solution, h: np.ndarray) -> float:

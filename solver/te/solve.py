@@ -231,6 +231,8 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
     progress(0.9, "extracting result tables")
     t1 = time.perf_counter()
     sol = outcome.solution
+    if objective == "min-mlu" and formulation == "path" and outcome.status.value == "optimal" and not outcome.timed_out:
+        form.routed = sol  # every demand carried: lends a later max-throughput its test of which classes fit
     arc_load, splits = form.extract(sol)
     carried = np.zeros(inst.n_demands)
     unmet = block_values(sol, "unmet", len(form.lp_demands))
@@ -257,6 +259,7 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
         "lp_method": lp_method,
         "path_variables": form.n_paths,
         "stages": [s.to_dict() for s in outcome.stages],
+        "stages_skipped": list(outcome.skipped),
         "notes": ([TIME_LIMIT_NOTE] if outcome.timed_out else [])
                  + [f"LP stage {s.name!r}: {s.note}" for s in outcome.stages if s.note],
     }
