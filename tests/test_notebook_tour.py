@@ -27,7 +27,7 @@ def test_notebook_tour_runs(tmp_path: Path) -> None:
     assert "overrides in the shipped links table" in lines
     assert "min-MLU: MLU" in lines and "utilisation" in lines
     assert "at their max_capacity_gbps: MLU" in lines
-    assert "SRLG sweep: 191 scenarios" in lines  # 98 SRLGs and 93 conduit groups (issue #32)
+    assert "SRLG sweep: 192 scenarios" in lines  # 98 SRLGs and 94 conduit groups (#32, +Seattle-Santa Clara)
     assert "placement: " in lines
     assert "report.html: True" in lines
     assert "failure sweep runs serially" in done.stderr  # unguarded script: serial, not a broken pool

@@ -487,10 +487,10 @@ CABLES: list[CableSystem] = [
         S("raglan", "sydney-landing", [(174.7, -37.8), (172.0, -37.0), (165.0, -35.0), (158.0, -34.2)]
           + via("sydney-east")),
     ]),
-    CableSystem("JGA-N", 2020, 2600, 36, True, 15_000, "Minamiboso (JP); Piti (GU) (Japan-Guam-Australia North)", [
+    CableSystem("JGA-N", 2020, 2600, 36, True, 14_400, "Minamiboso (JP); Piti (GU) (Japan-Guam-Australia North)", [
         S("maruyama", "guam", [(139.8, 34.8), (140.8, 33.5), (141.5, 30.0), (143.5, 20.0)] + via("guam-north")),
     ]),
-    CableSystem("JGA-S", 2020, 7000, 36, True, 15_000, "Piti (GU); Maroochydore, Sydney (AU) (JGA South)", [
+    CableSystem("JGA-S", 2020, 7000, 36, True, 14_400, "Piti (GU); Maroochydore, Sydney (AU) (JGA South)", [
         S("guam", "sydney-landing", [(144.6, 13.2), (149.0, 3.0), (156.5, -3.0), (161.5, -7.5), (163.3, -10.4),
                                      (157.5, -15.5), (155.0, -25.0), (153.5, -31.5)] + via("sydney-east")),
     ]),

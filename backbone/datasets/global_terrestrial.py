@@ -57,6 +57,7 @@ TERRESTRIAL: list[tuple[str, str, float, list[Point]]] = [
     ("los-angeles", "grover-beach", 20_000, []),
     ("grover-beach", "santa-clara", 20_000, []),
     ("santa-clara", "bandon", 20_000, [(-122.4, 40.6)]),
+    ("seattle", "santa-clara", 20_000, [(-122.68, 45.52), (-121.49, 38.58)]),  # I-5: via Portland, Sacramento
     ("bandon", "pacific-city", 16_000, [(-123.1, 44.05)]),
     ("pacific-city", "seattle", 20_000, [(-122.7, 45.5)]),
     ("seattle", "quincy", 30_000, []),

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from backbone import geo
-from backbone.datasets.build_global import cable_slack_factors, system_route_km
+from backbone.datasets.build_global import SUBMARINE_MAX_SHARE, cable_slack_factors, system_route_km
 from backbone.datasets.global_cables import CABLES
 from backbone.demand import DemandParameters, regenerate, slo_violations
 from backbone.model import Network, link_latency_ms
@@ -95,6 +95,21 @@ def test_every_submarine_link_is_a_named_cable_with_waypoints(net: Network) -> N
                  "PLCN", "Unity", "Topaz", "SJC2", "APG", "ASE", "MIST", "Apricot", "SEA-ME-WE 5", "SEA-ME-WE 6",
                  "AAE-1", "2Africa", "PEACE", "IMEWE", "EIG", "Blue", "Raman", "INDIGO-West", "JGA-S", "Hawaiki"):
         assert name in set(sub["cable_system"]), name
+
+
+def test_submarine_capacity_rule_holds_for_every_segment(net: Network) -> None:
+    """One rule (data/README): lit and maximum capacity of a segment stay within SUBMARINE_MAX_SHARE of the
+    system's design capacity; the maximum is never below what is lit."""
+    design_gbps = {c.name: c.design_tbps * 1000.0 for c in CABLES}
+    assert all(c.rfs_year >= 1990 and c.design_tbps > 0 for c in CABLES)
+    sub = net.links[net.links["kind"] == "submarine"]
+    cap = sub["cable_system"].map(design_gbps) * SUBMARINE_MAX_SHARE
+    assert sub["cable_system"].map(design_gbps).notna().all()
+    over_lit = sub[sub["capacity_gbps"] > cap + 1e-6]
+    assert over_lit.empty, over_lit[["cable_system", "capacity_gbps"]]
+    over_max = sub[sub["max_capacity_gbps"] > cap + 1e-6]
+    assert over_max.empty, over_max[["cable_system", "max_capacity_gbps"]]
+    assert (sub["max_capacity_gbps"] >= sub["capacity_gbps"]).all()
 
 
 def test_srlgs_cover_every_cable_system_exactly(net: Network) -> None:
