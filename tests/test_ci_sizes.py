@@ -47,6 +47,7 @@ def test_data_tables_are_exempt_from_the_module_limit(sizes) -> None:  # type: i
     assert not sizes.is_data_table(Path("solver/plan/pipeline.py"))
 
 
+@pytest.mark.slow
 def test_the_repository_holds_the_limits(sizes, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """.ci/lint enforces the limits: no module over 600 lines and no function over 120 in backbone, solver, api."""
     monkeypatch.chdir(ROOT)

@@ -20,10 +20,12 @@ from backbone.api.settings import Settings
 from backbone.api.store import Store
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=[pytest.mark.postgres, pytest.mark.slow])])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, empty database: a SQLite file, or a private schema in the PostgreSQL test database
-    (dropped afterwards), so test runs sharing one PostgreSQL server do not disturb each other."""
+    (dropped afterwards), so test runs sharing one PostgreSQL server do not disturb each other.
+
+    The PostgreSQL parameter is in the slow lane (it doubles every API test); the fast lane runs SQLite."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'api.db'}"
         return

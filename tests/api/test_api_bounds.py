@@ -14,6 +14,7 @@ from apitest_helpers import LiveServer, auth
 from fastapi.testclient import TestClient
 
 
+@pytest.mark.slow
 def test_failed_authentication_is_rate_limited_and_audited(client: TestClient, tokens: dict[str, str]) -> None:
     limit = client.app.state.settings.auth_failures_per_minute  # type: ignore[attr-defined]
     assert client.get("/v1/scenarios", headers=auth(tokens["admin"])).status_code == 200

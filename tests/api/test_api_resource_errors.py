@@ -204,6 +204,7 @@ def test_a_full_disk_when_storing_results_fails_the_job_as_storage_and_leaves_no
     json.dumps(job)  # the job record itself stays valid JSON
 
 
+@pytest.mark.slow
 def test_a_job_finished_while_the_database_is_full_is_failed_as_storage_once_it_takes_writes(
         app_client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     """The job's outcome cannot be recorded (database full): its results are removed, and once the database

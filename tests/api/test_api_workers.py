@@ -127,6 +127,7 @@ def test_every_job_process_dies_with_the_server(tmp_path: Path) -> None:
         server.kill()
 
 
+@pytest.mark.slow
 def test_worker_memory_and_cpu_limits(tmp_path: Path) -> None:
     """RLIMIT_AS and RLIMIT_CPU from the settings bound a job; the job fails naming the limit."""
     settings = Settings(data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'api.db'}", workers=2,
@@ -152,6 +153,7 @@ def test_worker_memory_and_cpu_limits(tmp_path: Path) -> None:
 
 
 @linux_only
+@pytest.mark.slow
 def test_cancel_kills_the_jobs_pool_processes(big_client: TestClient) -> None:
     """Cancelling a sweep terminates its worker's whole process group, pool processes included."""
     client = big_client
@@ -204,6 +206,7 @@ def test_a_worker_kills_its_group_when_the_server_pipe_closes() -> None:
 
 
 @pytest.mark.parametrize("then", ["thread", "import"])
+@pytest.mark.slow
 def test_a_job_at_its_memory_limit_is_reported_as_the_memory_limit(tmp_path: Path, then: str) -> None:
     """At RLIMIT_AS a thread that cannot start or a library that cannot be mapped is the memory limit (with
     the limit in MiB), never "Internal error RuntimeError" or "Worker died"."""

@@ -243,6 +243,7 @@ def test_shipped_scenario_is_calibrated(shipped: Network) -> None:
     assert again.before["median_abs_pct"] == pytest.approx(record["errors"]["after"]["median_abs_pct"], abs=0.05)
 
 
+@pytest.mark.slow
 def test_builder_reproduces_the_shipped_scenario(tmp_path: Path) -> None:
     from backbone.datasets.build_global import build
     from backbone.paths import default_scenario_path

@@ -97,6 +97,7 @@ def test_without_candidates_many_failures_cut_sites_off(net: Network) -> None:
     assert len(cut) == 4
 
 
+@pytest.mark.slow
 def test_every_single_srlg_failure_is_survivable_with_the_catalogue(net: Network) -> None:
     cut_by: dict[str, set[tuple[str, str]]] = {}
     late_by: dict[str, set[tuple[str, str]]] = {}
@@ -123,6 +124,7 @@ def test_every_single_srlg_failure_is_survivable_with_the_catalogue(net: Network
     assert {s: p for s, p in late_by.items() if s not in conduit_late} == declared
 
 
+@pytest.mark.slow
 def test_every_single_link_failure_leaves_demand_connected_with_the_catalogue(net: Network) -> None:
     """Every link is a failure of its own (its conduit): with it failed and every candidate built, every pair of
     sites that exchange demand stays connected (no metro or campus hangs on one link without a candidate)."""
@@ -137,6 +139,7 @@ def test_every_single_link_failure_leaves_demand_connected_with_the_catalogue(ne
     assert cut_by == {}
 
 
+@pytest.mark.slow
 def test_shipped_folder_is_the_builders_output(tmp_path: pytest.TempPathFactory) -> None:
     """``python -m backbone.datasets.build_global`` reproduces data/global byte for byte (candidates included)."""
     from pathlib import Path

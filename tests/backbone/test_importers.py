@@ -277,6 +277,7 @@ def test_cli_info_reads_importer_formats() -> None:
 
 
 # ---------------------------------------------------------------------------------- conformance data
+@pytest.mark.slow
 def test_topology_zoo_every_fully_coordinated_graph_loads() -> None:
     zoo = conformance_dir() / "topologyzoo"
     index = pd.read_csv(zoo / "INDEX.csv").set_index("name")
@@ -306,6 +307,7 @@ def test_topology_zoo_partially_coordinated_graphs_name_their_nodes() -> None:
         assert len(net.sites) == index.at[name, "nodes_with_lat_lon"], name
 
 
+@pytest.mark.slow
 def test_topohub_every_file_loads_with_the_published_counts() -> None:
     hub = conformance_dir() / "topohub"
     stats = pd.read_csv(hub / "stats_table.csv")

@@ -136,6 +136,7 @@ def console_messages(stderr: str) -> list[str]:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_page_draws_in_chromium_without_console_errors(pacific: Network, tmp_path: Path) -> None:
     html_file = export_map(pacific, tmp_path / "map.html", result=result_for(pacific))
     dom = run_chromium(html_file, tmp_path, "--dump-dom")
@@ -170,6 +171,7 @@ def test_page_draws_in_chromium_without_console_errors(pacific: Network, tmp_pat
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_chromium_check_catches_a_broken_page(page: str, tmp_path: Path) -> None:
     broken = tmp_path / "broken.html"
     marker = '  draw();\n  document.documentElement.setAttribute("data-ready"'
@@ -270,6 +272,7 @@ def view_box(dt: DevTools) -> np.ndarray:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_page_pans_zooms_tooltips_toggles_and_switches_view(pacific: Network, tmp_path: Path) -> None:
     import time
 

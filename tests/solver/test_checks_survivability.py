@@ -116,6 +116,7 @@ def test_a_failed_site_loses_its_demand_without_counting_it_unmet() -> None:
     assert check_survivability(net, "site").ok
 
 
+@pytest.mark.slow
 def test_plan_verify_reports_claimed_and_independent_unmet_per_state(small_world: Network, tmp_path: Any) -> None:
     """``backbone plan --verify``: every state re-measured (excused ones too), per state in ``plan.json``."""
     import json

@@ -22,6 +22,7 @@ def test_solve_te_escalates_only_above_the_given_mlu() -> None:
     assert escalated.summary["method"] == "colgen" and escalated.summary["mlu"] < plain.summary["mlu"]
 
 
+@pytest.mark.slow
 def test_sweep_states_within_capacity_keep_the_path_lp_and_say_so() -> None:
     net = grid().scale_demand(0.2)  # every single-link state within capacity
     states = [{"links": [link]} for link in net.links.index[:5]]

@@ -173,6 +173,7 @@ def test_plan_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
     {"demand_growth": 1.2, "skip_upgrades": True, "maps": False, "failures": {"engine": "serial"}},
     pytest.param({}, marks=pytest.mark.slow),  # the defaults
 ], ids=["cheap", "defaults"])
+@pytest.mark.slow
 def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_world: Network, tmp_path: Path,
                                                                         options: dict,
                                                                         request: pytest.FixtureRequest) -> None:
@@ -194,6 +195,7 @@ def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_wor
     assert without["scenario_after"] is None and with_folder["scenario_after"] == "scenario_after"
 
 
+@pytest.mark.slow
 def test_the_reports_today_figures_are_backbone_failures_on_the_scenario(small_world: Network, tmp_path: Path) -> None:
     """"What breaks today" is today's network with today's traffic: the same sweep as ``backbone failures`` on the
     scenario (not the network carrying the plan's new GPU traffic, which is shown apart and labelled so)."""
@@ -236,6 +238,7 @@ def test_a_srlg_plan_reports_single_link_survivability_too(small_world_default_p
     assert f"Single-link failures: {lc['survived']} of {lc['states']} carried" in (out / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_plan_survive_srlg_and_link_in_one_design(small_world: Network, tmp_path: Path) -> None:
     from backbone.api.cli.main import app
 

@@ -145,6 +145,7 @@ def test_checker_reads_the_scenario_folder(tmp_path: Path) -> None:
     assert load_scenario(str(folder)).links.loc["chord", "capacity_gbps"] == pytest.approx(100.0)
 
 
+@pytest.mark.slow
 def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path: Path) -> None:
     """One failure, three front doors: the same unmet traffic, the same utilisation, the same baseline."""
     from typer.testing import CliRunner
@@ -226,6 +227,7 @@ def test_planning_service_default_options_run_the_cli_plan(small_world: Network,
     assert api["survivability"]["states"] == len(enumerate_scenarios(after, "srlg"))  # SRLGs + links in none
 
 
+@pytest.mark.slow
 def test_skip_upgrades_says_nothing_was_designed(small_world: Network, tmp_path: Path) -> None:
     from backbone.solver.tasks import run_task
 

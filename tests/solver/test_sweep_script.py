@@ -58,6 +58,7 @@ def test_sweep_piped_to_python_finishes(tmp_path: Path) -> None:
     assert "not a file that worker processes can run" in done.stderr
 
 
+@pytest.mark.slow
 def test_guarded_sweep_uses_the_pool(tmp_path: Path) -> None:
     done = _run(tmp_path, SWEEP + 'if __name__ == "__main__":\n' + textwrap.indent(RUN, "    "))
     assert done.returncode == 0, done.stderr

@@ -48,6 +48,7 @@ def test_each_task_returns_its_typed_result_and_a_summary_matching_its_model(
     assert result.files[-1] == f"{kind}.json" and all((tmp_path / f.rstrip("/")).exists() for f in result.files)
 
 
+@pytest.mark.slow
 def test_the_plan_result_carries_every_stage(small_world: Network) -> None:
     result = run_task("plan", small_world, {"skip_upgrades": True, "maps": False,
                                              "failures": {"engine": "serial"}})

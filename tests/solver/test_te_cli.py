@@ -26,6 +26,7 @@ def scenario(tmp_path: Path, triangle: Network) -> Path:
 
 
 @pytest.mark.parametrize("args", [[], ["--objective", "max-min-fair", "--bound"], ["--objective", "ecmp"]])
+@pytest.mark.slow
 def test_json_stdout_is_pure_json(scenario: Path, tmp_path: Path, args: list[str]) -> None:
     out = tmp_path / "out"
     p = _run(str(scenario), "--json", "--verify", "--out", str(out), *args)
@@ -71,6 +72,7 @@ def test_edge_formulation_human_output(scenario: Path) -> None:
 
 
 @pytest.mark.parametrize("args", [["--formulation", "edge"], ["--bound"]])
+@pytest.mark.slow
 def test_edge_and_bound_on_the_shipped_scenario(args: list[str]) -> None:
     """The defaults plus --formulation edge / --bound solve the shipped scenario (HiGHS interior
     point once stopped with "Unknown" here; a failed IPM now falls back to simplex and says so)."""

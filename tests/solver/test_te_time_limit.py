@@ -169,6 +169,7 @@ def test_an_edge_solve_stopped_by_the_limit_is_not_reported_as_a_bound(monkeypat
     assert any(n.startswith("edge bound not proven") for n in result.summary["notes"])
 
 
+@pytest.mark.slow
 def test_a_kernel_still_compiling_does_not_hold_the_deadline() -> None:
     """A compiled kernel's first call (numba compiles it, minutes on a loaded machine) waits at most until the
     deadline, then stops with a time-limit error that says the kernel was compiling."""
@@ -187,6 +188,7 @@ def test_a_kernel_still_compiling_does_not_hold_the_deadline() -> None:
     assert call_compiled(slow, (1,), None, "candidate path search") == 2
 
 
+@pytest.mark.slow
 def test_the_shipped_scenario_stops_at_a_tiny_limit_even_while_the_path_kernel_compiles(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue #32: an API te job with k_paths=4 ran 336 s against 120 s, stuck in path search (the first run after
