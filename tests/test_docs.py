@@ -7,6 +7,8 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -72,6 +74,7 @@ def test_mkdocs_nav_names_existing_pages() -> None:
     assert not absent, absent
 
 
+@pytest.mark.slow
 def test_formulations_page_names_code_that_exists() -> None:
     """docs/maths.md cites the code it describes; when a module, function or constant moves or is renamed, the
     page must follow (every dotted module resolves, every cited call and ``snake_case`` name is in the source,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from apitest_helpers import auth
 from fastapi.testclient import TestClient
 
@@ -14,11 +15,13 @@ from backbone.model import Network
 PROBLEM = "application/problem+json"
 
 
+@pytest.mark.slow
 def test_health_needs_no_token(client: TestClient) -> None:
     r = client.get("/healthz")
     assert r.status_code == 200 and r.json()["status"] == "ok"
 
 
+@pytest.mark.slow
 def test_every_other_endpoint_needs_a_token(client: TestClient) -> None:
     # every operation is tried with a wrong token: more than the failed-login rate limit allows in a minute,
     # which is tested on its own (test_api_bounds.py); here the answer must be 401 for each

@@ -35,6 +35,7 @@ def test_failed_authentication_is_rate_limited_and_audited(client: TestClient, t
     assert all("guess" not in str(a) for a in audit)  # the tokens tried are never stored
 
 
+@pytest.mark.slow
 def test_metrics_labels_are_bounded(client: TestClient, tokens: dict[str, str]) -> None:
     for i in range(200):
         client.request(f"FAKE{i}", f"/nowhere/{i}")

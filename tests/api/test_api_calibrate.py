@@ -27,6 +27,7 @@ def _pairs() -> list[dict[str, object]]:
             for a, b in itertools.combinations(net.sites.index, 2)]
 
 
+@pytest.mark.slow
 def test_calibrate_task_defaults_on_the_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
     result = run_task("calibrate", shipped, {}, tmp_path)
     assert result.summary["pairs"] >= 100 and result.summary["errors"]["after"]["median_abs_pct"] <= 10
@@ -35,6 +36,7 @@ def test_calibrate_task_defaults_on_the_shipped_scenario(shipped: Network, tmp_p
     assert again.meta["calibration"]["parameters"] == result.summary["parameters"]
 
 
+@pytest.mark.slow
 def test_calibrate_job_through_the_api(client: TestClient, tokens: dict[str, str]) -> None:
     tok = tokens["planner"]
     sid = client.post("/v1/scenarios", json=network_to_dict(small_world_network()), headers=auth(tok)).json()["id"]

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from apitest_helpers import auth
 from fastapi.testclient import TestClient
 
@@ -68,6 +69,7 @@ def test_bad_candidates_are_422_naming_record_and_field(client: TestClient, toke
     assert len(client.get("/v1/scenarios", headers=auth(tokens["viewer"])).json()) == 0
 
 
+@pytest.mark.slow
 def test_scenario_map_draws_candidates(client: TestClient, tokens: dict[str, str]) -> None:
     made = client.post("/v1/scenarios", json=doc_with_candidates(), headers=auth(tokens["planner"])).json()
     r = client.get(f"/v1/scenarios/{made['id']}/map", params={"format": "geojson"}, headers=auth(tokens["viewer"]))
@@ -88,6 +90,7 @@ def test_openapi_documents_the_candidates_table(client: TestClient) -> None:
     assert "candidates" in params
 
 
+@pytest.mark.slow
 def test_cli_info_convert_and_export_keep_candidates(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

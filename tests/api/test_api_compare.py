@@ -21,6 +21,7 @@ def _scenario(client: TestClient, tok: str) -> tuple[str, dict[str, Any]]:
     return sid, doc
 
 
+@pytest.mark.slow
 def test_scenario_version_diff(client: TestClient, tokens: dict[str, str]) -> None:
     tok = tokens["planner"]
     sid, doc = _scenario(client, tok)

@@ -228,6 +228,7 @@ def test_caps_name_their_setting(client: TestClient, tokens: dict[str, str]) -> 
     assert r.status_code == 422 and "BACKBONE_MAX_SITES" in r.json()["errors"][0]["message"], r.text
 
 
+@pytest.mark.slow
 def test_a_map_is_drawn_in_a_bounded_worker(tmp_path: Path, triangle: Network) -> None:
     """The same memory limit stops map rendering with 413, not the API process."""
     with _client_with(tmp_path) as c:
@@ -270,6 +271,7 @@ def _document(kind: str, payload: Any, path: str) -> bytes:
     return f"NODES (\n {payload} ( 0 0 )\n)\nfile {path}\n".encode()
 
 
+@pytest.mark.slow
 @hyp_settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(name=st.sampled_from(_NAMES), kind=st.sampled_from(["yaml", "json", "zip", "graphml", "sndlib", "raw"]),
        payload=st.recursive(st.none() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -297,6 +299,7 @@ def fuzz_client(tmp_path_factory: pytest.TempPathFactory) -> Any:
         assert CANARY not in _stored(c, tok)
 
 
+@pytest.mark.slow
 def test_the_api_process_never_loads_the_data_stack() -> None:
     """The API process stays light: building the app loads neither pandas nor numpy (parsing, maps, diffs and
     decks load them in the document workers), so its memory is not a scenario's."""

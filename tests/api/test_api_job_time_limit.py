@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from apitest_helpers import FINAL, auth, wait_for
 from fastapi.testclient import TestClient
 
@@ -24,6 +25,7 @@ def _run(client: TestClient, token: str, net: Network, kind: str, options: dict[
                     lambda j: j["status"] in FINAL, timeout_s=660)
 
 
+@pytest.mark.slow
 def test_a_te_job_stopped_by_its_time_limit_says_so(client: TestClient, tokens: dict[str, str],
                                                     triangle: Network) -> None:
     tok = tokens["planner"]

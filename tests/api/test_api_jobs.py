@@ -37,6 +37,7 @@ def _job(client: TestClient, token: str, job_id: str) -> dict[str, Any]:
     return r.json()  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_job_progress_result_and_files(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
     tok = tokens["planner"]
     sid = _scenario(client, tok, triangle)
@@ -87,6 +88,7 @@ def test_file_names_are_an_allow_list(client: TestClient, tokens: dict[str, str]
         assert "top secret" not in r.text
 
 
+@pytest.mark.slow
 def test_cancel_kills_the_worker(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
     tok = tokens["planner"]
     sid = _scenario(client, tok, triangle)
@@ -121,6 +123,7 @@ def test_cancel_a_queued_job(client: TestClient, tokens: dict[str, str], triangl
     assert {j["id"] for j in listed} == {queued["id"], *(b["id"] for b in busy)}
 
 
+@pytest.mark.slow
 def test_failures_are_reported(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
     tok = tokens["planner"]
     sid = _scenario(client, tok, triangle)
@@ -161,6 +164,7 @@ def test_bad_job_requests(client: TestClient, tokens: dict[str, str], triangle: 
     assert client.get(f"/v1/jobs/{uuid.uuid4()}", headers=auth(tok)).status_code == 404
 
 
+@pytest.mark.slow
 def test_job_runs_on_its_version(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
     """A job refers to the version it ran on; a later PUT does not change its input."""
     tok = tokens["planner"]
@@ -204,6 +208,7 @@ def test_graceful_shutdown_fails_running_jobs(settings: Settings, triangle: Netw
     store.dispose()
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_fails_its_job(client: TestClient, tokens: dict[str, str], triangle: Network,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A claimed job whose worker cannot be started (the fork server answers EOF on every try) is failed with the

@@ -111,6 +111,7 @@ def test_queue_depth_limits(one_worker: TestClient, triangle: Network) -> None:
     client.delete(f"/v1/jobs/{long}", headers=auth(a))
 
 
+@pytest.mark.slow
 def test_time_limits_and_scenario_counts_are_capped(client: TestClient, tokens: dict[str, str],
                                                     triangle: Network) -> None:
     """A `srlg-pairs` sweep asking for a million scenarios and a million seconds is refused naming both."""
@@ -134,6 +135,7 @@ def test_time_limits_and_scenario_counts_are_capped(client: TestClient, tokens: 
     assert j["status"] == "succeeded", j
 
 
+@pytest.mark.slow
 def test_large_options_are_refused_and_listings_omit_options(client: TestClient, tokens: dict[str, str],
                                                              triangle: Network) -> None:
     tok = tokens["planner"]

@@ -29,6 +29,7 @@ def _run(client: TestClient, tok: str, sid: str, kind: str, options: dict[str, A
     return job
 
 
+@pytest.mark.slow
 def test_te_on_triangle(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
     tok = tokens["planner"]
     sid = client.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(tok)).json()["id"]
@@ -53,6 +54,7 @@ def test_te_on_triangle(client: TestClient, tokens: dict[str, str], triangle: Ne
     assert util and max(util) == pytest.approx(0.75, abs=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["colgen", "pop"])
 def test_te_scalable_methods_in_a_worker(client: TestClient, tokens: dict[str, str], triangle: Network,
                                          method: str) -> None:
@@ -71,6 +73,7 @@ def test_te_scalable_methods_in_a_worker(client: TestClient, tokens: dict[str, s
     assert bad.status_code == 422
 
 
+@pytest.mark.slow
 def test_placement_flow(client: TestClient, tokens: dict[str, str]) -> None:
     tok = tokens["planner"]
     sid = client.post("/v1/scenarios", json=placement_doc(), headers=auth(tok)).json()["id"]
@@ -86,6 +89,7 @@ def test_placement_flow(client: TestClient, tokens: dict[str, str]) -> None:
     assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_partial_placement_keeps_result_and_files(client: TestClient, tokens: dict[str, str]) -> None:
     """A metro no site can serve within its SLO: the job succeeds, says "partial", keeps every file."""
     tok = tokens["planner"]
@@ -106,6 +110,7 @@ def test_partial_placement_keeps_result_and_files(client: TestClient, tokens: di
     assert sum(a["gpus"] for a in result["map"]["assignments"]) == pytest.approx(PLACEMENT_GPUS)
 
 
+@pytest.mark.slow
 def test_map_errors(client: TestClient, tokens: dict[str, str], triangle: Network) -> None:
     tok = tokens["viewer"]
     sid = client.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(tokens["planner"])).json()["id"]

@@ -69,6 +69,7 @@ def test_scenario_naming_a_server_file_is_refused(client: TestClient, tokens: di
     assert r.status_code == 422 and _fields(r) == {"meta.sndlib.file"}
 
 
+@pytest.mark.slow
 def test_a_stored_file_reference_is_never_read(client: TestClient, tokens: dict[str, str], triangle: Network,
                                                tmp_path: Path) -> None:
     """A scenario stored before the fix (meta.sndlib.file set) designs from its own data; the file is not read."""
@@ -98,6 +99,7 @@ def test_unexpected_errors_do_not_reach_viewers(client: TestClient, tokens: dict
     assert job["error"]["detail"].startswith("OSError") and SECRET not in json.dumps(job) and "/srv" not in json.dumps(job)
 
 
+@pytest.mark.slow
 def test_sndlib_design_on_an_uploaded_scenario(client: TestClient, tokens: dict[str, str]) -> None:
     """Upload an SNDlib file, then solve its survivable model through the API (hand-computed optimum 197)."""
     tok = tokens["planner"]
@@ -218,6 +220,7 @@ def test_huge_whole_numbers_are_refused(client: TestClient, tokens: dict[str, st
     assert "out of range" in r.text
 
 
+@pytest.mark.slow
 def test_co_located_sites_get_the_minimum_length(client: TestClient, tokens: dict[str, str]) -> None:
     tok = tokens["planner"]
     site = {"lon": 139.69, "lat": 35.69, "region": "APAC"}
@@ -256,6 +259,7 @@ def _csp(response: Any) -> dict[str, list[str]]:
     return policy
 
 
+@pytest.mark.slow
 def test_every_response_is_hardened_and_documents_get_a_strict_policy(client: TestClient, tokens: dict[str, str],
                                                                        triangle: Network) -> None:
     """nosniff, no referrer and no framing everywhere; HTML and SVG get a policy that runs the self-contained

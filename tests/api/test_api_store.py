@@ -101,6 +101,7 @@ def test_tokens(store: Store) -> None:
         store.create_token("root", "r")
 
 
+@pytest.mark.slow
 def test_retention_frees_versions_jobs_results_and_audit(tmp_path: Path) -> None:
     """Deleted scenarios, old versions, finished jobs with their result folders and old audit entries
     are freed by the retention sweep; what a queued job still needs stays."""

@@ -32,6 +32,7 @@ def shipped_client(tmp_path: Path) -> Iterator[TestClient]:
         yield c
 
 
+@pytest.mark.slow
 def test_te_job_on_the_shipped_scenario_stops_at_its_limit(shipped_client: TestClient) -> None:
     client = shipped_client
     tok = client.app.state.store.create_token("planner", "p")[1]  # type: ignore[attr-defined]

@@ -36,6 +36,7 @@ def teams(client: TestClient, tokens: dict[str, str]) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_teams_own_scenarios_and_jobs(client: TestClient, tokens: dict[str, str], teams: dict[str, str],
                                       triangle: Network) -> None:
     red, blue = teams["red-planner"], teams["blue-planner"]
@@ -82,6 +83,7 @@ def test_admins_manage_teams(client: TestClient, tokens: dict[str, str], teams: 
     assert actions.count("team.create") == 2
 
 
+@pytest.mark.slow
 def test_the_shipped_scenario_is_read_only(client: TestClient, tokens: dict[str, str], teams: dict[str, str],
                                            triangle: Network) -> None:
     from backbone.api.store import SYSTEM
@@ -135,6 +137,7 @@ def test_tokens_expire_and_rotate(client: TestClient, tokens: dict[str, str], tr
     assert got["created_by_token"] == new_id and got["version_created_by_token"] == new_id
 
 
+@pytest.mark.slow
 def test_team_cli(tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BACKBONE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("BACKBONE_DATABASE_URL", db_url)

@@ -76,6 +76,7 @@ def test_default_failures_and_plan_on_the_shipped_scenario(big_client: TestClien
     _assert_succeeded(big_client, _run_defaults(big_client, net, ("failures", "plan")), net)
 
 
+@pytest.mark.slow
 def test_worker_processes_are_capped_by_the_server(tmp_path: Path) -> None:
     """A job asking for 64 sweep workers gets the server's `job_processes` (here 1: the serial engine),
     and runs at a lower CPU priority than the server."""
@@ -152,8 +153,8 @@ def test_worker_memory_and_cpu_limits(tmp_path: Path) -> None:
         assert "2 s" in cpu["error"]["detail"]
 
 
-@linux_only
 @pytest.mark.slow
+@linux_only
 def test_cancel_kills_the_jobs_pool_processes(big_client: TestClient) -> None:
     """Cancelling a sweep terminates its worker's whole process group, pool processes included."""
     client = big_client
@@ -176,6 +177,7 @@ def test_cancel_kills_the_jobs_pool_processes(big_client: TestClient) -> None:
     assert not still_running({worker, *pool})
 
 
+@pytest.mark.slow
 @linux_only
 def test_a_worker_kills_its_group_when_the_server_pipe_closes() -> None:
     """The lifeline alone (no parent death involved): when its write end closes, the worker kills its
@@ -205,8 +207,8 @@ def test_a_worker_kills_its_group_when_the_server_pipe_closes() -> None:
             proc.kill()
 
 
-@pytest.mark.parametrize("then", ["thread", "import"])
 @pytest.mark.slow
+@pytest.mark.parametrize("then", ["thread", "import"])
 def test_a_job_at_its_memory_limit_is_reported_as_the_memory_limit(tmp_path: Path, then: str) -> None:
     """At RLIMIT_AS a thread that cannot start or a library that cannot be mapped is the memory limit (with
     the limit in MiB), never "Internal error RuntimeError" or "Worker died"."""

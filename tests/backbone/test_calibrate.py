@@ -254,6 +254,7 @@ def test_builder_reproduces_the_shipped_scenario(tmp_path: Path) -> None:
         assert (tmp_path / "global" / f).read_text() == (shipped / f).read_text(), f
 
 
+@pytest.mark.slow
 def test_cli_defaults_report_on_the_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
     """`backbone calibrate` with no options: the shipped public set, nothing written, same errors as recorded."""
     from backbone.api.cli.main import app

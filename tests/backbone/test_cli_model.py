@@ -66,6 +66,7 @@ def test_info_json(scenario: Path, submarine_cut: Network) -> None:
     assert doc == json.loads(json.dumps(submarine_cut.summary()))
 
 
+@pytest.mark.slow
 def test_info_table(pacific: Path) -> None:
     result = run("info", str(pacific))
     assert result.exit_code == 0
@@ -275,6 +276,7 @@ def test_flags_show_no_bool_placeholder_and_validate_help_says_what_it_does() ->
     assert run("validate").exit_code == 0  # the help's "default: shipped global scenario" holds
 
 
+@pytest.mark.slow
 def test_tables_written_to_a_pipe_keep_whole_rows(tmp_path: Path) -> None:
     import os
     import subprocess

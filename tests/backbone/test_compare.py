@@ -69,6 +69,7 @@ def test_capacity_summaries_add_up_to_the_link_changes(small_world: Network) -> 
             table["delta_gbps"].to_numpy())
 
 
+@pytest.mark.slow
 def test_a_scenario_folder_round_trip_is_no_change(small_world: Network, tmp_path: Path) -> None:
     save_scenario(small_world, tmp_path / "a")
     save_scenario(_changed(small_world), tmp_path / "b")
@@ -87,6 +88,7 @@ def test_bad_input_is_a_validation_error(tmp_path: Path, bad: str) -> None:
         load_input(tmp_path / bad)
 
 
+@pytest.mark.slow
 def test_plan_kpis_come_from_the_plans_files(small_world_default_plan: SharedRun,
                                             small_world_grown_plan: SharedRun) -> None:
     a, b = small_world_default_plan, small_world_grown_plan
@@ -186,6 +188,7 @@ def _cli(args: list[str]) -> object:
     return CliRunner().invoke(build_app("diff"), ["diff", *args], env={"COLUMNS": "200"})
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_json_and_files(small_world: Network, tmp_path: Path) -> None:
     save_scenario(small_world, tmp_path / "a")
     save_scenario(_changed(small_world), tmp_path / "b")
@@ -216,6 +219,7 @@ def test_json_has_no_nan(small_world_default_plan: SharedRun, small_world_grown_
     assert np.isfinite([r["delta"] for r in doc["kpis"] if r["delta"] is not None]).all()
 
 
+@pytest.mark.slow
 def test_diff_map_styles_added_upgraded_and_removed_links(small_world: Network, tmp_path: Path) -> None:
     from backbone.compare.diffmap import diff_map_values, save_diff_map
     from tests.backbone.test_maps_html import external_references

@@ -67,6 +67,7 @@ def grown_deck(_small_world_grown_plan: SharedRun, _small_world_default_plan: Sh
     return out
 
 
+@pytest.mark.slow
 def test_title_headline_and_what_to_buy(grown_deck: Path, small_world_grown_plan: SharedRun) -> None:
     slides = _slides(grown_deck)
     plan, design = _doc(small_world_grown_plan, "plan"), _doc(small_world_grown_plan, "design")

@@ -72,6 +72,7 @@ def violations(net: Network, srlg: str) -> tuple[set[tuple[str, str]], set[tuple
     return cut, late
 
 
+@pytest.mark.slow
 def test_the_shipped_scenario_has_a_catalogue(net: Network) -> None:
     c = net.candidates
     assert len(c) >= 40

@@ -291,6 +291,7 @@ def test_topology_zoo_every_fully_coordinated_graph_loads() -> None:
         assert (net.sites["country"] != "").mean() > 0.9, name
 
 
+@pytest.mark.slow
 def test_topology_zoo_partially_coordinated_graphs_name_their_nodes() -> None:
     zoo = conformance_dir() / "topologyzoo"
     index = pd.read_csv(zoo / "INDEX.csv").set_index("name")
@@ -357,6 +358,7 @@ def test_topohub_world_backbone() -> None:
     assert ratio[long_enough].between(0.9925, 1.0075).all()
 
 
+@pytest.mark.slow
 def test_teal_topologies_and_b4_traffic_matrices() -> None:
     teal = conformance_dir() / "teal"
     for name in ("B4", "UsCarrier", "Kdl"):
@@ -385,6 +387,7 @@ def test_teal_topologies_and_b4_traffic_matrices() -> None:
 
 
 # ---------------------------------------------------------------------------------- robustness
+@pytest.mark.slow
 def test_node_link_never_fails_with_anything_but_a_validation_error(tmp_path: Path) -> None:
     """Arbitrary JSON shaped roughly like node-link: the loader returns a network or raises
     ValidationError (the API maps that to 422), never KeyError/TypeError/AttributeError."""
@@ -486,6 +489,7 @@ def test_collapse_waypoints_keeps_branches_and_drops_loops(tmp_path: Path) -> No
             info["ring_links_dropped"]) == (9, 3, 1, 3)
 
 
+@pytest.mark.slow
 def test_topohub_world_with_collapsed_cables() -> None:
     path = conformance_dir() / "topohub" / "backbone" / "world.json"
     plain = load_node_link(path)

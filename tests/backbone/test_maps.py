@@ -164,12 +164,14 @@ def test_svg_parses_and_has_paths_and_labels(pacific: Network) -> None:
     assert "Tokyo" in texts and "pacific-test" in texts
 
 
+@pytest.mark.slow
 def test_pdf_is_a_pdf(pacific: Network, tmp_path: Path) -> None:
     out = export_map(pacific, tmp_path / "m.pdf", center_lon=150, size=SMALL)
     data = out.read_bytes()
     assert data.startswith(b"%PDF") and data.rstrip().endswith(b"%%EOF")
 
 
+@pytest.mark.slow
 def test_regional_views_and_bbox(pacific: Network) -> None:
     for region in ("na", "emea", "apac", "100,-50,-120,60"):
         img = png_pixels(render_map_bytes(pacific, "png", region=region, size=SMALL, labels=False))
@@ -314,6 +316,7 @@ def test_geojson_splits_at_antimeridian(pacific: Network, tmp_path: Path) -> Non
     assert links.loc["sea-tyo", "failed"] == 1
 
 
+@pytest.mark.slow
 def test_kml_is_valid_and_split(pacific: Network, tmp_path: Path) -> None:
     out = export_map(pacific, tmp_path / "net.kml", result=result_for(pacific))
     root = ET.parse(out).getroot()
@@ -363,6 +366,7 @@ def test_cli_map_writes_file_and_json_only_on_stdout(pacific: Network, tmp_path:
     assert r.exit_code == 0 and ET.parse(tmp_path / "m.kml").getroot().tag.endswith("kml")
 
 
+@pytest.mark.slow
 def test_shipped_scenario_maps(shipped: Network) -> None:
     # the shipped scenario is part of the repository: its absence is a failure, not a skip
     assert (default_scenario_path() / "scenario.yaml").exists(), f"shipped scenario missing at {default_scenario_path()}"

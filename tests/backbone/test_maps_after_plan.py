@@ -33,6 +33,7 @@ def test_upgraded_links_are_the_added_capacity_that_is_not_a_new_route(bought: t
     assert list(mv.gpus_added.index) == ["lagos-ikeja", "nairobi"]
 
 
+@pytest.mark.slow
 def test_the_static_map_draws_and_names_what_was_bought(bought: tuple[Network, dict]) -> None:
     after, doc = bought
     svg = render_map_bytes(after, "svg", doc, size="1600x900").decode()

@@ -179,8 +179,8 @@ def test_cli_map_colour_by_impact_with_a_failures_result(tmp_path: Path) -> None
     assert {k: v["impact_gbps"] for k, v in props.items()} == pytest.approx(expected)
 
 
-@pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.browser
 def test_html_with_candidates_draws_in_chromium_without_console_errors(after: Network, tmp_path: Path) -> None:
     from backbone.maps import export_map
     from tests.backbone.test_maps_html import console_messages, run_chromium

@@ -135,8 +135,8 @@ def console_messages(stderr: str) -> list[str]:
             if ":CONSOLE" in ln or "Uncaught" in ln or "net::ERR_" in ln or "Failed to load resource" in ln]
 
 
-@pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.browser
 def test_page_draws_in_chromium_without_console_errors(pacific: Network, tmp_path: Path) -> None:
     html_file = export_map(pacific, tmp_path / "map.html", result=result_for(pacific))
     dom = run_chromium(html_file, tmp_path, "--dump-dom")
@@ -170,8 +170,8 @@ def test_page_draws_in_chromium_without_console_errors(pacific: Network, tmp_pat
     assert near(img, map_style.OVERLOAD, 25).sum() > 5  # the overloaded link is drawn in its colour
 
 
-@pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.browser
 def test_chromium_check_catches_a_broken_page(page: str, tmp_path: Path) -> None:
     broken = tmp_path / "broken.html"
     marker = '  draw();\n  document.documentElement.setAttribute("data-ready"'
@@ -271,8 +271,8 @@ def view_box(dt: DevTools) -> np.ndarray:
     return np.array(dt.js("document.getElementById('map').getAttribute('viewBox')").split(), dtype=float)
 
 
-@pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.browser
 def test_page_pans_zooms_tooltips_toggles_and_switches_view(pacific: Network, tmp_path: Path) -> None:
     import time
 

@@ -120,6 +120,7 @@ def test_every_shared_network_loads() -> None:
         assert (net.links["capacity_gbps"] > 0).all()
 
 
+@pytest.mark.slow
 def test_every_shared_network_cut_in_half_is_rejected_naming_the_section() -> None:
     """Cut each instance at a line boundary halfway through each of its sections: never a silent
     subset of nodes, links or demands, always the section and line that is not closed."""

@@ -147,6 +147,7 @@ def test_cli_validate_json_lists_problems_on_stdout(tmp_path: Path) -> None:
                      "(add conduit or corridor SRLGs where links share a right of way)"]}
 
 
+@pytest.mark.slow
 def test_cli_validate_subprocess_has_no_traceback() -> None:
     """The installed console script, end to end (what a user runs)."""
     import subprocess

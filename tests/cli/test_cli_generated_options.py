@@ -152,6 +152,7 @@ def test_a_bad_option_is_exit_2_naming_it(scenario: Path, tmp_path: Path, comman
         assert f"({flag_name(field)})" in r.output  # the flag to fix is named beside the option
 
 
+@pytest.mark.slow
 def test_readme_te_command_runs_as_written(scenario: Path) -> None:
     """``backbone te --objective min-mlu --k-paths 4 --verify`` (README), end to end, on a small scenario."""
     p = subprocess.run([sys.executable, "-m", "backbone.api", "te", str(scenario), "--objective", "min-mlu",

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from backbone.api.cli.progress_lines import PlainProgress
 from backbone.io import save_scenario
 from backbone.model import Network
@@ -44,6 +46,7 @@ def test_one_line_per_stage_and_at_most_one_per_interval_within_a_stage() -> Non
     assert lines[-1] == "[   60 s] plan 100 %: done\n"
 
 
+@pytest.mark.slow
 def test_a_silent_stage_still_gets_a_line_every_interval() -> None:
     """A long MIP reports nothing for minutes: the heartbeat repeats its last message, then stops with the run."""
     import time
@@ -58,6 +61,7 @@ def test_a_silent_stage_still_gets_a_line_every_interval() -> None:
     assert 4 <= n <= 8 and all(x.endswith("roadmap  40 %: 2027Q3: design MIP\n") for x in lines)
 
 
+@pytest.mark.slow
 def test_a_piped_stderr_gets_plain_progress_lines_and_stdout_only_json(tmp_path: Path, triangle: Network) -> None:
     scenario = save_scenario(triangle, tmp_path / "triangle.json")
     p = subprocess.run([sys.executable, "-m", "backbone.api", "te", str(scenario), "--json"], capture_output=True,

@@ -210,6 +210,7 @@ def test_infeasible_and_unbounded_mip(backend: str) -> None:
     assert sol.status == Status.UNBOUNDED or backend in ("pulp-cbc",)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
 def test_time_limit_is_honoured_on_hard_mip(backend: str) -> None:
     lp = market_split_mip()

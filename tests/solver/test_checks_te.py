@@ -25,6 +25,7 @@ def results(net: Network) -> dict[str, TEResult]:
             for f in ("path", "edge")}
 
 
+@pytest.mark.slow
 def test_checker_passes_on_real_results(net: Network, results: dict[str, TEResult]) -> None:
     for name, r in results.items():
         report = check_te(net, r)

@@ -139,6 +139,7 @@ def test_shared_model_files_parse() -> None:
         assert parse_model_file(f).code == f.stem
 
 
+@pytest.mark.slow
 def test_polska_directed_bidirected_small_gap() -> None:
     """A real SNDlib instance: the design is verified independently and the gap is small."""
     path = conformance_dir() / "sndlib" / "native" / "polska" / "polska.txt"

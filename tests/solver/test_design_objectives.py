@@ -22,6 +22,7 @@ CASES = [("abilene", "U-U-M-N-C-A-N-N", 20.0), ("abilene", "D-B-M-N-C-A-N-N", 20
          ("atlanta", "D-B-M-N-C-A-N-N", 15.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("network,model,time_limit", CASES)
 def test_reported_objective_is_the_designs_cost(network: str, model: str, time_limit: float) -> None:
     snd = parse_sndlib(conformance_dir() / "sndlib" / "native" / network / f"{network}.txt")
@@ -36,6 +37,7 @@ def test_reported_objective_is_the_designs_cost(network: str, model: str, time_l
     assert sol.lower_bound <= sol.cost * (1 + 1e-9)
 
 
+@pytest.mark.slow
 def test_verify_checks_the_objective_and_a_failed_check_exits_5(monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 

@@ -11,6 +11,7 @@ from backbone.solver.te import AUTO_ESCALATE_GAP, TEOptions, solve_te
 from tests.nets import grid
 
 
+@pytest.mark.slow
 def test_solve_te_escalates_only_above_the_given_mlu() -> None:
     net = grid()
     plain = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact"))

@@ -73,6 +73,7 @@ def test_scenario_mlu_within_its_gap_of_the_edge_optimum(seed: int) -> None:
     assert overloaded < len(_scenarios(net))
 
 
+@pytest.mark.slow
 def test_unmet_agrees_with_the_path_method_where_both_fit() -> None:
     """Not overloaded, no SLOs: unmet is the demand a failure cuts apart, whichever engine routes it."""
     net = random_te_net(4, n=8, m=12, tight=0.3)
@@ -177,6 +178,7 @@ def test_the_refusal_says_how_to_raise_the_bound(submarine_cut: Network) -> None
     assert len(enumerate_scenarios(submarine_cut, "link", max_scenarios=4)) == 4
 
 
+@pytest.mark.slow
 def test_cli_method_srcflow(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from backbone.api.cli.main import app
     from backbone.io import save_scenario

@@ -120,6 +120,7 @@ def test_parallel_links_are_distinct_paths() -> None:
     assert (np.bincount(ps.path_pair[one_hop], minlength=len(pairs)) >= 2).any()
 
 
+@pytest.mark.slow
 def test_pairs_with_fewer_than_k_paths_terminate_fast() -> None:
     """A tree with a ring at the end: most pairs have 1 or 2 loopless paths (no enumeration blow-up)."""
     n = 60

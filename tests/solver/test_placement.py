@@ -58,6 +58,7 @@ def test_residency_forces_the_costlier_site(backend: str) -> None:
     assert eu.lp_bound is not None and eu.lp_bound <= eu.objective + 1e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
 def test_network_capacity_forbids_the_cheapest_site(backend: str) -> None:
     # 1,000 GPUs served at LON put 1000 x 0.1 = 100 Gbps on par-lon; it has 50.
@@ -289,6 +290,7 @@ def test_rounded_relaxation_is_a_valid_plan() -> None:
     assert len(tables["training"]) == 1
 
 
+@pytest.mark.slow
 def test_slo_failures_keeps_inference_where_a_single_failure_cannot_break_its_slo() -> None:
     """PAR-LON is one link; Paris's access site PAR also reaches AMS. Losing par-lon leaves LON
     unreachable from Paris, so with ``slo_failures="link"`` the cheaper LON may not serve Paris:

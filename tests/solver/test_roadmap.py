@@ -44,6 +44,7 @@ def plan(net: Network, **options: Any) -> Any:
     return plan_roadmap(net, {**QUIET, **options})
 
 
+@pytest.mark.slow
 def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
     r = plan(lead_toy())
     s = r.summary()
@@ -101,6 +102,7 @@ def test_starting_risk_names_the_periods_and_says_when_none_is_safe() -> None:
         "every link failure that is not excused is carried."]
 
 
+@pytest.mark.slow
 def test_the_cli_table_shows_violated_states_and_capex_apart() -> None:
     """The roadmap table never shows "survivable" beside violated states, and splits backbone and GPU capex."""
     import io
@@ -126,6 +128,7 @@ def test_the_cli_table_shows_violated_states_and_capex_apart() -> None:
     assert cell["design"] == "nothing buildable (skipped)" and cell["backbone capex"] == "7.0 M"
 
 
+@pytest.mark.slow
 def test_global_bound_covers_every_period_and_is_tight_where_the_toy_is_integral() -> None:
     r = plan(lead_toy())
     s = r.summary()
@@ -158,6 +161,7 @@ def test_global_bound_covers_every_period_and_is_tight_where_the_toy_is_integral
     assert s["gap"] == pytest.approx(0.0, abs=1e-3)
 
 
+@pytest.mark.slow
 def test_bound_falls_back_to_the_intact_states_when_its_lp_runs_out_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
     import backbone.solver.roadmap.bound as rb
     from backbone.solver.core.problem import Solution, Status
@@ -179,6 +183,7 @@ def test_bound_falls_back_to_the_intact_states_when_its_lp_runs_out_of_time(monk
     assert b["lower_bound_usd"] == pytest.approx(0.0, abs=1e-3)  # the intact states need nothing built
 
 
+@pytest.mark.slow
 def test_bound_fallback_keeps_the_period_floors_found_with_the_failure_states(monkeypatch: pytest.MonkeyPatch) -> None:
     import backbone.solver.roadmap.bound as rb
     from backbone.solver.core.problem import Solution, Status
@@ -201,6 +206,7 @@ def test_bound_fallback_keeps_the_period_floors_found_with_the_failure_states(mo
     assert 7e6 * 1.08 ** -0.25 * (1 - 1e-4) <= b["lower_bound_usd"] <= 7e6 + 1  # the intact LP alone: 0
 
 
+@pytest.mark.slow
 def test_ready_for_service_date_holds_a_candidate_back() -> None:
     s = plan(lead_toy(rfs="2027Q4"), periods=4).summary()
     online = [b for p in s["periods"] for b in p["builds"]]
@@ -214,6 +220,7 @@ def test_yearly_periods_round_lead_times_up_to_whole_years() -> None:
     assert (c1["id"], c1["committed"], c1["online"]) == ("C1", "2027", "2028")  # 2 quarters -> one year
 
 
+@pytest.mark.slow
 def test_budget_forces_the_cheaper_site_first() -> None:
     free = plan(gpu_toy(), gpu_lead_quarters=0).summary()
     assert free["periods"][0]["gpus_added_by_site"] == {"DC2": 1024.0}  # cheapest over five years
@@ -230,6 +237,7 @@ def test_budget_forces_the_cheaper_site_first() -> None:
     assert capped["status"] == "ok" and not capped["budget_shortfalls"]
 
 
+@pytest.mark.slow
 def test_power_arriving_in_steps() -> None:
     from dataclasses import replace
 
@@ -267,6 +275,7 @@ def test_a_design_that_finds_no_solution_in_time_is_retried_then_reported(monkey
     assert any("2027Q3" in n and "time_limit" in n for n in s["notes"])
 
 
+@pytest.mark.slow
 def test_infeasible_budget_is_explained_by_period() -> None:
     s = plan(lead_toy(), budget_usd_per_period=3e6, carry_over=1.0).summary()
     assert s["status"] == "budget_limited"
@@ -320,6 +329,7 @@ def test_unknown_site_in_power_steps_is_a_validation_error() -> None:
         plan(lead_toy(), power_steps=[{"site": "nowhere", "from_period": "2027Q2", "power_max_mw": 5}])
 
 
+@pytest.mark.slow
 def test_task_writes_scenarios_and_checker_passes_then_catches_doctoring(tmp_path: Path) -> None:
     from backbone.io import load_scenario
     from backbone.solver.checks.roadmap import check_roadmap
@@ -421,6 +431,7 @@ def test_roadmap_default_on_the_shipped_scenario(tmp_path: Path) -> None:
         assert (out / name).exists(), name
 
 
+@pytest.mark.slow
 def test_the_checker_tests_each_excuse_on_what_its_period_could_have_online(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue #32: the roadmap's excuses are checked by the independent edge LP, not skipped. 2027Q2 excuses s1
     (C1 cannot be online before 2027Q3) and passes; a design made to withhold C1 in 2027Q3 too (monkeypatched)

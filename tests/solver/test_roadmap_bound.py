@@ -74,6 +74,7 @@ def test_bound_never_exceeds_the_exact_optimum_on_random_instances(seed: int, mo
     assert (np.diff(floors) >= -1e-6).all(), "floors are monotone: capacity persists"
 
 
+@pytest.mark.slow
 def test_bound_is_the_optimum_of_the_lead_toy(monkeypatch: pytest.MonkeyPatch) -> None:
     s, exact = bound_and_optimum(lead_toy(), monkeypatch, growth_per_year={})
     # the covered set charges C1's module at the latest it could be committed (an upgrade, a quarter before 2027Q3)

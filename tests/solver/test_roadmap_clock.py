@@ -37,6 +37,7 @@ def test_no_total_limit_keeps_each_stage_s_own_limits() -> None:
     assert clock.bound_limit_s() == 120.0
 
 
+@pytest.mark.slow
 def test_a_roadmap_reports_its_time_budget_and_keeps_it_off_when_asked() -> None:
     from backbone.solver.roadmap.rolling import plan_roadmap
     from tests.nets import lead_toy
@@ -52,6 +53,7 @@ def test_a_roadmap_reports_its_time_budget_and_keeps_it_off_when_asked() -> None
     assert [b["id"] for b in off["builds"]] == [b["id"] for b in s["builds"]] == ["C1"]
 
 
+@pytest.mark.slow
 def test_roadmap_upgrade_lead_defaults_to_the_scenario_parameter() -> None:
     """One default for a link upgrade's lead time: the scenario's ``upgrade_lead_quarters``, as the plan's changeover
     list uses; an explicit option still wins."""

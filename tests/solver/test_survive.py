@@ -63,6 +63,7 @@ def site_behind_one_link() -> Network:
                           "candidates": [cand("e-b", "B", 500, 5), cand("e-d", "D", 900, 5)]}, name="spur")
 
 
+@pytest.mark.slow
 def test_ring_builds_one_chord() -> None:
     net = ring_needing_a_chord()
     before = sweep(net, SERIAL.model_copy(update={"kind": "link"}))
@@ -125,6 +126,7 @@ def test_capacity_no_design_can_add_is_excused_by_its_measured_shortfall() -> No
     assert check_survivability(res.network_after, "link", excused={s: r["reason"] for s, r in ns.items()}).ok
 
 
+@pytest.mark.slow
 def test_warm_start_states_join_the_first_mip_and_change_nothing_it_proves() -> None:
     net = ring_needing_a_chord()
     cold = design_survivable(net, LINK, sweep_options=SERIAL)
@@ -136,6 +138,7 @@ def test_warm_start_states_join_the_first_mip_and_change_nothing_it_proves() -> 
     assert warm.lower_bound_usd == pytest.approx(cold.lower_bound_usd)  # the same working states
 
 
+@pytest.mark.slow
 def test_checker_reads_the_scenario_folder(tmp_path: Path) -> None:
     net = ring_needing_a_chord()
     assert not check_survivability(save_scenario(net, tmp_path / "before"), "link").ok
@@ -260,6 +263,7 @@ def test_survive_options_speak_the_one_vocabulary() -> None:
             SurviveOptions.model_validate(bad)
 
 
+@pytest.mark.slow
 def test_one_design_survives_srlgs_and_single_links_alike() -> None:
     """``survive="srlg,link"``: the union of the single-SRLG states (here one corridor holding A-B and B-C) and the
     single-link states, in one design, checked independently on the union; an SRLG design alone sweeps only the

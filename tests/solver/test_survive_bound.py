@@ -102,6 +102,7 @@ def _design(net: Network) -> Any:
     return design_survivable(net, SurviveOptions(survive="link"), sweep_options=SERIAL)
 
 
+@pytest.mark.slow
 def test_bound_below_brute_force_optimum_below_design_cost() -> None:
     net = _ring(150, 100, 50, (1000, 10, 2))
     res = _design(net)
@@ -131,6 +132,7 @@ def test_a_route_the_heuristic_did_not_open_is_cheaper_and_the_bound_stays_below
     assert res.status != "optimal"  # the gap to the true bound is wide
 
 
+@pytest.mark.slow
 def test_bound_is_tight_when_the_lp_is_integral() -> None:
     """200 Gbps A->C over a ring of 100 Gbps links (room to 300): each cut needs the far side at 200 Gbps, so every
     link needs exactly one module in the LP too; no candidate."""
@@ -143,6 +145,7 @@ def test_bound_is_tight_when_the_lp_is_integral() -> None:
     assert res.gap == pytest.approx(0.0, abs=1e-6) and res.status == "optimal"
 
 
+@pytest.mark.slow
 def test_bound_time_limit_zero_skips_the_bound() -> None:
     net = _ring(150, 100, 50, (1000, 10, 2))
     res = design_survivable(net, SurviveOptions(survive="link", bound_time_limit_s=0), sweep_options=SERIAL)

@@ -39,6 +39,7 @@ def _run(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
                           timeout=120)
 
 
+@pytest.mark.slow
 def test_unguarded_sweep_finishes(tmp_path: Path) -> None:
     done = _run(tmp_path, SWEEP + RUN)
     assert done.returncode == 0, done.stderr
@@ -47,6 +48,7 @@ def test_unguarded_sweep_finishes(tmp_path: Path) -> None:
     assert "BrokenProcessPool" not in done.stderr
 
 
+@pytest.mark.slow
 def test_sweep_piped_to_python_finishes(tmp_path: Path) -> None:
     """``python - < script.py``: worker processes cannot run a main read from stdin (this one hung)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

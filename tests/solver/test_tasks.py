@@ -32,6 +32,7 @@ def test_an_unknown_kind_or_a_broken_extra_is_a_validation_error() -> None:
     assert "not available" in err.value.problems[0].message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, options, objects", [
     ("te", {}, ("te",)),
     ("place", {"time_limit_s": 30}, ("placement",)),

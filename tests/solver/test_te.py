@@ -120,6 +120,7 @@ def test_max_min_fair_gives_everyone_everything_when_it_fits(triangle: Network) 
 
 
 # ---------------------------------------------------------------------- bounds and consistency
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1, 2, 4])
 def test_path_min_mlu_never_below_edge_optimum(k: int) -> None:
     net = grid()
@@ -142,6 +143,7 @@ def test_path_throughput_never_above_edge_optimum() -> None:
     assert edge.summary["unmet_gbps"] > 0  # scarcity: the case is not trivial
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("objective", OBJECTIVES)
 def test_every_objective_on_grid_passes_checker(objective: str) -> None:
     net = grid().scale_demand(2.0)

@@ -25,8 +25,8 @@ def scenario(tmp_path: Path, triangle: Network) -> Path:
     return save_scenario(triangle, tmp_path / "triangle.json")
 
 
-@pytest.mark.parametrize("args", [[], ["--objective", "max-min-fair", "--bound"], ["--objective", "ecmp"]])
 @pytest.mark.slow
+@pytest.mark.parametrize("args", [[], ["--objective", "max-min-fair", "--bound"], ["--objective", "ecmp"]])
 def test_json_stdout_is_pure_json(scenario: Path, tmp_path: Path, args: list[str]) -> None:
     out = tmp_path / "out"
     p = _run(str(scenario), "--json", "--verify", "--out", str(out), *args)
@@ -71,8 +71,8 @@ def test_edge_formulation_human_output(scenario: Path) -> None:
     assert "max link utilisation" in out and "busiest links" in out
 
 
-@pytest.mark.parametrize("args", [["--formulation", "edge"], ["--bound"]])
 @pytest.mark.slow
+@pytest.mark.parametrize("args", [["--formulation", "edge"], ["--bound"]])
 def test_edge_and_bound_on_the_shipped_scenario(args: list[str]) -> None:
     """The defaults plus --formulation edge / --bound solve the shipped scenario (HiGHS interior
     point once stopped with "Unknown" here; a failed IPM now falls back to simplex and says so)."""

@@ -136,6 +136,7 @@ def test_model_is_not_pickled() -> None:
     assert back.summary == routing.summary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("slo", [False, True])
 def test_reported_bound_is_a_bound(seed: int, slo: bool) -> None:
@@ -161,6 +162,7 @@ def test_lexicographic_holds_each_class_at_its_optimum(seed: int) -> None:
             assert float(got.get(cls, 0.0)) == pytest.approx(v, abs=1e-5 * max(1.0, v)), (r.summary["method"], cls)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_colgen_impact_seeded_with_the_routing_columns(seed: int) -> None:
     """A column-generation routing lends its columns to the impact's max-throughput: the same unmet per class as

@@ -35,6 +35,7 @@ def _gravity_net(seed: int, n: int = 40, m: int = 80) -> Network:
     return make_network(sites, links, demands, name=f"gravity-{seed}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(10))
 def test_bound_is_valid_and_the_flows_carry_every_demand(seed: int) -> None:
     net = _net(seed)
@@ -59,6 +60,7 @@ def test_bound_is_valid_and_the_flows_carry_every_demand(seed: int) -> None:
     assert (ps.arc_load(inst.n_arcs) <= load + 1e-9 * max(1.0, load.max())).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "within"), [(0, 0.01), (1, 0.01), (2, 0.05), (3, 0.05)])
 def test_converges_to_the_edge_lp_optimum(seed: int, within: float) -> None:
     """Against the exact source-aggregated edge LP (every path): within 1 % in 300 iterations where the

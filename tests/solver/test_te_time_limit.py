@@ -36,6 +36,7 @@ def _timed(net: Network, **kw: object) -> tuple[object, float]:
     return r, time.perf_counter() - t0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["exact", "colgen", "pop"])
 def test_min_mlu_stops_at_the_limit_with_a_feasible_answer_and_a_valid_bound(big: Network, method: str) -> None:
     limit = 0.3
@@ -53,6 +54,7 @@ def test_min_mlu_stops_at_the_limit_with_a_feasible_answer_and_a_valid_bound(big
     assert any("time limit" in n for n in s["notes"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("objective", ["max-throughput", "max-min-fair", "min-latency"])
 def test_capped_objectives_stop_at_the_limit_under_their_ceiling(big: Network, objective: str) -> None:
     r, seconds = _timed(big, objective=objective, k_paths=4, method="exact", time_limit_s=0.2)
@@ -90,6 +92,7 @@ def test_path_search_in_worker_processes_stops_too(big: Network) -> None:
     assert time.perf_counter() - t0 <= 0.02 + SLACK_S
 
 
+@pytest.mark.slow
 def test_the_te_task_reports_time_limit_and_verifies(big: Network) -> None:
     opts = TEOptions(objective="min-mlu", time_limit_s=0.3, verify=True, impact=False)
     out = run_te_task(big, opts, None, lambda f, m: None)
@@ -219,6 +222,7 @@ def test_the_shipped_scenario_stops_at_a_tiny_limit_even_while_the_path_kernel_c
     assert check_te(net, solve_te(net, TEOptions(k_paths=4, time_limit_s=1.0))).ok  # the fallback routing is feasible
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("formulation", ["path", "edge"])
 def test_model_building_checks_the_deadline_between_families(monkeypatch: pytest.MonkeyPatch, formulation: str,
                                                              triangle: Network) -> None:
