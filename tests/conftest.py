@@ -140,6 +140,18 @@ def small_world_grown_plan(_small_world_grown_plan: SharedRun) -> SharedRun:
     return SharedRun(_small_world_grown_plan.out, copy.deepcopy(_small_world_grown_plan.summary))
 
 
+WHOLE_PLAN_FIXTURES = frozenset({"_small_world_default_plan", "_small_world_grown_plan"})
+"""Session fixtures that run a whole plan (about 20 s): a test that needs one is in the slow lane."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Tests on a whole plan's output folder (:data:`WHOLE_PLAN_FIXTURES`) are ``slow``: the fast lane builds no
+    plan."""
+    if WHOLE_PLAN_FIXTURES & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.slow)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The fast lane first: when slow tests are selected with the others (``-m "slow or not slow"``, the README's
     command), every test not marked ``slow`` runs before them, each lane in collection order."""

@@ -79,6 +79,7 @@ def test_place_and_plan_validate_their_options(triangle: Network) -> None:
         backbone.plan(triangle, colour="blue")
 
 
+@pytest.mark.slow
 def test_design_roadmap_and_calibration_run_through_the_one_service(triangle: Network, tmp_path: Path) -> None:
     """The facade covers every task (issue #30 item 3): ``design``, ``roadmap`` and ``calibrate_latency`` take the
     options' own names, validate them before any work, and give what ``run_task`` gives the CLI and the API."""
