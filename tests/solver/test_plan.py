@@ -74,7 +74,7 @@ def test_plan_small_scenario_end_to_end(small_world: Network, tmp_path: Path) ->
     scen = save_scenario(small_world, tmp_path / "scen")
     plan_file = tmp_path / "study.yaml"
     plan_file.write_text("# study: 20% growth, every SRLG\ndemand_growth: 1.2\nplace:\n  time_limit_s: 30\n"
-                         "failures:\n  engine: serial\ndesign:\n  ceiling: 0.9\n  time_limit_s: 20\n")
+                         "failures:\n  engine: serial\ndesign:\n  utilisation_ceiling: 0.9\n  time_limit_s: 20\n")
     out = tmp_path / "out"
     r = CliRunner().invoke(app, ["plan", str(scen), "--out", str(out), "--plan", str(plan_file), "--json",
                                  "--verify"])
