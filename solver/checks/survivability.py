@@ -124,7 +124,7 @@ class _States:
         return flow, flow.unmet_gbps - base.unmet_gbps
 
 
-def check_survivability(network: Network | str | Path, survive: str | None = None,
+def check_survivability(network: Network | str | Path, survive: str,
                         excused: Iterable[Any] | Mapping[str, Any] = (),
                         time_limit_s: float = 60.0, progress: ProgressFn | None = None, *,
                         verify_excuses: bool = True) -> CheckReport:
@@ -135,7 +135,7 @@ def check_survivability(network: Network | str | Path, survive: str | None = Non
     network
         The planned network, or the path of its canonical scenario folder (``scenario_after``).
     survive
-        The failure kind: ``link``, ``srlg`` or ``site`` (required).
+        The failure kind: ``link``, ``srlg``, ``site`` or ``srlg,link``.
     excused
         The states the plan declares not survivable: ids, ``{id: reason}`` or records ``{scenario, reason,
         gbps}`` (as in ``plan.json``'s ``survivability.not_survivable``). Each is checked (see the module doc).
@@ -151,8 +151,6 @@ def check_survivability(network: Network | str | Path, survive: str | None = Non
         ``ok`` when every claim holds; ``states`` (in ``to_dict()``) lists per state the claimed and the
         independent unmet Gbps, the seconds and whether it matches.
     """
-    if survive is None:
-        raise TypeError("check_survivability: missing the failure kind (survive=)")
     progress = progress or no_progress
     if not isinstance(network, Network):
         from backbone.io import load_scenario

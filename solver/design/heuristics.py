@@ -85,15 +85,12 @@ class EvaluatedDesign:
     flows: np.ndarray
 
 
-def evaluate_design(inst: DesignInstance, counts: np.ndarray, time_limit_s: float | None = None,
+def evaluate_design(inst: DesignInstance, counts: np.ndarray, time_limit_s: float,
                     backend: str = "highs") -> EvaluatedDesign | None:
-    """Route all states on a fixed design at minimum routing cost within ``time_limit_s`` seconds (required);
+    """Route all states on a fixed design at minimum routing cost within ``time_limit_s`` seconds;
     None when it cannot carry the demand (or the LP does not finish in time)."""
-    limit = time_limit_s
-    if limit is None:
-        raise TypeError("evaluate_design: time_limit_s is required")
     prog = build_design_lp(inst, cuts=False, fixed_counts=counts)
-    sol = solve(prog.lp, backend=backend, time_limit_s=max(float(limit), 0.1))
+    sol = solve(prog.lp, backend=backend, time_limit_s=max(float(time_limit_s), 0.1))
     if sol.status != Status.OPTIMAL or sol.x is None:
         return None
     return EvaluatedDesign(counts, sol.objective, sol.x, program_flows(prog, inst, sol))
