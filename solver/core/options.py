@@ -1,7 +1,7 @@
 """The options vocabulary every options model shares: validation that names each bad option by its dotted name
 (:func:`validate_options`), the options shared by several tasks, declared once with one limit (:data:`KPaths`,
-:data:`TimeLimitS`, ...), the names a model's options are given under (:func:`option_names`), merging a stage's
-defaults under the caller's options (:func:`merge_options`) and the did-you-mean hint.
+:data:`TimeLimitS`, ...), the names a model's options are given under (:func:`option_names`) and the did-you-mean
+hint.
 
 Algorithm modules (the roadmap, the plan's stage defaults) and the planning service
 (:mod:`backbone.solver.tasks.service`) both use it; it imports no task.
@@ -16,7 +16,7 @@ from pydantic import Field
 
 from backbone.errors import Problem, ValidationError
 
-__all__ = ["BoundTimeLimitS", "KPaths", "MipGap", "TimeLimitS", "did_you_mean", "merge_options", "option_names",
+__all__ = ["BoundTimeLimitS", "KPaths", "MipGap", "TimeLimitS", "did_you_mean", "option_names",
            "sub_models", "validate_options"]
 
 # Options several tasks share, declared once with one limit; each model gives its own default and description
@@ -72,11 +72,6 @@ def option_names(model: Any) -> list[str]:
     """The names ``model``'s options are given under: each field's name, or its alias where the name is a Python
     keyword (the roadmap's ``from``)."""
     return [info.alias or name for name, info in getattr(model, "model_fields", {}).items()]
-
-
-def merge_options(defaults: Mapping[str, Any], overrides: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``{**defaults, **overrides}``: a stage's defaults under the caller's options."""
-    return {**defaults, **(overrides or {})}
 
 
 def did_you_mean(error: Mapping[str, Any], model: Any) -> str:

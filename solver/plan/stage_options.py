@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
-from backbone.solver.core.options import BoundTimeLimitS, MipGap, TimeLimitS, merge_options
+from backbone.solver.core.options import BoundTimeLimitS, MipGap, TimeLimitS
 from backbone.solver.design.survivable.options import SurviveOptions
 from backbone.solver.failures.options import SINGLE_FAILURE_KINDS, FailureOptions
 from backbone.solver.placement.options import PlaceOptions
@@ -111,9 +111,9 @@ def plan_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def with_stage_defaults(data: Mapping[str, Any], defaults: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """``data`` (raw options) with each stage section in ``defaults`` merged over its defaults option by option
-    (:func:`~backbone.solver.core.options.merge_options`); a typed section contributes the options it was given. Anything that is not a mapping
-    is left for the model to refuse."""
+    """``data`` (raw options) with each stage section in ``defaults`` given over its defaults option by option; a
+    typed section contributes the options it was given. Anything that is not a mapping is left for the model to
+    refuse."""
     out = dict(data)
     for stage, stage_defaults in defaults.items():
         given = out.get(stage)
@@ -122,7 +122,7 @@ def with_stage_defaults(data: Mapping[str, Any], defaults: Mapping[str, Mapping[
         if given is None:
             given = {}
         if isinstance(given, Mapping):
-            out[stage] = merge_options(stage_defaults, given)
+            out[stage] = {**stage_defaults, **given}
     return out
 
 

@@ -64,7 +64,7 @@ def options_from_text(text: str, kind: str, file: str = "", overrides: Mapping[s
     """
     import yaml
 
-    from backbone.solver.tasks.service import merge_options, task_for
+    from backbone.solver.tasks.service import task_for
 
     try:
         doc = yaml.safe_load(text) or {}
@@ -80,7 +80,7 @@ def options_from_text(text: str, kind: str, file: str = "", overrides: Mapping[s
     model = task_for(kind).options_model
     if file and "plan_file" in model.model_fields and "plan_text" in model.model_fields:
         doc = {**doc, "plan_file": file, "plan_text": text}
-    merged = merge_options(doc, overrides)
+    merged = {**doc, **(overrides or {})}
     problems = every_problem(model, merged)
     if problems:
         lines = key_lines(text)

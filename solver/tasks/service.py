@@ -17,7 +17,6 @@ from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.solver.core.options import (  # noqa: F401 -- the vocabulary, importable from the service as before
     did_you_mean,
-    merge_options,
     option_names,
     sub_models,
     validate_options,
