@@ -2,8 +2,8 @@
 
 A benchmark adds the option with :func:`add_markdown_option` and runs its printing code inside
 :func:`markdown_report`; everything it prints to stdout is still printed, and is also written to
-``PATH`` under a header giving the date, the machine (cores, load average from ``uptime`` before and
-after, platform) and the command that produced it. The pages live under ``docs/benchmarks/`` and
+``PATH`` under a header giving the date, the machine (cores, load averages before and after,
+platform) and the command that produced it. The pages live under ``docs/benchmarks/`` and
 are linked from ``docs/scale.md``; regenerate one by rerunning its command.
 
 Usage in a benchmark::
@@ -24,7 +24,6 @@ import io
 import os
 import platform
 import shlex
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,13 +36,10 @@ def add_markdown_option(parser: argparse.ArgumentParser) -> None:
                              "Markdown file (docs/benchmarks/<name>.md)")
 
 
-def uptime() -> str:
-    """The machine's ``uptime`` line (its load averages), or ``os.getloadavg`` when ``uptime`` is absent."""
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True, check=True, timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        load = os.getloadavg()
-        return f"load average: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}"
+def load_average() -> str:
+    """The machine's 1-, 5- and 15-minute load averages."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average: {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
 class _Tee(io.TextIOBase):
@@ -86,12 +82,12 @@ def markdown_report(path: Path | None, title: str, *, preformatted: bool = True)
         yield
         return
     started = datetime.datetime.now(datetime.UTC)
-    load_before = uptime()
+    load_before = load_average()
     tee = _Tee(sys.stdout)  # type: ignore[arg-type]
     with contextlib.redirect_stdout(tee):
         yield
     command = "python -m " + shlex.join([f"benchmarks.{Path(sys.argv[0]).stem}", *sys.argv[1:]])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page(title, tee.buffer.getvalue(), command=command, started=started, load_before=load_before,
-                         load_after=uptime(), preformatted=preformatted), encoding="utf-8")
+                         load_after=load_average(), preformatted=preformatted), encoding="utf-8")
     print(f"wrote {path}", file=sys.stderr)
