@@ -107,6 +107,25 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def _money(usd: Any) -> str:
+    if usd is None:
+        return "-"
+    return f"{float(usd) / 1e6:,.2f} M USD" if abs(float(usd)) >= 1e5 else f"{float(usd):,.0f} USD"
+
+
+def _intact_headline(s: dict[str, Any]) -> str:
+    """The intact design's line: cost, the true lower bound and gap with how it was proven, the restricted optimum
+    with its restriction (``survive`` none)."""
+    b, r = s.get("bound") or {}, s.get("restricted_optimum") or {}
+    gap = "-" if s["gap"] is None else f"{100 * s['gap']:.1f} %"
+    return (f"design of the intact state (ceiling {s['ceiling']:.0%}, every demand over any path within its SLO): "
+            f"{s['status']}, cost {_money(s['cost_usd'])}; lower bound {_money(s['lower_bound_usd'])}, gap {gap} "
+            f"(LP over every candidate route and admissible path {_money(b.get('lp_bound_usd'))}, {b.get('status')}; "
+            f"whole modules and routes {_money(b.get('integer_bound_usd'))}, {b.get('cut_status', 'skipped')}; "
+            f"{b.get('seconds', 0):.1f} s); restricted optimum {_money(r.get('cost_usd'))} (its bound "
+            f"{_money(r.get('bound_usd'))}, {r.get('status')}) among {r.get('restriction')}")
+
+
 def _print(s: dict[str, Any]) -> None:
     from rich.table import Table
 
@@ -125,17 +144,22 @@ def _print(s: dict[str, Any]) -> None:
         from backbone.solver.plan.report_data import bound_text
 
         sv = s["survivability"]
-        out_console.print(f"survivable design ({sv['failure_kind']}, ceiling {s['ceiling']:.0%} intact / "
-                          f"{s['failure_ceiling']:.0%} failed): {s['status']}, {bound_text(s)}; survives {sv['survived']} of "
-                          f"{sv['states']} ({len(sv['not_survivable'])} excused, {len(sv['violated'])} violated); "
-                          f"{count_text(len(s['iterations']), 'iteration')}, {count_text(s['states_examined'], 'state')} examined, "
-                          f"{s['states_added']} added, {s['states_needed']} needed")
+        if sv["failure_kind"] == "none":
+            out_console.print(_intact_headline(s))
+        else:
+            out_console.print(f"survivable design ({sv['failure_kind']}, ceiling {s['ceiling']:.0%} intact / "
+                              f"{s['failure_ceiling']:.0%} failed): {s['status']}, {bound_text(s)}; survives "
+                              f"{sv['survived']} of {sv['states']} ({len(sv['not_survivable'])} excused, "
+                              f"{len(sv['violated'])} violated); {count_text(len(s['iterations']), 'iteration')}, "
+                              f"{count_text(s['states_examined'], 'state')} examined, {s['states_added']} added, "
+                              f"{s['states_needed']} needed")
         t = Table("link / route", "action", "modules", "added Gbps", "cost USD", "lead time q", "protects")
         for u in s["upgrades"]:
             prot = [x for x in u["protects"] if x != "intact"]
             t.add_row(str(u["link"]), u["action"], str(u["modules"]), f"{u['added_gbps']:,.0f}",
                       f"{u['cost_usd']:,.0f}", "-" if u["lead_time_quarters"] is None else f"{u['lead_time_quarters']:,.0f}",
-                      count_text(len(prot), "failure") + (" + intact" if "intact" in u["protects"] else ""))
+                      ("intact" if not prot and "intact" in u["protects"] else
+                       count_text(len(prot), "failure") + (" + intact" if "intact" in u["protects"] else "")))
         out_console.print(t)
         for r in sv["not_survivable"][:20]:
             err_console.print(f"[yellow]not survivable[/] {r['scenario']}: {r['reason']}", highlight=False)

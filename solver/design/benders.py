@@ -43,7 +43,7 @@ from backbone.solver.design.survivable.model import Commodities, StateBlock, lin
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MetricCuts", "MetricCutBound", "metric_cut_bound", "metric_cuts"]
+__all__ = ["MetricCutBound", "MetricCuts", "cut_mip", "metric_cut_bound", "metric_cuts"]
 
 MIN_SOLVE_S = 1.0
 """Least time limit given to a cut MIP or a check."""

@@ -177,7 +177,8 @@ def path_lp_bound(base: Network, full: Network, blocks: Sequence[StateBlock], co
     best: float | None = None
     prices: Prices | None = None
     rounds = added = 0
-    note, model = f"stopped by bound_time_limit_s {time_limit_s:g} before pricing proved the LP optimal", {}
+    note = f"stopped by bound_time_limit_s {time_limit_s:g} before pricing proved the LP optimal"
+    model: dict[str, int] = {}
     while rounds < MAX_ROUNDS and deadline.remaining() > 0:
         sol, model = _master(base, full, pool, comm, max(MIN_SOLVE_S, deadline.remaining()), backend, fixed_modules)
         if sol is None:

@@ -134,6 +134,8 @@ def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mi
                    f"priced in), every one of the {n_cands} candidate routes open")
     restricted_bound = mip["bound"]
     after, _, _ = apply_design(net, full, mip)
+    upgrades = upgrade_table(base, full, mip, ["intact"])
+    upgrades["protects"] = [["intact"] for _ in range(len(upgrades))]  # the one state: all of it is for it
     iteration = {"iteration": 1, "working_states": 0, "added": 0, "violated": 0, "cost_usd": cost,
                  "restricted_bound_usd": restricted_bound, "mip_status": mip["solver_status"],
                  "mip_seconds": round(mip["seconds"], 3), "path_rounds": lp.rounds, "paths": n_paths,
@@ -144,7 +146,7 @@ def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mi
                   "status": mip["solver_status"], "restriction": restriction}
     return SurvivableDesign(
         status=status, failure_kind="none", cost_usd=cost, lower_bound_usd=bound_usd, gap=gap,
-        upgrades=upgrade_table(base, full, mip, ["intact"]), network_after=after, iterations=[iteration],
+        upgrades=upgrades, network_after=after, iterations=[iteration],
         states_examined=0, working_set=[], records_after=[], not_survivable=[], violated=[],
         ceiling=opts.utilisation_ceiling, failure_ceiling=opts.failure_utilisation_ceiling, converged=True,
         seconds=seconds, model=mip["stats"], bound=bound, restricted_optimum=restricted)

@@ -2,7 +2,9 @@
 
 An SNDlib network with a model code (solved by :func:`backbone.solver.design.solve_design`, written in SNDlib's
 solution format ``design.sol.txt``), or any backbone scenario, where the task plans upgrades: routing ``paths`` --
-the survivable design over TE's candidate paths (:func:`backbone.solver.design.survivable.iterate.design_survivable`), or routing
+the intact design over every admissible path with its true bound (:func:`backbone.solver.design.intact.design_intact`,
+``survive`` none) or the survivable design over TE's candidate paths
+(:func:`backbone.solver.design.survivable.iterate.design_survivable`), or routing
 ``edge`` -- :func:`backbone.solver.design.upgrades.design_upgrades`. Files: ``design_upgrades.csv`` (and
 ``scenario_after/`` for routing ``paths``).
 """
@@ -48,12 +50,17 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
         if opts.candidate_links:
             raise ValidationError(Problem("candidate_links need routing 'edge'; routing 'paths' builds the scenario's "
                                           "candidates table", table="options", field="candidate_links"))
-        sres = design_survivable(net, SurviveOptions.model_validate({
+        survive_opts = SurviveOptions.model_validate({
             "survive": opts.survive, "utilisation_ceiling": opts.utilisation_ceiling,
             "failure_utilisation_ceiling": opts.failure_utilisation_ceiling, "time_limit_s": opts.time_limit_s,
             "backend": opts.backend, "mip_gap": max(opts.mip_gap, 1e-4), "max_iterations": opts.max_iterations,
-            "bound_time_limit_s": opts.bound_time_limit_s}),
-            progress=progress)
+            "bound_time_limit_s": opts.bound_time_limit_s})
+        if opts.survive == "none":  # the intact state: priced over every admissible path, an integer true bound
+            from backbone.solver.design.intact import design_intact
+
+            sres = design_intact(net, survive_opts, progress=progress)
+        else:
+            sres = design_survivable(net, survive_opts, progress=progress)
         summary, design = sres.summary(), sres
         summary["survive"] = opts.survive
         if opts.verify and opts.survive != "none":
