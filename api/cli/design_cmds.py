@@ -123,7 +123,14 @@ def _intact_headline(s: dict[str, Any]) -> str:
             f"(LP over every candidate route and admissible path {_money(b.get('lp_bound_usd'))}, {b.get('status')}; "
             f"whole modules and routes {_money(b.get('integer_bound_usd'))}, {b.get('cut_status', 'skipped')}; "
             f"{b.get('seconds', 0):.1f} s); restricted optimum {_money(r.get('cost_usd'))} (its bound "
-            f"{_money(r.get('bound_usd'))}, {r.get('status')}) among {r.get('restriction')}")
+            f"{_money(r.get('bound_usd'))}, {r.get('status')}) among {r.get('restriction')}" + _unmet_text(s))
+
+
+def _unmet_text(s: dict[str, Any]) -> str:
+    """What the intact design leaves unmet, when it leaves any (capacity at its maximum everywhere)."""
+    unmet = float((s.get("iterations") or [{}])[-1].get("unmet_gbps") or 0.0)
+    return (f"; leaves {unmet:,.1f} Gbps of routable demand unmet (more than every link at its max_capacity_gbps "
+            "and every candidate at its max_modules carries)" if unmet > 0 else "")
 
 
 def _print(s: dict[str, Any]) -> None:

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from backbone.model import Network
-from backbone.solver.core.problem import LinearProgram, solve
+from backbone.solver.core.problem import LinearProgram, Status, solve
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.core.sparse import selector
 from backbone.solver.design.colgen import Prices, path_lp_bound
@@ -98,7 +98,8 @@ class MetricCutBound:
         The path pools grown by the checks (they route ``design_modules`` when it is set).
     status, seconds
         ``optimal`` (a cut-MIP solution carried the demand), ``time_limit`` (the time ran out first),
-        ``stalled`` (a check's cut did not cut its design off: its column generation had not converged).
+        ``stalled`` (a check's cut did not cut its design off: its column generation had not converged),
+        ``infeasible`` (the cuts admit no design: none carries all routable demand).
     """
 
     bound_usd: float | None
@@ -173,6 +174,9 @@ def metric_cut_bound(base: Network, full: Network, blocks: Sequence[StateBlock],
                     mip_gap=mip_gap)
         if sol.bound is not None and np.isfinite(sol.bound):
             best = float(sol.bound) if best is None else max(best, float(sol.bound))
+        if sol.status == Status.INFEASIBLE:  # the cuts alone rule out every design: none carries the demand
+            status = "infeasible"
+            break
         if not sol.status.has_solution:
             break
         rounds += 1

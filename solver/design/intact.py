@@ -187,6 +187,7 @@ CUT_STATUS_TEXT = {
     "optimal": "a cut-MIP design carries the demand over admissible paths: the bound is the optimum",
     "time_limit": "stopped by bound_time_limit_s",
     "stalled": "a check stopped before it proved its design short",
+    "infeasible": "no design carries all routable demand, so this bound does not apply",
 }
 """What the metric-inequality loop's status means, in the bound's note."""
 
