@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from backbone.model import Network
 from backbone.serialize import finite_or_none
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.design import DesignInstance
@@ -261,3 +262,78 @@ def _unserved(inc: sp.csr_matrix, cap_pat: sp.csr_matrix, cap_rhs: np.ndarray, r
     res = linprog(c, A_ub=a_ub, b_ub=cap_rhs, A_eq=a_eq, b_eq=rhs_one.ravel(), bounds=bounds, method="highs",
                   options={"time_limit": float(time_limit_s)})
     return float(res.fun) if res.status == 0 else float(vol.sum())
+
+
+def check_intact_design(before: Network, after: Network, cost_usd: float, lower_bound_usd: float | None,
+                        utilisation_ceiling: float, routing: Any, rel_tol: float = 1e-6) -> CheckReport:
+    """Independent check of an intact-state design (``backbone design`` with ``survive`` none).
+
+    It reads the network before and after the design, the claimed cost and bound, and a routing of ``after`` (a
+    TE result, the witness): not the design's program.
+
+    * ``cost`` -- recomputed from the tables: per existing link the capacity added is a whole number of its
+      modules within ``max_capacity_gbps``, each at ``module_cost_usd``; per built candidate route its fixed cost
+      plus its modules; the sum is the claimed cost, and the claimed lower bound is not above it;
+    * ``routing`` -- :func:`backbone.solver.checks.te.check_te` confirms the witness on ``after`` (paths are
+      walks over existing links, SLOs met, loads recomputed from the splits);
+    * ``ceiling`` -- its utilisation is within ``utilisation_ceiling`` on every link, and it leaves no demand
+      unmet for want of capacity (demand with no admissible path is unmet for that reason, checked by
+      ``check_te``'s reasons).
+    """
+    from backbone.solver.checks.te import check_te
+
+    report = CheckReport("intact design")
+    _check_build_cost(before, after, cost_usd, lower_bound_usd, report, rel_tol)
+    witness = check_te(after, routing)
+    report.checked += [f"routing {c}" for c in witness.checked]
+    for v in witness.violations:
+        report.add(v)
+    report.checked.append("ceiling")
+    links, demands = routing.links, routing.demands
+    over = links.index[links["utilisation"].to_numpy(float) > utilisation_ceiling * (1 + rel_tol) + rel_tol]
+    for lid in over:
+        report.add(Violation("ceiling", "links", str(lid), f"utilisation {links.at[lid, 'utilisation']:.4f} is above "
+                             f"the ceiling {utilisation_ceiling:g}", float(links.at[lid, "utilisation"]),
+                             utilisation_ceiling))
+    short = demands.index[(demands["reason"] == "capacity") & (demands["unmet_gbps"] > rel_tol)]
+    for did in short:
+        report.add(Violation("ceiling", "demands", str(did), f"{demands.at[did, 'unmet_gbps']:,.3f} Gbps unmet for "
+                             "want of capacity", float(demands.at[did, "unmet_gbps"]), 0.0))
+    report.counts.update({"links": len(links), "demands": len(demands)})
+    return report
+
+
+def _check_build_cost(before: Network, after: Network, cost_usd: float, lower_bound_usd: float | None,
+                      report: CheckReport, rel_tol: float) -> None:
+    """The design's cost from the two networks' tables (see :func:`check_intact_design`)."""
+    report.checked.append("cost")
+    old, new, cands = before.links, after.links, before.candidates
+    missing = old.index.difference(new.index)
+    for lid in missing:
+        report.add(Violation("cost", "links", str(lid), "link of the network before is missing after the design"))
+    kept = old.index.intersection(new.index)
+    added = new.loc[kept, "capacity_gbps"].to_numpy(float) - old.loc[kept, "capacity_gbps"].to_numpy(float)
+    modules = added / old.loc[kept, "module_gbps"].to_numpy(float)
+    bad = (np.abs(modules - np.round(modules)) > 1e-6) | (modules < -1e-9) | (
+        new.loc[kept, "capacity_gbps"].to_numpy(float) > old.loc[kept, "max_capacity_gbps"].to_numpy(float) + 1e-6)
+    for lid, m in zip(kept[bad], modules[bad], strict=True):
+        report.add(Violation("cost", "links", str(lid), f"{m:g} modules added: not a whole number within "
+                             "max_capacity_gbps", float(m)))
+    total = float(np.round(modules) @ old.loc[kept, "module_cost_usd"].to_numpy(float))
+    built = new.index.difference(old.index)
+    for lid in built:
+        if lid not in cands.index:
+            report.add(Violation("cost", "links", str(lid), "new link is not a candidate route"))
+            continue
+        m = float(new.at[lid, "capacity_gbps"]) / float(cands.at[lid, "module_gbps"])
+        if abs(m - round(m)) > 1e-6 or not 1 <= round(m) <= int(cands.at[lid, "max_modules"]):
+            report.add(Violation("cost", "candidates", str(lid), f"{m:g} modules: not a whole number in "
+                                 "[1, max_modules]", m))
+        total += float(cands.at[lid, "fixed_cost_usd"]) + round(m) * float(cands.at[lid, "module_cost_usd"])
+    if abs(total - cost_usd) > rel_tol * max(1.0, total):
+        report.add(Violation("cost", "design", "cost_usd", f"claimed cost {cost_usd:,.2f} USD, recomputed "
+                             f"{total:,.2f} USD", cost_usd, total))
+    if lower_bound_usd is not None and lower_bound_usd > cost_usd * (1 + rel_tol) + rel_tol:
+        report.add(Violation("cost", "design", "lower_bound_usd", f"lower bound {lower_bound_usd:,.2f} USD is above "
+                             f"the cost {cost_usd:,.2f} USD", lower_bound_usd, cost_usd))
+    report.counts.update({"links_upgraded": int((np.round(modules) > 0).sum()), "routes_built": len(built)})

@@ -227,3 +227,22 @@ def test_cli_default_design_reports_the_bound(tmp_path: Path) -> None:
     assert s["restricted_optimum"]["restriction"].startswith("designs that route over the")
     human = CliRunner().invoke(app, ["design", str(tmp_path / "ring")])
     assert human.exit_code == 0 and "lower bound 100 USD, gap 0.0 %" in " ".join(human.stdout.split())
+
+
+def test_verify_checks_cost_and_a_routing_within_the_ceiling(tmp_path: Path) -> None:
+    from backbone.solver.checks.design import check_intact_design
+    from backbone.solver.tasks import run_task
+    from backbone.solver.te import solve_te
+    from backbone.solver.te.options import TEOptions
+
+    net = _ring(150, 5, 8, 200, (1000, 10))
+    res = run_task("design", net, {"verify": True, "time_limit_s": 30})
+    v = res.summary["verification"]
+    assert v["ok"] and "cost" in v["checked"] and "ceiling" in v["checked"] and v["witness_mlu"] <= CEILING + 1e-9
+    after = res.design.network_after
+    routing = solve_te(after, TEOptions(objective="min-mlu", method="colgen"))
+    wrong_cost = check_intact_design(net, after, 90.0, 90.0, CEILING, routing)
+    assert not wrong_cost.ok and "recomputed 100.00 USD" in wrong_cost.messages[0]
+    undesigned = solve_te(net, TEOptions(objective="min-mlu", method="colgen"))  # today's ring: A-B-C over 80 %
+    too_full = check_intact_design(net, net, 0.0, 0.0, CEILING, undesigned)
+    assert not too_full.ok and {v.check for v in too_full.violations} == {"ceiling"}
