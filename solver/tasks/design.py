@@ -97,8 +97,8 @@ def _verify_intact(net: Network, sres: Any, opts: DesignOptions) -> dict[str, An
     from backbone.solver.te import solve_te
     from backbone.solver.te.options import TEOptions
 
-    routing = solve_te(sres.network_after, TEOptions(objective="min-mlu", method="colgen", backend=opts.backend,
-                                                     time_limit_s=opts.time_limit_s))
+    routing = solve_te(sres.network_after, TEOptions.model_validate({
+        "objective": "min-mlu", "method": "colgen", "backend": opts.backend, "time_limit_s": opts.time_limit_s}))
     report = check_intact_design(net, sres.network_after, sres.cost_usd, sres.lower_bound_usd,
                                  opts.utilisation_ceiling, routing)
     return {**report.to_dict(), "witness_mlu": float(routing.summary["mlu"])}
