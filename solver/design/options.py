@@ -41,8 +41,9 @@ class DesignOptions(BaseModel):
     model: str | None = Field(None, max_length=32, description="SNDlib model code, e.g. U-U-M-N-C-A-N-N")
     survive: Literal["none", "link", "srlg", "srlg,link"] = Field(
         "none",
-        description="Upgrade mode: failures to survive with rerouting -- none, every single link, every SRLG, or "
-                    "srlg,link (every SRLG and every link, in one design).")
+        description="Upgrade mode: failures to survive with rerouting -- none (the intact state: every admissible "
+                    "path priced in, a true lower bound), every single link, every SRLG, or srlg,link (every SRLG "
+                    "and every link, in one design).")
     utilisation_ceiling: float = Field(
         0.8, gt=0, le=1,
         description="Upgrade mode: utilisation ceiling in the intact state.")
@@ -60,8 +61,9 @@ class DesignOptions(BaseModel):
                                                              "from the scenario's candidates table)")
     max_iterations: int = Field(6, ge=1, le=50, description="Routing 'paths': most design iterations")
     bound_time_limit_s: BoundTimeLimitS = Field(60.0,
-        description="Routing 'paths': seconds for the true lower bound (an LP relaxation over every candidate route "
-                    "and path); 0 skips it")
+        description="Routing 'paths': seconds for the true lower bound (survive none: column generation over "
+                    "every admissible path and candidate route, then metric-inequality MIPs for whole modules; "
+                    "otherwise an LP relaxation over every candidate route and path); 0 skips it")
     time_limit_s: TimeLimitS = Field(60.0,
                                 description="Seconds for the whole solve.")
     backend: BackendName = Field("highs", description="MIP backend (highs, ortools-scip, pulp-cbc, ...).")
