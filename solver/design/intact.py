@@ -131,7 +131,8 @@ def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mi
     n_cands = int((~full.links.index.isin(base.links.index)).sum())
     restriction = (f"designs that route over the {n_paths:,} paths column generation ended with "
                    f"({opts.k_paths} shortest admissible paths per demand with and without the candidates, the rest "
-                   f"priced in), every one of the {n_cands} candidate routes open")
+                   "priced in), " + (f"every one of the {n_cands} candidate routes open" if n_cands else
+                                      "no candidate route in the scenario"))
     restricted_bound = mip["bound"]
     after, _, _ = apply_design(net, full, mip)
     upgrades = upgrade_table(base, full, mip, ["intact"])

@@ -246,3 +246,69 @@ def test_verify_checks_cost_and_a_routing_within_the_ceiling(tmp_path: Path) -> 
     undesigned = solve_te(net, TEOptions(objective="min-mlu", method="colgen"))  # today's ring: A-B-C over 80 %
     too_full = check_intact_design(net, net, 0.0, 0.0, CEILING, undesigned)
     assert not too_full.ok and {v.check for v in too_full.violations} == {"ceiling"}
+
+
+def _explicit_path_lp(net: Network, states: list[tuple[tuple[str, ...], float]]) -> float:
+    """The LP relaxation (modules and builds continuous) over every admissible path listed explicitly, each state
+    ``(failed link ids, ceiling)`` carrying every demand: the optimum column generation must reach."""
+    links, cands = net.links, net.candidates
+    ids = [*map(str, links.index), *map(str, cands.index)]
+    pos = {s: i for i, s in enumerate(net.sites.index)}
+    ends = [(pos[a], pos[b]) for a, b in zip(links["site_a"], links["site_b"], strict=True)]
+    ends += [(pos[a], pos[b]) for a, b in zip(cands["site_a"], cands["site_b"], strict=True)]
+    latency = np.r_[links["latency_ms"].to_numpy(float), cands["latency_ms"].to_numpy(float)]
+    cap = np.r_[links["capacity_gbps"].to_numpy(float), np.zeros(len(cands))]
+    mod = np.r_[links["module_gbps"].to_numpy(float), cands["module_gbps"].to_numpy(float)]
+    unit = np.r_[links["module_cost_usd"].to_numpy(float), cands["module_cost_usd"].to_numpy(float)]
+    most = np.r_[np.floor((links["max_capacity_gbps"].to_numpy(float) - links["capacity_gbps"].to_numpy(float))
+                          / links["module_gbps"].to_numpy(float) + 1e-9), cands["max_modules"].to_numpy(float)]
+    fixed = cands["fixed_cost_usd"].to_numpy(float)
+    L, C = len(ids), len(cands)
+    cols: list[tuple[int, int, list[tuple[int, int]]]] = []  # (state, demand, path)
+    for s, (failed, _) in enumerate(states):
+        alive = [k for k in range(L) if ids[k] not in failed]
+        for d, row in enumerate(net.demands.itertuples()):
+            limit = row.slo_rtt_ms / 2 if np.isfinite(row.slo_rtt_ms) else np.inf
+            for path in _simple_paths(len(pos), [ends[k] for k in alive], pos[row.src], pos[row.dst]):
+                real = [(alive[k], direction) for k, direction in path]
+                if sum(latency[k] for k, _ in real) <= limit + 1e-9:
+                    cols.append((s, d, real))
+    n = L + C + len(cols)  # y, b, f
+    a_eq = np.zeros((len(states) * len(net.demands), n))
+    a_ub = np.zeros((len(states) * 2 * L + C, n))
+    b_ub = np.zeros(len(states) * 2 * L + C)
+    for j, (s, d, path) in enumerate(cols):
+        a_eq[s * len(net.demands) + d, L + C + j] = 1
+        for k, direction in path:
+            a_ub[s * 2 * L + direction * L + k, L + C + j] = 1
+    for s, (_, ceiling) in enumerate(states):
+        for direction in (0, 1):
+            rows = s * 2 * L + direction * L + np.arange(L)
+            a_ub[rows, np.arange(L)] = -ceiling * mod
+            b_ub[rows] = ceiling * cap
+    for c in range(C):  # y_c - Y_c b_c <= 0
+        a_ub[len(states) * 2 * L + c, len(links) + c] = 1
+        a_ub[len(states) * 2 * L + c, L + c] = -most[len(links) + c]
+    bounds = [(0, m) for m in most] + [(0, 1)] * C + [(0, None)] * len(cols)
+    res = linprog(np.r_[unit, fixed, np.zeros(len(cols))], A_ub=a_ub, b_ub=b_ub, A_eq=a_eq,
+                  b_eq=np.tile(net.demands["demand_gbps"].to_numpy(float), len(states)), bounds=bounds, method="highs")
+    assert res.status == 0, res.message
+    return float(res.fun)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_column_generation_reaches_the_lp_over_every_listed_path(seed: int) -> None:
+    """From one path per demand, column generation with latency-limited pricing reaches the LP over every
+    admissible path, here listed explicitly, in the intact state and with a link failed (ceiling 1.0)."""
+    from backbone.solver.design.colgen import path_lp_bound
+    from backbone.solver.design.survivable.model import Commodities, full_network, state_block
+
+    net = _random_net(seed)
+    full = full_network(net)
+    comm = Commodities.of_network(full)
+    blocks = [state_block(net, full, "intact", (), 1, CEILING, comm),
+              state_block(net, full, "link:CD", ("CD",), 1, 1.0, comm)]
+    lp = path_lp_bound(net, full, blocks, comm, 60.0)
+    assert lp.status == "optimal" and lp.prices is not None and lp.prices.unmet_gbps <= 1e-6 and lp.paths_added > 0
+    explicit = _explicit_path_lp(net, [((), CEILING), (("CD",), 1.0)])
+    assert explicit > 0 and lp.lp_usd == pytest.approx(explicit, rel=1e-6, abs=1e-6)
