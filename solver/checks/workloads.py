@@ -169,6 +169,32 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
                                                         "dst": [], "gbps": [], "links": []}))
     datasets = getattr(net, "datasets", None)
     datasets = datasets if datasets is not None else pd.DataFrame()
+    out = _check_jobs(net, jobs, training, datasets, candidates, expect_full, tol)
+    unknown = set(training["job"].astype(str)) - set(jobs) if len(training) else set()
+    out += [f"training table: unknown job {j!r}" for j in sorted(unknown)]
+    if unknown:
+        return out, {}, len(jobs)
+    g = _graph(net)
+    ends = dict(zip(net.links.index.astype(str), zip(net.links["site_a"].astype(str), net.links["site_b"].astype(str),
+                                                     strict=True), strict=True))
+    sources = set(net.sites.index.astype(str))
+    dist = {s: nx.single_source_dijkstra_path_length(g, s, weight="weight") for s in sources} if len(training) \
+        else {}
+    expected, problems = _expected_flows(net, jobs, training, replicas, datasets, dist, candidates)
+    out += problems
+    out += _storage(net, replicas, datasets, tol)
+    want = Counter((j, c, d, dst) for j, c, d, dst, _g, _s in expected)
+    got = Counter((str(r.job), str(r.traffic_class), str(r.dataset), str(r.dst)) for r in flows.itertuples())
+    for key in sorted((want - got) + (got - want)):
+        out.append(f"workload flow {key}: expected {want[key]}, reported {got[key]}")
+    flow_out, load = _check_flows(net, flows, expected, dist, ends, tol)
+    out += flow_out
+    return out, load, len(jobs)
+
+
+def _check_jobs(net: Network, jobs: dict[str, dict[str, Any]], training: pd.DataFrame, datasets: pd.DataFrame,
+                candidates: set[str], expect_full: bool, tol: float) -> list[str]:
+    """Each placed job: whole, in equal shares over at most ``min(max_sites, 2)`` allowed sites."""
     out: list[str] = []
     placed = training.groupby("job") if len(training) else None
     for jid, job in jobs.items():
@@ -186,24 +212,16 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
         for s in rows["site"]:
             if str(s) not in candidates or not _allowed(net, job, datasets, str(s)):
                 out.append(f"training job {jid}: site {s} is not allowed")
-    unknown = set(training["job"].astype(str)) - set(jobs) if len(training) else set()
-    out += [f"training table: unknown job {j!r}" for j in sorted(unknown)]
-    if unknown:
-        return out, {}, len(jobs)
-    g = _graph(net)
-    ends = dict(zip(net.links.index.astype(str), zip(net.links["site_a"].astype(str), net.links["site_b"].astype(str),
-                                                     strict=True), strict=True))
-    sources = set(net.sites.index.astype(str))
-    dist = {s: nx.single_source_dijkstra_path_length(g, s, weight="weight") for s in sources} if len(training) \
-        else {}
-    expected, problems = _expected_flows(net, jobs, training, replicas, datasets, dist, candidates)
-    out += problems
-    out += _storage(net, replicas, datasets, tol)
+    return out
+
+
+def _check_flows(net: Network, flows: pd.DataFrame, expected: list[tuple[str, str, str, str, float, tuple[str, ...]]],
+                 dist: dict[str, dict[str, float]], ends: dict[str, tuple[str, str]], tol: float
+                 ) -> tuple[list[str], ArcGbps]:
+    """Each reported flow: its formula's Gbps, from an allowed (nearest) source, on a contiguous lowest-latency
+    path; returns the problems and the flows' Gbps per arc."""
+    out: list[str] = []
     load: ArcGbps = {}
-    want = Counter((j, c, d, dst) for j, c, d, dst, _g, _s in expected)
-    got = Counter((str(r.job), str(r.traffic_class), str(r.dataset), str(r.dst)) for r in flows.itertuples())
-    for key in sorted((want - got) + (got - want)):
-        out.append(f"workload flow {key}: expected {want[key]}, reported {got[key]}")
     exp = {(j, c, d, dst): (gb, srcs) for j, c, d, dst, gb, srcs in expected}
     for r in flows.itertuples(index=False):
         key = (str(r.job), str(r.traffic_class), str(r.dataset), str(r.dst))
@@ -225,7 +243,7 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
             out.append(f"workload flow {key}: path of {lat:.3f} ms, the lowest-latency path is {best:.3f} ms")
         for arc in walk:
             load[arc] = load.get(arc, 0.0) + float(r.gbps)
-    return out, load, len(jobs)
+    return out, load
 
 
 def _storage(net: Network, replicas: pd.DataFrame, datasets: pd.DataFrame, tol: float) -> list[str]:

@@ -269,6 +269,24 @@ def _checkpoint_targets(jobs: pd.DataFrame, options: pd.DataFrame, sites: pd.Dat
     return np.where((policy != "none") & reachable, target, -1)
 
 
+def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
+    """Gradient-sync Gbps each way of every option (0 on one site or without parameters), one formula call per
+    synchronisation method (three at most)."""
+    sync = np.zeros(len(jc))
+    method_of = jc["sync_method"].to_numpy()
+    comp = jc["compression_bits"].to_numpy(dtype=float)
+    bpp = jc["bytes_per_parameter"].to_numpy(dtype=float)
+    for method in np.unique(method_of):
+        m = (method_of == method) & two & (jc["parameters"].to_numpy(dtype=float) > 0)
+        if m.any():
+            sync[m] = gradient_sync_gbps(jc["parameters"].to_numpy(dtype=float)[m], bpp[m],
+                                         jc["step_time_s"].to_numpy(dtype=float)[m], 2, method=method,
+                                         inner_steps=jc["inner_steps"].to_numpy(dtype=float)[m],
+                                         fragments=jc["fragments"].to_numpy(dtype=float)[m],
+                                         compression_bits=np.where(np.isfinite(comp[m]), comp[m], 8.0 * bpp[m]))
+    return sync
+
+
 def _no_jobs(jobs: pd.DataFrame, datasets: pd.DataFrame, n_sites: int, n_arcs: int) -> JobInputs:
     options = pd.DataFrame({c: np.zeros(0, int) for c in ("job", "site_a", "site_b", "n_sites", "checkpoint_site")}
                            ).assign(sync_gbps=np.zeros(0), checkpoint_gbps=np.zeros(0))
@@ -299,51 +317,35 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
         return _no_jobs(jobs, datasets, S, n_arcs)
     allowed = _allowed_sites(jobs, datasets, sites)
     options = _options(jobs, sites, allowed)
-    O = len(options)
     ids = sites.index.to_numpy()
     # all-pairs lowest latency between candidate sites (the site count is small: tens)
     aa, bb = np.meshgrid(np.arange(S), np.arange(S), indexing="ij")
     site_routes = shortest_routes(net, ids[aa.ravel()], ids[bb.ravel()])
     lat_ss, arcs_flat = site_routes.latency_ms.reshape(S, S), site_routes.arcs
+    a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
+    options = options[~two | np.isfinite(lat_ss[a, np.where(two, b, a)])].reset_index(drop=True)
     job = options["job"].to_numpy()
     a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
-    split_ok = ~two | np.isfinite(lat_ss[a, np.where(two, b, a)])
-    options = options[split_ok].reset_index(drop=True)
-    job, a, b, two = job[split_ok], a[split_ok], b[split_ok], two[split_ok]
-    O = len(options)
-    jc = jobs.iloc[job] if O else jobs.iloc[:0]
-    comp = jc["compression_bits"].to_numpy(dtype=float)
-    has_params = jc["parameters"].to_numpy(dtype=float) > 0
-    sync = np.zeros(O)
-    for method in np.unique(jc["sync_method"].to_numpy()) if O else ():  # one call per method (three at most)
-        m = (jc["sync_method"].to_numpy() == method) & two & has_params
-        if m.any():
-            sync[m] = gradient_sync_gbps(jc["parameters"].to_numpy(dtype=float)[m],
-                                         jc["bytes_per_parameter"].to_numpy(dtype=float)[m],
-                                         jc["step_time_s"].to_numpy(dtype=float)[m], 2, method=method,
-                                         inner_steps=jc["inner_steps"].to_numpy(dtype=float)[m],
-                                         fragments=jc["fragments"].to_numpy(dtype=float)[m],
-                                         compression_bits=np.where(np.isfinite(comp[m]), comp[m],
-                                                                   8.0 * jc["bytes_per_parameter"].to_numpy(
-                                                                       dtype=float)[m]))
+    n_opt = len(options)
+    jc = jobs.iloc[job] if n_opt else jobs.iloc[:0]
+    sync = _sync_gbps(jc, two)
     ckpt_bytes = jc["checkpoint_bytes"].to_numpy(dtype=float)
     ckpt = np.where(ckpt_bytes > 0, checkpoint_replication_gbps(np.maximum(ckpt_bytes, 0.0),
                                                                 jc["checkpoint_interval_s"].to_numpy(dtype=float)), 0.0)
     target = _checkpoint_targets(jobs, options, sites, lat_ss)
     ckpt = np.where(target >= 0, ckpt, 0.0)
     options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target)
-    # option arcs: sync both ways between a and b, checkpoint from a to its target
-    pair_row = lambda x, y: x * S + y  # noqa: E731 -- row of the all-pairs incidence
-    sel_rows = np.concatenate([np.flatnonzero(two), np.flatnonzero(two), np.flatnonzero(target >= 0)])
-    sel_cols = np.concatenate([pair_row(a[two], b[two]), pair_row(b[two], a[two]),
-                               pair_row(a[target >= 0], target[target >= 0])])
-    sel_vals = np.concatenate([sync[two], sync[two], ckpt[target >= 0]])
-    pick = sp.csr_matrix((sel_vals, (sel_rows, sel_cols)), shape=(O, S * S))
-    option_arcs = (pick @ arcs_flat).tocsr() if O else sp.csr_matrix((0, n_arcs))
+    # option arcs: sync both ways between a and b, checkpoint from a to its target (pair row x * S + y)
+    ck = target >= 0
+    sel_rows = np.concatenate([np.flatnonzero(two), np.flatnonzero(two), np.flatnonzero(ck)])
+    sel_cols = np.concatenate([a[two] * S + b[two], b[two] * S + a[two], a[ck] * S + target[ck]])
+    sel_vals = np.concatenate([sync[two], sync[two], ckpt[ck]])
+    pick = sp.csr_matrix((sel_vals, (sel_rows, sel_cols)), shape=(n_opt, S * S))
+    option_arcs = (pick @ arcs_flat).tocsr() if n_opt else sp.csr_matrix((0, n_arcs))
     gpus_each = jc["gpus"].to_numpy(dtype=float) / np.where(two, 2.0, 1.0)
     og_rows = np.concatenate([a, b[two]])
-    og_cols = np.concatenate([np.arange(O), np.flatnonzero(two)])
-    option_gpus = sp.csr_matrix((np.concatenate([gpus_each, gpus_each[two]]), (og_rows, og_cols)), shape=(S, O))
+    og_cols = np.concatenate([np.arange(n_opt), np.flatnonzero(two)])
+    option_gpus = sp.csr_matrix((np.concatenate([gpus_each, gpus_each[two]]), (og_rows, og_cols)), shape=(S, n_opt))
     reads, read_arcs, replicas, replica_arcs, home_routes = _reads(net, jobs, datasets, sites, options, og_rows,
                                                                    og_cols, gpus_each)
     storage = sites["storage_pb"].to_numpy(dtype=float) if "storage_pb" in sites else np.zeros(S)
