@@ -21,12 +21,14 @@ CANDIDATE_KINDS: tuple[str, ...] = ("spectrum", "fibre_pair", "terrestrial", "ba
 """What a candidate builds: more spectrum on a lit cable system, a new fibre pair on an existing cable
 system, a new long-haul terrestrial route, diverse landing backhaul (a second metro entry), or a new
 cable system not yet in service."""
-TRAFFIC_CLASSES: tuple[str, ...] = ("training", "inference", "training-sync", "checkpoint", "replication", "dataset",
+TRAFFIC_CLASSES: tuple[str, ...] = ("training", "inference", "checkpoint", "training-sync", "dataset", "replication",
                                     "bulk")
-"""Traffic classes in priority order (highest first). ``training-sync``, ``checkpoint``, ``dataset`` and
+"""Traffic classes in priority order (highest first). ``checkpoint``, ``training-sync``, ``dataset`` and
 ``replication`` are also the classes of the flows :func:`backbone.workload_traffic.workload_demands` derives from
-training jobs and datasets (gradient synchronisation between a job's sites, checkpoint copies, dataset reads,
-dataset growth copied between replicas)."""
+training jobs and datasets: checkpoint copies (durability: they rank with inference, right after it), gradient
+synchronisation between a job's sites and dataset reads (a job stalls without them, but may pause), and dataset
+growth copied between replicas (deferrable, like bulk). The four classes of the synthetic demand model
+(:mod:`backbone.demand`) keep their order: training, inference, replication, bulk."""
 CHECKPOINT_REPLICAS: tuple[str, ...] = ("none", "same-region", "other-region")
 """Where a training job's checkpoints are copied: nowhere, to the nearest other site of the job's region, or to the
 nearest site of another region."""
