@@ -12,9 +12,10 @@ Checked
   an allowed site (candidate, the job's regions and pinned sites, every dataset's residency); every job placed
   when the plan claims to serve everything;
 * flows: exactly the flows the placement implies -- gradient sync both ways between a split job's sites,
-  checkpoints to the nearest site the replica policy names, dataset reads from the nearest home into each site
-  without a home or new replica, growth replication to each new replica -- each with the Gbps of its formula, on
-  a contiguous path from its source to its destination of the lowest latency;
+  checkpoints to the nearest storage site the replica policy names, dataset reads from the nearest home into each
+  site without a home or new replica, growth replication from the first home to each new replica (nearest by
+  geodesic distance, as the model's :mod:`backbone.workload_traffic` defines each flow's ends) -- each with the
+  Gbps of its formula, on a contiguous path from its source to its destination of the lowest latency;
 * storage: new replicas fit each site's free storage (``storage_pb`` less the datasets homed there).
 
 :func:`check_workloads` also returns the flows' load per directed arc, for the network capacity check.
@@ -30,6 +31,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from backbone.geo import geodesic_km
 from backbone.model import Network
 from backbone.solver.placement.options import PlaceOptions
 from backbone.workloads import (
@@ -43,6 +45,9 @@ __all__ = ["check_workloads"]
 
 ArcGbps = dict[tuple[str, str, str], float]
 """Gbps per (link, from site, to site)."""
+
+Flow = tuple[str, str, str, str, float, tuple[str, ...]]
+"""An expected flow: job, traffic class, dataset, destination, Gbps, the sources it may come from."""
 
 
 def _jobs(net: Network, opts: PlaceOptions) -> dict[str, dict[str, Any]]:
@@ -87,18 +92,20 @@ def _allowed(net: Network, job: dict[str, Any], datasets: pd.DataFrame, site: st
 
 
 def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.DataFrame,
-                    replicas: pd.DataFrame, datasets: pd.DataFrame, dist: dict[str, dict[str, float]],
-                    candidates: set[str]) -> tuple[list[tuple[str, str, str, str, float, tuple[str, ...]]], list[str]]:
+                    replicas: pd.DataFrame, datasets: pd.DataFrame) -> tuple[list[Flow], list[str]]:
     """The flows the placement implies: (job, class, dataset, dst, Gbps, allowed sources), and problems."""
-    out: list[tuple[str, str, str, str, float, tuple[str, ...]]] = []
+    out: list[Flow] = []
     problems: list[str] = []
     replica_at = {(str(r.dataset), str(r.site)) for r in replicas.itertuples(index=False)}
     region = net.sites["region"].astype(str).to_dict()
 
+    lon, lat = net.sites["lon"].astype(float), net.sites["lat"].astype(float)
+
     def nearest(src: str, targets: list[str]) -> tuple[str, ...]:
-        far = {t: dist.get(src, {}).get(t, math.inf) for t in targets}
+        """The targets at the least geodesic distance from ``src`` (the model's rule for a flow's far end)."""
+        far = {t: float(geodesic_km(lon[src], lat[src], lon[t], lat[t])) for t in targets}
         best = min(far.values(), default=math.inf)
-        return tuple(t for t, v in far.items() if math.isfinite(best) and v <= best * (1 + 1e-9) + 1e-9)
+        return tuple(t for t, v in far.items() if math.isfinite(best) and v <= best + 1e-6)
 
     for jid, rows in training.groupby("job"):
         job = jobs[str(jid)]
@@ -114,7 +121,9 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
         first = str(rows["site"].iloc[0])
         policy = job["checkpoint_replicas"]
         if policy != "none" and job["checkpoint_bytes"] > 0:
-            targets = [c for c in candidates if c != first and (
+            stores = [str(x) for x in net.sites.index[net.sites["storage_pb"] > 0]] or \
+                [str(x) for x in net.sites.index]
+            targets = [c for c in stores if c not in sites and (
                 (policy == "other-region") == (region[c] != region[first]))]
             best = nearest(first, targets)
             stated = str(rows["checkpoint_site"].iloc[0])
@@ -130,14 +139,14 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
                 if site in homes or (d, site) in replica_at:
                     continue
                 g = float(dataset_read_gbps(gpus, datasets.at[d, "read_gbps_per_1000_gpus"]))
-                best = tuple(h for h in homes if h in nearest(site, homes))
+                best = nearest(site, homes)
                 if g > 0:
                     out.append((str(jid), "dataset", d, site, g, best))
     for r in replicas.itertuples(index=False):
         g = float(dataset_replication_gbps(datasets.at[r.dataset, "growth_pb_per_year"]))
         homes = [str(h) for h in datasets.at[r.dataset, "home_sites"]]
         if g > 0:
-            out.append(("", "replication", str(r.dataset), str(r.site), g, nearest(str(r.site), homes)))
+            out.append(("", "replication", str(r.dataset), str(r.site), g, (homes[0],)))
     return out, problems
 
 
@@ -180,7 +189,7 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     sources = set(net.sites.index.astype(str))
     dist = {s: nx.single_source_dijkstra_path_length(g, s, weight="weight") for s in sources} if len(training) \
         else {}
-    expected, problems = _expected_flows(net, jobs, training, replicas, datasets, dist, candidates)
+    expected, problems = _expected_flows(net, jobs, training, replicas, datasets)
     out += problems
     out += _storage(net, replicas, datasets, tol)
     want = Counter((j, c, d, dst) for j, c, d, dst, _g, _s in expected)
@@ -215,7 +224,7 @@ def _check_jobs(net: Network, jobs: dict[str, dict[str, Any]], training: pd.Data
     return out
 
 
-def _check_flows(net: Network, flows: pd.DataFrame, expected: list[tuple[str, str, str, str, float, tuple[str, ...]]],
+def _check_flows(net: Network, flows: pd.DataFrame, expected: list[Flow],
                  dist: dict[str, dict[str, float]], ends: dict[str, tuple[str, str]], tol: float
                  ) -> tuple[list[str], ArcGbps]:
     """Each reported flow: its formula's Gbps, from an allowed (nearest) source, on a contiguous lowest-latency

@@ -35,6 +35,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.errors import Problem, ValidationError
+from backbone.geo import geodesic_km
 from backbone.model import Network
 from backbone.solver.core.problem import Solution
 from backbone.solver.paths.candidates import PathSet
@@ -73,7 +74,7 @@ class JobInputs:
     options
         One row per admissible (job, site set): ``job`` (position), ``site_a``, ``site_b`` (positions;
         ``site_b`` = -1 for one site), ``n_sites``, ``sync_gbps`` (each direction), ``checkpoint_gbps``,
-        ``checkpoint_site`` (position, -1 for none).
+        ``checkpoint_site`` (site id, '' for none), ``checkpoint_route`` (row of ``checkpoint_routes``, -1).
     option_gpus
         ``sites x options`` CSR: GPUs the option puts at each site.
     option_arcs
@@ -95,6 +96,8 @@ class JobInputs:
     site_routes, home_routes
         Lowest-latency routes between candidate sites (pair ``a * S + b``) and from dataset homes to candidate
         sites (pair ``h * S + s``; reads' and replicas' ``home`` is ``h``).
+    checkpoint_routes
+        Routes from options' first sites to their checkpoint sites (``options["checkpoint_route"]``).
     """
 
     jobs: pd.DataFrame
@@ -109,6 +112,7 @@ class JobInputs:
     storage_room_pb: np.ndarray
     site_routes: Routes | None = None
     home_routes: Routes | None = None
+    checkpoint_routes: Routes | None = None
 
 
 def _empty_datasets() -> pd.DataFrame:
@@ -253,20 +257,42 @@ def _options(jobs: pd.DataFrame, sites: pd.DataFrame, allowed: np.ndarray) -> pd
                                                            kind="stable", ignore_index=True)
 
 
-def _checkpoint_targets(jobs: pd.DataFrame, options: pd.DataFrame, sites: pd.DataFrame, lat_ss: np.ndarray
-                        ) -> np.ndarray:
-    """Position of the checkpoint replica site of each option (-1: none), nearest by backbone latency."""
+def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame, sites: pd.DataFrame
+                        ) -> tuple[np.ndarray, Routes | None, np.ndarray]:
+    """The checkpoint replica site of each option by the model's rule (:mod:`backbone.workload_traffic`): the
+    storage site (``storage_pb > 0``; any site when none has storage) nearest the option's first site (geodesic;
+    ties to the first in the sites table), outside the option's own sites, in the same region (``same-region``) or
+    another (``other-region``). Returns each option's target id ('' for none), the routes to the targets, and each
+    option's row of those routes (-1 for none)."""
+    n_opt = len(options)
+    all_sites = net.sites
+    has = all_sites["storage_pb"].to_numpy(dtype=float) > 0 if "storage_pb" in all_sites else np.zeros(0, bool)
+    stores = all_sites[has] if has.any() else all_sites
+    if n_opt == 0 or len(stores) == 0:
+        return np.full(n_opt, "", dtype=object), None, np.full(n_opt, -1)
     policy = jobs["checkpoint_replicas"].to_numpy()[options["job"].to_numpy()]
-    src = options["site_a"].to_numpy()
-    region = sites["region"].to_numpy()
-    same = region[src][:, None] == region[None, :]
-    lat = lat_ss[src].copy()
-    lat[np.arange(len(src)), src] = np.inf
-    lat = np.where((policy == "other-region")[:, None] & same, np.inf, lat)
-    lat = np.where((policy == "same-region")[:, None] & ~same, np.inf, lat)
-    target = lat.argmin(axis=1) if len(src) and len(sites) else np.zeros(len(src), int)
-    reachable = np.isfinite(lat[np.arange(len(src)), target]) if len(src) else np.zeros(0, bool)
-    return np.where((policy != "none") & reachable, target, -1)
+    ids = sites.index.to_numpy()
+    a = options["site_a"].to_numpy()
+    b_id = np.where(options["site_b"].to_numpy() >= 0, ids[np.maximum(options["site_b"].to_numpy(), 0)], "")
+    km = geodesic_km(sites["lon"].to_numpy(dtype=float)[a][:, None], sites["lat"].to_numpy(dtype=float)[a][:, None],
+                     stores["lon"].to_numpy(dtype=float)[None, :], stores["lat"].to_numpy(dtype=float)[None, :])
+    store_ids = stores.index.to_numpy()
+    same = sites["region"].to_numpy()[a][:, None] == stores["region"].to_numpy()[None, :]
+    bad = (store_ids[None, :] == ids[a][:, None]) | (store_ids[None, :] == b_id[:, None])
+    bad |= np.where((policy == "same-region")[:, None], ~same, same)
+    km = np.where(bad, np.inf, km)
+    pick = km.argmin(axis=1)
+    ok = (policy != "none") & np.isfinite(km[np.arange(n_opt), pick])
+    target = np.where(ok, store_ids[pick], "").astype(object)
+    pairs = pd.DataFrame({"src": ids[a][ok], "dst": target[ok]}).drop_duplicates(ignore_index=True)
+    routes = shortest_routes(net, pairs["src"].to_numpy(), pairs["dst"].to_numpy())
+    row_of = pd.Series(np.arange(len(pairs)), index=pd.MultiIndex.from_frame(pairs))
+    rows = np.full(n_opt, -1)
+    rows[ok] = row_of.reindex(pd.MultiIndex.from_arrays([ids[a][ok], target[ok]])).to_numpy(dtype=int)
+    lat = routes.latency_ms[np.maximum(rows, 0)] if len(pairs) else np.full(n_opt, np.inf)
+    unreachable = (rows >= 0) & ~np.isfinite(lat)
+    target[unreachable], rows[unreachable] = "", -1
+    return target, routes, rows
 
 
 def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
@@ -288,8 +314,9 @@ def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
 
 
 def _no_jobs(jobs: pd.DataFrame, datasets: pd.DataFrame, n_sites: int, n_arcs: int) -> JobInputs:
-    options = pd.DataFrame({c: np.zeros(0, int) for c in ("job", "site_a", "site_b", "n_sites", "checkpoint_site")}
-                           ).assign(sync_gbps=np.zeros(0), checkpoint_gbps=np.zeros(0))
+    options = pd.DataFrame({c: np.zeros(0, int) for c in ("job", "site_a", "site_b", "n_sites", "checkpoint_route")}
+                           ).assign(sync_gbps=np.zeros(0), checkpoint_gbps=np.zeros(0),
+                                    checkpoint_site=np.zeros(0, dtype=object))
     reads = pd.DataFrame({"option": np.zeros(0, int), "site": np.zeros(0, int), "dataset": np.zeros(0, int),
                           "gbps": np.zeros(0), "replica": np.zeros(0, int), "reachable": np.zeros(0, bool)})
     replicas = pd.DataFrame({"dataset": np.zeros(0, int), "site": np.zeros(0, int), "cost_usd": np.zeros(0)})
@@ -332,16 +359,18 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     ckpt_bytes = jc["checkpoint_bytes"].to_numpy(dtype=float)
     ckpt = np.where(ckpt_bytes > 0, checkpoint_replication_gbps(np.maximum(ckpt_bytes, 0.0),
                                                                 jc["checkpoint_interval_s"].to_numpy(dtype=float)), 0.0)
-    target = _checkpoint_targets(jobs, options, sites, lat_ss)
-    ckpt = np.where(target >= 0, ckpt, 0.0)
-    options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target)
-    # option arcs: sync both ways between a and b, checkpoint from a to its target (pair row x * S + y)
-    ck = target >= 0
-    sel_rows = np.concatenate([np.flatnonzero(two), np.flatnonzero(two), np.flatnonzero(ck)])
-    sel_cols = np.concatenate([a[two] * S + b[two], b[two] * S + a[two], a[ck] * S + target[ck]])
-    sel_vals = np.concatenate([sync[two], sync[two], ckpt[ck]])
-    pick = sp.csr_matrix((sel_vals, (sel_rows, sel_cols)), shape=(n_opt, S * S))
+    target, ckpt_routes, ckpt_row = _checkpoint_targets(net, jobs, options, sites)
+    ck = ckpt_row >= 0
+    ckpt = np.where(ck, ckpt, 0.0)
+    options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target, checkpoint_route=ckpt_row)
+    # option arcs: sync both ways between a and b (pair row x * S + y), checkpoint from a to its target
+    sel_rows = np.concatenate([np.flatnonzero(two), np.flatnonzero(two)])
+    sel_cols = np.concatenate([a[two] * S + b[two], b[two] * S + a[two]])
+    pick = sp.csr_matrix((np.concatenate([sync[two], sync[two]]), (sel_rows, sel_cols)), shape=(n_opt, S * S))
     option_arcs = (pick @ arcs_flat).tocsr() if n_opt else sp.csr_matrix((0, n_arcs))
+    if ckpt_routes is not None and ck.any():
+        pick = sp.csr_matrix((ckpt[ck], (np.flatnonzero(ck), ckpt_row[ck])), shape=(n_opt, len(ckpt_routes.src)))
+        option_arcs = (option_arcs + pick @ ckpt_routes.arcs).tocsr()
     gpus_each = jc["gpus"].to_numpy(dtype=float) / np.where(two, 2.0, 1.0)
     og_rows = np.concatenate([a, b[two]])
     og_cols = np.concatenate([np.arange(n_opt), np.flatnonzero(two)])
@@ -355,7 +384,7 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     growth = dataset_replication_gbps(datasets["growth_pb_per_year"].to_numpy(dtype=float))
     return JobInputs(jobs, options, option_gpus.tocsr(), option_arcs, reads, read_arcs,
                      datasets.assign(growth_gbps=growth)[["size_pb", "growth_gbps"]], replicas, replica_arcs,
-                     np.maximum(storage - homed, 0.0), site_routes, home_routes)
+                     np.maximum(storage - homed, 0.0), site_routes, home_routes, ckpt_routes)
 
 
 def _reads(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, sites: pd.DataFrame, options: pd.DataFrame,
@@ -382,14 +411,18 @@ def _reads(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, sites: pd.D
     hh, ss = np.meshgrid(np.arange(H), np.arange(S), indexing="ij")
     routes = shortest_routes(net, homes.to_numpy()[hh.ravel()], sites.index.to_numpy()[ss.ravel()])
     lat_hs, arcs_flat = routes.latency_ms.reshape(H, S), routes.arcs
-    is_home = np.zeros((D, H), bool)
-    for i, hs in enumerate(datasets["home_sites"]):  # one row per dataset
-        is_home[i] = homes.isin(hs)
-    lat_d = np.where(is_home[:, :, None], lat_hs[None, :, :], np.inf)  # D x H x S
-    nearest = lat_d.argmin(axis=1)  # D x S: position in homes
-    reachable = np.isfinite(np.take_along_axis(lat_d, nearest[:, None, :], axis=1)[:, 0, :])
+    # the model's rule (backbone.workload_traffic): the nearest home by geodesic distance, ties to the first listed
+    nearest, first = np.zeros((D, S), int), np.zeros(D, int)
+    lon, lat = net.sites["lon"], net.sites["lat"]
+    s_lon, s_lat = sites["lon"].to_numpy(dtype=float), sites["lat"].to_numpy(dtype=float)
+    for i, hs in enumerate(datasets["home_sites"]):  # one row per dataset (a handful); vectorised over sites
+        hs = list(hs)
+        km = geodesic_km(lon[hs].to_numpy(dtype=float)[:, None], lat[hs].to_numpy(dtype=float)[:, None],
+                         s_lon[None, :], s_lat[None, :])
+        nearest[i] = homes.get_indexer(np.asarray(hs)[km.argmin(axis=0)])
+        first[i] = homes.get_loc(hs[0])
+    reachable = np.isfinite(lat_hs[nearest, np.arange(S)[None, :]])
     local = sites.index.to_numpy()[None, :] == homes.to_numpy()[nearest]
-    local &= reachable
     pos = {d: i for i, d in enumerate(datasets.index)}
     ds_of_job = jobs["datasets"].to_numpy()
     job = options["job"].to_numpy()[og_option]
@@ -414,12 +447,12 @@ def _reads(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, sites: pd.D
     reads = pd.DataFrame({"option": q_option, "site": q_site, "dataset": q_dataset, "gbps": gbps,
                           "replica": q_replica, "reachable": reachable[q_dataset, q_site],
                           "home": nearest[q_dataset, q_site]})
-    replicas["home"] = nearest[r_d, r_s]
+    replicas["home"] = first[r_d]  # growth comes from the dataset's first home
     path_row = nearest[q_dataset, q_site] * S + q_site
     read_arcs = (sp.csr_matrix((np.ones(len(reads)), (np.arange(len(reads)), path_row)),
                                shape=(len(reads), H * S)) @ arcs_flat).tocsr()
     growth = dataset_replication_gbps(datasets["growth_pb_per_year"].to_numpy(dtype=float))[r_d]
-    rep_row = nearest[r_d, r_s] * S + r_s
+    rep_row = first[r_d] * S + r_s
     replica_arcs = (sp.csr_matrix((growth, (np.arange(len(pairs)), rep_row)), shape=(len(pairs), H * S))
                     @ arcs_flat).tocsr()
     return reads, read_arcs, replicas, replica_arcs, routes
@@ -483,7 +516,7 @@ def training_table(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.Dat
         "sites": label, "n_sites": opt["n_sites"].to_numpy()[rows_o],
         "sync_gbps": opt["sync_gbps"].to_numpy()[rows_o],
         "checkpoint_gbps": np.where(first, opt["checkpoint_gbps"].to_numpy()[rows_o], 0.0),
-        "checkpoint_site": np.where(first & (ckpt_site >= 0), ids[np.maximum(ckpt_site, 0)], ""),
+        "checkpoint_site": np.where(first, ckpt_site, ""),
         "dataset_gbps": gbps, "datasets_remote": remote, "datasets_replicated": covered,
         "origin": jobs["origin"].to_numpy()[job]})
     return out.sort_values(["job", "site"], kind="stable", ignore_index=True)
@@ -522,17 +555,19 @@ def workload_flows(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.Dat
     chosen = np.flatnonzero(np.round(sol.values("train").to_numpy()) > 0.5)
     o = opt.iloc[chosen]
     job_ids = work.jobs.index.to_numpy()[o["job"].to_numpy()]
-    a, b, tgt = o["site_a"].to_numpy(), o["site_b"].to_numpy(), o["checkpoint_site"].to_numpy()
+    a, b, row = o["site_a"].to_numpy(), o["site_b"].to_numpy(), o["checkpoint_route"].to_numpy()
     two = (o["n_sites"].to_numpy() == 2) & (o["sync_gbps"].to_numpy() > 0)
-    ck = (tgt >= 0) & (o["checkpoint_gbps"].to_numpy() > 0)
-    src = np.concatenate([a[two], b[two], a[ck]])
-    dst = np.concatenate([b[two], a[two], tgt[ck]])
+    ck = (row >= 0) & (o["checkpoint_gbps"].to_numpy() > 0)
+    src, dst = np.concatenate([a[two], b[two]]), np.concatenate([b[two], a[two]])
     parts = [pd.DataFrame({
-        "job": np.concatenate([job_ids[two], job_ids[two], job_ids[ck]]), "dataset": "",
-        "traffic_class": ["training-sync"] * (2 * int(two.sum())) + ["checkpoint"] * int(ck.sum()),
-        "src": ids[src], "dst": ids[dst],
-        "gbps": np.concatenate([o["sync_gbps"].to_numpy()[two]] * 2 + [o["checkpoint_gbps"].to_numpy()[ck]]),
+        "job": np.concatenate([job_ids[two], job_ids[two]]), "dataset": "", "traffic_class": "training-sync",
+        "src": ids[src], "dst": ids[dst], "gbps": np.concatenate([o["sync_gbps"].to_numpy()[two]] * 2),
         "links": work.site_routes.links(src * S + dst)})]
+    cr = work.checkpoint_routes
+    if cr is not None and ck.any():
+        parts.append(pd.DataFrame({
+            "job": job_ids[ck], "dataset": "", "traffic_class": "checkpoint", "src": cr.src[row[ck]],
+            "dst": cr.dst[row[ck]], "gbps": o["checkpoint_gbps"].to_numpy()[ck], "links": cr.links(row[ck])}))
     hr = work.home_routes
     if hr is not None and len(work.reads):
         value = read_gbps(work, sol)
