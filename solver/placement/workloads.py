@@ -121,11 +121,12 @@ def _empty_datasets() -> pd.DataFrame:
 
 
 def job_table(net: Network, opts: PlaceOptions) -> pd.DataFrame:
-    """The jobs to place: the scenario's ``training_jobs`` without pinned sites (when ``opts.scenario_jobs``),
-    then ``opts.training``, as one table with every field :func:`job_inputs` reads.
+    """The jobs to place: the scenario's ``training_jobs`` (when ``opts.scenario_jobs``), then ``opts.training``,
+    as one table with every field :func:`job_inputs` reads.
 
-    A scenario job with pinned ``sites`` is placed only there; the options' jobs keep their defaults (no
-    datasets, no synchronisation or checkpoint traffic unless given).
+    A job with pinned ``sites`` is placed only there; the options' jobs keep their defaults (no datasets, no
+    synchronisation or checkpoint traffic unless given). Start and end quarters are not read: placement plans
+    the peak with every job running.
     """
     rows: list[dict[str, object]] = []
     table = getattr(net, "training_jobs", None)

@@ -154,3 +154,27 @@ def test_a_job_no_site_may_host_is_diagnosed() -> None:
     r = solve_placement(net, PlaceOptions(block_gpus=1, residency=[], scenario_jobs=True))
     assert r.totals["training_unplaced"] == pytest.approx(1.0)
     assert any("training job tune: no allowed site" in x for x in r.infeasibility)
+
+
+def test_backbone_place_shows_the_jobs_and_their_traffic(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+    from backbone.io import save_scenario
+
+    scen = save_scenario(residency_net(""), tmp_path / "scen")
+    runner = CliRunner()
+    r = runner.invoke(app, ["place", str(scen), "--scenario-jobs", "--block-gpus", "1", "--json",
+                            "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    assert [(t["job"], t["site"]) for t in s["training"]] == [("tune", "us")]
+    assert s["workload_gbps_by_class"] == {"dataset": pytest.approx(5.0)}
+    flows = (tmp_path / "out" / "place_workload_flows.csv").read_text()
+    assert "tune,records,dataset,de,us,5.0" in flows
+    text = runner.invoke(app, ["place", str(scen), "--scenario-jobs", "--block-gpus", "1"])
+    assert text.exit_code == 0, text.output
+    assert "training jobs: sites and backbone traffic" in text.stdout
+    assert "workload traffic: dataset 5.0 Gbps" in text.stdout
