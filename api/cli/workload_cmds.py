@@ -74,6 +74,11 @@ def _ids(values: Any) -> str:
     return ", ".join(values) if len(values) else "-"
 
 
+def _small(value: float) -> str:
+    """One decimal from 1 up (thousands separated), three significant digits below (a 0.005 Gbps read is not 0)."""
+    return f"{value:,.1f}" if value >= 1 or value == 0 else f"{value:.3g}"
+
+
 def _print(summary: Any) -> None:
     from rich.table import Table
 
@@ -87,14 +92,14 @@ def _print(summary: Any) -> None:
         period = f"{r['start'] or 'now'} - {r['end'] or 'open'}"
         sites = _ids(r["sites"]) if r["placed"] else f"not placed (up to {r['max_sites']})"
         jobs.add_row(str(j), f"{r['gpus']:,}", r["sync_method"], sites, _ids(r["datasets"]), period,
-                     f"{r['checkpoint_tb']:,.2f}", f"{r['backbone_gbps']:,.1f}")
+                     _small(r["checkpoint_tb"]), _small(r["backbone_gbps"]))
     out_console.print(jobs)
     data = Table(title=f"datasets: {d['stored_pb']:,.1f} PB stored of {summary.storage_pb:,.1f} PB installed")
     for col in ("dataset", "PB", "homes", "residency", "read Gbps/1000 GPU", "growth PB/yr", "read by"):
         data.add_column(col, justify="right" if col in ("PB", "read Gbps/1000 GPU", "growth PB/yr") else "left")
     for i, r in summary.datasets.iterrows():
-        data.add_row(str(i), f"{r['size_pb']:,.1f}", _ids(r["home_sites"]), _ids(r["residency"]) if len(
-            r["residency"]) else "anywhere", f"{r['read_gbps_per_1000_gpus']:,.1f}", f"{r['growth_pb_per_year']:,.1f}",
+        data.add_row(str(i), _small(r["size_pb"]), _ids(r["home_sites"]), _ids(r["residency"]) if len(
+            r["residency"]) else "anywhere", _small(r["read_gbps_per_1000_gpus"]), _small(r["growth_pb_per_year"]),
                      _ids(r["read_by"]))
     out_console.print(data)
     by = Table(title=f"backbone traffic: {summary.total_gbps:,.1f} Gbps")
@@ -102,14 +107,14 @@ def _print(summary: Any) -> None:
     by.add_column("demands", justify="right")
     by.add_column("Gbps", justify="right")
     for cls, r in summary.by_class.iterrows():
-        by.add_row(str(cls), f"{int(r['demands']):,}", f"{r['gbps']:,.1f}")
+        by.add_row(str(cls), f"{int(r['demands']):,}", _small(r["gbps"]))
     out_console.print(by)
     per_job = Table(title="backbone Gbps by job")
     per_job.add_column("job")
     for col in summary.by_job.columns:
         per_job.add_column(str(col), justify="right")
     for j, r in summary.by_job.iterrows():
-        per_job.add_row(str(j) or "(dataset growth)", *(f"{v:,.1f}" for v in r))
+        per_job.add_row(str(j) or "(dataset growth)", *(_small(v) for v in r))
     out_console.print(per_job)
     if d["jobs_not_placed"]:
         err_console.print(f"{count_text(d['jobs_not_placed'], 'job')} not placed: no traffic counted for them "
