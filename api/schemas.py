@@ -51,7 +51,11 @@ class ScenarioDocument(BaseModel):
     ``candidates`` (optional) lists buildable routes: ``site_a``, ``site_b``, ``kind`` (spectrum, fibre_pair,
     terrestrial, backhaul, cable), ``link_kind``, ``module_gbps``, ``module_cost_usd``, ``fixed_cost_usd``,
     ``max_modules``, ``lead_time_quarters``, ``available_from``, ``srlgs`` (list of SRLG ids), ...; their ids must
-    not be link ids, their endpoints and SRLGs must exist.
+    not be link ids, their endpoints and SRLGs must exist. ``datasets`` (optional) lists training data: ``size_pb``,
+    ``home_sites`` (site ids), ``residency`` (regions or ISO country codes), ``read_gbps_per_1000_gpus``,
+    ``growth_pb_per_year``; ``training_jobs`` (optional) lists training jobs: ``gpus``, ``start``, ``end``,
+    ``parameters``, ``step_time_s``, ``sync_method``, ``datasets`` (dataset ids), ``checkpoint_replicas``, ``regions``,
+    ``max_sites``, ``sites`` (pinned site ids), ...; sites carry ``storage_pb`` and ``storage_cost_usd_per_pb``.
     """
 
     model_config = ConfigDict(extra="allow", json_schema_extra={"example": {
@@ -70,6 +74,8 @@ class ScenarioDocument(BaseModel):
     metros: list[dict[str, Any]] | None = None
     demands: list[dict[str, Any]] | None = None
     candidates: list[dict[str, Any]] | None = None
+    datasets: list[dict[str, Any]] | None = None
+    training_jobs: list[dict[str, Any]] | None = None
 
 
 class _VersionFields(BaseModel):

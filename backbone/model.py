@@ -350,6 +350,8 @@ class Network:
             "candidates": len(self.candidates),
             "candidates_by_kind": {str(k): int(v)
                                    for k, v in self.candidates["kind"].value_counts().sort_index().items()},
+            "datasets": len(self.datasets), "training_jobs": len(self.training_jobs),
+            "training_gpus": int(self.training_jobs["gpus"].sum()), "storage_pb": float(sites["storage_pb"].sum()),
             "demand_gbps": float(self.demands["demand_gbps"].sum()),
             "demand_gbps_by_class": {
                 str(k): float(v) for k, v in self.demands.groupby("traffic_class")["demand_gbps"].sum().items()

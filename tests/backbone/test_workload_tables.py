@@ -149,3 +149,17 @@ def test_failing_a_site_drops_its_replicas_and_pins_and_the_result_still_validat
     gone = workload_network().fail_sites(["fra", "lon"])
     assert "eu-health" not in gone.datasets.index
     assert gone.training_jobs.at["tune", "datasets"] == () and gone.training_jobs.at["tune", "sites"] == ()
+
+
+def test_the_diff_knows_the_workload_tables() -> None:
+    from backbone.compare.structure import network_changes
+
+    before = workload_network()
+    tables = _tables(training_jobs={"tune": {"gpus": 1024}})
+    tables["datasets"].append({"id": "books", "size_pb": 0.5, "home_sites": "ash", "read_gbps_per_1000_gpus": 1})
+    after = build_network(tables, name=before.name)
+    changes = network_changes(before, after)
+    rows = {(r.table, r.id, r.change, r.field): (r.before, r.after) for r in changes.itertuples()}
+    assert rows[("training_jobs", "tune", "changed", "gpus")] == (512, 1024)
+    added = [k for k in rows if k[:3] == ("datasets", "books", "added")]
+    assert added and added[0][3] == "size_pb"

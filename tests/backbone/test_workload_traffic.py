@@ -105,3 +105,17 @@ def test_job_placements_split_gpus_and_refuse_bad_sites() -> None:
 def test_a_scenario_without_workloads_has_no_workload_demands(triangle) -> None:  # type: ignore[no-untyped-def]
     d = workload_demands(triangle)
     assert d.empty and list(d.columns) == list(WORKLOAD_DEMAND_COLUMNS)
+
+
+def test_workload_demands_join_the_demands_table_and_validate() -> None:
+    net = workload_network()
+    extra = workload_demands(net).reset_index()
+    tables = {t: table_records(df) for t, df in net.tables().items()}
+    tables["demands"] = tables["demands"] + extra.to_dict("records")
+    joined = build_network(tables)
+    assert len(joined.demands) == len(extra)
+    assert joined.demands.groupby("traffic_class")["demand_gbps"].sum().to_dict() == pytest.approx(
+        {"checkpoint": 12.6 + 0.248889, "training-sync": 2592.0, "dataset": 81.92, "replication": 1.267524},
+        rel=1e-6)
+    assert joined.scale_demand(2.0, "training-sync").demands["demand_gbps"].sum() == pytest.approx(
+        extra["demand_gbps"].sum() + 2592.0)
