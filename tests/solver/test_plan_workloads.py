@@ -62,3 +62,5 @@ def test_the_plan_places_and_routes_a_training_job(small_world: Network, tmp_pat
     assert set(routed["traffic_class"]) >= {"checkpoint"}
     assert routed["demand_gbps"].sum() == pytest.approx(
         flows.loc[flows["traffic_class"] != "replication", "gbps"].sum(), rel=1e-6)
+    html = (tmp_path / "report.html").read_text()
+    assert "AI workloads: training jobs and their data" in html and "llm" in html
