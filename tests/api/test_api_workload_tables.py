@@ -69,3 +69,16 @@ def test_datasets_and_training_jobs_count_against_the_demand_cap(tmp_path: Path)
     problems = [(p.table, p.message) for p in info.value.problems]
     assert problems == [("training_jobs", "3 training_jobs exceed this server's limit of 2 (BACKBONE_MAX_DEMANDS)")]
     check_caps(workload_network(), Settings(data_dir=tmp_path, max_demands=3), "wl.json")
+
+
+def test_get_workloads_is_the_cli_document(client: TestClient, tokens: dict[str, str]) -> None:
+    from backbone.workload_summary import summarise_workloads
+
+    made = client.post("/v1/scenarios", json=network_to_dict(workload_network()), headers=auth(tokens["planner"]))
+    sid = made.json()["id"]
+    r = client.get(f"/v1/scenarios/{sid}/workloads", headers=auth(tokens["viewer"]))
+    assert r.status_code == 200, r.text
+    assert r.json() == json.loads(json.dumps(summarise_workloads(workload_network()).to_dict()))
+    assert r.json()["gbps_by_class"]["training-sync"] == 2592.0
+    assert client.get(f"/v1/scenarios/{sid}/workloads?version=9", headers=auth(tokens["viewer"])).status_code == 404
+    assert client.get(f"/v1/scenarios/{sid}/workloads").status_code == 401
