@@ -157,6 +157,16 @@ def render_scenario_map(content: bytes, result_file: str | None, map_format: str
     return render_map_bytes(net, map_format, result=result, **options)  # type: ignore[no-any-return]
 
 
+def workloads_document(content: bytes) -> dict[str, Any]:
+    """The workloads of a stored scenario version (its encoded canonical document): the ``backbone workloads
+    --json`` document (:func:`backbone.workload_summary.summarise_workloads`). Run it in a bounded worker."""
+    from backbone.api.store import decode_document
+    from backbone.io import network_from_dict
+    from backbone.workload_summary import summarise_workloads
+
+    return summarise_workloads(network_from_dict(decode_document(content), file="scenario")).to_dict()
+
+
 def diff_documents(before: bytes, after: bytes, before_label: str, after_label: str) -> dict[str, Any]:
     """What changed between two stored scenario versions (their encoded canonical documents): the
     ``backbone diff --json`` document (:func:`backbone.compare.diff`). Run it in a bounded worker."""

@@ -115,6 +115,29 @@ class ScenarioWithContent(ScenarioPublic):
     content: dict[str, Any]
 
 
+class WorkloadsPublic(BaseModel):
+    """A scenario version's training jobs and datasets and the backbone traffic they create: what
+    ``backbone workloads --json`` prints (``backbone.workload_summary.WorkloadSummary.to_dict``). Jobs run at their
+    pinned ``sites``; a job without sites is not placed and creates no traffic."""
+
+    scenario: str
+    jobs: list[dict[str, Any]] = Field(description="One record per training job: gpus, sync_method, sites, placed, "
+                                                   "datasets, start, end, checkpoint_tb, backbone_gbps, ...")
+    datasets: list[dict[str, Any]] = Field(description="One record per dataset: size_pb, home_sites, residency, "
+                                                       "stored_pb, read_by, ...")
+    jobs_placed: int
+    jobs_not_placed: int
+    gpus: int
+    gpus_placed: int
+    stored_pb: float
+    storage_pb: float
+    total_gbps: float
+    gbps_by_class: dict[str, float]
+    gbps_by_job: list[dict[str, Any]]
+    demands: list[dict[str, Any]] = Field(description="One demand per workload flow: src, dst, demand_gbps, "
+                                                      "traffic_class, job, flow, dataset")
+
+
 class JobCreate(BaseModel):
     """Run a planning task on a scenario version (default: the head)."""
 

@@ -191,7 +191,7 @@ SITES = TableSpec(
         Column("storage_pb", "float", default=0.0, min_value=0, max_value=MAX_PB, unit="PB",
                description="Storage installed for datasets and checkpoints"),
         Column("storage_cost_usd_per_pb", "float", default=0.0, min_value=0, max_value=MAX_USD, unit="USD/PB",
-               description="Cost of one PB of storage at the site (capital plus operation over the planning period)"),
+               description="Capital cost of one usable PB of storage added at the site"),
     ),
     "Sites: metro PoPs, data centers with GPU and power capacity, cable landing stations.",
 )

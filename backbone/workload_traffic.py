@@ -212,11 +212,8 @@ def _read_rows(net: Network, placed: pd.DataFrame) -> pd.DataFrame:
     if not len(reads):
         return _frame([])
     homes = reads.assign(home=reads["dataset"].map(ds["home_sites"])).explode("home")
-    local = homes["home"] == homes["site"]
-    local_pairs = set(zip(homes.loc[local, "job"], homes.loc[local, "site"], homes.loc[local, "dataset"],
-                          strict=True))
-    remote = homes[[(j, s, d) not in local_pairs for j, s, d in zip(homes["job"], homes["site"], homes["dataset"],
-                                                                     strict=True)]]
+    local = (homes["home"] == homes["site"]).groupby([homes["job"], homes["site"], homes["dataset"]]).transform("any")
+    remote = homes[~local.to_numpy()]
     if not len(remote):
         return _frame([])
     near = _nearest(remote, ["job", "site", "dataset"], "site", "home", net)
@@ -235,12 +232,11 @@ def _checkpoint_rows(net: Network, placed: pd.DataFrame) -> pd.DataFrame:
     sites = net.sites
     stores = sites.index[sites["storage_pb"] > 0] if (sites["storage_pb"] > 0).any() else sites.index
     pairs = first.merge(pd.DataFrame({"replica": stores}), how="cross")
-    own = set(zip(placed["job"], placed["site"], strict=True))
+    own = pairs.merge(placed[["job", "site"]].rename(columns={"site": "replica"}), how="left",
+                      on=["job", "replica"], indicator=True)["_merge"].to_numpy() == "both"
     same = pairs["replica"].map(sites["region"]).to_numpy() == pairs["site"].map(sites["region"]).to_numpy()
     want_same = (pairs["job"].map(jobs["checkpoint_replicas"]) == "same-region").to_numpy()
-    keep = (same == want_same) & np.array([(j, r) not in own for j, r in zip(pairs["job"], pairs["replica"],
-                                                                           strict=True)], dtype=bool)
-    pairs = pairs[keep]
+    pairs = pairs[(same == want_same) & ~own]
     if not len(pairs):
         return _frame([])
     near = _nearest(pairs, ["job"], "site", "replica", net)

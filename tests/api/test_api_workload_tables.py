@@ -97,3 +97,16 @@ def test_a_place_job_places_the_scenarios_training_with_data_gravity(client: Tes
     bad = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "place", "options": {
         "training": [{"id": "x", "gpus": 8, "sites": ["us", "de", "us"]}]}}, headers=auth(tok))
     assert bad.status_code == 422
+
+
+def test_get_workloads_is_the_cli_document(client: TestClient, tokens: dict[str, str]) -> None:
+    from backbone.workload_summary import summarise_workloads
+
+    made = client.post("/v1/scenarios", json=network_to_dict(workload_network()), headers=auth(tokens["planner"]))
+    sid = made.json()["id"]
+    r = client.get(f"/v1/scenarios/{sid}/workloads", headers=auth(tokens["viewer"]))
+    assert r.status_code == 200, r.text
+    assert r.json() == json.loads(json.dumps(summarise_workloads(workload_network()).to_dict()))
+    assert r.json()["gbps_by_class"]["training-sync"] == 2592.0
+    assert client.get(f"/v1/scenarios/{sid}/workloads?version=9", headers=auth(tokens["viewer"])).status_code == 404
+    assert client.get(f"/v1/scenarios/{sid}/workloads").status_code == 401

@@ -119,3 +119,15 @@ def test_workload_demands_join_the_demands_table_and_validate() -> None:
         rel=1e-6)
     assert joined.scale_demand(2.0, "training-sync").demands["demand_gbps"].sum() == pytest.approx(
         extra["demand_gbps"].sum() + 2592.0)
+
+
+def test_a_checkpoint_never_goes_to_the_jobs_own_site() -> None:
+    tables = {t: table_records(df) for t, df in workload_network().tables().items()}
+    for rec in tables["training_jobs"]:
+        if rec["id"] == "frontier":
+            rec["checkpoint_replicas"] = "same-region"
+    d = workload_demands(build_network(tables))
+    # NA has storage only at ash and dfw, both the job's own sites: nowhere to copy within the region
+    assert not ((d["job"] == "frontier") & (d["flow"] == "checkpoint")).any()
+    d = workload_demands(build_network(tables), {"frontier": ["ash"]})
+    assert d.loc["frontier/checkpoint/ash>dfw", "demand_gbps"] == pytest.approx(12.6)
