@@ -20,7 +20,24 @@ import pandas as pd
 from backbone.model import Network
 from backbone.workload_traffic import workload_demands
 
-__all__ = ["network_with_replicas", "workload_plan_demands"]
+__all__ = ["jobs_in_period", "network_with_replicas", "workload_plan_demands"]
+
+
+def jobs_in_period(net: Network, first_quarter: int, last_quarter: int) -> Network:
+    """``net`` with only the training jobs running in the quarters ``first_quarter``..``last_quarter`` (absolute
+    quarter numbers, year x 4 + quarter - 1): a job's ``start`` ('' = already running) to its ``end`` ('' = open)
+    overlaps them."""
+    jobs = net.training_jobs
+    if len(jobs) == 0:
+        return net
+
+    def number(text: object, empty: float) -> float:
+        t = str(text or "").strip()
+        return empty if not t else int(t[:4]) * 4 + int(t[5:]) - 1
+
+    start = np.array([number(s, -np.inf) for s in jobs["start"]])  # one per job (tens)
+    end = np.array([number(e, np.inf) for e in jobs["end"]])
+    return replace(net, training_jobs=jobs[(start <= last_quarter) & (end >= first_quarter)])
 
 
 def network_with_replicas(net: Network, replicas: pd.DataFrame) -> Network:

@@ -64,3 +64,38 @@ def test_the_plan_places_and_routes_a_training_job(small_world: Network, tmp_pat
         flows.loc[flows["traffic_class"] != "replication", "gbps"].sum(), rel=1e-6)
     html = (tmp_path / "report.html").read_text()
     assert "AI workloads: training jobs and their data" in html and "llm" in html
+
+
+def test_jobs_in_period_keeps_the_jobs_running_then(small_world: Network) -> None:
+    from backbone.solver.plan.workloads import jobs_in_period
+
+    net = with_a_job(small_world)
+    late = net.copy_with(training_jobs=net.training_jobs.assign(start=["2027Q3"], end=["2028Q2"]))
+    q = lambda text: int(text[:4]) * 4 + int(text[5:]) - 1  # noqa: E731
+    assert list(jobs_in_period(late, q("2027Q2"), q("2027Q2")).training_jobs.index) == []
+    assert list(jobs_in_period(late, q("2027Q3"), q("2027Q3")).training_jobs.index) == ["llm"]
+    assert list(jobs_in_period(late, q("2028Q1"), q("2028Q4")).training_jobs.index) == ["llm"]
+    assert list(jobs_in_period(late, q("2028Q3"), q("2028Q3")).training_jobs.index) == []
+    assert list(jobs_in_period(net, q("2030Q1"), q("2030Q1")).training_jobs.index) == ["llm"]  # open-ended
+
+
+def test_the_roadmap_starts_a_job_in_its_quarter() -> None:
+    from backbone.solver.roadmap.rolling import plan_roadmap
+    from tests.solver.test_roadmap import QUIET, gpu_toy
+
+    net = gpu_toy()
+    jobs = pd.DataFrame([{"gpus": 2048, "start": "2027Q3", "end": "2027Q3", "parameters": 8e9, "step_time_s": 1.0,
+                          "checkpoint_replicas": "none"}], index=pd.Index(["job"], name="id"))
+    from backbone.validate import build_network
+
+    tables = {k: v.reset_index() for k, v in net.tables().items() if len(v)}
+    tables["training_jobs"] = jobs.reset_index()
+    net = build_network(tables, name="gpu-toy-job")
+    r = plan_roadmap(net, {**QUIET, "start": "2027Q1", "place": {"scenario_jobs": True}})
+    gpus = r.builds[r.builds["action"] == "gpus"].groupby("online")["gpus"].sum().to_dict()
+    before = plan_roadmap(gpu_toy(), {**QUIET, "start": "2027Q1"})
+    base = before.builds[before.builds["action"] == "gpus"].groupby("online")["gpus"].sum().to_dict()
+    # the job's 2,048 GPUs come online for 2027Q3, its quarter (two 1,024-GPU blocks beside inference's; GPUs take
+    # two quarters from order, so 2027Q3 is the first quarter that can have new ones)
+    assert sum(gpus.values()) == pytest.approx(sum(base.values()) + 2048)
+    assert gpus.get("2027Q3", 0.0) == pytest.approx(base.get("2027Q3", 0.0) + 2048)
