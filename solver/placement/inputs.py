@@ -116,6 +116,10 @@ def build_inputs(net: Network, opts: PlaceOptions) -> PlacementInputs:
     routes, route_links, route_ps = pair_routes(net, opts, units, sites, pairs)
     existing, existing_paths, existing_arcs, existing_ps = existing_demand_paths(net, opts)
     work = job_inputs(net, opts, sites)
+    wide = work.jobs.index[work.jobs["max_sites"].to_numpy(dtype=float) > 2] if len(work.jobs) else []
+    if len(wide):
+        notes.append(f"training jobs {', '.join(map(str, wide))} may span more than two sites; the placement "
+                     "considers one site or an even split over two")
     return PlacementInputs(net, opts, units, factors, sites, pairs, routes, route_links, rtt, existing,
                            existing_paths, existing_arcs, work, route_ps, existing_ps, notes)
 
