@@ -12,18 +12,25 @@ The rules:
   on data streams it to the job's site, so the data would leave its residency otherwise);
 * a job ends no earlier than it starts (``start`` and ``end`` are quarters like ``2027Q3``);
 * each ``residency`` entry is a region or an ISO 3166-1 alpha-2 country code, each ``regions`` entry a region.
+
+:func:`dataset_allowed_sites` and :func:`job_allowed_sites` give the same rules as site-by-site tables of a built
+network, for placement.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from backbone.errors import Problem
 from backbone.schema import COUNTRY_CODES, REGIONS
 from backbone.tables import parse_idlist
+
+if TYPE_CHECKING:
+    from backbone.model import Network
 
 
 def site_satisfies(region: str, country: str, residency: Sequence[str]) -> bool:
@@ -160,3 +167,38 @@ def _quarter_key(quarter: str) -> tuple[int, int]:
         return int(quarter[:4]), int(quarter[5:])
     except ValueError:
         return (0, 0)
+
+
+def dataset_allowed_sites(net: Network) -> pd.DataFrame:
+    """Where each dataset may sit: a boolean table (index: dataset ids, columns: site ids), true where the site
+    satisfies the dataset's ``residency`` (:func:`site_satisfies`, vectorised: a site's region or country is listed,
+    or the residency is empty)."""
+    ds, sites = net.datasets, net.sites
+    codes = ds["residency"].rename("code").rename_axis("dataset").explode().dropna().reset_index()
+    by_region = codes.merge(sites["region"].rename("code").rename_axis("site").reset_index(), on="code")
+    by_country = codes.merge(sites["country"].rename("code").rename_axis("site").reset_index(), on="code")
+    hits = pd.concat([by_region, by_country])[["dataset", "site"]].drop_duplicates()
+    grid = np.zeros((len(ds), len(sites)), dtype=bool)
+    grid[ds.index.get_indexer(hits["dataset"]), sites.index.get_indexer(hits["site"])] = True
+    grid[(ds["residency"].map(len) == 0).to_numpy()] = True
+    return pd.DataFrame(grid, index=ds.index, columns=sites.index)
+
+
+def job_allowed_sites(net: Network) -> pd.DataFrame:
+    """Where each training job may run: a boolean table (index: job ids, columns: site ids), true where the site is
+    in one of the job's ``regions`` (any when empty) and satisfies the residency of every dataset the job reads
+    (the rule validation applies to a pinned job's ``sites``). GPUs, power and ``max_sites`` are the placement's."""
+    jobs, sites = net.training_jobs, net.sites
+    site_region = sites["region"].to_numpy()
+    grid = np.repeat((jobs["regions"].map(len) == 0).to_numpy()[:, None], len(sites), axis=1)
+    for region in REGIONS:  # a loop over the five regions, never over sites
+        listed = jobs["regions"].map(lambda r, region=region: region in r).to_numpy(dtype=bool)
+        grid |= listed[:, None] & (site_region == region)[None, :]
+    region_ok = pd.DataFrame(grid, index=jobs.index, columns=sites.index)
+    per_dataset = dataset_allowed_sites(net)
+    reads = jobs["datasets"].rename("dataset").rename_axis("job").explode().dropna()
+    if len(reads):
+        blocked = ~per_dataset.loc[reads.to_numpy()].to_numpy()
+        forbidden = pd.DataFrame(blocked, index=reads.index, columns=sites.index).groupby(level=0).any()
+        region_ok &= ~forbidden.reindex(jobs.index, fill_value=False)
+    return region_ok

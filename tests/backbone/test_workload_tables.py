@@ -163,3 +163,20 @@ def test_the_diff_knows_the_workload_tables() -> None:
     assert rows[("training_jobs", "tune", "changed", "gpus")] == (512, 1024)
     added = [k for k in rows if k[:3] == ("datasets", "books", "added")]
     assert added and added[0][3] == "size_pb"
+
+
+def test_allowed_sites_tables_follow_the_validation_rules() -> None:
+    from backbone.validate_workloads import dataset_allowed_sites, job_allowed_sites
+
+    net = workload_network()
+    ds = dataset_allowed_sites(net)
+    for d, row in ds.iterrows():
+        for s, ok in row.items():
+            place = (net.sites.at[s, "region"], net.sites.at[s, "country"])
+            assert ok == site_satisfies(*place, net.datasets.at[d, "residency"]), (d, s)
+    jobs = job_allowed_sites(net)
+    assert jobs.loc["frontier"][jobs.loc["frontier"]].index.tolist() == ["ash", "dfw"]  # regions NA
+    assert jobs.loc["tune"][jobs.loc["tune"]].index.tolist() == ["lon", "fra"]  # eu-health: DE;FR;GB
+    assert jobs.loc["later"].all()  # no regions, no datasets
+    for job, row in jobs.iterrows():  # a pinned job sits where it may
+        assert all(row[s] for s in net.training_jobs.at[job, "sites"])
