@@ -14,7 +14,8 @@ of the classes ``training-sync``, ``dataset``, ``checkpoint`` and ``replication`
 * **checkpoint replication** (``checkpoint``, flow ``checkpoint``): the job's first site copies each checkpoint
   (``checkpoint_size_tb``, or :func:`checkpoint_bytes` when empty) every ``checkpoint_interval_s`` to the nearest
   storage site (``storage_pb > 0``; any site when no site has storage) outside the job's own sites, in the first
-  site's region (``same-region``) or in another region (``other-region``); ``none`` copies nothing; at
+  site's region (``same-region``) or in another region (``other-region``), within the residency of every dataset
+  the job reads (:func:`checkpoint_residency`: a checkpoint is trained from that data); ``none`` copies nothing; at
   :func:`~backbone.workloads.checkpoint_replication_gbps`;
 * **dataset growth** (``replication``, flow ``dataset-growth``): a dataset's first home site copies its growth to
   each other home site at :func:`~backbone.workloads.dataset_replication_gbps`. This flow does not depend on where
@@ -33,6 +34,7 @@ import pandas as pd
 
 from backbone import geo
 from backbone.errors import NotFoundError, Problem, ValidationError
+from backbone.validate_workloads import dataset_allowed_sites
 from backbone.workloads import (
     BITS_PER_BYTE,
     checkpoint_replication_gbps,
@@ -44,8 +46,8 @@ from backbone.workloads import (
 if TYPE_CHECKING:
     from backbone.model import Network
 
-__all__ = ["CHECKPOINT_BYTES_PER_PARAMETER", "WORKLOAD_DEMAND_COLUMNS", "checkpoint_bytes", "job_placements",
-           "without_workload_sites", "workload_demands"]
+__all__ = ["CHECKPOINT_BYTES_PER_PARAMETER", "WORKLOAD_DEMAND_COLUMNS", "checkpoint_bytes", "checkpoint_residency",
+           "job_placements", "without_workload_sites", "workload_demands"]
 
 CHECKPOINT_BYTES_PER_PARAMETER = 14.0
 """Bytes a checkpoint holds per model parameter with mixed-precision Adam: BF16 weights (2) plus FP32 master weights
@@ -222,6 +224,19 @@ def _read_rows(net: Network, placed: pd.DataFrame) -> pd.DataFrame:
     return _rows(ids, near["home"], near["site"], gbps, "dataset", near["job"], "dataset-read", near["dataset"])
 
 
+def checkpoint_residency(net: Network) -> pd.DataFrame:
+    """Where each job's checkpoints may be copied: a boolean table (index: job ids, columns: site ids), true where
+    the site satisfies the residency of every dataset the job reads (a checkpoint is trained from that data, so it
+    stays where the data may; every site for a job reading no resident data)."""
+    jobs, sites = net.training_jobs, net.sites
+    out = pd.DataFrame(True, index=jobs.index, columns=sites.index)
+    reads = jobs["datasets"].rename("dataset").rename_axis("job").explode().dropna()
+    if len(reads):
+        allowed = dataset_allowed_sites(net).loc[reads.to_numpy()].set_axis(reads.index)
+        out = allowed.groupby(level=0).all().reindex(index=jobs.index, fill_value=True)
+    return out
+
+
 def _checkpoint_rows(net: Network, placed: pd.DataFrame) -> pd.DataFrame:
     """``checkpoint``: the job's first site copies each checkpoint to the nearest storage site per its policy."""
     jobs = net.training_jobs
@@ -236,7 +251,9 @@ def _checkpoint_rows(net: Network, placed: pd.DataFrame) -> pd.DataFrame:
                       on=["job", "replica"], indicator=True)["_merge"].to_numpy() == "both"
     same = pairs["replica"].map(sites["region"]).to_numpy() == pairs["site"].map(sites["region"]).to_numpy()
     want_same = (pairs["job"].map(jobs["checkpoint_replicas"]) == "same-region").to_numpy()
-    pairs = pairs[(same == want_same) & ~own]
+    resident = checkpoint_residency(net).to_numpy()[jobs.index.get_indexer(pairs["job"]),
+                                                    sites.index.get_indexer(pairs["replica"])]
+    pairs = pairs[(same == want_same) & ~own & resident]
     if not len(pairs):
         return _frame([])
     near = _nearest(pairs, ["job"], "site", "replica", net)

@@ -78,17 +78,23 @@ def _graph(net: Network) -> nx.Graph:
     return g
 
 
+def _resident(net: Network, job: dict[str, Any], datasets: pd.DataFrame, site: str) -> bool:
+    """The site satisfies the residency of every dataset the job reads."""
+    s = net.sites.loc[site]
+    for d in job["datasets"]:
+        res = tuple(datasets.at[d, "residency"])
+        if res and s["region"] not in res and s["country"] not in res:
+            return False
+    return True
+
+
 def _allowed(net: Network, job: dict[str, Any], datasets: pd.DataFrame, site: str) -> bool:
     s = net.sites.loc[site]
     if job["regions"] and s["region"] not in job["regions"]:
         return False
     if job["sites"] and site not in job["sites"]:
         return False
-    for d in job["datasets"]:
-        res = tuple(datasets.at[d, "residency"])
-        if res and s["region"] not in res and s["country"] not in res:
-            return False
-    return True
+    return _resident(net, job, datasets, site)
 
 
 def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.DataFrame,
@@ -124,7 +130,8 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
             stores = [str(x) for x in net.sites.index[net.sites["storage_pb"] > 0]] or \
                 [str(x) for x in net.sites.index]
             targets = [c for c in stores if c not in sites and (
-                (policy == "other-region") == (region[c] != region[first]))]
+                (policy == "other-region") == (region[c] != region[first]))
+                and _resident(net, job, datasets, c)]
             best = nearest(first, targets)
             stated = str(rows["checkpoint_site"].iloc[0])
             if best and stated not in best:

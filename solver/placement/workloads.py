@@ -12,8 +12,8 @@ Traffic an option creates, each from :mod:`backbone.workloads` (one function per
 * **training-sync** (:func:`~backbone.workloads.gradient_sync_gbps`): between the two sites of a split option,
   in both directions, over the lowest-latency path;
 * **checkpoint** (:func:`~backbone.workloads.checkpoint_replication_gbps`): from the option's first site to the
-  nearest site its replica policy names (``other-region``: nearest site in another region; ``same-region``:
-  nearest other site in the same region; ``none``);
+  nearest storage site its replica policy names (``other-region``: in another region; ``same-region``: another
+  site in the same region; ``none``), within its datasets' residency;
 * **dataset** (:func:`~backbone.workloads.dataset_read_gbps`): reads from the dataset's nearest home site (by
   backbone latency) to each site of the option that holds no replica. A new replica of dataset ``d`` at site
   ``s`` (``replica[d, s]`` binary; storage ``size_pb`` within the site's free ``storage_pb``, at
@@ -258,12 +258,12 @@ def _options(jobs: pd.DataFrame, sites: pd.DataFrame, allowed: np.ndarray) -> pd
                                                            kind="stable", ignore_index=True)
 
 
-def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame, sites: pd.DataFrame
-                        ) -> tuple[np.ndarray, Routes | None, np.ndarray]:
+def _checkpoint_targets(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, options: pd.DataFrame,
+                        sites: pd.DataFrame) -> tuple[np.ndarray, Routes | None, np.ndarray]:
     """The checkpoint replica site of each option by the model's rule (:mod:`backbone.workload_traffic`): the
     storage site (``storage_pb > 0``; any site when none has storage) nearest the option's first site (geodesic;
     ties to the first in the sites table), outside the option's own sites, in the same region (``same-region``) or
-    another (``other-region``). Returns each option's target id ('' for none), the routes to the targets, and each
+    another (``other-region``), within the residency of every dataset the job reads. Returns each option's target id ('' for none), the routes to the targets, and each
     option's row of those routes (-1 for none)."""
     n_opt = len(options)
     all_sites = net.sites
@@ -281,6 +281,11 @@ def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
     same = sites["region"].to_numpy()[a][:, None] == stores["region"].to_numpy()[None, :]
     bad = (store_ids[None, :] == ids[a][:, None]) | (store_ids[None, :] == b_id[:, None])
     bad |= np.where((policy == "same-region")[:, None], ~same, same)
+    resident = np.ones((len(jobs), len(stores)), bool)
+    for i, ds in enumerate(jobs["datasets"]):  # one row per job (tens), vectorised over sites
+        for d in ds:
+            resident[i] &= _residency_ok(stores, tuple(datasets.at[d, "residency"]))
+    bad |= ~resident[options["job"].to_numpy()]
     km = np.where(bad, np.inf, km)
     pick = km.argmin(axis=1)
     ok = (policy != "none") & np.isfinite(km[np.arange(n_opt), pick])
@@ -360,7 +365,7 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     ckpt_bytes = jc["checkpoint_bytes"].to_numpy(dtype=float)
     ckpt = np.where(ckpt_bytes > 0, checkpoint_replication_gbps(np.maximum(ckpt_bytes, 0.0),
                                                                 jc["checkpoint_interval_s"].to_numpy(dtype=float)), 0.0)
-    target, ckpt_routes, ckpt_row = _checkpoint_targets(net, jobs, options, sites)
+    target, ckpt_routes, ckpt_row = _checkpoint_targets(net, jobs, datasets, options, sites)
     ck = ckpt_row >= 0
     ckpt = np.where(ck, ckpt, 0.0)
     options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target, checkpoint_route=ckpt_row)

@@ -178,3 +178,18 @@ def test_backbone_place_shows_the_jobs_and_their_traffic(tmp_path) -> None:
     assert text.exit_code == 0, text.output
     assert "training jobs: sites and backbone traffic" in text.stdout
     assert "workload traffic: dataset 5.0 Gbps" in text.stdout
+
+
+def test_checkpoints_stay_within_their_datasets_residency() -> None:
+    """A job reading German-resident data copies its checkpoints to the nearest other-region storage site that
+    Germany's residency allows -- none here, so no checkpoint flow, rather than a copy to the US."""
+    net = residency_net("DE")
+    net = net.copy_with(training_jobs=net.training_jobs.assign(checkpoint_replicas=["other-region"]))
+    r = solve(net)
+    assert placed(r) == {"tune": "de"}
+    assert "checkpoint" not in set(r.tables["workload_flows"]["traffic_class"])
+    free = solve(residency_net("").copy_with(
+        training_jobs=residency_net("").training_jobs.assign(checkpoint_replicas=["other-region"])))
+    flows = free.tables["workload_flows"]
+    assert flows.loc[flows["traffic_class"] == "checkpoint", ["src", "dst"]].to_dict("records") == [
+        {"src": "us", "dst": "de"}]
