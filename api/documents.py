@@ -3,7 +3,7 @@
 :func:`parse_scenario` runs inside a :class:`~backbone.api.isolation.DocumentWorkers` process. It reads a
 canonical JSON request body, or an uploaded file of any accepted format
 (:func:`backbone.io.untrusted.load_document`: self-contained documents only), validates it, checks
-the server's caps (sites, links, candidates, demands; the stored size) and hands back the encoded
+the server's caps (sites, links, candidates, demands, datasets, training jobs; the stored size) and hands back the encoded
 canonical document, so the API process stores bytes without building the document's objects.
 """
 
@@ -31,8 +31,9 @@ class ParsedScenario:
 
 
 def check_caps(net: Any, settings: Settings, file: str) -> None:
-    """Refuse a scenario over the server's caps (sites, links, candidates, demands), naming each cap;
-    and one without sites.
+    """Refuse a scenario over the server's caps (sites, links, candidates, demands, datasets, training jobs), naming
+    each cap; and one without sites. Candidates count against the link cap, datasets and training jobs against the
+    demand cap (each job's flows become demands).
 
     Raises
     ------
@@ -45,7 +46,9 @@ def check_caps(net: Any, settings: Settings, file: str) -> None:
     for table, limit, variable in (("sites", settings.max_sites, "BACKBONE_MAX_SITES"),
                                    ("links", settings.max_links, "BACKBONE_MAX_LINKS"),
                                    ("demands", settings.max_demands, "BACKBONE_MAX_DEMANDS"),
-                                   ("candidates", settings.max_links, "BACKBONE_MAX_LINKS")):
+                                   ("candidates", settings.max_links, "BACKBONE_MAX_LINKS"),
+                                   ("datasets", settings.max_demands, "BACKBONE_MAX_DEMANDS"),
+                                   ("training_jobs", settings.max_demands, "BACKBONE_MAX_DEMANDS")):
         n = len(getattr(net, table))
         if n > limit:
             problems.append(Problem(f"{n} {table} exceed this server's limit of {limit} ({variable})",
@@ -152,6 +155,16 @@ def render_scenario_map(content: bytes, result_file: str | None, map_format: str
     net = network_from_dict(decode_document(content), file="scenario")
     result = json.loads(Path(result_file).read_text(encoding="utf-8")) if result_file else None
     return render_map_bytes(net, map_format, result=result, **options)  # type: ignore[no-any-return]
+
+
+def workloads_document(content: bytes) -> dict[str, Any]:
+    """The workloads of a stored scenario version (its encoded canonical document): the ``backbone workloads
+    --json`` document (:func:`backbone.workload_summary.summarise_workloads`). Run it in a bounded worker."""
+    from backbone.api.store import decode_document
+    from backbone.io import network_from_dict
+    from backbone.workload_summary import summarise_workloads
+
+    return summarise_workloads(network_from_dict(decode_document(content), file="scenario")).to_dict()
 
 
 def diff_documents(before: bytes, after: bytes, before_label: str, after_label: str) -> dict[str, Any]:

@@ -51,7 +51,11 @@ class ScenarioDocument(BaseModel):
     ``candidates`` (optional) lists buildable routes: ``site_a``, ``site_b``, ``kind`` (spectrum, fibre_pair,
     terrestrial, backhaul, cable), ``link_kind``, ``module_gbps``, ``module_cost_usd``, ``fixed_cost_usd``,
     ``max_modules``, ``lead_time_quarters``, ``available_from``, ``srlgs`` (list of SRLG ids), ...; their ids must
-    not be link ids, their endpoints and SRLGs must exist.
+    not be link ids, their endpoints and SRLGs must exist. ``datasets`` (optional) lists training data: ``size_pb``,
+    ``home_sites`` (site ids), ``residency`` (regions or ISO country codes), ``read_gbps_per_1000_gpus``,
+    ``growth_pb_per_year``; ``training_jobs`` (optional) lists training jobs: ``gpus``, ``start``, ``end``,
+    ``parameters``, ``step_time_s``, ``sync_method``, ``datasets`` (dataset ids), ``checkpoint_replicas``, ``regions``,
+    ``max_sites``, ``sites`` (pinned site ids), ...; sites carry ``storage_pb`` and ``storage_cost_usd_per_pb``.
     """
 
     model_config = ConfigDict(extra="allow", json_schema_extra={"example": {
@@ -70,6 +74,8 @@ class ScenarioDocument(BaseModel):
     metros: list[dict[str, Any]] | None = None
     demands: list[dict[str, Any]] | None = None
     candidates: list[dict[str, Any]] | None = None
+    datasets: list[dict[str, Any]] | None = None
+    training_jobs: list[dict[str, Any]] | None = None
 
 
 class _VersionFields(BaseModel):
@@ -107,6 +113,29 @@ class ScenarioWithContent(ScenarioPublic):
     """A scenario version with its canonical JSON content."""
 
     content: dict[str, Any]
+
+
+class WorkloadsPublic(BaseModel):
+    """A scenario version's training jobs and datasets and the backbone traffic they create: what
+    ``backbone workloads --json`` prints (``backbone.workload_summary.WorkloadSummary.to_dict``). Jobs run at their
+    pinned ``sites``; a job without sites is not placed and creates no traffic."""
+
+    scenario: str
+    jobs: list[dict[str, Any]] = Field(description="One record per training job: gpus, sync_method, sites, placed, "
+                                                   "datasets, start, end, checkpoint_tb, backbone_gbps, ...")
+    datasets: list[dict[str, Any]] = Field(description="One record per dataset: size_pb, home_sites, residency, "
+                                                       "stored_pb, read_by, ...")
+    jobs_placed: int
+    jobs_not_placed: int
+    gpus: int
+    gpus_placed: int
+    stored_pb: float
+    storage_pb: float
+    total_gbps: float
+    gbps_by_class: dict[str, float]
+    gbps_by_job: list[dict[str, Any]]
+    demands: list[dict[str, Any]] = Field(description="One demand per workload flow: src, dst, demand_gbps, "
+                                                      "traffic_class, job, flow, dataset")
 
 
 class JobCreate(BaseModel):

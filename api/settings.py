@@ -41,7 +41,9 @@ class Settings(BaseSettings):
     max_sites: int = Field(default=20_000, ge=1, description="Largest scenario accepted, in sites (422 above).")
     max_links: int = Field(default=200_000, ge=1,
                            description="Largest scenario accepted, in links and in candidates each (422 above).")
-    max_demands: int = Field(default=1_000_000, ge=1, description="Largest scenario accepted, in demands (422 above).")
+    max_demands: int = Field(default=1_000_000, ge=1,
+                             description="Largest scenario accepted, in demands, and in datasets and training jobs each "
+                                         "(422 above).")
     max_document_bytes: int = Field(default=128 * 1024 * 1024, ge=1024,
                                     description="Largest scenario stored, as canonical JSON bytes (413 above): "
                                                 "bounds what a small upload may expand to.")

@@ -29,7 +29,7 @@ from backbone.derived import (
 )
 from backbone.errors import NotFoundError, Problem, ValidationError
 from backbone.frozen import FrozenFrame, freeze
-from backbone.schema import CANDIDATES, TABLES, TRAFFIC_CLASSES
+from backbone.schema import CANDIDATES, DATASETS, TABLES, TRAFFIC_CLASSES, TRAINING_JOBS
 from backbone.tables import empty_table, link_route, normalize_table, parse_idlist, table_records
 
 if TYPE_CHECKING:
@@ -95,6 +95,11 @@ class Network:
     candidates
         Buildable capacity that does not exist yet (:data:`backbone.schema.CANDIDATES`); empty
         by default. :meth:`with_candidates_built` turns chosen ones into links.
+    datasets, training_jobs
+        AI training workloads (:data:`backbone.schema.DATASETS`, :data:`backbone.schema.TRAINING_JOBS`): datasets
+        with their replicas and residency, training jobs with their model, synchronisation, datasets read,
+        checkpoints and where they may run; empty by default.
+        :func:`backbone.workload_traffic.workload_demands` derives their backbone traffic.
     """
 
     sites: pd.DataFrame
@@ -105,6 +110,8 @@ class Network:
     name: str = "scenario"
     meta: dict[str, Any] = field(default_factory=dict)
     candidates: pd.DataFrame = field(default_factory=lambda: empty_table(CANDIDATES))
+    datasets: pd.DataFrame = field(default_factory=lambda: empty_table(DATASETS))
+    training_jobs: pd.DataFrame = field(default_factory=lambda: empty_table(TRAINING_JOBS))
 
     def __post_init__(self) -> None:
         for t in TABLES:  # zero-copy: a later write to the caller's frame is copied away (Copy-on-Write)
@@ -123,7 +130,8 @@ class Network:
         meta["parameters"] = params
         frames = {t: normalize_table(TABLES[t], tables.get(t)) for t in TABLES}
         net = cls(frames["sites"], frames["links"], frames["srlgs"], frames["metros"],
-                  frames["demands"], name=name, meta=meta, candidates=frames["candidates"])
+                  frames["demands"], name=name, meta=meta, candidates=frames["candidates"],
+                  datasets=frames["datasets"], training_jobs=frames["training_jobs"])
         return net._with_derived()
 
     def _with_derived(self) -> Network:
@@ -137,7 +145,8 @@ class Network:
         return {**DEFAULT_PARAMETERS, **dict(self.meta.get("parameters") or {})}
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The tables by name (:data:`backbone.schema.TABLES` order; ``candidates`` may be empty)."""
+        """The tables by name (:data:`backbone.schema.TABLES` order; the optional ``candidates``, ``datasets`` and
+        ``training_jobs`` may be empty)."""
         return {t: getattr(self, t) for t in TABLES}
 
     def copy_with(self, **tables: pd.DataFrame) -> Network:
@@ -341,6 +350,8 @@ class Network:
             "candidates": len(self.candidates),
             "candidates_by_kind": {str(k): int(v)
                                    for k, v in self.candidates["kind"].value_counts().sort_index().items()},
+            "datasets": len(self.datasets), "training_jobs": len(self.training_jobs),
+            "training_gpus": int(self.training_jobs["gpus"].sum()), "storage_pb": float(sites["storage_pb"].sum()),
             "demand_gbps": float(self.demands["demand_gbps"].sum()),
             "demand_gbps_by_class": {
                 str(k): float(v) for k, v in self.demands.groupby("traffic_class")["demand_gbps"].sum().items()
@@ -409,13 +420,18 @@ class Network:
         return self.drop_candidates(self.candidates_in_srlgs(ids)).fail_links(self.srlg_links(ids))
 
     def fail_sites(self, site_ids: Iterable[str]) -> Network:
-        """A network without the given sites, their links and candidates, and demands to or from them."""
+        """A network without the given sites, their links and candidates, demands to or from them, and the
+        replicas and pinned job sites at them (:func:`backbone.workload_traffic.without_workload_sites`)."""
+        from backbone.workload_traffic import without_workload_sites
+
         ids = set(self._known("sites", site_ids))
         net = self.fail_links(self.links.index[self.links["site_a"].isin(ids) | self.links["site_b"].isin(ids)])
         demands = net.demands[~(net.demands["src"].isin(ids) | net.demands["dst"].isin(ids))]
         cands = net.candidates
         cands = cands[~(cands["site_a"].isin(ids) | cands["site_b"].isin(ids))]
-        return replace(net, sites=net.sites.drop(index=list(ids)), demands=demands, candidates=cands)
+        datasets, jobs = without_workload_sites(net.datasets, net.training_jobs, ids)
+        return replace(net, sites=net.sites.drop(index=list(ids)), demands=demands, candidates=cands,
+                       datasets=datasets, training_jobs=jobs)
 
     # ------------------------------------------------------------------ candidates
     def candidates_in_srlgs(self, srlg_ids: Iterable[str]) -> list[str]:

@@ -157,7 +157,7 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     ]
     kind = data.get("failure_words", "single-SRLG")
     sections = [_summary_section(data), _compared_section(data), _map_sections(images), _placement_section(data, images),
-                _traffic_section(data, images), _failures_section(data, images, kind),
+                _workloads_section(data), _traffic_section(data, images), _failures_section(data, images, kind),
                 _survivability_section(data, kind), _upgrades_section(data), _stages_section(data),
                 _assumptions_section(data), _provenance_section(data)]
     p = data.get("provenance", {})
@@ -238,6 +238,37 @@ def _placement_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
                 ("served_gpus", "served GPUs"), ("slo_rtt_ms", "SLO ms"), ("sites", "served from"),
                 ("rtt_ms", "worst RTT ms")], formats={"rtt_ms": ".1f", "slo_rtt_ms": ".0f"}, max_rows=80),
             _img(images, "cost", "Placement cost breakdown", chart=True), "</section>"]
+
+
+def _workloads_section(data: Mapping[str, Any]) -> list[str]:
+    """Training jobs and datasets: where each job runs, the backbone Gbps it makes by class, new replicas, and the
+    routed traffic in Tbps by class (absent without training jobs)."""
+    w = data.get("workloads")
+    if not w:
+        return []
+    tbps = ", ".join(f"{r['traffic_class']} {r['tbps']:,.2f}" for r in w["tbps_by_class"])
+    parts = ["<section><h2>AI workloads: training jobs and their data</h2>",
+             f'<p>Routed backbone traffic by class, Tbps: {esc(tbps)}.</p>',
+             table_html(w["jobs"], [("job", "job"), ("site", "site"), ("gpus", "GPUs"), ("sites", "spans"),
+                                    ("sync_gbps", "sync Gbps"), ("checkpoint_gbps", "checkpoint Gbps"),
+                                    ("checkpoint_site", "checkpoints to"), ("dataset_gbps", "dataset Gbps"),
+                                    ("datasets_remote", "read remotely"),
+                                    ("datasets_replicated", "read from a new replica")],
+                        formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f"},
+                        max_rows=60)]
+    if w.get("not_considered"):
+        parts.append(f'<p class="warn">The scenario\'s {w["not_considered"]} training jobs were not placed or routed in '
+                     "this plan: set <code>place.scenario_jobs: true</code> to place them with inference.</p>")
+    if w["unplaced"]:
+        parts.append(f'<p class="bad">Not placed: {esc(", ".join(w["unplaced"]))} (the placement names why).</p>')
+    parts += ["<h3>Datasets and new replicas</h3>",
+              table_html(w["datasets"], [("dataset", "dataset"), ("size_pb", "PB"), ("homes", "homes"),
+                                         ("residency", "residency")], formats={"size_pb": ",.3f"}, max_rows=60),
+              table_html(w["replicas"], [("dataset", "dataset"), ("site", "new replica at"), ("size_pb", "PB"),
+                                         ("cost_usd", "storage USD"), ("growth_gbps", "growth Gbps")],
+                         formats={"growth_gbps": ",.2f"}, max_rows=60) if w["replicas"] else "",
+              "</section>"]
+    return parts
 
 
 def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:

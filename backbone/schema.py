@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from backbone.workloads import SYNC_METHODS
+
 DType = Literal["str", "float", "int", "bool", "idlist"]
 
 REGIONS: tuple[str, ...] = ("NA", "LATAM", "EMEA", "AFRICA", "APAC")
@@ -19,8 +21,38 @@ CANDIDATE_KINDS: tuple[str, ...] = ("spectrum", "fibre_pair", "terrestrial", "ba
 """What a candidate builds: more spectrum on a lit cable system, a new fibre pair on an existing cable
 system, a new long-haul terrestrial route, diverse landing backhaul (a second metro entry), or a new
 cable system not yet in service."""
-TRAFFIC_CLASSES: tuple[str, ...] = ("training", "inference", "replication", "bulk")
-"""Traffic classes in priority order (highest first)."""
+TRAFFIC_CLASSES: tuple[str, ...] = ("training", "inference", "checkpoint", "training-sync", "dataset", "replication",
+                                    "bulk")
+"""Traffic classes in priority order (highest first). ``checkpoint``, ``training-sync``, ``dataset`` and
+``replication`` are also the classes of the flows :func:`backbone.workload_traffic.workload_demands` derives from
+training jobs and datasets: checkpoint copies (durability: they rank with inference, right after it), gradient
+synchronisation between a job's sites and dataset reads (a job stalls without them, but may pause), and dataset
+growth copied between replicas (deferrable, like bulk). The four classes of the synthetic demand model
+(:mod:`backbone.demand`) keep their order: training, inference, replication, bulk."""
+CHECKPOINT_REPLICAS: tuple[str, ...] = ("none", "same-region", "other-region")
+"""Where a training job's checkpoints are copied: nowhere, to the nearest other site of the job's region, or to the
+nearest site of another region."""
+COUNTRY_CODES: frozenset[str] = frozenset((
+    "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ", "BA", "BB", "BD",
+    "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS", "BT", "BV", "BW", "BY", "BZ", "CA",
+    "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN", "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ", "DE",
+    "DJ", "DK", "DM", "DO", "DZ", "EC", "EE", "EG", "EH", "ER", "ES", "ET", "FI", "FJ", "FK", "FM", "FO", "FR", "GA",
+    "GB", "GD", "GE", "GF", "GG", "GH", "GI", "GL", "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK",
+    "HM", "HN", "HR", "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM", "JO", "JP",
+    "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA", "LB", "LC", "LI", "LK", "LR", "LS", "LT",
+    "LU", "LV", "LY", "MA", "MC", "MD", "ME", "MF", "MG", "MH", "MK", "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS",
+    "MT", "MU", "MV", "MW", "MX", "MY", "MZ", "NA", "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP", "NR", "NU", "NZ",
+    "OM", "PA", "PE", "PF", "PG", "PH", "PK", "PL", "PM", "PN", "PR", "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS",
+    "RU", "RW", "SA", "SB", "SC", "SD", "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS", "ST",
+    "SV", "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO", "TR", "TT", "TV", "TW",
+    "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE", "VG", "VI", "VN", "VU", "WF", "WS", "YE", "YT", "ZA",
+    "ZM", "ZW",
+))
+"""ISO 3166-1 alpha-2 country codes (the 249 assigned codes of ISO 3166-1:2020, as Debian's iso-codes lists them).
+A residency entry is a region of :data:`REGIONS` or one of these; ``NA`` names the region North America (and
+Namibia's sites, whose country code it also is)."""
+RESIDENCY_CODES: frozenset[str] = frozenset(REGIONS) | COUNTRY_CODES
+"""What a dataset's ``residency`` may list: a region or a country code."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +147,16 @@ MAX_POPULATION_M = 100_000.0
 """Largest metro population, in millions."""
 MAX_GDP_USD_BN = 1e6
 """Largest metro economic output, in USD bn."""
+MAX_PB = 1e6
+"""Largest storage or dataset size, in PB (1 ZB)."""
+MAX_TB = 1e9
+"""Largest checkpoint, in TB."""
+MAX_PARAMETERS = 1e15
+"""Largest model, in parameters (a thousand times a 1T-parameter model)."""
+MAX_SECONDS = 1e9
+"""Longest time interval, in seconds (about 32 years)."""
+MAX_BYTES_PER_PARAMETER = 64.0
+"""Most bytes per parameter (FP64 is 8)."""
 
 SITES = TableSpec(
     "sites",
@@ -146,6 +188,10 @@ SITES = TableSpec(
         Column("carbon_kg_per_mwh", "float", default=400.0, min_value=0, max_value=MAX_CARBON_KG_PER_MWH,
                unit="kgCO2/MWh",
                description="Grid carbon intensity"),
+        Column("storage_pb", "float", default=0.0, min_value=0, max_value=MAX_PB, unit="PB",
+               description="Storage installed for datasets and checkpoints"),
+        Column("storage_cost_usd_per_pb", "float", default=0.0, min_value=0, max_value=MAX_USD, unit="USD/PB",
+               description="Capital cost of one usable PB of storage added at the site"),
     ),
     "Sites: metro PoPs, data centers with GPU and power capacity, cable landing stations.",
 )
@@ -264,9 +310,75 @@ CANDIDATES = TableSpec(
     "m x module_gbps and membership in each SRLG of srlgs.",
 )
 
-TABLES: dict[str, TableSpec] = {t.name: t for t in (SITES, LINKS, SRLGS, METROS, DEMANDS, CANDIDATES)}
+DATASETS = TableSpec(
+    "datasets",
+    (
+        Column("name", "str", default="", description="Display name"),
+        Column("size_pb", "float", required=True, min_value=0, min_inclusive=False, max_value=MAX_PB, unit="PB",
+               description="Size of one replica"),
+        Column("home_sites", "idlist", required=True,
+               description="Sites holding a replica today ('a;b;c' in CSV)"),
+        Column("residency", "idlist", default=(),
+               description="Where the data may sit: regions (NA, LATAM, EMEA, AFRICA, APAC) or ISO 3166-1 alpha-2 "
+                           "country codes; a site satisfies it when its region or country is listed (empty: "
+                           "anywhere)"),
+        Column("read_gbps_per_1000_gpus", "float", required=True, min_value=0, max_value=MAX_GBPS,
+               unit="Gbps/1000 GPU", description="Read rate of a training job, per 1,000 of its GPUs"),
+        Column("growth_pb_per_year", "float", default=0.0, min_value=0, max_value=MAX_PB, unit="PB/year",
+               description="New data a year, copied to every other replica"),
+        Column("source", "str", default="", description="Citation of the public figures used"),
+    ),
+    "Datasets: training data with its replicas, residency, read rate and growth.",
+)
+
+TRAINING_JOBS = TableSpec(
+    "training_jobs",
+    (
+        Column("name", "str", default="", description="Display name"),
+        Column("gpus", "int", required=True, min_value=0, min_inclusive=False, max_value=MAX_COUNT, unit="GPU",
+               description="GPUs of the job (over all its sites)"),
+        Column("start", "str", default="", description="First quarter like '2027Q3' (empty: now)"),
+        Column("end", "str", default="", description="Last quarter like '2028Q2' (empty: open)"),
+        Column("parameters", "float", required=True, min_value=0, min_inclusive=False, max_value=MAX_PARAMETERS,
+               unit="parameters", description="Model parameters"),
+        Column("bytes_per_parameter", "float", default=2.0, min_value=0, min_inclusive=False,
+               max_value=MAX_BYTES_PER_PARAMETER, unit="bytes",
+               description="Bytes per gradient value as stored (2 for BF16)"),
+        Column("step_time_s", "float", required=True, min_value=0, min_inclusive=False, max_value=MAX_SECONDS,
+               unit="s", description="Seconds per optimiser (inner) step"),
+        Column("sync_method", "str", default="data-parallel", choices=SYNC_METHODS,
+               description="Cross-site synchronisation: data-parallel, diloco or streaming-diloco"),
+        Column("inner_steps", "int", default=1, min_value=1, max_value=MAX_COUNT, unit="steps",
+               description="Inner steps between outer synchronisations (DiLoCo's H)"),
+        Column("fragments", "int", default=1, min_value=1, max_value=MAX_COUNT,
+               description="Model fragments synchronised in turn (Streaming DiLoCo's P)"),
+        Column("compression_bits", "float", default=NAN, min_value=0, min_inclusive=False,
+               max_value=MAX_BYTES_PER_PARAMETER * 8, unit="bits",
+               description="Bits per gradient value on the wire (empty: uncompressed)"),
+        Column("datasets", "idlist", default=(), description="Dataset ids the job reads ('a;b;c' in CSV)"),
+        Column("checkpoint_size_tb", "float", default=NAN, min_value=0, min_inclusive=False, max_value=MAX_TB,
+               unit="TB",
+               description="Size of one checkpoint (empty: parameters x 14 bytes, BF16 weights plus FP32 master "
+                           "weights and two FP32 Adam moments)"),
+        Column("checkpoint_interval_s", "float", default=3600.0, min_value=0, min_inclusive=False,
+               max_value=MAX_SECONDS, unit="s", description="Seconds between checkpoints"),
+        Column("checkpoint_replicas", "str", default="other-region", choices=CHECKPOINT_REPLICAS,
+               description="Where checkpoints are copied: none, same-region or other-region (nearest site)"),
+        Column("regions", "idlist", default=(), choices=REGIONS,
+               description="Regions the job may run in (empty: any)"),
+        Column("max_sites", "int", default=1, min_value=1, max_value=MAX_COUNT, unit="sites",
+               description="Most sites the job may span"),
+        Column("sites", "idlist", default=(),
+               description="Sites the job runs at (empty: placement decides); at most max_sites"),
+        Column("source", "str", default="", description="Citation of the public figures used"),
+    ),
+    "Training jobs: GPUs, model, synchronisation, datasets read, checkpoints, where they may run.",
+)
+
+TABLES: dict[str, TableSpec] = {t.name: t for t in (SITES, LINKS, SRLGS, METROS, DEMANDS, CANDIDATES, DATASETS,
+                                                     TRAINING_JOBS)}
 """All tables, in file order."""
 
-OPTIONAL_TABLES: frozenset[str] = frozenset({"candidates"})
+OPTIONAL_TABLES: frozenset[str] = frozenset({"candidates", "datasets", "training_jobs"})
 """Tables a scenario folder may leave out entirely (no file, no manifest entry); they load empty and are
 written only when they have rows."""

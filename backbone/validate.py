@@ -19,6 +19,7 @@ import pandas as pd
 from backbone import geo
 from backbone.errors import Problem, ValidationError
 from backbone.schema import MAX_MS, MAX_QUARTERS, MAX_USD, TABLES, Column, TableSpec
+from backbone.validate_workloads import check_workload_references
 
 if TYPE_CHECKING:
     from backbone.model import Network
@@ -35,7 +36,12 @@ Sparse real cable geometry stays well within it: the 2,708 cable chains folded f
 continental and world backbones reach at most 850 km beyond."""
 
 QUARTER_PATTERN = re.compile(r"^\d{4}Q[1-4]$")
-"""A calendar quarter such as ``2027Q3`` (``available_from`` of a candidate)."""
+"""A calendar quarter such as ``2027Q3`` (``available_from`` of a candidate, ``start`` and ``end`` of a training
+job)."""
+
+QUARTER_COLUMNS: frozenset[tuple[str, str]] = frozenset({("candidates", "available_from"), ("training_jobs", "start"),
+                                                          ("training_jobs", "end")})
+"""The (table, column) pairs that hold a quarter like ``2027Q3`` (blank where allowed)."""
 
 GEOMETRY_REVERSED_FRACTION = 0.8
 """Waypoints look reversed when the route through them in reverse order is shorter than this
@@ -49,7 +55,8 @@ def build_network(tables: Mapping[str, RawTable], name: str = "scenario", meta: 
     Parameters
     ----------
     tables
-        ``{"sites": ..., "links": ..., "srlgs": ..., "metros": ..., "demands": ..., "candidates": ...}``; each a
+        ``{"sites": ..., "links": ..., "srlgs": ..., "metros": ..., "demands": ..., "candidates": ..., "datasets": ...,
+        "training_jobs": ...}``; each a
         DataFrame (any dtypes; an ``id`` column or index) or a list of record dicts. Missing
         tables are empty.
     name, meta
@@ -209,7 +216,7 @@ def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[
         if col.dtype in ("float", "int"):
             messages = _number_problems(col, v)
         elif col.dtype == "str":
-            messages = _text_problems(col, v)
+            messages = _text_problems(col, v, spec.name)
         elif col.dtype == "bool" and str(v).strip().lower() not in ("1", "0", "true", "false", "yes", "no", "y", "n"):
             messages = [f"expected true/false, got {v!r}"]
         else:
@@ -246,7 +253,7 @@ def _number_problems(col: Column, v: Any) -> list[str]:
     return messages
 
 
-def _text_problems(col: Column, v: Any) -> list[str]:
+def _text_problems(col: Column, v: Any, table: str) -> list[str]:
     """What is wrong with ``v`` as a value of the text column ``col`` (a choice, waypoints, a quarter)."""
     messages: list[str] = []
     if col.choices and str(v).strip() not in col.choices:
@@ -256,7 +263,7 @@ def _text_problems(col: Column, v: Any) -> list[str]:
             geo.parse_waypoints(str(v))
         except ValueError as exc:
             messages.append(str(exc))
-    if col.name == "available_from" and not QUARTER_PATTERN.match(str(v).strip()):
+    if (table, col.name) in QUARTER_COLUMNS and not QUARTER_PATTERN.match(str(v).strip()):
         messages.append(f"expected a quarter like '2027Q3', got {v!r}")
     return messages
 
@@ -300,6 +307,7 @@ def _check_references(frames: dict[str, pd.DataFrame], files: Mapping[str, str])
                     problems.append(Problem(f"unknown link {m!r}", file=f["srlgs"], table="srlgs", record=rid,
                                             field="links"))
     problems += _check_candidate_references(frames, f["candidates"], link_ids)
+    problems += check_workload_references(frames, f)
     problems += _check_geometry(frames, f["links"])
     problems += _check_geometry(frames, f["candidates"], table="candidates")
     return problems

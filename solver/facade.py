@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,10 +45,11 @@ if TYPE_CHECKING:
     from backbone.solver.failures import SweepResult
     from backbone.solver.placement.result import PlacementResult
     from backbone.solver.te import TEResult
+    from backbone.workload_summary import WorkloadSummary
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["calibrate_latency", "deck", "design", "diff", "place", "plan", "roadmap", "solve_te", "sweep"]
+__all__ = ["calibrate_latency", "deck", "design", "diff", "place", "plan", "roadmap", "solve_te", "sweep", "workloads"]
 
 def options_for(model: Any, options: Mapping[str, Any]) -> Any:
     """Validate keyword options with ``model`` (each option under its one name).
@@ -264,6 +265,33 @@ def diff(a: str | Path | Network, b: str | Path | Network) -> DiffResult:
     from backbone.compare import diff as compare
 
     return compare(a, b)
+
+
+def workloads(net: Network, job_sites: Mapping[str, Sequence[str]] | None = None) -> WorkloadSummary:
+    """A scenario's training jobs and datasets and the backbone traffic they create, what ``backbone workloads``
+    shows (:func:`backbone.workload_summary.summarise_workloads`): ``jobs``, ``datasets``, ``demands`` (the
+    workload demands, one row per flow), ``by_class`` and ``by_job`` in Gbps; ``to_dict()`` is the CLI's ``--json``.
+
+    Jobs run at their pinned ``sites`` unless ``job_sites`` (``{job: [sites]}``) puts them elsewhere; a job with no
+    sites is not placed and creates no traffic.
+
+    Raises
+    ------
+    NotFoundError, ValidationError
+        For an unknown job or site in ``job_sites``, or more sites than a job's ``max_sites``.
+
+    Example
+    -------
+    ``backbone.workloads`` is the module of per-flow formulas, so this one is imported from here::
+
+        from backbone.solver.facade import workloads
+
+    >>> w = workloads(net, {"frontier-a": ["ashburn", "dallas"]})  # doctest: +SKIP
+    >>> w.by_class["gbps"]  # doctest: +SKIP
+    """
+    from backbone.workload_summary import summarise_workloads
+
+    return summarise_workloads(net, job_sites)
 
 
 def deck(folder: str | Path, out: str | Path, *, baseline: str | Path | None = None,

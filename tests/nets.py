@@ -314,3 +314,34 @@ def fan_network(demand_gbps: float = 35.0) -> Network:
              te_link("ED", "E", "D", 10, 2)]
     demands = [{"id": "a-d", "src": "A", "dst": "D", "demand_gbps": demand_gbps, "traffic_class": "bulk"}]
     return make_network(sites, links, demands, name="fan")
+
+
+def workload_network() -> Network:
+    """Five sites on three continents with two datasets and three training jobs (issue #29's tables).
+
+    ``web`` (40 PB) sits in Ashburn and Frankfurt, anywhere allowed; ``eu-health`` (2 PB) in Frankfurt and London,
+    residency DE;FR;GB. ``frontier`` (16,384 GPUs, 405e9 parameters) runs data-parallel over Ashburn and Dallas
+    reading ``web``; ``tune`` (512 GPUs) runs in London reading ``eu-health``; ``later`` (1,024 GPUs, 2027Q3-2028Q2)
+    is not placed yet.
+    """
+    sites = [world_site("ash", -77.49, 39.04, "NA", "US", "datacenter", storage_pb=200, storage_cost_usd_per_pb=2e6),
+             world_site("dfw", -96.8, 32.78, "NA", "US", "datacenter", storage_pb=50, storage_cost_usd_per_pb=2e6),
+             world_site("lon", -0.13, 51.51, "EMEA", "GB", "datacenter", storage_pb=20),
+             world_site("fra", 8.68, 50.11, "EMEA", "DE", "datacenter", storage_pb=100),
+             world_site("bom", 72.88, 19.08, "APAC", "IN", "datacenter", storage_pb=10)]
+    links = [{"id": "ash-dfw", "site_a": "ash", "site_b": "dfw", "capacity_gbps": 4000},
+             {"id": "ash-lon", "site_a": "ash", "site_b": "lon", "kind": "submarine", "capacity_gbps": 2000},
+             {"id": "lon-fra", "site_a": "lon", "site_b": "fra", "capacity_gbps": 4000},
+             {"id": "fra-bom", "site_a": "fra", "site_b": "bom", "kind": "submarine", "capacity_gbps": 1000}]
+    datasets = [{"id": "web", "size_pb": 40, "home_sites": "ash;fra", "read_gbps_per_1000_gpus": 10,
+                 "growth_pb_per_year": 5},
+                {"id": "eu-health", "size_pb": 2, "home_sites": "fra;lon", "residency": "DE;FR;GB",
+                 "read_gbps_per_1000_gpus": 2}]
+    jobs = [{"id": "frontier", "gpus": 16384, "parameters": 405e9, "step_time_s": 5.0, "datasets": "web",
+             "max_sites": 2, "sites": "ash;dfw", "regions": "NA"},
+            {"id": "tune", "gpus": 512, "parameters": 8e9, "step_time_s": 1.0, "datasets": "eu-health",
+             "sites": "lon", "checkpoint_replicas": "same-region"},
+            {"id": "later", "gpus": 1024, "parameters": 70e9, "step_time_s": 2.0, "sync_method": "diloco",
+             "inner_steps": 500, "start": "2027Q3", "end": "2028Q2", "max_sites": 2}]
+    return build_network({"sites": sites, "links": links, "datasets": datasets, "training_jobs": jobs},
+                         name="workloads")

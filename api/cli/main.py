@@ -48,6 +48,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "backbone.api.cli.roadmap_cmds": ("roadmap",),
     "backbone.api.cli.calibrate_cmds": ("calibrate",),
     "backbone.api.cli.compare_cmds": ("diff", "deck"),
+    "backbone.api.cli.workload_cmds": ("workloads",),
 }
 """Each module has ``register(app)`` adding the commands listed; add new command groups here. The planning
 commands' flags are generated from their options models, which import the solver: :func:`run` registers only

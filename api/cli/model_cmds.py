@@ -74,14 +74,15 @@ def validate(scenario: ScenarioArg = None, json_out: JsonOpt = False) -> None:
     warning = srlg_coverage_warning(net)
     if json_out:
         emit_json({"valid": True, "sites": s["sites"], "links": s["links"], "demands": s["demands"],
-                   "candidates": s["candidates"], "warnings": [warning] if warning else [],
+                   "candidates": s["candidates"], "datasets": s["datasets"], "training_jobs": s["training_jobs"],
+                   "warnings": [warning] if warning else [],
                    "links_in_no_srlg": net.links_in_no_srlg()})
     else:
         from backbone.serialize import count_text
 
         err_console.print("[green]valid[/]: " + ", ".join(count_text(s[k], w) for k, w in (
             ("sites", "site"), ("links", "link"), ("srlgs", "SRLG"), ("metros", "metro"), ("demands", "demand"),
-            ("candidates", "candidate"))))
+            ("candidates", "candidate"), ("datasets", "dataset"), ("training_jobs", "training job"))))
         if warning:
             err_console.print(f"[yellow]warning[/]: {warning}", highlight=False)
 

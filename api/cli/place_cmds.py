@@ -133,6 +133,7 @@ def _print_tables(console: Any, s: dict[str, Any]) -> None:
     if len(metros) > MAX_ROWS:
         m.caption = f"{len(metros) - MAX_ROWS} more in place_metros.csv"
     console.print(m)
+    _print_training(console, s)
     tot = s["totals"]
     console.print(f"GPUs {tot['gpus_before']:,.0f} -> {tot['gpus_after']:,.0f} (+{tot['gpus_added']:,.0f}), "
                   f"{tot['mw_built']:,.1f} MW built; cost {s['cost_usd']:,.0f} USD (capex {s['capex_usd']:,.0f}, "
@@ -140,3 +141,29 @@ def _print_tables(console: Any, s: dict[str, Any]) -> None:
                   f"max link utilisation {100 * tot['max_link_utilisation']:.1f} %", highlight=False)
     for n in s.get("notes", []):
         console.print(f"[yellow]note:[/] {n}", highlight=False)
+
+
+def _print_training(console: Any, s: dict[str, Any]) -> None:
+    """The training jobs: where each runs and the backbone Gbps it makes (data gravity), and new replicas."""
+    from rich import box
+    from rich.table import Table
+
+    rows = s.get("training") or []
+    if not rows:
+        return
+    t = Table(title="training jobs: sites and backbone traffic", title_justify="left", box=box.SIMPLE_HEAD,
+              pad_edge=False)
+    for col in ("job", "site", "GPUs", "sync Gbps", "checkpoint Gbps", "dataset Gbps", "read remotely"):
+        t.add_column(col, justify="left" if col in ("job", "site", "read remotely") else "right")
+    for r in rows[:MAX_ROWS]:
+        t.add_row(str(r["job"]), str(r["site"]), f"{r['gpus']:,.0f}", f"{r['sync_gbps']:,.1f}",
+                  f"{r['checkpoint_gbps']:,.1f}", f"{r['dataset_gbps']:,.1f}", str(r["datasets_remote"] or "-"))
+    if len(rows) > MAX_ROWS:
+        t.caption = f"{len(rows) - MAX_ROWS} more in place_training.csv"
+    console.print(t)
+    by_class = s.get("workload_gbps_by_class") or {}
+    reps = s.get("replicas") or []
+    line = ", ".join(f"{k} {v:,.1f} Gbps" for k, v in sorted(by_class.items()) if v is not None) or "none"
+    console.print(f"workload traffic: {line}; new dataset replicas: "
+                  + (", ".join(f"{r['dataset']} at {r['site']} ({r['size_pb']:,.1f} PB)" for r in reps) or "none"),
+                  highlight=False)

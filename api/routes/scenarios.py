@@ -1,5 +1,5 @@
 """Scenarios: create (canonical JSON or an uploaded file of any importable format), list, read,
-replace, delete, versions, and maps.
+replace, delete, versions, maps, and their training workloads.
 
 Every change creates a new immutable version; ``GET`` returns an ``ETag`` and ``PUT``/``DELETE``
 honour ``If-Match`` (409 when stale). A document that arrives here is self-contained: it never names a
@@ -22,7 +22,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from backbone.api.auth import Planner, StoreDep, Viewer
-from backbone.api.documents import ParsedScenario, parse_scenario, render_scenario_map
+from backbone.api.documents import ParsedScenario, parse_scenario, render_scenario_map, workloads_document
 from backbone.api.isolation import DocumentWorkers
 from backbone.api.schemas import (
     MapFormat,
@@ -31,6 +31,7 @@ from backbone.api.schemas import (
     ScenarioPublic,
     ScenarioVersionPublic,
     ScenarioWithContent,
+    WorkloadsPublic,
 )
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, Store, etag_of
@@ -207,6 +208,17 @@ def delete_scenario(scenario_id: ScenarioId, store: StoreDep, who: Planner,
             summary="Every version of a scenario")
 def list_versions(scenario_id: ScenarioId, store: StoreDep, who: Viewer) -> list[ScenarioVersionPublic]:
     return [_version_public(v) for v in store.list_versions(str(scenario_id), who)]
+
+
+@router.get("/{scenario_id}/workloads", response_model=WorkloadsPublic, responses=ERRORS,
+            summary="Training jobs, datasets and the backbone traffic they create (backbone workloads)")
+def get_workloads(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Viewer,
+                  version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None) -> Any:
+    sid = str(scenario_id)
+    _sc, ver = store.get_scenario(sid, who)
+    if version is not None:
+        ver = store.get_version(sid, version, who=who)
+    return _workers(request).run(workloads_document, ver.content)
 
 
 @router.get("/{scenario_id}/map", responses={**ERRORS, 503: {"model": ProblemDetails},

@@ -26,7 +26,8 @@ CHANGE_COLUMNS: tuple[str, ...] = ("table", "id", "change", "field", "before", "
 """Columns of the structural change table."""
 
 KEY_FIELDS: dict[str, str] = {"sites": "gpus_installed", "links": "capacity_gbps", "srlgs": "links",
-                              "metros": "inference_gpus", "demands": "demand_gbps", "candidates": "max_modules"}
+                              "metros": "inference_gpus", "demands": "demand_gbps", "candidates": "max_modules",
+                              "datasets": "size_pb", "training_jobs": "gpus"}
 """The quantity an added or removed record is shown with (its size in the ranking)."""
 
 REL_TOL = 1e-9

@@ -1,6 +1,7 @@
 """Assemble the shipped global scenario (``data/global``) from the curated fact tables.
 
-Steps: sites and metros (:mod:`~backbone.datasets.global_sites`), submarine segments
+Steps: sites and metros (:mod:`~backbone.datasets.global_sites`, with storage from
+:mod:`~backbone.datasets.global_workloads`, which also gives the datasets and training jobs), submarine segments
 (:mod:`~backbone.datasets.global_cables`) and terrestrial links
 (:mod:`~backbone.datasets.global_terrestrial`) become validated tables; lengths and latencies are
 derived from geometry by :class:`~backbone.model.Network`; SRLGs are derived here (one per cable
@@ -34,6 +35,7 @@ from backbone.datasets import global_candidates as gc
 from backbone.datasets.global_cables import CABLES, CableSystem
 from backbone.datasets.global_sites import metro_records, site_records
 from backbone.datasets.global_terrestrial import TERRESTRIAL
+from backbone.datasets.global_workloads import dataset_records, storage_columns, training_job_records
 from backbone.model import Network
 
 logger = logging.getLogger(__name__)
@@ -350,13 +352,15 @@ def system_route_km(system: CableSystem, sites: pd.DataFrame, tolerance_km: floa
 
 
 def build_topology() -> Network:
-    """The global scenario's sites, links, SRLGs, metros and candidates (no demand yet), validated."""
+    """The global scenario's sites (with storage), links, SRLGs, metros, candidates, datasets and training jobs (no
+    demand yet), validated."""
     from backbone.validate import build_network
 
     links = cable_link_records() + terrestrial_link_records()
     meta = scenario_meta()
-    tables: dict[str, Any] = {"sites": site_records(), "links": links, "metros": metro_records(), "srlgs": [],
-                              "demands": []}
+    tables: dict[str, Any] = {"sites": storage_columns(site_records()), "links": links, "metros": metro_records(),
+                              "srlgs": [], "demands": [], "datasets": dataset_records(),
+                              "training_jobs": training_job_records()}
     net = build_network(tables, name=SCENARIO_NAME, meta=meta)
     tables["srlgs"] = srlg_records(net)
     net = build_network(tables, name=SCENARIO_NAME, meta=meta)
@@ -380,6 +384,8 @@ def scenario_meta() -> dict[str, Any]:
             "GeoNames / Wikipedia city and landing-town coordinates",
             "UN World Urbanization Prospects (metro population); Brookings Global Metro Monitor / OECD (metro GDP)",
             "Ember Yearly Electricity Data 2023, EIA (grid carbon intensity); EIA, Eurostat, IEA (power prices)",
+            "Llama 3 Herd of Models, DiLoCo and Streaming DiLoCo, Chinchilla, Common Crawl, Sangraha, Jais, Backblaze "
+            "(datasets, training jobs, site storage; derivations in backbone/datasets/global_workloads.py)",
         ],
         "demand_parameters": asdict(DemandParameters()),
     }

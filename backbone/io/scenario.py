@@ -11,6 +11,10 @@
       demands.csv
       candidates.csv     optional: buildable routes (``srlgs`` column as ``a;b;c``); written only when
                          the scenario has candidates
+      datasets.csv       optional: training datasets (``home_sites``, ``residency`` as ``a;b;c``); written only
+                         when the scenario has datasets
+      training_jobs.csv  optional: training jobs (``datasets``, ``regions``, ``sites`` as ``a;b;c``); written
+                         only when the scenario has training jobs
 
 The same content as one JSON/YAML document (``{"name": ..., "sites": [records], ...}``) is the
 canonical JSON form the API accepts. Both round-trip exactly: ``load(save(net))`` equals ``net``.

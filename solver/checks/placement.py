@@ -17,7 +17,8 @@ Checked
   within the cap; capex recomputed;
 * network: per period and direction, placement Gbps (both directions) + the scenario demands as
   routed, within link capacity; scenario demands fully routed;
-* training: each job once, at an allowed site with room;
+* training: jobs, dataset replicas and workload flows (:mod:`~backbone.solver.checks.workloads`), the
+  flows' Gbps added to the network check;
 * N+1 (when asked; less the per-failure shortfall a partial plan declares in its ``n_plus_one``
   table): for every candidate site removed, a max-flow from units (each unit's demand
   served in its own peak hour -- the hour the follow-the-sun profile peaks) to surviving sites (their GPUs after minus training) over SLO- and residency-admissible
@@ -36,6 +37,7 @@ import pandas as pd
 from backbone.access import access_sites
 from backbone.model import Network, access_latency_ms
 from backbone.solver.checks import CheckReport, Violation
+from backbone.solver.checks.workloads import check_workloads
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 logger = logging.getLogger(__name__)
@@ -116,11 +118,12 @@ def check_placement(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     rep.count("demand_units", n_units)
     add("sites", _check_sites(facts))
     rep.count("sites", len(facts.sites_t))
-    capacity_violations, n_arcs = _check_network_capacity(facts, arc_load)
+    work_violations, work_load, n_jobs = check_workloads(net, opts, tables, facts.candidates, expect_full, tol)
+    add("training", work_violations)
+    rep.count("training_jobs", n_jobs)
+    capacity_violations, n_arcs = _check_network_capacity(facts, arc_load, work_load)
     add("network", capacity_violations)
     rep.count("arcs", n_arcs)
-    add("training", _check_training(facts))
-    rep.count("training_jobs", len(opts.training))
     if opts.n_plus_one:
         add("n_plus_one", _check_n_plus_one(facts))
         rep.count("n_plus_one_failures", len(facts.sites_t))
@@ -245,12 +248,14 @@ def _check_sites(f: _Facts) -> list[str]:
     return out
 
 
-def _check_network_capacity(f: _Facts, arc_load: ArcLoad) -> tuple[list[str], int]:
-    """Per period and direction, placement Gbps plus the scenario demands as routed within link capacity;
-    scenario demands fully routed (joint baseline, full plan). Also returns the number of arcs checked."""
+def _check_network_capacity(f: _Facts, arc_load: ArcLoad, work_load: dict[tuple[str, str, str], float]
+                            ) -> tuple[list[str], int]:
+    """Per period and direction, placement Gbps plus the scenario demands as routed plus the workload flows
+    within link capacity; scenario demands fully routed (joint baseline, full plan). Also returns the number of
+    arcs checked."""
     net, tol, existing = f.net, f.tol, f.existing
     out: list[str] = []
-    base_load: dict[tuple[str, str, str], float] = {}
+    base_load: dict[tuple[str, str, str], float] = dict(work_load)
     if len(existing):
         routed = existing.groupby("demand")["gbps"].sum()
         for row in existing.itertuples(index=False):
@@ -277,24 +282,6 @@ def _check_network_capacity(f: _Facts, arc_load: ArcLoad) -> tuple[list[str], in
         if load > cap[lid] + tol * max(1.0, cap[lid]):
             out.append(f"link {lid} {a} -> {b} period {t}: {load:,.2f} Gbps over its {cap[lid]:,.0f} Gbps capacity")
     return out, len(keys)
-
-
-def _check_training(f: _Facts) -> list[str]:
-    """Each training job placed once (when the plan is full), at an allowed site."""
-    training, sites = f.training, f.net.sites
-    placed = training.groupby("job")["site"].agg(list) if len(training) else pd.Series(dtype=object)
-    out: list[str] = []
-    for job in f.opts.training:
-        where = placed.get(job.id, [])
-        if len(where) > 1:
-            out.append(f"training job {job.id}: placed at {len(where)} sites")
-        if f.expect_full and len(where) == 0:
-            out.append(f"training job {job.id}: not placed")
-        for s in where:
-            if s not in f.candidates or (job.regions and sites.at[s, "region"] not in job.regions) or (
-                    job.sites and s not in job.sites):
-                out.append(f"training job {job.id}: site {s} is not allowed")
-    return out
 
 
 def _check_n_plus_one(f: _Facts) -> list[str]:

@@ -13,7 +13,9 @@ Variables
 * ``unserved[t, k] >= 0``: demand not served (penalised: explains infeasibility instead of failing).
 * ``blocks[s]`` integer in ``[0, max_blocks_s]``; ``build[s]`` binary; ``power[s]`` MW built.
 * ``existing[e] >= 0``, ``existing_unrouted[d] >= 0``: the scenario's demands, routed jointly.
-* ``train[j, s]`` binary, ``train_unplaced[j]`` in [0, 1].
+* ``train[o]`` binary per training job placement option (one or two sites), ``train_unplaced[j]`` in [0, 1];
+  ``read[q] >= 0`` Gbps of remote dataset reads, ``replica[d, s]`` binary new dataset replicas
+  (:mod:`~backbone.solver.placement.workloads`).
 * ``backup[f, k, s] >= 0``, ``backup_unserved[f, k] >= 0`` (N+1 only).
 
 Cost (USD) = sum_s cost_per_block_s blocks_s + capex_per_mw_s power_s + fixed build_s, where
@@ -39,6 +41,10 @@ N1_PENALTY_FRACTION = 0.5
 """Demand left without backup after a site loss costs this fraction of unserved demand, spread
 over the failure scenarios (a GPU may lack backup in several): serving demand that cannot be
 protected (e.g. a metro with one site in reach) always beats not serving it."""
+
+READ_COST_USD_PER_GBPS = 1e-3
+"""Objective weight of a Gbps of remote dataset read: keeps each read at its formula's rate (negligible next to
+any GPU's cost); the reported reads come from the formula, not the variable."""
 
 ELASTIC_FRACTION = 0.01
 """Diagnostic re-solve: one GPU (or its MW, or its Gbps over ~10 links) beyond a limit costs this
@@ -116,12 +122,7 @@ def build_placement(inp: PlacementInputs, elastic: bool = False,
     lp.add_variables("existing", E)
     lp.add_variables("existing_unrouted", inp.existing.index,
                      cost=EXISTING_PENALTY_FACTOR * w_unserved * max(opts.gbps_per_gpu, 1e-3))
-    jobs_g = inp.jobs["gpus"].to_numpy(dtype=float)
-    js_job, js_site = inp.job_sites["job"].to_numpy(), inp.job_sites["site"].to_numpy()
-    lp.add_variables("train", pd.MultiIndex.from_arrays([inp.jobs.index[js_job], sites.index[js_site]],
-                                                        names=["job", "site"]),
-                     lower=fixed.get("train", 0.0), upper=fixed.get("train", 1.0), integer=True)
-    lp.add_variables("train_unplaced", inp.jobs.index, cost=w_unserved * jobs_g, upper=1.0)
+    work_variables(lp, inp, fixed, w_unserved, 1.0 if min_cost else eps_cost)
 
     if elastic:
         unit = ELASTIC_FRACTION * w_unserved
@@ -135,6 +136,8 @@ def build_placement(inp: PlacementInputs, elastic: bool = False,
     link_rows(lp, inp, ELASTIC_FRACTION * w_unserved / max(opts.gbps_per_gpu, 1e-3) / 10.0 if elastic else None)
     existing_rows(lp, inp, D)
     training_rows(lp, inp)
+    read_rows(lp, inp)
+    storage_rows(lp, inp)
     if opts.n_plus_one:
         f_idx, p_idx = n1_variables(lp, inp, w_unserved)
         n1_demand_rows(lp, inp, f_idx, p_idx)
@@ -144,6 +147,7 @@ def build_placement(inp: PlacementInputs, elastic: bool = False,
     cost[lp.variables["blocks"].slice] = block_cost
     cost[lp.variables["power"].slice] = mw_cost
     cost[lp.variables["build"].slice] = fixed_cost
+    cost[lp.variables["replica"].slice] = inp.work.replicas["cost_usd"].to_numpy(dtype=float)
     if not min_cost:
         lp.add_constraints("budget", sp.csr_matrix(cost[None, :]), upper=float(opts.budget_usd or 0.0),
                            index=pd.Index(["budget"]))
@@ -164,12 +168,34 @@ def demand_rows(lp: LinearProgram, inp: PlacementInputs) -> Block:
                        index=pd.MultiIndex.from_product([range(T), inp.units.index], names=["period", "unit"]))
 
 
+def work_variables(lp: LinearProgram, inp: PlacementInputs, fixed: dict[str, np.ndarray], w_unserved: float,
+                   cost_scale: float) -> None:
+    """Training variables: ``train[o]`` binary per placement option (job, one or two sites),
+    ``train_unplaced[j]`` in [0, 1] (penalised per GPU), ``read[q] >= 0`` Gbps of each remote dataset read
+    (at most 0 where no home reaches the site: a replica must be there), ``replica[d, s]`` binary (storage cost)."""
+    w = inp.work
+    jobs, opt = w.jobs, w.options
+    sites = inp.sites.index.to_numpy()
+    label = np.where(opt["n_sites"].to_numpy() == 2,
+                     np.char.add(np.char.add(sites[opt["site_a"].to_numpy()].astype(str), "+"),
+                                 sites[np.maximum(opt["site_b"].to_numpy(), 0)].astype(str)),
+                     sites[opt["site_a"].to_numpy()].astype(str)) if len(opt) else np.zeros(0, str)
+    lp.add_variables("train", pd.MultiIndex.from_arrays([jobs.index.to_numpy()[opt["job"].to_numpy()], label],
+                                                        names=["job", "sites"]),
+                     lower=fixed.get("train", 0.0), upper=fixed.get("train", 1.0), integer=True)
+    lp.add_variables("train_unplaced", jobs.index, cost=w_unserved * jobs["gpus"].to_numpy(dtype=float), upper=1.0)
+    lp.add_variables("read", len(w.reads), cost=READ_COST_USD_PER_GBPS,
+                     upper=np.where(w.reads["reachable"].to_numpy(bool), np.inf, 0.0))
+    rep = w.replicas
+    lp.add_variables("replica", pd.MultiIndex.from_arrays([w.datasets.index.to_numpy()[rep["dataset"].to_numpy()],
+                                                          sites[rep["site"].to_numpy()]], names=["dataset", "site"]),
+                     cost=rep["cost_usd"].to_numpy(dtype=float) * cost_scale,
+                     lower=fixed.get("replica", 0.0), upper=fixed.get("replica", 1.0), integer=True)
+
+
 def _training_load(inp: PlacementInputs, repeat: int) -> sp.csr_matrix:
-    """``(repeat x S) x jobsites``: GPUs of job j at site s, stacked ``repeat`` times."""
-    S = len(inp.sites)
-    g = inp.jobs["gpus"].to_numpy(dtype=float)[inp.job_sites["job"].to_numpy()]
-    a = selector(inp.job_sites["site"].to_numpy(), S, len(inp.job_sites), values=g)
-    return sp.kron(np.ones((repeat, 1)), a, format="csr")
+    """``(repeat x S) x options``: GPUs each training option puts at site s, stacked ``repeat`` times."""
+    return sp.kron(np.ones((repeat, 1)), inp.work.option_gpus, format="csr")
 
 
 def site_gpu_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool = False) -> Block:
@@ -233,7 +259,13 @@ def link_rows(lp: LinearProgram, inp: PlacementInputs, elastic_cost: float | Non
     g = inp.opts.gbps_per_gpu
     route_arcs = sp.hstack([inp.route_links, inp.route_links], format="csr").T.tocsr() * g  # 2L x R
     exist_arcs = inp.existing_arcs.T.tocsr()  # 2L x E
-    used = np.flatnonzero((np.diff(route_arcs.indptr) > 0) | (np.diff(exist_arcs.indptr) > 0))
+    w = inp.work
+    work_arcs = {"train": w.option_arcs.T.tocsr(), "read": w.read_arcs.T.tocsr(),  # 2L x options, reads, replicas
+                 "replica": w.replica_arcs.T.tocsr()}
+    any_use = (np.diff(route_arcs.indptr) > 0) | (np.diff(exist_arcs.indptr) > 0)
+    for m in work_arcs.values():
+        any_use |= np.diff(m.indptr) > 0
+    used = np.flatnonzero(any_use)
     if len(used) == 0:
         return None
     route_arcs, exist_arcs = route_arcs[used], exist_arcs[used]
@@ -245,6 +277,7 @@ def link_rows(lp: LinearProgram, inp: PlacementInputs, elastic_cost: float | Non
         "serve": sp.kron(sp.identity(T), route_arcs, format="csr"),
         "existing": sp.kron(np.ones((T, 1)), exist_arcs, format="csr"),
     }
+    blocks.update({name: sp.kron(np.ones((T, 1)), m[used], format="csr") for name, m in work_arcs.items()})
     if elastic_cost is not None:
         lp.add_variables("extra_gbps", pd.MultiIndex.from_arrays([arc_names, direction], names=["link", "dir"]),
                          cost=elastic_cost)
@@ -269,17 +302,48 @@ def existing_rows(lp: LinearProgram, inp: PlacementInputs, n_demands: int) -> Bl
 
 
 def training_rows(lp: LinearProgram, inp: PlacementInputs) -> Block | None:
-    """Each training job goes to exactly one allowed site (or is declared unplaced).
+    """Each training job takes exactly one placement option (or is declared unplaced).
 
-    ``sum_s train[j, s] + train_unplaced_j = 1`` (None without training jobs).
+    ``sum_{o of j} train[o] + train_unplaced_j = 1`` (None without training jobs).
     """
-    J = len(inp.jobs)
+    w = inp.work
+    J = len(w.jobs)
     if J == 0:
         return None
     return lp.add_constraints("training", {
-        "train": selector(inp.job_sites["job"].to_numpy(), J, len(inp.job_sites)),
+        "train": selector(w.options["job"].to_numpy(), J, len(w.options)),
         "train_unplaced": sp.identity(J, format="csr"),
-    }, lower=1.0, upper=1.0, index=inp.jobs.index)
+    }, lower=1.0, upper=1.0, index=w.jobs.index)
+
+
+def read_rows(lp: LinearProgram, inp: PlacementInputs) -> Block | None:
+    """A remote dataset read carries its Gbps unless a new replica sits at the job's site (data gravity).
+
+    ``g_q train[o(q)] - g_q replica[d(q), s(q)] - read_q <= 0`` (None without remote reads).
+    """
+    w = inp.work
+    Q = len(w.reads)
+    if Q == 0:
+        return None
+    g = w.reads["gbps"].to_numpy(dtype=float)
+    return lp.add_constraints("dataset_read", {
+        "train": selector(w.reads["option"].to_numpy(), len(w.options), Q, values=g).T.tocsr(),
+        "replica": selector(w.reads["replica"].to_numpy(), len(w.replicas), Q, values=-g).T.tocsr(),
+        "read": -sp.identity(Q, format="csr"),
+    }, upper=0.0, index=pd.RangeIndex(Q, name="read"))
+
+
+def storage_rows(lp: LinearProgram, inp: PlacementInputs) -> Block | None:
+    """New dataset replicas fit each site's free storage: ``sum_d size_d replica[d, s] <= free_pb_s``."""
+    w = inp.work
+    if len(w.replicas) == 0:
+        return None
+    S = len(inp.sites)
+    size = w.datasets["size_pb"].to_numpy(dtype=float)[w.replicas["dataset"].to_numpy()]
+    a = selector(w.replicas["site"].to_numpy(), S, len(w.replicas), values=size)
+    used = np.flatnonzero(np.diff(a.indptr) > 0)
+    return lp.add_constraints("storage", {"replica": a[used]}, upper=w.storage_room_pb[used],
+                              index=inp.sites.index[used])
 
 
 def n1_variables(lp: LinearProgram, inp: PlacementInputs, w_unserved: float) -> tuple[np.ndarray, np.ndarray]:

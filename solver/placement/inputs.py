@@ -30,6 +30,7 @@ from backbone.errors import Problem, ValidationError
 from backbone.model import Network, access_latency_ms
 from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.options import PlaceOptions, period_factors
+from backbone.solver.placement.workloads import JobInputs, job_inputs
 
 logger = logging.getLogger(__name__)
 
@@ -66,8 +67,9 @@ class PlacementInputs:
         ``existing_pathset``).
     existing_arcs
         ``existing paths x 2L`` CSR arc incidence.
-    jobs, job_sites
-        Training jobs and their allowed (job, site) pairs (positions).
+    work
+        Training jobs, their placement options (one or two sites) and the backbone traffic each option makes
+        (:class:`~backbone.solver.placement.workloads.JobInputs`).
     notes
         Data issues worth telling the planner (e.g. installed GPUs above power available).
     """
@@ -84,8 +86,7 @@ class PlacementInputs:
     existing: pd.DataFrame
     existing_paths: pd.DataFrame
     existing_arcs: sp.csr_matrix
-    jobs: pd.DataFrame
-    job_sites: pd.DataFrame
+    work: JobInputs
     route_pathset: PathSet | None = None
     existing_pathset: PathSet | None = None
     notes: list[str] = field(default_factory=list)
@@ -114,9 +115,13 @@ def build_inputs(net: Network, opts: PlaceOptions) -> PlacementInputs:
     pairs = admissible_pairs(net, opts, units, sites, rtt, worst, notes)
     routes, route_links, route_ps = pair_routes(net, opts, units, sites, pairs)
     existing, existing_paths, existing_arcs, existing_ps = existing_demand_paths(net, opts)
-    jobs, job_sites = training_pairs(net, opts, sites)
+    work = job_inputs(net, opts, sites)
+    wide = work.jobs.index[work.jobs["max_sites"].to_numpy(dtype=float) > 2] if len(work.jobs) else []
+    if len(wide):
+        notes.append(f"training jobs {', '.join(map(str, wide))} may span more than two sites; the placement "
+                     "considers one site or an even split over two")
     return PlacementInputs(net, opts, units, factors, sites, pairs, routes, route_links, rtt, existing,
-                           existing_paths, existing_arcs, jobs, job_sites, route_ps, existing_ps, notes)
+                           existing_paths, existing_arcs, work, route_ps, existing_ps, notes)
 
 
 def _check_names(net: Network, opts: PlaceOptions) -> None:
@@ -405,23 +410,3 @@ def existing_demand_paths(net: Network, opts: PlaceOptions
     ps = candidate_paths(net, existing[["src", "dst"]], k_paths=opts.k_paths, max_latency_ms=limit)
     paths = pd.DataFrame({"demand": ps.path_pair, "latency_ms": ps.path_latency_ms})
     return existing, paths, ps.arc_incidence, ps
-
-
-def training_pairs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Training jobs and the candidate sites each may go to (region / site restrictions)."""
-    jobs = pd.DataFrame({"gpus": [j.gpus for j in opts.training]},
-                        index=pd.Index([j.id for j in opts.training], name="job"))
-    rows_j, rows_s = [], []
-    for i, job in enumerate(opts.training):  # a handful of jobs; the site test is vectorised
-        ok = np.ones(len(sites), bool)
-        if job.regions:
-            ok &= sites["region"].isin(job.regions).to_numpy()
-        if job.sites:
-            ok &= sites.index.isin(job.sites)
-        ok &= sites["gpus_cap"].to_numpy() >= job.gpus
-        idx = np.flatnonzero(ok)
-        rows_j.append(np.full(len(idx), i))
-        rows_s.append(idx)
-    js = pd.DataFrame({"job": np.concatenate(rows_j) if rows_j else np.zeros(0, int),
-                       "site": np.concatenate(rows_s) if rows_s else np.zeros(0, int)})
-    return jobs, js

@@ -92,14 +92,40 @@ class DemandClass(BaseModel):
 
 
 class TrainingJob(BaseModel):
-    """A training job: ``gpus`` GPUs in one site, optionally restricted to regions or sites."""
+    """A training job given with the options (the scenario's ``training_jobs`` table holds the same fields):
+    ``gpus`` GPUs at one site, or split evenly over two when ``max_sites`` allows, optionally restricted to
+    regions or sites, reading ``datasets`` (ids of the scenario's ``datasets`` table).
+
+    Without ``parameters`` the job makes no synchronisation or checkpoint traffic (GPUs only)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str
     gpus: int = Field(gt=0)
     regions: list[str] = Field(default_factory=list)
-    sites: list[str] = Field(default_factory=list)
+    sites: list[str] = Field(default_factory=list, max_length=2,
+                             description="Pinned sites (one, or two for a split job); empty: placement decides")
+    max_sites: int = Field(default=1, ge=1, description="Most sites the job may span (the MIP splits over at "
+                                                        "most two)")
+    parameters: float = Field(default=0.0, ge=0, description="Model parameters (count)")
+    bytes_per_parameter: float = Field(default=2.0, gt=0, description="Bytes per parameter of the gradients")
+    step_time_s: float = Field(default=1.0, gt=0, description="Seconds per training step")
+    sync_method: Literal["data-parallel", "diloco", "streaming-diloco"] = "data-parallel"
+    inner_steps: int = Field(default=1, ge=1, description="DiLoCo inner steps H between synchronisations")
+    fragments: int = Field(default=1, ge=1, description="Streaming DiLoCo fragments")
+    compression_bits: float | None = Field(default=None, gt=0, le=32,
+                                           description="Bits per gradient value on the wire (None: uncompressed)")
+    datasets: list[str] = Field(default_factory=list, description="Ids of the datasets the job reads")
+    checkpoint_size_tb: float | None = Field(default=None, gt=0, description="TB per checkpoint (None: 14 bytes "
+                                                                             "per parameter)")
+    checkpoint_interval_s: float = Field(default=3600.0, gt=0, description="Seconds between checkpoints")
+    checkpoint_replicas: Literal["none", "same-region", "other-region"] = "other-region"
+
+    @model_validator(mode="after")
+    def _check_sites(self) -> TrainingJob:
+        if len(self.sites) > self.max_sites:
+            raise ValueError(f"{len(self.sites)} pinned sites but max_sites is {self.max_sites}")
+        return self
 
 
 TOKENS_PER_S_PER_GPU = 2500.0
@@ -158,7 +184,10 @@ class PlaceOptions(BaseModel):
                                                   description="Demand per metro in tokens/s (overrides inference_gpus)")
     tokens_per_s_per_gpu: float = Field(default=TOKENS_PER_S_PER_GPU, gt=0,
                                         description="Tokens/s one GPU serves (with tokens_per_s)")
-    training: list[TrainingJob] = Field(default_factory=list)
+    training: list[TrainingJob] = Field(default_factory=list, description="Training jobs to place besides the "
+                                                                          "scenario's")
+    scenario_jobs: bool = Field(default=False, description="Also place the scenario's training_jobs (pinned ones at "
+                                                           "their sites), with their datasets' data gravity")
 
     kw_per_gpu: float = Field(default=1.4, gt=0, description="All-in kW per GPU (incl. host and PUE)")
     block_gpus: int = Field(default=1024, ge=0, description="GPUs are built in blocks of this many (0 or 1: GPU by GPU)")

@@ -32,6 +32,12 @@ from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.formulation import PlacementModel, build_placement
 from backbone.solver.placement.inputs import PlacementInputs, build_inputs
 from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.placement.workloads import (
+    replica_table,
+    training_table,
+    workload_arc_gbps,
+    workload_flows,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -152,15 +158,17 @@ def round_relaxation(inp: PlacementInputs, relaxed: Solution, opts: PlaceOptions
     blocks = np.clip(blocks, 0.0, max_blocks)
     blocks = np.where((blocks > 0) & (blocks < min_blocks), np.minimum(min_blocks, max_blocks), blocks)
     fixed: dict[str, np.ndarray] = {"blocks": blocks}
-    if len(inp.job_sites):
+    if len(inp.work.options):
         frac = relaxed.values("train").to_numpy()
-        jobs = inp.job_sites["job"].to_numpy()
+        jobs = inp.work.options["job"].to_numpy()
         order = np.lexsort((-frac, jobs))  # by job, largest share first
         first = np.ones(len(order), bool)
         first[1:] = jobs[order][1:] != jobs[order][:-1]
         train = np.zeros(len(frac))
         train[order[first]] = 1.0
         fixed["train"] = train
+    if len(inp.work.replicas):  # a replica the relaxation leans on at all is built (storage rows may then bind)
+        fixed["replica"] = (relaxed.values("replica").to_numpy() > 1e-6).astype(float)
     model = build_placement(inp, fixed=fixed)
     sol = solve(model.lp, backend=opts.backend, time_limit_s=opts.time_limit_s, mip_gap=opts.mip_gap)
     return (model, sol) if sol.status.has_solution else None
@@ -207,9 +215,7 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
     # sites: considered -> chosen
     B = opts.block
     mw_per_gpu = opts.kw_per_gpu / 1000.0
-    js_site = inp.job_sites["site"].to_numpy()
-    js_gpus = inp.jobs["gpus"].to_numpy(dtype=float)[inp.job_sites["job"].to_numpy()]
-    train_gpus = np.bincount(js_site, weights=train * js_gpus, minlength=len(sites))
+    train_gpus = inp.work.option_gpus @ train
     used = np.zeros((T, len(sites)))
     np.add.at(used, (tt, r_site), gpus)
     g0 = sites["gpus_installed"].to_numpy(dtype=float)
@@ -258,11 +264,14 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
     L = len(net.links)
     place_link = (serve @ inp.route_links) * opts.gbps_per_gpu if R else np.zeros((T, L))  # T x L
     exist_arc = inp.existing_arcs.T @ ex if len(ex) else np.zeros(2 * L)
-    both = np.concatenate([place_link + exist_arc[None, :L], place_link + exist_arc[None, L:]], axis=0)
+    work_arc = workload_arc_gbps(inp.work, sol)
+    load_arc = exist_arc + work_arc
+    both = np.concatenate([place_link + load_arc[None, :L], place_link + load_arc[None, L:]], axis=0)
     cap = net.links["capacity_gbps"].to_numpy(dtype=float)
     links = pd.DataFrame({
         "placement_gbps": place_link.max(axis=0) if T else 0.0,
         "existing_gbps": np.maximum(exist_arc[:L], exist_arc[L:]),
+        "workload_gbps": np.maximum(work_arc[:L], work_arc[L:]),
         "load_gbps": both.max(axis=0), "capacity_gbps": cap,
     }, index=net.links.index)
     links["utilisation"] = links["load_gbps"] / cap
@@ -280,10 +289,10 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
         n1 = pd.DataFrame({"shortfall_gpus": [], "units": []}, index=pd.Index([], name="failed"))
     n1.index.name = "failed"
 
-    tr = pd.DataFrame({"job": inp.jobs.index.to_numpy()[inp.job_sites["job"].to_numpy()],
-                       "site": sites.index.to_numpy()[js_site], "gpus": js_gpus})[train > 0.5]
     return {"sites": site_t, "flows": flows, "assignments": assignments, "metros": metros,
-            "existing": existing, "links": links, "training": tr.reset_index(drop=True), "n_plus_one": n1}
+            "existing": existing, "links": links, "training": training_table(inp.work, inp.sites.index, sol), "n_plus_one": n1,
+            "replicas": replica_table(inp.work, inp.sites.index, sol),
+            "workload_flows": workload_flows(inp.work, inp.sites.index, sol)}
 
 
 def _links_text(ps: PathSet | None, paths: np.ndarray) -> list[str]:
@@ -301,9 +310,10 @@ def _totals(model: PlacementModel, sol: Solution, tables: dict[str, pd.DataFrame
     served_avg = float(tables["flows"]["gpus"].sum()) / inp.n_periods
     demand_avg = float((inp.units["demand_gpus"].to_numpy()[:, None] * inp.factors).sum()) / inp.n_periods
     n1 = float(tables["n_plus_one"]["shortfall_gpus"].max()) if len(tables["n_plus_one"]) else 0.0
-    capex, opex = float(s["capex_usd"].sum()), float(s["opex_usd"].sum())
+    storage = float(tables["replicas"]["cost_usd"].sum()) if len(tables.get("replicas", ())) else 0.0
+    capex, opex = float(s["capex_usd"].sum()) + storage, float(s["opex_usd"].sum())
     return {
-        "cost_usd": capex + opex, "capex_usd": capex, "opex_usd": opex,
+        "cost_usd": capex + opex, "capex_usd": capex, "opex_usd": opex, "storage_capex_usd": storage,
         "gpus_before": float(s["gpus_before"].sum()), "gpus_added": float(s["gpus_added"].sum()),
         "gpus_after": float(s["gpus_after"].sum()), "mw_built": float(s["mw_built"].sum()),
         "demand_gpus_peak": demand, "served_gpus_peak": float(m["served_gpus"].sum()),
@@ -354,9 +364,10 @@ def _structural_reasons(inp: PlacementInputs, has_pair: np.ndarray) -> list[str]
             blocked = " (residency rules exclude every site within the SLO)"
         reasons.append(f"metro {u['metro']}: {u['demand_gpus']:,.0f} {u['klass']} GPUs cannot be served within "
                        f"{u['slo_rtt_ms']:.0f} ms RTT from any allowed site{where}{blocked}")
-    for job_id, row in inp.jobs.iterrows():
-        if not (inp.job_sites["job"].to_numpy() == inp.jobs.index.get_loc(job_id)).any():
-            reasons.append(f"training job {job_id}: no allowed site can host {int(row['gpus']):,} GPUs")
+    has_option = np.bincount(inp.work.options["job"].to_numpy(), minlength=len(inp.work.jobs)) > 0
+    for job_id, row in inp.work.jobs[~has_option].iterrows():
+        reasons.append(f"training job {job_id}: no allowed site can host {int(row['gpus']):,} GPUs (regions, "
+                       "pinned sites and its datasets' residency)")
     return reasons
 
 

@@ -230,7 +230,26 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
                        "software_version": summary["software_version"], "created_utc": summary["created_utc"],
                        "plan_file": opts.plan_file or "(none: defaults)", "plan_text": opts.plan_text or ""},
         "files": sorted(set(files) | {"report.html", "plan.json"}),
+        "workloads": workloads_block(routed, ps),
     }
+
+
+def workloads_block(routed: Network, ps: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's workloads: placed training jobs (sites, GPUs, Gbps by class), the datasets with their homes
+    (new replicas included) and storage, and the routed traffic in Tbps by class; None without training jobs."""
+    jobs = ps.get("training") or []
+    if not jobs and not len(routed.training_jobs):
+        return None
+    ds = routed.datasets
+    datasets = [{"dataset": str(d), "size_pb": float(r["size_pb"]), "homes": ", ".join(r["home_sites"]),
+                 "residency": ", ".join(r["residency"]) or "anywhere"} for d, r in ds.iterrows()]
+    by_class = routed.demands.groupby("traffic_class")["demand_gbps"].sum() / 1000.0
+    considered = bool((ps.get("options") or {}).get("scenario_jobs"))
+    placed = {r["job"] for r in jobs}
+    return {"jobs": jobs, "replicas": ps.get("replicas") or [], "datasets": datasets,
+            "tbps_by_class": [{"traffic_class": str(k), "tbps": float(v)} for k, v in by_class.items()],
+            "unplaced": [str(j) for j in routed.training_jobs.index if considered and str(j) not in placed],
+            "not_considered": 0 if considered else len(routed.training_jobs)}
 
 
 def _failures_block(fs: dict[str, Any]) -> dict[str, Any]:

@@ -373,12 +373,17 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
     """The period's GPU stage: blocks ordered ``gpu_lead`` earlier (none before that is possible), charged to
     the commit period; returns the placement and the network carrying its traffic."""
     from backbone.solver.plan.pipeline import network_after_placement, placement_demands
+    from backbone.solver.plan.workloads import jobs_in_period, network_with_replicas, workload_plan_demands
 
     opts, label = h.opts, h.labels[t]
     place_opts = h.stages[0].model_copy(update={"time_limit_s": h.clock.place_limit_s(t, h.stages[0].time_limit_s)})
     sites = work.sites
     gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
     place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
+    with_jobs = bool(place_opts.scenario_jobs or place_opts.training)
+    if place_opts.scenario_jobs:  # the jobs running in this period (their start and end quarters)
+        q0 = opts.first_quarter(t)
+        place_net = jobs_in_period(place_net, q0, q0 + opts.quarters_per_period - 1)
     t_place = time.perf_counter()
     place_res, gpu_note, gpu_short = place_within_budget(place_net, place_opts, gpu_c, h.budgets, h.committed,
                                                           opts)
@@ -395,7 +400,12 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
                              "online": label, "committed_index": gpu_c, "online_index": t, "available_from": ""})
         h.gpus = h.gpus.add(added.astype(float), fill_value=0.0)
     slo = {c.name: c.slo_rtt_ms for c in place_opts.classes}
-    routed = network_after_placement(work, sites_t, placement_demands(place_res.tables["flows"], slo))
+    extra = placement_demands(place_res.tables["flows"], slo)
+    if with_jobs:  # the period's training flows and dataset growth, routed like any demand
+        work_demands = workload_plan_demands(place_net, place_res.tables)
+        extra = pd.concat([extra, work_demands]) if len(work_demands) else extra
+        work = network_with_replicas(work, place_res.tables["replicas"])
+    routed = network_after_placement(work, sites_t, extra)
     return _Placed(place_res, gpu_note, gpu_short, added, routed, seconds)
 
 

@@ -35,7 +35,8 @@ PARTIAL = "partial"
 UNSERVED_TOLERANCE_GPUS = 1e-6
 """Unserved GPU-equivalents below this count as served (solver round-off)."""
 
-TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "training", "n_plus_one")
+TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "training", "n_plus_one", "replicas",
+               "workload_flows")
 """Tables written as ``place_<name>.csv``."""
 
 
@@ -120,6 +121,9 @@ def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult)
         "sites": _records(sites),
         "metros": _records(metros),
         "training": t["training"].to_dict("records"),
+        "replicas": t["replicas"].to_dict("records"),
+        "workload_gbps_by_class": {str(k): _num(v) for k, v in
+                                   t["workload_flows"].groupby("traffic_class")["gbps"].sum().items()},
         "infeasibility": result.infeasibility,
         "unserved_metros": unserved_metros(metros),
         "notes": result.notes,

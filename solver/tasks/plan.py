@@ -52,6 +52,7 @@ from backbone.solver.plan.pipeline import (
 )
 from backbone.solver.plan.report_data import draw_images, headline_text, plan_map, report_data
 from backbone.solver.plan.states import covers_links, design_failure_kind, link_survivability
+from backbone.solver.plan.workloads import network_with_replicas, workload_plan_demands
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.failures import FailuresTaskResult
 from backbone.solver.tasks.place import PlaceTaskResult
@@ -215,6 +216,11 @@ def route_stage(run: PlanRun, work: Network, place: PlaceTaskResult) -> RouteSta
     slo_by_class = {c.name: c.slo_rtt_ms for c in run.stages.place.classes}
     place_tables = place.placement.tables
     extra = placement_demands(place_tables["flows"], slo_by_class)
+    place_opts = run.stages.place
+    if place_opts.scenario_jobs or place_opts.training:  # training placed: its flows and dataset growth are routed
+        work_demands = workload_plan_demands(work, place_tables)
+        extra = pd.concat([extra, work_demands]) if len(work_demands) else extra
+        work = network_with_replicas(work, place_tables["replicas"])
     routed = network_after_placement(work, place_tables["sites"], extra)
     te_res = run_te_task(routed, run.stages.te, run.writer.out_dir, run.stage_progress("route"))
     ts = te_res.summary

@@ -66,6 +66,9 @@ class PlaceSummary(Summary):
     assignments: list[dict[str, Any]]
     sites: list[dict[str, Any]]
     metros: list[dict[str, Any]]
+    training: list[dict[str, Any]] = []
+    replicas: list[dict[str, Any]] = []
+    workload_gbps_by_class: dict[str, float | None] = {}
     infeasibility: list[str]
     unserved_metros: list[dict[str, Any]]
     options: dict[str, Any]

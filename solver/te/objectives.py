@@ -9,8 +9,8 @@ costs, bounds and a few extra rows.
   network (``overloaded`` in the summary). Demand without an admissible path is unmet with its
   reason; nothing else can be. Optional latency tie-break: a second LP that minimises
   traffic-weighted latency with ``u <= u* (1 + 1e-6)``.
-* ``max-throughput`` -- lexicographic by class, in priority order training > inference >
-  replication > bulk: stage ``c`` minimises the unmet demand of class ``c`` with every arc under
+* ``max-throughput`` -- lexicographic by class, in priority order training > inference > checkpoint >
+  training-sync > dataset > replication > bulk (:data:`backbone.schema.TRAFFIC_CLASSES`): stage ``c`` minimises the unmet demand of class ``c`` with every arc under
   ``ceiling * cap`` and the classes before it held at their optimum (``sum_{d in c'} s_d <=
   opt_c' + tol``). Stages are exact where a weighted sum would need weights ~1e3 apart per class
   (1e9 overall), which wrecks LP numerics. Classes after ``c`` carry nothing in stage ``c`` (they cost

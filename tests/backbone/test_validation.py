@@ -142,7 +142,8 @@ def test_cli_validate_json_lists_problems_on_stdout(tmp_path: Path) -> None:
     assert {p["record"] for p in doc["problems"]} == {"tat", "nyc-ash", "lon-fra", "ash-fra", "nyc-lon"}
     ok = CliRunner().invoke(app, ["validate", str(DATA / "small"), "--json"])
     assert ok.exit_code == 0 and json.loads(ok.stdout) == {
-        "valid": True, "sites": 4, "links": 3, "demands": 2, "candidates": 0, "links_in_no_srlg": ["nyc-ash", "lon-fra"],
+        "valid": True, "sites": 4, "links": 3, "demands": 2, "candidates": 0, "datasets": 0, "training_jobs": 0,
+        "links_in_no_srlg": ["nyc-ash", "lon-fra"],
         "warnings": ["2 of 3 links belong to no SRLG (nyc-ash, lon-fra); an SRLG sweep fails each as its own group "
                      "(add conduit or corridor SRLGs where links share a right of way)"]}
 

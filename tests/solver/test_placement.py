@@ -157,7 +157,8 @@ def test_training_job_goes_to_the_cheapest_allowed_site() -> None:
     # 2,048 training GPUs plus Paris inference (EU-resident at PAR): training goes to LON.
     r = solve_checked(europe(), block_gpus=1024, training=[dict(id="llm", gpus=2048)])
     assert added(r) == {"PAR": 1024, "LON": 2048}
-    assert r.tables["training"].to_dict("records") == [{"job": "llm", "site": "LON", "gpus": 2048.0}]
+    assert r.tables["training"][["job", "site", "gpus", "n_sites"]].to_dict("records") == [
+        {"job": "llm", "site": "LON", "gpus": 2048.0, "n_sites": 1}]
     # restricted to PAR: shares PAR with inference (3 blocks = 3,072 >= 3,048)
     r2 = solve_checked(europe(), block_gpus=1024, training=[dict(id="llm", gpus=2048, sites=["PAR"])])
     assert added(r2) == {"PAR": 3072}

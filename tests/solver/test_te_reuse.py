@@ -25,6 +25,10 @@ from backbone.solver.te.instance import build_instance
 from tests.nets import ALL_PATHS_K, make_network, random_connected
 
 K = 3
+DEMAND_MODEL_CLASSES = ("training", "inference", "replication", "bulk")
+"""The four classes of the synthetic demand model (:mod:`backbone.demand`) the random networks draw from: the seeds'
+instances stay what they were when these were all of :data:`backbone.schema.TRAFFIC_CLASSES` (the workload classes
+joined it later)."""
 
 
 def classed_net(seed: int, tight: float, slo: bool = True) -> Network:
@@ -37,7 +41,7 @@ def classed_net(seed: int, tight: float, slo: bool = True) -> Network:
     for i in range(7):
         for j in range(7):
             if i != j and rng.random() < 0.8:
-                cls = TRAFFIC_CLASSES[int(rng.integers(0, len(TRAFFIC_CLASSES)))]
+                cls = DEMAND_MODEL_CLASSES[int(rng.integers(0, len(DEMAND_MODEL_CLASSES)))]
                 d = {"id": f"d{i}-{j}", "src": f"s{i}", "dst": f"s{j}", "traffic_class": cls,
                      "demand_gbps": float(rng.uniform(1, 40)) * tight}
                 if slo and cls == "inference" and rng.random() < 0.6:

@@ -1,0 +1,595 @@
+"""Training jobs in placement, with data gravity: where each job may run, and the backbone traffic it then makes.
+
+A training job of ``G`` GPUs runs at one site, or split evenly over two sites when its ``max_sites`` allows
+(the MIP considers splits over at most two sites; a job allowing more is placed on one or two, and the result
+says so). Each *placement option* ``o`` of a job is a set of one or two sites; the MIP picks one option per job
+(``train[o]`` binary). An option is admissible when every site of it is allowed (the job's regions and pinned
+sites), has room for its share of the GPUs, and may hold every dataset the job reads (the dataset's residency:
+reading data at a site puts it there).
+
+Traffic an option creates, each from :mod:`backbone.workloads` (one function per flow):
+
+* **training-sync** (:func:`~backbone.workloads.gradient_sync_gbps`): between the two sites of a split option,
+  in both directions, over the lowest-latency path;
+* **checkpoint** (:func:`~backbone.workloads.checkpoint_replication_gbps`): from the option's first site to the
+  nearest storage site its replica policy names (``other-region``: in another region; ``same-region``: another
+  site in the same region; ``none``), within its datasets' residency;
+* **dataset** (:func:`~backbone.workloads.dataset_read_gbps`): reads from the dataset's nearest home site (by
+  backbone latency) to each site of the option that holds no replica. A new replica of dataset ``d`` at site
+  ``s`` (``replica[d, s]`` binary; storage ``size_pb`` within the site's free ``storage_pb``, at
+  ``storage_cost_usd_per_pb``) removes those reads, and adds the dataset's growth replication
+  (:func:`~backbone.workloads.dataset_replication_gbps`) from its nearest home. The one-off seeding copy is not
+  sustained traffic and is not counted against link capacity.
+
+The tables here hold positions into the placement's site table and arc incidences (``2L`` columns: arc ``l``
+is link ``l`` from ``site_a`` to ``site_b``, arc ``L + l`` the reverse), so the formulation adds the traffic to
+its link rows with one sparse block per variable family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from backbone.errors import Problem, ValidationError
+from backbone.geo import geodesic_km
+from backbone.model import Network
+from backbone.solver.core.problem import Solution
+from backbone.solver.paths.candidates import PathSet
+from backbone.solver.placement.options import PlaceOptions
+from backbone.workloads import (
+    checkpoint_replication_gbps,
+    dataset_read_gbps,
+    dataset_replication_gbps,
+    gradient_sync_gbps,
+)
+
+__all__ = ["CHECKPOINT_BYTES_PER_PARAMETER", "MAX_SPLIT_SITES", "JobInputs", "job_inputs", "job_table"]
+
+MAX_SPLIT_SITES = 2
+"""The most sites the placement MIP splits one training job over."""
+
+CHECKPOINT_BYTES_PER_PARAMETER = 14.0
+"""A checkpoint's bytes per parameter when the job does not give its size: BF16 weights (2) + FP32 master weights
+(4) + two FP32 Adam moments (8), mixed-precision training as in Rajbhandari et al., "ZeRO: Memory Optimizations
+Toward Training Trillion Parameter Models", SC 2020 (16 bytes there including FP16 gradients, which a checkpoint
+does not keep)."""
+
+_JOB_COLUMNS = ("gpus", "max_sites", "parameters", "bytes_per_parameter", "step_time_s", "sync_method",
+                "inner_steps", "fragments", "compression_bits", "datasets", "checkpoint_bytes",
+                "checkpoint_interval_s", "checkpoint_replicas", "regions", "sites", "origin")
+
+
+@dataclass
+class JobInputs:
+    """Training jobs, their placement options and the traffic each option makes.
+
+    Attributes
+    ----------
+    jobs
+        One row per job (index job id): the columns of :data:`_JOB_COLUMNS`.
+    options
+        One row per admissible (job, site set): ``job`` (position), ``site_a``, ``site_b`` (positions;
+        ``site_b`` = -1 for one site), ``n_sites``, ``sync_gbps`` (each direction), ``checkpoint_gbps``,
+        ``checkpoint_site`` (site id, '' for none), ``checkpoint_route`` (row of ``checkpoint_routes``, -1).
+    option_gpus
+        ``sites x options`` CSR: GPUs the option puts at each site.
+    option_arcs
+        ``options x 2L`` CSR: Gbps of sync and checkpoint traffic on each arc.
+    reads
+        One row per (option, site of it, dataset) that would read remotely: ``option``, ``site``, ``dataset``
+        (positions), ``gbps``, ``replica`` (row of ``replicas`` that removes it), ``reachable`` (a home can
+        reach the site over the backbone; where not, the option needs a replica there, seeded offline).
+    read_arcs
+        ``reads x 2L`` CSR: one unit per arc of the path from the dataset's nearest home to the site.
+    datasets
+        The datasets the jobs read (index dataset id): ``size_pb``, ``growth_gbps``.
+    replicas
+        Candidate new replicas: ``dataset``, ``site`` (positions), ``cost_usd``.
+    replica_arcs
+        ``replicas x 2L`` CSR: Gbps of growth replication on each arc.
+    storage_room_pb
+        Free storage per site (PB), for the replicas' storage rows.
+    site_routes, home_routes
+        Lowest-latency routes between candidate sites (pair ``a * S + b``) and from dataset homes to candidate
+        sites (pair ``h * S + s``; reads' and replicas' ``home`` is ``h``).
+    checkpoint_routes
+        Routes from options' first sites to their checkpoint sites (``options["checkpoint_route"]``).
+    """
+
+    jobs: pd.DataFrame
+    options: pd.DataFrame
+    option_gpus: sp.csr_matrix
+    option_arcs: sp.csr_matrix
+    reads: pd.DataFrame
+    read_arcs: sp.csr_matrix
+    datasets: pd.DataFrame
+    replicas: pd.DataFrame
+    replica_arcs: sp.csr_matrix
+    storage_room_pb: np.ndarray
+    site_routes: Routes | None = None
+    home_routes: Routes | None = None
+    checkpoint_routes: Routes | None = None
+
+
+def _empty_datasets() -> pd.DataFrame:
+    return pd.DataFrame({"size_pb": [], "home_sites": [], "residency": [], "read_gbps_per_1000_gpus": [],
+                         "growth_pb_per_year": []}, index=pd.Index([], name="id"))
+
+
+def job_table(net: Network, opts: PlaceOptions) -> pd.DataFrame:
+    """The jobs to place: the scenario's ``training_jobs`` (when ``opts.scenario_jobs``), then ``opts.training``,
+    as one table with every field :func:`job_inputs` reads.
+
+    A job with pinned ``sites`` is placed only there; the options' jobs keep their defaults (no datasets, no
+    synchronisation or checkpoint traffic unless given). Start and end quarters are not read: placement plans
+    the peak with every job running.
+    """
+    rows: list[dict[str, object]] = []
+    table = getattr(net, "training_jobs", None)
+    if opts.scenario_jobs and table is not None and len(table):
+        t = table
+        ckpt = t["checkpoint_size_tb"].to_numpy(dtype=float) * 1e12
+        derived = t["parameters"].to_numpy(dtype=float) * CHECKPOINT_BYTES_PER_PARAMETER
+        ckpt = np.where(np.isfinite(ckpt), ckpt, derived)
+        frame = pd.DataFrame({
+            "gpus": t["gpus"].to_numpy(dtype=float), "max_sites": t["max_sites"].to_numpy(dtype=int),
+            "parameters": t["parameters"].to_numpy(dtype=float),
+            "bytes_per_parameter": t["bytes_per_parameter"].to_numpy(dtype=float),
+            "step_time_s": t["step_time_s"].to_numpy(dtype=float), "sync_method": t["sync_method"].to_numpy(),
+            "inner_steps": t["inner_steps"].to_numpy(dtype=float), "fragments": t["fragments"].to_numpy(dtype=float),
+            "compression_bits": t["compression_bits"].to_numpy(dtype=float),
+            "datasets": [tuple(x) for x in t["datasets"]], "checkpoint_bytes": ckpt,
+            "checkpoint_interval_s": t["checkpoint_interval_s"].to_numpy(dtype=float),
+            "checkpoint_replicas": t["checkpoint_replicas"].to_numpy(),
+            "regions": [tuple(x) for x in t["regions"]], "sites": [tuple(x) for x in t["sites"]],
+            "origin": "scenario"}, index=pd.Index(t.index.astype(str), name="job"))
+        rows.extend(frame.reset_index().to_dict("records"))
+    for j in opts.training:
+        ckpt = j.checkpoint_size_tb * 1e12 if j.checkpoint_size_tb is not None else \
+            j.parameters * CHECKPOINT_BYTES_PER_PARAMETER
+        rows.append({"job": j.id, "gpus": float(j.gpus), "max_sites": j.max_sites, "parameters": j.parameters,
+                     "bytes_per_parameter": j.bytes_per_parameter, "step_time_s": j.step_time_s,
+                     "sync_method": j.sync_method, "inner_steps": float(j.inner_steps), "fragments": float(j.fragments),
+                     "compression_bits": np.nan if j.compression_bits is None else j.compression_bits,
+                     "datasets": tuple(j.datasets), "checkpoint_bytes": ckpt,
+                     "checkpoint_interval_s": j.checkpoint_interval_s, "checkpoint_replicas": j.checkpoint_replicas,
+                     "regions": tuple(j.regions), "sites": tuple(j.sites), "origin": "options"})
+    if not rows:
+        return pd.DataFrame({c: [] for c in _JOB_COLUMNS}, index=pd.Index([], name="job"))
+    jobs = pd.DataFrame(rows).set_index("job")
+    dup = jobs.index[jobs.index.duplicated()]
+    if len(dup):
+        raise ValidationError([Problem(f"training job {d!r} is given twice (scenario and options, or twice in "
+                                       "options)", table="options", record=str(d), field="training.id")
+                               for d in dict.fromkeys(dup)])
+    return jobs
+
+
+def _datasets(net: Network, jobs: pd.DataFrame) -> pd.DataFrame:
+    """The scenario's datasets the jobs read; an unknown dataset id is a :class:`ValidationError`."""
+    table = getattr(net, "datasets", None)
+    table = table if table is not None else _empty_datasets()
+    wanted = sorted({d for ds in jobs["datasets"] for d in ds})
+    unknown = [d for d in wanted if d not in table.index]
+    if unknown:
+        raise ValidationError([Problem(f"unknown dataset {d!r}", table="training_jobs", field="datasets")
+                               for d in unknown])
+    return table.loc[wanted] if wanted else table.iloc[:0]
+
+
+def _residency_ok(sites: pd.DataFrame, residency: tuple[str, ...]) -> np.ndarray:
+    """Sites whose region or country is listed (every site when the list is empty)."""
+    if not residency:
+        return np.ones(len(sites), bool)
+    allowed = set(residency)
+    return (sites["region"].isin(allowed) | sites["country"].isin(allowed)).to_numpy()
+
+
+@dataclass
+class Routes:
+    """The lowest-latency path of each (src, dst) pair of site ids: ``latency_ms`` (one way; inf where
+    unreachable; 0 where src == dst), ``arcs`` (``pairs x 2L`` incidence) and each pair's link ids on demand."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    latency_ms: np.ndarray
+    arcs: sp.csr_matrix
+    pathset: PathSet | None
+    path_of: np.ndarray  # pair -> path row of ``pathset`` (-1: none, or src == dst)
+
+    def links(self, pairs: np.ndarray) -> list[str]:
+        """';'-joined link ids of the given pairs' paths ('' for none)."""
+        ps = self.pathset
+        return ["" if ps is None or self.path_of[p] < 0 else ";".join(ps.path_links(int(self.path_of[p])))
+                for p in pairs]  # the chosen flows only
+
+
+def shortest_routes(net: Network, src: np.ndarray, dst: np.ndarray) -> Routes:
+    """:class:`Routes` of each (src, dst) pair of site ids (one candidate path search for all of them)."""
+    from backbone.solver.paths.candidates import candidate_paths
+
+    n, n_arcs = len(src), 2 * len(net.links)
+    lat = np.where(src == dst, 0.0, np.inf)
+    path_of = np.full(n, -1)
+    remote = np.flatnonzero(src != dst)
+    if len(remote) == 0:
+        return Routes(src, dst, lat, sp.csr_matrix((n, n_arcs)), None, path_of)
+    ps = candidate_paths(net, pd.DataFrame({"src": src[remote], "dst": dst[remote]}), k_paths=1)
+    rows = remote[ps.path_pair]
+    lat[rows] = ps.path_latency_ms
+    path_of[rows] = np.arange(len(rows))
+    pick = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(n, len(rows)))
+    return Routes(src, dst, lat, (pick @ ps.arc_incidence).tocsr(), ps, path_of)
+
+
+def _allowed_sites(jobs: pd.DataFrame, datasets: pd.DataFrame, sites: pd.DataFrame) -> np.ndarray:
+    """``jobs x sites``: the site is allowed for the job (regions, pinned sites, every dataset's residency)."""
+    ok = np.ones((len(jobs), len(sites)), bool)
+    for i, (regions, pinned, ds) in enumerate(zip(jobs["regions"], jobs["sites"], jobs["datasets"], strict=True)):
+        if regions:  # one row per job: a handful of jobs, each test vectorised over sites
+            ok[i] &= sites["region"].isin(regions).to_numpy()
+        if pinned:
+            ok[i] &= sites.index.isin(pinned)
+        for d in ds:
+            ok[i] &= _residency_ok(sites, tuple(datasets.at[d, "residency"]))
+    return ok
+
+
+def _options(jobs: pd.DataFrame, sites: pd.DataFrame, allowed: np.ndarray) -> pd.DataFrame:
+    """Admissible (job, one site) and (job, two sites) options, vectorised over site pairs."""
+    g = jobs["gpus"].to_numpy(dtype=float)
+    cap = sites["gpus_cap"].to_numpy(dtype=float)
+    pinned_n = jobs["sites"].map(len).to_numpy()
+    single = allowed & (cap[None, :] >= g[:, None]) & (pinned_n[:, None] <= 1)
+    j1, s1 = np.nonzero(single)
+    parts = [pd.DataFrame({"job": j1, "site_a": s1, "site_b": -1, "n_sites": 1})]
+    split = np.flatnonzero(jobs["max_sites"].to_numpy() >= 2)
+    if len(split):
+        a, b = np.triu_indices(len(sites), k=1)
+        half = g[split, None] / 2.0
+        ok = (allowed[split][:, a] & allowed[split][:, b] & (cap[a][None, :] >= half) & (cap[b][None, :] >= half))
+        jj, pp = np.nonzero(ok)
+        parts.append(pd.DataFrame({"job": split[jj], "site_a": a[pp], "site_b": b[pp], "n_sites": 2}))
+    return pd.concat(parts, ignore_index=True).sort_values(["job", "n_sites", "site_a", "site_b"],
+                                                           kind="stable", ignore_index=True)
+
+
+def _checkpoint_targets(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, options: pd.DataFrame,
+                        sites: pd.DataFrame) -> tuple[np.ndarray, Routes | None, np.ndarray]:
+    """The checkpoint replica site of each option by the model's rule (:mod:`backbone.workload_traffic`): the
+    storage site (``storage_pb > 0``; any site when none has storage) nearest the option's first site (geodesic;
+    ties to the first in the sites table), outside the option's own sites, in the same region (``same-region``) or
+    another (``other-region``), within the residency of every dataset the job reads. Returns each option's target id ('' for none), the routes to the targets, and each
+    option's row of those routes (-1 for none)."""
+    n_opt = len(options)
+    all_sites = net.sites
+    has = all_sites["storage_pb"].to_numpy(dtype=float) > 0 if "storage_pb" in all_sites else np.zeros(0, bool)
+    stores = all_sites[has] if has.any() else all_sites
+    if n_opt == 0 or len(stores) == 0:
+        return np.full(n_opt, "", dtype=object), None, np.full(n_opt, -1)
+    policy = jobs["checkpoint_replicas"].to_numpy()[options["job"].to_numpy()]
+    ids = sites.index.to_numpy()
+    a = options["site_a"].to_numpy()
+    b_id = np.where(options["site_b"].to_numpy() >= 0, ids[np.maximum(options["site_b"].to_numpy(), 0)], "")
+    km = geodesic_km(sites["lon"].to_numpy(dtype=float)[a][:, None], sites["lat"].to_numpy(dtype=float)[a][:, None],
+                     stores["lon"].to_numpy(dtype=float)[None, :], stores["lat"].to_numpy(dtype=float)[None, :])
+    store_ids = stores.index.to_numpy()
+    same = sites["region"].to_numpy()[a][:, None] == stores["region"].to_numpy()[None, :]
+    bad = (store_ids[None, :] == ids[a][:, None]) | (store_ids[None, :] == b_id[:, None])
+    bad |= np.where((policy == "same-region")[:, None], ~same, same)
+    resident = np.ones((len(jobs), len(stores)), bool)
+    for i, ds in enumerate(jobs["datasets"]):  # one row per job (tens), vectorised over sites
+        for d in ds:
+            resident[i] &= _residency_ok(stores, tuple(datasets.at[d, "residency"]))
+    bad |= ~resident[options["job"].to_numpy()]
+    km = np.where(bad, np.inf, km)
+    pick = km.argmin(axis=1)
+    ok = (policy != "none") & np.isfinite(km[np.arange(n_opt), pick])
+    target = np.where(ok, store_ids[pick], "").astype(object)
+    pairs = pd.DataFrame({"src": ids[a][ok], "dst": target[ok]}).drop_duplicates(ignore_index=True)
+    routes = shortest_routes(net, pairs["src"].to_numpy(), pairs["dst"].to_numpy())
+    row_of = pd.Series(np.arange(len(pairs)), index=pd.MultiIndex.from_frame(pairs))
+    rows = np.full(n_opt, -1)
+    rows[ok] = row_of.reindex(pd.MultiIndex.from_arrays([ids[a][ok], target[ok]])).to_numpy(dtype=int)
+    lat = routes.latency_ms[np.maximum(rows, 0)] if len(pairs) else np.full(n_opt, np.inf)
+    unreachable = (rows >= 0) & ~np.isfinite(lat)
+    target[unreachable], rows[unreachable] = "", -1
+    return target, routes, rows
+
+
+def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
+    """Gradient-sync Gbps each way of every option (0 on one site or without parameters), one formula call per
+    synchronisation method (three at most)."""
+    sync = np.zeros(len(jc))
+    method_of = jc["sync_method"].to_numpy()
+    comp = jc["compression_bits"].to_numpy(dtype=float)
+    bpp = jc["bytes_per_parameter"].to_numpy(dtype=float)
+    for method in np.unique(method_of):
+        m = (method_of == method) & two & (jc["parameters"].to_numpy(dtype=float) > 0)
+        if m.any():
+            sync[m] = gradient_sync_gbps(jc["parameters"].to_numpy(dtype=float)[m], bpp[m],
+                                         jc["step_time_s"].to_numpy(dtype=float)[m], 2, method=method,
+                                         inner_steps=jc["inner_steps"].to_numpy(dtype=float)[m],
+                                         fragments=jc["fragments"].to_numpy(dtype=float)[m],
+                                         compression_bits=np.where(np.isfinite(comp[m]), comp[m], 8.0 * bpp[m]))
+    return sync
+
+
+def _no_jobs(jobs: pd.DataFrame, datasets: pd.DataFrame, n_sites: int, n_arcs: int) -> JobInputs:
+    options = pd.DataFrame({c: np.zeros(0, int) for c in ("job", "site_a", "site_b", "n_sites", "checkpoint_route")}
+                           ).assign(sync_gbps=np.zeros(0), checkpoint_gbps=np.zeros(0),
+                                    checkpoint_site=np.zeros(0, dtype=object))
+    reads = pd.DataFrame({"option": np.zeros(0, int), "site": np.zeros(0, int), "dataset": np.zeros(0, int),
+                          "gbps": np.zeros(0), "replica": np.zeros(0, int), "reachable": np.zeros(0, bool)})
+    replicas = pd.DataFrame({"dataset": np.zeros(0, int), "site": np.zeros(0, int), "cost_usd": np.zeros(0)})
+    return JobInputs(jobs, options, sp.csr_matrix((n_sites, 0)), sp.csr_matrix((0, n_arcs)), reads,
+                     sp.csr_matrix((0, n_arcs)), pd.DataFrame({"size_pb": [], "growth_gbps": []}), replicas,
+                     sp.csr_matrix((0, n_arcs)), np.zeros(n_sites))
+
+
+def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInputs:
+    """Every training job's placement options and the traffic each makes (see the module docstring).
+
+    Parameters
+    ----------
+    net
+        The network (sites, links; ``datasets`` and ``training_jobs`` when present).
+    opts
+        Placement options (``training``, ``scenario_jobs``).
+    sites
+        The placement's candidate sites (index site id; ``region``, ``country``, ``gpus_cap``).
+    """
+    jobs = job_table(net, opts)
+    datasets = _datasets(net, jobs)
+    S, n_arcs = len(sites), 2 * len(net.links)
+    if len(jobs) == 0:
+        return _no_jobs(jobs, datasets, S, n_arcs)
+    allowed = _allowed_sites(jobs, datasets, sites)
+    options = _options(jobs, sites, allowed)
+    ids = sites.index.to_numpy()
+    # all-pairs lowest latency between candidate sites (the site count is small: tens)
+    aa, bb = np.meshgrid(np.arange(S), np.arange(S), indexing="ij")
+    site_routes = shortest_routes(net, ids[aa.ravel()], ids[bb.ravel()])
+    lat_ss, arcs_flat = site_routes.latency_ms.reshape(S, S), site_routes.arcs
+    a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
+    options = options[~two | np.isfinite(lat_ss[a, np.where(two, b, a)])].reset_index(drop=True)
+    job = options["job"].to_numpy()
+    a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
+    n_opt = len(options)
+    jc = jobs.iloc[job] if n_opt else jobs.iloc[:0]
+    sync = _sync_gbps(jc, two)
+    ckpt_bytes = jc["checkpoint_bytes"].to_numpy(dtype=float)
+    ckpt = np.where(ckpt_bytes > 0, checkpoint_replication_gbps(np.maximum(ckpt_bytes, 0.0),
+                                                                jc["checkpoint_interval_s"].to_numpy(dtype=float)), 0.0)
+    target, ckpt_routes, ckpt_row = _checkpoint_targets(net, jobs, datasets, options, sites)
+    ck = ckpt_row >= 0
+    ckpt = np.where(ck, ckpt, 0.0)
+    options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target, checkpoint_route=ckpt_row)
+    # option arcs: sync both ways between a and b (pair row x * S + y), checkpoint from a to its target
+    sel_rows = np.concatenate([np.flatnonzero(two), np.flatnonzero(two)])
+    sel_cols = np.concatenate([a[two] * S + b[two], b[two] * S + a[two]])
+    pick = sp.csr_matrix((np.concatenate([sync[two], sync[two]]), (sel_rows, sel_cols)), shape=(n_opt, S * S))
+    option_arcs = (pick @ arcs_flat).tocsr() if n_opt else sp.csr_matrix((0, n_arcs))
+    if ckpt_routes is not None and ck.any():
+        pick = sp.csr_matrix((ckpt[ck], (np.flatnonzero(ck), ckpt_row[ck])), shape=(n_opt, len(ckpt_routes.src)))
+        option_arcs = (option_arcs + pick @ ckpt_routes.arcs).tocsr()
+    gpus_each = jc["gpus"].to_numpy(dtype=float) / np.where(two, 2.0, 1.0)
+    og_rows = np.concatenate([a, b[two]])
+    og_cols = np.concatenate([np.arange(n_opt), np.flatnonzero(two)])
+    option_gpus = sp.csr_matrix((np.concatenate([gpus_each, gpus_each[two]]), (og_rows, og_cols)), shape=(S, n_opt))
+    reads, read_arcs, replicas, replica_arcs, home_routes = _reads(net, jobs, datasets, sites, options, og_rows,
+                                                                   og_cols, gpus_each)
+    storage = sites["storage_pb"].to_numpy(dtype=float) if "storage_pb" in sites else np.zeros(S)
+    homed = np.zeros(S)
+    for d, homes in zip(datasets.index, datasets["home_sites"], strict=True):  # one row per dataset
+        homed += sites.index.isin(homes) * float(datasets.at[d, "size_pb"])
+    growth = dataset_replication_gbps(datasets["growth_pb_per_year"].to_numpy(dtype=float))
+    return JobInputs(jobs, options, option_gpus.tocsr(), option_arcs, reads, read_arcs,
+                     datasets.assign(growth_gbps=growth)[["size_pb", "growth_gbps"]], replicas, replica_arcs,
+                     np.maximum(storage - homed, 0.0), site_routes, home_routes, ckpt_routes)
+
+
+def _reads(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, sites: pd.DataFrame, options: pd.DataFrame,
+           og_site: np.ndarray, og_option: np.ndarray, gpus_each: np.ndarray
+           ) -> tuple[pd.DataFrame, sp.csr_matrix, pd.DataFrame, sp.csr_matrix, Routes | None]:
+    """Remote dataset reads of every (option, site, dataset) and the candidate replicas that remove them.
+
+    A read comes from the dataset's home site (any site of the network) nearest the job's site by backbone
+    latency; a (dataset, site) pair no home can reach gets no read row and its options are dropped by the caller
+    (``reads["reachable"]``)."""
+    S, n_arcs = len(sites), 2 * len(net.links)
+    D = len(datasets)
+    empty = (pd.DataFrame({"option": np.zeros(0, int), "site": np.zeros(0, int), "dataset": np.zeros(0, int),
+                           "gbps": np.zeros(0), "replica": np.zeros(0, int), "reachable": np.zeros(0, bool),
+                           "home": np.zeros(0, int)}),
+             sp.csr_matrix((0, n_arcs)),
+             pd.DataFrame({"dataset": np.zeros(0, int), "site": np.zeros(0, int), "cost_usd": np.zeros(0),
+                           "home": np.zeros(0, int)}),
+             sp.csr_matrix((0, n_arcs)), None)
+    if D == 0 or len(options) == 0:
+        return empty
+    homes = pd.Index(sorted({h for hs in datasets["home_sites"] for h in hs}))
+    H = len(homes)
+    hh, ss = np.meshgrid(np.arange(H), np.arange(S), indexing="ij")
+    routes = shortest_routes(net, homes.to_numpy()[hh.ravel()], sites.index.to_numpy()[ss.ravel()])
+    lat_hs, arcs_flat = routes.latency_ms.reshape(H, S), routes.arcs
+    # the model's rule (backbone.workload_traffic): the nearest home by geodesic distance, ties to the first listed
+    nearest, first = np.zeros((D, S), int), np.zeros(D, int)
+    lon, lat = net.sites["lon"], net.sites["lat"]
+    s_lon, s_lat = sites["lon"].to_numpy(dtype=float), sites["lat"].to_numpy(dtype=float)
+    for i, hs in enumerate(datasets["home_sites"]):  # one row per dataset (a handful); vectorised over sites
+        hs = list(hs)
+        km = geodesic_km(lon[hs].to_numpy(dtype=float)[:, None], lat[hs].to_numpy(dtype=float)[:, None],
+                         s_lon[None, :], s_lat[None, :])
+        nearest[i] = homes.get_indexer(np.asarray(hs)[km.argmin(axis=0)])
+        first[i] = homes.get_loc(hs[0])
+    reachable = np.isfinite(lat_hs[nearest, np.arange(S)[None, :]])
+    local = sites.index.to_numpy()[None, :] == homes.to_numpy()[nearest]
+    pos = {d: i for i, d in enumerate(datasets.index)}
+    ds_of_job = jobs["datasets"].to_numpy()
+    job = options["job"].to_numpy()[og_option]
+    counts = np.array([len(ds_of_job[j]) for j in job], dtype=int)
+    q_option = np.repeat(og_option, counts)
+    q_site = np.repeat(og_site, counts)
+    q_dataset = np.array([pos[d] for j in job for d in ds_of_job[j]], dtype=int)
+    q_gpus = np.repeat(gpus_each[og_option], counts)
+    remote = ~local[q_dataset, q_site]
+    q_option, q_site, q_dataset, q_gpus = q_option[remote], q_site[remote], q_dataset[remote], q_gpus[remote]
+    rate = datasets["read_gbps_per_1000_gpus"].to_numpy(dtype=float)[q_dataset]
+    gbps = dataset_read_gbps(q_gpus, rate)
+    # candidate replicas: each (dataset, site) some read would come to
+    pairs = np.unique(np.stack([q_dataset, q_site], axis=1), axis=0) if len(q_site) else np.zeros((0, 2), int)
+    r_d, r_s = pairs[:, 0], pairs[:, 1]
+    cost_pb = sites["storage_cost_usd_per_pb"].to_numpy(dtype=float) if "storage_cost_usd_per_pb" in sites \
+        else np.zeros(S)
+    replicas = pd.DataFrame({"dataset": r_d, "site": r_s,
+                             "cost_usd": datasets["size_pb"].to_numpy(dtype=float)[r_d] * cost_pb[r_s]})
+    replica_of = pd.Series(np.arange(len(pairs)), index=pd.MultiIndex.from_arrays([r_d, r_s]))
+    q_replica = replica_of.reindex(pd.MultiIndex.from_arrays([q_dataset, q_site])).to_numpy(dtype=int)
+    reads = pd.DataFrame({"option": q_option, "site": q_site, "dataset": q_dataset, "gbps": gbps,
+                          "replica": q_replica, "reachable": reachable[q_dataset, q_site],
+                          "home": nearest[q_dataset, q_site]})
+    replicas["home"] = first[r_d]  # growth comes from the dataset's first home
+    path_row = nearest[q_dataset, q_site] * S + q_site
+    read_arcs = (sp.csr_matrix((np.ones(len(reads)), (np.arange(len(reads)), path_row)),
+                               shape=(len(reads), H * S)) @ arcs_flat).tocsr()
+    growth = dataset_replication_gbps(datasets["growth_pb_per_year"].to_numpy(dtype=float))[r_d]
+    rep_row = first[r_d] * S + r_s
+    replica_arcs = (sp.csr_matrix((growth, (np.arange(len(pairs)), rep_row)), shape=(len(pairs), H * S))
+                    @ arcs_flat).tocsr()
+    return reads, read_arcs, replicas, replica_arcs, routes
+
+
+# ---------------------------------------------------------------------- results
+def read_gbps(work: JobInputs, sol: Solution) -> np.ndarray:
+    """Gbps of each remote read in the solved plan: its formula's rate where its option is chosen and no new
+    replica sits at its site, else 0 (the read variables only bound this from above)."""
+    if len(work.reads) == 0:
+        return np.zeros(0)
+    train = np.round(sol.values("train").to_numpy()) > 0.5
+    replica = np.round(sol.values("replica").to_numpy()) > 0.5
+    covered = replica[work.reads["replica"].to_numpy()]
+    on = train[work.reads["option"].to_numpy()] & ~covered
+    return np.where(on, work.reads["gbps"].to_numpy(dtype=float), 0.0)
+
+
+def workload_arc_gbps(work: JobInputs, sol: Solution) -> np.ndarray:
+    """Gbps the solved training options, remote reads and new replicas put on each of the ``2L`` arcs."""
+    n_arcs = work.option_arcs.shape[1]
+    if len(work.options) == 0:
+        return np.zeros(n_arcs)
+    train = np.round(sol.values("train").to_numpy())
+    replica = np.round(sol.values("replica").to_numpy())
+    return np.asarray(work.option_arcs.T @ train + work.read_arcs.T @ read_gbps(work, sol)
+                      + work.replica_arcs.T @ replica)
+
+
+def training_table(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.DataFrame:
+    """One row per (placed job, site): GPUs there, the sites the job spans, and the backbone Gbps it makes by class
+    (``training-sync`` each way to its partner site, ``checkpoint`` to its replica site, ``dataset`` reads into the
+    site), with the datasets read remotely and those with a new local replica."""
+    cols = ["job", "site", "gpus", "sites", "n_sites", "sync_gbps", "checkpoint_gbps", "checkpoint_site",
+            "dataset_gbps", "datasets_remote", "datasets_replicated", "origin"]
+    if len(work.options) == 0:
+        return pd.DataFrame({c: [] for c in cols})
+    opt = work.options
+    chosen = np.flatnonzero(np.round(sol.values("train").to_numpy()) > 0.5)
+    o = opt.iloc[chosen]
+    two = o["n_sites"].to_numpy() == 2
+    rows_o = np.concatenate([chosen, chosen[two]])
+    rows_s = np.concatenate([o["site_a"].to_numpy(), o["site_b"].to_numpy()[two]])
+    ids = site_ids.to_numpy()
+    jobs = work.jobs
+    job = opt["job"].to_numpy()[rows_o]
+    label = ["+".join(ids[[a] if b < 0 else [a, b]]) for a, b in zip(opt["site_a"].to_numpy()[rows_o],
+                                                                      opt["site_b"].to_numpy()[rows_o], strict=True)]
+    reads = work.reads.assign(value=read_gbps(work, sol))
+    key = pd.MultiIndex.from_arrays([rows_o, rows_s])
+    by_key = reads.groupby(["option", "site"])
+    gbps = by_key["value"].sum().reindex(key, fill_value=0.0).to_numpy()
+    dnames = work.datasets.index.to_numpy()
+    remote = _joined(reads[reads["value"] > 1e-9], dnames, key)
+    covered = _joined(reads[reads["value"] <= 1e-9], dnames, key)
+    ckpt_site = opt["checkpoint_site"].to_numpy()[rows_o]
+    first = np.concatenate([np.ones(len(chosen), bool), np.zeros(int(two.sum()), bool)])
+    out = pd.DataFrame({
+        "job": jobs.index.to_numpy()[job], "site": ids[rows_s],
+        "gpus": jobs["gpus"].to_numpy(dtype=float)[job] / opt["n_sites"].to_numpy()[rows_o],
+        "sites": label, "n_sites": opt["n_sites"].to_numpy()[rows_o],
+        "sync_gbps": opt["sync_gbps"].to_numpy()[rows_o],
+        "checkpoint_gbps": np.where(first, opt["checkpoint_gbps"].to_numpy()[rows_o], 0.0),
+        "checkpoint_site": np.where(first, ckpt_site, ""),
+        "dataset_gbps": gbps, "datasets_remote": remote, "datasets_replicated": covered,
+        "origin": jobs["origin"].to_numpy()[job]})
+    return out.sort_values(["job", "site"], kind="stable", ignore_index=True)
+
+
+def _joined(reads: pd.DataFrame, names: np.ndarray, key: pd.MultiIndex) -> np.ndarray:
+    """';'-joined dataset names of the reads of each (option, site) of ``key`` ('' for none)."""
+    joined = reads.groupby(["option", "site"])["dataset"].agg(lambda d: ";".join(sorted(names[d])))
+    return joined.astype(object).reindex(key).fillna("").to_numpy()
+
+
+def replica_table(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.DataFrame:
+    """The new dataset replicas the placement builds: dataset, site, PB, storage cost and growth-replication Gbps."""
+    rep = work.replicas
+    if len(rep) == 0:
+        return pd.DataFrame({"dataset": [], "site": [], "size_pb": [], "cost_usd": [], "growth_gbps": []})
+    built = np.round(sol.values("replica").to_numpy()) > 0.5
+    r = rep[built]
+    d = r["dataset"].to_numpy()
+    return pd.DataFrame({"dataset": work.datasets.index.to_numpy()[d], "site": site_ids.to_numpy()[r["site"].to_numpy()],
+                         "size_pb": work.datasets["size_pb"].to_numpy(dtype=float)[d],
+                         "cost_usd": r["cost_usd"].to_numpy(dtype=float),
+                         "growth_gbps": work.datasets["growth_gbps"].to_numpy(dtype=float)[d]})
+
+
+def workload_flows(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.DataFrame:
+    """One row per backbone flow of the placed training jobs and new replicas: ``job`` ('' for a replica's
+    growth), ``dataset`` ('' for sync and checkpoints), ``traffic_class`` (``training-sync``, ``checkpoint``,
+    ``dataset``, ``replication``), ``src``, ``dst``, ``gbps`` and the ``links`` of its path (';'-joined, in
+    travel order)."""
+    cols = ["job", "dataset", "traffic_class", "src", "dst", "gbps", "links"]
+    if len(work.options) == 0 or work.site_routes is None:
+        return pd.DataFrame({c: [] for c in cols})
+    S, ids = len(site_ids), site_ids.to_numpy()
+    opt = work.options
+    chosen = np.flatnonzero(np.round(sol.values("train").to_numpy()) > 0.5)
+    o = opt.iloc[chosen]
+    job_ids = work.jobs.index.to_numpy()[o["job"].to_numpy()]
+    a, b, row = o["site_a"].to_numpy(), o["site_b"].to_numpy(), o["checkpoint_route"].to_numpy()
+    two = (o["n_sites"].to_numpy() == 2) & (o["sync_gbps"].to_numpy() > 0)
+    ck = (row >= 0) & (o["checkpoint_gbps"].to_numpy() > 0)
+    src, dst = np.concatenate([a[two], b[two]]), np.concatenate([b[two], a[two]])
+    parts = [pd.DataFrame({
+        "job": np.concatenate([job_ids[two], job_ids[two]]), "dataset": "", "traffic_class": "training-sync",
+        "src": ids[src], "dst": ids[dst], "gbps": np.concatenate([o["sync_gbps"].to_numpy()[two]] * 2),
+        "links": work.site_routes.links(src * S + dst)})]
+    cr = work.checkpoint_routes
+    if cr is not None and ck.any():
+        parts.append(pd.DataFrame({
+            "job": job_ids[ck], "dataset": "", "traffic_class": "checkpoint", "src": cr.src[row[ck]],
+            "dst": cr.dst[row[ck]], "gbps": o["checkpoint_gbps"].to_numpy()[ck], "links": cr.links(row[ck])}))
+    hr = work.home_routes
+    if hr is not None and len(work.reads):
+        value = read_gbps(work, sol)
+        r = work.reads[value > 1e-9]
+        pair = r["home"].to_numpy() * S + r["site"].to_numpy()
+        parts.append(pd.DataFrame({
+            "job": work.jobs.index.to_numpy()[opt["job"].to_numpy()[r["option"].to_numpy()]],
+            "dataset": work.datasets.index.to_numpy()[r["dataset"].to_numpy()], "traffic_class": "dataset",
+            "src": hr.src[pair], "dst": hr.dst[pair], "gbps": value[value > 1e-9], "links": hr.links(pair)}))
+        built = np.round(sol.values("replica").to_numpy()) > 0.5
+        rep = work.replicas[built]
+        growth = work.datasets["growth_gbps"].to_numpy(dtype=float)[rep["dataset"].to_numpy()]
+        rep, growth = rep[growth > 0], growth[growth > 0]
+        pair = rep["home"].to_numpy() * S + rep["site"].to_numpy()
+        parts.append(pd.DataFrame({
+            "job": "", "dataset": work.datasets.index.to_numpy()[rep["dataset"].to_numpy()],
+            "traffic_class": "replication", "src": hr.src[pair], "dst": hr.dst[pair], "gbps": growth,
+            "links": hr.links(pair)}))
+    return pd.concat(parts, ignore_index=True)[cols]
