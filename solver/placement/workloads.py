@@ -29,6 +29,7 @@ its link rows with one sparse block per variable family.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -98,6 +99,8 @@ class JobInputs:
         sites (pair ``h * S + s``; reads' and replicas' ``home`` is ``h``).
     checkpoint_routes
         Routes from options' first sites to their checkpoint sites (``options["checkpoint_route"]``).
+    allowed
+        ``jobs x sites``: the site is allowed for the job (regions, pinned sites, its datasets' residency).
     """
 
     jobs: pd.DataFrame
@@ -113,6 +116,7 @@ class JobInputs:
     site_routes: Routes | None = None
     home_routes: Routes | None = None
     checkpoint_routes: Routes | None = None
+    allowed: np.ndarray | None = None
 
 
 def _empty_datasets() -> pd.DataFrame:
@@ -390,7 +394,7 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     growth = dataset_replication_gbps(datasets["growth_pb_per_year"].to_numpy(dtype=float))
     return JobInputs(jobs, options, option_gpus.tocsr(), option_arcs, reads, read_arcs,
                      datasets.assign(growth_gbps=growth)[["size_pb", "growth_gbps"]], replicas, replica_arcs,
-                     np.maximum(storage - homed, 0.0), site_routes, home_routes, ckpt_routes)
+                     np.maximum(storage - homed, 0.0), site_routes, home_routes, ckpt_routes, allowed)
 
 
 def _reads(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, sites: pd.DataFrame, options: pd.DataFrame,
@@ -488,12 +492,17 @@ def workload_arc_gbps(work: JobInputs, sol: Solution) -> np.ndarray:
                       + work.replica_arcs.T @ replica)
 
 
-def training_table(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.DataFrame:
+def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_gpu: np.ndarray) -> pd.DataFrame:
     """One row per (placed job, site): GPUs there, the sites the job spans, and the backbone Gbps it makes by class
     (``training-sync`` each way to its partner site, ``checkpoint`` to its replica site, ``dataset`` reads into the
-    site), with the datasets read remotely and those with a new local replica."""
+    site), with the datasets read remotely and those with a new local replica; and, to say why it went there, the
+    site's cost per added GPU (``usd_per_gpu``, capex and opex) beside the cheapest allowed site that could hold the
+    whole job (``cheapest_allowed_site``, ``cheapest_usd_per_gpu``): a dearer choice was made for its data, the
+    backbone or room the cheaper site lacked."""
+    site_ids = sites.index
     cols = ["job", "site", "gpus", "sites", "n_sites", "sync_gbps", "checkpoint_gbps", "checkpoint_site",
-            "dataset_gbps", "datasets_remote", "datasets_replicated", "origin"]
+            "dataset_gbps", "datasets_remote", "datasets_replicated", "usd_per_gpu", "cheapest_allowed_site",
+            "cheapest_usd_per_gpu", "origin"]
     if len(work.options) == 0:
         return pd.DataFrame({c: [] for c in cols})
     opt = work.options
@@ -524,8 +533,21 @@ def training_table(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.Dat
         "checkpoint_gbps": np.where(first, opt["checkpoint_gbps"].to_numpy()[rows_o], 0.0),
         "checkpoint_site": np.where(first, ckpt_site, ""),
         "dataset_gbps": gbps, "datasets_remote": remote, "datasets_replicated": covered,
+        "usd_per_gpu": np.asarray(usd_per_gpu, dtype=float)[rows_s], **_cheapest(work, sites, usd_per_gpu, job),
         "origin": jobs["origin"].to_numpy()[job]})
     return out.sort_values(["job", "site"], kind="stable", ignore_index=True)
+
+
+def _cheapest(work: JobInputs, sites: pd.DataFrame, usd_per_gpu: np.ndarray, job: np.ndarray) -> dict[str, Any]:
+    """The cheapest allowed site with room for the whole job, and its cost per added GPU, for each row's job."""
+    allowed = work.allowed if work.allowed is not None else np.ones((len(work.jobs), len(sites)), bool)
+    room = sites["gpus_cap"].to_numpy(dtype=float)[None, :] >= work.jobs["gpus"].to_numpy(dtype=float)[:, None]
+    cost = np.where(allowed & room, np.asarray(usd_per_gpu, dtype=float)[None, :], np.inf)
+    best = cost.argmin(axis=1) if len(sites) else np.zeros(len(work.jobs), int)
+    ok = np.isfinite(cost[np.arange(len(work.jobs)), best]) if len(sites) else np.zeros(len(work.jobs), bool)
+    return {"cheapest_allowed_site": np.where(ok, sites.index.to_numpy()[best], "")[job],
+            "cheapest_usd_per_gpu": np.where(ok, cost[np.arange(len(work.jobs)), best] if len(sites) else 0.0,
+                                             np.nan)[job]}
 
 
 def _joined(reads: pd.DataFrame, names: np.ndarray, key: pd.MultiIndex) -> np.ndarray:
