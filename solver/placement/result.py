@@ -32,7 +32,7 @@ from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.formulation import PlacementModel, build_placement
 from backbone.solver.placement.inputs import PlacementInputs, build_inputs
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.placement.workloads import (
+from backbone.solver.placement.work_result import (
     replica_table,
     training_table,
     workload_arc_gbps,
