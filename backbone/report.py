@@ -253,8 +253,11 @@ def _workloads_section(data: Mapping[str, Any]) -> list[str]:
                                     ("sync_gbps", "sync Gbps"), ("checkpoint_gbps", "checkpoint Gbps"),
                                     ("checkpoint_site", "checkpoints to"), ("dataset_gbps", "dataset Gbps"),
                                     ("datasets_remote", "read remotely"),
-                                    ("datasets_replicated", "read from a new replica")],
-                        formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f"},
+                                    ("datasets_replicated", "read from a new replica"), ("usd_per_gpu", "USD/GPU"),
+                                    ("cheapest_allowed_site", "cheapest allowed site"),
+                                    ("cheapest_usd_per_gpu", "its USD/GPU")],
+                        formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f",
+                                 "usd_per_gpu": ",.0f", "cheapest_usd_per_gpu": ",.0f"},
                         max_rows=60)]
     if w.get("not_considered"):
         parts.append(f'<p class="warn">The scenario\'s {w["not_considered"]} training jobs were not placed or routed in '

@@ -153,11 +153,15 @@ def _print_training(console: Any, s: dict[str, Any]) -> None:
         return
     t = Table(title="training jobs: sites and backbone traffic", title_justify="left", box=box.SIMPLE_HEAD,
               pad_edge=False)
-    for col in ("job", "site", "GPUs", "sync Gbps", "checkpoint Gbps", "dataset Gbps", "read remotely"):
-        t.add_column(col, justify="left" if col in ("job", "site", "read remotely") else "right")
+    for col in ("job", "site", "GPUs", "sync Gbps", "checkpoint Gbps", "dataset Gbps", "read remotely",
+                "USD/GPU", "cheapest allowed"):
+        t.add_column(col, justify="left" if col in ("job", "site", "read remotely", "cheapest allowed") else "right")
     for r in rows[:MAX_ROWS]:
+        cheap = r.get("cheapest_allowed_site") or ""
+        cheap_text = f"{cheap} {r['cheapest_usd_per_gpu']:,.0f}" if cheap else "-"
         t.add_row(str(r["job"]), str(r["site"]), f"{r['gpus']:,.0f}", f"{r['sync_gbps']:,.1f}",
-                  f"{r['checkpoint_gbps']:,.1f}", f"{r['dataset_gbps']:,.1f}", str(r["datasets_remote"] or "-"))
+                  f"{r['checkpoint_gbps']:,.1f}", f"{r['dataset_gbps']:,.1f}", str(r["datasets_remote"] or "-"),
+                  f"{r['usd_per_gpu']:,.0f}", cheap_text)
     if len(rows) > MAX_ROWS:
         t.caption = f"{len(rows) - MAX_ROWS} more in place_training.csv"
     console.print(t)

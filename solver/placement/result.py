@@ -32,7 +32,7 @@ from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.formulation import PlacementModel, build_placement
 from backbone.solver.placement.inputs import PlacementInputs, build_inputs
 from backbone.solver.placement.options import PlaceOptions
-from backbone.solver.placement.workloads import (
+from backbone.solver.placement.work_result import (
     replica_table,
     training_table,
     workload_arc_gbps,
@@ -290,7 +290,7 @@ def result_tables(model: PlacementModel, sol: Solution) -> dict[str, pd.DataFram
     n1.index.name = "failed"
 
     return {"sites": site_t, "flows": flows, "assignments": assignments, "metros": metros,
-            "existing": existing, "links": links, "training": training_table(inp.work, inp.sites.index, sol), "n_plus_one": n1,
+            "existing": existing, "links": links, "training": training_table(inp.work, inp.sites, sol, inp.sites["cost_per_block_usd"].to_numpy(dtype=float) / opts.block), "n_plus_one": n1,
             "replicas": replica_table(inp.work, inp.sites.index, sol),
             "workload_flows": workload_flows(inp.work, inp.sites.index, sol)}
 

@@ -63,6 +63,10 @@ def test_a_thin_backbone_pulls_the_job_to_its_dataset() -> None:
     assert placed(r) == {"job": "home"}
     assert r.totals["cost_usd"] == pytest.approx(1000 * 60_000.0)
     assert r.tables["workload_flows"].empty
+    # why: the chosen site costs 60,000 USD per GPU where the cheapest allowed site with room costs 30,000
+    row = r.tables["training"].iloc[0]
+    assert (row["usd_per_gpu"], row["cheapest_allowed_site"], row["cheapest_usd_per_gpu"]) == (
+        pytest.approx(60_000.0), "cheap", pytest.approx(30_000.0))
     # Without the dataset the cheap site wins: 30 M USD.
     net = gravity_net()
     free = solve(net.copy_with(training_jobs=net.training_jobs.assign(datasets=[()])))

@@ -1,0 +1,163 @@
+"""The solved placement's training results: where each job runs and why, the new dataset replicas, and every
+backbone flow the workloads make (:mod:`~backbone.solver.placement.workloads` builds what these read)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from backbone.solver.core.problem import Solution
+from backbone.solver.placement.workloads import JobInputs
+
+__all__ = ["read_gbps", "replica_table", "training_table", "workload_arc_gbps", "workload_flows"]
+
+
+# ---------------------------------------------------------------------- results
+def read_gbps(work: JobInputs, sol: Solution) -> np.ndarray:
+    """Gbps of each remote read in the solved plan: its formula's rate where its option is chosen and no new
+    replica sits at its site, else 0 (the read variables only bound this from above)."""
+    if len(work.reads) == 0:
+        return np.zeros(0)
+    train = np.round(sol.values("train").to_numpy()) > 0.5
+    replica = np.round(sol.values("replica").to_numpy()) > 0.5
+    covered = replica[work.reads["replica"].to_numpy()]
+    on = train[work.reads["option"].to_numpy()] & ~covered
+    return np.where(on, work.reads["gbps"].to_numpy(dtype=float), 0.0)
+
+
+def workload_arc_gbps(work: JobInputs, sol: Solution) -> np.ndarray:
+    """Gbps the solved training options, remote reads and new replicas put on each of the ``2L`` arcs."""
+    n_arcs = work.option_arcs.shape[1]
+    if len(work.options) == 0:
+        return np.zeros(n_arcs)
+    train = np.round(sol.values("train").to_numpy())
+    replica = np.round(sol.values("replica").to_numpy())
+    return np.asarray(work.option_arcs.T @ train + work.read_arcs.T @ read_gbps(work, sol)
+                      + work.replica_arcs.T @ replica)
+
+
+def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_gpu: np.ndarray) -> pd.DataFrame:
+    """One row per (placed job, site): GPUs there, the sites the job spans, and the backbone Gbps it makes by class
+    (``training-sync`` each way to its partner site, ``checkpoint`` to its replica site, ``dataset`` reads into the
+    site), with the datasets read remotely and those with a new local replica; and, to say why it went there, the
+    site's cost per added GPU (``usd_per_gpu``, capex and opex) beside the cheapest allowed site that could hold the
+    whole job (``cheapest_allowed_site``, ``cheapest_usd_per_gpu``): a dearer choice was made for its data, the
+    backbone or room the cheaper site lacked."""
+    site_ids = sites.index
+    cols = ["job", "site", "gpus", "sites", "n_sites", "sync_gbps", "checkpoint_gbps", "checkpoint_site",
+            "dataset_gbps", "datasets_remote", "datasets_replicated", "usd_per_gpu", "cheapest_allowed_site",
+            "cheapest_usd_per_gpu", "origin"]
+    if len(work.options) == 0:
+        return pd.DataFrame({c: [] for c in cols})
+    opt = work.options
+    chosen = np.flatnonzero(np.round(sol.values("train").to_numpy()) > 0.5)
+    o = opt.iloc[chosen]
+    two = o["n_sites"].to_numpy() == 2
+    rows_o = np.concatenate([chosen, chosen[two]])
+    rows_s = np.concatenate([o["site_a"].to_numpy(), o["site_b"].to_numpy()[two]])
+    ids = site_ids.to_numpy()
+    jobs = work.jobs
+    job = opt["job"].to_numpy()[rows_o]
+    label = ["+".join(ids[[a] if b < 0 else [a, b]]) for a, b in zip(opt["site_a"].to_numpy()[rows_o],
+                                                                      opt["site_b"].to_numpy()[rows_o], strict=True)]
+    reads = work.reads.assign(value=read_gbps(work, sol))
+    key = pd.MultiIndex.from_arrays([rows_o, rows_s])
+    by_key = reads.groupby(["option", "site"])
+    gbps = by_key["value"].sum().reindex(key, fill_value=0.0).to_numpy()
+    dnames = work.datasets.index.to_numpy()
+    remote = _joined(reads[reads["value"] > 1e-9], dnames, key)
+    covered = _joined(reads[reads["value"] <= 1e-9], dnames, key)
+    ckpt_site = opt["checkpoint_site"].to_numpy()[rows_o]
+    first = np.concatenate([np.ones(len(chosen), bool), np.zeros(int(two.sum()), bool)])
+    out = pd.DataFrame({
+        "job": jobs.index.to_numpy()[job], "site": ids[rows_s],
+        "gpus": jobs["gpus"].to_numpy(dtype=float)[job] / opt["n_sites"].to_numpy()[rows_o],
+        "sites": label, "n_sites": opt["n_sites"].to_numpy()[rows_o],
+        "sync_gbps": opt["sync_gbps"].to_numpy()[rows_o],
+        "checkpoint_gbps": np.where(first, opt["checkpoint_gbps"].to_numpy()[rows_o], 0.0),
+        "checkpoint_site": np.where(first, ckpt_site, ""),
+        "dataset_gbps": gbps, "datasets_remote": remote, "datasets_replicated": covered,
+        "usd_per_gpu": np.asarray(usd_per_gpu, dtype=float)[rows_s], **_cheapest(work, sites, usd_per_gpu, job),
+        "origin": jobs["origin"].to_numpy()[job]})
+    return out.sort_values(["job", "site"], kind="stable", ignore_index=True)
+
+
+def _cheapest(work: JobInputs, sites: pd.DataFrame, usd_per_gpu: np.ndarray, job: np.ndarray) -> dict[str, Any]:
+    """The cheapest allowed site with room for the whole job, and its cost per added GPU, for each row's job."""
+    allowed = work.allowed if work.allowed is not None else np.ones((len(work.jobs), len(sites)), bool)
+    room = sites["gpus_cap"].to_numpy(dtype=float)[None, :] >= work.jobs["gpus"].to_numpy(dtype=float)[:, None]
+    cost = np.where(allowed & room, np.asarray(usd_per_gpu, dtype=float)[None, :], np.inf)
+    best = cost.argmin(axis=1) if len(sites) else np.zeros(len(work.jobs), int)
+    ok = np.isfinite(cost[np.arange(len(work.jobs)), best]) if len(sites) else np.zeros(len(work.jobs), bool)
+    return {"cheapest_allowed_site": np.where(ok, sites.index.to_numpy()[best], "")[job],
+            "cheapest_usd_per_gpu": np.where(ok, cost[np.arange(len(work.jobs)), best] if len(sites) else 0.0,
+                                             np.nan)[job]}
+
+
+def _joined(reads: pd.DataFrame, names: np.ndarray, key: pd.MultiIndex) -> np.ndarray:
+    """';'-joined dataset names of the reads of each (option, site) of ``key`` ('' for none)."""
+    joined = reads.groupby(["option", "site"])["dataset"].agg(lambda d: ";".join(sorted(names[d])))
+    return joined.astype(object).reindex(key).fillna("").to_numpy()
+
+
+def replica_table(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.DataFrame:
+    """The new dataset replicas the placement builds: dataset, site, PB, storage cost and growth-replication Gbps."""
+    rep = work.replicas
+    if len(rep) == 0:
+        return pd.DataFrame({"dataset": [], "site": [], "size_pb": [], "cost_usd": [], "growth_gbps": []})
+    built = np.round(sol.values("replica").to_numpy()) > 0.5
+    r = rep[built]
+    d = r["dataset"].to_numpy()
+    return pd.DataFrame({"dataset": work.datasets.index.to_numpy()[d], "site": site_ids.to_numpy()[r["site"].to_numpy()],
+                         "size_pb": work.datasets["size_pb"].to_numpy(dtype=float)[d],
+                         "cost_usd": r["cost_usd"].to_numpy(dtype=float),
+                         "growth_gbps": work.datasets["growth_gbps"].to_numpy(dtype=float)[d]})
+
+
+def workload_flows(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.DataFrame:
+    """One row per backbone flow of the placed training jobs and new replicas: ``job`` ('' for a replica's
+    growth), ``dataset`` ('' for sync and checkpoints), ``traffic_class`` (``training-sync``, ``checkpoint``,
+    ``dataset``, ``replication``), ``src``, ``dst``, ``gbps`` and the ``links`` of its path (';'-joined, in
+    travel order)."""
+    cols = ["job", "dataset", "traffic_class", "src", "dst", "gbps", "links"]
+    if len(work.options) == 0 or work.site_routes is None:
+        return pd.DataFrame({c: [] for c in cols})
+    S, ids = len(site_ids), site_ids.to_numpy()
+    opt = work.options
+    chosen = np.flatnonzero(np.round(sol.values("train").to_numpy()) > 0.5)
+    o = opt.iloc[chosen]
+    job_ids = work.jobs.index.to_numpy()[o["job"].to_numpy()]
+    a, b, row = o["site_a"].to_numpy(), o["site_b"].to_numpy(), o["checkpoint_route"].to_numpy()
+    two = (o["n_sites"].to_numpy() == 2) & (o["sync_gbps"].to_numpy() > 0)
+    ck = (row >= 0) & (o["checkpoint_gbps"].to_numpy() > 0)
+    src, dst = np.concatenate([a[two], b[two]]), np.concatenate([b[two], a[two]])
+    parts = [pd.DataFrame({
+        "job": np.concatenate([job_ids[two], job_ids[two]]), "dataset": "", "traffic_class": "training-sync",
+        "src": ids[src], "dst": ids[dst], "gbps": np.concatenate([o["sync_gbps"].to_numpy()[two]] * 2),
+        "links": work.site_routes.links(src * S + dst)})]
+    cr = work.checkpoint_routes
+    if cr is not None and ck.any():
+        parts.append(pd.DataFrame({
+            "job": job_ids[ck], "dataset": "", "traffic_class": "checkpoint", "src": cr.src[row[ck]],
+            "dst": cr.dst[row[ck]], "gbps": o["checkpoint_gbps"].to_numpy()[ck], "links": cr.links(row[ck])}))
+    hr = work.home_routes
+    if hr is not None and len(work.reads):
+        value = read_gbps(work, sol)
+        r = work.reads[value > 1e-9]
+        pair = r["home"].to_numpy() * S + r["site"].to_numpy()
+        parts.append(pd.DataFrame({
+            "job": work.jobs.index.to_numpy()[opt["job"].to_numpy()[r["option"].to_numpy()]],
+            "dataset": work.datasets.index.to_numpy()[r["dataset"].to_numpy()], "traffic_class": "dataset",
+            "src": hr.src[pair], "dst": hr.dst[pair], "gbps": value[value > 1e-9], "links": hr.links(pair)}))
+        built = np.round(sol.values("replica").to_numpy()) > 0.5
+        rep = work.replicas[built]
+        growth = work.datasets["growth_gbps"].to_numpy(dtype=float)[rep["dataset"].to_numpy()]
+        rep, growth = rep[growth > 0], growth[growth > 0]
+        pair = rep["home"].to_numpy() * S + rep["site"].to_numpy()
+        parts.append(pd.DataFrame({
+            "job": "", "dataset": work.datasets.index.to_numpy()[rep["dataset"].to_numpy()],
+            "traffic_class": "replication", "src": hr.src[pair], "dst": hr.dst[pair], "gbps": growth,
+            "links": hr.links(pair)}))
+    return pd.concat(parts, ignore_index=True)[cols]
