@@ -157,7 +157,7 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     ]
     kind = data.get("failure_words", "single-SRLG")
     sections = [_summary_section(data), _compared_section(data), _map_sections(images), _placement_section(data, images),
-                _workloads_section(data), _traffic_section(data, images), _failures_section(data, images, kind),
+                _workloads_section(data, images), _traffic_section(data, images), _failures_section(data, images, kind),
                 _survivability_section(data, kind), _upgrades_section(data), _stages_section(data),
                 _assumptions_section(data), _provenance_section(data)]
     p = data.get("provenance", {})
@@ -240,22 +240,28 @@ def _placement_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
             _img(images, "cost", "Placement cost breakdown", chart=True), "</section>"]
 
 
-def _workloads_section(data: Mapping[str, Any]) -> list[str]:
-    """Training jobs and datasets: where each job runs, the backbone Gbps it makes by class, new replicas, and the
-    routed traffic in Tbps by class (absent without training jobs)."""
+def _workloads_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:
+    """Training jobs and datasets: the data-gravity map (when jobs were placed), where each job runs, the backbone
+    Gbps it makes by class, new replicas, and the routed traffic in Tbps by class (absent without training jobs)."""
     w = data.get("workloads")
     if not w:
         return []
     tbps = ", ".join(f"{r['traffic_class']} {r['tbps']:,.2f}" for r in w["tbps_by_class"])
     parts = ["<section><h2>AI workloads: training jobs and their data</h2>",
-             f'<p>Routed backbone traffic by class, Tbps: {esc(tbps)}.</p>',
-             table_html(w["jobs"], [("job", "job"), ("site", "site"), ("gpus", "GPUs"), ("sites", "spans"),
-                                    ("sync_gbps", "sync Gbps"), ("checkpoint_gbps", "checkpoint Gbps"),
-                                    ("checkpoint_site", "checkpoints to"), ("dataset_gbps", "dataset Gbps"),
-                                    ("datasets_remote", "read remotely"),
-                                    ("datasets_replicated", "read from a new replica")],
-                        formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f"},
-                        max_rows=60)]
+             f'<p>Routed backbone traffic by class, Tbps: {esc(tbps)}.</p>']
+    if "gravity" in images:
+        parts += ['<p class="muted">The data-gravity map (<code>map_gravity.png</code>): sites running training '
+                  "jobs have a red ring and name the jobs' GPUs; dataset homes a dark green square (dashed: a replica "
+                  "the placement adds); arcs are the routed workload flows between sites, coloured by traffic class "
+                  "(training sync, checkpoints, dataset reads, replication of dataset growth), wide by Gbps, with an "
+                  "arrowhead at the receiving site.</p>", _img(images, "gravity", "Data-gravity map")]
+    parts.append(table_html(w["jobs"], [("job", "job"), ("site", "site"), ("gpus", "GPUs"), ("sites", "spans"),
+                                        ("sync_gbps", "sync Gbps"), ("checkpoint_gbps", "checkpoint Gbps"),
+                                        ("checkpoint_site", "checkpoints to"), ("dataset_gbps", "dataset Gbps"),
+                                        ("datasets_remote", "read remotely"),
+                                        ("datasets_replicated", "read from a new replica")],
+                            formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f"},
+                            max_rows=60))
     if w.get("not_considered"):
         parts.append(f'<p class="warn">The scenario\'s {w["not_considered"]} training jobs were not placed or routed in '
                      "this plan: set <code>place.scenario_jobs: true</code> to place them with inference.</p>")

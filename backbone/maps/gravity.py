@@ -48,7 +48,8 @@ def draw_workloads(ax: Any, net: Network, layers: Layers, values: MapValues, siz
     drawn: dict[str, Any] = {"arcs": 0, "classes": {}, "training": 0, "homes": 0, "new_homes": 0, "widest_gbps": 0.0}
     flows = values.workload_flows
     if len(flows) and layers.flow_parts:
-        drawn.update(_draw_arcs(ax, layers, flows))
+        radius_pt = np.sqrt(sizes[net.sites.index.get_indexer(flows["dst"])]) / 2.0
+        drawn.update(_draw_arcs(ax, layers, flows, radius_pt))
     site_pos = net.sites.index
     xy = layers.site_xy
     if len(values.dataset_homes):
@@ -71,8 +72,9 @@ def draw_workloads(ax: Any, net: Network, layers: Layers, values: MapValues, siz
     return drawn
 
 
-def _draw_arcs(ax: Any, layers: Layers, flows: pd.DataFrame) -> dict[str, Any]:
-    """The flow arcs, one LineCollection per class, smallest on top; an arrowhead at each arc's receiving end."""
+def _draw_arcs(ax: Any, layers: Layers, flows: pd.DataFrame, radius_pt: np.ndarray) -> dict[str, Any]:
+    """The flow arcs, one LineCollection per class, smallest on top; an arrowhead at each arc's receiving end, just
+    outside the receiving site's marker (``radius_pt``: its radius per flow, points)."""
     from matplotlib.collections import LineCollection
 
     gbps = flows["gbps"].to_numpy(dtype=float)
@@ -94,9 +96,11 @@ def _draw_arcs(ax: Any, layers: Layers, flows: pd.DataFrame) -> dict[str, Any]:
             parts = layers.flow_parts[i]
             if parts and len(parts[-1]) >= 2:
                 end = parts[-1]
-                ax.annotate("", xy=end[-1], xytext=end[max(0, len(end) - 3)], zorder=5.85,
+                back = end[max(0, len(end) - 1 - max(2, len(end) // 5))]
+                ax.annotate("", xy=end[-1], xytext=back, zorder=6.5, annotation_clip=False,
                             arrowprops={"arrowstyle": "-|>", "color": color, "lw": 0.0,
-                                        "mutation_scale": 7.0 + 2.2 * widths[i], "shrinkA": 0.0, "shrinkB": 4.0})
+                                        "mutation_scale": 9.0 + 2.0 * widths[i], "shrinkA": 0.0,
+                                        "shrinkB": float(radius_pt[i]) + 1.5})
         drawn_rows = [i for i in rows if layers.flow_parts[i]]
         arcs += len(drawn_rows)
         classes[cls] = (len(rows), float(gbps[rows].sum()))

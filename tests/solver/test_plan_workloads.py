@@ -64,6 +64,12 @@ def test_the_plan_places_and_routes_a_training_job(small_world: Network, tmp_pat
         flows.loc[flows["traffic_class"] != "replication", "gbps"].sum(), rel=1e-6)
     html = (tmp_path / "report.html").read_text()
     assert "AI workloads: training jobs and their data" in html and "llm" in html
+    # the data-gravity map is drawn and embedded in the workloads section, before the section's job table
+    assert (tmp_path / "map_gravity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    section = html[html.index("AI workloads: training jobs and their data"):]
+    section = section[:section.index("</section>")]
+    assert 'alt="Data-gravity map" src="data:image/png;base64,' in section
+    assert "map_gravity.png" in html[html.index("<h3>Files</h3>"):]  # recorded by the artifact writer
 
 
 def test_jobs_in_period_keeps_the_jobs_running_then(small_world: Network) -> None:
