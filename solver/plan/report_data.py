@@ -156,10 +156,14 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
     # today's links with the placement's traffic (PNG), and the planned backbone with what was bought (the rest)
     jobs = [("map_world.png", "png", 0.0, False), ("map_pacific.png", "png", 150.0, False),
             ("map.svg", "svg", 0.0, True), ("map.html", "html", 0.0, True), ("map.geojson", "geojson", 0.0, True)]
+    gravity = gravity_map(routed, ps)
     for i, (name, fmt, center_lon, planned) in enumerate(jobs):
         progress(0.8 * i / len(jobs), f"drawing {name}")
         size = "1600x900" if fmt == "png" else "1920x1080"
-        data = render_map_bytes(after if planned else routed, fmt, after_doc if planned else result,
+        doc = after_doc if planned else result
+        if fmt == "html" and gravity is not None:  # the interactive map has the workload flows as a layer too
+            doc = {"map": {**doc["map"], **gravity}}
+        data = render_map_bytes(after if planned else routed, fmt, doc,
                                 title=after_title if planned else title, subtitle=after_sub if planned else sub,
                                 size=size, center_lon=center_lon)
         writer.bytes(name, data)
@@ -167,7 +171,6 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
             images["world"] = (data, "png")
         elif name == "map_pacific.png":
             images["pacific"] = (data, "png")
-    gravity = gravity_map(routed, ps)
     if gravity is not None:
         progress(0.8, "drawing map_gravity.png")
         data = render_map_bytes(routed, "png", {"map": gravity}, color_by="kind", size="1600x900",

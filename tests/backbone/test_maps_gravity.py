@@ -3,6 +3,7 @@ their jobs' GPUs, dataset homes; parsed from a result's ``map`` object and drawn
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import matplotlib as mpl
@@ -12,7 +13,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.colors import to_hex
 
 from backbone.errors import ValidationError
-from backbone.maps import make_view, map_values, render_map_bytes
+from backbone.maps import export_map, make_view, map_values, render_map_bytes
 from backbone.maps import style as map_style
 from backbone.maps.gravity import flow_widths
 from backbone.maps.layers import FLOW_BOW_MAX_DEG, build_layers, workload_arcs
@@ -97,3 +98,27 @@ def test_png_without_workloads_has_no_gravity_legend(small_world: Network) -> No
         fig = build_figure(small_world, mv, make_view(0.0), StaticOptions(size=(640, 360)))
         legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert not any("flow" in t or "Dataset" in t or "Training" in t for t in legend)
+
+
+def test_interactive_page_carries_the_flows(small_world: Network) -> None:
+    from tests.backbone.test_maps_html import map_data
+
+    data = map_data(render_map_bytes(small_world, "html", gravity_doc()).decode("utf-8"))
+    assert [(f["src"], f["dst"], f["cls"], f["gbps"]) for f in data["flows"]] == [
+        (r["src"], r["dst"], r["traffic_class"], r["gbps"]) for r in FLOWS]
+    assert all(len(v["flows"]) == len(FLOWS) and all(v["flows"]) for v in data["views"])
+    assert data["palette"]["flows"] == map_style.WORKLOAD_CLASS_COLORS
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_interactive_page_draws_the_flows_in_chromium(small_world: Network, tmp_path: Path) -> None:
+    from tests.backbone.test_maps_html import console_messages, run_chromium
+
+    html_file = export_map(small_world, tmp_path / "map.html", result=gravity_doc())
+    dom = run_chromium(html_file, tmp_path, "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert console_messages(dom.stderr) == []
+    assert 'data-ready="1"' in dom.stdout  # the script ran to the end
+    assert dom.stdout.count('class="arc flow"') == len(FLOWS)
+    assert "training-sync: 240 Gbps" in dom.stdout  # the legend names each class with its Gbps
