@@ -105,3 +105,27 @@ def test_the_roadmap_starts_a_job_in_its_quarter() -> None:
     # two quarters from order, so 2027Q3 is the first quarter that can have new ones)
     assert sum(gpus.values()) == pytest.approx(sum(base.values()) + 2048)
     assert gpus.get("2027Q3", 0.0) == pytest.approx(base.get("2027Q3", 0.0) + 2048)
+
+
+def test_the_gravity_map_draws_the_plans_workload_flows_not_the_scenarios(small_world: Network) -> None:
+    from backbone.maps import map_values
+    from backbone.solver.plan.report_data import gravity_map
+
+    net = with_a_job(small_world)
+    extra = pd.DataFrame({"src": ["ashburn", "ashburn"], "dst": ["london", "tokyo"], "demand_gbps": [2.5, 0.5],
+                          "traffic_class": ["checkpoint", "replication"], "slo_rtt_ms": [float("nan")] * 2},
+                         index=pd.Index(["work:checkpoint:ashburn>london", "work:replication:ashburn>tokyo"],
+                                        name="id"))
+    routed = net.copy_with(demands=pd.concat([net.demands, extra]),
+                           datasets=net.datasets.assign(home_sites=[("ashburn", "tokyo")]))
+    ps = {"training": [{"job": "llm", "site": "ashburn", "gpus": 8192.0}],
+          "replicas": [{"dataset": "corpus", "site": "tokyo"}]}
+    doc = gravity_map(routed, ps)
+    assert doc is not None
+    # the scenario's own replication demand (rep-lon-nyc) is not a workload flow of the plan
+    assert [(f["src"], f["dst"], f["traffic_class"], f["gbps"]) for f in doc["workload_flows"]] == [
+        ("ashburn", "london", "checkpoint", 2.5), ("ashburn", "tokyo", "replication", 0.5)]
+    assert doc["dataset_homes"] == [{"dataset": "corpus", "site": "ashburn", "new": False},
+                                    {"dataset": "corpus", "site": "tokyo", "new": True}]
+    assert len(map_values(routed, {"map": doc}).workload_flows) == 2
+    assert gravity_map(routed, {"training": []}) is None  # no job placed: no data-gravity map
