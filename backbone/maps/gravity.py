@@ -43,7 +43,8 @@ def class_order(classes: pd.Series) -> list[str]:
 
 def draw_workloads(ax: Any, net: Network, layers: Layers, values: MapValues, sizes: np.ndarray) -> dict[str, Any]:
     """Draw the flow arcs, the training-site rings and the dataset-home squares; returns what was drawn (for
-    :func:`workload_handles`): ``arcs`` (number of flows drawn), ``classes`` (class -> (flows, Gbps)),
+    :func:`workload_handles`): ``arcs`` (number of flows drawn), ``classes`` (class -> (flows, Gbps, flows in
+    view)),
     ``training``, ``homes``, ``new_homes`` (numbers of sites marked) and ``widest_gbps``."""
     drawn: dict[str, Any] = {"arcs": 0, "classes": {}, "training": 0, "homes": 0, "new_homes": 0, "widest_gbps": 0.0}
     flows = values.workload_flows
@@ -79,7 +80,7 @@ def _draw_arcs(ax: Any, layers: Layers, flows: pd.DataFrame, radius_pt: np.ndarr
 
     gbps = flows["gbps"].to_numpy(dtype=float)
     widths = flow_widths(gbps)
-    classes: dict[str, tuple[int, float]] = {}
+    classes: dict[str, tuple[int, float, int]] = {}
     arcs = 0
     for cls in class_order(flows["traffic_class"]):
         rows = np.flatnonzero((flows["traffic_class"].astype(str) == cls).to_numpy())
@@ -101,21 +102,22 @@ def _draw_arcs(ax: Any, layers: Layers, flows: pd.DataFrame, radius_pt: np.ndarr
                             arrowprops={"arrowstyle": "-|>", "color": color, "lw": 0.0,
                                         "mutation_scale": 9.0 + 2.0 * widths[i], "shrinkA": 0.0,
                                         "shrinkB": float(radius_pt[i]) + 1.5})
-        drawn_rows = [i for i in rows if layers.flow_parts[i]]
-        arcs += len(drawn_rows)
-        classes[cls] = (len(rows), float(gbps[rows].sum()))
+        shown = sum(1 for i in rows if layers.flow_parts[i])
+        arcs += shown
+        classes[cls] = (len(rows), float(gbps[rows].sum()), shown)
     return {"arcs": arcs, "classes": classes, "widest_gbps": float(gbps.max()) if gbps.size else 0.0}
 
 
 def workload_handles(drawn: dict[str, Any]) -> list[Any]:
-    """Legend entries of the data-gravity layer: one per traffic class drawn (its flows and total Gbps), the arc
-    width, the training-site ring and the dataset-home squares."""
+    """Legend entries of the data-gravity layer: one per traffic class (its flows and total Gbps, and how many of its
+    flows are in view when not all are), the arc width, the training-site ring and the dataset-home squares."""
     from matplotlib.lines import Line2D
 
     handles: list[Any] = []
-    for cls, (n, total) in drawn.get("classes", {}).items():
+    for cls, (n, total, shown) in drawn.get("classes", {}).items():
+        count = f"{n} flow{'s' if n != 1 else ''}" if shown == n else f"{shown} of {n} flows in view"
         handles.append(Line2D([], [], color=style.WORKLOAD_CLASS_COLORS.get(cls, style.NO_VALUE), lw=3.2,
-                              label=f"{cls}: {style.format_gbps(total)} ({n} flow{'s' if n != 1 else ''})"))
+                              label=f"{cls}: {style.format_gbps(total)} ({count})"))
     if drawn.get("classes"):
         handles.append(Line2D([], [], color="#52606d", lw=FLOW_WIDTH_PT[1],
                               label=f"Flow width ∝ √Gbps (widest {style.format_gbps(drawn['widest_gbps'])})"))

@@ -122,3 +122,13 @@ def test_interactive_page_draws_the_flows_in_chromium(small_world: Network, tmp_
     assert 'data-ready="1"' in dom.stdout  # the script ran to the end
     assert dom.stdout.count('class="arc flow"') == len(FLOWS)
     assert "training-sync: 240 Gbps" in dom.stdout  # the legend names each class with its Gbps
+
+
+def test_a_regional_view_says_which_flows_are_out_of_view(small_world: Network) -> None:
+    mv = map_values(small_world, gravity_doc())
+    with mpl.rc_context(RC_PARAMS):  # type: ignore[arg-type]
+        fig = build_figure(small_world, mv, make_view(0.0, "na"), StaticOptions(size=(1280, 720), color_by="kind"))
+        legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    # the Frankfurt -> London dataset read is out of the North American view; the sync arcs reach into it
+    assert "dataset: 60 Gbps (0 of 1 flows in view)" in legend
+    assert "training-sync: 240 Gbps (2 flows)" in legend
