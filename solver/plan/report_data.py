@@ -161,7 +161,7 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
         progress(0.8 * i / len(jobs), f"drawing {name}")
         size = "1600x900" if fmt == "png" else "1920x1080"
         doc = after_doc if planned else result
-        if fmt == "html" and gravity is not None:  # the interactive map has the workload flows as a layer too
+        if fmt in ("html", "geojson") and gravity is not None:  # the interactive map and GeoJSON carry the flows too
             doc = {"map": {**doc["map"], **gravity}}
         data = render_map_bytes(after if planned else routed, fmt, doc,
                                 title=after_title if planned else title, subtitle=after_sub if planned else sub,

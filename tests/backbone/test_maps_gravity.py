@@ -132,3 +132,18 @@ def test_a_regional_view_says_which_flows_are_out_of_view(small_world: Network) 
     # the Frankfurt -> London dataset read is out of the North American view; the sync arcs reach into it
     assert "dataset: 60 Gbps (0 of 1 flows in view)" in legend
     assert "training-sync: 240 Gbps (2 flows)" in legend
+
+
+def test_geojson_has_a_feature_per_flow(small_world: Network) -> None:
+    import json
+
+    doc = json.loads(render_map_bytes(small_world, "geojson", gravity_doc()))
+    flows = [f for f in doc["features"] if f["properties"].get("feature_type") == "workload_flow"]
+    assert [(f["properties"]["src"], f["properties"]["dst"], f["properties"]["traffic_class"],
+             f["properties"]["gbps"]) for f in flows] == [(r["src"], r["dst"], r["traffic_class"], r["gbps"])
+                                                          for r in FLOWS]
+    first = flows[0]["geometry"]["coordinates"]
+    assert first[0] == pytest.approx(small_world.sites.loc["ashburn", ["lon", "lat"]].tolist(), abs=1e-5)
+    assert first[-1] == pytest.approx(small_world.sites.loc["london", ["lon", "lat"]].tolist(), abs=1e-5)
+    plain = json.loads(render_map_bytes(small_world, "geojson"))
+    assert len(doc["features"]) == len(plain["features"]) + len(FLOWS)

@@ -3,6 +3,7 @@ their own classes, re-checked by the independent placement checker."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -70,6 +71,12 @@ def test_the_plan_places_and_routes_a_training_job(small_world: Network, tmp_pat
     section = section[:section.index("</section>")]
     assert 'alt="Data-gravity map" src="data:image/png;base64,' in section
     assert "map_gravity.png" in html[html.index("<h3>Files</h3>"):]  # recorded by the artifact writer
+    # map.html and map.geojson carry the same flows (the placement's, routed)
+    geo = json.loads((tmp_path / "map.geojson").read_text())
+    drawn = sorted((f["properties"]["traffic_class"], f["properties"]["src"], f["properties"]["dst"])
+                   for f in geo["features"] if f["properties"].get("feature_type") == "workload_flow")
+    assert drawn == sorted(zip(flows["traffic_class"], flows["src"], flows["dst"], strict=True))
+    assert '"flows":[{"src"' in (tmp_path / "map.html").read_text()
 
 
 def test_jobs_in_period_keeps_the_jobs_running_then(small_world: Network) -> None:
