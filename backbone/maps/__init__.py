@@ -8,7 +8,8 @@ instead of writing a file (the API serves maps from bytes). Charts live in
 
 Modules: :mod:`~backbone.maps.projection` (views, seam cutting), :mod:`~backbone.maps.basemap`
 (Natural Earth), :mod:`~backbone.maps.layers`, :mod:`~backbone.maps.style`,
-:mod:`~backbone.maps.static`, :mod:`~backbone.maps.interactive`, :mod:`~backbone.maps.exports`.
+:mod:`~backbone.maps.static`, :mod:`~backbone.maps.interactive`, :mod:`~backbone.maps.exports`,
+:mod:`~backbone.maps.gravity` (the data-gravity layer: workload flows, training sites, dataset homes).
 """
 
 from __future__ import annotations
