@@ -248,20 +248,15 @@ def _workloads_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
         return []
     tbps = ", ".join(f"{r['traffic_class']} {r['tbps']:,.2f}" for r in w["tbps_by_class"])
     parts = ["<section><h2>AI workloads: training jobs and their data</h2>",
-             f'<p>Routed backbone traffic by class, Tbps: {esc(tbps)}.</p>']
-    if "gravity" in images:
-        parts += ['<p class="muted">The data-gravity map (<code>map_gravity.png</code>): sites running training '
-                  "jobs have a red ring and name the jobs' GPUs; dataset homes a dark green square (dashed: a replica "
-                  "the placement adds); arcs are the routed workload flows between sites, coloured by traffic class "
-                  "(training sync, checkpoints, dataset reads, replication of dataset growth), wide by Gbps, with an "
-                  "arrowhead at the receiving site.</p>", _img(images, "gravity", "Data-gravity map")]
-    parts.append(table_html(w["jobs"], [("job", "job"), ("site", "site"), ("gpus", "GPUs"), ("sites", "spans"),
-                                        ("sync_gbps", "sync Gbps"), ("checkpoint_gbps", "checkpoint Gbps"),
-                                        ("checkpoint_site", "checkpoints to"), ("dataset_gbps", "dataset Gbps"),
-                                        ("datasets_remote", "read remotely"),
-                                        ("datasets_replicated", "read from a new replica")],
-                            formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f"},
-                            max_rows=60))
+             f'<p>Routed backbone traffic by class, Tbps: {esc(tbps)}.</p>',
+             table_html(w["jobs"], [("job", "job"), ("site", "site"), ("gpus", "GPUs"), ("sites", "spans"),
+                                    ("sync_gbps", "sync Gbps"), ("checkpoint_gbps", "checkpoint Gbps"),
+                                    ("checkpoint_site", "checkpoints to"), ("dataset_gbps", "dataset Gbps"),
+                                    ("datasets_remote", "read remotely"),
+                                    ("datasets_replicated", "read from a new replica")],
+                        formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f"},
+                        max_rows=60)]
+    parts[2:2] = _gravity_map(images)  # the map before the job table
     if w.get("not_considered"):
         parts.append(f'<p class="warn">The scenario\'s {w["not_considered"]} training jobs were not placed or routed in '
                      "this plan: set <code>place.scenario_jobs: true</code> to place them with inference.</p>")
@@ -275,6 +270,17 @@ def _workloads_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
                          formats={"growth_gbps": ",.2f"}, max_rows=60) if w["replicas"] else "",
               "</section>"]
     return parts
+
+
+def _gravity_map(images: Mapping[str, tuple[bytes, str]]) -> list[str]:
+    """The data-gravity map with what its marks mean (when the plan drew it: training jobs were placed)."""
+    if "gravity" not in images:
+        return []
+    return ['<p class="muted">The data-gravity map (<code>map_gravity.png</code>): sites running training jobs have a '
+            "red ring and name the jobs' GPUs; dataset homes a dark green square (dashed: a replica the placement "
+            "adds); arcs are the routed workload flows between sites, coloured by traffic class (training sync, "
+            "checkpoints, dataset reads, replication of dataset growth), wide by Gbps, with an arrowhead at the "
+            "receiving site.</p>", _img(images, "gravity", "Data-gravity map")]
 
 
 def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:
