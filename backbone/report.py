@@ -157,7 +157,7 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     ]
     kind = data.get("failure_words", "single-SRLG")
     sections = [_summary_section(data), _compared_section(data), _map_sections(images), _placement_section(data, images),
-                _workloads_section(data), _traffic_section(data, images), _failures_section(data, images, kind),
+                _workloads_section(data, images), _traffic_section(data, images), _failures_section(data, images, kind),
                 _survivability_section(data, kind), _upgrades_section(data), _stages_section(data),
                 _assumptions_section(data), _provenance_section(data)]
     p = data.get("provenance", {})
@@ -240,9 +240,9 @@ def _placement_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
             _img(images, "cost", "Placement cost breakdown", chart=True), "</section>"]
 
 
-def _workloads_section(data: Mapping[str, Any]) -> list[str]:
-    """Training jobs and datasets: where each job runs, the backbone Gbps it makes by class, new replicas, and the
-    routed traffic in Tbps by class (absent without training jobs)."""
+def _workloads_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:
+    """Training jobs and datasets: the data-gravity map (when jobs were placed), where each job runs, the backbone
+    Gbps it makes by class, new replicas, and the routed traffic in Tbps by class (absent without training jobs)."""
     w = data.get("workloads")
     if not w:
         return []
@@ -259,6 +259,7 @@ def _workloads_section(data: Mapping[str, Any]) -> list[str]:
                         formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f",
                                  "usd_per_gpu": ",.0f", "cheapest_usd_per_gpu": ",.0f"},
                         max_rows=60)]
+    parts[2:2] = _gravity_map(images)  # the map before the job table
     if w.get("not_considered"):
         parts.append(f'<p class="warn">The scenario\'s {w["not_considered"]} training jobs were not placed or routed in '
                      "this plan: set <code>place.scenario_jobs: true</code> to place them with inference.</p>")
@@ -272,6 +273,17 @@ def _workloads_section(data: Mapping[str, Any]) -> list[str]:
                          formats={"growth_gbps": ",.2f"}, max_rows=60) if w["replicas"] else "",
               "</section>"]
     return parts
+
+
+def _gravity_map(images: Mapping[str, tuple[bytes, str]]) -> list[str]:
+    """The data-gravity map with what its marks mean (when the plan drew it: training jobs were placed)."""
+    if "gravity" not in images:
+        return []
+    return ['<p class="muted">The data-gravity map (<code>map_gravity.png</code>): sites running training jobs have a '
+            "red ring and name the jobs' GPUs; dataset homes a dark green square (dashed: a replica the placement "
+            "adds); arcs are the routed workload flows between sites, coloured by traffic class (training sync, "
+            "checkpoints, dataset reads, replication of dataset growth), wide by Gbps, with an arrowhead at the "
+            "receiving site.</p>", _img(images, "gravity", "Data-gravity map")]
 
 
 def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:

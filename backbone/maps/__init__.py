@@ -8,7 +8,8 @@ instead of writing a file (the API serves maps from bytes). Charts live in
 
 Modules: :mod:`~backbone.maps.projection` (views, seam cutting), :mod:`~backbone.maps.basemap`
 (Natural Earth), :mod:`~backbone.maps.layers`, :mod:`~backbone.maps.style`,
-:mod:`~backbone.maps.static`, :mod:`~backbone.maps.interactive`, :mod:`~backbone.maps.exports`.
+:mod:`~backbone.maps.static`, :mod:`~backbone.maps.interactive`, :mod:`~backbone.maps.exports`,
+:mod:`~backbone.maps.gravity` (the data-gravity layer: workload flows, training sites, dataset homes).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from backbone.maps.projection import REGION_BBOXES, BBox, MapView, make_view
 from backbone.maps.style import FORMATS, format_from, parse_size
-from backbone.maps.values import MapValues, map_values
+from backbone.maps.values import MAP_KEYS, MapValues, map_values
 from backbone.model import Network
 
 __all__ = ["FORMATS", "REGION_BBOXES", "MapValues", "MapView", "export_map", "format_from", "make_view",
@@ -46,7 +47,8 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
     result
         A result summary with a ``map`` object (or the ``map`` object itself, or
         :class:`MapValues`): ``link_values``, ``site_values``, ``failed_links``, ``assignments``,
-        ``built_candidates``; a failure sweep's ``scenarios`` give per-link ``impact_gbps``
+        ``built_candidates``, the data-gravity layer's ``workload_flows``, ``training_sites`` and
+        ``dataset_homes``; a failure sweep's ``scenarios`` give per-link ``impact_gbps``
         (:func:`backbone.maps.values.impact_by_link`).
     color_by
         ``utilisation`` (falls back to ``kind`` without utilisation values), ``kind``, ``impact``
@@ -75,7 +77,7 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
         shown small on a slide, legible when projected; :class:`~backbone.maps.static.StaticOptions`).
     **values
         Explicit ``link_values``, ``site_values``, ``failed_links``, ``assignments``,
-        ``built_candidates`` (override the result's).
+        ``built_candidates``, ``workload_flows``, ``training_sites``, ``dataset_homes`` (override the result's).
 
     Raises
     ------
@@ -89,8 +91,7 @@ def render_map_bytes(net: Network, fmt: str, result: Mapping[str, Any] | MapValu
     from backbone.errors import Problem, ValidationError
 
     fmt = format_from(None, fmt)
-    unknown = sorted(set(values) - {"link_values", "site_values", "failed_links", "assignments",
-                                    "built_candidates"})
+    unknown = sorted(set(values) - set(MAP_KEYS))
     if unknown:
         raise ValidationError([Problem(f"unknown map option {k!r}", field=k) for k in unknown])
     mv = map_values(net, result, **values)

@@ -11,7 +11,8 @@ and marked ``built_candidate=1``. Sites are Points styled by role.
 GeoJSON is written by :mod:`backbone.io.geojson` (one FeatureCollection of sites and links,
 antimeridian-split); the map's values join as properties, failed links get ``failed: 1``, built
 candidates ``built_candidate: 1``, and candidate routes not built follow as features with
-``feature_type: "candidate"`` and their catalogue fields.
+``feature_type: "candidate"`` and their catalogue fields; the data-gravity layer's workload flows as features with
+``feature_type: "workload_flow"`` (src, dst, traffic class, Gbps).
 """
 
 from __future__ import annotations
@@ -207,7 +208,8 @@ def geojson_bytes(net: Network, values: MapValues, candidates: bool = True) -> b
 
     Link values join as link properties, site values as site properties; failed links carry
     ``failed = 1``, built candidates ``built_candidate = 1``; candidate routes not built (unless
-    ``candidates`` is false) are features with ``feature_type = "candidate"``.
+    ``candidates`` is false) are features with ``feature_type = "candidate"``; workload flows
+    (:func:`workload_flow_features`) with ``feature_type = "workload_flow"``.
     """
     from backbone.io.geojson import geojson_dict
 
@@ -217,4 +219,22 @@ def geojson_bytes(net: Network, values: MapValues, candidates: bool = True) -> b
     if values.built_candidates:
         link_values["built_candidate"] = pd.Series(1.0, index=list(values.built_candidates))
     doc = geojson_dict(net, link_values or None, dict(values.site_values) or None, candidates=candidates)
+    doc["features"].extend(workload_flow_features(net, values.workload_flows))
     return json.dumps(doc, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def workload_flow_features(net: Network, flows: pd.DataFrame) -> list[dict[str, object]]:
+    """The data-gravity layer's flows as GeoJSON features (``feature_type = "workload_flow"``, ``src``, ``dst``,
+    ``traffic_class``, ``gbps``): the geodesic between the two sites, cut at the antimeridian."""
+    features: list[dict[str, object]] = []
+    for r in flows.itertuples():
+        a, b = net.sites.loc[r.src], net.sites.loc[r.dst]
+        route = geo.route_coords([(float(a["lon"]), float(a["lat"])), (float(b["lon"]), float(b["lat"]))],
+                                 densify_km=200.0)
+        parts = [np.round(p, 5).tolist() for p in geo.split_antimeridian(route)]
+        geometry = ({"type": "LineString", "coordinates": parts[0]} if len(parts) == 1 else
+                    {"type": "MultiLineString", "coordinates": parts})
+        features.append({"type": "Feature", "geometry": geometry,
+                         "properties": {"feature_type": "workload_flow", "src": str(r.src), "dst": str(r.dst),
+                                        "traffic_class": str(r.traffic_class), "gbps": float(r.gbps)}})
+    return features

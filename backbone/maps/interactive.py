@@ -63,13 +63,16 @@ def render_html(net: Network, values: MapValues, *, color_by: str = "utilisation
         "demands": demand_rows,
         "assignments": [{"metro": str(r.metro), "site": str(r.site), "gpus": float(r.gpus)}
                         for r in values.assignments.itertuples()],
+        "flows": [{"src": str(r.src), "dst": str(r.dst), "cls": str(r.traffic_class), "gbps": float(r.gbps)}
+                  for r in values.workload_flows.itertuples()],
         "legend": _legend(net, values, coloring),
         "labels": _labels(net, values),
         "palette": {"ocean": style.OCEAN, "land": style.LAND, "border": style.BORDER, "coast": style.COAST,
                     "graticule": style.GRATICULE, "outline": style.OUTLINE, "failed": style.FAILED,
                     "assignment": style.ASSIGNMENT, "added": style.ADDED, "removed": style.REMOVED, "demand": "#9b5de5",
                     "rerouted": style.REROUTED, "casing": style.CASING, "novalue": style.NO_VALUE,
-                    "candidate": style.CANDIDATE, "built": style.BUILT, "upgraded": style.UPGRADED},
+                    "candidate": style.CANDIDATE, "built": style.BUILT, "upgraded": style.UPGRADED,
+                    "flows": style.WORKLOAD_CLASS_COLORS},
     }
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     page = (page_template().replace("%%TITLE%%", html.escape(data["title"])).replace("%%OCEAN%%", style.OCEAN)
@@ -146,6 +149,7 @@ def _view_data(net: Network, values: MapValues, view: MapView, routes: list[np.n
                   for (x, y), v in zip(sc.xy(layers.site_xy) if len(layers.site_xy) else np.zeros((0, 2)),
                                        layers.site_visible, strict=True)],
         "assignments": [sc.path(parts) for parts in layers.assignment_parts],
+        "flows": [sc.path(parts) for parts in layers.flow_parts],
         "demands": [sc.path(parts) for parts in demand_parts],
         "metros": [[float(x), float(y)] if v else None
                    for (x, y), v in zip(sc.xy(layers.metro_xy) if len(layers.metro_xy) else np.zeros((0, 2)),

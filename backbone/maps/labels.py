@@ -60,6 +60,12 @@ def label_candidates(net: Network, max_labels: int, values: MapValues | None = N
             weight = np.where(gained, 1e12 + np.nan_to_num(added), weight)  # placed first, as forced labels
             names = names.where(~gained, names + pd.Series([f" +{a:,.0f} GPUs" for a in np.nan_to_num(added)],
                                                            index=sites.index))
+        training = training_labels(net, values)
+        if len(training):
+            hosts = sites.index.isin(training.index)
+            pri = np.where(hosts, 5e9 + sites["gpus_installed"].to_numpy(dtype=float), pri)
+            weight = np.where(hosts, 2e12 + weight, weight)  # placed first, as forced labels
+            names = names.where(~hosts, names + ": " + training.reindex(sites.index).fillna(""))
         rows.append(pd.DataFrame({"name": names, "lon": sites["lon"], "lat": sites["lat"],
                                   "priority": pri, "kind": "site", "pos": np.arange(len(sites)), "size": weight}))
     if len(net.metros):
@@ -72,6 +78,18 @@ def label_candidates(net: Network, max_labels: int, values: MapValues | None = N
     table = pd.concat(rows).sort_values("priority", ascending=False, kind="stable")
     table = table.drop_duplicates("name")
     return table.head(max_labels * 3)
+
+
+def training_labels(net: Network, values: MapValues | None) -> pd.Series:
+    """Per site running training jobs (``values.training_sites``), what its label adds: the job and its GPUs there
+    (``llm 4,096 GPUs``), or with several jobs their number and GPUs (``3 jobs 12,288 GPUs``); indexed by site."""
+    if values is None or len(values.training_sites) == 0:
+        return pd.Series(dtype=str)
+    t = values.training_sites
+    by_site = t.groupby("site", sort=False).agg(jobs=("job", "nunique"), first=("job", "first"), gpus=("gpus", "sum"))
+    text = [f"{j} {g:,.0f} GPUs" if n == 1 else f"{n} jobs {g:,.0f} GPUs"
+            for n, j, g in zip(by_site["jobs"], by_site["first"], by_site["gpus"], strict=True)]
+    return pd.Series(text, index=by_site.index.astype(str), dtype=str)
 
 
 def _names(df: pd.DataFrame) -> pd.Series:
@@ -129,6 +147,8 @@ def place_labels(fig: Any, ax: Any, net: Network, layers: Layers, max_labels: in
     gained = np.zeros(len(is_dc), dtype=bool)
     if values is not None and len(values.gpus_added):
         gained = net.sites.index.isin(values.gpus_added.index)
+    if values is not None and len(values.training_sites):
+        gained |= net.sites.index.isin(values.training_sites["site"])
     ordered, must = _label_order(in_view, is_dc | gained, always + int(gained.sum()))
     placed = 0
     for row in ordered:

@@ -1,4 +1,4 @@
-"""Geometry of the drawable layers in one view: link routes, sites, metros, assignment arcs.
+"""Geometry of the drawable layers in one view: link routes, sites, metros, assignment arcs, workload flow arcs.
 
 Static and interactive maps share it, so a link is cut and projected the same way everywhere.
 """
@@ -33,6 +33,9 @@ class Layers:
         For each row of ``values.assignments``, the projected parts of its metro -> site arc.
     candidate_parts
         For each candidate route (``net.candidates`` order), its projected polyline parts.
+    flow_parts
+        For each row of ``values.workload_flows``, the projected parts of its src -> dst arc
+        (:func:`workload_arcs`).
     """
 
     link_parts: list[list[np.ndarray]]
@@ -42,6 +45,7 @@ class Layers:
     metro_visible: np.ndarray
     assignment_parts: list[list[np.ndarray]]
     candidate_parts: list[list[np.ndarray]] = field(default_factory=list)
+    flow_parts: list[list[np.ndarray]] = field(default_factory=list)
 
 
 _ROUTES: weakref.WeakKeyDictionary[Network, list[np.ndarray]] = weakref.WeakKeyDictionary()
@@ -80,8 +84,9 @@ def build_layers(net: Network, values: MapValues, view: MapView,
     mx, my, mvis = view.project_points(net.metros["lon"].to_numpy(), net.metros["lat"].to_numpy())
     arcs = assignment_arcs(net, values.assignments)
     cands = view.project_lines(candidate_routes(net)) if candidates and len(net.candidates) else []
+    flows = workload_arcs(net, values.workload_flows)
     return Layers(link_parts, np.column_stack([sx, sy]), svis, np.column_stack([mx, my]), mvis,
-                  view.project_lines(arcs), cands)
+                  view.project_lines(arcs), cands, view.project_lines(flows) if flows else [])
 
 
 def assignment_arcs(net: Network, assignments: pd.DataFrame) -> list[np.ndarray]:
@@ -91,3 +96,48 @@ def assignment_arcs(net: Network, assignments: pd.DataFrame) -> list[np.ndarray]
     m = net.metros.loc[assignments["metro"], ["lon", "lat"]].to_numpy(dtype=float)
     s = net.sites.loc[assignments["site"], ["lon", "lat"]].to_numpy(dtype=float)
     return [geo.route_coords([(a[0], a[1]), (b[0], b[1])], densify_km=200.0) for a, b in zip(m, s, strict=True)]
+
+
+FLOW_BOW = 0.12
+"""How far a workload flow arc bows off its great circle, as a share of its length (at most :data:`FLOW_BOW_MAX_DEG`):
+to the left of its direction of travel, so the two directions of a flow (training sync each way) and the links under
+it stay apart."""
+FLOW_BOW_MAX_DEG = 4.0
+"""The largest bow of a flow arc, degrees (long arcs stay near their great circle and off the poles)."""
+
+
+def workload_arcs(net: Network, flows: pd.DataFrame) -> list[np.ndarray]:
+    """Site -> site arcs (unwrapped lon/lat) for each row of ``flows`` (``src``, ``dst``): the geodesic between the
+    two sites, bowed by :data:`FLOW_BOW` of its length to the left of travel (a flow and its reverse are two arcs)."""
+    if len(flows) == 0:
+        return []
+    a = net.sites.loc[flows["src"], ["lon", "lat"]].to_numpy(dtype=float)
+    b = net.sites.loc[flows["dst"], ["lon", "lat"]].to_numpy(dtype=float)
+    arcs = []
+    for p, q in zip(a, b, strict=True):
+        line = geo.route_coords([(p[0], p[1]), (q[0], q[1])], densify_km=200.0)
+        arcs.append(_bowed(line))
+    return arcs
+
+
+def _bowed(line: np.ndarray) -> np.ndarray:
+    """``line`` (lon, lat) offset sideways by ``min(FLOW_BOW x chord, FLOW_BOW_MAX_DEG) x sin(pi t)`` (t: share of
+    the way along), to the left of travel; longitude distances scaled by cos(mid latitude)."""
+    if len(line) < 2:
+        return line
+    mid_lat = np.radians(float(line[:, 1].mean()))
+    k = max(np.cos(mid_lat), 0.2)
+    xy = np.column_stack([line[:, 0] * k, line[:, 1]])
+    chord = xy[-1] - xy[0]
+    length = float(np.hypot(*chord))
+    if length == 0.0:
+        return line
+    normal = np.array([-chord[1], chord[0]]) / length
+    step = np.r_[0.0, np.cumsum(np.hypot(*np.diff(xy, axis=0).T))]
+    t = step / step[-1] if step[-1] > 0 else np.linspace(0.0, 1.0, len(line))
+    if len(line) < 9:  # short arcs: enough points for a visible curve
+        t_new = np.linspace(0.0, 1.0, 17)
+        xy = np.column_stack([np.interp(t_new, t, xy[:, 0]), np.interp(t_new, t, xy[:, 1])])
+        t = t_new
+    xy = xy + np.outer(min(FLOW_BOW * length, FLOW_BOW_MAX_DEG) * np.sin(np.pi * t), normal)
+    return np.column_stack([xy[:, 0] / k, np.clip(xy[:, 1], -89.5, 89.5)])

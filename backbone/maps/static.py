@@ -3,7 +3,8 @@
 Layers, bottom to top: ocean (inside the globe's outline for world views), graticule, land,
 country borders, coastline, placement arcs, candidate routes not built (dotted grey), link casings,
 rerouting glow, built-candidate glow, links (sorted so the busiest are on top), failed links (dashed),
-sites, GPUs-added rings, labels, legend and colour bar.
+workload flow arcs (the data-gravity layer, :mod:`backbone.maps.gravity`), sites, GPUs-added rings, dataset homes
+and training sites, labels, legend and colour bar.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from backbone.maps import style
 from backbone.maps.basemap import projected_basemap, ring_path
+from backbone.maps.gravity import draw_workloads, workload_handles
 from backbone.maps.labels import SITE_AREA_PT2, place_labels, site_size_values, site_sizes
 from backbone.maps.layers import Layers, build_layers, link_routes
 from backbone.maps.projection import MapView
@@ -90,6 +92,8 @@ def build_figure(net: Network, values: MapValues, view: MapView, options: Static
     widths = style.link_widths(net.links["capacity_gbps"].to_numpy())
     _draw_links(ax, net, layers, values, coloring, widths)
     site_artists = _draw_sites(ax, net, layers, values, opts.size_by)
+    gravity = (draw_workloads(ax, net, layers, values, site_sizes(net, opts.size_by, values))
+               if values.has_workloads else {})
     if opts.labels:
         place_labels(fig, ax, net, layers, opts.max_labels, halo=halo, values=values, size_by=opts.size_by,
                       always=opts.always_label)
@@ -97,7 +101,7 @@ def build_figure(net: Network, values: MapValues, view: MapView, options: Static
         _draw_title(fig, net, values, view, coloring, opts, band)
     _draw_legend(fig, ax, net, values, coloring, widths, site_artists, view, opts.size_by,
                  arcs_shown=_shown_assignments(values, view),
-                 candidates_drawn=any(layers.candidate_parts))
+                 candidates_drawn=any(layers.candidate_parts), extra_handles=workload_handles(gravity))
     return fig
 
 
@@ -335,7 +339,7 @@ def _link_mark_handles(values: MapValues, coloring: style.LinkColoring, candidat
 def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: style.LinkColoring,
                  widths: np.ndarray, site_artists: dict[str, Any], view: MapView, size_by: str = "gpus",
                  arcs_shown: np.ndarray | None = None,
-                 candidates_drawn: bool = False) -> None:
+                 candidates_drawn: bool = False, extra_handles: list[Any] | None = None) -> None:
     from matplotlib.lines import Line2D
 
     handles: list[Any] = []
@@ -369,6 +373,7 @@ def _draw_legend(fig: Any, ax: Any, net: Network, values: MapValues, coloring: s
                                       markerfacecolor="none", markeredgecolor=style.SITE_STYLES["datacenter"]["color"],
                                       markeredgewidth=0.9, label=f"{v:,.0f} {unit}"))
     handles += gpu_ring_handles(site_artists)
+    handles += extra_handles or []
     if handles:
         leg = ax.legend(handles=handles, loc="lower left", ncol=2 if len(handles) > 6 else 1, fontsize=9.5,
                         frameon=True, framealpha=0.88, facecolor="white", edgecolor="#d9e2ec", borderpad=0.8,

@@ -39,6 +39,14 @@ BUILT = "#2dc653"
 UPGRADED = "#9d4edd"
 """Upgraded links (modules added by a plan): a dashed violet band under the link."""
 
+WORKLOAD_CLASS_COLORS: dict[str, str] = {"training-sync": "#e63946", "checkpoint": "#f4a100", "dataset": "#2b9348",
+                                         "replication": "#8338ec"}
+"""Workload flow arcs by traffic class (the data-gravity map)."""
+TRAINING_SITE = "#e63946"
+"""Sites running training jobs: a red ring, labelled with the jobs' GPUs."""
+DATASET_HOME = "#1b4332"
+"""Dataset homes: a dark green square beside the site (hollow for a replica the placement adds)."""
+
 KIND_COLORS: dict[str, str] = {"terrestrial": "#3d5a80", "submarine": "#0096c7"}
 """Link colour by kind when ``color_by="kind"``."""
 

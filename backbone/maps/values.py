@@ -2,7 +2,8 @@
 
 A result summary carries ``{"map": {"link_values": {name: {link_id: float}}, "site_values":
 {name: {site_id: float}}, "failed_links": [link_id], "assignments": [{"metro", "site", "gpus"}],
-"built_candidates": [link_id]}}``; :func:`map_values` reads it (or the same keys at the top level) into
+"built_candidates": [link_id], "workload_flows": [{"src", "dst", "traffic_class", "gbps"}], "training_sites":
+[{"job", "site", "gpus"}], "dataset_homes": [{"dataset", "site", "new"}]}}``; :func:`map_values` reads it (or the same keys at the top level) into
 :class:`MapValues`.
 
 A failure sweep's result (``backbone failures``) also gives per-link impact: when it has no
@@ -25,7 +26,22 @@ from backbone.model import Network
 
 logger = logging.getLogger(__name__)
 
-MAP_KEYS = ("link_values", "site_values", "failed_links", "assignments", "built_candidates")
+MAP_KEYS = ("link_values", "site_values", "failed_links", "assignments", "built_candidates", "workload_flows",
+            "training_sites", "dataset_homes")
+
+WORKLOAD_TABLES: dict[str, dict[str, str]] = {
+    "workload_flows": {"src": "site", "dst": "site", "traffic_class": "str", "gbps": "float"},
+    "training_sites": {"job": "str", "site": "site", "gpus": "float"},
+    "dataset_homes": {"dataset": "str", "site": "site", "new": "bool"},
+}
+"""The data-gravity layer's tables: column -> kind (``site``: a site id of the network drawn, rows naming another
+are dropped with a warning; ``str``, ``float``, ``bool``)."""
+
+
+def empty_table(name: str) -> pd.DataFrame:
+    """An empty table of one of :data:`WORKLOAD_TABLES` with its columns and dtypes."""
+    dtypes = {"site": str, "str": str, "float": float, "bool": bool}
+    return pd.DataFrame({c: pd.Series(dtype=dtypes[k]) for c, k in WORKLOAD_TABLES[name].items()})
 
 
 @dataclass(frozen=True)
@@ -45,6 +61,15 @@ class MapValues:
     built_candidates
         Link ids that are candidates built by a plan (drawn highlighted as new routes); the network
         drawn is the one after :meth:`~backbone.model.Network.with_candidates_built`.
+    workload_flows
+        Table with columns ``src``, ``dst`` (site ids), ``traffic_class`` (``training-sync``, ``checkpoint``,
+        ``dataset``, ``replication``) and ``gbps``: the cross-site flows of placed training jobs, drawn as arcs
+        coloured by class (the data-gravity map).
+    training_sites
+        Table with columns ``job``, ``site``, ``gpus``: where training jobs run (a job split over two sites has a row
+        per site), marked and labelled with the jobs' GPUs.
+    dataset_homes
+        Table with columns ``dataset``, ``site``, ``new`` (a replica the placement adds): where datasets live.
     """
 
     link_values: dict[str, pd.Series] = field(default_factory=dict)
@@ -54,6 +79,14 @@ class MapValues:
         default_factory=lambda: pd.DataFrame({"metro": pd.Series(dtype=str), "site": pd.Series(dtype=str),
                                               "gpus": pd.Series(dtype=float)}))
     built_candidates: tuple[str, ...] = ()
+    workload_flows: pd.DataFrame = field(default_factory=lambda: empty_table("workload_flows"))
+    training_sites: pd.DataFrame = field(default_factory=lambda: empty_table("training_sites"))
+    dataset_homes: pd.DataFrame = field(default_factory=lambda: empty_table("dataset_homes"))
+
+    @property
+    def has_workloads(self) -> bool:
+        """True when there is a data-gravity layer to draw (flows, training sites or dataset homes)."""
+        return bool(len(self.workload_flows) or len(self.training_sites) or len(self.dataset_homes))
 
     @property
     def upgraded_links(self) -> tuple[str, ...]:
@@ -77,7 +110,7 @@ class MapValues:
     def empty(self) -> bool:
         """True when there is nothing beyond the network to draw."""
         return not (self.link_values or self.site_values or self.failed_links or len(self.assignments)
-                    or self.built_candidates)
+                    or self.built_candidates or self.has_workloads)
 
 
 def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None, *,
@@ -85,7 +118,10 @@ def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None
                site_values: Mapping[str, Mapping[str, float] | pd.Series] | None = None,
                failed_links: Iterable[str] | None = None,
                assignments: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None,
-               built_candidates: Iterable[str] | None = None) -> MapValues:
+               built_candidates: Iterable[str] | None = None,
+               workload_flows: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None,
+               training_sites: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None,
+               dataset_homes: Iterable[Mapping[str, Any]] | pd.DataFrame | None = None) -> MapValues:
     """Collect the values to draw from a result dict and/or explicit arguments.
 
     Parameters
@@ -95,8 +131,9 @@ def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None
         result of another scenario variant may name links that are not drawn).
     result
         A result summary with a ``map`` object, or the ``map`` object itself (keys at top level).
-    link_values, site_values, failed_links, assignments, built_candidates
-        Explicit values; they override the result's entries of the same name.
+    link_values, site_values, failed_links, assignments, built_candidates, workload_flows, training_sites, dataset_homes
+        Explicit values; they override the result's entries of the same name (the last three: the data-gravity
+        layer, see :class:`MapValues`).
 
     Raises
     ------
@@ -149,9 +186,61 @@ def map_values(net: Network, result: Mapping[str, Any] | MapValues | None = None
         logger.warning("map: ignoring %d built candidate id(s) that are not links of the network drawn: %s",
                        len(unknown_built), unknown_built[:5])
     built = [i for i in built if i in net.links.index]
+    work = _workload_tables(net, base, raw, {"workload_flows": workload_flows, "training_sites": training_sites,
+                                             "dataset_homes": dataset_homes}, problems)
     if problems:
         raise ValidationError(problems)
-    return MapValues(lv, sv, tuple(dict.fromkeys(failed)), table, tuple(dict.fromkeys(built)))
+    return MapValues(lv, sv, tuple(dict.fromkeys(failed)), table, tuple(dict.fromkeys(built)), **work)
+
+
+def _workload_tables(net: Network, base: MapValues, raw: Mapping[str, Any], explicit: Mapping[str, Any],
+                     problems: list[Problem]) -> dict[str, pd.DataFrame]:
+    """The data-gravity tables: ``base``'s, replaced by the result's (``raw``), replaced by the explicit ones."""
+    work = {name: getattr(base, name) for name in WORKLOAD_TABLES}
+    for name in WORKLOAD_TABLES:
+        for source in (raw.get(name), explicit.get(name)):
+            if source is not None:
+                work[name] = workload_table(source, name, net, problems)
+    return work
+
+
+def workload_table(raw: Any, name: str, net: Network, problems: list[Problem]) -> pd.DataFrame:
+    """One of :data:`WORKLOAD_TABLES` from a list of objects or a DataFrame, typed; rows naming a site the network
+    does not have are dropped with a warning. Bad structure or values are added to ``problems`` (field ``name``)."""
+    cols = WORKLOAD_TABLES[name]
+    rows = list(raw) if isinstance(raw, Iterable) and not isinstance(raw, str | Mapping | pd.DataFrame) else None
+    if isinstance(raw, pd.DataFrame):
+        df = raw.copy()
+    elif rows is not None and all(isinstance(r, Mapping) for r in rows):
+        df = pd.DataFrame(rows)
+    else:
+        problems.append(Problem(f"{name} must be a list of {{{', '.join(cols)}}} objects", field=name))
+        return empty_table(name)
+    if len(df) == 0:
+        return empty_table(name)
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        problems.append(Problem(f"{name} lack column(s) {', '.join(missing)}", field=name))
+        return empty_table(name)
+    df = df[list(cols)].reset_index(drop=True)
+    for c, kind in cols.items():
+        if kind == "float":
+            numbers = pd.to_numeric(df[c], errors="coerce")
+            bad = df.index[numbers.isna() | (numbers < 0)]
+            if len(bad):
+                problems.append(Problem(f"{name}.{c}: values must be numbers >= 0 (bad rows: "
+                                        f"{', '.join(map(str, bad[:5]))})", field=f"{name}.{c}"))
+                return empty_table(name)
+            df[c] = numbers.astype(float)
+        elif kind == "bool":
+            df[c] = df[c].fillna(False).astype(bool)
+        else:
+            df[c] = df[c].astype(str)
+    site_cols = [c for c, kind in cols.items() if kind == "site"]
+    known = df[site_cols].isin(net.sites.index).all(axis=1)
+    if not known.all():
+        logger.warning("map: ignoring %d %s row(s) naming a site not in the network", int((~known).sum()), name)
+    return df[known].reset_index(drop=True)
 
 
 def impact_by_link(net: Network, result: Mapping[str, Any]) -> pd.Series | None:

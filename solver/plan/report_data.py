@@ -14,8 +14,8 @@ from backbone.model import Network
 from backbone.serialize import count_text, gbps_text
 from backbone.solver.core.progress import ProgressFn
 
-__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images", "headline_text",
-           "link_check_text", "plan_map", "report_data"]
+__all__ = ["KIND_WORDS", "WORKLOAD_DEMAND_PREFIX", "ReportOptions", "after_subtitle", "bound_text", "draw_images",
+           "gravity_map", "headline_text", "link_check_text", "plan_map", "report_data"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +88,43 @@ def bound_text(ds: dict[str, Any]) -> str:
     return text
 
 
+WORKLOAD_DEMAND_PREFIX = "work:"
+"""The ids of the routed demands that the placed training jobs and dataset growth make start with this
+(:func:`backbone.solver.plan.workloads.workload_plan_demands` names them ``work:<class>:<src>><dst>``); the scenario's
+own demands of the same classes (the shipped scenario has replication demands) are not workload flows."""
+
+
+def gravity_map(routed: Network, ps: dict[str, Any]) -> dict[str, Any] | None:
+    """The data-gravity map's values (a ``map`` object, :mod:`backbone.maps.values`), or None when no training job
+    was placed: the routed workload flows (src, dst, traffic class, Gbps; one per class and site pair, as routed),
+    the sites of the placed jobs with their GPUs (``ps["training"]``) and every dataset's homes, the placement's new
+    replicas marked ``new``."""
+    jobs = ps.get("training") or []
+    if not jobs:
+        return None
+    d = routed.demands
+    work = d[d.index.astype(str).str.startswith(WORKLOAD_DEMAND_PREFIX) & (d["demand_gbps"] > 0)]
+    flows = [{"src": str(r.src), "dst": str(r.dst), "traffic_class": str(r.traffic_class), "gbps": float(r.demand_gbps)}
+             for r in work.itertuples()]
+    new = {(str(r["dataset"]), str(r["site"])) for r in ps.get("replicas") or []}
+    homes = [{"dataset": str(ds), "site": str(site), "new": (str(ds), str(site)) in new}
+             for ds, sites in routed.datasets["home_sites"].items() for site in sites]
+    training = [{"job": str(r["job"]), "site": str(r["site"]), "gpus": float(r["gpus"])} for r in jobs]
+    return {"workload_flows": flows, "training_sites": training, "dataset_homes": homes}
+
+
+def _gravity_subtitle(doc: dict[str, Any]) -> str:
+    """``2 training jobs on 3 sites (16,384 GPUs) · 4 datasets · workload flows 1.2 Tbps (12 flows)``."""
+    jobs = {r["job"] for r in doc["training_sites"]}
+    sites = {r["site"] for r in doc["training_sites"]}
+    gpus = sum(r["gpus"] for r in doc["training_sites"])
+    datasets = {r["dataset"] for r in doc["dataset_homes"]}
+    total = sum(r["gbps"] for r in doc["workload_flows"])
+    return (f"{count_text(len(jobs), 'training job')} on {count_text(len(sites), 'site')} ({gpus:,.0f} GPUs) · "
+            f"{count_text(len(datasets), 'dataset')} · workload flows {gbps_text(total)} Gbps "
+            f"({count_text(len(doc['workload_flows']), 'flow')}, routed with the plan's traffic)")
+
+
 def plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
     pm = ps.get("map") or {}
     tm = ts.get("map") or {}
@@ -119,10 +156,14 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
     # today's links with the placement's traffic (PNG), and the planned backbone with what was bought (the rest)
     jobs = [("map_world.png", "png", 0.0, False), ("map_pacific.png", "png", 150.0, False),
             ("map.svg", "svg", 0.0, True), ("map.html", "html", 0.0, True), ("map.geojson", "geojson", 0.0, True)]
+    gravity = gravity_map(routed, ps)
     for i, (name, fmt, center_lon, planned) in enumerate(jobs):
         progress(0.8 * i / len(jobs), f"drawing {name}")
         size = "1600x900" if fmt == "png" else "1920x1080"
-        data = render_map_bytes(after if planned else routed, fmt, after_doc if planned else result,
+        doc = after_doc if planned else result
+        if fmt in ("html", "geojson") and gravity is not None:  # the interactive map and GeoJSON carry the flows too
+            doc = {"map": {**doc["map"], **gravity}}
+        data = render_map_bytes(after if planned else routed, fmt, doc,
                                 title=after_title if planned else title, subtitle=after_sub if planned else sub,
                                 size=size, center_lon=center_lon)
         writer.bytes(name, data)
@@ -130,6 +171,13 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
             images["world"] = (data, "png")
         elif name == "map_pacific.png":
             images["pacific"] = (data, "png")
+    if gravity is not None:
+        progress(0.8, "drawing map_gravity.png")
+        data = render_map_bytes(routed, "png", {"map": gravity}, color_by="kind", size="1600x900",
+                                title=f"{routed.name}: data gravity (training jobs, their datasets and workload flows)",
+                                subtitle=_gravity_subtitle(gravity))
+        writer.bytes("map_gravity.png", data)
+        images["gravity"] = (data, "png")
     charts: list[tuple[str, str, dict[str, Any]]] = [
         ("utilisation", "chart_utilisation.png", {"map": summary["map"]}),
         ("latency", "chart_latency.png", {"latency": _latency_records(routed, te_demands),

@@ -3,6 +3,7 @@ their own classes, re-checked by the independent placement checker."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -64,6 +65,18 @@ def test_the_plan_places_and_routes_a_training_job(small_world: Network, tmp_pat
         flows.loc[flows["traffic_class"] != "replication", "gbps"].sum(), rel=1e-6)
     html = (tmp_path / "report.html").read_text()
     assert "AI workloads: training jobs and their data" in html and "llm" in html
+    # the data-gravity map is drawn and embedded in the workloads section, before the section's job table
+    assert (tmp_path / "map_gravity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    section = html[html.index("AI workloads: training jobs and their data"):]
+    section = section[:section.index("</section>")]
+    assert 'alt="Data-gravity map" src="data:image/png;base64,' in section
+    assert "map_gravity.png" in html[html.index("<h3>Files</h3>"):]  # recorded by the artifact writer
+    # map.html and map.geojson carry the same flows (the placement's, routed)
+    geo = json.loads((tmp_path / "map.geojson").read_text())
+    drawn = sorted((f["properties"]["traffic_class"], f["properties"]["src"], f["properties"]["dst"])
+                   for f in geo["features"] if f["properties"].get("feature_type") == "workload_flow")
+    assert drawn == sorted(zip(flows["traffic_class"], flows["src"], flows["dst"], strict=True))
+    assert '"flows":[{"src"' in (tmp_path / "map.html").read_text()
 
 
 def test_jobs_in_period_keeps_the_jobs_running_then(small_world: Network) -> None:
@@ -99,3 +112,27 @@ def test_the_roadmap_starts_a_job_in_its_quarter() -> None:
     # two quarters from order, so 2027Q3 is the first quarter that can have new ones)
     assert sum(gpus.values()) == pytest.approx(sum(base.values()) + 2048)
     assert gpus.get("2027Q3", 0.0) == pytest.approx(base.get("2027Q3", 0.0) + 2048)
+
+
+def test_the_gravity_map_draws_the_plans_workload_flows_not_the_scenarios(small_world: Network) -> None:
+    from backbone.maps import map_values
+    from backbone.solver.plan.report_data import gravity_map
+
+    net = with_a_job(small_world)
+    extra = pd.DataFrame({"src": ["ashburn", "ashburn"], "dst": ["london", "tokyo"], "demand_gbps": [2.5, 0.5],
+                          "traffic_class": ["checkpoint", "replication"], "slo_rtt_ms": [float("nan")] * 2},
+                         index=pd.Index(["work:checkpoint:ashburn>london", "work:replication:ashburn>tokyo"],
+                                        name="id"))
+    routed = net.copy_with(demands=pd.concat([net.demands, extra]),
+                           datasets=net.datasets.assign(home_sites=[("ashburn", "tokyo")]))
+    ps = {"training": [{"job": "llm", "site": "ashburn", "gpus": 8192.0}],
+          "replicas": [{"dataset": "corpus", "site": "tokyo"}]}
+    doc = gravity_map(routed, ps)
+    assert doc is not None
+    # the scenario's own replication demand (rep-lon-nyc) is not a workload flow of the plan
+    assert [(f["src"], f["dst"], f["traffic_class"], f["gbps"]) for f in doc["workload_flows"]] == [
+        ("ashburn", "london", "checkpoint", 2.5), ("ashburn", "tokyo", "replication", 0.5)]
+    assert doc["dataset_homes"] == [{"dataset": "corpus", "site": "ashburn", "new": False},
+                                    {"dataset": "corpus", "site": "tokyo", "new": True}]
+    assert len(map_values(routed, {"map": doc}).workload_flows) == 2
+    assert gravity_map(routed, {"training": []}) is None  # no job placed: no data-gravity map

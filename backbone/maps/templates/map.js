@@ -9,7 +9,7 @@
   var LAYERS = [["terrestrial", "Terrestrial fibre", true], ["submarine", "Submarine cables", true],
                 ["sites", "Sites", true], ["labels", "Labels", true],
                 ["assignments", "Metro \u2192 site assignments", true], ["demands", "Largest demands", false],
-                ["candidates", "Candidate routes (not built)", true]];
+                ["candidates", "Candidate routes (not built)", true], ["flows", "Workload flows (by class)", true]];
   var on = {};
   LAYERS.forEach(function (l) { on[l[0]] = l[2]; });
 
@@ -101,6 +101,15 @@
       el("path", {d: d, "class": "link", stroke: L.failed ? P.failed : L.color,
                   "stroke-width": (L.failed ? Math.max(L.w, 1.5) : L.w).toFixed(2),
                   "stroke-dasharray": L.failed ? "5 3" : null}, g);
+    });
+    groups.flows = el("g", {}, root);
+    var fmax = Math.max.apply(null, (D.flows || []).map(function (f) { return f.gbps; }).concat([1e-9]));
+    (V.flows || []).forEach(function (d, i) {
+      if (!d) return;
+      var F = D.flows[i];
+      el("path", {d: d, "class": "arc flow", stroke: (P.flows || {})[F.cls] || P.novalue, opacity: 0.85,
+                  "data-t": "flow", "data-i": i,
+                  "stroke-width": (1.0 + 4.0 * Math.sqrt(Math.max(F.gbps, 0) / fmax)).toFixed(2)}, groups.flows);
     });
     groups.sites = el("g", {}, root);
     siteEls = [];
@@ -282,6 +291,10 @@
       var Dm = D.demands[i];
       rows("Demand " + Dm.id, [["From", siteName(Dm.src)], ["To", siteName(Dm.dst)], ["Rate", gbps(Dm.gbps)],
                                 ["Class", Dm.cls]]);
+    } else if (kind === "flow") {
+      var Fl = D.flows[i];
+      rows("Workload flow (" + Fl.cls + ")", [["From", siteName(Fl.src)], ["To", siteName(Fl.dst)],
+                                              ["Rate", gbps(Fl.gbps)]]);
     } else if (kind === "assignment") {
       var A = D.assignments[i];
       rows("Assignment", [["Metro", A.metro], ["Site", siteName(A.site)], ["GPUs", num(A.gpus, 0)]]);
@@ -311,6 +324,7 @@
     var box = document.getElementById("layers");
     LAYERS.forEach(function (l) {
       var present = l[0] === "assignments" ? D.assignments.length > 0 : l[0] === "demands" ? D.demands.length > 0 :
+        l[0] === "flows" ? (D.flows || []).length > 0 :
         l[0] === "candidates" ? D.candidates.length > 0 :
         l[0] === "terrestrial" || l[0] === "submarine" ? D.links.some(function (L) { return L.kind === l[0]; }) : true;
       if (!present) return;
@@ -344,6 +358,9 @@
     if (D.links.some(function (L) { return L.upgraded; })) item("sw", P.upgraded, "Upgraded link (modules added)", true);
     if (D.candidates.length) item("sw", P.candidate, "Candidate route (not built)", "dotted");
     if (D.assignments.length) item("sw", P.assignment, "Metro \u2192 site");
+    var byClass = {};
+    (D.flows || []).forEach(function (f) { byClass[f.cls] = (byClass[f.cls] || 0) + f.gbps; });
+    for (var fc in byClass) item("sw", (P.flows || {})[fc] || P.novalue, fc + ": " + gbps(byClass[fc]));
     for (var s in G.sites) item("dot", G.sites[s].color, G.sites[s].label);
     var ringMax = function (key) {
       return Math.max.apply(null, D.sites.map(function (S) { return S.values && S.values[key] > 0 ? S.values[key] : 0; }));
