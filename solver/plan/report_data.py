@@ -13,8 +13,9 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.serialize import count_text, gbps_text
 from backbone.solver.core.progress import ProgressFn
+from backbone.solver.plan.workloads import WORKLOAD_DEMAND_PREFIX
 
-__all__ = ["KIND_WORDS", "WORKLOAD_DEMAND_PREFIX", "ReportOptions", "after_subtitle", "bound_text", "draw_images",
+__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images",
            "gravity_map", "headline_text", "link_check_text", "plan_map", "report_data"]
 
 logger = logging.getLogger(__name__)
@@ -86,12 +87,6 @@ def bound_text(ds: dict[str, Any]) -> str:
         text += (f"; restricted optimum {money(r.get('cost_usd'))} (its bound {money(r.get('bound_usd'))}, "
                  f"{r.get('status')}) among {r.get('restriction')}")
     return text
-
-
-WORKLOAD_DEMAND_PREFIX = "work:"
-"""The ids of the routed demands that the placed training jobs and dataset growth make start with this
-(:func:`backbone.solver.plan.workloads.workload_plan_demands` names them ``work:<class>:<src>><dst>``); the scenario's
-own demands of the same classes (the shipped scenario has replication demands) are not workload flows."""
 
 
 def gravity_map(routed: Network, ps: dict[str, Any]) -> dict[str, Any] | None:

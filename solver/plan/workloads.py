@@ -20,7 +20,10 @@ import pandas as pd
 from backbone.model import Network
 from backbone.workload_traffic import workload_demands
 
-__all__ = ["jobs_in_period", "network_with_replicas", "workload_plan_demands"]
+__all__ = ["WORKLOAD_DEMAND_PREFIX", "jobs_in_period", "network_with_replicas", "workload_plan_demands"]
+
+WORKLOAD_DEMAND_PREFIX = "work:"
+"""The ids of the demands :func:`workload_plan_demands` makes start with this (the maps and report pick them out)."""
 
 
 def jobs_in_period(net: Network, first_quarter: int, last_quarter: int) -> Network:
@@ -62,10 +65,10 @@ def workload_plan_demands(net: Network, place_tables: dict[str, pd.DataFrame]) -
     placed = pd.DataFrame({"src": agg["src"].to_numpy(), "dst": agg["dst"].to_numpy(),
                            "demand_gbps": np.round(agg["gbps"].to_numpy(float), 6),
                            "traffic_class": agg["traffic_class"].to_numpy(), "slo_rtt_ms": np.nan},
-                          index=pd.Index([f"work:{c}:{s}>{d}" for c, s, d in
+                          index=pd.Index([f"{WORKLOAD_DEMAND_PREFIX}{c}:{s}>{d}" for c, s, d in
                                           zip(agg["traffic_class"], agg["src"], agg["dst"], strict=True)], name="id"))
     with_replicas = network_with_replicas(net, place_tables.get("replicas", pd.DataFrame()))
     growth = workload_demands(with_replicas, {str(j): [] for j in net.training_jobs.index})
     growth = growth[growth["traffic_class"] == "replication"][cols]
-    growth.index = "work:" + growth.index.astype(str)
+    growth.index = WORKLOAD_DEMAND_PREFIX + growth.index.astype(str)
     return pd.concat([placed[cols], growth]) if len(growth) else placed[cols]
