@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
+from backbone.solver.core.summary import Summary, TypedSummary
 from backbone.solver.plan.states import LinkSurvivability, Survivability
+from backbone.solver.roadmap.summary import RoadmapSummary
 
-
-class Summary(BaseModel):
-    """Base of the summary models (and the model of a task that declares none): fields beyond the declared
-    ones are allowed."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
+__all__ = ["CalibrateSummary", "DesignSummary", "FailuresSummary", "FailuresToday", "PlaceSummary", "PlanSummary",
+           "PlanVerification", "Residency", "RoadmapSummary", "StageRow", "Summary", "TESummary", "TypedSummary"]
 
 
 class TESummary(Summary):
@@ -44,7 +42,7 @@ class TESummary(Summary):
     impact: dict[str, Any] | None = None
     unmet_demands: list[dict[str, Any]]
     unmet_demands_total: int
-    notes: list[str] = []
+    notes: list[str] = Field(default_factory=list)
     map: dict[str, Any]
     total_seconds: float
     verification: dict[str, Any] | None = None
@@ -180,20 +178,17 @@ class PlanVerification(BaseModel):
     """The survivability checker's verdict on the planned backbone (None when nothing was designed)."""
 
 
-class PlanSummary(Summary):
+class PlanSummary(TypedSummary):
     """``plan``: the planner's headline figures before and after the plan, per stage, with provenance.
 
     Built by the plan task as this model (every field declared: ``extra`` is forbidden) and dumped
-    (:meth:`document`) only where it leaves the task: ``plan.json``, ``--json``, the API's job result, the report.
-    The fields are in ``plan.json``'s order; ``verification``, ``survivability_check`` and ``compared_with`` are
-    left out of the document when they are None (the plan ran without ``verify``, without a design, or without a
-    ``baseline``).
+    (:meth:`~backbone.solver.core.summary.TypedSummary.document`) only where it leaves the task: ``plan.json``,
+    ``--json``, the API's job result, the report. The fields are in ``plan.json``'s order; ``verification``,
+    ``survivability_check`` and ``compared_with`` are left out of the document when they are None (the plan ran
+    without ``verify``, without a design, or without a ``baseline``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=True)
-
     OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification", "survivability_check", "compared_with")
-    """Sections the document holds only when they were computed."""
 
     status: str
     """``ok`` or ``partial`` (:func:`~backbone.solver.plan.pipeline.overall_status`)."""
@@ -261,7 +256,7 @@ class PlanSummary(Summary):
     """The design's kind: survived, excused (with reasons) and violated states."""
     link_survivability: LinkSurvivability | None = None
     """The single-link check when the design did not target single links."""
-    links_swept_as_own_group: list[str] = []
+    links_swept_as_own_group: list[str]
     """Links in no SRLG, swept as their own group after the plan."""
     upgrade_cost_usd: float | None
     """What the upgrades cost (None when the design was infeasible)."""
@@ -307,17 +302,3 @@ class PlanSummary(Summary):
     """What changed from the ``baseline`` plan (with ``baseline``)."""
     total_seconds: float | None = None
     """Seconds the whole plan took (None until it has finished)."""
-
-    @model_serializer(mode="wrap")
-    def _leave_out_absent_sections(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The dumped fields without the :attr:`OMITTED_WHEN_NONE` sections that are None."""
-        data: dict[str, Any] = handler(self)
-        for name in self.OMITTED_WHEN_NONE:
-            if name in data and data[name] is None:
-                del data[name]
-        return data
-
-    def document(self) -> dict[str, Any]:
-        """The JSON document (``model_dump(mode="json")``): what ``plan.json`` holds besides ``kind`` and
-        ``files``."""
-        return self.model_dump(mode="json")
