@@ -25,9 +25,10 @@ import pandas as pd
 from backbone.errors import InfeasibleError
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
+from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.plan.stage_options import PlanUpgradeOptions
-from backbone.solver.plan.states import Survivability, initial_design_states, survivability_summary
+from backbone.solver.plan.states import initial_design_states, survivability_summary
 
 __all__ = ["UPGRADE_COLUMNS", "StageStatuses", "UpgradeStage", "failure_before_after", "grown_network",
            "network_after_placement", "overall_status", "placement_demands", "plan_upgrades"]

@@ -13,7 +13,8 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.serialize import count_text, gbps_text
 from backbone.solver.core.progress import ProgressFn
-from backbone.solver.plan.states import LinkSurvivability, Survivability
+from backbone.solver.design.survivable.survivability import Survivability
+from backbone.solver.plan.states import LinkSurvivability
 
 __all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images", "headline_text",
            "link_check_text", "plan_map", "report_data"]

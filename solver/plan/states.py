@@ -6,7 +6,7 @@ and reports as survived, excused or violated.
 * :func:`initial_design_states` -- the failures stage's records the design may start from (a state the current
   capacity already carries cannot bind, so only the states the sweep found short enter the model);
 * :func:`survivability_summary` -- survived / not survivable (excused, with reasons) / violated, as a
-  :class:`Survivability`;
+  :class:`~backbone.solver.design.survivable.survivability.Survivability`;
 * :func:`covers_links` and :func:`link_survivability` -- the single-link check of a planned backbone whose design
   did not target single links (one more sweep, reported beside the design's own claim), as a
   :class:`LinkSurvivability`.
@@ -18,42 +18,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from backbone.solver.design.survivable.survivability import Survivability
+
 SURVIVABLE_KINDS = ("link", "srlg", "site", "srlg,link")
 """Failure kinds a survivable design can be asked to survive."""
 
 SLO_FAILURE_KINDS = ("link", "srlg", "srlg,link")
 """Failure kinds under which the placement can keep the inference latency SLOs."""
-
-
-class ExcusedState(BaseModel):
-    """A failure state the plan does not claim to survive because no candidate can help (``not_survivable``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    scenario: str
-    """The failure state's id (``srlg:tat-a``)."""
-    reason: str
-    """Why no design can carry it (cut apart, a site off the network, no path within the SLO)."""
-    gbps: float
-    """Demand (Gbps) no design can carry in this state: what the independent check re-measures."""
-
-
-class Survivability(BaseModel):
-    """How many states of one failure kind a backbone carries: survived, excused (not survivable, with reasons)
-    and still violated. ``plan.json``'s and each roadmap period's ``survivability``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    failure_kind: str
-    """The failure kind the states are of (``srlg``, ``link``, ``site``, ``srlg,link``)."""
-    states: int
-    """Failure states examined."""
-    survived: int
-    """States carried (neither excused nor violated)."""
-    not_survivable: list[ExcusedState]
-    """States excused: no candidate can help, each with its reason and Gbps."""
-    violated: list[str]
-    """States still not carried (empty when the design converged)."""
 
 
 class LinkSurvivability(BaseModel):
@@ -109,7 +80,7 @@ def initial_design_states(records: list[dict[str, Any]], kind: str, sweep_kind: 
 
 
 def survivability_summary(kind: str, design: dict[str, Any], records: list[dict[str, Any]]) -> Survivability:
-    """The plan's :class:`Survivability`: the design's own (``design["survivability"]``) when it ran, else counted
+    """The plan's :class:`~backbone.solver.design.survivable.survivability.Survivability`: the design's own (``design["survivability"]``) when it ran, else counted
     from the sweep's ``records`` (``survived`` per state; nothing excused)."""
     sv = design.get("survivability")
     if sv:

@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.core.summary import Summary, TypedSummary
-from backbone.solver.plan.states import LinkSurvivability, Survivability
+from backbone.solver.design.survivable.survivability import Survivability
+from backbone.solver.plan.states import LinkSurvivability
 from backbone.solver.roadmap.summary import RoadmapSummary
 
 __all__ = ["CalibrateSummary", "DesignSummary", "FailuresSummary", "FailuresToday", "PlaceSummary", "PlanSummary",

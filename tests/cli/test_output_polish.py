@@ -22,8 +22,8 @@ def test_count_text(n: float, word: str, text: str) -> None:
 
 
 def test_the_plan_headline_counts_in_the_right_number() -> None:
+    from backbone.solver.design.survivable.survivability import Survivability
     from backbone.solver.plan.report_data import headline_text
-    from backbone.solver.plan.states import Survivability
 
     sv = Survivability(failure_kind="srlg", survived=7, states=7, not_survivable=[], violated=[])
     text = headline_text(sv, {"cost_usd": 3.4e6}, False, 1, 1)

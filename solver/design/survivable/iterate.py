@@ -64,6 +64,7 @@ from backbone.solver.design.survivable.model import (
     upgrade_table,
 )
 from backbone.solver.design.survivable.options import SurviveOptions
+from backbone.solver.design.survivable.survivability import ExcusedState, Survivability
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
@@ -105,7 +106,8 @@ class SurvivableDesign:
     records_after
         The last sweep's scenario records (on ``network_after``).
     not_survivable
-        ``[{scenario, reason, gbps}]``: states excused because no candidate can help.
+        The states excused because no candidate can help (:class:`ExcusedState`: ``scenario``, ``reason``,
+        ``gbps``).
     violated
         States still violated after the last iteration (empty when the design converged).
     lower_bound_usd, gap
@@ -127,7 +129,7 @@ class SurvivableDesign:
     states_examined: int
     working_set: list[str]
     records_after: list[dict[str, Any]]
-    not_survivable: list[dict[str, Any]]
+    not_survivable: list[ExcusedState]
     violated: list[str]
     ceiling: float
     failure_ceiling: float
@@ -142,10 +144,10 @@ class SurvivableDesign:
         """States of the kind the design carries (every one not excused and not violated)."""
         return sum(1 for r in self.records_after if r["survived"])
 
-    def survivability(self) -> dict[str, Any]:
-        """``{failure_kind, states, survived, not_survivable: [{scenario, reason}], violated}``."""
-        return {"failure_kind": self.failure_kind, "states": self.states_examined, "survived": self.survived,
-                "not_survivable": self.not_survivable, "violated": self.violated}
+    def survivability(self) -> Survivability:
+        """What the design claims (:class:`Survivability`): states examined, survived, excused and violated."""
+        return Survivability(failure_kind=self.failure_kind, states=self.states_examined, survived=self.survived,
+                             not_survivable=self.not_survivable, violated=self.violated)
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -157,7 +159,7 @@ class SurvivableDesign:
             "states_examined": self.states_examined, "states_added": len(self.working_set),
             "states_needed": len({s for p in up["protects"] for s in p} - {"intact"}) if len(up) else 0,
             "working_set": self.working_set, "iterations": self.iterations,
-            "survivability": self.survivability(),
+            "survivability": self.survivability().model_dump(),
             "links_upgraded": int((up["action"] == "upgrade").sum()) if len(up) else 0,
             "routes_built": int((up["action"] == "new route").sum()) if len(up) else 0,
             "bound": self.bound, "restricted_optimum": self.restricted_optimum,
@@ -550,7 +552,7 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     upgrades = upgrade_table(run.base, mip["full"], mip, ["intact", *run.working])
     still = set(run.violated) if not converged else set()
     # excused: not carried, but only by what no design can help (a state also short beyond that is violated)
-    not_survivable = [{"scenario": s, "reason": excused[s][1], "gbps": excused[s][0]}
+    not_survivable = [ExcusedState(scenario=s, reason=excused[s][1], gbps=excused[s][0])
                       for s in sorted(excused) if s not in still and any(
                           str(r["scenario"]) == s and not r["survived"] for r in records or [])]
     run.progress(1.0, "design done")
