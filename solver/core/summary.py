@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
+from backbone.serialize import json_default
+
 __all__ = ["Summary", "TypedSummary"]
 
 
@@ -46,6 +48,7 @@ class TypedSummary(Summary):
 
     def document(self) -> dict[str, Any]:
         """The JSON document (``model_dump(mode="json")``): plain values, in the fields' order; what the summary's
-        file holds besides ``kind`` and ``files``. NaN in a float field stays NaN here; the artifact writer
+        file holds besides ``kind`` and ``files``. Numpy values inside the free-form sections become Python ones
+        (:func:`backbone.serialize.json_default`); NaN in a float field stays NaN here, and the artifact writer
         writes it as null (the one place)."""
-        return self.model_dump(mode="json")
+        return self.model_dump(mode="json", fallback=json_default)
