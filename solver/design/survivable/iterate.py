@@ -463,9 +463,9 @@ def _measure_excused(run: _SurviveRun) -> None:
 
 
 def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_deadline: float) -> None:
-    """One iteration's MIP(s) over the intact state and the working set; sets ``run.mip`` (with ``full``,
-    ``tried``, ``seconds``, ``path_rounds``), ``run.after``, the bound and its scope, and the excuses of
-    capacity that runs out.
+    """One iteration's MIP(s) over the intact state and the working set; sets ``run.mip`` (the best
+    :class:`MipDesign`, with its ``tried``, ``seconds`` and ``path_rounds``), ``run.after``, the bound and its
+    scope, and the excuses of capacity that runs out.
 
     TE routes a built network over its own k shortest paths. The MIP routes over the paths of the
     network with a set K of candidates built: TE's paths on any design that builds a subset of K
