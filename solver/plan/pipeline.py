@@ -159,6 +159,7 @@ def plan_upgrades(routed: Network, sweep_records: list[dict[str, Any]], sweep_op
                                      "network before it (placement only)"}
     after = routed
     records_after = sweep_records
+    designed: Survivability | None = None
     if not skip:
         initial = initial_design_states(sweep_records, kind, sweep_options.kind, sweep_options.derate)
         try:
@@ -168,9 +169,10 @@ def plan_upgrades(routed: Network, sweep_records: list[dict[str, Any]], sweep_op
             upgrades = dres.upgrades
             after = dres.network_after
             records_after = dres.records_after
+            designed = dres.survivability()
         except InfeasibleError as exc:
             ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
-    survivability = survivability_summary(sweep_options.kind if skip else kind, ds, records_after)
+    survivability = survivability_summary(sweep_options.kind if skip else kind, designed, records_after)
     before_after = failure_before_after(sweep_records, records_after)
     return UpgradeStage(ds, upgrades, after, records_after, kind, survivability, before_after)
 

@@ -79,12 +79,12 @@ def initial_design_states(records: list[dict[str, Any]], kind: str, sweep_kind: 
     return records if kind == sweep_kind and not derate else None
 
 
-def survivability_summary(kind: str, design: dict[str, Any], records: list[dict[str, Any]]) -> Survivability:
-    """The plan's :class:`~backbone.solver.design.survivable.survivability.Survivability`: the design's own (``design["survivability"]``) when it ran, else counted
-    from the sweep's ``records`` (``survived`` per state; nothing excused)."""
-    sv = design.get("survivability")
-    if sv:
-        return Survivability.model_validate(sv)
+def survivability_summary(kind: str, design: Survivability | None, records: list[dict[str, Any]]) -> Survivability:
+    """The plan's :class:`~backbone.solver.design.survivable.survivability.Survivability`: the ``design``'s own
+    when one ran, else counted from the sweep's ``records`` of failure kind ``kind`` (``survived`` per state;
+    nothing excused)."""
+    if design is not None:
+        return design
     return Survivability(failure_kind=kind, states=len(records), survived=sum(1 for r in records if r["survived"]),
                          not_survivable=[], violated=sorted(str(r["scenario"]) for r in records if not r["survived"]))
 

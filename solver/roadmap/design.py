@@ -246,4 +246,4 @@ def sweep_survivability(net: Network, kind: str, fail_opts: Any) -> dict[str, An
     records = run_sweep(net, scenarios, sopts, None, SweepContext.build(net, sopts))
     from backbone.solver.plan.states import survivability_summary
 
-    return survivability_summary(kind, {}, records).model_dump()  # the roadmap's period records are still plain
+    return survivability_summary(kind, None, records).model_dump()  # the roadmap's period records are still plain

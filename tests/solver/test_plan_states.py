@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from backbone.solver.core.progress import no_progress
+from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.plan.pipeline import UPGRADE_COLUMNS, plan_upgrades
 from backbone.solver.plan.stage_options import PlanUpgradeOptions
@@ -54,10 +55,10 @@ def test_the_design_starts_from_the_sweep_only_when_it_swept_the_same_states() -
 def test_survivability_counts_the_records_when_nothing_was_designed() -> None:
     records = [{"scenario": "b", "survived": False}, {"scenario": "a", "survived": True},
                {"scenario": "c", "survived": False}]
-    sv = survivability_summary("link", {"status": "skipped"}, records)
+    sv = survivability_summary("link", None, records)
     assert sv.model_dump() == {"failure_kind": "link", "states": 3, "survived": 1, "not_survivable": [], "violated": ["b", "c"]}
     own = {"failure_kind": "srlg", "states": 2, "survived": 2, "not_survivable": [], "violated": []}
-    assert survivability_summary("srlg", {"survivability": own}, records).model_dump() == own
+    assert survivability_summary("srlg", Survivability.model_validate(own), records).model_dump() == own
 
 
 def _sweep(net):
