@@ -34,6 +34,7 @@ from backbone.solver.design.colgen import PathLPBound, path_lp_bound
 from backbone.solver.design.survivable.iterate import SurvivableDesign
 from backbone.solver.design.survivable.model import (
     Commodities,
+    MipDesign,
     full_network,
     solve_mip,
     state_block,
@@ -102,14 +103,13 @@ def design_intact(net: Network, options: SurviveOptions | None = None, *,
     n_paths = len(blocks[0].var_demand)
     progress(0.9, f"design: the MIP over every candidate route and {n_paths:,} paths")
     mip = solve_mip(base, full, blocks, opts.time_limit_s, opts.backend, opts.mip_gap, tol, comm)
-    mip["full"] = full
     return _result(net, base, full, opts, mip, lp, cut, n_paths, time.perf_counter() - t0)
 
 
-def apply_design(net: Network, full: Network, mip: dict[str, Any]) -> tuple[Network, dict[str, float], dict[str, int]]:
+def apply_design(net: Network, full: Network, mip: MipDesign) -> tuple[Network, dict[str, float], dict[str, int]]:
     """``net`` with the MIP's upgrades and built candidates, and those as ``{link: added_gbps}`` and
     ``{candidate: modules}``."""
-    y, is_cand, mod = mip["y"], mip["is_cand"], mip["mod"]
+    y, is_cand, mod = mip.modules, mip.is_candidate, mip.module_gbps
     ids = full.links.index
     added = {str(ids[i]): float(y[i] * mod[i]) for i in np.flatnonzero(~is_cand & (y > 0.5))}
     built = {str(ids[i]): int(y[i]) for i in np.flatnonzero(is_cand & (y > 0.5))}
@@ -117,11 +117,11 @@ def apply_design(net: Network, full: Network, mip: dict[str, Any]) -> tuple[Netw
     return (after.with_candidates_built(built) if built else after), added, built
 
 
-def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mip: dict[str, Any], lp: PathLPBound,
+def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mip: MipDesign, lp: PathLPBound,
             cut: MetricCutBound | None, n_paths: int, seconds: float) -> SurvivableDesign:
     """The :class:`SurvivableDesign` of the intact design: cost, true bound and gap, restricted optimum."""
-    cost = float(mip["cost"])
-    unmet = float(mip["unmet"].sum())  # routable demand the design leaves unmet (0 unless capacity runs out)
+    cost = float(mip.cost_usd)
+    unmet = float(mip.unmet_gbps.sum())  # routable demand the design leaves unmet (0 unless capacity runs out)
     bound = bound_record(lp, cut, unmet, survive_tolerance_gbps(net))
     bound_usd = bound["bound_usd"]
     if bound_usd is not None and cost < bound_usd <= cost * (1 + 1e-7) + 1e-6:
@@ -133,24 +133,24 @@ def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mi
                    f"({opts.k_paths} shortest admissible paths per demand with and without the candidates, the rest "
                    "priced in), " + (f"every one of the {n_cands} candidate routes open" if n_cands else
                                       "no candidate route in the scenario"))
-    restricted_bound = mip["bound"]
+    restricted_bound = mip.bound_usd
     after, _, _ = apply_design(net, full, mip)
     upgrades = upgrade_table(base, full, mip, ["intact"])
     upgrades["protects"] = [["intact"] for _ in range(len(upgrades))]  # the one state: all of it is for it
     iteration = {"iteration": 1, "working_states": 0, "added": 0, "violated": 0, "cost_usd": cost,
-                 "restricted_bound_usd": restricted_bound, "mip_status": mip["solver_status"],
-                 "mip_seconds": round(mip["seconds"], 3), "path_rounds": lp.rounds, "paths": n_paths,
-                 "unmet_gbps": round(unmet, 3), "sweep_seconds": 0.0, "model": mip["stats"]}
+                 "restricted_bound_usd": restricted_bound, "mip_status": mip.solver_status,
+                 "mip_seconds": round(mip.seconds, 3), "path_rounds": lp.rounds, "paths": n_paths,
+                 "unmet_gbps": round(unmet, 3), "sweep_seconds": 0.0, "model": mip.stats}
     restricted = {"cost_usd": cost, "bound_usd": restricted_bound,
                   "gap": None if restricted_bound is None else (max(0.0, cost - restricted_bound) / cost
                                                                  if cost > 0 else 0.0),
-                  "status": mip["solver_status"], "restriction": restriction}
+                  "status": mip.solver_status, "restriction": restriction}
     return SurvivableDesign(
         status=status, failure_kind="none", cost_usd=cost, lower_bound_usd=bound_usd, gap=gap,
         upgrades=upgrades, network_after=after, iterations=[iteration],
         states_examined=0, working_set=[], records_after=[], not_survivable=[], violated=[],
         ceiling=opts.utilisation_ceiling, failure_ceiling=opts.failure_utilisation_ceiling, converged=True,
-        seconds=seconds, model=mip["stats"], bound=bound, restricted_optimum=restricted)
+        seconds=seconds, model=mip.stats, bound=bound, restricted_optimum=restricted)
 
 
 def bound_record(lp: PathLPBound, cut: MetricCutBound | None, unmet_gbps: float, tol_gbps: float) -> dict[str, Any]:

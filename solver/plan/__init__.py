@@ -17,6 +17,7 @@ import lazy_loader
 if TYPE_CHECKING:
     from backbone.solver.plan.pipeline import (
         UPGRADE_COLUMNS,
+        StageStatuses,
         UpgradeStage,
         failure_before_after,
         grown_network,
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
         plan_upgrades,
     )
 
-__all__ = ["UPGRADE_COLUMNS", "UpgradeStage", "failure_before_after", "grown_network", "network_after_placement",
-           "overall_status", "placement_demands", "plan_upgrades"]
+__all__ = ["UPGRADE_COLUMNS", "StageStatuses", "UpgradeStage", "failure_before_after", "grown_network",
+           "network_after_placement", "overall_status", "placement_demands", "plan_upgrades"]
 
 __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={"pipeline": __all__})
 """Each public name is imported from its submodule on first use (SPEC 1, ``lazy_loader``)."""

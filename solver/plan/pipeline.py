@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -25,12 +25,13 @@ import pandas as pd
 from backbone.errors import InfeasibleError
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
+from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.plan.stage_options import PlanUpgradeOptions
 from backbone.solver.plan.states import initial_design_states, survivability_summary
 
-__all__ = ["UPGRADE_COLUMNS", "UpgradeStage", "failure_before_after", "grown_network", "network_after_placement",
-           "overall_status", "placement_demands", "plan_upgrades"]
+__all__ = ["UPGRADE_COLUMNS", "StageStatuses", "UpgradeStage", "failure_before_after", "grown_network",
+           "network_after_placement", "overall_status", "placement_demands", "plan_upgrades"]
 
 logger = logging.getLogger(__name__)
 
@@ -87,14 +88,32 @@ def network_after_placement(net: Network, sites: pd.DataFrame, extra_demands: pd
     return replace(net, sites=s, demands=demands)
 
 
-def overall_status(ps: dict[str, Any], ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any],
-                    survivability: dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class StageStatuses:
+    """The status each solving stage of a plan reported (its summary's ``status``), gathered once."""
+
+    place: str
+    """The placement's: ``optimal``, ``feasible``, ``partial`` (demand left unserved), ..."""
+    route: str
+    """The routing (TE) stage's."""
+    failures: str
+    """The failure sweep's."""
+    upgrades: str
+    """The upgrade stage's: the design's, or ``skipped`` / ``infeasible`` when nothing was built."""
+
+    OK: ClassVar[frozenset[str]] = frozenset({"optimal", "feasible", "ok", "skipped"})
+    """Statuses of a stage that did its job."""
+
+    def all_ok(self) -> bool:
+        """Whether every stage's status is one of :attr:`OK`."""
+        return all(s in self.OK for s in (self.place, self.route, self.failures, self.upgrades))
+
+
+def overall_status(statuses: StageStatuses, survivability: Survivability) -> str:
     """``ok`` when every stage solved and the plan survives every state it does not excuse; ``partial``
     otherwise (demand left unserved, a design that did not converge, states still violated) -- the
     report says which."""
-    ok = {"optimal", "feasible", "ok", "skipped"}
-    statuses = [ps.get("status"), ts.get("status"), fs.get("status"), ds.get("status")]
-    return "ok" if all(s in ok for s in statuses) and not survivability["violated"] else "partial"
+    return "ok" if statuses.all_ok() and not survivability.violated else "partial"
 
 
 UPGRADE_COLUMNS = ["link", "action", "kind", "modules", "added_gbps", "cost_usd", "lead_time_quarters", "lead_time_from",
@@ -113,7 +132,7 @@ class UpgradeStage:
     network_after: Network
     records_after: list[dict[str, Any]]
     kind: str
-    survivability: dict[str, Any]
+    survivability: Survivability
     before_after: list[dict[str, Any]]
 
     def table(self) -> pd.DataFrame:
@@ -140,6 +159,7 @@ def plan_upgrades(routed: Network, sweep_records: list[dict[str, Any]], sweep_op
                                      "network before it (placement only)"}
     after = routed
     records_after = sweep_records
+    designed: Survivability | None = None
     if not skip:
         initial = initial_design_states(sweep_records, kind, sweep_options.kind, sweep_options.derate)
         try:
@@ -149,9 +169,10 @@ def plan_upgrades(routed: Network, sweep_records: list[dict[str, Any]], sweep_op
             upgrades = dres.upgrades
             after = dres.network_after
             records_after = dres.records_after
+            designed = dres.survivability()
         except InfeasibleError as exc:
             ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
-    survivability = survivability_summary(sweep_options.kind if skip else kind, ds, records_after)
+    survivability = survivability_summary(sweep_options.kind if skip else kind, designed, records_after)
     before_after = failure_before_after(sweep_records, records_after)
     return UpgradeStage(ds, upgrades, after, records_after, kind, survivability, before_after)
 

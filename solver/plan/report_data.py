@@ -13,6 +13,8 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.serialize import count_text, gbps_text
 from backbone.solver.core.progress import ProgressFn
+from backbone.solver.design.survivable.survivability import Survivability
+from backbone.solver.plan.states import LinkSurvivability
 from backbone.solver.plan.workloads import WORKLOAD_DEMAND_PREFIX
 
 __all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images",
@@ -35,13 +37,13 @@ KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site
 """The failure kinds in words, as every survivability claim names them (headline, report, CLI)."""
 
 
-def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: int, n_new: int,
-                  link_check: dict[str, Any] | None = None) -> str:
+def headline_text(sv: Survivability, ds: dict[str, Any], skipped: bool, n_up: int, n_new: int,
+                  link_check: LinkSurvivability | None = None) -> str:
     """The one sentence the report opens with; never contradicts the tables below it. It names the failure kinds
     the claim covers, and with ``link_check`` (a design that did not target single links) says how many
     single-link failures the planned backbone carries too."""
-    what = KIND_WORDS.get(sv["failure_kind"], sv["failure_kind"])
-    text = f"survives {sv['survived']} of {sv['states']} {what} failures"
+    what = KIND_WORDS.get(sv.failure_kind, sv.failure_kind)
+    text = f"survives {sv.survived} of {sv.states} {what} failures"
     if skipped:
         return f"Nothing was designed (--skip-upgrades): the backbone as it is {text}."
     cost = ds.get("cost_usd")
@@ -50,21 +52,23 @@ def headline_text(sv: dict[str, Any], ds: dict[str, Any], skipped: bool, n_up: i
         f", lower bound {float(ds['lower_bound_usd']) / 1e6:,.1f} M, gap {100 * float(ds.get('gap') or 0):.1f} %")
     parts = [f"After the plan ({money}{bound}: {count_text(n_up, 'link')} upgraded, {count_text(n_new, 'new route')}) "
              f"the backbone {text}"]
-    if sv["not_survivable"]:
-        parts.append(f"{len(sv['not_survivable'])} cannot be survived by any candidate (reasons listed)")
-    if sv["violated"]:
-        parts.append(f"{len(sv['violated'])} are still not carried ({', '.join(sv['violated'][:3])}"
-                     f"{'…' if len(sv['violated']) > 3 else ''})")
+    if sv.not_survivable:
+        parts.append(f"{len(sv.not_survivable)} cannot be survived by any candidate (reasons listed)")
+    if sv.violated:
+        parts.append(f"{len(sv.violated)} are still not carried ({', '.join(sv.violated[:3])}"
+                     f"{'…' if len(sv.violated) > 3 else ''})")
     if link_check:
         parts.append(link_check_text(link_check))
     return "; ".join(parts) + "."
 
 
-def link_check_text(lc: dict[str, Any]) -> str:
-    """``"not designed for single links, it carries 230 of 236 single-link failures"`` (report, CLI, headline)."""
-    return (f"not designed for single-link failures, it carries {lc['survived']} of {lc['states']} of them"
-            + (f" ({', '.join(lc['not_carried'][:3])}{'…' if len(lc['not_carried']) > 3 else ''} not carried)"
-               if lc["not_carried"] else ""))
+def link_check_text(lc: LinkSurvivability | dict[str, Any]) -> str:
+    """``"not designed for single links, it carries 230 of 236 single-link failures"`` (report, CLI, headline);
+    ``lc`` is the check or ``plan.json``'s ``link_survivability``."""
+    check = LinkSurvivability.model_validate(lc)
+    missed = check.not_carried
+    return (f"not designed for single-link failures, it carries {check.survived} of {check.states} of them"
+            + (f" ({', '.join(missed[:3])}{'…' if len(missed) > 3 else ''} not carried)" if missed else ""))
 
 
 def bound_text(ds: dict[str, Any]) -> str:

@@ -5,20 +5,42 @@ and reports as survived, excused or violated.
 * :func:`placement_slo_failures` -- the failure kind under which the placement keeps inference SLOs;
 * :func:`initial_design_states` -- the failures stage's records the design may start from (a state the current
   capacity already carries cannot bind, so only the states the sweep found short enter the model);
-* :func:`survivability_summary` -- survived / not survivable (excused, with reasons) / violated;
+* :func:`survivability_summary` -- survived / not survivable (excused, with reasons) / violated, as a
+  :class:`~backbone.solver.design.survivable.survivability.Survivability`;
 * :func:`covers_links` and :func:`link_survivability` -- the single-link check of a planned backbone whose design
-  did not target single links (one more sweep, reported beside the design's own claim).
+  did not target single links (one more sweep, reported beside the design's own claim), as a
+  :class:`LinkSurvivability`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from backbone.solver.design.survivable.survivability import Survivability
 
 SURVIVABLE_KINDS = ("link", "srlg", "site", "srlg,link")
 """Failure kinds a survivable design can be asked to survive."""
 
 SLO_FAILURE_KINDS = ("link", "srlg", "srlg,link")
 """Failure kinds under which the placement can keep the inference latency SLOs."""
+
+
+class LinkSurvivability(BaseModel):
+    """The single-link check of a planned backbone whose design did not target single links (nothing excused:
+    these states were not designed for). ``plan.json``'s ``link_survivability``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    failure_kind: Literal["link"] = "link"
+    """Always ``link``."""
+    states: int
+    """Single-link failures swept."""
+    survived: int
+    """Single-link failures the planned backbone carries."""
+    not_carried: list[str]
+    """The single-link failures it does not carry, in the sweep's order."""
 
 
 def design_failure_kind(survive: str | None, failures_kind: str) -> str:
@@ -57,15 +79,14 @@ def initial_design_states(records: list[dict[str, Any]], kind: str, sweep_kind: 
     return records if kind == sweep_kind and not derate else None
 
 
-def survivability_summary(kind: str, design: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
-    """``{failure_kind, states, survived, not_survivable: [{scenario, reason}], violated}`` of the plan: the
-    design's own (``design["survivability"]``) when it ran, else counted from the sweep's ``records``
-    (``survived`` per state; nothing excused)."""
-    sv = design.get("survivability")
-    if sv:
-        return dict(sv)
-    return {"failure_kind": kind, "states": len(records), "survived": sum(1 for r in records if r["survived"]),
-            "not_survivable": [], "violated": sorted(str(r["scenario"]) for r in records if not r["survived"])}
+def survivability_summary(kind: str, design: Survivability | None, records: list[dict[str, Any]]) -> Survivability:
+    """The plan's :class:`~backbone.solver.design.survivable.survivability.Survivability`: the ``design``'s own
+    when one ran, else counted from the sweep's ``records`` of failure kind ``kind`` (``survived`` per state;
+    nothing excused)."""
+    if design is not None:
+        return design
+    return Survivability(failure_kind=kind, states=len(records), survived=sum(1 for r in records if r["survived"]),
+                         not_survivable=[], violated=sorted(str(r["scenario"]) for r in records if not r["survived"]))
 
 
 def covers_links(kind: str) -> bool:
@@ -74,8 +95,8 @@ def covers_links(kind: str) -> bool:
     return kind in ("link", "srlg,link")
 
 
-def link_survivability(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """``{failure_kind: "link", states, survived, not_carried: [scenario]}`` of a single-link sweep of the planned
-    backbone (nothing excused: these states were not designed for). ``not_carried`` is in the sweep's order."""
-    return {"failure_kind": "link", "states": len(records), "survived": sum(1 for r in records if r["survived"]),
-            "not_carried": [str(r["scenario"]) for r in records if not r["survived"]]}
+def link_survivability(records: list[dict[str, Any]]) -> LinkSurvivability:
+    """The :class:`LinkSurvivability` of a single-link sweep of the planned backbone (nothing excused: these
+    states were not designed for). ``not_carried`` is in the sweep's order."""
+    return LinkSurvivability(states=len(records), survived=sum(1 for r in records if r["survived"]),
+                             not_carried=[str(r["scenario"]) for r in records if not r["survived"]])

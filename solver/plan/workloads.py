@@ -20,7 +20,8 @@ import pandas as pd
 from backbone.model import Network
 from backbone.workload_traffic import workload_demands
 
-__all__ = ["WORKLOAD_DEMAND_PREFIX", "jobs_in_period", "network_with_replicas", "workload_plan_demands"]
+__all__ = ["WORKLOAD_DEMAND_PREFIX", "jobs_in_period", "network_with_replicas", "with_workload_demands",
+           "workload_plan_demands"]
 
 WORKLOAD_DEMAND_PREFIX = "work:"
 """The ids of the demands :func:`workload_plan_demands` makes start with this (the maps and report pick them out)."""
@@ -72,3 +73,13 @@ def workload_plan_demands(net: Network, place_tables: dict[str, pd.DataFrame]) -
     growth = growth[growth["traffic_class"] == "replication"][cols]
     growth.index = WORKLOAD_DEMAND_PREFIX + growth.index.astype(str)
     return pd.concat([placed[cols], growth]) if len(growth) else placed[cols]
+
+
+def with_workload_demands(net: Network, place_tables: dict[str, pd.DataFrame], extra: pd.DataFrame
+                          ) -> tuple[Network, pd.DataFrame]:
+    """``net`` with the placement's new replicas (:func:`network_with_replicas`) and ``extra`` (the placement's
+    inference demands) with the training workloads' demands (:func:`workload_plan_demands`) appended: what the plan
+    and each roadmap period route when training jobs were placed."""
+    work_demands = workload_plan_demands(net, place_tables)
+    extra = pd.concat([extra, work_demands]) if len(work_demands) else extra
+    return network_with_replicas(net, place_tables.get("replicas", pd.DataFrame())), extra

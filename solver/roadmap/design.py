@@ -116,12 +116,13 @@ def _fits(rows: list[dict[str, Any]], budgets: list[float], committed: list[floa
 
 
 def _survivability_of(res: Any, withheld: int, label: str) -> dict[str, Any]:
+    """The period design's survivability as the period record holds it (plain values)."""
     sv = res.survivability()
     if withheld:  # "even with every candidate built" means every candidate that can be online by now
-        sv["not_survivable"] = [{**x, "reason": f"{x['reason']}; {withheld} candidate route(s) cannot be online "
-                                                f"by {label} (lead time or ready-for-service date)"}
-                                for x in sv["not_survivable"]]
-    return sv
+        note = f"; {withheld} candidate route(s) cannot be online by {label} (lead time or ready-for-service date)"
+        sv = sv.model_copy(update={"not_survivable": [x.model_copy(update={"reason": x.reason + note})
+                                                      for x in sv.not_survivable]})
+    return sv.model_dump()
 
 
 def design_period(routed: Network, opts: RoadmapOptions, t: int, labels: list[str], kind: str, fail_opts: Any,
@@ -245,4 +246,4 @@ def sweep_survivability(net: Network, kind: str, fail_opts: Any) -> dict[str, An
     records = run_sweep(net, scenarios, sopts, None, SweepContext.build(net, sopts))
     from backbone.solver.plan.states import survivability_summary
 
-    return survivability_summary(kind, {}, records)
+    return survivability_summary(kind, None, records).model_dump()  # the roadmap's period records are still plain

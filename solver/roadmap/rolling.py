@@ -63,6 +63,7 @@ from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, place_
 from backbone.solver.roadmap.clock import RoadmapClock
 from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, design_period
 from backbone.solver.roadmap.options import RoadmapOptions, parse_start, stage_options
+from backbone.solver.roadmap.summary import BudgetShortfall, ObjectiveTerms, RoadmapSummary, StepBounds
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +114,12 @@ class RoadmapResult:
     clock: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
-        """JSON-ready summary: ``status``, ``gap``, ``total_capex_usd``, ``objective_usd`` and ``periods``."""
+        """The summary's JSON document (:meth:`typed_summary` dumped): what ``roadmap.json`` holds."""
+        return self.typed_summary().document()
+
+    def typed_summary(self) -> RoadmapSummary:
+        """The :class:`~backbone.solver.roadmap.summary.RoadmapSummary`: ``status``, ``gap``, ``total_capex_usd``,
+        ``objective_usd``, ``periods`` ..."""
         periods = self.periods
         capex = float(self.builds["cost_usd"].sum()) if len(self.builds) else 0.0
         net_rows = self.builds[self.builds["action"] != "gpus"] if len(self.builds) else self.builds
@@ -125,43 +131,43 @@ class RoadmapResult:
         bound, gap = glob["lower_bound_usd"], _global_gap(glob, disc_net)
         short = [p for p in periods if p["budget_shortfall_usd"] > BUDGET_TOL_USD]
         obj = self._objective_terms()
-        return {
-            "status": _roadmap_status(periods, short),
-            "scenario": self.scenario,
-            "scenario_fingerprint": self.fingerprint,
-            "period": self.options.period,
-            "start": self.labels[0],
-            "end": self.labels[-1],
-            "decomposition": "rolling horizon: one period at a time, in order; each period's placement and "
-                             "survivable design see the builds of the earlier periods",
-            "lower_bound_usd": bound,
-            "gap": gap,
-            "discounted_network_capex_usd": disc_net,
-            "bound": {**glob, "discounted_network_capex_usd": disc_net,
-                      "objective_lower_bound_usd": None if bound is None else float(
-                          bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
-                      "objective_covers": "the objective of the roadmaps the bound covers, their GPU terms (capex, "
-                                          "opex, unserved GPUs) held at this roadmap's placement and unmet traffic "
-                                          "counted as zero"},
-            "step_bounds": _step_bounds(periods, net_capex),
-            "total_capex_usd": capex,
-            "network_capex_usd": net_capex,
-            "gpu_capex_usd": capex - net_capex,
-            "total_opex_usd": float(sum(p["opex_usd"] for p in periods)),
-            "objective_usd": float(sum(obj.values())),
-            "objective": obj,
-            "discount_rate_per_year": self.options.discount_rate_per_year,
-            "starting_risk": self.risk,
-            "budget_shortfalls": [{"period": p["period"], "shortfall_usd": p["budget_shortfall_usd"],
-                                   "reason": p["budget_note"]} for p in short],
-            "periods": periods,
-            "builds": _records(self.builds),
-            "map_end": self.map_end(),
-            "ledger": _records(self.ledger),
-            "notes": self.notes,
-            "seconds": round(self.seconds, 3),
-            "time_budget": self.clock,
-        }
+        return RoadmapSummary(
+            status=_roadmap_status(periods, short),
+            scenario=self.scenario,
+            scenario_fingerprint=self.fingerprint,
+            period=self.options.period,
+            start=self.labels[0],
+            end=self.labels[-1],
+            decomposition="rolling horizon: one period at a time, in order; each period's placement and "
+                          "survivable design see the builds of the earlier periods",
+            lower_bound_usd=bound,
+            gap=gap,
+            discounted_network_capex_usd=disc_net,
+            bound={**glob, "discounted_network_capex_usd": disc_net,
+                   "objective_lower_bound_usd": None if bound is None else float(
+                       bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
+                   "objective_covers": "the objective of the roadmaps the bound covers, their GPU terms (capex, "
+                                       "opex, unserved GPUs) held at this roadmap's placement and unmet traffic "
+                                       "counted as zero"},
+            step_bounds=_step_bounds(periods, net_capex),
+            total_capex_usd=capex,
+            network_capex_usd=net_capex,
+            gpu_capex_usd=capex - net_capex,
+            total_opex_usd=float(sum(p["opex_usd"] for p in periods)),
+            objective_usd=float(sum(obj.values())),
+            objective=ObjectiveTerms.model_validate(obj),
+            discount_rate_per_year=self.options.discount_rate_per_year,
+            starting_risk=self.risk,
+            budget_shortfalls=[BudgetShortfall(period=p["period"], shortfall_usd=p["budget_shortfall_usd"],
+                                               reason=p["budget_note"]) for p in short],
+            periods=periods,
+            builds=_records(self.builds),
+            map_end=self.map_end(),
+            ledger=_records(self.ledger),
+            notes=self.notes,
+            seconds=round(self.seconds, 3),
+            time_budget=self.clock,
+        )
 
     def map_end(self) -> dict[str, Any]:
         """The map values of the last period's backbone (``roadmap.json`` ``map_end``, the deck's slide map): link
@@ -218,19 +224,19 @@ def design_bound(design: dict[str, Any]) -> tuple[float | None, float | None, st
         "restricted"
 
 
-def _step_bounds(periods: list[dict[str, Any]], net_capex: float) -> dict[str, Any]:
+def _step_bounds(periods: list[dict[str, Any]], net_capex: float) -> StepBounds:
     """The per-period figure: the sum of each period's design bound (restricted where it is:
     :func:`design_bound`) and its gap to ``net_capex``."""
     bounds = [design_bound(p["design"])[0] for p in periods]
     step_bound = None if any(b is None for b in bounds) else float(sum(float(b or 0.0) for b in bounds))
     step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
                                                 else 0.0)
-    return {"network_capex_lower_bound_usd": step_bound, "network_capex_usd": net_capex, "gap": step_gap,
-            "covers": "backbone capex (undiscounted) of each period's step given the builds of the "
-                      "earlier periods (sum of each period's design-MIP bound, restricted to the candidates each "
-                      "MIP opened and its paths where the period has no true bound); not a bound on "
-                      "roadmaps that decide earlier periods differently. GPU capex is solved per "
-                      "period to the placement's MIP gap (placement_gap per period)."}
+    return StepBounds(network_capex_lower_bound_usd=step_bound, network_capex_usd=net_capex, gap=step_gap,
+                      covers="backbone capex (undiscounted) of each period's step given the builds of the "
+                             "earlier periods (sum of each period's design-MIP bound, restricted to the candidates each "
+                             "MIP opened and its paths where the period has no true bound); not a bound on "
+                             "roadmaps that decide earlier periods differently. GPU capex is solved per "
+                             "period to the placement's MIP gap (placement_gap per period).")
 
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
@@ -373,17 +379,15 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
     """The period's GPU stage: blocks ordered ``gpu_lead`` earlier (none before that is possible), charged to
     the commit period; returns the placement and the network carrying its traffic."""
     from backbone.solver.plan.pipeline import network_after_placement, placement_demands
-    from backbone.solver.plan.workloads import jobs_in_period, network_with_replicas, workload_plan_demands
+    from backbone.solver.plan.workloads import jobs_in_period, with_workload_demands
 
     opts, label = h.opts, h.labels[t]
     place_opts = h.stages[0].model_copy(update={"time_limit_s": h.clock.place_limit_s(t, h.stages[0].time_limit_s)})
     sites = work.sites
     gpu_c = t - opts.lead_periods(opts.gpu_lead_quarters)
     place_net = work if gpu_c >= 0 else replace(work, sites=sites.assign(gpus_max=sites["gpus_installed"]))
-    with_jobs = bool(place_opts.scenario_jobs or place_opts.training)
     if place_opts.scenario_jobs:  # the jobs running in this period (their start and end quarters)
-        q0 = opts.first_quarter(t)
-        place_net = jobs_in_period(place_net, q0, q0 + opts.quarters_per_period - 1)
+        place_net = jobs_in_period(place_net, opts.first_quarter(t), opts.first_quarter(t + 1) - 1)
     t_place = time.perf_counter()
     place_res, gpu_note, gpu_short = place_within_budget(place_net, place_opts, gpu_c, h.budgets, h.committed,
                                                           opts)
@@ -399,12 +403,9 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
                              "lead_time_quarters": opts.gpu_lead_quarters, "committed": h.labels[gpu_c],
                              "online": label, "committed_index": gpu_c, "online_index": t, "available_from": ""})
         h.gpus = h.gpus.add(added.astype(float), fill_value=0.0)
-    slo = {c.name: c.slo_rtt_ms for c in place_opts.classes}
-    extra = placement_demands(place_res.tables["flows"], slo)
-    if with_jobs:  # the period's training flows and dataset growth, routed like any demand
-        work_demands = workload_plan_demands(place_net, place_res.tables)
-        extra = pd.concat([extra, work_demands]) if len(work_demands) else extra
-        work = network_with_replicas(work, place_res.tables["replicas"])
+    extra = placement_demands(place_res.tables["flows"], {c.name: c.slo_rtt_ms for c in place_opts.classes})
+    if place_opts.scenario_jobs or place_opts.training:  # the period's training flows and dataset growth
+        work, extra = with_workload_demands(work, place_res.tables, extra)
     routed = network_after_placement(work, sites_t, extra)
     return _Placed(place_res, gpu_note, gpu_short, added, routed, seconds)
 

@@ -43,6 +43,7 @@ from backbone.solver.failures.impact import StateAssessment
 from backbone.solver.failures.scenarios import implicit_groups
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan.pipeline import (
+    StageStatuses,
     UpgradeStage,
     grown_network,
     network_after_placement,
@@ -51,8 +52,13 @@ from backbone.solver.plan.pipeline import (
     plan_upgrades,
 )
 from backbone.solver.plan.report_data import draw_images, headline_text, plan_map, report_data
-from backbone.solver.plan.states import covers_links, design_failure_kind, link_survivability
-from backbone.solver.plan.workloads import network_with_replicas, workload_plan_demands
+from backbone.solver.plan.states import (
+    LinkSurvivability,
+    covers_links,
+    design_failure_kind,
+    link_survivability,
+)
+from backbone.solver.plan.workloads import with_workload_demands
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.failures import FailuresTaskResult
 from backbone.solver.tasks.place import PlaceTaskResult
@@ -63,7 +69,14 @@ from backbone.solver.tasks.plan_options import (
     load_plan_file,
     stage_options,
 )
-from backbone.solver.tasks.summaries import PlanSummary, Summary
+from backbone.solver.tasks.summaries import (
+    FailuresToday,
+    PlanSummary,
+    PlanVerification,
+    Residency,
+    StageRow,
+    Summary,
+)
 from backbone.solver.tasks.te import TEOptions, TETaskResult
 
 if TYPE_CHECKING:
@@ -101,7 +114,7 @@ class PlanRun:
     stages: PlanStageOptions
     writer: ArtifactWriter
     progress: ProgressFn
-    stage_rows: list[dict[str, Any]] = field(default_factory=list)
+    stage_rows: list[StageRow] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     done: float = 0.0
 
@@ -110,12 +123,14 @@ class PlanRun:
         base, w = self.done, STAGE_WEIGHTS[stage]
         return lambda f, m: self.progress(min(0.999, base + w * f), f"{stage}: {m}")
 
-    def finish(self, stage: str, t0: float, row: dict[str, Any] | None = None) -> None:
-        """Record the stage's time (and its row of the stage table) and advance the progress base."""
+    def finish(self, stage: str, t0: float, *, status: str | None = None, backend: str | None = None,
+               gap: float | None = None, note: str | None = None) -> None:
+        """Record the stage's time (and, given its ``note``, its row of the stage table with its ``status``,
+        ``backend`` and ``gap``) and advance the progress base."""
         self.timings[stage] = time.perf_counter() - t0
-        if row is not None:
-            self.stage_rows.append({"stage": stage, "status": row["status"], "backend": row["backend"],
-                                    "gap": row["gap"], "seconds": self.timings[stage], "note": row["note"]})
+        if note is not None:
+            self.stage_rows.append(StageRow(stage=stage, status=status, backend=backend, gap=gap,
+                                            seconds=self.timings[stage], note=note))
         self.done += STAGE_WEIGHTS.get(stage, 0.0)
 
 
@@ -136,7 +151,7 @@ class AfterStage:
 
     state: StateAssessment
     verification: dict[str, Any] | None
-    link_check: dict[str, Any] | None = None
+    link_check: LinkSurvivability | None = None
 
 
 @dataclass(kw_only=True)
@@ -151,6 +166,12 @@ class PlanTaskResult(TaskResult):
     upgrade: UpgradeStage
     after: AfterStage
     today: FailuresTaskResult | None = None
+    plan_summary: PlanSummary
+    """The summary as built (:attr:`summary` is its JSON document, :meth:`PlanSummary.document`)."""
+
+    def typed_summary(self) -> PlanSummary:
+        """The summary as the plan built it (:class:`PlanSummary`)."""
+        return self.plan_summary
 
 
 def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progress: ProgressFn) -> PlanTaskResult:
@@ -175,15 +196,14 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     today = today_stage(run, net)
     upgrade = upgrade_stage(run, route, failures)
     after = after_stage(run, upgrade)
-    summary = plan_summary(net, run, place, route, failures, upgrade, after)
-    summary["failures_today"] = failures_today(today.summary)
+    summary = plan_summary(net, run, place, route, failures, upgrade, after, today)
     compared = compare_stage(run, baseline, summary, place, route, failures, upgrade)
     report_stage(run, net, summary, place, route, failures, upgrade, compared, today)
-    summary["stage_seconds"]["report"] = round(run.timings["report"], 3)
-    summary["total_seconds"] = round(time.perf_counter() - t_start, 3)
+    summary.stage_seconds["report"] = round(run.timings["report"], 3)
+    summary.total_seconds = round(time.perf_counter() - t_start, 3)
     progress(1.0, "done")
-    return PlanTaskResult("plan", summary, run.writer.files, place=place, route=route, failures=failures,
-                          upgrade=upgrade, after=after, today=today)
+    return PlanTaskResult("plan", summary.document(), run.writer.files, place=place, route=route, failures=failures,
+                          upgrade=upgrade, after=after, today=today, plan_summary=summary)
 
 
 def plan_stage_options(opts: PlanOptions) -> PlanStageOptions:
@@ -203,8 +223,8 @@ def place_stage(run: PlanRun, work: Network) -> PlaceTaskResult:
     ps = place_res.summary
     run.writer.json("place.json", {"kind": "place", **ps, "files": place_res.files})
     run.writer.extend(place_res.files)
-    run.finish("place", t0, {"status": ps.get("status"), "backend": ps.get("backend"), "gap": ps.get("gap"),
-                             "note": "; ".join(ps.get("infeasibility") or [])[:300]})
+    run.finish("place", t0, status=ps.get("status"), backend=ps.get("backend"), gap=ps.get("gap"),
+               note="; ".join(ps.get("infeasibility") or [])[:300])
     return place_res
 
 
@@ -218,17 +238,14 @@ def route_stage(run: PlanRun, work: Network, place: PlaceTaskResult) -> RouteSta
     extra = placement_demands(place_tables["flows"], slo_by_class)
     place_opts = run.stages.place
     if place_opts.scenario_jobs or place_opts.training:  # training placed: its flows and dataset growth are routed
-        work_demands = workload_plan_demands(work, place_tables)
-        extra = pd.concat([extra, work_demands]) if len(work_demands) else extra
-        work = network_with_replicas(work, place_tables["replicas"])
+        work, extra = with_workload_demands(work, place_tables, extra)
     routed = network_after_placement(work, place_tables["sites"], extra)
     te_res = run_te_task(routed, run.stages.te, run.writer.out_dir, run.stage_progress("route"))
     ts = te_res.summary
     run.writer.json("te.json", {"kind": "te", **ts, "files": te_res.files})
     run.writer.extend(te_res.files)
-    run.finish("route", t0, {"status": ts.get("status"), "backend": ts.get("backend"), "gap": None,
-                             "note": f"{len(extra)} placement demands added, {ts.get('unmet_gbps', 0):,.1f} Gbps "
-                                     "unmet"})
+    run.finish("route", t0, status=ts.get("status"), backend=ts.get("backend"),
+               note=f"{len(extra)} placement demands added, {ts.get('unmet_gbps', 0):,.1f} Gbps unmet")
     return RouteStage(routed, extra, te_res)
 
 
@@ -242,9 +259,8 @@ def failures_stage(run: PlanRun, route: RouteStage) -> FailuresTaskResult:
     fs = fail_res.summary
     run.writer.json("failures.json", {"kind": "failures", **fs, "files": fail_res.files})
     run.writer.extend(fail_res.files)
-    run.finish("failures", t0, {"status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
-                                "note": f"{count_text(fs['scenarios_run'], 'scenario')}, "
-                                        f"{fs['scenarios_per_second'] or 0:.1f}/s"})
+    run.finish("failures", t0, status=fs.get("status"), backend=fail_opts.backend,
+               note=f"{count_text(fs['scenarios_run'], 'scenario')}, {fs['scenarios_per_second'] or 0:.1f}/s")
     return fail_res
 
 
@@ -258,19 +274,19 @@ def today_stage(run: PlanRun, net: Network) -> FailuresTaskResult:
     fail_opts = run.stages.failures
     res = run_failures_task(net, fail_opts, None, run.stage_progress("today"))
     fs = res.summary
-    run.finish("today", t0, {"status": fs.get("status"), "backend": fail_opts.backend, "gap": None,
-                             "note": f"today's network and traffic: {count_text(fs['scenarios_run'], 'scenario')}, "
-                                     f"{fs['not_survived']} not carried"})
+    run.finish("today", t0, status=fs.get("status"), backend=fail_opts.backend,
+               note=f"today's network and traffic: {count_text(fs['scenarios_run'], 'scenario')}, "
+                    f"{fs['not_survived']} not carried")
     return res
 
 
-def failures_today(fs: dict[str, Any]) -> dict[str, Any]:
+def failures_today(fs: dict[str, Any]) -> FailuresToday:
     """The plan summary's ``failures_today``: what ``backbone failures`` finds on the scenario as given (today's
-    network and traffic): scenarios swept, survived, not carried, and the worst one."""
+    network and traffic, its summary ``fs``): scenarios swept, survived, not carried, and the worst one."""
     worst = fs["worst"][0] if fs.get("worst") else None
-    return {"scenarios": fs["scenarios_run"], "survived": fs["survived"], "not_survived": fs["not_survived"],
-            "worst_failure": worst["scenario"] if worst else None,
-            "worst_failure_impact_gbps": worst["impact_gbps"] if worst else None}
+    return FailuresToday(scenarios=fs["scenarios_run"], survived=fs["survived"], not_survived=fs["not_survived"],
+                         worst_failure=worst["scenario"] if worst else None,
+                         worst_failure_impact_gbps=worst["impact_gbps"] if worst else None)
 
 
 def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult) -> UpgradeStage:
@@ -285,12 +301,11 @@ def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult)
         run.writer.csv("design_upgrades.csv", upgrade.table())
         run.writer.json("design.json", {"kind": "design", **ds})
     it = ds.get("iterations") or []
-    run.finish("upgrades", t0, {"status": ds.get("status"), "backend": run.stages.upgrade.backend,
-                                "gap": ds.get("gap"), "note": "skipped: nothing designed" if skip else
-                                f"{count_text(len(it), 'iteration')}; "
-                                f"{count_text(ds.get('states_examined', 0), 'state')} examined, "
-                                f"{ds.get('states_added', 0)} added to the model, {ds.get('states_needed', 0)} "
-                                f"needed; survives {survivability['survived']} of {survivability['states']}"})
+    run.finish("upgrades", t0, status=ds.get("status"), backend=run.stages.upgrade.backend, gap=ds.get("gap"),
+               note="skipped: nothing designed" if skip else
+               f"{count_text(len(it), 'iteration')}; {count_text(ds.get('states_examined', 0), 'state')} examined, "
+               f"{ds.get('states_added', 0)} added to the model, {ds.get('states_needed', 0)} needed; "
+               f"survives {survivability.survived} of {survivability.states}")
     return upgrade
 
 
@@ -313,7 +328,8 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
             run.progress(run.done, f"verify: {message}")
 
         verification_after = check_survivability(
-            after, upgrade.kind, upgrade.survivability["not_survivable"],  # each excuse checked, with its Gbps
+            after, upgrade.kind,  # each excuse checked, with its Gbps
+            [x.model_dump() for x in upgrade.survivability.not_survivable],
             time_limit_s=fail_opts.time_limit_s,
             progress=verify_progress).to_dict()
     link_check = None
@@ -324,7 +340,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
     return AfterStage(after_state, verification_after, link_check)
 
 
-def single_link_check(after: Network, fail_opts: FailureOptions) -> dict[str, Any]:
+def single_link_check(after: Network, fail_opts: FailureOptions) -> LinkSurvivability:
     """One quick sweep of every single-link failure of the planned backbone (overloaded states flagged, not
     measured), as :func:`~backbone.solver.plan.states.link_survivability`."""
     from backbone.solver.failures import sweep
@@ -357,20 +373,21 @@ def after_traffic_figures(route: RouteStage, failures: FailuresTaskResult, upgra
                                                           else None)}
 
 
-def residency_figures(net: Network, opts: PlaceOptions, place_summary: dict[str, Any]) -> dict[str, Any]:
+def residency_figures(net: Network, opts: PlaceOptions, place_summary: dict[str, Any]) -> Residency:
     """``plan.json`` ``residency``: the placement's assignments a residency rule forbids
     (:func:`~backbone.solver.checks.placement.residency_violations`, run by every plan): ``rules`` in force,
     ``violations`` (assignments), ``gpus`` they carry and the first few."""
     from backbone.solver.checks.placement import residency_violations
 
     bad = residency_violations(net, opts, pd.DataFrame(place_summary.get("assignments") or []))
-    return {"rules": len(opts.residency_rules), "violations": len(bad), "gpus": float(bad["gpus"].sum()),
-            "examples": bad.head(RESIDENCY_EXAMPLES).to_dict("records")}
+    return Residency(rules=len(opts.residency_rules), violations=len(bad), gpus=float(bad["gpus"].sum()),
+                     examples=bad.head(RESIDENCY_EXAMPLES).to_dict("records"))
 
 
 def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: RouteStage,
-                 failures: FailuresTaskResult, upgrade: UpgradeStage, after: AfterStage) -> dict[str, Any]:
-    """The plan's JSON summary (``plan.json``, ``backbone plan --json``)."""
+                 failures: FailuresTaskResult, upgrade: UpgradeStage, after: AfterStage,
+                 today: FailuresTaskResult) -> PlanSummary:
+    """The plan's summary (``plan.json``, ``backbone plan --json``), built from the stages' results."""
     from backbone import __version__
     from backbone.solver.failures.impact import impact_key
 
@@ -382,67 +399,67 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
     worst_after = max(records_after, key=impact_key) if records_after else None
     n_up = int((up["action"] == "upgrade").sum()) if len(up) else 0
     n_new = int((up["action"] == "new route").sum()) if len(up) else 0
-    summary: dict[str, Any] = {
-        "status": overall_status(ps, ts, fs, ds, survivability),
-        "scenario": net.name,
-        "scenario_fingerprint": net.fingerprint(),
-        "software_version": __version__,
-        "created_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "plan_file": opts.plan_file,
-        "headline": headline_text(survivability, ds, opts.skip_upgrades, n_up, n_new, after.link_check),
-        "gpus_added": float(sum((ps.get("gpus_added_by_site") or {}).values())),
-        "placement_cost_usd": ps.get("cost_usd"),
-        "placement_gap": ps.get("gap"),
-        "served_share": ps.get("served_share"),
-        "mlu": ts.get("mlu"),
-        "mlu_after": after_state.mlu,
-        "carried_gbps": ts.get("carried_gbps"),
-        "unmet_gbps": (ts["impact"]["unmet_gbps"] if ts.get("impact")  # overloaded, impact not measured: unknown
-                       else None if (ts.get("mlu") or 0.0) > 1 else ts.get("unmet_gbps")),
-        "unmet_gbps_after": after_state.unmet_total_gbps,
-        **after_traffic_figures(route, failures, upgrade, after_state),
-        "residency": residency_figures(route.routed, run.stages.place, ps),
-        "weighted_latency_ms": ts.get("weighted_latency_ms"),
-        "failure_kind": fail_opts.kind,
-        "failure_scenarios": fs.get("scenarios_run"),
-        "worst_failure": worst["scenario"] if worst else None,
-        "worst_failure_impact_gbps": worst["impact_gbps"] if worst else None,
-        "worst_failure_unmet_gbps": worst["unmet_gbps"] if worst else None,
-        "failures_with_unmet_demand": sum(1 for r in fs["scenarios"] if not r["survived"]),
-        "failures_with_unmet_demand_after": sum(1 for r in records_after if not r["survived"]),
-        "worst_failure_after": worst_after["scenario"] if worst_after else None,
-        "worst_failure_after_impact_gbps": worst_after["impact_gbps"] if worst_after else None,
-        "survivability": survivability,
-        "link_survivability": after.link_check,
-        # new routes in no SRLG are swept as their own group after the plan (the SRLG sweep's rule)
-        "links_swept_as_own_group": implicit_groups(records_after),
-        "upgrade_cost_usd": ds.get("cost_usd"),
-        "upgrade_lower_bound_usd": ds.get("lower_bound_usd"),
-        "upgrade_gap": ds.get("gap"),
-        "upgrade_bound": ds.get("bound"),
-        "upgrade_restricted_optimum": ds.get("restricted_optimum"),
-        "links_upgraded": n_up,
-        "routes_built": n_new,
-        "design_iterations": len(ds.get("iterations") or []),
-        "states_examined": ds.get("states_examined"),
-        "states_added": ds.get("states_added"),
-        "states_needed": ds.get("states_needed"),
-        "scenario_after": "scenario_after" if run.writer.enabled else None,
-        "stage_seconds": {k: round(v, 3) for k, v in run.timings.items()},
-        "stages": run.stage_rows,
-        "before_after": upgrade.before_after,
-        "map": plan_map(ps, ts),
-        "map_after": after_map(after_state, ds, up, ps),
-    }
+    verification = None
     if opts.verify:
-        summary["verification"] = {
-            "place": (ps.get("verification") or {}).get("ok"),
-            "route": (ts.get("verification") or {}).get("ok"),
-            "survivability": None if after.verification is None else after.verification["ok"],
-        }
-        if after.verification is not None:
-            summary["survivability_check"] = after.verification
-    return summary
+        verification = PlanVerification(
+            place=(ps.get("verification") or {}).get("ok"), route=(ts.get("verification") or {}).get("ok"),
+            survivability=None if after.verification is None else after.verification["ok"])
+    return PlanSummary(
+        status=overall_status(StageStatuses(place=ps["status"], route=ts["status"], failures=fs["status"],
+                                            upgrades=ds["status"]), survivability),
+        scenario=net.name,
+        scenario_fingerprint=net.fingerprint(),
+        software_version=__version__,
+        created_utc=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        plan_file=opts.plan_file,
+        headline=headline_text(survivability, ds, opts.skip_upgrades, n_up, n_new, after.link_check),
+        gpus_added=float(sum((ps.get("gpus_added_by_site") or {}).values())),
+        placement_cost_usd=ps.get("cost_usd"),
+        placement_gap=ps.get("gap"),
+        served_share=ps.get("served_share"),
+        mlu=ts.get("mlu"),
+        mlu_after=after_state.mlu,
+        carried_gbps=ts.get("carried_gbps"),
+        unmet_gbps=(ts["impact"]["unmet_gbps"] if ts.get("impact")  # overloaded, impact not measured: unknown
+                    else None if (ts.get("mlu") or 0.0) > 1 else ts.get("unmet_gbps")),
+        unmet_gbps_after=after_state.unmet_total_gbps,
+        **after_traffic_figures(route, failures, upgrade, after_state),
+        residency=residency_figures(route.routed, run.stages.place, ps),
+        weighted_latency_ms=ts.get("weighted_latency_ms"),
+        failure_kind=fail_opts.kind,
+        failure_scenarios=fs.get("scenarios_run"),
+        worst_failure=worst["scenario"] if worst else None,
+        worst_failure_impact_gbps=worst["impact_gbps"] if worst else None,
+        worst_failure_unmet_gbps=worst["unmet_gbps"] if worst else None,
+        failures_with_unmet_demand=sum(1 for r in fs["scenarios"] if not r["survived"]),
+        failures_with_unmet_demand_after=sum(1 for r in records_after if not r["survived"]),
+        worst_failure_after=worst_after["scenario"] if worst_after else None,
+        worst_failure_after_impact_gbps=worst_after["impact_gbps"] if worst_after else None,
+        survivability=survivability,
+        link_survivability=after.link_check,
+        # new routes in no SRLG are swept as their own group after the plan (the SRLG sweep's rule)
+        links_swept_as_own_group=implicit_groups(records_after),
+        upgrade_cost_usd=ds.get("cost_usd"),
+        upgrade_lower_bound_usd=ds.get("lower_bound_usd"),
+        upgrade_gap=ds.get("gap"),
+        upgrade_bound=ds.get("bound"),
+        upgrade_restricted_optimum=ds.get("restricted_optimum"),
+        links_upgraded=n_up,
+        routes_built=n_new,
+        design_iterations=len(ds.get("iterations") or []),
+        states_examined=ds.get("states_examined"),
+        states_added=ds.get("states_added"),
+        states_needed=ds.get("states_needed"),
+        scenario_after="scenario_after" if run.writer.enabled else None,
+        stage_seconds={k: round(v, 3) for k, v in run.timings.items()},
+        stages=run.stage_rows,
+        before_after=upgrade.before_after,
+        map=plan_map(ps, ts),
+        map_after=after_map(after_state, ds, up, ps),
+        verification=verification,
+        survivability_check=after.verification if opts.verify else None,
+        failures_today=failures_today(today.summary),
+    )
 
 
 def after_map(after_state: StateAssessment, ds: dict[str, Any], upgrades: pd.DataFrame,
@@ -459,41 +476,43 @@ def after_map(after_state: StateAssessment, ds: dict[str, Any], upgrades: pd.Dat
             "built_candidates": new, "failed_links": []}
 
 
-def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: dict[str, Any], place: PlaceTaskResult,
+def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: PlanSummary, place: PlaceTaskResult,
                   route: RouteStage, failures: FailuresTaskResult, upgrade: UpgradeStage) -> DiffResult | None:
     """With a baseline (an earlier plan folder, ``baseline``): what changed from it to this plan
-    (:func:`backbone.compare.diff`), this plan taken from the stages' own results (never from its files);
-    ``summary["compared_with"]`` records it."""
+    (:func:`backbone.compare.diff`), this plan taken from the stages' own results (never from its files: the
+    documents they would be); ``summary.compared_with`` records it."""
     if baseline is None:
         return None
     from backbone.compare import ComparedInput, diff
 
-    documents = {"plan": summary, "place": place.summary, "te": route.te.summary, "failures": failures.summary}
+    documents = {"plan": summary.document(), "place": place.summary, "te": route.te.summary, "failures": failures.summary}
     if not run.opts.skip_upgrades:
         documents["design"] = upgrade.summary
     this = ComparedInput("this plan", "plan", upgrade.network_after, documents)
     result = diff(baseline, this)
-    summary["compared_with"] = {"baseline": run.opts.baseline, "kind": result.before.kind,
+    summary.compared_with = {"baseline": run.opts.baseline, "kind": result.before.kind,
                                 "changed": result.changed, "counts": result.counts()}
     return result
 
 
-def report_stage(run: PlanRun, net: Network, summary: dict[str, Any], place: PlaceTaskResult, route: RouteStage,
+def report_stage(run: PlanRun, net: Network, summary: PlanSummary, place: PlaceTaskResult, route: RouteStage,
                  failures: FailuresTaskResult, upgrade: UpgradeStage, compared: DiffResult | None = None,
                  today: FailuresTaskResult | None = None) -> None:
-    """5. report: maps, charts and ``report.html`` (only with an output folder)."""
+    """5. report: maps, charts and ``report.html`` (only with an output folder), drawn from the summary's
+    document."""
     t0 = time.perf_counter()
     writer = run.writer
     if writer.enabled:
+        document = summary.document()
         rp = run.stage_progress("report")
         rp(0.0, "maps and charts")
         ps, ts, fs = place.summary, route.te.summary, failures.summary
-        images = draw_images(route.routed, upgrade.network_after, summary, route.te.te.demands,
+        images = draw_images(route.routed, upgrade.network_after, document, route.te.te.demands,
                              today.summary if today else fs, ps, writer,
                              run.opts.maps, rp)
         from backbone.report import render_report
 
-        data = report_data(net, route.routed, run.opts, summary, ps, ts, fs, upgrade.summary,
+        data = report_data(net, route.routed, run.opts, document, ps, ts, fs, upgrade.summary,
                            upgrade.upgrades.copy(), writer.files, today.summary if today else None)
         if compared is not None:
             from backbone.compare import report_section

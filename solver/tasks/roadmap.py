@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.roadmap.options import RoadmapOptions
 from backbone.solver.roadmap.rolling import RoadmapResult, plan_roadmap
+from backbone.solver.roadmap.summary import RoadmapSummary
 from backbone.solver.tasks.base import TaskResult
+from backbone.solver.tasks.summaries import Summary
 
 __all__ = ["RoadmapOptions", "RoadmapTaskResult", "load_roadmap_file", "run_roadmap_task"]
 
@@ -28,7 +30,15 @@ class RoadmapTaskResult(TaskResult):
     """The ``roadmap`` task's outcome: the JSON summary, the files, and the :class:`RoadmapResult` (periods,
     builds, the budgets' ledger and each period's network)."""
 
+    summary_model: ClassVar[type[Summary]] = RoadmapSummary
+
     roadmap: RoadmapResult
+    roadmap_summary: RoadmapSummary
+    """The summary as built (:attr:`summary` is its JSON document)."""
+
+    def typed_summary(self) -> RoadmapSummary:
+        """The summary as the roadmap built it (:class:`RoadmapSummary`)."""
+        return self.roadmap_summary
 
 
 def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Path | None,
@@ -38,19 +48,19 @@ def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Path | None,
     from backbone.solver.roadmap.output import write_roadmap
 
     result = plan_roadmap(net, opts, lambda f, m: progress(0.85 * f, m))
-    summary = result.summary()
+    summary = result.typed_summary()
     files: list[str] = []
-    if opts.verify:
+    if opts.verify:  # the checker reads the document roadmap.json holds
         from backbone.solver.checks.roadmap import check_roadmap
 
         progress(0.86, "verifying the roadmap independently")
-        report = check_roadmap(net, result.options, summary, result.networks,  # defaults resolved (lead times)
+        report = check_roadmap(net, result.options, summary.document(), result.networks,  # lead times resolved
                                progress=lambda f, m: progress(0.86 + 0.08 * f, f"verify: {m}"))
-        summary["verification"] = report.to_dict()
+        summary.verification = report.to_dict()
     if out_dir is not None:
-        files = write_roadmap(net, result, summary, out_dir, lambda f, m: progress(0.94 + 0.06 * f, m))
+        files = write_roadmap(net, result, summary.document(), out_dir, lambda f, m: progress(0.94 + 0.06 * f, m))
     progress(1.0, "done")
-    return RoadmapTaskResult("roadmap", summary, files, roadmap=result)
+    return RoadmapTaskResult("roadmap", summary.document(), files, roadmap=result, roadmap_summary=summary)
 
 
 def load_roadmap_file(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -2,23 +2,25 @@
 result).
 
 Each model declares the fields a reader may rely on, with their types; a summary may carry more (``extra`` is
-allowed: per-stage details, notes, tables). :meth:`TaskResult.typed_summary
+allowed: per-stage details, notes, tables), except the plan's (:class:`PlanSummary`), which the plan task builds
+as the model itself, every field declared. :meth:`TaskResult.typed_summary
 <backbone.solver.tasks.base.TaskResult.typed_summary>` validates a result's summary against its model, and the
 tests check every shipped task's summary against it, so the contract and the code cannot drift apart.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from backbone.solver.core.summary import Summary, TypedSummary
+from backbone.solver.design.survivable.survivability import Survivability
+from backbone.solver.plan.states import LinkSurvivability
+from backbone.solver.roadmap.summary import RoadmapSummary
 
-class Summary(BaseModel):
-    """Base of the summary models (and the model of a task that declares none): fields beyond the declared
-    ones are allowed."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
+__all__ = ["CalibrateSummary", "DesignSummary", "FailuresSummary", "FailuresToday", "PlaceSummary", "PlanSummary",
+           "PlanVerification", "Residency", "RoadmapSummary", "StageRow", "Summary", "TESummary", "TypedSummary"]
 
 
 class TESummary(Summary):
@@ -41,7 +43,7 @@ class TESummary(Summary):
     impact: dict[str, Any] | None = None
     unmet_demands: list[dict[str, Any]]
     unmet_demands_total: int
-    notes: list[str] = []
+    notes: list[str] = Field(default_factory=list)
     map: dict[str, Any]
     total_seconds: float
     verification: dict[str, Any] | None = None
@@ -66,9 +68,9 @@ class PlaceSummary(Summary):
     assignments: list[dict[str, Any]]
     sites: list[dict[str, Any]]
     metros: list[dict[str, Any]]
-    training: list[dict[str, Any]] = []
-    replicas: list[dict[str, Any]] = []
-    workload_gbps_by_class: dict[str, float | None] = {}
+    training: list[dict[str, Any]] = Field(default_factory=list)
+    replicas: list[dict[str, Any]] = Field(default_factory=list)
+    workload_gbps_by_class: dict[str, float | None] = Field(default_factory=dict)
     infeasibility: list[str]
     unserved_metros: list[dict[str, Any]]
     options: dict[str, Any]
@@ -115,49 +117,192 @@ class CalibrateSummary(Summary):
     pairs_table: list[dict[str, Any]]
 
 
-class PlanSummary(Summary):
-    """``plan``: the planner's headline figures before and after the plan, per stage, with provenance."""
+class StageRow(BaseModel):
+    """One row of ``plan.json``'s ``stages``: a stage's status, backend, gap, time and a note."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stage: str
+    """The stage (``place``, ``route``, ``failures``, ``today``, ``upgrades``)."""
+    status: str | None
+    """The stage's own status (its summary's ``status``)."""
+    backend: str | None
+    """The solver backend it used."""
+    gap: float | None
+    """Its relative MIP gap, where it solved a MIP."""
+    seconds: float
+    """Wall-clock seconds it took."""
+    note: str
+    """What a planner should know about it (one line)."""
+
+
+class FailuresToday(BaseModel):
+    """``plan.json``'s ``failures_today``: what ``backbone failures`` finds on the scenario as given (today's
+    network and traffic)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scenarios: int
+    """Failure states swept."""
+    survived: int
+    """States today's network carries."""
+    not_survived: int
+    """States it does not carry."""
+    worst_failure: str | None
+    """The worst state (by the one impact order), None when nothing was swept."""
+    worst_failure_impact_gbps: float | None
+    """Its impact (Gbps)."""
+
+
+class Residency(BaseModel):
+    """``plan.json``'s ``residency``: the placement's assignments a residency rule forbids."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: int
+    """Residency rules in force."""
+    violations: int
+    """Assignments that break one (all counted)."""
+    gpus: float
+    """GPUs those assignments carry."""
+    examples: list[dict[str, Any]]
+    """The first few of them (the placement's assignment records)."""
+
+
+class PlanVerification(BaseModel):
+    """``plan.json``'s ``verification`` (with ``verify``): each independent check passed (None: not run)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    place: bool | None
+    """The placement checker's verdict."""
+    route: bool | None
+    """The TE checker's verdict."""
+    survivability: bool | None
+    """The survivability checker's verdict on the planned backbone (None when nothing was designed)."""
+
+
+class PlanSummary(TypedSummary):
+    """``plan``: the planner's headline figures before and after the plan, per stage, with provenance.
+
+    Built by the plan task as this model (every field declared: ``extra`` is forbidden) and dumped
+    (:meth:`~backbone.solver.core.summary.TypedSummary.document`) only where it leaves the task: ``plan.json``,
+    ``--json``, the API's job result, the report. The fields are in ``plan.json``'s order; ``verification``,
+    ``survivability_check`` and ``compared_with`` are left out of the document when they are None (the plan ran
+    without ``verify``, without a design, or without a ``baseline``).
+    """
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification", "survivability_check", "compared_with")
 
     status: str
+    """``ok`` or ``partial`` (:func:`~backbone.solver.plan.pipeline.overall_status`)."""
     scenario: str
+    """The scenario's name."""
     scenario_fingerprint: str
+    """The scenario's content fingerprint (provenance)."""
     software_version: str
+    """The ``backbone`` version that planned it."""
     created_utc: str
+    """When (ISO 8601, UTC, seconds)."""
     plan_file: str | None
+    """The plan file the options came from, if any."""
     headline: str
+    """The report's opening sentence."""
     gpus_added: float
+    """GPUs the placement adds."""
     placement_cost_usd: float | None
+    """The placement's cost (capex + opex)."""
     placement_gap: float | None
+    """The placement MIP's relative gap."""
     served_share: float | None
+    """Share of inference demand served."""
     mlu: float | None
+    """Maximum link utilisation with the plan's traffic, before the upgrades."""
     mlu_after: float | None
+    """Maximum link utilisation of the planned backbone (min-MLU)."""
     carried_gbps: float | None
+    """Traffic carried before the upgrades (Gbps)."""
     unmet_gbps: float | None
+    """Traffic unmet before the upgrades (Gbps; None when overloaded and not measured)."""
     unmet_gbps_after: float | None
+    """Traffic unmet on the planned backbone (Gbps)."""
     unmet_by_class_gbps: dict[str, float] | None = None
+    """Unmet traffic per class before the upgrades (Gbps)."""
     unmet_by_class_gbps_after: dict[str, float] | None = None
+    """Unmet traffic per class after them (Gbps)."""
     slo_violations: dict[str, Any] | None = None
+    """Latency-SLO violations over the failure states before the upgrades."""
     slo_violations_after: dict[str, Any] | None = None
-    residency: dict[str, Any] | None = None
+    """The same after them."""
+    residency: Residency | None = None
+    """Assignments a residency rule forbids."""
     weighted_latency_ms: float | None
+    """Demand-weighted one-way latency before the upgrades (ms)."""
     failure_kind: str
+    """The failures stage's kind."""
     failure_scenarios: int | None
+    """Failure states it swept."""
     worst_failure: str | None
+    """The worst of them (by the one impact order)."""
+    worst_failure_impact_gbps: float | None = None
+    """Its impact (Gbps)."""
+    worst_failure_unmet_gbps: float | None = None
+    """Its unmet traffic (Gbps)."""
     failures_with_unmet_demand: int
+    """Failure states not survived before the upgrades."""
     failures_with_unmet_demand_after: int
-    survivability: dict[str, Any]
+    """Failure states not survived after them."""
+    worst_failure_after: str | None = None
+    """The worst failure state of the planned backbone."""
+    worst_failure_after_impact_gbps: float | None = None
+    """Its impact (Gbps)."""
+    survivability: Survivability
+    """The design's kind: survived, excused (with reasons) and violated states."""
+    link_survivability: LinkSurvivability | None = None
+    """The single-link check when the design did not target single links."""
+    links_swept_as_own_group: list[str]
+    """Links in no SRLG, swept as their own group after the plan."""
     upgrade_cost_usd: float | None
+    """What the upgrades cost (None when the design was infeasible)."""
     upgrade_lower_bound_usd: float | None
+    """The design cost's true lower bound."""
     upgrade_gap: float | None
+    """``(cost - lower bound) / cost``."""
     upgrade_bound: dict[str, Any] | None = None
+    """How the lower bound was proven (what it covers)."""
     upgrade_restricted_optimum: dict[str, Any] | None = None
+    """The last MIP's optimum among designs with its restriction, named with it."""
     links_upgraded: int
+    """Links the plan upgrades."""
     routes_built: int
+    """New routes it builds."""
+    design_iterations: int = 0
+    """Iterations of the survivable design."""
+    states_examined: int | None = None
+    """Failure states the design examined."""
+    states_added: int | None = None
+    """States it added to its model."""
+    states_needed: int | None = None
+    """States some purchase is needed for."""
     scenario_after: str | None
+    """The folder of the planned backbone as a scenario (None without an output folder)."""
     stage_seconds: dict[str, float]
-    stages: list[dict[str, Any]]
+    """Seconds per stage."""
+    stages: list[StageRow]
+    """Per stage: status, backend, gap, seconds, note."""
     before_after: list[dict[str, Any]]
+    """Per failure state: impact, unmet traffic, utilisation and survival before and after the plan."""
     map: dict[str, Any]
+    """Map values before the upgrades (utilisation per link, GPUs per site)."""
     map_after: dict[str, Any]
-    total_seconds: float
-    verification: dict[str, Any] | None = None
+    """Map values of the planned backbone (utilisation, added Gbps, built routes, GPUs)."""
+    verification: PlanVerification | None = None
+    """Each independent check's verdict (with ``verify``)."""
+    survivability_check: dict[str, Any] | None = None
+    """The survivability checker's report (with ``verify``, when a design ran)."""
+    failures_today: FailuresToday
+    """What breaks on today's network with today's traffic."""
+    compared_with: dict[str, Any] | None = None
+    """What changed from the ``baseline`` plan (with ``baseline``)."""
+    total_seconds: float | None = None
+    """Seconds the whole plan took (None until it has finished)."""

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from backbone.solver.core.progress import no_progress
+from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.plan.pipeline import UPGRADE_COLUMNS, plan_upgrades
 from backbone.solver.plan.stage_options import PlanUpgradeOptions
@@ -54,10 +55,10 @@ def test_the_design_starts_from_the_sweep_only_when_it_swept_the_same_states() -
 def test_survivability_counts_the_records_when_nothing_was_designed() -> None:
     records = [{"scenario": "b", "survived": False}, {"scenario": "a", "survived": True},
                {"scenario": "c", "survived": False}]
-    sv = survivability_summary("link", {"status": "skipped"}, records)
-    assert sv == {"failure_kind": "link", "states": 3, "survived": 1, "not_survivable": [], "violated": ["b", "c"]}
+    sv = survivability_summary("link", None, records)
+    assert sv.model_dump() == {"failure_kind": "link", "states": 3, "survived": 1, "not_survivable": [], "violated": ["b", "c"]}
     own = {"failure_kind": "srlg", "states": 2, "survived": 2, "not_survivable": [], "violated": []}
-    assert survivability_summary("srlg", {"survivability": own}, records) == own
+    assert survivability_summary("srlg", Survivability.model_validate(own), records).model_dump() == own
 
 
 def _sweep(net):
@@ -75,8 +76,8 @@ def test_skipped_upgrades_keep_the_network_and_report_the_sweep() -> None:
     assert stage.summary["status"] == "skipped" and stage.network_after is net
     assert list(stage.upgrades.columns) == UPGRADE_COLUMNS and stage.table().empty
     assert stage.records_after is records and stage.kind == "link"
-    assert stage.survivability["states"] == len(records) == 3
-    assert stage.survivability["survived"] == sum(r["survived"] for r in records)
+    assert stage.survivability.states == len(records) == 3
+    assert stage.survivability.survived == sum(r["survived"] for r in records)
     assert {r["scenario"] for r in stage.before_after} == {r["scenario"] for r in records}
 
 
@@ -90,8 +91,8 @@ def test_designed_upgrades_survive_every_link_failure() -> None:
     design = PlanUpgradeOptions(utilisation_ceiling=1.0, candidates=False, time_limit_s=30)
     stage = plan_upgrades(net, records, opts, design, "link", skip=False, progress=no_progress)
     assert stage.summary["status"] in ("optimal", "feasible")
-    assert stage.survivability["violated"] == [] and stage.survivability["not_survivable"] == []
-    assert stage.survivability["states"] == 3 and all(r["survived"] for r in stage.records_after)
+    assert stage.survivability.violated == [] and stage.survivability.not_survivable == []
+    assert stage.survivability.states == 3 and all(r["survived"] for r in stage.records_after)
     assert stage.summary["cost_usd"] == pytest.approx(100 * float(stage.upgrades["modules"].sum()))
     added = stage.network_after.links["capacity_gbps"] - net.links["capacity_gbps"]
     assert float(added.sum()) == pytest.approx(float(pd.to_numeric(stage.upgrades["added_gbps"]).sum()))
@@ -117,5 +118,5 @@ def test_a_design_that_targets_links_needs_no_extra_single_link_sweep() -> None:
     assert covers_links("link") and covers_links("srlg,link")
     assert not covers_links("srlg") and not covers_links("site") and not covers_links("none")
     records = [{"scenario": "link:a", "survived": True}, {"scenario": "link:b", "survived": False}]
-    assert link_survivability(records) == {"failure_kind": "link", "states": 2, "survived": 1,
+    assert link_survivability(records).model_dump() == {"failure_kind": "link", "states": 2, "survived": 1,
                                            "not_carried": ["link:b"]}

@@ -81,7 +81,7 @@ def test_ring_builds_one_chord() -> None:
     assert set(up.loc["chord", "protects"]) >= {"link:AB", "link:BC", "link:CD", "link:DA"}
     sv = res.survivability()
     # the chord itself becomes a link that can fail: 5 states, all carried
-    assert sv["states"] == 5 and sv["survived"] == 5 and not sv["not_survivable"] and not sv["violated"]
+    assert sv.states == 5 and sv.survived == 5 and not sv.not_survivable and not sv.violated
     assert res.summary()["states_examined"] == 5 and len(res.iterations) >= 1
     assert check_survivability(res.network_after, "link").ok
 
@@ -91,7 +91,7 @@ def test_cut_off_site_gets_the_cheapest_new_route() -> None:
     res = design_survivable(net, LINK, sweep_options=SERIAL)
     assert res.converged
     assert list(res.upgrades["link"]) == ["e-b"] and res.cost_usd == pytest.approx(505.0)
-    assert res.survivability()["survived"] == res.survivability()["states"] == 6
+    assert res.survivability().survived == res.survivability().states == 6
     after = res.network_after
     assert "e-b" in after.links.index and "e-b" not in after.candidates.index
 
@@ -99,7 +99,7 @@ def test_cut_off_site_gets_the_cheapest_new_route() -> None:
 def test_without_candidates_the_cut_is_excused_with_a_reason() -> None:
     net = site_behind_one_link()
     res = design_survivable(net, SurviveOptions(survive="link", candidates=False), sweep_options=SERIAL)
-    ns = {r["scenario"]: r["reason"] for r in res.not_survivable}
+    ns = {r.scenario: r.reason for r in res.not_survivable}
     assert set(ns) == {"link:EA"} and "to or from E, which the failure takes off the network" in ns["link:EA"]
     assert res.upgrades.empty and res.converged and not res.violated
     report = check_survivability(res.network_after, "link", excused=ns)
@@ -116,14 +116,14 @@ def test_capacity_no_design_can_add_is_excused_by_its_measured_shortfall() -> No
     net = ring_needing_a_chord()
     res = design_survivable(net, SurviveOptions(survive="link", candidates=False), sweep_options=SERIAL)
     assert res.converged and not res.violated and res.upgrades.empty
-    ns = {r["scenario"]: r for r in res.not_survivable}
+    ns = {r.scenario: r for r in res.not_survivable}
     assert set(ns) == {"link:AB", "link:BC", "link:CD", "link:DA"}
     for r in ns.values():
-        assert r["gbps"] == pytest.approx(50.0, abs=0.1) and "more than every link at its max_capacity_gbps" in r["reason"]
+        assert r.gbps == pytest.approx(50.0, abs=0.1) and "more than every link at its max_capacity_gbps" in r.reason
     measured = {r["scenario"]: r for r in res.records_after}
     assert all(measured[s]["unmet_gbps"] == pytest.approx(50.0, abs=0.1) for s in ns)  # a number, not NaN
     # a state short by more than what is excused stays violated: the excuse is the shortfall, not a pass
-    assert check_survivability(res.network_after, "link", excused={s: r["reason"] for s, r in ns.items()}).ok
+    assert check_survivability(res.network_after, "link", excused={s: r.reason for s, r in ns.items()}).ok
 
 
 @pytest.mark.slow
@@ -278,9 +278,9 @@ def test_one_design_survives_srlgs_and_single_links_alike() -> None:
     assert [s.id for s in states] == ["srlg:north", "link:CD", "link:DA", "link:AB", "link:BC"]
     res = design_survivable(net, SurviveOptions(survive="srlg,link"), sweep_options=SERIAL)
     sv = res.survivability()
-    assert res.converged and sv["failure_kind"] == "srlg,link"
+    assert res.converged and sv.failure_kind == "srlg,link"
     # the chord is built and becomes a link in no SRLG: swept as its own group once, not twice
-    assert sv["states"] == 6 and sv["survived"] == 6 and not sv["violated"]
+    assert sv.states == 6 and sv.survived == 6 and not sv.violated
     assert {str(r["scenario"]) for r in res.records_after} == {"srlg:north", "link:chord", "link:AB", "link:BC",
                                                                "link:CD", "link:DA"}
     assert check_survivability(res.network_after, "srlg,link").ok

@@ -4,14 +4,16 @@ model, and every task's summary matches its documented summary model."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, ClassVar
 
+import pydantic
 import pytest
 
 from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.solver.tasks import Task, run_task, task_for
 from backbone.solver.tasks.registry import TASKS
-from backbone.solver.tasks.summaries import PlanSummary
+from backbone.solver.tasks.summaries import PlanSummary, TypedSummary
 
 KINDS = ("te", "place", "failures", "design", "plan", "calibrate", "roadmap")
 
@@ -60,6 +62,39 @@ def test_the_plan_result_carries_every_stage(small_world: Network) -> None:
     assert route.te.te.demands["carried_gbps"].sum() == pytest.approx(summary.carried_gbps)
     assert result.after.state.mlu == pytest.approx(summary.mlu_after)  # type: ignore[attr-defined]
     assert result.upgrade.summary["status"] == "skipped"  # type: ignore[attr-defined]
+    # built as the model, dumped once at the edge: the document is the model's, and the model declares every field
+    assert result.summary == summary.document() and PlanSummary.model_validate(result.summary) == summary
+    assert summary.stages[0].stage == "place" and summary.failures_today.scenarios == summary.failure_scenarios
+    assert "verification" not in result.summary and "compared_with" not in result.summary  # not computed: left out
+    with pytest.raises(pydantic.ValidationError, match="surprise"):
+        PlanSummary.model_validate({**result.summary, "surprise": 1})
+
+
+def test_a_typed_summary_document_has_plain_values_and_leaves_out_what_was_not_computed() -> None:
+    import numpy as np
+
+    from backbone.solver.roadmap.summary import BudgetShortfall
+
+    class Probe(TypedSummary):
+        OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
+        cost_usd: float | None
+        table: dict[str, Any]
+        shortfalls: list[BudgetShortfall]
+        verification: dict[str, Any] | None = None
+
+    probe = Probe(cost_usd=None, table={"n": np.int64(3), "x": np.array([1.5])},
+                  shortfalls=[{"period": "2027Q1", "shortfall_usd": 2, "reason": "over budget"}])
+    assert probe.shortfalls[0].shortfall_usd == 2.0
+    doc = probe.document()
+    assert doc == {"cost_usd": None, "table": {"n": 3, "x": [1.5]},
+                   "shortfalls": [{"period": "2027Q1", "shortfall_usd": 2.0, "reason": "over budget"}]}
+    assert type(doc["table"]["n"]) is int  # numpy values become Python ones
+    probe.verification = {"ok": True}
+    assert probe.document()["verification"] == {"ok": True}
+    with pytest.raises(pydantic.ValidationError):
+        probe.cost_usd = "a lot"  # type: ignore[assignment]  # assignments are validated
+    with pytest.raises(pydantic.ValidationError, match="extra"):
+        Probe(cost_usd=1.0, table={}, shortfalls=[], extra=1)
 
 
 def test_calibrate_summary_matches_its_model(shipped: Network) -> None:

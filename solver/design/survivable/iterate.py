@@ -56,6 +56,7 @@ from backbone.solver.core.sparse import selector
 from backbone.solver.design.survivable.bound import bound_states, survive_lower_bound
 from backbone.solver.design.survivable.model import (
     Commodities,
+    MipDesign,
     StateBlock,
     full_network,
     routes_needed,
@@ -64,6 +65,7 @@ from backbone.solver.design.survivable.model import (
     upgrade_table,
 )
 from backbone.solver.design.survivable.options import SurviveOptions
+from backbone.solver.design.survivable.survivability import ExcusedState, Survivability
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
@@ -105,7 +107,8 @@ class SurvivableDesign:
     records_after
         The last sweep's scenario records (on ``network_after``).
     not_survivable
-        ``[{scenario, reason, gbps}]``: states excused because no candidate can help.
+        The states excused because no candidate can help (:class:`ExcusedState`: ``scenario``, ``reason``,
+        ``gbps``).
     violated
         States still violated after the last iteration (empty when the design converged).
     lower_bound_usd, gap
@@ -127,7 +130,7 @@ class SurvivableDesign:
     states_examined: int
     working_set: list[str]
     records_after: list[dict[str, Any]]
-    not_survivable: list[dict[str, Any]]
+    not_survivable: list[ExcusedState]
     violated: list[str]
     ceiling: float
     failure_ceiling: float
@@ -142,10 +145,10 @@ class SurvivableDesign:
         """States of the kind the design carries (every one not excused and not violated)."""
         return sum(1 for r in self.records_after if r["survived"])
 
-    def survivability(self) -> dict[str, Any]:
-        """``{failure_kind, states, survived, not_survivable: [{scenario, reason}], violated}``."""
-        return {"failure_kind": self.failure_kind, "states": self.states_examined, "survived": self.survived,
-                "not_survivable": self.not_survivable, "violated": self.violated}
+    def survivability(self) -> Survivability:
+        """What the design claims (:class:`Survivability`): states examined, survived, excused and violated."""
+        return Survivability(failure_kind=self.failure_kind, states=self.states_examined, survived=self.survived,
+                             not_survivable=self.not_survivable, violated=self.violated)
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -157,7 +160,7 @@ class SurvivableDesign:
             "states_examined": self.states_examined, "states_added": len(self.working_set),
             "states_needed": len({s for p in up["protects"] for s in p} - {"intact"}) if len(up) else 0,
             "working_set": self.working_set, "iterations": self.iterations,
-            "survivability": self.survivability(),
+            "survivability": self.survivability().model_dump(),
             "links_upgraded": int((up["action"] == "upgrade").sum()) if len(up) else 0,
             "routes_built": int((up["action"] == "new route").sum()) if len(up) else 0,
             "bound": self.bound, "restricted_optimum": self.restricted_optimum,
@@ -167,8 +170,8 @@ class SurvivableDesign:
         }
 
 
-def _apply(net: Network, mip: dict[str, Any], full: Network) -> tuple[Network, dict[str, float], dict[str, int]]:
-    y, is_cand, mod = mip["y"], mip["is_cand"], mip["mod"]
+def _apply(net: Network, mip: MipDesign, full: Network) -> tuple[Network, dict[str, float], dict[str, int]]:
+    y, is_cand, mod = mip.modules, mip.is_candidate, mip.module_gbps
     ids = full.links.index
     added = {str(ids[i]): float(y[i] * mod[i]) for i in np.flatnonzero(~is_cand & (y > 0.5))}
     built = {str(ids[i]): int(y[i]) for i in np.flatnonzero(is_cand & (y > 0.5))}
@@ -292,16 +295,16 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         mip = run.mip
         assert mip is not None
         run.iterations.append({"iteration": it, "working_states": len(run.working), "added": len(new),
-                               "violated": len(run.violated), "cost_usd": mip["cost"],
-                               "restricted_bound_usd": mip["bound"],
-                               "mip_status": mip["solver_status"], "mip_seconds": round(mip["seconds"], 3),
-                               "path_rounds": mip["path_rounds"], "designs_tried": mip["tried"],
+                               "violated": len(run.violated), "cost_usd": mip.cost_usd,
+                               "restricted_bound_usd": mip.bound_usd,
+                               "mip_status": mip.solver_status, "mip_seconds": round(mip.seconds, 3),
+                               "path_rounds": mip.path_rounds, "designs_tried": mip.tried,
                                "sweep_seconds": round(sweep_seconds, 3),
-                               "model": mip["stats"]})
+                               "model": mip.stats})
         logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(run.working),
-                    mip["cost"], mip["bound"])
-        design_key = tuple(sorted(_apply(run.base, mip, mip["full"])[1].items())) + tuple(
-            sorted(_apply(run.base, mip, mip["full"])[2].items()))
+                    mip.cost_usd, mip.bound_usd)
+        design_key = tuple(sorted(_apply(run.base, mip, mip.full)[1].items())) + tuple(
+            sorted(_apply(run.base, mip, mip.full)[2].items()))
         if run.prev_y is not None and design_key == run.prev_y:
             _violated_states(run, 0)  # the same design as the one just swept: its states, with this MIP's excuses
             run.converged = not run.violated  # nothing more to learn
@@ -352,7 +355,7 @@ class _SurviveRun:
     short_excuse: dict[str, tuple[float, str]] = field(default_factory=dict)
     initial: list[str] = field(default_factory=list)
     iterations: list[dict[str, Any]] = field(default_factory=list)
-    mip: dict[str, Any] | None = None
+    mip: MipDesign | None = None
     violated: list[str] = field(default_factory=list)
     converged: bool = False
     best_bound: float | None = None
@@ -460,9 +463,9 @@ def _measure_excused(run: _SurviveRun) -> None:
 
 
 def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_deadline: float) -> None:
-    """One iteration's MIP(s) over the intact state and the working set; sets ``run.mip`` (with ``full``,
-    ``tried``, ``seconds``, ``path_rounds``), ``run.after``, the bound and its scope, and the excuses of
-    capacity that runs out.
+    """One iteration's MIP(s) over the intact state and the working set; sets ``run.mip`` (the best
+    :class:`MipDesign`, with its ``tried``, ``seconds`` and ``path_rounds``), ``run.after``, the bound and its
+    scope, and the excuses of capacity that runs out.
 
     TE routes a built network over its own k shortest paths. The MIP routes over the paths of the
     network with a set K of candidates built: TE's paths on any design that builds a subset of K
@@ -474,7 +477,7 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
     """
     base, k, comm, tol, working = run.base, run.k_paths, run.comm, run.tol, run.working
     mip_seconds, rounds = 0.0, 0
-    options: list[tuple[float, float, dict[str, Any], Network]] = []
+    options: list[tuple[float, float, MipDesign, Network]] = []
     all_cands = [str(c) for c in base.candidates.index]
     needed = routes_needed(base, run.full, [run.blocks[x] for x in ["intact", *working]], k, comm)
     starts: list[tuple[str, list[str]]] = [("routes needed" if needed else "no new route", needed)]
@@ -490,30 +493,29 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
         model_blocks = [state_block(model_full, model_full, sid, run.failed_of[sid], k, run.ceiling_of[sid], comm)
                         for sid in ["intact", *working]]
         cand = solve_mip(base, model_full, model_blocks, run.time_limit_s, run.backend, run.mip_gap, tol, comm)
-        mip_seconds += cand["seconds"]
+        mip_seconds += cand.seconds
         ids = model_full.links.index
-        built = [str(ids[i]) for i in np.flatnonzero(cand["is_cand"] & (cand["y"] > 0.5))]
-        total_unmet = float(np.round(cand["unmet_all"].sum(), 3))
-        short = float(cand["short_by_state"].sum())
-        options.append((total_unmet, float(cand["cost"]), cand, model_full))
+        built = [str(ids[i]) for i in np.flatnonzero(cand.is_candidate & (cand.modules > 0.5))]
+        total_unmet = float(np.round(cand.unmet_all_gbps.sum(), 3))
+        short = float(cand.short_by_state_gbps.sum())
+        options.append((total_unmet, float(cand.cost_usd), cand, model_full))
         tried.append({"start": label, "candidates_open": len(keep), "routes": len(built),
-                      "unmet_gbps": total_unmet, "short_gbps": round(short, 3), "cost_usd": float(cand["cost"])})
+                      "unmet_gbps": total_unmet, "short_gbps": round(short, 3), "cost_usd": float(cand.cost_usd)})
         if (short > tol and label != "every candidate" and set(all_cands) - set(keep)
-                and time.perf_counter() + cand["seconds"] < design_deadline):
+                and time.perf_counter() + cand.seconds < design_deadline):
             starts.append(("every candidate", all_cands))
     _, _, cur, model_full = min(options, key=lambda o: (o[0], o[1]))
     run.after, _, _ = _apply(base, cur, model_full)
-    cur["full"] = model_full
-    cur["tried"] = tried
+    cur.tried = tried
     run.mip = cur
-    run.best_bound = cur["bound"]
+    run.best_bound = cur.bound_usd
     n_open = int((~model_full.links.index.isin(base.links.index)).sum())
     run.restriction = (f"designs that open these {n_open} candidate routes (of {len(all_cands)}), routing over {k} "
                        f"shortest admissible paths per demand, over {len(working)} failure states")
-    cur["seconds"] = mip_seconds
-    cur["path_rounds"] = rounds
+    cur.seconds = mip_seconds
+    cur.path_rounds = rounds
     for i, sid in enumerate(working, start=1):  # replaced, not added up: each MIP measures every working state
-        gbps = float(cur["short_by_state"][i])
+        gbps = float(cur.short_by_state_gbps[i])
         if gbps > tol:
             run.short_excuse[sid] = (gbps, (
                 f"{gbps:,.0f} Gbps more than every link at its max_capacity_gbps and every candidate at its "
@@ -533,11 +535,11 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
         records = _measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
-    cost = float(mip["cost"])
+    cost = float(mip.cost_usd)
     restricted = {"cost_usd": cost, "bound_usd": best_bound, "gap": _gap(cost, best_bound),
-                  "status": mip["solver_status"], "restriction": run.restriction}
+                  "status": mip.solver_status, "restriction": run.restriction}
     run.progress(0.97, f"lower bound: LP over every candidate and path, intact state and {len(run.working)} states")
-    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip["short_by_state"][0])}
+    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip.short_by_state_gbps[0])}
     true = survive_lower_bound(run.base, run.full, bound_states(
         run.blocks, ["intact", *run.working], run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()}),
         run.bound_time_limit_s, run.backend)
@@ -547,10 +549,10 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     gap = _gap(cost, bound_usd)
     status = ("optimal" if converged and gap is not None and gap <= max(run.mip_gap, 1e-6) else
               "feasible" if converged else "not_converged")
-    upgrades = upgrade_table(run.base, mip["full"], mip, ["intact", *run.working])
+    upgrades = upgrade_table(run.base, mip.full, mip, ["intact", *run.working])
     still = set(run.violated) if not converged else set()
     # excused: not carried, but only by what no design can help (a state also short beyond that is violated)
-    not_survivable = [{"scenario": s, "reason": excused[s][1], "gbps": excused[s][0]}
+    not_survivable = [ExcusedState(scenario=s, reason=excused[s][1], gbps=excused[s][0])
                       for s in sorted(excused) if s not in still and any(
                           str(r["scenario"]) == s and not r["survived"] for r in records or [])]
     run.progress(1.0, "design done")
@@ -560,7 +562,7 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
         working_set=run.working, records_after=list(records or []), not_survivable=not_survivable,
         violated=sorted(still),
         ceiling=run.utilisation_ceiling, failure_ceiling=run.failure_utilisation_ceiling, converged=converged,
-        seconds=time.perf_counter() - t_start, model=mip["stats"],
+        seconds=time.perf_counter() - t_start, model=mip.stats,
         bound=true.to_dict(), restricted_optimum=restricted)
 
 

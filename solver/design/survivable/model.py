@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,7 @@ from backbone.solver.design.upgrades.families import (
     state_paths,
 )
 
-__all__ = ["Commodities", "StateBlock", "build_mip", "full_network", "read_mip", "routes_needed", "solve_mip",
+__all__ = ["Commodities", "MipDesign", "StateBlock", "build_mip", "full_network", "read_mip", "routes_needed", "solve_mip",
            "state_block", "upgrade_table"]
 
 
@@ -104,8 +104,54 @@ def state_block(current: Network, full: Network, scenario: str, failed: Sequence
     return StateBlock(scenario, tuple(failed), comm.of[vd[keep]], inc[np.flatnonzero(keep)], has, utilisation_ceiling)
 
 
+@dataclass
+class MipDesign:
+    """One solve of the design MIP (:func:`solve_mip`) over the links of ``full`` (the network with the candidates
+    it may open built): what it buys, what each state is left short, its cost, bound and status.
+
+    The design loop keeps the best of its solves and records on it the rounds it took (``path_rounds``), the
+    starts it tried (``tried``) and their seconds together (``seconds``)."""
+
+    full: Network
+    """The model's network: the existing links then the candidates it may open."""
+    modules: np.ndarray
+    """Modules bought per link of ``full``."""
+    is_candidate: np.ndarray
+    """Whether each link of ``full`` is a candidate route (not an existing link)."""
+    module_gbps: np.ndarray
+    """Gbps of one module per link."""
+    module_cost_usd: np.ndarray
+    """Cost of one module per link."""
+    fixed_cost_usd: np.ndarray
+    """Fixed cost of opening each link (candidates; zero for existing links)."""
+    cost_usd: float
+    """What the design costs."""
+    bound_usd: float | None
+    """The MIP's dual bound on its restricted model (None when the solver reported none)."""
+    unmet_gbps: np.ndarray
+    """Unmet Gbps per state and commodity (states x commodities; zero where no path exists)."""
+    no_path: np.ndarray
+    """Commodities without an admissible path per state (states x commodities)."""
+    needs: np.ndarray
+    """Which states need each bought link (states x links)."""
+    short_by_state_gbps: np.ndarray
+    """Routable Gbps no design can carry per state (``U_s``; the capacity probe's)."""
+    seconds: float
+    """Seconds the MIP (and its probe) took."""
+    stats: dict[str, int]
+    """The MIP's size (rows, columns, nonzeros, integer columns)."""
+    solver_status: str
+    """The MIP's status (``optimal``, ``time_limit`` ...)."""
+    unmet_all_gbps: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Every unmet variable's value (commodity per state), routable or not."""
+    path_rounds: int = 0
+    """MIP solves the design loop made this iteration (starts tried)."""
+    tried: list[dict[str, Any]] = field(default_factory=list)
+    """Per start: ``start``, ``candidates_open``, ``routes``, ``unmet_gbps``, ``short_gbps``, ``cost_usd``."""
+
+
 def solve_mip(net: Network, full: Network, blocks: list[StateBlock], time_limit_s: float, backend: str,
-               mip_gap: float, tol: float, comm: Commodities) -> dict[str, Any]:
+               mip_gap: float, tol: float, comm: Commodities) -> MipDesign:
     """The design MIP over ``blocks`` (see the module doc).
 
     Routable demand left unmet is penalised (far above any cost per Gbps), so the MIP always has
@@ -132,7 +178,7 @@ def solve_mip(net: Network, full: Network, blocks: list[StateBlock], time_limit_
         short_by_state = pu.sum(axis=1)
     out = read_mip(lp, sol, len(net.links), full, blocks, comm, y_max, short_by_state, unmet,
                     time.perf_counter() - t0)
-    out["unmet_all"] = np.maximum(sol.values("unmet").to_numpy(), 0.0)
+    out.unmet_all_gbps = np.maximum(sol.values("unmet").to_numpy(), 0.0)
     return out
 
 
@@ -189,7 +235,7 @@ def build_mip(net: Network, full: Network, blocks: list[StateBlock], comm: Commo
 
 
 def read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: list[StateBlock], comm: Commodities,
-              y_max: np.ndarray, short_by_state: np.ndarray, unmet: np.ndarray, seconds: float) -> dict[str, Any]:
+              y_max: np.ndarray, short_by_state: np.ndarray, unmet: np.ndarray, seconds: float) -> MipDesign:
     links = full.links
     L = len(links)
     is_cand = np.arange(L) >= n_old
@@ -215,10 +261,10 @@ def read_mip(lp: LinearProgram, sol: Any, n_old: int, full: Network, blocks: lis
     link_load = np.maximum(loads[:, :L], loads[:, L:])
     ceil = np.array([b.ceiling for b in blocks])[:, None]
     needs = np.where(is_cand[None, :], link_load > link_load[:1] + 1e-6, link_load > ceil * cap[None, :] + 1e-6)
-    return {"y": y, "unmet": unmet, "no_path": no_path.reshape(S, D), "cost": design_cost, "bound": bound,
-            "needs": needs, "is_cand": is_cand, "mod": mod, "unit_cost": cost, "fixed": fixed,
-            "short_by_state": short_by_state, "seconds": seconds, "stats": lp.stats(),
-            "solver_status": sol.status.value}
+    return MipDesign(full=full, modules=y, is_candidate=is_cand, module_gbps=mod, module_cost_usd=cost,
+                     fixed_cost_usd=fixed, cost_usd=design_cost, bound_usd=bound, unmet_gbps=unmet,
+                     no_path=no_path.reshape(S, D), needs=needs, short_by_state_gbps=short_by_state, seconds=seconds,
+                     stats=lp.stats(), solver_status=sol.status.value)
 
 
 def routes_needed(base: Network, full: Network, full_blocks: list[StateBlock], k_paths: int,
@@ -261,18 +307,18 @@ LEAD_FROM_PARAMETER = "scenario upgrade_lead_quarters"
 (:data:`backbone.model.DEFAULT_PARAMETERS`; the links table has no lead time of its own)."""
 
 
-def upgrade_table(net: Network, full: Network, mip: dict[str, Any], states: list[str]) -> pd.DataFrame:
+def upgrade_table(net: Network, full: Network, mip: MipDesign, states: list[str]) -> pd.DataFrame:
     """One row per upgraded link or built candidate of the MIP solution ``mip`` (columns of
     :class:`backbone.solver.design.survivable.iterate.SurvivableDesign`'s ``upgrades``), ``protects`` naming the ``states`` that
     need it, costliest first."""
-    y, is_cand, mod, unit = mip["y"], mip["is_cand"], mip["mod"], mip["unit_cost"]
+    y, is_cand, mod, unit = mip.modules, mip.is_candidate, mip.module_gbps, mip.module_cost_usd
     chosen = np.flatnonzero(y > 0.5)
     ids = full.links.index
     cands = net.candidates
     fixed = pd.Series(0.0, index=ids)
     if len(cands):
         fixed.loc[ids[is_cand]] = cands["fixed_cost_usd"].reindex(ids[is_cand]).fillna(0.0).to_numpy(float)
-    needs = mip["needs"]
+    needs = mip.needs
     upgrade_lead = round(float(net.parameters["upgrade_lead_quarters"]))
     rows = []
     for i in chosen:

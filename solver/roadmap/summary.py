@@ -1,0 +1,129 @@
+"""``roadmap.json``'s summary as a typed model (:class:`RoadmapSummary`), built by
+:meth:`backbone.solver.roadmap.rolling.RoadmapResult.typed_summary` and dumped only at the file and API edge.
+
+The per-period records (``periods``), the builds and the budget ledger stay tables of plain records here (the
+CSVs hold them too); the figures over the whole roadmap are declared fields with units in their names.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from backbone.solver.core.summary import TypedSummary
+
+__all__ = ["BudgetShortfall", "ObjectiveTerms", "RoadmapSummary", "StepBounds"]
+
+
+class ObjectiveTerms(BaseModel):
+    """The roadmap objective's discounted terms (``objective``): their sum is ``objective_usd``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    capex_usd: float
+    """Capex, discounted by commit period."""
+    opex_usd: float
+    """Energy opex of the GPUs added, discounted."""
+    unmet_penalty_usd: float
+    """The penalty for traffic left unmet, per Gbps and period, discounted."""
+    unserved_penalty_usd: float
+    """The penalty for inference GPUs left unserved, per GPU and period, discounted."""
+
+
+class StepBounds(BaseModel):
+    """The per-period figure (``step_bounds``): the sum of each period's design bound and its gap to the backbone
+    capex; it covers only roadmaps that take the same earlier steps (``covers`` says so)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    network_capex_lower_bound_usd: float | None
+    """Sum of the periods' design bounds (None when a period has none)."""
+    network_capex_usd: float
+    """Backbone capex, undiscounted."""
+    gap: float | None
+    """``(network_capex_usd - bound) / network_capex_usd``."""
+    covers: str
+    """What the figure bounds, in words."""
+
+
+class BudgetShortfall(BaseModel):
+    """A period whose builds did not fit its budget (``budget_shortfalls``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    period: str
+    """The period's label."""
+    shortfall_usd: float
+    """What the period's designs needed beyond the budget."""
+    reason: str
+    """What the period fell back to, and why."""
+
+
+class RoadmapSummary(TypedSummary):
+    """``roadmap``: per period what is committed, what comes online, the capex, the survivability and the
+    bounds; over the roadmap the capex, the objective and its lower bound.
+
+    Every field is declared (``extra`` is forbidden); the fields are in ``roadmap.json``'s order; ``verification``
+    is left out of the document when the checker did not run."""
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
+
+    status: str
+    """``ok``, ``partial`` (a violated state or unmet traffic) or ``budget_limited`` (a budget shortfall)."""
+    scenario: str
+    """The scenario's name."""
+    scenario_fingerprint: str
+    """Its content fingerprint (provenance)."""
+    period: str
+    """The period length (``quarter`` or ``year``)."""
+    start: str
+    """The first period's label."""
+    end: str
+    """The last period's label."""
+    decomposition: str
+    """How the roadmap was solved, in words (rolling horizon)."""
+    lower_bound_usd: float | None
+    """The global bound on the discounted backbone capex (None when not computed)."""
+    gap: float | None
+    """Its gap to ``discounted_network_capex_usd`` (None when no gap is claimed: ``bound.note`` says why)."""
+    discounted_network_capex_usd: float
+    """Backbone capex, discounted by commit period."""
+    bound: dict[str, Any]
+    """The global bound's record: status, what it covers, the objective's lower bound."""
+    step_bounds: StepBounds
+    """The per-period bounds' sum and gap."""
+    total_capex_usd: float
+    """Capex of every build (backbone and GPUs), undiscounted."""
+    network_capex_usd: float
+    """Backbone capex, undiscounted."""
+    gpu_capex_usd: float
+    """GPU capex, undiscounted."""
+    total_opex_usd: float
+    """Energy opex of the GPUs added, undiscounted."""
+    objective_usd: float
+    """The objective: the sum of :attr:`objective`'s terms."""
+    objective: ObjectiveTerms
+    """The objective's discounted terms."""
+    discount_rate_per_year: float
+    """The discount rate the objective uses."""
+    starting_risk: dict[str, Any] | None
+    """The periods with violated failure states before anything can be online (None when there are none)."""
+    budget_shortfalls: list[BudgetShortfall]
+    """The periods short of budget."""
+    periods: list[dict[str, Any]]
+    """One record per period (``roadmap_periods.csv`` flattens them)."""
+    builds: list[dict[str, Any]]
+    """One record per build (``roadmap_builds.csv``)."""
+    map_end: dict[str, Any]
+    """The map values of the last period's backbone."""
+    ledger: list[dict[str, Any]]
+    """The budget ledger, one record per period (``roadmap_budget.csv``)."""
+    notes: list[str]
+    """What a planner should know, one sentence each."""
+    seconds: float
+    """Wall-clock seconds the roadmap took."""
+    time_budget: dict[str, Any]
+    """The time limits the roadmap ran under and the seconds each part used."""
+    verification: dict[str, Any] | None = None
+    """The independent checker's report (with ``verify``)."""
