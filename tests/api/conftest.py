@@ -1,4 +1,5 @@
-"""API test fixtures: settings on a temporary data dir, the app over SQLite and PostgreSQL, tokens.
+"""API test fixtures: settings on a temporary data dir, the app over SQLite and PostgreSQL, tokens, and the
+fork server every app of the session forks its job and document workers from.
 
 PostgreSQL runs when ``BACKBONE_TEST_POSTGRES_URL`` is set (``.ci/run`` sets it); without it those
 parameters skip, unless ``BACKBONE_REQUIRE_POSTGRES=1`` (then they fail).
@@ -18,6 +19,26 @@ from fastapi.testclient import TestClient
 from backbone.api.app import create_app
 from backbone.api.settings import Settings
 from backbone.api.store import Store
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _worker_fork_server() -> None:
+    """The jobs' fork server (:func:`backbone.api.jobs.worker_context`), started once for the session from the
+    main thread.
+
+    The fork server asks for SIGKILL when the thread that started it ends (parent-death signal, so it dies with a
+    killed API server). Under ``uvicorn`` that is the main thread, alive as long as the server. Under
+    :class:`~fastapi.testclient.TestClient` the app's lifespan runs in a portal thread that ends with the client,
+    so without this fixture every test's fork server died with its client and the next test started a new one,
+    importing :data:`~backbone.api.jobs.PRELOAD` again (1-3 s per test). Started here, it lives for the session;
+    each app's ``JobManager.start`` finds it running, as a server finds the one it started itself.
+    """
+    from multiprocessing import forkserver
+
+    from backbone.api.jobs import worker_context
+
+    if worker_context().get_start_method() == "forkserver":
+        forkserver.ensure_running()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=[pytest.mark.postgres, pytest.mark.slow])])
