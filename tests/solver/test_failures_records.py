@@ -47,10 +47,10 @@ def test_records_dump_to_the_json_keys_and_read_back(submarine_cut: Network) -> 
     record_keys = tuple(f.name for f in fields(ScenarioRecord))
     assert record_keys[:record_keys.index("impact")] + impact_keys + record_keys[record_keys.index("impact") + 1:] \
         == RECORD_KEYS
+    assert set(SCENARIO_COLUMNS) <= set(RECORD_KEYS)  # failures_scenarios.csv's columns
     summary = res.summary()
     for r in res.scenarios:
         assert tuple(r.to_dict()) == RECORD_KEYS
-        assert set(SCENARIO_COLUMNS) <= set(RECORD_KEYS)
         # through the file edge (NaN -> null) and back, and again: the same text
         text = json_text(r.to_dict())
         assert json_text(ScenarioRecord.from_dict(json.loads(text)).to_dict()) == text
