@@ -68,7 +68,7 @@ def main() -> None:
     recs = [evaluate_scenario(ctx, sc) for sc in scenarios]
     t_serial = time.perf_counter() - t0
     rows.append(("sweep, serial, reuse (incl. baseline)", 1, t_serial))
-    worst = max(abs(r["mlu"] - scratch_mlu[r["scenario"]]) for r in recs)
+    worst = max(abs(r.impact.mlu - scratch_mlu[r.scenario]) for r in recs)
 
     configs = [("local", 2)] + ([] if args.skip_dask else [("dask", 1), ("dask", 2)])
     for engine, workers in configs:

@@ -141,7 +141,8 @@ def sweep(net: Network, *, progress: ProgressFn | None = None, **options: Any) -
     (:class:`~backbone.solver.failures.FailureOptions` as keywords; ``kind="srlg"`` by default).
 
     Returns the :class:`~backbone.solver.failures.SweepResult`: ``table()`` (one row per scenario, worst
-    first), ``worst_by_link()``, ``summary()``, ``baseline``. Safe from a plain script: started at the top
+    first), ``worst_by_link()``, ``summary()``, ``baseline``, and ``scenarios``, one
+    :class:`~backbone.solver.failures.ScenarioRecord` each (``record.impact.unmet_gbps``, ``record.to_dict()``). Safe from a plain script: started at the top
     level of one without ``if __name__ == "__main__":``, it runs serially instead of in worker processes.
 
     Raises

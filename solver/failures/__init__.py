@@ -13,6 +13,9 @@ inflation per demand (p50, p99, worst) and whether the state ``survived``.
   planner's scenario lists.
 * :mod:`~backbone.solver.failures.options`: :class:`FailureOptions`.
 * :mod:`~backbone.solver.failures.evaluation`: :class:`SweepContext` and :func:`evaluate_scenario`.
+* :mod:`~backbone.solver.failures.records`: :class:`ScenarioRecord` (one per scenario, its
+  :class:`~backbone.solver.failures.impact.FailureImpact` inside) and :class:`SweepBaseline`, typed until they are
+  written (``to_dict``).
 * :mod:`~backbone.solver.failures.engines`: :func:`run_sweep` (serial, local process pool, Dask).
 * :mod:`~backbone.solver.failures.result`: :class:`SweepResult`, the scenario table and :func:`sweep`.
 
@@ -31,7 +34,9 @@ import lazy_loader
 if TYPE_CHECKING:
     from backbone.solver.failures.engines import run_sweep, worker_context
     from backbone.solver.failures.evaluation import FAILURE_RETRY_FACTOR, SweepContext, evaluate_scenario
+    from backbone.solver.failures.impact import FailureImpact
     from backbone.solver.failures.options import FailureOptions
+    from backbone.solver.failures.records import ScenarioRecord, SweepBaseline
     from backbone.solver.failures.result import (
         SCENARIO_COLUMNS,
         SweepResult,
@@ -49,15 +54,18 @@ if TYPE_CHECKING:
 
 
 __all__ = [
-    "DEFAULT_MAX_SCENARIOS", "FAILURE_RETRY_FACTOR", "SCENARIO_COLUMNS", "FailureKind", "FailureOptions",
-    "FailureScenario", "SweepContext", "SweepResult", "enumerate_scenarios", "evaluate_scenario",
-    "load_scenario_list", "run_sweep", "scenario_table", "sweep", "worker_context", "worst_first",
+    "DEFAULT_MAX_SCENARIOS", "FAILURE_RETRY_FACTOR", "SCENARIO_COLUMNS", "FailureImpact", "FailureKind",
+    "FailureOptions", "FailureScenario", "ScenarioRecord", "SweepBaseline", "SweepContext", "SweepResult",
+    "enumerate_scenarios", "evaluate_scenario", "load_scenario_list", "run_sweep", "scenario_table", "sweep",
+    "worker_context", "worst_first",
 ]
 
 __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
     "engines": ["run_sweep", "worker_context"],
     "evaluation": ["FAILURE_RETRY_FACTOR", "SweepContext", "evaluate_scenario"],
+    "impact": ["FailureImpact"],
     "options": ["FailureOptions", "DEFAULT_MAX_SCENARIOS", "FailureKind"],
+    "records": ["ScenarioRecord", "SweepBaseline"],
     "result": ["SCENARIO_COLUMNS", "SweepResult", "scenario_table", "sweep", "worst_first"],
     "scenarios": ["FailureScenario", "enumerate_scenarios", "load_scenario_list"],
 })

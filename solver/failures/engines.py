@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import math
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any
 
 from backbone.errors import SolverError
 from backbone.model import Network
@@ -23,6 +22,7 @@ from backbone.solver.core.processes import capped_workers, die_with_parent, spaw
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.failures.evaluation import SweepContext, evaluate_scenario
 from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.records import ScenarioRecord
 from backbone.solver.failures.scenarios import FailureScenario
 
 logger = logging.getLogger("backbone.solver.failures")
@@ -48,7 +48,7 @@ def worker_context(net: Network, options: FailureOptions, progress: ProgressFn |
 
 
 def _run_batch(net: Network, options: FailureOptions, batch: list[FailureScenario],
-               ctx: SweepContext | None = None) -> list[dict[str, Any]]:
+               ctx: SweepContext | None = None) -> list[ScenarioRecord]:
     if ctx is not None:  # the parent's baseline: adopt it instead of solving it again
         key = _context_key(net, options)
         if key not in _WORKER_CONTEXTS:
@@ -69,7 +69,7 @@ def _pool_init(net: Network, options: FailureOptions, ctx: SweepContext | None =
     _run_batch(net, options, [], ctx)  # adopt (or build) the context once per worker
 
 
-def _pool_batch(batch: list[FailureScenario]) -> list[dict[str, Any]]:
+def _pool_batch(batch: list[FailureScenario]) -> list[ScenarioRecord]:
     assert _POOL_NET is not None and _POOL_OPTIONS is not None
     return _run_batch(_POOL_NET, _POOL_OPTIONS, batch)
 
@@ -80,7 +80,7 @@ def _batches(scenarios: list[FailureScenario], workers: int, batch_size: int | N
 
 
 def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOptions,
-              progress: ProgressFn | None = None, ctx: SweepContext | None = None) -> list[dict[str, Any]]:
+              progress: ProgressFn | None = None, ctx: SweepContext | None = None) -> list[ScenarioRecord]:
     """Evaluate every scenario with the chosen engine; records in scenario order.
 
     ``ctx`` (the intact network's baseline, when the caller has it) is shipped to the workers so
@@ -110,7 +110,7 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
             engine = "serial"
     batches = _batches(scenarios, workers, options.batch_size)
     done = 0
-    results: dict[int, list[dict[str, Any]]] = {}
+    results: dict[int, list[ScenarioRecord]] = {}
     if engine == "serial":  # progress after every scenario
         for i, b in enumerate(batches):
             results[i] = []
@@ -135,7 +135,7 @@ def run_sweep(net: Network, scenarios: list[FailureScenario], options: FailureOp
 
 
 def _run_dask(net: Network, options: FailureOptions, batches: list[list[FailureScenario]], workers: int,
-              total: int, progress: ProgressFn, ctx: SweepContext | None = None) -> dict[int, list[dict[str, Any]]]:
+              total: int, progress: ProgressFn, ctx: SweepContext | None = None) -> dict[int, list[ScenarioRecord]]:
 
     try:
         from distributed import Client, LocalCluster
@@ -158,7 +158,7 @@ def _run_dask(net: Network, options: FailureOptions, batches: list[list[FailureS
         futures = [client.submit(_run_batch, net_future, options, b, ctx_future,
                                  key=f"failures-batch-{i}-{id(batches)}", pure=False) for i, b in enumerate(batches)]
         index = {f.key: i for i, f in enumerate(futures)}
-        results: dict[int, list[dict[str, Any]]] = {}
+        results: dict[int, list[ScenarioRecord]] = {}
         done = 0
         for fut in dask_completed(futures):
             i = index[fut.key]

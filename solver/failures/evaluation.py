@@ -22,6 +22,7 @@ from backbone.solver.failures.impact import (
     survive_tolerance_gbps,
 )
 from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.records import ScenarioRecord, SweepBaseline
 from backbone.solver.failures.scenarios import FailureScenario
 
 logger = logging.getLogger("backbone.solver.failures")
@@ -88,11 +89,9 @@ class SweepContext:
         """Traffic-weighted one-way latency per demand in the intact network."""
         return self.baseline.routing.demands["latency_ms"].astype(float)
 
-    def baseline_record(self) -> dict[str, Any]:
+    def baseline_record(self) -> SweepBaseline:
         """The baseline's figures (the same definitions as every scenario's)."""
-        b = self.baseline
-        return {**b.summary(), "carried_gbps": float(b.routing.demands["demand_gbps"].sum()) - b.unmet_total_gbps,
-                "link_utilisation": {str(k): float(v) for k, v in b.link_utilisation.items()}}
+        return SweepBaseline.from_state(self.baseline)
 
 
 def _assess(net: Network, options: FailureOptions, method: str, scenario: FailureScenario | None,
@@ -143,16 +142,26 @@ def _failure_path_provider(intact: Network, failed_links: Sequence[str]) -> Call
     return provider
 
 
-def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str, Any]:
+def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioRecord:
     """Re-route one scenario and measure its impact against the baseline.
 
-    Returns a plain record: ``scenario``, ``kind``, ``failed``, ``links_down``, ``derate``,
-    ``status``, the impact figures of :func:`backbone.solver.failures.impact.failure_impact` (``impact_gbps``,
-    ``unmet_gbps`` beyond the baseline's and by class, ``slo_violation_gbps``/``slo_violations``,
-    ``lost_gbps``, ``mlu`` with ``mlu_lower_bound`` and ``gap``, ``overloaded``, ``survived``), ``method``,
-    ``path_lp_only`` (the path LP's routing kept without column generation, ``escalate_above_mlu``),
-    ``carried_gbps`` (NaN with ``unmet_gbps`` when an overloaded state's shortfall is not measured),
-    ``p50/p99/worst_latency_inflation_ms``, ``link_utilisation`` (dict), ``seconds``.
+    Returns
+    -------
+    ScenarioRecord
+        The scenario (``scenario``, ``kind``, ``failed``, ``links_down``, ``links_derated``, ``sites_down``,
+        ``derate``), ``status``, its ``impact`` (:func:`backbone.solver.failures.impact.failure_impact`:
+        ``impact_gbps``, ``unmet_gbps`` beyond the baseline's and by class, ``slo_violation_gbps``/``slo_violations``,
+        ``lost_gbps``, ``mlu`` with ``mlu_lower_bound`` and ``gap``, ``overloaded``, ``survived``), ``method``,
+        ``path_lp_only`` (the path LP's routing kept without column generation, ``escalate_above_mlu``),
+        ``carried_gbps`` (NaN with ``unmet_gbps`` when an overloaded state's shortfall is not measured),
+        ``p50/p99/worst_latency_inflation_ms``, ``link_utilisation`` and ``seconds``.
+
+    Raises
+    ------
+    VerificationError
+        ``verify`` and the independent check of the state's routing fails.
+    SolverError
+        The state's solve fails twice (the second time with :data:`FAILURE_RETRY_FACTOR` times the time limit).
     """
     t0 = time.perf_counter()
     failed_net = scenario.apply(ctx.net)
@@ -175,25 +184,17 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> dict[str,
     infl = (d["latency_ms"] - base_lat).to_numpy(float)[both & base_lat.notna().to_numpy()]
     infl = infl[np.isfinite(infl)]
     util = state.link_utilisation
-    return {
-        "scenario": scenario.id,
-        "kind": scenario.kind,
-        "failed": list(scenario.failed),
-        "links_down": len(scenario.links) if scenario.derate is None else 0,
-        "links_derated": len(scenario.links) if scenario.derate is not None else 0,
-        "sites_down": len(scenario.sites),
-        "derate": scenario.derate,
-        "status": state.status,
-        **impact,
-        "method": state.method,
-        "path_lp_only": bool((res.summary.get("auto") or {}).get("column_generation_skipped")),
-        "carried_gbps": float(d["demand_gbps"].sum()) - state.unmet_total_gbps,
-        "p50_latency_inflation_ms": _pct(infl, 50),
-        "p99_latency_inflation_ms": _pct(infl, 99),
-        "worst_latency_inflation_ms": float(infl.max()) if infl.size else 0.0,
-        "link_utilisation": {str(k): round(float(v), 6) for k, v in util.items()},
-        "seconds": time.perf_counter() - t0,
-    }
+    return ScenarioRecord(
+        scenario=scenario.id, kind=scenario.kind, failed=tuple(scenario.failed),
+        links_down=len(scenario.links) if scenario.derate is None else 0,
+        links_derated=len(scenario.links) if scenario.derate is not None else 0, sites_down=len(scenario.sites),
+        derate=scenario.derate, status=state.status, impact=impact, method=state.method,
+        path_lp_only=bool((res.summary.get("auto") or {}).get("column_generation_skipped")),
+        carried_gbps=float(d["demand_gbps"].sum()) - state.unmet_total_gbps,
+        p50_latency_inflation_ms=_pct(infl, 50), p99_latency_inflation_ms=_pct(infl, 99),
+        worst_latency_inflation_ms=float(infl.max()) if infl.size else 0.0,
+        link_utilisation={str(k): round(float(v), 6) for k, v in util.items()},
+        seconds=time.perf_counter() - t0)
 
 
 def _pct(x: np.ndarray, q: float) -> float:

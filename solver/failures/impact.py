@@ -38,7 +38,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +53,8 @@ from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, RE
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["OVERLOAD_TOL", "StateAssessment", "apply_impact_unmet", "assess_state", "failure_impact", "impact_key",
-           "slo_violation_summary", "survive_tolerance_gbps"]
+__all__ = ["OVERLOAD_TOL", "FailureImpact", "StateAssessment", "apply_impact_unmet", "assess_state", "failure_impact",
+           "impact_key", "slo_violation_summary", "survive_tolerance_gbps"]
 
 OVERLOAD_TOL = 1e-6
 """Utilisation above ``1 + OVERLOAD_TOL`` counts as overload (LP round-off below it)."""
@@ -161,9 +161,11 @@ class StateAssessment:
                 "unmet_known": self.unmet_known,
                 "unmet_by_class": self.unmet_by_class(), "unmet_by_reason": self.unmet_by_reason(),
                 "status": self.status, "solves": list(self.solves), "method": self.method,
-                "definition": self._definition()}
+                "definition": self.definition}
 
-    def _definition(self) -> str:
+    @property
+    def definition(self) -> str:
+        """What ``mlu`` and ``unmet_gbps`` mean for this state: the routing engine and the one meaning of unmet."""
         if self.method != "path" or source_flow_routing(self.routing):
             routing = "min-MLU routing over every path (source-flow engine; within gap of the optimum)"
         elif self.routing.summary.get("method") == "colgen" and self.routing.summary.get("auto"):
@@ -348,17 +350,109 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
     return plain if plain.summary["carried_gbps"] > every.summary["carried_gbps"] else every
 
 
+@dataclass(frozen=True, slots=True)
+class FailureImpact:
+    """A failure's impact against the intact baseline (the module doc; :func:`failure_impact` builds it).
+
+    Each part is reported apart; NaN where unknown (an overloaded state whose shortfall was not measured), never 0.
+
+    Attributes
+    ----------
+    impact_gbps
+        ``unmet_gbps + slo_violation_gbps + lost_gbps``: the figure every table and chart ranks by.
+    unmet_gbps
+        Traffic that cannot be carried at <= 100 % utilisation beyond what the intact network leaves unmet.
+    unmet_by_class
+        ``unmet_gbps`` per traffic class (empty when unknown).
+    unmet_disconnected_gbps, unmet_capacity_gbps
+        The part of ``unmet_gbps`` whose endpoints the failure cuts apart, and the part short of capacity.
+    slo_violation_gbps, slo_violations, slo_violation_demands
+        Demand that now has no path within its latency SLO: Gbps, demands, and the first 50 demand ids.
+    lost_gbps
+        Demand to or from the failed sites.
+    unmet_gbps_total
+        Everything unmet in the state, the baseline's included (NaN when unknown).
+    mlu, mlu_lower_bound, gap
+        The utilisation the traffic needs (above 1.0: overload), a proven lower bound on it (NaN when none) and
+        ``(mlu - mlu_lower_bound) / mlu``.
+    overloaded
+        Whether the traffic needs more than 100 % of some link.
+    survived
+        Whether ``unmet_gbps + slo_violation_gbps`` is within :func:`survive_tolerance_gbps` (False when unknown).
+    """
+
+    impact_gbps: float
+    unmet_gbps: float
+    unmet_by_class: Mapping[str, float]
+    unmet_disconnected_gbps: float
+    unmet_capacity_gbps: float
+    slo_violation_gbps: float
+    slo_violations: int
+    slo_violation_demands: tuple[str, ...]
+    lost_gbps: float
+    unmet_gbps_total: float
+    mlu: float
+    mlu_lower_bound: float
+    gap: float
+    overloaded: bool
+    survived: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready record (NaN kept: the file and API edge writes it as null)."""
+        return {"impact_gbps": self.impact_gbps, "unmet_gbps": self.unmet_gbps,
+                "unmet_by_class": dict(self.unmet_by_class),
+                "unmet_disconnected_gbps": self.unmet_disconnected_gbps,
+                "unmet_capacity_gbps": self.unmet_capacity_gbps, "slo_violation_gbps": self.slo_violation_gbps,
+                "slo_violations": self.slo_violations, "slo_violation_demands": list(self.slo_violation_demands),
+                "lost_gbps": self.lost_gbps, "unmet_gbps_total": self.unmet_gbps_total, "mlu": self.mlu,
+                "mlu_lower_bound": self.mlu_lower_bound, "gap": self.gap, "overloaded": self.overloaded,
+                "survived": self.survived}
+
+    @classmethod
+    def from_dict(cls, record: Mapping[str, Any]) -> FailureImpact:
+        """The impact of a record as :meth:`to_dict` wrote it (null read as NaN, the figure unknown).
+
+        Raises
+        ------
+        KeyError
+            A field is missing.
+        """
+        def figure(key: str) -> float:
+            v = record[key]
+            return float("nan") if v is None else float(v)
+
+        return cls(impact_gbps=figure("impact_gbps"), unmet_gbps=figure("unmet_gbps"),
+                   unmet_by_class={str(k): float("nan") if v is None else float(v)
+                                   for k, v in (record["unmet_by_class"] or {}).items()},
+                   unmet_disconnected_gbps=figure("unmet_disconnected_gbps"),
+                   unmet_capacity_gbps=figure("unmet_capacity_gbps"),
+                   slo_violation_gbps=figure("slo_violation_gbps"), slo_violations=int(record["slo_violations"]),
+                   slo_violation_demands=tuple(str(x) for x in record["slo_violation_demands"]),
+                   lost_gbps=figure("lost_gbps"), unmet_gbps_total=figure("unmet_gbps_total"), mlu=figure("mlu"),
+                   mlu_lower_bound=figure("mlu_lower_bound"), gap=figure("gap"),
+                   overloaded=bool(record["overloaded"]), survived=bool(record["survived"]))
+
+
 def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps: float,
-                   tolerance_gbps: float) -> dict[str, Any]:
-    """A failure's impact against the intact baseline (see the module doc); a plain record.
+                   tolerance_gbps: float) -> FailureImpact:
+    """A failure's impact against the intact baseline (see the module doc).
+
+    Parameters
+    ----------
+    baseline
+        The intact network's assessment.
+    state
+        The failure state's assessment.
+    lost_gbps
+        Demand to or from the failed sites.
+    tolerance_gbps
+        Unmet Gbps treated as zero when judging survival (:func:`survive_tolerance_gbps`).
 
     Returns
     -------
-    dict
-        ``impact_gbps``, ``unmet_gbps``, ``unmet_by_class``, ``unmet_disconnected_gbps``,
-        ``slo_violation_gbps``, ``slo_violations``, ``slo_violation_demands``, ``lost_gbps``,
-        ``unmet_gbps_total`` (everything unmet in the state, baseline included), ``mlu``,
-        ``overloaded``, ``survived``.
+    FailureImpact
+        Unmet (by class, disconnected, short of capacity), SLO violations and lost traffic apart, their sum,
+        the utilisation the state needs and whether it survived.
     """
     idx = state.unmet_gbps.index
     base = baseline.unmet_gbps.reindex(idx).fillna(0.0)
@@ -385,42 +479,30 @@ def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps:
     capacity = float(extra[(state.reason == REASON_CAPACITY) & rest].sum())
     if not (state.unmet_known and baseline.unmet_known):  # overloaded, shortfall not measured: not survived
         unmet, by_class, disconnected, capacity = float("nan"), {}, float("nan"), float("nan")
-    survived = bool(unmet + slo_gbps <= tolerance_gbps)
     viol = idx[slo_new]
-    return {
-        "impact_gbps": unmet + slo_gbps + float(lost_gbps),
-        "unmet_gbps": unmet,
-        "unmet_by_class": by_class,
-        "unmet_disconnected_gbps": disconnected,
-        "unmet_capacity_gbps": capacity,
-        "slo_violation_gbps": slo_gbps,
-        "slo_violations": len(viol),
-        "slo_violation_demands": [str(x) for x in viol[:50]],
-        "lost_gbps": float(lost_gbps),
-        "unmet_gbps_total": state.unmet_total_gbps,
-        "mlu": state.mlu,
-        "mlu_lower_bound": state.mlu_lower_bound,
-        "gap": state.gap,
-        "overloaded": state.overloaded,
-        "survived": bool(survived),
-    }
+    return FailureImpact(
+        impact_gbps=unmet + slo_gbps + float(lost_gbps), unmet_gbps=unmet, unmet_by_class=by_class,
+        unmet_disconnected_gbps=disconnected, unmet_capacity_gbps=capacity, slo_violation_gbps=slo_gbps,
+        slo_violations=len(viol), slo_violation_demands=tuple(str(x) for x in viol[:50]),
+        lost_gbps=float(lost_gbps), unmet_gbps_total=state.unmet_total_gbps, mlu=state.mlu,
+        mlu_lower_bound=state.mlu_lower_bound, gap=state.gap, overloaded=state.overloaded,
+        survived=bool(unmet + slo_gbps <= tolerance_gbps))
 
 
-def impact_key(record: dict[str, Any]) -> tuple[float, ...]:
-    """Sort key of a scenario record by impact (larger is worse): unknown impact first (an overloaded state whose
-    shortfall was not measured), then impact, then MLU."""
-    impact = float(record["impact_gbps"])
-    unknown = math.isnan(impact)
-    return (float(unknown), 0.0 if unknown else impact,
-            0.0 if unknown else float(record["unmet_gbps"]) + float(record["slo_violation_gbps"]), float(record["mlu"]))
+def impact_key(impact: FailureImpact) -> tuple[float, ...]:
+    """Sort key of a failure's impact (larger is worse): unknown impact first (an overloaded state whose shortfall
+    was not measured), then impact, then MLU."""
+    unknown = math.isnan(impact.impact_gbps)
+    return (float(unknown), 0.0 if unknown else impact.impact_gbps,
+            0.0 if unknown else impact.unmet_gbps + impact.slo_violation_gbps, impact.mlu)
 
 
-def slo_violation_summary(records: list[dict[str, Any]], intact_gbps: float | None) -> dict[str, Any]:
-    """Latency-SLO violations of a network's failure states (:func:`failure_impact` records) and of its intact
-    state: ``states`` (records with ``slo_violation_gbps`` > 0), ``worst_gbps`` (the largest; 0 when none),
+def slo_violation_summary(impacts: Sequence[FailureImpact], intact_gbps: float | None) -> dict[str, Any]:
+    """Latency-SLO violations of a network's failure states (their :func:`failure_impact`) and of its intact
+    state: ``states`` (impacts with ``slo_violation_gbps`` > 0), ``worst_gbps`` (the largest; 0 when none),
     ``demands`` (over every state, counted per state), and ``intact_gbps`` (given: the intact state's
     :attr:`StateAssessment.slo_unmet_gbps`, None when unknown). ``plan.json`` holds it before and after the
     upgrades (``slo_violations``, ``slo_violations_after``)."""
-    gbps = np.array([float(r.get("slo_violation_gbps") or 0.0) for r in records], dtype=float)
+    gbps = np.array([i.slo_violation_gbps for i in impacts], dtype=float)
     return {"states": int((gbps > 0).sum()), "worst_gbps": float(gbps.max()) if gbps.size else 0.0,
-            "demands": int(sum(int(r.get("slo_violations") or 0) for r in records)), "intact_gbps": intact_gbps}
+            "demands": int(sum(i.slo_violations for i in impacts)), "intact_gbps": intact_gbps}

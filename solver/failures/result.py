@@ -16,15 +16,26 @@ from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.failures.engines import run_sweep, worker_context
 from backbone.solver.failures.impact import OVERLOAD_TOL, impact_key
 from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.records import ScenarioRecord, SweepBaseline
 from backbone.solver.failures.scenarios import enumerate_scenarios, implicit_groups, implicit_groups_note
 
 
 @dataclass
 class SweepResult:
-    """Scenario records plus the tables planners read."""
+    """Scenario records plus the tables planners read.
 
-    scenarios: list[dict[str, Any]]
-    baseline: dict[str, Any]
+    Attributes
+    ----------
+    scenarios
+        One record per scenario, in the order the scenarios were enumerated.
+    baseline
+        The intact network's figures.
+    seconds
+        Wall-clock time of the sweep, the baseline's solve included.
+    """
+
+    scenarios: list[ScenarioRecord]
+    baseline: SweepBaseline
     seconds: float
 
     def table(self) -> pd.DataFrame:
@@ -36,33 +47,36 @@ class SweepResult:
         """Per link: the highest utilisation over all scenarios and the scenario that drives it."""
         if not self.scenarios:
             return pd.DataFrame(columns=["link", "worst_utilisation", "worst_scenario", "baseline_utilisation"])
-        util = pd.DataFrame({r["scenario"]: r["link_utilisation"] for r in self.scenarios})
+        util = pd.DataFrame({r.scenario: r.link_utilisation for r in self.scenarios})
         worst = util.max(axis=1)
         arg = util.fillna(-1.0).idxmax(axis=1)
-        base = pd.Series(self.baseline.get("link_utilisation", {}), dtype=float)
+        base = pd.Series(self.baseline.link_utilisation, dtype=float)
         out = pd.DataFrame({"worst_utilisation": worst, "worst_scenario": arg,
                             "baseline_utilisation": base.reindex(util.index)})
         return out.rename_axis("link").reset_index().sort_values("worst_utilisation", ascending=False,
                                                                   kind="stable")
 
+    def worst_first(self) -> list[ScenarioRecord]:
+        """The records, worst impact first in the table's one order (:func:`worst_first`, ties by scenario id): the
+        order of ``failures.json``'s ``scenarios``."""
+        return _in_table_order(self.scenarios, self.table())
+
     def summary(self, top: int = 20) -> dict[str, Any]:
         """The JSON summary: every scenario (worst first), the worst ones, per-link worst, and the map values."""
         table = self.table()
         by_link = self.worst_by_link()
-        worst = max(self.scenarios, key=impact_key) if self.scenarios else None
-        # every scenario, worst impact first in the table's one order (:func:`worst_first`, ties by scenario id),
-        # in failures.json and --json alike
-        rank = {str(sid): i for i, sid in enumerate(table["scenario"])}
-        records = [{k: v for k, v in r.items() if k != "link_utilisation"}
-                   for r in sorted(self.scenarios, key=lambda r: rank[str(r["scenario"])])]
+        worst = max(self.scenarios, key=lambda r: impact_key(r.impact)) if self.scenarios else None
+        # every scenario in :meth:`worst_first` order, in failures.json and --json alike
+        records = [{k: v for k, v in r.to_dict().items() if k != "link_utilisation"}
+                   for r in _in_table_order(self.scenarios, table)]
         survived, unknown, gaps, restricted, undecided = _counts(self.scenarios)
         return {
             "status": "ok",
-            "method": self.baseline.get("method", "path"),
+            "method": self.baseline.method,
             "scenarios_run": len(self.scenarios),
             "survived": survived,
             "not_survived": len(self.scenarios) - survived,
-            "overloaded": sum(1 for r in self.scenarios if r["overloaded"]),
+            "overloaded": sum(1 for r in self.scenarios if r.impact.overloaded),
             "unmet_unknown": unknown,
             "max_gap": max(gaps) if gaps else None,
             "overload_not_proven": undecided,
@@ -72,38 +86,37 @@ class SweepResult:
             "links_swept_as_own_group": implicit_groups(self.scenarios),
             "seconds": self.seconds,
             "scenarios_per_second": len(self.scenarios) / self.seconds if self.seconds > 0 else None,
-            "baseline": {k: v for k, v in self.baseline.items() if k != "link_utilisation"},
+            "baseline": {k: v for k, v in self.baseline.to_dict().items() if k != "link_utilisation"},
             "worst": table.head(top).to_dict("records"),
             "scenarios": records,
             "worst_by_link": by_link.head(top).to_dict("records"),
             "map": {
                 "link_values": {"utilisation": {str(r.link): float(r.worst_utilisation)
                                                 for r in by_link.itertuples() if np.isfinite(r.worst_utilisation)}},
-                "failed_links": list(worst["failed"]) if worst and worst["kind"] == "link" else [],
+                "failed_links": list(worst.failed) if worst and worst.kind == "link" else [],
                 "title": f"Worst utilisation over {len(self.scenarios)} failure scenarios",
             },
         }
 
 
-def _counts(scenarios: list[dict[str, Any]]) -> tuple[int, int, list[float], int, int]:
-    """Survived, unmet unknown, every known gap, path-LP-only (:func:`path_lp_only`) and overload not proven."""
-    survived = sum(1 for r in scenarios if r["survived"])
-    unknown = sum(1 for r in scenarios if math.isnan(r["unmet_gbps"]))
-    gaps = [float(r["gap"]) for r in scenarios if r.get("gap") is not None and not math.isnan(r["gap"])]
-    restricted = sum(1 for r in scenarios if path_lp_only(r))
-    undecided = sum(1 for r in scenarios if r["overloaded"] and r.get("mlu_lower_bound") is not None
-                    and r["mlu_lower_bound"] <= 1 + OVERLOAD_TOL)
+def _in_table_order(records: list[ScenarioRecord], table: pd.DataFrame) -> list[ScenarioRecord]:
+    rank = {str(sid): i for i, sid in enumerate(table["scenario"])}
+    return sorted(records, key=lambda r: rank[r.scenario])
+
+
+def _counts(scenarios: list[ScenarioRecord]) -> tuple[int, int, list[float], int, int]:
+    """Survived, unmet unknown, every known gap, path-LP-only (:attr:`ScenarioRecord.path_lp_only
+    <backbone.solver.failures.records.ScenarioRecord.path_lp_only>`) and overload not proven."""
+    impacts = [r.impact for r in scenarios]
+    survived = sum(1 for i in impacts if i.survived)
+    unknown = sum(1 for i in impacts if math.isnan(i.unmet_gbps))
+    gaps = [i.gap for i in impacts if not math.isnan(i.gap)]
+    restricted = sum(1 for r in scenarios if r.path_lp_only)
+    undecided = sum(1 for i in impacts if i.overloaded and i.mlu_lower_bound <= 1 + OVERLOAD_TOL)
     return survived, unknown, gaps, restricted, undecided
 
 
-def path_lp_only(record: dict[str, Any]) -> bool:
-    """Whether a scenario record's MLU is the path LP's over the candidate paths, kept without column generation
-    because the state is within capacity (see :class:`~backbone.solver.failures.options.FailureOptions`
-    ``exact_mlu``); its ``gap`` is then above te's escalation threshold."""
-    return bool(record.get("path_lp_only"))
-
-
-def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: dict[str, Any], restricted: int = 0,
+def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: SweepBaseline, restricted: int = 0,
                 gaps: list[float] | None = None) -> list[str]:
     """What the sweep's headline numbers do not cover: unknown unmet traffic, overload not proven, the engine,
     states whose MLU is the path LP's (``restricted`` of them; ``gaps``: every state's gap)."""
@@ -113,7 +126,7 @@ def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: dict[str
                      "candidate paths, so column generation did not run for them (it runs where it can change the "
                      "verdict; exact_mlu runs it for every state): their MLU is that routing's, within its proven "
                      f"gap of the optimum over every path (at most {100 * max(gaps or [0.0]):.1f} %)")
-    if baseline.get("method") == "srcflow":
+    if baseline.method == "srcflow":
         notes.append("method srcflow: each state's MLU is the source-flow engine's routing over every path, within "
                      "its reported gap of the optimum (mlu_lower_bound is proven); latency SLOs are not routed")
     if unknown:
@@ -122,7 +135,7 @@ def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: dict[str
     if undecided:
         notes.append(f"{undecided} overloaded scenarios have a lower bound <= 100 %: a better routing might fit them "
                      "(lower gap_tol or raise time_limit_s to decide)")
-    if baseline.get("unmet_known") is False:
+    if not baseline.unmet_known:
         notes.append("the intact network is overloaded with its shortfall not measured: its unmet is unknown")
     return notes
 
@@ -135,14 +148,15 @@ SCENARIO_COLUMNS = ("scenario", "kind", "failed", "status", "impact_gbps", "unme
 """Columns of the per-scenario table (``failures_scenarios.csv``); ``unmet_<class>_gbps`` follow."""
 
 
-def scenario_table(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def scenario_table(records: Sequence[ScenarioRecord]) -> pd.DataFrame:
     """Scenario records as a table (``failed`` joined by ``;``, unmet per class as columns)."""
     from backbone.schema import TRAFFIC_CLASSES
 
-    df = pd.DataFrame([{c: r[c] for c in SCENARIO_COLUMNS} for r in records], columns=list(SCENARIO_COLUMNS))
+    rows = [r.to_dict() for r in records]
+    df = pd.DataFrame([{c: row[c] for c in SCENARIO_COLUMNS} for row in rows], columns=list(SCENARIO_COLUMNS))
     df["failed"] = df["failed"].map(lambda x: ";".join(x))
     for c in TRAFFIC_CLASSES:  # unknown (NaN) where the scenario's unmet is
-        df[f"unmet_{c}_gbps"] = [float((r.get("unmet_by_class") or {}).get(c, 0.0)) + 0.0 * float(r["unmet_gbps"])
+        df[f"unmet_{c}_gbps"] = [float(r.impact.unmet_by_class.get(c, 0.0)) + 0.0 * r.impact.unmet_gbps
                                  for r in records]
     return df
 

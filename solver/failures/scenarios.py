@@ -6,11 +6,14 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.solver.failures.options import DEFAULT_MAX_SCENARIOS, FailureKind
+
+if TYPE_CHECKING:
+    from backbone.solver.failures.records import ScenarioRecord
 
 
 @dataclass(frozen=True)
@@ -137,13 +140,12 @@ def _srlg_and_link(net: Network, tag: str | None, derate: float | None) -> list[
     return out
 
 
-def implicit_groups(records: Sequence[dict[str, Any]]) -> list[str]:
+def implicit_groups(records: Sequence[ScenarioRecord]) -> list[str]:
     """The links swept as their own implicit group in an SRLG sweep's ``records`` (links in no SRLG)."""
-    return [str(r["failed"][0]) for r in records
-            if r["kind"] == "srlg" and str(r["scenario"]).split(":")[-2:-1] == ["link"]]
+    return [r.failed[0] for r in records if r.kind == "srlg" and r.scenario.split(":")[-2:-1] == ["link"]]
 
 
-def implicit_groups_note(records: Sequence[dict[str, Any]]) -> str | None:
+def implicit_groups_note(records: Sequence[ScenarioRecord]) -> str | None:
     """``"N links in no SRLG were swept as their own group"`` (with up to five ids), or None when none was."""
     links = implicit_groups(records)
     if not links:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from backbone.solver.plan.states import initial_design_states, survivability_sum
 
 __all__ = ["UPGRADE_COLUMNS", "StageStatuses", "UpgradeStage", "failure_before_after", "grown_network",
            "network_after_placement", "overall_status", "placement_demands", "plan_upgrades"]
+
+if TYPE_CHECKING:
+    from backbone.solver.failures.records import ScenarioRecord
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +133,7 @@ class UpgradeStage:
     summary: dict[str, Any]
     upgrades: pd.DataFrame
     network_after: Network
-    records_after: list[dict[str, Any]]
+    records_after: list[ScenarioRecord]
     kind: str
     survivability: Survivability
     before_after: list[dict[str, Any]]
@@ -141,7 +144,7 @@ class UpgradeStage:
         return up.assign(protects=up["protects"].map(lambda x: ";".join(x))) if len(up) else up
 
 
-def plan_upgrades(routed: Network, sweep_records: list[dict[str, Any]], sweep_options: FailureOptions,
+def plan_upgrades(routed: Network, sweep_records: list[ScenarioRecord], sweep_options: FailureOptions,
                   design: PlanUpgradeOptions, kind: str, skip: bool, progress: ProgressFn) -> UpgradeStage:
     """The plan's upgrade stage: the survivable design (:func:`backbone.solver.design.survivable.iterate.design_survivable`) of
     ``routed`` surviving every ``kind`` failure, started from the failures stage's ``sweep_records`` when they
@@ -177,19 +180,18 @@ def plan_upgrades(routed: Network, sweep_records: list[dict[str, Any]], sweep_op
     return UpgradeStage(ds, upgrades, after, records_after, kind, survivability, before_after)
 
 
-def failure_before_after(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def failure_before_after(before: list[ScenarioRecord], after: list[ScenarioRecord]) -> list[dict[str, Any]]:
     """Per failure: impact and utilisation the traffic needs, before and after the plan (worst first)."""
     from backbone.solver.failures.impact import impact_key
 
-    a = {str(r["scenario"]): r for r in after}
+    a = {r.scenario: r.impact for r in after}
     rows = []
-    for r in sorted(before, key=lambda r: (tuple(-v for v in impact_key(r)), str(r["scenario"]))):  # worst first
-        x = a.get(str(r["scenario"]))
-        rows.append({"scenario": r["scenario"], "impact_gbps_before": r["impact_gbps"],
-                     "unmet_gbps_before": r["unmet_gbps"], "mlu_before": r["mlu"],
-                     "survived_before": r["survived"],
-                     "impact_gbps_after": None if x is None else x["impact_gbps"],
-                     "unmet_gbps_after": None if x is None else x["unmet_gbps"],
-                     "mlu_after": None if x is None else x["mlu"],
-                     "survived_after": None if x is None else x["survived"]})
+    for r in sorted(before, key=lambda r: (tuple(-v for v in impact_key(r.impact)), r.scenario)):  # worst first
+        i, x = r.impact, a.get(r.scenario)
+        rows.append({"scenario": r.scenario, "impact_gbps_before": i.impact_gbps,
+                     "unmet_gbps_before": i.unmet_gbps, "mlu_before": i.mlu, "survived_before": i.survived,
+                     "impact_gbps_after": None if x is None else x.impact_gbps,
+                     "unmet_gbps_after": None if x is None else x.unmet_gbps,
+                     "mlu_after": None if x is None else x.mlu,
+                     "survived_after": None if x is None else x.survived})
     return rows

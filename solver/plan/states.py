@@ -14,11 +14,14 @@ and reports as survived, excused or violated.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from backbone.solver.design.survivable.survivability import Survivability
+
+if TYPE_CHECKING:
+    from backbone.solver.failures.records import ScenarioRecord
 
 SURVIVABLE_KINDS = ("link", "srlg", "site", "srlg,link")
 """Failure kinds a survivable design can be asked to survive."""
@@ -71,22 +74,22 @@ def placement_slo_failures(survive: str | None, failures_kind: str | None) -> st
     return kind if kind in SLO_FAILURE_KINDS else "none"
 
 
-def initial_design_states(records: list[dict[str, Any]], kind: str, sweep_kind: str,
-                          derate: Any) -> list[dict[str, Any]] | None:
+def initial_design_states(records: list[ScenarioRecord], kind: str, sweep_kind: str,
+                          derate: Any) -> list[ScenarioRecord] | None:
     """The failures stage's per-state ``records`` the design starts from when they describe the states it must
     survive (same ``kind``, no derating of capacity in the sweep); else ``None`` (the design sweeps for
     itself)."""
     return records if kind == sweep_kind and not derate else None
 
 
-def survivability_summary(kind: str, design: Survivability | None, records: list[dict[str, Any]]) -> Survivability:
+def survivability_summary(kind: str, design: Survivability | None, records: list[ScenarioRecord]) -> Survivability:
     """The plan's :class:`~backbone.solver.design.survivable.survivability.Survivability`: the ``design``'s own
     when one ran, else counted from the sweep's ``records`` of failure kind ``kind`` (``survived`` per state;
     nothing excused)."""
     if design is not None:
         return design
-    return Survivability(failure_kind=kind, states=len(records), survived=sum(1 for r in records if r["survived"]),
-                         not_survivable=[], violated=sorted(str(r["scenario"]) for r in records if not r["survived"]))
+    return Survivability(failure_kind=kind, states=len(records), survived=sum(1 for r in records if r.impact.survived),
+                         not_survivable=[], violated=sorted(r.scenario for r in records if not r.impact.survived))
 
 
 def covers_links(kind: str) -> bool:
@@ -95,8 +98,8 @@ def covers_links(kind: str) -> bool:
     return kind in ("link", "srlg,link")
 
 
-def link_survivability(records: list[dict[str, Any]]) -> LinkSurvivability:
+def link_survivability(records: list[ScenarioRecord]) -> LinkSurvivability:
     """The :class:`LinkSurvivability` of a single-link sweep of the planned backbone (nothing excused: these
     states were not designed for). ``not_carried`` is in the sweep's order."""
-    return LinkSurvivability(states=len(records), survived=sum(1 for r in records if r["survived"]),
-                             not_carried=[str(r["scenario"]) for r in records if not r["survived"]])
+    return LinkSurvivability(states=len(records), survived=sum(1 for r in records if r.impact.survived),
+                             not_carried=[r.scenario for r in records if not r.impact.survived])

@@ -294,7 +294,7 @@ def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult)
     ``skip_upgrades``, ``infeasible`` kept as a result), its table and summary written when it ran."""
     t0 = time.perf_counter()
     skip = run.opts.skip_upgrades
-    upgrade = plan_upgrades(route.routed, failures.summary["scenarios"], run.stages.failures, run.stages.upgrade,
+    upgrade = plan_upgrades(route.routed, failures.sweep.worst_first(), run.stages.failures, run.stages.upgrade,
                             run.stages.survive, skip, run.stage_progress("upgrades"))
     ds, survivability = upgrade.summary, upgrade.survivability
     if not skip:
@@ -367,8 +367,8 @@ def after_traffic_figures(route: RouteStage, failures: FailuresTaskResult, upgra
     slo_before = (impact.get("unmet_by_reason") or {}).get(REASON_SLO, 0.0) if impact else None
     return {"unmet_by_class_gbps": impact.get("unmet_by_class") if impact else None,
             "unmet_by_class_gbps_after": after_state.unmet_by_class(),
-            "slo_violations": slo_violation_summary(failures.summary["scenarios"], slo_before),
-            "slo_violations_after": slo_violation_summary(upgrade.records_after,
+            "slo_violations": slo_violation_summary([r.impact for r in failures.sweep.scenarios], slo_before),
+            "slo_violations_after": slo_violation_summary([r.impact for r in upgrade.records_after],
                                                           after_state.slo_unmet_gbps if after_state.unmet_known
                                                           else None)}
 
@@ -396,7 +396,7 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
     survivability, records_after, after_state = upgrade.survivability, upgrade.records_after, after.state
     up = upgrade.upgrades.copy()
     worst = fs["worst"][0] if fs.get("worst") else None
-    worst_after = max(records_after, key=impact_key) if records_after else None
+    worst_after = max(records_after, key=lambda r: impact_key(r.impact)) if records_after else None
     n_up = int((up["action"] == "upgrade").sum()) if len(up) else 0
     n_new = int((up["action"] == "new route").sum()) if len(up) else 0
     verification = None
@@ -431,10 +431,10 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         worst_failure=worst["scenario"] if worst else None,
         worst_failure_impact_gbps=worst["impact_gbps"] if worst else None,
         worst_failure_unmet_gbps=worst["unmet_gbps"] if worst else None,
-        failures_with_unmet_demand=sum(1 for r in fs["scenarios"] if not r["survived"]),
-        failures_with_unmet_demand_after=sum(1 for r in records_after if not r["survived"]),
-        worst_failure_after=worst_after["scenario"] if worst_after else None,
-        worst_failure_after_impact_gbps=worst_after["impact_gbps"] if worst_after else None,
+        failures_with_unmet_demand=sum(1 for r in failures.sweep.scenarios if not r.impact.survived),
+        failures_with_unmet_demand_after=sum(1 for r in records_after if not r.impact.survived),
+        worst_failure_after=worst_after.scenario if worst_after else None,
+        worst_failure_after_impact_gbps=worst_after.impact.impact_gbps if worst_after else None,
         survivability=survivability,
         link_survivability=after.link_check,
         # new routes in no SRLG are swept as their own group after the plan (the SRLG sweep's rule)

@@ -12,6 +12,7 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.solver.failures import (
     FailureOptions,
+    ScenarioRecord,
     SweepContext,
     enumerate_scenarios,
     evaluate_scenario,
@@ -23,8 +24,8 @@ from backbone.solver.te import TEOptions, solve_te
 VOLATILE = {"seconds"}
 
 
-def _strip(records: list[dict]) -> list[dict]:
-    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in records]
+def _strip(records: list[ScenarioRecord]) -> list[dict]:
+    return [{k: v for k, v in r.to_dict().items() if k not in VOLATILE} for r in records]
 
 
 def test_scenario_sets(submarine_cut: Network) -> None:
@@ -76,16 +77,17 @@ def test_scenario_matches_fresh_resolve(submarine_cut: Network) -> None:
     overloaded = 0
     for sc in enumerate_scenarios(submarine_cut, "link"):
         rec = evaluate_scenario(ctx, sc)
+        imp = rec.impact
         failed = submarine_cut.fail_links(sc.links)
         mlu = solve_te(failed, TEOptions(objective="min-mlu", formulation="path", k_paths=4))
         capped = solve_te(failed, TEOptions(objective="max-throughput", formulation="path", k_paths=4, utilisation_ceiling=1.0))
         unmet = float(capped.demands["unmet_gbps"].sum())
-        assert rec["mlu"] == pytest.approx(mlu.mlu, abs=1e-7)
-        assert rec["overloaded"] == (mlu.mlu > 1 + 1e-6)
-        assert rec["unmet_gbps_total"] == pytest.approx(unmet, abs=1e-6)
-        assert rec["carried_gbps"] == pytest.approx(float(capped.demands["carried_gbps"].sum()), abs=1e-6)
-        assert rec["survived"] == (rec["unmet_gbps"] + rec["slo_violation_gbps"] <= 1e-2)
-        overloaded += rec["overloaded"]
+        assert imp.mlu == pytest.approx(mlu.mlu, abs=1e-7)
+        assert imp.overloaded == (mlu.mlu > 1 + 1e-6)
+        assert imp.unmet_gbps_total == pytest.approx(unmet, abs=1e-6)
+        assert rec.carried_gbps == pytest.approx(float(capped.demands["carried_gbps"].sum()), abs=1e-6)
+        assert imp.survived == (imp.unmet_gbps + imp.slo_violation_gbps <= 1e-2)
+        overloaded += imp.overloaded
     assert overloaded >= 1  # the case that used to hide overload: unmet is counted, not MLU > 100 % alone
 
 
@@ -96,17 +98,18 @@ def test_impact_figures_and_worst_first(submarine_cut: Network) -> None:
     assert table.iloc[0]["scenario"] == "srlg:atlantic"
     assert table.iloc[0]["unmet_gbps"] == pytest.approx(600.0)
     # the continents are cut apart: unmet (disconnected), not an SLO violation (no path at all)
-    atl = next(r for r in res.scenarios if r["scenario"] == "srlg:atlantic")
-    assert atl["unmet_disconnected_gbps"] == pytest.approx(600.0) and atl["slo_violations"] == 0
-    assert atl["impact_gbps"] == pytest.approx(600.0) and not atl["survived"]
-    one = next(r for r in res.scenarios if r["scenario"] == "srlg:tat")
+    atl = next(r.impact for r in res.scenarios if r.scenario == "srlg:atlantic")
+    assert atl.unmet_disconnected_gbps == pytest.approx(600.0) and atl.slo_violations == 0
+    assert atl.impact_gbps == pytest.approx(600.0) and not atl.survived
+    tat = next(r for r in res.scenarios if r.scenario == "srlg:tat")
+    one = tat.impact
     # 800 Gbps of transatlantic demand on the one 400 Gbps cable left: 200 Gbps lost per direction pair
-    assert one["unmet_gbps"] == pytest.approx(200.0)
-    assert one["mlu"] > 1 and one["overloaded"]  # the traffic needs more than the cable: overload shown
-    assert sum(one["unmet_by_class"].values()) == pytest.approx(200.0)
-    assert one["p99_latency_inflation_ms"] > 0
+    assert one.unmet_gbps == pytest.approx(200.0)
+    assert one.mlu > 1 and one.overloaded  # the traffic needs more than the cable: overload shown
+    assert sum(one.unmet_by_class.values()) == pytest.approx(200.0)
+    assert tat.p99_latency_inflation_ms > 0
     by_link = res.worst_by_link().set_index("link")
-    assert by_link.loc["tat-2", "worst_utilisation"] == pytest.approx(one["mlu"])
+    assert by_link.loc["tat-2", "worst_utilisation"] == pytest.approx(one.mlu)
     assert by_link.loc["tat-2", "worst_scenario"] == "srlg:tat"
     summary = res.summary()
     json.dumps(summary, allow_nan=False)
@@ -119,16 +122,16 @@ def test_derating_degrades_capacity(triangle: Network) -> None:
                                          scenarios=[{"id": "ac-half", "links": ["AC"], "derate": 0.5}]))
     rec = res.scenarios[0]
     # triangle: 15 Gbps A->C; AC at 5 Gbps, A-B-C at 10: min MLU split x/5 = (15-x)/10 -> x = 5, MLU 1.0
-    assert rec["mlu"] == pytest.approx(1.0, abs=1e-6)
-    assert rec["links_derated"] == 1 and rec["links_down"] == 0
-    assert res.baseline["mlu"] == pytest.approx(0.75, abs=1e-6)
+    assert rec.impact.mlu == pytest.approx(1.0, abs=1e-6)
+    assert rec.links_derated == 1 and rec.links_down == 0 and rec.derate == 0.5
+    assert res.baseline.mlu == pytest.approx(0.75, abs=1e-6)
 
 
 def test_site_failure_counts_lost_demand(submarine_cut: Network) -> None:
     res = sweep(submarine_cut, FailureOptions(kind="site", engine="serial"))
-    lon = next(r for r in res.scenarios if r["scenario"] == "site:LON")
-    assert lon["lost_gbps"] == pytest.approx(300.0)
-    assert lon["unmet_gbps"] == pytest.approx(0.0, abs=1e-6)
+    lon = next(r for r in res.scenarios if r.scenario == "site:LON")
+    assert lon.sites_down == 1 and lon.impact.lost_gbps == pytest.approx(300.0)
+    assert lon.impact.unmet_gbps == pytest.approx(0.0, abs=1e-6)
 
 
 @pytest.mark.slow

@@ -30,13 +30,14 @@ def test_sweep_states_within_capacity_keep_the_path_lp_and_say_so() -> None:
     quick = sweep(net, FailureOptions(kind="list", scenarios=states, k_paths=1, engine="serial"))
     exact = sweep(net, FailureOptions(kind="list", scenarios=states, k_paths=1, engine="serial", exact_mlu=True))
     q, e = quick.summary(), exact.summary()
-    by_id = {r["scenario"]: r for r in exact.scenarios}
-    assert [r["survived"] for r in quick.scenarios] == [by_id[r["scenario"]]["survived"] for r in quick.scenarios]
+    by_id = {r.scenario: r.impact for r in exact.scenarios}
+    assert [r.impact.survived for r in quick.scenarios] == [by_id[r.scenario].survived for r in quick.scenarios]
+    assert any(r.path_lp_only for r in quick.scenarios) and not any(r.path_lp_only for r in exact.scenarios)
     assert q["path_lp_states"] > 0 and e["path_lp_states"] == 0
     assert any(f"{q['path_lp_states']} of {q['scenarios_run']} scenarios are carried within capacity" in n
                for n in q["notes"])
     for r in quick.scenarios:  # the path LP's routing is a routing: never below the optimum over every path
-        assert r["mlu"] >= by_id[r["scenario"]]["mlu"] - 1e-6
-        assert r["mlu_lower_bound"] <= by_id[r["scenario"]]["mlu"] + 1e-6
+        assert r.impact.mlu >= by_id[r.scenario].mlu - 1e-6
+        assert r.impact.mlu_lower_bound <= by_id[r.scenario].mlu + 1e-6
     # the intact state (every figure's baseline) gets column generation either way
-    assert quick.baseline["mlu"] == pytest.approx(exact.baseline["mlu"], rel=1e-6)
+    assert quick.baseline.mlu == pytest.approx(exact.baseline.mlu, rel=1e-6)

@@ -15,6 +15,7 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.solver.failures import (
     FailureOptions,
+    ScenarioRecord,
     SweepContext,
     enumerate_scenarios,
     evaluate_scenario,
@@ -59,17 +60,18 @@ def test_scenario_mlu_within_its_gap_of_the_edge_optimum(seed: int) -> None:
     overloaded = 0
     for sc in _scenarios(net):
         rec = evaluate_scenario(ctx, sc)
+        imp = rec.impact
         opt = _edge_optimum(sc.apply(net))
-        assert rec["method"] == "srcflow"
-        assert rec["mlu_lower_bound"] <= opt + TOL, sc.id
-        assert rec["mlu"] >= opt - TOL, sc.id
-        assert rec["mlu"] - opt <= rec["gap"] * rec["mlu"] + TOL, sc.id
-        assert rec["gap"] == pytest.approx((rec["mlu"] - rec["mlu_lower_bound"]) / rec["mlu"])
-        if rec["overloaded"]:  # no max-throughput at scale: unknown, never 0, and not survived
+        assert rec.method == "srcflow"
+        assert imp.mlu_lower_bound <= opt + TOL, sc.id
+        assert imp.mlu >= opt - TOL, sc.id
+        assert imp.mlu - opt <= imp.gap * imp.mlu + TOL, sc.id
+        assert imp.gap == pytest.approx((imp.mlu - imp.mlu_lower_bound) / imp.mlu)
+        if imp.overloaded:  # no max-throughput at scale: unknown, never 0, and not survived
             overloaded += 1
-            assert math.isnan(rec["unmet_gbps"]) and math.isnan(rec["impact_gbps"]) and not rec["survived"]
+            assert math.isnan(imp.unmet_gbps) and math.isnan(imp.impact_gbps) and not imp.survived
         else:
-            assert math.isfinite(rec["unmet_gbps"]) and rec["survived"] == (rec["unmet_gbps"] <= ctx.tolerance_gbps)
+            assert math.isfinite(imp.unmet_gbps) and imp.survived == (imp.unmet_gbps <= ctx.tolerance_gbps)
     assert overloaded < len(_scenarios(net))
 
 
@@ -77,16 +79,17 @@ def test_scenario_mlu_within_its_gap_of_the_edge_optimum(seed: int) -> None:
 def test_unmet_agrees_with_the_path_method_where_both_fit() -> None:
     """Not overloaded, no SLOs: unmet is the demand a failure cuts apart, whichever engine routes it."""
     net = random_te_net(4, n=8, m=12, tight=0.3)
-    path = {r["scenario"]: r for r in sweep(net, FailureOptions(kind="link", engine="serial", method="path")).scenarios}
+    path = {r.scenario: r.impact
+            for r in sweep(net, FailureOptions(kind="link", engine="serial", method="path")).scenarios}
     src = sweep(net, FailureOptions(kind="link", **FAST)).scenarios
     compared = 0
-    for r in src:
-        p = path[r["scenario"]]
-        if not (r["overloaded"] or p["overloaded"]):
+    for rec in src:
+        r, p = rec.impact, path[rec.scenario]
+        if not (r.overloaded or p.overloaded):
             compared += 1
-            assert r["unmet_gbps"] == pytest.approx(p["unmet_gbps"], abs=1e-6)
-            assert r["unmet_disconnected_gbps"] == pytest.approx(p["unmet_disconnected_gbps"], abs=1e-6)
-            assert r["lost_gbps"] == p["lost_gbps"] and r["survived"] == p["survived"]
+            assert r.unmet_gbps == pytest.approx(p.unmet_gbps, abs=1e-6)
+            assert r.unmet_disconnected_gbps == pytest.approx(p.unmet_disconnected_gbps, abs=1e-6)
+            assert r.lost_gbps == p.lost_gbps and r.survived == p.survived
     assert compared >= 5
 
 
@@ -105,8 +108,8 @@ def test_warm_and_cold_agree_within_the_gap(seed: int) -> None:
         assert not cold.routing.summary["srcflow"]["source_flows"]["warm_start"]
         assert abs(warm.mlu - cold.mlu) <= warm.gap * warm.mlu + cold.gap * cold.mlu + TOL, sc.id
         assert max(warm.mlu_lower_bound, cold.mlu_lower_bound) <= min(warm.mlu, cold.mlu) + TOL
-        rec = evaluate_scenario(ctx, sc)  # the sweep's own solve: the same warm start
-        assert abs(rec["mlu"] - warm.mlu) <= rec["gap"] * rec["mlu"] + warm.gap * warm.mlu + TOL, sc.id
+        rec = evaluate_scenario(ctx, sc).impact  # the sweep's own solve: the same warm start
+        assert abs(rec.mlu - warm.mlu) <= rec.gap * rec.mlu + warm.gap * warm.mlu + TOL, sc.id
 
 
 @pytest.mark.slow
@@ -119,8 +122,8 @@ def test_engines_agree() -> None:
     base = FailureOptions(kind="link", **{**FAST, "time_limit_s": 30.0})
     volatile = {"seconds"}
 
-    def strip(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [{k: v for k, v in r.items() if k not in volatile} for r in rs]
+    def strip(rs: list[ScenarioRecord]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in r.to_dict().items() if k not in volatile} for r in rs]
 
     ctx = SweepContext.build(net, base)  # shipped to the workers, as sweep() does (the warm start they share)
     serial = strip(run_sweep(net, scenarios, base, ctx=ctx))
@@ -166,8 +169,8 @@ def test_auto_keeps_the_path_method_on_the_shipped_scenario() -> None:
 
 def test_path_records_carry_the_bound(submarine_cut: Network) -> None:
     rec = sweep(submarine_cut, FailureOptions(kind="srlg", engine="serial")).scenarios[0]
-    assert rec["method"] == "path"
-    assert rec["mlu_lower_bound"] <= rec["mlu"] + TOL and 0 <= rec["gap"] <= 1
+    assert rec.method == "path"
+    assert rec.impact.mlu_lower_bound <= rec.impact.mlu + TOL and 0 <= rec.impact.gap <= 1
 
 
 def test_the_refusal_says_how_to_raise_the_bound(submarine_cut: Network) -> None:
@@ -204,8 +207,8 @@ def test_cli_method_srcflow(tmp_path) -> None:  # type: ignore[no-untyped-def]
 def test_a_state_with_nothing_to_route(triangle: Network) -> None:
     """Losing the only demand's site leaves nothing to route: MLU 0, the demand lost, no division by zero."""
     res = sweep(triangle, FailureOptions(kind="site", **FAST))
-    a = next(r for r in res.scenarios if r["scenario"] == "site:A")
-    assert a["mlu"] == 0 and a["lost_gbps"] == pytest.approx(15.0) and a["unmet_gbps"] == 0
+    a = next(r.impact for r in res.scenarios if r.scenario == "site:A")
+    assert a.mlu == 0 and a.lost_gbps == pytest.approx(15.0) and a.unmet_gbps == 0
 
 
 def test_unknown_shortfall_leaves_capacity_unmet_unknown_and_slo_measured() -> None:
@@ -221,5 +224,5 @@ def test_unknown_shortfall_leaves_capacity_unmet_unknown_and_slo_measured() -> N
     state = assess_state(failed, shortfall=False)
     assert state.overloaded and not state.unmet_known
     rec = failure_impact(base, state, 0.0, survive_tolerance_gbps(net))
-    assert np.isnan(rec["unmet_gbps"]) and np.isnan(rec["unmet_capacity_gbps"]) and np.isnan(rec["impact_gbps"])
-    assert np.isfinite(rec["slo_violation_gbps"]) and not rec["survived"]
+    assert np.isnan(rec.unmet_gbps) and np.isnan(rec.unmet_capacity_gbps) and np.isnan(rec.impact_gbps)
+    assert np.isfinite(rec.slo_violation_gbps) and not rec.survived

@@ -13,9 +13,10 @@ from backbone.compare import diff
 from backbone.io import load_scenario
 from backbone.model import Network
 from backbone.solver.checks.placement import residency_violations
-from backbone.solver.failures.impact import assess_state, slo_violation_summary
+from backbone.solver.failures.impact import FailureImpact, assess_state, slo_violation_summary
 from backbone.solver.placement.options import PlaceOptions
 from tests.conftest import SharedRun
+from tests.records import scenario_record
 
 
 def test_plan_json_has_unmet_by_class_and_slo_after_the_upgrades(small_world_grown_plan: SharedRun) -> None:
@@ -26,7 +27,8 @@ def test_plan_json_has_unmet_by_class_and_slo_after_the_upgrades(small_world_gro
     assert sum(plan["unmet_by_class_gbps_after"].values()) == pytest.approx(plan["unmet_gbps_after"])
     assert plan["unmet_by_class_gbps"] == pytest.approx(te["impact"]["unmet_by_class"])
     failures = json.loads((small_world_grown_plan.out / "failures.json").read_text())
-    assert plan["slo_violations"] == {**slo_violation_summary(failures["scenarios"], plan["slo_violations"]["intact_gbps"])}
+    impacts = [FailureImpact.from_dict(r) for r in failures["scenarios"]]  # failures.json's records, read back
+    assert plan["slo_violations"] == slo_violation_summary(impacts, plan["slo_violations"]["intact_gbps"])
     slo = plan["slo_violations_after"]
     assert set(slo) == {"states", "worst_gbps", "demands", "intact_gbps"}
     assert 0 <= slo["states"] <= len(plan["before_after"])
@@ -34,9 +36,9 @@ def test_plan_json_has_unmet_by_class_and_slo_after_the_upgrades(small_world_gro
 
 
 def test_slo_violation_summary_counts_states_with_any() -> None:
-    records = [{"slo_violation_gbps": 0.0, "slo_violations": 0}, {"slo_violation_gbps": 12.5, "slo_violations": 2},
-               {"slo_violation_gbps": 3.0, "slo_violations": 1}]
-    assert slo_violation_summary(records, 1.5) == {"states": 2, "worst_gbps": 12.5, "demands": 3, "intact_gbps": 1.5}
+    impacts = [scenario_record(s, slo_violation_gbps=g, slo_violations=n).impact
+               for s, g, n in (("a", 0.0, 0), ("b", 12.5, 2), ("c", 3.0, 1))]
+    assert slo_violation_summary(impacts, 1.5) == {"states": 2, "worst_gbps": 12.5, "demands": 3, "intact_gbps": 1.5}
     assert slo_violation_summary([], None)["worst_gbps"] == 0.0
 
 

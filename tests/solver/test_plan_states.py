@@ -18,6 +18,7 @@ from backbone.solver.plan.states import (
     survivability_summary,
 )
 from tests.nets import make_network, site, triangle_network
+from tests.records import scenario_record
 
 
 def upgradable_triangle():
@@ -46,15 +47,14 @@ def test_placement_slo_failures_only_for_kinds_the_placement_models() -> None:
 
 
 def test_the_design_starts_from_the_sweep_only_when_it_swept_the_same_states() -> None:
-    records = [{"scenario": "srlg:x", "survived": False}]
+    records = [scenario_record("srlg:x", survived=False)]
     assert initial_design_states(records, "srlg", "srlg", derate=None) is records
     assert initial_design_states(records, "link", "srlg", derate=None) is None
     assert initial_design_states(records, "srlg", "srlg", derate={"x": 0.5}) is None
 
 
 def test_survivability_counts_the_records_when_nothing_was_designed() -> None:
-    records = [{"scenario": "b", "survived": False}, {"scenario": "a", "survived": True},
-               {"scenario": "c", "survived": False}]
+    records = [scenario_record("b", survived=False), scenario_record("a"), scenario_record("c", survived=False)]
     sv = survivability_summary("link", None, records)
     assert sv.model_dump() == {"failure_kind": "link", "states": 3, "survived": 1, "not_survivable": [], "violated": ["b", "c"]}
     own = {"failure_kind": "srlg", "states": 2, "survived": 2, "not_survivable": [], "violated": []}
@@ -65,7 +65,7 @@ def _sweep(net):
     from backbone.solver.failures import sweep
 
     opts = FailureOptions(kind="link", k_paths=3, time_limit_s=30)
-    return opts, sweep(net, opts, no_progress).summary()["scenarios"]
+    return opts, sweep(net, opts, no_progress).worst_first()
 
 
 @pytest.mark.slow
@@ -77,8 +77,8 @@ def test_skipped_upgrades_keep_the_network_and_report_the_sweep() -> None:
     assert list(stage.upgrades.columns) == UPGRADE_COLUMNS and stage.table().empty
     assert stage.records_after is records and stage.kind == "link"
     assert stage.survivability.states == len(records) == 3
-    assert stage.survivability.survived == sum(r["survived"] for r in records)
-    assert {r["scenario"] for r in stage.before_after} == {r["scenario"] for r in records}
+    assert stage.survivability.survived == sum(r.impact.survived for r in records)
+    assert {r["scenario"] for r in stage.before_after} == {r.scenario for r in records}
 
 
 @pytest.mark.slow
@@ -87,12 +87,12 @@ def test_designed_upgrades_survive_every_link_failure() -> None:
     modules so every single-link failure is carried, and the records after the plan say so."""
     net = upgradable_triangle()
     opts, records = _sweep(net)
-    assert not all(r["survived"] for r in records)
+    assert not all(r.impact.survived for r in records)
     design = PlanUpgradeOptions(utilisation_ceiling=1.0, candidates=False, time_limit_s=30)
     stage = plan_upgrades(net, records, opts, design, "link", skip=False, progress=no_progress)
     assert stage.summary["status"] in ("optimal", "feasible")
     assert stage.survivability.violated == [] and stage.survivability.not_survivable == []
-    assert stage.survivability.states == 3 and all(r["survived"] for r in stage.records_after)
+    assert stage.survivability.states == 3 and all(r.impact.survived for r in stage.records_after)
     assert stage.summary["cost_usd"] == pytest.approx(100 * float(stage.upgrades["modules"].sum()))
     added = stage.network_after.links["capacity_gbps"] - net.links["capacity_gbps"]
     assert float(added.sum()) == pytest.approx(float(pd.to_numeric(stage.upgrades["added_gbps"]).sum()))
@@ -106,7 +106,7 @@ def test_before_after_rows_put_unknown_impact_first() -> None:
     from backbone.solver.plan.pipeline import failure_before_after
 
     nan = float("nan")
-    before = [{"scenario": s, "impact_gbps": i, "unmet_gbps": i, "slo_violation_gbps": 0.0, "mlu": m, "survived": False}
+    before = [scenario_record(s, impact_gbps=i, unmet_gbps=i, mlu=m, survived=False)
               for s, i, m in (("a", 5.0, 1.1), ("b", nan, 2.0), ("c", 50.0, 1.3), ("d", 0.0, 0.5))]
     rows = failure_before_after(before, before)
     assert [r["scenario"] for r in rows] == ["b", "c", "a", "d"]
@@ -117,6 +117,6 @@ def test_a_design_that_targets_links_needs_no_extra_single_link_sweep() -> None:
 
     assert covers_links("link") and covers_links("srlg,link")
     assert not covers_links("srlg") and not covers_links("site") and not covers_links("none")
-    records = [{"scenario": "link:a", "survived": True}, {"scenario": "link:b", "survived": False}]
+    records = [scenario_record("link:a"), scenario_record("link:b", survived=False)]
     assert link_survivability(records).model_dump() == {"failure_kind": "link", "states": 2, "survived": 1,
                                            "not_carried": ["link:b"]}

@@ -67,9 +67,9 @@ def site_behind_one_link() -> Network:
 def test_ring_builds_one_chord() -> None:
     net = ring_needing_a_chord()
     before = sweep(net, SERIAL.model_copy(update={"kind": "link"}))
-    assert sum(r["survived"] for r in before.scenarios) == 0  # every cut overloads the other side
-    cut = next(r for r in before.scenarios if r["scenario"] == "link:AB")
-    assert cut["mlu"] == pytest.approx(1.5) and cut["unmet_gbps"] == pytest.approx(50.0)
+    assert sum(r.impact.survived for r in before.scenarios) == 0  # every cut overloads the other side
+    cut = next(r.impact for r in before.scenarios if r.scenario == "link:AB")
+    assert cut.mlu == pytest.approx(1.5) and cut.unmet_gbps == pytest.approx(50.0)
     res = design_survivable(net, LINK, sweep_options=SERIAL)
     assert res.converged and res.status == "feasible"  # the true bound (an LP) pays a fraction of the chord
     assert res.cost_usd == pytest.approx(1010.0)
@@ -120,8 +120,8 @@ def test_capacity_no_design_can_add_is_excused_by_its_measured_shortfall() -> No
     assert set(ns) == {"link:AB", "link:BC", "link:CD", "link:DA"}
     for r in ns.values():
         assert r.gbps == pytest.approx(50.0, abs=0.1) and "more than every link at its max_capacity_gbps" in r.reason
-    measured = {r["scenario"]: r for r in res.records_after}
-    assert all(measured[s]["unmet_gbps"] == pytest.approx(50.0, abs=0.1) for s in ns)  # a number, not NaN
+    measured = {r.scenario: r.impact for r in res.records_after}
+    assert all(measured[s].unmet_gbps == pytest.approx(50.0, abs=0.1) for s in ns)  # a number, not NaN
     # a state short by more than what is excused stays violated: the excuse is the shortfall, not a pass
     assert check_survivability(res.network_after, "link", excused={s: r.reason for s, r in ns.items()}).ok
 
@@ -178,9 +178,9 @@ def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path:
     assert te_failed["mlu"] == pytest.approx(worst["mlu"], abs=1e-6)
     listed = sweep(routed_before, SERIAL.model_copy(update={"kind": "list", "scenarios": [
         {"id": worst["scenario"], "links": list(sc.links)}]}))  # an SRLG, or a link in none as its own group
-    rec = listed.scenarios[0]
+    rec = listed.scenarios[0].impact
     for key in ("impact_gbps", "unmet_gbps", "slo_violation_gbps", "lost_gbps", "mlu"):
-        assert rec[key] == pytest.approx(worst[key], abs=1e-6), key
+        assert getattr(rec, key) == pytest.approx(worst[key], abs=1e-6), key
     row = next(x for x in plan.summary["before_after"] if x["scenario"] == worst["scenario"])
     assert row["impact_gbps_before"] == pytest.approx(worst["impact_gbps"])
 
@@ -281,9 +281,9 @@ def test_one_design_survives_srlgs_and_single_links_alike() -> None:
     assert res.converged and sv.failure_kind == "srlg,link"
     # the chord is built and becomes a link in no SRLG: swept as its own group once, not twice
     assert sv.states == 6 and sv.survived == 6 and not sv.violated
-    assert {str(r["scenario"]) for r in res.records_after} == {"srlg:north", "link:chord", "link:AB", "link:BC",
-                                                               "link:CD", "link:DA"}
+    assert {r.scenario for r in res.records_after} == {"srlg:north", "link:chord", "link:AB", "link:BC",
+                                                       "link:CD", "link:DA"}
     assert check_survivability(res.network_after, "srlg,link").ok
     only_srlg = design_survivable(net, SurviveOptions(survive="srlg"), sweep_options=SERIAL)
-    swept = {str(r["scenario"]) for r in only_srlg.records_after}
+    swept = {r.scenario for r in only_srlg.records_after}
     assert swept >= {"srlg:north", "link:CD", "link:DA"} and not swept & {"link:AB", "link:BC"}

@@ -69,6 +69,7 @@ from backbone.solver.design.survivable.survivability import ExcusedState, Surviv
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
+    ScenarioRecord,
     SweepContext,
     enumerate_scenarios,
     run_sweep,
@@ -129,7 +130,7 @@ class SurvivableDesign:
     iterations: list[dict[str, Any]]
     states_examined: int
     working_set: list[str]
-    records_after: list[dict[str, Any]]
+    records_after: list[ScenarioRecord]
     not_survivable: list[ExcusedState]
     violated: list[str]
     ceiling: float
@@ -143,7 +144,7 @@ class SurvivableDesign:
     @property
     def survived(self) -> int:
         """States of the kind the design carries (every one not excused and not violated)."""
-        return sum(1 for r in self.records_after if r["survived"])
+        return sum(1 for r in self.records_after if r.impact.survived)
 
     def survivability(self) -> Survivability:
         """What the design claims (:class:`Survivability`): states examined, survived, excused and violated."""
@@ -223,7 +224,7 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
 
 def design_survivable(net: Network, options: SurviveOptions | None = None, *,
                       sweep_options: FailureOptions | None = None,
-                      initial_records: Sequence[dict[str, Any]] | None = None,
+                      initial_records: Sequence[ScenarioRecord] | None = None,
                       initial_states: Sequence[str] = (), budget_factor: float = DESIGN_BUDGET_FACTOR,
                       progress: ProgressFn | None = None) -> SurvivableDesign:
     """Cheapest upgrades and new routes so the intact network fits within ``utilisation_ceiling`` and every
@@ -344,7 +345,7 @@ class _SurviveRun:
     progress: ProgressFn
     records_net: Network  # the network the current records were swept on
     after: Network  # the network after the current design
-    records: list[dict[str, Any]] | None
+    records: list[ScenarioRecord] | None
     prev_y: tuple[Any, ...] | None
     blocks: dict[str, StateBlock] = field(default_factory=dict)
     failed_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -387,7 +388,7 @@ class _SurviveRun:
 
 
 def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions | None,
-               initial_records: Sequence[dict[str, Any]] | None, progress: ProgressFn,
+               initial_records: Sequence[ScenarioRecord] | None, progress: ProgressFn,
                initial_states: Sequence[str] = ()) -> _SurviveRun:
     """Set up the run: the full network, the sweep options, the intact state's block."""
     survive, ceiling, failure_ceiling, k = (opts.survive, opts.utilisation_ceiling,
@@ -423,14 +424,14 @@ def _violated_states(run: _SurviveRun, max_states: int | None) -> list[str]:
     of what no design can help. A state left overloaded and unmeasured by the quick sweep that has an excuse
     is measured first: whether it carries all but what is excused is a number, not a flag."""
     for r in run.records or []:
-        if not r["survived"] and str(r["scenario"]) in run.scen_full:
-            run.add_block(str(r["scenario"]))
+        if not r.impact.survived and r.scenario in run.scen_full:
+            run.add_block(r.scenario)
     _measure_excused(run)
     new: list[str] = []
     run.violated = []
     for r in run.records or []:
-        sid = str(r["scenario"])
-        if r["survived"] or sid not in run.scen_full or not _beyond_excuse(run, r):
+        sid = r.scenario
+        if r.impact.survived or sid not in run.scen_full or not _beyond_excuse(run, r):
             continue  # carried, or only what no design can help is unmet
         run.violated.append(sid)
         if sid not in run.working:
@@ -445,21 +446,21 @@ def _violated_states(run: _SurviveRun, max_states: int | None) -> list[str]:
     return new
 
 
-def _beyond_excuse(run: _SurviveRun, r: dict[str, Any]) -> bool:
+def _beyond_excuse(run: _SurviveRun, r: ScenarioRecord) -> bool:
     """Whether the state's unmet traffic (NaN: overloaded, not measured) exceeds what is excused."""
-    lost = float(r["unmet_gbps"]) + float(r["slo_violation_gbps"])
-    return not lost <= run.excused.get(str(r["scenario"]), (0.0, ""))[0] + run.tol
+    lost = r.impact.unmet_gbps + r.impact.slo_violation_gbps
+    return not lost <= run.excused.get(r.scenario, (0.0, ""))[0] + run.tol
 
 
 def _measure_excused(run: _SurviveRun) -> None:
     """Measure (max-throughput) the records the quick sweep left overloaded and unmeasured whose state has an
     excuse, in place in ``run.records``."""
-    todo = [r for r in run.records or [] if math.isnan(r["unmet_gbps"])
-            and run.excused.get(str(r["scenario"]), (0.0, ""))[0] > 0]
+    todo = [r for r in run.records or [] if math.isnan(r.impact.unmet_gbps)
+            and run.excused.get(r.scenario, (0.0, ""))[0] > 0]
     if not todo or run.records is None:
         return
-    measured = {str(r["scenario"]): r for r in _measure_overloaded(run.records_net, run.survive, run.sopts, todo)}
-    run.records = [measured.get(str(r["scenario"]), r) for r in run.records]
+    measured = {r.scenario: r for r in _measure_overloaded(run.records_net, run.survive, run.sopts, todo)}
+    run.records = [measured.get(r.scenario, r) for r in run.records]
 
 
 def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_deadline: float) -> None:
@@ -531,7 +532,7 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     survive, records = run.survive, run.records
     if records is None and survive != "none":
         records = _sweep(run.after, survive, run.sopts)
-    if records and any(r["overloaded"] and math.isnan(r["unmet_gbps"]) for r in records):
+    if records and any(r.impact.overloaded and math.isnan(r.impact.unmet_gbps) for r in records):
         records = _measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
@@ -554,7 +555,7 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     # excused: not carried, but only by what no design can help (a state also short beyond that is violated)
     not_survivable = [ExcusedState(scenario=s, reason=excused[s][1], gbps=excused[s][0])
                       for s in sorted(excused) if s not in still and any(
-                          str(r["scenario"]) == s and not r["survived"] for r in records or [])]
+                          r.scenario == s and not r.impact.survived for r in records or [])]
     run.progress(1.0, "design done")
     return SurvivableDesign(
         status=status, failure_kind=survive, cost_usd=cost, lower_bound_usd=bound_usd, gap=gap,
@@ -571,7 +572,7 @@ def _gap(cost: float, bound: float | None) -> float | None:
     return None if bound is None else (max(0.0, cost - bound) / cost if cost > 0 else 0.0)
 
 
-def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[dict[str, Any]]:
+def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[ScenarioRecord]:
     """Every state of ``kind``; overloaded states are flagged, not measured (enough to add them)."""
     scenarios = enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
     quick = opts.model_copy(update={"shortfall": False})
@@ -580,12 +581,12 @@ def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[dict[str, Any]
 
 
 def _measure_overloaded(net: Network, kind: str, opts: FailureOptions,
-                        records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                        records: list[ScenarioRecord]) -> list[ScenarioRecord]:
     """``records`` with the overloaded states' shortfall measured (max-throughput at 100 %)."""
-    todo = {str(r["scenario"]) for r in records if math.isnan(r["unmet_gbps"])}
+    todo = {r.scenario for r in records if math.isnan(r.impact.unmet_gbps)}
     scenarios = [s for s in enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
                  if s.id in todo]
     full_opts = opts.model_copy(update={"shortfall": True})
     ctx = SweepContext.build(net, full_opts)
-    measured = {r["scenario"]: r for r in run_sweep(net, scenarios, full_opts, None, ctx)}
-    return [measured.get(str(r["scenario"]), r) for r in records]
+    measured = {r.scenario: r for r in run_sweep(net, scenarios, full_opts, None, ctx)}
+    return [measured.get(r.scenario, r) for r in records]
