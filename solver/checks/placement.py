@@ -37,7 +37,7 @@ import pandas as pd
 from backbone.access import access_sites
 from backbone.model import Network, access_latency_ms
 from backbone.solver.checks import CheckReport, Violation
-from backbone.solver.checks.workloads import check_workloads
+from backbone.solver.checks.workloads import backbone_latency_ms, check_workloads
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H, PlaceOptions
 
 logger = logging.getLogger(__name__)
@@ -296,7 +296,7 @@ def _check_n_plus_one(f: _Facts) -> list[str]:
     declared = f.tables.get("n_plus_one")
     allowed = (declared["shortfall_gpus"] if declared is not None and len(declared) and not f.expect_full
                else pd.Series(dtype=float))
-    dist = _backbone_latency(net, sorted(set(f.access.values())))
+    dist = backbone_latency_ms(net, sorted(set(f.access.values())))
     return _n_plus_one(net, f.opts, peak_served, capacity, f.candidates, f.access, f.access_ms, dist, f.slo, f.tol,
                        allowed)
 
@@ -320,16 +320,6 @@ def _access(net: Network) -> tuple[dict[str, str], dict[str, float]]:
     ms = access_latency_ms(acc["access_km"].to_numpy(float), net.parameters)
     return ({str(m): str(s) for m, s in acc["site"].items()},
             {str(m): float(x) for m, x in zip(acc.index, ms, strict=True)})
-
-
-def _backbone_latency(net: Network, sources: list[str]) -> dict[str, dict[str, float]]:
-    g = nx.Graph()
-    g.add_nodes_from(net.sites.index)
-    for _lid, r in net.links.iterrows():
-        a, b, w = r["site_a"], r["site_b"], float(r["latency_ms"])
-        if not g.has_edge(a, b) or g[a][b]["weight"] > w:
-            g.add_edge(a, b, weight=w)
-    return {s: nx.single_source_dijkstra_path_length(g, s, weight="weight") for s in sources}
 
 
 def _walk(net: Network, start: str, links: list[str]) -> list[tuple[str, str]] | None:

@@ -41,7 +41,7 @@ from backbone.workloads import (
     gradient_sync_gbps,
 )
 
-__all__ = ["check_workloads"]
+__all__ = ["backbone_latency_ms", "check_workloads"]
 
 ArcGbps = dict[tuple[str, str, str], float]
 """Gbps per (link, from site, to site)."""
@@ -68,14 +68,16 @@ def _jobs(net: Network, opts: PlaceOptions) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _graph(net: Network) -> nx.Graph:
+def backbone_latency_ms(net: Network, sources: list[str]) -> dict[str, dict[str, float]]:
+    """Lowest one-way backbone latency (ms) from each source site to every site it reaches: networkx Dijkstra over
+    the link table (the checkers' own shortest paths, not the solver's path search)."""
     g = nx.Graph()
     g.add_nodes_from(net.sites.index)
     for _lid, r in net.links.iterrows():
         a, b, w = r["site_a"], r["site_b"], float(r["latency_ms"])
         if not g.has_edge(a, b) or g[a][b]["weight"] > w:
             g.add_edge(a, b, weight=w)
-    return g
+    return {s: nx.single_source_dijkstra_path_length(g, s, weight="weight") for s in sources}
 
 
 def _resident(net: Network, job: dict[str, Any], datasets: pd.DataFrame, site: str) -> bool:
@@ -190,12 +192,9 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     out += [f"training table: unknown job {j!r}" for j in sorted(unknown)]
     if unknown:
         return out, {}, len(jobs)
-    g = _graph(net)
     ends = dict(zip(net.links.index.astype(str), zip(net.links["site_a"].astype(str), net.links["site_b"].astype(str),
                                                      strict=True), strict=True))
-    sources = set(net.sites.index.astype(str))
-    dist = {s: nx.single_source_dijkstra_path_length(g, s, weight="weight") for s in sources} if len(training) \
-        else {}
+    dist = backbone_latency_ms(net, sorted(net.sites.index.astype(str))) if len(training) else {}
     expected, problems = _expected_flows(net, jobs, training, replicas, datasets)
     out += problems
     out += _storage(net, replicas, datasets, tol)

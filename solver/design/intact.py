@@ -25,8 +25,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import numpy as np
-
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.design.benders import MetricCutBound, metric_cut_bound
@@ -35,6 +33,7 @@ from backbone.solver.design.survivable.iterate import SurvivableDesign
 from backbone.solver.design.survivable.model import (
     Commodities,
     MipDesign,
+    apply_design,
     full_network,
     solve_mip,
     state_block,
@@ -43,7 +42,7 @@ from backbone.solver.design.survivable.model import (
 from backbone.solver.design.survivable.options import SurviveOptions
 from backbone.solver.failures.impact import survive_tolerance_gbps
 
-__all__ = ["apply_design", "design_intact"]
+__all__ = ["design_intact"]
 
 
 def design_intact(net: Network, options: SurviveOptions | None = None, *,
@@ -104,17 +103,6 @@ def design_intact(net: Network, options: SurviveOptions | None = None, *,
     progress(0.9, f"design: the MIP over every candidate route and {n_paths:,} paths")
     mip = solve_mip(base, full, blocks, opts.time_limit_s, opts.backend, opts.mip_gap, tol, comm)
     return _result(net, base, full, opts, mip, lp, cut, n_paths, time.perf_counter() - t0)
-
-
-def apply_design(net: Network, full: Network, mip: MipDesign) -> tuple[Network, dict[str, float], dict[str, int]]:
-    """``net`` with the MIP's upgrades and built candidates, and those as ``{link: added_gbps}`` and
-    ``{candidate: modules}``."""
-    y, is_cand, mod = mip.modules, mip.is_candidate, mip.module_gbps
-    ids = full.links.index
-    added = {str(ids[i]): float(y[i] * mod[i]) for i in np.flatnonzero(~is_cand & (y > 0.5))}
-    built = {str(ids[i]): int(y[i]) for i in np.flatnonzero(is_cand & (y > 0.5))}
-    after = net.upgrade_links(added) if added else net
-    return (after.with_candidates_built(built) if built else after), added, built
 
 
 def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mip: MipDesign, lp: PathLPBound,

@@ -58,6 +58,7 @@ from backbone.solver.design.survivable.model import (
     Commodities,
     MipDesign,
     StateBlock,
+    apply_design,
     full_network,
     routes_needed,
     solve_mip,
@@ -169,15 +170,6 @@ class SurvivableDesign:
             "map": {"link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
                     "failed_links": []},
         }
-
-
-def _apply(net: Network, mip: MipDesign, full: Network) -> tuple[Network, dict[str, float], dict[str, int]]:
-    y, is_cand, mod = mip.modules, mip.is_candidate, mip.module_gbps
-    ids = full.links.index
-    added = {str(ids[i]): float(y[i] * mod[i]) for i in np.flatnonzero(~is_cand & (y > 0.5))}
-    built = {str(ids[i]): int(y[i]) for i in np.flatnonzero(is_cand & (y > 0.5))}
-    after = net.upgrade_links(added) if added else net
-    return (after.with_candidates_built(built) if built else after), added, built
 
 
 def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
@@ -304,8 +296,8 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
                                "model": mip.stats})
         logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(run.working),
                     mip.cost_usd, mip.bound_usd)
-        design_key = tuple(sorted(_apply(run.base, mip, mip.full)[1].items())) + tuple(
-            sorted(_apply(run.base, mip, mip.full)[2].items()))
+        design_key = tuple(sorted(apply_design(run.base, mip.full, mip)[1].items())) + tuple(
+            sorted(apply_design(run.base, mip.full, mip)[2].items()))
         if run.prev_y is not None and design_key == run.prev_y:
             _violated_states(run, 0)  # the same design as the one just swept: its states, with this MIP's excuses
             run.converged = not run.violated  # nothing more to learn
@@ -506,7 +498,7 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
                 and time.perf_counter() + cand.seconds < design_deadline):
             starts.append(("every candidate", all_cands))
     _, _, cur, model_full = min(options, key=lambda o: (o[0], o[1]))
-    run.after, _, _ = _apply(base, cur, model_full)
+    run.after, _, _ = apply_design(base, model_full, cur)
     cur.tried = tried
     run.mip = cur
     run.best_bound = cur.bound_usd

@@ -27,8 +27,8 @@ from backbone.solver.design.upgrades.families import (
     state_paths,
 )
 
-__all__ = ["Commodities", "MipDesign", "StateBlock", "build_mip", "full_network", "read_mip", "routes_needed", "solve_mip",
-           "state_block", "upgrade_table"]
+__all__ = ["Commodities", "MipDesign", "StateBlock", "apply_design", "build_mip", "full_network", "read_mip",
+           "routes_needed", "solve_mip", "state_block", "upgrade_table"]
 
 
 def full_network(net: Network) -> Network:
@@ -341,3 +341,14 @@ def upgrade_table(net: Network, full: Network, mip: MipDesign, states: list[str]
             "fixed_cost_usd", "cost_usd", "lead_time_quarters", "lead_time_from", "protects"]
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values("cost_usd", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def apply_design(net: Network, full: Network, mip: MipDesign) -> tuple[Network, dict[str, float], dict[str, int]]:
+    """``net`` with the MIP's upgrades and built candidates (links of ``full``), and those as
+    ``{link: added_gbps}`` and ``{candidate: modules}``."""
+    y, is_cand, mod = mip.modules, mip.is_candidate, mip.module_gbps
+    ids = full.links.index
+    added = {str(ids[i]): float(y[i] * mod[i]) for i in np.flatnonzero(~is_cand & (y > 0.5))}
+    built = {str(ids[i]): int(y[i]) for i in np.flatnonzero(is_cand & (y > 0.5))}
+    after = net.upgrade_links(added) if added else net
+    return (after.with_candidates_built(built) if built else after), added, built
