@@ -34,6 +34,7 @@ import pandas as pd
 from backbone.geo import geodesic_km
 from backbone.model import Network
 from backbone.solver.placement.options import PlaceOptions
+from backbone.workload_traffic import CHECKPOINT_BYTES_PER_PARAMETER
 from backbone.workloads import (
     checkpoint_replication_gbps,
     dataset_read_gbps,
@@ -53,16 +54,15 @@ Flow = tuple[str, str, str, str, float, tuple[str, ...]]
 def _jobs(net: Network, opts: PlaceOptions) -> dict[str, dict[str, Any]]:
     """Every job to place, read again from the scenario table and the options."""
     out: dict[str, dict[str, Any]] = {}
-    table = getattr(net, "training_jobs", None)
-    if opts.scenario_jobs and table is not None:
-        for jid, r in table.iterrows():  # the checker reads record by record, on purpose
+    if opts.scenario_jobs:
+        for jid, r in net.training_jobs.iterrows():  # the checker reads record by record, on purpose
             size = float(r["checkpoint_size_tb"]) * 1e12
             out[str(jid)] = {**r.to_dict(), "checkpoint_bytes": size if math.isfinite(size)
-                             else float(r["parameters"]) * 14.0}
+                             else float(r["parameters"]) * CHECKPOINT_BYTES_PER_PARAMETER}
     for j in opts.training:
         d = j.model_dump()
         d["checkpoint_bytes"] = (j.checkpoint_size_tb * 1e12 if j.checkpoint_size_tb is not None
-                                 else j.parameters * 14.0)
+                                 else j.parameters * CHECKPOINT_BYTES_PER_PARAMETER)
         d["compression_bits"] = math.nan if j.compression_bits is None else j.compression_bits
         out[j.id] = d
     return out
@@ -185,8 +185,7 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     replicas = tables.get("replicas", pd.DataFrame({"dataset": [], "site": []}))
     flows = tables.get("workload_flows", pd.DataFrame({"job": [], "traffic_class": [], "dataset": [], "src": [],
                                                         "dst": [], "gbps": [], "links": []}))
-    datasets = getattr(net, "datasets", None)
-    datasets = datasets if datasets is not None else pd.DataFrame()
+    datasets = net.datasets
     out = _check_jobs(net, jobs, training, datasets, candidates, expect_full, tol)
     unknown = set(training["job"].astype(str)) - set(jobs) if len(training) else set()
     out += [f"training table: unknown job {j!r}" for j in sorted(unknown)]

@@ -39,6 +39,8 @@ from backbone.geo import geodesic_km
 from backbone.model import Network
 from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.options import PlaceOptions
+from backbone.validate_workloads import dataset_allowed_sites
+from backbone.workload_traffic import CHECKPOINT_BYTES_PER_PARAMETER, checkpoint_bytes
 from backbone.workloads import (
     checkpoint_replication_gbps,
     dataset_read_gbps,
@@ -46,16 +48,10 @@ from backbone.workloads import (
     gradient_sync_gbps,
 )
 
-__all__ = ["CHECKPOINT_BYTES_PER_PARAMETER", "MAX_SPLIT_SITES", "JobInputs", "job_inputs", "job_table"]
+__all__ = ["MAX_SPLIT_SITES", "JobInputs", "job_inputs", "job_table"]
 
 MAX_SPLIT_SITES = 2
 """The most sites the placement MIP splits one training job over."""
-
-CHECKPOINT_BYTES_PER_PARAMETER = 14.0
-"""A checkpoint's bytes per parameter when the job does not give its size: BF16 weights (2) + FP32 master weights
-(4) + two FP32 Adam moments (8), mixed-precision training as in Rajbhandari et al., "ZeRO: Memory Optimizations
-Toward Training Trillion Parameter Models", SC 2020 (16 bytes there including FP16 gradients, which a checkpoint
-does not keep)."""
 
 _JOB_COLUMNS = ("gpus", "max_sites", "parameters", "bytes_per_parameter", "step_time_s", "sync_method",
                 "inner_steps", "fragments", "compression_bits", "datasets", "checkpoint_bytes",
@@ -117,11 +113,6 @@ class JobInputs:
     allowed: np.ndarray | None = None
 
 
-def _empty_datasets() -> pd.DataFrame:
-    return pd.DataFrame({"size_pb": [], "home_sites": [], "residency": [], "read_gbps_per_1000_gpus": [],
-                         "growth_pb_per_year": []}, index=pd.Index([], name="id"))
-
-
 def job_table(net: Network, opts: PlaceOptions) -> pd.DataFrame:
     """The jobs to place: the scenario's ``training_jobs`` (when ``opts.scenario_jobs``), then ``opts.training``,
     as one table with every field :func:`job_inputs` reads.
@@ -131,12 +122,10 @@ def job_table(net: Network, opts: PlaceOptions) -> pd.DataFrame:
     the peak with every job running.
     """
     rows: list[dict[str, object]] = []
-    table = getattr(net, "training_jobs", None)
-    if opts.scenario_jobs and table is not None and len(table):
+    table = net.training_jobs
+    if opts.scenario_jobs and len(table):
         t = table
-        ckpt = t["checkpoint_size_tb"].to_numpy(dtype=float) * 1e12
-        derived = t["parameters"].to_numpy(dtype=float) * CHECKPOINT_BYTES_PER_PARAMETER
-        ckpt = np.where(np.isfinite(ckpt), ckpt, derived)
+        ckpt = checkpoint_bytes(t).to_numpy(dtype=float)
         frame = pd.DataFrame({
             "gpus": t["gpus"].to_numpy(dtype=float), "max_sites": t["max_sites"].to_numpy(dtype=int),
             "parameters": t["parameters"].to_numpy(dtype=float),
@@ -173,8 +162,7 @@ def job_table(net: Network, opts: PlaceOptions) -> pd.DataFrame:
 
 def _datasets(net: Network, jobs: pd.DataFrame) -> pd.DataFrame:
     """The scenario's datasets the jobs read; an unknown dataset id is a :class:`ValidationError`."""
-    table = getattr(net, "datasets", None)
-    table = table if table is not None else _empty_datasets()
+    table = net.datasets
     wanted = sorted({d for ds in jobs["datasets"] for d in ds})
     unknown = [d for d in wanted if d not in table.index]
     if unknown:
@@ -183,12 +171,18 @@ def _datasets(net: Network, jobs: pd.DataFrame) -> pd.DataFrame:
     return table.loc[wanted] if wanted else table.iloc[:0]
 
 
-def _residency_ok(sites: pd.DataFrame, residency: tuple[str, ...]) -> np.ndarray:
-    """Sites whose region or country is listed (every site when the list is empty)."""
-    if not residency:
-        return np.ones(len(sites), bool)
-    allowed = set(residency)
-    return (sites["region"].isin(allowed) | sites["country"].isin(allowed)).to_numpy()
+def _resident(net: Network, jobs: pd.DataFrame, site_ids: pd.Index) -> np.ndarray:
+    """``jobs x site_ids``: the site satisfies the residency of every dataset the job reads (the model's one
+    residency rule, :func:`backbone.validate_workloads.dataset_allowed_sites`)."""
+    out = np.ones((len(jobs), len(site_ids)), bool)
+    if len(net.datasets) == 0:
+        return out
+    allowed = dataset_allowed_sites(net).reindex(columns=site_ids, fill_value=False).to_numpy()
+    row = net.datasets.index.get_indexer
+    for i, ds in enumerate(jobs["datasets"]):  # one row per job (tens); its datasets' rows ANDed
+        if ds:
+            out[i] = allowed[row(list(ds))].all(axis=0)
+    return out
 
 
 @dataclass
@@ -228,16 +222,14 @@ def shortest_routes(net: Network, src: np.ndarray, dst: np.ndarray) -> Routes:
     return Routes(src, dst, lat, (pick @ ps.arc_incidence).tocsr(), ps, path_of)
 
 
-def _allowed_sites(jobs: pd.DataFrame, datasets: pd.DataFrame, sites: pd.DataFrame) -> np.ndarray:
+def _allowed_sites(net: Network, jobs: pd.DataFrame, sites: pd.DataFrame) -> np.ndarray:
     """``jobs x sites``: the site is allowed for the job (regions, pinned sites, every dataset's residency)."""
-    ok = np.ones((len(jobs), len(sites)), bool)
-    for i, (regions, pinned, ds) in enumerate(zip(jobs["regions"], jobs["sites"], jobs["datasets"], strict=True)):
+    ok = _resident(net, jobs, sites.index)
+    for i, (regions, pinned) in enumerate(zip(jobs["regions"], jobs["sites"], strict=True)):
         if regions:  # one row per job: a handful of jobs, each test vectorised over sites
             ok[i] &= sites["region"].isin(regions).to_numpy()
         if pinned:
             ok[i] &= sites.index.isin(pinned)
-        for d in ds:
-            ok[i] &= _residency_ok(sites, tuple(datasets.at[d, "residency"]))
     return ok
 
 
@@ -260,7 +252,7 @@ def _options(jobs: pd.DataFrame, sites: pd.DataFrame, allowed: np.ndarray) -> pd
                                                            kind="stable", ignore_index=True)
 
 
-def _checkpoint_targets(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, options: pd.DataFrame,
+def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
                         sites: pd.DataFrame) -> tuple[np.ndarray, Routes | None, np.ndarray]:
     """The checkpoint replica site of each option by the model's rule (:mod:`backbone.workload_traffic`): the
     storage site (``storage_pb > 0``; any site when none has storage) nearest the option's first site (geodesic;
@@ -283,11 +275,7 @@ def _checkpoint_targets(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame
     same = sites["region"].to_numpy()[a][:, None] == stores["region"].to_numpy()[None, :]
     bad = (store_ids[None, :] == ids[a][:, None]) | (store_ids[None, :] == b_id[:, None])
     bad |= np.where((policy == "same-region")[:, None], ~same, same)
-    resident = np.ones((len(jobs), len(stores)), bool)
-    for i, ds in enumerate(jobs["datasets"]):  # one row per job (tens), vectorised over sites
-        for d in ds:
-            resident[i] &= _residency_ok(stores, tuple(datasets.at[d, "residency"]))
-    bad |= ~resident[options["job"].to_numpy()]
+    bad |= ~_resident(net, jobs, stores.index)[options["job"].to_numpy()]
     km = np.where(bad, np.inf, km)
     pick = km.argmin(axis=1)
     ok = (policy != "none") & np.isfinite(km[np.arange(n_opt), pick])
@@ -350,7 +338,7 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     S, n_arcs = len(sites), 2 * len(net.links)
     if len(jobs) == 0:
         return _no_jobs(jobs, datasets, S, n_arcs)
-    allowed = _allowed_sites(jobs, datasets, sites)
+    allowed = _allowed_sites(net, jobs, sites)
     options = _options(jobs, sites, allowed)
     ids = sites.index.to_numpy()
     # all-pairs lowest latency between candidate sites (the site count is small: tens)
@@ -367,7 +355,7 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     ckpt_bytes = jc["checkpoint_bytes"].to_numpy(dtype=float)
     ckpt = np.where(ckpt_bytes > 0, checkpoint_replication_gbps(np.maximum(ckpt_bytes, 0.0),
                                                                 jc["checkpoint_interval_s"].to_numpy(dtype=float)), 0.0)
-    target, ckpt_routes, ckpt_row = _checkpoint_targets(net, jobs, datasets, options, sites)
+    target, ckpt_routes, ckpt_row = _checkpoint_targets(net, jobs, options, sites)
     ck = ckpt_row >= 0
     ckpt = np.where(ck, ckpt, 0.0)
     options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target, checkpoint_route=ckpt_row)
