@@ -237,7 +237,7 @@ def test_verify_checks_cost_and_a_routing_within_the_ceiling(tmp_path: Path) -> 
 
     net = _ring(150, 5, 8, 200, (1000, 10))
     res = run_task("design", net, {"verify": True, "time_limit_s": 30})
-    v = res.summary["verification"]
+    v = res.summary.verification
     assert v["ok"] and "cost" in v["checked"] and "ceiling" in v["checked"] and v["witness_mlu"] <= CEILING + 1e-9
     after = res.design.network_after
     routing = solve_te(after, TEOptions(objective="min-mlu", method="colgen"))

@@ -186,7 +186,7 @@ def test_metro_out_of_reach_is_named() -> None:
     text = " ".join(exc.value.reasons)
     assert "sydney" in text and "50 ms" in text and "paris" not in text
     partial = run_place_task(net, PlaceOptions(block_gpus=1), None, lambda f, m: None)  # the default
-    s = partial.summary
+    s = partial.document()
     assert s["status"] == "partial" and s["infeasibility"]
     assert s["unserved_metros"] == [{"metro": "sydney", "class": "interactive", "demand_gpus": 100.0,
                                      "unserved_gpus": 100.0}]
