@@ -108,3 +108,28 @@ def test_calibrate_summary_matches_its_model(shipped: Network) -> None:
     assert summary.pairs == len(result.calibration.pairs) > 0  # type: ignore[attr-defined]
     assert summary.errors.after == result.calibration.after  # type: ignore[attr-defined]
     assert result.document() == result.calibration.to_dict()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"objective": "ecmp"}, {"objective": "max-throughput", "method": "exact"}, {"formulation": "edge"},
+    {"objective": "min-latency", "verify": True}, {"method": "colgen", "bound": True},
+], ids=["default", "ecmp", "max-throughput-exact", "edge", "min-latency-verified", "colgen-bound"])
+def test_the_te_summary_holds_every_figure_the_routing_reports_and_no_other(small_world: Network,
+                                                                            options: dict[str, Any]) -> None:
+    """TESummary declares every key any TE method reports: the document is the routing's record plus the task's
+    figures, no key dropped, none invented, the values unchanged (extra keys would fail: ``extra`` is forbidden)."""
+    import json
+    import math
+
+    result = run_task("te", small_world, options)
+    record, document = result.te.summary, result.document()  # type: ignore[attr-defined]
+    added = {"unmet_demands", "unmet_demands_total"} | ({"verification"} if options.get("verify") else set())
+    assert set(document) == set(record) | added
+    assert document["unmet_demands_total"] == int((result.te.demands["unmet_gbps"] > 0).sum())  # type: ignore[attr-defined]
+    plain = json.loads(json.dumps({k: v for k, v in record.items() if k != "total_seconds"}, default=float))
+    for key, value in plain.items():
+        got = document[key]
+        if isinstance(value, float) and math.isnan(value):
+            assert isinstance(got, float) and math.isnan(got), key
+        else:
+            assert got == value, key
