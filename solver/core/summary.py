@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 
 from backbone.serialize import json_default
 
-__all__ = ["TypedSummary"]
+__all__ = ["TaskSummary", "TypedSummary"]
 
 
 class TypedSummary(BaseModel):
@@ -50,6 +50,15 @@ class TypedSummary(BaseModel):
     def document(self) -> dict[str, Any]:
         """The JSON document (``model_dump(mode="json")``): plain values, in the fields' order; what the summary's
         file holds besides ``kind`` and ``files``. Numpy values inside the free-form sections become Python ones
-        (:func:`backbone.serialize.json_default`); NaN in a float field stays NaN here, and the artifact writer
-        writes it as null (the one place)."""
+        (:func:`backbone.serialize.json_default`); NaN becomes None here (a :class:`TaskSummary` keeps it NaN for
+        the artifact writer, which writes it as null)."""
         return self.model_dump(mode="json", fallback=json_default)
+
+
+class TaskSummary(TypedSummary):
+    """The summary of a task whose figures may be unknown (NaN: a failure state's unmet traffic, a gap): its
+    :meth:`document` keeps them NaN, as the task's own records hold them, for the artifact writer (and ``--json``)
+    to write as null, the one place; the report and the diff read them as NaN, as they read the records.
+    :class:`TypedSummary`'s document writes NaN as None already."""
+
+    model_config = ConfigDict(ser_json_inf_nan="constants")

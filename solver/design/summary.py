@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
-from backbone.solver.core.summary import TypedSummary
+from backbone.solver.core.summary import TaskSummary
 from backbone.solver.design.survivable.survivability import Survivability
 
 __all__ = ["DesignIteration", "DesignSummary", "SndlibDesignSummary", "SurvivableDesignSummary",
@@ -30,7 +30,7 @@ class DesignIteration(BaseModel):
     (``model_copy(update=...)``). ``paths`` and ``unmet_gbps`` are the intact design's, ``designs_tried`` and
     ``stopped`` the survivable design's: each is in the document only when it is not None."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")  # unknown stays NaN
 
     OPTIONAL: ClassVar[tuple[str, ...]] = ("paths", "unmet_gbps", "designs_tried", "stopped")
     """Fields left out of the document when None (the other kind of design does not report them)."""
@@ -76,7 +76,7 @@ class DesignIteration(BaseModel):
         return data
 
 
-class SurvivableDesignSummary(TypedSummary):
+class SurvivableDesignSummary(TaskSummary):
     """``design`` over TE's paths (``mode`` ``survivable``): what to buy so the intact network (``survive`` none)
     or every failure of a kind is carried, its cost, true lower bound and the iterations that found it. ``survive``
     and ``verification`` are set by the ``design`` task (left out when None: the plan's design has neither)."""
@@ -135,7 +135,7 @@ class SurvivableDesignSummary(TypedSummary):
     """The independent checker's report (with ``verify``)."""
 
 
-class UpgradeDesignSummary(TypedSummary):
+class UpgradeDesignSummary(TaskSummary):
     """``design`` with edge-based routing (``mode`` ``upgrade``): module upgrades so all demand fits within the
     ceiling in the normal state and every failure state of ``survivability``."""
 
@@ -175,7 +175,7 @@ class UpgradeDesignSummary(TypedSummary):
     """The independent checker's report (with ``verify``)."""
 
 
-class SndlibDesignSummary(TypedSummary):
+class SndlibDesignSummary(TaskSummary):
     """``design`` of an SNDlib network (``mode`` ``sndlib``): module counts per link under an SNDlib model code,
     in the SNDlib instance's own units (``cost``, ``capacity`` in modules of ``gbps_per_unit``)."""
 

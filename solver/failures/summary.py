@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from backbone.solver.core.summary import TypedSummary
+from backbone.solver.core.summary import TaskSummary
 
 __all__ = ["FailuresSummary"]
 
 
-class FailuresSummary(TypedSummary):
+class FailuresSummary(TaskSummary):
     """``failures``: every scenario's impact, the worst ones and the per-link worst utilisation.
 
     The fields are in ``failures.json``'s order; ``options`` is set by the ``failures`` task and left out of the

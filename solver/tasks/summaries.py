@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from backbone.solver.core.summary import TypedSummary
+from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.summary import (
     DesignIteration,
     DesignSummary,
@@ -34,7 +34,7 @@ __all__ = ["CalibrateSummary", "CalibrationErrors", "DesignIteration", "DesignSu
            "UpgradeDesignSummary"]
 
 
-class TESummary(TypedSummary):
+class TESummary(TaskSummary):
     """``te``: how the traffic flows (utilisation, carried and unmet traffic, latency) and how it was solved.
 
     Built by the ``te`` task as this model (:func:`backbone.solver.tasks.te.te_summary`) from the routing's record
@@ -167,7 +167,7 @@ class TESummary(TypedSummary):
     """The independent checker's report (with ``verify``)."""
 
 
-class PlaceSummary(TypedSummary):
+class PlaceSummary(TaskSummary):
     """``place``: where the GPUs go, at what cost, which demand is served (``status`` ``partial`` when not all).
 
     Built by the ``place`` task as this model (:func:`backbone.solver.tasks.place.placement_summary`), fields in
@@ -247,7 +247,7 @@ class CalibrationErrors(BaseModel):
     """Each pair predicted by a fit without it."""
 
 
-class CalibrateSummary(TypedSummary):
+class CalibrateSummary(TaskSummary):
     """``calibrate``: the fitted latency parameters and the errors before, after and left out.
 
     Built by the ``calibrate`` task as this model from the

@@ -238,7 +238,7 @@ def test_summary_json_has_the_contract_keys(tmp_path) -> None:
 
     res = run_task("place", europe(cap_gbps=50), {"residency": [], "block_gpus": 1, "verify": True,
                                                   "gbps_per_gpu": HAND_GBPS_PER_GPU}, tmp_path)
-    s = res.summary
+    s = res.document()
     for key in ("status", "objective", "gap", "cost_usd", "gpus_by_site", "served_share", "assignments", "map",
                 "lp_bound", "infeasibility"):
         assert key in s
