@@ -61,12 +61,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.model import Network
+from backbone.quarters import quarter_number
 from backbone.solver.core.problem import Block, LinearProgram, solve
 from backbone.solver.core.sparse import selector
 from backbone.solver.design.survivable.model import link_modules
 from backbone.solver.design.upgrades.families import state_capacity_rows, state_demand_rows
 from backbone.solver.roadmap.cuts import floor_rows, monotone_floors, site_cut_rows
-from backbone.solver.roadmap.options import RoadmapOptions, quarter_number
+from backbone.solver.roadmap.options import RoadmapOptions
 
 logger = logging.getLogger(__name__)
 
