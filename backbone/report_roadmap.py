@@ -11,6 +11,12 @@ from typing import Any
 
 from backbone.report import CSS, data_uri, esc, table_html
 
+__all__ = ["NETWORK_BUILD_ACTIONS", "render_roadmap_report"]
+
+NETWORK_BUILD_ACTIONS: tuple[str, ...] = ("upgrade", "new route")
+"""The ``action`` of a roadmap build that adds backbone capacity (its other builds: ``gpus`` blocks and dataset
+``replica`` storage, which the placement buys)."""
+
 
 def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> str:
     """The roadmap page.

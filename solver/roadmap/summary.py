@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.core.summary import TypedSummary
 
@@ -94,11 +94,17 @@ class RoadmapSummary(TypedSummary):
     step_bounds: StepBounds
     """The per-period bounds' sum and gap."""
     total_capex_usd: float
-    """Capex of every build (backbone and GPUs), undiscounted."""
+    """Capex of every build (backbone, GPUs and dataset replica storage), undiscounted."""
     network_capex_usd: float
     """Backbone capex, undiscounted."""
     gpu_capex_usd: float
     """GPU capex, undiscounted."""
+    storage_capex_usd: float = 0.0
+    """Storage capex of the dataset replicas the roadmap's placements built (each charged once, in the period it is
+    built), undiscounted."""
+    jobs_unplaced: list[dict[str, Any]] = Field(default_factory=list)
+    """Every (period, training job) left unplaced: ``period``, ``job``, ``gpus``, ``reason`` (the placement's
+    diagnosis); empty when every job running in a period was placed."""
     total_opex_usd: float
     """Energy opex of the GPUs added, undiscounted."""
     objective_usd: float
