@@ -59,7 +59,7 @@ from backbone.solver.core.options import validate_options
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.plan.states import design_failure_kind
 from backbone.solver.roadmap.bound import RoadmapBound, roadmap_lower_bound
-from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, place_within_budget
+from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, headroom, place_within_budget
 from backbone.solver.roadmap.clock import RoadmapClock
 from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, design_period
 from backbone.solver.roadmap.jobs import period_jobs, replica_builds
@@ -420,7 +420,13 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
         h.gpus = h.gpus.add(added.astype(float), fill_value=0.0)
     replicas = place_res.tables.get("replicas", pd.DataFrame())
     h.builds.extend(replica_builds(replicas, label, t))
-    h.committed[t] += float(replicas["cost_usd"].sum()) if len(replicas) else 0.0
+    storage_usd = float(replicas["cost_usd"].sum()) if len(replicas) else 0.0
+    room = headroom(h.budgets, h.committed, opts.carry_over, t)
+    if storage_usd > room + BUDGET_TOL_USD:  # replicas are the placement's choice, paid in their period: said when short
+        gpu_short += storage_usd - room
+        gpu_note = "; ".join(x for x in (gpu_note, f"the new dataset replicas' storage needs {storage_usd / 1e6:,.1f} "
+                                         f"M USD, the budget of {label} has {room / 1e6:,.1f} M USD left") if x)
+    h.committed[t] += storage_usd
     extra = placement_demands(place_res.tables["flows"], {c.name: c.slo_rtt_ms for c in place_opts.classes})
     if place_opts.scenario_jobs or place_opts.training:  # the period's training flows and dataset growth
         work, extra = with_workload_demands(work, place_res.tables, extra)

@@ -162,3 +162,14 @@ def _cli_cells(s: dict[str, Any]) -> dict[str, dict[str, str]]:
     header = [c.strip() for c in next(x for x in lines if x.startswith("┃ period")).split("┃")]
     rows = [[c.strip() for c in x.split("│")] for x in lines if x.startswith("│ 20")]
     return {row[1]: dict(zip(header, row, strict=True)) for row in rows}
+
+
+def test_replica_storage_counts_against_the_budget_of_its_period() -> None:
+    # 65 M USD a period: 2027Q2's 2,048 GPUs at DC2 (61.44 M USD) fit, their replica's 4 M USD of storage does not
+    s = roadmap(replica_toy(), budget_usd_per_period=65e6, carry_over=0.0).summary()
+    q2 = s["periods"][1]
+    assert (q2["gpu_capex_usd"], q2["storage_capex_usd"]) == (pytest.approx(61.44e6), pytest.approx(4e6))
+    assert q2["budget_shortfall_usd"] == pytest.approx(0.44e6)
+    assert "the new dataset replicas' storage needs 4.0 M USD, the budget of 2027Q2 has 3.6 M USD left" in \
+        q2["budget_note"]
+    assert s["status"] == "budget_limited" and [x["period"] for x in s["budget_shortfalls"]] == ["2027Q2"]
