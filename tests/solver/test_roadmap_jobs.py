@@ -173,3 +173,15 @@ def test_replica_storage_counts_against_the_budget_of_its_period() -> None:
     assert "the new dataset replicas' storage needs 4.0 M USD, the budget of 2027Q2 has 3.6 M USD left" in \
         q2["budget_note"]
     assert s["status"] == "budget_limited" and [x["period"] for x in s["budget_shortfalls"]] == ["2027Q2"]
+
+
+def test_the_roadmap_and_the_validation_read_quarters_the_same_way() -> None:
+    from backbone.quarters import quarter_number
+    from backbone.solver.roadmap.options import RoadmapOptions, parse_start, period_label
+
+    assert parse_start("2027Q3", "quarter") == quarter_number("2027Q3")
+    assert parse_start("2028", "year") == quarter_number("2028Q1")
+    assert period_label(quarter_number("2027Q3"), "quarter") == "2027Q3"
+    assert RoadmapOptions(start="2027Q4", periods=2).labels() == ["2027Q4", "2028Q1"]
+    with pytest.raises(ValueError, match="a yearly roadmap starts in a first quarter"):
+        parse_start("2027Q2", "year")
