@@ -24,7 +24,14 @@ The roadmap therefore decides period by period, in order; each period ``t`` (its
    (carry-over included), the period falls back to the cheapest design for the intact state only, then
    to building nothing; the shortfall is reported per period with its reason.
 
-What is built persists: the next period starts from this period's network (capacity never shrinks).
+With training jobs (``place.scenario_jobs`` or ``place.training``), step 2 places the jobs running in the period
+(their ``start`` to ``end`` quarters) with the inference demand; a dataset replica it builds is a build (``replica``:
+storage capex charged to the period) and a home of its dataset in the period's network, and each job the period
+could not place is recorded with the placement's reason (:mod:`backbone.solver.roadmap.jobs`).
+
+What is built persists: the next period starts from this period's network (capacity never shrinks; GPUs stay
+installed; replicas stay homes of their datasets, so later periods neither buy them again nor read the dataset over
+the backbone).
 
 **Bound and gap.** ``lower_bound_usd`` and ``gap`` come from one LP over every period
 (:mod:`backbone.solver.roadmap.bound`): a proven lower bound on the discounted backbone capex of every
@@ -51,7 +58,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from backbone.errors import Problem, SolverError, ValidationError
+from backbone.errors import SolverError
 from backbone.model import Network
 from backbone.report_roadmap import NETWORK_BUILD_ACTIONS
 from backbone.serialize import finite_or_none, json_safe
@@ -62,6 +69,7 @@ from backbone.solver.roadmap.bound import RoadmapBound, roadmap_lower_bound
 from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, headroom, place_within_budget
 from backbone.solver.roadmap.clock import RoadmapClock
 from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, design_period
+from backbone.solver.roadmap.inputs import check_references, grow_network
 from backbone.solver.roadmap.jobs import period_jobs, replica_builds
 from backbone.solver.roadmap.options import RoadmapOptions, parse_start, stage_options
 from backbone.solver.roadmap.risk import starting_risk, starting_risk_record
@@ -69,8 +77,8 @@ from backbone.solver.roadmap.summary import BudgetShortfall, ObjectiveTerms, Roa
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RoadmapResult", "budget_ledger", "design_bound", "grow_network", "network_builds", "plan_roadmap", "starting_risk",
-           "starting_risk_record"]
+__all__ = ["RoadmapResult", "budget_ledger", "check_references", "design_bound", "grow_network", "network_builds",
+           "plan_roadmap", "starting_risk", "starting_risk_record"]
 
 
 @dataclass
@@ -257,50 +265,13 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return json_safe(df.rename(columns=str).to_dict("records"))
 
 
-# ------------------------------------------------------------------ inputs per period
-def grow_network(net: Network, opts: RoadmapOptions, t: int) -> Network:
-    """``net`` with its demands and metro inference GPUs grown to period ``t`` (0: as given).
-
-    A demand grows at its source site's region rate times its class factor; a metro's inference
-    GPUs at the metro's own rate (``metro_growth_per_year``) or its region's times the inference factor.
-    """
-    years = t * opts.years_per_period
-    d = net.demands.copy()
-    region = net.sites["region"].reindex(d["src"]).to_numpy()
-    rate = pd.Series(region).map(opts.growth_per_year).fillna(0.0).to_numpy(float) * \
-        d["traffic_class"].map(lambda c: opts.class_growth_factor.get(str(c), 1.0)).to_numpy(float)
-    d["demand_gbps"] = d["demand_gbps"].to_numpy(float) * (1.0 + rate) ** years
-    m = net.metros.copy()
-    if len(m):
-        inf = opts.class_growth_factor.get("inference", 1.0)
-        mrate = m["region"].map(opts.growth_per_year).fillna(0.0).to_numpy(float) * inf
-        own = m.index.to_series().map(opts.metro_growth_per_year)
-        mrate = np.where(own.notna().to_numpy(), own.fillna(0.0).to_numpy(float), mrate)
-        m["inference_gpus"] = m["inference_gpus"].to_numpy(float) * (1.0 + mrate) ** years
-    return replace(net, demands=d, metros=m)
-
-
-def check_references(net: Network, opts: RoadmapOptions) -> None:
-    """Ids the options name must exist in the scenario.
-
-    Raises
-    ------
-    ValidationError
-        Naming ``metro_growth_per_year.<id>`` or ``power_steps[i].site``.
-    """
-    problems = [Problem(f"unknown metro {m!r}", table="options", field=f"metro_growth_per_year.{m}")
-                for m in opts.metro_growth_per_year if m not in net.metros.index]
-    problems += [Problem(f"unknown site {s.site!r}", table="options", field=f"power_steps.{i}.site")
-                 for i, s in enumerate(opts.power_steps) if s.site not in net.sites.index]
-    if problems:
-        raise ValidationError(problems)
-
-
 # ------------------------------------------------------------------ the rolling horizon
 @dataclass
 class _Horizon:
     """What the rolling horizon carries from period to period: the builds, the commitments per period (the
-    budgets' ledger), each period's record and network, and the GPUs the roadmap added so far."""
+    budgets' ledger), each period's record and network, and the GPUs the roadmap added so far. ``state`` is the
+    network built so far: its links, its GPUs installed and its datasets' homes (new replicas included) carry into
+    the next period, whose demand is grown afresh from ``base``."""
 
     opts: RoadmapOptions
     stages: tuple[Any, Any, Any, Any]  # place, te, failures, design options
