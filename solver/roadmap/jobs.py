@@ -87,14 +87,14 @@ def allowed_sites(net: Network, job: pd.Series) -> list[str]:
 
 
 def unplaced_reason(job: str, sites: list[str], reasons: list[str], budget_note: str = "") -> str:
-    """Why ``job`` was left unplaced, from the placement's diagnosis ``reasons``: those naming the job, else those
-    naming a site it may run at (``sites``: power cap, GPU maximum), else the budget note, else every reason."""
-    own = [r for r in reasons if r.startswith(f"training job {job}:")]
-    if own:
-        return "; ".join(own)
-    at_sites = [r for r in reasons if any(f"site {s} " in r for s in sites)]
-    if at_sites:
-        return "; ".join(at_sites)
+    """Why ``job`` was left unplaced, from the placement's diagnosis ``reasons``: those about the job (``training job
+    <id>: ...``), else the limits of the sites it may run at (``sites``: ``site <id> is at its power cap`` or GPU
+    maximum), else the backbone's bottlenecks (``link ...``), else the budget note, else every reason."""
+    for picked in ([r for r in reasons if r.startswith(f"training job {job}:")],
+                   [r for r in reasons if any(r.startswith(f"site {s} ") for s in sites)],
+                   [r for r in reasons if r.startswith("link ")]):
+        if picked:
+            return "; ".join(picked)
     if budget_note:
         return budget_note
     return "; ".join(reasons) if reasons else NO_REASON

@@ -73,7 +73,13 @@ from backbone.solver.roadmap.inputs import check_references, grow_network
 from backbone.solver.roadmap.jobs import period_jobs, replica_builds
 from backbone.solver.roadmap.options import RoadmapOptions, parse_start, stage_options
 from backbone.solver.roadmap.risk import starting_risk, starting_risk_record
-from backbone.solver.roadmap.summary import BudgetShortfall, ObjectiveTerms, RoadmapSummary, StepBounds
+from backbone.solver.roadmap.summary import (
+    BudgetShortfall,
+    ObjectiveTerms,
+    RoadmapSummary,
+    StepBounds,
+    UnplacedJob,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +172,7 @@ class RoadmapResult:
             network_capex_usd=net_capex,
             gpu_capex_usd=capex - net_capex - storage_capex,
             storage_capex_usd=storage_capex,
-            jobs_unplaced=[{"period": p["period"], **j} for p in periods for j in p.get("jobs_unplaced", [])],
+            jobs_unplaced=[UnplacedJob(period=p["period"], **j) for p in periods for j in p["jobs_unplaced"]],
             total_opex_usd=float(sum(p["opex_usd"] for p in periods)),
             objective_usd=float(sum(obj.values())),
             objective=ObjectiveTerms.model_validate(obj),

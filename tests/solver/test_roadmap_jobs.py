@@ -185,3 +185,21 @@ def test_the_roadmap_and_the_validation_read_quarters_the_same_way() -> None:
     assert RoadmapOptions(start="2027Q4", periods=2).labels() == ["2027Q4", "2028Q1"]
     with pytest.raises(ValueError, match="a yearly roadmap starts in a first quarter"):
         parse_start("2027Q2", "year")
+
+
+def test_the_reason_of_an_unplaced_job_is_the_diagnosis_about_it() -> None:
+    from backbone.solver.roadmap.jobs import NO_REASON, unplaced_reason
+
+    reasons = ["metro M: 10 inference GPUs cannot be served within 20 ms RTT from any allowed site",
+               "N+1: losing site DC3 leaves 5 GPUs of demand without a surviving site within SLO (M)",
+               "site DC1 is at its power cap (10.0 MW): about 2.0 MW more would be needed",
+               "site DC3 is at its power cap (0.0 MW): about 1.4 MW more would be needed",
+               "link P-DC1 (P -> DC1, 1,000 Gbps) is a bottleneck: about 50 Gbps more would be needed",
+               "training job other: no allowed site can host 4,096 GPUs (regions, pinned sites and its datasets' "
+               "residency)"]
+    assert unplaced_reason("eu-job", ["DC3"], reasons) == reasons[3]  # its site's limit, not N+1's nor DC1's
+    assert unplaced_reason("other", ["DC3"], reasons) == reasons[5]  # the reason naming the job comes first
+    assert unplaced_reason("eu-job", ["DC2"], reasons) == reasons[4]  # no limit at its sites: the backbone's
+    assert unplaced_reason("eu-job", ["DC2"], [], "the budget of 2027Q2 allows 0.0 M USD") == \
+        "the budget of 2027Q2 allows 0.0 M USD"
+    assert unplaced_reason("eu-job", ["DC2"], []) == NO_REASON
