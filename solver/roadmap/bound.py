@@ -336,8 +336,7 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
     working_sets
         Per period, the failure states found binding (ids of ``kind``); any subset gives a valid bound.
     gpu_committed
-        The placement's capex committed per period: GPU blocks and dataset replica storage (held fixed: it comes
-        off each period's budget first).
+        The placement's capex (GPU blocks, replica storage) per period: held fixed, off each budget first.
     time_limit_s
         Seconds for the paths and the LPs together (each LP gets at least 1 s). When the LPs with the failure
         states do not finish in ``FULL_SHARE`` of it, the intact states alone are bounded in the rest.
