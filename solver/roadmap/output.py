@@ -98,7 +98,7 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
     if builds.empty:
         raise ValidationError("nothing to draw: the roadmap builds nothing")
     gpu = builds[builds["action"] == "gpus"]
-    network = builds[builds["action"] != "gpus"]
+    network = builds[builds["action"] != "gpus"]  # backbone builds and dataset replicas, one row each
     # GPU blocks: one row per commitment (all sites together), so the backbone's builds stay visible
     blocks = gpu.groupby(["committed_index", "online_index"], as_index=False).agg(
         cost_usd=("cost_usd", "sum"), gpus=("gpus", "sum"), sites=("site_a", "nunique"))
@@ -122,7 +122,7 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
     ax.set_xticks(range(N), labels, fontsize=8)
     ax.set_xlim(-0.2, N)
     ax.grid(axis="x", color="#d9dee5")
-    ax.set_title(title + (f" (the {shown_network} costliest of {len(network)} backbone builds)"
+    ax.set_title(title + (f" (the {shown_network} costliest of {len(network)} backbone and storage builds)"
                           if shown_network < len(network) else ""), fontsize=11, loc="left")
     ax.legend(handles=[Patch(color=c, label=k) for k, c in ACTION_COLOURS.items()]
               + [Patch(color="#999999", alpha=0.45, label="committed → online (lead time)")],
