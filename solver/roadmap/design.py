@@ -18,9 +18,10 @@ import pandas as pd
 
 from backbone.errors import InfeasibleError, SolverError
 from backbone.model import Network
+from backbone.quarters import quarter_number
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.roadmap.budget import affordable, fits_budget
-from backbone.solver.roadmap.options import RoadmapOptions, quarter_number
+from backbone.solver.roadmap.options import RoadmapOptions
 
 __all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "period_bounds", "restore_network",
            "sweep_survivability"]
