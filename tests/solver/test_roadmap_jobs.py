@@ -173,6 +173,24 @@ def test_replica_storage_counts_against_the_budget_of_its_period() -> None:
     assert "the new dataset replicas' storage needs 4.0 M USD, the budget of 2027Q2 has 3.6 M USD left" in \
         q2["budget_note"]
     assert s["status"] == "budget_limited" and [x["period"] for x in s["budget_shortfalls"]] == ["2027Q2"]
+    # the storage committed past 2027Q2's budget does not stop the design of 2027Q2 or 2027Q3 (it needs nothing):
+    # it used to report "the survivable design costs 0.0 M USD ... does not fit: nothing built"
+    assert [p["design"]["mode"] for p in s["periods"][1:]] == ["survivable", "survivable"]
+    assert all("does not fit" not in p["budget_note"] for p in s["periods"])
+
+
+def test_an_earlier_overshoot_does_not_block_builds_that_fit_their_own_budget() -> None:
+    from backbone.solver.roadmap.budget import adds_no_overshoot, fits_budget, overshoot_usd
+
+    budgets, committed = [10.0, 10.0, 10.0], [14.0, 0.0, 0.0]  # period 0 committed 4 past its budget
+    assert overshoot_usd(budgets, committed, 0.0) == [4.0, 0.0, 0.0]
+    assert not fits_budget(budgets, [14.0, 8.0, 0.0], 0.0)  # the whole ledger is over because of period 0
+    assert adds_no_overshoot(budgets, committed, [14.0, 8.0, 0.0], 0.0)  # but 8 fits period 1's own 10
+    assert not adds_no_overshoot(budgets, committed, [14.0, 12.0, 0.0], 0.0)  # 12 does not
+    assert not adds_no_overshoot(budgets, committed, [16.0, 0.0, 0.0], 0.0)  # nor more in period 0 (2 USD, past the 1 USD slack)
+    # with carry-over, spending in period 1 must leave period 2 within what it then has
+    assert adds_no_overshoot([10.0, 10.0, 0.0], [0.0, 0.0, 5.0], [0.0, 5.0, 5.0], 1.0)
+    assert not adds_no_overshoot([10.0, 10.0, 0.0], [0.0, 0.0, 5.0], [0.0, 18.0, 5.0], 1.0)  # leaves period 2 only 2 of its 5
 
 
 def test_the_roadmap_and_the_validation_read_quarters_the_same_way() -> None:
