@@ -175,8 +175,9 @@ def corridor_traffic(net: Network, flow_ab_gbps: pd.DataFrame, flow_ba_gbps: pd.
         each view's corridors by lit capacity (largest first), classes in priority order.
     """
     links = net.links
-    ab = flow_ab_gbps.reindex(index=links.index, fill_value=0.0).fillna(0.0)
-    ba = flow_ba_gbps.reindex(index=links.index, columns=ab.columns, fill_value=0.0).fillna(0.0)
+    columns = flow_ab_gbps.columns.union(flow_ba_gbps.columns, sort=False)
+    ab = flow_ab_gbps.reindex(index=links.index, columns=columns, fill_value=0.0).fillna(0.0)
+    ba = flow_ba_gbps.reindex(index=links.index, columns=columns, fill_value=0.0).fillna(0.0)
     classes = _class_order(ab.columns.append(pd.Index([ALL_CLASSES])))
     ab[ALL_CLASSES], ba[ALL_CLASSES] = ab.sum(axis=1), ba.sum(axis=1)
     ab, ba = ab[classes], ba[classes]
