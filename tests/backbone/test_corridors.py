@@ -95,3 +95,22 @@ def test_the_shipped_scenario_has_the_named_corridors(shipped: Network) -> None:
     srlg = corridor_srlg_links(shipped)
     assert {"corridor-red-sea-suez", "corridor-bab-el-mandeb", "corridor-malacca", "corridor-hormuz"} <= set(
         srlg["corridor"])
+
+
+def test_the_report_shows_backbone_tbps_by_corridor_and_class() -> None:
+    from backbone.report import render_report
+
+    block = {"classes": ["checkpoint", "training-sync"],
+             "rows": [{"view": "region pair", "corridor": "transatlantic", "links": 2, "lit_tbps": 0.8,
+                       "eastbound_tbps": 0.11, "westbound_tbps": 0.04, "utilisation": 0.1375,
+                       "max_link_utilisation": 0.25, "checkpoint": "0.11 / 0.00", "training-sync": "0.00 / 0.04"},
+                      {"view": "corridor SRLG", "corridor": "red-sea", "links": 1, "lit_tbps": 0.1,
+                       "eastbound_tbps": 0.05, "westbound_tbps": 0.0, "utilisation": 1.2,
+                       "max_link_utilisation": 1.2, "checkpoint": "–", "training-sync": "–"}]}
+    html = render_report({"title": "t", "corridors": block}, {})
+    section = html[html.index("<h2>Backbone Tbps by corridor and class</h2>"):]
+    section = section[:section.index("</section>")]
+    for words in ("<th class=\"t\">checkpoint Tbps E / W</th>", "<td class=\"t\">transatlantic</td>", "13.8%", "25.0%",
+                  "0.11 / 0.00", "0.00 / 0.04", '<tr class="bad">'):
+        assert words in section, words
+    assert "Backbone Tbps by corridor" not in render_report({"title": "t"}, {})  # no rows, no section

@@ -76,3 +76,21 @@ def test_load_no_listed_path_accounts_for_is_unlisted() -> None:
     t = corridor_table(net, partial).set_index(["view", "corridor", "traffic_class"])
     assert t.loc[("region", "transatlantic", UNLISTED_CLASS), "eastbound_gbps"] == pytest.approx(100)
     assert t.loc[("region", "transatlantic", "all"), "gbps"] == pytest.approx(170)  # the link loads, unchanged
+
+
+def test_the_report_block_pivots_the_corridor_rows_by_class() -> None:
+    from backbone.solver.plan.report_data import corridors_block
+
+    net = two_oceans_network(DEMANDS)
+    rows = corridor_table(net, solve_te(net, TEOptions(k_paths=1, method="exact"))).to_dict("records")
+    block = corridors_block({"corridors": rows})
+    assert block is not None
+    assert block["classes"] == ["inference", "checkpoint", "training-sync", "dataset"]
+    by = {(r["view"], r["corridor"]): r for r in block["rows"]}
+    ta = by[("region pair", "transatlantic")]
+    assert (ta["lit_tbps"], ta["eastbound_tbps"], ta["westbound_tbps"]) == pytest.approx((0.8, 0.14, 0.03))
+    assert (ta["checkpoint"], ta["training-sync"], ta["dataset"], ta["inference"]) == (
+        "0.10 / 0.00", "0.04 / 0.00", "0.00 / 0.03", "–")
+    assert by[("corridor SRLG", "red-sea")]["dataset"] == "0.05 / 0.00"
+    assert len(block["rows"]) == len([r for r in rows if r["traffic_class"] == "all"])
+    assert corridors_block({}) is None
