@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 
 from backbone.artifacts import ArtifactWriter
 from backbone.corridors import UNLISTED_CLASS
@@ -24,7 +25,7 @@ from backbone.solver.te import TEResult, corridor_table, note_missing_demand, so
 from backbone.solver.te.options import Objective, TEOptions
 
 __all__ = ["MAX_UNMET_LISTED", "MIN_EXTRA_S", "Objective", "TEOptions", "TETaskResult", "add_bound_and_impact",
-           "edge_gap", "run_te_task"]
+           "add_corridors", "edge_gap", "run_te_task"]
 
 MAX_UNMET_LISTED = 100
 """Unmet demands listed in the JSON summary (largest first; te_demands.csv has all)."""
@@ -95,6 +96,21 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
                          "measures it")
 
 
+def add_corridors(net: Network, result: TEResult) -> pd.DataFrame:
+    """Add the routed Gbps per corridor and traffic class (:func:`backbone.solver.te.corridor_table`) to
+    ``result.summary`` as ``corridors`` (records), with a note when some link load is in no listed path (class
+    ``unlisted``); returns the table (``corridors.csv``). ``backbone te``, the plan's route stage and the facade's
+    ``solve_te`` call it."""
+    corridors = corridor_table(net, result)
+    result.summary["corridors"] = corridors.to_dict("records")
+    unlisted = corridors.loc[(corridors["view"] == "region") & (corridors["traffic_class"] == UNLISTED_CLASS), "gbps"]
+    if len(unlisted):
+        result.summary.setdefault("notes", []).append(
+            f"corridors: {float(unlisted.sum()):,.1f} Gbps of link load is in no listed path; corridors.csv shows it as "
+            f"class {UNLISTED_CLASS!r} (the classes add up to the link loads)")
+    return corridors
+
+
 @dataclass(kw_only=True)
 class TETaskResult(TaskResult):
     """The ``te`` task's outcome: the JSON summary, the files, and the :class:`TEResult` with its tables."""
@@ -132,13 +148,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
 
         progress(0.95, "verifying")
         summary["verification"] = check_te(net, result).to_dict()
-    corridors = corridor_table(net, result)
-    summary["corridors"] = corridors.to_dict("records")
-    unlisted = corridors.loc[(corridors["view"] == "region") & (corridors["traffic_class"] == UNLISTED_CLASS), "gbps"]
-    if len(unlisted):
-        summary.setdefault("notes", []).append(
-            f"corridors: {float(unlisted.sum()):,.1f} Gbps of link load is in no listed path; corridors.csv shows it as "
-            f"class {UNLISTED_CLASS!r} (the classes add up to the link loads)")
+    corridors = add_corridors(net, result)
     writer = ArtifactWriter(out_dir)
     result.save(writer)
     writer.csv("corridors.csv", corridors)

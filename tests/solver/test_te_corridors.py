@@ -94,3 +94,13 @@ def test_the_report_block_pivots_the_corridor_rows_by_class() -> None:
     assert by[("corridor SRLG", "red-sea")]["dataset"] == "0.05 / 0.00"
     assert len(block["rows"]) == len([r for r in rows if r["traffic_class"] == "all"])
     assert corridors_block({}) is None
+
+
+def test_the_facade_result_carries_the_corridor_rows() -> None:
+    import backbone
+
+    net = two_oceans_network(DEMANDS)
+    result = backbone.solve_te(net, k_paths=1, method="exact")
+    assert result.summary["corridors"] == corridor_table(net, result).to_dict("records")
+    ta = next(r for r in result.summary["corridors"] if r["corridor"] == "transatlantic" and r["traffic_class"] == "all")
+    assert ta["gbps"] == pytest.approx(170)
