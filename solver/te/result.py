@@ -273,7 +273,8 @@ def class_link_flows(result: TEResult) -> tuple[pd.DataFrame, pd.DataFrame]:
         traffic class routed (priority order), plus ``unlisted`` when some load is not in the paths table.
     """
     links, paths = result.links, result.paths[result.paths["hops"] > 0]
-    classes = [c for c in TRAFFIC_CLASSES if c in set(result.demands["traffic_class"])]
+    present = set(result.demands["traffic_class"].unique())
+    classes = [c for c in TRAFFIC_CLASSES if c in present]
     cls = pd.Categorical(result.demands["traffic_class"].reindex(paths["demand"].to_numpy()), categories=classes)
     link_lists = paths["path_links"].astype(str).str.split(";")
     site_lists = paths["path_sites"].astype(str).str.split(">")

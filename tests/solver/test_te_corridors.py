@@ -104,3 +104,11 @@ def test_the_facade_result_carries_the_corridor_rows() -> None:
     assert result.summary["corridors"] == corridor_table(net, result).to_dict("records")
     ta = next(r for r in result.summary["corridors"] if r["corridor"] == "transatlantic" and r["traffic_class"] == "all")
     assert ta["gbps"] == pytest.approx(170)
+
+
+def test_no_demand_and_no_corridor_srlgs_give_idle_region_corridors() -> None:
+    net = two_oceans_network()
+    net = net.copy_with(srlgs=net.srlgs.iloc[0:0])
+    t = corridor_table(net, solve_te(net, TEOptions()))
+    assert set(t["view"]) == {"region"} and set(t["traffic_class"]) == {"all"}
+    assert t["gbps"].sum() == 0 and t["capacity_gbps"].sum() == net.links["capacity_gbps"].sum()
