@@ -14,11 +14,12 @@ A link's ``site_a -> site_b`` direction is eastbound when the shorter way round 
 longitude to ``site_b``'s goes east (antimeridian-safe: Los Angeles to Tokyo is westbound), so New York to London
 and Europe to Asia are eastbound. Per (corridor, class), :func:`corridor_traffic` gives both directions, the
 corridor's lit capacity (the sum of its links' ``capacity_gbps``; a link carries its capacity in each direction)
-and the corridor's :func:`utilisation` as one pipe: the larger direction over the lit capacity. Beside it,
+and the corridor's utilisation (:func:`backbone.utilisation.utilisation`) as one pipe: the larger direction over the lit capacity. Beside it,
 ``max_link_utilisation`` is the busiest of the corridor's links (all traffic): the pooled figure assumes the
 corridor's links share the load evenly, the busiest link says how far they do not.
 
-Utilisation has one meaning everywhere (:func:`utilisation`): the larger direction's flow over the capacity.
+Utilisation has one meaning everywhere (:func:`backbone.utilisation.utilisation`): the larger direction's flow over
+the capacity.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ import pandas as pd
 
 from backbone.model import Network
 from backbone.schema import REGIONS, TRAFFIC_CLASSES
+from backbone.utilisation import utilisation
 
 __all__ = ["ALL_CLASSES", "CORRIDOR_COLUMNS", "NAMED_CORRIDORS", "UNLISTED_CLASS", "VIEWS", "corridor_srlg_links",
-           "corridor_traffic", "link_corridors", "utilisation"]
+           "corridor_traffic", "link_corridors"]
 
 NAMED_CORRIDORS: dict[frozenset[str], str] = {frozenset({"NA", "EMEA"}): "transatlantic",
                                               frozenset({"NA", "APAC"}): "transpacific"}
@@ -49,37 +51,6 @@ its paths): the link loads cover every path, so the classes plus this one add up
 CORRIDOR_COLUMNS: tuple[str, ...] = ("view", "corridor", "traffic_class", "eastbound_gbps", "westbound_gbps",
                                      "gbps", "capacity_gbps", "utilisation", "links", "max_link_utilisation")
 """The columns of :func:`corridor_traffic` (``corridors.csv``)."""
-
-
-def utilisation(flow_ab_gbps: np.ndarray | pd.Series | float, flow_ba_gbps: np.ndarray | pd.Series | float,
-                capacity_gbps: np.ndarray | pd.Series | float) -> np.ndarray:
-    """The one meaning of utilisation: the larger direction's flow over the capacity.
-
-    ``u = max(flow_ab, flow_ba) / capacity`` elementwise; with no capacity it is 0 without flow and infinite
-    with flow. A link's utilisation (``te_links.csv``) and a corridor's (its directional sums over its lit
-    capacity) are both this function.
-
-    Parameters
-    ----------
-    flow_ab_gbps, flow_ba_gbps
-        Gbps in each direction.
-    capacity_gbps
-        Capacity in Gbps (each direction).
-
-    Returns
-    -------
-    numpy.ndarray
-        The utilisation (1.0 = full), as floats.
-
-    Example
-    -------
-    >>> utilisation([30.0], [50.0], [100.0])
-    array([0.5])
-    """
-    larger = np.maximum(np.asarray(flow_ab_gbps, float), np.asarray(flow_ba_gbps, float))
-    cap = np.broadcast_to(np.asarray(capacity_gbps, float), larger.shape)
-    out = np.where(larger > 0, np.inf, 0.0)
-    return np.divide(larger, cap, out=out, where=cap > 0)
 
 
 def _region_rank(regions: pd.Series) -> np.ndarray:
@@ -106,7 +77,7 @@ def link_corridors(net: Network) -> pd.DataFrame:
 
     Example
     -------
-    >>> link_corridors(net).loc["marea-virginia-beach-bilbao", "corridor"]
+    >>> link_corridors(net).loc["marea-virginia-beach-bilbao", "corridor"]  # doctest: +SKIP
     'transatlantic'
     """
     sites, links = net.sites, net.links
@@ -157,7 +128,7 @@ def corridor_traffic(net: Network, flow_ab_gbps: pd.DataFrame, flow_ba_gbps: pd.
     id) in the link's ``site_a -> site_b`` and ``site_b -> site_a`` direction. For corridor ``c`` and class ``k``:
 
     ``eastbound_gbps[c, k] = sum_{l in c} (flow_ab[l, k] if east_l else flow_ba[l, k])`` and westbound the other
-    direction, ``capacity_gbps[c] = sum_{l in c} capacity_l``, ``utilisation`` = :func:`utilisation` of the two
+    direction, ``capacity_gbps[c] = sum_{l in c} capacity_l``, ``utilisation`` = :func:`backbone.utilisation.utilisation` of the two
     directional sums over the capacity, ``gbps`` = eastbound + westbound. The ``all`` rows sum every class.
 
     Parameters

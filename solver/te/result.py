@@ -17,10 +17,11 @@ import pandas as pd
 from scipy import sparse
 
 from backbone.artifacts import ArtifactWriter
-from backbone.corridors import UNLISTED_CLASS, corridor_traffic, utilisation
+from backbone.corridors import UNLISTED_CLASS, corridor_traffic
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
+from backbone.utilisation import utilisation
 
 logger = logging.getLogger(__name__)
 

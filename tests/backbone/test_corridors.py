@@ -12,9 +12,9 @@ from backbone.corridors import (
     corridor_srlg_links,
     corridor_traffic,
     link_corridors,
-    utilisation,
 )
 from backbone.model import Network
+from backbone.utilisation import utilisation
 from tests.nets import two_oceans_network as two_oceans
 
 
