@@ -3,6 +3,8 @@
 A link's utilisation (``te_links.csv``, the TE summary's ``mlu``, every failure state's), a corridor's
 (:mod:`backbone.corridors`: its directional sums over its lit capacity) and the shortest-path fallback's MLU are all
 :func:`utilisation`. The independent checker (:mod:`backbone.solver.checks.te`) recomputes it on its own, by design.
+Which routing a network state's utilisation is measured on (min-MLU over the latency-admissible candidate paths) is
+the impact's rule (:mod:`backbone.solver.failures.impact`); this module is the ratio itself.
 """
 
 from __future__ import annotations
