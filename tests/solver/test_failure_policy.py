@@ -98,3 +98,26 @@ def test_bad_run_policy_is_refused() -> None:
     with pytest.raises(ValidationError) as exc:
         validate_options(FailureOptions, {"failure_policy": {"inferense": "pause"}})
     assert "inferense" in str(exc.value)
+
+
+def test_design_buys_less_when_training_sync_pauses() -> None:
+    """Paused, the cut state offers only the inference demand, which the ring carries: nothing to buy. Made to
+    survive, the 150 Gbps need the chord (1,010 USD) -- the ring's known optimum."""
+    opts = SurviveOptions(survive="srlg", bound_time_limit_s=10)
+    paused = design_survivable(ring(), opts, sweep_options=SERIAL)
+    survive = design_survivable(ring(), opts.model_copy(update={"failure_policy": {"training-sync": "survive"}}),
+                                sweep_options=SERIAL)
+    assert paused.converged and survive.converged
+    assert paused.cost_usd == pytest.approx(0.0) and len(paused.upgrades) == 0
+    assert survive.cost_usd == pytest.approx(1010.0)
+    assert list(survive.upgrades["link"]) == ["chord"]
+    assert paused.survived == paused.states_examined and survive.survived == survive.states_examined
+    assert all(r.impact.paused_gbps == pytest.approx(150.0) for r in paused.records_after)
+    assert all(r.impact.paused_gbps == 0.0 for r in survive.records_after)
+    # the true bound follows the same policy: below each design's cost, and above the paused one's 0
+    assert paused.lower_bound_usd == pytest.approx(0.0)
+    assert survive.lower_bound_usd is not None and 0.0 < survive.lower_bound_usd <= 1010.0 + 1e-6
+    # the policy given to the sweeps alone reaches the design too (the plan's failures stage)
+    via_sweeps = design_survivable(ring(), opts, sweep_options=SERIAL.model_copy(
+        update={"failure_policy": {"training-sync": "survive"}}))
+    assert via_sweeps.cost_usd == pytest.approx(1010.0)
