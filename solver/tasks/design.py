@@ -69,7 +69,8 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
             from backbone.solver.checks.survivability import check_survivability
 
             summary["verification"] = check_survivability(
-                sres.network_after, opts.survive, [x.model_dump() for x in sres.not_survivable]).to_dict()
+                sres.network_after, opts.survive, [x.model_dump() for x in sres.not_survivable],
+                failure_policy=opts.failure_policy).to_dict()
         from backbone.io import save_scenario
 
         writer.csv("design_upgrades.csv", sres.upgrades.assign(protects=sres.upgrades["protects"].map(";".join)))

@@ -121,3 +121,20 @@ def test_design_buys_less_when_training_sync_pauses() -> None:
     via_sweeps = design_survivable(ring(), opts, sweep_options=SERIAL.model_copy(
         update={"failure_policy": {"training-sync": "survive"}}))
     assert via_sweeps.cost_usd == pytest.approx(1010.0)
+
+
+def test_independent_checker_applies_the_same_policy() -> None:
+    """The edge-LP checker leaves the paused demand out of the cut state with the policy, and finds the 60 Gbps
+    short without it."""
+    from backbone.solver.checks.survivability import check_survivability
+
+    paused = check_survivability(ring(), "srlg")
+    assert paused.ok
+    row = next(r for r in paused.details if r["scenario"] == "srlg:cable-ab")
+    assert row["paused_gbps"] == pytest.approx(150.0) and row["independent_unmet_gbps"] == pytest.approx(0.0)
+    survive = check_survivability(ring(), "srlg", failure_policy={"training-sync": "survive"})
+    assert not survive.ok
+    row = next(r for r in survive.details if r["scenario"] == "srlg:cable-ab")
+    assert row["paused_gbps"] == 0.0 and row["independent_unmet_gbps"] == pytest.approx(60.0)
+    # the scenario's own policy travels with the scenario (scenario_after) and reaches the checker
+    assert not check_survivability(ring(policy={"training-sync": "survive"}), "srlg").ok
