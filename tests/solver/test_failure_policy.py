@@ -138,3 +138,25 @@ def test_independent_checker_applies_the_same_policy() -> None:
     assert row["paused_gbps"] == 0.0 and row["independent_unmet_gbps"] == pytest.approx(60.0)
     # the scenario's own policy travels with the scenario (scenario_after) and reaches the checker
     assert not check_survivability(ring(policy={"training-sync": "survive"}), "srlg").ok
+
+
+def test_the_option_is_declared_once_for_failures_design_and_plan() -> None:
+    """``failure_policy`` (:data:`backbone.solver.core.options.FailurePolicyOption`) has one meaning and one check in
+    the failures, design and plan options (the plan's in its failures stage, which its design follows)."""
+    from backbone.solver.core.options import FailurePolicyOption
+    from backbone.solver.design.options import DesignOptions
+    from backbone.solver.tasks import parse_options
+
+    for model in (FailureOptions, DesignOptions, SurviveOptions):
+        assert model.model_fields["failure_policy"].annotation == FailurePolicyOption.__origin__, model.__name__
+    good = {"training-sync": "survive"}
+    assert parse_options("failures", {"failure_policy": good}).failure_policy == good
+    assert parse_options("design", {"failure_policy": good}).failure_policy == good
+    assert parse_options("plan", {"failures": {"failure_policy": good}}).failures.failure_policy == good
+    for kind, given, field in (("failures", {"failure_policy": {"bulk": "later"}}, "failure_policy.bulk"),
+                               ("design", {"failure_policy": {"bulk": "later"}}, "failure_policy.bulk"),
+                               ("plan", {"failures": {"failure_policy": {"bulk": "later"}}},
+                                "failures.failure_policy.bulk")):
+        with pytest.raises(ValidationError) as err:
+            parse_options(kind, given)
+        assert [p.field for p in err.value.problems] == [field], kind
