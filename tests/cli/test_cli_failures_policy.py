@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from backbone.api.cli.main import app
@@ -57,3 +58,23 @@ def test_bad_failure_policy_is_a_clear_error(tmp_path: Path) -> None:
         assert "Traceback" not in r.output
         for w in words:
             assert w in r.output, (w, r.output)
+
+
+@pytest.mark.slow
+def test_plan_pauses_training_sync_and_says_so(tmp_path: Path) -> None:
+    """The plan of the ring (C a data center): every failure state pauses the 150 Gbps of training-sync, so the
+    design buys nothing, the independent check agrees, and the report shows paused Gbps beside unmet."""
+    net = ring()
+    sites = net.sites.copy()
+    sites.loc["C", ["kind", "gpus_max", "power_available_mw"]] = ["datacenter", 1000, 10.0]
+    save_scenario(net.copy_with(sites=sites), tmp_path / "ring")
+    out = tmp_path / "plan"
+    r = CliRunner().invoke(app, ["plan", str(tmp_path / "ring"), "--out", str(out), "--verify"])
+    assert r.exit_code == 0, r.output
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["upgrade_cost_usd"] == 0.0 and plan["survivability"]["survived"] == plan["survivability"]["states"]
+    assert plan["survivability_check"]["ok"]
+    failures = json.loads((out / "failures.json").read_text())
+    assert {s["paused_gbps"] for s in failures["scenarios"]} == {150.0}
+    html = (out / "report.html").read_text()
+    assert "paused Gbps" in html and "training-sync" in html
