@@ -108,6 +108,8 @@ def test_design_buys_less_when_training_sync_pauses() -> None:
     survive = design_survivable(ring(), opts.model_copy(update={"failure_policy": {"training-sync": "survive"}}),
                                 sweep_options=SERIAL)
     assert paused.converged and survive.converged
+    assert paused.summary()["failure_policy"]["training-sync"] == "pause"
+    assert survive.summary()["failure_policy"]["training-sync"] == "survive"
     assert paused.cost_usd == pytest.approx(0.0) and len(paused.upgrades) == 0
     assert survive.cost_usd == pytest.approx(1010.0)
     assert list(survive.upgrades["link"]) == ["chord"]

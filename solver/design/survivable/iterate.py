@@ -24,10 +24,9 @@ Model (one block per state ``s``; loops run over states, never over links, deman
     capacity:  sum_p A_s[p,a] f_{s,p} - t_s m_l(a) y_l(a) <= t_s cap_l(a)  (t_s: ceiling of state s)
     unmet:     0 <= u_{s,d} <= h_{s,d}, penalised; fixed at h_{s,d} where P_s(d) is empty
 
-``h_{s,d}`` is the demand the state offers: every demand in the intact state; in a failure state only the demand
-of the classes that survive (:func:`backbone.failure_policy.carried_in_failure`: a pausing class, by default
-``training-sync``, is not offered there, so the design sizes failure states for the surviving classes only; the
-sweeps judge them by the same policy).
+``h_{s,d}`` is the demand the state offers: all of it intact; in a failure state only the classes that survive
+(:func:`backbone.failure_policy.carried_in_failure`; a pausing class, by default ``training-sync``, is not offered
+there), the policy the sweeps judge the states by too.
 
 Demands with the same source, destination and SLO have the same admissible paths and are one
 commodity ``d`` (exact for what can be carried). Paths ``P_s`` are the latency-admissible candidate
@@ -54,7 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from backbone.failure_policy import carried_in_failure
+from backbone.failure_policy import carried_in_failure, class_failure_policy
 from backbone.model import Network
 from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn, no_progress
@@ -125,6 +124,9 @@ class SurvivableDesign:
     restricted_optimum
         The last MIP's ``{cost_usd, bound_usd, gap, status, restriction}``: optimal (or bounded) only among
         designs that open the candidates it opened and route over its ``k`` paths, in its working set.
+    failure_policy
+        Each traffic class's failure policy in the design (:mod:`backbone.failure_policy`): failure states offer
+        only the classes that survive.
     """
 
     status: str
@@ -147,6 +149,7 @@ class SurvivableDesign:
     model: dict[str, int] = field(default_factory=dict)
     bound: dict[str, Any] = field(default_factory=dict)
     restricted_optimum: dict[str, Any] = field(default_factory=dict)
+    failure_policy: dict[str, str] = field(default_factory=dict)
 
     @property
     def survived(self) -> int:
@@ -172,6 +175,7 @@ class SurvivableDesign:
             "links_upgraded": int((up["action"] == "upgrade").sum()) if len(up) else 0,
             "routes_built": int((up["action"] == "new route").sum()) if len(up) else 0,
             "bound": self.bound, "restricted_optimum": self.restricted_optimum,
+            "failure_policy": self.failure_policy,
             "upgrades": up.to_dict("records"), "model": self.model, "seconds": round(self.seconds, 3),
             "map": {"link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
                     "failed_links": []},
@@ -567,7 +571,8 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
         violated=sorted(still),
         ceiling=run.utilisation_ceiling, failure_ceiling=run.failure_utilisation_ceiling, converged=converged,
         seconds=time.perf_counter() - t_start, model=mip.stats,
-        bound=true.to_dict(), restricted_optimum=restricted)
+        bound=true.to_dict(), restricted_optimum=restricted,
+        failure_policy=class_failure_policy(run.full.meta, run.sopts.failure_policy))
 
 
 def _gap(cost: float, bound: float | None) -> float | None:
