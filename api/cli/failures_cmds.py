@@ -101,7 +101,8 @@ def _print(s: dict[str, Any]) -> None:
         style = "red" if not r["survived"] else ("yellow" if r["mlu"] > 0.8 else "")
         gap = (f"{100 * r['gap']:.2f} %" if _known(r["gap"]) else "-",) if gapped else ()
         t.add_row(r["scenario"], gbps_text(r["impact_gbps"]), gbps_text(r["unmet_gbps"]),
-                  *((f"{r['paused_gbps']:,.1f}",) if paused else ()), f"{r['slo_violation_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %", *gap,
+                  *((f"{r['paused_gbps']:,.1f}",) if paused else ()), f"{r['slo_violation_gbps']:,.1f}",
+                  f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %", *gap,
                   f"{r['p50_latency_inflation_ms']:.2f} / {r['p99_latency_inflation_ms']:.2f} / "
                   f"{r['worst_latency_inflation_ms']:.2f}", style=style)
     out_console.print(t)
