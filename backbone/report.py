@@ -328,13 +328,17 @@ def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, 
 
 
 _IMPACT_FORMATS = {"mlu": ".1%", "gap": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
-                   "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
+                   "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f",
+                   "paused_gbps": ",.1f"}
 
 
 def _failures_table(block: Mapping[str, Any]) -> list[str]:
-    """One sweep's worst failures and the links they drive highest."""
+    """One sweep's worst failures and the links they drive highest (``paused Gbps`` beside unmet when a class whose
+    failure policy is to pause was not offered in some failure state)."""
+    paused = [("paused_gbps", "paused Gbps")] if any((r.get("paused_gbps") or 0) > 0
+                                                     for r in block.get("worst", [])[:25]) else []
     return [table_html(block.get("worst", []), [
-                ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"),
+                ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"), *paused,
                 ("slo_violation_gbps", "SLO viol. Gbps"), ("lost_gbps", "lost Gbps"), ("mlu", "needs"),
                 ("gap", "gap"), ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
                 formats=_IMPACT_FORMATS, max_rows=25,

@@ -17,6 +17,7 @@ import pandas as pd
 
 from backbone import geo
 from backbone.errors import Problem, ValidationError
+from backbone.failure_policy import FAILURE_POLICY_KEY, check_failure_policy
 from backbone.quarters import QUARTER_PATTERN
 from backbone.schema import MAX_MS, MAX_QUARTERS, MAX_USD, TABLES, Column, TableSpec
 from backbone.validate_workloads import check_workload_references
@@ -79,6 +80,7 @@ def build_network(tables: Mapping[str, RawTable], name: str = "scenario", meta: 
         frames[t] = df
     problems += _check_references(frames, files)
     problems += check_latency_parameters(dict((meta or {}).get("parameters") or {}))
+    problems += check_failure_policy((meta or {}).get(FAILURE_POLICY_KEY))
     if problems:
         raise ValidationError(problems)
     net = Network.from_tables(frames, name=name, meta=meta)
