@@ -121,6 +121,8 @@ class SurvivableDesignSummary(TaskSummary):
     """How the lower bound was proven (what it covers, the method, its rounds and cuts)."""
     restricted_optimum: dict[str, Any]
     """The last MIP's optimum among designs with its restriction, named with it."""
+    failure_policy: dict[str, str]
+    """Each traffic class's failure policy in the design: what a failure state offers of it."""
     upgrades: list[dict[str, Any]]
     """``design_upgrades.csv``'s rows (``protects`` a list)."""
     model: dict[str, int]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from backbone.failure_policy import class_failure_policy
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.failures.engines import run_sweep, worker_context
@@ -33,11 +34,15 @@ class SweepResult:
         The intact network's figures.
     seconds
         Wall-clock time of the sweep, the baseline's solve included.
+    failure_policy
+        Each traffic class's failure policy in the sweep (:func:`backbone.failure_policy.class_failure_policy`):
+        a pausing class is not offered in a failure state (``paused_gbps``).
     """
 
     scenarios: list[ScenarioRecord]
     baseline: SweepBaseline
     seconds: float
+    failure_policy: dict[str, str] = field(default_factory=dict)
 
     def table(self) -> pd.DataFrame:
         """One row per scenario, worst impact first (impact, unmet + SLO, MLU, p99 inflation)."""
@@ -88,7 +93,10 @@ class SweepResult:
             overload_not_proven=undecided,
             path_lp_states=restricted,
             notes=sweep_notes(len(self.scenarios), unknown, undecided, self.baseline, restricted, gaps)
-                  + [n for n in (implicit_groups_note(self.scenarios),) if n],
+                  + [n for n in (implicit_groups_note(self.scenarios), paused_note(self.scenarios,
+                                                                                   self.failure_policy)) if n],
+            failure_policy=dict(self.failure_policy),
+            paused_states=sum(1 for r in self.scenarios if r.impact.paused_gbps > 0),
             links_swept_as_own_group=implicit_groups(self.scenarios),
             seconds=self.seconds,
             scenarios_per_second=len(self.scenarios) / self.seconds if self.seconds > 0 else None,
@@ -146,8 +154,20 @@ def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: SweepBas
     return notes
 
 
+def paused_note(records: Sequence[ScenarioRecord], policy: dict[str, str]) -> str:
+    """What the sweep paused: the classes whose failure policy is to pause and the states where their demand was
+    not offered ("" when no state paused any)."""
+    paused = [r.impact.paused_gbps for r in records if r.impact.paused_gbps > 0]
+    if not paused:
+        return ""
+    classes = ", ".join(c for c, p in policy.items() if p == "pause") or "none"
+    return (f"{len(paused)} of {len(records)} scenarios pause up to {max(paused):,.1f} Gbps of the classes whose "
+            f"failure policy is to pause ({classes}): not offered in the failure state, so neither unmet nor "
+            "carried (paused_gbps); survival counts only the offered demand")
+
+
 SCENARIO_COLUMNS = ("scenario", "kind", "failed", "status", "impact_gbps", "unmet_gbps", "slo_violation_gbps",
-                    "lost_gbps", "mlu", "mlu_lower_bound", "gap", "overloaded", "survived", "slo_violations",
+                    "lost_gbps", "paused_gbps", "mlu", "mlu_lower_bound", "gap", "overloaded", "survived", "slo_violations",
                     "unmet_disconnected_gbps",
                     "unmet_gbps_total", "p50_latency_inflation_ms", "p99_latency_inflation_ms",
                     "worst_latency_inflation_ms", "seconds")
@@ -191,4 +211,5 @@ def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = N
 
     records = run_sweep(net, scenarios, options, sub, ctx)
     progress(1.0, "done")
-    return SweepResult(records, baseline, time.perf_counter() - t0)
+    return SweepResult(records, baseline, time.perf_counter() - t0,
+                       class_failure_policy(net.meta, options.failure_policy))

@@ -47,6 +47,10 @@ class FailuresSummary(TaskSummary):
     """States whose MLU is the path LP's (restricted to the candidate paths)."""
     notes: list[str]
     """What the headline numbers do not cover, in words."""
+    failure_policy: dict[str, str]
+    """Each traffic class's failure policy in the sweep (:func:`backbone.failure_policy.class_failure_policy`)."""
+    paused_states: int
+    """States in which a pausing class was not offered (``paused_gbps`` > 0)."""
     links_swept_as_own_group: list[str]
     """Links in no SRLG, swept as their own group."""
     seconds: float

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from backbone.artifacts import ArtifactWriter
+from backbone.corridors import ALL_CLASSES
 from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.serialize import count_text, gbps_text
@@ -17,7 +18,7 @@ from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.plan.states import LinkSurvivability
 from backbone.solver.plan.workloads import WORKLOAD_DEMAND_PREFIX
 
-__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images",
+__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "corridors_block", "draw_images",
            "gravity_map", "headline_text", "link_check_text", "plan_map", "report_data"]
 
 logger = logging.getLogger(__name__)
@@ -278,7 +279,32 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
                        "plan_file": opts.plan_file or "(none: defaults)", "plan_text": opts.plan_text or ""},
         "files": sorted(set(files) | {"report.html", "plan.json"}),
         "workloads": workloads_block(routed, ps),
+        "corridors": corridors_block(ts),
     }
+
+
+def corridors_block(ts: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's backbone Tbps by corridor and class, from the route stage's ``corridors`` (``corridors.csv``): one
+    row per corridor (region pairs, then the corridor SRLGs) with its lit Tbps, each direction's Tbps, utilisation
+    (the corridor as one pipe, and its busiest link) and, per class, ``"east / west"`` Tbps; None without rows."""
+    rows = ts.get("corridors") or []
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows)
+    classes = list(dict.fromkeys(frame.loc[frame["traffic_class"] != ALL_CLASSES, "traffic_class"]))
+    split = frame.set_index(["view", "corridor", "traffic_class"])
+    out = []
+    for r in frame[frame["traffic_class"] == ALL_CLASSES].itertuples():
+        row = {"view": "region pair" if r.view == "region" else "corridor SRLG", "corridor": r.corridor,
+               "lit_tbps": r.capacity_gbps / 1000, "eastbound_tbps": r.eastbound_gbps / 1000,
+               "westbound_tbps": r.westbound_gbps / 1000, "utilisation": r.utilisation,
+               "max_link_utilisation": r.max_link_utilisation, "links": r.links}
+        for cls in classes:
+            key = (r.view, r.corridor, cls)
+            row[cls] = (f"{split.at[key, 'eastbound_gbps'] / 1000:,.2f} / {split.at[key, 'westbound_gbps'] / 1000:,.2f}"
+                        if key in split.index else "–")
+        out.append(row)
+    return {"rows": out, "classes": classes}
 
 
 def workloads_block(routed: Network, ps: dict[str, Any]) -> dict[str, Any] | None:

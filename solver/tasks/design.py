@@ -53,7 +53,7 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
             "survive": opts.survive, "utilisation_ceiling": opts.utilisation_ceiling,
             "failure_utilisation_ceiling": opts.failure_utilisation_ceiling, "time_limit_s": opts.time_limit_s,
             "backend": opts.backend, "mip_gap": max(opts.mip_gap, 1e-4), "max_iterations": opts.max_iterations,
-            "bound_time_limit_s": opts.bound_time_limit_s})
+            "bound_time_limit_s": opts.bound_time_limit_s, "failure_policy": opts.failure_policy})
         if opts.survive == "none":  # the intact state: priced over every admissible path, an integer true bound
             from backbone.solver.design.intact import design_intact
 
@@ -68,7 +68,8 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
             from backbone.solver.checks.survivability import check_survivability
 
             summary.verification = check_survivability(
-                sres.network_after, opts.survive, [x.model_dump() for x in sres.not_survivable]).to_dict()
+                sres.network_after, opts.survive, [x.model_dump() for x in sres.not_survivable],
+                failure_policy=opts.failure_policy).to_dict()
         from backbone.io import save_scenario
 
         writer.csv("design_upgrades.csv", sres.upgrades.assign(protects=sres.upgrades["protects"].map(";".join)))

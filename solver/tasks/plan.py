@@ -323,7 +323,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
             after, upgrade.kind,  # each excuse checked, with its Gbps
             [x.model_dump() for x in upgrade.survivability.not_survivable],
             time_limit_s=fail_opts.time_limit_s,
-            progress=verify_progress).to_dict()
+            progress=verify_progress, failure_policy=fail_opts.failure_policy).to_dict()
     link_check = None
     if not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped") and not covers_links(upgrade.kind):
         run.progress(run.done, "after: single-link failures of the planned backbone")

@@ -49,7 +49,7 @@ class TESummary(TaskSummary):
         "paths_complete", "paths_table", "objective_value", "method", "ecmp_metric", "ecmp_tolerance_ms", "disjoint",
         "slo_enforced", "slo_violations", "model_reused", "lp_method", "path_variables", "stages_skipped", "colgen",
         "pop", "srcflow", "fallback", "bound_seconds", "lower_bound", "gap", "slo_violating_demands", "auto",
-        "routed_gbps", "edge_seconds", "edge_bound", "gap_to_edge_bound", "impact", "impact_seconds")
+        "routed_gbps", "edge_seconds", "edge_bound", "gap_to_edge_bound", "impact", "impact_seconds", "corridors")
 
     mlu: float | None
     """Maximum link utilisation of the routing (above 1.0: overload, never hidden)."""
@@ -165,6 +165,9 @@ class TESummary(TaskSummary):
     """Demands with unmet traffic."""
     verification: dict[str, Any] | None = None
     """The independent checker's report (with ``verify``)."""
+    corridors: list[dict[str, Any]] | None = None
+    """The routed Gbps per corridor and traffic class (``corridors.csv``'s rows,
+    :func:`backbone.solver.tasks.te.add_corridors`)."""
 
 
 class PlaceSummary(TaskSummary):

@@ -1,7 +1,8 @@
 """The ``te`` planning task: options in, TE tables and the JSON summary out (``backbone te`` and the API call it).
 
-Files (in the output folder): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet; the planning
-service adds ``te.json`` (the summary).
+Files (in the output folder): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet, ``corridors.csv``
+(Gbps per corridor and traffic class, :func:`backbone.solver.te.corridor_table`); the planning service adds
+``te.json`` (the summary, with the same rows as ``corridors``).
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from backbone.artifacts import ArtifactWriter
+from backbone.corridors import UNLISTED_CLASS
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import TESummary
-from backbone.solver.te import TEResult, note_missing_demand, solve_te
+from backbone.solver.te import TEResult, corridor_table, note_missing_demand, solve_te
 from backbone.solver.te.options import Objective, TEOptions
 
 __all__ = ["MAX_UNMET_LISTED", "MIN_EXTRA_S", "Objective", "TEOptions", "TETaskResult", "add_bound_and_impact",
-           "edge_gap", "run_te_task", "te_summary"]
+           "add_corridors", "edge_gap", "run_te_task", "te_summary"]
 
 MAX_UNMET_LISTED = 100
 """Unmet demands listed in the JSON summary (largest first; te_demands.csv has all)."""
@@ -93,6 +96,21 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
                          "measures it")
 
 
+def add_corridors(net: Network, result: TEResult) -> pd.DataFrame:
+    """Add the routed Gbps per corridor and traffic class (:func:`backbone.solver.te.corridor_table`) to
+    ``result.summary`` as ``corridors`` (records), with a note when some link load is in no listed path (class
+    ``unlisted``); returns the table (``corridors.csv``). ``backbone te``, the plan's route stage and the facade's
+    ``solve_te`` call it."""
+    corridors = corridor_table(net, result)
+    result.summary["corridors"] = corridors.to_dict("records")
+    unlisted = corridors.loc[(corridors["view"] == "region") & (corridors["traffic_class"] == UNLISTED_CLASS), "gbps"]
+    if len(unlisted):
+        result.summary.setdefault("notes", []).append(
+            f"corridors: {float(unlisted.sum()):,.1f} Gbps of link load is in no listed path; corridors.csv shows it as "
+            f"class {UNLISTED_CLASS!r} (the classes add up to the link loads)")
+    return corridors
+
+
 @dataclass(kw_only=True)
 class TETaskResult(TaskResult[TESummary]):
     """The ``te`` task's outcome: the summary (:class:`TESummary`), the files, and the :class:`TEResult` with its
@@ -104,8 +122,9 @@ class TETaskResult(TaskResult[TESummary]):
 def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: ProgressFn) -> TETaskResult:
     """The ``te`` planning task: solve, optionally bound and verify, write the tables.
 
-    Files (in ``out_dir``): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet; the
-    planning service adds ``te.json`` (the summary).
+    Files (in ``out_dir``): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet and ``corridors.csv``
+    (the routed Gbps per corridor and class, both directions, with each corridor's lit capacity and utilisation;
+    the summary's ``corridors`` holds the same rows); the planning service adds ``te.json`` (the summary).
     """
     t0 = time.perf_counter()
     weight = 0.8 if opts.bound and opts.objective != "ecmp" and opts.formulation == "path" else 1.0
@@ -122,8 +141,10 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
 
         progress(0.95, "verifying")
         verification = check_te(net, result).to_dict()
+    corridors = add_corridors(net, result)
     writer = ArtifactWriter(out_dir)
     result.save(writer)
+    writer.csv("corridors.csv", corridors)
     summary = te_summary(result, time.perf_counter() - t0, verification)
     progress(1.0, "done: time limit reached, the best answer found is reported" if summary.status == "time_limit"
              else "done")

@@ -21,7 +21,7 @@ from tests.conftest import SharedRun
 PLAN_FILES = ("report.html", "plan.json", "place.json", "te.json", "failures.json", "design.json",
               "map_world.png", "map_pacific.png", "map.svg", "map.html", "map.geojson",
               "place_sites.csv", "te_links.csv", "te_demands.csv", "failures_scenarios.csv", "failures_links.csv",
-              "design_upgrades.csv")
+              "design_upgrades.csv", "corridors.csv")
 
 
 def _check_plan_dir(out: Path, summary: dict) -> None:

@@ -20,9 +20,13 @@ Model (one block per state ``s``; loops run over states, never over links, deman
     modules:   y_l in {0, .., Y_l}  integer (existing links: upgrade modules; candidates: built modules)
     build:     b_c in {0, 1}        candidates with fixed_cost_usd > 0:  y_c <= Y_c b_c
     cost:      sum_l module_cost_l y_l + sum_c fixed_cost_c b_c
-    demand:    sum_{p in P_s(d)} f_{s,p} + u_{s,d} = h_d                   (every demand d, state s)
+    demand:    sum_{p in P_s(d)} f_{s,p} + u_{s,d} = h_{s,d}               (every demand d, state s)
     capacity:  sum_p A_s[p,a] f_{s,p} - t_s m_l(a) y_l(a) <= t_s cap_l(a)  (t_s: ceiling of state s)
-    unmet:     0 <= u_{s,d} <= h_d, penalised; fixed at h_d where P_s(d) is empty
+    unmet:     0 <= u_{s,d} <= h_{s,d}, penalised; fixed at h_{s,d} where P_s(d) is empty
+
+``h_{s,d}`` is the demand the state offers: all of it intact; in a failure state only the classes that survive
+(:func:`backbone.failure_policy.carried_in_failure`; a pausing class, by default ``training-sync``, is not offered
+there), the policy the sweeps judge the states by too.
 
 Demands with the same source, destination and SLO have the same admissible paths and are one
 commodity ``d`` (exact for what can be carried). Paths ``P_s`` are the latency-admissible candidate
@@ -49,6 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from backbone.failure_policy import carried_in_failure, class_failure_policy
 from backbone.model import Network
 from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn, no_progress
@@ -120,6 +125,9 @@ class SurvivableDesign:
     restricted_optimum
         The last MIP's ``{cost_usd, bound_usd, gap, status, restriction}``: optimal (or bounded) only among
         designs that open the candidates it opened and route over its ``k`` paths, in its working set.
+    failure_policy
+        Each traffic class's failure policy in the design (:mod:`backbone.failure_policy`): failure states offer
+        only the classes that survive.
     """
 
     status: str
@@ -142,6 +150,7 @@ class SurvivableDesign:
     model: dict[str, int] = field(default_factory=dict)
     bound: dict[str, Any] = field(default_factory=dict)
     restricted_optimum: dict[str, Any] = field(default_factory=dict)
+    failure_policy: dict[str, str] = field(default_factory=dict)
 
     @property
     def survived(self) -> int:
@@ -162,20 +171,18 @@ class SurvivableDesign:
         iterations, what to buy and the map values."""
         up = self.upgrades
         return SurvivableDesignSummary(
-            status=self.status, failure_kind=self.failure_kind,
-            cost_usd=self.cost_usd, lower_bound_usd=self.lower_bound_usd, gap=self.gap,
-            ceiling=self.ceiling, failure_ceiling=self.failure_ceiling, converged=self.converged,
+            status=self.status, failure_kind=self.failure_kind, cost_usd=self.cost_usd,
+            lower_bound_usd=self.lower_bound_usd, gap=self.gap, ceiling=self.ceiling,
+            failure_ceiling=self.failure_ceiling, converged=self.converged,
             states_examined=self.states_examined, states_added=len(self.working_set),
             states_needed=len({s for p in up["protects"] for s in p} - {"intact"}) if len(up) else 0,
-            working_set=self.working_set, iterations=self.iterations,
-            survivability=self.survivability(),
+            working_set=self.working_set, iterations=self.iterations, survivability=self.survivability(),
             links_upgraded=int((up["action"] == "upgrade").sum()) if len(up) else 0,
             routes_built=int((up["action"] == "new route").sum()) if len(up) else 0,
-            bound=self.bound, restricted_optimum=self.restricted_optimum,
-            upgrades=up.to_dict("records"), model=self.model, seconds=round(self.seconds, 3),
-            map={"link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
-                 "failed_links": []},
-        )
+            bound=self.bound, restricted_optimum=self.restricted_optimum, failure_policy=self.failure_policy,
+            upgrades=up.to_dict("records"), model=self.model, seconds=round(self.seconds, 3), map={
+                "link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
+                "failed_links": []})
 
 
 def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
@@ -184,7 +191,7 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
     from scipy.sparse.csgraph import connected_components
 
     d = full.demands
-    stuck = base_has & ~block.has_path & ~lost
+    stuck = base_has & ~block.has_path & ~lost & block.offered_demands()  # a paused demand is not offered
     if not stuck.any():
         return 0.0, ""
     keep = ~full.links.index.isin(block.failed)
@@ -357,6 +364,8 @@ class _SurviveRun:
     best_bound: float | None = None
     restriction: str = ""
 
+    carried: np.ndarray | None = None  # per demand of ``full``: offered in a failure state (its class survives)
+
     def lost_mask(self, sc: FailureScenario) -> np.ndarray:
         """Demands lost with the sites ``sc`` fails."""
         d = self.full.demands
@@ -368,7 +377,7 @@ class _SurviveRun:
             return
         sc = self.scen_full[sid]
         self.blocks[sid] = state_block(self.full, self.full, sid, sc.links, self.k_paths,
-                                       self.failure_utilisation_ceiling, self.comm)
+                                       self.failure_utilisation_ceiling, self.comm, self.carried)
         self.failed_of[sid], self.ceiling_of[sid] = tuple(sc.links), self.failure_utilisation_ceiling
         self.path_excuse[sid] = _excuse(self.full, self.blocks[sid], self.intact.has_path, self.lost_mask(sc))
         self.set_excuse(sid)
@@ -392,14 +401,17 @@ def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions
     base = net if use_candidates else net.drop_candidates(net.candidates.index)
     full = full_network(base)
     tol = survive_tolerance_gbps(net)
-    sopts = (sweep_options or FailureOptions.model_validate({})).model_copy(update={"kind": survive if survive != "none"
-                                                                   else "srlg", "k_paths": k, "derate": None,
-                                                                   "scenarios": None, "verify": False,
-                                                                   "method": "path"})  # the design's k paths
+    sweep_options = sweep_options or FailureOptions.model_validate({})
+    # the run's failure policy: the design's own, else its sweeps' (one policy for the MIP and the sweeps)
+    policy = opts.failure_policy if opts.failure_policy is not None else sweep_options.failure_policy
+    sopts = sweep_options.model_copy(update={"kind": survive if survive != "none" else "srlg", "k_paths": k,
+                                             "derate": None, "scenarios": None, "verify": False,
+                                             "method": "path", "failure_policy": policy})  # the design's k paths
     scen_full: dict[str, FailureScenario] = {}
     if survive != "none":
         scen_full = {s.id: s for s in enumerate_scenarios(full, survive)}  # type: ignore[arg-type]
-    comm = Commodities.of_network(full)
+    carried = carried_in_failure(full, policy).to_numpy()
+    comm = Commodities.of_network(full, carried)
     intact = state_block(full, full, "intact", (), k, ceiling, comm)  # every candidate built: for the excuses
     return _SurviveRun(
         base=base, full=full, survive=survive, utilisation_ceiling=ceiling, failure_utilisation_ceiling=failure_ceiling,
@@ -409,7 +421,7 @@ def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions
         comm=comm, intact=intact, progress=progress, records_net=net, after=net,
         records=list(initial_records) if initial_records is not None else None,
         prev_y=(),  # the first records are of the network with nothing built: a design that builds nothing is it
-        blocks={"intact": intact}, failed_of={"intact": ()}, ceiling_of={"intact": ceiling},
+        blocks={"intact": intact}, failed_of={"intact": ()}, ceiling_of={"intact": ceiling}, carried=carried,
         initial=list(dict.fromkeys(str(x) for x in initial_states if str(x) in scen_full)))
 
 
@@ -486,8 +498,8 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
                      f"{len(keep)} candidate routes open ({label})")
         model_full = base.with_candidates_built(
             {c: int(base.candidates.at[c, "max_modules"]) for c in keep}) if keep else base
-        model_blocks = [state_block(model_full, model_full, sid, run.failed_of[sid], k, run.ceiling_of[sid], comm)
-                        for sid in ["intact", *working]]
+        model_blocks = [state_block(model_full, model_full, sid, run.failed_of[sid], k, run.ceiling_of[sid], comm,
+                                    run.blocks[sid].offered) for sid in ["intact", *working]]
         cand = solve_mip(base, model_full, model_blocks, run.time_limit_s, run.backend, run.mip_gap, tol, comm)
         mip_seconds += cand.seconds
         ids = model_full.links.index
@@ -559,7 +571,8 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
         violated=sorted(still),
         ceiling=run.utilisation_ceiling, failure_ceiling=run.failure_utilisation_ceiling, converged=converged,
         seconds=time.perf_counter() - t_start, model=mip.stats,
-        bound=true.to_dict(), restricted_optimum=restricted)
+        bound=true.to_dict(), restricted_optimum=restricted,
+        failure_policy=class_failure_policy(run.full.meta, run.sopts.failure_policy))
 
 
 def _gap(cost: float, bound: float | None) -> float | None:

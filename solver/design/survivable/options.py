@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
-from backbone.solver.core.options import BoundTimeLimitS, KPaths, MipGap, TimeLimitS
+from backbone.solver.core.options import BoundTimeLimitS, FailurePolicyOption, KPaths, MipGap, TimeLimitS
 
 SurviveKind = Literal["link", "srlg", "site", "srlg,link", "none"]
 """Failure kinds a design can survive (every single element of the kind; ``srlg,link`` every single SRLG and every
@@ -54,3 +54,4 @@ class SurviveOptions(BaseModel):
     candidates: bool = Field(True,
                              description="Whether new routes from the candidates table may be built "
                                          "(false: upgrades of existing links only).")
+    failure_policy: FailurePolicyOption = None
