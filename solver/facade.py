@@ -185,8 +185,8 @@ def design(net: Network, *, out_dir: str | Path | None = None, progress: Progres
     failures (:class:`~backbone.solver.tasks.design.DesignOptions` as keywords), as ``backbone design`` runs it on
     a scenario.
 
-    Returns the :class:`~backbone.solver.tasks.TaskResult` (``summary``: what ``design.json`` holds: cost, the
-    lower bound and gap, the upgrades, survivability; ``files``: what was written to ``out_dir``).
+    Returns the :class:`~backbone.solver.tasks.TaskResult` (``summary``: the typed model of what ``design.json``
+    holds: cost, the lower bound and gap, the upgrades, survivability; ``files``: what was written to ``out_dir``).
 
     Raises
     ------
@@ -196,7 +196,7 @@ def design(net: Network, *, out_dir: str | Path | None = None, progress: Progres
     Example
     -------
     >>> r = backbone.design(net, survive="srlg")  # doctest: +SKIP
-    >>> r.summary["cost_usd"], r.summary["gap"]  # doctest: +SKIP
+    >>> r.summary.cost_usd, r.summary.gap  # doctest: +SKIP
     """
     from backbone.solver.tasks.design import DesignOptions
 

@@ -70,7 +70,7 @@ def failures(
         opts["scenarios"] = load_scenario_list(scenarios_file)
     net = load(scenario)
     result = run_with_progress("failures", net, opts, out)
-    s = result.summary
+    s = result.document()
     if json_out:
         emit_json({"kind": "failures", **s, "files": result.files})  # the same object as failures.json
     else:

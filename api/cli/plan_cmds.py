@@ -80,7 +80,7 @@ def plan(
             current["stage"] = stage
 
     result = run_with_progress("plan", net, opts, out, transient=False, on_message=tick)
-    s = result.summary
+    s = result.document()
     if json_out:
         emit_json({k: v for k, v in s.items() if k not in ("map", "map_after")} | {"files": result.files})
     else:

@@ -62,7 +62,7 @@ def roadmap(
         opts["design"] = {**(opts.get("design") or {}), "survive": survive}
     net = load(scenario)
     result = run_with_progress("roadmap", net, opts, out, transient=not json_out)
-    s = result.summary
+    s = result.document()
     if json_out:
         emit_json({"kind": "roadmap", **s, "files": result.files})
     else:

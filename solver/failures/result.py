@@ -19,6 +19,7 @@ from backbone.solver.failures.impact import OVERLOAD_TOL, impact_key
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.failures.records import ScenarioRecord, SweepBaseline
 from backbone.solver.failures.scenarios import enumerate_scenarios, implicit_groups, implicit_groups_note
+from backbone.solver.failures.summary import FailuresSummary
 
 
 @dataclass
@@ -67,7 +68,12 @@ class SweepResult:
         return _in_table_order(self.scenarios, self.table())
 
     def summary(self, top: int = 20) -> dict[str, Any]:
-        """The JSON summary: every scenario (worst first), the worst ones, per-link worst, and the map values."""
+        """The JSON summary's document (:meth:`typed_summary` dumped)."""
+        return self.typed_summary(top).document()
+
+    def typed_summary(self, top: int = 20) -> FailuresSummary:
+        """The :class:`~backbone.solver.failures.summary.FailuresSummary`: every scenario (worst first), the ``top``
+        worst ones, per-link worst, and the map values."""
         table = self.table()
         by_link = self.worst_by_link()
         worst = max(self.scenarios, key=lambda r: impact_key(r.impact)) if self.scenarios else None
@@ -75,36 +81,36 @@ class SweepResult:
         records = [{k: v for k, v in r.to_dict().items() if k != "link_utilisation"}
                    for r in _in_table_order(self.scenarios, table)]
         survived, unknown, gaps, restricted, undecided = _counts(self.scenarios)
-        return {
-            "status": "ok",
-            "method": self.baseline.method,
-            "scenarios_run": len(self.scenarios),
-            "survived": survived,
-            "not_survived": len(self.scenarios) - survived,
-            "overloaded": sum(1 for r in self.scenarios if r.impact.overloaded),
-            "unmet_unknown": unknown,
-            "max_gap": max(gaps) if gaps else None,
-            "overload_not_proven": undecided,
-            "path_lp_states": restricted,
-            "notes": sweep_notes(len(self.scenarios), unknown, undecided, self.baseline, restricted, gaps)
-                     + [n for n in (implicit_groups_note(self.scenarios), paused_note(self.scenarios,
-                                                                                      self.failure_policy)) if n],
-            "failure_policy": dict(self.failure_policy),
-            "paused_states": sum(1 for r in self.scenarios if r.impact.paused_gbps > 0),
-            "links_swept_as_own_group": implicit_groups(self.scenarios),
-            "seconds": self.seconds,
-            "scenarios_per_second": len(self.scenarios) / self.seconds if self.seconds > 0 else None,
-            "baseline": {k: v for k, v in self.baseline.to_dict().items() if k != "link_utilisation"},
-            "worst": table.head(top).to_dict("records"),
-            "scenarios": records,
-            "worst_by_link": by_link.head(top).to_dict("records"),
-            "map": {
+        return FailuresSummary(
+            status="ok",
+            method=self.baseline.method,
+            scenarios_run=len(self.scenarios),
+            survived=survived,
+            not_survived=len(self.scenarios) - survived,
+            overloaded=sum(1 for r in self.scenarios if r.impact.overloaded),
+            unmet_unknown=unknown,
+            max_gap=max(gaps) if gaps else None,
+            overload_not_proven=undecided,
+            path_lp_states=restricted,
+            notes=sweep_notes(len(self.scenarios), unknown, undecided, self.baseline, restricted, gaps)
+                  + [n for n in (implicit_groups_note(self.scenarios), paused_note(self.scenarios,
+                                                                                   self.failure_policy)) if n],
+            failure_policy=dict(self.failure_policy),
+            paused_states=sum(1 for r in self.scenarios if r.impact.paused_gbps > 0),
+            links_swept_as_own_group=implicit_groups(self.scenarios),
+            seconds=self.seconds,
+            scenarios_per_second=len(self.scenarios) / self.seconds if self.seconds > 0 else None,
+            baseline={k: v for k, v in self.baseline.to_dict().items() if k != "link_utilisation"},
+            worst=table.head(top).to_dict("records"),
+            scenarios=records,
+            worst_by_link=by_link.head(top).to_dict("records"),
+            map={
                 "link_values": {"utilisation": {str(r.link): float(r.worst_utilisation)
                                                 for r in by_link.itertuples() if np.isfinite(r.worst_utilisation)}},
                 "failed_links": list(worst.failed) if worst and worst.kind == "link" else [],
                 "title": f"Worst utilisation over {len(self.scenarios)} failure scenarios",
             },
-        }
+        )
 
 
 def _in_table_order(records: list[ScenarioRecord], table: pd.DataFrame) -> list[ScenarioRecord]:

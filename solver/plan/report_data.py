@@ -125,9 +125,9 @@ def _gravity_subtitle(doc: dict[str, Any]) -> str:
             f"({count_text(len(doc['workload_flows']), 'flow')}, routed with the plan's traffic)")
 
 
-def plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
-    pm = ps.get("map") or {}
-    tm = ts.get("map") or {}
+def plan_map(pm: dict[str, Any], tm: dict[str, Any]) -> dict[str, Any]:
+    """The plan's map before the upgrades: TE's utilisation per link (``tm``, the te summary's ``map``) and the
+    placement's GPUs per site and serving arcs (``pm``, the place summary's ``map``)."""
     return {"link_values": {"utilisation": (tm.get("link_values") or {}).get("utilisation", {})},
             "site_values": pm.get("site_values", {}), "assignments": pm.get("assignments", []),
             "failed_links": []}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,12 +20,12 @@ from backbone.corridors import UNLISTED_CLASS
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
-from backbone.solver.tasks.summaries import Summary, TESummary
+from backbone.solver.tasks.summaries import TESummary
 from backbone.solver.te import TEResult, corridor_table, note_missing_demand, solve_te
 from backbone.solver.te.options import Objective, TEOptions
 
 __all__ = ["MAX_UNMET_LISTED", "MIN_EXTRA_S", "Objective", "TEOptions", "TETaskResult", "add_bound_and_impact",
-           "add_corridors", "edge_gap", "run_te_task"]
+           "add_corridors", "edge_gap", "run_te_task", "te_summary"]
 
 MAX_UNMET_LISTED = 100
 """Unmet demands listed in the JSON summary (largest first; te_demands.csv has all)."""
@@ -112,10 +112,9 @@ def add_corridors(net: Network, result: TEResult) -> pd.DataFrame:
 
 
 @dataclass(kw_only=True)
-class TETaskResult(TaskResult):
-    """The ``te`` task's outcome: the JSON summary, the files, and the :class:`TEResult` with its tables."""
-
-    summary_model: ClassVar[type[Summary]] = TESummary
+class TETaskResult(TaskResult[TESummary]):
+    """The ``te`` task's outcome: the summary (:class:`TESummary`), the files, and the :class:`TEResult` with its
+    tables."""
 
     te: TEResult
 
@@ -136,24 +135,31 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     result = solve_te(net, opts, progress=main_progress)
     note_missing_demand(result.summary)
     add_bound_and_impact(net, opts, result, t0, progress, weight)
-    summary = result.summary
-    unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
-    summary["unmet_demands"] = [
-        {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
-         "demand_gbps": float(r["demand_gbps"]), "unmet_gbps": float(r["unmet_gbps"]), "reason": r["reason"]}
-        for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
-    summary["unmet_demands_total"] = len(unmet)
+    verification = None
     if opts.verify:
         from backbone.solver.checks.te import check_te
 
         progress(0.95, "verifying")
-        summary["verification"] = check_te(net, result).to_dict()
+        verification = check_te(net, result).to_dict()
     corridors = add_corridors(net, result)
     writer = ArtifactWriter(out_dir)
     result.save(writer)
     writer.csv("corridors.csv", corridors)
-    summary["total_seconds"] = time.perf_counter() - t0
-    progress(1.0, "done: time limit reached, the best answer found is reported" if summary.get("status") == "time_limit"
+    summary = te_summary(result, time.perf_counter() - t0, verification)
+    progress(1.0, "done: time limit reached, the best answer found is reported" if summary.status == "time_limit"
              else "done")
     return TETaskResult("te", summary, writer.files, te=result)
+
+
+def te_summary(result: TEResult, total_seconds: float, verification: dict[str, Any] | None = None) -> TESummary:
+    """The ``te`` summary: the routing's record (:attr:`TEResult.summary`, with the edge bound and the impact
+    :func:`add_bound_and_impact` added), the largest unmet demands (:data:`MAX_UNMET_LISTED`), the run's
+    ``total_seconds`` and the checker's ``verification``."""
+    unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
+    unmet_demands = [
+        {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
+         "demand_gbps": float(r["demand_gbps"]), "unmet_gbps": float(r["unmet_gbps"]), "reason": r["reason"]}
+        for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
+    record = {**result.summary, "total_seconds": total_seconds}
+    return TESummary(**record, unmet_demands=unmet_demands, unmet_demands_total=len(unmet), verification=verification)
 

@@ -31,7 +31,7 @@ def test_roadmap_job_end_to_end(client: TestClient, tokens: dict[str, str], tmp_
                    lambda j: j["status"] in FINAL, timeout_s=300)
     assert job["status"] == "succeeded", job
     api = client.get(f"/v1/jobs/{jid}/result", headers=auth(tok)).json()
-    local = json.loads(json.dumps(run_task("roadmap", net, options, tmp_path / "local").summary, default=str))
+    local = json.loads(json.dumps(run_task("roadmap", net, options, tmp_path / "local").document(), default=str))
     for key in ("status", "total_capex_usd", "gap", "builds", "ledger"):
         assert api[key] == local[key], key
     assert api["verification"]["ok"]

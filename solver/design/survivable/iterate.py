@@ -58,6 +58,7 @@ from backbone.model import Network
 from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.core.sparse import selector
+from backbone.solver.design.summary import DesignIteration, SurvivableDesignSummary
 from backbone.solver.design.survivable.bound import bound_states, survive_lower_bound
 from backbone.solver.design.survivable.model import (
     Commodities,
@@ -136,7 +137,7 @@ class SurvivableDesign:
     gap: float | None
     upgrades: pd.DataFrame
     network_after: Network
-    iterations: list[dict[str, Any]]
+    iterations: list[DesignIteration]
     states_examined: int
     working_set: list[str]
     records_after: list[ScenarioRecord]
@@ -162,24 +163,26 @@ class SurvivableDesign:
                              not_survivable=self.not_survivable, violated=self.violated)
 
     def summary(self) -> dict[str, Any]:
-        """JSON-ready summary."""
+        """The summary's JSON document (:meth:`typed_summary` dumped)."""
+        return self.typed_summary().document()
+
+    def typed_summary(self) -> SurvivableDesignSummary:
+        """The :class:`~backbone.solver.design.summary.SurvivableDesignSummary`: cost, bound, survivability, the
+        iterations, what to buy and the map values."""
         up = self.upgrades
-        return {
-            "mode": "survivable", "status": self.status, "failure_kind": self.failure_kind,
-            "cost_usd": self.cost_usd, "lower_bound_usd": self.lower_bound_usd, "gap": self.gap,
-            "ceiling": self.ceiling, "failure_ceiling": self.failure_ceiling, "converged": self.converged,
-            "states_examined": self.states_examined, "states_added": len(self.working_set),
-            "states_needed": len({s for p in up["protects"] for s in p} - {"intact"}) if len(up) else 0,
-            "working_set": self.working_set, "iterations": self.iterations,
-            "survivability": self.survivability().model_dump(),
-            "links_upgraded": int((up["action"] == "upgrade").sum()) if len(up) else 0,
-            "routes_built": int((up["action"] == "new route").sum()) if len(up) else 0,
-            "bound": self.bound, "restricted_optimum": self.restricted_optimum,
-            "failure_policy": self.failure_policy,
-            "upgrades": up.to_dict("records"), "model": self.model, "seconds": round(self.seconds, 3),
-            "map": {"link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
-                    "failed_links": []},
-        }
+        return SurvivableDesignSummary(
+            status=self.status, failure_kind=self.failure_kind, cost_usd=self.cost_usd,
+            lower_bound_usd=self.lower_bound_usd, gap=self.gap, ceiling=self.ceiling,
+            failure_ceiling=self.failure_ceiling, converged=self.converged,
+            states_examined=self.states_examined, states_added=len(self.working_set),
+            states_needed=len({s for p in up["protects"] for s in p} - {"intact"}) if len(up) else 0,
+            working_set=self.working_set, iterations=self.iterations, survivability=self.survivability(),
+            links_upgraded=int((up["action"] == "upgrade").sum()) if len(up) else 0,
+            routes_built=int((up["action"] == "new route").sum()) if len(up) else 0,
+            bound=self.bound, restricted_optimum=self.restricted_optimum, failure_policy=self.failure_policy,
+            upgrades=up.to_dict("records"), model=self.model, seconds=round(self.seconds, 3), map={
+                "link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
+                "failed_links": []})
 
 
 def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
@@ -282,14 +285,13 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         new = _violated_states(run, opts.max_states)
         if it > 1 and not new:
             run.converged = not run.violated
-            run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
-            run.iterations[-1]["violated"] = len(run.violated)
+            run.iterations[-1] = run.iterations[-1].model_copy(
+                update={"sweep_seconds": round(sweep_seconds, 3), "violated": len(run.violated)})
             break
         if it > 1 and time.perf_counter() >= design_deadline:
-            run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
-            run.iterations[-1]["violated"] = len(run.violated)
-            run.iterations[-1]["stopped"] = (f"time budget of {budget_factor:g} x time_limit_s "
-                                             f"({budget_factor * time_limit_s:g} s) used")
+            run.iterations[-1] = run.iterations[-1].model_copy(update={
+                "sweep_seconds": round(sweep_seconds, 3), "violated": len(run.violated),
+                "stopped": f"time budget of {budget_factor:g} x time_limit_s ({budget_factor * time_limit_s:g} s) used"})
             break
         run.working += new
         progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
@@ -297,13 +299,11 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         _design_working_set(run, it, max_iterations, design_deadline)
         mip = run.mip
         assert mip is not None
-        run.iterations.append({"iteration": it, "working_states": len(run.working), "added": len(new),
-                               "violated": len(run.violated), "cost_usd": mip.cost_usd,
-                               "restricted_bound_usd": mip.bound_usd,
-                               "mip_status": mip.solver_status, "mip_seconds": round(mip.seconds, 3),
-                               "path_rounds": mip.path_rounds, "designs_tried": mip.tried,
-                               "sweep_seconds": round(sweep_seconds, 3),
-                               "model": mip.stats})
+        run.iterations.append(DesignIteration(
+            iteration=it, working_states=len(run.working), added=len(new), violated=len(run.violated),
+            cost_usd=mip.cost_usd, restricted_bound_usd=mip.bound_usd, mip_status=mip.solver_status,
+            mip_seconds=round(mip.seconds, 3), path_rounds=mip.path_rounds, designs_tried=mip.tried,
+            sweep_seconds=round(sweep_seconds, 3), model=mip.stats))
         logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(run.working),
                     mip.cost_usd, mip.bound_usd)
         design_key = tuple(sorted(apply_design(run.base, mip.full, mip)[1].items())) + tuple(
@@ -357,7 +357,7 @@ class _SurviveRun:
     path_excuse: dict[str, tuple[float, str]] = field(default_factory=dict)
     short_excuse: dict[str, tuple[float, str]] = field(default_factory=dict)
     initial: list[str] = field(default_factory=list)
-    iterations: list[dict[str, Any]] = field(default_factory=list)
+    iterations: list[DesignIteration] = field(default_factory=list)
     mip: MipDesign | None = None
     violated: list[str] = field(default_factory=list)
     converged: bool = False
