@@ -28,12 +28,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
-
 from backbone.errors import Problem, ValidationError
 from backbone.schema import TRAFFIC_CLASSES
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from backbone.model import Network
 
 __all__ = ["DEFAULT_FAILURE_POLICY", "FAILURE_POLICIES", "FAILURE_POLICY_KEY", "FailurePolicyName",
