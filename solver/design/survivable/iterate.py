@@ -53,7 +53,7 @@ from backbone.model import Network
 from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.core.sparse import selector
-from backbone.solver.design.survivable.bound import bound_states, survive_lower_bound
+from backbone.solver.design.survivable.bound import bound_states
 from backbone.solver.design.survivable.model import (
     Commodities,
     MipDesign,
@@ -66,6 +66,7 @@ from backbone.solver.design.survivable.model import (
     upgrade_table,
 )
 from backbone.solver.design.survivable.options import SurviveOptions
+from backbone.solver.design.survivable.slo_bound import best_lower_bound
 from backbone.solver.design.survivable.survivability import ExcusedState, Survivability
 from backbone.solver.failures import (
     FailureOptions,
@@ -532,11 +533,8 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     restricted = {"cost_usd": cost, "bound_usd": best_bound, "gap": _gap(cost, best_bound),
                   "status": mip.solver_status, "restriction": run.restriction}
     run.progress(0.97, f"lower bound: LP over every candidate and path, intact state and {len(run.working)} states")
-    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip.short_by_state_gbps[0])}
-    true = survive_lower_bound(run.base, run.full, bound_states(
-        run.blocks, ["intact", *run.working], run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()}),
-        run.bound_time_limit_s, run.backend)
-    bound_usd = true.bound_usd  # above the cost (beyond LP tolerance) only for a design short in a bound state
+    true = _lower_bound(run, mip)
+    bound_usd = true["bound_usd"]  # above the cost (beyond LP tolerance) only for a design short in a bound state
     if bound_usd is not None and cost < bound_usd <= cost * (1 + 1e-7) + 1e-6:
         bound_usd = cost
     gap = _gap(cost, bound_usd)
@@ -556,7 +554,17 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
         violated=sorted(still),
         ceiling=run.utilisation_ceiling, failure_ceiling=run.failure_utilisation_ceiling, converged=converged,
         seconds=time.perf_counter() - t_start, model=mip.stats,
-        bound=true.to_dict(), restricted_optimum=restricted)
+        bound=true, restricted_optimum=restricted)
+
+
+def _lower_bound(run: _SurviveRun, mip: MipDesign) -> dict[str, Any]:
+    """The better of the two true lower bounds (:func:`best_lower_bound`) over the intact state and the working set,
+    with the excuse allowance ``A_s`` of :func:`bound_states`."""
+    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip.short_by_state_gbps[0])}
+    sids = ["intact", *run.working]
+    states = bound_states(run.blocks, sids, run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()})
+    return best_lower_bound(run.base, run.full, [run.blocks[s] for s in sids], run.comm, states,
+                            run.bound_time_limit_s, run.backend)
 
 
 def _gap(cost: float, bound: float | None) -> float | None:
