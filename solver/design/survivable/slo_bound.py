@@ -29,7 +29,11 @@ pricing adds). A path ``p`` of commodity ``d`` (source ``o``) has reduced cost
 left out of the master: there they read ``-H_{s,o} b_c <= 0``, implied by ``b_c >= 0``, so the master's duals
 extended by 0 are optimal for the master with them); pricing
 (:func:`backbone.solver.design.colgen.price_state`, the exact latency-limited shortest path) finds the least one per
-commodity, grouped by source where ``sigma`` differs. When no path prices out, the master is the LP over every
+commodity, grouped by source where ``sigma`` differs. So that a pool too small to carry a state still gives a
+solvable master, the master's excused rows read ``sum_d u_{s,d} - v_s <= A_s`` with ``v_s >= 0`` at the penalty
+``M`` per Gbps (:data:`~backbone.solver.design.upgrades.families.UNMET_PENALTY_USD_PER_GBPS`): that LP relaxes the
+one above (each of its points is one with ``v = 0``, at the same cost), so its bounds bound it too, and a converged
+master with ``v > 0`` proves the LP above has no solution (status ``infeasible``, no bound). When no path prices out, the master is the LP over every
 admissible path and its optimum is the bound. Stopped earlier (the round budget ``max_rounds`` or the clock), the
 bound is the best **Lagrangian bound** of the masters' duals (Lübbecke and Desrosiers 2005)::
 
@@ -63,6 +67,7 @@ from backbone.solver.core.problem import LinearProgram, Solution, Status, solve
 from backbone.solver.core.sparse import selector
 from backbone.solver.design.survivable.bound import BoundState, survive_lower_bound
 from backbone.solver.design.survivable.model import Commodities, StateBlock, build_mip
+from backbone.solver.design.upgrades.families import UNMET_PENALTY_USD_PER_GBPS
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +93,9 @@ state)."""
 MIN_SOLVE_S = 1.0
 """Least time limit given to a master LP."""
 
+OVER_TOL_GBPS = 1e-6
+"""Unmet Gbps beyond the allowances above which a converged master proves the LP has no solution."""
+
 
 @dataclass
 class SloBound:
@@ -100,7 +108,8 @@ class SloBound:
         Lagrangian bound of the rounds made (None when no master finished).
     status
         ``optimal``, ``round_limit`` (``max_rounds`` made, the bound Lagrangian), ``time_limit`` (the clock ended
-        it, the bound Lagrangian) or ``skipped``.
+        it, the bound Lagrangian), ``infeasible`` (no design carries the states within their allowances; no
+        bound) or ``skipped``.
     states, rounds, paths_added, seconds, note, model
         States of the LP, master / pricing rounds, paths pricing added, wall time, what stopped it, the last
         master's size.
@@ -220,6 +229,9 @@ def slo_lower_bound(base: Network, full: Network, blocks: Sequence[StateBlock], 
         routable = np.stack([comm.has_path(b.has_path) for b in pool])
         lagrangian = float(sol.objective) + float((np.where(routable, comm.gbps, 0.0) * np.minimum(least_rc, 0.0)).sum())
         best = lagrangian if best is None else max(best, lagrangian)
+        if found == 0 and float(sol.values("over").sum()) > OVER_TOL_GBPS:  # the LP itself has no solution
+            return SloBound(None, "infeasible", len(pool), rounds, added, time.perf_counter() - t0,
+                            "no design carries every state leaving at most its excused Gbps unmet", model)
         if found == 0:
             return SloBound(float(sol.objective), "optimal", len(pool), rounds, added, time.perf_counter() - t0, "",
                             model)
@@ -256,8 +268,10 @@ def build_slo_master(base: Network, full: Network, pool: Sequence[StateBlock], c
     S, D = len(pool), len(comm.gbps)
     routable = np.concatenate([comm.has_path(b.has_path) for b in pool])
     lp.set_cost("unmet", 0.0)
+    lp.add_variables("over", S, cost=UNMET_PENALTY_USD_PER_GBPS)
     rows = np.repeat(np.arange(S), D)[routable]
-    lp.add_constraints("excused", {"unmet": selector(rows, S, S * D, cols=np.flatnonzero(routable))},
+    lp.add_constraints("excused", {"unmet": selector(rows, S, S * D, cols=np.flatnonzero(routable)),
+                                   "over": -sp.identity(S, format="csr")},
                        upper=np.asarray(allowance_gbps, float))
     return lp, slo_strong_rows(lp, full, pool, comm)
 
