@@ -11,9 +11,10 @@ generation over states, as in Benders-style row generation):
 
 The MIP is *restricted* (the candidates it opens, ``k`` paths per demand), so its optimum and dual bound
 are reported as the **restricted optimum** with that restriction beside them, never as a bound on the
-planning problem. The **lower bound** (``lower_bound_usd``, and ``gap = (cost - bound) / cost``) is
-:mod:`backbone.solver.design.survivable.bound`'s LP relaxation over every candidate and every path (intact state
-and working set), solved within ``bound_time_limit_s``.
+planning problem. The **lower bound** (``lower_bound_usd``, and ``gap = (cost - bound) / cost``) is the better of
+two LP relaxations over every candidate and every path (intact state and working set), within
+``bound_time_limit_s``: :mod:`backbone.solver.design.survivable.slo_bound`'s path LP with the latency SLOs kept and
+:mod:`backbone.solver.design.survivable.bound`'s arc-flow LP with them dropped (``bound.method`` names the winner).
 
 Model (one block per state ``s``; loops run over states, never over links, demands or paths)::
 
