@@ -24,7 +24,7 @@ integral design that carries each state within its ceilings leaving at most ``A_
 over paths within the SLOs, is a point of this LP at its own cost, so the LP optimum bounds its cost from below.
 
 Column generation: a restricted master over a pool of paths (the design's ``k`` paths per state to start, then what
-pricing adds). A path ``p`` of commodity ``d`` (source ``o``) has reduced cost
+pricing adds, appended as columns with the strong build rows they need, and solved from the last round's basis). A path ``p`` of commodity ``d`` (source ``o``) has reduced cost
 ``rc_p = sum_{a in p} (w_{s,a} + sigma_{s,o,a}) - pi_{s,d}`` (``sigma`` 0 for the strong rows of no pooled path,
 left out of the master: there they read ``-H_{s,o} b_c <= 0``, implied by ``b_c >= 0``, so the master's duals
 extended by 0 are optimal for the master with them); pricing
@@ -71,8 +71,8 @@ from backbone.solver.design.upgrades.families import UNMET_PENALTY_USD_PER_GBPS
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ARC_FLOW_METHOD", "SLO_COVERS", "SLO_METHOD", "SloBound", "best_lower_bound", "better_bound",
-           "build_slo_master", "slo_lower_bound"]
+__all__ = ["ARC_FLOW_METHOD", "SLO_COVERS", "SLO_METHOD", "SloBound", "SloMaster", "best_lower_bound",
+           "better_bound", "build_slo_master", "slo_lower_bound"]
 
 SLO_METHOD = "path LP with SLOs, column generation"
 """``bound.method`` when this module's bound is the better one."""
@@ -86,9 +86,10 @@ SLO_COVERS = ("every design that builds any of the candidate routes and upgrades
               "the intact state and the working set, modules and builds continuous)")
 """What the SLO path bound covers, in one sentence (``bound.covers`` when it wins)."""
 
-MAX_ROUNDS = 40
+MAX_ROUNDS = 12
 """Master / pricing rounds at most (the load-independent budget; each adds at most one path per commodity and
-state)."""
+state). On the shipped scenario's survivable design (40 states, ~245,000 columns) a warm-started round takes about
+2-3 s at load 3-4 on 2 cores, so the budget, not the clock, usually ends the rounds there."""
 
 MIN_SOLVE_S = 1.0
 """Least time limit given to a master LP."""
@@ -161,8 +162,9 @@ def best_lower_bound(base: Network, full: Network, blocks: Sequence[StateBlock],
     return better_bound(arc.to_dict(), slo.to_dict())
 
 
-SLO_BOUND_SHARE = 0.5
-"""Share of ``bound_time_limit_s`` the SLO path bound may use at most; the arc-flow bound gets the rest."""
+SLO_BOUND_SHARE = 0.75
+"""Share of ``bound_time_limit_s`` the SLO path bound may use at most; the arc-flow bound gets the rest (over the same
+states the arc-flow LP is a relaxation of the path LP, so it can win only where the path LP is stopped early)."""
 
 
 def slo_lower_bound(base: Network, full: Network, blocks: Sequence[StateBlock], comm: Commodities,
@@ -203,45 +205,42 @@ def slo_lower_bound(base: Network, full: Network, blocks: Sequence[StateBlock], 
     if time_limit_s <= 0 or not pool:
         return SloBound(None, "skipped", len(pool), 0, 0, 0.0, "bound_time_limit_s is 0: no lower bound computed")
     deadline = Deadline(t0 + time_limit_s)
-    allowance = np.asarray(allowance_gbps, float)
+    master = SloMaster.build(base, full, pool, comm, np.asarray(allowance_gbps, float))
+    routable = np.stack([comm.has_path(b.has_path) for b in pool])
     best: float | None = None
     rounds = added = 0
-    model: dict[str, int] = {}
     status, note = "round_limit", (f"{max_rounds} rounds made before pricing proved the LP optimal: the bound is the "
                                    "Lagrangian bound of the best round's duals")
     while rounds < max_rounds:
         if deadline.remaining() <= 0:
             status, note = "time_limit", _clock_note(time_limit_s, rounds)
             break
-        lp, strong = build_slo_master(base, full, pool, comm, allowance)
-        model = lp.stats()
-        sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, deadline.remaining()))
+        sol = master.solve(backend, max(MIN_SOLVE_S, deadline.remaining()))
         if sol.status != Status.OPTIMAL or sol.row_duals is None:
             logger.info("SLO path bound: master %s after %.1f s", sol.status.value, sol.solve_seconds)
             status, note = "time_limit", _clock_note(time_limit_s, rounds)
             break
         rounds += 1
         try:
-            pool, found, least_rc = _price(full, pool, comm, sol, strong, deadline)
+            found, least_rc = master.price(pool, sol, deadline)
         except TimeLimitReached:
             status, note = "time_limit", _clock_note(time_limit_s, rounds)
             break
-        routable = np.stack([comm.has_path(b.has_path) for b in pool])
         lagrangian = float(sol.objective) + float((np.where(routable, comm.gbps, 0.0) * np.minimum(least_rc, 0.0)).sum())
         best = lagrangian if best is None else max(best, lagrangian)
         if found == 0 and float(sol.values("over").sum()) > OVER_TOL_GBPS:  # the LP itself has no solution
             return SloBound(None, "infeasible", len(pool), rounds, added, time.perf_counter() - t0,
-                            "no design carries every state leaving at most its excused Gbps unmet", model)
+                            "no design carries every state leaving at most its excused Gbps unmet", master.lp.stats())
         if found == 0:
             return SloBound(float(sol.objective), "optimal", len(pool), rounds, added, time.perf_counter() - t0, "",
-                            model)
+                            master.lp.stats())
         added += found
-        logger.info("SLO path bound round %d: master %.6g, %d paths added, Lagrangian bound %.6g", rounds,
-                    sol.objective, found, lagrangian)
+        logger.info("SLO path bound round %d: master %.6g (%.1f s%s), %d paths added, Lagrangian bound %.6g", rounds,
+                    sol.objective, sol.solve_seconds, ", warm" if sol.warm_started else "", found, lagrangian)
     if best is None:
         note = f"no master LP finished within bound_time_limit_s {time_limit_s:g}"
     return SloBound(None if best is None else max(0.0, best), status, len(pool), rounds, added,
-                    time.perf_counter() - t0, note, model)
+                    time.perf_counter() - t0, note, master.lp.stats())
 
 
 def _clock_note(time_limit_s: float, rounds: int) -> str:
@@ -249,21 +248,12 @@ def _clock_note(time_limit_s: float, rounds: int) -> str:
             "the bound is the Lagrangian bound of the best round's duals")
 
 
-@dataclass(frozen=True)
-class StrongRows:
-    """The master's strong build rows, one per (state, source site, fixed-cost candidate arc) with a path in the
-    pool: ``state``, ``source`` (site position), ``arc`` (``0 .. 2L-1``)."""
-
-    state: np.ndarray
-    source: np.ndarray
-    arc: np.ndarray
-
-
 def build_slo_master(base: Network, full: Network, pool: Sequence[StateBlock], comm: Commodities,
-                     allowance_gbps: np.ndarray) -> tuple[LinearProgram, StrongRows]:
+                     allowance_gbps: np.ndarray) -> LinearProgram:
     """The restricted master over the pool (module doc): the design's program
     (:func:`backbone.solver.design.survivable.model.build_mip`, modules and builds continuous) with unmet routable
-    demand free up to ``A_s`` per state (the excused rows) and the strong build rows of the pool's paths."""
+    demand free up to ``A_s`` per state (the excused rows, ``v_s`` beyond it at the penalty ``M``); the strong build
+    rows are :class:`SloMaster`'s."""
     lp, _ = build_mip(base, full, list(pool), comm, integer=False)
     S, D = len(pool), len(comm.gbps)
     routable = np.concatenate([comm.has_path(b.has_path) for b in pool])
@@ -273,74 +263,132 @@ def build_slo_master(base: Network, full: Network, pool: Sequence[StateBlock], c
     lp.add_constraints("excused", {"unmet": selector(rows, S, S * D, cols=np.flatnonzero(routable)),
                                    "over": -sp.identity(S, format="csr")},
                        upper=np.asarray(allowance_gbps, float))
-    return lp, slo_strong_rows(lp, full, pool, comm)
+    return lp
 
 
-def slo_strong_rows(lp: LinearProgram, full: Network, pool: Sequence[StateBlock],
-                    comm: Commodities) -> StrongRows:
-    """The strong build family over paths, per state ``s``, source ``o`` and arc ``a`` of a fixed-cost candidate
-    ``c`` that a pooled path of a commodity from ``o`` uses::
+@dataclass
+class SloMaster:
+    """The restricted master, grown round by round (new paths appended as columns, new strong build rows as a new
+    block) and solved from the last round's basis.
 
-        sum_{d from o} sum_{p in P_s(d), a in p} f_{s,p} - H_{s,o} b_c <= 0     (H_{s,o} = sum_{d from o} h_d)
+    A strong build row is keyed ``(s n_sites + o) 2L + a`` (state ``s``, source site ``o``, arc ``a``);
+    ``strong`` lists each block of them with its keys in row order."""
 
-    valid for every integral design: ``b_c = 0`` leaves the arc no capacity, and the paths of ``o``'s commodities
-    carry at most ``H_{s,o}`` together."""
-    L = len(full.links)
-    build_ids = lp.variables["build"].index if "build" in lp.variables else pd.Index([])
-    build_of_link = np.full(L, -1)
-    build_of_link[full.links.index.get_indexer(build_ids)] = np.arange(len(build_ids))
-    src_of = full.sites.index.get_indexer(full.demands["src"].to_numpy()[comm.first])
-    keys, flow_cols, offset = [], [], 0
-    for s, b in enumerate(pool):  # per state: (path, arc) entries on fixed-cost candidate arcs
-        coo = b.incidence.tocoo()
-        on = build_of_link[coo.col % L] >= 0
-        keys.append(np.stack([np.full(int(on.sum()), s), src_of[b.var_demand[coo.row[on]]], coo.col[on]]))
-        flow_cols.append(offset + coo.row[on])
-        offset += b.incidence.shape[0]
-    key = np.concatenate(keys, axis=1) if keys else np.zeros((3, 0), np.int64)
-    if not key.shape[1]:
-        return StrongRows(*np.zeros((3, 0), np.int64))
-    uniq, row = np.unique(key, axis=1, return_inverse=True)
-    routable = np.stack([comm.has_path(b.has_path) for b in pool])
-    n_src = len(full.sites)
-    total = np.stack([np.bincount(src_of, weights=np.where(r, comm.gbps, 0.0), minlength=n_src) for r in routable])
-    n = uniq.shape[1]
-    lp.add_constraints("strong_build", {
-        "flow": selector(row.ravel(), n, lp.variables["flow"].size, cols=np.concatenate(flow_cols)),
-        "build": selector(np.arange(n), n, len(build_ids), cols=build_of_link[uniq[2] % L],
-                          values=-total[uniq[0], uniq[1]])}, upper=0.0)
-    return StrongRows(uniq[0], uniq[1], uniq[2])
+    lp: LinearProgram
+    full: Network
+    comm: Commodities
+    src_of: np.ndarray  # source site of each commodity
+    build_of_link: np.ndarray  # column of each link in the build block (-1: no fixed cost)
+    total: np.ndarray  # H_{s,o}: states x sites
+    strong: list[tuple[str, np.ndarray]] = field(default_factory=list)
+    last: Solution | None = None
 
+    @classmethod
+    def build(cls, base: Network, full: Network, pool: Sequence[StateBlock], comm: Commodities,
+              allowance_gbps: np.ndarray) -> SloMaster:
+        """The first master over the pool's paths, with the strong build rows they need."""
+        lp = build_slo_master(base, full, pool, comm, allowance_gbps)
+        L = len(full.links)
+        build_ids = lp.variables["build"].index if "build" in lp.variables else pd.Index([])
+        build_of_link = np.full(L, -1)
+        build_of_link[full.links.index.get_indexer(build_ids)] = np.arange(len(build_ids))
+        src_of = full.sites.index.get_indexer(full.demands["src"].to_numpy()[comm.first])
+        routable = np.stack([comm.has_path(b.has_path) for b in pool])
+        total = np.stack([np.bincount(src_of, weights=np.where(r, comm.gbps, 0.0), minlength=len(full.sites))
+                          for r in routable])
+        master = cls(lp, full, comm, src_of, build_of_link, total)
+        state = np.repeat(np.arange(len(pool)), [len(b.var_demand) for b in pool])
+        inc = sp.vstack([b.incidence for b in pool], format="csr")
+        master.add_strong_rows(state, np.concatenate([b.var_demand for b in pool]), inc, 0)
+        return master
 
-def _price(full: Network, pool: Sequence[StateBlock], comm: Commodities, sol: Solution, strong: StrongRows,
-           deadline: Deadline) -> tuple[list[StateBlock], int, np.ndarray]:
-    """One pricing round over every state (module doc): the grown pool, the paths added and the least reduced cost
-    per state and commodity (a lower bound on it; 0 where the commodity is not routable)."""
-    from backbone.solver.design.colgen import price_state
+    def entries(self, state: np.ndarray, var_comm: np.ndarray, inc: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+        """Per (column, fixed-cost candidate arc) entry of the columns ``inc`` (of ``state``, ``var_comm``): its
+        strong row key and column."""
+        coo = inc.tocoo()
+        L = len(self.full.links)
+        on = self.build_of_link[coo.col % L] >= 0
+        col, arc = coo.row[on], coo.col[on]
+        n_sites = len(self.full.sites)
+        return (state[col] * n_sites + self.src_of[var_comm[col]]) * 2 * L + arc, col
 
-    S, D, L = len(pool), len(comm.gbps), len(full.links)
-    pi = sol.duals("demand").to_numpy().reshape(S, D)
-    w = np.maximum(-sol.duals("capacity").to_numpy().reshape(S, 2 * L), 0.0)
-    sigma = np.maximum(-sol.duals("strong_build").to_numpy(), 0.0) if len(strong.arc) else np.zeros(0)
-    src_of = full.sites.index.get_indexer(full.demands["src"].to_numpy()[comm.first])
-    least_rc = np.zeros((S, D))
-    grown: list[StateBlock] = []
-    found = 0
-    for s, block in enumerate(pool):  # per state, one pricing per group of sources with the same arc prices
-        priced = sigma > 0
-        mine = priced & (strong.state == s)
-        groups = [(np.isin(src_of, strong.source[mine], invert=True), w[s])]
-        for o in np.unique(strong.source[mine]):
-            extra = np.bincount(strong.arc[mine & (strong.source == o)],
-                                weights=sigma[mine & (strong.source == o)], minlength=2 * L)
-            groups.append((src_of == o, w[s] + extra))
-        var_demand, incidence = [block.var_demand], [block.incidence]
-        for in_group, prices in groups:
-            vd, inc, rc = price_state(full, block, comm, prices, np.where(in_group, pi[s], 0.0), deadline)
-            least_rc[s, in_group] = rc[in_group]
-            var_demand.append(vd)
-            incidence.append(inc)
-            found += len(vd)
-        grown.append(StateBlock(block.scenario, block.failed, np.concatenate(var_demand),
-                                sp.vstack(incidence, format="csr"), block.has_path, block.ceiling))
-    return grown, found, least_rc
+    def add_strong_rows(self, state: np.ndarray, var_comm: np.ndarray, inc: sp.csr_matrix, first: int) -> None:
+        """A block of the strong build family for the keys of the columns ``first ..`` (``inc``) that no earlier
+        block has::
+
+            sum_{d from o} sum_{p in P_s(d), a in p} f_{s,p} - H_{s,o} b_c <= 0     (H_{s,o} = sum_{d from o} h_d)
+
+        (valid for every integral design: ``b_c = 0`` leaves the
+        arc no capacity, and the paths of ``o``'s commodities carry at most ``H_{s,o}`` together)."""
+        key, col = self.entries(state, var_comm, inc)
+        if self.strong:
+            known = np.concatenate([k for _, k in self.strong])
+            fresh = ~np.isin(key, known)
+            key, col = key[fresh], col[fresh]
+        if not len(key):
+            return
+        uniq, row = np.unique(key, return_inverse=True)
+        L, n_sites = len(self.full.links), len(self.full.sites)
+        s, o, arc = uniq // (2 * L * n_sites), (uniq // (2 * L)) % n_sites, uniq % (2 * L)
+        n, name = len(uniq), f"strong_build_{len(self.strong)}"
+        self.lp.add_constraints(name, {
+            "flow": selector(row.ravel(), n, self.lp.variables["flow"].size, cols=first + col),
+            "build": selector(np.arange(n), n, self.lp.variables["build"].size, cols=self.build_of_link[arc % L],
+                              values=-self.total[s, o])}, upper=0.0)
+        self.strong.append((name, uniq))
+
+    def add_paths(self, state: np.ndarray, var_comm: np.ndarray, inc: sp.csr_matrix) -> None:
+        """Append path columns (``state``, commodity ``var_comm``, arc incidence ``inc``): demand, capacity and the
+        existing strong rows' coefficients, then a block for the strong rows they need anew."""
+        n, first = len(state), self.lp.variables["flow"].size
+        S, D, L = self.total.shape[0], len(self.comm.gbps), len(self.full.links)
+        coo = inc.tocoo()
+        rows: dict[str, sp.spmatrix] = {
+            "demand": selector(state * D + var_comm, S * D, n),
+            "capacity": sp.csr_matrix((coo.data, (state[coo.row] * 2 * L + coo.col, coo.row)), shape=(S * 2 * L, n))}
+        key, col = self.entries(state, var_comm, inc)
+        for name, keys in self.strong:
+            pos = np.clip(np.searchsorted(keys, key), 0, len(keys) - 1)
+            hit = keys[pos] == key
+            rows[name] = selector(pos[hit], len(keys), n, cols=col[hit])
+        self.lp.add_columns("flow", n, coefficients=rows)
+        self.add_strong_rows(state, var_comm, inc, first)
+
+    def solve(self, backend: str, time_limit_s: float) -> Solution:
+        """Solve the master, from the last round's basis where the backend can."""
+        self.last = solve(self.lp, backend=backend, time_limit_s=time_limit_s, warm_start=self.last)
+        return self.last
+
+    def price(self, pool: Sequence[StateBlock], sol: Solution, deadline: Deadline) -> tuple[int, np.ndarray]:
+        """One pricing round over every state (module doc): appends the paths found and returns how many, and the
+        least reduced cost per state and commodity (a lower bound on it; 0 where the commodity is not routable)."""
+        from backbone.solver.design.colgen import price_state
+
+        S, D, L = len(pool), len(self.comm.gbps), len(self.full.links)
+        pi = sol.duals("demand").to_numpy().reshape(S, D)
+        w = np.maximum(-sol.duals("capacity").to_numpy().reshape(S, 2 * L), 0.0)
+        key = np.concatenate([k for _, k in self.strong]) if self.strong else np.zeros(0, np.int64)
+        sigma = np.concatenate([np.maximum(-sol.duals(name).to_numpy(), 0.0) for name, _ in self.strong]) \
+            if self.strong else np.zeros(0)
+        n_sites = len(self.full.sites)
+        key, sigma = key[sigma > 0], sigma[sigma > 0]
+        k_state, k_src, k_arc = key // (2 * L * n_sites), (key // (2 * L)) % n_sites, key % (2 * L)
+        least_rc = np.zeros((S, D))
+        new_state, new_comm, new_inc = [], [], []
+        for s, block in enumerate(pool):  # per state, one pricing per group of sources with the same arc prices
+            mine = k_state == s
+            groups = [(np.isin(self.src_of, k_src[mine], invert=True), w[s])]
+            for o in np.unique(k_src[mine]):
+                at = mine & (k_src == o)
+                groups.append((self.src_of == o, w[s] + np.bincount(k_arc[at], weights=sigma[at], minlength=2 * L)))
+            for in_group, prices in groups:
+                vd, inc, rc = price_state(self.full, block, self.comm, prices, np.where(in_group, pi[s], 0.0),
+                                          deadline)
+                least_rc[s, in_group] = rc[in_group]
+                new_state.append(np.full(len(vd), s))
+                new_comm.append(vd)
+                new_inc.append(inc)
+        found = int(sum(len(v) for v in new_comm))
+        if found:
+            self.add_paths(np.concatenate(new_state), np.concatenate(new_comm), sp.vstack(new_inc, format="csr"))
+        return found, least_rc
