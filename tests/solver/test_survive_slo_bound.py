@@ -364,3 +364,25 @@ def test_better_bound_keeps_the_higher_valid_bound() -> None:
     none = better_bound({"bound_usd": None, "status": "time_limit"}, {"bound_usd": None, "status": "skipped"})
     assert none["bound_usd"] is None and none["method"] == ARC_FLOW_METHOD
     assert set(none["bounds"]) == {ARC_FLOW_METHOD, SLO_METHOD}
+
+
+def test_the_cli_names_the_bound_that_won(tmp_path: Any) -> None:
+    """``backbone design --survive link`` on the detour network: the JSON's bound is the SLO path LP's, and the
+    human line names it beside the arc-flow bound."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+    from backbone.io import save_scenario
+    from backbone.solver.plan.report_data import bound_text
+
+    folder = save_scenario(detour_network(), tmp_path / "detour")
+    r = CliRunner().invoke(app, ["design", str(folder), "--survive", "link", "--time-limit-s", "30", "--json"])
+    assert r.exit_code == 0, r.output
+    design = json.loads(r.stdout)
+    assert design["bound"]["method"] == SLO_METHOD
+    assert design["lower_bound_usd"] == pytest.approx(design["bound"]["bounds"][SLO_METHOD]["bound_usd"])
+    assert design["lower_bound_usd"] <= 170.0 + TOL
+    text = bound_text(design)
+    assert SLO_METHOD in text and f"the other bound: {ARC_FLOW_METHOD}" in text
