@@ -65,7 +65,7 @@ from backbone.model import Network
 from backbone.solver.core.deadline import Deadline, TimeLimitReached
 from backbone.solver.core.problem import LinearProgram, Solution, Status, solve
 from backbone.solver.core.sparse import selector
-from backbone.solver.design.survivable.bound import BoundState, survive_lower_bound
+from backbone.solver.design.survivable.bound import BoundState, SurviveBound, survive_lower_bound
 from backbone.solver.design.survivable.model import Commodities, StateBlock, build_mip
 from backbone.solver.design.upgrades.families import UNMET_PENALTY_USD_PER_GBPS
 
@@ -152,13 +152,19 @@ def best_lower_bound(base: Network, full: Network, blocks: Sequence[StateBlock],
     1. the path LP with the SLOs kept (:func:`slo_lower_bound`), first, in at most ``SLO_BOUND_SHARE`` of
        ``time_limit_s`` (its round budget usually ends it first), and
     2. the arc-flow LP with the SLOs dropped (:func:`~backbone.solver.design.survivable.bound.survive_lower_bound`)
-       in the rest (at least ``MIN_SOLVE_S``).
+       in the rest (at least ``MIN_SOLVE_S``); skipped when the path LP finished (``optimal``): over the same states,
+       routable demand and allowances the arc-flow LP relaxes it (path flows per commodity sum to arc flows per
+       source, with the same capacity, excused and strong build rows), so it cannot bound higher.
 
     ``time_limit_s`` 0 skips both (no bound)."""
     slo = slo_lower_bound(base, full, blocks, comm, [st.unmet_allowance_gbps for st in states],
                           SLO_BOUND_SHARE * time_limit_s, backend)
-    arc = survive_lower_bound(base, full, states,
-                              max(MIN_SOLVE_S, time_limit_s - slo.seconds) if time_limit_s > 0 else 0.0, backend)
+    if slo.status == "optimal":
+        arc = SurviveBound(None, "skipped", 0, 0.0, "not solved: the path LP with the SLOs finished, and over the same "
+                           "states the arc-flow LP relaxes it")
+    else:
+        arc = survive_lower_bound(base, full, states,
+                                  max(MIN_SOLVE_S, time_limit_s - slo.seconds) if time_limit_s > 0 else 0.0, backend)
     return better_bound(arc.to_dict(), slo.to_dict())
 
 
