@@ -84,9 +84,12 @@ def bound_text(ds: dict[str, Any]) -> str:
     text = (f"cost {money(ds.get('cost_usd'))}; lower bound {money(ds.get('lower_bound_usd'))}, gap "
             + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.1f} %"))
     if b:
+        others = [f"{m} {money(o.get('bound_usd'))}, {o.get('status')}, {float(o.get('seconds') or 0):.1f} s"
+                  for m, o in (b.get("bounds") or {}).items() if m != b.get("method")]
         text += (f" (LP relaxation over every candidate route and path, the intact state and {max(0, b['states'] - 1)} "
-                 f"failure states: bound LP {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
-                 + ")")
+                 f"failure states: " + (f"{b['method']}, " if b.get("method") else "")
+                 + f"bound LP {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
+                 + (f"; the other bound: {'; '.join(others)}" if others else "") + ")")
     r = ds.get("restricted_optimum") or {}
     if r:
         text += (f"; restricted optimum {money(r.get('cost_usd'))} (its bound {money(r.get('bound_usd'))}, "

@@ -1,19 +1,20 @@
 """Survivable design: the cheapest upgrades and new routes that carry every failure state of a kind.
 
-The full problem -- one routing block per failure state, ~100 states of ~1,400 demands over ~4
-paths each -- is large, and most states never bind. So the design is iterated (constraint
-generation over states, as in Benders-style row generation):
+The full problem -- one routing block per failure state, ~100 states of ~1,400 demands over ~4 paths each -- is
+large, and most states never bind. So the design is iterated (constraint generation over states, as in Benders-style
+row generation):
 
 1. solve the MIP on the intact state plus a *working set* of failure states;
 2. build the design and sweep **every** state of the kind with the failure sweep
    (:mod:`backbone.solver.failures`, the same impact definition as ``failures`` and ``plan``);
 3. add the states that are violated to the working set and repeat, until none is violated.
 
-The MIP is *restricted* (the candidates it opens, ``k`` paths per demand), so its optimum and dual bound
-are reported as the **restricted optimum** with that restriction beside them, never as a bound on the
-planning problem. The **lower bound** (``lower_bound_usd``, and ``gap = (cost - bound) / cost``) is
-:mod:`backbone.solver.design.survivable.bound`'s LP relaxation over every candidate and every path (intact state
-and working set), solved within ``bound_time_limit_s``.
+The MIP is *restricted* (the candidates it opens, ``k`` paths per demand), so its optimum and dual bound are
+reported as the **restricted optimum** with that restriction beside them, never as a bound on the planning problem.
+The **lower bound** (``lower_bound_usd``, and ``gap = (cost - bound) / cost``) is the better of two LP relaxations
+over every candidate and every path (intact state and working set), within ``bound_time_limit_s``:
+:mod:`backbone.solver.design.survivable.slo_bound`'s path LP with the latency SLOs kept and
+:mod:`backbone.solver.design.survivable.bound`'s arc-flow LP with them dropped (``bound.method`` names the winner).
 
 Model (one block per state ``s``; loops run over states, never over links, demands or paths)::
 
@@ -28,13 +29,12 @@ Model (one block per state ``s``; loops run over states, never over links, deman
 (:func:`backbone.failure_policy.carried_in_failure`; a pausing class, by default ``training-sync``, is not offered
 there), the policy the sweeps judge the states by too.
 
-Demands with the same source, destination and SLO have the same admissible paths and are one
-commodity ``d`` (exact for what can be carried). Paths ``P_s`` are the latency-admissible candidate
-paths (TE's rule) on the network with a set ``K`` of candidates open and state ``s`` applied. A path
-over an unbuilt candidate has no capacity; every path the design uses survives in the k shortest
-paths of the built network (removing links only removes paths), so TE on the built network carries
-what the MIP carried, whatever it builds. ``K`` is the routes needed (:func:`routes_needed`):
-opening every candidate would crowd TE's k paths onto new routes.
+Demands with the same source, destination and SLO have the same admissible paths and are one commodity ``d`` (exact
+for what can be carried). Paths ``P_s`` are the latency-admissible candidate paths (TE's rule) on the network with a
+set ``K`` of candidates open and state ``s`` applied. A path over an unbuilt candidate has no capacity; every path
+the design uses survives in the k shortest paths of the built network (removing links only removes paths), so TE on
+the built network carries what the MIP carried, whatever it builds. ``K`` is the routes needed
+(:func:`routes_needed`): opening every candidate would crowd TE's k paths onto new routes.
 
 A state is *excused* only when no design can help it: some demand has no admissible path in it
 even with every candidate built (the reason names the demand and why), or every upgrade and
@@ -59,7 +59,7 @@ from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.core.sparse import selector
 from backbone.solver.design.summary import DesignIteration, SurvivableDesignSummary
-from backbone.solver.design.survivable.bound import bound_states, survive_lower_bound
+from backbone.solver.design.survivable.bound import bound_states
 from backbone.solver.design.survivable.model import (
     Commodities,
     MipDesign,
@@ -72,14 +72,14 @@ from backbone.solver.design.survivable.model import (
     upgrade_table,
 )
 from backbone.solver.design.survivable.options import SurviveOptions
+from backbone.solver.design.survivable.slo_bound import best_lower_bound
 from backbone.solver.design.survivable.survivability import ExcusedState, Survivability
+from backbone.solver.design.survivable.sweeps import measure_overloaded, sweep_states
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
     ScenarioRecord,
-    SweepContext,
     enumerate_scenarios,
-    run_sweep,
 )
 from backbone.solver.failures.impact import survive_tolerance_gbps
 
@@ -280,7 +280,7 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         t_sweep = time.perf_counter()
         if survive != "none" and run.records is None:
             progress(min(0.95, 0.1 + 0.8 * (it - 1) / max_iterations), f"iteration {it}: sweeping every state")
-            run.records = _sweep(run.records_net, survive, run.sopts)
+            run.records = sweep_states(run.records_net, survive, run.sopts)
         sweep_seconds = time.perf_counter() - t_sweep if survive != "none" else 0.0
         new = _violated_states(run, opts.max_states)
         if it > 1 and not new:
@@ -320,7 +320,7 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
     else:
         # iterations exhausted: sweep the last design so what is reported is what it does
         if survive != "none":
-            run.records_net, run.records = run.after, _sweep(run.after, survive, run.sopts)
+            run.records_net, run.records = run.after, sweep_states(run.after, survive, run.sopts)
             _violated_states(run, 0)
     return _finish_run(run, t_start)
 
@@ -466,7 +466,7 @@ def _measure_excused(run: _SurviveRun) -> None:
             and run.excused.get(r.scenario, (0.0, ""))[0] > 0]
     if not todo or run.records is None:
         return
-    measured = {r.scenario: r for r in _measure_overloaded(run.records_net, run.survive, run.sopts, todo)}
+    measured = {r.scenario: r for r in measure_overloaded(run.records_net, run.survive, run.sopts, todo)}
     run.records = [measured.get(r.scenario, r) for r in run.records]
 
 
@@ -538,20 +538,17 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     """Measure the final design's states and assemble the :class:`SurvivableDesign`."""
     survive, records = run.survive, run.records
     if records is None and survive != "none":
-        records = _sweep(run.after, survive, run.sopts)
+        records = sweep_states(run.after, survive, run.sopts)
     if records and any(r.impact.overloaded and math.isnan(r.impact.unmet_gbps) for r in records):
-        records = _measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
+        records = measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
     cost = float(mip.cost_usd)
     restricted = {"cost_usd": cost, "bound_usd": best_bound, "gap": _gap(cost, best_bound),
                   "status": mip.solver_status, "restriction": run.restriction}
     run.progress(0.97, f"lower bound: LP over every candidate and path, intact state and {len(run.working)} states")
-    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip.short_by_state_gbps[0])}
-    true = survive_lower_bound(run.base, run.full, bound_states(
-        run.blocks, ["intact", *run.working], run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()}),
-        run.bound_time_limit_s, run.backend)
-    bound_usd = true.bound_usd  # above the cost (beyond LP tolerance) only for a design short in a bound state
+    true = _lower_bound(run, mip)
+    bound_usd = true["bound_usd"]  # above the cost (beyond LP tolerance) only for a design short in a bound state
     if bound_usd is not None and cost < bound_usd <= cost * (1 + 1e-7) + 1e-6:
         bound_usd = cost
     gap = _gap(cost, bound_usd)
@@ -571,30 +568,20 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
         violated=sorted(still),
         ceiling=run.utilisation_ceiling, failure_ceiling=run.failure_utilisation_ceiling, converged=converged,
         seconds=time.perf_counter() - t_start, model=mip.stats,
-        bound=true.to_dict(), restricted_optimum=restricted,
+        bound=true, restricted_optimum=restricted,
         failure_policy=class_failure_policy(run.full.meta, run.sopts.failure_policy))
+
+
+def _lower_bound(run: _SurviveRun, mip: MipDesign) -> dict[str, Any]:
+    """The better of the two true lower bounds (:func:`best_lower_bound`) over the intact state and the working set,
+    with the excuse allowance ``A_s`` of :func:`bound_states`."""
+    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip.short_by_state_gbps[0])}
+    sids = ["intact", *run.working]
+    states = bound_states(run.blocks, sids, run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()})
+    return best_lower_bound(run.base, run.full, [run.blocks[s] for s in sids], run.comm, states,
+                            run.bound_time_limit_s, run.backend)
 
 
 def _gap(cost: float, bound: float | None) -> float | None:
     """``(cost - bound) / cost`` (0 for a free design; None without a bound)."""
     return None if bound is None else (max(0.0, cost - bound) / cost if cost > 0 else 0.0)
-
-
-def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[ScenarioRecord]:
-    """Every state of ``kind``; overloaded states are flagged, not measured (enough to add them)."""
-    scenarios = enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
-    quick = opts.model_copy(update={"shortfall": False})
-    ctx = SweepContext.build(net, quick)
-    return run_sweep(net, scenarios, quick, None, ctx)
-
-
-def _measure_overloaded(net: Network, kind: str, opts: FailureOptions,
-                        records: list[ScenarioRecord]) -> list[ScenarioRecord]:
-    """``records`` with the overloaded states' shortfall measured (max-throughput at 100 %)."""
-    todo = {r.scenario for r in records if math.isnan(r.impact.unmet_gbps)}
-    scenarios = [s for s in enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
-                 if s.id in todo]
-    full_opts = opts.model_copy(update={"shortfall": True})
-    ctx = SweepContext.build(net, full_opts)
-    measured = {r.scenario: r for r in run_sweep(net, scenarios, full_opts, None, ctx)}
-    return [measured.get(r.scenario, r) for r in records]
