@@ -131,7 +131,7 @@ def test_warm_start_states_join_the_first_mip_and_change_nothing_it_proves() -> 
     net = ring_needing_a_chord()
     cold = design_survivable(net, LINK, sweep_options=SERIAL)
     warm = design_survivable(net, LINK, sweep_options=SERIAL, initial_states=["link:CD", "link:nowhere"])
-    assert warm.iterations[0]["working_states"] >= 1 and "link:CD" in warm.working_set
+    assert warm.iterations[0].working_states >= 1 and "link:CD" in warm.working_set
     assert "link:nowhere" not in warm.working_set  # ids not of the failure kind are ignored
     assert warm.converged and warm.cost_usd == pytest.approx(cold.cost_usd) == pytest.approx(1010.0)
     assert warm.restricted_optimum["bound_usd"] == pytest.approx(1010.0, rel=1e-3)
@@ -164,7 +164,7 @@ def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path:
     assert worst["impact_gbps"] > 0  # a failure that hurts
     sc = {s.id: s for s in enumerate_scenarios(net, "srlg")}[worst["scenario"]]
     te = json.loads((tmp_path / "plan" / "te.json").read_text())
-    assert te["impact"]["mlu"] == pytest.approx(plan.summary["mlu"])  # same baseline as te
+    assert te["impact"]["mlu"] == pytest.approx(plan.summary.mlu)  # same baseline as te
     assert fails["baseline"]["mlu"] == pytest.approx(te["impact"]["mlu"])
     assert fails["baseline"]["unmet_gbps"] == pytest.approx(te["impact"]["unmet_gbps"])
     # the same failure through `backbone failures --kind list` and `backbone te` on the failed scenario
@@ -181,7 +181,7 @@ def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path:
     rec = listed.scenarios[0].impact
     for key in ("impact_gbps", "unmet_gbps", "slo_violation_gbps", "lost_gbps", "mlu"):
         assert getattr(rec, key) == pytest.approx(worst[key], abs=1e-6), key
-    row = next(x for x in plan.summary["before_after"] if x["scenario"] == worst["scenario"])
+    row = next(x for x in plan.summary.before_after if x["scenario"] == worst["scenario"])
     assert row["impact_gbps_before"] == pytest.approx(worst["impact_gbps"])
 
 
@@ -235,7 +235,7 @@ def test_skip_upgrades_says_nothing_was_designed(small_world: Network, tmp_path:
     from backbone.solver.tasks import run_task
 
     s = run_task("plan", small_world, {"skip_upgrades": True, "failures": {"engine": "serial"}},
-                 tmp_path / "out").summary
+                 tmp_path / "out").document()
     assert s["headline"].startswith("Nothing was designed (--skip-upgrades)")
     assert s["links_upgraded"] == 0 and s["routes_built"] == 0
     assert s["survivability"]["survived"] == s["failure_scenarios"] - s["failures_with_unmet_demand"]
