@@ -170,7 +170,7 @@ def test_backbone_place_shows_the_jobs_and_their_traffic(tmp_path) -> None:
 
     scen = save_scenario(residency_net(""), tmp_path / "scen")
     runner = CliRunner()
-    r = runner.invoke(app, ["place", str(scen), "--scenario-jobs", "--block-gpus", "1", "--json",
+    r = runner.invoke(app, ["place", str(scen), "--block-gpus", "1", "--json",  # the scenario's jobs by default
                             "--out", str(tmp_path / "out")])
     assert r.exit_code == 0, r.output
     s = json.loads(r.stdout)
@@ -182,6 +182,9 @@ def test_backbone_place_shows_the_jobs_and_their_traffic(tmp_path) -> None:
     assert text.exit_code == 0, text.output
     assert "training jobs: sites and backbone traffic" in text.stdout
     assert "workload traffic: dataset 5.0 Gbps" in text.stdout
+    off = runner.invoke(app, ["place", str(scen), "--no-scenario-jobs", "--block-gpus", "1", "--json"])
+    assert off.exit_code == 0, off.output
+    assert json.loads(off.stdout)["training"] == []  # inference only
 
 
 def test_checkpoints_stay_within_their_datasets_residency() -> None:
@@ -192,8 +195,38 @@ def test_checkpoints_stay_within_their_datasets_residency() -> None:
     r = solve(net)
     assert placed(r) == {"tune": "de"}
     assert "checkpoint" not in set(r.tables["workload_flows"]["traffic_class"])
+    # not silent: the job's row says its policy is not met, and why (the US site has no storage)
+    row = r.tables["training"].iloc[0]
+    assert (row["checkpoint_policy_met"], row["checkpoint_policy_note"]) == (False, "no storage site in another region")
+    # with storage in the US, the residency is what leaves no site
+    stored = solve(net.copy_with(sites=net.sites.assign(storage_pb=100.0)))
+    row = stored.tables["training"].iloc[0]
+    assert (row["checkpoint_policy_met"], row["checkpoint_policy_note"]) == (
+        False, "no storage site in another region within the residency of records")
     free = solve(residency_net("").copy_with(
         training_jobs=residency_net("").training_jobs.assign(checkpoint_replicas=["other-region"])))
     flows = free.tables["workload_flows"]
     assert flows.loc[flows["traffic_class"] == "checkpoint", ["src", "dst"]].to_dict("records") == [
         {"src": "us", "dst": "de"}]
+    assert free.tables["training"]["checkpoint_policy_met"].tolist() == [True]
+    assert free.tables["training"]["checkpoint_policy_note"].tolist() == [""]
+
+
+def test_backbone_place_names_a_job_whose_checkpoint_policy_is_not_met(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+    from backbone.io import save_scenario
+
+    net = residency_net("DE")
+    scen = save_scenario(net.copy_with(training_jobs=net.training_jobs.assign(checkpoint_replicas=["same-region"])),
+                         tmp_path / "scen")
+    r = CliRunner().invoke(app, ["place", str(scen), "--block-gpus", "1", "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    assert "checkpoint policy not met: tune: no storage site in the same region" in " ".join(r.stdout.split())
+    row = json.loads((tmp_path / "out" / "place.json").read_text())["training"][0]
+    assert (row["checkpoint_policy_met"], row["checkpoint_policy_note"]) == (
+        False, "no storage site in the same region")
+    assert "checkpoint_policy_met" in (tmp_path / "out" / "place_training.csv").read_text().splitlines()[0]
