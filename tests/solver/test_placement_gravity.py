@@ -210,6 +210,15 @@ def test_checkpoints_stay_within_their_datasets_residency() -> None:
         {"src": "us", "dst": "de"}]
     assert free.tables["training"]["checkpoint_policy_met"].tolist() == [True]
     assert free.tables["training"]["checkpoint_policy_note"].tolist() == [""]
+    # the checker holds the flag to what it finds, both ways
+    opts = PlaceOptions(block_gpus=1, residency=[], scenario_jobs=True)
+    free_net = residency_net("").copy_with(
+        training_jobs=residency_net("").training_jobs.assign(checkpoint_replicas=["other-region"]))
+    for case, result in ((net, r), (free_net, free)):
+        tables = {**result.tables, "training": result.tables["training"].assign(
+            checkpoint_policy_met=lambda t: ~t["checkpoint_policy_met"])}
+        report = check_placement(case, opts, tables, expect_full=True)
+        assert any("checkpoint_policy_met is" in v.message for v in report.violations)
 
 
 def test_backbone_place_names_a_job_whose_checkpoint_policy_is_not_met(tmp_path) -> None:
