@@ -5,7 +5,8 @@ A training job of ``G`` GPUs runs at one site, or split evenly over two sites wh
 says so). Each *placement option* ``o`` of a job is a set of one or two sites; the MIP picks one option per job
 (``train[o]`` binary). An option is admissible when every site of it is allowed (the job's regions and pinned
 sites), has room for its share of the GPUs, and may hold every dataset the job reads (the dataset's residency:
-reading data at a site puts it there).
+reading data at a site puts it there), and, when any option of the job can, meets its checkpoint replica policy (a
+job none of whose options can is placed anyway and flagged: ``checkpoint_policy_met`` false, with the reason).
 
 Traffic an option creates, each from :mod:`backbone.workloads` (one function per flow):
 
@@ -296,6 +297,20 @@ def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
     return target, routes, rows, unmet
 
 
+def _meeting_checkpoint_policy(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
+                               sites: pd.DataFrame) -> pd.DataFrame:
+    """The options that meet their job's checkpoint replica policy, for every job some option of which meets it:
+    the policy is then a hard rule, as residency is, and a placement cannot drop a job's checkpoint copy to save
+    backbone capacity. A job no option of which can meet it keeps every option, and its result says so
+    (``checkpoint_policy_met`` false, with the reason)."""
+    if len(options) == 0:
+        return options
+    unmet = _checkpoint_targets(net, jobs, options, sites)[3] != ""
+    job = options["job"].to_numpy()
+    can_meet = np.bincount(job[~unmet], minlength=len(jobs)) > 0
+    return options[~(unmet & can_meet[job])].reset_index(drop=True)
+
+
 def _checkpoint_unmet(policy: np.ndarray, found: np.ndarray, by_region: np.ndarray, unreachable: np.ndarray,
                       target: np.ndarray, datasets: np.ndarray) -> np.ndarray:
     """Why each option's checkpoint replica policy goes unmet ('' where it is met or is ``none``): no storage site
@@ -367,6 +382,7 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     lat_ss, arcs_flat = site_routes.latency_ms.reshape(S, S), site_routes.arcs
     a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
     options = options[~two | np.isfinite(lat_ss[a, np.where(two, b, a)])].reset_index(drop=True)
+    options = _meeting_checkpoint_policy(net, jobs, options, sites)
     job = options["job"].to_numpy()
     a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
     n_opt = len(options)

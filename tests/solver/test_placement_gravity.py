@@ -239,3 +239,31 @@ def test_backbone_place_names_a_job_whose_checkpoint_policy_is_not_met(tmp_path)
     assert (row["checkpoint_policy_met"], row["checkpoint_policy_note"]) == (
         False, "no storage site in the same region")
     assert "checkpoint_policy_met" in (tmp_path / "out" / "place_training.csv").read_text().splitlines()[0]
+
+
+def policy_net(store_region: str) -> Network:
+    """``cheap`` (30k USD/GPU, Johannesburg) and ``dear`` (45k, Ashburn) may both host the job; the only other
+    storage site, ``store`` (no GPUs), is in ``store_region``. The job asks for a same-region checkpoint copy."""
+    store_at = {"NA": (-96.8, 32.78, "US"), "AFRICA": (3.38, 6.52, "NG")}[store_region]
+    sites = [dc("cheap", 28.05, -26.2, "AFRICA", "ZA", 30_000.0, storage_pb=10),
+             dc("dear", -77.49, 39.04, "NA", "US", 45_000.0, storage_pb=10),
+             dc("store", store_at[0], store_at[1], store_region, store_at[2], 90_000.0, gpus_max=0, storage_pb=10)]
+    links = [{"id": "dear-cheap", "site_a": "dear", "site_b": "cheap", "kind": "submarine", "capacity_gbps": 10_000},
+             {"id": "dear-store", "site_a": "dear", "site_b": "store", "capacity_gbps": 10_000},
+             {"id": "cheap-store", "site_a": "cheap", "site_b": "store", "capacity_gbps": 10_000}]
+    jobs = [{"id": "tune", "gpus": 500, "parameters": 8e9, "step_time_s": 1.0, "checkpoint_replicas": "same-region"}]
+    return build_network({"sites": sites, "links": links, "training_jobs": jobs}, name="policy")
+
+
+def test_the_checkpoint_policy_is_a_hard_rule_where_some_site_meets_it() -> None:
+    # The cheap site's region has no other storage site: placing the job there would drop its checkpoint copy, so
+    # it goes to the dear site, whose region has one (45k x 500), and copies to it.
+    r = solve(policy_net("NA"))
+    assert placed(r) == {"tune": "dear"}
+    assert r.totals["cost_usd"] == pytest.approx(500 * 45_000.0)
+    row = r.tables["training"].iloc[0]
+    assert (row["checkpoint_site"], row["checkpoint_policy_met"]) == ("store", True)
+    # With the storage site in Africa the cheap site meets the policy too, and wins.
+    r = solve(policy_net("AFRICA"))
+    assert placed(r) == {"tune": "cheap"}
+    assert r.tables["training"].iloc[0]["checkpoint_site"] == "store"
