@@ -28,3 +28,9 @@ def test_a_job_whose_checkpoint_policy_is_not_met_is_named_with_the_reason() -> 
     assert f"eu-job: {why}" in line and "ok-job" not in line
     met = render_report({"workloads": workloads(job("ok-job", True))}, {})
     assert "Checkpoint replica policy not met" not in met
+
+
+def test_jobs_left_out_say_the_plan_turned_them_off() -> None:
+    html = render_report({"workloads": {**workloads(), "not_considered": 3}}, {})
+    assert "3 training jobs were not placed or routed in this plan: it set <code>place.scenario_jobs: false</code>" \
+        in html
