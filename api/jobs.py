@@ -230,7 +230,7 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
 
         net = network_from_dict(document, file="scenario")
         result = run_task(kind, net, options, out_dir, progress, extra=registry)
-        events.put(("done", job_id, [str(f) for f in result.files], outcome_message(result.summary)))
+        events.put(("done", job_id, [str(f) for f in result.files], outcome_message(result.document())))
     except BaseException as exc:  # report every failure; the process ends right after
         report_failure(job_id, exc, events, limits.memory_bytes if limits is not None else 0, error_document)
     finally:

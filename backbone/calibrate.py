@@ -366,11 +366,13 @@ class CalibrationResult:
                 "iterations": self.iterations, "converged": self.converged,
                 "errors": {"before": self.before, "after": self.after, "leave_one_out": self.leave_one_out}}
 
+    def pairs_records(self) -> list[dict[str, Any]]:
+        """:attr:`pairs` without ``path``, rounded to 3 decimals, one record per pair (``pairs_table``)."""
+        return self.pairs.drop(columns=["path"]).round(3).to_dict("records")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form as ``backbone calibrate --json`` prints it."""
-        table = self.pairs.drop(columns=["path"]).round(3)
-        return {**self.record(), "notes": list(self.notes),
-                "pairs_table": table.to_dict("records")}
+        return {**self.record(), "notes": list(self.notes), "pairs_table": self.pairs_records()}
 
 
 def _check_options(net: Network, fit: Sequence[str], loss: str, f_scale: float, max_iterations: int) -> None:

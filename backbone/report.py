@@ -157,7 +157,7 @@ def render_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str
     ]
     kind = data.get("failure_words", "single-SRLG")
     sections = [_summary_section(data), _compared_section(data), _map_sections(images), _placement_section(data, images),
-                _workloads_section(data, images), _traffic_section(data, images), _failures_section(data, images, kind),
+                _workloads_section(data, images), _corridors_section(data), _traffic_section(data, images), _failures_section(data, images, kind),
                 _survivability_section(data, kind), _upgrades_section(data), _stages_section(data),
                 _assumptions_section(data), _provenance_section(data)]
     p = data.get("provenance", {})
@@ -292,6 +292,32 @@ def _gravity_map(images: Mapping[str, tuple[bytes, str]]) -> list[str]:
             "receiving site.</p>", _img(images, "gravity", "Data-gravity map")]
 
 
+def _corridors_section(data: Mapping[str, Any]) -> list[str]:
+    """Backbone Tbps by corridor and class: each region pair's and each corridor SRLG's lit Tbps, Tbps each way,
+    utilisation (as one pipe, and its busiest link), and each class's Tbps east / west (absent without rows)."""
+    c = data.get("corridors")
+    if not c:
+        return []
+    classes = [(cls, f"{cls} Tbps E / W") for cls in c["classes"]]
+    return ["<section><h2>Backbone Tbps by corridor and class</h2>",
+            '<p class="muted">The routed traffic with the plan\'s traffic, before the upgrades (the route stage; '
+            "<code>corridors.csv</code>). Corridors: the region pair of each link's end sites (NA-EMEA is "
+            "transatlantic, NA-APAC transpacific, intra-&lt;region&gt; within one region), then the scenario's corridor "
+            "SRLGs (a link may be in several, or none). E / W: eastbound and westbound Tbps (the shorter way round the "
+            "globe). Utilisation: the larger direction over the corridor's lit Tbps, as if its links shared the load "
+            "evenly; the busiest link beside it says how far they do not. <code>unlisted</code>: link load no listed "
+            "path accounts for (a routing whose path table lists only its largest demands).</p>",
+            table_html(c["rows"], [("corridor", "corridor"), ("view", "view"), ("links", "links"),
+                                   ("lit_tbps", "lit Tbps"), ("eastbound_tbps", "east Tbps"),
+                                   ("westbound_tbps", "west Tbps"), ("utilisation", "utilisation"),
+                                   ("max_link_utilisation", "busiest link"), *classes],
+                       formats={"lit_tbps": ",.1f", "eastbound_tbps": ",.2f", "westbound_tbps": ",.2f",
+                                "utilisation": ".1%", "max_link_utilisation": ".1%"}, max_rows=60,
+                       row_class=lambda r: "bad" if (r.get("max_link_utilisation") or 0) > 1 else
+                       ("warn" if (r.get("utilisation") or 0) > 0.8 else "")),
+            "</section>"]
+
+
 def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> list[str]:
     """Utilisation and latency charts and the busiest links."""
     return ["<section><h2>Traffic: utilisation and latency</h2>",
@@ -308,13 +334,17 @@ def _traffic_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, 
 
 
 _IMPACT_FORMATS = {"mlu": ".1%", "gap": ".1%", "p99_latency_inflation_ms": ".2f", "worst_latency_inflation_ms": ".2f",
-                   "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f"}
+                   "impact_gbps": ",.1f", "unmet_gbps": ",.1f", "slo_violation_gbps": ",.1f", "lost_gbps": ",.1f",
+                   "paused_gbps": ",.1f"}
 
 
 def _failures_table(block: Mapping[str, Any]) -> list[str]:
-    """One sweep's worst failures and the links they drive highest."""
+    """One sweep's worst failures and the links they drive highest (``paused Gbps`` beside unmet when a class whose
+    failure policy is to pause was not offered in some failure state)."""
+    paused = [("paused_gbps", "paused Gbps")] if any((r.get("paused_gbps") or 0) > 0
+                                                     for r in block.get("worst", [])[:25]) else []
     return [table_html(block.get("worst", []), [
-                ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"),
+                ("scenario", "scenario"), ("impact_gbps", "impact Gbps"), ("unmet_gbps", "unmet Gbps"), *paused,
                 ("slo_violation_gbps", "SLO viol. Gbps"), ("lost_gbps", "lost Gbps"), ("mlu", "needs"),
                 ("gap", "gap"), ("p99_latency_inflation_ms", "p99 inflation ms"), ("worst_latency_inflation_ms", "worst ms")],
                 formats=_IMPACT_FORMATS, max_rows=25,

@@ -11,6 +11,12 @@ from typing import Any
 
 from backbone.report import CSS, data_uri, esc, table_html
 
+__all__ = ["NETWORK_BUILD_ACTIONS", "jobs_section", "render_roadmap_report"]
+
+NETWORK_BUILD_ACTIONS: tuple[str, ...] = ("upgrade", "new route")
+"""The ``action`` of a roadmap build that adds backbone capacity (its other builds: ``gpus`` blocks and dataset
+``replica`` storage, which the placement buys)."""
+
 
 def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[bytes, str]]) -> str:
     """The roadmap page.
@@ -20,7 +26,7 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
     data
         ``title``, ``subtitle``, ``headline`` (and ``headline_ok``), ``kpis`` ([(label, value)]),
         ``notes`` (list of str), ``periods`` (records per period), ``builds`` (backbone builds),
-        ``gpus`` (GPU builds), ``ledger`` (records: period, budget_usd, available_usd, committed_usd,
+        ``gpus`` (GPU builds), ``jobs`` and ``replicas`` (:func:`jobs_section`), ``ledger`` (records: period, budget_usd, available_usd, committed_usd,
         left_usd), ``assumptions``, ``verification`` (a check report or None), ``provenance``, ``files``.
     images
         ``{key: (bytes, fmt)}``: ``timeline`` and ``map_<year>`` (drawn as small multiples).
@@ -48,7 +54,9 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
               "into service in the period. Survivability: failures of the kind carried by the period's backbone "
               "with the period's demand (re-swept).</p>",
               table_html(data.get("periods", []), [
-                  ("period", "period"), ("network_capex_usd", "backbone capex USD"), ("gpu_capex_usd", "GPU capex USD"),
+                  ("period", "period"), ("jobs_placed", "jobs placed"), ("jobs_unplaced", "jobs unplaced"),
+                  ("network_capex_usd", "backbone capex USD"), ("gpu_capex_usd", "GPU capex USD"),
+                  ("storage_capex_usd", "replica storage USD"),
                   ("capex_online_usd", "online capex USD"),
                   ("opex_usd", "opex USD"), ("gpus_added", "GPUs online"), ("served_share", "served"),
                   ("mlu", "max util."), ("unmet_gbps", "unmet Gbps"), ("builds_online", "builds online"),
@@ -56,9 +64,11 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
                   ("excused", "excused"), ("design_mode", "design"), ("design_status", "design status"),
                   ("design_gap", "gap"), ("design_bound", "bound"), ("budget_shortfall_usd", "budget short USD")],
                   formats={"served_share": ".1%", "mlu": ".1%", "design_gap": ".2%", "unmet_gbps": ",.1f"},
-                  row_class=lambda r: "bad" if (r.get("budget_shortfall_usd") or 0) > 1 or r.get("violated") else "",
+                  row_class=lambda r: "bad" if (r.get("budget_shortfall_usd") or 0) > 1 or r.get("violated")
+                  or r.get("jobs_unplaced") else "",
                   max_rows=100),
               "</section>"]
+    parts += jobs_section(data.get("jobs", []), data.get("replicas", []))
     if "timeline" in images:
         parts += ["<section><h2>Timeline: commitments and online dates</h2>",
                   '<p class="muted">Bars run from commitment to service (the lead time); the line is the build in '
@@ -107,3 +117,35 @@ def render_roadmap_report(data: Mapping[str, Any], images: Mapping[str, tuple[by
               "<h3>Files</h3><p class=\"muted\">" + esc(", ".join(data.get("files", []))) + "</p>",
               "</section></main></body></html>"]
     return "".join(parts)
+
+
+def jobs_section(jobs: list[Mapping[str, Any]], replicas: list[Mapping[str, Any]]) -> list[str]:
+    """The "Training jobs by period" section: one row per (period, job) running in it, placed (its sites and GPUs)
+    or unplaced (highlighted, with the placement's reason), and the dataset replicas built; nothing when the roadmap
+    placed no job.
+
+    Parameters
+    ----------
+    jobs
+        Records ``period``, ``job``, ``status`` (``placed`` / ``unplaced``), ``sites``, ``gpus``, ``reason``.
+    replicas
+        Records ``period``, ``dataset``, ``site``, ``cost_usd``.
+    """
+    if not jobs and not replicas:
+        return []
+    unplaced = [j for j in jobs if j.get("status") == "unplaced"]
+    lead = (f'<p class="status-bad">{len(unplaced)} of {len(jobs)} (period, job) placements left unplaced: '
+            + esc("; ".join(f"{j['period']} {j['job']}: {j['reason']}" for j in unplaced[:5]))
+            + ("…" if len(unplaced) > 5 else "") + "</p>") if unplaced else \
+        f'<p class="status-ok">every training job running in a period is placed ({len(jobs)} (period, job) rows)</p>'
+    return ["<section><h2>Training jobs by period</h2>", lead,
+            '<p class="muted">Each period places the jobs running in it (their start and end quarters). A dataset '
+            "replica built in a period is a home of its dataset from then on: its storage is charged once, and later "
+            "periods read the dataset there. <code>roadmap_jobs.csv</code>.</p>",
+            table_html(list(jobs), [("period", "period"), ("job", "job"), ("status", "status"), ("sites", "sites"),
+                                    ("gpus", "GPUs"), ("reason", "why unplaced")],
+                       row_class=lambda r: "bad" if r.get("status") == "unplaced" else "", max_rows=400),
+            "<h3>Dataset replicas built</h3>",
+            table_html(list(replicas), [("period", "period"), ("dataset", "dataset"), ("site", "site"),
+                                        ("cost_usd", "storage capex USD")], max_rows=200),
+            "</section>"]

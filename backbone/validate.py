@@ -9,7 +9,6 @@ anything is built or written.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -18,6 +17,8 @@ import pandas as pd
 
 from backbone import geo
 from backbone.errors import Problem, ValidationError
+from backbone.failure_policy import FAILURE_POLICY_KEY, check_failure_policy
+from backbone.quarters import QUARTER_PATTERN
 from backbone.schema import MAX_MS, MAX_QUARTERS, MAX_USD, TABLES, Column, TableSpec
 from backbone.validate_workloads import check_workload_references
 
@@ -34,10 +35,6 @@ GEOMETRY_MISPLACED_KM = 1000.0
 other site is; beyond that the geometry starts (ends) somewhere else: another link's waypoints.
 Sparse real cable geometry stays well within it: the 2,708 cable chains folded from TopoHub's
 continental and world backbones reach at most 850 km beyond."""
-
-QUARTER_PATTERN = re.compile(r"^\d{4}Q[1-4]$")
-"""A calendar quarter such as ``2027Q3`` (``available_from`` of a candidate, ``start`` and ``end`` of a training
-job)."""
 
 QUARTER_COLUMNS: frozenset[tuple[str, str]] = frozenset({("candidates", "available_from"), ("training_jobs", "start"),
                                                           ("training_jobs", "end")})
@@ -83,6 +80,7 @@ def build_network(tables: Mapping[str, RawTable], name: str = "scenario", meta: 
         frames[t] = df
     problems += _check_references(frames, files)
     problems += check_latency_parameters(dict((meta or {}).get("parameters") or {}))
+    problems += check_failure_policy((meta or {}).get(FAILURE_POLICY_KEY))
     if problems:
         raise ValidationError(problems)
     net = Network.from_tables(frames, name=name, meta=meta)
@@ -263,7 +261,7 @@ def _text_problems(col: Column, v: Any, table: str) -> list[str]:
             geo.parse_waypoints(str(v))
         except ValueError as exc:
             messages.append(str(exc))
-    if (table, col.name) in QUARTER_COLUMNS and not QUARTER_PATTERN.match(str(v).strip()):
+    if (table, col.name) in QUARTER_COLUMNS and not QUARTER_PATTERN.match(str(v).strip()):  # the model's one rule
         messages.append(f"expected a quarter like '2027Q3', got {v!r}")
     return messages
 

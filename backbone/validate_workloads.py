@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from backbone.errors import Problem
+from backbone.quarters import quarter_number
 from backbone.schema import COUNTRY_CODES, REGIONS
 from backbone.tables import parse_idlist
 
@@ -161,12 +162,13 @@ def _whole(value: Any, default: int) -> int | None:
     return int(x) if x == x and x == round(x) else None
 
 
-def _quarter_key(quarter: str) -> tuple[int, int]:
-    """``'2027Q3'`` -> ``(2027, 3)``; an unreadable quarter sorts first (it is reported by the column check)."""
+def _quarter_key(quarter: str) -> int:
+    """``'2027Q3'`` -> its quarter number (:func:`~backbone.quarters.quarter_number`); an unreadable quarter sorts
+    first (it is reported by the column check)."""
     try:
-        return int(quarter[:4]), int(quarter[5:])
+        return quarter_number(quarter)
     except ValueError:
-        return (0, 0)
+        return -1
 
 
 def dataset_allowed_sites(net: Network) -> pd.DataFrame:

@@ -67,7 +67,9 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
 
     Returns the :class:`~backbone.solver.te.TEResult`: ``links`` (per link: flows and ``utilisation``),
     ``demands`` (carried, unmet and why, latency), ``paths`` and ``summary``; with the options' defaults
-    the summary also holds ``impact`` (the figures ``failures`` and ``plan`` report), as ``backbone te`` does.
+    the summary also holds ``impact`` (the figures ``failures`` and ``plan`` report), as ``backbone te`` does, and
+    ``corridors``, the routed Gbps per corridor and traffic class (``corridors.csv``; as a frame:
+    :func:`backbone.solver.te.corridor_table`).
 
     Raises
     ------
@@ -90,9 +92,10 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
     progress = progress or no_progress
     t0 = time.perf_counter()
     result = solve(net, opts, progress=progress)
-    from backbone.solver.tasks.te import add_bound_and_impact
+    from backbone.solver.tasks.te import add_bound_and_impact, add_corridors
 
     add_bound_and_impact(net, opts, result, t0)
+    add_corridors(net, result)
     if opts.verify:
         from backbone.solver.checks.te import check_te
 
@@ -182,8 +185,8 @@ def design(net: Network, *, out_dir: str | Path | None = None, progress: Progres
     failures (:class:`~backbone.solver.tasks.design.DesignOptions` as keywords), as ``backbone design`` runs it on
     a scenario.
 
-    Returns the :class:`~backbone.solver.tasks.TaskResult` (``summary``: what ``design.json`` holds: cost, the
-    lower bound and gap, the upgrades, survivability; ``files``: what was written to ``out_dir``).
+    Returns the :class:`~backbone.solver.tasks.TaskResult` (``summary``: the typed model of what ``design.json``
+    holds: cost, the lower bound and gap, the upgrades, survivability; ``files``: what was written to ``out_dir``).
 
     Raises
     ------
@@ -193,7 +196,7 @@ def design(net: Network, *, out_dir: str | Path | None = None, progress: Progres
     Example
     -------
     >>> r = backbone.design(net, survive="srlg")  # doctest: +SKIP
-    >>> r.summary["cost_usd"], r.summary["gap"]  # doctest: +SKIP
+    >>> r.summary.cost_usd, r.summary.gap  # doctest: +SKIP
     """
     from backbone.solver.tasks.design import DesignOptions
 

@@ -58,7 +58,8 @@ def conformance_dir() -> Path:
 
 @dataclass(frozen=True)
 class SharedRun:
-    """A task run once per session: its output folder (read it, do not write to it) and its summary."""
+    """A task run once per session: its output folder (read it, do not write to it) and its summary's JSON
+    document (:meth:`TaskResult.document`)."""
 
     out: Path
     summary: dict[str, Any]
@@ -109,7 +110,7 @@ def _small_world_default_plan(small_world: Network, tmp_path_factory: pytest.Tem
     from backbone.solver.tasks import run_task
 
     out = tmp_path_factory.mktemp("small-world-plan") / "out"
-    return SharedRun(out, run_task("plan", small_world, {}, out).summary)
+    return SharedRun(out, run_task("plan", small_world, {}, out).document())
 
 
 @pytest.fixture
@@ -127,7 +128,7 @@ def _small_world_grown_plan(small_world: Network, tmp_path_factory: pytest.TempP
 
     out = tmp_path_factory.mktemp("small-world-grown-plan") / "out"
     options = {"demand_growth": 1.3}
-    return SharedRun(out, run_task("plan", small_world, options, out).summary)
+    return SharedRun(out, run_task("plan", small_world, options, out).document())
 
 
 @pytest.fixture

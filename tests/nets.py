@@ -345,3 +345,29 @@ def workload_network() -> Network:
              "inner_steps": 500, "start": "2027Q3", "end": "2028Q2", "max_sites": 2}]
     return build_network({"sites": sites, "links": links, "datasets": datasets, "training_jobs": jobs},
                          name="workloads")
+
+
+def two_oceans_network(demands: list[dict[str, Any]] | None = None) -> Network:
+    """NA (New York, Washington, Los Angeles), EMEA (London, Paris, Marseille) and APAC (Tokyo, Singapore).
+
+    ``tat-2`` is listed Paris -> Washington (its a -> b runs west), ``tpc`` Los Angeles -> Tokyo (west across the
+    antimeridian), ``sin-mrs`` Singapore -> Marseille (west). Corridor SRLGs: ``atlantic`` (both transatlantic
+    cables) and ``red-sea`` (Singapore-Marseille); ``tat`` is a cable system, not a corridor. Used for the corridor
+    views (``tests/backbone/test_corridors.py``) and, with ``demands``, the routed Gbps per corridor and class."""
+    sites = [site("ny", -74.0, 40.7), site("wdc", -77.0, 38.9), site("la", -118.2, 34.0),
+             site("lon", -0.1, 51.5, "EMEA", country="GB"), site("par", 2.35, 48.86, "EMEA", country="FR"),
+             site("mrs", 5.37, 43.3, "EMEA", country="FR"), site("tyo", 139.7, 35.7, "APAC", country="JP"),
+             site("sin", 103.8, 1.35, "APAC", country="SG")]
+    links = [{"id": "ny-wdc", "site_a": "ny", "site_b": "wdc", "capacity_gbps": 1000},
+             {"id": "wdc-la", "site_a": "wdc", "site_b": "la", "capacity_gbps": 1000},
+             {"id": "lon-par", "site_a": "lon", "site_b": "par", "capacity_gbps": 1000},
+             {"id": "par-mrs", "site_a": "par", "site_b": "mrs", "capacity_gbps": 1000},
+             {"id": "tat-1", "site_a": "ny", "site_b": "lon", "kind": "submarine", "capacity_gbps": 400},
+             {"id": "tat-2", "site_a": "par", "site_b": "wdc", "kind": "submarine", "capacity_gbps": 400},
+             {"id": "tpc", "site_a": "la", "site_b": "tyo", "kind": "submarine", "capacity_gbps": 300},
+             {"id": "tyo-sin", "site_a": "tyo", "site_b": "sin", "kind": "submarine", "capacity_gbps": 200},
+             {"id": "sin-mrs", "site_a": "sin", "site_b": "mrs", "kind": "submarine", "capacity_gbps": 100}]
+    srlgs = [{"id": "atlantic", "name": "North Atlantic", "kind": "corridor", "links": "tat-1;tat-2"},
+             {"id": "red-sea", "name": "Red Sea", "kind": "corridor", "links": "sin-mrs"},
+             {"id": "tat", "kind": "cable_system", "links": "tat-1"}]
+    return make_network(sites, links, demands, srlgs=srlgs, name="two-oceans")

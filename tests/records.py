@@ -16,7 +16,7 @@ def scenario_record(scenario: str, **impact: Any) -> ScenarioRecord:
     figures: dict[str, Any] = {
         "impact_gbps": 0.0, "unmet_gbps": 0.0, "unmet_by_class": {}, "unmet_disconnected_gbps": 0.0,
         "unmet_capacity_gbps": 0.0, "slo_violation_gbps": 0.0, "slo_violations": 0, "slo_violation_demands": (),
-        "lost_gbps": 0.0, "unmet_gbps_total": 0.0, "mlu": 0.5, "mlu_lower_bound": 0.5, "gap": 0.0,
+        "lost_gbps": 0.0, "paused_gbps": 0.0, "unmet_gbps_total": 0.0, "mlu": 0.5, "mlu_lower_bound": 0.5, "gap": 0.0,
         "overloaded": False, "survived": True, **impact}
     return ScenarioRecord(scenario=scenario, kind="link", failed=(scenario.split(":")[-1],), links_down=1,
                           links_derated=0, sites_down=0, derate=None, status="optimal",

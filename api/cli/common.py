@@ -66,6 +66,36 @@ SurviveOpt = Annotated[Optional[str], typer.Option(  # noqa: UP045
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout only.")]
 """``--json``: machine-readable output on stdout, everything human on stderr."""
 
+FailurePolicyOpt = Annotated[Optional[str], typer.Option(  # noqa: UP045
+    "--failure-policy", help="Failure policy per traffic class for this run, CLASS=survive|pause[,CLASS=...], over "
+                             "the scenario's (scenario.yaml failure_policy) and the defaults (training-sync pauses, "
+                             "every other class survives). A pausing class is not offered in a failure state: "
+                             "paused Gbps are shown beside unmet. Sets the failure_policy option.")]
+"""``--failure-policy training-sync=survive,checkpoint=pause``: the run's ``failure_policy`` option."""
+
+
+def failure_policy_flag(text: str | None) -> dict[str, str] | None:
+    """The ``failure_policy`` option of ``--failure-policy`` ``CLASS=POLICY[,CLASS=POLICY]`` (None when not given);
+    the options model checks the classes and policies.
+
+    Raises
+    ------
+    ValidationError
+        An item is not ``CLASS=POLICY``.
+    """
+    from backbone.errors import Problem, ValidationError
+
+    if text is None:
+        return None
+    out: dict[str, str] = {}
+    for item in (x.strip() for x in text.split(",") if x.strip()):
+        cls, sep, policy = item.partition("=")
+        if not sep or not cls.strip() or not policy.strip():
+            raise ValidationError(Problem(f"expected CLASS=survive or CLASS=pause, got {item!r}", table="options",
+                                          field="failure_policy"))
+        out[cls.strip()] = policy.strip()
+    return out
+
 
 OPTION_FLAGS: ContextVar[Mapping[str, str] | None] = ContextVar("OPTION_FLAGS", default=None)
 """Option name -> its flag (``k_paths`` -> ``--k-paths``) of the command running (set by

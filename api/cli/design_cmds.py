@@ -11,10 +11,12 @@ import typer
 
 from backbone.api.cli.common import (
     EXIT_VERIFY,
+    FailurePolicyOpt,
     JsonOpt,
     ScenarioArg,
     emit_json,
     err_console,
+    failure_policy_flag,
     handle_errors,
     load,
     out_console,
@@ -50,6 +52,7 @@ def design(
                                                          "native solution format.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for result files.")] = None,  # noqa: UP045
     json_out: JsonOpt = False,
+    policy: FailurePolicyOpt = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -67,6 +70,8 @@ def design(
     from backbone.errors import ValidationError
     from backbone.io import detect_format
 
+    if policy is not None:
+        options["failure_policy"] = failure_policy_flag(policy)
     net = load(scenario)
     is_sndlib = scenario is not None and detect_format(scenario) == "sndlib"
     if is_sndlib and options.get("model") is None and model_file is None and "survive" not in options:

@@ -9,9 +9,11 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import (
+    FailurePolicyOpt,
     ScenarioArg,
     emit_json,
     err_console,
+    failure_policy_flag,
     handle_errors,
     load,
     out_console,
@@ -48,6 +50,7 @@ def failures(
     json_out: Annotated[bool, typer.Option("--json", help="Print failures.json (every scenario, worst impact first) "
                                                           "on stdout only.")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Folder for failures.json and CSV tables.")] = None,  # noqa: UP045
+    policy: FailurePolicyOpt = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -61,11 +64,13 @@ def failures(
     from backbone.solver.failures import load_scenario_list
 
     opts = options
+    if policy is not None:
+        opts["failure_policy"] = failure_policy_flag(policy)
     if scenarios_file is not None:
         opts["scenarios"] = load_scenario_list(scenarios_file)
     net = load(scenario)
     result = run_with_progress("failures", net, opts, out)
-    s = result.summary
+    s = result.document()
     if json_out:
         emit_json({"kind": "failures", **s, "files": result.files})  # the same object as failures.json
     else:
@@ -87,14 +92,17 @@ def _print(s: dict[str, Any]) -> None:
                       f"{s['survived']} of {s['scenarios_run']} ({s['overloaded']} overloaded{unknown})",
                       highlight=False)
     t = Table(title="worst scenarios (impact = unmet + SLO violations + lost, Gbps)", title_justify="left")
-    for col in ("scenario", "impact Gbps", "unmet Gbps", "SLO viol. Gbps", "lost Gbps", "needs util.",
+    paused = any((r.get("paused_gbps") or 0) > 0 for r in s["worst"][:MAX_ROWS])  # pausing classes, not offered
+    for col in ("scenario", "impact Gbps", "unmet Gbps", *(("paused Gbps",) if paused else ()), "SLO viol. Gbps",
+                "lost Gbps", "needs util.",
                 *(("gap",) if gapped else ()), "p50 / p99 / worst inflation ms"):
         t.add_column(col, justify="left" if col == "scenario" else "right")
     for r in s["worst"][:MAX_ROWS]:
         style = "red" if not r["survived"] else ("yellow" if r["mlu"] > 0.8 else "")
         gap = (f"{100 * r['gap']:.2f} %" if _known(r["gap"]) else "-",) if gapped else ()
         t.add_row(r["scenario"], gbps_text(r["impact_gbps"]), gbps_text(r["unmet_gbps"]),
-                  f"{r['slo_violation_gbps']:,.1f}", f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %", *gap,
+                  *((f"{r['paused_gbps']:,.1f}",) if paused else ()), f"{r['slo_violation_gbps']:,.1f}",
+                  f"{r['lost_gbps']:,.1f}", f"{100 * r['mlu']:.1f} %", *gap,
                   f"{r['p50_latency_inflation_ms']:.2f} / {r['p99_latency_inflation_ms']:.2f} / "
                   f"{r['worst_latency_inflation_ms']:.2f}", style=style)
     out_console.print(t)

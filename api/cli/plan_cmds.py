@@ -8,10 +8,12 @@ from typing import Annotated, Any, Optional
 import typer
 
 from backbone.api.cli.common import (
+    FailurePolicyOpt,
     ScenarioArg,
     SurviveOpt,
     emit_json,
     err_console,
+    failure_policy_flag,
     handle_errors,
     load,
     out_console,
@@ -49,6 +51,7 @@ def plan(
     workers: Annotated[Optional[int], typer.Option(help="Worker processes for the failure sweep.")] = None,  # noqa: UP045
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout only.")] = False,
     survive: SurviveOpt = None,
+    policy: FailurePolicyOpt = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -64,6 +67,8 @@ def plan(
         opts["failures"] = {**(opts.get("failures") or {}), "workers": workers}
     if survive is not None:
         opts["design"] = {**(opts.get("design") or {}), "survive": survive}
+    if policy is not None:  # the failures stage's option; the design and its checks follow it
+        opts["failures"] = {**(opts.get("failures") or {}), "failure_policy": failure_policy_flag(policy)}
     net = load(scenario)
     current = {"stage": ""}
 
@@ -75,7 +80,7 @@ def plan(
             current["stage"] = stage
 
     result = run_with_progress("plan", net, opts, out, transient=False, on_message=tick)
-    s = result.summary
+    s = result.document()
     if json_out:
         emit_json({k: v for k, v in s.items() if k not in ("map", "map_after")} | {"files": result.files})
     else:

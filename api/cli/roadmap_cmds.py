@@ -62,7 +62,7 @@ def roadmap(
         opts["design"] = {**(opts.get("design") or {}), "survive": survive}
     net = load(scenario)
     result = run_with_progress("roadmap", net, opts, out, transient=not json_out)
-    s = result.summary
+    s = result.document()
     if json_out:
         emit_json({"kind": "roadmap", **s, "files": result.files})
     else:
@@ -98,12 +98,16 @@ def _print(s: dict[str, Any]) -> None:
                     f"{money(s.get('network_capex_usd'))} USD (gap "
                     + ("-" if s["gap"] is None else f"{100 * s['gap']:.2f} %")
                     + f"), GPU capex {money(s.get('gpu_capex_usd'))} USD", title_justify="left")
-    for col in ("period", "backbone capex", "GPU capex", "opex", "GPUs online", "served", "max util.",
-                "builds online", "carried", "violated", "excused", "design", "design gap", "budget short"):
+    jobs = any(p.get("jobs_placed") or p.get("jobs_unplaced") for p in s["periods"])
+    for col in ("period", *(("jobs placed", "jobs unplaced") if jobs else ()), "backbone capex", "GPU capex", "opex",
+                "GPUs online", "served", "max util.", "builds online", "carried", "violated", "excused", "design",
+                "design gap", "budget short"):
         t.add_column(col, justify="left" if col in ("period", "design") else "right")
     for p in s["periods"]:
         sv = p["survivability"]
-        t.add_row(p["period"], money(p.get("network_capex_usd")), money(p.get("gpu_capex_usd")), money(p["opex_usd"]),
+        unplaced = len(p.get("jobs_unplaced", []))
+        job_cells = (str(len(p.get("jobs_placed", []))), f"[bold red]{unplaced}[/]" if unplaced else "0") if jobs else ()
+        t.add_row(p["period"], *job_cells, money(p.get("network_capex_usd")), money(p.get("gpu_capex_usd")), money(p["opex_usd"]),
                   f"{sum(p['gpus_added_by_site'].values()):,.0f}", f"{100 * (p['served_share'] or 0):.1f} %",
                   f"{100 * (p['mlu'] or 0):.0f} %", str(len(p["builds"])), f"{sv['survived']}/{sv['states']}",
                   (f"[bold red]{len(sv['violated'])}[/]" if sv["violated"] else "0"), str(len(sv["not_survivable"])),
@@ -120,3 +124,6 @@ def _print(s: dict[str, Any]) -> None:
                               markup=False)
     for n in s["notes"]:
         err_console.print(n, highlight=False, markup=False)
+    for j in s.get("jobs_unplaced", []):
+        err_console.print(f"{j['period']}: training job {j['job']} ({j['gpus']:,.0f} GPUs) not placed: {j['reason']}",
+                          highlight=False, markup=False)

@@ -93,6 +93,8 @@ def _print_tables(console: Any, s: dict[str, Any], out: Path | None) -> None:
     if s.get("by_class"):
         console.print(_class_table(s["by_class"]))
     console.print(_busiest_table(s))
+    if s.get("corridors"):
+        console.print(_corridor_table(s["corridors"]))
     if s.get("unmet_demands"):
         console.print(_unmet_table(s))
 
@@ -178,6 +180,27 @@ def _busiest_table(s: dict[str, Any]) -> Any:
     for link, v in util.head(MAX_ROWS).items():
         u.add_row(str(link), f"{100 * v:.1f} %", style="bold red" if v > 1 + 1e-9 else ("yellow" if v > 0.8 else ""))
     return u
+
+
+def _corridor_table(rows: list[dict[str, Any]]) -> Any:
+    """Routed Tbps per region-pair corridor: each direction, lit capacity, utilisation (the corridor as one pipe, and
+    its busiest link) and the Tbps of each class (both directions); the corridor SRLGs are in corridors.csv."""
+    from rich.table import Table
+
+    region = [r for r in rows if r["view"] == "region"]
+    by_class: dict[str, list[str]] = {}
+    for r in region:
+        if r["traffic_class"] != "all":
+            by_class.setdefault(r["corridor"], []).append(f"{r['traffic_class']} {r['gbps'] / 1000:,.1f}")
+    t = Table(title="routed Tbps by corridor (region pairs; corridor SRLGs in corridors.csv)", title_justify="left")
+    for col in ("corridor", "east Tbps", "west Tbps", "lit Tbps", "utilisation", "busiest link", "by class, Tbps"):
+        t.add_column(col, justify="left" if col in ("corridor", "by class, Tbps") else "right")
+    for r in (r for r in region if r["traffic_class"] == "all"):
+        t.add_row(r["corridor"], f"{r['eastbound_gbps'] / 1000:,.1f}", f"{r['westbound_gbps'] / 1000:,.1f}",
+                  f"{r['capacity_gbps'] / 1000:,.1f}", f"{100 * r['utilisation']:.1f} %",
+                  f"{100 * r['max_link_utilisation']:.1f} %", ", ".join(by_class.get(r["corridor"], [])) or "-",
+                  style="bold red" if r["max_link_utilisation"] > 1 + 1e-9 else "")
+    return t
 
 
 def _unmet_table(s: dict[str, Any]) -> Any:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from backbone.compare.inputs import ComparedInput
+from backbone.report_roadmap import NETWORK_BUILD_ACTIONS
 
 __all__ = ["CHANGEOVER_COLUMNS", "FAILURE_COLUMNS", "PURCHASE_COLUMNS", "changeover", "failure_changes", "plan_purchases"]
 
@@ -122,7 +123,7 @@ def _roadmap_purchases(doc: dict[str, Any]) -> pd.DataFrame:
     builds = pd.DataFrame(doc.get("builds") or [],
                           columns=["id", "action", "kind", "modules", "added_gbps", "cost_usd", "lead_time_quarters",
                                    "committed", "committed_index"])
-    builds = builds[builds["action"] != "gpus"] if len(builds) else builds
+    builds = builds[builds["action"].isin(NETWORK_BUILD_ACTIONS)] if len(builds) else builds  # links, not GPUs/storage
     frame = builds.groupby("id", sort=False).agg(
         action=("action", "first"), kind=("kind", "first"), modules=("modules", "sum"),
         added_gbps=("added_gbps", "sum"), cost_usd=("cost_usd", "sum"),

@@ -152,15 +152,17 @@ def plan_kpis(side: ComparedInput) -> list[KpiRow]:
 
 
 def roadmap_kpis(side: ComparedInput) -> list[KpiRow]:
-    """The KPIs of a roadmap folder: its totals, bound and gap, and per period capex, served share, MLU and
-    survivability (``roadmap.json``)."""
+    """The KPIs of a roadmap folder: its totals (replica storage and training jobs left unplaced included), bound and
+    gap, and per period capex, served share, MLU and survivability (``roadmap.json``)."""
     doc = side.document("roadmap")
     rows: list[KpiRow] = [(k, unit, better, doc.get(k), f"roadmap.json {k}") for k, unit, better in (
         ("total_capex_usd", "USD", "lower"), ("network_capex_usd", "USD", "lower"), ("gpu_capex_usd", "USD", ""),
-        ("total_opex_usd", "USD", "lower"), ("objective_usd", "USD", "lower"), ("lower_bound_usd", "USD", ""),
+        ("storage_capex_usd", "USD", ""), ("total_opex_usd", "USD", "lower"), ("objective_usd", "USD", "lower"), ("lower_bound_usd", "USD", ""),
         ("gap", "ratio", "lower"))]
     rows.append(("budget_shortfalls", "periods", "lower", len(doc.get("budget_shortfalls") or []),
                  "roadmap.json budget_shortfalls"))
+    rows.append(("jobs_unplaced", "(period, job)", "lower", len(doc.get("jobs_unplaced") or []),
+                 "roadmap.json jobs_unplaced"))
     for p in doc.get("periods") or []:
         name, sv = p.get("period"), p.get("survivability") or {}
         rows += [

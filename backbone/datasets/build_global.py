@@ -37,6 +37,7 @@ from backbone.datasets.global_sites import metro_records, site_records
 from backbone.datasets.global_terrestrial import TERRESTRIAL
 from backbone.datasets.global_workloads import dataset_records, storage_columns, training_job_records
 from backbone.model import Network
+from backbone.quarters import quarter_number
 
 logger = logging.getLogger(__name__)
 
@@ -236,8 +237,7 @@ def candidate_srlgs(candidate: pd.Series, net: Network) -> list[str]:
 
 def quarters_between(start: str, end: str) -> int:
     """Whole quarters from ``start`` to ``end`` (``'2026Q4'`` -> ``'2027Q3'`` is 3); never negative."""
-    (y0, q0), (y1, q1) = ((int(x[:4]), int(x[-1])) for x in (start, end))
-    return max(0, (y1 - y0) * 4 + (q1 - q0))
+    return max(0, quarter_number(end) - quarter_number(start))
 
 
 def candidate_records(net: Network) -> list[dict[str, Any]]:

@@ -69,7 +69,7 @@ def timeline_slides(prs: Any, data: DeckData, rows: int) -> list[Any]:
         return [*slides, slide]
     shown = pd.DataFrame({"build": builds["id"], "action": builds["action"],
                           "modules / GPUs": [str(int(g)) + " GPUs" if a == "gpus" and pd.notna(g) else
-                                             ("" if pd.isna(m) else count_text(int(m), "module"))
+                                             ("" if pd.isna(m) or a == "replica" else count_text(int(m), "module"))
                                              for a, m, g in zip(builds["action"], builds["modules"], builds["gpus"],
                                                                 strict=True)],
                           "cost (M USD)": builds["cost_usd"].map(money_m), "commit": builds["committed"],

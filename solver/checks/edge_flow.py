@@ -88,6 +88,8 @@ class StateFlow:
         Offered to the LP but not carried (capacity).
     lost_gbps
         Demand to or from the failed sites (not counted as unmet).
+    paused_gbps
+        Demand the state does not offer because its class pauses in a failure state (not counted as unmet).
     isolated_sites
         Sites with demand and no working link left.
     seconds
@@ -103,6 +105,7 @@ class StateFlow:
     lost_gbps: float
     isolated_sites: tuple[str, ...]
     seconds: float
+    paused_gbps: float = 0.0
 
     @property
     def unmet_gbps(self) -> float:
@@ -241,7 +244,7 @@ class EdgeFlowModel:
 
     # ---------------------------------------------------------------- states
     def solve(self, link_down: np.ndarray | None = None, site_down: np.ndarray | None = None,
-              drop_demands: np.ndarray | None = None) -> StateFlow:
+              drop_demands: np.ndarray | None = None, paused: np.ndarray | None = None) -> StateFlow:
         """What the state with ``link_down`` links and ``site_down`` sites failed carries.
 
         Parameters
@@ -252,6 +255,9 @@ class EdgeFlowModel:
         drop_demands
             Boolean mask of demands left out of the state (treated as lost), e.g. to measure the intact
             network over the demands a site failure leaves.
+        paused
+            Boolean mask of demands the state does not offer (their class pauses in a failure state): neither
+            unmet nor lost, reported as ``paused_gbps``.
         """
         t0 = time.perf_counter()
         link_down = np.zeros(self.n_links, bool) if link_down is None else np.asarray(link_down, bool)
@@ -260,7 +266,8 @@ class EdgeFlowModel:
         lost = site_down[self.src] | site_down[self.dst]
         if drop_demands is not None:
             lost |= np.asarray(drop_demands, bool)
-        active = ~lost & (self.gbps > 0) & (self.src != self.dst)
+        held = ~lost & (np.zeros(len(self.gbps), bool) if paused is None else np.asarray(paused, bool))
+        active = ~lost & ~held & (self.gbps > 0) & (self.src != self.dst)
         n = self.n_sites
         graph = sp.csr_matrix((np.ones(int(link_alive.sum())), (self.link_a[link_alive], self.link_b[link_alive])),
                               shape=(n, n))
@@ -277,11 +284,11 @@ class EdgeFlowModel:
         carried = min(carried, offered_gbps)
         sites_alone = np.unique(np.concatenate([self.src[isolated], self.dst[isolated]]))
         return StateFlow(
-            demand_gbps=float(self.gbps[~lost].sum()), carried_gbps=carried, cut_gbps=float(self.gbps[cut].sum()),
+            demand_gbps=float(self.gbps[~lost & ~held].sum()), carried_gbps=carried, cut_gbps=float(self.gbps[cut].sum()),
             isolated_gbps=float(self.gbps[isolated].sum()), slo_gbps=float(self.gbps[slo_out].sum()),
             short_gbps=max(0.0, offered_gbps - carried), lost_gbps=float(self.gbps[lost].sum()),
             isolated_sites=tuple(str(self.site_ids[i]) for i in sites_alone if alone[i]),
-            seconds=time.perf_counter() - t0)
+            seconds=time.perf_counter() - t0, paused_gbps=float(self.gbps[held].sum()))
 
     def _slo_unreachable(self, candidates: np.ndarray, arc_alive: np.ndarray) -> np.ndarray:
         """Demands (of ``candidates``) with an SLO that no path of the state meets: ``2 * d(src, dst) > slo``."""

@@ -14,6 +14,7 @@ planner's internals:
 - ``capacity_never_shrinks``: no link, capacity or GPU of one period is gone in the next;
 - ``capacity_matches_builds``: each period's capacity is today's plus the builds online by then;
 - ``demand``: each period's scenario carries today's demands grown to the period;
+- ``replicas_persist``: a dataset replica built in a period is a home of its dataset in every later period;
 - ``survivability``: each period's scenario re-swept from scratch by the plan's independent checker
   (:func:`backbone.solver.checks.survivability.check_survivability`, its own arc-flow LP over every path,
   :mod:`backbone.solver.checks.edge_flow`): every state the roadmap claims survived is carried; every state it
@@ -36,6 +37,7 @@ import pandas as pd
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
+from backbone.quarters import quarter_number
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.core.progress import ProgressFn, no_progress
 
@@ -43,10 +45,6 @@ __all__ = ["check_roadmap", "online_limit"]
 
 TOL_USD = 1.0
 TOL_REL = 1e-6
-
-
-def _qnum(text: str) -> int:
-    return int(text[:4]) * 4 + int(text[-1]) - 1
 
 
 def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
@@ -84,6 +82,7 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
     _check_budgets(report, opts, committed)
     _check_capacity(report, net, nets, builds, labels, index)
     _check_demand(report, net, nets, opts)
+    _check_replicas(report, builds, nets, labels, index)
     if survivability:
         _check_survivability(report, net, nets, opts, summary, progress)
     progress(1.0, "checked")
@@ -132,11 +131,13 @@ def _check_lead_times(report: CheckReport, net: Network, opts: Any, builds: list
                 continue
             lead = int(cands.at[bid, "lead_time_quarters"])
             rfs = str(cands.at[bid, "available_from"] or "").strip()
-            if rfs and opts.first_quarter(o) < _qnum(rfs):
+            if rfs and opts.first_quarter(o) < quarter_number(rfs):
                 report.add(Violation("rfs", "builds", bid, f"online {labels[o]} before its ready-for-service "
                                      f"quarter {rfs}"))
         elif action == "upgrade":
             lead = opts.upgrade_lead_quarters
+        elif action == "replica":  # storage for a dataset replica: bought by the placement, no lead time
+            lead = 0
         else:
             lead = opts.gpu_lead_quarters
         need = math.ceil(lead / opts.quarters_per_period)
@@ -147,7 +148,8 @@ def _check_lead_times(report: CheckReport, net: Network, opts: Any, builds: list
 
 
 def _check_build_costs(report: CheckReport, net: Network, builds: list[dict[str, Any]]) -> None:
-    """``build_cost``: each backbone build's cost from the scenario's own costs."""
+    """``build_cost``: each backbone build's cost from the scenario's own costs (a dataset replica's: its PB at the
+    site's storage cost)."""
     report.checked.append("build_cost")
     links, cands = net.links, net.candidates
     for b in builds:
@@ -158,6 +160,9 @@ def _check_build_costs(report: CheckReport, net: Network, builds: list[dict[str,
             cost = int(b["modules"]) * float(links.at[bid, "module_cost_usd"])
         elif action == "upgrade" and bid in cands.index:  # a route built earlier in the roadmap, upgraded
             cost = int(b["modules"]) * float(cands.at[bid, "module_cost_usd"])
+        elif action == "replica" and b["site_b"] in net.datasets.index and b["site_a"] in net.sites.index:
+            cost = float(net.datasets.at[b["site_b"], "size_pb"]) * float(
+                net.sites.at[b["site_a"], "storage_cost_usd_per_pb"])
         else:
             continue
         if abs(cost - float(b["cost_usd"])) > TOL_USD + TOL_REL * cost:
@@ -224,6 +229,8 @@ def _expected_capacity(net: Network, builds: list[dict[str, Any]], index: dict[s
         o = index.get(str(b["online"]))
         if o is None or o > t:
             continue
+        if b["action"] == "replica":  # storage, no capacity (_check_replicas)
+            continue
         if b["action"] == "gpus":
             gpus[str(b["site_a"])] = gpus.get(str(b["site_a"]), 0.0) + float(b["gpus"])
         elif b["action"] == "new route" and str(b["id"]) in cands.index:
@@ -252,6 +259,24 @@ def _check_demand(report: CheckReport, net: Network, nets: list[Network], opts: 
                                  f"{want[i]:,.3f}", value=float(np.nan_to_num(have[i])), limit=float(want[i])))
 
 
+def _check_replicas(report: CheckReport, builds: list[dict[str, Any]], nets: list[Network], labels: list[str],
+                    index: dict[str, int]) -> None:
+    """``replicas_persist``: a dataset replica built in period ``t`` is a home of its dataset in the scenario of
+    every period from ``t`` on (built once, kept: later periods read the dataset there)."""
+    report.checked.append("replicas_persist")
+    for b in builds:
+        o = index.get(str(b["online"]))
+        if b["action"] != "replica" or o is None:
+            continue
+        dataset, site = str(b["site_b"]), str(b["site_a"])
+        for t in range(o, len(nets)):  # the periods after the replica's (a handful)
+            homes = nets[t].datasets["home_sites"].get(dataset, ()) if len(nets[t].datasets) else ()
+            if site not in tuple(homes):
+                report.add(Violation("replicas_persist", "datasets", f"{labels[t]}:{dataset}",
+                                     f"the replica built at {site} in {labels[o]} is not a home of {dataset} in "
+                                     f"{labels[t]} (homes: {', '.join(map(str, homes)) or 'none'})"))
+
+
 def online_limit(net: Network, today: Network, opts: Any, t: int) -> Network:
     """Period ``t``'s network ``net`` restricted to what any roadmap could have online then: the candidate routes
     of ``today`` whose lead time (ordered no earlier than the first period) and ready-for-service quarter allow
@@ -266,7 +291,7 @@ def online_limit(net: Network, today: Network, opts: Any, t: int) -> Network:
         rfs = today.candidates["available_from"].reindex(cands.index).fillna(cands["available_from"])
         late = [str(c) for c, q, r in zip(cands.index, lead, rfs, strict=True)
                 if t < math.ceil(int(q) / opts.quarters_per_period)
-                or (str(r or "").strip() and opts.first_quarter(t) < _qnum(str(r).strip()))]
+                or (str(r or "").strip() and opts.first_quarter(t) < quarter_number(str(r)))]
         net = net.drop_candidates(late)
     if t < math.ceil(opts.upgrade_lead_quarters / opts.quarters_per_period):
         net = replace(net, links=net.links.assign(max_capacity_gbps=net.links["capacity_gbps"].astype(float)))

@@ -7,7 +7,10 @@ EdgeFlowModel`, an arc-flow max-throughput LP over *every* path (scipy.sparse + 
 TE formulation, no :func:`~backbone.solver.failures.impact.assess_state`), with latency SLOs tested apart by shortest
 latency (the LP itself ignores them: see that module).
 
-For a state ``s`` with its lost demands ``D_s`` (to or from failed sites) left out::
+For a state ``s`` with its lost demands ``D_s`` (to or from failed sites) and its paused demands left out (the
+classes whose failure policy is to pause are not offered in a failure state: the checker asks the model's
+:func:`backbone.failure_policy.carried_in_failure`, the policy's one statement, and leaves them out of its own
+LP)::
 
     unmet(s)  = cut(s) + no_path_within_slo(s) + (offered(s) - max_throughput(s))
     loss(s)   = unmet(s) - unmet(intact over the demands of s)           (beyond the intact baseline)
@@ -105,10 +108,13 @@ def full_capacity_network(net: Network) -> Network:
 class _States:
     """One network's edge model plus its failure states' masks; losses beyond the intact baseline."""
 
-    def __init__(self, net: Network, survive: str, time_limit_s: float) -> None:
+    def __init__(self, net: Network, survive: str, time_limit_s: float,
+                 failure_policy: Mapping[str, str] | None = None) -> None:
+        from backbone.failure_policy import carried_in_failure
         from backbone.solver.failures import enumerate_scenarios
 
         self.model = EdgeFlowModel(net, time_limit_s)
+        self.paused = ~carried_in_failure(net, failure_policy).reindex(self.model.demand_ids).to_numpy(bool)
         self.scenarios = {s.id: s for s in enumerate_scenarios(net, survive)}  # type: ignore[arg-type]
         self.base = self.model.solve()
 
@@ -116,18 +122,18 @@ class _States:
         """The state's flow and its loss beyond the intact network over the same demands."""
         sc = self.scenarios[sid]
         site_down = self.model.site_mask(sc.sites)
-        flow = self.model.solve(self.model.link_mask(sc.links), site_down)
+        m = self.model
+        flow = m.solve(m.link_mask(sc.links), site_down, paused=self.paused)
         base = self.base
-        if flow.lost_gbps > 0 and self.base.unmet_gbps > 0:  # the baseline over the demands the state leaves
-            m = self.model
-            base = m.solve(drop_demands=site_down[m.src] | site_down[m.dst])
+        if (flow.lost_gbps > 0 or flow.paused_gbps > 0) and self.base.unmet_gbps > 0:
+            base = m.solve(drop_demands=site_down[m.src] | site_down[m.dst] | self.paused)  # over the state's demands
         return flow, flow.unmet_gbps - base.unmet_gbps
 
 
 def check_survivability(network: Network | str | Path, survive: str,
                         excused: Iterable[Any] | Mapping[str, Any] = (),
                         time_limit_s: float = 60.0, progress: ProgressFn | None = None, *,
-                        verify_excuses: bool = True) -> CheckReport:
+                        verify_excuses: bool = True, failure_policy: Mapping[str, str] | None = None) -> CheckReport:
     """Re-measure every ``survive`` failure state of the planned network with the checker's own edge LP.
 
     Parameters
@@ -144,6 +150,9 @@ def check_survivability(network: Network | str | Path, survive: str,
     verify_excuses
         When False, an excused state is measured and reported but its excuse is not tested (a roadmap period
         excuses candidates that cannot be online yet, which the scenario folder does not record).
+    failure_policy
+        The run's failure policy per class, over the scenario's (``network``'s ``failure_policy``) and the
+        defaults: a pausing class is not offered in a failure state (:mod:`backbone.failure_policy`).
 
     Returns
     -------
@@ -162,10 +171,10 @@ def check_survivability(network: Network | str | Path, survive: str,
     claims = _excuses(excused)
     tol = survive_tolerance_gbps(net)
     report = CheckReport("survivability")
-    states = _States(net, survive, time_limit_s)
+    states = _States(net, survive, time_limit_s, failure_policy)
     full: _States | None = None
     if verify_excuses and any(s in states.scenarios for s in claims):
-        full = _States(full_capacity_network(net), survive, time_limit_s)
+        full = _States(full_capacity_network(net), survive, time_limit_s, failure_policy)
     n, n_excused = len(states.scenarios), 0
     for i, sid in enumerate(states.scenarios):
         progress(i / max(1, n), f"checking {sid}")
@@ -174,6 +183,7 @@ def check_survivability(network: Network | str | Path, survive: str,
         row: dict[str, Any] = {"scenario": sid, "claimed": "excused" if excuse else "survives",
                                "claimed_unmet_gbps": 0.0 if excuse is None else excuse.gbps,
                                "independent_unmet_gbps": round(loss, 3), "lost_gbps": round(flow.lost_gbps, 3),
+                               "paused_gbps": round(flow.paused_gbps, 3),
                                "seconds": round(flow.seconds, 4)}
         if excuse is None:
             if loss > tol:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from backbone.errors import Problem, ValidationError
+from backbone.failure_policy import FailurePolicyName, check_failure_policy
 
-__all__ = ["BoundTimeLimitS", "KPaths", "MipGap", "TimeLimitS", "did_you_mean", "option_names",
+__all__ = ["BoundTimeLimitS", "FailurePolicyOption", "KPaths", "MipGap", "TimeLimitS", "did_you_mean", "option_names",
            "sub_models", "validate_options"]
 
 # Options several tasks share, declared once with one limit; each model gives its own default and description
@@ -30,6 +31,23 @@ BoundTimeLimitS = Annotated[float, Field(ge=0, le=86_400)]
 """Seconds for a lower bound; 0 skips it."""
 MipGap = Annotated[float, Field(ge=0, lt=1)]
 """Relative MIP gap at which a MIP stops."""
+
+
+def _known_classes(policy: dict[str, str] | None) -> dict[str, str] | None:
+    problems = check_failure_policy(policy, file="", table="options")
+    if problems:
+        raise ValueError("; ".join(f"{p.field}: {p.message}" for p in problems))
+    return policy
+
+
+FailurePolicyOption = Annotated[
+    dict[str, FailurePolicyName] | None, AfterValidator(_known_classes),
+    Field(description="Failure policy per traffic class for this run, over the scenario's (scenario.yaml "
+                      "failure_policy) and the defaults (training-sync pauses, every other class survives): "
+                      "{class: survive | pause}. In a failure state a pausing class's demands are not offered "
+                      "(paused_gbps, beside unmet_gbps); the intact state offers every class.")]
+"""The run's failure policy per traffic class (:mod:`backbone.failure_policy`), declared once: the failures, design
+and plan options give it as ``failure_policy: FailurePolicyOption = None``."""
 
 
 def validate_options(model: Any, options: Mapping[str, Any] | None) -> Any:

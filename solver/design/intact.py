@@ -29,6 +29,7 @@ from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.design.benders import MetricCutBound, metric_cut_bound
 from backbone.solver.design.colgen import PathLPBound, path_lp_bound
+from backbone.solver.design.summary import DesignIteration
 from backbone.solver.design.survivable.iterate import SurvivableDesign
 from backbone.solver.design.survivable.model import (
     Commodities,
@@ -125,10 +126,10 @@ def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mi
     after, _, _ = apply_design(net, full, mip)
     upgrades = upgrade_table(base, full, mip, ["intact"])
     upgrades["protects"] = [["intact"] for _ in range(len(upgrades))]  # the one state: all of it is for it
-    iteration = {"iteration": 1, "working_states": 0, "added": 0, "violated": 0, "cost_usd": cost,
-                 "restricted_bound_usd": restricted_bound, "mip_status": mip.solver_status,
-                 "mip_seconds": round(mip.seconds, 3), "path_rounds": lp.rounds, "paths": n_paths,
-                 "unmet_gbps": round(unmet, 3), "sweep_seconds": 0.0, "model": mip.stats}
+    iteration = DesignIteration(iteration=1, working_states=0, added=0, violated=0, cost_usd=cost,
+                                restricted_bound_usd=restricted_bound, mip_status=mip.solver_status,
+                                mip_seconds=round(mip.seconds, 3), path_rounds=lp.rounds, paths=n_paths,
+                                unmet_gbps=round(unmet, 3), sweep_seconds=0.0, model=mip.stats)
     restricted = {"cost_usd": cost, "bound_usd": restricted_bound,
                   "gap": None if restricted_bound is None else (max(0.0, cost - restricted_bound) / cost
                                                                  if cost > 0 else 0.0),

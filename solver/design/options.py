@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backbone.errors import ValidationError
 from backbone.solver.backends import BackendName
-from backbone.solver.core.options import BoundTimeLimitS, MipGap, TimeLimitS
+from backbone.solver.core.options import BoundTimeLimitS, FailurePolicyOption, MipGap, TimeLimitS
 
 
 class CandidateLink(BaseModel):
@@ -70,6 +70,7 @@ class DesignOptions(BaseModel):
     mip_gap: MipGap = Field(1e-4, description="Relative MIP gap to stop at.")
     cuts: bool = Field(True, description="SNDlib mode: add the cut-set inequalities.")
     verify: bool = Field(False, description="Check the design with the independent checker.")
+    failure_policy: FailurePolicyOption = None
 
     @field_validator("model")
     @classmethod

@@ -12,11 +12,13 @@ size: every scenario is evaluated by the same deterministic function.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from backbone.errors import SolverError
+from backbone.failure_policy import class_failure_policy
 from backbone.model import Network
 from backbone.solver.core.processes import capped_workers, die_with_parent, spawn_unsafe_reason
 from backbone.solver.core.progress import ProgressFn, no_progress
@@ -33,7 +35,11 @@ _WORKER_CONTEXTS: dict[str, SweepContext] = {}
 
 
 def _context_key(net: Network, options: FailureOptions) -> str:
-    return net.fingerprint() + ":" + options.model_dump_json(exclude={"engine", "workers", "scheduler", "batch_size"})
+    """The tables' fingerprint, the options that change a figure and the failure policy in force (the scenario's
+    is in the metadata, which the fingerprint leaves out)."""
+    policy = json.dumps(class_failure_policy(net.meta, options.failure_policy), sort_keys=True)
+    return (net.fingerprint() + ":" + options.model_dump_json(exclude={"engine", "workers", "scheduler", "batch_size"})
+            + ":" + policy)
 
 
 def worker_context(net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepContext:

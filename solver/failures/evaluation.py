@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from backbone.errors import SolverError
+from backbone.failure_policy import carried_in_failure
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.failures.impact import (
@@ -68,7 +69,9 @@ class SweepContext:
     """What a worker keeps per network: the intact network and its baseline (assessed once).
 
     With ``method="srcflow"`` the baseline keeps the intact state's per-source flows (``baseline.warm``): every
-    scenario's solve starts from them.
+    scenario's solve starts from them. ``paused`` are the demands a failure state does not offer (their class
+    pauses: :func:`backbone.failure_policy.carried_in_failure` under the scenario's and the options' policy); the
+    intact baseline offers them.
     """
 
     net: Network
@@ -76,13 +79,15 @@ class SweepContext:
     baseline: StateAssessment
     tolerance_gbps: float
     method: str = "path"
+    paused: pd.Index = field(default_factory=lambda: pd.Index([], dtype=object))
 
     @classmethod
     def build(cls, net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepContext:
         """Assess the intact network once (this also warms the candidate-path cache, or keeps the intact flows)."""
         method = choose_method(net, options.method)
+        paused = net.demands.index[~carried_in_failure(net, options.failure_policy).to_numpy()]
         base = _assess(net, options, method, None, shortfall=True, progress=progress)
-        return cls(net, options, base, survive_tolerance_gbps(net), method)
+        return cls(net, options, base, survive_tolerance_gbps(net), method, paused)
 
     @property
     def baseline_latency_ms(self) -> pd.Series:
@@ -151,7 +156,7 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioR
         The scenario (``scenario``, ``kind``, ``failed``, ``links_down``, ``links_derated``, ``sites_down``,
         ``derate``), ``status``, its ``impact`` (:func:`backbone.solver.failures.impact.failure_impact`:
         ``impact_gbps``, ``unmet_gbps`` beyond the baseline's and by class, ``slo_violation_gbps``/``slo_violations``,
-        ``lost_gbps``, ``mlu`` with ``mlu_lower_bound`` and ``gap``, ``overloaded``, ``survived``), ``method``,
+        ``lost_gbps``, ``paused_gbps`` (the demand of pausing classes, not offered in the state), ``mlu`` with ``mlu_lower_bound`` and ``gap``, ``overloaded``, ``survived``), ``method``,
         ``path_lp_only`` (the path LP's routing kept without column generation, ``escalate_above_mlu``),
         ``carried_gbps`` (NaN with ``unmet_gbps`` when an overloaded state's shortfall is not measured),
         ``p50/p99/worst_latency_inflation_ms``, ``link_utilisation`` and ``seconds``.
@@ -166,6 +171,10 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioR
     t0 = time.perf_counter()
     failed_net = scenario.apply(ctx.net)
     lost = ctx.net.demands.index.difference(failed_net.demands.index)
+    paused = failed_net.demands.index.intersection(ctx.paused)  # their class pauses: not offered in the state
+    paused_gbps = float(failed_net.demands.loc[paused, "demand_gbps"].sum()) if len(paused) else 0.0
+    if len(paused):
+        failed_net = failed_net.copy_with(demands=failed_net.demands.drop(index=paused))
     state = _assess(failed_net, ctx.options, ctx.method, scenario, intact=ctx.net, warm=ctx.baseline.warm)
     res = state.routing
     d = res.demands
@@ -178,7 +187,7 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioR
 
             raise VerificationError(f"scenario {scenario.id}: independent check failed: {report}")
     lost_gbps = float(ctx.net.demands.loc[lost, "demand_gbps"].sum()) if len(lost) else 0.0
-    impact = failure_impact(ctx.baseline, state, lost_gbps, ctx.tolerance_gbps)
+    impact = failure_impact(ctx.baseline, state, lost_gbps, ctx.tolerance_gbps, paused_gbps)
     base_lat = ctx.baseline_latency_ms.reindex(d.index)
     both = d["carried_gbps"].to_numpy(float) > 1e-9
     infl = (d["latency_ms"] - base_lat).to_numpy(float)[both & base_lat.notna().to_numpy()]

@@ -30,7 +30,12 @@ A failure's impact against the intact baseline (:func:`failure_impact`), each pa
 * ``lost_gbps`` -- demand to or from the failed sites (nothing in the network can carry it);
 * ``impact_gbps`` -- their sum, the figure every table and chart ranks by.
 
-A state **survives** when ``unmet_gbps + slo_violation_gbps`` is within :func:`survive_tolerance_gbps`.
+Beside them, not in the impact: ``paused_gbps`` -- the demand of the classes whose failure policy is to pause
+(:mod:`backbone.failure_policy`; by default ``training-sync``). A failure state does not offer it, so it is neither
+unmet nor carried there: unmet keeps its one meaning (offered and not carried). The intact state offers every class.
+
+A state **survives** when ``unmet_gbps + slo_violation_gbps`` (of the offered demand) is within
+:func:`survive_tolerance_gbps`.
 """
 
 from __future__ import annotations
@@ -370,6 +375,9 @@ class FailureImpact:
         Demand that now has no path within its latency SLO: Gbps, demands, and the first 50 demand ids.
     lost_gbps
         Demand to or from the failed sites.
+    paused_gbps
+        Demand of the classes that pause in a failure state (not offered: neither unmet nor carried; not in
+        ``impact_gbps``).
     unmet_gbps_total
         Everything unmet in the state, the baseline's included (NaN when unknown).
     mlu, mlu_lower_bound, gap
@@ -390,6 +398,7 @@ class FailureImpact:
     slo_violations: int
     slo_violation_demands: tuple[str, ...]
     lost_gbps: float
+    paused_gbps: float
     unmet_gbps_total: float
     mlu: float
     mlu_lower_bound: float
@@ -404,7 +413,8 @@ class FailureImpact:
                 "unmet_disconnected_gbps": self.unmet_disconnected_gbps,
                 "unmet_capacity_gbps": self.unmet_capacity_gbps, "slo_violation_gbps": self.slo_violation_gbps,
                 "slo_violations": self.slo_violations, "slo_violation_demands": list(self.slo_violation_demands),
-                "lost_gbps": self.lost_gbps, "unmet_gbps_total": self.unmet_gbps_total, "mlu": self.mlu,
+                "lost_gbps": self.lost_gbps, "paused_gbps": self.paused_gbps,
+                "unmet_gbps_total": self.unmet_gbps_total, "mlu": self.mlu,
                 "mlu_lower_bound": self.mlu_lower_bound, "gap": self.gap, "overloaded": self.overloaded,
                 "survived": self.survived}
 
@@ -428,13 +438,15 @@ class FailureImpact:
                    unmet_capacity_gbps=figure("unmet_capacity_gbps"),
                    slo_violation_gbps=figure("slo_violation_gbps"), slo_violations=int(record["slo_violations"]),
                    slo_violation_demands=tuple(str(x) for x in record["slo_violation_demands"]),
-                   lost_gbps=figure("lost_gbps"), unmet_gbps_total=figure("unmet_gbps_total"), mlu=figure("mlu"),
+                   lost_gbps=figure("lost_gbps"),
+                   paused_gbps=float(record.get("paused_gbps") or 0.0),  # files written before pausing had none
+                   unmet_gbps_total=figure("unmet_gbps_total"), mlu=figure("mlu"),
                    mlu_lower_bound=figure("mlu_lower_bound"), gap=figure("gap"),
                    overloaded=bool(record["overloaded"]), survived=bool(record["survived"]))
 
 
 def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps: float,
-                   tolerance_gbps: float) -> FailureImpact:
+                   tolerance_gbps: float, paused_gbps: float = 0.0) -> FailureImpact:
     """A failure's impact against the intact baseline (see the module doc).
 
     Parameters
@@ -447,6 +459,8 @@ def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps:
         Demand to or from the failed sites.
     tolerance_gbps
         Unmet Gbps treated as zero when judging survival (:func:`survive_tolerance_gbps`).
+    paused_gbps
+        Demand of the pausing classes, which ``state`` does not offer (its demands are not in ``state``).
 
     Returns
     -------
@@ -484,7 +498,7 @@ def failure_impact(baseline: StateAssessment, state: StateAssessment, lost_gbps:
         impact_gbps=unmet + slo_gbps + float(lost_gbps), unmet_gbps=unmet, unmet_by_class=by_class,
         unmet_disconnected_gbps=disconnected, unmet_capacity_gbps=capacity, slo_violation_gbps=slo_gbps,
         slo_violations=len(viol), slo_violation_demands=tuple(str(x) for x in viol[:50]),
-        lost_gbps=float(lost_gbps), unmet_gbps_total=state.unmet_total_gbps, mlu=state.mlu,
+        lost_gbps=float(lost_gbps), paused_gbps=float(paused_gbps), unmet_gbps_total=state.unmet_total_gbps, mlu=state.mlu,
         mlu_lower_bound=state.mlu_lower_bound, gap=state.gap, overloaded=state.overloaded,
         survived=bool(unmet + slo_gbps <= tolerance_gbps))
 

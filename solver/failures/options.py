@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
-from backbone.solver.core.options import KPaths, TimeLimitS
+from backbone.solver.core.options import FailurePolicyOption, KPaths, TimeLimitS
 
 FailureKind = Literal["link", "srlg", "site", "srlg-pairs", "list", "srlg,link"]
 """``srlg,link`` is the union of the single-SRLG and the single-link states (a link state whose cut is already an
@@ -70,3 +70,4 @@ class FailureOptions(BaseModel):
                                        "(the intact state is solved to a fifth of it).")
     shortfall: bool = Field(True, description="Measure the shortfall of overloaded states per class (max-throughput "
                                               "at 100 %); false only flags them (unmet null, not survived).")
+    failure_policy: FailurePolicyOption = None

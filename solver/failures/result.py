@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from backbone.failure_policy import class_failure_policy
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.failures.engines import run_sweep, worker_context
@@ -18,6 +19,7 @@ from backbone.solver.failures.impact import OVERLOAD_TOL, impact_key
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.failures.records import ScenarioRecord, SweepBaseline
 from backbone.solver.failures.scenarios import enumerate_scenarios, implicit_groups, implicit_groups_note
+from backbone.solver.failures.summary import FailuresSummary
 
 
 @dataclass
@@ -32,11 +34,15 @@ class SweepResult:
         The intact network's figures.
     seconds
         Wall-clock time of the sweep, the baseline's solve included.
+    failure_policy
+        Each traffic class's failure policy in the sweep (:func:`backbone.failure_policy.class_failure_policy`):
+        a pausing class is not offered in a failure state (``paused_gbps``).
     """
 
     scenarios: list[ScenarioRecord]
     baseline: SweepBaseline
     seconds: float
+    failure_policy: dict[str, str] = field(default_factory=dict)
 
     def table(self) -> pd.DataFrame:
         """One row per scenario, worst impact first (impact, unmet + SLO, MLU, p99 inflation)."""
@@ -62,7 +68,12 @@ class SweepResult:
         return _in_table_order(self.scenarios, self.table())
 
     def summary(self, top: int = 20) -> dict[str, Any]:
-        """The JSON summary: every scenario (worst first), the worst ones, per-link worst, and the map values."""
+        """The JSON summary's document (:meth:`typed_summary` dumped)."""
+        return self.typed_summary(top).document()
+
+    def typed_summary(self, top: int = 20) -> FailuresSummary:
+        """The :class:`~backbone.solver.failures.summary.FailuresSummary`: every scenario (worst first), the ``top``
+        worst ones, per-link worst, and the map values."""
         table = self.table()
         by_link = self.worst_by_link()
         worst = max(self.scenarios, key=lambda r: impact_key(r.impact)) if self.scenarios else None
@@ -70,33 +81,36 @@ class SweepResult:
         records = [{k: v for k, v in r.to_dict().items() if k != "link_utilisation"}
                    for r in _in_table_order(self.scenarios, table)]
         survived, unknown, gaps, restricted, undecided = _counts(self.scenarios)
-        return {
-            "status": "ok",
-            "method": self.baseline.method,
-            "scenarios_run": len(self.scenarios),
-            "survived": survived,
-            "not_survived": len(self.scenarios) - survived,
-            "overloaded": sum(1 for r in self.scenarios if r.impact.overloaded),
-            "unmet_unknown": unknown,
-            "max_gap": max(gaps) if gaps else None,
-            "overload_not_proven": undecided,
-            "path_lp_states": restricted,
-            "notes": sweep_notes(len(self.scenarios), unknown, undecided, self.baseline, restricted, gaps)
-                     + [n for n in (implicit_groups_note(self.scenarios),) if n],
-            "links_swept_as_own_group": implicit_groups(self.scenarios),
-            "seconds": self.seconds,
-            "scenarios_per_second": len(self.scenarios) / self.seconds if self.seconds > 0 else None,
-            "baseline": {k: v for k, v in self.baseline.to_dict().items() if k != "link_utilisation"},
-            "worst": table.head(top).to_dict("records"),
-            "scenarios": records,
-            "worst_by_link": by_link.head(top).to_dict("records"),
-            "map": {
+        return FailuresSummary(
+            status="ok",
+            method=self.baseline.method,
+            scenarios_run=len(self.scenarios),
+            survived=survived,
+            not_survived=len(self.scenarios) - survived,
+            overloaded=sum(1 for r in self.scenarios if r.impact.overloaded),
+            unmet_unknown=unknown,
+            max_gap=max(gaps) if gaps else None,
+            overload_not_proven=undecided,
+            path_lp_states=restricted,
+            notes=sweep_notes(len(self.scenarios), unknown, undecided, self.baseline, restricted, gaps)
+                  + [n for n in (implicit_groups_note(self.scenarios), paused_note(self.scenarios,
+                                                                                   self.failure_policy)) if n],
+            failure_policy=dict(self.failure_policy),
+            paused_states=sum(1 for r in self.scenarios if r.impact.paused_gbps > 0),
+            links_swept_as_own_group=implicit_groups(self.scenarios),
+            seconds=self.seconds,
+            scenarios_per_second=len(self.scenarios) / self.seconds if self.seconds > 0 else None,
+            baseline={k: v for k, v in self.baseline.to_dict().items() if k != "link_utilisation"},
+            worst=table.head(top).to_dict("records"),
+            scenarios=records,
+            worst_by_link=by_link.head(top).to_dict("records"),
+            map={
                 "link_values": {"utilisation": {str(r.link): float(r.worst_utilisation)
                                                 for r in by_link.itertuples() if np.isfinite(r.worst_utilisation)}},
                 "failed_links": list(worst.failed) if worst and worst.kind == "link" else [],
                 "title": f"Worst utilisation over {len(self.scenarios)} failure scenarios",
             },
-        }
+        )
 
 
 def _in_table_order(records: list[ScenarioRecord], table: pd.DataFrame) -> list[ScenarioRecord]:
@@ -140,8 +154,20 @@ def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: SweepBas
     return notes
 
 
+def paused_note(records: Sequence[ScenarioRecord], policy: dict[str, str]) -> str:
+    """What the sweep paused: the classes whose failure policy is to pause and the states where their demand was
+    not offered ("" when no state paused any)."""
+    paused = [r.impact.paused_gbps for r in records if r.impact.paused_gbps > 0]
+    if not paused:
+        return ""
+    classes = ", ".join(c for c, p in policy.items() if p == "pause") or "none"
+    return (f"{len(paused)} of {len(records)} scenarios pause up to {max(paused):,.1f} Gbps of the classes whose "
+            f"failure policy is to pause ({classes}): not offered in the failure state, so neither unmet nor "
+            "carried (paused_gbps); survival counts only the offered demand")
+
+
 SCENARIO_COLUMNS = ("scenario", "kind", "failed", "status", "impact_gbps", "unmet_gbps", "slo_violation_gbps",
-                    "lost_gbps", "mlu", "mlu_lower_bound", "gap", "overloaded", "survived", "slo_violations",
+                    "lost_gbps", "paused_gbps", "mlu", "mlu_lower_bound", "gap", "overloaded", "survived", "slo_violations",
                     "unmet_disconnected_gbps",
                     "unmet_gbps_total", "p50_latency_inflation_ms", "p99_latency_inflation_ms",
                     "worst_latency_inflation_ms", "seconds")
@@ -185,4 +211,5 @@ def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = N
 
     records = run_sweep(net, scenarios, options, sub, ctx)
     progress(1.0, "done")
-    return SweepResult(records, baseline, time.perf_counter() - t0)
+    return SweepResult(records, baseline, time.perf_counter() - t0,
+                       class_failure_policy(net.meta, options.failure_policy))

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from backbone.artifacts import ArtifactWriter
+from backbone.corridors import ALL_CLASSES
 from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.serialize import count_text, gbps_text
@@ -17,7 +18,7 @@ from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.plan.states import LinkSurvivability
 from backbone.solver.plan.workloads import WORKLOAD_DEMAND_PREFIX
 
-__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "draw_images",
+__all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "corridors_block", "draw_images",
            "gravity_map", "headline_text", "link_check_text", "plan_map", "report_data"]
 
 logger = logging.getLogger(__name__)
@@ -83,9 +84,12 @@ def bound_text(ds: dict[str, Any]) -> str:
     text = (f"cost {money(ds.get('cost_usd'))}; lower bound {money(ds.get('lower_bound_usd'))}, gap "
             + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.1f} %"))
     if b:
+        others = [f"{m} {money(o.get('bound_usd'))}, {o.get('status')}, {float(o.get('seconds') or 0):.1f} s"
+                  for m, o in (b.get("bounds") or {}).items() if m != b.get("method")]
         text += (f" (LP relaxation over every candidate route and path, the intact state and {max(0, b['states'] - 1)} "
-                 f"failure states: bound LP {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
-                 + ")")
+                 f"failure states: " + (f"{b['method']}, " if b.get("method") else "")
+                 + f"bound LP {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
+                 + (f"; the other bound: {'; '.join(others)}" if others else "") + ")")
     r = ds.get("restricted_optimum") or {}
     if r:
         text += (f"; restricted optimum {money(r.get('cost_usd'))} (its bound {money(r.get('bound_usd'))}, "
@@ -124,9 +128,9 @@ def _gravity_subtitle(doc: dict[str, Any]) -> str:
             f"({count_text(len(doc['workload_flows']), 'flow')}, routed with the plan's traffic)")
 
 
-def plan_map(ps: dict[str, Any], ts: dict[str, Any]) -> dict[str, Any]:
-    pm = ps.get("map") or {}
-    tm = ts.get("map") or {}
+def plan_map(pm: dict[str, Any], tm: dict[str, Any]) -> dict[str, Any]:
+    """The plan's map before the upgrades: TE's utilisation per link (``tm``, the te summary's ``map``) and the
+    placement's GPUs per site and serving arcs (``pm``, the place summary's ``map``)."""
     return {"link_values": {"utilisation": (tm.get("link_values") or {}).get("utilisation", {})},
             "site_values": pm.get("site_values", {}), "assignments": pm.get("assignments", []),
             "failed_links": []}
@@ -278,7 +282,32 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
                        "plan_file": opts.plan_file or "(none: defaults)", "plan_text": opts.plan_text or ""},
         "files": sorted(set(files) | {"report.html", "plan.json"}),
         "workloads": workloads_block(routed, ps),
+        "corridors": corridors_block(ts),
     }
+
+
+def corridors_block(ts: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's backbone Tbps by corridor and class, from the route stage's ``corridors`` (``corridors.csv``): one
+    row per corridor (region pairs, then the corridor SRLGs) with its lit Tbps, each direction's Tbps, utilisation
+    (the corridor as one pipe, and its busiest link) and, per class, ``"east / west"`` Tbps; None without rows."""
+    rows = ts.get("corridors") or []
+    if not rows:
+        return None
+    frame = pd.DataFrame(rows)
+    classes = list(dict.fromkeys(frame.loc[frame["traffic_class"] != ALL_CLASSES, "traffic_class"]))
+    split = frame.set_index(["view", "corridor", "traffic_class"])
+    out = []
+    for r in frame[frame["traffic_class"] == ALL_CLASSES].itertuples():
+        row = {"view": "region pair" if r.view == "region" else "corridor SRLG", "corridor": r.corridor,
+               "lit_tbps": r.capacity_gbps / 1000, "eastbound_tbps": r.eastbound_gbps / 1000,
+               "westbound_tbps": r.westbound_gbps / 1000, "utilisation": r.utilisation,
+               "max_link_utilisation": r.max_link_utilisation, "links": r.links}
+        for cls in classes:
+            key = (r.view, r.corridor, cls)
+            row[cls] = (f"{split.at[key, 'eastbound_gbps'] / 1000:,.2f} / {split.at[key, 'westbound_gbps'] / 1000:,.2f}"
+                        if key in split.index else "–")
+        out.append(row)
+    return {"rows": out, "classes": classes}
 
 
 def workloads_block(routed: Network, ps: dict[str, Any]) -> dict[str, Any] | None:

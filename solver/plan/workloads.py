@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from backbone.model import Network
+from backbone.quarters import quarter_number
 from backbone.workload_traffic import workload_demands
 
 __all__ = ["WORKLOAD_DEMAND_PREFIX", "jobs_in_period", "network_with_replicas", "with_workload_demands",
@@ -29,19 +30,21 @@ WORKLOAD_DEMAND_PREFIX = "work:"
 
 def jobs_in_period(net: Network, first_quarter: int, last_quarter: int) -> Network:
     """``net`` with only the training jobs running in the quarters ``first_quarter``..``last_quarter`` (absolute
-    quarter numbers, year x 4 + quarter - 1): a job's ``start`` ('' = already running) to its ``end`` ('' = open)
-    overlaps them."""
+    quarter numbers, :func:`backbone.quarters.quarter_number`): a job's ``start`` ('' = already running) to its
+    ``end`` ('' = open) overlaps them."""
     jobs = net.training_jobs
     if len(jobs) == 0:
         return net
-
-    def number(text: object, empty: float) -> float:
-        t = str(text or "").strip()
-        return empty if not t else int(t[:4]) * 4 + int(t[5:]) - 1
-
-    start = np.array([number(s, -np.inf) for s in jobs["start"]])  # one per job (tens)
-    end = np.array([number(e, np.inf) for e in jobs["end"]])
+    start = _quarters(jobs["start"], -np.inf)
+    end = _quarters(jobs["end"], np.inf)
     return replace(net, training_jobs=jobs[(start <= last_quarter) & (end >= first_quarter)])
+
+
+def _quarters(labels: pd.Series, blank: float) -> np.ndarray:
+    """Each label's quarter number (:func:`~backbone.quarters.quarter_number`, the model's one reading), ``blank``
+    for an empty one."""
+    text = labels.fillna("").astype(str).str.strip()
+    return np.array([blank if not q else quarter_number(q) for q in text], dtype=float)  # one per job (tens)
 
 
 def network_with_replicas(net: Network, replicas: pd.DataFrame) -> Network:

@@ -5,6 +5,10 @@
 * :mod:`~backbone.solver.roadmap.design`: one period's survivable design with lead times.
 * :mod:`~backbone.solver.roadmap.clock`: periods, lead times and ready-for-service dates.
 * :mod:`~backbone.solver.roadmap.budget`: the capex budget ledger.
+* :mod:`~backbone.solver.roadmap.jobs`: each period's training jobs (placed or unplaced, with the reason) and the
+  dataset replicas it builds.
+* :mod:`~backbone.solver.roadmap.inputs`: each period's demand (grown) and the options' ids checked.
+* :mod:`~backbone.solver.roadmap.risk`: the starting risk (periods that cannot yet carry every failure).
 * :mod:`~backbone.solver.roadmap.bound` and :mod:`~backbone.solver.roadmap.cuts`: the lower bound over every
   period.
 * :mod:`~backbone.solver.roadmap.output`: the roadmap's files.

@@ -17,7 +17,7 @@ subset of states relaxes the full roadmap problem, so the bound stays valid)::
     demand:    sum_{p in P_j(k)} f_{j,p} + u_{j,k} = h_{t(j),k}                      (commodity k, block j)
     capacity:  sum_p A_j[p,a] f_{j,p} - c_j m_l(a) Y_{t(j),l(a)} <= c_j cap_l(a)    (c_j: the state's ceiling)
     carried:   sum_k u_{j,k} <= U_j + tol     (U_j: least unmet with every build online as early as allowed)
-    budget:    sum_{commit <= tau} capex <= sum_{c <= tau} (budget_c - GPU capex committed in c)
+    budget:    sum_{commit <= tau} capex <= sum_{c <= tau} (budget_c - placement capex committed in c)
 
 ``d(c) = (1 + rate) ** (-c * years per period)``; a module of a candidate online in ``t`` is charged at
 the latest period it could be committed (``t - min(lead_c, upgrade lead)``: an upgrade of a route built
@@ -61,12 +61,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from backbone.model import Network
+from backbone.quarters import quarter_number
 from backbone.solver.core.problem import Block, LinearProgram, solve
 from backbone.solver.core.sparse import selector
 from backbone.solver.design.survivable.model import link_modules
 from backbone.solver.design.upgrades.families import state_capacity_rows, state_demand_rows
 from backbone.solver.roadmap.cuts import floor_rows, monotone_floors, site_cut_rows
-from backbone.solver.roadmap.options import RoadmapOptions, quarter_number
+from backbone.solver.roadmap.options import RoadmapOptions
 
 logger = logging.getLogger(__name__)
 
@@ -281,8 +282,8 @@ def _routing_variables(lp: LinearProgram, blocks: _Blocks, fix_max: bool) -> Non
 def _budget_rows(lp: LinearProgram, opts: RoadmapOptions, gpu_committed: Sequence[float], unit: np.ndarray,
                  fixed: np.ndarray, module_commit: np.ndarray, fixed_commit: np.ndarray, with_fixed: np.ndarray,
                  L: int) -> Block | None:
-    """Cumulative budgets: capex committed up to period tau <= the budgets up to tau less the GPU capex
-    (None when no period has a finite budget)."""
+    """Cumulative budgets: capex committed up to period tau <= the budgets up to tau less the placement's capex
+    (GPU blocks, replica storage) (None when no period has a finite budget)."""
     T = len(gpu_committed)
     room = np.cumsum(np.asarray(opts.budgets(), float) - np.asarray(gpu_committed, float))
     rows = np.flatnonzero(np.isfinite(room))
@@ -335,7 +336,7 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
     working_sets
         Per period, the failure states found binding (ids of ``kind``); any subset gives a valid bound.
     gpu_committed
-        GPU capex committed per period (held fixed: it comes off each period's budget first).
+        The placement's capex (GPU blocks, replica storage) per period: held fixed, off each budget first.
     time_limit_s
         Seconds for the paths and the LPs together (each LP gets at least 1 s). When the LPs with the failure
         states do not finish in ``FULL_SHARE`` of it, the intact states alone are bounded in the rest.
@@ -441,7 +442,7 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: _Bl
     n_fail = int(sum(1 for b in blocks.states if b.scenario != "intact"))
     n_states = len({b.scenario for b in blocks.states} - {"intact"})
     budget = " and ready-for-service dates" if all(not np.isfinite(b) for b in opts.budgets()) else (
-        ", ready-for-service dates and budgets (less the GPU capex; cumulative" + (
+        ", ready-for-service dates and budgets (less the placement's capex (GPU blocks, replica storage); cumulative" + (
             ": a relaxation of the carry-over rule)" if opts.carry_over < 1 else ")"))
     states = (f"the intact state and the {n_states} failure state(s) the periods' designs found binding "
               f"({n_fail} period-state blocks)" if n_fail else "the intact state of each period")

@@ -15,7 +15,8 @@ from backbone.serialize import finite_or_none
 if TYPE_CHECKING:
     from backbone.solver.roadmap.options import RoadmapOptions
 
-__all__ = ["BUDGET_TOL_USD", "affordable", "budget_ledger", "fits_budget", "headroom", "place_within_budget"]
+__all__ = ["BUDGET_TOL_USD", "adds_no_overshoot", "affordable", "budget_ledger", "fits_budget", "headroom", "overshoot_usd",
+           "place_within_budget"]
 
 BUDGET_TOL_USD = 1.0
 """Rounding slack when comparing spend with a budget."""
@@ -35,6 +36,24 @@ def fits_budget(budgets: list[float], committed: list[float], carry: float) -> b
     """Whether every period's commitments are within what it has available."""
     avail = budget_ledger(budgets, committed, carry)
     return all(c <= a + BUDGET_TOL_USD for c, a in zip(committed, avail, strict=True))
+
+
+def overshoot_usd(budgets: list[float], committed: list[float], carry: float) -> list[float]:
+    """How far each period's commitments exceed what it has available (0 where they fit)."""
+    avail = budget_ledger(budgets, committed, carry)
+    return [max(0.0, c - a) for c, a in zip(committed, avail, strict=True)]
+
+
+def adds_no_overshoot(budgets: list[float], committed: list[float], trial: list[float], carry: float) -> bool:
+    """Whether committing ``trial`` instead of ``committed`` leaves no period further over its budget.
+
+    Equal to :func:`fits_budget` of ``trial`` when ``committed`` fits; when a period is already over (spend that
+    had to be committed, such as a dataset replica's storage, past its budget), that overshoot alone does not stop
+    later periods from building within their own budgets.
+    """
+    before = overshoot_usd(budgets, committed, carry)
+    after = overshoot_usd(budgets, trial, carry)
+    return all(a <= b + BUDGET_TOL_USD for a, b in zip(after, before, strict=True))
 
 
 def headroom(budgets: list[float], committed: list[float], carry: float, c: int) -> float:

@@ -18,9 +18,10 @@ import pandas as pd
 
 from backbone.errors import InfeasibleError, SolverError
 from backbone.model import Network
+from backbone.quarters import quarter_number
 from backbone.solver.core.progress import ProgressFn
-from backbone.solver.roadmap.budget import affordable, fits_budget
-from backbone.solver.roadmap.options import RoadmapOptions, quarter_number
+from backbone.solver.roadmap.budget import adds_no_overshoot, affordable
+from backbone.solver.roadmap.options import RoadmapOptions
 
 __all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "design_period", "period_bounds", "restore_network",
            "sweep_survivability"]
@@ -112,7 +113,7 @@ def _fits(rows: list[dict[str, Any]], budgets: list[float], committed: list[floa
     trial = list(committed)
     for b in rows:
         trial[b["committed_index"]] += b["cost_usd"]
-    return fits_budget(budgets, trial, carry)
+    return adds_no_overshoot(budgets, committed, trial, carry)
 
 
 def _survivability_of(res: Any, withheld: int, label: str) -> dict[str, Any]:

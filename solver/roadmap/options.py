@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from backbone.quarters import quarter_label, quarter_number
 from backbone.schema import REGIONS, TRAFFIC_CLASSES
 from backbone.solver.core.options import BoundTimeLimitS
 from backbone.solver.failures.options import FailureOptions
@@ -45,7 +46,6 @@ from backbone.solver.plan.stage_options import (
 )
 from backbone.solver.te.options import TEOptions
 
-QUARTER_RE = re.compile(r"^(\d{4})Q([1-4])$")
 YEAR_RE = re.compile(r"^(\d{4})$")
 
 DEFAULT_GROWTH_PER_YEAR: dict[str, float] = {"NA": 0.30, "LATAM": 0.35, "EMEA": 0.35, "APAC": 0.35, "AFRICA": 0.45}
@@ -260,30 +260,22 @@ def parse_start(text: str, period: str) -> int:
         For a label that is not a quarter (or a year, with ``period='year'``).
     """
     s = str(text).strip()
-    m = QUARTER_RE.match(s)
-    if m:
-        if period == "year" and m.group(2) != "1":
-            raise ValueError(f"a yearly roadmap starts in a first quarter or a year, got {text!r}")
-        return int(m.group(1)) * 4 + int(m.group(2)) - 1
     m = YEAR_RE.match(s)
     if m and period == "year":
         return int(m.group(1)) * 4
-    raise ValueError(f"expected a quarter like '2027Q1'{' or a year like 2027' if period == 'year' else ''}, "
-                     f"got {text!r}")
-
-
-def quarter_number(text: str) -> int:
-    """Absolute quarter number of a quarter label like ``2027Q3`` (``available_from``)."""
-    m = QUARTER_RE.match(str(text).strip())
-    if not m:
-        raise ValueError(f"expected a quarter like '2027Q3', got {text!r}")
-    return int(m.group(1)) * 4 + int(m.group(2)) - 1
+    try:
+        quarter = quarter_number(s)  # the model's one reading of a quarter
+    except ValueError:
+        raise ValueError(f"expected a quarter like '2027Q1'{' or a year like 2027' if period == 'year' else ''}, "
+                         f"got {text!r}") from None
+    if period == "year" and quarter % 4 != 0:
+        raise ValueError(f"a yearly roadmap starts in a first quarter or a year, got {text!r}")
+    return quarter
 
 
 def period_label(quarter: int, period: str) -> str:
     """The label of the period starting at absolute quarter ``quarter``."""
-    year, q = divmod(int(quarter), 4)
-    return f"{year}Q{q + 1}" if period == "quarter" else f"{year}"
+    return quarter_label(quarter) if period == "quarter" else f"{int(quarter) // 4}"
 
 
 def roadmap_stage_defaults(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -16,6 +16,7 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import ValidationError
 from backbone.model import Network
+from backbone.report_roadmap import NETWORK_BUILD_ACTIONS
 from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.roadmap.rolling import RoadmapResult
@@ -27,7 +28,7 @@ __all__ = ["timeline_png", "write_roadmap"]
 TIMELINE_MAX_ROWS = 40
 """Builds drawn in the timeline (the costliest; the CSV lists every one)."""
 
-ACTION_COLOURS = {"upgrade": "#0b6e8a", "new route": "#a15c00", "gpus": "#1e7a3c"}
+ACTION_COLOURS = {"upgrade": "#0b6e8a", "new route": "#a15c00", "gpus": "#1e7a3c", "replica": "#6a3d9a"}
 
 
 def period_table(summary: dict[str, Any]) -> pd.DataFrame:
@@ -41,7 +42,11 @@ def period_table(summary: dict[str, Any]) -> pd.DataFrame:
         bound, gap, restriction = design_bound(p["design"])
         rows.append({
             "period": p["period"], "capex_usd": p["capex_usd"], "network_capex_usd": p.get("network_capex_usd"),
-            "gpu_capex_usd": p.get("gpu_capex_usd"), "capex_online_usd": p["capex_online_usd"],
+            "gpu_capex_usd": p.get("gpu_capex_usd"), "storage_capex_usd": p.get("storage_capex_usd"),
+            "capex_online_usd": p["capex_online_usd"],
+            "jobs_placed": len(p.get("jobs_placed", [])), "jobs_unplaced": len(p.get("jobs_unplaced", [])),
+            "unplaced_jobs": "; ".join(f"{j['job']}: {j['reason']}" for j in p.get("jobs_unplaced", [])),
+            "replicas_built": len(p.get("replicas_built", [])),
             "opex_usd": p["opex_usd"], "served_share": p["served_share"], "unserved_gpus": p["unserved_gpus"],
             "mlu": p["mlu"], "unmet_gbps": p["unmet_gbps"], "demand_gbps": p["demand_gbps"],
             "gpus_installed": p["gpus_installed"], "gpus_added": sum(p["gpus_added_by_site"].values()),
@@ -54,6 +59,26 @@ def period_table(summary: dict[str, Any]) -> pd.DataFrame:
             "seconds": p["seconds"],
         })
     return pd.DataFrame(rows)
+
+
+def job_table(summary: dict[str, Any]) -> pd.DataFrame:
+    """One row per (period, training job running in it): ``period``, ``job``, ``status`` (``placed`` or
+    ``unplaced``), ``sites``, ``gpus`` and ``reason`` (why unplaced: the placement's diagnosis) --
+    ``roadmap_jobs.csv``."""
+    cols = ["period", "job", "status", "sites", "gpus", "reason"]
+    rows = [{"period": p["period"], "job": j["job"], "status": "placed", "sites": j["sites"], "gpus": j["gpus"],
+             "reason": ""} for p in summary["periods"] for j in p.get("jobs_placed", [])]
+    rows += [{"period": p["period"], "job": j["job"], "status": "unplaced", "sites": "", "gpus": j["gpus"],
+              "reason": j["reason"]} for p in summary["periods"] for j in p.get("jobs_unplaced", [])]
+    order = {p["period"]: i for i, p in enumerate(summary["periods"])}
+    table = pd.DataFrame(rows, columns=cols)
+    return table.iloc[sorted(range(len(table)), key=lambda i: (order[table.at[i, "period"]], table.at[i, "job"]))
+                      ].reset_index(drop=True)
+
+
+def replica_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The dataset replicas the roadmap built, one record per (period, dataset, site) with its storage capex."""
+    return [{"period": p["period"], **r} for p in summary["periods"] for r in p.get("replicas_built", [])]
 
 
 def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap timeline") -> bytes:
@@ -73,7 +98,7 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
     if builds.empty:
         raise ValidationError("nothing to draw: the roadmap builds nothing")
     gpu = builds[builds["action"] == "gpus"]
-    network = builds[builds["action"] != "gpus"]
+    network = builds[builds["action"] != "gpus"]  # backbone builds and dataset replicas, one row each
     # GPU blocks: one row per commitment (all sites together), so the backbone's builds stay visible
     blocks = gpu.groupby(["committed_index", "online_index"], as_index=False).agg(
         cost_usd=("cost_usd", "sum"), gpus=("gpus", "sum"), sites=("site_a", "nunique"))
@@ -97,7 +122,7 @@ def timeline_png(builds: pd.DataFrame, labels: list[str], title: str = "Roadmap 
     ax.set_xticks(range(N), labels, fontsize=8)
     ax.set_xlim(-0.2, N)
     ax.grid(axis="x", color="#d9dee5")
-    ax.set_title(title + (f" (the {shown_network} costliest of {len(network)} backbone builds)"
+    ax.set_title(title + (f" (the {shown_network} costliest of {len(network)} backbone and storage builds)"
                           if shown_network < len(network) else ""), fontsize=11, loc="left")
     ax.legend(handles=[Patch(color=c, label=k) for k, c in ACTION_COLOURS.items()]
               + [Patch(color="#999999", alpha=0.45, label="committed → online (lead time)")],
@@ -152,6 +177,9 @@ def write_roadmap(net: Network, result: RoadmapResult, summary: dict[str, Any], 
         writer.extend(sorted(f"periods/{label}/scenario/{f.name}" for f in folder.iterdir() if f.is_file()))
     writer.csv("roadmap_periods.csv", period_table(summary))
     writer.csv("roadmap_builds.csv", result.builds)
+    jobs = job_table(summary)
+    if len(jobs):
+        writer.csv("roadmap_jobs.csv", jobs)
     writer.csv("roadmap_budget.csv", result.ledger)
     images: dict[str, tuple[bytes, str]] = {}
     if result.options.maps:
@@ -170,6 +198,24 @@ def write_roadmap(net: Network, result: RoadmapResult, summary: dict[str, Any], 
     html = render_roadmap_report(report_data(result, summary, writer.files), images)
     writer.text("report.html", html)
     return writer.files
+
+
+def _job_lines(summary: dict[str, Any]) -> tuple[list[tuple[str, str]], str, list[str]]:
+    """The report's words on training jobs: its KPIs (jobs unplaced, replica storage capex), the headline's tail
+    and one note per unplaced (period, job) with its reason; nothing when the roadmap placed no job."""
+    unplaced = summary.get("jobs_unplaced", [])
+    if not unplaced and not any(p.get("jobs_placed") for p in summary["periods"]):
+        return [], "", []
+    storage = summary.get("storage_capex_usd")
+    kpis = [("training jobs unplaced", ", ".join(f"{j['job']} ({j['period']})" for j in unplaced[:4])
+             + ("…" if len(unplaced) > 4 else "") if unplaced else "none"),
+            ("replica storage capex", "–" if storage is None else f"{float(storage) / 1e6:,.1f} M USD")]
+    headline = (f" {count_text(len(unplaced), 'training job placement')} left unplaced "
+                f"({', '.join(dict.fromkeys(j['period'] for j in unplaced))}): see Training jobs by period."
+                if unplaced else "")
+    notes = [f"{j['period']}: training job {j['job']} ({j['gpus']:,.0f} GPUs) not placed: {j['reason']}"
+             for j in unplaced]
+    return kpis, headline, notes
 
 
 def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]) -> dict[str, Any]:
@@ -199,14 +245,17 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
         (f"{summary['end']} inference served", f"{100 * (last['served_share'] or 0):.1f} %"),
         ("periods short of budget", ", ".join(x["period"] for x in summary["budget_shortfalls"]) or "none"),
     ]
+    job_kpis, job_headline, job_notes = _job_lines(summary)
+    kpis += job_kpis
     headline = (f"Status {summary['status']}: {money(summary['network_capex_usd'])} of backbone capex and "
                 f"{money(summary['gpu_capex_usd'])} of GPU capex over {len(periods)} {o.period}s; by {summary['end']} "
                 f"the backbone carries {sv['survived']} of {sv['states']} {sv['failure_kind']} failures "
-                f"({len(sv['not_survivable'])} excused, {len(sv['violated'])} violated).")
+                f"({len(sv['not_survivable'])} excused, {len(sv['violated'])} violated).{job_headline}")
     period_rows = period_table(summary).to_dict("records")
-    builds = [{**b, "cost_usd": b["cost_usd"]} for b in summary["builds"] if b["action"] != "gpus"]
+    builds = [{**b, "cost_usd": b["cost_usd"]} for b in summary["builds"] if b["action"] in NETWORK_BUILD_ACTIONS]
     gpu_rows = [b for b in summary["builds"] if b["action"] == "gpus"]
     notes = list(summary["notes"]) + [f"{s['period']}: {s['reason']}" for s in summary["budget_shortfalls"]]
+    notes += job_notes
     risk = {x["period"] for x in (summary.get("starting_risk") or {}).get("periods", [])}
     for p in periods:
         if p["survivability"]["violated"] and p["period"] not in risk:  # the starting risk says those once
@@ -238,6 +287,7 @@ def report_data(result: RoadmapResult, summary: dict[str, Any], files: list[str]
                     f"{summary['seconds']:,.0f} s",
         "headline": headline, "headline_ok": summary["status"] == "ok",
         "kpis": kpis, "notes": notes, "periods": period_rows, "builds": builds, "gpus": gpu_rows,
+        "jobs": job_table(summary).to_dict("records"), "replicas": replica_rows(summary),
         "ledger": summary["ledger"], "assumptions": assumptions,
         "verification": summary.get("verification"),
         "provenance": {"scenario": result.scenario, "scenario_fingerprint": result.fingerprint,

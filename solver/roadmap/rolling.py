@@ -24,7 +24,14 @@ The roadmap therefore decides period by period, in order; each period ``t`` (its
    (carry-over included), the period falls back to the cheapest design for the intact state only, then
    to building nothing; the shortfall is reported per period with its reason.
 
-What is built persists: the next period starts from this period's network (capacity never shrinks).
+With training jobs (``place.scenario_jobs`` or ``place.training``), step 2 places the jobs running in the period
+(their ``start`` to ``end`` quarters) with the inference demand; a dataset replica it builds is a build (``replica``:
+storage capex charged to the period) and a home of its dataset in the period's network, and each job the period
+could not place is recorded with the placement's reason (:mod:`backbone.solver.roadmap.jobs`).
+
+What is built persists: the next period starts from this period's network (capacity never shrinks; GPUs stay
+installed; replicas stay homes of their datasets, so later periods neither buy them again nor read the dataset over
+the backbone).
 
 **Bound and gap.** ``lower_bound_usd`` and ``gap`` come from one LP over every period
 (:mod:`backbone.solver.roadmap.bound`): a proven lower bound on the discounted backbone capex of every
@@ -45,30 +52,39 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from backbone.errors import Problem, SolverError, ValidationError
+from backbone.errors import SolverError
 from backbone.model import Network
+from backbone.report_roadmap import NETWORK_BUILD_ACTIONS
 from backbone.serialize import finite_or_none, json_safe
 from backbone.solver.core.options import validate_options
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.plan.states import design_failure_kind
 from backbone.solver.roadmap.bound import RoadmapBound, roadmap_lower_bound
-from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, place_within_budget
+from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, headroom, place_within_budget
 from backbone.solver.roadmap.clock import RoadmapClock
 from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, design_period
+from backbone.solver.roadmap.inputs import check_references, grow_network
+from backbone.solver.roadmap.jobs import period_jobs, replica_builds
 from backbone.solver.roadmap.options import RoadmapOptions, parse_start, stage_options
-from backbone.solver.roadmap.summary import BudgetShortfall, ObjectiveTerms, RoadmapSummary, StepBounds
+from backbone.solver.roadmap.risk import starting_risk, starting_risk_record
+from backbone.solver.roadmap.summary import (
+    BudgetShortfall,
+    ObjectiveTerms,
+    RoadmapSummary,
+    StepBounds,
+    UnplacedJob,
+)
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RoadmapResult", "budget_ledger", "design_bound", "grow_network", "plan_roadmap", "starting_risk",
-           "starting_risk_record"]
+__all__ = ["RoadmapResult", "budget_ledger", "check_references", "design_bound", "grow_network", "network_builds",
+           "plan_roadmap", "starting_risk", "starting_risk_record"]
 
 
 @dataclass
@@ -122,8 +138,10 @@ class RoadmapResult:
         ``objective_usd``, ``periods`` ..."""
         periods = self.periods
         capex = float(self.builds["cost_usd"].sum()) if len(self.builds) else 0.0
-        net_rows = self.builds[self.builds["action"] != "gpus"] if len(self.builds) else self.builds
+        net_rows = network_builds(self.builds)
         net_capex = float(net_rows["cost_usd"].sum()) if len(net_rows) else 0.0
+        storage_capex = float(self.builds.loc[self.builds["action"] == "replica", "cost_usd"].sum()) \
+            if len(self.builds) else 0.0
         disc_net = float(sum(periods[int(b["committed_index"])]["discount_factor"] * float(b["cost_usd"])
                              for b in _records(net_rows))) if len(net_rows) else 0.0
         glob: dict[str, Any] = self.bound.to_dict() if self.bound is not None else {
@@ -152,7 +170,9 @@ class RoadmapResult:
             step_bounds=_step_bounds(periods, net_capex),
             total_capex_usd=capex,
             network_capex_usd=net_capex,
-            gpu_capex_usd=capex - net_capex,
+            gpu_capex_usd=capex - net_capex - storage_capex,
+            storage_capex_usd=storage_capex,
+            jobs_unplaced=[UnplacedJob(period=p["period"], **j) for p in periods for j in p["jobs_unplaced"]],
             total_opex_usd=float(sum(p["opex_usd"] for p in periods)),
             objective_usd=float(sum(obj.values())),
             objective=ObjectiveTerms.model_validate(obj),
@@ -191,6 +211,12 @@ class RoadmapResult:
         }
 
 
+def network_builds(builds: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a builds table that add backbone capacity (``action`` in
+    :data:`~backbone.report_roadmap.NETWORK_BUILD_ACTIONS`; not GPU blocks, not dataset replicas)."""
+    return builds[builds["action"].isin(NETWORK_BUILD_ACTIONS)] if len(builds) else builds
+
+
 def _global_gap(glob: dict[str, Any], disc_net: float) -> float | None:
     """The global bound's gap to the discounted backbone capex ``disc_net``, or None (no bound, or a bound above
     the capex: then ``glob["note"]`` says why no gap is claimed)."""
@@ -206,11 +232,12 @@ def _global_gap(glob: dict[str, Any], disc_net: float) -> float | None:
 
 
 def _roadmap_status(periods: list[dict[str, Any]], short: list[dict[str, Any]]) -> str:
-    """``budget_limited`` (a budget shortfall), ``partial`` (a violated state or unmet traffic) or ``ok``."""
+    """``budget_limited`` (a budget shortfall), ``partial`` (a violated state, unmet traffic, unserved inference or a
+    training job left unplaced) or ``ok``."""
     unsurvived = [p for p in periods if p["survivability"]["violated"]]
     return "budget_limited" if short else ("partial" if unsurvived or any(
-        (p["served_share"] or 0) < 1 - 1e-6 or not p["unmet_gbps"] <= p["unmet_tolerance_gbps"] for p in periods)
-        else "ok")
+        (p["served_share"] or 0) < 1 - 1e-6 or not p["unmet_gbps"] <= p["unmet_tolerance_gbps"]
+        or p.get("jobs_unplaced") for p in periods) else "ok")
 
 
 def design_bound(design: dict[str, Any]) -> tuple[float | None, float | None, str]:
@@ -244,50 +271,13 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return json_safe(df.rename(columns=str).to_dict("records"))
 
 
-# ------------------------------------------------------------------ inputs per period
-def grow_network(net: Network, opts: RoadmapOptions, t: int) -> Network:
-    """``net`` with its demands and metro inference GPUs grown to period ``t`` (0: as given).
-
-    A demand grows at its source site's region rate times its class factor; a metro's inference
-    GPUs at the metro's own rate (``metro_growth_per_year``) or its region's times the inference factor.
-    """
-    years = t * opts.years_per_period
-    d = net.demands.copy()
-    region = net.sites["region"].reindex(d["src"]).to_numpy()
-    rate = pd.Series(region).map(opts.growth_per_year).fillna(0.0).to_numpy(float) * \
-        d["traffic_class"].map(lambda c: opts.class_growth_factor.get(str(c), 1.0)).to_numpy(float)
-    d["demand_gbps"] = d["demand_gbps"].to_numpy(float) * (1.0 + rate) ** years
-    m = net.metros.copy()
-    if len(m):
-        inf = opts.class_growth_factor.get("inference", 1.0)
-        mrate = m["region"].map(opts.growth_per_year).fillna(0.0).to_numpy(float) * inf
-        own = m.index.to_series().map(opts.metro_growth_per_year)
-        mrate = np.where(own.notna().to_numpy(), own.fillna(0.0).to_numpy(float), mrate)
-        m["inference_gpus"] = m["inference_gpus"].to_numpy(float) * (1.0 + mrate) ** years
-    return replace(net, demands=d, metros=m)
-
-
-def check_references(net: Network, opts: RoadmapOptions) -> None:
-    """Ids the options name must exist in the scenario.
-
-    Raises
-    ------
-    ValidationError
-        Naming ``metro_growth_per_year.<id>`` or ``power_steps[i].site``.
-    """
-    problems = [Problem(f"unknown metro {m!r}", table="options", field=f"metro_growth_per_year.{m}")
-                for m in opts.metro_growth_per_year if m not in net.metros.index]
-    problems += [Problem(f"unknown site {s.site!r}", table="options", field=f"power_steps.{i}.site")
-                 for i, s in enumerate(opts.power_steps) if s.site not in net.sites.index]
-    if problems:
-        raise ValidationError(problems)
-
-
 # ------------------------------------------------------------------ the rolling horizon
 @dataclass
 class _Horizon:
     """What the rolling horizon carries from period to period: the builds, the commitments per period (the
-    budgets' ledger), each period's record and network, and the GPUs the roadmap added so far."""
+    budgets' ledger), each period's record and network, and the GPUs the roadmap added so far. ``state`` is the
+    network built so far: its links, its GPUs installed and its datasets' homes (new replicas included) carry into
+    the next period, whose demand is grown afresh from ``base``."""
 
     opts: RoadmapOptions
     stages: tuple[Any, Any, Any, Any]  # place, te, failures, design options
@@ -315,6 +305,8 @@ class _Placed:
     added: pd.Series
     routed: Network
     seconds: float
+    jobs_placed: list[dict[str, Any]] = field(default_factory=list)
+    jobs_unplaced: list[dict[str, Any]] = field(default_factory=list)
 
 
 def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None = None,
@@ -403,11 +395,21 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
                              "lead_time_quarters": opts.gpu_lead_quarters, "committed": h.labels[gpu_c],
                              "online": label, "committed_index": gpu_c, "online_index": t, "available_from": ""})
         h.gpus = h.gpus.add(added.astype(float), fill_value=0.0)
+    replicas = place_res.tables.get("replicas", pd.DataFrame())
+    h.builds.extend(replica_builds(replicas, label, t))
+    storage_usd = float(replicas["cost_usd"].sum()) if len(replicas) else 0.0
+    room = headroom(h.budgets, h.committed, opts.carry_over, t)
+    if storage_usd > room + BUDGET_TOL_USD:  # replicas are the placement's choice, paid in their period: said when short
+        gpu_short += storage_usd - room
+        gpu_note = "; ".join(x for x in (gpu_note, f"the new dataset replicas' storage needs {storage_usd / 1e6:,.1f} "
+                                         f"M USD, the budget of {label} has {room / 1e6:,.1f} M USD left") if x)
+    h.committed[t] += storage_usd
     extra = placement_demands(place_res.tables["flows"], {c.name: c.slo_rtt_ms for c in place_opts.classes})
     if place_opts.scenario_jobs or place_opts.training:  # the period's training flows and dataset growth
         work, extra = with_workload_demands(work, place_res.tables, extra)
     routed = network_after_placement(work, sites_t, extra)
-    return _Placed(place_res, gpu_note, gpu_short, added, routed, seconds)
+    placed_jobs, unplaced_jobs = period_jobs(place_net, place_opts, place_res, gpu_note)
+    return _Placed(place_res, gpu_note, gpu_short, added, routed, seconds, placed_jobs, unplaced_jobs)
 
 
 def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
@@ -469,10 +471,14 @@ def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _
         "gpus_installed": float(after.sites["gpus_installed"].sum()),
         "gpus_added_by_site": {str(k): float(v) for k, v in placed.added.items()},
         "gpu_note": gpu_note,
-        "builds": [_build_view(b) for b in period_builds if b["action"] != "gpus"],
+        "builds": [_build_view(b) for b in period_builds if b["action"] in NETWORK_BUILD_ACTIONS],
         "gpu_builds": [{"site": b["site_a"], "gpus": b["gpus"], "cost_usd": b["cost_usd"],
                         "committed": b["committed"], "online": b["online"]}
                        for b in period_builds if b["action"] == "gpus"],
+        "replicas_built": [{"dataset": b["site_b"], "site": b["site_a"], "cost_usd": b["cost_usd"]}
+                           for b in period_builds if b["action"] == "replica"],
+        "jobs_placed": placed.jobs_placed,
+        "jobs_unplaced": placed.jobs_unplaced,
         "survivability": design["survivability"],
         "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
                    "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
@@ -503,14 +509,16 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
     cols = ["id", "action", "site_a", "site_b", "kind", "modules", "added_gbps", "gpus", "cost_usd",
             "lead_time_quarters", "committed", "online", "committed_index", "online_index", "available_from"]
     table = pd.DataFrame(h.builds, columns=cols)
-    gpu_rows = table["action"] == "gpus"
     by_commit = {what: np.bincount(table.loc[rows, "committed_index"].to_numpy(np.int64),
                                    weights=table.loc[rows, "cost_usd"].to_numpy(float), minlength=len(labels))
-                 for what, rows in (("gpu", gpu_rows), ("network", ~gpu_rows))}
+                 for what, rows in (("gpu", table["action"] == "gpus"),
+                                    ("network", table["action"].isin(NETWORK_BUILD_ACTIONS)),
+                                    ("storage", table["action"] == "replica"))}
     for t, (p, c) in enumerate(zip(periods, committed, strict=True)):
-        p["capex_usd"] = float(c)  # GPU blocks and the backbone, committed in this period
+        p["capex_usd"] = float(c)  # GPU blocks, replica storage and the backbone, committed in this period
         p["gpu_capex_usd"] = float(by_commit["gpu"][t])
         p["network_capex_usd"] = float(by_commit["network"][t])
+        p["storage_capex_usd"] = float(by_commit["storage"][t])
     notes = [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
              if p["design"]["solver_note"]]
     up = opts.lead_periods(opts.upgrade_lead_quarters)
@@ -530,41 +538,6 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
                          {**h.clock.to_dict(), "bound_s": None if bound is None else round(bound.seconds, 3)})
 
 
-def starting_risk_record(periods: list[dict[str, Any]], unbuildable: Sequence[str] = (),
-                         why: str = "") -> dict[str, Any] | None:
-    """The plan's starting risk, said once: the periods with violated failure states before the earliest period
-    from which every later period carries every state it is not excused from (None when every period does).
-
-    ``unbuildable`` names the periods in which nothing can be online yet and ``why`` says why (lead times): when
-    every period at risk is one of them, the text says so. Returns ``{failure_kind, periods: [{period,
-    violated}], safe_from (a period label, None when even the last period has violated states), nothing_online,
-    text}``."""
-    bad = [i for i, p in enumerate(periods) if p["survivability"]["violated"]]
-    if not bad:
-        return None
-    kind = periods[bad[0]]["survivability"]["failure_kind"]
-    first_ok = bad[-1] + 1
-    at_risk = [{"period": periods[i]["period"], "violated": len(periods[i]["survivability"]["violated"])}
-               for i in bad]
-    where = ", ".join(f"{x['period']} ({x['violated']})" for x in at_risk)
-    nothing = bool(unbuildable) and all(x["period"] in set(unbuildable) for x in at_risk)
-    cause = f"nothing can be online in {', '.join(unbuildable)} ({why}), so " if nothing and why else ""
-    safe = periods[first_ok]["period"] if first_ok < len(periods) else None
-    if safe is not None:
-        text = (f"Starting risk: {cause}{kind} failures not carried in {where}; every {kind} failure that is not "
-                f"excused is carried from {safe} on.")
-    else:
-        text = (f"Risk: {kind} failures not carried in {where}, the last period included: no period from which "
-                f"every {kind} failure that is not excused is carried.")
-    return {"failure_kind": kind, "periods": at_risk, "safe_from": safe, "nothing_online": nothing, "text": text}
-
-
-def starting_risk(periods: list[dict[str, Any]]) -> list[str]:
-    """:func:`starting_risk_record`'s text as a list of notes (empty when every period carries every state)."""
-    risk = starting_risk_record(periods)
-    return [risk["text"]] if risk is not None else []
-
-
 def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],
                   builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any,
                   bound_s: float) -> RoadmapBound | None:
@@ -572,7 +545,7 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
     switched off."""
     if opts.bound_time_limit_s <= 0:
         return None
-    gpu = builds[builds["action"] == "gpus"]
+    gpu = builds[~builds["action"].isin(NETWORK_BUILD_ACTIONS)]  # the placement's: GPU blocks and replica storage
     gpu_committed = np.bincount(gpu["committed_index"].to_numpy(np.int64), weights=gpu["cost_usd"].to_numpy(float),
                                 minlength=len(networks)) if len(gpu) else np.zeros(len(networks))
     try:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.core.summary import TypedSummary
 
-__all__ = ["BudgetShortfall", "ObjectiveTerms", "RoadmapSummary", "StepBounds"]
+__all__ = ["BudgetShortfall", "ObjectiveTerms", "RoadmapSummary", "StepBounds", "UnplacedJob"]
 
 
 class ObjectiveTerms(BaseModel):
@@ -60,6 +60,21 @@ class BudgetShortfall(BaseModel):
     """What the period fell back to, and why."""
 
 
+class UnplacedJob(BaseModel):
+    """A training job a period could not place (``jobs_unplaced``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    period: str
+    """The period's label (``2027Q2``)."""
+    job: str
+    """The training job's id."""
+    gpus: float
+    """Its GPUs."""
+    reason: str
+    """Why: the placement's diagnosis (residency, power, GPUs, the backbone) or the period's budget."""
+
+
 class RoadmapSummary(TypedSummary):
     """``roadmap``: per period what is committed, what comes online, the capex, the survivability and the
     bounds; over the roadmap the capex, the objective and its lower bound.
@@ -94,11 +109,17 @@ class RoadmapSummary(TypedSummary):
     step_bounds: StepBounds
     """The per-period bounds' sum and gap."""
     total_capex_usd: float
-    """Capex of every build (backbone and GPUs), undiscounted."""
+    """Capex of every build (backbone, GPUs and dataset replica storage), undiscounted."""
     network_capex_usd: float
     """Backbone capex, undiscounted."""
     gpu_capex_usd: float
     """GPU capex, undiscounted."""
+    storage_capex_usd: float = 0.0
+    """Storage capex of the dataset replicas the roadmap's placements built (each charged once, in the period it is
+    built), undiscounted."""
+    jobs_unplaced: list[UnplacedJob] = Field(default_factory=list)
+    """Every (period, training job) left unplaced: ``period``, ``job``, ``gpus``, ``reason`` (the placement's
+    diagnosis); empty when every job running in a period was placed."""
     total_opex_usd: float
     """Energy opex of the GPUs added, undiscounted."""
     objective_usd: float

@@ -7,49 +7,46 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Generic, TypeVar
 
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
-from backbone.solver.tasks.summaries import Summary
+from backbone.solver.core.summary import TypedSummary
+
+SummaryT = TypeVar("SummaryT", bound=TypedSummary)
+"""The model of a task's summary."""
 
 
 @dataclass
-class TaskResult:
-    """What a task returns: the JSON summary (what ``--json`` prints and ``<kind>.json`` holds) and the files
-    written. Each task returns a subclass that also carries its typed results (tables, the solved network), which
-    is what the next stage of a plan takes -- never the files.
+class TaskResult(Generic[SummaryT]):
+    """What a task returns: its summary (a :class:`~backbone.solver.core.summary.TypedSummary`, dumped by
+    :meth:`to_dict` into what ``--json`` prints and ``<kind>.json`` holds) and the files written. Each task returns a
+    subclass that also carries its typed results (tables, the solved network), which is what the next stage of a
+    plan takes -- never the files.
 
     Attributes
     ----------
     kind
         The task kind (``te``, ``place``, ...).
     summary
-        The JSON summary (plain values; NaN becomes null when it is written).
+        The summary, built as its model (:mod:`backbone.solver.tasks.summaries`); plain values only in
+        :meth:`document` (NaN becomes null when it is written).
     files
         Names of the files written, relative to the output folder.
     """
 
     kind: str
-    summary: dict[str, Any]
+    summary: SummaryT
     files: list[str] = field(default_factory=list)
 
-    summary_model: ClassVar[type[Summary]] = Summary
-    """The model of :attr:`summary` (:mod:`backbone.solver.tasks.summaries`)."""
-
-    def typed_summary(self) -> Summary:
-        """The summary validated against :attr:`summary_model` (typed attributes instead of string keys).
-
-        Raises
-        ------
-        pydantic.ValidationError
-            When the summary lacks a documented field or has one of the wrong type.
-        """
-        return self.summary_model.model_validate(self.summary)
+    def document(self) -> dict[str, Any]:
+        """The summary's JSON document (:meth:`TypedSummary.document
+        <backbone.solver.core.summary.TypedSummary.document>`): plain values, in the model's field order."""
+        return self.summary.document()
 
     def to_dict(self) -> dict[str, Any]:
         """``{"kind": ..., **summary, "files": [...]}``: the document ``<kind>.json`` holds."""
-        return {"kind": self.kind, **self.summary, "files": self.files}
+        return {"kind": self.kind, **self.document(), "files": self.files}
 
 
 TaskFunction = Callable[[Network, Any, Path | None, ProgressFn], TaskResult]

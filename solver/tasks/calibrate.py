@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 from backbone.artifacts import ArtifactWriter
 from backbone.calibrate import CalibrationResult, calibrate, load_measured, measured_frame
@@ -21,15 +20,13 @@ from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.calibrate_options import CalibrateOptions
-from backbone.solver.tasks.summaries import CalibrateSummary, Summary
+from backbone.solver.tasks.summaries import CalibrateSummary, CalibrationErrors
 
 
 @dataclass(kw_only=True)
-class CalibrateTaskResult(TaskResult):
+class CalibrateTaskResult(TaskResult[CalibrateSummary]):
     """The ``calibrate`` task's outcome: the JSON summary, the files, and the :class:`CalibrationResult` (the
     calibrated network and the per-pair table)."""
-
-    summary_model: ClassVar[type[Summary]] = CalibrateSummary
 
     calibration: CalibrationResult
 
@@ -57,4 +54,14 @@ def run_calibrate_task(net: Network, opts: CalibrateOptions, out_dir: Path | Non
         writer.record("calibrated_scenario.json")
         writer.csv("calibration_pairs.csv", result.pairs.assign(path=result.pairs["path"].map(";".join)))
     progress(1.0, f"median error {result.before['median_abs_pct']:.1f} % -> {result.after['median_abs_pct']:.1f} %")
-    return CalibrateTaskResult("calibrate", result.to_dict(), writer.files, calibration=result)
+    return CalibrateTaskResult("calibrate", calibration_summary(result), writer.files, calibration=result)
+
+
+def calibration_summary(result: CalibrationResult) -> CalibrateSummary:
+    """The ``calibrate`` summary of a fit: its record (parameters, errors), notes and per-pair table."""
+    return CalibrateSummary(
+        date=result.date, pairs=len(result.pairs), loss=result.loss, fitted=list(result.fitted),
+        parameters=result.parameters, previous_parameters=result.previous_parameters, iterations=result.iterations,
+        converged=result.converged,
+        errors=CalibrationErrors(before=result.before, after=result.after, leave_one_out=result.leave_one_out),
+        notes=list(result.notes), pairs_table=result.pairs_records())

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
@@ -22,18 +22,16 @@ from backbone.serialize import finite_or_none
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.design import DesignInstance, DesignSolution, solve_design
 from backbone.solver.design.options import DesignOptions
+from backbone.solver.design.summary import DesignSummary, SndlibDesignSummary
 from backbone.solver.design.upgrades import design_upgrades
 from backbone.solver.tasks.base import TaskResult
-from backbone.solver.tasks.summaries import DesignSummary, Summary
 
 
 @dataclass(kw_only=True)
-class DesignTaskResult(TaskResult):
+class DesignTaskResult(TaskResult[DesignSummary]):
     """The ``design`` task's outcome: the JSON summary, the files, and the design that ran -- a
     :class:`~backbone.solver.design.survivable.iterate.SurvivableDesign` (routing ``paths``), a :class:`DesignResult` (routing
     ``edge``) or a :class:`~backbone.solver.design.DesignSolution` (SNDlib mode)."""
-
-    summary_model: ClassVar[type[Summary]] = DesignSummary
 
     design: Any
 
@@ -42,6 +40,7 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
     """Planning-service entry point for ``design`` (see :class:`DesignOptions`)."""
     writer = ArtifactWriter(out_dir)
     design: Any
+    summary: DesignSummary
     if opts.model:
         summary, design = _run_sndlib(net, opts, writer, progress)
     elif _routing(net, opts) == "paths":
@@ -54,22 +53,23 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
             "survive": opts.survive, "utilisation_ceiling": opts.utilisation_ceiling,
             "failure_utilisation_ceiling": opts.failure_utilisation_ceiling, "time_limit_s": opts.time_limit_s,
             "backend": opts.backend, "mip_gap": max(opts.mip_gap, 1e-4), "max_iterations": opts.max_iterations,
-            "bound_time_limit_s": opts.bound_time_limit_s})
+            "bound_time_limit_s": opts.bound_time_limit_s, "failure_policy": opts.failure_policy})
         if opts.survive == "none":  # the intact state: priced over every admissible path, an integer true bound
             from backbone.solver.design.intact import design_intact
 
             sres = design_intact(net, survive_opts, progress=progress)
         else:
             sres = design_survivable(net, survive_opts, progress=progress)
-        summary, design = sres.summary(), sres
-        summary["survive"] = opts.survive
+        summary, design = sres.typed_summary(), sres
+        summary.survive = opts.survive
         if opts.verify and opts.survive == "none":
-            summary["verification"] = _verify_intact(net, sres, opts)
+            summary.verification = _verify_intact(net, sres, opts)
         elif opts.verify:
             from backbone.solver.checks.survivability import check_survivability
 
-            summary["verification"] = check_survivability(
-                sres.network_after, opts.survive, [x.model_dump() for x in sres.not_survivable]).to_dict()
+            summary.verification = check_survivability(
+                sres.network_after, opts.survive, [x.model_dump() for x in sres.not_survivable],
+                failure_policy=opts.failure_policy).to_dict()
         from backbone.io import save_scenario
 
         writer.csv("design_upgrades.csv", sres.upgrades.assign(protects=sres.upgrades["protects"].map(";".join)))
@@ -77,9 +77,9 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
     else:
         res = design_upgrades(net, opts.survive, opts.utilisation_ceiling, opts.time_limit_s, opts.backend,
                               opts.candidate_links, opts.mip_gap, progress)
-        summary, design = res.summary(), res
+        summary, design = res.typed_summary(), res
         if opts.verify:
-            summary["verification"] = _verify(res.instance, res.solution, opts.time_limit_s)
+            summary.verification = _verify(res.instance, res.solution, opts.time_limit_s)
         writer.csv("design_upgrades.csv", res.upgrades)
     return DesignTaskResult("design", summary, writer.files, design=design)
 
@@ -115,7 +115,7 @@ def _verify(inst: DesignInstance, sol: DesignSolution, time_limit_s: float = 120
 
 
 def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progress: ProgressFn,
-                ) -> tuple[dict[str, Any], DesignSolution]:
+                ) -> tuple[SndlibDesignSummary, DesignSolution]:
     from backbone.io.sndlib import sndlib_from_network
     from backbone.solver.design.sndlib import (
         build_instance,
@@ -132,17 +132,17 @@ def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progr
     k = snd.gbps_per_unit
     pre = inst.links["preinstalled"]
     added = {cfg["id"]: (cfg["capacity"] - float(pre.loc[cfg["id"]])) * k for cfg in links}
-    summary: dict[str, Any] = {
-        "mode": "sndlib", "network": snd.name, "model": model.code, "status": sol.status,
-        "cost": finite_or_none(sol.cost), "lower_bound": finite_or_none(sol.lower_bound), "gap": sol.gap,
-        "lp_bound": finite_or_none(sol.lp_bound), "heuristic_cost": finite_or_none(sol.heuristic_cost),
-        "mip_status": sol.mip_status, "solve_seconds": round(sol.seconds, 3), "backend": sol.backend,
-        "size": sol.stats, "links": links, "notes": sol.notes,
-        "map": {"link_values": {"added_gbps": added,
-                                "capacity_gbps": {c["id"]: c["capacity"] * k for c in links}}, "failed_links": []},
-    }
+    summary = SndlibDesignSummary(
+        network=snd.name, model=model.code, status=sol.status,
+        cost=finite_or_none(sol.cost), lower_bound=finite_or_none(sol.lower_bound), gap=sol.gap,
+        lp_bound=finite_or_none(sol.lp_bound), heuristic_cost=finite_or_none(sol.heuristic_cost),
+        mip_status=sol.mip_status, solve_seconds=round(sol.seconds, 3), backend=sol.backend,
+        size=sol.stats, links=links, notes=sol.notes,
+        map={"link_values": {"added_gbps": added,
+                             "capacity_gbps": {c["id"]: c["capacity"] * k for c in links}}, "failed_links": []},
+    )
     if opts.verify:
-        summary["verification"] = _verify(inst, sol, opts.time_limit_s)
+        summary.verification = _verify(inst, sol, opts.time_limit_s)
     if writer.enabled and sol.counts is not None:
         writer.text("design.sol.txt", solution_text(snd, model, inst, sol))
     return summary, sol

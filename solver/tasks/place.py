@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pandas as pd
 
@@ -25,7 +25,7 @@ from backbone.solver.core.progress import ProgressFn
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.placement.result import PlacementResult, solve_placement
 from backbone.solver.tasks.base import TaskResult
-from backbone.solver.tasks.summaries import PlaceSummary, Summary
+from backbone.solver.tasks.summaries import PlaceSummary
 
 logger = logging.getLogger(__name__)
 
@@ -41,11 +41,9 @@ TABLE_FILES = ("sites", "assignments", "flows", "metros", "links", "existing", "
 
 
 @dataclass(kw_only=True)
-class PlaceTaskResult(TaskResult):
+class PlaceTaskResult(TaskResult[PlaceSummary]):
     """The ``place`` task's outcome: the JSON summary, the files, and the solved :class:`PlacementResult`
     (its tables are what the plan's next stages take)."""
-
-    summary_model: ClassVar[type[Summary]] = PlaceSummary
 
     placement: PlacementResult
 
@@ -79,7 +77,7 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
 
         progress(0.95, "verifying the plan independently")
         report = check_placement(net, opts, result.tables, expect_full=result.fully_served)
-        summary["verification"] = report.to_dict()
+        summary.verification = report.to_dict()
     writer = ArtifactWriter(out_dir)
     for name in TABLE_FILES:
         writer.csv(f"place_{name}.csv", result.tables[name], index=name in ("sites", "metros", "links", "n_plus_one"))
@@ -91,7 +89,7 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
     return task
 
 
-def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult) -> dict[str, Any]:
+def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult) -> PlaceSummary:
     """The JSON summary: status, figures, per-site and per-metro tables, assignments and ``map``."""
     t = result.tables
     sites, metros = t["sites"], t["metros"]
@@ -100,36 +98,36 @@ def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult)
     by_metro_site = assign.groupby(["metro", "site"], sort=True).agg(gpus=("gpus", "sum"), rtt_ms=("rtt_ms", "max"))
     map_assign = [{"metro": m, "site": s, "gpus": _num(r["gpus"])} for (m, s), r in by_metro_site.iterrows()]
     links = t["links"]
-    return {
-        "status": status,
-        "solver_status": result.status,
-        "objective": _num(result.objective),
-        "gap": _num(result.gap),
-        "lp_bound": _num(result.lp_bound),
-        "solve_seconds": round(result.solve_seconds, 3),
-        "backend": result.backend,
-        "cost_usd": _num(result.totals["cost_usd"]),
-        "capex_usd": _num(result.totals["capex_usd"]),
-        "opex_usd": _num(result.totals["opex_usd"]),
-        "served_share": _num(result.totals["served_share"]),
-        "totals": {k: _num(v) for k, v in result.totals.items()},
-        "gpus_by_site": {str(k): _num(v) for k, v in sites["gpus_after"].items() if v > 0},
-        "gpus_added_by_site": {str(k): _num(v) for k, v in sites["gpus_added"].items() if v > 0},
-        "assignments": [{"metro": r["metro"], "class": r["class"], "site": r["site"], "period": int(r["period"]),
-                         "gpus": _num(r["gpus"]), "rtt_ms": _num(r["rtt_ms"]), "share": _num(r["share"])}
-                        for r in assign.to_dict("records")],
-        "sites": _records(sites),
-        "metros": _records(metros),
-        "training": t["training"].to_dict("records"),
-        "replicas": t["replicas"].to_dict("records"),
-        "workload_gbps_by_class": {str(k): _num(v) for k, v in
-                                   t["workload_flows"].groupby("traffic_class")["gbps"].sum().items()},
-        "infeasibility": result.infeasibility,
-        "unserved_metros": unserved_metros(metros),
-        "notes": result.notes,
-        "model": result.stats,
-        "options": opts.model_dump(mode="json"),
-        "map": {
+    return PlaceSummary(
+        status=status,
+        solver_status=result.status,
+        objective=_num(result.objective),
+        gap=_num(result.gap),
+        lp_bound=_num(result.lp_bound),
+        solve_seconds=round(result.solve_seconds, 3),
+        backend=result.backend,
+        cost_usd=_num(result.totals["cost_usd"]),
+        capex_usd=_num(result.totals["capex_usd"]),
+        opex_usd=_num(result.totals["opex_usd"]),
+        served_share=_num(result.totals["served_share"]),
+        totals={k: _num(v) for k, v in result.totals.items()},
+        gpus_by_site={str(k): _num(v) for k, v in sites["gpus_after"].items() if v > 0},
+        gpus_added_by_site={str(k): _num(v) for k, v in sites["gpus_added"].items() if v > 0},
+        assignments=[{"metro": r["metro"], "class": r["class"], "site": r["site"], "period": int(r["period"]),
+                      "gpus": _num(r["gpus"]), "rtt_ms": _num(r["rtt_ms"]), "share": _num(r["share"])}
+                     for r in assign.to_dict("records")],
+        sites=_records(sites),
+        metros=_records(metros),
+        training=t["training"].to_dict("records"),
+        replicas=t["replicas"].to_dict("records"),
+        workload_gbps_by_class={str(k): _num(v) for k, v in
+                                t["workload_flows"].groupby("traffic_class")["gbps"].sum().items()},
+        infeasibility=result.infeasibility,
+        unserved_metros=unserved_metros(metros),
+        notes=result.notes,
+        model=result.stats,
+        options=opts.model_dump(mode="json"),
+        map={
             "site_values": {"gpus_added": {str(k): _num(v) for k, v in sites["gpus_added"].items()},
                             "gpus_after": {str(k): _num(v) for k, v in sites["gpus_after"].items()}},
             "link_values": {"utilisation": {str(k): _num(v) for k, v in links["utilisation"].items()},
@@ -137,7 +135,7 @@ def placement_summary(net: Network, opts: PlaceOptions, result: PlacementResult)
             "failed_links": [],
             "assignments": map_assign,
         },
-    }
+    )
 
 
 def unserved_metros(metros: pd.DataFrame) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -41,6 +41,7 @@ from backbone.solver.core.progress import ProgressFn
 from backbone.solver.failures import FailureOptions
 from backbone.solver.failures.impact import StateAssessment
 from backbone.solver.failures.scenarios import implicit_groups
+from backbone.solver.failures.summary import FailuresSummary
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan.pipeline import (
     StageStatuses,
@@ -71,11 +72,11 @@ from backbone.solver.tasks.plan_options import (
 )
 from backbone.solver.tasks.summaries import (
     FailuresToday,
+    PlaceSummary,
     PlanSummary,
     PlanVerification,
     Residency,
     StageRow,
-    Summary,
 )
 from backbone.solver.tasks.te import TEOptions, TETaskResult
 
@@ -155,10 +156,8 @@ class AfterStage:
 
 
 @dataclass(kw_only=True)
-class PlanTaskResult(TaskResult):
+class PlanTaskResult(TaskResult[PlanSummary]):
     """The ``plan`` task's outcome: the summary, the files and every stage's typed result."""
-
-    summary_model: ClassVar[type[Summary]] = PlanSummary
 
     place: PlaceTaskResult
     route: RouteStage
@@ -166,12 +165,6 @@ class PlanTaskResult(TaskResult):
     upgrade: UpgradeStage
     after: AfterStage
     today: FailuresTaskResult | None = None
-    plan_summary: PlanSummary
-    """The summary as built (:attr:`summary` is its JSON document, :meth:`PlanSummary.document`)."""
-
-    def typed_summary(self) -> PlanSummary:
-        """The summary as the plan built it (:class:`PlanSummary`)."""
-        return self.plan_summary
 
 
 def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progress: ProgressFn) -> PlanTaskResult:
@@ -202,8 +195,8 @@ def run_plan_task(net: Network, opts: PlanOptions, out_dir: Path | None, progres
     summary.stage_seconds["report"] = round(run.timings["report"], 3)
     summary.total_seconds = round(time.perf_counter() - t_start, 3)
     progress(1.0, "done")
-    return PlanTaskResult("plan", summary.document(), run.writer.files, place=place, route=route, failures=failures,
-                          upgrade=upgrade, after=after, today=today, plan_summary=summary)
+    return PlanTaskResult("plan", summary, run.writer.files, place=place, route=route, failures=failures,
+                          upgrade=upgrade, after=after, today=today)
 
 
 def plan_stage_options(opts: PlanOptions) -> PlanStageOptions:
@@ -221,10 +214,9 @@ def place_stage(run: PlanRun, work: Network) -> PlaceTaskResult:
     run.progress(0.0, "place: building the placement model")
     place_res = run_place_task(work, run.stages.place, run.writer.out_dir, run.stage_progress("place"))
     ps = place_res.summary
-    run.writer.json("place.json", {"kind": "place", **ps, "files": place_res.files})
+    run.writer.json("place.json", place_res.to_dict())
     run.writer.extend(place_res.files)
-    run.finish("place", t0, status=ps.get("status"), backend=ps.get("backend"), gap=ps.get("gap"),
-               note="; ".join(ps.get("infeasibility") or [])[:300])
+    run.finish("place", t0, status=ps.status, backend=ps.backend, gap=ps.gap, note="; ".join(ps.infeasibility)[:300])
     return place_res
 
 
@@ -242,10 +234,10 @@ def route_stage(run: PlanRun, work: Network, place: PlaceTaskResult) -> RouteSta
     routed = network_after_placement(work, place_tables["sites"], extra)
     te_res = run_te_task(routed, run.stages.te, run.writer.out_dir, run.stage_progress("route"))
     ts = te_res.summary
-    run.writer.json("te.json", {"kind": "te", **ts, "files": te_res.files})
+    run.writer.json("te.json", te_res.to_dict())
     run.writer.extend(te_res.files)
-    run.finish("route", t0, status=ts.get("status"), backend=ts.get("backend"),
-               note=f"{len(extra)} placement demands added, {ts.get('unmet_gbps', 0):,.1f} Gbps unmet")
+    run.finish("route", t0, status=ts.status, backend=ts.backend,
+               note=f"{len(extra)} placement demands added, {ts.unmet_gbps:,.1f} Gbps unmet")
     return RouteStage(routed, extra, te_res)
 
 
@@ -257,10 +249,10 @@ def failures_stage(run: PlanRun, route: RouteStage) -> FailuresTaskResult:
     fail_opts = run.stages.failures
     fail_res = run_failures_task(route.routed, fail_opts, run.writer.out_dir, run.stage_progress("failures"))
     fs = fail_res.summary
-    run.writer.json("failures.json", {"kind": "failures", **fs, "files": fail_res.files})
+    run.writer.json("failures.json", fail_res.to_dict())
     run.writer.extend(fail_res.files)
-    run.finish("failures", t0, status=fs.get("status"), backend=fail_opts.backend,
-               note=f"{count_text(fs['scenarios_run'], 'scenario')}, {fs['scenarios_per_second'] or 0:.1f}/s")
+    run.finish("failures", t0, status=fs.status, backend=fail_opts.backend,
+               note=f"{count_text(fs.scenarios_run, 'scenario')}, {fs.scenarios_per_second or 0:.1f}/s")
     return fail_res
 
 
@@ -274,17 +266,17 @@ def today_stage(run: PlanRun, net: Network) -> FailuresTaskResult:
     fail_opts = run.stages.failures
     res = run_failures_task(net, fail_opts, None, run.stage_progress("today"))
     fs = res.summary
-    run.finish("today", t0, status=fs.get("status"), backend=fail_opts.backend,
-               note=f"today's network and traffic: {count_text(fs['scenarios_run'], 'scenario')}, "
-                    f"{fs['not_survived']} not carried")
+    run.finish("today", t0, status=fs.status, backend=fail_opts.backend,
+               note=f"today's network and traffic: {count_text(fs.scenarios_run, 'scenario')}, "
+                    f"{fs.not_survived} not carried")
     return res
 
 
-def failures_today(fs: dict[str, Any]) -> FailuresToday:
+def failures_today(fs: FailuresSummary) -> FailuresToday:
     """The plan summary's ``failures_today``: what ``backbone failures`` finds on the scenario as given (today's
     network and traffic, its summary ``fs``): scenarios swept, survived, not carried, and the worst one."""
-    worst = fs["worst"][0] if fs.get("worst") else None
-    return FailuresToday(scenarios=fs["scenarios_run"], survived=fs["survived"], not_survived=fs["not_survived"],
+    worst = fs.worst[0] if fs.worst else None
+    return FailuresToday(scenarios=fs.scenarios_run, survived=fs.survived, not_survived=fs.not_survived,
                          worst_failure=worst["scenario"] if worst else None,
                          worst_failure_impact_gbps=worst["impact_gbps"] if worst else None)
 
@@ -331,7 +323,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
             after, upgrade.kind,  # each excuse checked, with its Gbps
             [x.model_dump() for x in upgrade.survivability.not_survivable],
             time_limit_s=fail_opts.time_limit_s,
-            progress=verify_progress).to_dict()
+            progress=verify_progress, failure_policy=fail_opts.failure_policy).to_dict()
     link_check = None
     if not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped") and not covers_links(upgrade.kind):
         run.progress(run.done, "after: single-link failures of the planned backbone")
@@ -363,7 +355,7 @@ def after_traffic_figures(route: RouteStage, failures: FailuresTaskResult, upgra
     from backbone.solver.failures.impact import slo_violation_summary
     from backbone.solver.te.instance import REASON_SLO
 
-    impact = route.te.summary.get("impact") or {}
+    impact = route.te.summary.impact or {}
     slo_before = (impact.get("unmet_by_reason") or {}).get(REASON_SLO, 0.0) if impact else None
     return {"unmet_by_class_gbps": impact.get("unmet_by_class") if impact else None,
             "unmet_by_class_gbps_after": after_state.unmet_by_class(),
@@ -373,13 +365,13 @@ def after_traffic_figures(route: RouteStage, failures: FailuresTaskResult, upgra
                                                           else None)}
 
 
-def residency_figures(net: Network, opts: PlaceOptions, place_summary: dict[str, Any]) -> Residency:
+def residency_figures(net: Network, opts: PlaceOptions, place_summary: PlaceSummary) -> Residency:
     """``plan.json`` ``residency``: the placement's assignments a residency rule forbids
     (:func:`~backbone.solver.checks.placement.residency_violations`, run by every plan): ``rules`` in force,
     ``violations`` (assignments), ``gpus`` they carry and the first few."""
     from backbone.solver.checks.placement import residency_violations
 
-    bad = residency_violations(net, opts, pd.DataFrame(place_summary.get("assignments") or []))
+    bad = residency_violations(net, opts, pd.DataFrame(place_summary.assignments))
     return Residency(rules=len(opts.residency_rules), violations=len(bad), gpus=float(bad["gpus"].sum()),
                      examples=bad.head(RESIDENCY_EXAMPLES).to_dict("records"))
 
@@ -395,17 +387,17 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
     ps, ts, fs, ds = place.summary, route.te.summary, failures.summary, upgrade.summary
     survivability, records_after, after_state = upgrade.survivability, upgrade.records_after, after.state
     up = upgrade.upgrades.copy()
-    worst = fs["worst"][0] if fs.get("worst") else None
+    worst = fs.worst[0] if fs.worst else None
     worst_after = max(records_after, key=lambda r: impact_key(r.impact)) if records_after else None
     n_up = int((up["action"] == "upgrade").sum()) if len(up) else 0
     n_new = int((up["action"] == "new route").sum()) if len(up) else 0
     verification = None
     if opts.verify:
         verification = PlanVerification(
-            place=(ps.get("verification") or {}).get("ok"), route=(ts.get("verification") or {}).get("ok"),
+            place=(ps.verification or {}).get("ok"), route=(ts.verification or {}).get("ok"),
             survivability=None if after.verification is None else after.verification["ok"])
     return PlanSummary(
-        status=overall_status(StageStatuses(place=ps["status"], route=ts["status"], failures=fs["status"],
+        status=overall_status(StageStatuses(place=ps.status, route=ts.status, failures=fs.status,
                                             upgrades=ds["status"]), survivability),
         scenario=net.name,
         scenario_fingerprint=net.fingerprint(),
@@ -413,21 +405,21 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         created_utc=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         plan_file=opts.plan_file,
         headline=headline_text(survivability, ds, opts.skip_upgrades, n_up, n_new, after.link_check),
-        gpus_added=float(sum((ps.get("gpus_added_by_site") or {}).values())),
-        placement_cost_usd=ps.get("cost_usd"),
-        placement_gap=ps.get("gap"),
-        served_share=ps.get("served_share"),
-        mlu=ts.get("mlu"),
+        gpus_added=float(sum(ps.gpus_added_by_site.values())),
+        placement_cost_usd=ps.cost_usd,
+        placement_gap=ps.gap,
+        served_share=ps.served_share,
+        mlu=ts.mlu,
         mlu_after=after_state.mlu,
-        carried_gbps=ts.get("carried_gbps"),
-        unmet_gbps=(ts["impact"]["unmet_gbps"] if ts.get("impact")  # overloaded, impact not measured: unknown
-                    else None if (ts.get("mlu") or 0.0) > 1 else ts.get("unmet_gbps")),
+        carried_gbps=ts.carried_gbps,
+        unmet_gbps=(ts.impact["unmet_gbps"] if ts.impact  # overloaded, impact not measured: unknown
+                    else None if (ts.mlu or 0.0) > 1 else ts.unmet_gbps),
         unmet_gbps_after=after_state.unmet_total_gbps,
         **after_traffic_figures(route, failures, upgrade, after_state),
         residency=residency_figures(route.routed, run.stages.place, ps),
-        weighted_latency_ms=ts.get("weighted_latency_ms"),
+        weighted_latency_ms=ts.weighted_latency_ms,
         failure_kind=fail_opts.kind,
-        failure_scenarios=fs.get("scenarios_run"),
+        failure_scenarios=fs.scenarios_run,
         worst_failure=worst["scenario"] if worst else None,
         worst_failure_impact_gbps=worst["impact_gbps"] if worst else None,
         worst_failure_unmet_gbps=worst["unmet_gbps"] if worst else None,
@@ -454,8 +446,8 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         stage_seconds={k: round(v, 3) for k, v in run.timings.items()},
         stages=run.stage_rows,
         before_after=upgrade.before_after,
-        map=plan_map(ps, ts),
-        map_after=after_map(after_state, ds, up, ps),
+        map=plan_map(ps.map, ts.map),
+        map_after=after_map(after_state, ds, up, ps.map),
         verification=verification,
         survivability_check=after.verification if opts.verify else None,
         failures_today=failures_today(today.summary),
@@ -463,13 +455,13 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
 
 
 def after_map(after_state: StateAssessment, ds: dict[str, Any], upgrades: pd.DataFrame,
-              ps: dict[str, Any]) -> dict[str, Any]:
+              place_map: dict[str, Any]) -> dict[str, Any]:
     """The map of the planned backbone: utilisation after the plan, what was bought (``added_gbps`` per link; the new
     routes as ``built_candidates``, so they are drawn apart from the upgraded links) and the GPUs each site gained
     (``site_values``: ``gpus_added``, ``gpus_after``)."""
     added = (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})
     new = upgrades.loc[upgrades["action"] == "new route", "link"].astype(str).tolist() if len(upgrades) else []
-    site_values = (ps.get("map") or {}).get("site_values", {})
+    site_values = place_map.get("site_values", {})
     return {"link_values": {"utilisation": {str(k): float(v) for k, v in after_state.link_utilisation.items()},
                             "added_gbps": added},
             "site_values": {k: v for k, v in site_values.items() if k in ("gpus_added", "gpus_after")},
@@ -485,7 +477,8 @@ def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: PlanSum
         return None
     from backbone.compare import ComparedInput, diff
 
-    documents = {"plan": summary.document(), "place": place.summary, "te": route.te.summary, "failures": failures.summary}
+    documents = {"plan": summary.document(), "place": place.document(), "te": route.te.document(),
+                 "failures": failures.document()}
     if not run.opts.skip_upgrades:
         documents["design"] = upgrade.summary
     this = ComparedInput("this plan", "plan", upgrade.network_after, documents)
@@ -506,14 +499,15 @@ def report_stage(run: PlanRun, net: Network, summary: PlanSummary, place: PlaceT
         document = summary.document()
         rp = run.stage_progress("report")
         rp(0.0, "maps and charts")
-        ps, ts, fs = place.summary, route.te.summary, failures.summary
+        ps, ts, fs = place.document(), route.te.document(), failures.document()
+        today_fs = today.document() if today else None
         images = draw_images(route.routed, upgrade.network_after, document, route.te.te.demands,
-                             today.summary if today else fs, ps, writer,
+                             today_fs or fs, ps, writer,
                              run.opts.maps, rp)
         from backbone.report import render_report
 
         data = report_data(net, route.routed, run.opts, document, ps, ts, fs, upgrade.summary,
-                           upgrade.upgrades.copy(), writer.files, today.summary if today else None)
+                           upgrade.upgrades.copy(), writer.files, today_fs)
         if compared is not None:
             from backbone.compare import report_section
 

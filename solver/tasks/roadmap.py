@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
@@ -20,25 +20,16 @@ from backbone.solver.roadmap.options import RoadmapOptions
 from backbone.solver.roadmap.rolling import RoadmapResult, plan_roadmap
 from backbone.solver.roadmap.summary import RoadmapSummary
 from backbone.solver.tasks.base import TaskResult
-from backbone.solver.tasks.summaries import Summary
 
 __all__ = ["RoadmapOptions", "RoadmapTaskResult", "load_roadmap_file", "run_roadmap_task"]
 
 
 @dataclass(kw_only=True)
-class RoadmapTaskResult(TaskResult):
+class RoadmapTaskResult(TaskResult[RoadmapSummary]):
     """The ``roadmap`` task's outcome: the JSON summary, the files, and the :class:`RoadmapResult` (periods,
     builds, the budgets' ledger and each period's network)."""
 
-    summary_model: ClassVar[type[Summary]] = RoadmapSummary
-
     roadmap: RoadmapResult
-    roadmap_summary: RoadmapSummary
-    """The summary as built (:attr:`summary` is its JSON document)."""
-
-    def typed_summary(self) -> RoadmapSummary:
-        """The summary as the roadmap built it (:class:`RoadmapSummary`)."""
-        return self.roadmap_summary
 
 
 def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Path | None,
@@ -60,7 +51,7 @@ def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Path | None,
     if out_dir is not None:
         files = write_roadmap(net, result, summary.document(), out_dir, lambda f, m: progress(0.94 + 0.06 * f, m))
     progress(1.0, "done")
-    return RoadmapTaskResult("roadmap", summary.document(), files, roadmap=result, roadmap_summary=summary)
+    return RoadmapTaskResult("roadmap", summary, files, roadmap=result)
 
 
 def load_roadmap_file(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:

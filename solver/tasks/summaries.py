@@ -1,11 +1,12 @@
-"""Summary models: the documented shape of each task's JSON summary (``<kind>.json``, ``--json``, the API's job
-result).
+"""Summary models: each task's summary (``<kind>.json``, ``--json``, the API's job result) as a typed model.
 
-Each model declares the fields a reader may rely on, with their types; a summary may carry more (``extra`` is
-allowed: per-stage details, notes, tables), except the plan's (:class:`PlanSummary`), which the plan task builds
-as the model itself, every field declared. :meth:`TaskResult.typed_summary
-<backbone.solver.tasks.base.TaskResult.typed_summary>` validates a result's summary against its model, and the
-tests check every shipped task's summary against it, so the contract and the code cannot drift apart.
+Every task builds its summary as the model itself (a :class:`~backbone.solver.core.summary.TypedSummary`: every
+field declared, units in the names, ``extra`` forbidden) and the model is dumped only at the file and API edge
+(:meth:`TaskResult.to_dict <backbone.solver.tasks.base.TaskResult.to_dict>`). The models live where their data
+does and are re-exported here: :class:`TESummary`, :class:`PlaceSummary`, :class:`CalibrateSummary` and
+:class:`PlanSummary` here (the tasks build them), :class:`FailuresSummary` in :mod:`backbone.solver.failures.summary`,
+the design's three modes (:data:`DesignSummary`) in :mod:`backbone.solver.design.summary`, :class:`RoadmapSummary`
+in :mod:`backbone.solver.roadmap.summary`.
 """
 
 from __future__ import annotations
@@ -14,107 +15,271 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from backbone.solver.core.summary import Summary, TypedSummary
+from backbone.solver.core.summary import TaskSummary, TypedSummary
+from backbone.solver.design.summary import (
+    DesignIteration,
+    DesignSummary,
+    SndlibDesignSummary,
+    SurvivableDesignSummary,
+    UpgradeDesignSummary,
+)
 from backbone.solver.design.survivable.survivability import Survivability
+from backbone.solver.failures.summary import FailuresSummary
 from backbone.solver.plan.states import LinkSurvivability
 from backbone.solver.roadmap.summary import RoadmapSummary
 
-__all__ = ["CalibrateSummary", "DesignSummary", "FailuresSummary", "FailuresToday", "PlaceSummary", "PlanSummary",
-           "PlanVerification", "Residency", "RoadmapSummary", "StageRow", "Summary", "TESummary", "TypedSummary"]
+__all__ = ["CalibrateSummary", "CalibrationErrors", "DesignIteration", "DesignSummary", "FailuresSummary",
+           "FailuresToday", "PlaceSummary", "PlanSummary", "PlanVerification", "Residency", "RoadmapSummary",
+           "SndlibDesignSummary", "StageRow", "SurvivableDesignSummary", "TESummary", "TypedSummary",
+           "UpgradeDesignSummary"]
 
 
-class TESummary(Summary):
-    """``te``: how the traffic flows (utilisation, carried and unmet traffic, latency) and how it was solved."""
+class TESummary(TaskSummary):
+    """``te``: how the traffic flows (utilisation, carried and unmet traffic, latency) and how it was solved.
 
-    status: str
-    objective: str
-    objective_value: float | None = None
-    formulation: str | None = None
-    method: str | None = None
-    backend: str | None = None
+    Built by the ``te`` task as this model (:func:`backbone.solver.tasks.te.te_summary`) from the routing's record
+    (:attr:`TEResult.summary <backbone.solver.te.result.TEResult.summary>`) and what the task adds (edge bound,
+    impact, unmet demands, verification). The fields are in ``te.json``'s order for the default method (``auto``);
+    the fields in :attr:`OMITTED_WHEN_UNSET` are only in the document of the runs that report them (a method's
+    own section, ECMP's figures, the edge bound, the impact) and ``verification`` only when it ran.
+    """
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
+    OMITTED_WHEN_UNSET: ClassVar[tuple[str, ...]] = (
+        "paths_complete", "paths_table", "objective_value", "method", "ecmp_metric", "ecmp_tolerance_ms", "disjoint",
+        "slo_enforced", "slo_violations", "model_reused", "lp_method", "path_variables", "stages_skipped", "colgen",
+        "pop", "srcflow", "fallback", "bound_seconds", "lower_bound", "gap", "slo_violating_demands", "auto",
+        "routed_gbps", "edge_seconds", "edge_bound", "gap_to_edge_bound", "impact", "impact_seconds", "corridors")
+
     mlu: float | None
+    """Maximum link utilisation of the routing (above 1.0: overload, never hidden)."""
+    overloaded: bool
+    """Whether the routing puts more than a link's capacity on it."""
     demand_gbps: float
-    carried_gbps: float
-    unmet_gbps: float
-    weighted_latency_ms: float | None = None
-    paths_k: int | None = None
-    lower_bound: float | None = None
-    gap: float | None = None
-    impact: dict[str, Any] | None = None
-    unmet_demands: list[dict[str, Any]]
-    unmet_demands_total: int
-    notes: list[str] = Field(default_factory=list)
+    """Traffic offered (Gbps)."""
+    carried_gbps: float | None
+    """Traffic carried (Gbps; None when the routing overloads and the impact was not measured)."""
+    unmet_gbps: float | None
+    """Traffic unmet, in the one meaning (the impact's when the routing overloads; None when unknown)."""
+    by_class: dict[str, Any]
+    """Per traffic class: ``demand_gbps``, ``carried_gbps``, ``unmet_gbps``."""
+    unmet_by_reason: dict[str, Any]
+    """Per reason: unmet ``gbps`` and ``demands``."""
+    weighted_latency_ms: float | None
+    """Carried-traffic-weighted one-way latency (ms)."""
+    worst_latency_ms: float | None
+    """The longest one-way latency of a path carrying traffic (ms)."""
+    weighted_rtt_ms: float | None
+    """Carried-traffic-weighted round trip (ms)."""
+    links_over_80pct: int
+    """Links above 80 % utilisation."""
     map: dict[str, Any]
-    total_seconds: float
-    verification: dict[str, Any] | None = None
-
-
-class PlaceSummary(Summary):
-    """``place``: where the GPUs go, at what cost, which demand is served (``status`` ``partial`` when not all)."""
-
+    """Map values: utilisation per link."""
+    paths_complete: bool | None = None
+    """Whether the paths table lists every path split (the scalable methods)."""
+    paths_table: dict[str, Any] | None = None
+    """How much of the paths the table lists (the scalable methods)."""
     status: str
-    solver_status: str
-    objective: float | None
-    gap: float | None
-    lp_bound: float | None
+    """``optimal``, ``time_limit``, ... (the solver's, mapped onto one enum)."""
+    objective: str
+    """The TE objective (or ``ecmp``)."""
+    objective_value: float | None = None
+    """Its value."""
+    formulation: str
+    """``path``, ``edge`` or ``ecmp``."""
+    method: str | None = None
+    """The method that ran (``exact``, ``colgen``, ``pop``, ``srcflow``)."""
     backend: str
+    """The solver backend (``none`` for ECMP)."""
+    ecmp_metric: str | None = None
+    """ECMP's path cost (``latency`` or ``hops``)."""
+    ecmp_tolerance_ms: float | None = None
+    """ECMP's equal-cost tolerance (ms; latency metric only)."""
+    paths_k: int | None
+    """Candidate paths per demand (None where no candidate paths were used)."""
+    disjoint: bool | None = None
+    """Whether the candidate paths were link-disjoint."""
+    utilisation_ceiling: float | None
+    """The utilisation ceiling of the objectives that have one."""
+    slo_enforced: bool | None = None
+    """Whether latency SLOs constrained the routing (ECMP: no)."""
+    slo_violations: int | None = None
+    """Demands whose path breaks their SLO (ECMP)."""
+    paths_seconds: float
+    """Seconds spent finding candidate paths."""
+    build_seconds: float
+    """Seconds spent building the LPs."""
+    model_reused: bool | None = None
+    """Whether an earlier built model was reused (exact method)."""
+    solve_seconds: float
+    """Seconds in the solver."""
+    extract_seconds: float
+    """Seconds spent reading the solution into tables."""
+    lp: dict[str, Any]
+    """The main LP's size (``rows``, ``cols``, ``nonzeros``)."""
+    lp_method: str | None = None
+    """The LP algorithm asked for."""
+    path_variables: int | None = None
+    """Path variables in the main LP."""
+    stages: list[dict[str, Any]]
+    """Each LP stage: name, status, objective, times, size, note."""
+    stages_skipped: list[str] | None = None
+    """LP stages skipped (exact method)."""
+    colgen: dict[str, Any] | None = None
+    """Column generation's figures (method ``colgen``)."""
+    pop: dict[str, Any] | None = None
+    """POP's figures (method ``pop``)."""
+    srcflow: dict[str, Any] | None = None
+    """The source-flow engine's figures (method ``srcflow``)."""
+    fallback: dict[str, Any] | None = None
+    """The lowest-latency fallback's figures (when the time limit stopped the solve before any LP solution)."""
+    notes: list[str]
+    """What a planner should know about the routing, in words."""
+    bound_seconds: float | None = None
+    """Seconds spent on the MLU lower bound."""
+    lower_bound: float | None = None
+    """A proven lower bound on the objective (None when none was proven)."""
+    gap: float | None = None
+    """Relative gap of the objective to ``lower_bound``."""
+    slo_violating_demands: list[str] | None = None
+    """The first demands whose ECMP path breaks their SLO."""
+    total_seconds: float
+    """Seconds the whole ``te`` run took."""
+    auto: dict[str, Any] | None = None
+    """What method ``auto`` did: the path LP's MLU, bound and gap, and column generation's."""
+    routed_gbps: float | None = None
+    """Traffic the overloaded routing puts on its paths (Gbps)."""
+    edge_seconds: float | None = None
+    """Seconds the edge bound took (with ``bound``)."""
+    edge_bound: float | None = None
+    """The edge formulation's optimum: a bound on the path result (with ``bound``, when proven)."""
+    gap_to_edge_bound: float | None = None
+    """Relative gap of the path result to the edge bound."""
+    impact: dict[str, Any] | None = None
+    """The impact figures (with ``impact``): what ``failures`` and ``plan`` report for the intact state."""
+    impact_seconds: float | None = None
+    """Seconds the impact took."""
+    unmet_demands: list[dict[str, Any]]
+    """The largest unmet demands (at most 100; ``te_demands.csv`` has all): id, ends, class, Gbps, reason."""
+    unmet_demands_total: int
+    """Demands with unmet traffic."""
+    verification: dict[str, Any] | None = None
+    """The independent checker's report (with ``verify``)."""
+    corridors: list[dict[str, Any]] | None = None
+    """The routed Gbps per corridor and traffic class (``corridors.csv``'s rows,
+    :func:`backbone.solver.tasks.te.add_corridors`)."""
+
+
+class PlaceSummary(TaskSummary):
+    """``place``: where the GPUs go, at what cost, which demand is served (``status`` ``partial`` when not all).
+
+    Built by the ``place`` task as this model (:func:`backbone.solver.tasks.place.placement_summary`), fields in
+    ``place.json``'s order; ``verification`` is left out of the document when it was not run.
+    """
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
+
+    status: str
+    """The solver's status, or ``partial`` when not all demand is served."""
+    solver_status: str
+    """The MIP's own status (``optimal``, ``time_limit``, ...)."""
+    objective: float | None
+    """The MIP's objective value (USD for min-cost)."""
+    gap: float | None
+    """The MIP's relative gap."""
+    lp_bound: float | None
+    """The LP relaxation's bound (with ``lp_bound``)."""
+    solve_seconds: float
+    """Seconds the solve took."""
+    backend: str
+    """The solver backend."""
     cost_usd: float | None
+    """Capex plus opex of the placement."""
     capex_usd: float | None
+    """Capex of the GPUs, power and sites built."""
     opex_usd: float | None
+    """Opex over the horizon."""
     served_share: float | None
+    """Share of peak inference demand served."""
     totals: dict[str, Any]
+    """Every total of the placement (costs, GPUs before/added/after, MW, demand and served GPUs, ...)."""
     gpus_by_site: dict[str, float]
+    """GPUs after the placement, per site that has any."""
     gpus_added_by_site: dict[str, float]
+    """GPUs added, per site that gains any."""
     assignments: list[dict[str, Any]]
+    """Metro demand served from each site in its peak period: ``metro``, ``class``, ``site``, ``period``,
+    ``gpus``, ``rtt_ms``, ``share``."""
     sites: list[dict[str, Any]]
+    """``place_sites.csv``'s rows."""
     metros: list[dict[str, Any]]
+    """``place_metros.csv``'s rows."""
     training: list[dict[str, Any]] = Field(default_factory=list)
+    """``place_training.csv``'s rows."""
     replicas: list[dict[str, Any]] = Field(default_factory=list)
+    """``place_replicas.csv``'s rows."""
     workload_gbps_by_class: dict[str, float | None] = Field(default_factory=dict)
+    """Gbps the placed workloads put on the backbone, per traffic class."""
     infeasibility: list[str]
+    """Why not all demand could be served (empty when it is)."""
     unserved_metros: list[dict[str, Any]]
+    """Metro demand units left (partly) unserved, largest shortfall first."""
+    notes: list[str]
+    """What a planner should know about the solve."""
+    model: dict[str, Any]
+    """The MIP's size (rows, columns, nonzeros, integer columns)."""
     options: dict[str, Any]
+    """The options it ran with."""
     map: dict[str, Any]
+    """Map values: GPUs per site, utilisation and placement Gbps per link, the serving arcs."""
     verification: dict[str, Any] | None = None
+    """The independent checker's report (with ``verify``)."""
 
 
-class FailuresSummary(Summary):
-    """``failures``: every scenario's impact, the worst ones and the per-link worst utilisation."""
+class CalibrationErrors(BaseModel):
+    """``calibrate``'s ``errors``: :func:`~backbone.calibrate.error_stats` of the model before the fit, after it and of
+    the leave-one-out predictions (median and worst absolute error, in % and ms)."""
 
-    status: str
-    scenarios_run: int
-    survived: int
-    not_survived: int
-    overloaded: int
-    seconds: float
-    scenarios_per_second: float | None
-    baseline: dict[str, Any]
-    worst: list[dict[str, Any]]
-    scenarios: list[dict[str, Any]]
-    worst_by_link: list[dict[str, Any]]
-    map: dict[str, Any]
-    options: dict[str, Any]
+    model_config = ConfigDict(extra="forbid")
+
+    before: dict[str, float]
+    """The input model's errors."""
+    after: dict[str, float]
+    """The calibrated model's errors."""
+    leave_one_out: dict[str, float]
+    """Each pair predicted by a fit without it."""
 
 
-class DesignSummary(Summary):
-    """``design``: what to buy (``mode``: ``survivable`` over TE's paths, ``upgrade`` edge-based, or ``sndlib``)."""
+class CalibrateSummary(TaskSummary):
+    """``calibrate``: the fitted latency parameters and the errors before, after and left out.
 
-    status: str
-    mode: str
-    map: dict[str, Any]
-    verification: dict[str, Any] | None = None
+    Built by the ``calibrate`` task as this model from the
+    :class:`~backbone.calibrate.CalibrationResult`, fields in the order ``scenario.yaml``'s ``calibration`` record
+    and ``backbone calibrate --json`` use.
+    """
 
-
-class CalibrateSummary(Summary):
-    """``calibrate``: the fitted latency parameters and the errors before, after and left out."""
-
+    date: str
+    """When the fit ran (ISO date)."""
     pairs: int
+    """Measured pairs fitted."""
+    loss: str
+    """The robust loss."""
     fitted: list[str]
+    """The parameters fitted."""
     parameters: dict[str, float]
+    """Their fitted values."""
     previous_parameters: dict[str, float]
+    """Their values before the fit."""
+    iterations: int
+    """Fit / re-route rounds run."""
     converged: bool
-    errors: dict[str, Any]
+    """Whether the paths stopped changing."""
+    errors: CalibrationErrors
+    """Errors before, after and left out."""
+    notes: list[str]
+    """What a planner should know about the fit."""
     pairs_table: list[dict[str, Any]]
+    """One record per measured pair (``calibration_pairs.csv`` without ``path``)."""
 
 
 class StageRow(BaseModel):

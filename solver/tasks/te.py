@@ -1,7 +1,8 @@
 """The ``te`` planning task: options in, TE tables and the JSON summary out (``backbone te`` and the API call it).
 
-Files (in the output folder): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet; the planning
-service adds ``te.json`` (the summary).
+Files (in the output folder): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet, ``corridors.csv``
+(Gbps per corridor and traffic class, :func:`backbone.solver.te.corridor_table`); the planning service adds
+``te.json`` (the summary, with the same rows as ``corridors``).
 """
 
 from __future__ import annotations
@@ -9,20 +10,22 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from backbone.artifacts import ArtifactWriter
+from backbone.corridors import UNLISTED_CLASS
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
-from backbone.solver.tasks.summaries import Summary, TESummary
-from backbone.solver.te import TEResult, note_missing_demand, solve_te
+from backbone.solver.tasks.summaries import TESummary
+from backbone.solver.te import TEResult, corridor_table, note_missing_demand, solve_te
 from backbone.solver.te.options import Objective, TEOptions
 
 __all__ = ["MAX_UNMET_LISTED", "MIN_EXTRA_S", "Objective", "TEOptions", "TETaskResult", "add_bound_and_impact",
-           "edge_gap", "run_te_task"]
+           "add_corridors", "edge_gap", "run_te_task", "te_summary"]
 
 MAX_UNMET_LISTED = 100
 """Unmet demands listed in the JSON summary (largest first; te_demands.csv has all)."""
@@ -93,11 +96,25 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
                          "measures it")
 
 
-@dataclass(kw_only=True)
-class TETaskResult(TaskResult):
-    """The ``te`` task's outcome: the JSON summary, the files, and the :class:`TEResult` with its tables."""
+def add_corridors(net: Network, result: TEResult) -> pd.DataFrame:
+    """Add the routed Gbps per corridor and traffic class (:func:`backbone.solver.te.corridor_table`) to
+    ``result.summary`` as ``corridors`` (records), with a note when some link load is in no listed path (class
+    ``unlisted``); returns the table (``corridors.csv``). ``backbone te``, the plan's route stage and the facade's
+    ``solve_te`` call it."""
+    corridors = corridor_table(net, result)
+    result.summary["corridors"] = corridors.to_dict("records")
+    unlisted = corridors.loc[(corridors["view"] == "region") & (corridors["traffic_class"] == UNLISTED_CLASS), "gbps"]
+    if len(unlisted):
+        result.summary.setdefault("notes", []).append(
+            f"corridors: {float(unlisted.sum()):,.1f} Gbps of link load is in no listed path; corridors.csv shows it as "
+            f"class {UNLISTED_CLASS!r} (the classes add up to the link loads)")
+    return corridors
 
-    summary_model: ClassVar[type[Summary]] = TESummary
+
+@dataclass(kw_only=True)
+class TETaskResult(TaskResult[TESummary]):
+    """The ``te`` task's outcome: the summary (:class:`TESummary`), the files, and the :class:`TEResult` with its
+    tables."""
 
     te: TEResult
 
@@ -105,8 +122,9 @@ class TETaskResult(TaskResult):
 def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: ProgressFn) -> TETaskResult:
     """The ``te`` planning task: solve, optionally bound and verify, write the tables.
 
-    Files (in ``out_dir``): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet; the
-    planning service adds ``te.json`` (the summary).
+    Files (in ``out_dir``): ``te_links``, ``te_demands``, ``te_paths`` as CSV and Parquet and ``corridors.csv``
+    (the routed Gbps per corridor and class, both directions, with each corridor's lit capacity and utilisation;
+    the summary's ``corridors`` holds the same rows); the planning service adds ``te.json`` (the summary).
     """
     t0 = time.perf_counter()
     weight = 0.8 if opts.bound and opts.objective != "ecmp" and opts.formulation == "path" else 1.0
@@ -117,22 +135,31 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     result = solve_te(net, opts, progress=main_progress)
     note_missing_demand(result.summary)
     add_bound_and_impact(net, opts, result, t0, progress, weight)
-    summary = result.summary
-    unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
-    summary["unmet_demands"] = [
-        {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
-         "demand_gbps": float(r["demand_gbps"]), "unmet_gbps": float(r["unmet_gbps"]), "reason": r["reason"]}
-        for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
-    summary["unmet_demands_total"] = len(unmet)
+    verification = None
     if opts.verify:
         from backbone.solver.checks.te import check_te
 
         progress(0.95, "verifying")
-        summary["verification"] = check_te(net, result).to_dict()
+        verification = check_te(net, result).to_dict()
+    corridors = add_corridors(net, result)
     writer = ArtifactWriter(out_dir)
     result.save(writer)
-    summary["total_seconds"] = time.perf_counter() - t0
-    progress(1.0, "done: time limit reached, the best answer found is reported" if summary.get("status") == "time_limit"
+    writer.csv("corridors.csv", corridors)
+    summary = te_summary(result, time.perf_counter() - t0, verification)
+    progress(1.0, "done: time limit reached, the best answer found is reported" if summary.status == "time_limit"
              else "done")
     return TETaskResult("te", summary, writer.files, te=result)
+
+
+def te_summary(result: TEResult, total_seconds: float, verification: dict[str, Any] | None = None) -> TESummary:
+    """The ``te`` summary: the routing's record (:attr:`TEResult.summary`, with the edge bound and the impact
+    :func:`add_bound_and_impact` added), the largest unmet demands (:data:`MAX_UNMET_LISTED`), the run's
+    ``total_seconds`` and the checker's ``verification``."""
+    unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
+    unmet_demands = [
+        {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
+         "demand_gbps": float(r["demand_gbps"]), "unmet_gbps": float(r["unmet_gbps"]), "reason": r["reason"]}
+        for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
+    record = {**result.summary, "total_seconds": total_seconds}
+    return TESummary(**record, unmet_demands=unmet_demands, unmet_demands_total=len(unmet), verification=verification)
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from backbone.solver.te.instance import REASONS
     from backbone.solver.te.objectives import OBJECTIVES
     from backbone.solver.te.options import TEOptions
-    from backbone.solver.te.result import TEResult
+    from backbone.solver.te.result import TEResult, class_link_flows, corridor_table
     from backbone.solver.te.solve import (
         ALL_OBJECTIVES,
         AUTO_COLGEN_MIN_DEMANDS,
@@ -62,6 +62,8 @@ __all__ = [
     "TEOptions",
     "TEResult",
     "choose_method",
+    "class_link_flows",
+    "corridor_table",
     "note_missing_demand",
     "resolve_te",
     "solve_source_flows",
@@ -72,7 +74,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
     "instance": ["REASONS"],
     "objectives": ["OBJECTIVES"],
     "options": ["TEOptions"],
-    "result": ["TEResult"],
+    "result": ["TEResult", "class_link_flows", "corridor_table"],
     "solve": ["ALL_OBJECTIVES", "AUTO_COLGEN_MIN_DEMANDS", "AUTO_ESCALATE_GAP", "ESCALATE_MIN_S",
               "ESCALATE_PATH_LP_FACTOR", "ESCALATE_SHARE", "NO_DEMAND_NOTE", "SCALABLE_OBJECTIVES", "TIME_LIMIT_NOTE",
               "TIME_LIMIT_STATUS", "choose_method", "note_missing_demand", "resolve_te", "solve_source_flows",

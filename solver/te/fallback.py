@@ -23,6 +23,7 @@ from backbone.solver.te.bounds import SOURCE_CHUNK, DualPricer, site_cut_bound
 from backbone.solver.te.colgen import ScaleOutcome
 from backbone.solver.te.colpool import splits_frame
 from backbone.solver.te.instance import REASON_SLO, TEInstance
+from backbone.utilisation import utilisation
 
 logger = logging.getLogger(__name__)
 
@@ -128,9 +129,8 @@ def shortest_path_outcome(inst: TEInstance, objective: str, utilisation_ceiling:
     h = inst.demand_gbps[routed]
     load = np.bincount(keep_arcs, weights=np.repeat(h, routed_hops), minlength=inst.n_arcs)
     cap = inst.arc_capacity_gbps
-    with np.errstate(divide="ignore", invalid="ignore"):
-        util = np.where(cap > 0, load / cap, np.where(load > 0, np.inf, 0.0))
-    mlu = float(util.max(initial=0.0))
+    n_links = inst.n_links
+    mlu = float(utilisation(load[:n_links], load[n_links:], cap[:n_links]).max(initial=0.0))
     scale = 1.0
     bound = None
     if objective == "min-mlu":

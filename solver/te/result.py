@@ -14,10 +14,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from backbone.artifacts import ArtifactWriter
+from backbone.corridors import UNLISTED_CLASS, corridor_traffic
+from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
+from backbone.utilisation import utilisation
 
 logger = logging.getLogger(__name__)
 
@@ -152,7 +156,7 @@ def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray,
     n_links = inst.n_links
     cap = inst.arc_capacity_gbps[:n_links]
     ab, ba = arc_load[:n_links], arc_load[n_links:]
-    util = np.maximum(ab, ba) / cap
+    util = utilisation(ab, ba, cap)
     links = pd.DataFrame({"site_a": net.links["site_a"].to_numpy(), "site_b": net.links["site_b"].to_numpy(),
                           "capacity_gbps": cap, "flow_ab_gbps": ab, "flow_ba_gbps": ba, "utilisation": util},
                          index=inst.link_ids.rename("id"))
@@ -248,3 +252,59 @@ def summarize(links: pd.DataFrame, demands: pd.DataFrame, paths: pd.DataFrame) -
         "links_over_80pct": int((util > 0.8 + 1e-9).sum()),
         "map": {"link_values": {"utilisation": {str(k): float(v) for k, v in util.items()}}},
     }
+
+
+def class_link_flows(result: TEResult) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The Gbps each traffic class puts on each link, per direction, from the routing's path splits.
+
+    With ``X`` the path x link incidence of the ``paths`` table split by the direction each path crosses the link
+    (``X_ab[p, l] = 1`` when path ``p`` crosses ``l`` from ``site_a`` to ``site_b``, ``X_ba`` the other way) and
+    ``C[k, p]`` the Gbps of path ``p`` when its demand is of class ``k``: ``flow_ab = (C X_ab)^T`` and
+    ``flow_ba = (C X_ba)^T`` (two sparse products, no loop over paths).
+
+    The link loads (``links.flow_ab_gbps`` / ``flow_ba_gbps``) cover every path; where the paths table lists only
+    some (``summary["paths_complete"]`` false) or its splits do not add up to the loads, the difference is the
+    column :data:`backbone.corridors.UNLISTED_CLASS` (differences within round-off, ``1e-6`` relative, are 0), so
+    the columns always add up to the link loads.
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        ``flow_ab_gbps`` and ``flow_ba_gbps``: indexed by link id (the ``links`` table's order), one column per
+        traffic class routed (priority order), plus ``unlisted`` when some load is not in the paths table.
+    """
+    links, paths = result.links, result.paths[result.paths["hops"] > 0]
+    present = set(result.demands["traffic_class"].unique())
+    classes = [c for c in TRAFFIC_CLASSES if c in present]
+    cls = pd.Categorical(result.demands["traffic_class"].reindex(paths["demand"].to_numpy()), categories=classes)
+    link_lists = paths["path_links"].astype(str).str.split(";")
+    site_lists = paths["path_sites"].astype(str).str.split(">")
+    hops = link_lists.str.len().to_numpy(np.int64)
+    row = np.repeat(np.arange(len(paths)), hops)
+    hop_in_path = np.arange(int(hops.sum())) - np.repeat(np.cumsum(hops) - hops, hops)
+    col = links.index.get_indexer(link_lists.explode().to_numpy())
+    sites = site_lists.explode().to_numpy()
+    site_start = np.cumsum(site_lists.str.len().to_numpy(np.int64)) - site_lists.str.len().to_numpy(np.int64)
+    from_site = sites[site_start[row] + hop_in_path] if len(row) else np.zeros(0, object)
+    forward = (from_site == links["site_a"].to_numpy()[col]).astype(float)
+    shape = (len(paths), len(links))
+    x_ab = sparse.csr_matrix((forward, (row, col)), shape=shape)
+    x_ba = sparse.csr_matrix((1.0 - forward, (row, col)), shape=shape)
+    c = sparse.csr_matrix((paths["gbps"].to_numpy(float), (cls.codes, np.arange(len(paths)))),
+                          shape=(len(classes), len(paths)))
+    ab = pd.DataFrame((c @ x_ab).T.toarray(), index=links.index, columns=classes)
+    ba = pd.DataFrame((c @ x_ba).T.toarray(), index=links.index, columns=classes)
+    for frame, total in ((ab, links["flow_ab_gbps"]), (ba, links["flow_ba_gbps"])):
+        rest = total.to_numpy(float) - frame.sum(axis=1).to_numpy()
+        frame[UNLISTED_CLASS] = np.where(np.abs(rest) <= 1e-6 * np.maximum(1.0, total.to_numpy(float)), 0.0, rest)
+    if not (ab[UNLISTED_CLASS].any() or ba[UNLISTED_CLASS].any()):
+        ab, ba = ab.drop(columns=UNLISTED_CLASS), ba.drop(columns=UNLISTED_CLASS)
+    return ab, ba
+
+
+def corridor_table(net: Network, result: TEResult) -> pd.DataFrame:
+    """The routing's Gbps per (corridor, traffic class) in each direction, with each corridor's lit capacity and
+    utilisation (:func:`backbone.corridors.corridor_traffic` of :func:`class_link_flows`): what ``corridors.csv``
+    holds. ``net`` is the network ``result`` routed."""
+    ab, ba = class_link_flows(result)
+    return corridor_traffic(net, ab, ba)

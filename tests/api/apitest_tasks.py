@@ -8,11 +8,36 @@ import os
 import time
 from pathlib import Path
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.errors import InfeasibleError
 from backbone.model import Network
+from backbone.solver.core.summary import TypedSummary
 from backbone.solver.tasks import ProgressFn, TaskResult
+
+
+class SleepySummary(TypedSummary):
+    sites: int
+    steps: int
+    map: dict[str, Any]
+
+
+class ProcessesSummary(TypedSummary):
+    workers: int
+    process_limit: int | None
+    nice: int
+
+
+class HogSummary(TypedSummary):
+    bytes: int
+    spins: int
+
+
+class ExhaustSummary(TypedSummary):
+    blocks: int
+    library: str
 
 
 class SleepyOptions(BaseModel):
@@ -30,9 +55,9 @@ def run_sleepy_task(net: Network, opts: SleepyOptions, out_dir: Path | None, pro
     if out_dir is not None:
         (out_dir / "sites.csv").write_text("id\n" + "\n".join(net.sites.index) + "\n", encoding="utf-8")
         files.append("sites.csv")
-    return TaskResult("sleepy", {"sites": len(net.sites), "steps": opts.steps,
-                                 "map": {"link_values": {"utilisation": dict.fromkeys(net.links.index, 0.5)}}},
-                      files)
+    return TaskResult("sleepy", SleepySummary(
+        sites=len(net.sites), steps=opts.steps,
+        map={"link_values": {"utilisation": dict.fromkeys(net.links.index, 0.5)}}), files)
 
 
 run_sleepy_task.options_model = SleepyOptions  # type: ignore[attr-defined]
@@ -69,8 +94,8 @@ def run_processes_task(net: Network, opts: ProcessOptions, out_dir: Path | None,
     """Report how many pool processes this job would get (a sweep asks the same function)."""
     from backbone.solver.core.processes import capped_workers, process_limit
 
-    return TaskResult("processes", {"workers": capped_workers(opts.workers), "process_limit": process_limit(),
-                                    "nice": os.nice(0)})
+    return TaskResult("processes", ProcessesSummary(workers=capped_workers(opts.workers),
+                                                    process_limit=process_limit(), nice=os.nice(0)))
 
 
 run_processes_task.options_model = ProcessOptions  # type: ignore[attr-defined]
@@ -89,7 +114,7 @@ def run_hog_task(net: Network, opts: HogOptions, out_dir: Path | None, progress:
     x = 0
     while time.process_time() - t0 < opts.cpu_s:
         x += 1
-    return TaskResult("hog", {"bytes": len(block), "spins": x})
+    return TaskResult("hog", HogSummary(bytes=len(block), spins=x))
 
 
 run_hog_task.options_model = HogOptions  # type: ignore[attr-defined]
@@ -129,7 +154,7 @@ def run_exhaust_task(net: Network, opts: ExhaustOptions, out_dir: Path | None, p
         threading.Thread(target=time.sleep, args=(0,)).start()
     else:
         importlib.import_module(library)  # an extension module not loaded yet
-    return TaskResult("exhaust", {"blocks": len(blocks), "library": library})
+    return TaskResult("exhaust", ExhaustSummary(blocks=len(blocks), library=library))
 
 
 run_exhaust_task.options_model = ExhaustOptions  # type: ignore[attr-defined]

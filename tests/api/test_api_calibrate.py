@@ -30,10 +30,10 @@ def _pairs() -> list[dict[str, object]]:
 @pytest.mark.slow
 def test_calibrate_task_defaults_on_the_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
     result = run_task("calibrate", shipped, {}, tmp_path)
-    assert result.summary["pairs"] >= 100 and result.summary["errors"]["after"]["median_abs_pct"] <= 10
+    assert result.summary.pairs >= 100 and result.summary.errors.after["median_abs_pct"] <= 10
     assert set(result.files) == {"calibrated_scenario.json", "calibration_pairs.csv", "calibrate.json"}
     again = network_from_dict(json.loads((tmp_path / "calibrated_scenario.json").read_text()))
-    assert again.meta["calibration"]["parameters"] == result.summary["parameters"]
+    assert again.meta["calibration"]["parameters"] == result.summary.parameters
 
 
 @pytest.mark.slow

@@ -37,7 +37,13 @@ def test_te_on_triangle(client: TestClient, tokens: dict[str, str], triangle: Ne
     result = client.get(f"/v1/jobs/{job['id']}/result", headers=auth(tok)).json()
     assert result["mlu"] == pytest.approx(0.75, abs=1e-6)
     assert result["carried_gbps"] == pytest.approx(15.0)
-    assert {"te_links.csv", "te_paths.csv", "te.json"} <= set(job["files"])
+    assert {"te_links.csv", "te_paths.csv", "te.json", "corridors.csv"} <= set(job["files"])
+    # the corridor table, served as a file and in the result: the triangle is one region, 15 Gbps over 2 + 1 hops
+    corridors = pd.read_csv(io.StringIO(client.get(f"/v1/jobs/{job['id']}/files/corridors.csv",
+                                                   headers=auth(tok)).text))
+    row = corridors[(corridors["view"] == "region") & (corridors["traffic_class"] == "all")].iloc[0]
+    assert row["corridor"] == "intra-NA" and row["gbps"] == pytest.approx(2 * 7.5 + 7.5)
+    assert result["corridors"][0]["corridor"] == "intra-NA"
     # independent residual check from the path flows the API serves
     paths = pd.read_csv(io.StringIO(client.get(f"/v1/jobs/{job['id']}/files/te_paths.csv", headers=auth(tok)).text))
     assert paths.groupby("demand")["gbps"].sum().to_dict() == pytest.approx({"d1": 15.0})
@@ -141,6 +147,6 @@ def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str
     plan = _run(client, tok, sid, "plan", {"design": {"time_limit_s": 20}})
     res = client.get(f"/v1/jobs/{plan['id']}/result", headers=auth(tok)).json()
     assert res["failure_scenarios"] == 12 and res["gpus_added"] > 0  # 7 SRLGs and 5 links in none
-    assert {"report.html", "map_world.png", "map.html", "plan.json"} <= set(plan["files"])
+    assert {"report.html", "map_world.png", "map.html", "plan.json", "corridors.csv"} <= set(plan["files"])
     page = client.get(f"/v1/jobs/{plan['id']}/files/report.html", headers=auth(tok))
     assert page.status_code == 200 and "Where the GPUs go" in page.text

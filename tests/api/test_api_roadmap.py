@@ -31,7 +31,7 @@ def test_roadmap_job_end_to_end(client: TestClient, tokens: dict[str, str], tmp_
                    lambda j: j["status"] in FINAL, timeout_s=300)
     assert job["status"] == "succeeded", job
     api = client.get(f"/v1/jobs/{jid}/result", headers=auth(tok)).json()
-    local = json.loads(json.dumps(run_task("roadmap", net, options, tmp_path / "local").summary, default=str))
+    local = json.loads(json.dumps(run_task("roadmap", net, options, tmp_path / "local").document(), default=str))
     for key in ("status", "total_capex_usd", "gap", "builds", "ledger"):
         assert api[key] == local[key], key
     assert api["verification"]["ok"]
@@ -79,3 +79,26 @@ def test_roadmap_cli_json_verify_and_budget_exit(tmp_path: Path) -> None:
     r = runner.invoke(app, ["roadmap", str(scen), "--plan", str(bad), "--out", str(tmp_path / "bad")])
     assert r.exit_code == 2 and "growth_per_yeer" in r.output and "did you mean" in r.output
     assert not (tmp_path / "bad").exists()
+
+
+@pytest.mark.slow
+def test_roadmap_job_names_an_unplaced_training_job(client: TestClient, tokens: dict[str, str]) -> None:
+    """The API's roadmap.json and files carry the jobs a period could not place, with the placement's reason."""
+    from tests.solver.test_roadmap_jobs import no_power_toy
+
+    tok = tokens["planner"]
+    sid = client.post("/v1/scenarios", json=network_to_dict(no_power_toy()), headers=auth(tok)).json()["id"]
+    options = {**QUIET, "start": "2027Q1", "gpu_lead_quarters": 0, "place": {"scenario_jobs": True},
+               "power_steps": [{"site": "DC3", "from_period": "2027Q3", "power_max_mw": 10}]}
+    r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "roadmap", "options": options}, headers=auth(tok))
+    assert r.status_code == 202, r.text
+    jid = r.json()["id"]
+    job = wait_for(lambda: client.get(f"/v1/jobs/{jid}", headers=auth(tok)).json(),
+                   lambda j: j["status"] in FINAL, timeout_s=300)
+    assert job["status"] == "succeeded", job
+    api = client.get(f"/v1/jobs/{jid}/result", headers=auth(tok)).json()
+    assert [(j["period"], j["job"]) for j in api["jobs_unplaced"]] == [("2027Q2", "eu-job")]
+    assert "site DC3 is at its power cap" in api["jobs_unplaced"][0]["reason"]
+    assert api["periods"][2]["jobs_placed"] == [{"job": "eu-job", "sites": "DC3", "gpus": 1024.0}]
+    names = {f["name"] for f in client.get(f"/v1/jobs/{jid}/files", headers=auth(tok)).json()}
+    assert "roadmap_jobs.csv" in names

@@ -171,7 +171,7 @@ def test_roadmap_deck_has_its_timeline(small_world: Any, tmp_path: Path) -> None
     build_deck(tmp_path / "rm", out)
     slides = _slides(out)
     chart = _chart(_slide(slides, "Timeline"))
-    periods = run.summary["periods"]
+    periods = run.document()["periods"]
     assert list(chart.plots[0].categories) == [p["period"] for p in periods]
     assert _series(chart)["capex committed (M USD)"] == pytest.approx([p["capex_usd"] / 1e6 for p in periods])
     # the map slide is drawn for the slide from the last period's backbone (roadmap.json map_end)

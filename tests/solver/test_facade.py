@@ -89,15 +89,15 @@ def test_design_roadmap_and_calibration_run_through_the_one_service(triangle: Ne
     roomy = triangle.copy_with(links=triangle.links.assign(module_gbps=10.0, max_capacity_gbps=100.0))
     design = backbone.design(roomy, survive="link", time_limit_s=30)
     same = run_task("design", roomy, {"survive": "link", "time_limit_s": 30}).summary
-    assert design.summary["cost_usd"] == pytest.approx(same["cost_usd"])
-    assert design.summary["survive"] == "link" if "survive" in design.summary else True
+    assert design.summary.cost_usd == pytest.approx(same.cost_usd)
+    assert design.summary.survive == same.survive == "link"
     quiet = {"periods": 2, "growth_per_year": {}, "maps": False, "bound_time_limit_s": 0, "failures": {"workers": 1}}
     road = backbone.roadmap(lead_toy(), out_dir=tmp_path / "rm", **quiet)
-    assert [p["period"] for p in road.summary["periods"]] == ["2027Q1", "2027Q2"]
+    assert [p["period"] for p in road.document()["periods"]] == ["2027Q1", "2027Q2"]
     assert (tmp_path / "rm" / "roadmap.json").is_file()
     calibration = backbone.calibrate_latency(triangle, measured=[{"from": "A", "to": "C", "rtt_ms": 30.0}],
                                              max_iterations=1)
-    assert calibration.summary["pairs"] == 1
+    assert calibration.summary.pairs == 1
     for run, bad in ((backbone.design, {"ceiling": 0.5}), (backbone.roadmap, {"periods": 0}),
                      (backbone.calibrate_latency, {"loss": "cubic"})):
         with pytest.raises(ValidationError):

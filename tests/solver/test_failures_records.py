@@ -27,7 +27,8 @@ from backbone.solver.failures.impact import assess_state
 RECORD_KEYS = (
     "scenario", "kind", "failed", "links_down", "links_derated", "sites_down", "derate", "status",
     "impact_gbps", "unmet_gbps", "unmet_by_class", "unmet_disconnected_gbps", "unmet_capacity_gbps",
-    "slo_violation_gbps", "slo_violations", "slo_violation_demands", "lost_gbps", "unmet_gbps_total", "mlu",
+    "slo_violation_gbps", "slo_violations", "slo_violation_demands", "lost_gbps", "paused_gbps", "unmet_gbps_total",
+    "mlu",
     "mlu_lower_bound", "gap", "overloaded", "survived",
     "method", "path_lp_only", "carried_gbps", "p50_latency_inflation_ms", "p99_latency_inflation_ms",
     "worst_latency_inflation_ms", "link_utilisation", "seconds",

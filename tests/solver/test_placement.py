@@ -201,7 +201,7 @@ def test_metro_out_of_reach_is_named() -> None:
     text = " ".join(exc.value.reasons)
     assert "sydney" in text and "50 ms" in text and "paris" not in text
     partial = run_place_task(net, PlaceOptions(block_gpus=1), None, lambda f, m: None)  # the default
-    s = partial.summary
+    s = partial.document()
     assert s["status"] == "partial" and s["infeasibility"]
     assert s["unserved_metros"] == [{"metro": "sydney", "class": "interactive", "demand_gpus": 100.0,
                                      "unserved_gpus": 100.0}]
@@ -253,7 +253,7 @@ def test_summary_json_has_the_contract_keys(tmp_path) -> None:
 
     res = run_task("place", europe(cap_gbps=50), {"residency": [], "block_gpus": 1, "verify": True,
                                                   "gbps_per_gpu": HAND_GBPS_PER_GPU}, tmp_path)
-    s = res.summary
+    s = res.document()
     for key in ("status", "objective", "gap", "cost_usd", "gpus_by_site", "served_share", "assignments", "map",
                 "lp_bound", "infeasibility"):
         assert key in s

@@ -21,7 +21,7 @@ from tests.conftest import SharedRun
 PLAN_FILES = ("report.html", "plan.json", "place.json", "te.json", "failures.json", "design.json",
               "map_world.png", "map_pacific.png", "map.svg", "map.html", "map.geojson",
               "place_sites.csv", "te_links.csv", "te_demands.csv", "failures_scenarios.csv", "failures_links.csv",
-              "design_upgrades.csv")
+              "design_upgrades.csv", "corridors.csv")
 
 
 def _check_plan_dir(out: Path, summary: dict) -> None:
@@ -149,7 +149,7 @@ def test_plan_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
     net = shipped
     out = tmp_path / "out"
     res = run_task("plan", net, {"failures": {"workers": 2}}, out)
-    s = res.summary
+    s = res.document()
     _check_plan_dir(out, s)
     assert s["failure_scenarios"] == len(net.srlgs)
     assert s["scenario"] == net.name and s["mlu"] > 0
@@ -182,9 +182,9 @@ def test_a_plan_without_an_output_folder_carries_the_placement_traffic(small_wor
     (With the defaults, the run with a folder is the session's shared ``small_world_default_plan``.)"""
     from backbone.solver.tasks import run_task
 
-    without = run_task("plan", small_world, options, None).summary
+    without = run_task("plan", small_world, options, None).document()
     if options:
-        with_folder = run_task("plan", small_world, options, tmp_path / "out").summary
+        with_folder = run_task("plan", small_world, options, tmp_path / "out").document()
     else:
         with_folder = request.getfixturevalue("small_world_default_plan").summary
     scenario_gbps = float(small_world.scale_demand(options.get("demand_growth", 1.0)).demands["demand_gbps"].sum())
@@ -204,8 +204,8 @@ def test_the_reports_today_figures_are_backbone_failures_on_the_scenario(small_w
     failures = {"engine": "serial"}
     scenario = small_world.scale_demand(1.5)  # today, the Atlantic SRLG is not carried
     plan = run_task("plan", scenario, {"demand_growth": 2.0, "skip_upgrades": True, "maps": False,
-                                       "failures": failures}, tmp_path / "plan").summary
-    today = run_task("failures", scenario, failures, None).summary
+                                       "failures": failures}, tmp_path / "plan").document()
+    today = run_task("failures", scenario, failures, None).document()
     assert today["not_survived"] >= 1
     got = plan["failures_today"]
     assert (got["scenarios"], got["survived"], got["not_survived"]) == (

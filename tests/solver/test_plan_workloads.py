@@ -65,6 +65,16 @@ def test_the_plan_places_and_routes_a_training_job(small_world: Network, tmp_pat
         flows.loc[flows["traffic_class"] != "replication", "gbps"].sum(), rel=1e-6)
     html = (tmp_path / "report.html").read_text()
     assert "AI workloads: training jobs and their data" in html and "llm" in html
+    # backbone Gbps by corridor and class: the workload classes on the region corridors add up to their paths' flows
+    corridors = pd.read_csv(tmp_path / "corridors.csv")
+    paths = pd.read_csv(tmp_path / "te_paths.csv").merge(te[["demand", "traffic_class"]], on="demand")
+    region = corridors[corridors["view"] == "region"].groupby("traffic_class")["gbps"].sum()
+    by_hops = (paths["gbps"] * paths["hops"]).groupby(paths["traffic_class"]).sum()
+    assert region["checkpoint"] == pytest.approx(by_hops["checkpoint"], rel=1e-6) and region["checkpoint"] > 0
+    checkpoint_corridors = set(corridors.loc[corridors["traffic_class"] == "checkpoint", "corridor"])
+    assert checkpoint_corridors - {"intra-NA"}  # checkpoints go to another region
+    section = html[html.index("Backbone Tbps by corridor and class"):]
+    assert "checkpoint Tbps E / W" in section[:section.index("</section>")]
     # the data-gravity map is drawn and embedded in the workloads section, before the section's job table
     assert (tmp_path / "map_gravity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     section = html[html.index("AI workloads: training jobs and their data"):]
@@ -80,11 +90,12 @@ def test_the_plan_places_and_routes_a_training_job(small_world: Network, tmp_pat
 
 
 def test_jobs_in_period_keeps_the_jobs_running_then(small_world: Network) -> None:
+    from backbone.quarters import quarter_number
     from backbone.solver.plan.workloads import jobs_in_period
 
     net = with_a_job(small_world)
     late = net.copy_with(training_jobs=net.training_jobs.assign(start=["2027Q3"], end=["2028Q2"]))
-    q = lambda text: int(text[:4]) * 4 + int(text[5:]) - 1  # noqa: E731
+    q = quarter_number  # the model's one reading of a quarter
     assert list(jobs_in_period(late, q("2027Q2"), q("2027Q2")).training_jobs.index) == []
     assert list(jobs_in_period(late, q("2027Q3"), q("2027Q3")).training_jobs.index) == ["llm"]
     assert list(jobs_in_period(late, q("2028Q1"), q("2028Q4")).training_jobs.index) == ["llm"]

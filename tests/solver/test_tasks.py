@@ -44,8 +44,12 @@ def test_an_unknown_kind_or_a_broken_extra_is_a_validation_error() -> None:
 def test_each_task_returns_its_typed_result_and_a_summary_matching_its_model(
         small_world: Network, tmp_path: Path, kind: str, options: dict, objects: tuple[str, ...]) -> None:
     result = run_task(kind, small_world, options, tmp_path)
-    typed = result.typed_summary()
-    assert type(typed) is type(result).summary_model and typed.status == result.summary["status"]
+    summary = result.summary  # built as the model, every field declared; dumped only at the edge
+    assert isinstance(summary, TypedSummary) and result.to_dict()["status"] == summary.status
+    document = result.document()
+    assert type(summary).model_validate(document).document() == document  # the document is the model's
+    with pytest.raises(pydantic.ValidationError, match="surprise"):
+        type(summary).model_validate({**document, "surprise": 1})
     for name in objects:
         assert getattr(result, name) is not None
     assert result.files[-1] == f"{kind}.json" and all((tmp_path / f.rstrip("/")).exists() for f in result.files)
@@ -55,7 +59,7 @@ def test_each_task_returns_its_typed_result_and_a_summary_matching_its_model(
 def test_the_plan_result_carries_every_stage(small_world: Network) -> None:
     result = run_task("plan", small_world, {"skip_upgrades": True, "maps": False,
                                              "failures": {"engine": "serial"}})
-    summary = result.typed_summary()
+    summary = result.summary
     assert isinstance(summary, PlanSummary) and summary.scenario_after is None and result.files == []
     route = result.route  # type: ignore[attr-defined]
     assert len(route.extra_demands) == len(route.routed.demands) - len(small_world.demands)
@@ -63,11 +67,12 @@ def test_the_plan_result_carries_every_stage(small_world: Network) -> None:
     assert result.after.state.mlu == pytest.approx(summary.mlu_after)  # type: ignore[attr-defined]
     assert result.upgrade.summary["status"] == "skipped"  # type: ignore[attr-defined]
     # built as the model, dumped once at the edge: the document is the model's, and the model declares every field
-    assert result.summary == summary.document() and PlanSummary.model_validate(result.summary) == summary
+    document = result.document()
+    assert document == summary.document() and PlanSummary.model_validate(document) == summary
     assert summary.stages[0].stage == "place" and summary.failures_today.scenarios == summary.failure_scenarios
-    assert "verification" not in result.summary and "compared_with" not in result.summary  # not computed: left out
+    assert "verification" not in document and "compared_with" not in document  # not computed: left out
     with pytest.raises(pydantic.ValidationError, match="surprise"):
-        PlanSummary.model_validate({**result.summary, "surprise": 1})
+        PlanSummary.model_validate({**document, "surprise": 1})
 
 
 def test_a_typed_summary_document_has_plain_values_and_leaves_out_what_was_not_computed() -> None:
@@ -99,4 +104,32 @@ def test_a_typed_summary_document_has_plain_values_and_leaves_out_what_was_not_c
 
 def test_calibrate_summary_matches_its_model(shipped: Network) -> None:
     result = run_task("calibrate", shipped, {"max_iterations": 1})
-    assert result.typed_summary().pairs > 0 and result.calibration.network is not None  # type: ignore[attr-defined]
+    summary = result.summary
+    assert summary.pairs == len(result.calibration.pairs) > 0  # type: ignore[attr-defined]
+    assert summary.errors.after == result.calibration.after  # type: ignore[attr-defined]
+    assert result.document() == result.calibration.to_dict()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"objective": "ecmp"}, {"objective": "max-throughput", "method": "exact"}, {"formulation": "edge"},
+    {"objective": "min-latency", "verify": True}, {"method": "colgen", "bound": True},
+], ids=["default", "ecmp", "max-throughput-exact", "edge", "min-latency-verified", "colgen-bound"])
+def test_the_te_summary_holds_every_figure_the_routing_reports_and_no_other(small_world: Network,
+                                                                            options: dict[str, Any]) -> None:
+    """TESummary declares every key any TE method reports: the document is the routing's record plus the task's
+    figures, no key dropped, none invented, the values unchanged (extra keys would fail: ``extra`` is forbidden)."""
+    import json
+    import math
+
+    result = run_task("te", small_world, options)
+    record, document = result.te.summary, result.document()  # type: ignore[attr-defined]
+    added = {"unmet_demands", "unmet_demands_total"} | ({"verification"} if options.get("verify") else set())
+    assert set(document) == set(record) | added
+    assert document["unmet_demands_total"] == int((result.te.demands["unmet_gbps"] > 0).sum())  # type: ignore[attr-defined]
+    plain = json.loads(json.dumps({k: v for k, v in record.items() if k != "total_seconds"}, default=float))
+    for key, value in plain.items():
+        got = document[key]
+        if isinstance(value, float) and math.isnan(value):
+            assert isinstance(got, float) and math.isnan(got), key
+        else:
+            assert got == value, key

@@ -96,9 +96,9 @@ def test_path_search_in_worker_processes_stops_too(big: Network) -> None:
 def test_the_te_task_reports_time_limit_and_verifies(big: Network) -> None:
     opts = TEOptions(objective="min-mlu", time_limit_s=0.3, verify=True, impact=False)
     out = run_te_task(big, opts, None, lambda f, m: None)
-    assert out.summary["status"] == "time_limit"
-    assert out.summary["verification"]["ok"]
-    assert np.isfinite(out.summary["mlu"])
+    assert out.summary.status == "time_limit"
+    assert out.summary.verification["ok"]
+    assert np.isfinite(out.summary.mlu)
 
 
 @pytest.mark.parametrize("objective", ["max-throughput", "min-mlu"])
@@ -203,7 +203,7 @@ def test_the_shipped_scenario_stops_at_a_tiny_limit_even_while_the_path_kernel_c
     for limit in (0.01, 0.05):
         clear_cache()  # the paths are searched within the limit, not read from an earlier test's cache
         t0 = time.perf_counter()
-        s = run_te_task(net, TEOptions(k_paths=4, time_limit_s=limit), None, lambda f, m: None).summary
+        s = run_te_task(net, TEOptions(k_paths=4, time_limit_s=limit), None, lambda f, m: None).document()
         assert time.perf_counter() - t0 < limit + SLACK_S
         assert s["status"] == "time_limit" and "time limit" in s["notes"][0]
     real = path_kernels.search_targets
@@ -216,7 +216,7 @@ def test_the_shipped_scenario_stops_at_a_tiny_limit_even_while_the_path_kernel_c
     monkeypatch.setattr(path_kernels, "search_targets", compiling)
     clear_cache()  # the paths are searched again, so the kernel is called
     t0 = time.perf_counter()
-    s = run_te_task(net, TEOptions(k_paths=4, time_limit_s=1.0), None, lambda f, m: None).summary
+    s = run_te_task(net, TEOptions(k_paths=4, time_limit_s=1.0), None, lambda f, m: None).document()
     assert time.perf_counter() - t0 < 1.0 + SLACK_S
     assert s["status"] == "time_limit" and "still being compiled" in s["notes"][0]
     assert check_te(net, solve_te(net, TEOptions(k_paths=4, time_limit_s=1.0))).ok  # the fallback routing is feasible

@@ -39,7 +39,7 @@ def test_the_te_task_writes_the_same_unmet(overloaded: Network, tmp_path) -> Non
 
     from backbone.solver.tasks import run_task
 
-    s = run_task("te", overloaded, {}, tmp_path).summary
+    s = run_task("te", overloaded, {}, tmp_path).document()
     csv = pd.read_csv(tmp_path / "te_demands.csv")
     assert csv["unmet_gbps"].sum() == pytest.approx(s["unmet_gbps"], rel=1e-4) == pytest.approx(
         s["impact"]["unmet_gbps"], rel=1e-4)

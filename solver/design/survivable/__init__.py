@@ -3,7 +3,10 @@
 * :mod:`~backbone.solver.design.survivable.iterate`: :func:`design_survivable`, the loop of design and sweep.
 * :mod:`~backbone.solver.design.survivable.model`: the MIP over the intact state and the working set.
 * :mod:`~backbone.solver.design.survivable.options`: :class:`SurviveOptions`.
-* :mod:`~backbone.solver.design.survivable.bound`: the lower bound over every candidate and path.
+* :mod:`~backbone.solver.design.survivable.bound`: the lower bound over every candidate and path (arc flows, SLOs
+  dropped).
+* :mod:`~backbone.solver.design.survivable.slo_bound`: the lower bound with the SLOs kept (a path LP by column
+  generation), and the better of the two.
 """
 
 from __future__ import annotations

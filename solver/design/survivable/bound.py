@@ -19,6 +19,9 @@ Relaxation (each step enlarges the feasible set or keeps it, so the optimum can 
                    lose a failed site) are left out, and up to A_s Gbps of the rest may go unmet, where A_s
                    is at least what the design excuses as capacity no design can add
 
+In a failure state the demands of the classes that pause are not offered (the problem as stated, as in the
+design and its sweeps: :func:`backbone.failure_policy.carried_in_failure`); the intact state offers every class.
+
 Utilisation ceilings ``t_s`` (``utilisation_ceiling`` intact, ``failure_utilisation_ceiling`` in failure
 states) are kept exactly. Model, for states ``s``, sources ``o``, sites ``v``, arcs ``a`` of link ``l(a)``
 (arc ``j`` is link ``j`` from ``site_a`` to ``site_b``, arc ``L + j`` the reverse; failed links' arcs carry no
@@ -379,7 +382,8 @@ class _BoundRun:
 def bound_states(blocks: Mapping[str, Any], states: Sequence[str], failed_of: Mapping[str, Sequence[str]],
                  ceiling_of: Mapping[str, float], allowance_gbps: Mapping[str, float]) -> list[BoundState]:
     """The relaxation's states from the design's: ``blocks[sid].has_path`` (per demand: an admissible path with
-    every candidate built, :class:`backbone.solver.design.survivable.model.StateBlock` on the full network) marks what
-    must be routed, ``allowance_gbps[sid]`` what may go unmet (``A_s``, 0 when absent)."""
-    return [BoundState(sid, tuple(failed_of[sid]), float(ceiling_of[sid]), np.asarray(blocks[sid].has_path, bool),
+    every candidate built, :class:`backbone.solver.design.survivable.model.StateBlock` on the full network) and is
+    offered in the state (a failure state leaves out the classes that pause) marks what must be routed, ``allowance_gbps[sid]`` what may go unmet (``A_s``, 0 when absent)."""
+    return [BoundState(sid, tuple(failed_of[sid]), float(ceiling_of[sid]),
+                       np.asarray(blocks[sid].has_path, bool) & blocks[sid].offered_demands(),
                        float(allowance_gbps.get(sid, 0.0))) for sid in states]

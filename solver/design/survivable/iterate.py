@@ -1,36 +1,40 @@
 """Survivable design: the cheapest upgrades and new routes that carry every failure state of a kind.
 
-The full problem -- one routing block per failure state, ~100 states of ~1,400 demands over ~4
-paths each -- is large, and most states never bind. So the design is iterated (constraint
-generation over states, as in Benders-style row generation):
+The full problem -- one routing block per failure state, ~100 states of ~1,400 demands over ~4 paths each -- is
+large, and most states never bind. So the design is iterated (constraint generation over states, as in Benders-style
+row generation):
 
 1. solve the MIP on the intact state plus a *working set* of failure states;
 2. build the design and sweep **every** state of the kind with the failure sweep
    (:mod:`backbone.solver.failures`, the same impact definition as ``failures`` and ``plan``);
 3. add the states that are violated to the working set and repeat, until none is violated.
 
-The MIP is *restricted* (the candidates it opens, ``k`` paths per demand), so its optimum and dual bound
-are reported as the **restricted optimum** with that restriction beside them, never as a bound on the
-planning problem. The **lower bound** (``lower_bound_usd``, and ``gap = (cost - bound) / cost``) is
-:mod:`backbone.solver.design.survivable.bound`'s LP relaxation over every candidate and every path (intact state
-and working set), solved within ``bound_time_limit_s``.
+The MIP is *restricted* (the candidates it opens, ``k`` paths per demand), so its optimum and dual bound are
+reported as the **restricted optimum** with that restriction beside them, never as a bound on the planning problem.
+The **lower bound** (``lower_bound_usd``, and ``gap = (cost - bound) / cost``) is the better of two LP relaxations
+over every candidate and every path (intact state and working set), within ``bound_time_limit_s``:
+:mod:`backbone.solver.design.survivable.slo_bound`'s path LP with the latency SLOs kept and
+:mod:`backbone.solver.design.survivable.bound`'s arc-flow LP with them dropped (``bound.method`` names the winner).
 
 Model (one block per state ``s``; loops run over states, never over links, demands or paths)::
 
     modules:   y_l in {0, .., Y_l}  integer (existing links: upgrade modules; candidates: built modules)
     build:     b_c in {0, 1}        candidates with fixed_cost_usd > 0:  y_c <= Y_c b_c
     cost:      sum_l module_cost_l y_l + sum_c fixed_cost_c b_c
-    demand:    sum_{p in P_s(d)} f_{s,p} + u_{s,d} = h_d                   (every demand d, state s)
+    demand:    sum_{p in P_s(d)} f_{s,p} + u_{s,d} = h_{s,d}               (every demand d, state s)
     capacity:  sum_p A_s[p,a] f_{s,p} - t_s m_l(a) y_l(a) <= t_s cap_l(a)  (t_s: ceiling of state s)
-    unmet:     0 <= u_{s,d} <= h_d, penalised; fixed at h_d where P_s(d) is empty
+    unmet:     0 <= u_{s,d} <= h_{s,d}, penalised; fixed at h_{s,d} where P_s(d) is empty
 
-Demands with the same source, destination and SLO have the same admissible paths and are one
-commodity ``d`` (exact for what can be carried). Paths ``P_s`` are the latency-admissible candidate
-paths (TE's rule) on the network with a set ``K`` of candidates open and state ``s`` applied. A path
-over an unbuilt candidate has no capacity; every path the design uses survives in the k shortest
-paths of the built network (removing links only removes paths), so TE on the built network carries
-what the MIP carried, whatever it builds. ``K`` is the routes needed (:func:`routes_needed`):
-opening every candidate would crowd TE's k paths onto new routes.
+``h_{s,d}`` is the demand the state offers: all of it intact; in a failure state only the classes that survive
+(:func:`backbone.failure_policy.carried_in_failure`; a pausing class, by default ``training-sync``, is not offered
+there), the policy the sweeps judge the states by too.
+
+Demands with the same source, destination and SLO have the same admissible paths and are one commodity ``d`` (exact
+for what can be carried). Paths ``P_s`` are the latency-admissible candidate paths (TE's rule) on the network with a
+set ``K`` of candidates open and state ``s`` applied. A path over an unbuilt candidate has no capacity; every path
+the design uses survives in the k shortest paths of the built network (removing links only removes paths), so TE on
+the built network carries what the MIP carried, whatever it builds. ``K`` is the routes needed
+(:func:`routes_needed`): opening every candidate would crowd TE's k paths onto new routes.
 
 A state is *excused* only when no design can help it: some demand has no admissible path in it
 even with every candidate built (the reason names the demand and why), or every upgrade and
@@ -49,11 +53,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from backbone.failure_policy import carried_in_failure, class_failure_policy
 from backbone.model import Network
 from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.core.sparse import selector
-from backbone.solver.design.survivable.bound import bound_states, survive_lower_bound
+from backbone.solver.design.summary import DesignIteration, SurvivableDesignSummary
+from backbone.solver.design.survivable.bound import bound_states
 from backbone.solver.design.survivable.model import (
     Commodities,
     MipDesign,
@@ -66,14 +72,14 @@ from backbone.solver.design.survivable.model import (
     upgrade_table,
 )
 from backbone.solver.design.survivable.options import SurviveOptions
+from backbone.solver.design.survivable.slo_bound import best_lower_bound
 from backbone.solver.design.survivable.survivability import ExcusedState, Survivability
+from backbone.solver.design.survivable.sweeps import measure_overloaded, sweep_states
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
     ScenarioRecord,
-    SweepContext,
     enumerate_scenarios,
-    run_sweep,
 )
 from backbone.solver.failures.impact import survive_tolerance_gbps
 
@@ -119,6 +125,9 @@ class SurvivableDesign:
     restricted_optimum
         The last MIP's ``{cost_usd, bound_usd, gap, status, restriction}``: optimal (or bounded) only among
         designs that open the candidates it opened and route over its ``k`` paths, in its working set.
+    failure_policy
+        Each traffic class's failure policy in the design (:mod:`backbone.failure_policy`): failure states offer
+        only the classes that survive.
     """
 
     status: str
@@ -128,7 +137,7 @@ class SurvivableDesign:
     gap: float | None
     upgrades: pd.DataFrame
     network_after: Network
-    iterations: list[dict[str, Any]]
+    iterations: list[DesignIteration]
     states_examined: int
     working_set: list[str]
     records_after: list[ScenarioRecord]
@@ -141,6 +150,7 @@ class SurvivableDesign:
     model: dict[str, int] = field(default_factory=dict)
     bound: dict[str, Any] = field(default_factory=dict)
     restricted_optimum: dict[str, Any] = field(default_factory=dict)
+    failure_policy: dict[str, str] = field(default_factory=dict)
 
     @property
     def survived(self) -> int:
@@ -153,23 +163,26 @@ class SurvivableDesign:
                              not_survivable=self.not_survivable, violated=self.violated)
 
     def summary(self) -> dict[str, Any]:
-        """JSON-ready summary."""
+        """The summary's JSON document (:meth:`typed_summary` dumped)."""
+        return self.typed_summary().document()
+
+    def typed_summary(self) -> SurvivableDesignSummary:
+        """The :class:`~backbone.solver.design.summary.SurvivableDesignSummary`: cost, bound, survivability, the
+        iterations, what to buy and the map values."""
         up = self.upgrades
-        return {
-            "mode": "survivable", "status": self.status, "failure_kind": self.failure_kind,
-            "cost_usd": self.cost_usd, "lower_bound_usd": self.lower_bound_usd, "gap": self.gap,
-            "ceiling": self.ceiling, "failure_ceiling": self.failure_ceiling, "converged": self.converged,
-            "states_examined": self.states_examined, "states_added": len(self.working_set),
-            "states_needed": len({s for p in up["protects"] for s in p} - {"intact"}) if len(up) else 0,
-            "working_set": self.working_set, "iterations": self.iterations,
-            "survivability": self.survivability().model_dump(),
-            "links_upgraded": int((up["action"] == "upgrade").sum()) if len(up) else 0,
-            "routes_built": int((up["action"] == "new route").sum()) if len(up) else 0,
-            "bound": self.bound, "restricted_optimum": self.restricted_optimum,
-            "upgrades": up.to_dict("records"), "model": self.model, "seconds": round(self.seconds, 3),
-            "map": {"link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
-                    "failed_links": []},
-        }
+        return SurvivableDesignSummary(
+            status=self.status, failure_kind=self.failure_kind, cost_usd=self.cost_usd,
+            lower_bound_usd=self.lower_bound_usd, gap=self.gap, ceiling=self.ceiling,
+            failure_ceiling=self.failure_ceiling, converged=self.converged,
+            states_examined=self.states_examined, states_added=len(self.working_set),
+            states_needed=len({s for p in up["protects"] for s in p} - {"intact"}) if len(up) else 0,
+            working_set=self.working_set, iterations=self.iterations, survivability=self.survivability(),
+            links_upgraded=int((up["action"] == "upgrade").sum()) if len(up) else 0,
+            routes_built=int((up["action"] == "new route").sum()) if len(up) else 0,
+            bound=self.bound, restricted_optimum=self.restricted_optimum, failure_policy=self.failure_policy,
+            upgrades=up.to_dict("records"), model=self.model, seconds=round(self.seconds, 3), map={
+                "link_values": {"added_gbps": {str(r.link): float(r.added_gbps) for r in up.itertuples()}},
+                "failed_links": []})
 
 
 def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.ndarray) -> tuple[float, str]:
@@ -178,7 +191,7 @@ def _excuse(full: Network, block: StateBlock, base_has: np.ndarray, lost: np.nda
     from scipy.sparse.csgraph import connected_components
 
     d = full.demands
-    stuck = base_has & ~block.has_path & ~lost
+    stuck = base_has & ~block.has_path & ~lost & block.offered_demands()  # a paused demand is not offered
     if not stuck.any():
         return 0.0, ""
     keep = ~full.links.index.isin(block.failed)
@@ -267,19 +280,18 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         t_sweep = time.perf_counter()
         if survive != "none" and run.records is None:
             progress(min(0.95, 0.1 + 0.8 * (it - 1) / max_iterations), f"iteration {it}: sweeping every state")
-            run.records = _sweep(run.records_net, survive, run.sopts)
+            run.records = sweep_states(run.records_net, survive, run.sopts)
         sweep_seconds = time.perf_counter() - t_sweep if survive != "none" else 0.0
         new = _violated_states(run, opts.max_states)
         if it > 1 and not new:
             run.converged = not run.violated
-            run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
-            run.iterations[-1]["violated"] = len(run.violated)
+            run.iterations[-1] = run.iterations[-1].model_copy(
+                update={"sweep_seconds": round(sweep_seconds, 3), "violated": len(run.violated)})
             break
         if it > 1 and time.perf_counter() >= design_deadline:
-            run.iterations[-1]["sweep_seconds"] = round(sweep_seconds, 3)
-            run.iterations[-1]["violated"] = len(run.violated)
-            run.iterations[-1]["stopped"] = (f"time budget of {budget_factor:g} x time_limit_s "
-                                             f"({budget_factor * time_limit_s:g} s) used")
+            run.iterations[-1] = run.iterations[-1].model_copy(update={
+                "sweep_seconds": round(sweep_seconds, 3), "violated": len(run.violated),
+                "stopped": f"time budget of {budget_factor:g} x time_limit_s ({budget_factor * time_limit_s:g} s) used"})
             break
         run.working += new
         progress(min(0.95, 0.1 + 0.8 * (it - 0.5) / max_iterations),
@@ -287,13 +299,11 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         _design_working_set(run, it, max_iterations, design_deadline)
         mip = run.mip
         assert mip is not None
-        run.iterations.append({"iteration": it, "working_states": len(run.working), "added": len(new),
-                               "violated": len(run.violated), "cost_usd": mip.cost_usd,
-                               "restricted_bound_usd": mip.bound_usd,
-                               "mip_status": mip.solver_status, "mip_seconds": round(mip.seconds, 3),
-                               "path_rounds": mip.path_rounds, "designs_tried": mip.tried,
-                               "sweep_seconds": round(sweep_seconds, 3),
-                               "model": mip.stats})
+        run.iterations.append(DesignIteration(
+            iteration=it, working_states=len(run.working), added=len(new), violated=len(run.violated),
+            cost_usd=mip.cost_usd, restricted_bound_usd=mip.bound_usd, mip_status=mip.solver_status,
+            mip_seconds=round(mip.seconds, 3), path_rounds=mip.path_rounds, designs_tried=mip.tried,
+            sweep_seconds=round(sweep_seconds, 3), model=mip.stats))
         logger.info("survivable design iteration %d: %d states, cost %.0f, bound %s", it, len(run.working),
                     mip.cost_usd, mip.bound_usd)
         design_key = tuple(sorted(apply_design(run.base, mip.full, mip)[1].items())) + tuple(
@@ -310,7 +320,7 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
     else:
         # iterations exhausted: sweep the last design so what is reported is what it does
         if survive != "none":
-            run.records_net, run.records = run.after, _sweep(run.after, survive, run.sopts)
+            run.records_net, run.records = run.after, sweep_states(run.after, survive, run.sopts)
             _violated_states(run, 0)
     return _finish_run(run, t_start)
 
@@ -347,12 +357,14 @@ class _SurviveRun:
     path_excuse: dict[str, tuple[float, str]] = field(default_factory=dict)
     short_excuse: dict[str, tuple[float, str]] = field(default_factory=dict)
     initial: list[str] = field(default_factory=list)
-    iterations: list[dict[str, Any]] = field(default_factory=list)
+    iterations: list[DesignIteration] = field(default_factory=list)
     mip: MipDesign | None = None
     violated: list[str] = field(default_factory=list)
     converged: bool = False
     best_bound: float | None = None
     restriction: str = ""
+
+    carried: np.ndarray | None = None  # per demand of ``full``: offered in a failure state (its class survives)
 
     def lost_mask(self, sc: FailureScenario) -> np.ndarray:
         """Demands lost with the sites ``sc`` fails."""
@@ -365,7 +377,7 @@ class _SurviveRun:
             return
         sc = self.scen_full[sid]
         self.blocks[sid] = state_block(self.full, self.full, sid, sc.links, self.k_paths,
-                                       self.failure_utilisation_ceiling, self.comm)
+                                       self.failure_utilisation_ceiling, self.comm, self.carried)
         self.failed_of[sid], self.ceiling_of[sid] = tuple(sc.links), self.failure_utilisation_ceiling
         self.path_excuse[sid] = _excuse(self.full, self.blocks[sid], self.intact.has_path, self.lost_mask(sc))
         self.set_excuse(sid)
@@ -389,14 +401,17 @@ def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions
     base = net if use_candidates else net.drop_candidates(net.candidates.index)
     full = full_network(base)
     tol = survive_tolerance_gbps(net)
-    sopts = (sweep_options or FailureOptions.model_validate({})).model_copy(update={"kind": survive if survive != "none"
-                                                                   else "srlg", "k_paths": k, "derate": None,
-                                                                   "scenarios": None, "verify": False,
-                                                                   "method": "path"})  # the design's k paths
+    sweep_options = sweep_options or FailureOptions.model_validate({})
+    # the run's failure policy: the design's own, else its sweeps' (one policy for the MIP and the sweeps)
+    policy = opts.failure_policy if opts.failure_policy is not None else sweep_options.failure_policy
+    sopts = sweep_options.model_copy(update={"kind": survive if survive != "none" else "srlg", "k_paths": k,
+                                             "derate": None, "scenarios": None, "verify": False,
+                                             "method": "path", "failure_policy": policy})  # the design's k paths
     scen_full: dict[str, FailureScenario] = {}
     if survive != "none":
         scen_full = {s.id: s for s in enumerate_scenarios(full, survive)}  # type: ignore[arg-type]
-    comm = Commodities.of_network(full)
+    carried = carried_in_failure(full, policy).to_numpy()
+    comm = Commodities.of_network(full, carried)
     intact = state_block(full, full, "intact", (), k, ceiling, comm)  # every candidate built: for the excuses
     return _SurviveRun(
         base=base, full=full, survive=survive, utilisation_ceiling=ceiling, failure_utilisation_ceiling=failure_ceiling,
@@ -406,7 +421,7 @@ def _start_run(net: Network, opts: SurviveOptions, sweep_options: FailureOptions
         comm=comm, intact=intact, progress=progress, records_net=net, after=net,
         records=list(initial_records) if initial_records is not None else None,
         prev_y=(),  # the first records are of the network with nothing built: a design that builds nothing is it
-        blocks={"intact": intact}, failed_of={"intact": ()}, ceiling_of={"intact": ceiling},
+        blocks={"intact": intact}, failed_of={"intact": ()}, ceiling_of={"intact": ceiling}, carried=carried,
         initial=list(dict.fromkeys(str(x) for x in initial_states if str(x) in scen_full)))
 
 
@@ -451,7 +466,7 @@ def _measure_excused(run: _SurviveRun) -> None:
             and run.excused.get(r.scenario, (0.0, ""))[0] > 0]
     if not todo or run.records is None:
         return
-    measured = {r.scenario: r for r in _measure_overloaded(run.records_net, run.survive, run.sopts, todo)}
+    measured = {r.scenario: r for r in measure_overloaded(run.records_net, run.survive, run.sopts, todo)}
     run.records = [measured.get(r.scenario, r) for r in run.records]
 
 
@@ -483,8 +498,8 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
                      f"{len(keep)} candidate routes open ({label})")
         model_full = base.with_candidates_built(
             {c: int(base.candidates.at[c, "max_modules"]) for c in keep}) if keep else base
-        model_blocks = [state_block(model_full, model_full, sid, run.failed_of[sid], k, run.ceiling_of[sid], comm)
-                        for sid in ["intact", *working]]
+        model_blocks = [state_block(model_full, model_full, sid, run.failed_of[sid], k, run.ceiling_of[sid], comm,
+                                    run.blocks[sid].offered) for sid in ["intact", *working]]
         cand = solve_mip(base, model_full, model_blocks, run.time_limit_s, run.backend, run.mip_gap, tol, comm)
         mip_seconds += cand.seconds
         ids = model_full.links.index
@@ -523,20 +538,17 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     """Measure the final design's states and assemble the :class:`SurvivableDesign`."""
     survive, records = run.survive, run.records
     if records is None and survive != "none":
-        records = _sweep(run.after, survive, run.sopts)
+        records = sweep_states(run.after, survive, run.sopts)
     if records and any(r.impact.overloaded and math.isnan(r.impact.unmet_gbps) for r in records):
-        records = _measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
+        records = measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
     cost = float(mip.cost_usd)
     restricted = {"cost_usd": cost, "bound_usd": best_bound, "gap": _gap(cost, best_bound),
                   "status": mip.solver_status, "restriction": run.restriction}
     run.progress(0.97, f"lower bound: LP over every candidate and path, intact state and {len(run.working)} states")
-    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip.short_by_state_gbps[0])}
-    true = survive_lower_bound(run.base, run.full, bound_states(
-        run.blocks, ["intact", *run.working], run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()}),
-        run.bound_time_limit_s, run.backend)
-    bound_usd = true.bound_usd  # above the cost (beyond LP tolerance) only for a design short in a bound state
+    true = _lower_bound(run, mip)
+    bound_usd = true["bound_usd"]  # above the cost (beyond LP tolerance) only for a design short in a bound state
     if bound_usd is not None and cost < bound_usd <= cost * (1 + 1e-7) + 1e-6:
         bound_usd = cost
     gap = _gap(cost, bound_usd)
@@ -556,29 +568,20 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
         violated=sorted(still),
         ceiling=run.utilisation_ceiling, failure_ceiling=run.failure_utilisation_ceiling, converged=converged,
         seconds=time.perf_counter() - t_start, model=mip.stats,
-        bound=true.to_dict(), restricted_optimum=restricted)
+        bound=true, restricted_optimum=restricted,
+        failure_policy=class_failure_policy(run.full.meta, run.sopts.failure_policy))
+
+
+def _lower_bound(run: _SurviveRun, mip: MipDesign) -> dict[str, Any]:
+    """The better of the two true lower bounds (:func:`best_lower_bound`) over the intact state and the working set,
+    with the excuse allowance ``A_s`` of :func:`bound_states`."""
+    short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip.short_by_state_gbps[0])}
+    sids = ["intact", *run.working]
+    states = bound_states(run.blocks, sids, run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()})
+    return best_lower_bound(run.base, run.full, [run.blocks[s] for s in sids], run.comm, states,
+                            run.bound_time_limit_s, run.backend)
 
 
 def _gap(cost: float, bound: float | None) -> float | None:
     """``(cost - bound) / cost`` (0 for a free design; None without a bound)."""
     return None if bound is None else (max(0.0, cost - bound) / cost if cost > 0 else 0.0)
-
-
-def _sweep(net: Network, kind: str, opts: FailureOptions) -> list[ScenarioRecord]:
-    """Every state of ``kind``; overloaded states are flagged, not measured (enough to add them)."""
-    scenarios = enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
-    quick = opts.model_copy(update={"shortfall": False})
-    ctx = SweepContext.build(net, quick)
-    return run_sweep(net, scenarios, quick, None, ctx)
-
-
-def _measure_overloaded(net: Network, kind: str, opts: FailureOptions,
-                        records: list[ScenarioRecord]) -> list[ScenarioRecord]:
-    """``records`` with the overloaded states' shortfall measured (max-throughput at 100 %)."""
-    todo = {r.scenario for r in records if math.isnan(r.impact.unmet_gbps)}
-    scenarios = [s for s in enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
-                 if s.id in todo]
-    full_opts = opts.model_copy(update={"shortfall": True})
-    ctx = SweepContext.build(net, full_opts)
-    measured = {r.scenario: r for r in run_sweep(net, scenarios, full_opts, None, ctx)}
-    return [measured.get(r.scenario, r) for r in records]

@@ -53,24 +53,34 @@ class StateBlock:
     incidence: sp.csr_matrix  # variables x arcs
     has_path: np.ndarray  # per demand
     ceiling: float
+    offered: np.ndarray | None = None  # per demand: offered in the state (None: every demand; see state_block)
+
+    def offered_demands(self) -> np.ndarray:
+        """Per demand: whether the state offers it (a failure state does not offer the pausing classes)."""
+        return np.ones(len(self.has_path), bool) if self.offered is None else self.offered
 
 
 @dataclass
 class Commodities:
-    """Demands grouped by (src, dst, SLO, carries traffic): ``of`` maps demand -> commodity,
-    ``first`` is a representative demand per commodity and ``gbps`` the commodity's demand."""
+    """Demands grouped by (src, dst, SLO, carries traffic, carried in a failure state): ``of`` maps demand ->
+    commodity, ``first`` is a representative demand per commodity and ``gbps`` the commodity's demand.
+
+    A commodity's demands all survive or all pause in a failure state (``carried``, per demand, from
+    :func:`backbone.failure_policy.carried_in_failure`; default: every demand survives), so a state offers a
+    commodity whole or not at all (:meth:`offered_gbps`)."""
 
     of: np.ndarray
     first: np.ndarray
     gbps: np.ndarray
 
     @classmethod
-    def of_network(cls, net: Network) -> Commodities:
+    def of_network(cls, net: Network, carried: np.ndarray | None = None) -> Commodities:
         d = net.demands
         gbps = d["demand_gbps"].to_numpy(float)
+        survives = np.ones(len(d), bool) if carried is None else np.asarray(carried, bool)
         key = pd.DataFrame({"src": d["src"].to_numpy(), "dst": d["dst"].to_numpy(),
-                            "slo": d["slo_rtt_ms"].to_numpy(float), "pos": gbps > 0})
-        of = key.groupby(["src", "dst", "slo", "pos"], sort=False, dropna=False).ngroup().to_numpy()
+                            "slo": d["slo_rtt_ms"].to_numpy(float), "pos": gbps > 0, "survives": survives})
+        of = key.groupby(["src", "dst", "slo", "pos", "survives"], sort=False, dropna=False).ngroup().to_numpy()
         n = int(of.max()) + 1 if len(of) else 0
         first = np.full(n, -1, np.int64)
         first[of[::-1]] = np.arange(len(of))[::-1]
@@ -80,12 +90,19 @@ class Commodities:
         """Per commodity: whether its demands have an admissible path."""
         return has_path_demand[self.first]
 
+    def offered_gbps(self, block: StateBlock) -> np.ndarray:
+        """Per commodity: the Gbps the state ``block`` offers (``h_{s,d}``: 0 for a pausing commodity in a failure
+        state)."""
+        return np.where(block.offered_demands()[self.first], self.gbps, 0.0)
+
 
 def state_block(current: Network, full: Network, scenario: str, failed: Sequence[str], k_paths: int,
-                 utilisation_ceiling: float, comm: Commodities | None = None) -> StateBlock:
+                 utilisation_ceiling: float, comm: Commodities | None = None,
+                 offered: np.ndarray | None = None) -> StateBlock:
     """The state's ``k_paths`` candidate paths on ``full`` (TE's paths on any built design that uses only built
     links: removing links only removes paths), plus those on ``current`` when it differs (the routes
-    TE uses there), one set of flow variables per commodity."""
+    TE uses there), one set of flow variables per commodity. ``offered`` (per demand; None: every demand) is
+    what the state offers: a failure state leaves out the classes that pause (their demand ``h_{s,d}`` is 0)."""
     comm = comm or Commodities.of_network(full)
     vd, _, inc = state_paths(full, [x for x in failed if x in full.links.index], k_paths)
     if not current.links.index.equals(full.links.index):
@@ -101,7 +118,8 @@ def state_block(current: Network, full: Network, scenario: str, failed: Sequence
     has = np.zeros(len(full.demands), bool)
     has[vd] = True
     keep = comm.first[comm.of[vd]] == vd  # the representative demand's paths stand for its commodity
-    return StateBlock(scenario, tuple(failed), comm.of[vd[keep]], inc[np.flatnonzero(keep)], has, utilisation_ceiling)
+    return StateBlock(scenario, tuple(failed), comm.of[vd[keep]], inc[np.flatnonzero(keep)], has, utilisation_ceiling,
+                      None if offered is None else np.asarray(offered, bool))
 
 
 @dataclass
@@ -206,7 +224,6 @@ def build_mip(net: Network, full: Network, blocks: list[StateBlock], comm: Commo
     is_cand, cap, mod, cost, y_max = link_modules(links, n_old)
     cands = net.candidates
     fixed = cands["fixed_cost_usd"].reindex(links.index[is_cand]).fillna(0.0).to_numpy(float)
-    h = comm.gbps
     S = len(blocks)
     lp = LinearProgram(f"survivable-{net.name}")
     lp.add_variables("modules", links.index, cost=0.0 if fix_max else cost, lower=y_max if fix_max else 0.0,
@@ -219,7 +236,7 @@ def build_mip(net: Network, full: Network, blocks: list[StateBlock], comm: Commo
     lp.add_variables("flow", int(offsets[-1]))
     index = pd.MultiIndex.from_product([range(S), full.demands.index[comm.first]], names=["state", "demand"])
     no_path = ~np.concatenate([comm.has_path(b.has_path) for b in blocks])
-    h_all = np.tile(h, S)
+    h_all = np.concatenate([comm.offered_gbps(b) for b in blocks]) if S else np.zeros(0)  # h_{s,d}
     lp.add_variables("unmet", index, cost=np.where(no_path, 0.0, 1.0 if fix_max else UNMET_PENALTY_USD_PER_GBPS),
                      lower=np.where(no_path, h_all, 0.0), upper=h_all)
     state_demand_rows(lp, [b.var_demand for b in blocks], h_all, index)
@@ -288,7 +305,8 @@ def routes_needed(base: Network, full: Network, full_blocks: list[StateBlock], k
         vd0, _, _ = state_paths(base, present, k_paths)
         has0 = np.zeros(len(full.demands), bool)
         has0[vd0] = True
-        rows = np.flatnonzero(~comm.has_path(has0)[b.var_demand])
+        offered = b.offered_demands()[comm.first]  # a pausing commodity needs no route in a failure state
+        rows = np.flatnonzero(~comm.has_path(has0)[b.var_demand] & offered[b.var_demand])
         if not len(rows):
             continue
         cost = b.incidence[rows] @ arc_price

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.backends import BackendName
-from backbone.solver.core.options import BoundTimeLimitS, KPaths, MipGap, TimeLimitS
+from backbone.solver.core.options import BoundTimeLimitS, FailurePolicyOption, KPaths, MipGap, TimeLimitS
 
 SurviveKind = Literal["link", "srlg", "site", "srlg,link", "none"]
 """Failure kinds a design can survive (every single element of the kind; ``srlg,link`` every single SRLG and every
@@ -49,8 +49,11 @@ class SurviveOptions(BaseModel):
                                    description="Most failure states the working set may hold (default: no cap; "
                                                "capped states are reported as violated).")
     bound_time_limit_s: BoundTimeLimitS = Field(60.0,
-        description="Seconds for the true lower bound (an LP relaxation over every candidate route and every path, "
+        description="Seconds for the true lower bound, the better of two LP relaxations over every candidate route "
+                    "and every path (the path LP with the SLOs kept, :mod:`backbone.solver.design.survivable.slo_bound`, "
+                    "in at most 3/4 of them, then the arc-flow LP with the SLOs dropped, "
                     ":mod:`backbone.solver.design.survivable.bound`); 0 skips it (no bound, no gap).")
     candidates: bool = Field(True,
                              description="Whether new routes from the candidates table may be built "
                                          "(false: upgrades of existing links only).")
+    failure_policy: FailurePolicyOption = None

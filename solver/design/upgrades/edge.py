@@ -21,6 +21,7 @@ from backbone.model import Network
 from backbone.serialize import finite_or_none
 from backbone.solver.design import DesignInstance, DesignSolution, ProgressFn, link_loads, solve_design
 from backbone.solver.design.options import CandidateLink
+from backbone.solver.design.summary import UpgradeDesignSummary
 
 logger = logging.getLogger(__name__)
 
@@ -142,15 +143,22 @@ class DesignResult:
     survivability: str
 
     def summary(self) -> dict[str, Any]:
-        """JSON-ready summary (what ``backbone design --json`` prints)."""
-        return {"mode": "upgrade", "status": self.status, "cost_usd": finite_or_none(self.cost_usd),
-                "lower_bound_usd": finite_or_none(self.lower_bound_usd), "gap": self.gap,
-                "survivability": self.survivability, "ceiling": self.ceiling, "states": len(self.instance.states),
-                "upgrades": [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
-                             for r in self.upgrades.to_dict("records")],
-                "lp_bound_usd": finite_or_none(self.solution.lp_bound), "heuristic_cost_usd": finite_or_none(self.solution.heuristic_cost),
-                "solve_seconds": round(self.solution.seconds, 3), "backend": self.solution.backend,
-                "notes": self.solution.notes, "map": self.map}
+        """The summary's JSON document (:meth:`typed_summary` dumped)."""
+        return self.typed_summary().document()
+
+    def typed_summary(self) -> UpgradeDesignSummary:
+        """The :class:`~backbone.solver.design.summary.UpgradeDesignSummary` (what ``backbone design --json``
+        prints)."""
+        return UpgradeDesignSummary(
+            status=self.status, cost_usd=finite_or_none(self.cost_usd),
+            lower_bound_usd=finite_or_none(self.lower_bound_usd), gap=self.gap,
+            survivability=self.survivability, ceiling=self.ceiling, states=len(self.instance.states),
+            upgrades=[{k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
+                      for r in self.upgrades.to_dict("records")],
+            lp_bound_usd=finite_or_none(self.solution.lp_bound),
+            heuristic_cost_usd=finite_or_none(self.solution.heuristic_cost),
+            solve_seconds=round(self.solution.seconds, 3), backend=self.solution.backend,
+            notes=self.solution.notes, map=self.map)
 
 
 def design_upgrades(net: Network, failure_sets: FailureSets = "none", utilisation_ceiling: float = 0.8,

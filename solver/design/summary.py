@@ -1,0 +1,223 @@
+"""``design.json``'s summaries as typed models, one per mode of ``backbone design``, and the survivable design's
+per-iteration record (:class:`DesignIteration`).
+
+* :class:`SurvivableDesignSummary` (``mode`` ``survivable``): the intact or survivable design over TE's paths,
+  built by :meth:`SurvivableDesign.typed_summary
+  <backbone.solver.design.survivable.iterate.SurvivableDesign.typed_summary>`.
+* :class:`UpgradeDesignSummary` (``mode`` ``upgrade``): the edge-based design, built by :meth:`DesignResult.typed_summary
+  <backbone.solver.design.upgrades.edge.DesignResult.typed_summary>`.
+* :class:`SndlibDesignSummary` (``mode`` ``sndlib``): an SNDlib model solved, built by the ``design`` task.
+
+Each is dumped (:meth:`~backbone.solver.core.summary.TypedSummary.document`) only at the file and API edge.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+
+from backbone.solver.core.summary import TaskSummary
+from backbone.solver.design.survivable.survivability import Survivability
+
+__all__ = ["DesignIteration", "DesignSummary", "SndlibDesignSummary", "SurvivableDesignSummary",
+           "UpgradeDesignSummary"]
+
+
+class DesignIteration(BaseModel):
+    """One iteration of the survivable design (one MIP over the working set, then a sweep of its design), or the
+    intact design's one MIP. Frozen: a later figure of the same iteration (its sweep) makes a new record
+    (``model_copy(update=...)``). ``paths`` and ``unmet_gbps`` are the intact design's, ``designs_tried`` and
+    ``stopped`` the survivable design's: each is in the document only when it is not None."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")  # unknown stays NaN
+
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("paths", "unmet_gbps", "designs_tried", "stopped")
+    """Fields left out of the document when None (the other kind of design does not report them)."""
+
+    iteration: int
+    """1, 2, ...: the iteration's number."""
+    working_states: int
+    """Failure states in the MIP's working set."""
+    added: int
+    """States added to the working set by this iteration."""
+    violated: int
+    """States the design still violates (after the iteration's sweep)."""
+    cost_usd: float
+    """The MIP design's cost."""
+    restricted_bound_usd: float | None
+    """The MIP's dual bound: a bound of its restricted model only (None when it proved none)."""
+    mip_status: str
+    """The MIP solver's status."""
+    mip_seconds: float
+    """Seconds the MIP took."""
+    path_rounds: int
+    """Rounds of path pricing (new candidate paths) in the MIP."""
+    paths: int | None = None
+    """Paths column generation ended with (the intact design)."""
+    unmet_gbps: float | None = None
+    """Traffic the intact design leaves unmet (Gbps; the intact design)."""
+    designs_tried: list[dict[str, Any]] | None = None
+    """The designs the MIP was started from and what each gave (the survivable design)."""
+    sweep_seconds: float
+    """Seconds the sweep of the design took."""
+    model: dict[str, int]
+    """The MIP's size: ``rows``, ``cols``, ``nonzeros``, ``integer_cols``."""
+    stopped: str | None = None
+    """Why the iterations stopped here (the design's time budget), if they did."""
+
+    @model_serializer(mode="wrap")
+    def _leave_out_unreported(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The dumped fields without the :attr:`OPTIONAL` ones that are None."""
+        data: dict[str, Any] = handler(self)
+        for name in self.OPTIONAL:
+            if data.get(name, 0) is None:
+                del data[name]
+        return data
+
+
+class SurvivableDesignSummary(TaskSummary):
+    """``design`` over TE's paths (``mode`` ``survivable``): what to buy so the intact network (``survive`` none)
+    or every failure of a kind is carried, its cost, true lower bound and the iterations that found it. ``survive``
+    and ``verification`` are set by the ``design`` task (left out when None: the plan's design has neither)."""
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("survive", "verification")
+
+    mode: Literal["survivable"] = "survivable"
+    """The design's mode."""
+    status: str
+    """``optimal``, ``feasible``, ``time_limit``, ..."""
+    failure_kind: str
+    """The failures it survives (``none``: the intact state only)."""
+    cost_usd: float
+    """What the upgrades and new routes cost."""
+    lower_bound_usd: float | None
+    """The true lower bound on that cost (None when no bound LP finished)."""
+    gap: float | None
+    """``(cost_usd - lower_bound_usd) / cost_usd``."""
+    ceiling: float
+    """Utilisation ceiling in the intact state."""
+    failure_ceiling: float
+    """Utilisation ceiling in a failure state."""
+    converged: bool
+    """Whether the last sweep found no violated state."""
+    states_examined: int
+    """Failure states swept."""
+    states_added: int
+    """States in the working set (the MIP's)."""
+    states_needed: int
+    """States some purchase protects."""
+    working_set: list[str]
+    """The working set's states."""
+    iterations: list[DesignIteration]
+    """One record per iteration."""
+    survivability: Survivability
+    """What the design claims: states examined, survived, excused (with reasons) and violated."""
+    links_upgraded: int
+    """Links it upgrades."""
+    routes_built: int
+    """Candidate routes it builds."""
+    bound: dict[str, Any]
+    """How the lower bound was proven (what it covers, the method, its rounds and cuts)."""
+    restricted_optimum: dict[str, Any]
+    """The last MIP's optimum among designs with its restriction, named with it."""
+    failure_policy: dict[str, str]
+    """Each traffic class's failure policy in the design: what a failure state offers of it."""
+    upgrades: list[dict[str, Any]]
+    """``design_upgrades.csv``'s rows (``protects`` a list)."""
+    model: dict[str, int]
+    """The last MIP's size."""
+    seconds: float
+    """Seconds the design took."""
+    map: dict[str, Any]
+    """Map values: Gbps added per link."""
+    survive: str | None = None
+    """The ``survive`` option (set by the ``design`` task)."""
+    verification: dict[str, Any] | None = None
+    """The independent checker's report (with ``verify``)."""
+
+
+class UpgradeDesignSummary(TaskSummary):
+    """``design`` with edge-based routing (``mode`` ``upgrade``): module upgrades so all demand fits within the
+    ceiling in the normal state and every failure state of ``survivability``."""
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
+
+    mode: Literal["upgrade"] = "upgrade"
+    """The design's mode."""
+    status: str
+    """The MIP's status."""
+    cost_usd: float | None
+    """What the upgrades cost."""
+    lower_bound_usd: float | None
+    """The MIP's lower bound on that cost."""
+    gap: float | None
+    """Its relative gap."""
+    survivability: str
+    """The failures designed for (``none``, ``link``, ``srlg``, ``srlg,link``)."""
+    ceiling: float
+    """Utilisation ceiling."""
+    states: int
+    """States designed for (the normal state included)."""
+    upgrades: list[dict[str, Any]]
+    """``design_upgrades.csv``'s rows."""
+    lp_bound_usd: float | None
+    """The LP relaxation's bound."""
+    heuristic_cost_usd: float | None
+    """The rounding heuristic's cost."""
+    solve_seconds: float
+    """Seconds the solve took."""
+    backend: str
+    """The solver backend."""
+    notes: list[str]
+    """What a planner should know about the solve."""
+    map: dict[str, Any]
+    """Map values: Gbps added and capacity per link."""
+    verification: dict[str, Any] | None = None
+    """The independent checker's report (with ``verify``)."""
+
+
+class SndlibDesignSummary(TaskSummary):
+    """``design`` of an SNDlib network (``mode`` ``sndlib``): module counts per link under an SNDlib model code,
+    in the SNDlib instance's own units (``cost``, ``capacity`` in modules of ``gbps_per_unit``)."""
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
+
+    mode: Literal["sndlib"] = "sndlib"
+    """The design's mode."""
+    network: str
+    """The SNDlib network's name."""
+    model: str
+    """The SNDlib model code."""
+    status: str
+    """``optimal``, ``feasible``, ``infeasible``, ..."""
+    cost: float | None
+    """The design's cost (the instance's cost unit)."""
+    lower_bound: float | None
+    """The MIP's lower bound."""
+    gap: float | None
+    """Its relative gap."""
+    lp_bound: float | None
+    """The LP relaxation's bound."""
+    heuristic_cost: float | None
+    """The heuristic's cost."""
+    mip_status: str
+    """The MIP solver's status."""
+    solve_seconds: float
+    """Seconds the solve took."""
+    backend: str
+    """The solver backend."""
+    size: dict[str, Any]
+    """The model's size."""
+    links: list[dict[str, Any]]
+    """Per link: its configuration (modules installed, capacity, cost)."""
+    notes: list[str]
+    """What a planner should know about the solve."""
+    map: dict[str, Any]
+    """Map values: Gbps added and capacity per link."""
+    verification: dict[str, Any] | None = None
+    """The independent checker's report (with ``verify``)."""
+
+
+DesignSummary = SurvivableDesignSummary | UpgradeDesignSummary | SndlibDesignSummary
+"""``design``'s summary: one model per mode (``mode`` tells them apart)."""

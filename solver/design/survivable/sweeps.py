@@ -1,0 +1,37 @@
+"""The failure sweeps the survivable design runs on its designs (:mod:`backbone.solver.failures`: the same impact
+and "survived" as ``failures`` and ``plan``)."""
+
+from __future__ import annotations
+
+import math
+
+from backbone.model import Network
+from backbone.solver.failures import (
+    FailureOptions,
+    ScenarioRecord,
+    SweepContext,
+    enumerate_scenarios,
+    run_sweep,
+)
+
+__all__ = ["measure_overloaded", "sweep_states"]
+
+
+def sweep_states(net: Network, kind: str, opts: FailureOptions) -> list[ScenarioRecord]:
+    """Every state of ``kind``; overloaded states are flagged, not measured (enough to add them)."""
+    scenarios = enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
+    quick = opts.model_copy(update={"shortfall": False})
+    ctx = SweepContext.build(net, quick)
+    return run_sweep(net, scenarios, quick, None, ctx)
+
+
+def measure_overloaded(net: Network, kind: str, opts: FailureOptions,
+                        records: list[ScenarioRecord]) -> list[ScenarioRecord]:
+    """``records`` with the overloaded states' shortfall measured (max-throughput at 100 %)."""
+    todo = {r.scenario for r in records if math.isnan(r.impact.unmet_gbps)}
+    scenarios = [s for s in enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
+                 if s.id in todo]
+    full_opts = opts.model_copy(update={"shortfall": True})
+    ctx = SweepContext.build(net, full_opts)
+    measured = {r.scenario: r for r in run_sweep(net, scenarios, full_opts, None, ctx)}
+    return [measured.get(r.scenario, r) for r in records]

@@ -1,0 +1,72 @@
+"""``failures.json``'s summary as a typed model (:class:`FailuresSummary`), built by
+:meth:`backbone.solver.failures.result.SweepResult.typed_summary` and dumped only at the file and API edge.
+
+The scenario records, the baseline and the tables (``worst``, ``scenarios``, ``worst_by_link``) stay plain records
+here: they are the rows ``failures_scenarios.csv`` and ``failures_links.csv`` hold, written from the typed
+:class:`~backbone.solver.failures.records.ScenarioRecord` and :class:`~backbone.solver.failures.records.SweepBaseline`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from backbone.solver.core.summary import TaskSummary
+
+__all__ = ["FailuresSummary"]
+
+
+class FailuresSummary(TaskSummary):
+    """``failures``: every scenario's impact, the worst ones and the per-link worst utilisation.
+
+    The fields are in ``failures.json``'s order; ``options`` is set by the ``failures`` task and left out of the
+    document when it is None (a sweep summarised outside the task).
+    """
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("options",)
+
+    status: str
+    """``ok``: the sweep ran (each state's own status is in its record)."""
+    method: str
+    """How the baseline and the states were routed (``path``, ``srcflow``, ...)."""
+    scenarios_run: int
+    """Failure states swept."""
+    survived: int
+    """States carried (the one definition: :attr:`FailureImpact.survived
+    <backbone.solver.failures.impact.FailureImpact.survived>`)."""
+    not_survived: int
+    """States not carried."""
+    overloaded: int
+    """States whose traffic needs more than 100 % utilisation on some link."""
+    unmet_unknown: int
+    """States whose unmet traffic was not measured (NaN in their record)."""
+    max_gap: float | None
+    """The largest relative gap of a state's MLU to its lower bound (None when no state has one)."""
+    overload_not_proven: int
+    """Overloaded states whose MLU lower bound does not prove the overload."""
+    path_lp_states: int
+    """States whose MLU is the path LP's (restricted to the candidate paths)."""
+    notes: list[str]
+    """What the headline numbers do not cover, in words."""
+    failure_policy: dict[str, str]
+    """Each traffic class's failure policy in the sweep (:func:`backbone.failure_policy.class_failure_policy`)."""
+    paused_states: int
+    """States in which a pausing class was not offered (``paused_gbps`` > 0)."""
+    links_swept_as_own_group: list[str]
+    """Links in no SRLG, swept as their own group."""
+    seconds: float
+    """Wall-clock seconds of the sweep, the baseline's solve included."""
+    scenarios_per_second: float | None
+    """States swept per second (None when no time passed)."""
+    baseline: dict[str, Any]
+    """The intact network's figures (:meth:`SweepBaseline.to_dict
+    <backbone.solver.failures.records.SweepBaseline.to_dict>` without ``link_utilisation``)."""
+    worst: list[dict[str, Any]]
+    """The worst states: the first rows of ``failures_scenarios.csv``."""
+    scenarios: list[dict[str, Any]]
+    """Every state's record, worst first (without ``link_utilisation``)."""
+    worst_by_link: list[dict[str, Any]]
+    """The first rows of ``failures_links.csv``: per link its worst utilisation and the state that drives it."""
+    map: dict[str, Any]
+    """Map values: each link's worst utilisation (``link_values``), the worst state's failed links and a title."""
+    options: dict[str, Any] | None = None
+    """The sweep's options (set by the ``failures`` task, without ``scenarios``)."""
