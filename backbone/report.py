@@ -262,9 +262,15 @@ def _workloads_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
     parts[2:2] = _gravity_map(images)  # the map before the job table
     if w.get("not_considered"):
         parts.append(f'<p class="warn">The scenario\'s {w["not_considered"]} training jobs were not placed or routed in '
-                     "this plan: set <code>place.scenario_jobs: true</code> to place them with inference.</p>")
+                     "this plan: it set <code>place.scenario_jobs: false</code> (they are placed with inference by "
+                     "default).</p>")
     if w["unplaced"]:
         parts.append(f'<p class="bad">Not placed: {esc(", ".join(w["unplaced"]))} (the placement names why).</p>')
+    unmet = {str(j["job"]): str(j.get("checkpoint_policy_note") or "") for j in w["jobs"]
+             if j.get("checkpoint_policy_met") is False}
+    if unmet:
+        parts.append('<p class="warn">Checkpoint replica policy not met (no checkpoint copy): '
+                     f'{esc("; ".join(f"{job}: {why}" for job, why in unmet.items()))}.</p>')
     parts += ["<h3>Datasets and new replicas</h3>",
               table_html(w["datasets"], [("dataset", "dataset"), ("size_pb", "PB"), ("homes", "homes"),
                                          ("residency", "residency")], formats={"size_pb": ",.3f"}, max_rows=60),

@@ -1,7 +1,7 @@
 """Seconds per stage of ``backbone plan`` with and without the scenario's training workloads (issue #29).
 
-Runs the plan twice on a scenario (default: the shipped one): with the defaults (``place.scenario_jobs`` off: the
-training jobs are neither placed nor routed) and with ``place.scenario_jobs`` on (the jobs placed with inference,
+Runs the plan twice on a scenario (default: the shipped one): with ``place.scenario_jobs`` off (the training jobs
+are neither placed nor routed) and with the defaults (``place.scenario_jobs`` on: the jobs placed with inference,
 their sync, checkpoint and dataset flows and dataset growth routed, failed and designed for). Prints one table:
 seconds per stage side by side, and the workload figures of the second run.
 
@@ -43,8 +43,8 @@ def main() -> None:
     base = {"failures": {"workers": args.workers}}
     tmp = Path(tempfile.mkdtemp(prefix="bench-workloads-"))
     load = os.getloadavg()
-    without, t_without = _run(net, base, tmp / "without")
-    with_jobs, t_with = _run(net, {**base, "place": {"scenario_jobs": True}}, tmp / "with")
+    without, t_without = _run(net, {**base, "place": {"scenario_jobs": False}}, tmp / "without")
+    with_jobs, t_with = _run(net, base, tmp / "with")
     load_after = os.getloadavg()
     title = (f"backbone plan on {net.name}: {len(net.training_jobs)} training jobs, {len(net.datasets)} datasets "
              f"(load {load[0]:.1f} before, {load_after[0]:.1f} after)")

@@ -165,6 +165,10 @@ def _print_training(console: Any, s: dict[str, Any]) -> None:
     if len(rows) > MAX_ROWS:
         t.caption = f"{len(rows) - MAX_ROWS} more in place_training.csv"
     console.print(t)
+    unmet = {str(r["job"]): str(r.get("checkpoint_policy_note") or "") for r in rows
+             if r.get("checkpoint_policy_met") is False}
+    for job, why in unmet.items():
+        console.print(f"[yellow]checkpoint policy not met:[/] {job}: {why} (no checkpoint copy)", highlight=False)
     by_class = s.get("workload_gbps_by_class") or {}
     reps = s.get("replicas") or []
     line = ", ".join(f"{k} {v:,.1f} Gbps" for k, v in sorted(by_class.items()) if v is not None) or "none"

@@ -135,6 +135,7 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
                 (policy == "other-region") == (region[c] != region[first]))
                 and _resident(net, job, datasets, c)]
             best = nearest(first, targets)
+            problems += _policy_flag_problems(str(jid), rows, bool(best))
             stated = str(rows["checkpoint_site"].iloc[0])
             if best and stated not in best:
                 problems.append(f"training job {jid}: checkpoints go to {stated!r}, not to the nearest {policy} "
@@ -157,6 +158,20 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
         if g > 0:
             out.append(("", "replication", str(r.dataset), str(r.site), g, (homes[0],)))
     return out, problems
+
+
+def _policy_flag_problems(jid: str, rows: pd.DataFrame, has_site: bool) -> list[str]:
+    """The job's ``checkpoint_policy_met`` says what the checker finds: false exactly when no storage site meets
+    the policy and the residency (or, stated as the reason, the backbone reaches none); [] for tables without it."""
+    if "checkpoint_policy_met" not in rows:
+        return []
+    met = bool(rows["checkpoint_policy_met"].iloc[0])
+    note = str(rows["checkpoint_policy_note"].iloc[0] or "") if "checkpoint_policy_note" in rows else ""
+    if met and not has_site:
+        return [f"training job {jid}: checkpoint_policy_met is true, but no storage site meets its policy"]
+    if not met and has_site and not note.startswith("no backbone path"):
+        return [f"training job {jid}: checkpoint_policy_met is false ({note!r}), but a storage site meets its policy"]
+    return []
 
 
 def _walk(ends: dict[str, tuple[str, str]], start: str, links: list[str]) -> list[tuple[str, str, str]] | None:

@@ -130,6 +130,8 @@ def build_placement(inp: PlacementInputs, elastic: bool = False,
         lp.add_variables("extra_mw", sites.index, cost=unit * 1000.0 / opts.kw_per_gpu)
     demand_rows(lp, inp)
     site_gpu_rows(lp, inp, B, elastic)
+    if not elastic:  # the elastic re-solve's extra GPUs break the integer step the cut rounds to
+        gpu_rounding_rows(lp, inp, B)
     power_rows(lp, inp, B, elastic)
     build_max_rows(lp, inp)
     build_min_rows(lp, inp)
@@ -214,6 +216,44 @@ def site_gpu_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bo
         blocks["extra_gpus"] = sp.kron(np.ones((T, 1)), -sp.identity(S), format="csr")
     return lp.add_constraints("site_gpus", blocks, upper=np.tile(inp.sites["gpus_installed"].to_numpy(dtype=float), T),
         index=pd.MultiIndex.from_product([range(T), inp.sites.index], names=["period", "site"]))
+
+
+def gpu_rounding_rows(lp: LinearProgram, inp: PlacementInputs, B: float) -> Block | None:
+    """Valid cut: GPUs are built in steps, so the GPUs idle across all sites are at least the remainder of the
+    demand to that step, unless demand goes unserved (a mixed-integer rounding of the summed site GPU rows).
+
+    Summing :func:`site_gpu_rows` over sites and substituting :func:`demand_rows` (servable units only) gives, in
+    period t, ``B sum_s blocks_s - sum_o G_o train[o] + U_t >= c_t`` with ``U_t = sum_k unserved[t, k]`` and
+    ``c_t = demand_t - installed``. The left-hand integer part ``Z = (B sum_s blocks_s - sum_o G_o train[o]) / g``
+    is whole for ``g = gcd(B, G_j)``, so with ``k_t = ceil(c_t / g)`` and ``f_t = c_t - g (k_t - 1)`` (in
+    ``(0, g]``) every plan meets ``f_t Z + U_t >= f_t k_t`` (``Z >= k_t``, or ``U_t`` covers the rest). The LP
+    relaxation then pays for the idle remainder the integer plans cannot avoid, which closes the MIP gap the
+    block rounding leaves (the optimum is unchanged: the row is implied by the integer rows).
+    None when the step is not whole (fractional job sizes) or no period has demand beyond the installed GPUs.
+    """
+    T, K = inp.n_periods, len(inp.units)
+    servable = np.bincount(inp.pairs["unit"].to_numpy(), minlength=K) > 0
+    job_gpus = inp.work.jobs["gpus"].to_numpy(dtype=float)
+    sizes = np.concatenate([[B], job_gpus])
+    if not np.allclose(sizes, np.round(sizes)) or B < 1:
+        return None
+    g = float(np.gcd.reduce(np.round(sizes).astype(np.int64)))
+    demand = (inp.units["demand_gpus"].to_numpy(dtype=float)[:, None] * inp.factors)[servable].sum(axis=0)  # T
+    c = demand - float(inp.sites["gpus_installed"].to_numpy(dtype=float).sum())
+    k = np.ceil(c / g - 1e-9)
+    f = c - g * (k - 1.0)
+    keep = np.flatnonzero(c > 0)
+    if len(keep) == 0:
+        return None
+    f, k = f[keep], k[keep]
+    S, n_opt = len(inp.sites), len(inp.work.options)
+    opt_gpus = job_gpus[inp.work.options["job"].to_numpy()] if n_opt else np.zeros(0)
+    unserved = selector(np.repeat(np.arange(T), K), T, T * K, values=np.tile(servable, T).astype(float))
+    return lp.add_constraints("gpu_rounding", {
+        "blocks": sp.csr_matrix(np.outer(f * B / g, np.ones(S))),
+        "train": sp.csr_matrix(np.outer(-f / g, opt_gpus)),
+        "unserved": unserved[keep],
+    }, lower=f * k, index=pd.Index(keep, name="period"))
 
 
 def power_rows(lp: LinearProgram, inp: PlacementInputs, B: float, elastic: bool = False) -> Block:

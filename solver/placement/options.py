@@ -186,8 +186,9 @@ class PlaceOptions(BaseModel):
                                         description="Tokens/s one GPU serves (with tokens_per_s)")
     training: list[TrainingJob] = Field(default_factory=list, description="Training jobs to place besides the "
                                                                           "scenario's")
-    scenario_jobs: bool = Field(default=False, description="Also place the scenario's training_jobs (pinned ones at "
-                                                           "their sites), with their datasets' data gravity")
+    scenario_jobs: bool = Field(default=True, description="Place the scenario's training_jobs with inference (pinned "
+                                                          "ones at their sites), with their datasets' data gravity "
+                                                          "(off: inference only)")
 
     kw_per_gpu: float = Field(default=1.4, gt=0, description="All-in kW per GPU (incl. host and PUE)")
     block_gpus: int = Field(default=1024, ge=0, description="GPUs are built in blocks of this many (0 or 1: GPU by GPU)")

@@ -44,10 +44,13 @@ def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_
     site), with the datasets read remotely and those with a new local replica; and, to say why it went there, the
     site's cost per added GPU (``usd_per_gpu``, capex and opex) beside the cheapest allowed site that could hold the
     whole job (``cheapest_allowed_site``, ``cheapest_usd_per_gpu``): a dearer choice was made for its data, the
-    backbone or room the cheaper site lacked."""
+    backbone or room the cheaper site lacked. ``checkpoint_policy_met`` is false (on every row of the job) when its
+    checkpoint replica policy asks for a copy the placement cannot make, with the reason in
+    ``checkpoint_policy_note`` (for example the residency of the data it reads leaves no storage site in another
+    region): the job then has no checkpoint flow."""
     site_ids = sites.index
     cols = ["job", "site", "gpus", "sites", "n_sites", "sync_gbps", "checkpoint_gbps", "checkpoint_site",
-            "dataset_gbps", "datasets_remote", "datasets_replicated", "usd_per_gpu", "cheapest_allowed_site",
+            "checkpoint_policy_met", "checkpoint_policy_note", "dataset_gbps", "datasets_remote", "datasets_replicated", "usd_per_gpu", "cheapest_allowed_site",
             "cheapest_usd_per_gpu", "origin"]
     if len(work.options) == 0:
         return pd.DataFrame({c: [] for c in cols})
@@ -78,6 +81,8 @@ def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_
         "sync_gbps": opt["sync_gbps"].to_numpy()[rows_o],
         "checkpoint_gbps": np.where(first, opt["checkpoint_gbps"].to_numpy()[rows_o], 0.0),
         "checkpoint_site": np.where(first, ckpt_site, ""),
+        "checkpoint_policy_met": opt["checkpoint_unmet"].to_numpy()[rows_o] == "",
+        "checkpoint_policy_note": opt["checkpoint_unmet"].to_numpy()[rows_o],
         "dataset_gbps": gbps, "datasets_remote": remote, "datasets_replicated": covered,
         "usd_per_gpu": np.asarray(usd_per_gpu, dtype=float)[rows_s], **_cheapest(work, sites, usd_per_gpu, job),
         "origin": jobs["origin"].to_numpy()[job]})

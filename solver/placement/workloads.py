@@ -5,7 +5,8 @@ A training job of ``G`` GPUs runs at one site, or split evenly over two sites wh
 says so). Each *placement option* ``o`` of a job is a set of one or two sites; the MIP picks one option per job
 (``train[o]`` binary). An option is admissible when every site of it is allowed (the job's regions and pinned
 sites), has room for its share of the GPUs, and may hold every dataset the job reads (the dataset's residency:
-reading data at a site puts it there).
+reading data at a site puts it there), and, when any option of the job can, meets its checkpoint replica policy (a
+job none of whose options can is placed anyway and flagged: ``checkpoint_policy_met`` false, with the reason).
 
 Traffic an option creates, each from :mod:`backbone.workloads` (one function per flow):
 
@@ -69,7 +70,8 @@ class JobInputs:
     options
         One row per admissible (job, site set): ``job`` (position), ``site_a``, ``site_b`` (positions;
         ``site_b`` = -1 for one site), ``n_sites``, ``sync_gbps`` (each direction), ``checkpoint_gbps``,
-        ``checkpoint_site`` (site id, '' for none), ``checkpoint_route`` (row of ``checkpoint_routes``, -1).
+        ``checkpoint_site`` (site id, '' for none), ``checkpoint_route`` (row of ``checkpoint_routes``, -1),
+        ``checkpoint_unmet`` (why the job's checkpoint replica policy gets no copy from this option; '' when met).
     option_gpus
         ``sites x options`` CSR: GPUs the option puts at each site.
     option_arcs
@@ -253,18 +255,19 @@ def _options(jobs: pd.DataFrame, sites: pd.DataFrame, allowed: np.ndarray) -> pd
 
 
 def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
-                        sites: pd.DataFrame) -> tuple[np.ndarray, Routes | None, np.ndarray]:
+                        sites: pd.DataFrame) -> tuple[np.ndarray, Routes | None, np.ndarray, np.ndarray]:
     """The checkpoint replica site of each option by the model's rule (:mod:`backbone.workload_traffic`): the
     storage site (``storage_pb > 0``; any site when none has storage) nearest the option's first site (geodesic;
     ties to the first in the sites table), outside the option's own sites, in the same region (``same-region``) or
-    another (``other-region``), within the residency of every dataset the job reads. Returns each option's target id ('' for none), the routes to the targets, and each
-    option's row of those routes (-1 for none)."""
+    another (``other-region``), within the residency of every dataset the job reads. Returns each option's target id ('' for none), the routes to the targets, each
+    option's row of those routes (-1 for none), and why an option whose policy asks for a copy gets none ('' where
+    the policy is met or is ``none``; see :func:`_checkpoint_unmet`)."""
     n_opt = len(options)
     all_sites = net.sites
     has = all_sites["storage_pb"].to_numpy(dtype=float) > 0 if "storage_pb" in all_sites else np.zeros(0, bool)
     stores = all_sites[has] if has.any() else all_sites
     if n_opt == 0 or len(stores) == 0:
-        return np.full(n_opt, "", dtype=object), None, np.full(n_opt, -1)
+        return np.full(n_opt, "", dtype=object), None, np.full(n_opt, -1), np.full(n_opt, "", dtype=object)
     policy = jobs["checkpoint_replicas"].to_numpy()[options["job"].to_numpy()]
     ids = sites.index.to_numpy()
     a = options["site_a"].to_numpy()
@@ -275,6 +278,7 @@ def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
     same = sites["region"].to_numpy()[a][:, None] == stores["region"].to_numpy()[None, :]
     bad = (store_ids[None, :] == ids[a][:, None]) | (store_ids[None, :] == b_id[:, None])
     bad |= np.where((policy == "same-region")[:, None], ~same, same)
+    by_region = ~bad.all(axis=1)  # some storage site meets the region rule, before residency
     bad |= ~_resident(net, jobs, stores.index)[options["job"].to_numpy()]
     km = np.where(bad, np.inf, km)
     pick = km.argmin(axis=1)
@@ -287,8 +291,38 @@ def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
     rows[ok] = row_of.reindex(pd.MultiIndex.from_arrays([ids[a][ok], target[ok]])).to_numpy(dtype=int)
     lat = routes.latency_ms[np.maximum(rows, 0)] if len(pairs) else np.full(n_opt, np.inf)
     unreachable = (rows >= 0) & ~np.isfinite(lat)
+    unmet = _checkpoint_unmet(policy, ok, by_region, unreachable, target,
+                              jobs["datasets"].to_numpy()[options["job"].to_numpy()])
     target[unreachable], rows[unreachable] = "", -1
-    return target, routes, rows
+    return target, routes, rows, unmet
+
+
+def _meeting_checkpoint_policy(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
+                               sites: pd.DataFrame) -> pd.DataFrame:
+    """The options that meet their job's checkpoint replica policy, for every job some option of which meets it:
+    the policy is then a hard rule, as residency is, and a placement cannot drop a job's checkpoint copy to save
+    backbone capacity. A job no option of which can meet it keeps every option, and its result says so
+    (``checkpoint_policy_met`` false, with the reason)."""
+    if len(options) == 0:
+        return options
+    unmet = _checkpoint_targets(net, jobs, options, sites)[3] != ""
+    job = options["job"].to_numpy()
+    can_meet = np.bincount(job[~unmet], minlength=len(jobs)) > 0
+    return options[~(unmet & can_meet[job])].reset_index(drop=True)
+
+
+def _checkpoint_unmet(policy: np.ndarray, found: np.ndarray, by_region: np.ndarray, unreachable: np.ndarray,
+                      target: np.ndarray, datasets: np.ndarray) -> np.ndarray:
+    """Why each option's checkpoint replica policy goes unmet ('' where it is met or is ``none``): no storage site
+    in the region the policy names (outside the job's own sites), or the residency of the datasets it reads leaves
+    none there, or the backbone has no path to the nearest one."""
+    where = np.where(policy == "same-region", "in the same region", "in another region")
+    read = np.array([", ".join(d) for d in datasets], dtype=object)
+    no_site = np.char.add("no storage site ", where.astype(str)).astype(object)
+    residency = np.char.add(np.char.add(no_site.astype(str), " within the residency of "), read.astype(str))
+    no_path = np.char.add("no backbone path to its checkpoint site ", target.astype(str))
+    reason = np.where(~by_region, no_site, np.where(~found, residency, no_path)).astype(object)
+    return np.where((policy != "none") & (~found | unreachable), reason, "").astype(object)
 
 
 def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
@@ -312,7 +346,8 @@ def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
 def _no_jobs(jobs: pd.DataFrame, datasets: pd.DataFrame, n_sites: int, n_arcs: int) -> JobInputs:
     options = pd.DataFrame({c: np.zeros(0, int) for c in ("job", "site_a", "site_b", "n_sites", "checkpoint_route")}
                            ).assign(sync_gbps=np.zeros(0), checkpoint_gbps=np.zeros(0),
-                                    checkpoint_site=np.zeros(0, dtype=object))
+                                    checkpoint_site=np.zeros(0, dtype=object),
+                                    checkpoint_unmet=np.zeros(0, dtype=object))
     reads = pd.DataFrame({"option": np.zeros(0, int), "site": np.zeros(0, int), "dataset": np.zeros(0, int),
                           "gbps": np.zeros(0), "replica": np.zeros(0, int), "reachable": np.zeros(0, bool)})
     replicas = pd.DataFrame({"dataset": np.zeros(0, int), "site": np.zeros(0, int), "cost_usd": np.zeros(0)})
@@ -347,6 +382,7 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     lat_ss, arcs_flat = site_routes.latency_ms.reshape(S, S), site_routes.arcs
     a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
     options = options[~two | np.isfinite(lat_ss[a, np.where(two, b, a)])].reset_index(drop=True)
+    options = _meeting_checkpoint_policy(net, jobs, options, sites)
     job = options["job"].to_numpy()
     a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
     n_opt = len(options)
@@ -355,10 +391,11 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     ckpt_bytes = jc["checkpoint_bytes"].to_numpy(dtype=float)
     ckpt = np.where(ckpt_bytes > 0, checkpoint_replication_gbps(np.maximum(ckpt_bytes, 0.0),
                                                                 jc["checkpoint_interval_s"].to_numpy(dtype=float)), 0.0)
-    target, ckpt_routes, ckpt_row = _checkpoint_targets(net, jobs, options, sites)
+    target, ckpt_routes, ckpt_row, ckpt_unmet = _checkpoint_targets(net, jobs, options, sites)
     ck = ckpt_row >= 0
     ckpt = np.where(ck, ckpt, 0.0)
-    options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target, checkpoint_route=ckpt_row)
+    options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target, checkpoint_route=ckpt_row,
+                             checkpoint_unmet=ckpt_unmet)
     # option arcs: sync both ways between a and b (pair row x * S + y), checkpoint from a to its target
     sel_rows = np.concatenate([np.flatnonzero(two), np.flatnonzero(two)])
     sel_cols = np.concatenate([a[two] * S + b[two], b[two] * S + a[two]])

@@ -74,8 +74,9 @@ def test_datasets_and_training_jobs_count_against_the_demand_cap(tmp_path: Path)
 @pytest.mark.slow
 def test_a_place_job_places_the_scenarios_training_with_data_gravity(client: TestClient,
                                                                      tokens: dict[str, str]) -> None:
-    """The API's place job with ``scenario_jobs``: the job goes where its dataset's residency allows, and the
-    result carries the training table, the workload flows' Gbps by class and the flows file."""
+    """The API's place job places the scenario's training jobs by default (``scenario_jobs``): the job goes where
+    its dataset's residency allows, and the result carries the training table (with ``checkpoint_policy_met``), the
+    workload flows' Gbps by class and the flows file."""
     from apitest_helpers import FINAL, wait_for
 
     from tests.solver.test_placement_gravity import residency_net
@@ -83,7 +84,7 @@ def test_a_place_job_places_the_scenarios_training_with_data_gravity(client: Tes
     tok = tokens["planner"]
     sid = client.post("/v1/scenarios", json=network_to_dict(residency_net("")), headers=auth(tok)).json()["id"]
     r = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "place", "options": {
-        "scenario_jobs": True, "block_gpus": 1, "verify": True}}, headers=auth(tok))
+        "block_gpus": 1, "verify": True}}, headers=auth(tok))
     assert r.status_code == 202, r.text
     jid = r.json()["id"]
     job = wait_for(lambda: client.get(f"/v1/jobs/{jid}", headers=auth(tok)).json(),
@@ -91,7 +92,7 @@ def test_a_place_job_places_the_scenarios_training_with_data_gravity(client: Tes
     assert job["status"] == "succeeded", job
     assert "place_workload_flows.csv" in job["files"] and "place_replicas.csv" in job["files"]
     result = client.get(f"/v1/jobs/{jid}/result", headers=auth(tok)).json()
-    assert [(t["job"], t["site"]) for t in result["training"]] == [("tune", "us")]
+    assert [(t["job"], t["site"], t["checkpoint_policy_met"]) for t in result["training"]] == [("tune", "us", True)]
     assert result["workload_gbps_by_class"] == {"dataset": pytest.approx(5.0)}
     assert result["verification"]["ok"] is True
     bad = client.post(f"/v1/scenarios/{sid}/jobs", json={"kind": "place", "options": {

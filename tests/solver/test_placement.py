@@ -16,6 +16,8 @@ from backbone.errors import InfeasibleError, ValidationError
 from backbone.solver.backends import available_backends
 from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, solve_placement
+from backbone.solver.placement.formulation import build_placement
+from backbone.solver.placement.inputs import build_inputs
 from backbone.solver.placement.options import DIURNAL_PROFILE, REGION_UTC_OFFSET_H
 from backbone.solver.tasks.place import run_place_task
 from tests.nets import europe
@@ -127,6 +129,19 @@ def test_minimum_build_and_blocks() -> None:
     assert r.totals["cost_usd"] == pytest.approx(2048 * PAR_GPU)
     with pytest.raises(Exception, match="multiple of block_gpus"):
         PlaceOptions(block_gpus=1000, min_build_gpus=1500)
+
+
+def test_the_rounding_cut_prices_the_idle_remainder_of_a_block() -> None:
+    """Paris needs 1,000 GPUs, only PAR may serve them, GPUs come in blocks of 1,024. The LP relaxation used to
+    buy 1,000 GPUs' worth of fractional blocks (46.13 M USD); with the rounding cut (``gpu_rounding_rows``) it
+    must also pay for the 24 GPUs every plan leaves idle, at the cheapest site (LON): 1000 x PAR + 24 x LON.
+    The optimum is unchanged: one block at PAR, 1024 x PAR."""
+    r = solve_checked(europe(), block_gpus=1024)
+    assert r.status == "optimal" and added(r) == {"PAR": 1024}
+    assert r.objective == pytest.approx(1024 * PAR_GPU)
+    assert r.lp_bound == pytest.approx(1000 * PAR_GPU + 24 * LON_GPU)
+    rows = build_placement(build_inputs(europe(), PlaceOptions(gbps_per_gpu=HAND_GBPS_PER_GPU, block_gpus=1024)))
+    assert rows.lp.constraints["gpu_rounding"].size == 1  # one row per period with demand beyond the installed
 
 
 def test_installed_gpus_are_used_first() -> None:

@@ -27,7 +27,11 @@ def test_shipped_scenario(shipped: Network) -> None:
     # the defaults serve every metro (Lagos and Nairobi from their own AI-ready colocation campuses)
     assert r.fully_served and not r.infeasibility, r.infeasibility
     served_from = r.tables["flows"].groupby("metro")["site"].agg(set)
-    assert served_from["lagos"] <= {"lagos-ikeja"} | set(shipped.sites.index[shipped.sites["region"] != "AFRICA"])
+    # Lagos's interactive demand is served from its own campus. (Its batch demand may also come from Johannesburg,
+    # 81 ms away, within the batch SLO: the optimum with the scenario's training jobs placed, the default since
+    # issue #29, does so; every flow's SLO is checked by check_placement above.)
+    f = r.tables["flows"]
+    assert set(f.loc[(f["metro"] == "lagos") & (f["class"] == "interactive"), "site"]) == {"lagos-ikeja"}
     assert "lagos-ikeja" in served_from["lagos"] and "nairobi-embakasi" in served_from["nairobi"]
     # Istanbul and Bogota (53-55 ms from the nearest hyperscale campus) are served within the interactive
     # SLO: Bogota from its own colocation campus, Istanbul over the Balkan route or from its campus

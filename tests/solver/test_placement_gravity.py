@@ -170,7 +170,7 @@ def test_backbone_place_shows_the_jobs_and_their_traffic(tmp_path) -> None:
 
     scen = save_scenario(residency_net(""), tmp_path / "scen")
     runner = CliRunner()
-    r = runner.invoke(app, ["place", str(scen), "--scenario-jobs", "--block-gpus", "1", "--json",
+    r = runner.invoke(app, ["place", str(scen), "--block-gpus", "1", "--json",  # the scenario's jobs by default
                             "--out", str(tmp_path / "out")])
     assert r.exit_code == 0, r.output
     s = json.loads(r.stdout)
@@ -182,6 +182,9 @@ def test_backbone_place_shows_the_jobs_and_their_traffic(tmp_path) -> None:
     assert text.exit_code == 0, text.output
     assert "training jobs: sites and backbone traffic" in text.stdout
     assert "workload traffic: dataset 5.0 Gbps" in text.stdout
+    off = runner.invoke(app, ["place", str(scen), "--no-scenario-jobs", "--block-gpus", "1", "--json"])
+    assert off.exit_code == 0, off.output
+    assert json.loads(off.stdout)["training"] == []  # inference only
 
 
 def test_checkpoints_stay_within_their_datasets_residency() -> None:
@@ -192,8 +195,75 @@ def test_checkpoints_stay_within_their_datasets_residency() -> None:
     r = solve(net)
     assert placed(r) == {"tune": "de"}
     assert "checkpoint" not in set(r.tables["workload_flows"]["traffic_class"])
+    # not silent: the job's row says its policy is not met, and why (the US site has no storage)
+    row = r.tables["training"].iloc[0]
+    assert (row["checkpoint_policy_met"], row["checkpoint_policy_note"]) == (False, "no storage site in another region")
+    # with storage in the US, the residency is what leaves no site
+    stored = solve(net.copy_with(sites=net.sites.assign(storage_pb=100.0)))
+    row = stored.tables["training"].iloc[0]
+    assert (row["checkpoint_policy_met"], row["checkpoint_policy_note"]) == (
+        False, "no storage site in another region within the residency of records")
     free = solve(residency_net("").copy_with(
         training_jobs=residency_net("").training_jobs.assign(checkpoint_replicas=["other-region"])))
     flows = free.tables["workload_flows"]
     assert flows.loc[flows["traffic_class"] == "checkpoint", ["src", "dst"]].to_dict("records") == [
         {"src": "us", "dst": "de"}]
+    assert free.tables["training"]["checkpoint_policy_met"].tolist() == [True]
+    assert free.tables["training"]["checkpoint_policy_note"].tolist() == [""]
+    # the checker holds the flag to what it finds, both ways
+    opts = PlaceOptions(block_gpus=1, residency=[], scenario_jobs=True)
+    free_net = residency_net("").copy_with(
+        training_jobs=residency_net("").training_jobs.assign(checkpoint_replicas=["other-region"]))
+    for case, result in ((net, r), (free_net, free)):
+        tables = {**result.tables, "training": result.tables["training"].assign(
+            checkpoint_policy_met=lambda t: ~t["checkpoint_policy_met"])}
+        report = check_placement(case, opts, tables, expect_full=True)
+        assert any("checkpoint_policy_met is" in v.message for v in report.violations)
+
+
+def test_backbone_place_names_a_job_whose_checkpoint_policy_is_not_met(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+    from backbone.io import save_scenario
+
+    net = residency_net("DE")
+    scen = save_scenario(net.copy_with(training_jobs=net.training_jobs.assign(checkpoint_replicas=["same-region"])),
+                         tmp_path / "scen")
+    r = CliRunner().invoke(app, ["place", str(scen), "--block-gpus", "1", "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    assert "checkpoint policy not met: tune: no storage site in the same region" in " ".join(r.stdout.split())
+    row = json.loads((tmp_path / "out" / "place.json").read_text())["training"][0]
+    assert (row["checkpoint_policy_met"], row["checkpoint_policy_note"]) == (
+        False, "no storage site in the same region")
+    assert "checkpoint_policy_met" in (tmp_path / "out" / "place_training.csv").read_text().splitlines()[0]
+
+
+def policy_net(store_region: str) -> Network:
+    """``cheap`` (30k USD/GPU, Johannesburg) and ``dear`` (45k, Ashburn) may both host the job; the only other
+    storage site, ``store`` (no GPUs), is in ``store_region``. The job asks for a same-region checkpoint copy."""
+    store_at = {"NA": (-96.8, 32.78, "US"), "AFRICA": (3.38, 6.52, "NG")}[store_region]
+    sites = [dc("cheap", 28.05, -26.2, "AFRICA", "ZA", 30_000.0, storage_pb=10),
+             dc("dear", -77.49, 39.04, "NA", "US", 45_000.0, storage_pb=10),
+             dc("store", store_at[0], store_at[1], store_region, store_at[2], 90_000.0, gpus_max=0, storage_pb=10)]
+    links = [{"id": "dear-cheap", "site_a": "dear", "site_b": "cheap", "kind": "submarine", "capacity_gbps": 10_000},
+             {"id": "dear-store", "site_a": "dear", "site_b": "store", "capacity_gbps": 10_000},
+             {"id": "cheap-store", "site_a": "cheap", "site_b": "store", "capacity_gbps": 10_000}]
+    jobs = [{"id": "tune", "gpus": 500, "parameters": 8e9, "step_time_s": 1.0, "checkpoint_replicas": "same-region"}]
+    return build_network({"sites": sites, "links": links, "training_jobs": jobs}, name="policy")
+
+
+def test_the_checkpoint_policy_is_a_hard_rule_where_some_site_meets_it() -> None:
+    # The cheap site's region has no other storage site: placing the job there would drop its checkpoint copy, so
+    # it goes to the dear site, whose region has one (45k x 500), and copies to it.
+    r = solve(policy_net("NA"))
+    assert placed(r) == {"tune": "dear"}
+    assert r.totals["cost_usd"] == pytest.approx(500 * 45_000.0)
+    row = r.tables["training"].iloc[0]
+    assert (row["checkpoint_site"], row["checkpoint_policy_met"]) == ("store", True)
+    # With the storage site in Africa the cheap site meets the policy too, and wins.
+    r = solve(policy_net("AFRICA"))
+    assert placed(r) == {"tune": "cheap"}
+    assert r.tables["training"].iloc[0]["checkpoint_site"] == "store"

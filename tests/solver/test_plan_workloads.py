@@ -53,7 +53,7 @@ def test_the_plan_places_and_routes_a_training_job(small_world: Network, tmp_pat
     res = plan(net, out_dir=tmp_path, verify=True, place={"scenario_jobs": True, "time_limit_s": 30},
                design={"time_limit_s": 20})
     s = res.summary
-    assert s["verification"]["place"] is True
+    assert s.verification is not None and s.verification.place is True
     placed = pd.read_csv(tmp_path / "place_training.csv")
     assert set(placed["job"]) == {"llm"} and placed["gpus"].sum() == pytest.approx(8192)
     flows = pd.read_csv(tmp_path / "place_workload_flows.csv")
