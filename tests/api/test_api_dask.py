@@ -100,6 +100,7 @@ def test_server_scheduler_routes_sweeps_unless_a_job_asks_for_local() -> None:
     assert server_job_options("plan", {}, "") == {}
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_fails_the_job_with_a_reason(tmp_path: Path, migrated_sqlite: Path) -> None:
     addr = f"tcp://127.0.0.1:{_closed_port()}"
     with _api(tmp_path / "api", migrated_sqlite, dask_scheduler=addr, dask_timeout_s=1.0) as (client, tok):
@@ -112,6 +113,7 @@ def test_unreachable_scheduler_fails_the_job_with_a_reason(tmp_path: Path, migra
     assert addr in err["detail"] and "cannot reach the Dask scheduler" in err["detail"] and "1 s" in err["detail"]
 
 
+@pytest.mark.slow
 def test_scheduler_without_workers_fails_the_job(tmp_path: Path, migrated_sqlite: Path) -> None:
     from distributed import LocalCluster
 
