@@ -11,8 +11,10 @@
   queues, fairness, failed-login rate, connection timeouts and retention (every field below; docs/api.md).
 * ``BACKBONE_OIDC_ISSUER``, ``_AUDIENCE``, ``_JWKS_URL`` / ``_JWKS_FILE``, ``_SCOPE_CLAIM``, ``_TEAM_CLAIM``
   -- optional OIDC/JWT bearer tokens (see :mod:`backbone.api.oidc`).
-* ``BACKBONE_DASK_SCHEDULER`` -- the Dask scheduler address `failures` jobs with ``engine: dask`` use
-  (never a job option).
+* ``BACKBONE_DASK_SCHEDULER`` -- a Dask scheduler (``tcp://host:8786``) the failure sweeps of API jobs run on
+  (``failures`` jobs, and the sweeps of ``plan`` and ``roadmap`` jobs) unless a job asks for ``engine: local`` or
+  ``serial``; ``BACKBONE_DASK_TIMEOUT_S`` bounds the wait for it (never job options; see
+  :func:`backbone.api.input_policy.server_job_options`).
 """
 
 from __future__ import annotations
@@ -57,9 +59,14 @@ class Settings(BaseSettings):
     workers: int = Field(default=2, ge=1, le=64, description="Jobs that run at the same time (one process each).")
     job_timeout_s: float = Field(default=3600.0, gt=0, description="Wall-clock limit of one job; it is killed after.")
     dask_scheduler: str = Field(default="", max_length=500,
-                                description="Dask scheduler address for `failures` jobs with engine 'dask' "
-                                            "(empty: a local cluster per job). Server configuration only: "
-                                            "the API refuses a `scheduler` job option.")
+                                description="Dask scheduler address (tcp://host:8786) the failure sweeps of API jobs "
+                                            "run on: `failures` jobs and the sweeps of `plan` and `roadmap` jobs, "
+                                            "unless a job asks for engine 'local' or 'serial'. Empty: sweeps run on "
+                                            "the job's own processes (engine 'dask': a local cluster per job). "
+                                            "Server configuration only: the API refuses a `scheduler` job option.")
+    dask_timeout_s: float = Field(default=10.0, gt=0, le=300,
+                                  description="Seconds a job waits to connect to the Dask scheduler and for it to "
+                                              "have a worker; past them the job fails naming the scheduler.")
     oidc_issuer: str = Field(default="", max_length=500, description="Accept JWTs of this issuer (`iss`); "
                              "empty: API tokens only.")
     oidc_audience: str = Field(default="", max_length=500, description="Required JWT audience (`aud`).")
