@@ -13,7 +13,7 @@ Variables
 * ``unserved[t, k] >= 0``: demand not served (penalised: explains infeasibility instead of failing).
 * ``blocks[s]`` integer in ``[0, max_blocks_s]``; ``build[s]`` binary; ``power[s]`` MW built.
 * ``existing[e] >= 0``, ``existing_unrouted[d] >= 0``: the scenario's demands, routed jointly.
-* ``train[o]`` binary per training job placement option (one or two sites), ``train_unplaced[j]`` in [0, 1];
+* ``train[o]`` binary per training job placement option (one site, or an even split over two to four), ``train_unplaced[j]`` in [0, 1];
   ``read[q] >= 0`` Gbps of remote dataset reads, ``replica[d, s]`` binary new dataset replicas
   (:mod:`~backbone.solver.placement.workloads`).
 * ``backup[f, k, s] >= 0``, ``backup_unserved[f, k] >= 0`` (N+1 only).

@@ -196,6 +196,8 @@ def unplaceable_reasons(jobs: pd.DataFrame, sites: pd.DataFrame, resident: np.nd
         elif not allowed.any():
             why = (f"the residency of the datasets it reads ({', '.join(row['datasets'])}) leaves none of its "
                    f"{int((in_regions & in_pins).sum())} candidate sites")
+        elif len(pinned) > MAX_SPLIT_SITES:
+            why = f"it is pinned to {len(pinned)} sites; the placement splits a job over at most {MAX_SPLIT_SITES}"
         elif pinned and allowed.sum() < len(pinned):
             why = (f"only {int(allowed.sum())} of its {len(pinned)} pinned sites ({', '.join(pinned)}) are allowed "
                    "(candidate sites in its regions, within its datasets' residency)")
@@ -203,8 +205,9 @@ def unplaceable_reasons(jobs: pd.DataFrame, sites: pd.DataFrame, resident: np.nd
                                                                     range(1, most + 1))):
             why = "the backbone connects none of the allowed sets of sites with room for it (no path for its sync)"
         else:
-            why = (f"capacity: over at most {most} site(s) it needs {gpus / most:,.0f} GPUs per site, and its "
-                   f"{int(allowed.sum())} allowed site(s) have room for at most {cap[allowed].max():,.0f}")
+            room = int((allowed & (cap >= gpus / most)).sum())
+            why = (f"capacity: over at most {most} site(s) it needs {gpus / most:,.0f} GPUs per site, and {room} of "
+                   f"its {int(allowed.sum())} allowed site(s) have room for that (the largest {cap[allowed].max():,.0f})")
             wider = [k for k in range(most + 1, MAX_SPLIT_SITES + 1) if (allowed & (cap >= gpus / k)).sum() >= k]
             if wider and not pinned:
                 why += f"; its max_sites {int(row['max_sites'])} rules out a split over {wider[0]} sites that would fit"

@@ -143,8 +143,8 @@ def test_a_three_site_split_is_the_only_feasible_choice_and_without_it_the_job_i
     assert r.totals["training_unplaced"] == pytest.approx(1.0)
     why = [x for x in r.infeasibility if x.startswith("training job big:")]
     assert why == ["training job big: no allowed site or split can host its 3,000 GPUs: capacity: over at most 2 "
-                   "site(s) it needs 1,500 GPUs per site, and its 3 allowed site(s) have room for at most 1,000; its "
-                   "max_sites 2 rules out a split over 3 sites that would fit"]
+                   "site(s) it needs 1,500 GPUs per site, and 0 of its 3 allowed site(s) have room for that (the largest "
+                   "1,000); its max_sites 2 rules out a split over 3 sites that would fit"]
 
 
 def test_a_job_pinned_to_three_sites_spans_exactly_them() -> None:
@@ -199,3 +199,38 @@ def test_the_checker_rederives_the_ring_and_its_rate() -> None:
     bad = dict(r.tables)
     bad["workload_flows"] = r.tables["workload_flows"].iloc[1:]
     assert not check_placement(net, opts, bad, expect_full=True).ok
+
+
+def test_why_a_job_cannot_be_placed() -> None:
+    from backbone.solver.placement.splits import unplaceable_reasons
+
+    sites = pd.DataFrame({"region": ["NA", "NA", "EMEA"], "gpus_cap": [1000.0, 1000.0, 500.0]},
+                         index=["x", "y", "fra"])
+    jobs = pd.DataFrame({"gpus": [1000.0, 2000.0, 1000.0, 2000.0, 5000.0],
+                         "max_sites": [1, 2, 1, 2, 5],
+                         "regions": [("APAC",), (), ("EMEA",), (), ()],
+                         "sites": [(), ("x", "fra"), (), (), ("x", "y", "fra", "a", "b")],
+                         "datasets": [(), (), (), ("corpus",), ()]},
+                        index=["asia", "pinned", "eu", "resident", "wide"])
+    resident = np.ones((5, 3), bool)
+    resident[3] = False  # the corpus may live nowhere among these sites
+    why = unplaceable_reasons(jobs, sites, resident, np.zeros(5, bool))
+    assert why["asia"].endswith("its regions (APAC) hold no candidate site")
+    assert why["pinned"].endswith("over at most 2 site(s) it needs 1,000 GPUs per site, and 1 of its 2 allowed "
+                                  "site(s) have room for that (the largest 1,000) (pinned to x, fra)")  # fra holds 500
+    assert why["eu"].endswith("over at most 1 site(s) it needs 1,000 GPUs per site, and 0 of its 1 allowed "
+                              "site(s) have room for that (the largest 500)")
+    assert why["resident"].endswith("the residency of the datasets it reads (corpus) leaves none of its 3 candidate "
+                                    "sites")
+    assert why["wide"].endswith("it is pinned to 5 sites; the placement splits a job over at most 4")
+
+
+def test_a_split_the_backbone_cannot_connect_is_diagnosed() -> None:
+    sites = [dc("x", -95.0, 40.0, 30_000.0, 1000), dc("y", -90.0, 40.0, 30_000.0, 1000),
+             dc("z", -85.0, 40.0, 30_000.0, 10)]
+    net = build_network({"sites": sites, "links": [link("x", "z")], "training_jobs": [job(2000, 2)]}, name="cut")
+    r = solve_placement(net, PlaceOptions(block_gpus=1, residency=[], scenario_jobs=True))
+    assert r.totals["training_unplaced"] == pytest.approx(1.0)
+    assert any(x.startswith("training job big:") and x.endswith("the backbone connects none of the allowed sets of "
+                                                                "sites with room for it (no path for its sync)")
+               for x in r.infeasibility)
