@@ -176,7 +176,8 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
                 and _resident(net, job, datasets, c)]
             best = nearest(first, targets)
             problems += _policy_flag_problems(str(jid), rows, bool(best))
-            stated = str(rows["checkpoint_site"].iloc[0])
+            at_first = rows.loc[rows["site"].astype(str) == first, "checkpoint_site"]  # the ring's first site's row
+            stated = str(at_first.iloc[0]) if len(at_first) else ""
             if best and stated not in best:
                 problems.append(f"training job {jid}: checkpoints go to {stated!r}, not to the nearest {policy} "
                                 f"site ({', '.join(best)})")

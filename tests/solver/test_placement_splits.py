@@ -234,3 +234,21 @@ def test_a_split_the_backbone_cannot_connect_is_diagnosed() -> None:
     assert any(x.startswith("training job big:") and x.endswith("the backbone connects none of the allowed sets of "
                                                                 "sites with room for it (no path for its sync)")
                for x in r.infeasibility)
+
+
+def test_the_checkpoint_leaves_from_the_rings_first_site() -> None:
+    # sites listed z, y, x: the ring starts at z, the training table (sorted by site) at x; the checkpoint copy
+    # (1e9 parameters x 14 bytes every hour: 0.0311 Gbps) goes from z to the only storage site in another region
+    sites = [dc("z", -92.5, 36.0, 30_000.0, 1000), dc("y", -90.0, 40.0, 30_000.0, 1000),
+             dc("x", -95.0, 40.0, 30_000.0, 1000),
+             world_site("vault", -0.13, 51.51, "EMEA", "GB", "pop", storage_pb=100.0)]
+    links = [link("x", "y"), link("y", "z"), link("z", "x"), link("z", "vault")]
+    net = build_network({"sites": sites, "links": links,
+                         "training_jobs": [job(3000, 3, checkpoint_replicas="other-region")]}, name="ckpt")
+    r = solve(net)  # the checker passes
+    t = r.tables["training"]
+    assert t["sites"].iloc[0].startswith("z+") and t["site"].iloc[0] == "x"
+    f = r.tables["workload_flows"]
+    ck = f[f["traffic_class"] == "checkpoint"]
+    assert list(zip(ck["src"], ck["dst"], strict=True)) == [("z", "vault")]
+    assert ck["gbps"].tolist() == pytest.approx([1e9 * 14 * 8 / 3600 / 1e9])
