@@ -252,3 +252,24 @@ def test_the_checkpoint_leaves_from_the_rings_first_site() -> None:
     ck = f[f["traffic_class"] == "checkpoint"]
     assert list(zip(ck["src"], ck["dst"], strict=True)) == [("z", "vault")]
     assert ck["gbps"].tolist() == pytest.approx([1e9 * 14 * 8 / 3600 / 1e9])
+
+
+def test_backbone_place_splits_and_notes_the_pruning(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+    from backbone.io import save_scenario
+
+    scen = save_scenario(square_net(extra_site=True), tmp_path / "scen")
+    r = CliRunner().invoke(app, ["place", str(scen), "--block-gpus", "1", "--no-lp-bound", "--split-sets-per-job",
+                                 "1", "--verify", "--json", "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    assert {t["sites"] for t in s["training"]} == {"a+b+d+c"}
+    assert s["workload_gbps_by_class"] == {"training-sync": pytest.approx(4 * SYNC_4)}
+    assert any("big: 1 of 5 4-site sets" in n for n in s["notes"])
+    assert s["verification"]["ok"] is True
+    flows = pd.read_csv(tmp_path / "out" / "place_workload_flows.csv")
+    assert sorted(zip(flows["src"], flows["dst"], strict=True)) == [("a", "b"), ("b", "d"), ("c", "a"), ("d", "c")]
