@@ -273,3 +273,21 @@ def test_backbone_place_splits_and_notes_the_pruning(tmp_path) -> None:
     assert s["verification"]["ok"] is True
     flows = pd.read_csv(tmp_path / "out" / "place_workload_flows.csv")
     assert sorted(zip(flows["src"], flows["dst"], strict=True)) == [("a", "b"), ("b", "d"), ("c", "a"), ("d", "c")]
+
+
+def test_too_many_sets_are_drawn_from_the_most_compact_sites(monkeypatch) -> None:
+    from backbone.solver.placement import splits
+
+    monkeypatch.setattr(splits, "MAX_ENUMERATED_SETS", 10)  # 6 eligible sites make 20 3-site sets; 5 make 10
+    pos = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 100.0])  # site 5 is far from the rest: the least compact
+    lat = np.abs(pos[:, None] - pos[None, :])
+    jobs = pd.DataFrame({"gpus": [3000.0], "max_sites": [3], "sites": [()]}, index=["big"])
+    options, counts = split_sets(jobs, np.full(6, 1000.0), np.ones((1, 6), bool), lat, keep=2)
+    assert counts[["n_sites", "admissible", "kept", "sites_cut"]].values.tolist() == [[3, 10, 2, True]]
+    assert 5 not in options[["site_a", "site_b", "site_c"]].to_numpy()
+    # the kept sets: the two rings of 4 ms (0-1-2 and its neighbours 1-2-3, 2-3-4 tie at 4 ms: the first two)
+    assert options[["site_a", "site_b", "site_c"]].to_numpy().tolist() == [[0, 1, 2], [1, 2, 3]]
+    assert options["ring_latency_ms"].tolist() == pytest.approx([4.0, 4.0])
+    note = splits.split_notes(jobs, counts, keep=2)
+    assert note[0].startswith("restricted placement") and "big: 2 of 10 3-site sets (drawn from its most compact " \
+                                                         "sites)" in note[0]
