@@ -82,7 +82,8 @@ function style(): StyleSpecification {
 /** The map of one scenario version; `onSelect` is called with the kind and id of a clicked element. */
 export class ScenarioMap {
   readonly map: MapLibreMap;
-  private readonly popup = new Popup({ closeButton: false, closeOnClick: false, maxWidth: "320px", className: "hover" });
+  private readonly popup = new Popup({ closeButton: false, closeOnClick: false, maxWidth: "320px", className: "hover",
+                                          offset: 14 });
   private readonly ready: Promise<void>;
   private features: Record<ElementKind, Map<string, Feature>> = { sites: new Map(), links: new Map(), candidates: new Map() };
   private maxima = { gpus: 1, mw: 1 };
