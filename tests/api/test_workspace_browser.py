@@ -40,8 +40,7 @@ def _hostile_doc() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """A live server with the shipped scenario seeded, a team with a planner token, and a scenario with hostile
-    names."""
+    """A live server with the shipped scenario seeded and a team with a planner token."""
     tmp = tmp_path_factory.mktemp("workspace")
     server = LiveServer(tmp / "live", f"sqlite:///{tmp / 'live.db'}", workers=1)
     (tmp / "live").mkdir(parents=True, exist_ok=True)
@@ -54,9 +53,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     server.start()
     try:
         shipped = [s for s in httpx.get(f"{server.url}/v1/scenarios", headers=auth(token), timeout=60).json() if s["read_only"]]
-        hostile = httpx.post(f"{server.url}/v1/scenarios", json=_hostile_doc(), headers=auth(token), timeout=120)
-        assert hostile.status_code == 201, hostile.text
-        yield {"server": server, "token": token, "shipped": shipped[0]["id"], "hostile": hostile.json()["id"]}
+        yield {"server": server, "token": token, "shipped": shipped[0]["id"]}
     finally:
         server.stop()
 
@@ -217,8 +214,11 @@ def test_a_bad_token_shows_a_clear_message(page: Any, live: dict[str, Any]) -> N
 
 
 def test_names_with_markup_are_shown_as_text(page: Any, live: dict[str, Any]) -> None:
+    hostile = httpx.post(f"{live['server'].url}/v1/scenarios", json=_hostile_doc(), headers=auth(live["token"]),
+                         timeout=120)
+    assert hostile.status_code == 201, hostile.text
     _sign_in(page, live)
-    link = page.locator(f".scenario-link[data-id='{live['hostile']}'] .scenario-name")
+    link = page.locator(f".scenario-link[data-id='{hostile.json()['id']}'] .scenario-name")
     assert link.inner_text() == HOSTILE
     link.click()
     page.wait_for_selector("table.data[data-kind=links] tbody tr")

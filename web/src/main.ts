@@ -164,7 +164,7 @@ class Workspace {
     const tabs = h("div", { class: "tabs", role: "tablist", id: "tabs" });
     const tablePane = h("div", { class: "table-pane", id: "table-pane" });
     const main = h("main", { class: "workspace" },
-      h("section", { class: "map-pane" }, mapBox, tools),
+      h("section", { class: "map-pane" }, tools, mapBox),
       h("section", { class: "tables", "aria-label": "Tables" }, tabs, tablePane));
     this.root.append(h("div", { class: "shell" }, header, side, main, this.statusLine));
     this.map = new ScenarioMap(mapBox, (kind, id) => this.select(kind, id, "map"));
@@ -176,20 +176,20 @@ class Workspace {
   }
 
   private mapTools(): HTMLElement {
-    const layers = h("fieldset", { class: "layers" }, h("legend", {}, "Layers"));
+    const layers = h("fieldset", { class: "layers" }, h("legend", {}, "Layers:"));
     for (const group of LAYER_GROUPS) {
       const box = h("input", { type: "checkbox", checked: true, id: `layer-${group.id}`, "data-layer": group.id });
       box.addEventListener("change", () => void this.map?.setGroupVisible(group.id, box.checked));
       append(layers, h("label", { for: `layer-${group.id}`, class: `swatch-${group.id}` }, box, group.label));
     }
     const size = h("select", { id: "site-size", "aria-label": "Size sites by" },
-      h("option", { value: "gpus" }, "GPUs installed"), h("option", { value: "mw" }, "power available (MW)"));
+      h("option", { value: "gpus" }, "GPUs installed"), h("option", { value: "mw" }, "power available MW"));
     size.addEventListener("change", () => void this.map?.sizeSitesBy(size.value as SiteSize));
     const centre = h("select", { id: "centre", "aria-label": "Centre the map on" },
       h("option", { value: "atlantic" }, "Atlantic-centred"), h("option", { value: "pacific" }, "Pacific-centred"));
     centre.addEventListener("change", () => this.map?.centreOn(centre.value as "pacific" | "atlantic"));
-    return h("div", { class: "map-tools" }, layers,
-      h("label", { class: "stacked" }, "Size sites by", size), h("label", { class: "stacked" }, "View", centre));
+    return h("div", { class: "map-tools", role: "toolbar", "aria-label": "Map layers and view" }, layers,
+      h("label", { class: "inline" }, "Sites sized by", size), h("label", { class: "inline" }, "View", centre));
   }
 
   private status(text: string, isError = false): void {

@@ -21,9 +21,9 @@ export interface Highlight {
 
 export const LAYER_GROUPS: { id: string; label: string; layers: string[] }[] = [
   { id: "sites", label: "Sites", layers: ["sites"] },
-  { id: "terrestrial", label: "Terrestrial fibre", layers: ["links-terrestrial"] },
-  { id: "submarine", label: "Submarine cables", layers: ["links-submarine"] },
-  { id: "candidates", label: "Candidate routes", layers: ["candidates"] },
+  { id: "terrestrial", label: "Terrestrial", layers: ["links-terrestrial"] },
+  { id: "submarine", label: "Submarine", layers: ["links-submarine"] },
+  { id: "candidates", label: "Candidates", layers: ["candidates"] },
   { id: "land", label: "Land", layers: ["land"] },
 ];
 
