@@ -117,6 +117,14 @@ def test_sign_in_and_open_the_shipped_scenario(page: Any, live: dict[str, Any]) 
     assert page.locator("table.data[data-kind=candidates] tbody tr").count() == 62
     page.wait_for_timeout(500)  # the map's last frame
     _screenshot(page, "workspace-main.png")
+    page.select_option("#centre", "pacific")
+    assert abs(page.evaluate("() => window.backboneMap.getCenter().lng") - 160) < 1
+    page.uncheck("#layer-candidates")
+    assert page.evaluate("() => window.backboneMap.getLayoutProperty('candidates', 'visibility')") == "none"
+    page.select_option("#site-size", "mw")
+    assert "power_available_mw" in str(page.evaluate("() => window.backboneMap.getPaintProperty('sites', 'circle-radius')"))
+    page.wait_for_timeout(500)
+    _screenshot(page, "workspace-pacific.png")
     assert page.problems == []
 
 
@@ -189,11 +197,15 @@ def test_sorting_and_filtering_a_table(page: Any, live: dict[str, Any]) -> None:
 
 
 def test_deep_link_is_restored_on_reload(page: Any, live: dict[str, Any]) -> None:
-    _sign_in(page, live, f"#/scenario/{live['shipped']}")
+    _sign_in(page, live, f"#/scenario/{live['shipped']}/version/1")
     page.wait_for_selector("#scenario-title")
     page.reload()
     page.wait_for_selector("table.data[data-kind=links] tbody tr")
-    assert page.inner_text("#scenario-title") == "global"
+    assert page.inner_text("#scenario-title") == "global" and "version 1" in page.inner_text("#crumb")
+    assert page.locator("ol.versions li.current").inner_text().startswith("v1")
+    page.goto(f"{live['server'].url}/#/scenario/00000000-0000-4000-8000-000000000000")  # no such scenario
+    page.wait_for_selector(".status.error")
+    assert "HTTP 404" in page.inner_text(".status.error")
     page.click("#sign-out")
     page.wait_for_selector("#token")
     assert page.evaluate("sessionStorage.getItem('backbone.token')") is None
