@@ -241,3 +241,62 @@ def test_names_with_markup_are_shown_as_text(page: Any, live: dict[str, Any]) ->
     assert page.evaluate("window.__pwned") is None
     assert page.locator("img[src=x]").count() == 0 and page.locator("#app script").count() == 0
     assert page.problems == []
+
+
+def _prefix_proxy(upstream: str, prefix: str) -> Any:
+    """A reverse proxy on a free port that serves ``upstream`` under ``prefix`` (as nginx's
+    ``location /backbone/ { proxy_pass http://app/; }`` does); ``prefix`` itself redirects to ``prefix/``."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path == prefix:
+                self.send_response(301)
+                self.send_header("Location", f"{prefix}/")
+                self.end_headers()
+                return
+            if not self.path.startswith(f"{prefix}/"):
+                self.send_error(404)
+                return
+            headers = {k: v for k, v in self.headers.items() if k.lower() in ("authorization", "accept",
+                                                                               "if-none-match")}
+            r = httpx.get(upstream + self.path.removeprefix(prefix), headers=headers, timeout=120)
+            self.send_response(r.status_code)
+            for name, value in r.headers.items():
+                if name.lower() not in ("content-length", "transfer-encoding", "connection", "content-encoding"):
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(r.content)))
+            self.end_headers()
+            self.wfile.write(r.content)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_works_behind_a_path_prefix(page: Any, live: dict[str, Any]) -> None:
+    """Behind a reverse proxy at /backbone/ every asset and API call goes through the prefix (relative URLs)."""
+    proxy = _prefix_proxy(live["server"].url, "/backbone")
+    try:
+        base = f"http://127.0.0.1:{proxy.server_address[1]}/backbone"
+        seen: list[str] = []
+        page.on("request", lambda r: seen.append(r.url))
+        page.goto(base)  # redirected to /backbone/
+        page.fill("#token", live["token"])
+        page.click("button[type=submit]")
+        page.wait_for_selector(f".scenario-link[data-id='{live['shipped']}']").click()
+        page.wait_for_selector("table.data[data-kind=links] tbody tr")
+        page.wait_for_function("() => window.backboneMap && window.backboneMap.loaded()"
+                               " && window.backboneMap.querySourceFeatures('links').length > 0")
+        assert page.url == f"{base}/#/scenario/{live['shipped']}"
+        assert seen[0] == base  # the address typed, then everything under the prefix
+        assert all(u.startswith(f"{base}/") for u in seen[1:] if not u.startswith(("data:", "blob:"))), seen
+        assert any(u.startswith(f"{base}/v1/scenarios/") for u in seen)
+        assert page.problems == []
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
