@@ -5,6 +5,7 @@ and names holding markup shown as text. ``BACKBONE_SCREENSHOTS=1`` saves the mai
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -71,10 +72,17 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A fresh tab at 1280x800 that records console errors, page errors and failed requests."""
+    """A fresh tab at 1280x800 that records console errors, page errors and failed requests, with the network cut
+    off: a request to anywhere but this machine is refused and recorded (the workspace must need nothing remote)."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     tab = context.new_page()
     tab.problems = []
+
+    def offline(route: Any) -> None:
+        tab.problems.append(f"remote request: {route.request.url}")
+        route.abort()
+
+    context.route(re.compile(r"^(?!http://127\.0\.0\.1[:/])[a-z]+://"), offline)
     tab.on("console", lambda m: tab.problems.append(m.text) if m.type == "error" else None)
     tab.on("pageerror", lambda e: tab.problems.append(str(e)))
     tab.on("requestfailed", lambda r: tab.problems.append(f"{r.url}: {r.failure}"))
