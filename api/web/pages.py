@@ -34,7 +34,7 @@ def _index_html() -> bytes:
     if not path.is_file():
         return (b"<!doctype html><meta charset=utf-8><title>backbone</title>"
                 b"<p>The workspace bundle is missing from this installation (backbone/api/web/static). "
-                b"Build it with <code>npm ci && npm run build</code> in web/, or reinstall the package.</p>")
+                b"Build it with <code>npm ci &amp;&amp; npm run build</code> in web/, or reinstall the package.</p>")
     return path.read_bytes()
 
 
