@@ -26,6 +26,7 @@ setup(
         "backbone.maps": ["templates/*"],
         "backbone.data": ["**/*"],
         "backbone.api": ["migrations/**/*", "alembic.ini", "static/**/*"],
+        "backbone.api.web": ["static/*"],
     },
     include_package_data=False,
 )

@@ -248,7 +248,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         :data:`backbone.solver.tasks.registry.TASKS`.
     """
     from backbone import __version__
-    from backbone.api.routes import admin, compare, health, jobs, scenarios
+    from backbone.api.routes import admin, compare, health, identity, jobs, scenarios
+    from backbone.api.web import install_workspace
 
     settings = settings or Settings()
     metrics = Metrics()
@@ -296,6 +297,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.include_router(jobs.router)
     app.include_router(compare.router)
     app.include_router(admin.router)
+    app.include_router(identity.router)
+    install_workspace(app)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     app.add_middleware(HeaderSizeLimit, limit=settings.max_header_bytes)
     app.add_middleware(BodyDeadline, timeout_s=settings.body_timeout_s, min_bytes_per_s=settings.body_min_bytes_per_s,

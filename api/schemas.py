@@ -245,3 +245,18 @@ class Health(BaseModel):
     version: str
     database: str
     jobs_running: int
+
+
+class WhoAmI(BaseModel):
+    """Who the bearer token is: its id and name, its role (scope) and its team."""
+
+    token_id: str = Field(description="The API token's id (`system` never appears here), or the JWT's subject.")
+    name: str = Field(description="The token's name, or the JWT's subject.")
+    scope: Scope = Field(description="The role: viewer reads, planner also writes and runs jobs, admin also "
+                                     "manages tokens and teams and reaches every team.")
+    team_id: str | None = Field(None, description="The team the token acts for; null: the team-less default "
+                                                  "tenant.")
+    team_name: str | None = Field(None, description="That team's name; null without a team.")
+    can_write: bool = Field(description="Whether the role may create and change scenarios and run jobs "
+                                        "(planner or admin).")
+    can_admin: bool = Field(description="Whether the role may manage tokens and teams and read the audit log.")

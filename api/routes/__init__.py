@@ -1,1 +1,1 @@
-"""API routers: health/metrics, scenarios (+ maps), jobs, admin (tokens, audit)."""
+"""API routers: health/metrics, scenarios (+ maps), jobs, compare, admin (tokens, audit), identity (whoami, basemap)."""

@@ -1,0 +1,44 @@
+"""``GET /v1/whoami``: who the bearer token is (its role and team), and ``GET /v1/basemap``: the land polygons a
+client draws under a scenario (the shipped Natural Earth 1:110m countries, public domain)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse
+
+from backbone.api.auth import StoreDep, Viewer
+from backbone.api.schemas import ProblemDetails, WhoAmI
+from backbone.api.store import GoneError
+
+router = APIRouter(prefix="/v1", tags=["identity"])
+
+
+@router.get("/whoami", response_model=WhoAmI, summary="Who the bearer token is: its role and team")
+async def get_whoami(store: StoreDep, who: Viewer) -> WhoAmI:
+    """The caller's token id and name, role (scope) and team, and what that role allows."""
+    team_name: str | None = None
+    if who.team_id is not None:
+        try:
+            team_name = (await run_in_threadpool(store.get_team, who.team_id)).name
+        except GoneError:  # a JWT may name a team the server does not know (yet)
+            team_name = None
+    return WhoAmI(token_id=who.token_id, name=who.name, scope=who.scope,  # type: ignore[arg-type]
+                  team_id=who.team_id, team_name=team_name, can_write=who.allows("planner"),
+                  can_admin=who.allows("admin"))
+
+
+@router.get("/basemap", tags=["maps"], summary="Land polygons to draw under a scenario (GeoJSON)",
+            response_class=FileResponse,
+            responses={200: {"content": {"application/geo+json": {}}}, 404: {"model": ProblemDetails}})
+def get_basemap(_who: Viewer) -> FileResponse:
+    """The shipped Natural Earth 1:110m admin-0 countries (public domain) as one GeoJSON FeatureCollection in
+    EPSG:4326, the same land the server's static maps draw. It never changes while the server runs, so clients
+    may cache it."""
+    from backbone.errors import NotFoundError
+    from backbone.paths import basemap_path
+
+    path = basemap_path()
+    if not path.is_file():
+        raise NotFoundError(f"basemap not found at {path.name} (the package data is incomplete)")
+    return FileResponse(path, media_type="application/geo+json", headers={"Cache-Control": "private, max-age=3600"})

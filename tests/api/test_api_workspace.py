@@ -1,0 +1,95 @@
+"""The browser workspace's server side: the page at ``/`` with its strict content security policy, its bundled
+assets and licences, ``GET /v1/whoami`` (who a token is) and ``GET /v1/basemap`` (the land under the map)."""
+
+from __future__ import annotations
+
+import re
+
+from apitest_helpers import auth
+from fastapi.testclient import TestClient
+
+from backbone.api.app import create_app
+from backbone.api.store import Store
+from backbone.api.web import WORKSPACE_CSP, static_dir
+
+
+def test_page_is_served_with_a_strict_policy(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert r.headers["content-security-policy"] == WORKSPACE_CSP
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["cache-control"] == "no-cache"
+    policy = dict(part.strip().split(" ", 1) for part in WORKSPACE_CSP.split(";"))
+    assert policy["script-src"] == "'self'" and policy["default-src"] == "'none'"
+    assert "unsafe" not in WORKSPACE_CSP and "http" not in WORKSPACE_CSP and "blob:" not in policy["worker-src"]
+    assert client.head("/").status_code == 200
+
+
+def test_page_uses_relative_urls_and_no_inline_script() -> None:
+    """Relative URLs only (the app may sit behind a path prefix); every script is a file (the policy forbids
+    inline script)."""
+    page = (static_dir() / "index.html").read_text(encoding="utf-8")
+    urls = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert urls and all(not u.startswith(("/", "http:", "https:", "//")) for u in urls), urls
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, flags=re.S)
+    assert scripts and all('src="' in attrs and not body.strip() for attrs, body in scripts)
+    assert "style=" not in page and "<style" not in page
+
+
+def test_assets_and_licences_are_served(client: TestClient) -> None:
+    for name, media in (("app.js", "text/javascript"), ("app.css", "text/css"),
+                        ("maplibre-gl-worker.mjs", "text/javascript")):
+        r = client.get(f"/ui/{name}")
+        assert r.status_code == 200, name
+        assert r.headers["content-type"].startswith(media) and r.headers["x-content-type-options"] == "nosniff"
+    licences = client.get("/ui/THIRD_PARTY_LICENSES.txt").text
+    assert "maplibre-gl 6.20.0  (BSD-3-Clause)" in licences and "Natural Earth" in licences
+    bundle = (static_dir() / "app.js").read_text(encoding="utf-8")
+    assert "maplibre-gl-worker.mjs" in bundle  # MapLibre starts its worker from the file served beside app.js
+    assert client.get("/index.html", follow_redirects=False).headers["location"] == "./"
+
+
+def test_page_behind_a_path_prefix(client: TestClient) -> None:
+    """A reverse proxy at /backbone/ (root_path): the page and its assets answer under the prefix."""
+    app = create_app(client.app.state.settings)  # type: ignore[attr-defined]
+    with TestClient(app, root_path="/backbone") as prefixed:
+        assert prefixed.get("/backbone/").status_code == 200
+        assert prefixed.get("/backbone/ui/app.js").status_code == 200
+
+
+def test_whoami_names_role_and_team(client: TestClient, tokens: dict[str, str]) -> None:
+    store: Store = client.app.state.store  # type: ignore[attr-defined]
+    team = store.create_team("Network Planning")
+    _tok, plain = store.create_token("planner", "alice-laptop", team=team.id)
+    me = client.get("/v1/whoami", headers=auth(plain)).json()
+    assert me["name"] == "alice-laptop" and me["scope"] == "planner"
+    assert me["team_id"] == team.id and me["team_name"] == "Network Planning"
+    assert me["can_write"] is True and me["can_admin"] is False
+    viewer = client.get("/v1/whoami", headers=auth(tokens["viewer"])).json()
+    assert viewer["scope"] == "viewer" and viewer["team_id"] is None and viewer["team_name"] is None
+    assert viewer["can_write"] is False
+    assert client.get("/v1/whoami", headers=auth(tokens["admin"])).json()["can_admin"] is True
+
+
+def test_whoami_refuses_a_bad_token_with_a_problem(client: TestClient) -> None:
+    r = client.get("/v1/whoami", headers=auth("bbk_not-a-token"))
+    assert r.status_code == 401 and r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["detail"] == "invalid, expired or revoked token"
+    assert client.get("/v1/whoami").status_code == 401
+
+
+def test_basemap_is_natural_earth_land(client: TestClient, tokens: dict[str, str]) -> None:
+    r = client.get("/v1/basemap", headers=auth(tokens["viewer"]))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/geo+json")
+    doc = r.json()
+    assert doc["type"] == "FeatureCollection" and len(doc["features"]) > 150
+    assert {f["geometry"]["type"] for f in doc["features"]} <= {"Polygon", "MultiPolygon"}
+    assert client.get("/v1/basemap").status_code == 401
+
+
+def test_openapi_documents_the_workspace_endpoints(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert paths["/v1/whoami"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/WhoAmI")
+    assert "application/geo+json" in paths["/v1/basemap"]["get"]["responses"]["200"]["content"]
+    assert "/" not in paths and not any(p.startswith("/ui") for p in paths)

@@ -1,0 +1,364 @@
+// The planner's workspace: sign in with an API token, list the team's scenarios and their versions, open one on
+// a map beside its tables. It holds no planning logic: everything it shows is what the REST API answered.
+
+import { api, ApiError, forgetToken, savedToken, saveToken } from "./api";
+import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, WhoAmI } from "./api";
+import { append, clear, formatValue, h } from "./dom";
+import { LAYER_GROUPS, ScenarioMap } from "./map";
+import type { Highlight, SiteSize } from "./map";
+import { DataTable } from "./tables";
+import type { Column } from "./tables";
+import "./app.css";
+
+type TableKind = "sites" | "links" | "candidates" | "demands" | "srlgs" | "metros";
+const TABLE_KINDS: TableKind[] = ["sites", "links", "candidates", "demands", "srlgs", "metros"];
+
+const COLUMNS: Record<TableKind, Column[]> = {
+  sites: [{ key: "id", label: "id" }, { key: "name", label: "name" }, { key: "region", label: "region" },
+          { key: "country", label: "country" }, { key: "metro", label: "metro" }, { key: "kind", label: "kind" },
+          { key: "gpus_installed", label: "GPUs", numeric: true }, { key: "gpus_max", label: "GPUs max", numeric: true },
+          { key: "power_available_mw", label: "power MW", numeric: true }, { key: "power_max_mw", label: "power max MW", numeric: true },
+          { key: "storage_pb", label: "storage PB", numeric: true }],
+  links: [{ key: "id", label: "id" }, { key: "name", label: "name" }, { key: "kind", label: "kind" },
+          { key: "cable_system", label: "cable system" }, { key: "site_a", label: "site a" }, { key: "site_b", label: "site b" },
+          { key: "capacity_gbps", label: "capacity Gb/s", numeric: true }, { key: "length_km", label: "length km", numeric: true },
+          { key: "latency_ms", label: "latency ms", numeric: true }, { key: "srlgs", label: "SRLGs" }],
+  candidates: [{ key: "id", label: "id" }, { key: "name", label: "name" }, { key: "kind", label: "kind" },
+               { key: "link_kind", label: "link kind" }, { key: "cable_system", label: "cable system" },
+               { key: "site_a", label: "site a" }, { key: "site_b", label: "site b" },
+               { key: "module_gbps", label: "module Gb/s", numeric: true }, { key: "max_modules", label: "max modules", numeric: true },
+               { key: "module_cost_usd", label: "module USD", numeric: true }, { key: "fixed_cost_usd", label: "fixed USD", numeric: true },
+               { key: "length_km", label: "length km", numeric: true }, { key: "latency_ms", label: "latency ms", numeric: true },
+               { key: "lead_time_quarters", label: "lead time q", numeric: true }],
+  demands: [{ key: "id", label: "id" }, { key: "src", label: "from" }, { key: "dst", label: "to" },
+            { key: "traffic_class", label: "class" }, { key: "demand_gbps", label: "demand Gb/s", numeric: true },
+            { key: "slo_rtt_ms", label: "SLO RTT ms", numeric: true }],
+  srlgs: [{ key: "id", label: "id" }, { key: "kind", label: "kind" }, { key: "name", label: "name" },
+          { key: "link_count", label: "links", numeric: true }, { key: "members", label: "members" }],
+  metros: [{ key: "id", label: "id" }, { key: "name", label: "name" }, { key: "region", label: "region" },
+           { key: "country", label: "country" }, { key: "population_m", label: "population M", numeric: true },
+           { key: "gdp_usd_bn", label: "GDP USD bn", numeric: true }, { key: "inference_gpus", label: "inference GPUs", numeric: true },
+           { key: "interactive_share", label: "interactive share", numeric: true }],
+};
+const TAB_LABELS: Record<TableKind, string> = { sites: "Sites", links: "Links", candidates: "Candidates",
+                                                demands: "Demands", srlgs: "SRLGs", metros: "Metros" };
+
+interface Route {
+  scenario: string | null;
+  version: number | null;
+}
+
+/** The view the URL hash names: `#/scenario/<id>` or `#/scenario/<id>/version/<n>`. */
+function parseHash(hash: string): Route {
+  const match = /^#\/scenario\/([0-9a-fA-F-]{36})(?:\/version\/([0-9]{1,9}))?$/.exec(hash);
+  return match ? { scenario: match[1].toLowerCase(), version: match[2] ? Number(match[2]) : null } : { scenario: null, version: null };
+}
+
+function routeHash(route: Route): string {
+  if (route.scenario === null) return "#/";
+  return `#/scenario/${route.scenario}${route.version !== null ? `/version/${route.version}` : ""}`;
+}
+
+function message(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.status === 401) return `The server refused this token (${error.message}). Check it, or create one with "backbone token create".`;
+    if (error.status === 0) return `The server did not answer: ${error.message}.`;
+    return `${error.message} (HTTP ${error.status} on ${error.path})`;
+  }
+  return String(error);
+}
+
+class Workspace {
+  private token: string | null = savedToken();
+  private who: WhoAmI | null = null;
+  private scenarios: ScenarioSummary[] = [];
+  private map: ScenarioMap | null = null;
+  private tables: Partial<Record<TableKind, DataTable>> = {};
+  private rows: Record<TableKind, Properties[]> = { sites: [], links: [], candidates: [], demands: [], srlgs: [], metros: [] };
+  private activeTab: TableKind = "links";
+  private route: Route = parseHash(location.hash);
+  private readonly statusLine = h("div", { class: "status", role: "status" });
+
+  constructor(private readonly root: HTMLElement) {
+    window.addEventListener("hashchange", () => void this.navigate(parseHash(location.hash)));
+  }
+
+  async start(): Promise<void> {
+    if (this.token === null) {
+      this.showSignIn(null);
+      return;
+    }
+    try {
+      this.who = await api.whoami(this.token);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) forgetToken();
+      this.token = null;
+      this.showSignIn(message(error));
+      return;
+    }
+    await this.showShell();
+  }
+
+  // ------------------------------------------------------------------ sign in
+  private showSignIn(problem: string | null): void {
+    this.map?.map.remove();
+    this.map = null;
+    clear(this.root);
+    const input = h("input", { type: "password", name: "token", id: "token", autocomplete: "off", required: true,
+                               spellcheck: "false", placeholder: "bbk_…" });
+    const error = h("p", { class: "error", role: "alert", id: "signin-error" }, problem ?? "");
+    error.hidden = problem === null;
+    const form = h("form", { class: "signin", "aria-labelledby": "signin-title" },
+      h("h1", { id: "signin-title" }, "backbone workspace"),
+      h("p", { class: "lede" }, "Plan the global AI backbone: scenarios, sites, links and candidate routes on one map."),
+      h("label", { for: "token" }, "API token"), input,
+      h("p", { class: "hint" }, "Your token stays in this browser tab (session storage) and is sent only to this server, as an Authorization header."),
+      error, h("button", { type: "submit" }, "Sign in"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.signIn(input.value.trim(), error);
+    });
+    this.root.append(h("main", { class: "signin-page" }, form));
+    input.focus();
+  }
+
+  private async signIn(token: string, error: HTMLElement): Promise<void> {
+    try {
+      this.who = await api.whoami(token);
+    } catch (problem) {
+      error.textContent = message(problem);
+      error.hidden = false;
+      return;
+    }
+    this.token = token;
+    saveToken(token);
+    await this.showShell();
+  }
+
+  private signOut(): void {
+    forgetToken();
+    this.token = null;
+    this.who = null;
+    history.replaceState(null, "", "#/");
+    this.route = { scenario: null, version: null };
+    this.showSignIn(null);
+  }
+
+  // ------------------------------------------------------------------ shell
+  private async showShell(): Promise<void> {
+    const who = this.who as WhoAmI;
+    clear(this.root);
+    const signOut = h("button", { type: "button", class: "secondary", id: "sign-out" }, "Sign out");
+    signOut.addEventListener("click", () => this.signOut());
+    const header = h("header", { class: "topbar" },
+      h("div", { class: "brand" }, h("span", { class: "logo", "aria-hidden": "true" }), "backbone"),
+      h("div", { class: "crumb", id: "crumb" }),
+      h("div", { class: "identity", id: "identity" },
+        h("span", { class: "team", title: "team" }, who.team_name ?? (who.team_id === null ? "no team" : who.team_id)),
+        h("span", { class: `role role-${who.scope}`, title: "role" }, who.scope),
+        h("span", { class: "token-name", title: "token" }, who.name), signOut));
+    const side = h("nav", { class: "sidebar", "aria-label": "Scenarios" },
+      h("h2", {}, "Scenarios"), h("ul", { class: "scenario-list", id: "scenario-list" }));
+    const mapBox = h("div", { class: "map", id: "map", role: "region", "aria-label": "Map" });
+    const tools = this.mapTools();
+    const tabs = h("div", { class: "tabs", role: "tablist", id: "tabs" });
+    const tablePane = h("div", { class: "table-pane", id: "table-pane" });
+    const main = h("main", { class: "workspace" },
+      h("section", { class: "map-pane" }, tools, mapBox),
+      h("section", { class: "tables", "aria-label": "Tables" }, tabs, tablePane));
+    this.root.append(h("div", { class: "shell" }, header, side, main, this.statusLine));
+    this.map = new ScenarioMap(mapBox, (kind, id) => this.select(kind, id, "map"));
+    // the MapLibre map, for the browser tests and the developer console (read it, do not rely on it in code)
+    (window as unknown as { backboneMap: unknown }).backboneMap = this.map.map;
+    api.basemap(this.token as string).then((land) => this.map?.setBasemap(land)).catch((e) => this.status(message(e), true));
+    await this.loadScenarios();
+    await this.navigate(this.route, true);
+  }
+
+  private mapTools(): HTMLElement {
+    const layers = h("fieldset", { class: "layers" }, h("legend", {}, "Layers:"));
+    for (const group of LAYER_GROUPS) {
+      const box = h("input", { type: "checkbox", checked: true, id: `layer-${group.id}`, "data-layer": group.id });
+      box.addEventListener("change", () => void this.map?.setGroupVisible(group.id, box.checked));
+      append(layers, h("label", { for: `layer-${group.id}`, class: `swatch-${group.id}` }, box, group.label));
+    }
+    const size = h("select", { id: "site-size", "aria-label": "Size sites by" },
+      h("option", { value: "gpus" }, "GPUs installed"), h("option", { value: "mw" }, "power available MW"));
+    size.addEventListener("change", () => void this.map?.sizeSitesBy(size.value as SiteSize));
+    const centre = h("select", { id: "centre", "aria-label": "Centre the map on" },
+      h("option", { value: "atlantic" }, "Atlantic-centred"), h("option", { value: "pacific" }, "Pacific-centred"));
+    centre.addEventListener("change", () => this.map?.centreOn(centre.value as "pacific" | "atlantic"));
+    return h("div", { class: "map-tools", role: "toolbar", "aria-label": "Map layers and view" }, layers,
+      h("label", { class: "inline" }, "Sites sized by", size), h("label", { class: "inline" }, "View", centre));
+  }
+
+  private status(text: string, isError = false): void {
+    this.statusLine.textContent = text;
+    this.statusLine.classList.toggle("error", isError);
+  }
+
+  // ------------------------------------------------------------------ scenarios
+  private async loadScenarios(): Promise<void> {
+    try {
+      this.scenarios = await api.scenarios(this.token as string);
+    } catch (error) {
+      this.handle(error);
+      return;
+    }
+    const list = document.getElementById("scenario-list") as HTMLElement;
+    clear(list);
+    if (this.scenarios.length === 0) {
+      list.append(h("li", { class: "empty" }, "No scenarios yet. Upload one through the API (POST v1/scenarios) or run \"backbone db seed\" for the shipped one."));
+    }
+    for (const sc of this.scenarios) {
+      const link = h("a", { href: routeHash({ scenario: sc.id, version: null }), class: "scenario-link", "data-id": sc.id },
+        h("span", { class: "scenario-name" }, sc.name || "(unnamed)"),
+        h("span", { class: "meta" }, `v${sc.version} · ${sc.sites} sites · ${sc.links} links · ${sc.demands} demands`),
+        sc.read_only ? h("span", { class: "badge" }, "shared, read-only") : null);
+      list.append(h("li", { "data-id": sc.id }, link, h("ol", { class: "versions", reversed: true })));
+    }
+  }
+
+  private async navigate(route: Route, initial = false): Promise<void> {
+    const same = !initial && route.scenario === this.route.scenario && route.version === this.route.version;
+    this.route = route;
+    if (same || this.token === null || this.map === null) return;
+    for (const li of document.querySelectorAll("#scenario-list > li")) {
+      li.classList.toggle("open", li.getAttribute("data-id") === route.scenario);
+    }
+    if (route.scenario === null) {
+      this.showEmpty();
+      return;
+    }
+    await this.openScenario(route.scenario, route.version);
+  }
+
+  private showEmpty(): void {
+    const crumb = document.getElementById("crumb");
+    if (crumb) crumb.textContent = "";
+    void this.map?.setScenario({ type: "FeatureCollection", features: [] });
+    const pane = document.getElementById("table-pane") as HTMLElement;
+    clear(pane);
+    clear(document.getElementById("tabs") as HTMLElement);
+    pane.append(h("p", { class: "empty" }, "Open a scenario from the list to see it on the map and in the tables."));
+  }
+
+  private async openScenario(id: string, version: number | null): Promise<void> {
+    const token = this.token as string;
+    const summary = this.scenarios.find((s) => s.id === id);
+    this.status(`Loading ${summary?.name ?? id}…`);
+    let collection: FeatureCollection;
+    let content: ScenarioContent;
+    try {
+      const [geo, versions, scenario] = await Promise.all([api.geojson(token, id, version), api.versions(token, id),
+                                                           api.scenario(token, id, version)]);
+      collection = geo;
+      content = scenario.content;
+      this.showVersions(id, versions.map((v) => ({ ...v })), version ?? summary?.version ?? null);
+    } catch (error) {
+      this.handle(error);
+      return;
+    }
+    const crumb = document.getElementById("crumb") as HTMLElement;
+    clear(crumb);
+    append(crumb, h("span", { class: "scenario-title", id: "scenario-title" }, summary?.name ?? id),
+           h("span", { class: "meta" }, version !== null ? `version ${version}` : `version ${summary?.version ?? "?"} (latest)`));
+    await this.map?.setScenario(collection);
+    this.buildTables(collection, content);
+    this.status(`${summary?.name ?? id}: ${this.counts(collection)}`);
+  }
+
+  private counts(collection: FeatureCollection): string {
+    const n = (type: string) => collection.features.filter((f) => f.properties.feature_type === type).length;
+    return `${n("site")} sites, ${n("link")} links, ${n("candidate")} candidate routes`;
+  }
+
+  private showVersions(id: string, versions: { version: number; created_at: string; created_by: string; name: string }[],
+                       current: number | null): void {
+    const li = document.querySelector(`#scenario-list > li[data-id="${CSS.escape(id)}"]`);
+    const list = li?.querySelector("ol.versions");
+    if (!list) return;
+    clear(list);
+    for (const v of versions.slice().sort((a, b) => b.version - a.version)) {
+      const link = h("a", { href: routeHash({ scenario: id, version: v.version }) }, `v${v.version}`);
+      const item = h("li", { class: v.version === current ? "current" : undefined }, link,
+        h("span", { class: "meta" }, ` ${v.created_at.slice(0, 16).replace("T", " ")} · ${v.created_by || "unknown"}`));
+      list.append(item);
+    }
+  }
+
+  // ------------------------------------------------------------------ tables and selection
+  private buildTables(collection: FeatureCollection, content: ScenarioContent): void {
+    const rows: Record<TableKind, Properties[]> = { sites: [], links: [], candidates: [], demands: content.demands ?? [],
+      srlgs: (content.srlgs ?? []).map((g) => ({ ...g, links: null, link_count: (g.links ?? []).length,
+                                                 members: (g.links ?? []).join(", ") })),
+      metros: content.metros ?? [] };
+    for (const f of collection.features) {
+      const type = f.properties.feature_type;
+      if (type === "site") rows.sites.push(f.properties);
+      else if (type === "link") rows.links.push(f.properties);
+      else if (type === "candidate") rows.candidates.push(f.properties);
+    }
+    this.rows = rows;
+    const tabs = document.getElementById("tabs") as HTMLElement;
+    const pane = document.getElementById("table-pane") as HTMLElement;
+    clear(tabs);
+    clear(pane);
+    this.tables = {};
+    for (const kind of TABLE_KINDS) {
+      const table = new DataTable(kind, COLUMNS[kind], rows[kind], (id) => this.select(kind, id, "table"));
+      this.tables[kind] = table;
+      const tab = h("button", { type: "button", role: "tab", id: `tab-${kind}`, "data-kind": kind },
+        TAB_LABELS[kind], h("span", { class: "tab-count" }, formatValue(rows[kind].length)));
+      tab.addEventListener("click", () => this.showTab(kind));
+      tabs.append(tab);
+      pane.append(table.element);
+    }
+    this.showTab(this.activeTab);
+  }
+
+  private showTab(kind: TableKind): void {
+    this.activeTab = kind;
+    for (const [name, table] of Object.entries(this.tables)) {
+      table.element.hidden = name !== kind;
+      document.getElementById(`tab-${name}`)?.setAttribute("aria-selected", String(name === kind));
+    }
+  }
+
+  private select(kind: TableKind, id: string, from: "map" | "table"): void {
+    for (const [name, table] of Object.entries(this.tables)) if (name !== kind) table.select(null, false);
+    this.showTab(kind);
+    this.tables[kind]?.select(id, from === "map");
+    this.map?.highlight(this.onMap(kind, id), from === "table");
+  }
+
+  /** What a selected row is on the map: the element itself, a demand's two sites, an SRLG's links. */
+  private onMap(kind: TableKind, id: string): Highlight {
+    const row = this.rows[kind].find((r) => String(r.id) === id);
+    if (kind === "sites" || kind === "links" || kind === "candidates") return { [kind]: [id] };
+    if (row === undefined) return {};
+    if (kind === "demands") return { sites: [String(row.src), String(row.dst)] };
+    if (kind === "srlgs") {
+      const members = String(row.members ?? "").split(", ").filter(Boolean);
+      return { links: members, candidates: members };
+    }
+    return { point: [Number(row.lon), Number(row.lat)] };
+  }
+
+  private handle(error: unknown): void {
+    if (error instanceof ApiError && error.status === 401) {
+      forgetToken();
+      this.token = null;
+      this.showSignIn(message(error));
+      return;
+    }
+    this.status(message(error), true);
+  }
+}
+
+const root = document.getElementById("app");
+if (root) {
+  new Workspace(root).start().catch((error) => {
+    root.append(h("p", { class: "error", role: "alert" }, `The workspace failed to start: ${String(error)}`));
+  });
+}

@@ -1,0 +1,248 @@
+// The map: MapLibre GL JS over the shipped Natural Earth land (no tiles, no glyphs, nothing remote). Sites are
+// circles sized by GPUs or MW, links lines along their geometry (terrestrial and submarine apart), candidate
+// routes dashed. Hover shows the element's numbers as the API sent them; a click selects it.
+
+import { AttributionControl, LngLatBounds, Map as MapLibreMap, NavigationControl, Popup, ScaleControl } from "maplibre-gl";
+import type { ExpressionSpecification, GeoJSONSource, MapMouseEvent, StyleSpecification } from "maplibre-gl";
+import "maplibre-gl/dist/maplibre-gl.css";
+import { formatValue, h } from "./dom";
+import type { Feature, FeatureCollection, Properties } from "./api";
+
+export type ElementKind = "sites" | "links" | "candidates";
+export type SiteSize = "gpus" | "mw";
+
+/** What to highlight: ids of sites, links and candidate routes, or a point (lon, lat) to fly to. */
+export interface Highlight {
+  sites?: string[];
+  links?: string[];
+  candidates?: string[];
+  point?: [number, number];
+}
+
+export const LAYER_GROUPS: { id: string; label: string; layers: string[] }[] = [
+  { id: "sites", label: "Sites", layers: ["sites"] },
+  { id: "terrestrial", label: "Terrestrial", layers: ["links-terrestrial"] },
+  { id: "submarine", label: "Submarine", layers: ["links-submarine"] },
+  { id: "candidates", label: "Candidates", layers: ["candidates"] },
+  { id: "land", label: "Land", layers: ["land"] },
+];
+
+const COLORS = { water: "#0d1b26", land: "#1f3142", border: "#2d4358", terrestrial: "#4cc3ff",
+                 submarine: "#b58cff", candidate: "#ffb648", site: "#f4f7fa", selected: "#ffe14d" };
+const INTERACTIVE = ["sites", "links-terrestrial", "links-submarine", "candidates"];
+const EMPTY: FeatureCollection = { type: "FeatureCollection", features: [] };
+
+const HOVER_FIELDS: Record<ElementKind, [string, string][]> = {
+  sites: [["id", "id"], ["kind", "kind"], ["region", "region"], ["metro", "metro"], ["gpus_installed", "GPUs installed"],
+          ["gpus_max", "GPUs max"], ["power_available_mw", "power available (MW)"], ["power_max_mw", "power max (MW)"]],
+  links: [["id", "id"], ["kind", "kind"], ["cable_system", "cable system"], ["site_a", "from"], ["site_b", "to"],
+          ["capacity_gbps", "capacity (Gb/s)"], ["length_km", "length (km)"], ["latency_ms", "latency (ms)"]],
+  candidates: [["id", "id"], ["kind", "kind"], ["link_kind", "link kind"], ["cable_system", "cable system"],
+               ["site_a", "from"], ["site_b", "to"], ["module_gbps", "module (Gb/s)"], ["max_modules", "max modules"],
+               ["length_km", "length (km)"], ["latency_ms", "latency (ms)"], ["module_cost_usd", "module cost (USD)"]],
+};
+
+function kindOfLayer(layer: string): ElementKind {
+  return layer === "sites" ? "sites" : layer === "candidates" ? "candidates" : "links";
+}
+
+function style(): StyleSpecification {
+  const selected = ["==", ["get", "id"], ""] as ExpressionSpecification;
+  return {
+    version: 8,
+    sources: {
+      land: { type: "geojson", data: EMPTY, attribution: "Natural Earth (public domain)" },
+      links: { type: "geojson", data: EMPTY },
+      candidates: { type: "geojson", data: EMPTY },
+      sites: { type: "geojson", data: EMPTY },
+    },
+    layers: [
+      { id: "water", type: "background", paint: { "background-color": COLORS.water } },
+      { id: "land", type: "fill", source: "land", paint: { "fill-color": COLORS.land, "fill-outline-color": COLORS.border } },
+      { id: "candidates", type: "line", source: "candidates",
+        paint: { "line-color": COLORS.candidate, "line-width": 1.6, "line-dasharray": [2, 2], "line-opacity": 0.85 } },
+      { id: "links-terrestrial", type: "line", source: "links", filter: ["==", ["get", "kind"], "terrestrial"],
+        paint: { "line-color": COLORS.terrestrial, "line-width": 1.8, "line-opacity": 0.9 } },
+      { id: "links-submarine", type: "line", source: "links", filter: ["!=", ["get", "kind"], "terrestrial"],
+        paint: { "line-color": COLORS.submarine, "line-width": 1.8, "line-opacity": 0.9 } },
+      { id: "selected-line", type: "line", source: "links", filter: selected,
+        paint: { "line-color": COLORS.selected, "line-width": 5 } },
+      { id: "selected-candidate", type: "line", source: "candidates", filter: selected,
+        paint: { "line-color": COLORS.selected, "line-width": 5, "line-dasharray": [2, 1] } },
+      { id: "sites", type: "circle", source: "sites",
+        paint: { "circle-color": COLORS.site, "circle-opacity": 0.8, "circle-radius": 4,
+                 "circle-stroke-color": COLORS.water, "circle-stroke-width": 1 } },
+      { id: "selected-site", type: "circle", source: "sites", filter: selected,
+        paint: { "circle-color": "rgba(0,0,0,0)", "circle-radius": 12, "circle-stroke-color": COLORS.selected,
+                 "circle-stroke-width": 3 } },
+    ],
+  };
+}
+
+/** The map of one scenario version; `onSelect` is called with the kind and id of a clicked element. */
+export class ScenarioMap {
+  readonly map: MapLibreMap;
+  private readonly popup = new Popup({ closeButton: false, closeOnClick: false, maxWidth: "320px", className: "hover",
+                                          offset: 14 });
+  private readonly ready: Promise<void>;
+  private features: Record<ElementKind, Map<string, Feature>> = { sites: new Map(), links: new Map(), candidates: new Map() };
+  private maxima = { gpus: 1, mw: 1 };
+  private siteSize: SiteSize = "gpus";
+  private centreLon = 10;
+
+  constructor(container: HTMLElement, private readonly onSelect: (kind: ElementKind, id: string) => void) {
+    this.map = new MapLibreMap({ container, style: style(), center: [10, 25], zoom: 1.15, minZoom: 0.5, maxZoom: 12,
+                                 attributionControl: false, renderWorldCopies: true, dragRotate: false,
+                                 pitchWithRotate: false, fadeDuration: 0 });
+    this.map.addControl(new NavigationControl({ showCompass: false }), "top-right");
+    this.map.addControl(new ScaleControl({ unit: "metric" }), "bottom-left");
+    this.map.addControl(new AttributionControl({ compact: true }), "bottom-right");
+    this.ready = new Promise((resolve) => this.map.once("load", () => resolve()));
+    this.map.on("mousemove", (event) => this.hover(event));
+    this.map.on("mouseout", () => this.popup.remove());
+    this.map.on("click", (event) => this.click(event));
+  }
+
+  /** Draw the land polygons (the API's basemap). */
+  async setBasemap(land: FeatureCollection): Promise<void> {
+    await this.ready;
+    (this.map.getSource("land") as GeoJSONSource).setData(land as never);
+  }
+
+  /** Draw a scenario version's GeoJSON (sites, links, candidate routes, as `GET .../map?format=geojson` gives). */
+  async setScenario(collection: FeatureCollection): Promise<void> {
+    await this.ready;
+    const split: Record<ElementKind, Feature[]> = { sites: [], links: [], candidates: [] };
+    for (const feature of collection.features) {
+      const type = feature.properties.feature_type;
+      const kind: ElementKind | null = type === "site" ? "sites" : type === "link" ? "links" : type === "candidate" ? "candidates" : null;
+      if (kind !== null) split[kind].push(feature);
+    }
+    for (const kind of ["sites", "links", "candidates"] as ElementKind[]) {
+      this.features[kind] = new Map(split[kind].map((f) => [String(f.properties.id), f]));
+      (this.map.getSource(kind) as GeoJSONSource).setData({ type: "FeatureCollection", features: split[kind] } as never);
+    }
+    const values = (key: string) => split.sites.map((f) => Number(f.properties[key] ?? 0)).filter(Number.isFinite);
+    this.maxima = { gpus: Math.max(1, ...values("gpus_installed")), mw: Math.max(1, ...values("power_available_mw")) };
+    await this.sizeSitesBy(this.siteSize);
+    this.highlight({});
+    this.fitScenario();
+  }
+
+  /** Size the site circles by installed GPUs or available power (area proportional to the value). */
+  async sizeSitesBy(size: SiteSize): Promise<void> {
+    await this.ready;
+    this.siteSize = size;
+    const key = size === "gpus" ? "gpus_installed" : "power_available_mw";
+    const max = size === "gpus" ? this.maxima.gpus : this.maxima.mw;
+    this.map.setPaintProperty("sites", "circle-radius",
+      ["+", 3, ["*", 15, ["sqrt", ["/", ["max", 0, ["to-number", ["coalesce", ["get", key], 0]]], max]]]]);
+  }
+
+  /** Show or hide a layer group of LAYER_GROUPS. */
+  async setGroupVisible(group: string, visible: boolean): Promise<void> {
+    await this.ready;
+    for (const layer of LAYER_GROUPS.find((g) => g.id === group)?.layers ?? []) {
+      this.map.setLayoutProperty(layer, "visibility", visible ? "visible" : "none");
+    }
+  }
+
+  /** Centre the world on the Pacific (lon 150) or the Atlantic (lon -20). */
+  centreOn(ocean: "pacific" | "atlantic"): void {
+    this.centreLon = ocean === "pacific" ? 160 : 10;
+    this.fitScenario();
+  }
+
+  /** Highlight elements (sites, links, candidate routes; none when empty) and fly to them when asked, or to
+   * `point` when no element has a geometry here (a metro). */
+  highlight(target: Highlight, fly = false): void {
+    const filter = (ids: string[] | undefined) => ["in", ["get", "id"], ["literal", ids ?? []]] as ExpressionSpecification;
+    this.map.setFilter("selected-site", filter(target.sites));
+    this.map.setFilter("selected-line", filter(target.links));
+    this.map.setFilter("selected-candidate", filter(target.candidates));
+    if (!fly) return;
+    const points: number[][] = [];
+    for (const kind of ["sites", "links", "candidates"] as ElementKind[]) {
+      for (const id of target[kind] ?? []) {
+        const feature = this.features[kind].get(id);
+        if (feature !== undefined) points.push(...unwrapped(coordinates(feature), points.length ? points[0][0] : null));
+      }
+    }
+    if (points.length === 0 && target.point) points.push(target.point);
+    if (points.length === 1) {
+      this.map.flyTo({ center: points[0] as [number, number], zoom: Math.max(this.map.getZoom(), 4) });
+    } else if (points.length > 1) {
+      const bounds = new LngLatBounds(points[0] as [number, number], points[0] as [number, number]);
+      for (const p of points) bounds.extend(p as [number, number]);
+      this.map.fitBounds(bounds, { padding: 60, maxZoom: 7 });
+    }
+  }
+
+  /** Show the whole scenario: every site, the world centred on the chosen ocean. */
+  fitScenario(): void {
+    const lats = [...this.features.sites.values()].map((f) => (f.geometry.coordinates as number[])[1]);
+    if (lats.length === 0) return;
+    const c = this.centreLon;
+    this.map.fitBounds([[c - 175, Math.max(-70, Math.min(...lats) - 4)], [c + 175, Math.min(80, Math.max(...lats) + 4)]],
+                       { padding: 10, animate: false });
+  }
+
+  resize(): void {
+    this.map.resize();
+  }
+
+  private at(event: MapMouseEvent) {
+    const { x, y } = event.point;
+    const layers = INTERACTIVE.filter((id) => this.map.getLayoutProperty(id, "visibility") !== "none");
+    const found = this.map.queryRenderedFeatures([[x - 5, y - 5], [x + 5, y + 5]], { layers });
+    return found.find((f) => f.layer.id === "sites") ?? found[0];
+  }
+
+  private hover(event: MapMouseEvent): void {
+    const feature = this.at(event);
+    this.map.getCanvas().style.cursor = feature ? "pointer" : "";
+    if (!feature) {
+      this.popup.remove();
+      return;
+    }
+    const kind = kindOfLayer(feature.layer.id);
+    const props = this.features[kind].get(String(feature.properties.id))?.properties ?? (feature.properties as Properties);
+    this.popup.setLngLat(event.lngLat).setDOMContent(hoverCard(kind, props)).addTo(this.map);
+  }
+
+  private click(event: MapMouseEvent): void {
+    const feature = this.at(event);
+    if (feature) this.onSelect(kindOfLayer(feature.layer.id), String(feature.properties.id));
+  }
+}
+
+function hoverCard(kind: ElementKind, props: Properties): HTMLElement {
+  const rows = HOVER_FIELDS[kind].filter(([key]) => props[key] !== undefined && props[key] !== null && props[key] !== "")
+    .map(([key, label]) => h("tr", {}, h("th", { scope: "row" }, label), h("td", {}, formatValue(props[key]))));
+  return h("div", { class: "hover-card" }, h("strong", {}, formatValue(props.name ?? props.id)), h("table", {}, ...rows));
+}
+
+/** A feature's points as GeoJSON gives them. */
+function coordinates(feature: Feature): number[][] {
+  const g = feature.geometry;
+  return g.type === "Point" ? [g.coordinates as number[]]
+    : g.type === "LineString" ? (g.coordinates as number[][])
+    : g.type === "MultiLineString" ? (g.coordinates as number[][][]).flat() : [];
+}
+
+/** Points with longitudes unwrapped (each within 180 degrees of the one before, the first near `start`), so a
+ * route across the antimeridian stays in one piece. */
+function unwrapped(points: number[][], start: number | null): number[][] {
+  const out: number[][] = [];
+  let previous = start;
+  for (const [lon, lat] of points) {
+    let x = lon;
+    if (previous !== null) {
+      while (x - previous > 180) x -= 360;
+      while (previous - x > 180) x += 360;
+    }
+    out.push([x, lat]);
+    previous = x;
+  }
+  return out;
+}
