@@ -35,7 +35,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,8 +108,7 @@ class QueueWorker(JobManager):
         self._staging_dir = self._results_dir / ".staging" / re.sub(r"[^A-Za-z0-9._-]", "_", self.worker_id)
         self._idempotent = idempotent_kinds(self.registry())
         self._draining = threading.Event()
-        self._next_heartbeat = 0.0
-        self._next_cancel_poll = 0.0
+        self._watch: threading.Thread | None = None
 
     @property
     def results_dir(self) -> Path:
@@ -132,24 +131,40 @@ class QueueWorker(JobManager):
         return self.store.claim_next_job(self.settings.max_running_jobs_per_token, worker_id=self.worker_id,
                                          lease_s=self.settings.job_lease_s)
 
-    def _tick(self) -> None:
-        """Renew the leases, stop cancelled jobs, reclaim the jobs of lost workers."""
-        now = time.monotonic()
-        if now >= self._next_cancel_poll:
-            self._next_cancel_poll = now + min(CANCEL_POLL_S, self.settings.job_heartbeat_s)
-            self._stop_cancelled(self.store.cancelled_jobs(self.running_ids()))
-        if now >= self._next_heartbeat:
-            self._next_heartbeat = now + self.settings.job_heartbeat_s
-            for job_id in self.running_ids():
-                state = self.store.heartbeat(job_id, self.holder, self.settings.job_lease_s)
-                if not state.held:
-                    self._stop_cancelled([job_id])
-            reclaim(self.store, self._idempotent)
+    def start(self) -> None:
+        super().start()
+        self._watch = threading.Thread(target=self._watch_leases, name="job-leases", daemon=True)
+        self._watch.start()
 
-    def _stop_cancelled(self, job_ids: Iterable[str]) -> None:
-        for job_id in job_ids:
-            logger.info("job %s was cancelled or is no longer this worker's: stopping its processes", job_id)
-            self.cancel(job_id)
+    def stop(self) -> None:
+        super().stop()
+        if self._watch is not None:
+            self._watch.join(timeout=10)
+
+    def _tick(self) -> None:
+        """Nothing besides running jobs: the lease thread renews, polls and reclaims; servers apply retention."""
+
+    def _watch_leases(self) -> None:
+        """Every :data:`CANCEL_POLL_S` (at most ``job_heartbeat_s``) see which jobs this worker may still run and
+        stop the others (cancelled, or lost); every ``job_heartbeat_s`` renew the leases (every job claimed, also
+        one whose process is still starting) and reclaim the jobs of lost workers. A thread of its own, so a slow
+        start of a job process never lets a lease run out."""
+        poll_s = min(CANCEL_POLL_S, self.settings.job_heartbeat_s)
+        next_heartbeat = 0.0
+        while not self._stop.wait(poll_s):
+            try:
+                claimed = set(self.running_ids())  # before the query, so a job claimed meanwhile is not stopped
+                if time.monotonic() >= next_heartbeat:
+                    next_heartbeat = time.monotonic() + self.settings.job_heartbeat_s
+                    held = set(self.store.renew_leases(self.holder, self.settings.job_lease_s))
+                    reclaim(self.store, self._idempotent)
+                else:
+                    held = set(self.store.held_jobs(self.holder))
+                for job_id in (claimed - held) & set(self.running_ids()):
+                    logger.info("job %s was cancelled or is no longer this worker's: stopping its processes", job_id)
+                    self.cancel(job_id)
+            except Exception:  # the database is away: retry at the next poll, the lease has some margin
+                logger.exception("lease heartbeat failed")
 
     def _record_outcome(self, job_id: str, what: str, msg: tuple[Any, ...]) -> None:
         # a worker whose lease ran out (it was cut off from the database) must not replace the result of the

@@ -154,7 +154,8 @@ class Store:
         self.cancel_job = self.jobs.cancel_job
         self.fail_interrupted_jobs = self.jobs.fail_interrupted_jobs
         self.heartbeat = self.jobs.heartbeat
-        self.cancelled_jobs = self.jobs.cancelled_jobs
+        self.renew_leases = self.jobs.renew_leases
+        self.held_jobs = self.jobs.held_jobs
         self.release_job = self.jobs.release_job
         self.reclaim_expired_jobs = self.jobs.reclaim_expired_jobs
 

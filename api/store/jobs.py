@@ -284,12 +284,26 @@ class JobRepository:
             cancel = bool(s.scalar(select(Job.cancel_requested).where(Job.id == job_id)))
         return LeaseState(held=held and not cancel, cancel_requested=cancel)
 
-    def cancelled_jobs(self, job_ids: list[str]) -> list[str]:
-        """Those of ``job_ids`` someone asked to cancel (a worker polls this for the jobs it runs)."""
-        if not job_ids:
-            return []
+    def renew_leases(self, worker_id: str, lease_s: float) -> list[str]:
+        """Renew every lease ``worker_id`` holds (jobs it claimed, starting or running) and return the ids of the
+        jobs it still holds and may go on running: running under its lease, and not cancelled.
+
+        A job the worker runs that is missing from the answer was cancelled (through any server), or reclaimed
+        after its lease expired: the worker stops its processes and records nothing.
+        """
+        now = utcnow()
         with self.db.session() as s:
-            return list(s.scalars(select(Job.id).where(Job.id.in_(job_ids), Job.cancel_requested.is_(True))))
+            s.execute(update(Job).where(Job.worker_id == worker_id, Job.status == "running")
+                      .values(heartbeat_at=now, lease_expires_at=now + timedelta(seconds=lease_s)))
+            return list(s.scalars(select(Job.id).where(Job.worker_id == worker_id, Job.status == "running",
+                                                       Job.cancel_requested.is_(False))))
+
+    def held_jobs(self, worker_id: str) -> list[str]:
+        """The jobs ``worker_id`` holds and may go on running (as :meth:`renew_leases`, renewing nothing): a
+        worker polls this between heartbeats to see cancels sooner."""
+        with self.db.session() as s:
+            return list(s.scalars(select(Job.id).where(Job.worker_id == worker_id, Job.status == "running",
+                                                       Job.cancel_requested.is_(False))))
 
     def release_job(self, job_id: str, worker_id: str, reason: str) -> bool:
         """Hand a running job back to the queue (a draining worker that cannot finish it); the claim does not

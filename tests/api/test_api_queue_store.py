@@ -46,9 +46,11 @@ def test_claim_with_a_lease_heartbeat_and_cancel(store: Store) -> None:
     assert state.held and not state.cancel_requested
     assert store.get_job(job.id).lease_expires_at > first_expiry  # type: ignore[operator]
     assert not store.heartbeat(job.id, "w2", 60).held  # another worker holds nothing
-    assert store.cancelled_jobs([job.id]) == []
+    assert store.held_jobs("w1") == [job.id] and store.held_jobs("w2") == []
+    assert store.renew_leases("w1", 120) == [job.id]
+    assert store.get_job(job.id).lease_expires_at > first_expiry + timedelta(seconds=60)  # type: ignore[operator]
     store.cancel_job(job.id, WHO)  # through any server: the status and the flag
-    assert store.cancelled_jobs([job.id]) == [job.id]
+    assert store.held_jobs("w1") == [] and store.renew_leases("w1", 60) == []
     state = store.heartbeat(job.id, "w1", 60)
     assert not state.held and state.cancel_requested
     assert not store.finish_job(job.id, "succeeded", "late", worker_id="w1")
