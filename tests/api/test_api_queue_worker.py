@@ -215,3 +215,30 @@ def test_a_killed_workers_job_is_reclaimed_and_runs_again(client: TestClient, to
     row = client.app.state.store.get_job(job_id)  # type: ignore[attr-defined]
     assert row.attempts == 2
     assert client.get(f"/v1/jobs/{job_id}/files", headers=auth(tok)).status_code == 200
+
+
+@pytest.mark.slow
+def test_sigterm_drains_the_worker_and_hands_back_what_is_left(client: TestClient, tokens: dict[str, str],
+                                                               workers: Workers, triangle: Network) -> None:
+    """SIGTERM: the worker claims nothing more, gives its running job ``drain_s`` (5 s here) to finish, then stops
+    it and hands it back to the queue (not counted as an attempt), and exits cleanly with no process left."""
+    from backbone.api.worker import HANDED_BACK
+
+    tok = tokens["planner"]
+    sid = _scenario(client, tok, triangle)
+    job_id = _submit(client, tok, sid, "sleepy", {"steps": 600, "step_s": 0.1})
+    worker = workers.start(test_tasks=True)
+    wait_for(lambda: _job(client, tok, job_id), lambda j: j["status"] == "running" and j["progress"]["fraction"] > 0,
+             timeout_s=60, interval_s=0.1)
+    tree = descendants(worker.pid)
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(30) == 0, workers.logs()
+    deadline = time.monotonic() + 10
+    while alive(tree) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(tree), f"orphaned processes {alive(tree)}"
+    job = _job(client, tok, job_id)
+    assert job["status"] == "queued" and job["progress"]["message"] == HANDED_BACK, job
+    row = client.app.state.store.get_job(job_id)  # type: ignore[attr-defined]
+    assert row.attempts == 0 and row.worker_id is None
+    client.delete(f"/v1/jobs/{job_id}", headers=auth(tok))
