@@ -7,11 +7,12 @@ heartbeat); the options below override them. Servers enqueue jobs for workers wh
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from backbone.api.cli.common import err_console, handle_errors
+from backbone.api.cli.server_cmds import load_settings
 
 if TYPE_CHECKING:
     from backbone.api.settings import Settings
@@ -20,29 +21,6 @@ if TYPE_CHECKING:
 def register(app: typer.Typer) -> None:
     """Add ``worker`` to ``app``."""
     app.command("worker")(worker)
-
-
-def load_settings(**overrides: Any) -> Settings:
-    """The ``BACKBONE_*`` settings with ``overrides`` (options given on the command line; None = not given).
-
-    Raises
-    ------
-    backbone.errors.ValidationError
-        A setting out of range, naming its environment variable (exit code 2, no traceback).
-    """
-    import pydantic
-
-    from backbone.api.settings import Settings
-    from backbone.errors import Problem, ValidationError
-
-    given = {k: v for k, v in overrides.items() if v is not None}
-    try:
-        return Settings(**given)
-    except pydantic.ValidationError as exc:
-        problems = [Problem(str(e["msg"]), file="settings",
-                            field="BACKBONE_" + "_".join(str(p) for p in e["loc"]).upper() if e["loc"] else "")
-                    for e in exc.errors()]
-        raise ValidationError(problems) from None
 
 
 def check_worker_storage(settings: Settings, results_dir: Path) -> None:

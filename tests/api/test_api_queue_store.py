@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import update
@@ -130,3 +131,45 @@ def test_concurrent_claims_keep_the_per_token_cap_and_fair_share(db_url: str, st
     assert len(claimed) == len(set(claimed)) == 3, claimed
     assert theirs.id in claimed
     assert set(claimed) - {theirs.id} == {mine[0].id, mine[1].id}  # the oldest two, and no more (cap 2)
+
+
+def test_rows_of_the_previous_release_are_read_and_claimed(store: Store) -> None:
+    """Rolling upgrade: a server of the previous release (schema 0004) inserts jobs without the lease columns;
+    the new code reads and claims them (attempts 0, no cancel flag), and the migration goes down and up again."""
+    from sqlalchemy import text
+
+    from backbone.api.store import downgrade_database, upgrade_database
+
+    sc, _ = store.create_scenario(DOC, COUNTS, "canonical-json", WHO)
+    with store.session() as s:  # the previous release's INSERT names only its own columns
+        s.execute(text("INSERT INTO jobs (id, scenario_id, scenario_version, kind, options, status, progress, "
+                       "message, created_at, created_by, owner_id) VALUES ('old-1', :sid, 1, 'te', '{}', 'queued', "
+                       "0, 'queued', :now, 'tester', 't1')"), {"sid": sc.id, "now": utcnow()})
+    old = store.get_job("old-1")
+    assert (old.attempts, old.cancel_requested, old.worker_id) == (0, False, None)
+    claimed = store.claim_next_job(worker_id="w1", lease_s=30)
+    assert claimed is not None and claimed.id == "old-1" and claimed.attempts == 1
+    downgrade_database(store.engine, "0004_token_family")
+    upgrade_database(store.engine)
+    assert store.get_job("old-1").attempts == 0  # the column came back with its default
+
+
+def test_bad_queue_settings_and_storage_are_one_line_errors(tmp_path: Path, db_url: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+
+    monkeypatch.setenv("BACKBONE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("BACKBONE_DATABASE_URL", db_url)
+    runner = CliRunner()
+    monkeypatch.setenv("BACKBONE_JOB_EXECUTION", "sideways")
+    out = runner.invoke(app, ["serve"])
+    assert out.exit_code == 2 and "BACKBONE_JOB_EXECUTION" in out.output and "Traceback" not in out.output
+    monkeypatch.delenv("BACKBONE_JOB_EXECUTION")
+    out = runner.invoke(app, ["worker", "--lease-s", "5", "--heartbeat-s", "10"])
+    assert out.exit_code == 2 and "BACKBONE_JOB_HEARTBEAT_S" in out.output, out.output
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = runner.invoke(app, ["worker", "--results-dir", str(blocker / "results")])
+    assert out.exit_code == 6 and "results directory" in out.output, out.output
