@@ -16,6 +16,10 @@ fork server and each worker get SIGKILL from the kernel when their parent exits 
 signal), and each worker also watches a pipe whose only write end the server holds and kills its
 group at EOF. At the next start-up every job still marked ``running`` is failed with reason
 "server restarted" and stale staging folders are removed. Queued jobs stay queued and run.
+
+This is the ``inline`` execution (``BACKBONE_JOB_EXECUTION``, the default). In ``queue`` execution the server only
+enqueues and ``backbone worker`` processes run this same machinery with a lease on each job
+(:mod:`backbone.api.worker`: the subclass overrides the claim, the record of a job's end and the periodic work).
 """
 
 from __future__ import annotations
