@@ -107,14 +107,25 @@ def check_scenario_document(doc: Mapping[str, Any], file: str) -> None:
         raise ValidationError(problems)
 
 
-def server_job_options(kind: str, options: Mapping[str, Any], dask_scheduler: str) -> dict[str, Any]:
-    """A job's options as its worker runs them: the server's Dask scheduler filled in where the
-    job asks for ``engine: dask`` (a ``failures`` job, or a plan's or roadmap's ``failures`` stage)."""
+def server_job_options(kind: str, options: Mapping[str, Any], dask_scheduler: str,
+                       dask_timeout_s: float = 10.0) -> dict[str, Any]:
+    """A job's options as its worker runs them: with a server Dask scheduler, the failure sweeps run on it.
+
+    A ``failures`` job, and the ``failures`` stage of a ``plan`` or ``roadmap`` job (whose options every sweep of
+    that job uses: the stage itself, the survivable design's sweeps, the roadmap's periods), get ``engine: dask``,
+    the scheduler and ``scheduler_timeout_s`` unless they ask for ``engine: local`` or ``serial`` (then they run on
+    the job's own processes, as without a scheduler). Without a scheduler the options are returned unchanged.
+    """
     out = dict(options)
     if not dask_scheduler:
         return out
-    if kind == "failures" and out.get("engine") == "dask":
-        out["scheduler"] = dask_scheduler
-    elif kind in ("plan", "roadmap") and isinstance(out.get("failures"), dict) and out["failures"].get("engine") == "dask":
-        out["failures"] = {**out["failures"], "scheduler": dask_scheduler}
+    on_cluster = {"engine": "dask", "scheduler": dask_scheduler, "scheduler_timeout_s": dask_timeout_s}
+    if kind == "failures" and out.get("engine", "dask") == "dask":
+        out.update(on_cluster)
+    elif kind in ("plan", "roadmap"):
+        stage = out.get("failures")
+        if stage is None:
+            out["failures"] = on_cluster
+        elif isinstance(stage, dict) and stage.get("engine", "dask") == "dask":
+            out["failures"] = {**stage, **on_cluster}
     return out

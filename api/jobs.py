@@ -396,7 +396,8 @@ class JobManager:
             # still dies with the server (lifeline, parent-death signal) and is killed with its group
             assert self._lifeline is not None
             args = (job.id, job.kind, document,
-                    server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler), str(out),
+                    server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler,
+                                       self.settings.dask_timeout_s), str(out),
                     self._events, self.extra_registry, self._lifeline[0], WorkerLimits.from_settings(self.settings))
             try:
                 proc = start_process(self._ctx, worker_main, args, f"backbone-job-{job.id[:8]}", daemon=False)

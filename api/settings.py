@@ -14,8 +14,10 @@
 * ``BACKBONE_JOB_EXECUTION`` -- ``inline`` (default: the server runs jobs in its own worker processes) or
   ``queue`` (the server only enqueues; ``backbone worker`` processes claim jobs from the database with a lease
   of ``BACKBONE_JOB_LEASE_S`` seconds, renewed every ``BACKBONE_JOB_HEARTBEAT_S``). docs/deploy.md.
-* ``BACKBONE_DASK_SCHEDULER`` -- the Dask scheduler address `failures` jobs with ``engine: dask`` use
-  (never a job option).
+* ``BACKBONE_DASK_SCHEDULER`` -- a Dask scheduler (``tcp://host:8786``) the failure sweeps of API jobs run on
+  (``failures`` jobs, and the sweeps of ``plan`` and ``roadmap`` jobs) unless a job asks for ``engine: local`` or
+  ``serial``; ``BACKBONE_DASK_TIMEOUT_S`` bounds the wait for it (never job options; see
+  :func:`backbone.api.input_policy.server_job_options`).
 """
 
 from __future__ import annotations
@@ -72,9 +74,14 @@ class Settings(BaseSettings):
                                    description="Seconds between a worker's heartbeats (lease renewals and checks for "
                                                "cancels); below the lease.")
     dask_scheduler: str = Field(default="", max_length=500,
-                                description="Dask scheduler address for `failures` jobs with engine 'dask' "
-                                            "(empty: a local cluster per job). Server configuration only: "
-                                            "the API refuses a `scheduler` job option.")
+                                description="Dask scheduler address (tcp://host:8786) the failure sweeps of API jobs "
+                                            "run on: `failures` jobs and the sweeps of `plan` and `roadmap` jobs, "
+                                            "unless a job asks for engine 'local' or 'serial'. Empty: sweeps run on "
+                                            "the job's own processes (engine 'dask': a local cluster per job). "
+                                            "Server configuration only: the API refuses a `scheduler` job option.")
+    dask_timeout_s: float = Field(default=10.0, gt=0, le=300,
+                                  description="Seconds a job waits to connect to the Dask scheduler and for it to "
+                                              "have a worker; past them the job fails naming the scheduler.")
     oidc_issuer: str = Field(default="", max_length=500, description="Accept JWTs of this issuer (`iss`); "
                              "empty: API tokens only.")
     oidc_audience: str = Field(default="", max_length=500, description="Required JWT audience (`aud`).")

@@ -86,7 +86,12 @@ def _print(s: dict[str, Any]) -> None:
     gapped = s.get("method") == "srcflow" or bool(s.get("path_lp_states"))  # MLUs with a gap: show it
     unknown = f", {s['unmet_unknown']} with unmet unknown" if s.get("unmet_unknown") else ""
     base_gap = f" (gap {100 * b['gap']:.2f} %)" if gapped and _known(b.get("gap")) else ""
-    out_console.print(f"[bold]{count_text(s['scenarios_run'], 'scenario')}[/] in {s['seconds']:.1f} s "
+    where = ""
+    if s.get("ran_on"):
+        from backbone.solver.failures.summary import SweepEngineInfo, ran_on_text
+
+        where = f" on {ran_on_text(SweepEngineInfo.model_validate(s['ran_on']))}"
+    out_console.print(f"[bold]{count_text(s['scenarios_run'], 'scenario')}[/] in {s['seconds']:.1f} s{where} "
                       f"({s['scenarios_per_second'] or 0:.2f}/s, method {s.get('method', 'path')}); baseline: MLU "
                       f"{100 * b['mlu']:.1f} %{base_gap}, unmet {gbps_text(b['unmet_gbps'])} Gbps; survived "
                       f"{s['survived']} of {s['scenarios_run']} ({s['overloaded']} overloaded{unknown})",

@@ -66,8 +66,8 @@ class MapValues:
         ``dataset``, ``replication``) and ``gbps``: the cross-site flows of placed training jobs, drawn as arcs
         coloured by class (the data-gravity map).
     training_sites
-        Table with columns ``job``, ``site``, ``gpus``: where training jobs run (a job split over two sites has a row
-        per site), marked and labelled with the jobs' GPUs.
+        Table with columns ``job``, ``site``, ``gpus``: where training jobs run (a job split over several sites has a
+        row per site), marked and labelled with the jobs' GPUs.
     dataset_homes
         Table with columns ``dataset``, ``site``, ``new`` (a replica the placement adds): where datasets live.
     """

@@ -8,10 +8,14 @@ networkx Dijkstra over the link table, and each flow's links are walked site by 
 
 Checked
 -------
-* jobs: each placed job's GPUs add up to its size, over at most ``min(max_sites, 2)`` sites in equal shares, each
-  an allowed site (candidate, the job's regions and pinned sites, every dataset's residency); every job placed
-  when the plan claims to serve everything;
-* flows: exactly the flows the placement implies -- gradient sync both ways between a split job's sites,
+* jobs: each placed job's GPUs add up to its size, over at most ``min(max_sites, MAX_SPLIT_SITES)`` sites in equal
+  shares (exactly its pinned sites when it has any), each an allowed site (candidate, the job's regions and pinned
+  sites, every dataset's residency); every job placed when the plan claims to serve everything;
+* rings: a split job's ``sites`` (``a+b+c``, the ring ``a -> b -> c -> a``) are the sites of its rows, and no other
+  order of them makes a ring of less summed one-way latency (every order tried, on the checker's own Dijkstra
+  latencies); its ``ring_latency_ms``, where reported, is that ring's;
+* flows: exactly the flows the placement implies -- gradient sync from each site of a split job to the next of
+  its ring, at :func:`~backbone.workloads.gradient_sync_gbps` with ``R`` its number of sites,
   checkpoints to the nearest storage site the replica policy names, dataset reads from the nearest home into each
   site without a home or new replica, growth replication from the first home to each new replica (nearest by
   geodesic distance, as the model's :mod:`backbone.workload_traffic` defines each flow's ends) -- each with the
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from itertools import permutations
 from typing import Any
 
 import networkx as nx
@@ -33,7 +38,7 @@ import pandas as pd
 
 from backbone.geo import geodesic_km
 from backbone.model import Network
-from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.placement.options import MAX_SPLIT_SITES, PlaceOptions
 from backbone.workload_traffic import CHECKPOINT_BYTES_PER_PARAMETER
 from backbone.workloads import (
     checkpoint_replication_gbps,
@@ -99,8 +104,48 @@ def _allowed(net: Network, job: dict[str, Any], datasets: pd.DataFrame, site: st
     return _resident(net, job, datasets, site)
 
 
+def _ring(jid: str, rows: pd.DataFrame, dist: dict[str, dict[str, float]], tol: float
+          ) -> tuple[list[str], list[str]]:
+    """The job's sites in its stated ring order, and the problems with that ring: the stated ``sites`` are not the
+    rows' sites, or another order of them makes a ring of less summed one-way latency (every order tried), or the
+    stated ``ring_latency_ms`` is not the ring's."""
+    sites = [str(s) for s in rows["site"]]
+    stated = str(rows["sites"].iloc[0]).split("+") if "sites" in rows else sites
+    if sorted(stated) != sorted(sites):
+        return sites, [f"training job {jid}: sites {'+'.join(stated)!r} are not the sites of its rows "
+                       f"({', '.join(sorted(sites))})"]
+    if len(stated) < 2:
+        return stated, []
+
+    def ring_ms(order: tuple[str, ...] | list[str]) -> float:
+        return sum(dist.get(a, {}).get(b, math.inf) for a, b in zip(order, [*order[1:], order[0]], strict=True))
+
+    mine = ring_ms(stated)
+    best = min(ring_ms((stated[0], *p)) for p in permutations(stated[1:]))
+    problems = []
+    if mine > best * (1 + 1e-6) + 1e-9:
+        problems.append(f"training job {jid}: its sync ring {'+'.join(stated)} is {mine:.3f} ms, another order of "
+                        f"its sites makes a ring of {best:.3f} ms")
+    if "ring_latency_ms" in rows and abs(float(rows["ring_latency_ms"].iloc[0]) - mine) > tol * max(1.0, mine):
+        problems.append(f"training job {jid}: ring_latency_ms {float(rows['ring_latency_ms'].iloc[0]):.3f}, its "
+                        f"ring {'+'.join(stated)} is {mine:.3f} ms")
+    return stated, problems
+
+
+def _sync_flows(jid: str, job: dict[str, Any], ring: list[str]) -> list[Flow]:
+    """Gradient sync of a job over ``ring``: each site sends the formula's Gbps (``R`` = its sites) to the next."""
+    if len(ring) < 2 or job["parameters"] <= 0:
+        return []
+    bits = job["compression_bits"]
+    g = float(gradient_sync_gbps(job["parameters"], job["bytes_per_parameter"], job["step_time_s"], len(ring),
+                                 method=job["sync_method"], inner_steps=job["inner_steps"],
+                                 fragments=job["fragments"], compression_bits=None if not math.isfinite(bits) else bits))
+    return [(jid, "training-sync", "", ring[(i + 1) % len(ring)], g, (ring[i],)) for i in range(len(ring))]
+
+
 def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.DataFrame,
-                    replicas: pd.DataFrame, datasets: pd.DataFrame) -> tuple[list[Flow], list[str]]:
+                    replicas: pd.DataFrame, datasets: pd.DataFrame, dist: dict[str, dict[str, float]], tol: float
+                    ) -> tuple[list[Flow], list[str]]:
     """The flows the placement implies: (job, class, dataset, dst, Gbps, allowed sources), and problems."""
     out: list[Flow] = []
     problems: list[str] = []
@@ -118,15 +163,10 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
     for jid, rows in training.groupby("job"):
         job = jobs[str(jid)]
         sites = [str(s) for s in rows["site"]]
-        if len(sites) == 2 and job["parameters"] > 0:
-            bits = job["compression_bits"]
-            g = float(gradient_sync_gbps(job["parameters"], job["bytes_per_parameter"], job["step_time_s"], 2,
-                                         method=job["sync_method"], inner_steps=job["inner_steps"],
-                                         fragments=job["fragments"],
-                                         compression_bits=None if not math.isfinite(bits) else bits))
-            out += [(str(jid), "training-sync", "", sites[1], g, (sites[0],)),
-                    (str(jid), "training-sync", "", sites[0], g, (sites[1],))]
-        first = str(rows["site"].iloc[0])
+        ring, ring_problems = _ring(str(jid), rows, dist, tol)
+        problems += ring_problems
+        out += _sync_flows(str(jid), job, ring)
+        first = ring[0]
         policy = job["checkpoint_replicas"]
         if policy != "none" and job["checkpoint_bytes"] > 0:
             stores = [str(x) for x in net.sites.index[net.sites["storage_pb"] > 0]] or \
@@ -136,7 +176,8 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
                 and _resident(net, job, datasets, c)]
             best = nearest(first, targets)
             problems += _policy_flag_problems(str(jid), rows, bool(best))
-            stated = str(rows["checkpoint_site"].iloc[0])
+            at_first = rows.loc[rows["site"].astype(str) == first, "checkpoint_site"]  # the ring's first site's row
+            stated = str(at_first.iloc[0]) if len(at_first) else ""
             if best and stated not in best:
                 problems.append(f"training job {jid}: checkpoints go to {stated!r}, not to the nearest {policy} "
                                 f"site ({', '.join(best)})")
@@ -209,7 +250,7 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     ends = dict(zip(net.links.index.astype(str), zip(net.links["site_a"].astype(str), net.links["site_b"].astype(str),
                                                      strict=True), strict=True))
     dist = backbone_latency_ms(net, sorted(net.sites.index.astype(str))) if len(training) else {}
-    expected, problems = _expected_flows(net, jobs, training, replicas, datasets)
+    expected, problems = _expected_flows(net, jobs, training, replicas, datasets, dist, tol)
     out += problems
     out += _storage(net, replicas, datasets, tol)
     want = Counter((j, c, d, dst) for j, c, d, dst, _g, _s in expected)
@@ -223,7 +264,8 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
 
 def _check_jobs(net: Network, jobs: dict[str, dict[str, Any]], training: pd.DataFrame, datasets: pd.DataFrame,
                 candidates: set[str], expect_full: bool, tol: float) -> list[str]:
-    """Each placed job: whole, in equal shares over at most ``min(max_sites, 2)`` allowed sites."""
+    """Each placed job: whole, in equal shares over at most ``min(max_sites, MAX_SPLIT_SITES)`` allowed sites (its
+    pinned sites, all of them, when it has any)."""
     out: list[str] = []
     placed = training.groupby("job") if len(training) else None
     for jid, job in jobs.items():
@@ -233,8 +275,13 @@ def _check_jobs(net: Network, jobs: dict[str, dict[str, Any]], training: pd.Data
                 out.append(f"training job {jid}: not placed")
             continue
         n = len(rows)
-        if n > min(int(job["max_sites"]), 2):
-            out.append(f"training job {jid}: spans {n} sites, more than its max_sites {job['max_sites']}")
+        if n > min(int(job["max_sites"]), MAX_SPLIT_SITES):
+            out.append(f"training job {jid}: spans {n} sites, more than min(max_sites {job['max_sites']}, "
+                       f"{MAX_SPLIT_SITES})")
+        pinned = {str(x) for x in job["sites"]}
+        if pinned and {str(x) for x in rows["site"]} != pinned:
+            out.append(f"training job {jid}: runs at {sorted(rows['site'].astype(str))}, not at exactly its pinned "
+                       f"sites {sorted(pinned)}")
         if abs(float(rows["gpus"].sum()) - float(job["gpus"])) > tol * max(1.0, float(job["gpus"])) or \
                 not np.allclose(rows["gpus"].astype(float), float(job["gpus"]) / n):
             out.append(f"training job {jid}: GPUs {list(rows['gpus'])} do not split {job['gpus']} evenly")

@@ -16,7 +16,8 @@ inflation per demand (p50, p99, worst) and whether the state ``survived``.
 * :mod:`~backbone.solver.failures.records`: :class:`ScenarioRecord` (one per scenario, its
   :class:`~backbone.solver.failures.impact.FailureImpact` inside) and :class:`SweepBaseline`, typed until they are
   written (``to_dict``).
-* :mod:`~backbone.solver.failures.engines`: :func:`run_sweep` (serial, local process pool, Dask).
+* :mod:`~backbone.solver.failures.engines`: :func:`run_sweep` and :func:`execute_sweep` (serial, local process
+  pool, Dask; the latter also says where the states ran, :class:`SweepEngineInfo`).
 * :mod:`~backbone.solver.failures.result`: :class:`SweepResult`, the scenario table and :func:`sweep`.
 
 Execution
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING
 import lazy_loader
 
 if TYPE_CHECKING:
-    from backbone.solver.failures.engines import run_sweep, worker_context
+    from backbone.solver.failures.engines import dask_cluster, execute_sweep, run_sweep, worker_context
     from backbone.solver.failures.evaluation import FAILURE_RETRY_FACTOR, SweepContext, evaluate_scenario
     from backbone.solver.failures.impact import FailureImpact
     from backbone.solver.failures.options import FailureOptions
@@ -51,22 +52,24 @@ if TYPE_CHECKING:
         enumerate_scenarios,
         load_scenario_list,
     )
+    from backbone.solver.failures.summary import SweepEngineInfo
 
 
 __all__ = [
     "DEFAULT_MAX_SCENARIOS", "FAILURE_RETRY_FACTOR", "SCENARIO_COLUMNS", "FailureImpact", "FailureKind",
-    "FailureOptions", "FailureScenario", "ScenarioRecord", "SweepBaseline", "SweepContext", "SweepResult",
-    "enumerate_scenarios", "evaluate_scenario", "load_scenario_list", "run_sweep", "scenario_table", "sweep",
-    "worker_context", "worst_first",
+    "FailureOptions", "FailureScenario", "ScenarioRecord", "SweepBaseline", "SweepContext", "SweepEngineInfo",
+    "SweepResult", "dask_cluster", "enumerate_scenarios", "evaluate_scenario", "execute_sweep", "load_scenario_list", "run_sweep",
+    "scenario_table", "sweep", "worker_context", "worst_first",
 ]
 
 __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
-    "engines": ["run_sweep", "worker_context"],
+    "engines": ["dask_cluster", "execute_sweep", "run_sweep", "worker_context"],
     "evaluation": ["FAILURE_RETRY_FACTOR", "SweepContext", "evaluate_scenario"],
     "impact": ["FailureImpact"],
     "options": ["FailureOptions", "DEFAULT_MAX_SCENARIOS", "FailureKind"],
     "records": ["ScenarioRecord", "SweepBaseline"],
     "result": ["SCENARIO_COLUMNS", "SweepResult", "scenario_table", "sweep", "worst_first"],
     "scenarios": ["FailureScenario", "enumerate_scenarios", "load_scenario_list"],
+    "summary": ["SweepEngineInfo"],
 })
 """Each public name is imported from its submodule on first use (SPEC 1, ``lazy_loader``)."""

@@ -47,6 +47,9 @@ class FailureOptions(BaseModel):
     engine: Literal["local", "dask", "serial"] = Field("local", description="Where scenarios run.")
     workers: int | None = Field(None, ge=1, le=256, description="Worker processes (default: CPU count; the API server caps it).")
     scheduler: str | None = Field(None, description="Dask scheduler address (engine=dask).")
+    scheduler_timeout_s: float = Field(10.0, gt=0, le=300,
+                                       description="engine=dask with a scheduler: seconds to connect to it and for "
+                                                   "it to have a worker; past them the sweep fails.")
     batch_size: int | None = Field(None, ge=1, description="Scenarios per task (default: balanced).")
     max_scenarios: int = Field(DEFAULT_MAX_SCENARIOS, ge=1, description="Refuse larger sweeps.")
     reuse: bool = Field(True, description="Reuse the intact network's candidate paths across scenarios.")

@@ -14,12 +14,12 @@ import pandas as pd
 from backbone.failure_policy import class_failure_policy
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn, no_progress
-from backbone.solver.failures.engines import run_sweep, worker_context
+from backbone.solver.failures.engines import dask_cluster, execute_sweep, worker_context
 from backbone.solver.failures.impact import OVERLOAD_TOL, impact_key
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.failures.records import ScenarioRecord, SweepBaseline
 from backbone.solver.failures.scenarios import enumerate_scenarios, implicit_groups, implicit_groups_note
-from backbone.solver.failures.summary import FailuresSummary
+from backbone.solver.failures.summary import FailuresSummary, SweepEngineInfo
 
 
 @dataclass
@@ -37,12 +37,16 @@ class SweepResult:
     failure_policy
         Each traffic class's failure policy in the sweep (:func:`backbone.failure_policy.class_failure_policy`):
         a pausing class is not offered in a failure state (``paused_gbps``).
+    ran_on
+        Where the states were evaluated (:class:`~backbone.solver.failures.summary.SweepEngineInfo`: the engine, the
+        Dask scheduler, worker processes and threads); None when no state was swept.
     """
 
     scenarios: list[ScenarioRecord]
     baseline: SweepBaseline
     seconds: float
     failure_policy: dict[str, str] = field(default_factory=dict)
+    ran_on: SweepEngineInfo | None = None
 
     def table(self) -> pd.DataFrame:
         """One row per scenario, worst impact first (impact, unmet + SLO, MLU, p99 inflation)."""
@@ -104,6 +108,7 @@ class SweepResult:
             worst=table.head(top).to_dict("records"),
             scenarios=records,
             worst_by_link=by_link.head(top).to_dict("records"),
+            ran_on=self.ran_on,
             map={
                 "link_values": {"utilisation": {str(r.link): float(r.worst_utilisation)
                                                 for r in by_link.itertuples() if np.isfinite(r.worst_utilisation)}},
@@ -202,14 +207,16 @@ def sweep(net: Network, options: FailureOptions, progress: ProgressFn | None = N
     progress = progress or no_progress
     t0 = time.perf_counter()
     scenarios = enumerate_scenarios(net, options.kind, options.derate, options.scenarios, options.max_scenarios)
-    progress(0.02, f"baseline of {len(scenarios)} scenarios")
-    ctx = worker_context(net, options, lambda f, m: progress(0.02 + 0.03 * f, f"baseline: {m}"))
-    baseline = ctx.baseline_record()
 
     def sub(f: float, m: str) -> None:
         progress(0.05 + 0.93 * f, m)
 
-    records = run_sweep(net, scenarios, options, sub, ctx)
+    with dask_cluster(options if scenarios else options.model_copy(update={"engine": "serial"})) as cluster:
+        # connected (engine dask) before the baseline's solve: a scheduler that is not there fails the sweep at once
+        progress(0.02, f"baseline of {len(scenarios)} scenarios")
+        ctx = worker_context(net, options, lambda f, m: progress(0.02 + 0.03 * f, f"baseline: {m}"))
+        baseline = ctx.baseline_record()
+        records, ran_on = execute_sweep(net, scenarios, options, sub, ctx, cluster)
     progress(1.0, "done")
     return SweepResult(records, baseline, time.perf_counter() - t0,
-                       class_failure_policy(net.meta, options.failure_policy))
+                       class_failure_policy(net.meta, options.failure_policy), ran_on)

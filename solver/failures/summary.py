@@ -8,11 +8,41 @@ here: they are the rows ``failures_scenarios.csv`` and ``failures_links.csv`` ho
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from backbone.solver.core.summary import TaskSummary
 
-__all__ = ["FailuresSummary"]
+__all__ = ["FailuresSummary", "SweepEngineInfo", "ran_on_text"]
+
+
+class SweepEngineInfo(BaseModel):
+    """Where a sweep's failure states were evaluated (the engine that ran, not the one asked for: a local pool
+    asked for in a process that cannot start one runs serially)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    engine: Literal["serial", "local", "dask"]
+    """``serial`` (this process), ``local`` (a pool of processes on this machine) or ``dask`` (a Dask cluster)."""
+    workers: int
+    """Processes that evaluated states: 1 serially, the pool's processes, or the Dask workers connected when the
+    sweep started."""
+    threads: int
+    """Worker threads over those processes (one per pool process; a Dask worker may have several)."""
+    scheduler: str | None = None
+    """The Dask scheduler's address (a configured one), ``local cluster`` for one started for the sweep, None off
+    Dask."""
+
+
+def ran_on_text(where: SweepEngineInfo) -> str:
+    """Where a sweep ran, in words: ``this process``, ``4 local processes``, ``dask tcp://h:8786 (2 workers, 4
+    threads)``."""
+    if where.engine == "serial":
+        return "this process"
+    if where.engine == "local":
+        return f"{where.workers} local processes"
+    return f"dask {where.scheduler} ({where.workers} workers, {where.threads} threads)"
 
 
 class FailuresSummary(TaskSummary):
@@ -68,5 +98,8 @@ class FailuresSummary(TaskSummary):
     """The first rows of ``failures_links.csv``: per link its worst utilisation and the state that drives it."""
     map: dict[str, Any]
     """Map values: each link's worst utilisation (``link_values``), the worst state's failed links and a title."""
+    ran_on: SweepEngineInfo | None = None
+    """Where the states were evaluated (engine, Dask scheduler, worker processes and threads); None when no state
+    was swept."""
     options: dict[str, Any] | None = None
     """The sweep's options (set by the ``failures`` task, without ``scenarios``)."""

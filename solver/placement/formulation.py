@@ -13,7 +13,7 @@ Variables
 * ``unserved[t, k] >= 0``: demand not served (penalised: explains infeasibility instead of failing).
 * ``blocks[s]`` integer in ``[0, max_blocks_s]``; ``build[s]`` binary; ``power[s]`` MW built.
 * ``existing[e] >= 0``, ``existing_unrouted[d] >= 0``: the scenario's demands, routed jointly.
-* ``train[o]`` binary per training job placement option (one or two sites), ``train_unplaced[j]`` in [0, 1];
+* ``train[o]`` binary per training job placement option (one site, or an even split over two to four), ``train_unplaced[j]`` in [0, 1];
   ``read[q] >= 0`` Gbps of remote dataset reads, ``replica[d, s]`` binary new dataset replicas
   (:mod:`~backbone.solver.placement.workloads`).
 * ``backup[f, k, s] >= 0``, ``backup_unserved[f, k] >= 0`` (N+1 only).
@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from backbone.solver.core.problem import Block, LinearProgram
 from backbone.solver.core.sparse import selector
 from backbone.solver.placement.inputs import PlacementInputs
+from backbone.solver.placement.splits import option_labels
 
 EXISTING_PENALTY_FACTOR = 1000.0
 """Unrouted scenario demand (per Gbps) costs this many times the unserved-GPU weight."""
@@ -172,16 +173,13 @@ def demand_rows(lp: LinearProgram, inp: PlacementInputs) -> Block:
 
 def work_variables(lp: LinearProgram, inp: PlacementInputs, fixed: dict[str, np.ndarray], w_unserved: float,
                    cost_scale: float) -> None:
-    """Training variables: ``train[o]`` binary per placement option (job, one or two sites),
+    """Training variables: ``train[o]`` binary per placement option (job, its one to four sites),
     ``train_unplaced[j]`` in [0, 1] (penalised per GPU), ``read[q] >= 0`` Gbps of each remote dataset read
     (at most 0 where no home reaches the site: a replica must be there), ``replica[d, s]`` binary (storage cost)."""
     w = inp.work
     jobs, opt = w.jobs, w.options
     sites = inp.sites.index.to_numpy()
-    label = np.where(opt["n_sites"].to_numpy() == 2,
-                     np.char.add(np.char.add(sites[opt["site_a"].to_numpy()].astype(str), "+"),
-                                 sites[np.maximum(opt["site_b"].to_numpy(), 0)].astype(str)),
-                     sites[opt["site_a"].to_numpy()].astype(str)) if len(opt) else np.zeros(0, str)
+    label = option_labels(opt, sites)
     lp.add_variables("train", pd.MultiIndex.from_arrays([jobs.index.to_numpy()[opt["job"].to_numpy()], label],
                                                         names=["job", "sites"]),
                      lower=fixed.get("train", 0.0), upper=fixed.get("train", 1.0), integer=True)

@@ -68,7 +68,7 @@ class PlacementInputs:
     existing_arcs
         ``existing paths x 2L`` CSR arc incidence.
     work
-        Training jobs, their placement options (one or two sites) and the backbone traffic each option makes
+        Training jobs, their placement options (one site, or an even split over up to four) and the backbone traffic each option makes
         (:class:`~backbone.solver.placement.workloads.JobInputs`).
     notes
         Data issues worth telling the planner (e.g. installed GPUs above power available).
@@ -116,10 +116,9 @@ def build_inputs(net: Network, opts: PlaceOptions) -> PlacementInputs:
     routes, route_links, route_ps = pair_routes(net, opts, units, sites, pairs)
     existing, existing_paths, existing_arcs, existing_ps = existing_demand_paths(net, opts)
     work = job_inputs(net, opts, sites)
-    wide = work.jobs.index[work.jobs["max_sites"].to_numpy(dtype=float) > 2] if len(work.jobs) else []
-    if len(wide):
-        notes.append(f"training jobs {', '.join(map(str, wide))} may span more than two sites; the placement "
-                     "considers one site or an even split over two")
+    notes += work.notes
+    if opts.objective != "min-cost":  # min-cost names them among its infeasibility reasons
+        notes += list(work.unplaceable.values())
     return PlacementInputs(net, opts, units, factors, sites, pairs, routes, route_links, rtt, existing,
                            existing_paths, existing_arcs, work, route_ps, existing_ps, notes)
 

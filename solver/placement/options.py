@@ -91,10 +91,17 @@ class DemandClass(BaseModel):
     share: float | None = Field(default=None, ge=0, le=1)
 
 
+MAX_SPLIT_SITES = 4
+"""The most sites the placement MIP splits one training job over (evenly, synchronising over a ring)."""
+
+SPLIT_SETS_PER_JOB = 8
+"""Default ``split_sets_per_job``: the 3- and 4-site sets the placement keeps per job and set size."""
+
+
 class TrainingJob(BaseModel):
     """A training job given with the options (the scenario's ``training_jobs`` table holds the same fields):
-    ``gpus`` GPUs at one site, or split evenly over two when ``max_sites`` allows, optionally restricted to
-    regions or sites, reading ``datasets`` (ids of the scenario's ``datasets`` table).
+    ``gpus`` GPUs at one site, or split evenly over up to ``max_sites`` sites (at most :data:`MAX_SPLIT_SITES`),
+    optionally restricted to regions or sites, reading ``datasets`` (ids of the scenario's ``datasets`` table).
 
     Without ``parameters`` the job makes no synchronisation or checkpoint traffic (GPUs only)."""
 
@@ -103,10 +110,11 @@ class TrainingJob(BaseModel):
     id: str
     gpus: int = Field(gt=0)
     regions: list[str] = Field(default_factory=list)
-    sites: list[str] = Field(default_factory=list, max_length=2,
-                             description="Pinned sites (one, or two for a split job); empty: placement decides")
+    sites: list[str] = Field(default_factory=list, max_length=MAX_SPLIT_SITES,
+                             description="Pinned sites (one, or up to four for a split job, which then spans "
+                                         "exactly these); empty: placement decides")
     max_sites: int = Field(default=1, ge=1, description="Most sites the job may span (the MIP splits over at "
-                                                        "most two)")
+                                                        "most four)")
     parameters: float = Field(default=0.0, ge=0, description="Model parameters (count)")
     bytes_per_parameter: float = Field(default=2.0, gt=0, description="Bytes per parameter of the gradients")
     step_time_s: float = Field(default=1.0, gt=0, description="Seconds per training step")
@@ -186,6 +194,11 @@ class PlaceOptions(BaseModel):
                                         description="Tokens/s one GPU serves (with tokens_per_s)")
     training: list[TrainingJob] = Field(default_factory=list, description="Training jobs to place besides the "
                                                                           "scenario's")
+    split_sets_per_job: int = Field(
+        default=SPLIT_SETS_PER_JOB, ge=1,
+        description="3- and 4-site splits: keep this many site sets per job and set size, those whose least-latency "
+                    "sync ring is shortest (the result notes when sets were left out: its optimum is then over "
+                    "the sets kept)")
     scenario_jobs: bool = Field(default=True, description="Place the scenario's training_jobs with inference (pinned "
                                                           "ones at their sites), with their datasets' data gravity "
                                                           "(off: inference only)")

@@ -364,10 +364,7 @@ def _structural_reasons(inp: PlacementInputs, has_pair: np.ndarray) -> list[str]
             blocked = " (residency rules exclude every site within the SLO)"
         reasons.append(f"metro {u['metro']}: {u['demand_gpus']:,.0f} {u['klass']} GPUs cannot be served within "
                        f"{u['slo_rtt_ms']:.0f} ms RTT from any allowed site{where}{blocked}")
-    has_option = np.bincount(inp.work.options["job"].to_numpy(), minlength=len(inp.work.jobs)) > 0
-    for job_id, row in inp.work.jobs[~has_option].iterrows():
-        reasons.append(f"training job {job_id}: no allowed site can host {int(row['gpus']):,} GPUs (regions, "
-                       "pinned sites and its datasets' residency)")
+    reasons += list(inp.work.unplaceable.values())
     return reasons
 
 

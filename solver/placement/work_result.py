@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from backbone.solver.core.problem import Solution
+from backbone.solver.placement.splits import SITE_COLUMNS, option_labels, ring_edges
 from backbone.solver.placement.workloads import JobInputs
 
 __all__ = ["read_gbps", "replica_table", "training_table", "workload_arc_gbps", "workload_flows"]
@@ -40,7 +41,8 @@ def workload_arc_gbps(work: JobInputs, sol: Solution) -> np.ndarray:
 
 def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_gpu: np.ndarray) -> pd.DataFrame:
     """One row per (placed job, site): GPUs there, the sites the job spans, and the backbone Gbps it makes by class
-    (``training-sync`` each way to its partner site, ``checkpoint`` to its replica site, ``dataset`` reads into the
+    (``training-sync`` sent to the next site of its ring, ``sites`` listing them in ring order, ``ring_latency_ms``
+    the ring's summed one-way latency; ``checkpoint`` to its replica site, ``dataset`` reads into the
     site), with the datasets read remotely and those with a new local replica; and, to say why it went there, the
     site's cost per added GPU (``usd_per_gpu``, capex and opex) beside the cheapest allowed site that could hold the
     whole job (``cheapest_allowed_site``, ``cheapest_usd_per_gpu``): a dearer choice was made for its data, the
@@ -49,22 +51,20 @@ def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_
     ``checkpoint_policy_note`` (for example the residency of the data it reads leaves no storage site in another
     region): the job then has no checkpoint flow."""
     site_ids = sites.index
-    cols = ["job", "site", "gpus", "sites", "n_sites", "sync_gbps", "checkpoint_gbps", "checkpoint_site",
+    cols = ["job", "site", "gpus", "sites", "n_sites", "ring_latency_ms", "sync_gbps", "checkpoint_gbps", "checkpoint_site",
             "checkpoint_policy_met", "checkpoint_policy_note", "dataset_gbps", "datasets_remote", "datasets_replicated", "usd_per_gpu", "cheapest_allowed_site",
             "cheapest_usd_per_gpu", "origin"]
     if len(work.options) == 0:
         return pd.DataFrame({c: [] for c in cols})
     opt = work.options
     chosen = np.flatnonzero(np.round(sol.values("train").to_numpy()) > 0.5)
-    o = opt.iloc[chosen]
-    two = o["n_sites"].to_numpy() == 2
-    rows_o = np.concatenate([chosen, chosen[two]])
-    rows_s = np.concatenate([o["site_a"].to_numpy(), o["site_b"].to_numpy()[two]])
+    ring = opt[list(SITE_COLUMNS)].to_numpy()[chosen]
+    at, pos = np.nonzero(ring >= 0)  # chosen option x position in its ring
+    rows_o, rows_s = chosen[at], ring[at, pos]
     ids = site_ids.to_numpy()
     jobs = work.jobs
     job = opt["job"].to_numpy()[rows_o]
-    label = ["+".join(ids[[a] if b < 0 else [a, b]]) for a, b in zip(opt["site_a"].to_numpy()[rows_o],
-                                                                      opt["site_b"].to_numpy()[rows_o], strict=True)]
+    label = option_labels(opt.iloc[rows_o], ids)
     reads = work.reads.assign(value=read_gbps(work, sol))
     key = pd.MultiIndex.from_arrays([rows_o, rows_s])
     by_key = reads.groupby(["option", "site"])
@@ -73,11 +73,12 @@ def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_
     remote = _joined(reads[reads["value"] > 1e-9], dnames, key)
     covered = _joined(reads[reads["value"] <= 1e-9], dnames, key)
     ckpt_site = opt["checkpoint_site"].to_numpy()[rows_o]
-    first = np.concatenate([np.ones(len(chosen), bool), np.zeros(int(two.sum()), bool)])
+    first = pos == 0
     out = pd.DataFrame({
         "job": jobs.index.to_numpy()[job], "site": ids[rows_s],
         "gpus": jobs["gpus"].to_numpy(dtype=float)[job] / opt["n_sites"].to_numpy()[rows_o],
         "sites": label, "n_sites": opt["n_sites"].to_numpy()[rows_o],
+        "ring_latency_ms": opt["ring_latency_ms"].to_numpy(dtype=float)[rows_o],
         "sync_gbps": opt["sync_gbps"].to_numpy()[rows_o],
         "checkpoint_gbps": np.where(first, opt["checkpoint_gbps"].to_numpy()[rows_o], 0.0),
         "checkpoint_site": np.where(first, ckpt_site, ""),
@@ -134,14 +135,14 @@ def workload_flows(work: JobInputs, site_ids: pd.Index, sol: Solution) -> pd.Dat
     chosen = np.flatnonzero(np.round(sol.values("train").to_numpy()) > 0.5)
     o = opt.iloc[chosen]
     job_ids = work.jobs.index.to_numpy()[o["job"].to_numpy()]
-    a, b, row = o["site_a"].to_numpy(), o["site_b"].to_numpy(), o["checkpoint_route"].to_numpy()
-    two = (o["n_sites"].to_numpy() == 2) & (o["sync_gbps"].to_numpy() > 0)
+    row = o["checkpoint_route"].to_numpy()
     ck = (row >= 0) & (o["checkpoint_gbps"].to_numpy() > 0)
-    src, dst = np.concatenate([a[two], b[two]]), np.concatenate([b[two], a[two]])
+    e_opt, src, dst = ring_edges(o[list(SITE_COLUMNS)].to_numpy(), o["n_sites"].to_numpy())
+    sync = o["sync_gbps"].to_numpy()[e_opt]
+    e_opt, src, dst, sync = e_opt[sync > 0], src[sync > 0], dst[sync > 0], sync[sync > 0]
     parts = [pd.DataFrame({
-        "job": np.concatenate([job_ids[two], job_ids[two]]), "dataset": "", "traffic_class": "training-sync",
-        "src": ids[src], "dst": ids[dst], "gbps": np.concatenate([o["sync_gbps"].to_numpy()[two]] * 2),
-        "links": work.site_routes.links(src * S + dst)})]
+        "job": job_ids[e_opt], "dataset": "", "traffic_class": "training-sync",
+        "src": ids[src], "dst": ids[dst], "gbps": sync, "links": work.site_routes.links(src * S + dst)})]
     cr = work.checkpoint_routes
     if cr is not None and ck.any():
         parts.append(pd.DataFrame({

@@ -1,17 +1,21 @@
 """Training jobs in placement, with data gravity: where each job may run, and the backbone traffic it then makes.
 
-A training job of ``G`` GPUs runs at one site, or split evenly over two sites when its ``max_sites`` allows
-(the MIP considers splits over at most two sites; a job allowing more is placed on one or two, and the result
-says so). Each *placement option* ``o`` of a job is a set of one or two sites; the MIP picks one option per job
-(``train[o]`` binary). An option is admissible when every site of it is allowed (the job's regions and pinned
-sites), has room for its share of the GPUs, and may hold every dataset the job reads (the dataset's residency:
-reading data at a site puts it there), and, when any option of the job can, meets its checkpoint replica policy (a
-job none of whose options can is placed anyway and flagged: ``checkpoint_policy_met`` false, with the reason).
+A training job of ``G`` GPUs runs at one site, or split evenly over ``k`` sites, ``k`` up to its ``max_sites`` and
+at most :data:`~backbone.solver.placement.options.MAX_SPLIT_SITES` (four; a job allowing more is placed on at most
+four, and the result says so). Each *placement option* ``o`` of a job is a set of sites in the order of its
+least-latency synchronisation ring (:mod:`~backbone.solver.placement.splits`, which also prunes the 3- and 4-site
+sets to ``split_sets_per_job`` per job and size, and says why a job no set can place is unplaceable); the MIP picks
+one option per job (``train[o]`` binary). An option is admissible when every site of it is allowed (the job's
+regions and pinned sites), has room for its share of the GPUs, and may hold every dataset the job reads (the
+dataset's residency: reading data at a site puts it there), and, when any option of the job can, meets its
+checkpoint replica policy (a job none of whose options can is placed anyway and flagged: ``checkpoint_policy_met``
+false, with the reason).
 
 Traffic an option creates, each from :mod:`backbone.workloads` (one function per flow):
 
-* **training-sync** (:func:`~backbone.workloads.gradient_sync_gbps`): between the two sites of a split option,
-  in both directions, over the lowest-latency path;
+* **training-sync** (:func:`~backbone.workloads.gradient_sync_gbps` with ``R = k``): from each site of a split
+  option to the next site of its ring (the last back to the first; both ways between two sites), over the
+  lowest-latency path;
 * **checkpoint** (:func:`~backbone.workloads.checkpoint_replication_gbps`): from the option's first site to the
   nearest storage site its replica policy names (``other-region``: in another region; ``same-region``: another
   site in the same region; ``none``), within its datasets' residency;
@@ -29,7 +33,7 @@ its link rows with one sparse block per variable family.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -40,6 +44,13 @@ from backbone.geo import geodesic_km
 from backbone.model import Network
 from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.placement.splits import (
+    SITE_COLUMNS,
+    ring_edges,
+    split_notes,
+    split_sets,
+    unplaceable_reasons,
+)
 from backbone.validate_workloads import dataset_allowed_sites
 from backbone.workload_traffic import CHECKPOINT_BYTES_PER_PARAMETER, checkpoint_bytes
 from backbone.workloads import (
@@ -49,10 +60,7 @@ from backbone.workloads import (
     gradient_sync_gbps,
 )
 
-__all__ = ["MAX_SPLIT_SITES", "JobInputs", "job_inputs", "job_table"]
-
-MAX_SPLIT_SITES = 2
-"""The most sites the placement MIP splits one training job over."""
+__all__ = ["JobInputs", "job_inputs", "job_table"]
 
 _JOB_COLUMNS = ("gpus", "max_sites", "parameters", "bytes_per_parameter", "step_time_s", "sync_method",
                 "inner_steps", "fragments", "compression_bits", "datasets", "checkpoint_bytes",
@@ -68,8 +76,9 @@ class JobInputs:
     jobs
         One row per job (index job id): the columns of :data:`_JOB_COLUMNS`.
     options
-        One row per admissible (job, site set): ``job`` (position), ``site_a``, ``site_b`` (positions;
-        ``site_b`` = -1 for one site), ``n_sites``, ``sync_gbps`` (each direction), ``checkpoint_gbps``,
+        One row per admissible (job, site set): ``job`` (position), ``site_a`` .. ``site_d`` (positions in ring
+        order, -1 past ``n_sites``), ``n_sites``, ``ring_latency_ms``, ``sync_gbps`` (on each ring edge),
+        ``checkpoint_gbps``,
         ``checkpoint_site`` (site id, '' for none), ``checkpoint_route`` (row of ``checkpoint_routes``, -1),
         ``checkpoint_unmet`` (why the job's checkpoint replica policy gets no copy from this option; '' when met).
     option_gpus
@@ -97,6 +106,10 @@ class JobInputs:
         Routes from options' first sites to their checkpoint sites (``options["checkpoint_route"]``).
     allowed
         ``jobs x sites``: the site is allowed for the job (regions, pinned sites, its datasets' residency).
+    notes
+        The restrictions of the options (pruned 3- and 4-site sets, jobs allowing more than four sites).
+    unplaceable
+        Why each job without any option cannot be placed (job id -> reason).
     """
 
     jobs: pd.DataFrame
@@ -113,6 +126,8 @@ class JobInputs:
     home_routes: Routes | None = None
     checkpoint_routes: Routes | None = None
     allowed: np.ndarray | None = None
+    notes: list[str] = field(default_factory=list)
+    unplaceable: dict[str, str] = field(default_factory=dict)
 
 
 def job_table(net: Network, opts: PlaceOptions) -> pd.DataFrame:
@@ -224,34 +239,16 @@ def shortest_routes(net: Network, src: np.ndarray, dst: np.ndarray) -> Routes:
     return Routes(src, dst, lat, (pick @ ps.arc_incidence).tocsr(), ps, path_of)
 
 
-def _allowed_sites(net: Network, jobs: pd.DataFrame, sites: pd.DataFrame) -> np.ndarray:
-    """``jobs x sites``: the site is allowed for the job (regions, pinned sites, every dataset's residency)."""
-    ok = _resident(net, jobs, sites.index)
+def _allowed_sites(jobs: pd.DataFrame, sites: pd.DataFrame, resident: np.ndarray) -> np.ndarray:
+    """``jobs x sites``: the site is allowed for the job (regions, pinned sites, every dataset's residency:
+    ``resident``)."""
+    ok = resident.copy()
     for i, (regions, pinned) in enumerate(zip(jobs["regions"], jobs["sites"], strict=True)):
         if regions:  # one row per job: a handful of jobs, each test vectorised over sites
             ok[i] &= sites["region"].isin(regions).to_numpy()
         if pinned:
             ok[i] &= sites.index.isin(pinned)
     return ok
-
-
-def _options(jobs: pd.DataFrame, sites: pd.DataFrame, allowed: np.ndarray) -> pd.DataFrame:
-    """Admissible (job, one site) and (job, two sites) options, vectorised over site pairs."""
-    g = jobs["gpus"].to_numpy(dtype=float)
-    cap = sites["gpus_cap"].to_numpy(dtype=float)
-    pinned_n = jobs["sites"].map(len).to_numpy()
-    single = allowed & (cap[None, :] >= g[:, None]) & (pinned_n[:, None] <= 1)
-    j1, s1 = np.nonzero(single)
-    parts = [pd.DataFrame({"job": j1, "site_a": s1, "site_b": -1, "n_sites": 1})]
-    split = np.flatnonzero(jobs["max_sites"].to_numpy() >= 2)
-    if len(split):
-        a, b = np.triu_indices(len(sites), k=1)
-        half = g[split, None] / 2.0
-        ok = (allowed[split][:, a] & allowed[split][:, b] & (cap[a][None, :] >= half) & (cap[b][None, :] >= half))
-        jj, pp = np.nonzero(ok)
-        parts.append(pd.DataFrame({"job": split[jj], "site_a": a[pp], "site_b": b[pp], "n_sites": 2}))
-    return pd.concat(parts, ignore_index=True).sort_values(["job", "n_sites", "site_a", "site_b"],
-                                                           kind="stable", ignore_index=True)
 
 
 def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
@@ -271,12 +268,13 @@ def _checkpoint_targets(net: Network, jobs: pd.DataFrame, options: pd.DataFrame,
     policy = jobs["checkpoint_replicas"].to_numpy()[options["job"].to_numpy()]
     ids = sites.index.to_numpy()
     a = options["site_a"].to_numpy()
-    b_id = np.where(options["site_b"].to_numpy() >= 0, ids[np.maximum(options["site_b"].to_numpy(), 0)], "")
+    ring = options[list(SITE_COLUMNS)].to_numpy()
     km = geodesic_km(sites["lon"].to_numpy(dtype=float)[a][:, None], sites["lat"].to_numpy(dtype=float)[a][:, None],
                      stores["lon"].to_numpy(dtype=float)[None, :], stores["lat"].to_numpy(dtype=float)[None, :])
     store_ids = stores.index.to_numpy()
     same = sites["region"].to_numpy()[a][:, None] == stores["region"].to_numpy()[None, :]
-    bad = (store_ids[None, :] == ids[a][:, None]) | (store_ids[None, :] == b_id[:, None])
+    own = np.where(ring >= 0, ids[np.maximum(ring, 0)], "")  # options x MAX_SPLIT_SITES site ids ('' past n_sites)
+    bad = (store_ids[None, :, None] == own[:, None, :]).any(axis=2)
     bad |= np.where((policy == "same-region")[:, None], ~same, same)
     by_region = ~bad.all(axis=1)  # some storage site meets the region rule, before residency
     bad |= ~_resident(net, jobs, stores.index)[options["job"].to_numpy()]
@@ -325,9 +323,10 @@ def _checkpoint_unmet(policy: np.ndarray, found: np.ndarray, by_region: np.ndarr
     return np.where((policy != "none") & (~found | unreachable), reason, "").astype(object)
 
 
-def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
-    """Gradient-sync Gbps each way of every option (0 on one site or without parameters), one formula call per
-    synchronisation method (three at most)."""
+def _sync_gbps(jc: pd.DataFrame, n_sites: np.ndarray) -> np.ndarray:
+    """Gradient-sync Gbps on each ring edge of every option (``R`` = its ``n_sites``; 0 on one site or without
+    parameters), one formula call per synchronisation method (three at most)."""
+    two = n_sites >= 2
     sync = np.zeros(len(jc))
     method_of = jc["sync_method"].to_numpy()
     comp = jc["compression_bits"].to_numpy(dtype=float)
@@ -336,7 +335,7 @@ def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
         m = (method_of == method) & two & (jc["parameters"].to_numpy(dtype=float) > 0)
         if m.any():
             sync[m] = gradient_sync_gbps(jc["parameters"].to_numpy(dtype=float)[m], bpp[m],
-                                         jc["step_time_s"].to_numpy(dtype=float)[m], 2, method=method,
+                                         jc["step_time_s"].to_numpy(dtype=float)[m], n_sites[m], method=method,
                                          inner_steps=jc["inner_steps"].to_numpy(dtype=float)[m],
                                          fragments=jc["fragments"].to_numpy(dtype=float)[m],
                                          compression_bits=np.where(np.isfinite(comp[m]), comp[m], 8.0 * bpp[m]))
@@ -344,8 +343,8 @@ def _sync_gbps(jc: pd.DataFrame, two: np.ndarray) -> np.ndarray:
 
 
 def _no_jobs(jobs: pd.DataFrame, datasets: pd.DataFrame, n_sites: int, n_arcs: int) -> JobInputs:
-    options = pd.DataFrame({c: np.zeros(0, int) for c in ("job", "site_a", "site_b", "n_sites", "checkpoint_route")}
-                           ).assign(sync_gbps=np.zeros(0), checkpoint_gbps=np.zeros(0),
+    options = pd.DataFrame({c: np.zeros(0, int) for c in ("job", *SITE_COLUMNS, "n_sites", "checkpoint_route")}
+                           ).assign(ring_latency_ms=np.zeros(0), sync_gbps=np.zeros(0), checkpoint_gbps=np.zeros(0),
                                     checkpoint_site=np.zeros(0, dtype=object),
                                     checkpoint_unmet=np.zeros(0, dtype=object))
     reads = pd.DataFrame({"option": np.zeros(0, int), "site": np.zeros(0, int), "dataset": np.zeros(0, int),
@@ -373,21 +372,24 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     S, n_arcs = len(sites), 2 * len(net.links)
     if len(jobs) == 0:
         return _no_jobs(jobs, datasets, S, n_arcs)
-    allowed = _allowed_sites(net, jobs, sites)
-    options = _options(jobs, sites, allowed)
+    resident = _resident(net, jobs, sites.index)
+    allowed = _allowed_sites(jobs, sites, resident)
     ids = sites.index.to_numpy()
     # all-pairs lowest latency between candidate sites (the site count is small: tens)
     aa, bb = np.meshgrid(np.arange(S), np.arange(S), indexing="ij")
     site_routes = shortest_routes(net, ids[aa.ravel()], ids[bb.ravel()])
     lat_ss, arcs_flat = site_routes.latency_ms.reshape(S, S), site_routes.arcs
-    a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
-    options = options[~two | np.isfinite(lat_ss[a, np.where(two, b, a)])].reset_index(drop=True)
+    options, counts = split_sets(jobs, sites["gpus_cap"].to_numpy(dtype=float), allowed, lat_ss,
+                                 opts.split_sets_per_job)
+    unplaceable = unplaceable_reasons(jobs, sites, resident,
+                                      np.bincount(options["job"].to_numpy(), minlength=len(jobs)) > 0)
     options = _meeting_checkpoint_policy(net, jobs, options, sites)
     job = options["job"].to_numpy()
-    a, b, two = options["site_a"].to_numpy(), options["site_b"].to_numpy(), options["n_sites"].to_numpy() == 2
+    n_sites = options["n_sites"].to_numpy()
+    ring = options[list(SITE_COLUMNS)].to_numpy()
     n_opt = len(options)
     jc = jobs.iloc[job] if n_opt else jobs.iloc[:0]
-    sync = _sync_gbps(jc, two)
+    sync = _sync_gbps(jc, n_sites)
     ckpt_bytes = jc["checkpoint_bytes"].to_numpy(dtype=float)
     ckpt = np.where(ckpt_bytes > 0, checkpoint_replication_gbps(np.maximum(ckpt_bytes, 0.0),
                                                                 jc["checkpoint_interval_s"].to_numpy(dtype=float)), 0.0)
@@ -396,18 +398,17 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     ckpt = np.where(ck, ckpt, 0.0)
     options = options.assign(sync_gbps=sync, checkpoint_gbps=ckpt, checkpoint_site=target, checkpoint_route=ckpt_row,
                              checkpoint_unmet=ckpt_unmet)
-    # option arcs: sync both ways between a and b (pair row x * S + y), checkpoint from a to its target
-    sel_rows = np.concatenate([np.flatnonzero(two), np.flatnonzero(two)])
-    sel_cols = np.concatenate([a[two] * S + b[two], b[two] * S + a[two]])
-    pick = sp.csr_matrix((np.concatenate([sync[two], sync[two]]), (sel_rows, sel_cols)), shape=(n_opt, S * S))
+    # option arcs: sync on each ring edge x -> y (pair row x * S + y), checkpoint from a to its target
+    e_opt, e_from, e_to = ring_edges(ring, n_sites)
+    pick = sp.csr_matrix((sync[e_opt], (e_opt, e_from * S + e_to)), shape=(n_opt, S * S))
     option_arcs = (pick @ arcs_flat).tocsr() if n_opt else sp.csr_matrix((0, n_arcs))
     if ckpt_routes is not None and ck.any():
         pick = sp.csr_matrix((ckpt[ck], (np.flatnonzero(ck), ckpt_row[ck])), shape=(n_opt, len(ckpt_routes.src)))
         option_arcs = (option_arcs + pick @ ckpt_routes.arcs).tocsr()
-    gpus_each = jc["gpus"].to_numpy(dtype=float) / np.where(two, 2.0, 1.0)
-    og_rows = np.concatenate([a, b[two]])
-    og_cols = np.concatenate([np.arange(n_opt), np.flatnonzero(two)])
-    option_gpus = sp.csr_matrix((np.concatenate([gpus_each, gpus_each[two]]), (og_rows, og_cols)), shape=(S, n_opt))
+    gpus_each = jc["gpus"].to_numpy(dtype=float) / np.maximum(n_sites, 1)
+    og_cols, og_rows = np.nonzero(ring >= 0)  # (option, site) of each site of each option
+    og_rows = ring[og_cols, og_rows]
+    option_gpus = sp.csr_matrix((gpus_each[og_cols], (og_rows, og_cols)), shape=(S, n_opt))
     reads, read_arcs, replicas, replica_arcs, home_routes = _reads(net, jobs, datasets, sites, options, og_rows,
                                                                    og_cols, gpus_each)
     storage = sites["storage_pb"].to_numpy(dtype=float) if "storage_pb" in sites else np.zeros(S)
@@ -417,7 +418,8 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     growth = dataset_replication_gbps(datasets["growth_pb_per_year"].to_numpy(dtype=float))
     return JobInputs(jobs, options, option_gpus.tocsr(), option_arcs, reads, read_arcs,
                      datasets.assign(growth_gbps=growth)[["size_pb", "growth_gbps"]], replicas, replica_arcs,
-                     np.maximum(storage - homed, 0.0), site_routes, home_routes, ckpt_routes, allowed)
+                     np.maximum(storage - homed, 0.0), site_routes, home_routes, ckpt_routes, allowed,
+                     split_notes(jobs, counts, opts.split_sets_per_job), unplaceable)
 
 
 def _reads(net: Network, jobs: pd.DataFrame, datasets: pd.DataFrame, sites: pd.DataFrame, options: pd.DataFrame,

@@ -41,7 +41,7 @@ from backbone.solver.core.progress import ProgressFn
 from backbone.solver.failures import FailureOptions
 from backbone.solver.failures.impact import StateAssessment
 from backbone.solver.failures.scenarios import implicit_groups
-from backbone.solver.failures.summary import FailuresSummary
+from backbone.solver.failures.summary import FailuresSummary, ran_on_text
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.plan.pipeline import (
     StageStatuses,
@@ -252,7 +252,8 @@ def failures_stage(run: PlanRun, route: RouteStage) -> FailuresTaskResult:
     run.writer.json("failures.json", fail_res.to_dict())
     run.writer.extend(fail_res.files)
     run.finish("failures", t0, status=fs.status, backend=fail_opts.backend,
-               note=f"{count_text(fs.scenarios_run, 'scenario')}, {fs.scenarios_per_second or 0:.1f}/s")
+               note=f"{count_text(fs.scenarios_run, 'scenario')}, {fs.scenarios_per_second or 0:.1f}/s"
+                    + (f", on {ran_on_text(fs.ran_on)}" if fs.ran_on else ""))
     return fail_res
 
 
