@@ -30,6 +30,7 @@ from backbone.api.problems import PROBLEM_JSON, problem_response  # noqa: F401 -
 from backbone.api.resource_errors import STORAGE_RETRY_AFTER_S, storage_document, storage_failure
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, QueueFullError, Store
+from backbone.api.worker import QueueDispatcher
 
 if TYPE_CHECKING:
     from backbone.solver.tasks import Task
@@ -260,7 +261,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
         if settings.run_migrations:
             store.upgrade()
-        manager = JobManager(store, settings, task_registry)
+        # queue mode: this server only enqueues; `backbone worker` processes run the jobs (docs/deploy.md)
+        manager = (QueueDispatcher if settings.job_execution == "queue" else JobManager)(store, settings, task_registry)
         manager.start()
         app.state.store, app.state.jobs = store, manager
         logger.info("backbone API ready (data dir %s)", settings.data_dir)

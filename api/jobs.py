@@ -16,6 +16,10 @@ fork server and each worker get SIGKILL from the kernel when their parent exits 
 signal), and each worker also watches a pipe whose only write end the server holds and kills its
 group at EOF. At the next start-up every job still marked ``running`` is failed with reason
 "server restarted" and stale staging folders are removed. Queued jobs stay queued and run.
+
+This is the ``inline`` execution (``BACKBONE_JOB_EXECUTION``, the default). In ``queue`` execution the server only
+enqueues and ``backbone worker`` processes run this same machinery with a lease on each job
+(:mod:`backbone.api.worker`: the subclass overrides the claim, the record of a job's end and the periodic work).
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ from typing import TYPE_CHECKING, Any
 
 from backbone.api.input_policy import server_job_options
 from backbone.api.isolation import start_process
+from backbone.api.job_limits import CAPPED_OPTIONS as CAPPED_OPTIONS
+from backbone.api.job_limits import OptionsTooLargeError as OptionsTooLargeError
+from backbone.api.job_limits import check_job_limits as check_job_limits
 from backbone.api.job_outcome import outcome_message
 from backbone.api.resource_errors import death_document, report_failure, storage_document, storage_failure
 from backbone.api.settings import Settings
@@ -88,62 +95,6 @@ def _phrase(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "Error"
-
-
-class OptionsTooLargeError(Exception):
-    """Job options larger than ``settings.max_job_options_bytes``; the API answers 413."""
-
-    http_status = 413
-    title = "Content Too Large"
-
-    def problem_errors(self) -> list[dict[str, str]]:
-        """The one problem: the job's options (RFC 9457 ``errors``)."""
-        return [{"file": "request body", "table": "job", "record": "", "field": "options", "message": str(self)}]
-
-
-CAPPED_OPTIONS = {"time_limit_s": ("max_time_limit_s", "BACKBONE_MAX_TIME_LIMIT_S"),
-                  "max_scenarios": ("max_scenarios", "BACKBONE_MAX_SCENARIOS")}
-"""Option names capped by the server wherever they appear (nested stages included) -> setting, variable (each
-option has one name, so there is no other spelling to cap)."""
-
-
-def check_job_limits(options: Mapping[str, Any], settings: Settings) -> None:
-    """Enforce the server's caps on job options before a job is queued.
-
-    Raises
-    ------
-    OptionsTooLargeError
-        Options larger than ``max_job_options_bytes`` as JSON.
-    backbone.errors.ValidationError
-        An option in :data:`CAPPED_OPTIONS` above its cap, at any depth (the field is the dotted path).
-    """
-    import json
-
-    from backbone.errors import Problem, ValidationError
-
-    size = len(json.dumps(options, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8", "replace"))
-    if size > settings.max_job_options_bytes:
-        raise OptionsTooLargeError(f"job options of {size} bytes exceed the server's limit of "
-                                   f"{settings.max_job_options_bytes} (BACKBONE_MAX_JOB_OPTIONS_BYTES)")
-    problems: list[Problem] = []
-
-    def walk(value: Any, path: list[str]) -> None:
-        if isinstance(value, Mapping):
-            for key, sub in value.items():
-                capped = CAPPED_OPTIONS.get(str(key))
-                if capped is not None and isinstance(sub, int | float) and not isinstance(sub, bool):
-                    cap = getattr(settings, capped[0])
-                    if not sub <= cap:  # also catches NaN
-                        problems.append(Problem(f"{sub} is above the server's cap of {cap:g} ({capped[1]})",
-                                                table="options", field=".".join([*path, str(key)])))
-                walk(sub, [*path, str(key)])
-        elif isinstance(value, list):
-            for i, sub in enumerate(value):
-                walk(sub, [*path, str(i)])
-
-    walk(options, [])
-    if problems:
-        raise ValidationError(problems)
 
 
 # ---------------------------------------------------------------------- worker side
@@ -281,6 +232,10 @@ class JobManager:
         the shipped kinds come from :data:`backbone.solver.tasks.registry.TASKS`.
     """
 
+    worker_id: str | None = None
+    """The lease holder's id when jobs are claimed from a shared queue (:class:`backbone.api.worker.QueueWorker`);
+    None: this server runs its jobs inline, without a lease."""
+
     def __init__(self, store: Store, settings: Settings, registry: Mapping[str, Task | str] | None = None) -> None:
         self.store = store
         self.settings = settings
@@ -293,6 +248,7 @@ class JobManager:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._next_maintenance = 0.0
 
     @property
     def results_dir(self) -> Path:
@@ -313,11 +269,7 @@ class JobManager:
     def start(self) -> None:
         """Recover from a previous run, then start the supervisor thread."""
         self.settings.ensure_dirs()
-        failed = self.store.fail_interrupted_jobs("server restarted")
-        if failed:
-            logger.warning("marked %d interrupted job(s) failed: %s", len(failed), ", ".join(failed))
-        for stale in self.staging_dir.iterdir():
-            shutil.rmtree(stale, ignore_errors=True)
+        self._recover()
         self._events = self._ctx.Queue()
         self._lifeline = self._ctx.Pipe(duplex=False)  # workers watch the read end for EOF (server gone)
         if self._ctx.get_start_method() == "forkserver":
@@ -327,6 +279,14 @@ class JobManager:
         self._stop.clear()
         self._thread = threading.Thread(target=self._supervise, name="job-supervisor", daemon=True)
         self._thread.start()
+
+    def _recover(self) -> None:
+        """Fail the jobs this server ran when it stopped, and remove their staging folders."""
+        failed = self.store.fail_interrupted_jobs("server restarted")
+        if failed:
+            logger.warning("marked %d interrupted job(s) failed: %s", len(failed), ", ".join(failed))
+        for stale in self.staging_dir.iterdir():
+            shutil.rmtree(stale, ignore_errors=True)
 
     def stop(self) -> None:
         """Stop the supervisor, kill running workers and mark their jobs failed."""
@@ -339,9 +299,7 @@ class JobManager:
             self._running.clear()
         for job_id, r in running:
             _kill(r.process)
-            self.store.finish_job(job_id, "failed", "server stopped while the job was running",
-                                  error={"type": "about:blank", "title": "Job interrupted", "status": 500,
-                                         "detail": "server stopped while the job was running", "errors": []})
+            self._interrupted(job_id)
             shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
         if self._events is not None:
             self._events.close()
@@ -351,6 +309,27 @@ class JobManager:
             for end in self._lifeline:
                 end.close()
             self._lifeline = None
+
+    def _interrupted(self, job_id: str) -> None:
+        """Record a job whose worker :meth:`stop` killed."""
+        self._finish(job_id, "failed", "server stopped while the job was running",
+                     error={"type": "about:blank", "title": "Job interrupted", "status": 500,
+                            "detail": "server stopped while the job was running", "errors": []})
+
+    def _finish(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
+                files: list[str] | None = None) -> bool:
+        """Record a job's end (only while this manager still holds it, when it holds jobs by lease)."""
+        return self.store.finish_job(job_id, status, message, error=error, files=files, worker_id=self.worker_id)
+
+    def _claim(self) -> Any:
+        """The next job to run (fair share), now ``running``; None when none may start."""
+        return self.store.claim_next_job(self.settings.max_running_jobs_per_token)
+
+    def _tick(self) -> None:
+        """Periodic work of the supervisor loop besides running jobs: retention."""
+        if time.monotonic() >= self._next_maintenance:
+            self._next_maintenance = time.monotonic() + self.settings.maintenance_interval_s
+            self.maintain()
 
     def notify(self) -> None:
         """Wake the supervisor (a job was queued)."""
@@ -370,18 +349,21 @@ class JobManager:
         with self._lock:
             return len(self._running)
 
+    def running_ids(self) -> list[str]:
+        """Ids of the jobs whose worker process is still computing (its outcome not yet received)."""
+        with self._lock:
+            return [job_id for job_id, r in self._running.items() if not r.final]
+
     # ------------------------------------------------------------------ supervisor
     def maintain(self) -> PurgeReport:
         """Apply the retention settings now (see :func:`apply_retention`)."""
         return apply_retention(self.store, self.settings)
 
     def _supervise(self) -> None:
-        next_maintenance = time.monotonic()
+        self._next_maintenance = time.monotonic()
         while not self._stop.is_set():
             try:
-                if time.monotonic() >= next_maintenance:
-                    next_maintenance = time.monotonic() + self.settings.maintenance_interval_s
-                    self.maintain()
+                self._tick()
                 self._drain(timeout=0.1)
                 self._reap()
                 self._launch_queued()
@@ -398,13 +380,13 @@ class JobManager:
 
     def _launch_queued(self) -> None:
         while len(self._running) < self.settings.workers and not self._stop.is_set():
-            job = self.store.claim_next_job(self.settings.max_running_jobs_per_token)
+            job = self._claim()
             if job is None:
                 return
             try:
                 document = self.store.scenario_document(job.scenario_id, job.scenario_version, include_deleted=True)
             except LookupError as exc:
-                self.store.finish_job(job.id, "failed", str(exc), error={
+                self._finish(job.id, "failed", str(exc), error={
                     "type": "about:blank", "title": "Scenario missing", "status": 404, "detail": str(exc),
                     "errors": []})
                 continue
@@ -420,7 +402,7 @@ class JobManager:
             try:
                 proc = start_process(self._ctx, worker_main, args, f"backbone-job-{job.id[:8]}", daemon=False)
             except (EOFError, ConnectionError) as exc:  # claimed but not started: never left 'running'
-                self.store.finish_job(job.id, "failed", f"worker did not start: {exc}", error=error_document(exc))
+                self._finish(job.id, "failed", f"worker did not start: {exc}", error=error_document(exc))
                 continue
             with self._lock:
                 self._running[job.id] = _Running(proc, time.monotonic())
@@ -474,15 +456,14 @@ class JobManager:
             except OSError as exc:  # disk full, read-only: no result is half-stored
                 shutil.rmtree(src, ignore_errors=True)
                 shutil.rmtree(dst, ignore_errors=True)
-                self.store.finish_job(job_id, "failed", f"could not store results: {exc}",
-                                      error=error_document(exc))
+                self._finish(job_id, "failed", f"could not store results: {exc}", error=error_document(exc))
                 return
             message = str(msg[3]) if len(msg) > 3 else "done"
-            if not self.store.finish_job(job_id, "succeeded", message, files=files):
+            if not self._finish(job_id, "succeeded", message, files=files):
                 shutil.rmtree(dst, ignore_errors=True)  # cancelled at the last moment
         else:
             err = msg[2]
-            self.store.finish_job(job_id, "failed", str(err.get("detail") or err.get("title"))[:2000], error=err)
+            self._finish(job_id, "failed", str(err.get("detail") or err.get("title"))[:2000], error=err)
             shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
 
     def _reap(self) -> None:
@@ -501,14 +482,14 @@ class JobManager:
                 if not r.final:
                     doc = r.extra.get("outcome") or death_document(
                         r.process.exitcode, self.settings.worker_memory_mb * 1024 * 1024, self.settings.worker_cpu_s)
-                    self.store.finish_job(job_id, "failed", doc["detail"], error=doc)
+                    self._finish(job_id, "failed", doc["detail"], error=doc)
                     shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
                 with self._lock:
                     self._running.pop(job_id, None)
             elif now - r.started > self.settings.job_timeout_s:
                 _kill(r.process)
                 detail = f"job exceeded the server's time limit of {self.settings.job_timeout_s:g} s"
-                self.store.finish_job(job_id, "failed", detail, error={
+                self._finish(job_id, "failed", detail, error={
                     "type": "about:blank", "title": "Time limit", "status": 500, "detail": detail, "errors": []})
                 shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
                 with self._lock:

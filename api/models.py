@@ -22,6 +22,7 @@ from sqlalchemy import (
     LargeBinary,
     String,
     Text,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -120,10 +121,17 @@ class Job(Base):
     team_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     created_by_token: Mapped[str | None] = mapped_column(String(36), nullable=True)
     owner_id: Mapped[str] = mapped_column(String(36), default="", server_default="")  # the submitting token's id
+    # the lease of a job claimed by a `backbone worker` (migration 0005; NULL for jobs a server runs inline)
+    worker_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = (Index("ix_jobs_scenario", "scenario_id", "created_at"),
                       Index("ix_jobs_team", "team_id", "created_at"),
-                      Index("ix_jobs_status_owner", "status", "owner_id"))
+                      Index("ix_jobs_status_owner", "status", "owner_id"),
+                      Index("ix_jobs_status_lease", "status", "lease_expires_at"))
 
 
 class AuditEntry(Base):

@@ -11,6 +11,9 @@
   queues, fairness, failed-login rate, connection timeouts and retention (every field below; docs/api.md).
 * ``BACKBONE_OIDC_ISSUER``, ``_AUDIENCE``, ``_JWKS_URL`` / ``_JWKS_FILE``, ``_SCOPE_CLAIM``, ``_TEAM_CLAIM``
   -- optional OIDC/JWT bearer tokens (see :mod:`backbone.api.oidc`).
+* ``BACKBONE_JOB_EXECUTION`` -- ``inline`` (default: the server runs jobs in its own worker processes) or
+  ``queue`` (the server only enqueues; ``backbone worker`` processes claim jobs from the database with a lease
+  of ``BACKBONE_JOB_LEASE_S`` seconds, renewed every ``BACKBONE_JOB_HEARTBEAT_S``). docs/deploy.md.
 * ``BACKBONE_DASK_SCHEDULER`` -- a Dask scheduler (``tcp://host:8786``) the failure sweeps of API jobs run on
   (``failures`` jobs, and the sweeps of ``plan`` and ``roadmap`` jobs) unless a job asks for ``engine: local`` or
   ``serial``; ``BACKBONE_DASK_TIMEOUT_S`` bounds the wait for it (never job options; see
@@ -21,8 +24,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -58,6 +62,17 @@ class Settings(BaseSettings):
                                                                     "worker before 503 with Retry-After.")
     workers: int = Field(default=2, ge=1, le=64, description="Jobs that run at the same time (one process each).")
     job_timeout_s: float = Field(default=3600.0, gt=0, description="Wall-clock limit of one job; it is killed after.")
+    job_execution: Literal["inline", "queue"] = Field(
+        default="inline", description="inline: the server runs jobs in its own worker processes (one machine). "
+                                      "queue: the server only enqueues; `backbone worker` processes anywhere claim "
+                                      "jobs from the database (docs/deploy.md).")
+    job_lease_s: float = Field(default=30.0, ge=1, le=3600,
+                               description="Seconds a `backbone worker` holds a job without a heartbeat; after it any "
+                                           "worker or server reclaims the job (retried once, or failed \"worker "
+                                           "lost\").")
+    job_heartbeat_s: float = Field(default=5.0, gt=0, le=600,
+                                   description="Seconds between a worker's heartbeats (lease renewals and checks for "
+                                               "cancels); below the lease.")
     dask_scheduler: str = Field(default="", max_length=500,
                                 description="Dask scheduler address (tcp://host:8786) the failure sweeps of API jobs "
                                             "run on: `failures` jobs and the sweeps of `plan` and `roadmap` jobs, "
@@ -118,6 +133,13 @@ class Settings(BaseSettings):
                                                                           "no job refers to are freed.")
     maintenance_interval_s: float = Field(default=300.0, gt=0, description="Seconds between retention sweeps.")
     run_migrations: bool = Field(default=True, description="Run `alembic upgrade head` when the app starts.")
+
+    @model_validator(mode="after")
+    def _heartbeat_within_lease(self) -> Settings:
+        if self.job_heartbeat_s >= self.job_lease_s:
+            raise ValueError(f"BACKBONE_JOB_HEARTBEAT_S ({self.job_heartbeat_s:g}) must be below BACKBONE_JOB_LEASE_S "
+                             f"({self.job_lease_s:g}), or every lease expires between two heartbeats")
+        return self
 
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to a SQLite file in the data dir."""

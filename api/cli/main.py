@@ -44,6 +44,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "backbone.api.cli.failures_cmds": ("failures",),
     "backbone.api.cli.design_cmds": ("design",),
     "backbone.api.cli.server_cmds": ("serve", "token", "db"),
+    "backbone.api.cli.worker_cmds": ("worker",),
     "backbone.api.cli.plan_cmds": ("plan",),
     "backbone.api.cli.roadmap_cmds": ("roadmap",),
     "backbone.api.cli.calibrate_cmds": ("calibrate",),

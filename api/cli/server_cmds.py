@@ -6,7 +6,7 @@ Storage is configured by ``BACKBONE_DATA_DIR`` and ``BACKBONE_DATABASE_URL`` (se
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -49,6 +49,29 @@ class StorageUnusableError(BackboneError):
     exit_code = EXIT_STORAGE
     http_status = 503
     title = "Storage unavailable"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """The ``BACKBONE_*`` settings with ``overrides`` (options given on the command line; None = not given).
+
+    Raises
+    ------
+    backbone.errors.ValidationError
+        A setting out of range, naming its environment variable (exit code 2, no traceback).
+    """
+    import pydantic
+
+    from backbone.api.settings import Settings
+    from backbone.errors import Problem, ValidationError
+
+    given = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**given)
+    except pydantic.ValidationError as exc:
+        problems = [Problem(str(e["msg"]), file="settings",
+                            field="BACKBONE_" + "_".join(str(p) for p in e["loc"]).upper() if e["loc"] else "")
+                    for e in exc.errors()]
+        raise ValidationError(problems) from None
 
 
 def check_storage(settings: Settings) -> None:
@@ -96,10 +119,9 @@ def check_storage(settings: Settings) -> None:
 
 
 def _store() -> object:
-    from backbone.api.settings import Settings
     from backbone.api.store import Store
 
-    settings = Settings()
+    settings = load_settings()
     check_storage(settings)  # creates the folders and migrates the database, or says in one line why it cannot
     return Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
 
@@ -120,9 +142,8 @@ def serve(
     import uvicorn
 
     from backbone.api.app import create_app
-    from backbone.api.settings import Settings
 
-    settings = Settings() if workers is None else Settings(workers=workers)
+    settings = load_settings(workers=workers)
     check_storage(settings)  # one line and exit code 6 on a read-only or full data dir, not a traceback
     logging.basicConfig(level=logging.INFO if log_level in ("info", "debug") else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -301,10 +322,9 @@ def db_seed() -> None:
 @handle_errors
 def db_upgrade() -> None:
     """Create or migrate the database to the newest schema (the server also does this at start-up)."""
-    from backbone.api.settings import Settings
     from backbone.api.store import Store
 
-    settings = Settings()
+    settings = load_settings()
     settings.ensure_dirs()
     store = Store(settings.resolved_database_url())
     store.upgrade()
@@ -318,13 +338,12 @@ def db_purge(json_out: JsonOpt = False) -> None:
     """Apply the retention settings now: free finished jobs and their results, deleted scenarios, old
     versions and old audit entries (the server also does this every BACKBONE_MAINTENANCE_INTERVAL_S)."""
     from backbone.api.jobs import apply_retention
-    from backbone.api.settings import Settings
     from backbone.api.store import Store
 
     store = _store()
     assert isinstance(store, Store)
     try:
-        counts = apply_retention(store, Settings()).counts()
+        counts = apply_retention(store, load_settings()).counts()
     finally:
         store.dispose()
     if json_out:

@@ -47,7 +47,7 @@ from backbone.api.store.base import (
     safe_text,
     upgrade_database,
 )
-from backbone.api.store.jobs import JobRepository
+from backbone.api.store.jobs import MAX_ATTEMPTS, WORKER_LOST, JobRepository, LeaseState, ReclaimReport
 from backbone.api.store.retention import PurgeReport, RetentionRepository
 from backbone.api.store.scenarios import ScenarioRepository
 from backbone.api.store.tokens import TeamRepository, TokenRepository
@@ -58,20 +58,24 @@ __all__ = [
     "DEFAULT_TOKEN_MAX_DAYS",
     "FINAL_STATES",
     "JOB_STATES",
+    "MAX_ATTEMPTS",
     "SCOPES",
     "SYSTEM",
     "TOKEN_PREFIX",
     "UNCONDITIONAL_RETRIES",
+    "WORKER_LOST",
     "AuditRepository",
     "ConflictError",
     "Database",
     "EncodedDocument",
     "GoneError",
     "JobRepository",
+    "LeaseState",
     "Principal",
     "PurgeReport",
     "QueueFullError",
     "ReadOnlyError",
+    "ReclaimReport",
     "RetentionRepository",
     "ScenarioRepository",
     "Store",
@@ -149,6 +153,11 @@ class Store:
         self.finish_job = self.jobs.finish_job
         self.cancel_job = self.jobs.cancel_job
         self.fail_interrupted_jobs = self.jobs.fail_interrupted_jobs
+        self.heartbeat = self.jobs.heartbeat
+        self.renew_leases = self.jobs.renew_leases
+        self.held_jobs = self.jobs.held_jobs
+        self.release_job = self.jobs.release_job
+        self.reclaim_expired_jobs = self.jobs.reclaim_expired_jobs
 
         self.audit_auth_failure = self.audit.audit_auth_failure
         self.list_audit = self.audit.list_audit

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import defer
+from sqlalchemy import case, func, select, text, update
+from sqlalchemy.orm import Session, defer
 
 from backbone.api.models import Job, utcnow
 from backbone.api.store.audit import record_audit
@@ -28,6 +29,47 @@ from backbone.api.store.base import (
     new_id,
     same_team,
 )
+
+CLAIM_LOCK_KEY = 0x6261636B626F6E65  # "backbone"
+"""PostgreSQL advisory-lock key that serialises the fair-share decision of concurrent claims (see
+:meth:`JobRepository.claim_next_job`)."""
+
+MAX_ATTEMPTS = 2
+"""Claims of one job: a job whose worker was lost is retried once (when its kind is idempotent)."""
+
+WORKER_LOST = "worker lost"
+"""The reason of a job whose worker stopped renewing its lease and that is not retried."""
+
+
+@dataclass(frozen=True)
+class LeaseState:
+    """What a worker's heartbeat learns about one job it runs."""
+
+    held: bool
+    """The worker still holds the job (it is running under this worker's lease)."""
+    cancel_requested: bool
+    """Someone cancelled the job: stop its process tree."""
+
+
+@dataclass(frozen=True)
+class ReclaimReport:
+    """Jobs whose lease expired: put back in the queue, or failed with :data:`WORKER_LOST`."""
+
+    requeued: list[str]
+    failed: list[str]
+
+
+def _serialise_claims(s: Session) -> None:
+    """Make this transaction the only claim deciding at this moment.
+
+    PostgreSQL: a transaction-scoped advisory lock (released at commit). SQLite: a write that matches no row takes
+    the database's write lock now rather than at the claim's UPDATE, so the counts read next are still true when
+    the claim is written (SQLite has one writer at a time anyway).
+    """
+    if s.get_bind().dialect.name == "postgresql":
+        s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CLAIM_LOCK_KEY})
+    else:
+        s.execute(update(Job).where(Job.id.is_(None)).values(status=Job.status))
 
 
 class JobRepository:
@@ -102,7 +144,8 @@ class JobRepository:
         counts.update({str(k): int(v) for k, v in rows})
         return counts
 
-    def claim_next_job(self, max_running_per_owner: int = 0) -> Job | None:
+    def claim_next_job(self, max_running_per_owner: int = 0, worker_id: str | None = None,
+                       lease_s: float = 0.0) -> Job | None:
         """Atomically move the next queued job to ``running`` and return it (fair share).
 
         Shares are per team, then per token: the next job is the oldest queued job of the token whose
@@ -110,8 +153,25 @@ class JobRepository:
         served least recently; last, the one waiting longest. So teams take turns, the tokens of a team take turns,
         and neither one team's nor one token's many jobs hold back another's. ``max_running_per_owner``
         (0 = none) caps the jobs one token runs at once.
+
+        Many servers and workers may claim from one database at once. The fair-share decision is serialised
+        (:func:`_serialise_claims`: an advisory lock on PostgreSQL, the write lock on SQLite), so the counts above
+        and the per-token cap hold across machines; the candidate rows are read ``FOR UPDATE SKIP LOCKED`` on
+        PostgreSQL (a row another transaction is cancelling is skipped, not waited for) and moved to
+        ``running`` by a conditional UPDATE (``WHERE status = 'queued'``), which is the claim on both engines.
+
+        Parameters
+        ----------
+        max_running_per_owner
+            Cap on one token's running jobs; 0 = none.
+        worker_id
+            The claiming worker (``backbone worker``); None for a server running the job inline (no lease).
+        lease_s
+            Seconds the claim holds without a heartbeat (with ``worker_id``); then any worker or server may
+            reclaim the job (:meth:`reclaim_expired_jobs`).
         """
         with self.db.session() as s:
+            _serialise_claims(s)
             running_by_team: dict[str, int] = {}
             running: dict[str, int] = {}
             for team, owner, n in s.execute(select(Job.team_id, Job.owner_id, func.count())
@@ -139,10 +199,14 @@ class JobRepository:
             for owner, _team, _first in sorted(heads, key=turn):
                 if max_running_per_owner and running.get(str(owner), 0) >= max_running_per_owner:
                     continue
+                now = utcnow()
+                lease: dict[str, Any] = {} if worker_id is None else {
+                    "worker_id": worker_id, "heartbeat_at": now, "lease_expires_at": now + timedelta(seconds=lease_s)}
                 for job in s.scalars(select(Job).where(Job.status == "queued", Job.owner_id == owner)
-                                     .order_by(Job.created_at, Job.id).limit(5)):
+                                     .order_by(Job.created_at, Job.id).limit(5).with_for_update(skip_locked=True)):
                     res = s.execute(update(Job).where(Job.id == job.id, Job.status == "queued")
-                                    .values(status="running", started_at=utcnow(), message="starting"))
+                                    .values(status="running", started_at=now, message="starting",
+                                            attempts=Job.attempts + 1, **lease))
                     if res.rowcount == 1:  # type: ignore[attr-defined]
                         s.flush()
                         s.refresh(job)
@@ -156,16 +220,19 @@ class JobRepository:
                       .values(progress=max(0.0, min(1.0, float(fraction))), message=clean_text(message, 2000)))
 
     def finish_job(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
-                   files: list[str] | None = None) -> bool:
-        """Move a running job to a final state; False when it was already final (e.g. cancelled)."""
+                   files: list[str] | None = None, worker_id: str | None = None) -> bool:
+        """Move a running job to a final state; False when it was already final (e.g. cancelled), or when
+        ``worker_id`` is given and no longer holds the job (its lease expired and another worker took it)."""
         assert status in FINAL_STATES
         with self.db.session() as s:
             values: dict[str, Any] = {"status": status, "message": clean_text(message, 2000), "error": error,
-                                      "files": files, "finished_at": utcnow()}
+                                      "files": files, "finished_at": utcnow(), "lease_expires_at": None}
             if status == "succeeded":
                 values["progress"] = 1.0
-            res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(("queued", "running")))
-                            .values(**values))
+            where = [Job.id == job_id, Job.status.in_(("queued", "running"))]
+            if worker_id is not None:
+                where.append(Job.worker_id == worker_id)
+            res = s.execute(update(Job).where(*where).values(**values))
             changed = res.rowcount == 1  # type: ignore[attr-defined]
             if changed:
                 record_audit(s, SYSTEM, f"job.{status}", "job", job_id, {"message": message[:500]})
@@ -180,16 +247,18 @@ class JobRepository:
             if job.status in FINAL_STATES:
                 raise ConflictError(f"job {job_id} already {job.status}")
             res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(("queued", "running")))
-                            .values(status="cancelled", message=f"cancelled by {who.name}", finished_at=utcnow()))
+                            .values(status="cancelled", message=f"cancelled by {who.name}", finished_at=utcnow(),
+                                    cancel_requested=True, lease_expires_at=None))
             if res.rowcount != 1:  # type: ignore[attr-defined]
                 raise ConflictError(f"job {job_id} finished meanwhile")
             record_audit(s, who, "job.cancel", "job", job_id, {"was": job.status})
         return self.get_job(job_id)
 
     def fail_interrupted_jobs(self, reason: str = "server restarted") -> list[str]:
-        """Mark every ``running`` job failed (called at start-up: their workers died with the server)."""
+        """Mark every ``running`` job a server ran inline failed (called at start-up: their workers died with the
+        server). Jobs held by a ``backbone worker`` (a ``worker_id``) are left to their lease."""
         with self.db.session() as s:
-            ids = list(s.scalars(select(Job.id).where(Job.status == "running")))
+            ids = list(s.scalars(select(Job.id).where(Job.status == "running", Job.worker_id.is_(None))))
             if ids:
                 s.execute(update(Job).where(Job.id.in_(ids), Job.status == "running").values(
                     status="failed", message=reason, finished_at=utcnow(),
@@ -199,3 +268,87 @@ class JobRepository:
                     record_audit(s, SYSTEM, "job.failed", "job", jid, {"message": reason})
         return ids
 
+
+    # ------------------------------------------------------------------ leases (backbone worker)
+    def heartbeat(self, job_id: str, worker_id: str, lease_s: float) -> LeaseState:
+        """Renew ``worker_id``'s lease on a running job and say whether to go on.
+
+        Returns ``held=False`` when the job is no longer this worker's running job (cancelled, failed by a
+        reclaim, taken by another worker): the worker must stop the job's processes and record nothing.
+        """
+        now = utcnow()
+        with self.db.session() as s:
+            res = s.execute(update(Job).where(Job.id == job_id, Job.worker_id == worker_id, Job.status == "running")
+                            .values(heartbeat_at=now, lease_expires_at=now + timedelta(seconds=lease_s)))
+            held = res.rowcount == 1  # type: ignore[attr-defined]
+            cancel = bool(s.scalar(select(Job.cancel_requested).where(Job.id == job_id)))
+        return LeaseState(held=held and not cancel, cancel_requested=cancel)
+
+    def renew_leases(self, worker_id: str, lease_s: float) -> list[str]:
+        """Renew every lease ``worker_id`` holds (jobs it claimed, starting or running) and return the ids of the
+        jobs it still holds and may go on running: running under its lease, and not cancelled.
+
+        A job the worker runs that is missing from the answer was cancelled (through any server), or reclaimed
+        after its lease expired: the worker stops its processes and records nothing.
+        """
+        now = utcnow()
+        with self.db.session() as s:
+            s.execute(update(Job).where(Job.worker_id == worker_id, Job.status == "running")
+                      .values(heartbeat_at=now, lease_expires_at=now + timedelta(seconds=lease_s)))
+            return list(s.scalars(select(Job.id).where(Job.worker_id == worker_id, Job.status == "running",
+                                                       Job.cancel_requested.is_(False))))
+
+    def held_jobs(self, worker_id: str) -> list[str]:
+        """The jobs ``worker_id`` holds and may go on running (as :meth:`renew_leases`, renewing nothing): a
+        worker polls this between heartbeats to see cancels sooner."""
+        with self.db.session() as s:
+            return list(s.scalars(select(Job.id).where(Job.worker_id == worker_id, Job.status == "running",
+                                                       Job.cancel_requested.is_(False))))
+
+    def release_job(self, job_id: str, worker_id: str, reason: str) -> bool:
+        """Hand a running job back to the queue (a draining worker that cannot finish it); the claim does not
+        count as an attempt. False when ``worker_id`` no longer holds it."""
+        with self.db.session() as s:
+            res = s.execute(update(Job).where(Job.id == job_id, Job.worker_id == worker_id, Job.status == "running")
+                            .values(status="queued", worker_id=None, lease_expires_at=None, heartbeat_at=None,
+                                    started_at=None, progress=0.0, message=clean_text(reason, 2000),
+                                    attempts=case((Job.attempts > 0, Job.attempts - 1), else_=0)))
+            released = res.rowcount == 1  # type: ignore[attr-defined]
+            if released:
+                record_audit(s, SYSTEM, "job.released", "job", job_id, {"message": reason[:500], "worker": worker_id})
+            return released
+
+    def reclaim_expired_jobs(self, idempotent_kinds: frozenset[str] | set[str]) -> ReclaimReport:
+        """Take back every running job whose lease expired (its worker was killed, or lost its machine).
+
+        A job of an idempotent kind (every planning kind: a pure function of its inputs) claimed fewer than
+        :data:`MAX_ATTEMPTS` times goes back to the queue and is claimed again; any other is failed with the
+        reason :data:`WORKER_LOST`. Any worker or server may call this; the conditional UPDATE (``status =
+        'running'`` and the lease still expired) makes each job change once.
+        """
+        now = utcnow()
+        requeued: list[str] = []
+        failed: list[str] = []
+        with self.db.session() as s:
+            expired = s.execute(select(Job.id, Job.kind, Job.attempts, Job.worker_id)
+                                .where(Job.status == "running", Job.lease_expires_at.is_not(None),
+                                       Job.lease_expires_at < now).with_for_update(skip_locked=True)).all()
+            for job_id, kind, attempts, worker in expired:
+                still = [Job.id == job_id, Job.status == "running", Job.lease_expires_at < now]
+                if kind in idempotent_kinds and int(attempts or 0) < MAX_ATTEMPTS:
+                    res = s.execute(update(Job).where(*still).values(
+                        status="queued", worker_id=None, lease_expires_at=None, heartbeat_at=None, started_at=None,
+                        progress=0.0, message=f"requeued: {WORKER_LOST} ({worker})"[:2000]))
+                    if res.rowcount == 1:  # type: ignore[attr-defined]
+                        requeued.append(job_id)
+                        record_audit(s, SYSTEM, "job.requeued", "job", job_id, {"message": WORKER_LOST,
+                                                                                 "worker": worker})
+                    continue
+                res = s.execute(update(Job).where(*still).values(
+                    status="failed", message=WORKER_LOST, finished_at=now, lease_expires_at=None,
+                    error={"type": "about:blank", "title": "Worker lost", "status": 500,
+                           "detail": f"{WORKER_LOST}: worker {worker} stopped renewing its lease", "errors": []}))
+                if res.rowcount == 1:  # type: ignore[attr-defined]
+                    failed.append(job_id)
+                    record_audit(s, SYSTEM, "job.failed", "job", job_id, {"message": WORKER_LOST, "worker": worker})
+        return ReclaimReport(requeued, failed)

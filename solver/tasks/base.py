@@ -55,16 +55,22 @@ TaskFunction = Callable[[Network, Any, Path | None, ProgressFn], TaskResult]
 
 @dataclass(frozen=True)
 class Task:
-    """A registered planning task: its kind, its function and its options model (a pydantic model)."""
+    """A registered planning task: its kind, its function and its options model (a pydantic model).
+
+    ``idempotent``: running it twice on the same inputs gives the same result and no other effect (every planning
+    task is a pure function of its scenario and options), so a job whose worker was lost may be run again.
+    """
 
     kind: str
     run: TaskFunction
     options_model: Any
+    idempotent: bool = True
 
 
 def load_task(kind: str, reference: str) -> Task:
     """The task a ``"module:function"`` reference names (extra kinds given to the API as strings, e.g. the
-    test-only tasks; the function carries its ``options_model`` attribute).
+    test-only tasks; the function carries its ``options_model`` attribute, and ``idempotent = True`` when it may
+    be run again after its worker was lost: without it, it may not).
 
     Raises
     ------
@@ -73,4 +79,4 @@ def load_task(kind: str, reference: str) -> Task:
     """
     module, name = reference.split(":")
     func = getattr(importlib.import_module(module), name)
-    return Task(kind, func, func.options_model)
+    return Task(kind, func, func.options_model, bool(getattr(func, "idempotent", False)))

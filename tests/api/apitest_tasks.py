@@ -61,6 +61,7 @@ def run_sleepy_task(net: Network, opts: SleepyOptions, out_dir: Path | None, pro
 
 
 run_sleepy_task.options_model = SleepyOptions  # type: ignore[attr-defined]
+run_sleepy_task.idempotent = True  # type: ignore[attr-defined]  # a lost worker's sleepy job may run again
 
 
 class NoOptions(BaseModel):

@@ -1,0 +1,65 @@
+"""Caps the server puts on a job before it is queued: the size of its options and the options it caps
+(``time_limit_s``, ``max_scenarios``), wherever they appear."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from backbone.api.settings import Settings
+
+
+class OptionsTooLargeError(Exception):
+    """Job options larger than ``settings.max_job_options_bytes``; the API answers 413."""
+
+    http_status = 413
+    title = "Content Too Large"
+
+    def problem_errors(self) -> list[dict[str, str]]:
+        """The one problem: the job's options (RFC 9457 ``errors``)."""
+        return [{"file": "request body", "table": "job", "record": "", "field": "options", "message": str(self)}]
+
+
+CAPPED_OPTIONS = {"time_limit_s": ("max_time_limit_s", "BACKBONE_MAX_TIME_LIMIT_S"),
+                  "max_scenarios": ("max_scenarios", "BACKBONE_MAX_SCENARIOS")}
+"""Option names capped by the server wherever they appear (nested stages included) -> setting, variable (each
+option has one name, so there is no other spelling to cap)."""
+
+
+def check_job_limits(options: Mapping[str, Any], settings: Settings) -> None:
+    """Enforce the server's caps on job options before a job is queued.
+
+    Raises
+    ------
+    OptionsTooLargeError
+        Options larger than ``max_job_options_bytes`` as JSON.
+    backbone.errors.ValidationError
+        An option in :data:`CAPPED_OPTIONS` above its cap, at any depth (the field is the dotted path).
+    """
+    import json
+
+    from backbone.errors import Problem, ValidationError
+
+    size = len(json.dumps(options, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8", "replace"))
+    if size > settings.max_job_options_bytes:
+        raise OptionsTooLargeError(f"job options of {size} bytes exceed the server's limit of "
+                                   f"{settings.max_job_options_bytes} (BACKBONE_MAX_JOB_OPTIONS_BYTES)")
+    problems: list[Problem] = []
+
+    def walk(value: Any, path: list[str]) -> None:
+        if isinstance(value, Mapping):
+            for key, sub in value.items():
+                capped = CAPPED_OPTIONS.get(str(key))
+                if capped is not None and isinstance(sub, int | float) and not isinstance(sub, bool):
+                    cap = getattr(settings, capped[0])
+                    if not sub <= cap:  # also catches NaN
+                        problems.append(Problem(f"{sub} is above the server's cap of {cap:g} ({capped[1]})",
+                                                table="options", field=".".join([*path, str(key)])))
+                walk(sub, [*path, str(key)])
+        elif isinstance(value, list):
+            for i, sub in enumerate(value):
+                walk(sub, [*path, str(i)])
+
+    walk(options, [])
+    if problems:
+        raise ValidationError(problems)
