@@ -122,7 +122,7 @@ def test_the_te_summary_holds_every_figure_the_routing_reports_and_no_other(smal
     import math
 
     result = run_task("te", small_world, options)
-    record, document = result.te.summary, result.document()  # type: ignore[attr-defined]
+    record, document = result.te.summary.document(), result.document()  # type: ignore[attr-defined]
     added = {"unmet_demands", "unmet_demands_total"} | ({"verification"} if options.get("verify") else set())
     assert set(document) == set(record) | added
     assert document["unmet_demands_total"] == int((result.te.demands["unmet_gbps"] > 0).sum())  # type: ignore[attr-defined]
