@@ -65,7 +65,7 @@ def test_the_plan_result_carries_every_stage(small_world: Network) -> None:
     assert len(route.extra_demands) == len(route.routed.demands) - len(small_world.demands)
     assert route.te.te.demands["carried_gbps"].sum() == pytest.approx(summary.carried_gbps)
     assert result.after.state.mlu == pytest.approx(summary.mlu_after)  # type: ignore[attr-defined]
-    assert result.upgrade.summary["status"] == "skipped"  # type: ignore[attr-defined]
+    assert result.upgrade.summary.status == "skipped"  # type: ignore[attr-defined]
     # built as the model, dumped once at the edge: the document is the model's, and the model declares every field
     document = result.document()
     assert document == summary.document() and PlanSummary.model_validate(document) == summary
