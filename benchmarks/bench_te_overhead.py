@@ -68,16 +68,16 @@ def run_case(case: str, time_limit_s: float) -> dict[str, Any]:
     task = run_te_task(net, opts, None, lambda f, m: None)
     total = time.perf_counter() - t0
     s = task.summary
-    auto = s.get("auto") or {}
-    impact = s.get("impact") or {}
+    auto = s.auto or {}
+    impact = s.impact or {}
     out: dict[str, Any] = {
-        "case": case, "sites": len(net.sites), "demands": len(net.demands), "method": s.get("method"),
-        "paths_s": s.get("paths_seconds", 0.0),
-        "build_s": s.get("build_seconds", 0.0), "solve_s": s.get("solve_seconds", 0.0),
-        "extract_s": s.get("extract_seconds", 0.0), "routing_s": task.te.summary.get("total_seconds"),
+        "case": case, "sites": len(net.sites), "demands": len(net.demands), "method": s.method,
+        "paths_s": s.paths_seconds,
+        "build_s": s.build_seconds, "solve_s": s.solve_seconds,
+        "extract_s": s.extract_seconds, "routing_s": task.te.summary.total_seconds,
         "path_lp_s": auto.get("path_lp_seconds"), "colgen_s": auto.get("colgen_seconds"),
-        "impact_s": s.get("impact_seconds", 0.0), "bound_s": s.get("bound_seconds"),
-        "total_s": total, "mlu": s.get("mlu"), "gap": s.get("gap"), "status": s.get("status"),
+        "impact_s": s.impact_seconds or 0.0, "bound_s": s.bound_seconds,
+        "total_s": total, "mlu": s.mlu, "gap": s.gap, "status": s.status,
         "impact_unmet_gbps": impact.get("unmet_gbps"), "impact_status": impact.get("status"),
         "impact_solves": impact.get("solves"),
     }
@@ -85,12 +85,18 @@ def run_case(case: str, time_limit_s: float) -> dict[str, Any]:
     return out
 
 
+def python_path() -> str:
+    """The child's ``PYTHONPATH``: this one's first (a checkout's namespace farm, ``.ci/namespace-farm``, so the child
+    runs the same ``backbone`` as this process), then the repository root (``benchmarks``)."""
+    return os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p)
+
+
 def child(case: str, timeout: float, time_limit_s: float) -> dict[str, Any] | None:
     """One case in a subprocess printing one JSON line; None on timeout."""
     try:
         p = subprocess.run([sys.executable, "benchmarks/bench_te_overhead.py", "--one", case,
                             "--time-limit", str(time_limit_s)], capture_output=True,
-                           text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                           text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": python_path()})
     except subprocess.TimeoutExpired:
         return None
     if p.returncode != 0:

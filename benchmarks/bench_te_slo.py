@@ -52,7 +52,7 @@ def main() -> None:
             s = run_te_task(net, TEOptions(method=method), None, no_progress).summary
             routing.append(t1 - t0)
             task.append(time.perf_counter() - t1)
-        gap = s.get("gap")
+        gap = s.gap
         print(f"{method:<13}{s['method']:<8}{s['mlu']:>10.4%}{s['lower_bound']:>10.4%}"
               f"{'' if gap is None else f'{gap:.2%}':>9}{statistics.median(routing):>11.2f}"
               f"{statistics.median(task):>9.2f}{load:>7.1f}")

@@ -69,7 +69,7 @@ def run_edge(n_cities: int, time_limit: float, reduced: bool, lp_method: str) ->
                            "method": "edge-red" if reduced else "edge", "lp_method": lp_method}
     if not reduced:
         s = solve_te(net, TEOptions(objective="min-mlu", formulation="edge", method="exact", time_limit_s=time_limit, lp_method=lp_method)).summary
-        row.update(status=s["status"], mlu=s["mlu"], bound=None, gap=None, lp=s["lp"])
+        row.update(status=s.status, mlu=s.mlu, bound=None, gap=None, lp=s.lp)
     else:
         inst = build_instance(net)
         red = reduce_instance(inst, np.flatnonzero(inst.routable))

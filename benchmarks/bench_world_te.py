@@ -74,15 +74,15 @@ def run_one(n_cities: int, method: str, time_limit: float, check: bool = True,
     seconds = time.perf_counter() - t1
     s = r.summary
     ok = check_te(net, r).ok if check else None
-    return {"cities": n_cities, "nodes": len(net.sites), "demands": len(net.demands), "method": s["method"],
-            "status": s["status"], "load_s": load_s, "seconds": seconds, "paths_s": s["paths_seconds"],
-            "solve_s": s["solve_seconds"],
+    return {"cities": n_cities, "nodes": len(net.sites), "demands": len(net.demands), "method": s.method,
+            "status": s.status, "load_s": load_s, "seconds": seconds, "paths_s": s.paths_seconds,
+            "solve_s": s.solve_seconds,
             "peak_gb": max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
             / 2**20,
-            "mlu": s["mlu"], "bound": s["lower_bound"], "gap": s["gap"], "checked": ok,
-            "columns": (s.get("colgen") or {}).get("columns", s["path_variables"]),
-            "table": len(r.paths), "iterations": ((s.get("colgen") or {}).get("source_flows") or {}).get("iterations"),
-            "masters": len(s.get("stages") or []), "build_s": s.get("build_seconds", 0.0),
+            "mlu": s.mlu, "bound": s.lower_bound, "gap": s.gap, "checked": ok,
+            "columns": (s.colgen or {}).get("columns", s.path_variables),
+            "table": len(r.paths), "iterations": ((s.colgen or {}).get("source_flows") or {}).get("iterations"),
+            "masters": len(s.stages or []), "build_s": s.build_seconds,
             "load_avg": os.getloadavg()[0]}
 
 

@@ -67,21 +67,21 @@ def run_case(net: Any, name: str, edge: bool = True, throughput: bool = False) -
     path = solve_te(net, TEOptions(objective="min-mlu", formulation="path", k_paths=4, time_limit_s=1800))
     row["path_s"] = time.perf_counter() - t0
     bad += not check_te(net, path).ok
-    row["mlu_path"] = path.summary["mlu"]
+    row["mlu_path"] = path.summary.mlu
     if edge:
         t0 = time.perf_counter()
         e = solve_te(net, TEOptions(objective="min-mlu", formulation="edge", time_limit_s=1800))
         row["edge_s"] = time.perf_counter() - t0
         bad += not check_te(net, e).ok
-        row["mlu_edge"] = e.summary["mlu"]
+        row["mlu_edge"] = e.summary.mlu
         row["gap"] = (row["mlu_path"] - row["mlu_edge"]) / max(row["mlu_edge"], 1e-12)
     ecmp = solve_te(net, TEOptions(objective="ecmp"))
     bad += not check_te(net, ecmp).ok
-    row["mlu_ecmp"] = ecmp.summary["mlu"]
+    row["mlu_ecmp"] = ecmp.summary.mlu
     if throughput:
         t = solve_te(net, TEOptions(objective="max-throughput", formulation="path", k_paths=4, time_limit_s=1800))
         bad += not check_te(net, t).ok
-        row["carried_pct"] = 100 * t.summary["carried_gbps"] / max(t.summary["demand_gbps"], 1e-12)
+        row["carried_pct"] = 100 * t.summary.carried_gbps / max(t.summary.demand_gbps, 1e-12)
     row["checker_failures"] = bad
     return row
 

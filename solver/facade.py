@@ -91,11 +91,10 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
     opts = options_for(TEOptions, options)
     progress = progress or no_progress
     t0 = time.perf_counter()
-    result = solve(net, opts, progress=progress)
     from backbone.solver.tasks.te import add_bound_and_impact, add_corridors
 
-    add_bound_and_impact(net, opts, result, t0)
-    add_corridors(net, result)
+    result = add_bound_and_impact(net, opts, solve(net, opts, progress=progress), t0)
+    result, _ = add_corridors(net, result)
     if opts.verify:
         from backbone.solver.checks.te import check_te
 

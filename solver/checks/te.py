@@ -23,7 +23,7 @@ backend shows up here:
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 
 from backbone.model import Network
 from backbone.solver.checks import CheckReport, Violation
+
+if TYPE_CHECKING:
+    from backbone.solver.te.summary import TERecord
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +50,7 @@ def check_te(net: Network, result: Any, rel_tol: float = REL_TOL) -> CheckReport
         The network the result was computed on.
     result
         A :class:`backbone.solver.te.TEResult` (anything with ``links``, ``demands``, ``paths`` frames and a
-        ``summary`` dict).
+        ``summary`` :class:`~backbone.solver.te.summary.TERecord`).
     rel_tol
         Relative tolerance; Gbps comparisons use ``rel_tol * max(1, largest demand or capacity)``.
 
@@ -60,12 +63,12 @@ def check_te(net: Network, result: Any, rel_tol: float = REL_TOL) -> CheckReport
     links, demands, paths, summary = result.links, result.demands, result.paths, result.summary
     scale = max(1.0, float(net.demands["demand_gbps"].max() if len(net.demands) else 0.0), float(net.links["capacity_gbps"].max() if len(net.links) else 0.0))
     tol = rel_tol * scale * 10
-    complete = bool(summary.get("paths_complete", True))
+    complete = summary.paths_complete is not False
 
     _check_balance(net, demands, report, tol)
     arc_load = _check_paths(net, demands, paths, report, tol, complete)
     _check_capacity(net, links, arc_load, summary, report, tol, rel_tol)
-    if summary.get("slo_enforced", True):
+    if summary.slo_enforced is not False:
         _check_slo(net, paths, report, rel_tol)
     else:  # ECMP: SLO misses are findings of the simulation, not result errors
         report.checked.append("slo (not enforced: skipped)")
@@ -177,7 +180,7 @@ def _check_paths(net: Network, demands: pd.DataFrame, paths: pd.DataFrame, repor
     return arc_load
 
 
-def _check_capacity(net: Network, links: pd.DataFrame, arc_load: np.ndarray, summary: dict[str, Any],
+def _check_capacity(net: Network, links: pd.DataFrame, arc_load: np.ndarray, summary: TERecord,
                     report: CheckReport, tol: float, rel_tol: float) -> None:
     report.checked.append("capacity")
     n_links = len(net.links)
@@ -186,7 +189,7 @@ def _check_capacity(net: Network, links: pd.DataFrame, arc_load: np.ndarray, sum
     lk = links.reindex(net.links.index)
     cap = net.links["capacity_gbps"].to_numpy(float)
     ab, ba = lk["flow_ab_gbps"].to_numpy(float), lk["flow_ba_gbps"].to_numpy(float)
-    if summary.get("paths_complete", True):
+    if summary.paths_complete is not False:
         for name, table, recomputed in (("flow_ab_gbps", ab, arc_load[:n_links]),
                                         ("flow_ba_gbps", ba, arc_load[n_links:])):
             bad = np.flatnonzero(~(np.abs(table - recomputed) <= tol))
@@ -196,7 +199,7 @@ def _check_capacity(net: Network, links: pd.DataFrame, arc_load: np.ndarray, sum
     bad = np.flatnonzero(~(np.abs(util - lk["utilisation"].to_numpy(float)) <= rel_tol * np.maximum(1, util)))
     _bad(report, "capacity", "links", net.links.index[bad], "utilisation != max(flow_ab, flow_ba) / capacity",
          lk["utilisation"].to_numpy(float)[bad], util[bad])
-    ceiling = summary.get("utilisation_ceiling")
+    ceiling = summary.utilisation_ceiling
     if ceiling is not None:
         over = np.flatnonzero(util > ceiling + max(rel_tol * 10, tol / cap.min(initial=1.0)))
         _bad(report, "capacity", "links", net.links.index[over], "utilisation above the ceiling", util[over], ceiling)
@@ -247,7 +250,7 @@ def _check_reasons(net: Network, demands: pd.DataFrame, report: CheckReport, tol
              "reason 'no_path_within_slo' but the shortest path meets the SLO", 2 * best[wrong], slo[wrong])
 
 
-def _check_objective(demands: pd.DataFrame, links: pd.DataFrame, paths: pd.DataFrame, summary: dict[str, Any],
+def _check_objective(demands: pd.DataFrame, links: pd.DataFrame, paths: pd.DataFrame, summary: TERecord,
                      report: CheckReport, tol: float, rel_tol: float) -> None:
     report.checked.append("objective")
 
@@ -259,14 +262,15 @@ def _check_objective(demands: pd.DataFrame, links: pd.DataFrame, paths: pd.DataF
     routed = float(demands["routed_gbps"].sum()) if "routed_gbps" in demands else carried
     figures = {"mlu": (mlu, rel_tol * 10), "carried_gbps": (carried, rel_tol * 10),
                "unmet_gbps": (float(demands["unmet_gbps"].sum()), rel_tol * 10)}
-    if summary.get("paths_complete", True) and routed > 0 and summary.get("weighted_latency_ms") is not None:
+    if summary.paths_complete is not False and routed > 0 and summary.weighted_latency_ms is not None:
         figures["weighted_latency_ms"] = (float((paths["gbps"] * paths["latency_ms"]).sum()) / routed, 1e-5)
     for key, (value, t) in figures.items():
-        if key in summary and summary[key] is not None and not near(float(summary[key]), value, t):
+        claimed_figure = getattr(summary, key)
+        if claimed_figure is not None and not near(float(claimed_figure), value, t):
             report.add(Violation("objective", "summary", key, f"summary {key} does not match the tables",
-                                 float(summary[key]), value))
-    objective = summary.get("objective")
-    claimed = summary.get("objective_value")
+                                 float(claimed_figure), value))
+    objective = summary.objective
+    claimed = summary.objective_value
     if claimed is None or objective is None:
         return
     expected: float | None = None

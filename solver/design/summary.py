@@ -7,6 +7,8 @@ per-iteration record (:class:`DesignIteration`).
 * :class:`UpgradeDesignSummary` (``mode`` ``upgrade``): the edge-based design, built by :meth:`DesignResult.typed_summary
   <backbone.solver.design.upgrades.edge.DesignResult.typed_summary>`.
 * :class:`SndlibDesignSummary` (``mode`` ``sndlib``): an SNDlib model solved, built by the ``design`` task.
+* :data:`PlanDesign`: the plan's upgrade stage record, the :class:`SurvivableDesignSummary` it built or an
+  :class:`UnbuiltDesign` (status ``skipped`` or ``infeasible``, and why) when it built nothing.
 
 Each is dumped (:meth:`~backbone.solver.core.summary.TypedSummary.document`) only at the file and API edge.
 """
@@ -17,11 +19,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
-from backbone.solver.core.summary import TaskSummary
+from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.survivable.survivability import Survivability
 
-__all__ = ["DesignIteration", "DesignSummary", "SndlibDesignSummary", "SurvivableDesignSummary",
-           "UpgradeDesignSummary"]
+__all__ = ["DesignIteration", "DesignSummary", "PlanDesign", "SndlibDesignSummary", "SurvivableDesignSummary",
+           "UnbuiltDesign", "UpgradeDesignSummary", "built_design"]
 
 
 class DesignIteration(BaseModel):
@@ -221,3 +223,31 @@ class SndlibDesignSummary(TaskSummary):
 
 DesignSummary = SurvivableDesignSummary | UpgradeDesignSummary | SndlibDesignSummary
 """``design``'s summary: one model per mode (``mode`` tells them apart)."""
+
+
+class UnbuiltDesign(TypedSummary):
+    """The plan's upgrade stage when it built nothing: ``skipped`` (``skip_upgrades``: cost 0, the network after the
+    plan is the network before it) or ``infeasible`` (no candidate makes the design feasible: cost unknown, the
+    reasons). ``design.json`` holds it when the stage ran and found the design infeasible."""
+
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("reasons",)
+
+    status: Literal["skipped", "infeasible"]
+    """Why nothing was built."""
+    cost_usd: float | None
+    """0 when skipped; None when infeasible (no design has a cost)."""
+    reasons: list[str] | None = None
+    """What cannot be met (infeasible)."""
+    message: str
+    """The same in one message."""
+
+
+PlanDesign = SurvivableDesignSummary | UnbuiltDesign
+"""The plan's upgrade stage record (:attr:`UpgradeStage.summary <backbone.solver.plan.pipeline.UpgradeStage.summary>`):
+the survivable design it built, or why it built none."""
+
+
+def built_design(design: PlanDesign) -> SurvivableDesignSummary | None:
+    """``design`` when a design was built, else None (an :class:`UnbuiltDesign`): the figures only a built design
+    has (bound, gap, iterations, states) are read through this."""
+    return design if isinstance(design, SurvivableDesignSummary) else None

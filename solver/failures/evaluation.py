@@ -198,7 +198,7 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioR
         links_down=len(scenario.links) if scenario.derate is None else 0,
         links_derated=len(scenario.links) if scenario.derate is not None else 0, sites_down=len(scenario.sites),
         derate=scenario.derate, status=state.status, impact=impact, method=state.method,
-        path_lp_only=bool((res.summary.get("auto") or {}).get("column_generation_skipped")),
+        path_lp_only=bool((res.summary.auto or {}).get("column_generation_skipped")),
         carried_gbps=float(d["demand_gbps"].sum()) - state.unmet_total_gbps,
         p50_latency_inflation_ms=_pct(infl, 50), p99_latency_inflation_ms=_pct(infl, 99),
         worst_latency_inflation_ms=float(infl.max()) if infl.size else 0.0,

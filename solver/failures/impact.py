@@ -44,7 +44,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -112,7 +112,7 @@ class StateAssessment:
     @property
     def mlu_lower_bound(self) -> float:
         """A proven lower bound on the utilisation any routing of this state needs (NaN when none is proven)."""
-        lb = self.routing.summary.get("lower_bound")
+        lb = self.routing.summary.lower_bound
         return float("nan") if lb is None else float(lb)
 
     @property
@@ -173,10 +173,10 @@ class StateAssessment:
         """What ``mlu`` and ``unmet_gbps`` mean for this state: the routing engine and the one meaning of unmet."""
         if self.method != "path" or source_flow_routing(self.routing):
             routing = "min-MLU routing over every path (source-flow engine; within gap of the optimum)"
-        elif self.routing.summary.get("method") == "colgen" and self.routing.summary.get("auto"):
+        elif self.routing.summary.method == "colgen" and self.routing.summary.auto:
             routing = ("min-MLU routing over every path (column generation: the path LP over the candidate paths "
                        "had a proven gap above 1 %)")
-        elif self.routing.summary.get("method") == "colgen":
+        elif self.routing.summary.method == "colgen":
             routing = "min-MLU routing over every path (column generation)"
         else:
             routing = "min-MLU routing over the latency-admissible candidate paths"
@@ -186,9 +186,10 @@ class StateAssessment:
 _STATUS_ORDER = {"optimal": 0, "feasible": 1}
 
 
-def apply_impact_unmet(result: TEResult, state: StateAssessment) -> None:
-    """Make ``result``'s demand table and summary say unmet in the one meaning (the impact's: traffic that cannot
-    be carried at <= 100 % utilisation), from ``state``, the impact of the same network.
+def apply_impact_unmet(result: TEResult, state: StateAssessment) -> TEResult:
+    """``result`` with its demand table and record saying unmet in the one meaning (the impact's: traffic that
+    cannot be carried at <= 100 % utilisation), from ``state``, the impact of the same network. A new
+    :class:`TEResult` (its demand table a copy); ``result`` is left as it is.
 
     A routing that overloads links (min-MLU above 100 %) routes every demand, so its own shortfall is 0 while the
     network cannot carry the traffic. For such a routing, when the impact measured the shortfall:
@@ -196,25 +197,24 @@ def apply_impact_unmet(result: TEResult, state: StateAssessment) -> None:
     * ``demands.unmet_gbps`` and ``reason`` become the impact's, ``carried_gbps`` becomes ``demand_gbps -
       unmet_gbps`` (carried at <= 100 %), and ``routed_gbps`` is what the routing puts on its paths (the flows
       of ``paths`` and ``links``, above capacity);
-    * the summary's ``unmet_gbps``, ``carried_gbps``, ``by_class`` and ``unmet_by_reason`` follow the table, and
+    * the record's ``unmet_gbps``, ``carried_gbps``, ``by_class`` and ``unmet_by_reason`` follow the table, and
       ``routed_gbps`` is added.
 
-    When the shortfall is unknown (not measured), the summary's ``unmet_gbps`` and ``carried_gbps`` are None (never
-    0) and a note says why. A routing within capacity is left as it is (its unmet already is the impact's).
+    When the shortfall is unknown (not measured), the record's ``unmet_gbps`` and ``carried_gbps`` are None (never
+    0) and a note says why. A routing within capacity is returned as it is (its unmet already is the impact's).
     """
     if not state.overloaded or result.mlu <= 1 + OVERLOAD_TOL:
-        return
-    d, s = result.demands, result.summary
+        return result
+    d, notes = result.demands.copy(), result.summary.notes
     routed = d["carried_gbps"].astype(float)
     d["routed_gbps"] = routed
-    s["routed_gbps"] = float(routed.sum())
+    routed_gbps = float(routed.sum())
     if not state.unmet_known:
-        s["unmet_gbps"] = s["carried_gbps"] = None
-        s.setdefault("notes", []).append(
-            f"the routing overloads links (MLU {100 * result.mlu:.0f} %); the traffic that cannot be carried at "
-            "<= 100 % utilisation was not measured: unmet_gbps and carried_gbps are unknown (routed_gbps is what "
-            "the routing puts on its paths)")
-        return
+        return replace(result, demands=d, summary=result.summary.updated(
+            routed_gbps=routed_gbps, unmet_gbps=None, carried_gbps=None, notes=[*notes, (
+                f"the routing overloads links (MLU {100 * result.mlu:.0f} %); the traffic that cannot be carried at "
+                "<= 100 % utilisation was not measured: unmet_gbps and carried_gbps are unknown (routed_gbps is what "
+                "the routing puts on its paths)")]))
     unmet = state.unmet_gbps.reindex(d.index).fillna(0.0).clip(lower=0.0).to_numpy(float)
     h = d["demand_gbps"].to_numpy(float)
     unmet = np.minimum(unmet, h)
@@ -223,14 +223,17 @@ def apply_impact_unmet(result: TEResult, state: StateAssessment) -> None:
     d["reason"] = np.where(unmet > 0, state.reason.reindex(d.index).fillna("").astype(str).to_numpy(), "")
     d.loc[(d["unmet_gbps"] > 0) & (d["reason"] == ""), "reason"] = REASON_CAPACITY
     grouped = d.groupby("traffic_class")[["demand_gbps", "carried_gbps", "unmet_gbps"]].sum()
-    s["by_class"] = {str(c): {k: float(v) for k, v in r.items()} for c, r in grouped.iterrows()}
     by_reason = d[d["unmet_gbps"] > 0].groupby("reason")["unmet_gbps"].agg(["sum", "count"])
-    s["unmet_by_reason"] = {str(k): {"gbps": float(v["sum"]), "demands": int(v["count"])}
-                            for k, v in by_reason.iterrows()}
-    s["unmet_gbps"], s["carried_gbps"] = float(unmet.sum()), float((h - unmet).sum())
-    s.setdefault("notes", []).append(
-        f"the routing overloads links (MLU {100 * result.mlu:.0f} %): it routes {s['routed_gbps']:,.1f} Gbps "
-        "(routed_gbps), but only carried_gbps fits at <= 100 % utilisation; unmet_gbps is the rest (the impact's)")
+    return replace(result, demands=d, summary=result.summary.updated(
+        routed_gbps=routed_gbps,
+        by_class={str(c): {k: float(v) for k, v in r.items()} for c, r in grouped.iterrows()},
+        unmet_by_reason={str(k): {"gbps": float(v["sum"]), "demands": int(v["count"])}
+                         for k, v in by_reason.iterrows()},
+        unmet_gbps=float(unmet.sum()), carried_gbps=float((h - unmet).sum()),
+        notes=[*notes, (
+            f"the routing overloads links (MLU {100 * result.mlu:.0f} %): it routes {routed_gbps:,.1f} Gbps "
+            "(routed_gbps), but only carried_gbps fits at <= 100 % utilisation; unmet_gbps is the rest (the "
+            "impact's)")]))
 
 
 def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_limit_s: float = 60.0,
@@ -284,17 +287,17 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
         if mlu > 1 + OVERLOAD_TOL:  # no max-throughput LP at this scale: the shortfall is unknown
             unmet = pd.Series(np.nan, index=unmet.index)
         return StateAssessment(routing, unmet, d["reason"].astype(str), d["traffic_class"].astype(str), mlu,
-                               str(routing.summary.get("status")), ("min-mlu",), "srcflow", kept)
+                               routing.summary.status, ("min-mlu",), "srcflow", kept)
     if method != "path":
         raise ValueError(f"unknown method {method!r}")
-    if routing is None or routing.summary.get("objective") != "min-mlu":
+    if routing is None or routing.summary.objective != "min-mlu":
         routing = solve_te(net, TEOptions.model_validate(dict(
             objective="min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s,
             lp_method=lp_method)), path_provider=path_provider, escalate_above_mlu=escalate_above_mlu)
     d = routing.demands
     unmet = d["unmet_gbps"].astype(float)
     reason = d["reason"].astype(str)
-    statuses = [str(routing.summary.get("status"))]
+    statuses = [routing.summary.status]
     solves: tuple[str, ...] = ("min-mlu",)
     mlu = float(routing.mlu)
     if mlu > 1 + OVERLOAD_TOL and (not shortfall or shortfall_unmeasured(routing)):
@@ -303,7 +306,7 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
         capped = _shortfall_routing(net, routing, k_paths, backend, time_limit_s, path_provider, lp_method)
         unmet = capped.demands["unmet_gbps"].astype(float)
         reason = capped.demands["reason"].astype(str)
-        statuses.append(str(capped.summary.get("status")))
+        statuses.append(capped.summary.status)
         solves = ("min-mlu", "max-throughput")
     status = max(statuses, key=lambda s: _STATUS_ORDER.get(s, 9))
     return StateAssessment(routing, unmet, reason, d["traffic_class"].astype(str), mlu, status, solves)
@@ -313,7 +316,7 @@ def source_flow_routing(routing: TEResult) -> bool:
     """Whether ``routing`` came from the source-aggregated engine (``colgen`` above its master threshold, or
     ``srcflow``)."""
     s = routing.summary
-    return s.get("method") == "srcflow" or (s.get("colgen") or {}).get("engine") == "source_flows"
+    return s.method == "srcflow" or (s.colgen or {}).get("engine") == "source_flows"
 
 
 def shortfall_unmeasured(routing: TEResult) -> bool:
@@ -341,7 +344,7 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
             objective="max-throughput", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=seconds,
             utilisation_ceiling=1.0, lp_method=lp_method, method=method)), path_provider=path_provider)
 
-    if routing.summary.get("method") != "colgen":
+    if routing.summary.method != "colgen":
         same = resolve_te(routing, "max-throughput", backend=backend, time_limit_s=time_limit_s,
                           utilisation_ceiling=1.0, lp_method=lp_method)  # the routing's paths and model reused
         return same if same is not None else capped("auto", time_limit_s)
@@ -349,10 +352,10 @@ def _shortfall_routing(net: Network, routing: TEResult, k_paths: int, backend: s
     every = resolve_te(routing, "max-throughput", backend=backend, time_limit_s=0.75 * time_limit_s,
                        utilisation_ceiling=1.0, lp_method=lp_method)  # its pool seeded with the routing's columns
     every = every if every is not None else capped("colgen", 0.75 * time_limit_s)
-    if every.summary.get("status") == "optimal" or len(net.demands) >= AUTO_COLGEN_MIN_DEMANDS:
+    if every.summary.status == "optimal" or len(net.demands) >= AUTO_COLGEN_MIN_DEMANDS:
         return every  # at that size the path LP is what does not fit (auto would not run it either)
     plain = capped("exact", max(1.0, time_limit_s - (time.perf_counter() - t0)))
-    return plain if plain.summary["carried_gbps"] > every.summary["carried_gbps"] else every
+    return plain if (plain.summary.carried_gbps or 0.0) > (every.summary.carried_gbps or 0.0) else every
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ import pandas as pd
 from backbone.errors import InfeasibleError
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
+from backbone.solver.design.summary import PlanDesign, SurvivableDesignSummary, UnbuiltDesign, built_design
 from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.plan.stage_options import PlanUpgradeOptions
@@ -126,17 +127,23 @@ UPGRADE_COLUMNS = ["link", "action", "kind", "modules", "added_gbps", "cost_usd"
 
 @dataclass
 class UpgradeStage:
-    """The upgrade stage: the design summary (``status`` ``skipped`` or ``infeasible`` when nothing was built),
-    what it buys, the network after the plan and its failure records, survivability, and per-failure before
-    and after."""
+    """The upgrade stage: the design's record (:data:`~backbone.solver.design.summary.PlanDesign`: the survivable
+    design's summary, or an :class:`~backbone.solver.design.summary.UnbuiltDesign` with status ``skipped`` or
+    ``infeasible`` when nothing was built), what it buys, the network after the plan and its failure records,
+    survivability, and per-failure before and after."""
 
-    summary: dict[str, Any]
+    summary: PlanDesign
     upgrades: pd.DataFrame
     network_after: Network
     records_after: list[ScenarioRecord]
     kind: str
     survivability: Survivability
     before_after: list[dict[str, Any]]
+
+    @property
+    def built(self) -> SurvivableDesignSummary | None:
+        """The survivable design's summary when one was built, else None (:func:`~backbone.solver.design.summary.built_design`)."""
+        return built_design(self.summary)
 
     def table(self) -> pd.DataFrame:
         """:attr:`upgrades` as ``design_upgrades.csv`` holds it (``protects`` joined by ``;``)."""
@@ -157,9 +164,9 @@ def plan_upgrades(routed: Network, sweep_records: list[ScenarioRecord], sweep_op
     from backbone.solver.design.survivable.iterate import design_survivable
 
     upgrades = pd.DataFrame(columns=UPGRADE_COLUMNS)
-    ds: dict[str, Any] = {"status": "skipped", "cost_usd": 0.0,
-                          "message": "--skip-upgrades: nothing was designed; the network after the plan is the "
-                                     "network before it (placement only)"}
+    ds: PlanDesign = UnbuiltDesign(status="skipped", cost_usd=0.0,
+                                   message="--skip-upgrades: nothing was designed; the network after the plan is the "
+                                           "network before it (placement only)")
     after = routed
     records_after = sweep_records
     designed: Survivability | None = None
@@ -168,13 +175,13 @@ def plan_upgrades(routed: Network, sweep_records: list[ScenarioRecord], sweep_op
         try:
             dres = design_survivable(routed, design.survive_options(kind, sweep_options.k_paths),
                                      sweep_options=sweep_options, initial_records=initial, progress=progress)
-            ds = dres.summary()
+            ds = dres.typed_summary()
             upgrades = dres.upgrades
             after = dres.network_after
             records_after = dres.records_after
             designed = dres.survivability()
         except InfeasibleError as exc:
-            ds = {"status": "infeasible", "cost_usd": None, "reasons": exc.reasons, "message": str(exc)}
+            ds = UnbuiltDesign(status="infeasible", cost_usd=None, reasons=exc.reasons, message=str(exc))
     survivability = survivability_summary(sweep_options.kind if skip else kind, designed, records_after)
     before_after = failure_before_after(sweep_records, records_after)
     return UpgradeStage(ds, upgrades, after, records_after, kind, survivability, before_after)

@@ -4,6 +4,7 @@ data (:func:`report_data`, rendered by :func:`backbone.report.render_report`).""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import pandas as pd
@@ -14,6 +15,8 @@ from backbone.errors import ValidationError
 from backbone.model import Network
 from backbone.serialize import count_text, gbps_text
 from backbone.solver.core.progress import ProgressFn
+from backbone.solver.core.summary import TypedSummary
+from backbone.solver.design.summary import PlanDesign, UnbuiltDesign, built_design
 from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.plan.states import LinkSurvivability
 from backbone.solver.plan.workloads import WORKLOAD_DEMAND_PREFIX
@@ -38,19 +41,19 @@ KIND_WORDS = {"srlg": "single-SRLG", "link": "single-link", "site": "single-site
 """The failure kinds in words, as every survivability claim names them (headline, report, CLI)."""
 
 
-def headline_text(sv: Survivability, ds: dict[str, Any], skipped: bool, n_up: int, n_new: int,
+def headline_text(sv: Survivability, ds: PlanDesign, skipped: bool, n_up: int, n_new: int,
                   link_check: LinkSurvivability | None = None) -> str:
     """The one sentence the report opens with; never contradicts the tables below it. It names the failure kinds
     the claim covers, and with ``link_check`` (a design that did not target single links) says how many
-    single-link failures the planned backbone carries too."""
+    single-link failures the planned backbone carries too. ``ds`` is the upgrade stage's record."""
     what = KIND_WORDS.get(sv.failure_kind, sv.failure_kind)
     text = f"survives {sv.survived} of {sv.states} {what} failures"
     if skipped:
         return f"Nothing was designed (--skip-upgrades): the backbone as it is {text}."
-    cost = ds.get("cost_usd")
+    cost, built = ds.cost_usd, built_design(ds)
     money = "–" if cost is None else f"{float(cost) / 1e6:,.1f} M USD"
-    bound = "" if ds.get("lower_bound_usd") is None else (
-        f", lower bound {float(ds['lower_bound_usd']) / 1e6:,.1f} M, gap {100 * float(ds.get('gap') or 0):.1f} %")
+    bound = "" if built is None or built.lower_bound_usd is None else (
+        f", lower bound {built.lower_bound_usd / 1e6:,.1f} M, gap {100 * float(built.gap or 0):.1f} %")
     parts = [f"After the plan ({money}{bound}: {count_text(n_up, 'link')} upgraded, {count_text(n_new, 'new route')}) "
              f"the backbone {text}"]
     if sv.not_survivable:
@@ -72,17 +75,20 @@ def link_check_text(lc: LinkSurvivability | dict[str, Any]) -> str:
             + (f" ({', '.join(missed[:3])}{'…' if len(missed) > 3 else ''} not carried)" if missed else ""))
 
 
-def bound_text(ds: dict[str, Any]) -> str:
+def bound_text(ds: PlanDesign | Mapping[str, Any]) -> str:
     """The design's cost, its true lower bound and gap, then the restricted optimum with its restriction, in one
-    sentence (the report, ``backbone plan`` and ``backbone design`` say it alike)."""
+    sentence (the report, ``backbone plan`` and ``backbone design`` say it alike). ``ds`` is the plan's upgrade
+    record or a design's document (``design.json``, ``backbone design --json``): text is an edge, so it reads the
+    document."""
     def money(v: Any) -> str:
         if v is None:
             return "–"
         return f"{float(v) / 1e6:,.1f} M USD" if abs(float(v)) >= 1e5 else f"{float(v):,.0f} USD"
 
-    b = ds.get("bound") or {}
-    text = (f"cost {money(ds.get('cost_usd'))}; lower bound {money(ds.get('lower_bound_usd'))}, gap "
-            + ("–" if ds.get("gap") is None else f"{100 * float(ds['gap']):.1f} %"))
+    doc = ds.document() if isinstance(ds, TypedSummary) else ds
+    b = doc.get("bound") or {}
+    text = (f"cost {money(doc.get('cost_usd'))}; lower bound {money(doc.get('lower_bound_usd'))}, gap "
+            + ("–" if doc.get("gap") is None else f"{100 * float(doc['gap']):.1f} %"))
     if b:
         others = [f"{m} {money(o.get('bound_usd'))}, {o.get('status')}, {float(o.get('seconds') or 0):.1f} s"
                   for m, o in (b.get("bounds") or {}).items() if m != b.get("method")]
@@ -90,7 +96,7 @@ def bound_text(ds: dict[str, Any]) -> str:
                  f"failure states: " + (f"{b['method']}, " if b.get("method") else "")
                  + f"bound LP {b['status']}, {b['seconds']:.1f} s" + (f"; {b['note']}" if b.get("note") else "")
                  + (f"; the other bound: {'; '.join(others)}" if others else "") + ")")
-    r = ds.get("restricted_optimum") or {}
+    r = doc.get("restricted_optimum") or {}
     if r:
         text += (f"; restricted optimum {money(r.get('cost_usd'))} (its bound {money(r.get('bound_usd'))}, "
                  f"{r.get('status')}) among {r.get('restriction')}")
@@ -240,7 +246,7 @@ def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]
 
 
 def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
-                 ts: dict[str, Any], fs: dict[str, Any], ds: dict[str, Any], upgrades: pd.DataFrame,
+                 ts: dict[str, Any], fs: dict[str, Any], ds: PlanDesign, upgrades: pd.DataFrame,
                  files: list[str], today: dict[str, Any] | None = None) -> dict[str, Any]:
     """The plan report's template data from the plan's summary and each stage's summary.
 
@@ -265,7 +271,7 @@ def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dic
         "failures_today": _failures_block(today) if today is not None else None,
         "failures_with_plan_traffic": _failures_block(fs),
         "upgrades": [{**r, "protects_text": _protects_text(r.get("protects"))} for r in upgrades.to_dict("records")],
-        "upgrade_cost_usd": ds.get("cost_usd"),
+        "upgrade_cost_usd": ds.cost_usd,
         "headline": summary["headline"],
         "headline_ok": not summary["survivability"]["violated"] and not opts.skip_upgrades,
         "survivability": summary["survivability"],
@@ -350,8 +356,9 @@ def _residency_text(residency: dict[str, Any] | None) -> str:
     return f"{residency['violations']} ({residency['gpus']:,.0f} GPUs) under {residency['rules']} rules"
 
 
-def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any]) -> list[tuple[str, str]]:
+def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: PlanDesign) -> list[tuple[str, str]]:
     """The headline figures (label, value) at the top of the report."""
+    restricted = (built.restricted_optimum if (built := built_design(ds)) else None) or {}
     kpis = [
         ("GPUs added", f"{summary['gpus_added']:,.0f}"),
         ("placement cost (capex + opex)", _money(summary["placement_cost_usd"])),
@@ -377,8 +384,8 @@ def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: dict[str, Any])
         ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
          f"{_money(summary['upgrade_cost_usd'])} ({_money(summary['upgrade_lower_bound_usd'])}, "
          + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
-        ("restricted optimum", "–" if opts.skip_upgrades or not ds.get("restricted_optimum") else
-         f"{_money(ds['restricted_optimum']['cost_usd'])} among " + str(ds["restricted_optimum"]["restriction"])),
+        ("restricted optimum", "–" if opts.skip_upgrades or not restricted else
+         f"{_money(restricted['cost_usd'])} among " + str(restricted["restriction"])),
         ("links upgraded / new routes", "–" if opts.skip_upgrades else
          f"{summary['links_upgraded']} / {summary['routes_built']}"),
     ]
@@ -403,13 +410,13 @@ def _busiest_links(summary: dict[str, Any], routed: Network) -> list[dict[str, A
             for k, v in util.sort_values(ascending=False).head(15).items() if k in routed.links.index]
 
 
-def _plan_notes(ps: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> list[str]:
+def _plan_notes(ps: dict[str, Any], ds: PlanDesign, opts: ReportOptions) -> list[str]:
     """Notes on placement infeasibility, an infeasible design and ``--skip-upgrades``."""
     notes = []
     if ps.get("infeasibility"):
         notes += [f"placement: {x}" for x in ps["infeasibility"][:5]]
-    if ds.get("status") == "infeasible":
-        notes.append(f"upgrades: {ds.get('message', 'infeasible')}")
+    if isinstance(ds, UnbuiltDesign) and ds.status == "infeasible":
+        notes.append(f"upgrades: {ds.message}")
     if opts.skip_upgrades:
         notes.append("--skip-upgrades: nothing was designed. The tables show the backbone as it is, with the "
                      "placement's traffic.")
@@ -417,9 +424,10 @@ def _plan_notes(ps: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> 
 
 
 def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str, Any], ts: dict[str, Any],
-                      ds: dict[str, Any]) -> list[str]:
+                      ds: PlanDesign) -> list[str]:
     """The assumptions paragraph: latency, placement, demand growth, routing, failures and design."""
     place_o = ps.get("options") or {}
+    built = built_design(ds)
     return [
         "Latency: fibre group index 1.468 (≈4.90 µs/km one way) plus 0.05 ms per link; terrestrial links without "
         "route geometry at 1.25 × the geodesic.",
@@ -436,14 +444,14 @@ def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str
         "figures as `backbone failures` and the `impact` block of `backbone te`.",
         f"Design: whole modules on existing links (links.module_gbps at links.module_cost_usd, up to "
         f"max_capacity_gbps) and candidate routes (fixed cost + modules, candidates table) chosen jointly in one "
-        f"MIP so the intact network fits within {100 * float(ds.get('ceiling') or 0.8):.0f} % utilisation and every "
-        f"failure state within {100 * float(ds.get('failure_ceiling') or 1.0):.0f} %; states are added to the model "
+        f"MIP so the intact network fits within {100 * (built.ceiling if built else 0.8):.0f} % utilisation and every "
+        f"failure state within {100 * (built.failure_ceiling if built else 1.0):.0f} %; states are added to the model "
         "as the sweep of the designed network finds them violated, until none is. A state is excused only when no "
         "candidate can help (reason listed).",
     ]
 
 
-def _design_note(summary: dict[str, Any], ds: dict[str, Any], opts: ReportOptions) -> str:
+def _design_note(summary: dict[str, Any], ds: PlanDesign, opts: ReportOptions) -> str:
     """One sentence on the design: iterations, states, cost, bound and gap (or nothing designed)."""
     return "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
         f"{count_text(summary['design_iterations'], 'design iteration')}; "

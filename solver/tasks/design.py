@@ -101,7 +101,7 @@ def _verify_intact(net: Network, sres: Any, opts: DesignOptions) -> dict[str, An
         "objective": "min-mlu", "method": "colgen", "backend": opts.backend, "time_limit_s": opts.time_limit_s}))
     report = check_intact_design(net, sres.network_after, sres.cost_usd, sres.lower_bound_usd,
                                  opts.utilisation_ceiling, routing)
-    return {**report.to_dict(), "witness_mlu": float(routing.summary["mlu"])}
+    return {**report.to_dict(), "witness_mlu": routing.mlu}
 
 
 def _verify(inst: DesignInstance, sol: DesignSolution, time_limit_s: float = 120.0) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
 from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn
+from backbone.solver.design.summary import PlanDesign, SurvivableDesignSummary, built_design
 from backbone.solver.failures import FailureOptions
 from backbone.solver.failures.impact import StateAssessment
 from backbone.solver.failures.scenarios import implicit_groups
@@ -289,15 +290,16 @@ def upgrade_stage(run: PlanRun, route: RouteStage, failures: FailuresTaskResult)
     skip = run.opts.skip_upgrades
     upgrade = plan_upgrades(route.routed, failures.sweep.worst_first(), run.stages.failures, run.stages.upgrade,
                             run.stages.survive, skip, run.stage_progress("upgrades"))
-    ds, survivability = upgrade.summary, upgrade.survivability
+    survivability, built = upgrade.survivability, upgrade.built
     if not skip:
         run.writer.csv("design_upgrades.csv", upgrade.table())
-        run.writer.json("design.json", {"kind": "design", **ds})
-    it = ds.get("iterations") or []
-    run.finish("upgrades", t0, status=ds.get("status"), backend=run.stages.upgrade.backend, gap=ds.get("gap"),
+        run.writer.json("design.json", {"kind": "design", **upgrade.summary.document()})
+    run.finish("upgrades", t0, status=upgrade.summary.status, backend=run.stages.upgrade.backend,
+               gap=built.gap if built else None,
                note="skipped: nothing designed" if skip else
-               f"{count_text(len(it), 'iteration')}; {count_text(ds.get('states_examined', 0), 'state')} examined, "
-               f"{ds.get('states_added', 0)} added to the model, {ds.get('states_needed', 0)} needed; "
+               f"{count_text(len(built.iterations) if built else 0, 'iteration')}; "
+               f"{count_text(built.states_examined if built else 0, 'state')} examined, "
+               f"{built.states_added if built else 0} added to the model, {built.states_needed if built else 0} needed; "
                f"survives {survivability.survived} of {survivability.states}")
     return upgrade
 
@@ -310,11 +312,11 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
 
     t0 = time.perf_counter()
     opts, te_opts, fail_opts = run.opts, run.stages.te, run.stages.failures
-    after, ds = upgrade.network_after, upgrade.summary
+    after = upgrade.network_after
     after_state = assess_state(after, te_opts.k_paths, te_opts.backend, te_opts.time_limit_s)
     run.writer.directory("scenario_after", lambda path: save_scenario(after, path))
     verification_after = None
-    if opts.verify and not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped"):
+    if opts.verify and not opts.skip_upgrades and upgrade.built is not None:
         from backbone.solver.checks.survivability import check_survivability
 
         def verify_progress(fraction: float, message: str) -> None:
@@ -326,7 +328,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
             time_limit_s=fail_opts.time_limit_s,
             progress=verify_progress, failure_policy=fail_opts.failure_policy).to_dict()
     link_check = None
-    if not opts.skip_upgrades and ds.get("status") not in ("infeasible", "skipped") and not covers_links(upgrade.kind):
+    if not opts.skip_upgrades and upgrade.built is not None and not covers_links(upgrade.kind):
         run.progress(run.done, "after: single-link failures of the planned backbone")
         link_check = single_link_check(after, fail_opts)
     run.finish("after", t0)
@@ -399,7 +401,7 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
             survivability=None if after.verification is None else after.verification["ok"])
     return PlanSummary(
         status=overall_status(StageStatuses(place=ps.status, route=ts.status, failures=fs.status,
-                                            upgrades=ds["status"]), survivability),
+                                            upgrades=ds.status), survivability),
         scenario=net.name,
         scenario_fingerprint=net.fingerprint(),
         software_version=__version__,
@@ -432,35 +434,43 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         link_survivability=after.link_check,
         # new routes in no SRLG are swept as their own group after the plan (the SRLG sweep's rule)
         links_swept_as_own_group=implicit_groups(records_after),
-        upgrade_cost_usd=ds.get("cost_usd"),
-        upgrade_lower_bound_usd=ds.get("lower_bound_usd"),
-        upgrade_gap=ds.get("gap"),
-        upgrade_bound=ds.get("bound"),
-        upgrade_restricted_optimum=ds.get("restricted_optimum"),
+        **upgrade_figures(ds),
         links_upgraded=n_up,
         routes_built=n_new,
-        design_iterations=len(ds.get("iterations") or []),
-        states_examined=ds.get("states_examined"),
-        states_added=ds.get("states_added"),
-        states_needed=ds.get("states_needed"),
         scenario_after="scenario_after" if run.writer.enabled else None,
         stage_seconds={k: round(v, 3) for k, v in run.timings.items()},
         stages=run.stage_rows,
         before_after=upgrade.before_after,
         map=plan_map(ps.map, ts.map),
-        map_after=after_map(after_state, ds, up, ps.map),
+        map_after=after_map(after_state, upgrade.built, up, ps.map),
         verification=verification,
         survivability_check=after.verification if opts.verify else None,
         failures_today=failures_today(today.summary),
     )
 
 
-def after_map(after_state: StateAssessment, ds: dict[str, Any], upgrades: pd.DataFrame,
+def upgrade_figures(design: PlanDesign) -> dict[str, Any]:
+    """``plan.json``'s figures of the upgrade stage's design (:data:`~backbone.solver.design.summary.PlanDesign`):
+    its cost, and the bound, gap, iterations and states of a design that was built (None, or 0 iterations, when
+    none was)."""
+    built = built_design(design)
+    if built is None:
+        return {"upgrade_cost_usd": design.cost_usd, "upgrade_lower_bound_usd": None, "upgrade_gap": None,
+                "upgrade_bound": None, "upgrade_restricted_optimum": None, "design_iterations": 0,
+                "states_examined": None, "states_added": None, "states_needed": None}
+    return {"upgrade_cost_usd": built.cost_usd, "upgrade_lower_bound_usd": built.lower_bound_usd,
+            "upgrade_gap": built.gap, "upgrade_bound": built.bound,
+            "upgrade_restricted_optimum": built.restricted_optimum, "design_iterations": len(built.iterations),
+            "states_examined": built.states_examined, "states_added": built.states_added,
+            "states_needed": built.states_needed}
+
+
+def after_map(after_state: StateAssessment, design: SurvivableDesignSummary | None, upgrades: pd.DataFrame,
               place_map: dict[str, Any]) -> dict[str, Any]:
     """The map of the planned backbone: utilisation after the plan, what was bought (``added_gbps`` per link; the new
     routes as ``built_candidates``, so they are drawn apart from the upgraded links) and the GPUs each site gained
-    (``site_values``: ``gpus_added``, ``gpus_after``)."""
-    added = (ds.get("map") or {}).get("link_values", {}).get("added_gbps", {})
+    (``site_values``: ``gpus_added``, ``gpus_after``); ``design`` is the design built (None: nothing was)."""
+    added = design.map.get("link_values", {}).get("added_gbps", {}) if design else {}
     new = upgrades.loc[upgrades["action"] == "new route", "link"].astype(str).tolist() if len(upgrades) else []
     site_values = place_map.get("site_values", {})
     return {"link_values": {"utilisation": {str(k): float(v) for k, v in after_state.link_utilisation.items()},
@@ -481,7 +491,7 @@ def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: PlanSum
     documents = {"plan": summary.document(), "place": place.document(), "te": route.te.document(),
                  "failures": failures.document()}
     if not run.opts.skip_upgrades:
-        documents["design"] = upgrade.summary
+        documents["design"] = upgrade.summary.document()
     this = ComparedInput("this plan", "plan", upgrade.network_after, documents)
     result = diff(baseline, this)
     summary.compared_with = {"baseline": run.opts.baseline, "kind": result.before.kind,

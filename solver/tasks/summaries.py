@@ -27,6 +27,7 @@ from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.failures.summary import FailuresSummary
 from backbone.solver.plan.states import LinkSurvivability
 from backbone.solver.roadmap.summary import RoadmapSummary
+from backbone.solver.te.summary import TERecord
 
 __all__ = ["CalibrateSummary", "CalibrationErrors", "DesignIteration", "DesignSummary", "FailuresSummary",
            "FailuresToday", "PlaceSummary", "PlanSummary", "PlanVerification", "Residency", "RoadmapSummary",
@@ -34,140 +35,26 @@ __all__ = ["CalibrateSummary", "CalibrationErrors", "DesignIteration", "DesignSu
            "UpgradeDesignSummary"]
 
 
-class TESummary(TaskSummary):
+class TESummary(TERecord):
     """``te``: how the traffic flows (utilisation, carried and unmet traffic, latency) and how it was solved.
 
-    Built by the ``te`` task as this model (:func:`backbone.solver.tasks.te.te_summary`) from the routing's record
-    (:attr:`TEResult.summary <backbone.solver.te.result.TEResult.summary>`) and what the task adds (edge bound,
-    impact, unmet demands, verification). The fields are in ``te.json``'s order for the default method (``auto``);
-    the fields in :attr:`OMITTED_WHEN_UNSET` are only in the document of the runs that report them (a method's
-    own section, ECMP's figures, the edge bound, the impact) and ``verification`` only when it ran.
+    The routing's record (:class:`~backbone.solver.te.summary.TERecord`: :attr:`TEResult.summary
+    <backbone.solver.te.result.TEResult.summary>`, with the edge bound, the impact and the corridors the task adds)
+    plus the task's figures (the largest unmet demands, ``verification``), built by the ``te`` task
+    (:func:`backbone.solver.tasks.te.te_summary`); ``total_seconds`` is the whole run's. The record's fields only
+    some runs report are in the document only when they were given, ``verification`` only when it ran.
     """
 
-    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
-    OMITTED_WHEN_UNSET: ClassVar[tuple[str, ...]] = (
-        "paths_complete", "paths_table", "objective_value", "method", "ecmp_metric", "ecmp_tolerance_ms", "disjoint",
-        "slo_enforced", "slo_violations", "model_reused", "lp_method", "path_variables", "stages_skipped", "colgen",
-        "pop", "srcflow", "fallback", "bound_seconds", "lower_bound", "gap", "slo_violating_demands", "auto",
-        "routed_gbps", "edge_seconds", "edge_bound", "gap_to_edge_bound", "impact", "impact_seconds", "corridors")
+    model_config = ConfigDict(frozen=False, validate_assignment=True)
 
-    mlu: float | None
-    """Maximum link utilisation of the routing (above 1.0: overload, never hidden)."""
-    overloaded: bool
-    """Whether the routing puts more than a link's capacity on it."""
-    demand_gbps: float
-    """Traffic offered (Gbps)."""
-    carried_gbps: float | None
-    """Traffic carried (Gbps; None when the routing overloads and the impact was not measured)."""
-    unmet_gbps: float | None
-    """Traffic unmet, in the one meaning (the impact's when the routing overloads; None when unknown)."""
-    by_class: dict[str, Any]
-    """Per traffic class: ``demand_gbps``, ``carried_gbps``, ``unmet_gbps``."""
-    unmet_by_reason: dict[str, Any]
-    """Per reason: unmet ``gbps`` and ``demands``."""
-    weighted_latency_ms: float | None
-    """Carried-traffic-weighted one-way latency (ms)."""
-    worst_latency_ms: float | None
-    """The longest one-way latency of a path carrying traffic (ms)."""
-    weighted_rtt_ms: float | None
-    """Carried-traffic-weighted round trip (ms)."""
-    links_over_80pct: int
-    """Links above 80 % utilisation."""
-    map: dict[str, Any]
-    """Map values: utilisation per link."""
-    paths_complete: bool | None = None
-    """Whether the paths table lists every path split (the scalable methods)."""
-    paths_table: dict[str, Any] | None = None
-    """How much of the paths the table lists (the scalable methods)."""
-    status: str
-    """``optimal``, ``time_limit``, ... (the solver's, mapped onto one enum)."""
-    objective: str
-    """The TE objective (or ``ecmp``)."""
-    objective_value: float | None = None
-    """Its value."""
-    formulation: str
-    """``path``, ``edge`` or ``ecmp``."""
-    method: str | None = None
-    """The method that ran (``exact``, ``colgen``, ``pop``, ``srcflow``)."""
-    backend: str
-    """The solver backend (``none`` for ECMP)."""
-    ecmp_metric: str | None = None
-    """ECMP's path cost (``latency`` or ``hops``)."""
-    ecmp_tolerance_ms: float | None = None
-    """ECMP's equal-cost tolerance (ms; latency metric only)."""
-    paths_k: int | None
-    """Candidate paths per demand (None where no candidate paths were used)."""
-    disjoint: bool | None = None
-    """Whether the candidate paths were link-disjoint."""
-    utilisation_ceiling: float | None
-    """The utilisation ceiling of the objectives that have one."""
-    slo_enforced: bool | None = None
-    """Whether latency SLOs constrained the routing (ECMP: no)."""
-    slo_violations: int | None = None
-    """Demands whose path breaks their SLO (ECMP)."""
-    paths_seconds: float
-    """Seconds spent finding candidate paths."""
-    build_seconds: float
-    """Seconds spent building the LPs."""
-    model_reused: bool | None = None
-    """Whether an earlier built model was reused (exact method)."""
-    solve_seconds: float
-    """Seconds in the solver."""
-    extract_seconds: float
-    """Seconds spent reading the solution into tables."""
-    lp: dict[str, Any]
-    """The main LP's size (``rows``, ``cols``, ``nonzeros``)."""
-    lp_method: str | None = None
-    """The LP algorithm asked for."""
-    path_variables: int | None = None
-    """Path variables in the main LP."""
-    stages: list[dict[str, Any]]
-    """Each LP stage: name, status, objective, times, size, note."""
-    stages_skipped: list[str] | None = None
-    """LP stages skipped (exact method)."""
-    colgen: dict[str, Any] | None = None
-    """Column generation's figures (method ``colgen``)."""
-    pop: dict[str, Any] | None = None
-    """POP's figures (method ``pop``)."""
-    srcflow: dict[str, Any] | None = None
-    """The source-flow engine's figures (method ``srcflow``)."""
-    fallback: dict[str, Any] | None = None
-    """The lowest-latency fallback's figures (when the time limit stopped the solve before any LP solution)."""
-    notes: list[str]
-    """What a planner should know about the routing, in words."""
-    bound_seconds: float | None = None
-    """Seconds spent on the MLU lower bound."""
-    lower_bound: float | None = None
-    """A proven lower bound on the objective (None when none was proven)."""
-    gap: float | None = None
-    """Relative gap of the objective to ``lower_bound``."""
-    slo_violating_demands: list[str] | None = None
-    """The first demands whose ECMP path breaks their SLO."""
-    total_seconds: float
-    """Seconds the whole ``te`` run took."""
-    auto: dict[str, Any] | None = None
-    """What method ``auto`` did: the path LP's MLU, bound and gap, and column generation's."""
-    routed_gbps: float | None = None
-    """Traffic the overloaded routing puts on its paths (Gbps)."""
-    edge_seconds: float | None = None
-    """Seconds the edge bound took (with ``bound``)."""
-    edge_bound: float | None = None
-    """The edge formulation's optimum: a bound on the path result (with ``bound``, when proven)."""
-    gap_to_edge_bound: float | None = None
-    """Relative gap of the path result to the edge bound."""
-    impact: dict[str, Any] | None = None
-    """The impact figures (with ``impact``): what ``failures`` and ``plan`` report for the intact state."""
-    impact_seconds: float | None = None
-    """Seconds the impact took."""
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
+
     unmet_demands: list[dict[str, Any]]
     """The largest unmet demands (at most 100; ``te_demands.csv`` has all): id, ends, class, Gbps, reason."""
     unmet_demands_total: int
     """Demands with unmet traffic."""
     verification: dict[str, Any] | None = None
     """The independent checker's report (with ``verify``)."""
-    corridors: list[dict[str, Any]] | None = None
-    """The routed Gbps per corridor and traffic class (``corridors.csv``'s rows,
-    :func:`backbone.solver.tasks.te.add_corridors`)."""
 
 
 class PlaceSummary(TaskSummary):

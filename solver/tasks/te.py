@@ -21,7 +21,7 @@ from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import TESummary
-from backbone.solver.te import TEResult, corridor_table, note_missing_demand, solve_te
+from backbone.solver.te import TEResult, corridor_table, solve_te
 from backbone.solver.te.options import Objective, TEOptions
 
 __all__ = ["MAX_UNMET_LISTED", "MIN_EXTRA_S", "Objective", "TEOptions", "TETaskResult", "add_bound_and_impact",
@@ -45,70 +45,74 @@ skipped (with a note): ``--time-limit-s`` bounds the whole command, not each sol
 
 
 def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: float,
-                         progress: ProgressFn | None = None, weight: float = 1.0) -> None:
-    """Add the edge bound (``opts.bound``) and the impact figures (``opts.impact``) to ``result.summary``.
+                         progress: ProgressFn | None = None, weight: float = 1.0) -> TEResult:
+    """``result`` with the edge bound (``opts.bound``) and the impact figures (``opts.impact``) added to its record
+    (a new :class:`TEResult`; ``result`` is left as it is).
 
     Both run in what is left of ``opts.time_limit_s`` since ``t0`` (the routing's start), so the time limit
     bounds the whole ``te`` run; a step with less than :data:`MIN_EXTRA_S` left is skipped and a note says so.
     """
-    summary = result.summary
-    notes = summary.setdefault("notes", [])
-
     def left() -> float:
         return opts.time_limit_s - (time.perf_counter() - t0)
 
     if opts.bound and opts.objective != "ecmp" and opts.formulation == "path":
-        if left() < MIN_EXTRA_S:
-            notes.append("edge bound not computed: the time limit was spent on the routing")
-        else:
-            if progress:
-                progress(0.8, "edge bound")
-            edge = solve_te(net, opts.model_copy(update={"formulation": "edge", "time_limit_s": left(),
-                                                         "latency_tiebreak": False, "method": "auto"}))
-            notes.extend(f"edge bound: {n}" for n in edge.summary.get("notes", []))
-            summary["edge_seconds"] = edge.summary["total_seconds"]
-            if edge.summary.get("status") == "optimal":  # a stopped edge solve's value is not a bound
-                summary["edge_bound"] = edge.summary["objective_value"]
-                summary["gap_to_edge_bound"] = edge_gap(opts.objective, summary["objective_value"],
-                                                        summary["edge_bound"])
-            else:
-                notes.append(f"edge bound not proven in the time left (edge LP {edge.summary.get('status')})")
+        result = _with_edge_bound(net, opts, result, left(), progress)
     if opts.impact and opts.objective != "ecmp":
         from backbone.solver.failures.impact import apply_impact_unmet, assess_state
 
         reuse = opts.objective == "min-mlu" and opts.formulation == "path" and not opts.disjoint
         solves = not reuse or float(result.mlu) > 1  # a reused, not overloaded routing needs no solve
         if solves and left() < MIN_EXTRA_S:
-            notes.append("impact not measured: the time limit was spent on the routing")
-            return
+            return result.with_summary(notes=[*result.summary.notes,
+                                              "impact not measured: the time limit was spent on the routing"])
         if progress:
             progress(0.9 * weight, "impact: traffic that cannot be carried at <= 100 % utilisation")
         # a fresh state takes up to two solves (min-MLU, then max-throughput): each gets half of what is left
         t_impact = time.perf_counter()
         assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left() / (1 if reuse else 2)),
                                   routing=result if reuse else None, lp_method=opts.lp_method)
-        summary["impact"] = assessment.summary()
-        apply_impact_unmet(result, assessment)  # one meaning of unmet in the demand table and the summary
-        summary["impact_seconds"] = time.perf_counter() - t_impact
-        if not assessment.unmet_known:
-            notes.append("impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the impact's "
-                         "min-MLU routing came from the source-flow engine, at a scale where no max-throughput LP "
-                         "measures it")
+        # one meaning of unmet in the demand table and the record
+        result = apply_impact_unmet(result.with_summary(impact=assessment.summary()), assessment)
+        notes = [] if assessment.unmet_known else [
+            "impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the impact's min-MLU "
+            "routing came from the source-flow engine, at a scale where no max-throughput LP measures it"]
+        result = result.with_summary(impact_seconds=time.perf_counter() - t_impact,
+                                     notes=[*result.summary.notes, *notes])
+    return result
 
 
-def add_corridors(net: Network, result: TEResult) -> pd.DataFrame:
-    """Add the routed Gbps per corridor and traffic class (:func:`backbone.solver.te.corridor_table`) to
-    ``result.summary`` as ``corridors`` (records), with a note when some link load is in no listed path (class
-    ``unlisted``); returns the table (``corridors.csv``). ``backbone te``, the plan's route stage and the facade's
-    ``solve_te`` call it."""
+def _with_edge_bound(net: Network, opts: TEOptions, result: TEResult, left_s: float,
+                     progress: ProgressFn | None) -> TEResult:
+    """``result`` with the edge formulation's optimum as its bound (``edge_bound``, ``gap_to_edge_bound``) when it is
+    proven in ``left_s`` seconds; notes say why not otherwise."""
+    s = result.summary
+    if left_s < MIN_EXTRA_S:
+        return result.with_summary(notes=[*s.notes, "edge bound not computed: the time limit was spent on the routing"])
+    if progress:
+        progress(0.8, "edge bound")
+    edge = solve_te(net, opts.model_copy(update={"formulation": "edge", "time_limit_s": left_s,
+                                                 "latency_tiebreak": False, "method": "auto"})).summary
+    notes = [*s.notes, *(f"edge bound: {n}" for n in edge.notes)]
+    if edge.status != "optimal":  # a stopped edge solve's value is not a bound
+        return result.with_summary(edge_seconds=edge.total_seconds,
+                                   notes=[*notes, f"edge bound not proven in the time left (edge LP {edge.status})"])
+    value = float("nan") if s.objective_value is None else float(s.objective_value)
+    bound = float("nan") if edge.objective_value is None else float(edge.objective_value)
+    return result.with_summary(edge_seconds=edge.total_seconds, edge_bound=edge.objective_value,
+                               gap_to_edge_bound=edge_gap(opts.objective, value, bound), notes=notes)
+
+
+def add_corridors(net: Network, result: TEResult) -> tuple[TEResult, pd.DataFrame]:
+    """``result`` with the routed Gbps per corridor and traffic class (:func:`backbone.solver.te.corridor_table`)
+    in its record as ``corridors`` (records), with a note when some link load is in no listed path (class
+    ``unlisted``), and the table (``corridors.csv``). ``backbone te``, the plan's route stage and the facade's
+    ``solve_te`` call it; ``result`` is left as it is."""
     corridors = corridor_table(net, result)
-    result.summary["corridors"] = corridors.to_dict("records")
     unlisted = corridors.loc[(corridors["view"] == "region") & (corridors["traffic_class"] == UNLISTED_CLASS), "gbps"]
-    if len(unlisted):
-        result.summary.setdefault("notes", []).append(
-            f"corridors: {float(unlisted.sum()):,.1f} Gbps of link load is in no listed path; corridors.csv shows it as "
-            f"class {UNLISTED_CLASS!r} (the classes add up to the link loads)")
-    return corridors
+    notes = [f"corridors: {float(unlisted.sum()):,.1f} Gbps of link load is in no listed path; corridors.csv shows it "
+             f"as class {UNLISTED_CLASS!r} (the classes add up to the link loads)"] if len(unlisted) else []
+    result = result.with_summary(corridors=corridors.to_dict("records"), notes=[*result.summary.notes, *notes])
+    return result, corridors
 
 
 @dataclass(kw_only=True)
@@ -132,16 +136,14 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     def main_progress(f: float, m: str) -> None:
         progress(f * weight, m)
 
-    result = solve_te(net, opts, progress=main_progress)
-    note_missing_demand(result.summary)
-    add_bound_and_impact(net, opts, result, t0, progress, weight)
+    result = add_bound_and_impact(net, opts, solve_te(net, opts, progress=main_progress), t0, progress, weight)
     verification = None
     if opts.verify:
         from backbone.solver.checks.te import check_te
 
         progress(0.95, "verifying")
         verification = check_te(net, result).to_dict()
-    corridors = add_corridors(net, result)
+    result, corridors = add_corridors(net, result)
     writer = ArtifactWriter(out_dir)
     result.save(writer)
     writer.csv("corridors.csv", corridors)
@@ -160,6 +162,6 @@ def te_summary(result: TEResult, total_seconds: float, verification: dict[str, A
         {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
          "demand_gbps": float(r["demand_gbps"]), "unmet_gbps": float(r["unmet_gbps"]), "reason": r["reason"]}
         for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
-    record = {**result.summary, "total_seconds": total_seconds}
+    record = {**result.summary.given(), "total_seconds": total_seconds}
     return TESummary(**record, unmet_demands=unmet_demands, unmet_demands_total=len(unmet), verification=verification)
 

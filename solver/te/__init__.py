@@ -40,7 +40,6 @@ if TYPE_CHECKING:
         TIME_LIMIT_NOTE,
         TIME_LIMIT_STATUS,
         choose_method,
-        note_missing_demand,
         resolve_te,
         solve_source_flows,
         solve_te,
@@ -64,7 +63,6 @@ __all__ = [
     "choose_method",
     "class_link_flows",
     "corridor_table",
-    "note_missing_demand",
     "resolve_te",
     "solve_source_flows",
     "solve_te",
@@ -77,7 +75,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(__name__, submod_attrs={
     "result": ["TEResult", "class_link_flows", "corridor_table"],
     "solve": ["ALL_OBJECTIVES", "AUTO_COLGEN_MIN_DEMANDS", "AUTO_ESCALATE_GAP", "ESCALATE_MIN_S",
               "ESCALATE_PATH_LP_FACTOR", "ESCALATE_SHARE", "NO_DEMAND_NOTE", "SCALABLE_OBJECTIVES", "TIME_LIMIT_NOTE",
-              "TIME_LIMIT_STATUS", "choose_method", "note_missing_demand", "resolve_te", "solve_source_flows",
+              "TIME_LIMIT_STATUS", "choose_method", "resolve_te", "solve_source_flows",
               "solve_te"],
 })
 """Each public name is imported from its submodule on first use (SPEC 1, ``lazy_loader``): importing the package

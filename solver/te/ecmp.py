@@ -131,22 +131,20 @@ def simulate_ecmp(net: Network, metric: str = "latency", tolerance_ms: float = 0
         "paths_k": None, "utilisation_ceiling": None, "slo_enforced": False,
         "slo_violations": int(slo_miss.sum()), "paths_complete": complete,
         "paths_seconds": 0.0, "build_seconds": 0.0, "solve_seconds": solve_seconds, "extract_seconds": 0.0,
-        "lp": {}, "stages": [],
+        "lp": {}, "stages": [], "slo_violating_demands": [str(x) for x in inst.demand_ids[slo_miss][:100]],
     }
-    result = assemble_result(inst, arc_load, carried, inst.reason, splits, summary)
+    if not complete:  # latency figures from the propagation, not from a partial path table
+        tot = float(np.nansum(exp_lat * carried))
+        summary.update(weighted_latency_ms=tot / carried.sum() if carried.sum() > 0 else None,
+                       weighted_rtt_ms=2 * tot / carried.sum() if carried.sum() > 0 else None,
+                       worst_latency_ms=float(np.nanmax(worst_lat)) if len(routed) else None)
+    result = assemble_result(inst, arc_load, carried, inst.reason, splits, summary, t0)
     if not complete:  # latency columns from the propagation, not from a partial path table
         result.demands["latency_ms"] = exp_lat
         result.demands["worst_latency_ms"] = worst_lat
         result.demands["rtt_ms"] = 2 * exp_lat
         result.demands["worst_rtt_ms"] = 2 * worst_lat
-        tot = float(np.nansum(exp_lat * carried))
-        result.summary["weighted_latency_ms"] = tot / carried.sum() if carried.sum() > 0 else None
-        result.summary["weighted_rtt_ms"] = 2 * tot / carried.sum() if carried.sum() > 0 else None
-        result.summary["worst_latency_ms"] = float(np.nanmax(worst_lat)) if len(routed) else None
-    result.summary["slo_violating_demands"] = [str(x) for x in inst.demand_ids[slo_miss][:100]]
-    result.summary["objective_value"] = result.summary["mlu"]
-    result.summary["total_seconds"] = time.perf_counter() - t0
-    return result
+    return result.with_summary(objective_value=result.summary.mlu)
 
 
 def _fixed_point(step: Any, start: np.ndarray, n: int) -> np.ndarray:

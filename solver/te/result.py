@@ -8,7 +8,8 @@ what the API serves.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from backbone.corridors import UNLISTED_CLASS, corridor_traffic
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
+from backbone.solver.te.solve import NO_DEMAND_NOTE
+from backbone.solver.te.summary import TERecord
 from backbone.utilisation import utilisation
 
 logger = logging.getLogger(__name__)
@@ -53,7 +56,8 @@ class TEResult:
         ``path_sites`` (``A>B>C``), ``path_links`` (``l1;l2``), ``hops``, ``latency_ms``,
         ``rtt_ms``, ``gbps``.
     summary
-        Status, objective, figures, timings, LP stats and the ``map`` object.
+        The routing's record (:class:`~backbone.solver.te.summary.TERecord`): status, objective, figures, timings,
+        LP stats and the ``map`` object; frozen (:meth:`with_summary` makes a result with a changed one).
     verification
         The independent checker's report (:meth:`backbone.solver.checks.CheckReport.to_dict`) when the
         result was verified (``verify=True``), else None; :meth:`to_dict` gives it as ``verification``.
@@ -62,7 +66,7 @@ class TEResult:
     links: pd.DataFrame
     demands: pd.DataFrame
     paths: pd.DataFrame
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: TERecord
     verification: dict[str, Any] | None = None
     model: Any = field(default=None, repr=False, compare=False)
     """The exact path routing's instance and formulation (:class:`backbone.solver.te.TEModel`), kept in memory so
@@ -74,13 +78,20 @@ class TEResult:
 
     @property
     def mlu(self) -> float:
-        return float(self.summary.get("mlu", 0.0))
+        """The routing's maximum link utilisation (0.0 when the record has none)."""
+        return float(self.summary.mlu or 0.0)
+
+    def with_summary(self, **changes: Any) -> TEResult:
+        """This result with its record changed by ``changes`` (:meth:`TERecord.updated
+        <backbone.solver.te.summary.TERecord.updated>`); the tables and the kept model are shared, not copied."""
+        return replace(self, summary=self.summary.updated(**changes))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON summary (what ``backbone te --json`` prints), with ``verification`` when the result was verified."""
+        """The record's JSON document (:meth:`TERecord.document <backbone.solver.te.summary.TERecord.document>`),
+        with ``verification`` when the result was verified."""
         if self.verification is None:
-            return dict(self.summary)
-        return {**self.summary, "verification": self.verification}
+            return self.summary.document()
+        return {**self.summary.document(), "verification": self.verification}
 
     def write(self, out_dir: str | Path, parquet: bool = True) -> list[str]:
         """Write ``te_links``, ``te_demands``, ``te_paths`` as CSV (and Parquet) into ``out_dir``.
@@ -130,7 +141,7 @@ class DemandPathStats:
 
 
 def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray, reason: np.ndarray,
-                    splits: pd.DataFrame, summary: dict[str, Any], tol: float = 1e-6,
+                    splits: pd.DataFrame, summary: dict[str, Any], t_start: float, tol: float = 1e-6,
                     path_stats: DemandPathStats | None = None) -> TEResult:
     """Build the result tables from solver output (all arrays over the instance's arcs/demands).
 
@@ -146,7 +157,10 @@ def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray,
     splits
         Frame with ``demand_pos, path_sites, path_links, hops, latency_ms, gbps``.
     summary
-        Entries to add to the computed summary (status, objective, timings, ...).
+        The solver's fields of the record (status, objective, timings, ...; :class:`~backbone.solver.te.summary.TERecord`
+        field names), added to the figures computed from the tables (a figure given here wins).
+    t_start
+        When the solve started (``time.perf_counter()``): the record's ``total_seconds`` runs to the end of this.
     path_stats
         Per-demand path figures over every path, when ``splits`` lists only some paths: the demand table's
         latency columns and ``paths_used`` and the summary's latencies come from it, and the summary's
@@ -206,21 +220,24 @@ def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray,
         c = demands["carried_gbps"].to_numpy(float)
         served = (c > 0) & np.isfinite(weighted)
         total = float(c[served].sum())
-        s["weighted_latency_ms"] = float((c[served] * weighted[served]).sum()) / total if total > 0 else None
-        s["weighted_rtt_ms"] = None if s["weighted_latency_ms"] is None else 2 * s["weighted_latency_ms"]
-        s["worst_latency_ms"] = float(np.nanmax(worst)) if np.isfinite(worst).any() else None
-        s["paths_complete"] = path_stats.complete
-        s["paths_table"] = {"rows": path_stats.table_rows, "paths": path_stats.total_rows,
-                            "demands_listed": path_stats.demands_listed, "demands": len(path_stats.demands),
-                            "traffic_share": path_stats.traffic_share}
+        weighted_ms = float((c[served] * weighted[served]).sum()) / total if total > 0 else None
+        s.update(weighted_latency_ms=weighted_ms, weighted_rtt_ms=None if weighted_ms is None else 2 * weighted_ms,
+                 worst_latency_ms=float(np.nanmax(worst)) if np.isfinite(worst).any() else None,
+                 paths_complete=path_stats.complete,
+                 paths_table={"rows": path_stats.table_rows, "paths": path_stats.total_rows,
+                              "demands_listed": path_stats.demands_listed, "demands": len(path_stats.demands),
+                              "traffic_share": path_stats.traffic_share})
     s.update(summary)
+    notes = list(s.get("notes", []))
     if path_stats is not None and not path_stats.complete:
-        s["notes"] = [*s.get("notes", []),
-                      f"the paths table lists {path_stats.table_rows:,} of {path_stats.total_rows:,} path splits: "
-                      f"every path of the {path_stats.demands_listed:,} largest of {len(path_stats.demands):,} "
-                      f"demands ({100 * path_stats.traffic_share:.1f} % of the traffic); link loads, MLU, bound "
-                      "and latencies cover every path"]
-    return TEResult(links, demands, paths, s)
+        notes.append(f"the paths table lists {path_stats.table_rows:,} of {path_stats.total_rows:,} path splits: "
+                     f"every path of the {path_stats.demands_listed:,} largest of {len(path_stats.demands):,} "
+                     f"demands ({100 * path_stats.traffic_share:.1f} % of the traffic); link loads, MLU, bound "
+                     "and latencies cover every path")
+    if not s["demand_gbps"] > 0:
+        notes.insert(0, NO_DEMAND_NOTE)
+    record = TERecord(**{**s, "notes": notes}, total_seconds=time.perf_counter() - t_start)
+    return TEResult(links, demands, paths, record)
 
 
 def summarize(links: pd.DataFrame, demands: pd.DataFrame, paths: pd.DataFrame) -> dict[str, Any]:
@@ -263,7 +280,7 @@ def class_link_flows(result: TEResult) -> tuple[pd.DataFrame, pd.DataFrame]:
     ``flow_ba = (C X_ba)^T`` (two sparse products, no loop over paths).
 
     The link loads (``links.flow_ab_gbps`` / ``flow_ba_gbps``) cover every path; where the paths table lists only
-    some (``summary["paths_complete"]`` false) or its splits do not add up to the loads, the difference is the
+    some (``summary.paths_complete`` false) or its splits do not add up to the loads, the difference is the
     column :data:`backbone.corridors.UNLISTED_CLASS` (differences within round-off, ``1e-6`` relative, are 0), so
     the columns always add up to the link loads.
 

@@ -71,7 +71,7 @@ def solve_te(net: Network, options: TEOptions | None = None, *, progress: Progre
     Example
     -------
     >>> r = solve_te(net, TEOptions(objective="min-mlu", k_paths=4))    # doctest: +SKIP
-    >>> r.summary["mlu"]                                               # doctest: +SKIP
+    >>> r.summary.mlu                                                  # doctest: +SKIP
     0.75
     """
     o = options if options is not None else TEOptions.model_validate({})
@@ -115,15 +115,16 @@ def _solve(net: Network, o: TEOptions, progress: ProgressFn | None, path_provide
     result = _solve_exact(inst, objective, formulation, k_paths, backend, deadline, utilisation_ceiling, disjoint,
                           o.latency_tiebreak, lp_method, first, t_start)
     if may_escalate:
-        s, gap = result.summary, result.summary.get("gap")
+        s, gap = result.summary, result.summary.gap
         if gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP:
-            if escalate_above_mlu is not None and float(s["mlu"]) <= escalate_above_mlu:
-                s["auto"] = {"path_lp_mlu": s["mlu"], "path_lp_lower_bound": s["lower_bound"], "path_lp_gap": gap,
-                             "column_generation_skipped": True, "escalate_above_mlu": escalate_above_mlu}
-                s["notes"] = [*s.get("notes", []), (
-                    f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {s['mlu']:.6g}, within "
-                    f"{escalate_above_mlu:.6g}: no column generation (its proven gap to the optimum over every "
-                    f"admissible path is {100 * gap:.1f} %)")]
+            if escalate_above_mlu is not None and result.mlu <= escalate_above_mlu:
+                result = result.with_summary(
+                    auto={"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound, "path_lp_gap": gap,
+                          "column_generation_skipped": True, "escalate_above_mlu": escalate_above_mlu},
+                    notes=[*s.notes, (
+                        f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {result.mlu:.6g}, "
+                        f"within {escalate_above_mlu:.6g}: no column generation (its proven gap to the optimum over "
+                        f"every admissible path is {100 * gap:.1f} %)")])
             else:
                 result = _escalate(inst, result, k_paths, backend, deadline, lp_method, _scaled(progress, 0.5, 1.0),
                                    t_start)
@@ -163,42 +164,40 @@ def _escalate(inst: Any, exact: TEResult, k_paths: int, backend: str, deadline: 
     from backbone.errors import InfeasibleError, SolverError
 
     s = exact.summary
-    said = (f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {s['mlu']:.6g} with a proven "
-            f"gap (MLU - bound) / MLU of {100 * s['gap']:.1f} % (above {100 * AUTO_ESCALATE_GAP:g} %)")
-    auto: dict[str, Any] = {"path_lp_mlu": s["mlu"], "path_lp_lower_bound": s["lower_bound"], "path_lp_gap": s["gap"],
-                            "path_lp_seconds": s.get("total_seconds")}
+    mlu, gap, lower_bound = float(s.mlu or 0.0), float(s.gap or 0.0), float(s.lower_bound or 0.0)
+    said = (f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {mlu:.6g} with a proven "
+            f"gap (MLU - bound) / MLU of {100 * gap:.1f} % (above {100 * AUTO_ESCALATE_GAP:g} %)")
+    auto: dict[str, Any] = {"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound, "path_lp_gap": s.gap,
+                            "path_lp_seconds": s.total_seconds}
     budget = min(ESCALATE_SHARE * deadline.remaining(),
-                 max(ESCALATE_MIN_S, ESCALATE_PATH_LP_FACTOR * float(s.get("total_seconds") or 0.0)))
+                 max(ESCALATE_MIN_S, ESCALATE_PATH_LP_FACTOR * s.total_seconds))
     if budget < 1.0:
-        s["notes"] = [*s.get("notes", []), f"{said}; no time was left for column generation over every admissible path"]
-        s["auto"] = auto
-        return exact
+        return exact.with_summary(
+            notes=[*s.notes, f"{said}; no time was left for column generation over every admissible path"], auto=auto)
     t0 = time.perf_counter()
     try:
         better = _solve_scalable(inst, "min-mlu", "colgen", k_paths, backend, t0 + budget, None, lp_method, 0,
                                  progress, t0)
     except (SolverError, InfeasibleError) as err:  # TimeLimitReached included: the path LP's answer stands
         logger.warning("auto: column generation after the path LP failed: %s", err)
-        s["notes"] = [*s.get("notes", []), f"{said}; column generation over every admissible path found no routing ({err})"]
-        s["auto"] = {**auto, "colgen_seconds": time.perf_counter() - t0}
-        return exact
+        return exact.with_summary(
+            notes=[*s.notes, f"{said}; column generation over every admissible path found no routing ({err})"],
+            auto={**auto, "colgen_seconds": time.perf_counter() - t0})
     b = better.summary
-    auto.update(colgen_mlu=b["mlu"], colgen_status=b["status"], colgen_seconds=time.perf_counter() - t0,
+    auto.update(colgen_mlu=b.mlu, colgen_status=b.status, colgen_seconds=time.perf_counter() - t0,
                 colgen_time_limit_s=budget)
-    bound = max(float(s["lower_bound"]), float(b.get("lower_bound") or 0.0))
-    if b["mlu"] < s["mlu"] * (1 - 1e-6):
-        b.update(_bound_entries("min-mlu", b["objective_value"], bound))
-        b["notes"] = [f"{said}: column generation over every admissible path ran ({budget:.0f} s at most) and its routing "
-                      f"(MLU {b['mlu']:.6g}) is reported", *s.get("notes", []), *b.get("notes", [])]
-        b["auto"] = auto
-        b["total_seconds"] = time.perf_counter() - t_start
-        return better
-    s.update(_bound_entries("min-mlu", s["objective_value"], bound))
-    s["notes"] = [*s.get("notes", []), f"{said}; column generation over every admissible path found no lower MLU "
-                                      f"({b['mlu']:.6g}), so the path LP's routing stands"]
-    s["auto"] = auto
-    s["total_seconds"] = time.perf_counter() - t_start
-    return exact
+    bound = max(lower_bound, float(b.lower_bound or 0.0))
+    if better.mlu < mlu * (1 - 1e-6):
+        return better.with_summary(
+            **_bound_entries("min-mlu", math.nan if b.objective_value is None else b.objective_value, bound),
+            notes=[f"{said}: column generation over every admissible path ran ({budget:.0f} s at most) and its "
+                   f"routing (MLU {better.mlu:.6g}) is reported", *s.notes, *b.notes],
+            auto=auto, total_seconds=time.perf_counter() - t_start)
+    return exact.with_summary(
+        **_bound_entries("min-mlu", math.nan if s.objective_value is None else s.objective_value, bound),
+        notes=[*s.notes, f"{said}; column generation over every admissible path found no lower MLU "
+                         f"({better.mlu:.6g}), so the path LP's routing stands"],
+        auto=auto, total_seconds=time.perf_counter() - t_start)
 
 
 def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, backend: str, deadline: Deadline,
@@ -272,15 +271,14 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
         lower_bound = lp_mlu_bound(inst, sol, form.lp_demands)
         summary["bound_seconds"] = time.perf_counter() - t_bound
     summary.update(_bound_entries(objective, outcome.objective_value, lower_bound))
-    result = assemble_result(inst, arc_load, carried, form.reason, splits, summary)
-    if formulation == "path" and not disjoint:
-        result.model = TEModel(inst, form, k_paths)
-    note_missing_demand(result.summary)
     if outcome.fraction is not None:
         frac = np.full(inst.n_demands, np.nan)
         frac[form.lp_demands] = outcome.fraction
+    result = assemble_result(inst, arc_load, carried, form.reason, splits, summary, t_start)
+    if formulation == "path" and not disjoint:
+        result.model = TEModel(inst, form, k_paths)
+    if outcome.fraction is not None:
         result.demands["fair_fraction"] = frac
-    result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result
 
@@ -334,14 +332,6 @@ TIME_LIMIT_NOTE = "the time limit stopped the solve: the best feasible answer fo
 NO_DEMAND_NOTE = ("no demand: the scenario has no traffic to route, so utilisation and latency figures are "
                   "all zero (add a traffic matrix with `backbone demand SCENARIO --out DIR`)")
 """What a TE result says when there is nothing to route (e.g. a Topology Zoo graph without traffic)."""
-
-
-def note_missing_demand(summary: dict[str, Any]) -> None:
-    """Add :data:`NO_DEMAND_NOTE` to ``summary["notes"]`` when its total demand is zero."""
-    if not summary.get("demand_gbps", 0.0) > 0:
-        notes = summary.setdefault("notes", [])
-        if NO_DEMAND_NOTE not in notes:
-            notes.insert(0, NO_DEMAND_NOTE)
 
 
 AUTO_COLGEN_MIN_DEMANDS = 50_000
@@ -433,11 +423,10 @@ def _scalable_result(inst: Any, objective: str, method: str, out: Any, k_paths: 
         "notes": [TIME_LIMIT_NOTE] if out.timed_out else [],
     }
     summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))
-    result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary,
+    result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary, t_start,
                              path_stats=out.path_stats)
     if method == "colgen" and getattr(out, "columns", None) is not None:
         result.model = TEModel(inst, None, k_paths, out.columns)
-    result.summary["total_seconds"] = time.perf_counter() - t_start
     progress(1.0, "done")
     return result
 
@@ -496,8 +485,7 @@ def solve_source_flows(net: Network, time_limit_s: float = 120.0, *, warm: Any =
     if not float(inst.demand_gbps[cand].sum()) > 0:  # nothing to route (e.g. every demand lost with its sites)
         result = solve_te(net, TEOptions.model_validate(dict(objective="min-mlu", formulation="path", k_paths=1,
                                                              time_limit_s=time_limit_s)))
-        result.summary["notes"] = [*result.summary.get("notes", []), "srcflow: no demand to route"]
-        return result, None
+        return result.with_summary(notes=[*result.summary.notes, "srcflow: no demand to route"]), None
     start = warm_on(warm, warm_instance, inst) if warm is not None and warm_instance is not None else None
     out = run_source_flows(inst, cand, t_start + time_limit_s, progress, warm=start,
                            gap_tol=GAP_TOL if gap_tol is None else gap_tol, keep_flows=keep_flows)
@@ -540,8 +528,6 @@ def _time_limit_result(inst: Any, objective: str, formulation: str, method: str,
                                                        "the utilisation ceiling")],
     }
     summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))
-    result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary)
-    note_missing_demand(result.summary)
-    result.summary["total_seconds"] = time.perf_counter() - t_start
+    result = assemble_result(inst, out.arc_load, out.carried, out.reason, out.splits, summary, t_start)
     progress(1.0, "done")
     return result

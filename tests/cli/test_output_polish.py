@@ -22,13 +22,16 @@ def test_count_text(n: float, word: str, text: str) -> None:
 
 
 def test_the_plan_headline_counts_in_the_right_number() -> None:
+    from backbone.solver.design.summary import SurvivableDesignSummary
     from backbone.solver.design.survivable.survivability import Survivability
     from backbone.solver.plan.report_data import headline_text
 
     sv = Survivability(failure_kind="srlg", survived=7, states=7, not_survivable=[], violated=[])
-    text = headline_text(sv, {"cost_usd": 3.4e6}, False, 1, 1)
-    assert "1 link upgraded, 1 new route)" in text and "1 links" not in text
-    assert "2 links upgraded, 0 new routes)" in headline_text(sv, {"cost_usd": 3.4e6}, False, 2, 0)
+    # only the figures the headline reads (a design's cost, no bound proven)
+    design = SurvivableDesignSummary.model_construct(cost_usd=3.4e6, lower_bound_usd=None, gap=None)
+    text = headline_text(sv, design, False, 1, 1)
+    assert "(3.4 M USD: 1 link upgraded, 1 new route)" in text and "1 links" not in text
+    assert "2 links upgraded, 0 new routes)" in headline_text(sv, design, False, 2, 0)
 
 
 def test_report_tables_show_gpus_quarters_and_modules_as_whole_numbers() -> None:

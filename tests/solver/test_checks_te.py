@@ -66,11 +66,11 @@ def _wrong_endpoint(r: TEResult) -> None:
 
 
 def _objective(r: TEResult) -> None:
-    r.summary["objective_value"] = r.summary["objective_value"] * 0.9 + 0.01
+    r.summary = r.summary.updated(objective_value=r.summary.objective_value * 0.9 + 0.01)
 
 
 def _mlu(r: TEResult) -> None:
-    r.summary["mlu"] = r.summary["mlu"] - 0.05
+    r.summary = r.summary.updated(mlu=r.summary.mlu - 0.05)
 
 
 def _reason(r: TEResult) -> None:
@@ -115,7 +115,7 @@ def test_checker_catches_slo_violation(triangle: Network) -> None:
 
 def test_checker_catches_over_ceiling(diamond: Network) -> None:  # noqa: F811
     r = solve_te(diamond, TEOptions(objective="min-latency", utilisation_ceiling=1.0))
-    r.summary["utilisation_ceiling"] = 0.5  # a result claiming a stricter ceiling than it kept
+    r.summary = r.summary.updated(utilisation_ceiling=0.5)  # a result claiming a stricter ceiling than it kept
     report = check_te(diamond, r)
     assert "capacity" in {v.check for v in report.violations}
 

@@ -38,13 +38,13 @@ def test_solve_te_takes_option_names_and_reports_utilisation(triangle: Network) 
     assert "utilisation" in r.links.columns
     assert r.links["utilisation"].max() == pytest.approx(0.75, abs=1e-6)
     assert r.verification is not None and r.verification["ok"] is True
-    assert r.to_dict()["verification"] == r.verification and "verification" not in r.summary
-    assert "impact" in r.summary  # the options' default, as `backbone te` reports it
+    assert r.to_dict()["verification"] == r.verification and "verification" not in r.summary.document()
+    assert "impact" in r.summary.model_fields_set  # the options' default, as `backbone te` reports it
     direct = solver_solve_te(triangle, TEOptions(objective="min-mlu", k_paths=2))
-    assert r.summary["objective_value"] == pytest.approx(direct.summary["objective_value"])
+    assert r.summary.objective_value == pytest.approx(direct.summary.objective_value)
     same = backbone.solve_te(triangle, k_paths=2, impact=False)
-    assert "impact" not in same.summary
-    assert same.summary["objective_value"] == pytest.approx(r.summary["objective_value"])
+    assert "impact" not in same.summary.model_fields_set
+    assert same.summary.objective_value == pytest.approx(r.summary.objective_value)
 
 
 def test_solve_te_rejects_bad_options(triangle: Network) -> None:

@@ -15,12 +15,12 @@ from tests.nets import grid
 def test_solve_te_escalates_only_above_the_given_mlu() -> None:
     net = grid()
     plain = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact"))
-    assert plain.summary["gap"] > AUTO_ESCALATE_GAP  # single shortest paths leave a wide gap on this grid
-    kept = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=plain.summary["mlu"])
-    assert kept.summary["method"] == "exact" and kept.summary["mlu"] == pytest.approx(plain.summary["mlu"])
-    assert any("no column generation" in n for n in kept.summary["notes"])
-    escalated = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=0.5 * plain.summary["mlu"])
-    assert escalated.summary["method"] == "colgen" and escalated.summary["mlu"] < plain.summary["mlu"]
+    assert plain.summary.gap > AUTO_ESCALATE_GAP  # single shortest paths leave a wide gap on this grid
+    kept = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=plain.summary.mlu)
+    assert kept.summary.method == "exact" and kept.summary.mlu == pytest.approx(plain.summary.mlu)
+    assert any("no column generation" in n for n in kept.summary.notes)
+    escalated = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=0.5 * plain.summary.mlu)
+    assert escalated.summary.method == "colgen" and escalated.summary.mlu < plain.summary.mlu
 
 
 @pytest.mark.slow

@@ -115,11 +115,11 @@ def test_solve_te_takes_its_options_model(triangle: Any) -> None:
     by_options = solve_te(triangle, opts)
     by_keywords = backbone.solve_te(triangle, objective="max-throughput", k_paths=2, utilisation_ceiling=0.5,
                                     time_limit_s=30, impact=False)
-    assert by_options.summary["paths_k"] == 2 and by_options.summary["utilisation_ceiling"] == 0.5
+    assert by_options.summary.paths_k == 2 and by_options.summary.utilisation_ceiling == 0.5
     for key in ("status", "objective_value", "carried_gbps", "unmet_gbps", "mlu"):
-        assert by_options.summary[key] == pytest.approx(by_keywords.summary[key])
-    assert by_options.summary["mlu"] <= 0.5 + 1e-6
-    assert solve_te(triangle).summary["objective"] == "min-mlu"  # the options' defaults
+        assert getattr(by_options.summary, key) == pytest.approx(getattr(by_keywords.summary, key))
+    assert by_options.summary.mlu <= 0.5 + 1e-6
+    assert solve_te(triangle).summary.objective == "min-mlu"  # the options' defaults
 
 
 def test_solve_te_refuses_keywords_of_the_options(triangle: Any) -> None:

@@ -73,7 +73,7 @@ def test_skipped_upgrades_keep_the_network_and_report_the_sweep() -> None:
     net = triangle_network()
     opts, records = _sweep(net)
     stage = plan_upgrades(net, records, opts, PlanUpgradeOptions(), "link", skip=True, progress=no_progress)
-    assert stage.summary["status"] == "skipped" and stage.network_after is net
+    assert stage.summary.status == "skipped" and stage.built is None and stage.network_after is net
     assert list(stage.upgrades.columns) == UPGRADE_COLUMNS and stage.table().empty
     assert stage.records_after is records and stage.kind == "link"
     assert stage.survivability.states == len(records) == 3
@@ -90,10 +90,10 @@ def test_designed_upgrades_survive_every_link_failure() -> None:
     assert not all(r.impact.survived for r in records)
     design = PlanUpgradeOptions(utilisation_ceiling=1.0, candidates=False, time_limit_s=30)
     stage = plan_upgrades(net, records, opts, design, "link", skip=False, progress=no_progress)
-    assert stage.summary["status"] in ("optimal", "feasible")
+    assert stage.summary.status in ("optimal", "feasible") and stage.built is stage.summary
     assert stage.survivability.violated == [] and stage.survivability.not_survivable == []
     assert stage.survivability.states == 3 and all(r.impact.survived for r in stage.records_after)
-    assert stage.summary["cost_usd"] == pytest.approx(100 * float(stage.upgrades["modules"].sum()))
+    assert stage.summary.cost_usd == pytest.approx(100 * float(stage.upgrades["modules"].sum()))
     added = stage.network_after.links["capacity_gbps"] - net.links["capacity_gbps"]
     assert float(added.sum()) == pytest.approx(float(pd.to_numeric(stage.upgrades["added_gbps"]).sum()))
     assert all(isinstance(p, str) for p in stage.table()["protects"])  # the CSV form joins the states

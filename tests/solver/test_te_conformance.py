@@ -24,7 +24,7 @@ def test_b4_real_matrix_path_meets_edge_bound(matrix: int) -> None:
     ecmp = solve_te(net, TEOptions(objective="ecmp"))
     for r in (path, edge, ecmp):
         assert check_te(net, r).ok
-    assert path.summary["mlu"] >= edge.summary["mlu"] - 1e-9
-    assert ecmp.summary["mlu"] >= edge.summary["mlu"] - 1e-9
-    assert path.summary["unmet_gbps"] == 0 and path.summary["carried_gbps"] == pytest.approx(
+    assert path.summary.mlu >= edge.summary.mlu - 1e-9
+    assert ecmp.summary.mlu >= edge.summary.mlu - 1e-9
+    assert path.summary.unmet_gbps == 0 and path.summary.carried_gbps == pytest.approx(
         net.demands["demand_gbps"].sum())

@@ -27,7 +27,7 @@ DEMANDS = [
 def test_corridor_gbps_by_class_on_a_known_routing() -> None:
     net = two_oceans_network(DEMANDS)
     result = solve_te(net, TEOptions(k_paths=1, method="exact"))
-    assert result.summary["unmet_gbps"] == 0
+    assert result.summary.unmet_gbps == 0
     assert result.mlu == pytest.approx(0.5)  # Marseille -> Singapore: 50 of 100
     t = corridor_table(net, result).set_index(["view", "corridor", "traffic_class"]).sort_index()
     ta = t.loc[("region", "transatlantic")]
@@ -101,8 +101,8 @@ def test_the_facade_result_carries_the_corridor_rows() -> None:
 
     net = two_oceans_network(DEMANDS)
     result = backbone.solve_te(net, k_paths=1, method="exact")
-    assert result.summary["corridors"] == corridor_table(net, result).to_dict("records")
-    ta = next(r for r in result.summary["corridors"] if r["corridor"] == "transatlantic" and r["traffic_class"] == "all")
+    assert result.summary.corridors == corridor_table(net, result).to_dict("records")
+    ta = next(r for r in result.summary.corridors if r["corridor"] == "transatlantic" and r["traffic_class"] == "all")
     assert ta["gbps"] == pytest.approx(170)
 
 

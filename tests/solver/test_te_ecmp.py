@@ -36,14 +36,14 @@ def test_latency_tolerance_decides_equal_cost(tolerance: float, n_paths: int) ->
     net = square(lat_second=1.02)
     r = simulate_ecmp(net, tolerance_ms=tolerance)
     assert len(r.paths) == n_paths
-    assert r.summary["mlu"] == pytest.approx(0.5 if n_paths == 2 else 1.0)
+    assert r.summary.mlu == pytest.approx(0.5 if n_paths == 2 else 1.0)
 
 
 def test_hop_metric_ignores_latency() -> None:
     net = square(lat_second=7.0)
-    assert simulate_ecmp(net, metric="latency").summary["mlu"] == pytest.approx(1.0)
+    assert simulate_ecmp(net, metric="latency").summary.mlu == pytest.approx(1.0)
     r = simulate_ecmp(net, metric="hops")
-    assert r.summary["mlu"] == pytest.approx(0.5)
+    assert r.summary.mlu == pytest.approx(0.5)
     # expected latency: half at 2 ms, half at 8 ms; worst 8 ms
     assert r.demands.loc["ad", "latency_ms"] == pytest.approx(5.0)
     assert r.demands.loc["ad", "worst_latency_ms"] == pytest.approx(8.0)
@@ -52,7 +52,7 @@ def test_hop_metric_ignores_latency() -> None:
 def test_ecmp_reports_slo_misses_but_carries_traffic() -> None:
     net = square(lat_second=7.0, slo_rtt_ms=5.0)
     r = simulate_ecmp(net, metric="hops")
-    assert r.summary["slo_violations"] == 1 and r.summary["slo_enforced"] is False
+    assert r.summary.slo_violations == 1 and r.summary.slo_enforced is False
     assert r.demands.loc["ad", "carried_gbps"] == pytest.approx(10)
     assert check_te(net, r).ok
 
@@ -61,11 +61,11 @@ def test_ecmp_is_never_better_than_min_mlu() -> None:
     net = grid()
     ecmp = simulate_ecmp(net)
     te = solve_te(net, TEOptions(objective="min-mlu", formulation="edge"))
-    assert ecmp.summary["mlu"] >= te.summary["mlu"] - 1e-9
+    assert ecmp.summary.mlu >= te.summary.mlu - 1e-9
     assert check_te(net, ecmp).ok
     # the propagated latency figures equal the path-table ones
-    assert ecmp.summary["paths_complete"]
-    assert ecmp.summary["carried_gbps"] == pytest.approx(net.demands["demand_gbps"].sum())
+    assert ecmp.summary.paths_complete
+    assert ecmp.summary.carried_gbps == pytest.approx(net.demands["demand_gbps"].sum())
 
 
 def test_ecmp_through_solve_te_and_disconnected(triangle: Network) -> None:
@@ -75,5 +75,5 @@ def test_ecmp_through_solve_te_and_disconnected(triangle: Network) -> None:
     demands.loc["dz", "dst"] = "Z"
     r = solve_te(net.copy_with(demands=demands), TEOptions(objective="ecmp"))
     assert r.demands.loc["dz", "reason"] == "disconnected"
-    assert r.summary["mlu"] == pytest.approx(1.5)  # all 15 Gbps on the direct 1 ms link
-    assert r.summary["overloaded"] is True
+    assert r.summary.mlu == pytest.approx(1.5)  # all 15 Gbps on the direct 1 ms link
+    assert r.summary.overloaded is True

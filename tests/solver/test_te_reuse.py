@@ -98,7 +98,7 @@ def test_reused_impact_equals_from_scratch(seed: int) -> None:
     routing = solve_te(net, TEOptions(objective="min-mlu", k_paths=K, method="exact"))
     assert routing.mlu > 1.0  # overloaded: the impact needs its max-throughput
     again = resolve_te(routing, "max-throughput", utilisation_ceiling=1.0)
-    assert again is not None and again.summary["model_reused"] and again.summary["paths_seconds"] == 0.0
+    assert again is not None and again.summary.model_reused and again.summary.paths_seconds == 0.0
     reused = assess_state(net, K, routing=routing)
     scratch = assess_state(net, K)
     reference = lexicographic_unmet(net, K)
@@ -116,8 +116,8 @@ def test_te_task_impact_reuses_the_routing_model() -> None:
     routing = solve_te(net, opts)
     import time
 
-    add_bound_and_impact(net, opts, routing, time.perf_counter())
-    impact = routing.summary["impact"]
+    routing = add_bound_and_impact(net, opts, routing, time.perf_counter())
+    impact = routing.summary.impact
     import pickle
 
     # from scratch over the same candidate paths: the same routing without its kept model (it is never pickled),
@@ -148,7 +148,7 @@ def test_reported_bound_is_a_bound(seed: int, slo: bool) -> None:
     best = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).mlu  # every loopless path: the optimum
     for method in ("auto", "exact", "colgen"):
         r = solve_te(net, TEOptions(objective="min-mlu", k_paths=K, method=method))
-        lb = r.summary["lower_bound"]
+        lb = r.summary.lower_bound
         assert lb is not None and lb <= best * (1 + 1e-6) + 1e-9, (method, lb, best)
         assert r.mlu >= best * (1 - 1e-6) - 1e-9
 
@@ -163,7 +163,7 @@ def test_lexicographic_holds_each_class_at_its_optimum(seed: int) -> None:
     for r, reference in ((exact, lexicographic_unmet(net, K)), (colgen, lexicographic_unmet(net, ALL_PATHS_K))):
         got = r.demands.groupby("traffic_class")["unmet_gbps"].sum()
         for cls, v in reference.items():
-            assert float(got.get(cls, 0.0)) == pytest.approx(v, abs=1e-5 * max(1.0, v)), (r.summary["method"], cls)
+            assert float(got.get(cls, 0.0)) == pytest.approx(v, abs=1e-5 * max(1.0, v)), (r.summary.method, cls)
 
 
 @pytest.mark.slow

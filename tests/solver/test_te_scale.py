@@ -32,16 +32,16 @@ def test_colgen_reaches_the_full_path_lp_optimum(seed: int) -> None:
     net = random_te_net(seed)
     full = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact"))
     cg = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen"))
-    assert cg.summary["method"] == "colgen" and cg.summary["status"] == "optimal"
+    assert cg.summary.method == "colgen" and cg.summary.status == "optimal"
     # converged: the optimum within the proven gap, which column generation closes to GAP_TOL
-    optimum = full.summary["objective_value"]
-    assert cg.summary["lower_bound"] <= optimum * (1 + 1e-9)
-    assert optimum * (1 - 1e-9) <= cg.summary["objective_value"] <= optimum * (1 + GAP_TOL)
-    assert cg.summary["gap"] <= GAP_TOL
-    assert cg.mlu == pytest.approx(cg.summary["objective_value"], rel=1e-6)
+    optimum = full.summary.objective_value
+    assert cg.summary.lower_bound <= optimum * (1 + 1e-9)
+    assert optimum * (1 - 1e-9) <= cg.summary.objective_value <= optimum * (1 + GAP_TOL)
+    assert cg.summary.gap <= GAP_TOL
+    assert cg.mlu == pytest.approx(cg.summary.objective_value, rel=1e-6)
     assert check_te(net, cg).ok
     # memory grows with active paths: far fewer columns than the full path LP's variables
-    assert cg.summary["colgen"]["columns"] < full.summary["path_variables"]
+    assert cg.summary.colgen["columns"] < full.summary.path_variables
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -49,8 +49,8 @@ def test_colgen_max_throughput_matches_the_full_path_lp(seed: int) -> None:
     net = random_te_net(seed, tight=6.0)  # overloaded: some demand must stay unmet
     full = solve_te(net, TEOptions(objective="max-throughput", k_paths=ALL_PATHS_K, method="exact"))
     cg = solve_te(net, TEOptions(objective="max-throughput", k_paths=1, method="colgen"))
-    assert full.summary["unmet_gbps"] > 0
-    assert cg.summary["carried_gbps"] == pytest.approx(full.summary["carried_gbps"], rel=1e-5)
+    assert full.summary.unmet_gbps > 0
+    assert cg.summary.carried_gbps == pytest.approx(full.summary.carried_gbps, rel=1e-5)
     assert check_te(net, cg).ok
 
 
@@ -59,20 +59,20 @@ def test_colgen_max_throughput_matches_the_full_path_lp(seed: int) -> None:
 def test_bounds_are_valid_and_pop_is_feasible_above_them(seed: int) -> None:
     """Every method's lower bound is at most the exact optimum; POP is feasible and never below it."""
     net = random_te_net(seed, n=8, m=14, slo=seed % 2 == 1)
-    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
     tol = 1e-7 * max(1.0, optimum)
     for method, k in (("exact", 2), ("exact", ALL_PATHS_K), ("colgen", 2), ("pop", 2)):
         r = solve_te(net, TEOptions(objective="min-mlu", k_paths=k, method=method, pop_parts=3))
         s = r.summary
-        assert s["method"] == method
-        assert s["lower_bound"] is not None, method
-        assert s["lower_bound"] <= optimum + tol, method
-        assert s["mlu"] >= s["lower_bound"] - tol, method
-        assert s["gap"] == pytest.approx((s["objective_value"] - s["lower_bound"]) / s["objective_value"], abs=1e-9)
+        assert s.method == method
+        assert s.lower_bound is not None, method
+        assert s.lower_bound <= optimum + tol, method
+        assert s.mlu >= s.lower_bound - tol, method
+        assert s.gap == pytest.approx((s.objective_value - s.lower_bound) / s.objective_value, abs=1e-9)
         assert check_te(net, r).ok, method
         if method == "pop":
-            assert s["mlu"] >= optimum - tol  # feasible, so never better than the optimum
-            assert s["mlu"] == pytest.approx(s["objective_value"])
+            assert s.mlu >= optimum - tol  # feasible, so never better than the optimum
+            assert s.mlu == pytest.approx(s.objective_value)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -80,7 +80,7 @@ def test_multiplicative_weights_bound_is_valid_and_tightens(seed: int) -> None:
     net = random_te_net(seed, n=8, m=14)
     inst = build_instance(net)
     demands = np.flatnonzero(inst.routable)
-    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
     bound, prices = refine_mlu_bound(inst, demands, iterations=60)
     assert 0 < bound <= optimum * (1 + 1e-9)
     assert mlu_lower_bound(inst, demands, prices) == pytest.approx(bound, rel=1e-9)
@@ -94,7 +94,7 @@ def test_colgen_with_slo_demands_is_never_worse_than_the_k_path_lp() -> None:
     assert inst.has_slo.any()
     exact = solve_te(net, TEOptions(objective="min-mlu", k_paths=2, method="exact"))
     cg = solve_te(net, TEOptions(objective="min-mlu", k_paths=2, method="colgen"))
-    assert cg.summary["objective_value"] <= exact.summary["objective_value"] + 1e-9
+    assert cg.summary.objective_value <= exact.summary.objective_value + 1e-9
     assert check_te(net, cg).ok  # SLOs are hard for every method
 
 
@@ -103,7 +103,7 @@ def test_pop_max_throughput_is_feasible() -> None:
     exact = solve_te(net, TEOptions(objective="max-throughput", k_paths=4, method="exact"))
     pop = solve_te(net, TEOptions(objective="max-throughput", k_paths=4, method="pop", pop_parts=2))
     assert check_te(net, pop).ok
-    assert pop.summary["carried_gbps"] <= exact.summary["carried_gbps"] * (1 + 1e-7) + 1e-6
+    assert pop.summary.carried_gbps <= exact.summary.carried_gbps * (1 + 1e-7) + 1e-6
 
 
 def test_auto_keeps_the_exact_path_lp_on_small_problems(triangle: Network) -> None:
@@ -111,10 +111,10 @@ def test_auto_keeps_the_exact_path_lp_on_small_problems(triangle: Network) -> No
     assert choose_method(inst, "min-mlu", "path") == "exact"
     assert choose_method(inst, "max-min-fair", "path") == "exact"
     r = solve_te(triangle)
-    assert r.summary["method"] == "exact"
-    assert r.summary["mlu"] == pytest.approx(0.75)
-    assert r.summary["lower_bound"] == pytest.approx(0.75)
-    assert r.summary["gap"] == pytest.approx(0.0, abs=1e-7)
+    assert r.summary.method == "exact"
+    assert r.summary.mlu == pytest.approx(0.75)
+    assert r.summary.lower_bound == pytest.approx(0.75)
+    assert r.summary.gap == pytest.approx(0.0, abs=1e-7)
     assert TEOptions().method == "auto"
 
 
@@ -151,7 +151,7 @@ def test_flow_deviation_is_feasible_and_its_bound_valid(seed: int) -> None:
     from backbone.solver.te.warmstart import flow_deviation
 
     net = random_te_net(seed, n=8, m=14)
-    full = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["mlu"]
+    full = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.mlu
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
     ws = flow_deviation(inst, dem, time.perf_counter() + 5.0, max_iterations=60)
@@ -175,7 +175,7 @@ def test_reduced_instance_bound_is_valid(seed: int) -> None:
     net = pendant_chain_net(seed)
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
-    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
     red = reduce_instance(inst, dem)
     assert red.n_nodes < inst.n_sites and red.n_links < inst.n_links  # chains and pendants went
     assert red.gbps.sum() <= inst.demand_gbps[dem].sum() + 1e-9
@@ -225,17 +225,17 @@ def test_auto_follows_a_wide_path_lp_gap_with_column_generation() -> None:
         net = random_te_net(seed)
         plain = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact"))
         auto = solve_te(net, TEOptions(objective="min-mlu", k_paths=1))
-        optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+        optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
         assert check_te(net, auto).ok
-        assert auto.summary["lower_bound"] <= optimum * (1 + 1e-9)
-        if plain.summary["gap"] > AUTO_ESCALATE_GAP:
+        assert auto.summary.lower_bound <= optimum * (1 + 1e-9)
+        if plain.summary.gap > AUTO_ESCALATE_GAP:
             escalated += 1
-            assert auto.summary["method"] == "colgen"
-            assert auto.summary["auto"]["path_lp_mlu"] == pytest.approx(plain.mlu)
+            assert auto.summary.method == "colgen"
+            assert auto.summary.auto["path_lp_mlu"] == pytest.approx(plain.mlu)
             assert auto.mlu < plain.mlu and auto.mlu <= optimum * (1 + GAP_TOL)
-            assert auto.summary["notes"][0].startswith("auto: the path LP over 1 candidate paths")
+            assert auto.summary.notes[0].startswith("auto: the path LP over 1 candidate paths")
         else:
-            assert auto.summary["method"] == "exact" and auto.mlu == pytest.approx(plain.mlu)
+            assert auto.summary.method == "exact" and auto.mlu == pytest.approx(plain.mlu)
     assert escalated >= 2  # k=1 shares bottlenecks on these graphs: the rule is exercised
 
 
@@ -245,13 +245,13 @@ def test_colgen_with_slo_demands_reaches_the_full_path_lp_optimum(seed: int) -> 
     (the full path LP, every loopless path filtered by its SLO), and its routing keeps every SLO."""
     net = random_te_net(seed, n=8, m=13, slo=True)
     assert build_instance(net).has_slo.any()
-    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
     cg = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen"))
     s = cg.summary
-    assert s["status"] == "optimal", s["notes"]
-    assert s["lower_bound"] <= optimum * (1 + 1e-9)
-    assert optimum * (1 - 1e-9) <= s["objective_value"] <= optimum * (1 + GAP_TOL)
-    assert s["gap"] <= GAP_TOL
+    assert s.status == "optimal", s.notes
+    assert s.lower_bound <= optimum * (1 + 1e-9)
+    assert optimum * (1 - 1e-9) <= s.objective_value <= optimum * (1 + GAP_TOL)
+    assert s.gap <= GAP_TOL
     assert check_te(net, cg).ok  # SLOs are hard
 
 
@@ -263,11 +263,11 @@ def test_auto_escalates_for_slo_demands_too() -> None:
     net = random_te_net(0, slo=True)
     plain = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact"))
     auto = solve_te(net, TEOptions(objective="min-mlu", k_paths=1))
-    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
-    assert plain.summary["gap"] > AUTO_ESCALATE_GAP  # wide: the rule is exercised
-    assert auto.summary["method"] == "colgen" and auto.summary["auto"]["path_lp_mlu"] == pytest.approx(plain.mlu)
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
+    assert plain.summary.gap > AUTO_ESCALATE_GAP  # wide: the rule is exercised
+    assert auto.summary.method == "colgen" and auto.summary.auto["path_lp_mlu"] == pytest.approx(plain.mlu)
     assert auto.mlu < plain.mlu and auto.mlu <= optimum * (1 + GAP_TOL)
-    assert auto.summary["gap"] <= GAP_TOL
+    assert auto.summary.gap <= GAP_TOL
     assert check_te(net, auto).ok
 
 
@@ -280,9 +280,9 @@ def test_default_te_on_the_shipped_scenario_is_within_one_percent_of_its_bound()
     net = load_scenario()
     r = solve_te(net, TEOptions())
     s = r.summary
-    assert s["status"] == "optimal" and s["gap"] <= AUTO_ESCALATE_GAP, s["notes"]
-    assert s["auto"]["path_lp_gap"] > AUTO_ESCALATE_GAP and s["method"] == "colgen"
-    assert s["mlu"] < s["auto"]["path_lp_mlu"]
+    assert s.status == "optimal" and s.gap <= AUTO_ESCALATE_GAP, s.notes
+    assert s.auto["path_lp_gap"] > AUTO_ESCALATE_GAP and s.method == "colgen"
+    assert s.mlu < s.auto["path_lp_mlu"]
     assert check_te(net, r).ok
 
 
@@ -296,12 +296,12 @@ def test_shortfall_is_measured_over_every_path_when_the_routing_was() -> None:
     for seed in range(6):
         net = random_te_net(seed, tight=6.0)
         state = assess_state(net, k_paths=1)
-        if state.routing.summary["method"] != "colgen":
+        if state.routing.summary.method != "colgen":
             continue
         escalated += 1
         every = solve_te(net, TEOptions(objective="max-throughput", k_paths=1, method="colgen", utilisation_ceiling=1.0))
         narrow = solve_te(net, TEOptions(objective="max-throughput", k_paths=1, method="exact", utilisation_ceiling=1.0))
-        assert state.mlu > 1 and float(state.unmet_gbps.sum()) == pytest.approx(every.summary["unmet_gbps"], rel=1e-5)
-        assert float(state.unmet_gbps.sum()) <= narrow.summary["unmet_gbps"] * (1 + 1e-7) + 1e-6
-        narrower += float(state.unmet_gbps.sum()) < narrow.summary["unmet_gbps"] * (1 - 1e-4)
+        assert state.mlu > 1 and float(state.unmet_gbps.sum()) == pytest.approx(every.summary.unmet_gbps, rel=1e-5)
+        assert float(state.unmet_gbps.sum()) <= narrow.summary.unmet_gbps * (1 + 1e-7) + 1e-6
+        narrower += float(state.unmet_gbps.sum()) < narrow.summary.unmet_gbps * (1 - 1e-4)
     assert escalated >= 1 and narrower >= 1

@@ -39,7 +39,7 @@ def _gravity_net(seed: int, n: int = 40, m: int = 80) -> Network:
 @pytest.mark.parametrize("seed", range(10))
 def test_bound_is_valid_and_the_flows_carry_every_demand(seed: int) -> None:
     net = _net(seed)
-    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
     inst = build_instance(net)
     dem = np.flatnonzero(inst.routable)
     sf = source_flow_mlu(inst, dem, time.perf_counter() + 30.0, max_iterations=300)
@@ -67,7 +67,7 @@ def test_converges_to_the_edge_lp_optimum(seed: int, within: float) -> None:
     optimum has few tight links; where it splits traffic finely over many (seeds 2 and 3), Frank-Wolfe's
     slow tail leaves 1.7-2.4 % after 300 iterations, asserted at 5 %."""
     net = _gravity_net(seed)
-    optimum = solve_te(net, TEOptions(objective="min-mlu", formulation="edge", method="exact")).summary["objective_value"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", formulation="edge", method="exact")).summary.objective_value
     inst = build_instance(net)
     sf = source_flow_mlu(inst, np.flatnonzero(inst.routable), time.perf_counter() + 60.0, max_iterations=300)
     assert sf.lower_bound <= optimum * (1 + 1e-9)
@@ -84,16 +84,16 @@ def test_colgen_above_the_master_threshold_runs_source_flows(monkeypatch: pytest
 
     monkeypatch.setattr(colgen, "MASTER_MAX_DEMANDS", 1)
     net = _net(seed)
-    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["mlu"]
+    optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.mlu
     r = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", time_limit_s=20))
     s = r.summary
-    assert s["method"] == "colgen" and s["colgen"]["engine"] == "source_flows"
-    assert s["status"] in ("optimal", "feasible")
+    assert s.method == "colgen" and s.colgen["engine"] == "source_flows"
+    assert s.status in ("optimal", "feasible")
     assert check_te(net, r).ok
-    assert s["lower_bound"] <= optimum * (1 + 1e-9)
-    assert optimum <= s["mlu"] * (1 + 1e-9)
-    assert s["mlu"] <= optimum * 1.01 and s["gap"] <= 0.01
-    assert s.get("paths_complete", True) and s["paths_table"]["rows"] == s["paths_table"]["paths"]
+    assert s.lower_bound <= optimum * (1 + 1e-9)
+    assert optimum <= s.mlu * (1 + 1e-9)
+    assert s.mlu <= optimum * 1.01 and s.gap <= 0.01
+    assert s.paths_complete is not False and s.paths_table["rows"] == s.paths_table["paths"]
     assert r.demands["latency_ms"].notna().all()
 
 
@@ -108,14 +108,14 @@ def test_capped_paths_table_says_so_and_still_checks(monkeypatch: pytest.MonkeyP
     net = _net(1)
     r = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", time_limit_s=20))
     s = r.summary
-    assert s["paths_complete"] is False
-    assert 0 < len(r.paths) <= 20 and s["paths_table"]["rows"] == len(r.paths) < s["paths_table"]["paths"]
-    assert any("paths table lists" in n for n in s["notes"])
+    assert s.paths_complete is False
+    assert 0 < len(r.paths) <= 20 and s.paths_table["rows"] == len(r.paths) < s.paths_table["paths"]
+    assert any("paths table lists" in n for n in s.notes)
     listed = set(r.paths["demand"])
     biggest = net.demands["demand_gbps"].idxmax()
     assert biggest in listed
     assert r.demands["latency_ms"].notna().all() and (r.demands["paths_used"] > 0).all()
-    assert s["weighted_latency_ms"] > 0
+    assert s.weighted_latency_ms > 0
     assert check_te(net, r).ok
 
 
@@ -129,7 +129,7 @@ def test_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     r = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", time_limit_s=0.5))
     assert time.perf_counter() - t0 < 5.0
     assert check_te(net, r).ok
-    assert r.summary["lower_bound"] is not None and r.summary["lower_bound"] <= r.summary["mlu"]
+    assert r.summary.lower_bound is not None and r.summary.lower_bound <= r.summary.mlu
 
 
 @pytest.mark.slow
@@ -149,7 +149,7 @@ def test_warm_start_after_a_link_failure_matches_a_cold_solve(seed: int) -> None
     cold = source_flow_mlu(failed, dem, time.perf_counter() + 30.0, gap_tol=tol)
     warm = source_flow_mlu(failed, dem, time.perf_counter() + 30.0, gap_tol=tol, warm=intact)
     failed_net = net.copy_with(links=net.links.drop(index=net.links.index[link]), demands=net.demands.iloc[dem])
-    optimum = solve_te(failed_net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary["objective_value"]
+    optimum = solve_te(failed_net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
     for sf in (cold, warm):
         assert sf.lower_bound <= optimum * (1 + 1e-9) <= sf.mlu * (1 + 1e-9)
         assert (sf.mlu - sf.lower_bound) <= tol * sf.mlu * (1 + 1e-9)
@@ -178,13 +178,13 @@ def test_te_impact_is_unknown_when_the_source_flow_engine_routed(monkeypatch: py
     net = _net(2).scale_demand(50.0)  # overloaded
     # below the world-scale threshold the shortfall is still measured, over every path
     small = run_te_task(net, TEOptions(method="colgen", time_limit_s=30), None, lambda f, m: None).te.summary
-    assert small["colgen"]["engine"] == "source_flows" and small["impact"]["unmet_known"] is True
-    assert small["impact"]["unmet_gbps"] > 0 and small["impact"]["solves"] == ["min-mlu", "max-throughput"]
+    assert small.colgen["engine"] == "source_flows" and small.impact["unmet_known"] is True
+    assert small.impact["unmet_gbps"] > 0 and small.impact["solves"] == ["min-mlu", "max-throughput"]
     monkeypatch.setattr(impact, "AUTO_COLGEN_MIN_DEMANDS", 1)  # this network now counts as world scale
     out = run_te_task(net, TEOptions(method="colgen", time_limit_s=30), None, lambda f, m: None)
     s = out.te.summary
-    assert s["colgen"]["engine"] == "source_flows" and s["mlu"] > 1
-    imp = s["impact"]
+    assert s.colgen["engine"] == "source_flows" and s.mlu > 1
+    imp = s.impact
     assert imp["overloaded"] and imp["unmet_known"] is False and math.isnan(imp["unmet_gbps"])
     assert "source-flow engine" in imp["definition"] and imp["solves"] == ["min-mlu"]
-    assert any(n.startswith("impact: the traffic that cannot be carried") for n in s["notes"])
+    assert any(n.startswith("impact: the traffic that cannot be carried") for n in s.notes)

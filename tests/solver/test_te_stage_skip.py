@@ -36,8 +36,8 @@ def test_stage_skipped_only_when_the_class_fits(training: float, bulk: float, un
     for cls, v in unmet.items():
         assert by_class[cls] == pytest.approx(v, abs=1e-6)
     capped = solve_te(net, TEOptions(objective="max-throughput", k_paths=2, method="exact", utilisation_ceiling=1.0))
-    assert capped.summary["stages_skipped"] == []  # no routing to test with: every stage runs, same answer
+    assert capped.summary.stages_skipped == []  # no routing to test with: every stage runs, same answer
     assert capped.demands["unmet_gbps"].to_dict() == pytest.approx(
         {"t": unmet["training"], "u": unmet["bulk"]}, abs=1e-6)
     again = resolve_te(routing, "max-throughput", utilisation_ceiling=1.0)
-    assert again is not None and again.summary["stages_skipped"] == skipped
+    assert again is not None and again.summary.stages_skipped == skipped

@@ -43,15 +43,15 @@ def test_min_mlu_stops_at_the_limit_with_a_feasible_answer_and_a_valid_bound(big
     r, seconds = _timed(big, objective="min-mlu", k_paths=4, method=method, time_limit_s=limit)
     s = r.summary  # type: ignore[attr-defined]
     assert seconds <= limit + SLACK_S
-    assert s["status"] == "time_limit"
-    assert s["method"] == method
+    assert s.status == "time_limit"
+    assert s.method == method
     assert check_te(big, r).ok, check_te(big, r).to_dict()
-    assert s["lower_bound"] is not None and 0 < s["lower_bound"] <= s["mlu"] + 1e-12
-    assert 0 <= s["gap"] < 1
+    assert s.lower_bound is not None and 0 < s.lower_bound <= s.mlu + 1e-12
+    assert 0 <= s.gap < 1
     # every demand is carried (min-MLU has no capacity limit) unless no path meets its SLO
     d = r.demands  # type: ignore[attr-defined]
     assert set(d.loc[d["unmet_gbps"] > 0, "reason"]) <= {"no_path_within_slo", "disconnected"}
-    assert any("time limit" in n for n in s["notes"])
+    assert any("time limit" in n for n in s.notes)
 
 
 @pytest.mark.slow
@@ -60,16 +60,16 @@ def test_capped_objectives_stop_at_the_limit_under_their_ceiling(big: Network, o
     r, seconds = _timed(big, objective=objective, k_paths=4, method="exact", time_limit_s=0.2)
     s = r.summary  # type: ignore[attr-defined]
     assert seconds <= 0.2 + SLACK_S
-    assert s["status"] == "time_limit"
+    assert s.status == "time_limit"
     assert check_te(big, r).ok, check_te(big, r).to_dict()
-    assert float(r.links["utilisation"].max()) <= s["utilisation_ceiling"] + 1e-9  # type: ignore[attr-defined]
+    assert float(r.links["utilisation"].max()) <= s.utilisation_ceiling + 1e-9  # type: ignore[attr-defined]
 
 
 def test_a_generous_limit_still_solves_to_optimality() -> None:
     net = synthetic_backbone(20, seed=2)
     r = solve_te(net, TEOptions(objective="min-mlu", k_paths=4, time_limit_s=120))
-    assert r.summary["status"] == "optimal"
-    assert not any("time limit" in n for n in r.summary["notes"])
+    assert r.summary.status == "optimal"
+    assert not any("time limit" in n for n in r.summary.notes)
 
 
 def test_path_search_checks_the_deadline_and_caches_nothing(big: Network) -> None:
@@ -116,9 +116,9 @@ def test_colgen_master_stopped_by_the_limit_falls_back(monkeypatch: pytest.Monke
     monkeypatch.setattr(colgen._ColumnGeneration, "master", stopped)
     net = synthetic_backbone(20, seed=2)  # SLO demands: min-mlu runs the masters too (no flow deviation)
     r = solve_te(net, TEOptions(objective=objective, k_paths=2, method="colgen", time_limit_s=30))
-    assert r.summary["status"] == "time_limit"
-    assert r.summary["method"] == "colgen"
-    assert "fallback" in r.summary
+    assert r.summary.status == "time_limit"
+    assert r.summary.method == "colgen"
+    assert "fallback" in r.summary.model_fields_set
     assert check_te(net, r).ok, check_te(net, r).to_dict()
 
 
@@ -139,16 +139,16 @@ def test_the_impact_and_edge_bound_get_what_the_routing_left() -> None:
     assert result.mlu > 1
     spent = time.perf_counter() - opts.time_limit_s  # as if the routing had taken the whole limit
     t0 = time.perf_counter()
-    add_bound_and_impact(net, opts, result, spent)
+    result = add_bound_and_impact(net, opts, result, spent)
     assert time.perf_counter() - t0 < SLACK_S
-    notes = result.summary["notes"]
+    notes = result.summary.notes
     assert "edge bound not computed: the time limit was spent on the routing" in notes
     assert "impact not measured: the time limit was spent on the routing" in notes
-    assert "impact" not in result.summary and "edge_bound" not in result.summary
+    assert {"impact", "edge_bound"}.isdisjoint(result.summary.model_fields_set)
 
     again = solve_te(net, opts)
-    add_bound_and_impact(net, opts, again, time.perf_counter())  # the whole limit left: both measured
-    assert again.summary["impact"]["unmet_gbps"] > 0 and again.summary["edge_bound"] <= again.mlu + 1e-6
+    again = add_bound_and_impact(net, opts, again, time.perf_counter())  # the whole limit left: both measured
+    assert again.summary.impact["unmet_gbps"] > 0 and again.summary.edge_bound <= again.mlu + 1e-6
 
 
 def test_an_edge_solve_stopped_by_the_limit_is_not_reported_as_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -163,13 +163,13 @@ def test_an_edge_solve_stopped_by_the_limit_is_not_reported_as_a_bound(monkeypat
     def stopped_edge(n: Network, o: TEOptions, **kw: object) -> object:
         r = real(n, o, **kw)  # type: ignore[arg-type]
         if o.formulation == "edge":
-            r.summary["status"] = "time_limit"
+            return r.with_summary(status="time_limit")
         return r
 
     monkeypatch.setattr(te_task, "solve_te", stopped_edge)
-    te_task.add_bound_and_impact(net, opts, result, time.perf_counter())
-    assert "edge_bound" not in result.summary and "gap_to_edge_bound" not in result.summary
-    assert any(n.startswith("edge bound not proven") for n in result.summary["notes"])
+    result = te_task.add_bound_and_impact(net, opts, result, time.perf_counter())
+    assert {"edge_bound", "gap_to_edge_bound"}.isdisjoint(result.summary.model_fields_set)
+    assert any(n.startswith("edge bound not proven") for n in result.summary.notes)
 
 
 @pytest.mark.slow
@@ -243,5 +243,5 @@ def test_model_building_checks_the_deadline_between_families(monkeypatch: pytest
     with pytest.raises(TimeLimitReached, match="capacity rows"):
         formulations.build_formulation(inst, formulation, deadline=Deadline.after(0.5))
     r, seconds = _timed(triangle, formulation=formulation, time_limit_s=0.5)
-    assert r.summary["status"] == "time_limit" and "capacity rows" in r.summary["notes"][0]  # type: ignore[attr-defined]
+    assert r.summary.status == "time_limit" and "capacity rows" in r.summary.notes[0]  # type: ignore[attr-defined]
     assert seconds < 1.0 + SLACK_S  # the family itself runs to its end (1 s here)

@@ -20,18 +20,18 @@ def test_an_overloaded_routing_reports_the_impacts_unmet_in_its_table_and_summar
     r = backbone.solve_te(overloaded, verify=True)  # the independent check passes on the rewritten tables
     s, d = r.summary, r.demands
     assert r.mlu == pytest.approx(2.5)
-    impact = s["impact"]["unmet_gbps"]
+    impact = s.impact["unmet_gbps"]
     assert impact > 0
-    assert d["unmet_gbps"].sum() == pytest.approx(impact) == pytest.approx(s["unmet_gbps"])
+    assert d["unmet_gbps"].sum() == pytest.approx(impact) == pytest.approx(s.unmet_gbps)
     assert (d["carried_gbps"] + d["unmet_gbps"]).to_numpy() == pytest.approx(d["demand_gbps"].to_numpy())
-    assert s["carried_gbps"] == pytest.approx(d["carried_gbps"].sum())
-    assert s["carried_gbps"] + s["unmet_gbps"] == pytest.approx(s["demand_gbps"])
+    assert s.carried_gbps == pytest.approx(d["carried_gbps"].sum())
+    assert s.carried_gbps + s.unmet_gbps == pytest.approx(s.demand_gbps)
     # what the routing puts on its paths (above capacity) is named apart
-    assert d["routed_gbps"].sum() == pytest.approx(r.paths["gbps"].sum()) == pytest.approx(s["routed_gbps"])
-    assert s["routed_gbps"] == pytest.approx(s["demand_gbps"])
+    assert d["routed_gbps"].sum() == pytest.approx(r.paths["gbps"].sum()) == pytest.approx(s.routed_gbps)
+    assert s.routed_gbps == pytest.approx(s.demand_gbps)
     assert (d.loc[d["unmet_gbps"] > 0, "reason"] != "").all()
-    assert sum(v["unmet_gbps"] for v in s["by_class"].values()) == pytest.approx(impact)
-    assert any("overloads links" in n for n in s["notes"])
+    assert sum(v.unmet_gbps for v in s.by_class.values()) == pytest.approx(impact)
+    assert any("overloads links" in n for n in s.notes)
 
 
 def test_the_te_task_writes_the_same_unmet(overloaded: Network, tmp_path) -> None:
@@ -49,5 +49,5 @@ def test_the_te_task_writes_the_same_unmet(overloaded: Network, tmp_path) -> Non
 def test_a_routing_within_capacity_is_unchanged(small_world: Network) -> None:
     r = backbone.solve_te(small_world)
     assert r.mlu < 1
-    assert "routed_gbps" not in r.demands and "routed_gbps" not in r.summary
-    assert r.summary["unmet_gbps"] == pytest.approx(r.summary["impact"]["unmet_gbps"])
+    assert "routed_gbps" not in r.demands and "routed_gbps" not in r.summary.model_fields_set
+    assert r.summary.unmet_gbps == pytest.approx(r.summary.impact["unmet_gbps"])
