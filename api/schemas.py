@@ -183,6 +183,15 @@ class JobPublic(JobSummary):
     options: dict[str, Any]
 
 
+class JobKind(BaseModel):
+    """A job kind and the JSON schema of its options (the pydantic options model the CLI's flags come from)."""
+
+    kind: str = Field(description="The job kind, as ``POST /v1/scenarios/{id}/jobs`` takes it.")
+    description: str = Field("", description="What the options model says the kind's options are.")
+    options_schema: dict[str, Any] = Field(description="JSON schema (draft 2020-12) of the options: every "
+                                                       "property with its default, bounds and description.")
+
+
 class FileEntry(BaseModel):
     name: str
     size_bytes: int

@@ -24,6 +24,7 @@ from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
 from backbone.api.schemas import (
     FileEntry,
     JobCreate,
+    JobKind,
     JobProgress,
     JobPublic,
     JobStatus,
@@ -82,6 +83,20 @@ def validate_job_options(registry: Mapping[str, Task | str], kind: str, options:
         raise ValidationError(Problem("options must be JSON with valid Unicode (no unpaired surrogates)",
                                       table="job", field="options")) from None
     parse_options(kind, options, registry)  # the task's own options model: the rules live there, once
+
+
+@router.get("/job-kinds", response_model=list[JobKind], summary="Every job kind with its options' JSON schema")
+def list_job_kinds(request: Request, _who: Viewer) -> list[JobKind]:
+    """Each runnable kind and the JSON schema of its options model: the same pydantic model that generates the
+    CLI's flags and validates ``POST /v1/scenarios/{id}/jobs`` (so a client can build a form with the defaults)."""
+    from backbone.solver.tasks.base import Task, load_task
+
+    kinds = []
+    for kind, task in _manager(request).registry().items():
+        model = (task if isinstance(task, Task) else load_task(kind, task)).options_model
+        schema = model.model_json_schema()
+        kinds.append(JobKind(kind=kind, description=str(schema.get("description", "")), options_schema=schema))
+    return kinds
 
 
 @router.post("/scenarios/{scenario_id}/jobs", status_code=202, response_model=JobPublic, responses=SUBMIT_ERRORS,

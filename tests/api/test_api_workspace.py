@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 from backbone.api.app import create_app
 from backbone.api.store import Store
 from backbone.api.web import WORKSPACE_CSP, static_dir
+from backbone.io import network_to_dict
+from backbone.model import Network
 
 
 def test_page_is_served_with_a_strict_policy(client: TestClient) -> None:
@@ -93,3 +95,33 @@ def test_openapi_documents_the_workspace_endpoints(client: TestClient) -> None:
         "/WhoAmI")
     assert "application/geo+json" in paths["/v1/basemap"]["get"]["responses"]["200"]["content"]
     assert "/" not in paths and not any(p.startswith("/ui") for p in paths)
+
+
+def test_job_kinds_publish_the_options_schemas_the_cli_uses(client: TestClient, tokens: dict[str, str]) -> None:
+    """``GET /v1/job-kinds``: every shipped kind with the JSON schema of the options model the CLI's flags and the
+    job validation come from, defaults included (the workspace's Run form is built from it)."""
+    from backbone.solver.tasks.registry import TASKS
+
+    r = client.get("/v1/job-kinds", headers=auth(tokens["viewer"]))
+    assert r.status_code == 200
+    kinds = {k["kind"]: k for k in r.json()}
+    assert {"te", "failures", "place", "design", "plan", "roadmap"} <= set(kinds)
+    for kind, task in TASKS.items():
+        assert kinds[kind]["options_schema"] == task.options_model.model_json_schema()
+    te = kinds["te"]["options_schema"]["properties"]
+    assert te["k_paths"]["default"] == 4 and te["k_paths"]["minimum"] == 1
+    assert te["objective"]["default"] in te["objective"]["enum"]
+    assert client.get("/v1/job-kinds").status_code == 401
+    paths = client.get("/openapi.json").json()["paths"]
+    assert paths["/v1/job-kinds"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["items"][
+        "$ref"].endswith("/JobKind")
+
+
+def test_bad_job_option_is_a_problem_naming_the_field(client: TestClient, tokens: dict[str, str],
+                                                       triangle: Network) -> None:
+    """What the Run form shows beside a field: the 422 problem's ``errors`` name the option as ``field``."""
+    sid = client.post("/v1/scenarios", json=network_to_dict(triangle), headers=auth(tokens["planner"])).json()["id"]
+    r = client.post(f"/v1/scenarios/{sid}/jobs", headers=auth(tokens["planner"]),
+                    json={"kind": "te", "options": {"k_paths": 0}})
+    assert r.status_code == 422 and r.headers["content-type"].startswith("application/problem+json")
+    assert [(e["table"], e["field"]) for e in r.json()["errors"]] == [("options", "k_paths")]

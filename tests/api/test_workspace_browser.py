@@ -308,3 +308,90 @@ def test_works_behind_a_path_prefix(page: Any, live: dict[str, Any]) -> None:
     finally:
         proxy.shutdown()
         proxy.server_close()
+
+
+def _open_run_panel(page: Any, live: dict[str, Any], token: str | None = None) -> None:
+    """Sign in (with ``token``, default the planner's), open the shipped scenario and its Run tab."""
+    page.goto(f"{live['server'].url}/")
+    page.fill("#token", token or live["token"])
+    page.click("button[type=submit]")
+    page.wait_for_selector("#identity")
+    page.click(f".scenario-link[data-id='{live['shipped']}']")
+    page.click("#tab-run")
+    page.wait_for_selector("#job-list tr")
+
+
+def _job_id(page: Any) -> str:
+    page.wait_for_function("() => location.hash.startsWith('#/job/')")
+    return str(page.evaluate("location.hash")).removeprefix("#/job/")
+
+
+def test_run_a_te_job_with_defaults_and_watch_it_succeed(page: Any, live: dict[str, Any]) -> None:
+    """The Run form is built from the te options schema with its defaults; a bad value comes back as the API's 422
+    beside its field; with the defaults the job runs, its stage and progress show live, it reaches succeeded and
+    lists its files; the job stays listed after a reload and its deep link reopens it."""
+    _open_run_panel(page, live)
+    page.wait_for_selector("#opt-k_paths")
+    assert page.input_value("#run-kind") == "te"
+    assert page.input_value("#opt-k_paths") == "4" and page.input_value("#opt-objective") == "min-mlu"
+    page.fill("#opt-k_paths", "0")
+    page.click("#run-submit")
+    page.wait_for_selector("#err-k_paths:not([hidden])")
+    assert "greater than or equal to 1" in page.inner_text("#err-k_paths")
+    page.fill("#opt-k_paths", "4")  # back to the default: not sent
+    page.click("#run-submit")
+    job_id = _job_id(page)
+    page.wait_for_selector(f"#job-detail[data-id='{job_id}']")
+    page.wait_for_selector("#job-detail[data-status=succeeded]", timeout=300_000)
+    job = httpx.get(f"{live['server'].url}/v1/jobs/{job_id}", headers=auth(live["token"]), timeout=30).json()
+    assert job["options"] == {} and job["kind"] == "te" and job["status"] == "succeeded"
+    assert page.inner_text("#job-detail [data-fact=status]") == job["status_detail"]
+    page.wait_for_selector("#job-files li [data-file]")
+    files = page.locator("#job-files [data-file]").evaluate_all("els => els.map(e => e.dataset.file)")
+    assert "te.json" in files and set(job["files"]) <= set(files) | {f"te-{job_id}.json"}
+    with page.expect_download() as download:
+        page.click("#job-files [data-file='te.json']")
+    assert download.value.suggested_filename == "te.json"
+    _screenshot(page, "workspace-run.png")
+    page.reload()
+    page.wait_for_selector(f"#job-list tr[data-id='{job_id}'][data-status=succeeded]")
+    page.wait_for_selector(f"#job-detail[data-id='{job_id}'][data-status=succeeded]")
+    assert not [p for p in page.problems if "422" not in p]
+
+
+def test_cancel_a_running_job(page: Any, live: dict[str, Any]) -> None:
+    _open_run_panel(page, live)
+    page.wait_for_selector("#opt-k_paths")  # the form, on te
+    page.select_option("#run-kind", "roadmap")
+    page.wait_for_selector("#opt-periods")  # rebuilt from the roadmap options
+    page.click("#run-submit")
+    job_id = _job_id(page)
+    page.wait_for_selector(f"#job-detail[data-id='{job_id}'][data-status=running]", timeout=120_000)
+    page.wait_for_selector("#job-cancel")
+    page.click("#job-cancel")
+    page.wait_for_selector(f"#job-detail[data-id='{job_id}'][data-status=cancelled]", timeout=60_000)
+    assert page.locator("#job-cancel").count() == 0
+    page.wait_for_selector(f"#job-list tr[data-id='{job_id}'][data-status=cancelled]")
+    job = httpx.get(f"{live['server'].url}/v1/jobs/{job_id}", headers=auth(live["token"]), timeout=30).json()
+    assert job["status"] == "cancelled"
+
+
+def test_a_read_only_token_sees_no_run_controls(page: Any, live: dict[str, Any]) -> None:
+    """A viewer sees the scenario's jobs and a running job's progress, but no Run form and no Cancel button."""
+    out = live["server"].cli("token", "create", "--scope", "viewer", "--team", "Network Planning", "--name", "bob")
+    assert out.returncode == 0, out.stderr
+    viewer = out.stdout.split()[-1]
+    r = httpx.post(f"{live['server'].url}/v1/scenarios/{live['shipped']}/jobs", headers=auth(live["token"]),
+                   json={"kind": "roadmap", "options": {}}, timeout=30)
+    assert r.status_code == 202, r.text
+    job_id = r.json()["id"]
+    try:
+        _open_run_panel(page, live, viewer)
+        page.goto(f"{live['server'].url}/#/job/{job_id}")
+        page.wait_for_selector(f"#job-detail[data-id='{job_id}']")
+        page.wait_for_selector(f"#job-list tr[data-id='{job_id}']")
+        assert page.locator("#run-form").count() == 0 and page.locator("#run-submit").count() == 0
+        assert page.locator("#job-cancel").count() == 0
+        assert page.get_attribute("#job-detail", "data-status") in ("queued", "running")
+    finally:
+        httpx.delete(f"{live['server'].url}/v1/jobs/{job_id}", headers=auth(live["token"]), timeout=30)

@@ -5,9 +5,66 @@ const TOKEN_KEY = "backbone.token";
 
 /** A refused call, with the server's problem document (RFC 9457) read into a sentence. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly path: string) {
+  constructor(readonly status: number, message: string, readonly path: string, readonly problems: ProblemItem[] = []) {
     super(message);
   }
+}
+
+/** One structured problem of a problem document's `errors` (a 422 names the table and field it is about). */
+export interface ProblemItem {
+  message: string;
+  file?: string;
+  table?: string;
+  record?: string;
+  field?: string;
+}
+
+/** A JSON schema as the API publishes it for a job kind's options (the subset the Run form reads). */
+export interface JsonSchema {
+  type?: string;
+  title?: string;
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  $ref?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+}
+
+export interface JobKind {
+  kind: string;
+  description: string;
+  options_schema: JsonSchema;
+}
+
+export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+
+export interface Job {
+  id: string;
+  scenario_id: string;
+  scenario_version: number;
+  kind: string;
+  status: JobStatus;
+  status_detail: string;
+  progress: { fraction: number; message: string };
+  error: { title: string; detail?: string; errors?: ProblemItem[] } | null;
+  files: string[];
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  created_by: string;
+  options?: Record<string, unknown>;
+}
+
+export interface FileEntry {
+  name: string;
+  size_bytes: number;
+  url: string;
 }
 
 export interface WhoAmI {
@@ -82,28 +139,54 @@ export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
-async function problemMessage(response: Response): Promise<string> {
+async function refusal(response: Response, path: string): Promise<ApiError> {
+  let text = "";
+  let problems: ProblemItem[] = [];
   try {
-    const doc = (await response.json()) as { title?: string; detail?: string };
-    const text = [doc.title, doc.detail].filter(Boolean).join(": ");
-    if (text) return text;
+    const doc = (await response.json()) as { title?: string; detail?: string; errors?: ProblemItem[] };
+    text = [doc.title, doc.detail].filter(Boolean).join(": ");
+    problems = Array.isArray(doc.errors) ? doc.errors : [];
   } catch {
-    // not a problem document: fall through to the status line
+    // not a problem document: fall back to the status line
   }
-  return `${response.status} ${response.statusText}`.trim();
+  return new ApiError(response.status, text || `${response.status} ${response.statusText}`.trim(), path, problems);
+}
+
+async function call(path: string, token: string, init: RequestInit = {}): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(path, { ...init, cache: "no-cache",
+                                   headers: { Authorization: `Bearer ${token}`, Accept: "application/json",
+                                              ...(init.body ? { "Content-Type": "application/json" } : {}) } });
+  } catch (error) {
+    throw new ApiError(0, `the server did not answer (${String(error)})`, path);
+  }
+  if (!response.ok) throw await refusal(response, path);
+  return response;
+}
+
+/** Send a JSON body (POST) or nothing (DELETE) to a path of the API and read the JSON answer. */
+export async function sendJson<T>(method: "POST" | "DELETE", path: string, token: string, body?: unknown): Promise<T> {
+  const response = await call(path, token, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  return (await response.json()) as T;
+}
+
+/** Fetch a file of the API with the token (a plain link cannot send it) and hand it to the browser as a download. */
+export async function download(path: string, token: string, name: string): Promise<void> {
+  const blob = await (await call(path, token)).blob();
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** GET a path of the API (relative, e.g. "v1/scenarios") as JSON, with the given token. */
 export async function getJson<T>(path: string, token: string): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, { headers: { Authorization: `Bearer ${token}`, Accept: "application/json" },
-                                   cache: "no-cache" });
-  } catch (error) {
-    throw new ApiError(0, `the server did not answer (${String(error)})`, path);
-  }
-  if (!response.ok) throw new ApiError(response.status, await problemMessage(response), path);
-  return (await response.json()) as T;
+  return (await (await call(path, token)).json()) as T;
 }
 
 export const api = {
@@ -115,4 +198,12 @@ export const api = {
   geojson: (token: string, id: string, version: number | null) =>
     getJson<FeatureCollection>(`v1/scenarios/${encodeURIComponent(id)}/map?format=geojson${version ? `&version=${version}` : ""}`, token),
   basemap: (token: string) => getJson<FeatureCollection>("v1/basemap", token),
+  jobKinds: (token: string) => getJson<JobKind[]>("v1/job-kinds", token),
+  jobs: (token: string, scenario: string) =>
+    getJson<Job[]>(`v1/scenarios/${encodeURIComponent(scenario)}/jobs?limit=50`, token),
+  job: (token: string, id: string) => getJson<Job>(`v1/jobs/${encodeURIComponent(id)}`, token),
+  files: (token: string, id: string) => getJson<FileEntry[]>(`v1/jobs/${encodeURIComponent(id)}/files`, token),
+  submit: (token: string, scenario: string, body: { kind: string; version?: number; options: Record<string, unknown> }) =>
+    sendJson<Job>("POST", `v1/scenarios/${encodeURIComponent(scenario)}/jobs`, token, body),
+  cancel: (token: string, id: string) => sendJson<Job>("DELETE", `v1/jobs/${encodeURIComponent(id)}`, token),
 };

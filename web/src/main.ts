@@ -6,6 +6,7 @@ import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, W
 import { append, clear, formatValue, h } from "./dom";
 import { LAYER_GROUPS, ScenarioMap } from "./map";
 import type { Highlight, SiteSize } from "./map";
+import { RunPanel } from "./run";
 import { DataTable } from "./tables";
 import type { Column } from "./tables";
 import "./app.css";
@@ -46,15 +47,19 @@ const TAB_LABELS: Record<TableKind, string> = { sites: "Sites", links: "Links", 
 interface Route {
   scenario: string | null;
   version: number | null;
+  job?: string;
 }
 
-/** The view the URL hash names: `#/scenario/<id>` or `#/scenario/<id>/version/<n>`. */
+/** The view the URL hash names: `#/scenario/<id>`, `#/scenario/<id>/version/<n>` or `#/job/<id>`. */
 function parseHash(hash: string): Route {
+  const job = /^#\/job\/([0-9a-fA-F-]{36})$/.exec(hash);
+  if (job) return { scenario: null, version: null, job: job[1].toLowerCase() };
   const match = /^#\/scenario\/([0-9a-fA-F-]{36})(?:\/version\/([0-9]{1,9}))?$/.exec(hash);
   return match ? { scenario: match[1].toLowerCase(), version: match[2] ? Number(match[2]) : null } : { scenario: null, version: null };
 }
 
 function routeHash(route: Route): string {
+  if (route.job) return `#/job/${route.job}`;
   if (route.scenario === null) return "#/";
   return `#/scenario/${route.scenario}${route.version !== null ? `/version/${route.version}` : ""}`;
 }
@@ -75,7 +80,9 @@ class Workspace {
   private map: ScenarioMap | null = null;
   private tables: Partial<Record<TableKind, DataTable>> = {};
   private rows: Record<TableKind, Properties[]> = { sites: [], links: [], candidates: [], demands: [], srlgs: [], metros: [] };
-  private activeTab: TableKind = "links";
+  private activeTab: TableKind | "run" = "links";
+  private run: RunPanel | null = null;
+  private openScenarioId: string | null = null;
   private route: Route = parseHash(location.hash);
   private readonly statusLine = h("div", { class: "status", role: "status" });
 
@@ -220,11 +227,16 @@ class Workspace {
   }
 
   private async navigate(route: Route, initial = false): Promise<void> {
-    const same = !initial && route.scenario === this.route.scenario && route.version === this.route.version;
+    const same = !initial && route.scenario === this.route.scenario && route.version === this.route.version &&
+      route.job === this.route.job;
     this.route = route;
     if (same || this.token === null || this.map === null) return;
     for (const li of document.querySelectorAll("#scenario-list > li")) {
       li.classList.toggle("open", li.getAttribute("data-id") === route.scenario);
+    }
+    if (route.job) {
+      await this.openJob(route.job);
+      return;
     }
     if (route.scenario === null) {
       this.showEmpty();
@@ -233,7 +245,30 @@ class Workspace {
     await this.openScenario(route.scenario, route.version);
   }
 
+  /** `#/job/<id>`: open the job's scenario at the version it ran on (unless it is open) and show the job. */
+  private async openJob(id: string): Promise<void> {
+    let scenarioId: string;
+    let version: number;
+    try {
+      const job = await api.job(this.token as string, id);
+      scenarioId = job.scenario_id;
+      version = job.scenario_version;
+    } catch (error) {
+      this.handle(error);
+      return;
+    }
+    for (const li of document.querySelectorAll("#scenario-list > li")) {
+      li.classList.toggle("open", li.getAttribute("data-id") === scenarioId);
+    }
+    if (this.openScenarioId !== scenarioId || this.run === null) await this.openScenario(scenarioId, version);
+    this.showTab("run");
+    await this.run?.select(id);
+  }
+
   private showEmpty(): void {
+    this.openScenarioId = null;
+    this.run?.dispose();
+    this.run = null;
     const crumb = document.getElementById("crumb");
     if (crumb) crumb.textContent = "";
     void this.map?.setScenario({ type: "FeatureCollection", features: [] });
@@ -264,7 +299,9 @@ class Workspace {
     append(crumb, h("span", { class: "scenario-title", id: "scenario-title" }, summary?.name ?? id),
            h("span", { class: "meta" }, version !== null ? `version ${version}` : `version ${summary?.version ?? "?"} (latest)`));
     await this.map?.setScenario(collection);
+    this.openScenarioId = id;
     this.buildTables(collection, content);
+    this.buildRunPanel(id, version);
     this.status(`${summary?.name ?? id}: ${this.counts(collection)}`);
   }
 
@@ -317,12 +354,30 @@ class Workspace {
     this.showTab(this.activeTab);
   }
 
-  private showTab(kind: TableKind): void {
+  /** The Run tab beside the tables: the job form (for a role that may write), the scenario's jobs, a job. */
+  private buildRunPanel(id: string, version: number | null): void {
+    this.run?.dispose();
+    const who = this.who as WhoAmI;
+    const run = new RunPanel(this.token as string, id, version, who.can_write,
+                             (job) => { location.hash = routeHash({ scenario: null, version: null, job }); },
+                             (text, isError) => this.status(text, isError));
+    this.run = run;
+    const tab = h("button", { type: "button", role: "tab", id: "tab-run", "data-kind": "run" }, "Run");
+    tab.addEventListener("click", () => this.showTab("run"));
+    (document.getElementById("tabs") as HTMLElement).append(tab);
+    (document.getElementById("table-pane") as HTMLElement).append(run.element);
+    this.showTab(this.activeTab);
+    void run.start();
+  }
+
+  private showTab(kind: TableKind | "run"): void {
     this.activeTab = kind;
     for (const [name, table] of Object.entries(this.tables)) {
       table.element.hidden = name !== kind;
       document.getElementById(`tab-${name}`)?.setAttribute("aria-selected", String(name === kind));
     }
+    if (this.run) this.run.element.hidden = kind !== "run";
+    document.getElementById("tab-run")?.setAttribute("aria-selected", String(kind === "run"));
   }
 
   private select(kind: TableKind, id: string, from: "map" | "table"): void {
