@@ -27,7 +27,7 @@ from sqlalchemy import update
 from backbone.api.models import Job, utcnow
 from backbone.api.settings import Settings
 from backbone.api.store import Principal, Store
-from backbone.api.worker import reclaim, staging_dir_of
+from backbone.api.worker import QueueWorker, reclaim, staging_dir_of
 from backbone.api.worker_health import HealthPortError, HealthServer, WorkerMetrics, liveness, readiness
 from backbone.io import network_to_dict
 from backbone.model import Network
@@ -107,6 +107,22 @@ def test_reclaim_keeps_the_folder_of_a_worker_that_still_holds_a_lease(store: St
     assert staging_dir_of(results, "w1").is_dir()
     assert store.get_job(first).status == "queued" and store.get_job(second).status == "running"
     assert reclaim(store, frozenset({"te"}), None) == []  # nothing expired, no folder named
+
+
+def test_a_queue_worker_counts_the_jobs_it_finishes_by_kind_and_status(store: Store, tmp_path: Path) -> None:
+    worker = QueueWorker(store, Settings(data_dir=tmp_path / "data", job_lease_s=30), tmp_path / "results",
+                         worker_id="w1")
+    assert not worker.heartbeat_alive() and worker.heartbeat_age_s() is None and not worker.draining()
+    sc, _ = store.create_scenario(DOC, COUNTS, "canonical-json", WHO)
+    first, second = (store.create_job(sc.id, 1, kind, {}, WHO) for kind in ("te", "failures"))
+    assert worker._claim().id == first.id and worker._claim().id == second.id
+    assert worker._finish(first.id, "failed", "boom")
+    store.cancel_job(second.id, WHO)
+    assert not worker._finish(second.id, "succeeded", "late")  # cancelled meanwhile: not this worker's outcome
+    text = worker.metrics.render(store, worker)
+    assert _metric(text, 'backbone_worker_jobs_total{kind="te",status="failed"}') == 1
+    assert 'kind="failures"' not in text
+    assert _metric(text, 'backbone_queue_jobs{status="cancelled"}') == 1
 
 
 class FakeQueue:
