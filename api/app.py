@@ -114,8 +114,9 @@ class Metrics:
         self.latency = Histogram("backbone_http_request_duration_seconds", "HTTP request latency.",
                                  ["method", "route"], buckets=self.BUCKETS, registry=self.registry)
         self.jobs = Gauge("backbone_jobs", "Jobs in the store by status.", ["status"], registry=self.registry)
-        self.workers_busy = Gauge("backbone_job_workers_busy", "Worker processes running a job now.",
-                                  registry=self.registry)
+        self.workers_busy = Gauge("backbone_job_workers_busy", "Job processes running now: this server's own "
+                                  "(BACKBONE_JOB_EXECUTION=inline), or every queue worker's (queue: the database's "
+                                  "running jobs).", registry=self.registry)
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         """Count one request (``route`` is a template of the app, or ``unmatched``)."""

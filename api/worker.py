@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from backbone.api.jobs import JobManager
 from backbone.api.settings import Settings
 from backbone.api.store import Store
+from backbone.api.worker_health import HealthServer, WorkerMetrics, monotonic_age_s
 
 if TYPE_CHECKING:
     from backbone.solver.tasks import Task
@@ -105,10 +106,14 @@ class QueueWorker(JobManager):
         """This worker's name in the jobs it holds (also :attr:`worker_id`)."""
         self.worker_id = self.holder
         self._results_dir = Path(results_dir)
-        self._staging_dir = self._results_dir / ".staging" / re.sub(r"[^A-Za-z0-9._-]", "_", self.worker_id)
+        self._staging_dir = staging_dir_of(self._results_dir, self.worker_id)
         self._idempotent = idempotent_kinds(self.registry())
         self._draining = threading.Event()
         self._watch: threading.Thread | None = None
+        self._last_beat: float | None = None
+        self._kinds: dict[str, str] = {}
+        self.metrics = WorkerMetrics()
+        """This worker's Prometheus registry (served by ``backbone worker --health-port``)."""
 
     @property
     def results_dir(self) -> Path:
@@ -128,8 +133,30 @@ class QueueWorker(JobManager):
     def _claim(self) -> Any:
         if self._draining.is_set():
             return None
-        return self.store.claim_next_job(self.settings.max_running_jobs_per_token, worker_id=self.worker_id,
-                                         lease_s=self.settings.job_lease_s)
+        job = self.store.claim_next_job(self.settings.max_running_jobs_per_token, worker_id=self.worker_id,
+                                        lease_s=self.settings.job_lease_s)
+        if job is not None:
+            self._kinds[job.id] = job.kind
+        return job
+
+    def _finish(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
+                files: list[str] | None = None) -> bool:
+        recorded = super()._finish(job_id, status, message, error=error, files=files)
+        if recorded:
+            self.metrics.job_finished(self._kinds.pop(job_id, "unknown"), status)
+        return recorded
+
+    def heartbeat_age_s(self) -> float | None:
+        """Seconds since the lease thread last went round its loop (None before its first round)."""
+        return monotonic_age_s(self._last_beat)
+
+    def heartbeat_alive(self) -> bool:
+        """The lease thread runs."""
+        return self._watch is not None and self._watch.is_alive()
+
+    def draining(self) -> bool:
+        """SIGTERM came: the worker claims nothing more."""
+        return self._draining.is_set()
 
     def start(self) -> None:
         super().start()
@@ -151,18 +178,23 @@ class QueueWorker(JobManager):
         start of a job process never lets a lease run out."""
         poll_s = min(CANCEL_POLL_S, self.settings.job_heartbeat_s)
         next_heartbeat = 0.0
+        self._last_beat = time.monotonic()
         while not self._stop.wait(poll_s):
+            self._last_beat = time.monotonic()
             try:
                 claimed = set(self.running_ids())  # before the query, so a job claimed meanwhile is not stopped
                 if time.monotonic() >= next_heartbeat:
                     next_heartbeat = time.monotonic() + self.settings.job_heartbeat_s
                     held = set(self.store.renew_leases(self.holder, self.settings.job_lease_s))
-                    reclaim(self.store, self._idempotent)
+                    reclaim(self.store, self._idempotent, self.results_dir)
                 else:
                     held = set(self.store.held_jobs(self.holder))
                 for job_id in (claimed - held) & set(self.running_ids()):
                     logger.info("job %s was cancelled or is no longer this worker's: stopping its processes", job_id)
                     self.cancel(job_id)
+                    kind = self._kinds.pop(job_id, "unknown")
+                    if self.store.get_job(job_id).status == "cancelled":
+                        self.metrics.job_finished(kind, "cancelled")
             except Exception:  # the database is away: retry at the next poll, the lease has some margin
                 logger.exception("lease heartbeat failed")
 
@@ -177,6 +209,7 @@ class QueueWorker(JobManager):
 
     def _interrupted(self, job_id: str) -> None:
         """A job still running when the worker stops goes back to the queue (not counted as an attempt)."""
+        self._kinds.pop(job_id, None)
         if self.store.release_job(job_id, self.holder, HANDED_BACK):
             logger.warning("job %s handed back to the queue", job_id)
 
@@ -211,21 +244,39 @@ class QueueDispatcher(JobManager):
         super()._tick()
         if time.monotonic() >= self._next_reclaim:
             self._next_reclaim = time.monotonic() + self.settings.job_heartbeat_s
-            reclaim(self.store, self._idempotent)
+            reclaim(self.store, self._idempotent, self.results_dir)
 
 
-def reclaim(store: Store, idempotent: frozenset[str]) -> None:
-    """Reclaim the jobs whose lease expired, and log what happened to them."""
+def staging_dir_of(results_dir: Path, worker_id: str) -> Path:
+    """The folder a worker runs its jobs into: ``<results_dir>/.staging/<worker id, made a safe file name>``."""
+    return Path(results_dir) / ".staging" / re.sub(r"[^A-Za-z0-9._-]", "_", worker_id)
+
+
+def reclaim(store: Store, idempotent: frozenset[str], results_dir: Path | None = None) -> list[Path]:
+    """Reclaim the jobs whose lease expired, log what happened to them, and remove the staging folders under
+    ``results_dir`` of the workers they belonged to that now hold no running job (their leases all expired: the
+    worker is gone). Returns the folders removed."""
     report = store.reclaim_expired_jobs(idempotent)
     if report.requeued:
         logger.warning("worker lost: requeued %s", ", ".join(report.requeued))
     if report.failed:
         logger.warning("worker lost: failed %s", ", ".join(report.failed))
+    if results_dir is None or not report.workers:
+        return []
+    removed = []
+    for lost in sorted(set(report.workers) - store.workers_holding_leases(report.workers)):
+        folder = staging_dir_of(results_dir, lost)
+        if folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+            logger.info("worker %s lost: removed its staging folder %s", lost, folder)
+            removed.append(folder)
+    return removed
 
 
 def run_worker(settings: Settings, results_dir: Path | None = None, drain_s: float = 60.0,
                registry: Mapping[str, Task | str] | None = None, worker_id: str | None = None,
-               stop: threading.Event | None = None) -> list[str]:
+               stop: threading.Event | None = None, health_host: str = "127.0.0.1",
+               health_port: int | None = None) -> list[str]:
     """Run a queue worker until SIGTERM or SIGINT (or ``stop`` is set), then drain it.
 
     Parameters
@@ -240,6 +291,14 @@ def run_worker(settings: Settings, results_dir: Path | None = None, drain_s: flo
         As for :class:`QueueWorker`.
     stop
         Set it to stop the worker from another thread (signals set it too, when this runs in the main thread).
+    health_host, health_port
+        Serve ``/livez``, ``/readyz`` and ``/metrics`` there (:class:`~backbone.api.worker_health.HealthServer`);
+        None: no port.
+
+    Raises
+    ------
+    backbone.api.worker_health.HealthPortError
+        When the health port cannot be bound.
 
     Returns
     -------
@@ -252,8 +311,13 @@ def run_worker(settings: Settings, results_dir: Path | None = None, drain_s: flo
             signal.signal(sig, lambda *_: stop.set())
     store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
     worker = QueueWorker(store, settings, results_dir or settings.data_dir / "results", registry, worker_id)
+    health = None
     try:
         worker.start()
+        if health_port is not None:
+            health = HealthServer(store, worker, worker.metrics, settings.job_lease_s, health_host, health_port)
+            health.start()
+            logger.info("worker %s: health and metrics on http://%s:%d/", worker.worker_id, health_host, health.port)
         logger.info("worker %s: up to %d job(s) at once, results in %s", worker.worker_id, settings.workers,
                     worker.results_dir)
         while not stop.wait(0.5):
@@ -261,5 +325,7 @@ def run_worker(settings: Settings, results_dir: Path | None = None, drain_s: flo
         logger.info("worker %s draining (up to %g s)", worker.worker_id, drain_s)
         return worker.drain(drain_s)
     finally:
+        if health is not None:
+            health.stop()
         worker.stop()
         store.dispose()

@@ -76,6 +76,11 @@ def worker(
                                                       min=0.1, max=600)] = None,
     drain_s: Annotated[float, typer.Option(help="On SIGTERM, seconds running jobs may take to finish before they "
                                                 "are stopped and handed back to the queue.", min=0)] = 60.0,
+    health_port: Annotated[int | None, typer.Option(help="Serve /livez, /readyz and /metrics (Prometheus) on this "
+                                                        "port (0: any free port; default: none).", min=0,
+                                                   max=65535)] = None,
+    health_host: Annotated[str, typer.Option(help="Address of the health port (no authentication: keep it on "
+                                                  "loopback or a private network).")] = "127.0.0.1",
     log_level: Annotated[str, typer.Option(help="Log level (debug, info, warning).")] = "info",
 ) -> None:
     """Claim planning jobs from the shared queue and run them until SIGTERM (then drain).
@@ -96,7 +101,7 @@ def worker(
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     err_console.print(f"backbone worker: up to {settings.workers} job(s) at once, results in {results}",
                       highlight=False)
-    handed_back = run_worker(settings, results, drain_s=drain_s)
+    handed_back = run_worker(settings, results, drain_s=drain_s, health_host=health_host, health_port=health_port)
     if handed_back:
         err_console.print(f"handed back {len(handed_back)} job(s) to the queue: {', '.join(handed_back)}",
                           highlight=False)

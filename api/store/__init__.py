@@ -158,6 +158,8 @@ class Store:
         self.held_jobs = self.jobs.held_jobs
         self.release_job = self.jobs.release_job
         self.reclaim_expired_jobs = self.jobs.reclaim_expired_jobs
+        self.workers_holding_leases = self.jobs.workers_holding_leases
+        self.oldest_lease_age_s = self.jobs.oldest_lease_age_s
 
         self.audit_auth_failure = self.audit.audit_auth_failure
         self.list_audit = self.audit.list_audit

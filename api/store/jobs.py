@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -57,6 +57,8 @@ class ReclaimReport:
 
     requeued: list[str]
     failed: list[str]
+    workers: list[str] = field(default_factory=list)
+    """The workers whose jobs these were (each once, sorted)."""
 
 
 def _serialise_claims(s: Session) -> None:
@@ -351,4 +353,20 @@ class JobRepository:
                 if res.rowcount == 1:  # type: ignore[attr-defined]
                     failed.append(job_id)
                     record_audit(s, SYSTEM, "job.failed", "job", job_id, {"message": WORKER_LOST, "worker": worker})
-        return ReclaimReport(requeued, failed)
+        return ReclaimReport(requeued, failed, sorted({str(w) for *_, w in expired if w is not None}))
+
+    def workers_holding_leases(self, worker_ids: list[str] | set[str]) -> set[str]:
+        """Those of ``worker_ids`` that still hold a running job (a lease, expired or not, not yet reclaimed)."""
+        if not worker_ids:
+            return set()
+        with self.db.session() as s:
+            return {str(w) for w in s.scalars(select(Job.worker_id).distinct().where(
+                Job.status == "running", Job.worker_id.in_(list(worker_ids))))}
+
+    def oldest_lease_age_s(self) -> float:
+        """Seconds since the least recently renewed lease of a running job was renewed (its last heartbeat);
+        0.0 when no job is leased. Near ``job_lease_s``: a worker stopped renewing and its jobs will be reclaimed."""
+        with self.db.session() as s:
+            last = s.scalar(select(func.min(Job.heartbeat_at)).where(Job.status == "running",
+                                                                      Job.worker_id.is_not(None)))
+        return 0.0 if last is None else max(0.0, (utcnow() - as_utc(last)).total_seconds())
