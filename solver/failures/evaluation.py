@@ -25,6 +25,7 @@ from backbone.solver.failures.impact import (
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.failures.records import ScenarioRecord, SweepBaseline
 from backbone.solver.failures.scenarios import FailureScenario
+from backbone.solver.te.summary import TERecord
 
 logger = logging.getLogger("backbone.solver.failures")
 
@@ -112,15 +113,18 @@ def _assess(net: Network, options: FailureOptions, method: str, scenario: Failur
     # a failure state the path LP keeps within capacity is carried whatever column generation would add; the
     # intact state (the baseline every figure is measured against) always gets it
     above = None if scenario is None or options.exact_mlu else 1 + OVERLOAD_TOL
+    # a quick sweep (no shortfall measured) only needs "overloaded": a path LP whose bound over every admissible path
+    # is above 100 % settles it without column generation (assess_state ignores it when the shortfall is measured)
     try:
         return assess_state(net, options.k_paths, options.backend, options.time_limit_s, path_provider=provider,
-                            shortfall=options.shortfall if shortfall is None else shortfall, escalate_above_mlu=above)
+                            shortfall=options.shortfall if shortfall is None else shortfall, escalate_above_mlu=above,
+                            overloaded_above_mlu=above)
     except SolverError as exc:  # e.g. a busy machine: one more try with more time
         logger.warning("scenario %s: %s; solving again with %g s", scenario.id if scenario else "intact", exc,
                        FAILURE_RETRY_FACTOR * options.time_limit_s)
         return assess_state(net, options.k_paths, options.backend, FAILURE_RETRY_FACTOR * options.time_limit_s,
                             path_provider=provider, shortfall=options.shortfall if shortfall is None else shortfall,
-                            escalate_above_mlu=above)
+                            escalate_above_mlu=above, overloaded_above_mlu=above)
 
 
 FAILURE_RETRY_FACTOR = 4.0
@@ -198,12 +202,21 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioR
         links_down=len(scenario.links) if scenario.derate is None else 0,
         links_derated=len(scenario.links) if scenario.derate is not None else 0, sites_down=len(scenario.sites),
         derate=scenario.derate, status=state.status, impact=impact, method=state.method,
-        path_lp_only=bool((res.summary.auto or {}).get("column_generation_skipped")),
+        path_lp_only=_within_capacity_skip(res.summary),
         carried_gbps=float(d["demand_gbps"].sum()) - state.unmet_total_gbps,
         p50_latency_inflation_ms=_pct(infl, 50), p99_latency_inflation_ms=_pct(infl, 99),
         worst_latency_inflation_ms=float(infl.max()) if infl.size else 0.0,
         link_utilisation={str(k): round(float(v), 6) for k, v in util.items()},
         seconds=time.perf_counter() - t0)
+
+
+def _within_capacity_skip(summary: TERecord) -> bool:
+    """Whether the path LP's routing was kept without column generation because it carries the state within capacity
+    (``escalate_above_mlu``). A quick sweep's overloaded state whose path LP bound is above 100 % skips column
+    generation too (``overloaded_above_mlu``); its MLU then has its proven gap beside it, and it is overloaded, not
+    path-LP-only."""
+    auto = summary.auto or {}
+    return bool(auto.get("column_generation_skipped")) and "overloaded_above_mlu" not in auto
 
 
 def _pct(x: np.ndarray, q: float) -> float:

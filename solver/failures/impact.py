@@ -240,7 +240,8 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
                  path_provider: Callable[..., Any] | None = None, routing: TEResult | None = None,
                  lp_method: str = "auto", shortfall: bool = True, *, method: str = "path", warm: Any = None,
                  gap_tol: float | None = None, keep_flows: bool = False,
-                 progress: ProgressFn | None = None, escalate_above_mlu: float | None = None) -> StateAssessment:
+                 progress: ProgressFn | None = None, escalate_above_mlu: float | None = None,
+                 overloaded_above_mlu: float | None = None) -> StateAssessment:
     """Utilisation and unmet traffic of one network state (the one definition; see the module doc).
 
     Parameters
@@ -267,6 +268,11 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     escalate_above_mlu
         ``path`` only: column generation after the path LP only when its MLU is above this (see
         :func:`~backbone.solver.te.solve_te`); failure sweeps pass 100 %, where the verdict changes.
+    overloaded_above_mlu
+        ``path`` only, with ``shortfall`` false: no column generation after the path LP when its proven bound over
+        every admissible routing is above this (see :func:`~backbone.solver.te.solve_te`): the state is overloaded
+        whatever it would find, and its unmet traffic is not measured anyway. Ignored with ``shortfall`` (the
+        max-throughput LP routes over the min-MLU routing's paths, so it gets column generation's).
 
     Raises
     ------
@@ -293,7 +299,8 @@ def assess_state(net: Network, k_paths: int = 4, backend: str = "highs", time_li
     if routing is None or routing.summary.objective != "min-mlu":
         routing = solve_te(net, TEOptions.model_validate(dict(
             objective="min-mlu", formulation="path", k_paths=k_paths, backend=backend, time_limit_s=time_limit_s,
-            lp_method=lp_method)), path_provider=path_provider, escalate_above_mlu=escalate_above_mlu)
+            lp_method=lp_method)), path_provider=path_provider, escalate_above_mlu=escalate_above_mlu,
+            overloaded_above_mlu=None if shortfall else overloaded_above_mlu)
     d = routing.demands
     unmet = d["unmet_gbps"].astype(float)
     reason = d["reason"].astype(str)

@@ -80,13 +80,14 @@ def _run_design(dnet: Network, survive: str, fail_opts: Any, design_opts: Any, p
     from backbone.solver.design.survivable.iterate import design_survivable
 
     limit = float(design_opts.time_limit_s)
+    sweeps: dict[str, Any] = {}  # a retry sweeps the same network: the first try's sweeps are reused
     for factor in SOLVER_RETRY_FACTORS:
         try:
             return design_survivable(
                 dnet, design_opts.survive_options(survive, fail_opts.k_paths, time_limit_s=limit * factor).model_copy(
                     update={"bound_time_limit_s": 0.0}),  # the roadmap's own bound covers every period
                 sweep_options=fail_opts, initial_states=warm_states, budget_factor=budget_factor / factor,
-                progress=progress)
+                progress=progress, sweeps=sweeps)
         except SolverError as exc:
             notes.append(f"{survive} design with {limit * factor:g} s per solve: {exc}")
     return None

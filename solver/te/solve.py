@@ -20,6 +20,7 @@ from backbone.solver.te.options import Objective, TEOptions
 if TYPE_CHECKING:  # imported when used, so the options (and ``backbone te --help``) load without numpy or scipy
     from backbone.model import Network
     from backbone.solver.te.result import TEResult
+    from backbone.solver.te.summary import TERecord
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +29,8 @@ ALL_OBJECTIVES: tuple[str, ...] = get_args(Objective)
 
 
 def solve_te(net: Network, options: TEOptions | None = None, *, progress: ProgressFn | None = None,
-             path_provider: Callable[..., Any] | None = None, escalate_above_mlu: float | None = None) -> TEResult:
+             path_provider: Callable[..., Any] | None = None, escalate_above_mlu: float | None = None,
+             overloaded_above_mlu: float | None = None) -> TEResult:
     """Solve one TE problem: route ``net``'s demands as ``options`` say.
 
     The algorithm takes its options model; :func:`backbone.solve_te` (the notebook facade) is the keyword-friendly
@@ -54,6 +56,11 @@ def solve_te(net: Network, options: TEOptions | None = None, *, progress: Progre
         well as its gap above :data:`AUTO_ESCALATE_GAP` (a caller that decides on "MLU within this" already has a
         routing that settles it; the summary keeps the path LP's MLU, bound and gap, and says so). None: by the gap
         alone.
+    overloaded_above_mlu
+        ``auto``, min-MLU only: no column generation after the path LP when the path LP's proven lower bound on the
+        MLU over every admissible routing is already above this (a caller that decides on "MLU within this" has its
+        answer: no routing gets within it; the summary keeps the path LP's MLU, bound and gap, and says so). None:
+        by the gap alone.
 
     Returns
     -------
@@ -78,11 +85,11 @@ def solve_te(net: Network, options: TEOptions | None = None, *, progress: Progre
     if not isinstance(o, TEOptions):
         raise TypeError(f"solve_te: options must be a TEOptions, not {type(o).__name__} "
                         "(backbone.solve_te takes the options as keywords)")
-    return _solve(net, o, progress, path_provider, escalate_above_mlu)
+    return _solve(net, o, progress, path_provider, escalate_above_mlu, overloaded_above_mlu)
 
 
 def _solve(net: Network, o: TEOptions, progress: ProgressFn | None, path_provider: Callable[..., Any] | None,
-           escalate_above_mlu: float | None) -> TEResult:
+           escalate_above_mlu: float | None, overloaded_above_mlu: float | None = None) -> TEResult:
     """:func:`solve_te` once its options are resolved."""
     from backbone.solver.te.instance import build_instance
     from backbone.solver.te.objectives import OBJECTIVES
@@ -125,11 +132,26 @@ def _solve(net: Network, o: TEOptions, progress: ProgressFn | None, path_provide
                         f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {result.mlu:.6g}, "
                         f"within {escalate_above_mlu:.6g}: no column generation (its proven gap to the optimum over "
                         f"every admissible path is {100 * gap:.1f} %)")])
+            elif _bound_above(s, overloaded_above_mlu):
+                result = result.with_summary(
+                    auto={"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound, "path_lp_gap": gap,
+                          "column_generation_skipped": True, "overloaded_above_mlu": overloaded_above_mlu},
+                    notes=[*s.notes, (
+                        f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {result.mlu:.6g}; "
+                        f"its proven bound over every admissible path, {float(s.lower_bound or 0.0):.6g}, is above "
+                        f"{overloaded_above_mlu:.6g}: no column generation (no routing gets within it; the MLU's "
+                        f"proven gap is {100 * gap:.1f} %)")])
             else:
                 result = _escalate(inst, result, k_paths, backend, deadline, lp_method, _scaled(progress, 0.5, 1.0),
                                    t_start)
         progress(1.0, "done")
     return result
+
+
+def _bound_above(summary: TERecord, threshold: float | None) -> bool:
+    """Whether the summary's proven lower bound on the MLU over every admissible routing is above ``threshold``."""
+    bound = summary.lower_bound
+    return threshold is not None and bound is not None and math.isfinite(float(bound)) and float(bound) > threshold
 
 
 AUTO_ESCALATE_GAP = 0.01

@@ -41,3 +41,45 @@ def test_sweep_states_within_capacity_keep_the_path_lp_and_say_so() -> None:
         assert r.impact.mlu_lower_bound <= by_id[r.scenario].mlu + 1e-6
     # the intact state (every figure's baseline) gets column generation either way
     assert quick.baseline.mlu == pytest.approx(exact.baseline.mlu, rel=1e-6)
+
+
+@pytest.mark.slow
+def test_solve_te_skips_column_generation_when_the_bound_proves_overload() -> None:
+    """``overloaded_above_mlu``: a path LP whose bound over every admissible path is above it keeps its routing (no
+    routing gets within it), with the bound and gap said; below the bound, column generation runs as before."""
+    net = grid().scale_demand(3.0)
+    plain = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact"))
+    s = plain.summary
+    assert s["gap"] > AUTO_ESCALATE_GAP and s["lower_bound"] > 1.0  # overloaded over every path, loosely routed
+    kept = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=1.0,
+                    overloaded_above_mlu=0.5 * s["lower_bound"])
+    assert kept.summary["method"] == "exact" and kept.summary["mlu"] == pytest.approx(s["mlu"])
+    assert kept.summary["lower_bound"] == pytest.approx(s["lower_bound"])
+    assert kept.summary["auto"]["column_generation_skipped"] and any("no routing gets within it" in n
+                                                                     for n in kept.summary["notes"])
+    escalated = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=1.0,
+                         overloaded_above_mlu=2.0 * s["mlu"])
+    assert escalated.summary["method"] == "colgen" and escalated.summary["mlu"] < s["mlu"]
+    # the bound was right: column generation's optimum is above the threshold the skip was given
+    assert escalated.summary["mlu"] >= 0.5 * s["lower_bound"]
+
+
+@pytest.mark.slow
+def test_quick_sweep_settles_proven_overload_without_column_generation() -> None:
+    """A sweep that does not measure shortfalls (the survivable design's) needs only the verdict: states whose path
+    LP bound is above 100 % keep the path LP, overloaded either way and not "path-LP-only"; a measured sweep runs
+    column generation as before. Verdicts are the same."""
+    net = grid().scale_demand(3.0)
+    states = [{"links": [link]} for link in net.links.index[:4]]
+    quick = sweep(net, FailureOptions(kind="list", scenarios=states, k_paths=1, engine="serial", shortfall=False))
+    exact = sweep(net, FailureOptions(kind="list", scenarios=states, k_paths=1, engine="serial", shortfall=False,
+                                      exact_mlu=True))
+    by_id = {r.scenario: r.impact for r in exact.scenarios}
+    assert all(r.impact.overloaded and r.impact.mlu_lower_bound > 1.0 for r in quick.scenarios)
+    assert [r.impact.survived for r in quick.scenarios] == [by_id[r.scenario].survived for r in quick.scenarios]
+    assert [r.impact.overloaded for r in quick.scenarios] == [by_id[r.scenario].overloaded for r in quick.scenarios]
+    assert not any(r.path_lp_only for r in quick.scenarios) and quick.summary()["path_lp_states"] == 0
+    for r in quick.scenarios:  # the path LP's routing, with a bound that holds for column generation's optimum
+        assert r.impact.mlu >= by_id[r.scenario].mlu - 1e-6
+        assert r.impact.mlu_lower_bound <= by_id[r.scenario].mlu + 1e-6
+    assert any(r.impact.mlu > by_id[r.scenario].mlu + 1e-6 for r in quick.scenarios)  # column generation did not run

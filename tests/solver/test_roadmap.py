@@ -477,3 +477,34 @@ def test_the_checker_tests_each_excuse_on_what_its_period_could_have_online(monk
     caught = [v for v in rep.violations if v.id == "2027Q3:srlg:s1"]
     assert caught and {v.check for v in caught} == {"excuse_reason"}, str(rep)
     assert all(v.id.startswith("2027Q3:") for v in rep.violations)
+
+
+def test_a_retried_design_reuses_the_first_try_s_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #32 (roadmap time on a loaded machine): a period design whose MIP finds no solution in time is tried
+    again with 4 x the limit on the same network; the first try's sweep of that network is reused, not made again,
+    and the retry designs what a first try would."""
+    import backbone.solver.design.survivable.iterate as survive
+    from backbone.errors import SolverError
+
+    real_mip, real_sweep = survive.solve_mip, survive.sweep_states
+    swept: list[str] = []
+    failed: list[float] = []
+
+    def sweep(net: Network, kind: str, opts: Any) -> Any:
+        swept.append(net.fingerprint())
+        return real_sweep(net, kind, opts)
+
+    def mip(*args: Any, **kw: Any) -> Any:
+        if not failed:  # the first MIP of the roadmap runs out of time once
+            failed.append(1.0)
+            raise SolverError("survivable design: time_limit after 1.0 s (Time limit reached)")
+        return real_mip(*args, **kw)
+
+    monkeypatch.setattr(survive, "sweep_states", sweep)
+    monkeypatch.setattr(survive, "solve_mip", mip)
+    s = plan(lead_toy(), design={"time_limit_s": 2}).summary()
+    assert failed and len(swept) == len(set(swept))  # no network swept twice
+    plain = plan(lead_toy(), design={"time_limit_s": 2}).summary()
+    assert [p["design"]["mode"] for p in s["periods"]] == [p["design"]["mode"] for p in plain["periods"]]
+    assert [p["survivability"] for p in s["periods"]] == [p["survivability"] for p in plain["periods"]]
+    assert s["total_capex_usd"] == pytest.approx(plain["total_capex_usd"])

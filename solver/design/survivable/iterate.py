@@ -74,7 +74,7 @@ from backbone.solver.design.survivable.model import (
 from backbone.solver.design.survivable.options import SurviveOptions
 from backbone.solver.design.survivable.slo_bound import best_lower_bound
 from backbone.solver.design.survivable.survivability import ExcusedState, Survivability
-from backbone.solver.design.survivable.sweeps import measure_overloaded, sweep_states
+from backbone.solver.design.survivable.sweeps import measure_overloaded, sweep_key, sweep_states
 from backbone.solver.failures import (
     FailureOptions,
     FailureScenario,
@@ -231,7 +231,8 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
                       sweep_options: FailureOptions | None = None,
                       initial_records: Sequence[ScenarioRecord] | None = None,
                       initial_states: Sequence[str] = (), budget_factor: float = DESIGN_BUDGET_FACTOR,
-                      progress: ProgressFn | None = None) -> SurvivableDesign:
+                      progress: ProgressFn | None = None,
+                      sweeps: dict[str, list[ScenarioRecord]] | None = None) -> SurvivableDesign:
     """Cheapest upgrades and new routes so the intact network fits within ``utilisation_ceiling`` and every
     single failure of kind ``survive`` is carried within ``failure_utilisation_ceiling`` (see the module doc).
 
@@ -258,6 +259,9 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         loop stops after its next sweep and reports the design as not converged.
     progress
         ``callable(fraction, message)`` following the iterations.
+    sweeps
+        Quick sweeps made, by :func:`~backbone.solver.design.survivable.sweeps.sweep_key`: a network swept before is
+        not swept again (the sweep is deterministic), and each sweep made is added (a retry passes the same mapping).
 
     Raises
     ------
@@ -273,6 +277,7 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
     opts = options if options is not None else SurviveOptions.model_validate({})
     survive, time_limit_s, max_iterations = opts.survive, opts.time_limit_s, opts.max_iterations
     run = _start_run(net, opts, sweep_options, initial_records, progress, initial_states)
+    run.sweeps = sweeps if sweeps is not None else {}
     # the whole design (sweeps and MIPs of every iteration) gets budget_factor x time_limit_s of wall
     # time: past it, the loop stops after its next sweep and reports the design as not converged
     design_deadline = time.perf_counter() + budget_factor * time_limit_s
@@ -280,7 +285,7 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
         t_sweep = time.perf_counter()
         if survive != "none" and run.records is None:
             progress(min(0.95, 0.1 + 0.8 * (it - 1) / max_iterations), f"iteration {it}: sweeping every state")
-            run.records = sweep_states(run.records_net, survive, run.sopts)
+            run.records = run.sweep(run.records_net)
         sweep_seconds = time.perf_counter() - t_sweep if survive != "none" else 0.0
         new = _violated_states(run, opts.max_states)
         if it > 1 and not new:
@@ -320,7 +325,7 @@ def design_survivable(net: Network, options: SurviveOptions | None = None, *,
     else:
         # iterations exhausted: sweep the last design so what is reported is what it does
         if survive != "none":
-            run.records_net, run.records = run.after, sweep_states(run.after, survive, run.sopts)
+            run.records_net, run.records = run.after, run.sweep(run.after)
             _violated_states(run, 0)
     return _finish_run(run, t_start)
 
@@ -365,6 +370,13 @@ class _SurviveRun:
     restriction: str = ""
 
     carried: np.ndarray | None = None  # per demand of ``full``: offered in a failure state (its class survives)
+    sweeps: dict[str, list[ScenarioRecord]] = field(default_factory=dict)  # quick sweeps made, by sweep_key
+
+    def sweep(self, net: Network) -> list[ScenarioRecord]:
+        """The quick sweep of every state of ``net`` (:func:`sweep_states`), made once per network."""
+        key = sweep_key(net, self.survive, self.sopts)
+        return list(self.sweeps[key] if key in self.sweeps else self.sweeps.setdefault(
+            key, sweep_states(net, self.survive, self.sopts)))
 
     def lost_mask(self, sc: FailureScenario) -> np.ndarray:
         """Demands lost with the sites ``sc`` fails."""
@@ -538,7 +550,7 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     """Measure the final design's states and assemble the :class:`SurvivableDesign`."""
     survive, records = run.survive, run.records
     if records is None and survive != "none":
-        records = sweep_states(run.after, survive, run.sopts)
+        records = run.sweep(run.after)
     if records and any(r.impact.overloaded and math.isnan(r.impact.unmet_gbps) for r in records):
         records = measure_overloaded(run.after, survive, run.sopts, records)  # the reported figures, in full
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused

@@ -3,8 +3,10 @@ and "survived" as ``failures`` and ``plan``)."""
 
 from __future__ import annotations
 
+import json
 import math
 
+from backbone.failure_policy import class_failure_policy
 from backbone.model import Network
 from backbone.solver.failures import (
     FailureOptions,
@@ -14,7 +16,7 @@ from backbone.solver.failures import (
     run_sweep,
 )
 
-__all__ = ["measure_overloaded", "sweep_states"]
+__all__ = ["measure_overloaded", "sweep_key", "sweep_states"]
 
 
 def sweep_states(net: Network, kind: str, opts: FailureOptions) -> list[ScenarioRecord]:
@@ -35,3 +37,11 @@ def measure_overloaded(net: Network, kind: str, opts: FailureOptions,
     ctx = SweepContext.build(net, full_opts)
     measured = {r.scenario: r for r in run_sweep(net, scenarios, full_opts, None, ctx)}
     return [measured.get(r.scenario, r) for r in records]
+
+
+def sweep_key(net: Network, kind: str, sopts: FailureOptions) -> str:
+    """What a quick sweep's records depend on: the network (its fingerprint, its metadata's failure policy), the kind
+    and the options that change a figure (not where or in how many processes it runs)."""
+    policy = json.dumps(class_failure_policy(net.meta, sopts.failure_policy), sort_keys=True)
+    return ":".join((net.fingerprint(), kind, sopts.model_dump_json(exclude={"engine", "workers", "scheduler",
+                                                                            "batch_size"}), policy))
