@@ -50,18 +50,19 @@ def test_solve_te_skips_column_generation_when_the_bound_proves_overload() -> No
     net = grid().scale_demand(3.0)
     plain = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="exact"))
     s = plain.summary
-    assert s["gap"] > AUTO_ESCALATE_GAP and s["lower_bound"] > 1.0  # overloaded over every path, loosely routed
+    assert s.gap is not None and s.lower_bound is not None
+    assert s.gap > AUTO_ESCALATE_GAP and s.lower_bound > 1.0  # overloaded over every path, loosely routed
     kept = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=1.0,
-                    overloaded_above_mlu=0.5 * s["lower_bound"])
-    assert kept.summary["method"] == "exact" and kept.summary["mlu"] == pytest.approx(s["mlu"])
-    assert kept.summary["lower_bound"] == pytest.approx(s["lower_bound"])
-    assert kept.summary["auto"]["column_generation_skipped"] and any("no routing gets within it" in n
-                                                                     for n in kept.summary["notes"])
+                    overloaded_above_mlu=0.5 * s.lower_bound)
+    assert kept.summary.method == "exact" and kept.summary.mlu == pytest.approx(s.mlu)
+    assert kept.summary.lower_bound == pytest.approx(s.lower_bound)
+    assert kept.summary.auto is not None and kept.summary.auto["column_generation_skipped"]
+    assert any("no routing gets within it" in n for n in kept.summary.notes)
     escalated = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=1.0,
-                         overloaded_above_mlu=2.0 * s["mlu"])
-    assert escalated.summary["method"] == "colgen" and escalated.summary["mlu"] < s["mlu"]
+                         overloaded_above_mlu=2.0 * s.mlu)
+    assert escalated.summary.method == "colgen" and escalated.summary.mlu < s.mlu
     # the bound was right: column generation's optimum is above the threshold the skip was given
-    assert escalated.summary["mlu"] >= 0.5 * s["lower_bound"]
+    assert escalated.summary.mlu >= 0.5 * s.lower_bound
 
 
 @pytest.mark.slow
