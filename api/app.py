@@ -262,6 +262,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
         if settings.run_migrations:
             store.upgrade()
+        else:
+            store.check_schema()  # release N needs schema N (docs/deploy.md "Rolling upgrades")
         # queue mode: this server only enqueues; `backbone worker` processes run the jobs (docs/deploy.md)
         manager = (QueueDispatcher if settings.job_execution == "queue" else JobManager)(store, settings, task_registry)
         manager.start()

@@ -35,7 +35,9 @@ from backbone.api.store.base import (
     Principal,
     QueueFullError,
     ReadOnlyError,
+    SchemaBehindError,
     as_utc,
+    check_schema_current,
     clean_text,
     decode_document,
     downgrade_database,
@@ -43,8 +45,10 @@ from backbone.api.store.base import (
     etag_of,
     hash_token,
     make_engine,
+    migration_revisions,
     new_id,
     safe_text,
+    schema_revision,
     upgrade_database,
 )
 from backbone.api.store.jobs import MAX_ATTEMPTS, WORKER_LOST, JobRepository, LeaseState, ReclaimReport
@@ -78,10 +82,12 @@ __all__ = [
     "ReclaimReport",
     "RetentionRepository",
     "ScenarioRepository",
+    "SchemaBehindError",
     "Store",
     "TeamRepository",
     "TokenRepository",
     "as_utc",
+    "check_schema_current",
     "clean_text",
     "decode_document",
     "downgrade_database",
@@ -89,9 +95,11 @@ __all__ = [
     "etag_of",
     "hash_token",
     "make_engine",
+    "migration_revisions",
     "new_id",
     "record_audit",
     "safe_text",
+    "schema_revision",
     "upgrade_database",
 ]
 
@@ -174,6 +182,10 @@ class Store:
     def upgrade(self) -> None:
         """Bring the schema to the newest migration."""
         upgrade_database(self.engine)
+
+    def check_schema(self) -> None:
+        """Raise :class:`SchemaBehindError` unless the schema is this release's (when migrations are off)."""
+        check_schema_current(self.engine)
 
     def dispose(self) -> None:
         """Close every pooled connection."""

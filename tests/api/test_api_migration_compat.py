@@ -21,8 +21,22 @@ import sqlalchemy as sa
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
+from backbone.api.cli.server_cmds import StorageUnusableError
+from backbone.api.cli.worker_cmds import check_worker_storage
 from backbone.api.models import utcnow
-from backbone.api.store import Principal, Store, encode_document, hash_token, make_engine, upgrade_database
+from backbone.api.settings import Settings
+from backbone.api.store import (
+    Principal,
+    SchemaBehindError,
+    Store,
+    check_schema_current,
+    encode_document,
+    hash_token,
+    make_engine,
+    migration_revisions,
+    schema_revision,
+    upgrade_database,
+)
 from backbone.api.store.base import API_DIR
 
 LEASE_REVISION = "0005_job_lease"
@@ -37,7 +51,7 @@ def revisions() -> list[str]:
     cfg.set_main_option("script_location", str(API_DIR / "migrations"))
     script = ScriptDirectory.from_config(cfg)
     assert len(script.get_heads()) == 1, "the migrations must form one line (one head)"
-    return [rev.revision for rev in reversed(list(script.walk_revisions()))]
+    return migration_revisions()
 
 
 def previous_head() -> str:
@@ -170,6 +184,22 @@ def test_the_previous_release_writes_and_reads_on_the_new_schema(db_url: str) ->
         assert (job.status, job.attempts, job.cancel_requested, job.lease_expires_at) == ("running", 0, False, None)
     finally:
         store.dispose()
+
+
+def test_code_of_this_release_refuses_the_previous_schema_when_migrations_are_off(
+        previous_schema: sa.Engine, db_url: str, tmp_path: Path) -> None:
+    """Release N needs schema N: with BACKBONE_RUN_MIGRATIONS off, a worker on an unmigrated database says so in
+    one line instead of failing on its first claim."""
+    with pytest.raises(SchemaBehindError, match=f"schema revision {previous_head()}; this release needs "
+                                                f"{revisions()[-1]}: run `backbone db upgrade`"):
+        check_schema_current(previous_schema)
+    settings = Settings(data_dir=tmp_path / "data", database_url=db_url, run_migrations=False)
+    with pytest.raises(StorageUnusableError, match=f"cannot be used .*{previous_head()}.*backbone db upgrade"):
+        check_worker_storage(settings, tmp_path / "results")
+    assert schema_revision(previous_schema) == previous_head()  # nothing migrated behind the operator's back
+    upgrade_database(previous_schema)
+    check_schema_current(previous_schema)
+    check_worker_storage(settings, tmp_path / "results")
 
 
 def _schema(engine: sa.Engine) -> dict[str, dict[str, dict[str, Any]]]:
