@@ -55,6 +55,7 @@ from backbone.api.store.jobs import MAX_ATTEMPTS, WORKER_LOST, JobRepository, Le
 from backbone.api.store.retention import PurgeReport, RetentionRepository
 from backbone.api.store.scenarios import ScenarioRepository
 from backbone.api.store.tokens import TeamRepository, TokenRepository
+from backbone.api.store.usage import JobQuotas, QuotaExceededError, TeamUsage
 
 __all__ = [
     "AUDIT_OPTIONS_BYTES",
@@ -73,11 +74,13 @@ __all__ = [
     "Database",
     "EncodedDocument",
     "GoneError",
+    "JobQuotas",
     "JobRepository",
     "LeaseState",
     "Principal",
     "PurgeReport",
     "QueueFullError",
+    "QuotaExceededError",
     "ReadOnlyError",
     "ReclaimReport",
     "RetentionRepository",
@@ -85,6 +88,7 @@ __all__ = [
     "SchemaBehindError",
     "Store",
     "TeamRepository",
+    "TeamUsage",
     "TokenRepository",
     "as_utc",
     "check_schema_current",
@@ -158,6 +162,8 @@ class Store:
         self.count_jobs_by_status = self.jobs.count_jobs_by_status
         self.claim_next_job = self.jobs.claim_next_job
         self.set_progress = self.jobs.set_progress
+        self.record_usage = self.jobs.record_usage
+        self.team_usage = self.jobs.team_usage
         self.finish_job = self.jobs.finish_job
         self.cancel_job = self.jobs.cancel_job
         self.fail_interrupted_jobs = self.jobs.fail_interrupted_jobs
