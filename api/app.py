@@ -29,7 +29,7 @@ from backbone.api.oidc import OidcVerifier
 from backbone.api.problems import PROBLEM_JSON, problem_response  # noqa: F401 - re-exported
 from backbone.api.resource_errors import STORAGE_RETRY_AFTER_S, storage_document, storage_failure
 from backbone.api.settings import Settings
-from backbone.api.store import ConflictError, GoneError, QueueFullError, Store
+from backbone.api.store import ConflictError, GoneError, QueueFullError, QuotaExceededError, Store
 from backbone.api.worker import QueueDispatcher
 
 if TYPE_CHECKING:
@@ -198,7 +198,7 @@ def install_error_handlers(app: FastAPI) -> None:
                                 headers=getattr(exc, "headers", None), instance=request.url.path)
 
     for error_class in (BackboneError, GoneError, ConflictError, OptionsTooLargeError, QueueFullError,
-                        DocumentLimitError, WorkersBusyError):
+                        QuotaExceededError, DocumentLimitError, WorkersBusyError):
         app.add_exception_handler(error_class, problem)
 
     async def storage_or_internal(request: Request, exc: Exception) -> JSONResponse:
@@ -262,6 +262,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         store = Store(settings.resolved_database_url(), token_max_lifetime_days=settings.token_max_lifetime_days)
         if settings.run_migrations:
             store.upgrade()
+        else:
+            store.check_schema()  # release N needs schema N (docs/deploy.md "Rolling upgrades")
         # queue mode: this server only enqueues; `backbone worker` processes run the jobs (docs/deploy.md)
         manager = (QueueDispatcher if settings.job_execution == "queue" else JobManager)(store, settings, task_registry)
         manager.start()

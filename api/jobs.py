@@ -154,6 +154,19 @@ def tie_to_server(lifeline: Any) -> None:
     threading.Thread(target=_watch_lifeline, args=(lifeline,), name="lifeline", daemon=True).start()
 
 
+def process_cpu_s() -> float:
+    """CPU seconds (user + system) of this process and of the child processes it waited for (a job's pool)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return float(own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime)
+
+
+def tree_bytes(folder: Path) -> int:
+    """Bytes of the regular files under ``folder`` (a job's stored result)."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
 def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[str, Any], out_dir: str,
                 events: Any, registry: Mapping[str, Task | str], lifeline: Any = None,
                 limits: WorkerLimits | None = None) -> None:
@@ -181,8 +194,11 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
 
         net = network_from_dict(document, file="scenario")
         result = run_task(kind, net, options, out_dir, progress, extra=registry)
+        events.put(("usage", job_id, process_cpu_s()))
         events.put(("done", job_id, [str(f) for f in result.files], outcome_message(result.document())))
     except BaseException as exc:  # report every failure; the process ends right after
+        with contextlib.suppress(BaseException):  # out of memory: the failure report matters more
+            events.put(("usage", job_id, process_cpu_s()))
         report_failure(job_id, exc, events, limits.memory_bytes if limits is not None else 0, error_document)
     finally:
         events.close()
@@ -432,6 +448,9 @@ class JobManager:
             return
         if what == "started":
             return
+        if what == "usage":  # sent just before the job's outcome
+            self.store.record_usage(job_id, cpu_s=float(msg[2]))
+            return
         r.final = True
         try:
             self._record_outcome(job_id, what, msg)
@@ -461,6 +480,8 @@ class JobManager:
             message = str(msg[3]) if len(msg) > 3 else "done"
             if not self._finish(job_id, "succeeded", message, files=files):
                 shutil.rmtree(dst, ignore_errors=True)  # cancelled at the last moment
+            else:
+                self.store.record_usage(job_id, result_bytes=tree_bytes(dst))
         else:
             err = msg[2]
             self._finish(job_id, "failed", str(err.get("detail") or err.get("title"))[:2000], error=err)

@@ -127,6 +127,9 @@ class Job(Base):
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # what the job used (migration 0006; NULL for jobs of earlier releases or killed before they reported)
+    cpu_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    result_bytes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
     __table_args__ = (Index("ix_jobs_scenario", "scenario_id", "created_at"),
                       Index("ix_jobs_team", "team_id", "created_at"),

@@ -269,3 +269,18 @@ class WhoAmI(BaseModel):
     can_write: bool = Field(description="Whether the role may create and change scenarios and run jobs "
                                         "(planner or admin).")
     can_admin: bool = Field(description="Whether the role may manage tokens and teams and read the audit log.")
+
+
+class TeamUsagePublic(BaseModel):
+    """A team's use against its quotas (``GET /v1/usage``)."""
+
+    team_id: str | None = Field(description="The team; null: the team-less default tenant.")
+    cpu_s: float = Field(description="CPU seconds of the team's jobs that finished in the window (the job's "
+                                     "processes and those they waited for).")
+    cpu_window_h: float = Field(description="The window of `cpu_s`, in hours (BACKBONE_CPU_QUOTA_WINDOW_H).")
+    max_cpu_s: float | None = Field(description="The CPU-seconds quota (BACKBONE_MAX_CPU_S_PER_TEAM); null: none. "
+                                                "At or over it, submissions get 429 with Retry-After.")
+    stored_bytes: int = Field(description="Bytes of the team's stored job results.")
+    stored_results: int = Field(description="Jobs whose stored result counts in `stored_bytes`.")
+    max_stored_bytes: int | None = Field(description="The stored-bytes quota (BACKBONE_MAX_STORED_BYTES_PER_TEAM); "
+                                                     "null: none. At or over it, submissions get 403.")

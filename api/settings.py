@@ -108,6 +108,13 @@ class Settings(BaseSettings):
                                                                  "Retry-After.")
     max_queued_jobs_per_token: int = Field(default=100, ge=1, description="Queued jobs of one token; more get 429 "
                                                                           "with Retry-After.")
+    max_cpu_s_per_team: float = Field(default=0.0, ge=0, description="CPU seconds a team's jobs may use in "
+                                      "`cpu_quota_window_h`; at or over it, submissions get 429 with Retry-After. "
+                                      "0 = no quota.")
+    cpu_quota_window_h: float = Field(default=24.0, gt=0, le=24 * 366, description="Sliding window of "
+                                      "`max_cpu_s_per_team`, in hours (jobs count by when they finished).")
+    max_stored_bytes_per_team: int = Field(default=0, ge=0, description="Bytes of job results a team may store; "
+                                           "at or over it, submissions get 403. 0 = no quota.")
     max_running_jobs_per_token: int = Field(default=0, ge=0, description="Jobs of one token running at once; 0 = no "
                                                                          "cap beyond the fair share.")
     token_max_lifetime_days: float = Field(default=365.0, gt=0, le=3650, description="No API token lives longer "

@@ -52,6 +52,8 @@ def check_worker_storage(settings: Settings, results_dir: Path) -> None:
         try:
             if settings.run_migrations:
                 store.upgrade()
+            else:
+                store.check_schema()  # release N needs schema N (docs/deploy.md "Rolling upgrades")
             store.count_jobs_by_status()
         finally:
             store.dispose()

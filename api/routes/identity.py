@@ -1,14 +1,15 @@
-"""``GET /v1/whoami``: who the bearer token is (its role and team), and ``GET /v1/basemap``: the land polygons a
+"""``GET /v1/whoami``: who the bearer token is (its role and team), ``GET /v1/usage``: what its team used against
+its quotas, and ``GET /v1/basemap``: the land polygons a
 client draws under a scenario (the shipped Natural Earth 1:110m countries, public domain)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 
 from backbone.api.auth import StoreDep, Viewer
-from backbone.api.schemas import ProblemDetails, WhoAmI
+from backbone.api.schemas import ProblemDetails, TeamUsagePublic, WhoAmI
 from backbone.api.store import GoneError
 
 router = APIRouter(prefix="/v1", tags=["identity"])
@@ -26,6 +27,26 @@ async def get_whoami(store: StoreDep, who: Viewer) -> WhoAmI:
     return WhoAmI(token_id=who.token_id, name=who.name, scope=who.scope,  # type: ignore[arg-type]
                   team_id=who.team_id, team_name=team_name, can_write=who.allows("planner"),
                   can_admin=who.allows("admin"))
+
+
+@router.get("/usage", response_model=TeamUsagePublic, responses={403: {"model": ProblemDetails}},
+            summary="What a team used against its quotas: CPU seconds in the window and stored result bytes")
+async def get_usage(request: Request, store: StoreDep, who: Viewer,
+                    team: str | None = Query(None, description="Another team's id (admins only); default: the "
+                                                               "caller's team.")) -> TeamUsagePublic:
+    """The caller's team's CPU seconds in the quota window and its stored result bytes, beside the quotas."""
+    settings = request.app.state.settings
+    team_id = who.team_id
+    if team is not None and team != who.team_id:
+        if not who.is_admin:
+            raise HTTPException(403, "only an admin may read another team's usage")
+        team_id = (await run_in_threadpool(store.get_team, team)).id
+    window_s = settings.cpu_quota_window_h * 3600.0
+    used = await run_in_threadpool(store.team_usage, team_id, window_s)
+    return TeamUsagePublic(team_id=team_id, cpu_s=round(used.cpu_s, 3), cpu_window_h=settings.cpu_quota_window_h,
+                           max_cpu_s=settings.max_cpu_s_per_team or None, stored_bytes=used.stored_bytes,
+                           stored_results=used.stored_results,
+                           max_stored_bytes=settings.max_stored_bytes_per_team or None)
 
 
 @router.get("/basemap", tags=["maps"], summary="Land polygons to draw under a scenario (GeoJSON)",

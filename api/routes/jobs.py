@@ -31,7 +31,7 @@ from backbone.api.schemas import (
     JobSummary,
     ProblemDetails,
 )
-from backbone.api.store import ConflictError, GoneError
+from backbone.api.store import ConflictError, GoneError, JobQuotas
 from backbone.errors import Problem, ValidationError
 
 if TYPE_CHECKING:
@@ -42,7 +42,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ProblemDetails}, 409: 
                                            422: {"model": ProblemDetails}}
 SUBMIT_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS, 413: {"model": ProblemDetails, "description": "Options larger than BACKBONE_MAX_JOB_OPTIONS_BYTES"},
-    429: {"model": ProblemDetails, "description": "This token has too many queued jobs (Retry-After)"},
+    403: {"model": ProblemDetails, "description": "Scope too weak, or the team is at its stored-bytes quota "
+                                                  "(BACKBONE_MAX_STORED_BYTES_PER_TEAM)"},
+    429: {"model": ProblemDetails, "description": "This token has too many queued jobs, or the team used its "
+                                                  "CPU-seconds quota (BACKBONE_MAX_CPU_S_PER_TEAM) (Retry-After)"},
     503: {"model": ProblemDetails, "description": "The server's queue is full (Retry-After)"}}
 
 
@@ -114,8 +117,10 @@ async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, 
     settings = request.app.state.settings
     check_job_limits(body.options, settings)
     await run_in_threadpool(validate_job_options, manager.registry(), body.kind, body.options)
+    quotas = JobQuotas(settings.max_cpu_s_per_team, settings.cpu_quota_window_h * 3600.0,
+                       settings.max_stored_bytes_per_team)
     job = await run_in_threadpool(store.create_job, sid, version, body.kind, body.options, who,
-                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token)
+                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token, quotas=quotas)
     manager.notify()
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job_public(job)

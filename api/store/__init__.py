@@ -35,7 +35,9 @@ from backbone.api.store.base import (
     Principal,
     QueueFullError,
     ReadOnlyError,
+    SchemaBehindError,
     as_utc,
+    check_schema_current,
     clean_text,
     decode_document,
     downgrade_database,
@@ -43,14 +45,17 @@ from backbone.api.store.base import (
     etag_of,
     hash_token,
     make_engine,
+    migration_revisions,
     new_id,
     safe_text,
+    schema_revision,
     upgrade_database,
 )
 from backbone.api.store.jobs import MAX_ATTEMPTS, WORKER_LOST, JobRepository, LeaseState, ReclaimReport
 from backbone.api.store.retention import PurgeReport, RetentionRepository
 from backbone.api.store.scenarios import ScenarioRepository
 from backbone.api.store.tokens import TeamRepository, TokenRepository
+from backbone.api.store.usage import JobQuotas, QuotaExceededError, TeamUsage
 
 __all__ = [
     "AUDIT_OPTIONS_BYTES",
@@ -69,19 +74,24 @@ __all__ = [
     "Database",
     "EncodedDocument",
     "GoneError",
+    "JobQuotas",
     "JobRepository",
     "LeaseState",
     "Principal",
     "PurgeReport",
     "QueueFullError",
+    "QuotaExceededError",
     "ReadOnlyError",
     "ReclaimReport",
     "RetentionRepository",
     "ScenarioRepository",
+    "SchemaBehindError",
     "Store",
     "TeamRepository",
+    "TeamUsage",
     "TokenRepository",
     "as_utc",
+    "check_schema_current",
     "clean_text",
     "decode_document",
     "downgrade_database",
@@ -89,9 +99,11 @@ __all__ = [
     "etag_of",
     "hash_token",
     "make_engine",
+    "migration_revisions",
     "new_id",
     "record_audit",
     "safe_text",
+    "schema_revision",
     "upgrade_database",
 ]
 
@@ -150,6 +162,8 @@ class Store:
         self.count_jobs_by_status = self.jobs.count_jobs_by_status
         self.claim_next_job = self.jobs.claim_next_job
         self.set_progress = self.jobs.set_progress
+        self.record_usage = self.jobs.record_usage
+        self.team_usage = self.jobs.team_usage
         self.finish_job = self.jobs.finish_job
         self.cancel_job = self.jobs.cancel_job
         self.fail_interrupted_jobs = self.jobs.fail_interrupted_jobs
@@ -174,6 +188,10 @@ class Store:
     def upgrade(self) -> None:
         """Bring the schema to the newest migration."""
         upgrade_database(self.engine)
+
+    def check_schema(self) -> None:
+        """Raise :class:`SchemaBehindError` unless the schema is this release's (when migrations are off)."""
+        check_schema_current(self.engine)
 
     def dispose(self) -> None:
         """Close every pooled connection."""

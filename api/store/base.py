@@ -149,6 +149,53 @@ def upgrade_database(engine: Engine, revision: str = "head") -> None:
     logger.info("database at revision %s", revision)
 
 
+class SchemaBehindError(Exception):
+    """The database's schema is not this release's (migrations are switched off and nobody ran them yet)."""
+
+    http_status = 503
+    title = "Service Unavailable"
+
+
+def _script_config() -> Any:
+    from alembic.config import Config
+
+    cfg = Config(str(API_DIR / "alembic.ini"))
+    cfg.set_main_option("script_location", str(API_DIR / "migrations"))
+    return cfg
+
+
+def migration_revisions() -> list[str]:
+    """Every migration revision of this release, oldest first (the last one is the schema this code reads)."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(_script_config())
+    return [rev.revision for rev in reversed(list(script.walk_revisions()))]
+
+
+def schema_revision(engine: Engine) -> str | None:
+    """The revision the database is at (None: never migrated)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()  # type: ignore[no-any-return]
+
+
+def check_schema_current(engine: Engine) -> None:
+    """Refuse a database whose schema is older than this release's (docs/deploy.md "Rolling upgrades": code of
+    release N needs schema N; schema N still serves release N-1, so migrate first).
+
+    Raises
+    ------
+    SchemaBehindError
+        Naming the database's revision, the one this release needs and how to get there.
+    """
+    current, revisions = schema_revision(engine), migration_revisions()
+    if current != revisions[-1]:
+        at = "no schema" if current is None else f"schema revision {current}"
+        raise SchemaBehindError(f"the database has {at}; this release needs {revisions[-1]}: run `backbone db "
+                                "upgrade` (or start with BACKBONE_RUN_MIGRATIONS=true) first")
+
+
 def downgrade_database(engine: Engine, revision: str = "base") -> None:
     """Undo migrations down to ``revision`` (tests use it to reset a PostgreSQL database)."""
     _migrate(engine, "downgrade", revision)
@@ -156,10 +203,8 @@ def downgrade_database(engine: Engine, revision: str = "base") -> None:
 
 def _migrate(engine: Engine, direction: str, revision: str) -> None:
     from alembic import command
-    from alembic.config import Config
 
-    cfg = Config(str(API_DIR / "alembic.ini"))
-    cfg.set_main_option("script_location", str(API_DIR / "migrations"))
+    cfg = _script_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         getattr(command, direction)(cfg, revision)

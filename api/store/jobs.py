@@ -29,6 +29,7 @@ from backbone.api.store.base import (
     new_id,
     same_team,
 )
+from backbone.api.store.usage import JobQuotas, TeamUsage, check_quotas, team_usage
 
 CLAIM_LOCK_KEY = 0x6261636B626F6E65  # "backbone"
 """PostgreSQL advisory-lock key that serialises the fair-share decision of concurrent claims (see
@@ -82,7 +83,7 @@ class JobRepository:
 
     def create_job(self, sid: str, version: int, kind: str, options: dict[str, Any], who: Principal,
                    max_queued: int | None = None, max_queued_per_owner: int | None = None,
-                   retry_after_s: int = 30) -> Job:
+                   retry_after_s: int = 30, quotas: JobQuotas | None = None) -> Job:
         """Queue a job on one scenario version, owned by ``who``'s token.
 
         Raises
@@ -90,6 +91,8 @@ class JobRepository:
         QueueFullError
             When ``who`` already has ``max_queued_per_owner`` queued jobs (429), or the server has
             ``max_queued`` (503).
+        QuotaExceededError
+            When ``who``'s team is at or over a quota of ``quotas`` (CPU seconds 429, stored bytes 403).
         """
         job = Job(id=new_id(), scenario_id=sid, scenario_version=version, kind=kind, options=options,
                   status="queued", progress=0.0, message="queued", created_at=utcnow(), created_by=who.name,
@@ -98,6 +101,8 @@ class JobRepository:
         logged: dict[str, Any] = ({"options": options} if len(raw) <= AUDIT_OPTIONS_BYTES else
                                   {"options_bytes": len(raw), "options_sha256": hashlib.sha256(raw).hexdigest()})
         with self.db.session() as s:
+            if quotas is not None:
+                check_quotas(s, who.team_id, quotas)
             if max_queued_per_owner is not None:
                 mine = s.scalar(select(func.count()).select_from(Job).where(Job.status == "queued",
                                                                             Job.owner_id == (who.token_id or who.name))) or 0
@@ -214,6 +219,18 @@ class JobRepository:
                         s.refresh(job)
                         return job
         return None
+
+    def record_usage(self, job_id: str, cpu_s: float | None = None, result_bytes: int | None = None) -> None:
+        """Record what a job used (the fields given): CPU seconds, bytes of its stored result."""
+        values = {k: v for k, v in (("cpu_s", cpu_s), ("result_bytes", result_bytes)) if v is not None}
+        if values:
+            with self.db.session() as s:
+                s.execute(update(Job).where(Job.id == job_id).values(**values))
+
+    def team_usage(self, team_id: str | None, window_s: float = 86_400.0) -> TeamUsage:
+        """``team_id``'s CPU seconds in the last ``window_s`` seconds and its stored bytes (None: team-less)."""
+        with self.db.session() as s:
+            return team_usage(s, team_id, window_s)
 
     def set_progress(self, job_id: str, fraction: float, message: str) -> None:
         """Record a running job's progress (ignored once the job is final)."""
