@@ -256,7 +256,9 @@ export class ResultsView {
         + `${s.violated.length} still violated.`) : null,
       h("dl", { class: "job-facts" },
         h("dt", {}, "MLU before → after"), h("dd", {}, `${percent(plan.mlu)} → ${percent(plan.mlu_after)}`),
-        h("dt", {}, "unmet before → after"), h("dd", {}, `${gbps(plan.unmet_gbps)} → ${gbps(plan.unmet_gbps_after)} Gb/s`)));
+        h("dt", {}, "unmet before → after"), h("dd", {}, `${gbps(plan.unmet_gbps)} → ${gbps(plan.unmet_gbps_after)} Gb/s`),
+        h("dt", {}, "upgrade cost"), h("dd", { id: "plan-cost" },
+          typeof plan.upgrade_cost_usd === "number" ? `${formatValue(plan.upgrade_cost_usd)} USD` : "none")));
     if (upgrades !== null) {
       const columns = upgrades.length > 0 ? Object.keys(upgrades[0]) : [];
       panel.append(h("h5", {}, "What to buy (design_upgrades.csv)"),
