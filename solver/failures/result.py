@@ -53,6 +53,28 @@ class SweepResult:
         df = scenario_table(self.scenarios)
         return worst_first(df)
 
+    def state_utilisation(self) -> pd.DataFrame:
+        """Every failure state's per-link utilisation, long (``failures_state_links.csv``): columns ``scenario``,
+        ``link``, ``utilisation`` -- the figure each record carries (the one utilisation definition, by
+        :func:`~backbone.solver.failures.impact.assess_state`), scenarios worst first as in :meth:`table`, links in
+        each record's order. A state with no utilisation recorded has no rows.
+
+        Example
+        -------
+        >>> sweep_result.state_utilisation().query("scenario == 'srlg:cable-marea'")  # doctest: +SKIP
+        """
+        records = self.worst_first()
+        counts = np.array([len(r.link_utilisation) for r in records], dtype=int)
+        if counts.sum() == 0:
+            return pd.DataFrame({"scenario": pd.Series(dtype=str), "link": pd.Series(dtype=str),
+                                 "utilisation": pd.Series(dtype=float)})
+        return pd.DataFrame({
+            "scenario": np.repeat([r.scenario for r in records], counts),
+            "link": np.concatenate([np.asarray(list(r.link_utilisation), dtype=object) for r in records]),
+            "utilisation": np.concatenate([np.fromiter(r.link_utilisation.values(), dtype=float,
+                                                       count=len(r.link_utilisation)) for r in records]),
+        })
+
     def worst_by_link(self) -> pd.DataFrame:
         """Per link: the highest utilisation over all scenarios and the scenario that drives it."""
         if not self.scenarios:

@@ -117,6 +117,20 @@ def test_impact_figures_and_worst_first(submarine_cut: Network) -> None:
         assert {"scenario", "failed", "unmet_gbps", "mlu", "slo_violations", "p99_latency_inflation_ms"} <= set(r)
 
 
+def test_state_utilisation_is_each_records_figure_worst_first(submarine_cut: Network) -> None:
+    """failures_state_links.csv's table: one row per state and link, the record's own utilisation, in table order."""
+    res = sweep(submarine_cut, FailureOptions(kind="srlg", engine="serial"))
+    long = res.state_utilisation()
+    assert list(long.columns) == ["scenario", "link", "utilisation"]
+    assert len(long) == sum(len(r.link_utilisation) for r in res.scenarios) > 0
+    assert list(dict.fromkeys(long["scenario"])) == list(res.table()["scenario"])  # worst first, as the table
+    for r in res.scenarios:
+        mine = long[long["scenario"] == r.scenario].set_index("link")["utilisation"]
+        assert mine.to_dict() == pytest.approx(dict(r.link_utilisation), nan_ok=True)
+    tat = long[(long["scenario"] == "srlg:tat") & (long["link"] == "tat-2")]["utilisation"].item()
+    assert tat == pytest.approx(next(r.impact.mlu for r in res.scenarios if r.scenario == "srlg:tat"))
+
+
 def test_derating_degrades_capacity(triangle: Network) -> None:
     res = sweep(triangle, FailureOptions(kind="list", engine="serial",
                                          scenarios=[{"id": "ac-half", "links": ["AC"], "derate": 0.5}]))
@@ -164,6 +178,8 @@ def test_cli_failures_json(submarine_cut: Network, tmp_path) -> None:
     assert {"scenario", "failed", "unmet_gbps", "mlu", "slo_violations", "p99_latency_inflation_ms"} <= set(data[0])
     assert [x["scenario"] for x in data] == [x["scenario"] for x in doc["worst"]]  # worst impact first, as the table
     assert (out / "failures.json").exists() and (out / "failures_scenarios.csv").exists()
+    states = (out / "failures_state_links.csv").read_text().splitlines()
+    assert states[0] == "scenario,link,utilisation" and states[1].startswith(f"{data[0]['scenario']},")
     bad = CliRunner().invoke(app, ["failures", str(scen), "--kind", "srlg", "--derate", "1.5"])
     assert bad.exit_code == 2 and "derate" in bad.output
 

@@ -184,6 +184,11 @@ export async function download(path: string, token: string, name: string): Promi
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+/** GET a path of the API as text (a CSV result file). */
+export async function getText(path: string, token: string): Promise<string> {
+  return (await call(path, token)).text();
+}
+
 /** GET a path of the API (relative, e.g. "v1/scenarios") as JSON, with the given token. */
 export async function getJson<T>(path: string, token: string): Promise<T> {
   return (await (await call(path, token)).json()) as T;
@@ -202,6 +207,7 @@ export const api = {
   jobs: (token: string, scenario: string) =>
     getJson<Job[]>(`v1/scenarios/${encodeURIComponent(scenario)}/jobs?limit=50`, token),
   job: (token: string, id: string) => getJson<Job>(`v1/jobs/${encodeURIComponent(id)}`, token),
+  result: (token: string, id: string) => getJson<unknown>(`v1/jobs/${encodeURIComponent(id)}/result`, token),
   files: (token: string, id: string) => getJson<FileEntry[]>(`v1/jobs/${encodeURIComponent(id)}/files`, token),
   submit: (token: string, scenario: string, body: { kind: string; version?: number; options: Record<string, unknown> }) =>
     sendJson<Job>("POST", `v1/scenarios/${encodeURIComponent(scenario)}/jobs`, token, body),

@@ -6,6 +6,7 @@ import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, W
 import { append, clear, formatValue, h } from "./dom";
 import { LAYER_GROUPS, ScenarioMap } from "./map";
 import type { Highlight, SiteSize } from "./map";
+import { ResultsView } from "./results";
 import { RunPanel } from "./run";
 import { DataTable } from "./tables";
 import type { Column } from "./tables";
@@ -48,18 +49,28 @@ interface Route {
   scenario: string | null;
   version: number | null;
   job?: string;
+  failure?: string;
 }
 
-/** The view the URL hash names: `#/scenario/<id>`, `#/scenario/<id>/version/<n>` or `#/job/<id>`. */
+/** The view the URL hash names: `#/scenario/<id>`, `#/scenario/<id>/version/<n>`, `#/job/<id>` or
+ * `#/job/<id>/failure/<state>` (a failure state of the job's results). */
 function parseHash(hash: string): Route {
-  const job = /^#\/job\/([0-9a-fA-F-]{36})$/.exec(hash);
-  if (job) return { scenario: null, version: null, job: job[1].toLowerCase() };
+  const job = /^#\/job\/([0-9a-fA-F-]{36})(?:\/failure\/([^/]+))?$/.exec(hash);
+  if (job) {
+    let failure: string | undefined;
+    try {
+      failure = job[2] === undefined ? undefined : decodeURIComponent(job[2]);
+    } catch {
+      failure = undefined;  // a malformed escape: the job without a state
+    }
+    return { scenario: null, version: null, job: job[1].toLowerCase(), failure };
+  }
   const match = /^#\/scenario\/([0-9a-fA-F-]{36})(?:\/version\/([0-9]{1,9}))?$/.exec(hash);
   return match ? { scenario: match[1].toLowerCase(), version: match[2] ? Number(match[2]) : null } : { scenario: null, version: null };
 }
 
 function routeHash(route: Route): string {
-  if (route.job) return `#/job/${route.job}`;
+  if (route.job) return `#/job/${route.job}${route.failure ? `/failure/${encodeURIComponent(route.failure)}` : ""}`;
   if (route.scenario === null) return "#/";
   return `#/scenario/${route.scenario}${route.version !== null ? `/version/${route.version}` : ""}`;
 }
@@ -195,8 +206,22 @@ class Workspace {
     const centre = h("select", { id: "centre", "aria-label": "Centre the map on" },
       h("option", { value: "atlantic" }, "Atlantic-centred"), h("option", { value: "pacific" }, "Pacific-centred"));
     centre.addEventListener("change", () => this.map?.centreOn(centre.value as "pacific" | "atlantic"));
+    const png = h("button", { type: "button", class: "secondary", id: "map-png", title: "Download the map as drawn (PNG)" }, "PNG");
+    png.addEventListener("click", () => void this.downloadMap());
     return h("div", { class: "map-tools", role: "toolbar", "aria-label": "Map layers and view" }, layers,
-      h("label", { class: "inline" }, "Sites sized by", size), h("label", { class: "inline" }, "View", centre));
+      h("label", { class: "inline" }, "Sites sized by", size), h("label", { class: "inline" }, "View", centre), png);
+  }
+
+  /** Save the map as it is drawn now (scenario, result colours, failure state) as a PNG. */
+  private async downloadMap(): Promise<void> {
+    if (this.map === null) return;
+    const r = this.route;
+    const name = r.job ? `job-${r.job}${r.failure ? `-${r.failure.replace(/[^A-Za-z0-9_.-]+/g, "_")}` : ""}`
+      : r.scenario ? `scenario-${r.scenario}` : "map";
+    const link = h("a", { href: await this.map.snapshot(), download: `backbone-${name}.png` });
+    document.body.append(link);
+    link.click();
+    link.remove();
   }
 
   private status(text: string, isError = false): void {
@@ -228,14 +253,14 @@ class Workspace {
 
   private async navigate(route: Route, initial = false): Promise<void> {
     const same = !initial && route.scenario === this.route.scenario && route.version === this.route.version &&
-      route.job === this.route.job;
+      route.job === this.route.job && route.failure === this.route.failure;
     this.route = route;
     if (same || this.token === null || this.map === null) return;
     for (const li of document.querySelectorAll("#scenario-list > li")) {
       li.classList.toggle("open", li.getAttribute("data-id") === route.scenario);
     }
     if (route.job) {
-      await this.openJob(route.job);
+      await this.openJob(route.job, route.failure ?? null);
       return;
     }
     if (route.scenario === null) {
@@ -246,7 +271,7 @@ class Workspace {
   }
 
   /** `#/job/<id>`: open the job's scenario at the version it ran on (unless it is open) and show the job. */
-  private async openJob(id: string): Promise<void> {
+  private async openJob(id: string, failure: string | null): Promise<void> {
     let scenarioId: string;
     let version: number;
     try {
@@ -262,7 +287,7 @@ class Workspace {
     }
     if (this.openScenarioId !== scenarioId || this.run === null) await this.openScenario(scenarioId, version);
     this.showTab("run");
-    await this.run?.select(id);
+    await this.run?.select(id, failure);
   }
 
   private showEmpty(): void {
@@ -360,7 +385,11 @@ class Workspace {
     const who = this.who as WhoAmI;
     const run = new RunPanel(this.token as string, id, version, who.can_write,
                              (job) => { location.hash = routeHash({ scenario: null, version: null, job }); },
-                             (text, isError) => this.status(text, isError));
+                             (text, isError) => this.status(text, isError),
+                             (job) => new ResultsView(this.token as string, job, this.map as ScenarioMap,
+                                                      (names) => this.elementsOf(names),
+                                                      (failure) => { location.hash = routeHash({ scenario: null, version: null, job: job.id, failure: failure ?? undefined }); },
+                                                      (text, isError) => this.status(text, isError)));
     this.run = run;
     const tab = h("button", { type: "button", role: "tab", id: "tab-run", "data-kind": "run" }, "Run");
     tab.addEventListener("click", () => this.showTab("run"));
@@ -398,6 +427,25 @@ class Workspace {
       return { links: members, candidates: members };
     }
     return { point: [Number(row.lon), Number(row.lat)] };
+  }
+
+  /** The links and sites that a failure's named elements (link, SRLG or site ids, as the sweep names them) take
+   * down in the open scenario: a link itself, an SRLG's member links, a site and the links that end at it. */
+  private elementsOf(names: string[]): { links: string[]; sites: string[] } {
+    const links = new Set<string>();
+    const sites = new Set<string>();
+    const linkIds = new Set(this.rows.links.map((r) => String(r.id)));
+    const siteIds = new Set(this.rows.sites.map((r) => String(r.id)));
+    for (const name of names) {
+      if (linkIds.has(name)) links.add(name);
+      if (siteIds.has(name)) {
+        sites.add(name);
+        for (const r of this.rows.links) if (r.site_a === name || r.site_b === name) links.add(String(r.id));
+      }
+      const srlg = this.rows.srlgs.find((g) => String(g.id) === name);
+      for (const member of String(srlg?.members ?? "").split(", ").filter(Boolean)) links.add(member);
+    }
+    return { links: [...links], sites: [...sites] };
   }
 
   private handle(error: unknown): void {

@@ -28,7 +28,38 @@ export const LAYER_GROUPS: { id: string; label: string; layers: string[] }[] = [
 ];
 
 const COLORS = { water: "#0d1b26", land: "#1f3142", border: "#2d4358", terrestrial: "#4cc3ff",
-                 submarine: "#b58cff", candidate: "#ffb648", site: "#f4f7fa", selected: "#ffe14d" };
+                 submarine: "#b58cff", candidate: "#ffb648", site: "#f4f7fa", selected: "#ffe14d", failed: "#ff3b5c" };
+
+/** The utilisation colour scale of a result view: each band's lower edge (a fraction) and colour, low to high. */
+export const UTILISATION_BANDS: { from: number; color: string; label: string }[] = [
+  { from: 0, color: "#2e7d5b", label: "< 25 %" },
+  { from: 0.25, color: "#8bc34a", label: "25–50 %" },
+  { from: 0.5, color: "#ffd54f", label: "50–75 %" },
+  { from: 0.75, color: "#ff9800", label: "75–90 %" },
+  { from: 0.9, color: "#f4511e", label: "90–100 %" },
+  { from: 1.0, color: "#d500f9", label: "> 100 % (overloaded)" },
+];
+const NO_VALUE = "#5b6b7a";
+
+/** A link's figures from a result, as the API served them (utilisation a fraction; loads in Gb/s). */
+export interface LinkResult {
+  utilisation: number | null;
+  [key: string]: string | number | null;
+}
+
+/** What a result view draws: per-link figures (colouring the links) and failed links and sites. */
+export interface ResultOverlay {
+  links: Map<string, LinkResult>;
+  failedLinks?: string[];
+  failedSites?: string[];
+}
+
+function utilisationColour(): ExpressionSpecification {
+  const steps: unknown[] = [];
+  for (const band of UTILISATION_BANDS.slice(1)) steps.push(band.from, band.color);
+  return ["case", ["==", ["typeof", ["get", "utilisation"]], "number"],
+          ["step", ["get", "utilisation"], UTILISATION_BANDS[0].color, ...steps], NO_VALUE] as ExpressionSpecification;
+}
 const INTERACTIVE = ["sites", "links-terrestrial", "links-submarine", "candidates"];
 const EMPTY: FeatureCollection = { type: "FeatureCollection", features: [] };
 
@@ -65,6 +96,8 @@ function style(): StyleSpecification {
         paint: { "line-color": COLORS.terrestrial, "line-width": 1.8, "line-opacity": 0.9 } },
       { id: "links-submarine", type: "line", source: "links", filter: ["!=", ["get", "kind"], "terrestrial"],
         paint: { "line-color": COLORS.submarine, "line-width": 1.8, "line-opacity": 0.9 } },
+      { id: "failed-links", type: "line", source: "links", filter: selected,
+        paint: { "line-color": COLORS.failed, "line-width": 3.5, "line-dasharray": [1, 1.2] } },
       { id: "selected-line", type: "line", source: "links", filter: selected,
         paint: { "line-color": COLORS.selected, "line-width": 5 } },
       { id: "selected-candidate", type: "line", source: "candidates", filter: selected,
@@ -72,6 +105,9 @@ function style(): StyleSpecification {
       { id: "sites", type: "circle", source: "sites",
         paint: { "circle-color": COLORS.site, "circle-opacity": 0.8, "circle-radius": 4,
                  "circle-stroke-color": COLORS.water, "circle-stroke-width": 1 } },
+      { id: "failed-sites", type: "circle", source: "sites", filter: selected,
+        paint: { "circle-color": COLORS.failed, "circle-radius": 7, "circle-stroke-color": COLORS.water,
+                 "circle-stroke-width": 1.5 } },
       { id: "selected-site", type: "circle", source: "sites", filter: selected,
         paint: { "circle-color": "rgba(0,0,0,0)", "circle-radius": 12, "circle-stroke-color": COLORS.selected,
                  "circle-stroke-width": 3 } },
@@ -89,11 +125,14 @@ export class ScenarioMap {
   private maxima = { gpus: 1, mw: 1 };
   private siteSize: SiteSize = "gpus";
   private centreLon = 10;
+  private overlay: ResultOverlay | null = null;
 
   constructor(container: HTMLElement, private readonly onSelect: (kind: ElementKind, id: string) => void) {
     this.map = new MapLibreMap({ container, style: style(), center: [10, 25], zoom: 1.15, minZoom: 0.5, maxZoom: 12,
                                  attributionControl: false, renderWorldCopies: true, dragRotate: false,
-                                 pitchWithRotate: false, fadeDuration: 0 });
+                                 pitchWithRotate: false, fadeDuration: 0,
+                                 // keep the drawn frame so "Download PNG" can read the canvas
+                                 canvasContextAttributes: { preserveDrawingBuffer: true } });
     this.map.addControl(new NavigationControl({ showCompass: false }), "top-right");
     this.map.addControl(new ScaleControl({ unit: "metric" }), "bottom-left");
     this.map.addControl(new AttributionControl({ compact: true }), "bottom-right");
@@ -125,8 +164,39 @@ export class ScenarioMap {
     const values = (key: string) => split.sites.map((f) => Number(f.properties[key] ?? 0)).filter(Number.isFinite);
     this.maxima = { gpus: Math.max(1, ...values("gpus_installed")), mw: Math.max(1, ...values("power_available_mw")) };
     await this.sizeSitesBy(this.siteSize);
+    if (this.overlay !== null) await this.showResult(null);  // a new scenario: no result drawn on it yet
     this.highlight({});
     this.fitScenario();
+  }
+
+  /** Colour the links by a result's utilisation (the API's figure, never recomputed here) and draw failed links
+   * and sites as failed; `null` goes back to the scenario's own colours. Hover then shows the result's figures. */
+  async showResult(overlay: ResultOverlay | null): Promise<void> {
+    await this.ready;
+    this.overlay = overlay;
+    const links = [...this.features.links.values()].map((f) => {
+      const figures = overlay?.links.get(String(f.properties.id));
+      return figures ? { ...f, properties: { ...f.properties, ...figures } } : f;
+    });
+    (this.map.getSource("links") as GeoJSONSource).setData({ type: "FeatureCollection", features: links } as never);
+    for (const layer of ["links-terrestrial", "links-submarine"]) {
+      const own = layer === "links-terrestrial" ? COLORS.terrestrial : COLORS.submarine;
+      this.map.setPaintProperty(layer, "line-color", overlay ? utilisationColour() : own);
+      this.map.setPaintProperty(layer, "line-width", overlay ? 2.6 : 1.8);
+    }
+    const filter = (ids: string[] | undefined) => ["in", ["get", "id"], ["literal", ids ?? []]] as ExpressionSpecification;
+    this.map.setFilter("failed-links", filter(overlay?.failedLinks));
+    this.map.setFilter("failed-sites", filter(overlay?.failedSites));
+  }
+
+  /** The map as drawn now, as a PNG data URL (the canvas keeps its frame: `preserveDrawingBuffer`). */
+  async snapshot(): Promise<string> {
+    await this.ready;
+    await new Promise<void>((resolve) => {
+      this.map.once("idle", () => resolve());
+      this.map.triggerRepaint();
+    });
+    return this.map.getCanvas().toDataURL("image/png");
   }
 
   /** Size the site circles by installed GPUs or available power (area proportional to the value). */
@@ -160,7 +230,11 @@ export class ScenarioMap {
     this.map.setFilter("selected-site", filter(target.sites));
     this.map.setFilter("selected-line", filter(target.links));
     this.map.setFilter("selected-candidate", filter(target.candidates));
-    if (!fly) return;
+    if (fly) this.frame(target);
+  }
+
+  /** Fly to elements (or to `point` when none of them has a geometry here) without selecting them. */
+  frame(target: Highlight): void {
     const points: number[][] = [];
     for (const kind of ["sites", "links", "candidates"] as ElementKind[]) {
       for (const id of target[kind] ?? []) {
@@ -206,8 +280,16 @@ export class ScenarioMap {
       return;
     }
     const kind = kindOfLayer(feature.layer.id);
-    const props = this.features[kind].get(String(feature.properties.id))?.properties ?? (feature.properties as Properties);
-    this.popup.setLngLat(event.lngLat).setDOMContent(hoverCard(kind, props)).addTo(this.map);
+    const id = String(feature.properties.id);
+    const props = this.features[kind].get(id)?.properties ?? (feature.properties as Properties);
+    const card = hoverCard(kind, props);
+    const figures = kind === "links" ? this.overlay?.links.get(id) : undefined;
+    const failed = (kind === "links" ? this.overlay?.failedLinks : kind === "sites" ? this.overlay?.failedSites : [])
+      ?.includes(id);
+    // the result's figures first, under the name: they are what a result view is read for
+    if (figures) card.insertBefore(resultCard(figures), card.children[1] ?? null);
+    if (failed) card.insertBefore(h("p", { class: "failed-note" }, "failed in this state"), card.children[1] ?? null);
+    this.popup.setLngLat(event.lngLat).setDOMContent(card).addTo(this.map);
   }
 
   private click(event: MapMouseEvent): void {
@@ -220,6 +302,15 @@ function hoverCard(kind: ElementKind, props: Properties): HTMLElement {
   const rows = HOVER_FIELDS[kind].filter(([key]) => props[key] !== undefined && props[key] !== null && props[key] !== "")
     .map(([key, label]) => h("tr", {}, h("th", { scope: "row" }, label), h("td", {}, formatValue(props[key]))));
   return h("div", { class: "hover-card" }, h("strong", {}, formatValue(props.name ?? props.id)), h("table", {}, ...rows));
+}
+
+/** A link's result figures (utilisation as a percentage of the API's fraction, loads as sent). */
+function resultCard(figures: LinkResult): HTMLElement {
+  const rows = Object.entries(figures).map(([key, value]) => {
+    const shown = key === "utilisation" && typeof value === "number" ? `${formatValue(value * 100)} %` : formatValue(value);
+    return h("tr", { "data-figure": key }, h("th", { scope: "row" }, key.replaceAll("_", " ")), h("td", {}, shown));
+  });
+  return h("table", { class: "result-figures" }, ...rows);
 }
 
 /** A feature's points as GeoJSON gives them. */

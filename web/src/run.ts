@@ -6,6 +6,7 @@
 import { api, ApiError, download } from "./api";
 import type { Job, JobKind, JsonSchema, ProblemItem } from "./api";
 import { clear, formatValue, h } from "./dom";
+import type { ResultsView } from "./results";
 
 const KIND_ORDER = ["te", "failures", "place", "design", "plan", "roadmap"];
 const ACTIVE = new Set(["queued", "running"]);
@@ -112,10 +113,13 @@ export class RunPanel {
   private selected: string | null = null;
   private timer: number | null = null;
   private disposed = false;
+  private failure: string | null = null;
+  private results: ResultsView | null = null;
 
   constructor(private readonly token: string, private readonly scenario: string, private readonly version: number | null,
               private readonly canWrite: boolean, private readonly openJob: (id: string) => void,
-              private readonly report: (text: string, isError: boolean) => void) {
+              private readonly report: (text: string, isError: boolean) => void,
+              private readonly makeResults: ((job: Job) => ResultsView) | null = null) {
     const jobs = h("div", { class: "jobs" }, h("h3", {}, "Jobs of this scenario"),
       h("table", { class: "data job-table" },
         h("thead", {}, h("tr", {}, h("th", {}, "kind"), h("th", {}, "version"), h("th", {}, "status"),
@@ -142,10 +146,22 @@ export class RunPanel {
   dispose(): void {
     this.disposed = true;
     if (this.timer !== null) window.clearTimeout(this.timer);
+    this.closeResults();
   }
 
-  /** Show one job (a deep link `#/job/<id>` or a click in the list) and watch it. */
-  async select(id: string): Promise<void> {
+  private closeResults(): void {
+    this.results?.dispose();
+    this.results = null;
+  }
+
+  /** Show one job (a deep link `#/job/<id>` or a click in the list) and watch it; `failure` selects a failure state
+   * of its results (`#/job/<id>/failure/<state>`). */
+  async select(id: string, failure: string | null = null): Promise<void> {
+    this.failure = failure;
+    if (id === this.selected && this.results !== null) {
+      await this.results.selectFailure(failure);
+      return;
+    }
     this.selected = id;
     await this.refresh();
   }
@@ -271,6 +287,7 @@ export class RunPanel {
 
   private async showDetail(job: Job | null): Promise<void> {
     clear(this.detail);
+    if (job === null || job.id !== this.results?.jobId || job.status !== "succeeded") this.closeResults();
     if (job === null) return;
     this.detail.setAttribute("data-id", job.id);
     this.detail.setAttribute("data-status", job.status);
@@ -291,7 +308,20 @@ export class RunPanel {
       this.detail.append(h("p", { class: "error", id: "job-error" },
         [job.error.title, job.error.detail].filter(Boolean).join(": ")));
     }
-    if (job.status === "succeeded") await this.showFiles(job);
+    if (job.status === "succeeded") {
+      await this.showFiles(job);
+      this.showResults(job);
+    }
+  }
+
+  /** The Results view of a succeeded job (built once per job, kept across refreshes of this panel). */
+  private showResults(job: Job): void {
+    if (this.makeResults === null || this.disposed) return;
+    if (this.results === null) {
+      this.results = this.makeResults(job);
+      void this.results.load(this.failure);
+    }
+    this.detail.append(this.results.element);
   }
 
   private async showFiles(job: Job): Promise<void> {
