@@ -84,8 +84,8 @@ class SweepContext:
     paused: pd.Index = field(default_factory=lambda: pd.Index([], dtype=object))
     untouched: UntouchedRule | None = None
     """The intact routing's hops when a state no offered flow crosses is settled without a solve
-    (:mod:`backbone.solver.failures.untouched`: a quick sweep of the ``path`` engine, no ``exact_mlu``, no
-    ``verify``); None otherwise."""
+    (:mod:`backbone.solver.failures.untouched`: a quick sweep of the ``path`` engine, no ``exact_mlu``; ``verify``
+    checks the kept routing like any state's); None otherwise."""
 
     @classmethod
     def build(cls, net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepContext:
@@ -93,8 +93,8 @@ class SweepContext:
         method = choose_method(net, options.method)
         paused = net.demands.index[~carried_in_failure(net, options.failure_policy).to_numpy()]
         base = _assess(net, options, method, None, shortfall=True, progress=progress)
-        quick = not (options.shortfall or options.exact_mlu or options.verify)
-        rule = UntouchedRule.build(base) if quick and base.method == "path" else None
+        quick = not (options.shortfall or options.exact_mlu)
+        rule = UntouchedRule.build(base, paused) if quick and base.method == "path" else None
         return cls(net, options, base, survive_tolerance_gbps(net), method, paused, rule)
 
     @property

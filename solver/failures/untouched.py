@@ -14,6 +14,10 @@ survives with the intact routing's figures, and no solve is needed:
 * every demand keeps its paths, so its latency and its unmet Gbps (by reason) are the intact ones: nothing is
   unmet beyond the baseline, no SLO is newly violated, no latency inflates.
 
+With ``verify`` the independent TE checker (:func:`backbone.solver.checks.te.check_te`) checks the kept routing on
+the failed network by its own reasoning, as any state's: every path over existing links (a path over a failed link
+is an unknown link there), loads recomputed from the paths within capacity, SLOs, reasons and the figures.
+
 The rule applies only to cut links (no failed site, no derate), to the ``path`` engine (its routing lists its
 paths), to an intact state within capacity whose unmet traffic is measured, and when the path table reproduces the
 intact routing's link loads (:attr:`UntouchedRule.exact`). A state it does not settle is solved as before.
@@ -23,11 +27,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from backbone.solver.failures.impact import StateAssessment
+
+if TYPE_CHECKING:
+    from backbone.solver.te.summary import TERecord
 
 __all__ = ["LOAD_TOL_GBPS", "UNTOUCHED_NOTE", "UntouchedRule"]
 
@@ -55,10 +63,13 @@ class UntouchedRule:
 
     hops: pd.DataFrame
     exact: bool
+    carrying: frozenset[str] = frozenset()
+    """The links some flow of an offered demand (not in ``paused``) crosses."""
 
     @classmethod
-    def build(cls, baseline: StateAssessment) -> UntouchedRule:
-        """The hops of ``baseline``'s routing, and whether they reproduce its link loads."""
+    def build(cls, baseline: StateAssessment, paused: pd.Index | None = None) -> UntouchedRule:
+        """The hops of ``baseline``'s routing, whether they reproduce its link loads, and the links carrying flow of
+        a demand not in ``paused`` (the demands a failure state does not offer)."""
         routing = baseline.routing
         paths = routing.paths
         if paths.empty or not {"path_links", "path_sites", "gbps", "demand"} <= set(paths.columns):
@@ -82,10 +93,15 @@ class UntouchedRule:
         exact = bool(known.all()) and bool(
             (np.abs(ab - links["flow_ab_gbps"].astype(float).to_numpy()) <= tol).all()
             and (np.abs(ba - links["flow_ba_gbps"].astype(float).to_numpy()) <= tol).all())
-        return cls(hops, exact)
+        offered = hops["demand"].isin(paused) if paused is not None and len(paused) else None
+        carrying = frozenset(hops["link"] if offered is None else hops["link"][~offered.to_numpy()])
+        return cls(hops, exact, carrying)
 
-    def crossed(self, failed_links: Sequence[str], offered: pd.Index) -> bool:
-        """Whether some flow of a demand in ``offered`` crosses one of ``failed_links`` in the intact routing."""
+    def crossed(self, failed_links: Sequence[str], offered: pd.Index | None = None) -> bool:
+        """Whether some flow of a demand in ``offered`` (default: every demand not paused) crosses one of
+        ``failed_links`` in the intact routing."""
+        if offered is None:
+            return not self.carrying.isdisjoint(failed_links)
         on = self.hops["link"].isin(list(failed_links)) & self.hops["demand"].isin(offered)
         return bool(on.any())
 
@@ -104,7 +120,9 @@ class UntouchedRule:
         offered
             The demands the state offers (paused classes and lost demands left out).
         """
-        if not self.exact or baseline.overloaded or not baseline.unmet_known or self.crossed(failed_links, offered):
+        if not self.exact or baseline.overloaded or not baseline.unmet_known or self.crossed(failed_links):
+            return None  # (the cheap test first: the links carrying a demand not paused)
+        if self.crossed(failed_links, offered):
             return None
         routing = baseline.routing
         kept = self.hops[self.hops["demand"].isin(offered)]
@@ -118,15 +136,28 @@ class UntouchedRule:
         every_demand = len(offered) == len(routing.demands.index)
         bound = routing.summary.lower_bound if every_demand else None
         gap = (mlu - bound) / mlu if bound is not None and mlu > 0 else None
-        summary = routing.summary.updated(mlu=mlu, lower_bound=bound, gap=gap,
-                                          notes=[*routing.summary.notes, UNTOUCHED_NOTE])
         demands = routing.demands.loc[offered]
         paths = routing.paths[routing.paths["demand"].astype(str).isin(offered)]
+        summary = routing.summary.updated(**_figures(routing.summary, demands, paths, mlu), lower_bound=bound,
+                                          gap=gap, notes=[*routing.summary.notes, UNTOUCHED_NOTE])
         kept_routing = replace(routing, links=table, demands=demands, paths=paths, summary=summary,
                                verification=None, model=None)
         return StateAssessment(routing=kept_routing, unmet_gbps=baseline.unmet_gbps.loc[offered],
                                reason=baseline.reason.loc[offered], traffic_class=baseline.traffic_class.loc[offered],
                                mlu=mlu, status=baseline.status, solves=(), method=baseline.method)
+
+
+def _figures(summary: TERecord, demands: pd.DataFrame, paths: pd.DataFrame, mlu: float) -> dict[str, Any]:
+    """The record's figures for the kept routing over the offered ``demands`` (the same definitions as the routing's:
+    the tables' MLU, carried and unmet Gbps, traffic-weighted latency, and the min-MLU objective's value)."""
+    carried = float(demands["carried_gbps"].sum())
+    routed = float(demands["routed_gbps"].sum()) if "routed_gbps" in demands else carried
+    out: dict[str, Any] = {"mlu": mlu, "carried_gbps": carried, "unmet_gbps": float(demands["unmet_gbps"].sum())}
+    if summary.weighted_latency_ms is not None and routed > 0:
+        out["weighted_latency_ms"] = float((paths["gbps"] * paths["latency_ms"]).sum()) / routed
+    if summary.objective in ("min-mlu", "ecmp") and summary.objective_value is not None:
+        out["objective_value"] = mlu
+    return out
 
 
 def _directed_loads(hops: pd.DataFrame, link_index: pd.Index) -> tuple[np.ndarray, np.ndarray]:

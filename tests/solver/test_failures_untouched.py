@@ -69,8 +69,7 @@ def test_a_flow_crossing_the_failed_link_is_never_kept() -> None:
     assert not any(r.untouched for r in quick.values())
 
 
-@pytest.mark.parametrize("options", [{"shortfall": True}, {"shortfall": False, "exact_mlu": True},
-                                     {"shortfall": False, "verify": True}])
+@pytest.mark.parametrize("options", [{"shortfall": True}, {"shortfall": False, "exact_mlu": True}])
 def test_the_rule_is_only_for_quick_sweeps(options: dict[str, object]) -> None:
     ctx = SweepContext.build(spur_network(), FailureOptions(engine="serial", **options))  # type: ignore[arg-type]
     assert ctx.untouched is None
@@ -101,3 +100,27 @@ def test_untouched_is_in_the_record_and_the_summary() -> None:
     assert any("no offered flow crosses" in n for n in s["notes"])
     old = {k: v for k, v in res.scenarios[0].to_dict().items() if k != "untouched"}  # a file written before it
     assert ScenarioRecord.from_dict(old).untouched is False
+
+
+@pytest.mark.parametrize("training_gbps", [0.0, 2.0])
+def test_the_independent_te_check_accepts_a_kept_routing(training_gbps: float) -> None:
+    """``verify``: the TE checker re-checks the kept routing on the failed network from its tables."""
+    quick = _sweep(spur_network(training_gbps), shortfall=False, verify=True)
+    assert [r.failed for r in quick.values() if r.untouched] == [("BD",)]
+
+
+def test_the_independent_te_check_refuses_a_routing_over_a_failed_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checker does not trust the rule: a kept routing whose path crosses the cut link is refused."""
+    from backbone.solver.checks.te import check_te
+
+    net = spur_network()
+    ctx = SweepContext.build(net, FailureOptions(engine="serial", shortfall=False, k_paths=2))
+    assert ctx.untouched is not None
+    monkeypatch.setattr(UntouchedRule, "crossed", lambda self, failed, offered=None: False)
+    failed = net.fail_links(["AC"])
+    state = ctx.untouched.state(ctx.baseline, ["AC"], failed.links, net.demands.index)
+    assert state is not None
+    report = check_te(failed, state.routing)
+    assert not report.ok and any("unknown link" in v.message for v in report.violations)
+    ok = ctx.untouched.state(ctx.baseline, ["BD"], net.fail_links(["BD"]).links, net.demands.index)
+    assert ok is not None and check_te(net.fail_links(["BD"]), ok.routing).ok
