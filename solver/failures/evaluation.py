@@ -25,6 +25,7 @@ from backbone.solver.failures.impact import (
 from backbone.solver.failures.options import FailureOptions
 from backbone.solver.failures.records import ScenarioRecord, SweepBaseline
 from backbone.solver.failures.scenarios import FailureScenario
+from backbone.solver.failures.untouched import UntouchedRule
 from backbone.solver.te.summary import TERecord
 
 logger = logging.getLogger("backbone.solver.failures")
@@ -81,6 +82,10 @@ class SweepContext:
     tolerance_gbps: float
     method: str = "path"
     paused: pd.Index = field(default_factory=lambda: pd.Index([], dtype=object))
+    untouched: UntouchedRule | None = None
+    """The intact routing's hops when a state no offered flow crosses is settled without a solve
+    (:mod:`backbone.solver.failures.untouched`: a quick sweep of the ``path`` engine, no ``exact_mlu``; ``verify``
+    checks the kept routing like any state's); None otherwise."""
 
     @classmethod
     def build(cls, net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepContext:
@@ -88,7 +93,9 @@ class SweepContext:
         method = choose_method(net, options.method)
         paused = net.demands.index[~carried_in_failure(net, options.failure_policy).to_numpy()]
         base = _assess(net, options, method, None, shortfall=True, progress=progress)
-        return cls(net, options, base, survive_tolerance_gbps(net), method, paused)
+        quick = not (options.shortfall or options.exact_mlu)
+        rule = UntouchedRule.build(base, paused) if quick and base.method == "path" else None
+        return cls(net, options, base, survive_tolerance_gbps(net), method, paused, rule)
 
     @property
     def baseline_latency_ms(self) -> pd.Series:
@@ -162,6 +169,8 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioR
         ``impact_gbps``, ``unmet_gbps`` beyond the baseline's and by class, ``slo_violation_gbps``/``slo_violations``,
         ``lost_gbps``, ``paused_gbps`` (the demand of pausing classes, not offered in the state), ``mlu`` with ``mlu_lower_bound`` and ``gap``, ``overloaded``, ``survived``), ``method``,
         ``path_lp_only`` (the path LP's routing kept without column generation, ``escalate_above_mlu``),
+        ``untouched`` (no offered flow crosses the failed links: the intact routing kept, no solve;
+        :mod:`backbone.solver.failures.untouched`),
         ``carried_gbps`` (NaN with ``unmet_gbps`` when an overloaded state's shortfall is not measured),
         ``p50/p99/worst_latency_inflation_ms``, ``link_utilisation`` and ``seconds``.
 
@@ -179,7 +188,12 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioR
     paused_gbps = float(failed_net.demands.loc[paused, "demand_gbps"].sum()) if len(paused) else 0.0
     if len(paused):
         failed_net = failed_net.copy_with(demands=failed_net.demands.drop(index=paused))
-    state = _assess(failed_net, ctx.options, ctx.method, scenario, intact=ctx.net, warm=ctx.baseline.warm)
+    state = None
+    if ctx.untouched is not None and scenario.derate is None and not scenario.sites:
+        state = ctx.untouched.state(ctx.baseline, scenario.links, failed_net.links, failed_net.demands.index)
+    untouched = state is not None
+    if state is None:
+        state = _assess(failed_net, ctx.options, ctx.method, scenario, intact=ctx.net, warm=ctx.baseline.warm)
     res = state.routing
     d = res.demands
     if ctx.options.verify:
@@ -202,7 +216,7 @@ def evaluate_scenario(ctx: SweepContext, scenario: FailureScenario) -> ScenarioR
         links_down=len(scenario.links) if scenario.derate is None else 0,
         links_derated=len(scenario.links) if scenario.derate is not None else 0, sites_down=len(scenario.sites),
         derate=scenario.derate, status=state.status, impact=impact, method=state.method,
-        path_lp_only=_within_capacity_skip(res.summary),
+        path_lp_only=not untouched and _within_capacity_skip(res.summary), untouched=untouched,
         carried_gbps=float(d["demand_gbps"].sum()) - state.unmet_total_gbps,
         p50_latency_inflation_ms=_pct(infl, 50), p99_latency_inflation_ms=_pct(infl, 99),
         worst_latency_inflation_ms=float(infl.max()) if infl.size else 0.0,

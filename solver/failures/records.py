@@ -50,6 +50,10 @@ class ScenarioRecord:
     path_lp_only
         Whether ``mlu`` is the path LP's over the candidate paths, kept without column generation because the
         state is within capacity (``FailureOptions.exact_mlu`` runs it for every state).
+    untouched
+        Whether no flow the state offers crosses its failed links in the intact routing, so the intact routing was
+        kept without a solve (a quick sweep: :mod:`backbone.solver.failures.untouched`); ``mlu`` is then that
+        routing's, an upper bound on the state's optimum.
     carried_gbps
         Traffic carried at <= 100 % utilisation (NaN, as ``unmet_gbps``, when an overloaded state's shortfall is
         not measured).
@@ -78,6 +82,7 @@ class ScenarioRecord:
     worst_latency_inflation_ms: float
     link_utilisation: Mapping[str, float]
     seconds: float
+    untouched: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready record: every field, the impact's flattened in after ``status`` (NaN kept: the file and
@@ -89,12 +94,14 @@ class ScenarioRecord:
                 "p50_latency_inflation_ms": self.p50_latency_inflation_ms,
                 "p99_latency_inflation_ms": self.p99_latency_inflation_ms,
                 "worst_latency_inflation_ms": self.worst_latency_inflation_ms,
-                "link_utilisation": dict(self.link_utilisation), "seconds": self.seconds}
+                "link_utilisation": dict(self.link_utilisation), "seconds": self.seconds,
+                "untouched": self.untouched}
 
     @classmethod
     def from_dict(cls, record: Mapping[str, Any]) -> ScenarioRecord:
         """A record as :meth:`to_dict` (or ``failures.json``'s ``scenarios``) wrote it; null figures are NaN
-        (unknown), a missing ``link_utilisation`` (the JSON summary leaves it out) is empty.
+        (unknown), a missing ``link_utilisation`` (the JSON summary leaves it out) is empty, a missing
+        ``untouched`` (files written before it) false.
 
         Raises
         ------
@@ -112,7 +119,7 @@ class ScenarioRecord:
                    p99_latency_inflation_ms=_figure(record["p99_latency_inflation_ms"]),
                    worst_latency_inflation_ms=_figure(record["worst_latency_inflation_ms"]),
                    link_utilisation={str(k): _figure(v) for k, v in (record.get("link_utilisation") or {}).items()},
-                   seconds=float(record["seconds"]))
+                   seconds=float(record["seconds"]), untouched=bool(record.get("untouched", False)))
 
 
 @dataclass(frozen=True, slots=True)

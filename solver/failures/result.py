@@ -120,9 +120,11 @@ class SweepResult:
             path_lp_states=restricted,
             notes=sweep_notes(len(self.scenarios), unknown, undecided, self.baseline, restricted, gaps)
                   + [n for n in (implicit_groups_note(self.scenarios), paused_note(self.scenarios,
-                                                                                   self.failure_policy)) if n],
+                                                                                   self.failure_policy),
+                                 untouched_note(self.scenarios)) if n],
             failure_policy=dict(self.failure_policy),
             paused_states=sum(1 for r in self.scenarios if r.impact.paused_gbps > 0),
+            untouched_states=sum(1 for r in self.scenarios if r.untouched),
             links_swept_as_own_group=implicit_groups(self.scenarios),
             seconds=self.seconds,
             scenarios_per_second=len(self.scenarios) / self.seconds if self.seconds > 0 else None,
@@ -155,6 +157,16 @@ def _counts(scenarios: list[ScenarioRecord]) -> tuple[int, int, list[float], int
     restricted = sum(1 for r in scenarios if r.path_lp_only)
     undecided = sum(1 for i in impacts if i.overloaded and i.mlu_lower_bound <= 1 + OVERLOAD_TOL)
     return survived, unknown, gaps, restricted, undecided
+
+
+def untouched_note(scenarios: list[ScenarioRecord]) -> str:
+    """What the states no offered flow crosses report (empty when there are none)."""
+    n = sum(1 for r in scenarios if r.untouched)
+    if not n:
+        return ""
+    return (f"{n} of {len(scenarios)} scenarios fail only links no offered flow crosses in the intact routing: that "
+            "routing is kept (no solve), so they survive with its latencies and nothing unmet; their MLU is that "
+            "routing's, an upper bound on the state's optimum")
 
 
 def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: SweepBaseline, restricted: int = 0,

@@ -81,6 +81,9 @@ class FailuresSummary(TaskSummary):
     """Each traffic class's failure policy in the sweep (:func:`backbone.failure_policy.class_failure_policy`)."""
     paused_states: int
     """States in which a pausing class was not offered (``paused_gbps`` > 0)."""
+    untouched_states: int = 0
+    """States no offered flow crosses, settled by keeping the intact routing without a solve (a quick sweep:
+    :attr:`ScenarioRecord.untouched <backbone.solver.failures.records.ScenarioRecord.untouched>`)."""
     links_swept_as_own_group: list[str]
     """Links in no SRLG, swept as their own group."""
     seconds: float

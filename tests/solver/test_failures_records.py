@@ -31,7 +31,7 @@ RECORD_KEYS = (
     "mlu",
     "mlu_lower_bound", "gap", "overloaded", "survived",
     "method", "path_lp_only", "carried_gbps", "p50_latency_inflation_ms", "p99_latency_inflation_ms",
-    "worst_latency_inflation_ms", "link_utilisation", "seconds",
+    "worst_latency_inflation_ms", "link_utilisation", "seconds", "untouched",
 )
 """A scenario record's JSON keys, in order (``failures.json`` ``scenarios`` leaves out ``link_utilisation``)."""
 
