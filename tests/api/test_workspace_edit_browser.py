@@ -102,13 +102,14 @@ def test_a_negative_capacity_shows_the_api_error_beside_the_cell(page: Any, live
     assert api.status_code == 422
     expected = [e["message"] for e in api.json()["errors"] if e["record"] == "nyc-lon" and e["field"] == "capacity_gbps"]
     assert expected and page.inner_text(error) == "; ".join(expected)
+    _screenshot(page, "workspace-edit.png")
     page.click("#tab-changes")
     assert page.get_attribute("#edit-state", "data-state") == "invalid"
     assert page.is_disabled("#edit-save") and page.is_disabled("#edit-fork")
     page.fill("#move-gpus", "1000")
     page.click("#move-add")
     _wait_state(page, "invalid")
-    _screenshot(page, "workspace-edit.png")
+    _screenshot(page, "workspace-edit-changes.png")
     assert _versions(live, sid) == [1]
     assert not [p for p in page.problems if "422" not in p]
 
@@ -148,3 +149,26 @@ def test_a_viewer_sees_no_edit_controls(page: Any, live: dict[str, Any]) -> None
     page.wait_for_selector("#tab-run")
     for selector in ("#edit-mode", "#tab-changes", "#edit-panel", "input.cell-edit", "#edit-save", "#edit-fork"):
         assert page.locator(selector).count() == 0, selector
+
+
+def test_the_shared_scenario_is_forked_never_edited(page: Any, live: dict[str, Any]) -> None:
+    """The shipped scenario is read-only: its changes can only become a new scenario (a fork) at version 1."""
+    shipped = live["shipped"]
+    _sign_in(page, live, f"#/scenario/{shipped}")
+    page.wait_for_selector("table.data[data-kind=links] tbody tr")
+    link = page.get_attribute("table.data[data-kind=links] tbody tr", "data-id")
+    page.click("#edit-mode")
+    page.fill(f"input.cell-edit[data-id='{link}']", "12345")
+    page.click("#tab-changes")
+    assert page.locator("#edit-save").count() == 0
+    _wait_state(page, "valid")
+    page.fill("#fork-name", "global, what-if")
+    page.click("#edit-fork")
+    page.wait_for_function(f"() => /^#\\/scenario\\/[0-9a-f-]{{36}}\\/version\\/1$/.test(location.hash)"
+                           f" && !location.hash.includes('{shipped}')")
+    fork = str(page.evaluate("location.hash")).split("/")[2]
+    r = httpx.get(f"{live['server'].url}/v1/scenarios/{fork}", headers=auth(live["token"]), timeout=60).json()
+    assert r["name"] == "global, what-if" and not r["read_only"]
+    assert next(lk for lk in r["content"]["links"] if lk["id"] == link)["capacity_gbps"] == 12345
+    assert _versions(live, shipped) == [1]
+    page.wait_for_selector(f"#scenario-list > li[data-id='{fork}']")
