@@ -5,15 +5,24 @@ nothing; a stale save (someone else saved) offers a reload that keeps the change
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import httpx
 import pytest
 from apitest_helpers import auth
 
-from tests.api.test_workspace_browser import _screenshot, _sign_in, browser, live, page  # noqa: F401 (fixtures)
+from tests.api import test_workspace_browser as workspace
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+# the live server, the browser and the offline tab of the workspace's browser tests (one live server per module)
+live = workspace.live
+browser = workspace.browser
+page = workspace.page
+_screenshot = workspace._screenshot
+_sign_in = workspace._sign_in
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="live server test (Linux CI)")]
 
 
 def _doc(name: str) -> dict[str, Any]:
