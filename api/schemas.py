@@ -109,6 +109,17 @@ class ScenarioVersionPublic(_VersionFields):
     """One immutable version."""
 
 
+class ScenarioValidation(BaseModel):
+    """A candidate scenario document that passed validation (``POST v1/scenarios/{id}/validate``): the counts a
+    new version of it would record. Nothing was stored; a document that fails is a 422 problem instead."""
+
+    valid: bool = Field(description="Always true: an invalid document is answered with a 422 problem document")
+    sites: int
+    links: int
+    demands: int
+    source_format: str
+
+
 class ScenarioWithContent(ScenarioPublic):
     """A scenario version with its canonical JSON content."""
 

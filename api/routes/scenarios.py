@@ -29,6 +29,7 @@ from backbone.api.schemas import (
     ProblemDetails,
     ScenarioDocument,
     ScenarioPublic,
+    ScenarioValidation,
     ScenarioVersionPublic,
     ScenarioWithContent,
     WorkloadsPublic,
@@ -192,6 +193,21 @@ async def replace_scenario(scenario_id: ScenarioId, request: Request, response: 
                                       parsed.source_format, who, expected)
     response.headers["ETag"] = etag_of(ver)
     return _public(sc, ver)
+
+
+@router.post("/{scenario_id}/validate", response_model=ScenarioValidation, openapi_extra=SCENARIO_BODY,
+             responses=ERRORS, summary="Validate a candidate new version of a scenario without storing it (dry run)")
+async def validate_scenario(scenario_id: ScenarioId, request: Request, store: StoreDep,
+                            who: Viewer) -> ScenarioValidation:
+    """Parse and validate a candidate document exactly as ``PUT`` would, and store nothing.
+
+    Answers 200 with the counts ``PUT`` would record, or the same 422 problem document (every problem with its
+    table, record and field). Any role that can read the scenario may ask: nothing is written.
+    """
+    sid = str(scenario_id)
+    await run_in_threadpool(store.get_scenario, sid, who)  # 404 before reading a large body
+    parsed = await read_scenario_input(request)
+    return ScenarioValidation(valid=True, source_format=parsed.source_format, **parsed.counts)
 
 
 @router.delete("/{scenario_id}", status_code=204, responses=ERRORS, summary="Delete a scenario")

@@ -81,6 +81,7 @@ export interface ScenarioSummary {
   id: string;
   name: string;
   version: number;
+  etag: string;
   sites: number;
   links: number;
   demands: number;
@@ -105,8 +106,13 @@ export interface ScenarioVersion {
 
 export type Properties = Record<string, string | number | boolean | null>;
 
-/** The tables of a scenario's canonical JSON this workspace reads (each a list of records keyed by column). */
+/** The tables of a scenario's canonical JSON this workspace reads (each a list of records keyed by column); the
+ * editor keeps every other key as the API sent it. */
 export interface ScenarioContent {
+  [key: string]: unknown;
+  name?: string;
+  sites?: Properties[];
+  links?: Properties[];
   demands?: Properties[];
   srlgs?: (Properties & { links?: string[] })[];
   metros?: Properties[];
@@ -114,6 +120,14 @@ export interface ScenarioContent {
 
 export interface ScenarioWithContent extends ScenarioSummary {
   content: ScenarioContent;
+}
+
+export interface ScenarioValidation {
+  valid: boolean;
+  sites: number;
+  links: number;
+  demands: number;
+  source_format: string;
 }
 
 export interface Feature {
@@ -152,12 +166,13 @@ async function refusal(response: Response, path: string): Promise<ApiError> {
   return new ApiError(response.status, text || `${response.status} ${response.statusText}`.trim(), path, problems);
 }
 
-async function call(path: string, token: string, init: RequestInit = {}): Promise<Response> {
+async function call(path: string, token: string, init: RequestInit = {},
+                    extra: Record<string, string> = {}): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(path, { ...init, cache: "no-cache",
                                    headers: { Authorization: `Bearer ${token}`, Accept: "application/json",
-                                              ...(init.body ? { "Content-Type": "application/json" } : {}) } });
+                                              ...(init.body ? { "Content-Type": "application/json" } : {}), ...extra } });
   } catch (error) {
     throw new ApiError(0, `the server did not answer (${String(error)})`, path);
   }
@@ -165,9 +180,12 @@ async function call(path: string, token: string, init: RequestInit = {}): Promis
   return response;
 }
 
-/** Send a JSON body (POST) or nothing (DELETE) to a path of the API and read the JSON answer. */
-export async function sendJson<T>(method: "POST" | "DELETE", path: string, token: string, body?: unknown): Promise<T> {
-  const response = await call(path, token, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+/** Send a JSON body (POST, PUT) or nothing (DELETE) to a path of the API, with extra headers (If-Match), and read
+ * the JSON answer. */
+export async function sendJson<T>(method: "POST" | "PUT" | "DELETE", path: string, token: string, body?: unknown,
+                                  headers: Record<string, string> = {}): Promise<T> {
+  const response = await call(path, token, { method, body: body === undefined ? undefined : JSON.stringify(body) },
+                              headers);
   return (await response.json()) as T;
 }
 
@@ -211,5 +229,13 @@ export const api = {
   files: (token: string, id: string) => getJson<FileEntry[]>(`v1/jobs/${encodeURIComponent(id)}/files`, token),
   submit: (token: string, scenario: string, body: { kind: string; version?: number; options: Record<string, unknown> }) =>
     sendJson<Job>("POST", `v1/scenarios/${encodeURIComponent(scenario)}/jobs`, token, body),
+  /** The dry run of a candidate new version: 200 with its counts, or the 422 problem PUT would give. */
+  validate: (token: string, scenario: string, content: ScenarioContent) =>
+    sendJson<ScenarioValidation>("POST", `v1/scenarios/${encodeURIComponent(scenario)}/validate`, token, content),
+  /** A new version of a scenario, only if its head is still the version whose ETag is given (else 409). */
+  saveVersion: (token: string, scenario: string, content: ScenarioContent, etag: string) =>
+    sendJson<ScenarioSummary>("PUT", `v1/scenarios/${encodeURIComponent(scenario)}`, token, content, { "If-Match": etag }),
+  /** A new scenario (a fork) at version 1. */
+  create: (token: string, content: ScenarioContent) => sendJson<ScenarioSummary>("POST", "v1/scenarios", token, content),
   cancel: (token: string, id: string) => sendJson<Job>("DELETE", `v1/jobs/${encodeURIComponent(id)}`, token),
 };

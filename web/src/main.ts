@@ -2,8 +2,10 @@
 // a map beside its tables. It holds no planning logic: everything it shows is what the REST API answered.
 
 import { api, ApiError, forgetToken, savedToken, saveToken } from "./api";
-import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, WhoAmI } from "./api";
+import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, ScenarioWithContent, WhoAmI } from "./api";
 import { append, clear, formatValue, h } from "./dom";
+import { Editor } from "./edit";
+import type { Edit } from "./edit";
 import { LAYER_GROUPS, ScenarioMap } from "./map";
 import type { Highlight, SiteSize } from "./map";
 import { ResultsView } from "./results";
@@ -91,8 +93,11 @@ class Workspace {
   private map: ScenarioMap | null = null;
   private tables: Partial<Record<TableKind, DataTable>> = {};
   private rows: Record<TableKind, Properties[]> = { sites: [], links: [], candidates: [], demands: [], srlgs: [], metros: [] };
-  private activeTab: TableKind | "run" = "links";
+  private activeTab: TableKind | "run" | "changes" = "links";
   private run: RunPanel | null = null;
+  private editor: Editor | null = null;
+  private editing = false;
+  private carried: Edit[] = [];
   private openScenarioId: string | null = null;
   private route: Route = parseHash(location.hash);
   private readonly statusLine = h("div", { class: "status", role: "status" });
@@ -294,6 +299,8 @@ class Workspace {
     this.openScenarioId = null;
     this.run?.dispose();
     this.run = null;
+    this.editor?.dispose();
+    this.editor = null;
     const crumb = document.getElementById("crumb");
     if (crumb) crumb.textContent = "";
     void this.map?.setScenario({ type: "FeatureCollection", features: [] });
@@ -309,11 +316,13 @@ class Workspace {
     this.status(`Loading ${summary?.name ?? id}…`);
     let collection: FeatureCollection;
     let content: ScenarioContent;
+    let record: ScenarioWithContent;
     try {
       const [geo, versions, scenario] = await Promise.all([api.geojson(token, id, version), api.versions(token, id),
                                                            api.scenario(token, id, version)]);
       collection = geo;
       content = scenario.content;
+      record = scenario;
       this.showVersions(id, versions.map((v) => ({ ...v })), version ?? summary?.version ?? null);
     } catch (error) {
       this.handle(error);
@@ -326,6 +335,7 @@ class Workspace {
     await this.map?.setScenario(collection);
     this.openScenarioId = id;
     this.buildTables(collection, content);
+    this.buildEditor(record);
     this.buildRunPanel(id, version);
     this.status(`${summary?.name ?? id}: ${this.counts(collection)}`);
   }
@@ -399,7 +409,69 @@ class Workspace {
     void run.start();
   }
 
-  private showTab(kind: TableKind | "run"): void {
+  /** What-if editing, for a role that may write (for any other role nothing of it is rendered): the Edit toggle
+   * in the links table's tools, editable capacity cells, and the Changes tab with the pending change set. */
+  private buildEditor(record: ScenarioWithContent): void {
+    this.editor?.dispose();
+    this.editor = null;
+    document.getElementById("edit-mode")?.remove();
+    if (!(this.who as WhoAmI).can_write) return;
+    const pending = this.carried;
+    this.carried = [];
+    const editor = new Editor(this.token as string,
+      { scenario: record.id, version: record.version, etag: record.etag, readOnly: record.read_only, content: record.content },
+      pending, {
+        saved: (scenario, version, forked) => void this.afterSave(scenario, version, forked),
+        reload: (edits) => {
+          this.carried = edits;
+          void this.openLatest(record.id);
+        },
+        status: (text, isError) => this.status(text, isError),
+      }, () => this.tables.links?.refresh());
+    this.editor = editor;
+    const links = this.tables.links as DataTable;
+    links.cellEditor = (row, column) => (this.editing && column.key === "capacity_gbps" && this.editor
+      ? this.editor.capacityCell(String(row.id), row.capacity_gbps) : null);
+    const toggle = h("button", { type: "button", class: "secondary", id: "edit-mode", "aria-pressed": String(this.editing) },
+                     "Edit what-if");
+    toggle.addEventListener("click", () => this.setEditing(!this.editing));
+    links.element.querySelector(".table-tools")?.append(toggle);
+    const tab = h("button", { type: "button", role: "tab", id: "tab-changes", "data-kind": "changes" }, "Changes");
+    tab.addEventListener("click", () => this.showTab("changes"));
+    (document.getElementById("tabs") as HTMLElement).append(tab);
+    (document.getElementById("table-pane") as HTMLElement).append(editor.element);
+    if (pending.length > 0) this.editing = true;
+    this.setEditing(this.editing);
+    if (pending.length > 0) this.showTab("changes");
+  }
+
+  private setEditing(on: boolean): void {
+    this.editing = on;
+    const toggle = document.getElementById("edit-mode");
+    toggle?.setAttribute("aria-pressed", String(on));
+    if (toggle) toggle.textContent = on ? "Done editing" : "Edit what-if";
+    this.tables.links?.refresh();
+  }
+
+  private async afterSave(scenario: string, version: number, forked: boolean): Promise<void> {
+    this.status(forked ? "Saved as a new scenario." : `Saved version ${version}.`);
+    await this.loadScenarios();
+    location.hash = routeHash({ scenario, version });
+  }
+
+  /** Reopen a scenario's latest version (after a conflict), whatever the URL said. */
+  private async openLatest(id: string): Promise<void> {
+    await this.loadScenarios();
+    const route = { scenario: id, version: null };
+    history.replaceState(null, "", routeHash(route));
+    this.route = route;
+    for (const li of document.querySelectorAll("#scenario-list > li")) {
+      li.classList.toggle("open", li.getAttribute("data-id") === id);
+    }
+    await this.openScenario(id, null);
+  }
+
+  private showTab(kind: TableKind | "run" | "changes"): void {
     this.activeTab = kind;
     for (const [name, table] of Object.entries(this.tables)) {
       table.element.hidden = name !== kind;
@@ -407,6 +479,8 @@ class Workspace {
     }
     if (this.run) this.run.element.hidden = kind !== "run";
     document.getElementById("tab-run")?.setAttribute("aria-selected", String(kind === "run"));
+    if (this.editor) this.editor.element.hidden = kind !== "changes";
+    document.getElementById("tab-changes")?.setAttribute("aria-selected", String(kind === "changes"));
   }
 
   private select(kind: TableKind, id: string, from: "map" | "table"): void {

@@ -20,6 +20,8 @@ export class DataTable {
   private sortDescending = false;
   private filterText = "";
   private selectedId: string | null = null;
+  /** An editor for some cells (what-if editing): returns the cell's content, or null to show the value as text. */
+  cellEditor: ((row: Properties, column: Column) => Node | null) | null = null;
 
   constructor(readonly kind: string, private readonly columns: Column[], private readonly rows: Properties[],
               private readonly onSelect: (id: string) => void) {
@@ -97,6 +99,11 @@ export class DataTable {
     return rows;
   }
 
+  /** Draw the rows again (after the cell editor changed). */
+  refresh(): void {
+    this.render();
+  }
+
   private render(): void {
     clear(this.body);
     this.rowsById.clear();
@@ -106,7 +113,8 @@ export class DataTable {
       const id = String(row.id);
       const tr = h("tr", { "data-id": id, tabindex: 0 });
       for (const column of this.columns) {
-        tr.append(h("td", { class: column.numeric ? "num" : undefined }, formatValue(row[column.key])));
+        const edited = this.cellEditor?.(row, column) ?? null;
+        tr.append(h("td", { class: column.numeric ? "num" : undefined }, edited ?? formatValue(row[column.key])));
       }
       tr.addEventListener("click", () => this.onSelect(id));
       tr.addEventListener("keydown", (event) => {

@@ -1,0 +1,346 @@
+// What-if editing: a planner's pending change set over the open scenario version (link capacities, demand scaled by
+// traffic class or region, GPUs moved between sites), shown as a list with undo. Every change is checked as it is
+// made by the API's dry run (POST v1/scenarios/{id}/validate), and the 422 problem's errors are shown beside the
+// cell or change they name. Saving is a new version guarded by If-Match on the opened version's ETag (a 409 or 412
+// means someone else saved: reload, keeping the changes) or a fork into a new scenario. Nothing is edited in place,
+// and the API is the only validator: this file holds no rule of what a valid scenario is.
+
+import { api, ApiError } from "./api";
+import type { ProblemItem, Properties, ScenarioContent, ScenarioValidation } from "./api";
+import { clear, formatValue, h } from "./dom";
+
+const CHECK_DELAY_MS = 300;
+
+export type Edit =
+  | { kind: "capacity"; link: string; capacity_gbps: number | null; was: unknown }
+  | { kind: "scale-demand"; by: "traffic_class" | "region"; value: string; factor: number | null }
+  | { kind: "move-gpus"; from: string; to: string; gpus: number | null };
+
+/** What the editor needs from the workspace around it. */
+export interface EditorHost {
+  /** A version (or a fork) was saved: open it. */
+  saved(scenario: string, version: number, forked: boolean): void;
+  /** Reopen the scenario's latest version and re-apply these pending changes to it. */
+  reload(pending: Edit[]): void;
+  status(text: string, isError: boolean): void;
+}
+
+/** The opened version the changes apply to. */
+export interface EditBase {
+  scenario: string;
+  version: number;
+  etag: string;
+  readOnly: boolean;
+  content: ScenarioContent;
+}
+
+type Key = string;
+const key = (table: string, record: string, field: string): Key => `${table}\u0000${record}\u0000${field}`;
+
+/** The fields of the scenario a change writes: where the API's problems about it land. */
+function touches(edit: Edit, content: ScenarioContent): Key[] {
+  if (edit.kind === "capacity") return [key("links", edit.link, "capacity_gbps")];
+  if (edit.kind === "move-gpus") return [key("sites", edit.from, "gpus_installed"), key("sites", edit.to, "gpus_installed")];
+  return matchingDemands(edit, content).map((d) => key("demands", String(d.id), "demand_gbps"));
+}
+
+function matchingDemands(edit: Extract<Edit, { kind: "scale-demand" }>, content: ScenarioContent): Properties[] {
+  const regionOf = new Map((content.sites ?? []).map((s) => [String(s.id), String(s.region)]));
+  return (content.demands ?? []).filter((d) => edit.by === "traffic_class"
+    ? String(d.traffic_class ?? "bulk") === edit.value : regionOf.get(String(d.src)) === edit.value);
+}
+
+/** The candidate scenario: the opened version with the changes applied in order (a copy; the base is untouched). */
+export function applyEdits(base: ScenarioContent, edits: Edit[]): ScenarioContent {
+  const content = structuredClone(base);
+  const links = new Map((content.links ?? []).map((l) => [String(l.id), l]));
+  const sites = new Map((content.sites ?? []).map((s) => [String(s.id), s]));
+  for (const edit of edits) {
+    if (edit.kind === "capacity") {
+      const link = links.get(edit.link);
+      if (link) link.capacity_gbps = edit.capacity_gbps;
+    } else if (edit.kind === "move-gpus") {
+      const from = sites.get(edit.from);
+      const to = sites.get(edit.to);
+      if (from && to) {
+        from.gpus_installed = Number(from.gpus_installed ?? 0) - (edit.gpus ?? 0);
+        to.gpus_installed = Number(to.gpus_installed ?? 0) + (edit.gpus ?? 0);
+      }
+    } else {
+      for (const d of matchingDemands(edit, content)) d.demand_gbps = edit.factor === null ? null : Number(d.demand_gbps) * edit.factor;
+    }
+  }
+  return content;
+}
+
+function describe(edit: Edit): string {
+  if (edit.kind === "capacity") {
+    return `Link ${edit.link}: capacity ${formatValue(edit.was)} → ${edit.capacity_gbps === null ? "(empty)" : formatValue(edit.capacity_gbps)} Gb/s`;
+  }
+  if (edit.kind === "move-gpus") return `Move ${formatValue(edit.gpus)} GPUs from ${edit.from} to ${edit.to}`;
+  const what = edit.by === "traffic_class" ? `class ${edit.value}` : `region ${edit.value} (by source site)`;
+  return `Scale demand of ${what} by ×${edit.factor === null ? "(empty)" : formatValue(edit.factor)}`;
+}
+
+function numberOrNull(input: HTMLInputElement): number | null {
+  return input.value.trim() === "" || !Number.isFinite(input.valueAsNumber) ? null : input.valueAsNumber;
+}
+
+export class Editor {
+  readonly element: HTMLElement;
+  private edits: Edit[];
+  private problems: ProblemItem[] = [];
+  private readonly cellErrors = new Map<Key, HTMLElement>();
+  private readonly list = h("ol", { class: "edit-list", id: "edit-list" });
+  private readonly state = h("p", { class: "edit-state", id: "edit-state", "data-state": "idle", role: "status" });
+  private readonly general = h("ul", { class: "edit-problems error", id: "edit-problems" });
+  private readonly conflict = h("div", { class: "edit-conflict", id: "edit-conflict", role: "alert" });
+  private readonly saveButton: HTMLButtonElement | null;
+  private readonly forkButton: HTMLButtonElement;
+  private readonly forkName: HTMLInputElement;
+  private timer: number | undefined;
+  private sequence = 0;
+  private busy = false;
+
+  constructor(private readonly token: string, private readonly base: EditBase, pending: Edit[],
+              private readonly host: EditorHost, private readonly onChange: () => void) {
+    this.edits = pending;
+    this.conflict.hidden = true;
+    this.saveButton = base.readOnly ? null
+      : h("button", { type: "button", id: "edit-save" }, `Save as version ${base.version + 1}`);
+    this.saveButton?.addEventListener("click", () => void this.save(false));
+    this.forkName = h("input", { type: "text", id: "fork-name", "aria-label": "Name of the new scenario",
+                                 value: `${base.content.name ?? "scenario"} (what-if)` });
+    this.forkButton = h("button", { type: "button", id: "edit-fork", class: base.readOnly ? undefined : "secondary" },
+                        "Fork into a new scenario");
+    this.forkButton.addEventListener("click", () => void this.save(true));
+    const undoAll = h("button", { type: "button", class: "secondary", id: "edit-undo-all" }, "Undo all");
+    undoAll.addEventListener("click", () => this.setEdits([]));
+    this.element = h("section", { class: "edit-panel", id: "edit-panel", "aria-label": "What-if changes" },
+      h("div", { class: "edit-head" },
+        h("h3", {}, `Pending changes to version ${base.version}`), undoAll),
+      h("p", { class: "hint" }, base.readOnly
+        ? "This scenario is shared and read-only: save the changes as a new scenario (a fork)."
+        : "Nothing is edited in place: saving makes a new version, or a new scenario."),
+      this.list, this.state, this.general, this.conflict,
+      h("div", { class: "edit-save" }, this.saveButton, h("label", { class: "inline" }, "New scenario", this.forkName),
+        this.forkButton),
+      h("div", { class: "edit-forms" }, this.scaleForm(), this.moveForm()));
+    this.render();
+    this.scheduleCheck();  // changes carried over a reload are checked against the new base at once
+  }
+
+  /** The pending changes (to carry across a reload). */
+  pending(): Edit[] {
+    return this.edits.slice();
+  }
+
+  /** The value a capacity cell shows: the pending change's, else the table's. */
+  capacity(link: string, shown: unknown): unknown {
+    const edit = this.edits.find((e) => e.kind === "capacity" && e.link === link);
+    return edit && edit.kind === "capacity" ? edit.capacity_gbps : shown;
+  }
+
+  /** The editable capacity cell of a link: a number box and, beside it, the API's problem with that field. */
+  capacityCell(link: string, shown: unknown): HTMLElement {
+    const value = this.capacity(link, shown);
+    const input = h("input", { type: "number", step: "any", class: "cell-edit", "data-edit": "capacity_gbps",
+                               "data-id": link, "aria-label": `capacity of ${link} in Gb/s`,
+                               value: value === null || value === undefined ? "" : String(value) });
+    input.classList.toggle("changed", value !== shown);
+    input.addEventListener("click", (event) => event.stopPropagation());
+    input.addEventListener("keydown", (event) => event.stopPropagation());
+    input.addEventListener("input", () => {
+      const typed = numberOrNull(input);
+      const rest = this.edits.filter((e) => !(e.kind === "capacity" && e.link === link));
+      input.classList.toggle("changed", typed !== shown);
+      this.setEdits(typed === shown ? rest : [...rest, { kind: "capacity", link, capacity_gbps: typed, was: shown }], false);
+    });
+    const error = h("span", { class: "field-error", "data-table": "links", "data-record": link,
+                              "data-field": "capacity_gbps", role: "alert" });
+    this.cellErrors.set(key("links", link, "capacity_gbps"), error);
+    this.fillCellError(key("links", link, "capacity_gbps"), error);
+    return h("span", { class: "cell-editor" }, input, error);
+  }
+
+  dispose(): void {
+    window.clearTimeout(this.timer);
+    this.sequence += 1;
+  }
+
+  // ------------------------------------------------------------------ forms
+  private scaleForm(): HTMLElement {
+    const content = this.base.content;
+    const classes = [...new Set((content.demands ?? []).map((d) => String(d.traffic_class ?? "bulk")))].sort();
+    const regions = [...new Set((content.sites ?? []).map((s) => String(s.region)))].sort();
+    const by = h("select", { id: "scale-by", "aria-label": "Scale demand by" },
+      h("option", { value: "traffic_class" }, "class"), h("option", { value: "region" }, "region"));
+    const value = h("select", { id: "scale-value", "aria-label": "Class or region" });
+    const fill = () => {
+      clear(value);
+      for (const v of by.value === "region" ? regions : classes) value.append(h("option", { value: v }, v));
+    };
+    by.addEventListener("change", fill);
+    fill();
+    const factor = h("input", { type: "number", step: "any", id: "scale-factor", value: "1.2", "aria-label": "Factor" });
+    const add = h("button", { type: "submit", class: "secondary", id: "scale-add" }, "Add");
+    const form = h("form", { class: "edit-form", id: "scale-form", novalidate: true },
+      h("h4", {}, "Scale demand"), by, value, h("label", { class: "inline" }, "×", factor), add);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.setEdits([...this.edits, { kind: "scale-demand", by: by.value as "traffic_class" | "region", value: value.value,
+                                      factor: numberOrNull(factor) }]);
+    });
+    return form;
+  }
+
+  private moveForm(): HTMLElement {
+    const sites = (this.base.content.sites ?? []).map((s) => String(s.id)).sort();
+    const options = (id: string) => {
+      const select = h("select", { id, "aria-label": id === "move-from" ? "From site" : "To site" });
+      for (const s of sites) select.append(h("option", { value: s }, s));
+      return select;
+    };
+    const from = options("move-from");
+    const to = options("move-to");
+    const most = (this.base.content.sites ?? []).reduce<Properties | null>(
+      (best, s) => (best === null || Number(s.gpus_installed ?? 0) > Number(best.gpus_installed ?? 0) ? s : best), null);
+    if (most) from.value = String(most.id);  // start from the site with the most GPUs, to another site
+    to.value = sites.find((s) => s !== from.value) ?? from.value;
+    const gpus = h("input", { type: "number", step: "1", id: "move-gpus", value: "1000", "aria-label": "GPUs" });
+    const form = h("form", { class: "edit-form", id: "move-form", novalidate: true },
+      h("h4", {}, "Move GPUs"), gpus, h("label", { class: "inline" }, "from", from), h("label", { class: "inline" }, "to", to),
+      h("button", { type: "submit", class: "secondary", id: "move-add" }, "Add"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.setEdits([...this.edits, { kind: "move-gpus", from: from.value, to: to.value, gpus: numberOrNull(gpus) }]);
+    });
+    return form;
+  }
+
+  // ------------------------------------------------------------------ changes and checks
+  private setEdits(edits: Edit[], refreshTable = true): void {
+    this.edits = edits;
+    this.conflict.hidden = true;
+    this.render();
+    if (refreshTable) this.onChange();
+    this.scheduleCheck();
+  }
+
+  private scheduleCheck(): void {
+    window.clearTimeout(this.timer);
+    this.sequence += 1;
+    if (this.edits.length === 0) {
+      this.showProblems([]);
+      this.setState("idle", "No pending changes.");
+      return;
+    }
+    this.setState("checking", "Checking with the server…");
+    this.timer = window.setTimeout(() => void this.check(), CHECK_DELAY_MS);
+  }
+
+  private async check(): Promise<void> {
+    const ticket = this.sequence;
+    let result: ScenarioValidation;
+    try {
+      result = await api.validate(this.token, this.base.scenario, applyEdits(this.base.content, this.edits));
+    } catch (error) {
+      if (ticket !== this.sequence) return;
+      if (error instanceof ApiError && error.status === 422) {
+        this.showProblems(error.problems.length ? error.problems : [{ message: error.message }]);
+        this.setState("invalid", `The server refuses these changes: ${error.problems.length || 1} problem(s).`);
+      } else {
+        this.showProblems([]);
+        this.setState("error", `Could not check the changes: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return;
+    }
+    if (ticket !== this.sequence) return;
+    this.showProblems([]);
+    this.setState("valid", `Valid: ${formatValue(result.sites)} sites, ${formatValue(result.links)} links, ` +
+                           `${formatValue(result.demands)} demands.`);
+  }
+
+  private setState(state: string, text: string): void {
+    this.state.dataset.state = state;
+    this.state.textContent = text;
+    this.state.classList.toggle("error", state === "invalid" || state === "error");
+    const blocked = this.busy || this.edits.length === 0 || state !== "valid";
+    if (this.saveButton) this.saveButton.disabled = blocked;
+    this.forkButton.disabled = blocked;
+  }
+
+  private showProblems(problems: ProblemItem[]): void {
+    this.problems = problems;
+    for (const [k, el] of this.cellErrors) {
+      if (!el.isConnected) this.cellErrors.delete(k);
+      else this.fillCellError(k, el);
+    }
+    this.render();
+  }
+
+  private problemsAt(k: Key): ProblemItem[] {
+    return this.problems.filter((p) => key(p.table ?? "", p.record ?? "", p.field ?? "") === k);
+  }
+
+  private fillCellError(k: Key, el: HTMLElement): void {
+    el.textContent = this.problemsAt(k).map((p) => p.message).join("; ");
+    el.hidden = el.textContent === "";
+  }
+
+  private render(): void {
+    clear(this.list);
+    const placed = new Set<Key>();
+    this.edits.forEach((edit, index) => {
+      const undo = h("button", { type: "button", class: "secondary undo", "aria-label": `Undo: ${describe(edit)}` }, "Undo");
+      undo.addEventListener("click", () => this.setEdits(this.edits.filter((_, i) => i !== index)));
+      const keys = touches(edit, this.base.content);
+      keys.forEach((k) => placed.add(k));
+      const messages = keys.flatMap((k) => this.problemsAt(k).map((p) => `${p.record}: ${p.message}`));
+      this.list.append(h("li", { "data-index": index, "data-kind": edit.kind }, h("span", {}, describe(edit)), undo,
+        messages.length ? h("span", { class: "field-error", role: "alert" }, messages.slice(0, 3).join("; ") +
+          (messages.length > 3 ? ` (and ${messages.length - 3} more)` : "")) : null));
+    });
+    if (this.edits.length === 0) this.list.append(h("li", { class: "empty" }, "No pending changes."));
+    clear(this.general);
+    for (const p of this.problems) {
+      if (placed.has(key(p.table ?? "", p.record ?? "", p.field ?? ""))) continue;
+      this.general.append(h("li", {}, [p.table, p.record, p.field].filter(Boolean).join(" / ") +
+                                      (p.table || p.record || p.field ? ": " : "") + p.message));
+    }
+  }
+
+  // ------------------------------------------------------------------ save
+  private async save(fork: boolean): Promise<void> {
+    const content = applyEdits(this.base.content, this.edits);
+    this.busy = true;
+    this.setState("saving", fork ? "Creating the new scenario…" : `Saving version ${this.base.version + 1}…`);
+    try {
+      const saved = fork ? await api.create(this.token, { ...content, name: this.forkName.value.trim() || content.name })
+                         : await api.saveVersion(this.token, this.base.scenario, content, this.base.etag);
+      this.busy = false;
+      this.edits = [];
+      this.host.saved(saved.id, saved.version, fork);
+    } catch (error) {
+      this.busy = false;
+      if (error instanceof ApiError && (error.status === 409 || error.status === 412) && !fork) {
+        this.showConflict();
+        this.setState("conflict", "Not saved: the scenario changed on the server.");
+      } else if (error instanceof ApiError && error.status === 422) {
+        this.showProblems(error.problems.length ? error.problems : [{ message: error.message }]);
+        this.setState("invalid", "Not saved: the server refuses these changes.");
+      } else {
+        this.setState("error", `Not saved: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  private showConflict(): void {
+    clear(this.conflict);
+    const reload = h("button", { type: "button", id: "edit-reload" }, "Reload the latest version, keep my changes");
+    reload.addEventListener("click", () => this.host.reload(this.pending()));
+    this.conflict.append(h("p", {}, `Someone else saved a new version of this scenario after you opened version ` +
+                                     `${this.base.version}, so yours was not saved (nothing was overwritten).`), reload);
+    this.conflict.hidden = false;
+  }
+}
