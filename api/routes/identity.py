@@ -29,7 +29,8 @@ async def get_whoami(store: StoreDep, who: Viewer) -> WhoAmI:
                   can_admin=who.allows("admin"))
 
 
-@router.get("/usage", response_model=TeamUsagePublic, responses={403: {"model": ProblemDetails}},
+@router.get("/usage", response_model=TeamUsagePublic, responses={403: {"model": ProblemDetails},
+                                                                    404: {"model": ProblemDetails, "description": "No such team"}},
             summary="What a team used against its quotas: CPU seconds in the window and stored result bytes")
 async def get_usage(request: Request, store: StoreDep, who: Viewer,
                     team: str | None = Query(None, description="Another team's id (admins only); default: the "
