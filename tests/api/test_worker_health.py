@@ -288,8 +288,12 @@ def test_a_worker_process_serves_livez_readyz_and_metrics(client: TestClient, to
         job = wait_for(lambda: client.get(f"/v1/jobs/{job_id}", headers=auth(tok)).json(),
                        lambda j: j["status"] in FINAL, timeout_s=90, interval_s=0.2)
         assert job["status"] == "succeeded", log_path.read_text()
-        text = str(wait_for(lambda: probe("/metrics"), lambda r: 'status="succeeded"' in str(r["body"]),
-                            timeout_s=10, interval_s=0.2)["body"])
+        # the job's row says succeeded as soon as its outcome is stored; its process exits a moment later, and the
+        # in-flight gauge (jobs with a live process) falls to 0 then
+        text = str(wait_for(lambda: probe("/metrics"),
+                            lambda r: 'status="succeeded"' in str(r["body"])
+                            and _metric(str(r["body"]), "backbone_worker_jobs_in_flight") == 0,
+                            timeout_s=30, interval_s=0.2)["body"])
         assert _metric(text, 'backbone_worker_jobs_total{kind="te",status="succeeded"}') == 1
         assert _metric(text, 'backbone_queue_jobs{status="succeeded"}') == 1
         assert _metric(text, "backbone_worker_jobs_in_flight") == 0
