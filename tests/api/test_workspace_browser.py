@@ -25,7 +25,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "img"
 HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
 
-def _screenshot(page: Any, name: str) -> None:
+def screenshot(page: Any, name: str) -> None:
     """Save a screenshot to docs/img/ when BACKBONE_SCREENSHOTS=1 (CI leaves the tree clean)."""
     if os.environ.get("BACKBONE_SCREENSHOTS") == "1":
         page.screenshot(path=str(SCREENSHOTS / name))
@@ -90,7 +90,7 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-def _sign_in(page: Any, live: dict[str, Any], hash_: str = "") -> None:
+def sign_in(page: Any, live: dict[str, Any], hash_: str = "") -> None:
     page.goto(f"{live['server'].url}/{hash_}")
     page.fill("#token", live["token"])
     page.click("button[type=submit]")
@@ -108,7 +108,7 @@ def _open_shipped(page: Any, live: dict[str, Any]) -> None:
 def test_sign_in_and_open_the_shipped_scenario(page: Any, live: dict[str, Any]) -> None:
     page.goto(f"{live['server'].url}/")
     page.wait_for_selector("#token")
-    _screenshot(page, "workspace-signin.png")
+    screenshot(page, "workspace-signin.png")
     page.fill("#token", live["token"])
     page.click("button[type=submit]")
     page.wait_for_selector("#identity")
@@ -124,7 +124,7 @@ def test_sign_in_and_open_the_shipped_scenario(page: Any, live: dict[str, Any]) 
     assert page.locator("table.data[data-kind=sites] tbody tr").count() == 128
     assert page.locator("table.data[data-kind=candidates] tbody tr").count() == 62
     page.wait_for_timeout(500)  # the map's last frame
-    _screenshot(page, "workspace-main.png")
+    screenshot(page, "workspace-main.png")
     page.select_option("#centre", "pacific")
     assert abs(page.evaluate("() => window.backboneMap.getCenter().lng") - 160) < 1
     page.uncheck("#layer-candidates")
@@ -132,12 +132,12 @@ def test_sign_in_and_open_the_shipped_scenario(page: Any, live: dict[str, Any]) 
     page.select_option("#site-size", "mw")
     assert "power_available_mw" in str(page.evaluate("() => window.backboneMap.getPaintProperty('sites', 'circle-radius')"))
     page.wait_for_timeout(500)
-    _screenshot(page, "workspace-pacific.png")
+    screenshot(page, "workspace-pacific.png")
     assert page.problems == []
 
 
 def test_click_a_link_on_the_map_selects_its_row(page: Any, live: dict[str, Any]) -> None:
-    _sign_in(page, live)
+    sign_in(page, live)
     _open_shipped(page, live)
     # a submarine link's middle point on the screen, where no other element is drawn within 6 px and no
     # control lies above the map: the test hovers and clicks where a planner would
@@ -169,12 +169,12 @@ def test_click_a_link_on_the_map_selects_its_row(page: Any, live: dict[str, Any]
     assert point["id"] in str(page.evaluate("window.backboneMap.getFilter('selected-line')"))
     page.mouse.move(point["x"] + 1, point["y"] + 1)  # the hover card beside the selection
     page.wait_for_selector(".hover-card")
-    _screenshot(page, "workspace-selection.png")
+    screenshot(page, "workspace-selection.png")
     assert page.problems == []
 
 
 def test_click_a_row_highlights_and_flies_the_map(page: Any, live: dict[str, Any]) -> None:
-    _sign_in(page, live)
+    sign_in(page, live)
     _open_shipped(page, live)
     page.click("#tab-sites")
     page.fill("section[data-kind=sites] input.filter", "singapore")
@@ -191,7 +191,7 @@ def test_click_a_row_highlights_and_flies_the_map(page: Any, live: dict[str, Any
 
 
 def test_sorting_and_filtering_a_table(page: Any, live: dict[str, Any]) -> None:
-    _sign_in(page, live)
+    sign_in(page, live)
     _open_shipped(page, live)
     page.click("table.data[data-kind=links] th:has-text('capacity Gb/s')")
     page.click("table.data[data-kind=links] th:has-text('capacity Gb/s')")  # descending
@@ -205,7 +205,7 @@ def test_sorting_and_filtering_a_table(page: Any, live: dict[str, Any]) -> None:
 
 
 def test_deep_link_is_restored_on_reload(page: Any, live: dict[str, Any]) -> None:
-    _sign_in(page, live, f"#/scenario/{live['shipped']}/version/1")
+    sign_in(page, live, f"#/scenario/{live['shipped']}/version/1")
     page.wait_for_selector("#scenario-title")
     page.reload()
     page.wait_for_selector("table.data[data-kind=links] tbody tr")
@@ -228,7 +228,7 @@ def test_a_bad_token_shows_a_clear_message(page: Any, live: dict[str, Any]) -> N
     text = error.inner_text()
     assert "refused this token" in text and "invalid, expired or revoked token" in text
     assert page.evaluate("sessionStorage.getItem('backbone.token')") is None
-    _screenshot(page, "workspace-bad-token.png")
+    screenshot(page, "workspace-bad-token.png")
     # only the refused whoami call is an error in the console
     assert all("401" in p for p in page.problems)
 
@@ -237,7 +237,7 @@ def test_names_with_markup_are_shown_as_text(page: Any, live: dict[str, Any]) ->
     hostile = httpx.post(f"{live['server'].url}/v1/scenarios", json=_hostile_doc(), headers=auth(live["token"]),
                          timeout=120)
     assert hostile.status_code == 201, hostile.text
-    _sign_in(page, live)
+    sign_in(page, live)
     link = page.locator(f".scenario-link[data-id='{hostile.json()['id']}'] .scenario-name")
     assert link.inner_text() == HOSTILE
     link.click()
@@ -352,7 +352,7 @@ def test_run_a_te_job_with_defaults_and_watch_it_succeed(page: Any, live: dict[s
     with page.expect_download() as download:
         page.click("#job-files [data-file='te.json']")
     assert download.value.suggested_filename == "te.json"
-    _screenshot(page, "workspace-run.png")
+    screenshot(page, "workspace-run.png")
     page.reload()
     page.wait_for_selector(f"#job-list tr[data-id='{job_id}'][data-status=succeeded]")
     page.wait_for_selector(f"#job-detail[data-id='{job_id}'][data-status=succeeded]")

@@ -18,8 +18,8 @@ from tests.api import test_workspace_browser as workspace
 live = workspace.live
 browser = workspace.browser
 page = workspace.page
-_screenshot = workspace._screenshot
-_sign_in = workspace._sign_in
+screenshot = workspace.screenshot
+sign_in = workspace.sign_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="live server test (Linux CI)")]
@@ -63,7 +63,7 @@ def _wait_state(page: Any, state: str) -> None:
 
 
 def _open_for_edit(page: Any, live: dict[str, Any], sid: str) -> None:
-    _sign_in(page, live, f"#/scenario/{sid}")
+    sign_in(page, live, f"#/scenario/{sid}")
     page.wait_for_selector("table.data[data-kind=links] tbody tr[data-id='nyc-bos']")
     page.click("#edit-mode")
     page.wait_for_selector("input.cell-edit[data-id='nyc-bos']")
@@ -111,14 +111,14 @@ def test_a_negative_capacity_shows_the_api_error_beside_the_cell(page: Any, live
     assert api.status_code == 422
     expected = [e["message"] for e in api.json()["errors"] if e["record"] == "nyc-lon" and e["field"] == "capacity_gbps"]
     assert expected and page.inner_text(error) == "; ".join(expected)
-    _screenshot(page, "workspace-edit.png")
+    screenshot(page, "workspace-edit.png")
     page.click("#tab-changes")
     assert page.get_attribute("#edit-state", "data-state") == "invalid"
     assert page.is_disabled("#edit-save") and page.is_disabled("#edit-fork")
     page.fill("#move-gpus", "1000")
     page.click("#move-add")
     _wait_state(page, "invalid")
-    _screenshot(page, "workspace-edit-changes.png")
+    screenshot(page, "workspace-edit-changes.png")
     assert _versions(live, sid) == [1]
     assert not [p for p in page.problems if "422" not in p]
 
@@ -163,7 +163,7 @@ def test_a_viewer_sees_no_edit_controls(page: Any, live: dict[str, Any]) -> None
 def test_the_shared_scenario_is_forked_never_edited(page: Any, live: dict[str, Any]) -> None:
     """The shipped scenario is read-only: its changes can only become a new scenario (a fork) at version 1."""
     shipped = live["shipped"]
-    _sign_in(page, live, f"#/scenario/{shipped}")
+    sign_in(page, live, f"#/scenario/{shipped}")
     page.wait_for_selector("table.data[data-kind=links] tbody tr")
     link = page.get_attribute("table.data[data-kind=links] tbody tr", "data-id")
     page.click("#edit-mode")

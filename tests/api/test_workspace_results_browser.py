@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from apitest_helpers import auth
-from test_workspace_browser import _screenshot, _sign_in, browser, live, page  # noqa: F401 (fixtures)
+from test_workspace_browser import browser, live, page, screenshot, sign_in  # noqa: F401, F811 (fixtures)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="live server test (Linux CI)")]
@@ -65,7 +65,7 @@ def test_click_the_worst_failure_shows_it_on_the_map(page: Any, live: dict[str, 
     job = ring_jobs["failures"]
     worst = _api(live, f"v1/jobs/{job['id']}/result").json()["scenarios"][0]
     assert worst["failed"] == ["nyc-bos"] and worst["unmet_gbps"] > 0  # the API's worst state (the premise)
-    _sign_in(page, live, f"#/job/{job['id']}")
+    sign_in(page, live, f"#/job/{job['id']}")
     page.wait_for_selector("#failure-table tbody tr")
     rows = page.locator("#failure-table tbody tr")
     assert rows.count() == 4
@@ -89,7 +89,7 @@ def test_click_the_worst_failure_shows_it_on_the_map(page: Any, live: dict[str, 
     assert drawn and all(drawn[k] == pytest.approx(served[k]) for k in drawn)
     assert page.is_visible("#utilisation-legend")
     page.wait_for_timeout(800)
-    _screenshot(page, "workspace-failure.png")
+    screenshot(page, "workspace-failure.png")
     # the deep link reopens the state
     page.reload()
     page.wait_for_selector(f"#failure-table tr.selected[data-scenario='{worst['scenario']}']")
@@ -109,7 +109,7 @@ def test_te_results_colour_links_by_utilisation(page: Any, live: dict[str, Any],
     lines = _api(live, f"v1/jobs/{job['id']}/files/te_links.csv").text.splitlines()
     header = lines[0].split(",")
     served = {r[0]: dict(zip(header, r, strict=True)) for r in (line.split(",") for line in lines[1:])}
-    _sign_in(page, live, f"#/job/{job['id']}")
+    sign_in(page, live, f"#/job/{job['id']}")
     page.wait_for_selector("#utilisation-legend")
     assert "Utilisation" in page.inner_text("#utilisation-legend")
     assert page.locator("#busiest-links tbody tr").count() == 4
@@ -132,7 +132,7 @@ def test_te_results_colour_links_by_utilisation(page: Any, live: dict[str, Any],
     page.wait_for_selector(".hover-card .result-figures [data-figure=utilisation]")
     assert "%" in page.inner_text(".hover-card .result-figures [data-figure=utilisation]")
     assert page.locator(".hover-card .result-figures [data-figure='load a→b Gb/s']").count() == 1
-    _screenshot(page, "workspace-utilisation.png")
+    screenshot(page, "workspace-utilisation.png")
     with page.expect_download() as download:
         page.click("#map-png")
     assert download.value.suggested_filename == f"backbone-job-{job['id']}.png"
