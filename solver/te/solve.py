@@ -125,27 +125,28 @@ def _solve(net: Network, o: TEOptions, progress: ProgressFn | None, path_provide
         s, gap = result.summary, result.summary.gap
         if gap is not None and math.isfinite(gap) and gap > AUTO_ESCALATE_GAP:
             if escalate_above_mlu is not None and result.mlu <= escalate_above_mlu:
-                result = result.with_summary(
-                    auto={"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound, "path_lp_gap": gap,
-                          "column_generation_skipped": True, "escalate_above_mlu": escalate_above_mlu},
-                    notes=[*s.notes, (
-                        f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {result.mlu:.6g}, "
-                        f"within {escalate_above_mlu:.6g}: no column generation (its proven gap to the optimum over "
-                        f"every admissible path is {100 * gap:.1f} %)")])
-            elif _bound_above(s, overloaded_above_mlu):
-                result = result.with_summary(
-                    auto={"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound, "path_lp_gap": gap,
-                          "column_generation_skipped": True, "overloaded_above_mlu": overloaded_above_mlu},
-                    notes=[*s.notes, (
-                        f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {result.mlu:.6g}; "
-                        f"its proven bound over every admissible path, {float(s.lower_bound or 0.0):.6g}, is above "
-                        f"{overloaded_above_mlu:.6g}: no column generation (no routing gets within it; the MLU's "
-                        f"proven gap is {100 * gap:.1f} %)")])
+                result = _keep_path_lp(result, gap, "escalate_above_mlu", escalate_above_mlu, (
+                    f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {result.mlu:.6g}, "
+                    f"within {escalate_above_mlu:.6g}: no column generation (its proven gap to the optimum over "
+                    f"every admissible path is {100 * gap:.1f} %)"))
+            elif overloaded_above_mlu is not None and _bound_above(s, overloaded_above_mlu):
+                result = _keep_path_lp(result, gap, "overloaded_above_mlu", overloaded_above_mlu, (
+                    f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {result.mlu:.6g}; "
+                    f"its proven bound over every admissible path, {float(s.lower_bound or 0.0):.6g}, is above "
+                    f"{overloaded_above_mlu:.6g}: no column generation (no routing gets within it; the MLU's "
+                    f"proven gap is {100 * gap:.1f} %)"))
             else:
                 result = _escalate(inst, result, k_paths, backend, deadline, lp_method, _scaled(progress, 0.5, 1.0),
                                    t_start)
         progress(1.0, "done")
     return result
+
+
+def _keep_path_lp(result: TEResult, gap: float, rule: str, threshold: float, note: str) -> TEResult:
+    """The path LP's routing kept without column generation, with why (``rule`` and its ``threshold``) and its gap."""
+    s = result.summary
+    return result.with_summary(auto={"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound, "path_lp_gap": gap,
+                                     "column_generation_skipped": True, rule: threshold}, notes=[*s.notes, note])
 
 
 def _bound_above(summary: TERecord, threshold: float | None) -> bool:
