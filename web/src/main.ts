@@ -3,6 +3,7 @@
 
 import { api, ApiError, forgetToken, savedToken, saveToken } from "./api";
 import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, ScenarioWithContent, WhoAmI } from "./api";
+import { CompareView, parseCompare } from "./compare";
 import { append, clear, formatValue, h } from "./dom";
 import { Editor } from "./edit";
 import type { Edit } from "./edit";
@@ -52,11 +53,14 @@ interface Route {
   version: number | null;
   job?: string;
   failure?: string;
+  /** A compare view's hash (`#/compare...`, read by compare.ts). */
+  compare?: string;
 }
 
 /** The view the URL hash names: `#/scenario/<id>`, `#/scenario/<id>/version/<n>`, `#/job/<id>` or
  * `#/job/<id>/failure/<state>` (a failure state of the job's results). */
 function parseHash(hash: string): Route {
+  if (parseCompare(hash) !== null) return { scenario: null, version: null, compare: hash };
   const job = /^#\/job\/([0-9a-fA-F-]{36})(?:\/failure\/([^/]+))?$/.exec(hash);
   if (job) {
     let failure: string | undefined;
@@ -72,6 +76,7 @@ function parseHash(hash: string): Route {
 }
 
 function routeHash(route: Route): string {
+  if (route.compare !== undefined) return route.compare;
   if (route.job) return `#/job/${route.job}${route.failure ? `/failure/${encodeURIComponent(route.failure)}` : ""}`;
   if (route.scenario === null) return "#/";
   return `#/scenario/${route.scenario}${route.version !== null ? `/version/${route.version}` : ""}`;
@@ -99,6 +104,7 @@ class Workspace {
   private editing = false;
   private carried: Edit[] = [];
   private openScenarioId: string | null = null;
+  private compare: CompareView | null = null;
   private route: Route = parseHash(location.hash);
   private readonly statusLine = h("div", { class: "status", role: "status" });
 
@@ -124,6 +130,8 @@ class Workspace {
 
   // ------------------------------------------------------------------ sign in
   private showSignIn(problem: string | null): void {
+    this.compare?.dispose();
+    this.compare = null;
     this.map?.map.remove();
     this.map = null;
     clear(this.root);
@@ -176,6 +184,7 @@ class Workspace {
     const header = h("header", { class: "topbar" },
       h("div", { class: "brand" }, h("span", { class: "logo", "aria-hidden": "true" }), "backbone"),
       h("div", { class: "crumb", id: "crumb" }),
+      h("a", { href: "#/compare", id: "compare-link", class: "nav-link" }, "Compare"),
       h("div", { class: "identity", id: "identity" },
         h("span", { class: "team", title: "team" }, who.team_name ?? (who.team_id === null ? "no team" : who.team_id)),
         h("span", { class: `role role-${who.scope}`, title: "role" }, who.scope),
@@ -258,12 +267,17 @@ class Workspace {
 
   private async navigate(route: Route, initial = false): Promise<void> {
     const same = !initial && route.scenario === this.route.scenario && route.version === this.route.version &&
-      route.job === this.route.job && route.failure === this.route.failure;
+      route.job === this.route.job && route.failure === this.route.failure && route.compare === this.route.compare;
     this.route = route;
     if (same || this.token === null || this.map === null) return;
     for (const li of document.querySelectorAll("#scenario-list > li")) {
       li.classList.toggle("open", li.getAttribute("data-id") === route.scenario);
     }
+    if (route.compare !== undefined) {
+      await this.showCompare(route.compare);
+      return;
+    }
+    this.hideCompare();
     if (route.job) {
       await this.openJob(route.job, route.failure ?? null);
       return;
@@ -273,6 +287,29 @@ class Workspace {
       return;
     }
     await this.openScenario(route.scenario, route.version);
+  }
+
+  /** `#/compare...`: the Compare view in place of the map and tables (compare.ts). */
+  private async showCompare(hash: string): Promise<void> {
+    if (this.compare === null) {
+      this.compare = new CompareView(this.token as string, this.scenarios, (text, isError) => this.status(text, isError));
+      const workspace = this.root.querySelector("main.workspace") as HTMLElement;
+      workspace.hidden = true;
+      workspace.after(this.compare.element);
+    }
+    this.openScenarioId = null;  // leaving compare reopens the scenario (its crumb, tables and map)
+    const crumb = document.getElementById("crumb") as HTMLElement;
+    clear(crumb);
+    crumb.append(h("span", { class: "scenario-title" }, "Compare"));
+    await this.compare.show(parseCompare(hash) ?? { mode: "pick" });
+  }
+
+  private hideCompare(): void {
+    if (this.compare === null) return;
+    this.compare.dispose();
+    this.compare = null;
+    (this.root.querySelector("main.workspace") as HTMLElement).hidden = false;
+    this.map?.resize();
   }
 
   /** `#/job/<id>`: open the job's scenario at the version it ran on (unless it is open) and show the job. */
