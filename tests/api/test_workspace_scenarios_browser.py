@@ -7,8 +7,10 @@ docs/img/workspace-scenarios.png."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
+import zipfile
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,9 @@ import httpx
 import pytest
 import yaml
 from apitest_helpers import auth
+
+from backbone.io import save_scenario
+from backbone.io.scenario import network_from_dict
 
 from tests.api import test_workspace_browser as workspace
 
@@ -151,6 +156,50 @@ def test_search_upload_download_and_fork(page: Any, live: dict[str, Any], tmp_pa
     page.wait_for_selector(f"#scenario-list > li[data-id='{fork}']")
     assert not [u for u in urls if live["token"] in urllib.parse.unquote(u)], "a token in a URL"
     assert not [p for p in page.problems if "422" not in p]
+
+
+GRAPHML = b"""<?xml version="1.0" encoding="UTF-8"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key attr.name="Longitude" attr.type="double" for="node" id="d1"/>
+  <key attr.name="Latitude" attr.type="double" for="node" id="d0"/>
+  <key attr.name="label" attr.type="string" for="node" id="d2"/>
+  <graph edgedefault="undirected">
+    <node id="0"><data key="d0">40.7</data><data key="d1">-74.0</data><data key="d2">New York</data></node>
+    <node id="1"><data key="d0">51.5</data><data key="d1">-0.1</data><data key="d2">London</data></node>
+    <edge source="0" target="1"/>
+  </graph>
+</graphml>"""
+
+
+def _zipped_folder(doc: dict[str, Any], tmp: Path) -> bytes:
+    """The scenario saved as a folder (scenario.yaml and its tables' CSV files), zipped."""
+    folder = save_scenario(network_from_dict(doc), tmp / "scn")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for p in sorted(folder.iterdir()):
+            z.writestr(f"scn/{p.name}", p.read_bytes())
+    return buf.getvalue()
+
+
+def test_upload_canonical_json_graphml_and_a_zipped_folder(page: Any, live: dict[str, Any], tmp_path: Path) -> None:
+    """The other importable formats through the same picker (YAML is uploaded above): each stored in its format."""
+    files = {"upload.json": (json.dumps(_doc("uploaded json")).encode(), "canonical-json", (3, 2)),
+             "zoo.graphml": (GRAPHML, "graphml", (2, 1)),
+             "folder.zip": (_zipped_folder(_doc("uploaded zip"), tmp_path), "zip", (3, 2))}
+    sign_in(page, live)
+    page.wait_for_selector("#upload-file")
+    for name, (data, source_format, (sites, links)) in files.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        before = str(page.evaluate("location.hash"))
+        page.set_input_files("#upload-file", str(path))
+        page.click("#upload-submit")
+        page.wait_for_function(f"(before) => location.hash !== before && /\\/version\\/1$/.test(location.hash)",
+                               arg=before)
+        stored = _get(live, str(page.evaluate("location.hash")).split("/")[2])
+        assert (stored["source_format"], stored["sites"], stored["links"]) == (source_format, sites, links), name
+        assert f"Uploaded {name}" in page.inner_text("#upload-message")
+    assert page.problems == []
 
 
 def test_add_modules_and_a_candidate_route_saved_as_a_version(page: Any, live: dict[str, Any]) -> None:
