@@ -11,6 +11,7 @@ import { LAYER_GROUPS, ScenarioMap } from "./map";
 import type { Highlight, SiteSize } from "./map";
 import { ResultsView } from "./results";
 import { RunPanel } from "./run";
+import { ScenarioPanel } from "./scenarios";
 import { DataTable } from "./tables";
 import type { Column } from "./tables";
 import "./app.css";
@@ -100,6 +101,7 @@ class Workspace {
   private rows: Record<TableKind, Properties[]> = { sites: [], links: [], candidates: [], demands: [], srlgs: [], metros: [] };
   private activeTab: TableKind | "run" | "changes" = "links";
   private run: RunPanel | null = null;
+  private scenarioPanel: ScenarioPanel | null = null;
   private editor: Editor | null = null;
   private editing = false;
   private carried: Edit[] = [];
@@ -189,8 +191,11 @@ class Workspace {
         h("span", { class: "team", title: "team" }, who.team_name ?? (who.team_id === null ? "no team" : who.team_id)),
         h("span", { class: `role role-${who.scope}`, title: "role" }, who.scope),
         h("span", { class: "token-name", title: "token" }, who.name), signOut));
-    const side = h("nav", { class: "sidebar", "aria-label": "Scenarios" },
-      h("h2", {}, "Scenarios"), h("ul", { class: "scenario-list", id: "scenario-list" }));
+    this.scenarioPanel = new ScenarioPanel(this.token as string, who, {
+      reload: () => this.loadScenarios(), status: (text, isError) => this.status(text, isError),
+      open: (scenario, version) => { location.hash = routeHash({ scenario, version }); } });
+    const side = h("nav", { class: "sidebar", "aria-label": "Scenarios" }, h("h2", {}, "Scenarios"),
+      this.scenarioPanel.element, h("ul", { class: "scenario-list", id: "scenario-list" }));
     const mapBox = h("div", { class: "map", id: "map", role: "region", "aria-label": "Map" });
     const tools = this.mapTools();
     const tabs = h("div", { class: "tabs", role: "tablist", id: "tabs" });
@@ -254,7 +259,7 @@ class Workspace {
     const list = document.getElementById("scenario-list") as HTMLElement;
     clear(list);
     if (this.scenarios.length === 0) {
-      list.append(h("li", { class: "empty" }, "No scenarios yet. Upload one through the API (POST v1/scenarios) or run \"backbone db seed\" for the shipped one."));
+      list.append(h("li", { class: "empty" }, "No scenarios yet. Upload one (above, or POST v1/scenarios) or run \"backbone db seed\" for the shipped one."));
     }
     for (const sc of this.scenarios) {
       const link = h("a", { href: routeHash({ scenario: sc.id, version: null }), class: "scenario-link", "data-id": sc.id },
@@ -263,6 +268,7 @@ class Workspace {
         sc.read_only ? h("span", { class: "badge" }, "shared, read-only") : null);
       list.append(h("li", { "data-id": sc.id }, link, h("ol", { class: "versions", reversed: true })));
     }
+    this.scenarioPanel?.filter();
   }
 
   private async navigate(route: Route, initial = false): Promise<void> {
@@ -338,6 +344,7 @@ class Workspace {
     this.run = null;
     this.editor?.dispose();
     this.editor = null;
+    this.scenarioPanel?.setOpen(null);
     const crumb = document.getElementById("crumb");
     if (crumb) crumb.textContent = "";
     void this.map?.setScenario({ type: "FeatureCollection", features: [] });
@@ -373,6 +380,7 @@ class Workspace {
     this.openScenarioId = id;
     this.buildTables(collection, content);
     this.buildEditor(record);
+    this.scenarioPanel?.setOpen(record);
     this.buildRunPanel(id, version);
     this.status(`${summary?.name ?? id}: ${this.counts(collection)}`);
   }
