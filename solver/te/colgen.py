@@ -59,7 +59,12 @@ from backbone.solver.te.objectives import (
     stage_program,
 )
 from backbone.solver.te.rcsp import load_pricing_kernel
-from backbone.solver.te.sections import ColgenFigures, FlowDeviationFigures, ScalableFigures
+from backbone.solver.te.sections import (
+    ColgenFigures,
+    FlowDeviationFigures,
+    ReducedBoundFigures,
+    ScalableFigures,
+)
 
 if TYPE_CHECKING:
     from backbone.solver.te.result import DemandPathStats
@@ -199,18 +204,15 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
     # which make column generation tail off on degenerate TE masters
     cg = _ColumnGeneration(inst, pool, lp_demands, backend, "ipm" if lp_method == "auto" else lp_method, deadline,
                            progress)
-    extra: dict[str, Any] = {}  # the flow deviation's and the reduced bound's entries of ColgenFigures
+    flow_dev: FlowDeviationFigures | None = None
     if objective == "min-mlu":
         cg.best_lb = site_cut_bound(inst, lp_demands)
         warm = _flow_deviation(cg) if warm_start else None
         if warm is not None:
             paths_seconds = warm.seconds
-            extra["flow_deviation"] = FlowDeviationFigures(iterations=warm.iterations, mlu=warm.mlu,
-                                                           lower_bound=warm.lower_bound, seconds=warm.seconds,
-                                                           columns=len(warm.flow))
+            flow_dev = FlowDeviationFigures(iterations=warm.iterations, mlu=warm.mlu, lower_bound=warm.lower_bound,
+                                            seconds=warm.seconds, columns=len(warm.flow))
         found, worst, value = _solve_min_mlu(cg, final_deadline, warm)
-        if cg.reduced_bound is not None:
-            extra["reduced_bound"] = cg.reduced_bound
         if found is None:  # the flow-deviation routing is the answer
             assert warm is not None
             carried = np.zeros(inst.n_demands)
@@ -219,7 +221,7 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
             used = warm.flow > 0
             return ScaleOutcome(worst, value, warm.arc_load(inst.n_arcs), carried, reason, splits, cg.stages,
                                 cg.best_lb, paths_seconds,
-                                cg.figures(len(warm.flow), **extra), cg.timed_out,
+                                cg.figures(len(warm.flow), flow_dev), cg.timed_out,
                                 columns=used_columns(lp_demands[warm.col_demand], warm.arcs, warm.hops, used))
         sol = found
     else:
@@ -237,7 +239,7 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
     splits = splits_frame(inst, lp_demands[col_demand], arcs, hops, f, tol)
     return ScaleOutcome(worst if sol.status == Status.OPTIMAL else Status.FEASIBLE, value, arc_load, carried,
                         reason, splits, cg.stages, cg.best_lb, paths_seconds,
-                        cg.figures(pool.n, **extra), cg.timed_out,
+                        cg.figures(pool.n, flow_dev), cg.timed_out,
                         columns=used_columns(lp_demands[col_demand], arcs, hops, f > 0))
 
 
@@ -352,7 +354,7 @@ class _ColumnGeneration:
         self.iterations = 0
         self.best_lb: float | None = None
         self.last_w: np.ndarray | None = None
-        self.reduced_bound: dict[str, float] | None = None
+        self.reduced_bound: ReducedBoundFigures | None = None
         """Figures of the reduced-instance bound, when it ran (:func:`backbone.solver.te.reduce.reduced_mlu_bound`)."""
         self.timed_out = False
         """The time limit stopped a stage (its answer is the best master solution found)."""
@@ -374,13 +376,18 @@ class _ColumnGeneration:
         self.exact_seconds = 0.0
         """Seconds spent in those searches."""
 
-    def figures(self, columns: int, **extra: Any) -> ColgenFigures:
+    def figures(self, columns: int, flow_deviation: FlowDeviationFigures | None = None) -> ColgenFigures:
         """The run's section of the record: ``iterations`` (masters solved), ``columns``, ``master_builds``,
-        ``masters_warm_started``, ``latency_limited_searches`` and ``latency_limited_seconds``, with ``extra``
-        (``flow_deviation``, ``reduced_bound``) when the run has them."""
-        return ColgenFigures(iterations=self.iterations, columns=columns, master_builds=self.builds,
-                             masters_warm_started=self.warm_started, latency_limited_searches=self.exact_searches,
-                             latency_limited_seconds=round(self.exact_seconds, 3), **extra)
+        ``masters_warm_started``, ``latency_limited_searches`` and ``latency_limited_seconds``, with
+        ``flow_deviation`` and ``reduced_bound`` only when the run has them (the document leaves them out else)."""
+        figures = ColgenFigures(iterations=self.iterations, columns=columns, master_builds=self.builds,
+                                masters_warm_started=self.warm_started, latency_limited_searches=self.exact_searches,
+                                latency_limited_seconds=round(self.exact_seconds, 3))
+        if flow_deviation is not None:
+            figures = figures.updated(flow_deviation=flow_deviation)
+        if self.reduced_bound is not None:
+            figures = figures.updated(reduced_bound=self.reduced_bound)
+        return figures
 
     def master(self, name: str, costs: dict[str, Any], bounds: dict[str, Any]) -> Solution:
         """Solve the restricted master over the pool's columns, with the holds of the stages before

@@ -23,7 +23,7 @@ from pydantic import ConfigDict
 from backbone.solver.core.summary import TaskSummary
 
 __all__ = ["AutoFigures", "ColgenFigures", "FallbackFigures", "FlowDeviationFigures", "LPSize", "POPFigures",
-           "PathsTable", "ScalableFigures", "SourceFlowFigures", "SourceFlowRun"]
+           "PathsTable", "ReducedBoundFigures", "ScalableFigures", "SourceFlowFigures", "SourceFlowRun"]
 
 
 class Section(TaskSummary):
@@ -52,6 +52,23 @@ class FlowDeviationFigures(Section):
     """Columns (paths carrying flow) it found."""
 
 
+class ReducedBoundFigures(Section):
+    """The min-MLU bound refined on the reduced graph (:func:`backbone.solver.te.reduce.reduced_mlu_bound`)."""
+
+    nodes: int
+    """Nodes of the reduced graph."""
+    links: int
+    """Links of the reduced graph."""
+    pendant_mlu: float
+    """The utilisation the pendant links fix."""
+    lagrangian: float
+    """The Lagrangian bound of the reduced instance."""
+    steps: int
+    """Polyak steps taken."""
+    seconds: float
+    """Seconds it took."""
+
+
 class ColgenFigures(Section):
     """Column generation's figures (method ``colgen``, and ``auto``'s escalation)."""
 
@@ -71,8 +88,8 @@ class ColgenFigures(Section):
     """Seconds in those searches."""
     flow_deviation: FlowDeviationFigures | None = None
     """The flow-deviation start (min-MLU without SLOs, when it ran)."""
-    reduced_bound: float | None = None
-    """The bound of the reduced problem, when column generation proved one."""
+    reduced_bound: ReducedBoundFigures | None = None
+    """The bound refined on the reduced graph, when it ran."""
 
 
 class SourceFlowRun(Section):

@@ -183,7 +183,7 @@ def test_reduced_instance_bound_is_valid(seed: int) -> None:
     bound, figures = reduced_mlu_bound(inst, dem, optimum * 1.2, time.perf_counter() + 20.0)
     assert 0 < bound <= optimum * (1 + 1e-7)
     assert bound >= 0.9 * optimum
-    assert figures["steps"] > 0
+    assert figures.steps > 0
 
 
 def test_column_pool_adds_each_column_once() -> None:
@@ -282,8 +282,8 @@ def test_default_te_on_the_shipped_scenario_is_within_one_percent_of_its_bound()
     r = solve_te(net, TEOptions())
     s = r.summary
     assert s.status == "optimal" and s.gap <= AUTO_ESCALATE_GAP, s.notes
-    assert s.auto["path_lp_gap"] > AUTO_ESCALATE_GAP and s.method == "colgen"
-    assert s.mlu < s.auto["path_lp_mlu"]
+    assert s.auto.path_lp_gap > AUTO_ESCALATE_GAP and s.method == "colgen"
+    assert s.mlu < s.auto.path_lp_mlu
     assert check_te(net, r).ok
 
 
