@@ -40,7 +40,7 @@ def run_one(n: int, k: int, bare: bool) -> dict[str, Any]:
     s = r.summary
     out: dict[str, Any] = {
         "sites": n, "links": len(net.links), "demands": len(net.demands), "path_vars": s.path_variables,
-        "rows": s.lp["rows"], "cols": s.lp["cols"], "nonzeros": s.lp["nonzeros"],
+        "rows": s.lp.rows, "cols": s.lp.cols, "nonzeros": s.lp.nonzeros,
         "mlu": s.mlu, "status": s.status, "paths_s": s.paths_seconds, "build_s": s.build_seconds,
         "solve_s": s.solve_seconds, "extract_s": s.extract_seconds, "total_s": s.total_seconds,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

@@ -68,8 +68,8 @@ def run_case(case: str, time_limit_s: float) -> dict[str, Any]:
     task = run_te_task(net, opts, None, lambda f, m: None)
     total = time.perf_counter() - t0
     s = task.summary
-    auto = s.auto or {}
-    impact = s.impact or {}
+    auto = s.auto.document() if s.auto is not None else {}  # the record's sections as their JSON
+    impact = s.impact.document() if s.impact is not None else {}
     out: dict[str, Any] = {
         "case": case, "sites": len(net.sites), "demands": len(net.demands), "method": s.method,
         "paths_s": s.paths_seconds,

@@ -16,15 +16,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+if TYPE_CHECKING:
+    from backbone.solver.tasks.summaries import PlanSummary
 
-def _run(net, options: dict, out: Path) -> tuple[dict, float]:
+
+def _run(net, options: dict, out: Path) -> tuple[PlanSummary, float]:
     from backbone.solver.tasks import run_task
+    from backbone.solver.tasks.summaries import PlanSummary
 
     t0 = time.perf_counter()
     res = run_task("plan", net, options, out)
+    assert isinstance(res.summary, PlanSummary)  # typed: read its fields (plan.json is its document)
     return res.summary, time.perf_counter() - t0
 
 
@@ -52,12 +58,12 @@ def main() -> None:
     for col in ("stage", "without workloads s", "with workloads s", "note (with)"):
         t.add_column(col, justify="left" if col in ("stage", "note (with)") else "right")
     rows = []
-    w_stages = {r["stage"]: r for r in with_jobs["stages"]}
-    for r in without["stages"]:
-        w = w_stages.get(r["stage"], {})
-        rows.append((r["stage"], f"{r['seconds']:.1f}", f"{w.get('seconds', float('nan')):.1f}",
-                     str(w.get("note") or "")[:80]))
-    rows.append(("total", f"{t_without:.1f}", f"{t_with:.1f}", f"status {without['status']} / {with_jobs['status']}"))
+    w_stages = {r.stage: r for r in with_jobs.stages}
+    for r in without.stages:
+        w = w_stages.get(r.stage)
+        rows.append((r.stage, f"{r.seconds:.1f}", f"{w.seconds if w else float('nan'):.1f}",
+                     ((w.note if w else "") or "")[:80]))
+    rows.append(("total", f"{t_without:.1f}", f"{t_with:.1f}", f"status {without.status} / {with_jobs.status}"))
     for row in rows:
         t.add_row(*row)
     console = Console()

@@ -55,6 +55,7 @@ from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, TEOptions, TEResult, resolve_te, solve_te
 from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
+from backbone.solver.te.sections import ImpactFigures, SourceFlowFigures
 
 logger = logging.getLogger(__name__)
 
@@ -158,15 +159,15 @@ class StateAssessment:
         u = self.unmet_gbps[self.unmet_gbps > 0]
         return {str(k): float(v) for k, v in u.groupby(self.reason.reindex(u.index)).sum().items()}
 
-    def summary(self) -> dict[str, Any]:
-        """JSON-ready figures: ``mlu`` (with ``mlu_lower_bound`` and ``gap``), ``overloaded``, ``unmet_gbps``
-        (NaN when unknown: overloaded, shortfall not measured), by class and reason, ``solves``, ``method``."""
-        return {"mlu": self.mlu, "mlu_lower_bound": self.mlu_lower_bound, "gap": self.gap,
-                "overloaded": self.overloaded, "unmet_gbps": self.unmet_total_gbps,
-                "unmet_known": self.unmet_known,
-                "unmet_by_class": self.unmet_by_class(), "unmet_by_reason": self.unmet_by_reason(),
-                "status": self.status, "solves": list(self.solves), "method": self.method,
-                "definition": self.definition}
+    def summary(self) -> ImpactFigures:
+        """The figures, typed: ``mlu`` (with ``mlu_lower_bound`` and ``gap``), ``overloaded``, ``unmet_gbps``
+        (NaN when unknown: overloaded, shortfall not measured), by class and reason, ``solves``, ``method``
+        (:meth:`~backbone.solver.te.sections.ImpactFigures.document` for the JSON-ready values)."""
+        return ImpactFigures(mlu=self.mlu, mlu_lower_bound=self.mlu_lower_bound, gap=self.gap,
+                             overloaded=self.overloaded, unmet_gbps=self.unmet_total_gbps,
+                             unmet_known=self.unmet_known, unmet_by_class=self.unmet_by_class(),
+                             unmet_by_reason=self.unmet_by_reason(), status=self.status, solves=list(self.solves),
+                             method=self.method, definition=self.definition)
 
     @property
     def definition(self) -> str:
@@ -323,7 +324,7 @@ def source_flow_routing(routing: TEResult) -> bool:
     """Whether ``routing`` came from the source-aggregated engine (``colgen`` above its master threshold, or
     ``srcflow``)."""
     s = routing.summary
-    return s.method == "srcflow" or (s.colgen or {}).get("engine") == "source_flows"
+    return s.method == "srcflow" or isinstance(s.colgen, SourceFlowFigures)
 
 
 def shortfall_unmeasured(routing: TEResult) -> bool:

@@ -23,6 +23,7 @@ from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import TESummary
 from backbone.solver.te import TEResult, corridor_table, solve_te
 from backbone.solver.te.options import Objective, TEOptions
+from backbone.solver.te.sections import CorridorRow
 
 __all__ = ["MAX_UNMET_LISTED", "MIN_EXTRA_S", "Objective", "TEOptions", "TETaskResult", "add_bound_and_impact",
            "add_corridors", "edge_gap", "run_te_task", "te_summary"]
@@ -111,7 +112,8 @@ def add_corridors(net: Network, result: TEResult) -> tuple[TEResult, pd.DataFram
     unlisted = corridors.loc[(corridors["view"] == "region") & (corridors["traffic_class"] == UNLISTED_CLASS), "gbps"]
     notes = [f"corridors: {float(unlisted.sum()):,.1f} Gbps of link load is in no listed path; corridors.csv shows it "
              f"as class {UNLISTED_CLASS!r} (the classes add up to the link loads)"] if len(unlisted) else []
-    result = result.with_summary(corridors=corridors.to_dict("records"), notes=[*result.summary.notes, *notes])
+    rows = [CorridorRow.model_validate(r) for r in corridors.to_dict("records")]
+    result = result.with_summary(corridors=rows, notes=[*result.summary.notes, *notes])
     return result, corridors
 
 

@@ -126,8 +126,9 @@ def test_te_task_impact_reuses_the_routing_model() -> None:
     bare = pickle.loads(pickle.dumps(solve_te(net, opts)))
     assert bare.model is None
     scratch = assess_state(net, K, routing=bare).summary()
-    assert impact["unmet_gbps"] == pytest.approx(scratch["unmet_gbps"], rel=1e-6, abs=1e-6)
-    assert impact["unmet_by_class"] == pytest.approx(scratch["unmet_by_class"], rel=1e-6, abs=1e-6)
+    assert impact is not None
+    assert impact.unmet_gbps == pytest.approx(scratch.unmet_gbps, rel=1e-6, abs=1e-6)
+    assert impact.unmet_by_class == pytest.approx(scratch.unmet_by_class, rel=1e-6, abs=1e-6)
 
 
 def test_model_is_not_pickled() -> None:
