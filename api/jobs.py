@@ -335,9 +335,10 @@ class JobManager:
                             "detail": "server stopped while the job was running", "errors": []})
 
     def _finish(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
-                files: list[str] | None = None) -> bool:
+                files: list[str] | None = None, result_bytes: int | None = None) -> bool:
         """Record a job's end (only while this manager still holds it, when it holds jobs by lease)."""
-        return self.store.finish_job(job_id, status, message, error=error, files=files, worker_id=self.worker_id)
+        return self.store.finish_job(job_id, status, message, error=error, files=files, worker_id=self.worker_id,
+                                     result_bytes=result_bytes)
 
     def _claim(self) -> Any:
         """The next job to run (fair share), now ``running``; None when none may start."""
@@ -480,10 +481,8 @@ class JobManager:
                              error=error_document(exc))
                 return
             message = str(msg[3]) if len(msg) > 3 else "done"
-            if not self._finish(job_id, "succeeded", message, files=files):
+            if not self._finish(job_id, "succeeded", message, files=files, result_bytes=stored_bytes):
                 self.results.delete(job_id)  # cancelled at the last moment
-            else:
-                self.store.record_usage(job_id, result_bytes=stored_bytes)
         else:
             err = msg[2]
             self._finish(job_id, "failed", str(err.get("detail") or err.get("title"))[:2000], error=err)

@@ -141,8 +141,8 @@ class QueueWorker(JobManager):
         return job
 
     def _finish(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
-                files: list[str] | None = None) -> bool:
-        recorded = super()._finish(job_id, status, message, error=error, files=files)
+                files: list[str] | None = None, result_bytes: int | None = None) -> bool:
+        recorded = super()._finish(job_id, status, message, error=error, files=files, result_bytes=result_bytes)
         if recorded:
             self.metrics.job_finished(self._kinds.pop(job_id, "unknown"), status)
         return recorded
