@@ -8,6 +8,7 @@ line. The results folder (the default) is what every other API test uses.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -133,6 +134,13 @@ def test_a_job_run_by_the_server_stores_its_result_in_the_bucket(tmp_path: Path,
         _check_downloads(client, tok, job, bucket, s3_endpoint)
         # nothing of the job in the local results folder or staging
         assert not (settings.data_dir / "results" / job["id"]).exists()
+        assert not list((settings.data_dir / "staging").iterdir())
+        # a map of the result draws from a copy of the bucket's files, removed after the request
+        drawn = client.get(f"/v1/scenarios/{job['scenario_id']}/map", params={"job": job["id"], "format": "geojson"},
+                           headers=auth(tok))
+        assert drawn.status_code == 200 and drawn.headers["content-type"].startswith("application/geo+json")
+        util = [f["properties"].get("utilisation") for f in json.loads(drawn.content)["features"]]
+        assert max(u for u in util if u is not None) == pytest.approx(0.75, abs=1e-3)  # the triangle's optimum
         assert not list((settings.data_dir / "staging").iterdir())
         # the quota counts the bytes stored in the bucket: the team is now over its 1 byte
         usage = client.get("/v1/usage", headers=auth(tok)).json()
