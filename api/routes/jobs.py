@@ -163,7 +163,7 @@ def stored_file_response(results: ResultStore, job_id: str, name: str, media_typ
                          filename: str | None = None) -> Response:
     """One file of a job's stored result, streamed: from disk for the results folder (``FileResponse``: ranges,
     ETag), in bounded chunks for an object store. ``name`` is already on the job's allow-list; a file the store
-    does not hold is 410."""
+    does not hold is 404 (:class:`GoneError`)."""
     path = results.local_file(job_id, name)
     if path is not None:
         return FileResponse(path, media_type=media_type, filename=filename)
