@@ -160,6 +160,26 @@ def test_the_checker_catches_a_flow_with_the_wrong_rate() -> None:
     assert any("the formula gives 5.0000" in v.message for v in report.violations)
 
 
+def test_the_checker_catches_residency_gpus_and_storage() -> None:
+    opts = PlaceOptions(block_gpus=1, residency=[], scenario_jobs=True)
+    # the job moved to the US site its data's residency (Germany) forbids
+    net = residency_net("DE")
+    r = solve(net)
+    moved = dict(r.tables, training=r.tables["training"].assign(site="us"))
+    report = check_placement(net, opts, moved, expect_full=True)
+    assert any("training job tune: site us is not allowed" in v.message for v in report.violations)
+    # its GPUs no longer add up to its 500
+    short = dict(r.tables, training=r.tables["training"].assign(gpus=400.0))
+    report = check_placement(net, opts, short, expect_full=True)
+    assert not report.ok and any("training job tune" in v.message for v in report.violations)
+    # a 10 PB replica at a site with 5 PB free
+    net = gravity_net(storage_pb_at_cheap=20)
+    r = solve(net)
+    tight = net.copy_with(sites=net.sites.assign(storage_pb=[50.0, 5.0]))
+    report = check_placement(tight, opts, r.tables, expect_full=True)
+    assert any("site cheap: new replicas need 10.00 PB, 5.00 PB free" in v.message for v in report.violations)
+
+
 def test_a_job_no_site_may_host_is_diagnosed() -> None:
     net = residency_net("DE")  # the job may run in NA only, its data in Germany only
     net = net.copy_with(training_jobs=net.training_jobs.assign(regions=[("NA",)]))
