@@ -33,7 +33,8 @@ def _run(net, options: dict, out: Path) -> tuple[dict, float, float]:
 
     t0, c0 = time.perf_counter(), _cpu_s()
     res = run_task("plan", net, options, out)
-    return res.summary, time.perf_counter() - t0, _cpu_s() - c0
+    summary = res.summary  # a typed PlanSummary (pydantic): its plan.json form
+    return summary.model_dump(mode="json"), time.perf_counter() - t0, _cpu_s() - c0
 
 
 def main() -> None:
