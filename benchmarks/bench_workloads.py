@@ -3,7 +3,8 @@
 Runs the plan twice on a scenario (default: the shipped one): with ``place.scenario_jobs`` off (the training jobs
 are neither placed nor routed) and with the defaults (``place.scenario_jobs`` on: the jobs placed with inference,
 their sync, checkpoint and dataset flows and dataset growth routed, failed and designed for). Prints one table:
-seconds per stage side by side, and the workload figures of the second run.
+wall seconds per stage side by side, each run's total wall and CPU seconds (the process and the failure workers it
+waited for: less sensitive to other work on a shared machine), and the workload figures of the second run.
 
 Usage: ``python benchmarks/bench_workloads.py [SCENARIO] [--workers 2] [--markdown PATH]``
 """
@@ -12,26 +13,28 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-if TYPE_CHECKING:
-    from backbone.solver.tasks.summaries import PlanSummary
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and the children it has waited for (the failure workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _run(net, options: dict, out: Path) -> tuple[PlanSummary, float]:
+def _run(net, options: dict, out: Path) -> tuple[dict, float, float]:
     from backbone.solver.tasks import run_task
-    from backbone.solver.tasks.summaries import PlanSummary
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_s()
     res = run_task("plan", net, options, out)
-    assert isinstance(res.summary, PlanSummary)  # typed: read its fields (plan.json is its document)
-    return res.summary, time.perf_counter() - t0
+    summary = res.summary  # a typed PlanSummary (pydantic): its plan.json form
+    return summary.model_dump(mode="json"), time.perf_counter() - t0, _cpu_s() - c0
 
 
 def main() -> None:
@@ -49,8 +52,8 @@ def main() -> None:
     base = {"failures": {"workers": args.workers}}
     tmp = Path(tempfile.mkdtemp(prefix="bench-workloads-"))
     load = os.getloadavg()
-    without, t_without = _run(net, {**base, "place": {"scenario_jobs": False}}, tmp / "without")
-    with_jobs, t_with = _run(net, base, tmp / "with")
+    without, t_without, cpu_without = _run(net, {**base, "place": {"scenario_jobs": False}}, tmp / "without")
+    with_jobs, t_with, cpu_with = _run(net, base, tmp / "with")
     load_after = os.getloadavg()
     title = (f"backbone plan on {net.name}: {len(net.training_jobs)} training jobs, {len(net.datasets)} datasets "
              f"(load {load[0]:.1f} before, {load_after[0]:.1f} after)")
@@ -58,12 +61,13 @@ def main() -> None:
     for col in ("stage", "without workloads s", "with workloads s", "note (with)"):
         t.add_column(col, justify="left" if col in ("stage", "note (with)") else "right")
     rows = []
-    w_stages = {r.stage: r for r in with_jobs.stages}
-    for r in without.stages:
-        w = w_stages.get(r.stage)
-        rows.append((r.stage, f"{r.seconds:.1f}", f"{w.seconds if w else float('nan'):.1f}",
-                     ((w.note if w else "") or "")[:80]))
-    rows.append(("total", f"{t_without:.1f}", f"{t_with:.1f}", f"status {without.status} / {with_jobs.status}"))
+    w_stages = {r["stage"]: r for r in with_jobs["stages"]}
+    for r in without["stages"]:
+        w = w_stages.get(r["stage"], {})
+        rows.append((r["stage"], f"{r['seconds']:.1f}", f"{w.get('seconds', float('nan')):.1f}",
+                     str(w.get("note") or "")[:80]))
+    rows.append(("total", f"{t_without:.1f}", f"{t_with:.1f}", f"status {without['status']} / {with_jobs['status']}"))
+    rows.append(("total CPU s (process and its workers)", f"{cpu_without:.1f}", f"{cpu_with:.1f}", ""))
     for row in rows:
         t.add_row(*row)
     console = Console()
