@@ -208,11 +208,12 @@ class Sifting:
     every column left out by the duals (``d_j = c_j - a_j^T y``), add those with ``d_j < 0`` and solve again from
     the last basis, until none is left: then the optimum is the stage's optimum over every column.
 
-    The working set starts with the previous stage's flow-carrying columns and each demand's first (lowest-latency)
-    candidate; on the 100-site synthetic backbone 73 of 26,506 left-out columns priced in after the first round.
+    The working set starts with the previous stage's flow-carrying columns (the first stage: the min-MLU routing's,
+    ``routed``, when it was solved on the same program) and each demand's first (lowest-latency) candidate; on the
+    100-site synthetic backbone 73 of 26,506 left-out columns priced in after the first round.
     """
 
-    def __init__(self, lp: LinearProgram) -> None:
+    def __init__(self, lp: LinearProgram, routed: np.ndarray | None = None) -> None:
         cols = lp.variables["flow"].slice
         rows = lp.constraints["demand"].slice
         owner = lp.A[rows][:, cols].tocsc()
@@ -220,12 +221,16 @@ class Sifting:
         first = np.zeros(cols.stop - cols.start, bool)
         first[np.unique(self.demand, return_index=True)[1]] = True
         self.first = first
+        self.routed = routed if routed is not None and len(routed) == len(first) else None
 
     def start(self, previous: Solution | None) -> np.ndarray:
-        """The first working set: ``previous``'s flow-carrying columns and every demand's first candidate."""
+        """The first working set: ``previous``'s flow-carrying columns (none: the routing's) and every demand's first
+        candidate."""
         active = self.first.copy()
         if previous is not None:
             active |= previous.values("flow").to_numpy() > 0
+        elif self.routed is not None:
+            active |= self.routed > 0
         return active
 
     @staticmethod
@@ -341,7 +346,8 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         # dual simplex, each stage from the last one's basis: on the 100-site synthetic backbone the four stages
         # took 8.7 s by simplex against 36 s by interior point (whose duals help min-MLU, not these stages)
         method = THROUGHPUT_LP_METHOD if lp_method == "auto" else lp_method
-        sift = Sifting(run.lp) if form.kind == "path" and "flow" in run.lp.variables else None
+        routed = routed_flow(run.lp, form, len(h))
+        sift = Sifting(run.lp, routed) if form.kind == "path" and "flow" in run.lp.variables else None
         fit = fitting_classes(run.lp, form, ranks, h, float(ceiling), present[:-1])
         for i, r in enumerate(present):
             cls = TRAFFIC_CLASSES[r]
@@ -396,6 +402,18 @@ FIT_TOL_GBPS = 1e-7
 """Largest violation (Gbps) a routing may show and still count as carrying a class within the ceiling."""
 
 
+def routed_flow(lp: LinearProgram, form: Formulation, n_demands: int) -> np.ndarray | None:
+    """The path flows of the min-MLU routing solved on ``lp``'s program (``form.routed``), one per ``flow`` column of
+    ``lp``; None without one (another formulation, no routing kept, or columns added to the program since)."""
+    routed = form.routed
+    if routed is None or form.kind != "path" or set(lp.variables) != {"flow", "unmet", "mlu"}:
+        return None
+    flow = np.asarray(routed.values("flow").to_numpy(), float)
+    if lp.column_layout() != (("flow", len(flow)), ("unmet", n_demands), ("mlu", 1)):
+        return None  # another program than the routing's (columns added since)
+    return flow
+
+
 def fitting_classes(lp: LinearProgram, form: Formulation, ranks: np.ndarray, h: np.ndarray, ceiling: float,
                     candidates: list[int]) -> set[int]:
     """The class ranks among ``candidates`` whose max-throughput stage need not run: every class up to and
@@ -404,12 +422,9 @@ def fitting_classes(lp: LinearProgram, form: Formulation, ranks: np.ndarray, h: 
     optimum is then 0 unmet each (unmet is never negative), exactly what their stages would find. Only a prefix
     of classes can fit (a class fits only when the classes before it do as well). Empty without a routing on
     the path formulation."""
-    routed = form.routed
-    if routed is None or form.kind != "path" or set(lp.variables) != {"flow", "unmet", "mlu"}:
+    flow = routed_flow(lp, form, len(h))
+    if flow is None:
         return set()
-    flow = routed.values("flow").to_numpy()
-    if lp.column_layout() != (("flow", len(flow)), ("unmet", len(h)), ("mlu", 1)):
-        return set()  # another program than the routing's (columns added since)
     dem = lp.A[lp.constraints["demand"].slice][:, :len(flow)].tocsc()
     if dem.nnz != len(flow):
         return set()
