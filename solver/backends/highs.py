@@ -23,6 +23,8 @@ def method_options(lp_method: str | None, n_cols: int) -> dict[str, Any]:
         return {"solver": "ipm", "run_crossover": "off"}
     if lp_method == "simplex":
         return {"solver": "simplex"}
+    if lp_method == "primal-simplex":
+        return {"solver": "simplex", "simplex_strategy": 4}  # kSimplexStrategyPrimal
     return {}
 
 
@@ -145,6 +147,8 @@ def _set_warm_basis(h: Any, warm: Any, lp: LinearProgram) -> bool:
     at = lp.grown_positions(layout)
     if at is None or n_rows > lp.n_rows:
         return False
+    if n_rows == lp.n_rows and len(at) == lp.n_cols:  # the same shape (sifting's next round): as it is, no copy
+        return h.setBasis(old) == highspy.HighsStatus.kOk
     S = highspy.HighsBasisStatus
     lower, upper = lp.col_lower, lp.col_upper
     kinds = np.array([S.kLower, S.kUpper, S.kZero], dtype=object)

@@ -209,3 +209,26 @@ def test_first_stage_sifts_from_the_routing_columns() -> None:
             want = reference[cls] - float(inst.demand_gbps[(inst.class_rank == r)].sum() -
                                           inst.demand_gbps[form.lp_demands][ranks == r].sum())
             assert float(unmet[ranks == r].sum()) == pytest.approx(want, abs=1e-5 * max(1.0, want)), cls
+
+
+def test_primal_simplex_reaches_the_same_optimum() -> None:
+    """``lp_method="primal-simplex"`` (sifting's later rounds) solves to the optimum dual simplex finds, cold and from
+    the basis of a program with fewer columns open."""
+    from backbone.solver.core.problem import solve
+    from backbone.solver.te.objectives import stage_program
+
+    form = build_formulation(build_instance(classed_net(2, tight=4.0)), "path", k_paths=K)
+    defaults = {b: form.lp.bounds(b) for b in form.lp.variables}
+    lp = stage_program(form.lp.copy(), "stage", {"unmet": 1.0}, {"mlu": (0.0, 1.0)}, defaults)
+    dual = solve(lp, lp_method="simplex")
+    lower, upper = defaults["flow"]
+    few = np.zeros(form.n_paths, bool)
+    few[::2] = True
+    narrow = solve(stage_program(form.lp.copy(), "stage", {"unmet": 1.0},
+                                 {"mlu": (0.0, 1.0), "flow": (lower, np.where(few, upper, 0.0))}, defaults),
+                   lp_method="simplex")
+    for warm in (None, narrow):
+        primal = solve(lp, lp_method="primal-simplex", warm_start=warm)
+        assert primal.status.value == "optimal"
+        assert primal.objective == pytest.approx(dual.objective, rel=1e-7, abs=1e-6)
+    assert narrow.objective >= dual.objective - 1e-6
