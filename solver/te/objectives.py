@@ -211,8 +211,8 @@ class Sifting:
     The working set starts with the previous stage's flow-carrying columns (the first stage: the min-MLU routing's,
     ``routed``, when it was solved on the same program) and each demand's first (lowest-latency) candidate (on the
     200-site synthetic backbone the routing's columns in every stage's start made the replication stage 2.7x
-    slower: only the first has them); on the
-    100-site synthetic backbone 73 of 26,506 left-out columns priced in after the first round.
+    slower: only the first has them); on the 100-site synthetic backbone 73 of 26,506 left-out columns priced in
+    after the first round.
     """
 
     def __init__(self, lp: LinearProgram, routed: np.ndarray | None = None) -> None:
