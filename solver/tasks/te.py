@@ -73,7 +73,7 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
         assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left() / (1 if reuse else 2)),
                                   routing=result if reuse else None, lp_method=opts.lp_method)
         # one meaning of unmet in the demand table and the record
-        record = {**assessment.summary(), "stages_skipped": list(assessment.stages_skipped)}
+        record = assessment.summary().updated(stages_skipped=list(assessment.stages_skipped))
         result = apply_impact_unmet(result.with_summary(impact=record), assessment)
         notes = [] if assessment.unmet_known else [
             "impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the impact's min-MLU "

@@ -244,6 +244,8 @@ class ImpactFigures(Section):
     """The min-MLU engine: ``path`` or ``srcflow``."""
     definition: str
     """What ``mlu`` and ``unmet_gbps`` mean for this state."""
+    stages_skipped: list[str] | None = None
+    """The max-throughput class stages the min-MLU routing proved (no solve; ``te`` only)."""
 
 
 class CorridorRow(Section):

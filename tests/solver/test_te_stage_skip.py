@@ -54,4 +54,4 @@ def test_te_task_impact_says_which_stages_were_skipped() -> None:
         net = one_link(training, 100.0)
         opts = TEOptions(k_paths=2, method="exact")
         result = add_bound_and_impact(net, opts, solve_te(net, opts), time.perf_counter())
-        assert result.summary.impact is not None and result.summary.impact["stages_skipped"] == skipped
+        assert result.summary.impact is not None and result.summary.impact.stages_skipped == skipped
