@@ -220,6 +220,8 @@ class ImpactFigures(Section):
     """The intact state's impact figures (``impact``; :meth:`StateAssessment.summary
     <backbone.solver.failures.impact.StateAssessment.summary>`): what ``failures`` and ``plan`` report for it."""
 
+    OMITTED_WHEN_NONE = ("stages_skipped",)
+
     mlu: float
     """Utilisation the traffic needs (min-MLU)."""
     mlu_lower_bound: float
