@@ -34,7 +34,7 @@ export async function followJob(token: string, id: string, onJob: (job: Job) => 
   let response: Response;
   try {
     response = await fetch(`v1/jobs/${encodeURIComponent(id)}/events`, {
-      headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" }, cache: "no-store", signal });
+      headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" }, cache: "no-cache", signal });
   } catch {
     return "broken";
   }
@@ -44,20 +44,20 @@ export async function followJob(token: string, id: string, onJob: (job: Job) => 
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
+  let ended = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return "broken";  // closed without an end event
+      if (done) return ended ? "end" : "broken";  // read to the server's close (a cancelled read is a failed request)
       const parsed = parseEvents(buffer + value);
       buffer = parsed.rest;
       for (const event of parsed.events) {
-        if (event.name === "job") onJob(JSON.parse(event.data) as Job);
-        else if (event.name === "end") return "end";
+        if (event.name === "job" && !ended) onJob(JSON.parse(event.data) as Job);
+        else if (event.name === "end") ended = true;
       }
     }
   } catch {
-    return "broken";
-  } finally {
     void reader.cancel().catch(() => undefined);
+    return ended ? "end" : "broken";
   }
 }
