@@ -36,6 +36,15 @@ EVENTS_KEEPALIVE_S = 15.0
 FINAL_STATUSES = frozenset({"succeeded", "failed", "cancelled"})
 
 
+EVENT_SCHEMA: dict[str, Any] = {
+    "type": "object", "description": "One server-sent event",
+    "properties": {"event": {"type": "string", "enum": ["job", "end"]},
+                   "data": {"type": "string", "description": "JSON: the JobPublic document (`job`), or `reason` "
+                                                             "(finished, time cap, gone) with `status` or `max_s` (`end`)"},
+                   "retry": {"type": "integer", "description": "Milliseconds a client waits before reconnecting"}}}
+"""The OpenAPI schema of one event of the stream (its fields as an event-stream parser reads them)."""
+
+
 def _event(name: str, data: dict[str, Any]) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'), default=str)}\n\n".encode()
 
@@ -74,7 +83,7 @@ async def job_events(request: Request, store: Store, job_id: str, who: Principal
 
 
 @router.get("/jobs/{job_id}/events",
-            responses={**ERRORS, 200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+            responses={**ERRORS, 200: {"content": {"text/event-stream": {"schema": EVENT_SCHEMA}},
                                        "description": "Server-sent events: `job` (the JobPublic document, on every "
                                                       "change of status, progress or message), then one `end` "
                                                       f"(`reason`: finished, time cap after {EVENTS_MAX_S:.0f} s, "

@@ -84,6 +84,7 @@ def test_events_are_authenticated_and_scoped(client: TestClient, tokens: dict[st
 
 def test_events_are_in_the_openapi_document(client: TestClient) -> None:
     op = client.get("/openapi.json").json()["paths"]["/v1/jobs/{job_id}/events"]["get"]
-    assert "text/event-stream" in op["responses"]["200"]["content"]
+    schema = op["responses"]["200"]["content"]["text/event-stream"]["schema"]
+    assert schema["properties"]["event"]["enum"] == ["job", "end"] and schema["properties"]["data"]["type"] == "string"
     assert {"404", "422"} <= set(op["responses"])
     assert op["security"]

@@ -97,7 +97,7 @@ function draw(spec: BarChartSpec): SVGSVGElement {
   spec.categories.forEach((category, i) => {
     const x0 = left + column * i;
     const group = svg("g", { class: "chart-column", "data-index": i, "data-category": category, tabindex: 0,
-                             role: "button", "aria-label": `${category}: ${cardLines(spec, i).join("; ")}` });
+                             role: spec.onSelect ? "button" : "img", "aria-label": `${category}: ${cardLines(spec, i).join("; ")}` });
     group.append(svg("title", {}, `${category}\n${cardLines(spec, i).join("\n")}`),
       svg("rect", { x: x0, y: top, width: column, height: plot, fill: "#ffffff", "fill-opacity": 0, class: "chart-hit" }));
     const inner = Math.min(column * 0.74, 90);
