@@ -28,6 +28,7 @@ from backbone.api.limits import FailedAuthLimiter
 from backbone.api.oidc import OidcVerifier
 from backbone.api.problems import PROBLEM_JSON, problem_response  # noqa: F401 - re-exported
 from backbone.api.resource_errors import STORAGE_RETRY_AFTER_S, storage_document, storage_failure
+from backbone.api.result_store import open_result_store
 from backbone.api.settings import Settings
 from backbone.api.store import ConflictError, GoneError, QueueFullError, QuotaExceededError, Store
 from backbone.api.worker import QueueDispatcher
@@ -255,6 +256,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
 
     settings = settings or Settings()
     metrics = Metrics()
+    results = open_result_store(settings.result_store, settings.data_dir / "results")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -265,10 +267,11 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         else:
             store.check_schema()  # release N needs schema N (docs/deploy.md "Rolling upgrades")
         # queue mode: this server only enqueues; `backbone worker` processes run the jobs (docs/deploy.md)
-        manager = (QueueDispatcher if settings.job_execution == "queue" else JobManager)(store, settings, task_registry)
+        manager = (QueueDispatcher if settings.job_execution == "queue" else JobManager)(store, settings, task_registry,
+                                                                                          results)
         manager.start()
         app.state.store, app.state.jobs = store, manager
-        logger.info("backbone API ready (data dir %s)", settings.data_dir)
+        logger.info("backbone API ready (data dir %s, results in %s)", settings.data_dir, results.describe())
         try:
             yield
         finally:
@@ -290,6 +293,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
                    422: {"model": _problem_model(), "description": "Invalid input"}},
     )
     app.state.settings = settings
+    app.state.results = results  # BACKBONE_RESULT_STORE: the results folder or an object store
     app.state.metrics = metrics
     app.state.oidc = OidcVerifier(settings) if OidcVerifier.configured(settings) else None
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)

@@ -47,6 +47,8 @@ from backbone.api.job_limits import OptionsTooLargeError as OptionsTooLargeError
 from backbone.api.job_limits import check_job_limits as check_job_limits
 from backbone.api.job_outcome import outcome_message
 from backbone.api.resource_errors import death_document, report_failure, storage_document, storage_failure
+from backbone.api.result_store import ResultStore, open_result_store
+from backbone.api.result_store import tree_bytes as tree_bytes
 from backbone.api.settings import Settings
 from backbone.api.store import PurgeReport, Store
 
@@ -162,11 +164,6 @@ def process_cpu_s() -> float:
     return float(own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime)
 
 
-def tree_bytes(folder: Path) -> int:
-    """Bytes of the regular files under ``folder`` (a job's stored result)."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
-
-
 def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[str, Any], out_dir: str,
                 events: Any, registry: Mapping[str, Task | str], lifeline: Any = None,
                 limits: WorkerLimits | None = None) -> None:
@@ -246,15 +243,20 @@ class JobManager:
     registry
         Extra kinds (``kind -> Task`` or ``"module:function"``; tests register slow or failing tasks here);
         the shipped kinds come from :data:`backbone.solver.tasks.registry.TASKS`.
+    results
+        The result store (default: the one ``settings.result_store`` names, else :attr:`results_dir`).
     """
 
     worker_id: str | None = None
     """The lease holder's id when jobs are claimed from a shared queue (:class:`backbone.api.worker.QueueWorker`);
     None: this server runs its jobs inline, without a lease."""
 
-    def __init__(self, store: Store, settings: Settings, registry: Mapping[str, Task | str] | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings, registry: Mapping[str, Task | str] | None = None,
+                 results: ResultStore | None = None) -> None:
         self.store = store
         self.settings = settings
+        self.results: ResultStore = results or open_result_store(settings.result_store, self.results_dir)
+        """Where finished jobs' folders go (``BACKBONE_RESULT_STORE``: the results folder or an object store)."""
         self.extra_registry = dict(registry or {})
         self._ctx = worker_context()
         self._events: Any = None
@@ -333,9 +335,10 @@ class JobManager:
                             "detail": "server stopped while the job was running", "errors": []})
 
     def _finish(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
-                files: list[str] | None = None) -> bool:
+                files: list[str] | None = None, result_bytes: int | None = None) -> bool:
         """Record a job's end (only while this manager still holds it, when it holds jobs by lease)."""
-        return self.store.finish_job(job_id, status, message, error=error, files=files, worker_id=self.worker_id)
+        return self.store.finish_job(job_id, status, message, error=error, files=files, worker_id=self.worker_id,
+                                     result_bytes=result_bytes)
 
     def _claim(self) -> Any:
         """The next job to run (fair share), now ``running``; None when none may start."""
@@ -373,7 +376,7 @@ class JobManager:
     # ------------------------------------------------------------------ supervisor
     def maintain(self) -> PurgeReport:
         """Apply the retention settings now (see :func:`apply_retention`)."""
-        return apply_retention(self.store, self.settings)
+        return apply_retention(self.store, self.settings, self.results)
 
     def _supervise(self) -> None:
         self._next_maintenance = time.monotonic()
@@ -459,29 +462,27 @@ class JobManager:
             if reason is None:
                 raise
             r.final, r.extra["outcome"] = False, storage_document(reason)
-            shutil.rmtree(self.results_dir / job_id, ignore_errors=True)
+            with contextlib.suppress(Exception):
+                self.results.delete(job_id)
             shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
             raise
 
     def _record_outcome(self, job_id: str, what: str, msg: tuple[Any, ...]) -> None:
         if what == "done":
             files = [f for f in msg[2] if SAFE_FILE_NAME.match(f) and ".." not in f.split("/")]
-            src, dst = self.staging_dir / job_id, self.results_dir / job_id
+            src = self.staging_dir / job_id
             try:
-                if dst.exists():
-                    shutil.rmtree(dst)
                 src.mkdir(parents=True, exist_ok=True)
-                os.replace(src, dst)
-            except OSError as exc:  # disk full, read-only: no result is half-stored
+                stored_bytes = self.results.store(job_id, src)
+            except OSError as exc:  # disk full, read-only, the object store refused: no result is half-stored
                 shutil.rmtree(src, ignore_errors=True)
-                shutil.rmtree(dst, ignore_errors=True)
-                self._finish(job_id, "failed", f"could not store results: {exc}", error=error_document(exc))
+                logger.error("job %s: could not store results in %s: %s", job_id, self.results.describe(), exc)
+                self._finish(job_id, "failed", f"could not store results: {_stored_reason(exc)}",
+                             error=error_document(exc))
                 return
             message = str(msg[3]) if len(msg) > 3 else "done"
-            if not self._finish(job_id, "succeeded", message, files=files):
-                shutil.rmtree(dst, ignore_errors=True)  # cancelled at the last moment
-            else:
-                self.store.record_usage(job_id, result_bytes=tree_bytes(dst))
+            if not self._finish(job_id, "succeeded", message, files=files, result_bytes=stored_bytes):
+                self.results.delete(job_id)  # cancelled at the last moment
         else:
             err = msg[2]
             self._finish(job_id, "failed", str(err.get("detail") or err.get("title"))[:2000], error=err)
@@ -517,15 +518,26 @@ class JobManager:
                     self._running.pop(job_id, None)
 
 
-def apply_retention(store: Store, settings: Settings) -> PurgeReport:
+def _stored_reason(exc: OSError) -> str:
+    """Why a result could not be stored, for the job's message (which any viewer reads): the errno's words, or the
+    result store's own one-line reason; never a server path."""
+    return exc.strerror or type(exc).__name__
+
+
+def apply_retention(store: Store, settings: Settings, results: ResultStore | None = None) -> PurgeReport:
     """Free what the retention settings no longer keep: purge the store, then delete the purged
-    jobs' result folders (the server does this every ``maintenance_interval_s``; ``backbone db purge``
-    does it once)."""
+    jobs' results from ``results`` (default: the result store the settings name; the server does this every
+    ``maintenance_interval_s``; ``backbone db purge`` does it once)."""
     day = 86_400.0
+    results = results or open_result_store(settings.result_store, settings.data_dir / "results")
     report = store.purge(settings.deleted_retention_days * day, settings.job_retention_days * day,
                          settings.audit_retention_days * day, settings.max_versions_per_scenario)
     for job_id in report.job_ids:
-        shutil.rmtree(settings.data_dir / "results" / job_id, ignore_errors=True)
+        try:
+            results.delete(job_id)
+        except OSError as exc:  # the object store is away: the rows are gone, the files wait for the operator
+            logger.error("retention: could not delete job %s's results from %s: %s", job_id, results.describe(),
+                         exc)
     if report.any():
         logger.info("retention: freed %s", report.counts())
     return report

@@ -14,6 +14,8 @@
 * ``BACKBONE_JOB_EXECUTION`` -- ``inline`` (default: the server runs jobs in its own worker processes) or
   ``queue`` (the server only enqueues; ``backbone worker`` processes claim jobs from the database with a lease
   of ``BACKBONE_JOB_LEASE_S`` seconds, renewed every ``BACKBONE_JOB_HEARTBEAT_S``). docs/deploy.md.
+* ``BACKBONE_RESULT_STORE`` -- empty (results in ``<data dir>/results``) or ``s3://bucket/prefix``: results in an
+  S3-compatible object store (:mod:`backbone.api.result_store`; docs/deploy.md).
 * ``BACKBONE_DASK_SCHEDULER`` -- a Dask scheduler (``tcp://host:8786``) the failure sweeps of API jobs run on
   (``failures`` jobs, and the sweeps of ``plan`` and ``roadmap`` jobs) unless a job asks for ``engine: local`` or
   ``serial``; ``BACKBONE_DASK_TIMEOUT_S`` bounds the wait for it (never job options; see
@@ -26,7 +28,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -139,7 +141,20 @@ class Settings(BaseSettings):
     max_versions_per_scenario: int = Field(default=100, ge=1, description="Versions kept per scenario; older ones "
                                                                           "no job refers to are freed.")
     maintenance_interval_s: float = Field(default=300.0, gt=0, description="Seconds between retention sweeps.")
+    result_store: str = Field(default="", max_length=1000,
+                              description="Where finished jobs' results live: empty = the folder <data dir>/results "
+                                          "(a worker's --results-dir) on storage every server and worker mounts; "
+                                          "s3://bucket/prefix = an S3-compatible object store (the s3 extra; "
+                                          "credentials and endpoint from the AWS_* variables). docs/deploy.md.")
     run_migrations: bool = Field(default=True, description="Run `alembic upgrade head` when the app starts.")
+
+    @field_validator("result_store")
+    @classmethod
+    def _result_store_url(cls, value: str) -> str:
+        from backbone.api.result_store import parse_result_store
+
+        parse_result_store(value)  # ValueError: one sentence, reported naming BACKBONE_RESULT_STORE
+        return value.strip()
 
     @model_validator(mode="after")
     def _heartbeat_within_lease(self) -> Settings:

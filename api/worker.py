@@ -92,7 +92,8 @@ class QueueWorker(JobManager):
     results_dir
         Where finished jobs' folders go (``<results_dir>/<job id>``): the folder the servers read, the server's
         ``<data dir>/results`` on shared storage. Jobs run into ``<results_dir>/.staging/<worker>/<job id>`` (same
-        file system, so the final rename is atomic).
+        file system, so the final rename is atomic). With ``BACKBONE_RESULT_STORE=s3://...`` finished folders are
+        uploaded to the object store instead, and this folder only holds the staging folders.
     registry
         Extra kinds (tests); the shipped kinds come from :data:`backbone.solver.tasks.registry.TASKS`.
     worker_id
@@ -101,11 +102,11 @@ class QueueWorker(JobManager):
 
     def __init__(self, store: Store, settings: Settings, results_dir: Path,
                  registry: Mapping[str, Task | str] | None = None, worker_id: str | None = None) -> None:
+        self._results_dir = Path(results_dir)
         super().__init__(store, settings, registry)
         self.holder: str = worker_id or new_worker_id()
         """This worker's name in the jobs it holds (also :attr:`worker_id`)."""
         self.worker_id = self.holder
-        self._results_dir = Path(results_dir)
         self._staging_dir = staging_dir_of(self._results_dir, self.worker_id)
         self._idempotent = idempotent_kinds(self.registry())
         self._draining = threading.Event()
@@ -140,8 +141,8 @@ class QueueWorker(JobManager):
         return job
 
     def _finish(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
-                files: list[str] | None = None) -> bool:
-        recorded = super()._finish(job_id, status, message, error=error, files=files)
+                files: list[str] | None = None, result_bytes: int | None = None) -> bool:
+        recorded = super()._finish(job_id, status, message, error=error, files=files, result_bytes=result_bytes)
         if recorded:
             self.metrics.job_finished(self._kinds.pop(job_id, "unknown"), status)
         return recorded
@@ -319,7 +320,7 @@ def run_worker(settings: Settings, results_dir: Path | None = None, drain_s: flo
             health.start()
             logger.info("worker %s: health and metrics on http://%s:%d/", worker.worker_id, health_host, health.port)
         logger.info("worker %s: up to %d job(s) at once, results in %s", worker.worker_id, settings.workers,
-                    worker.results_dir)
+                    worker.results.describe())
         while not stop.wait(0.5):
             pass
         logger.info("worker %s draining (up to %g s)", worker.worker_id, drain_s)

@@ -255,7 +255,7 @@ def _workloads_section(data: Mapping[str, Any], images: Mapping[str, tuple[bytes
                                     ("datasets_remote", "read remotely"),
                                     ("datasets_replicated", "read from a new replica"), ("usd_per_gpu", "USD/GPU"),
                                     ("cheapest_allowed_site", "cheapest allowed site"),
-                                    ("cheapest_usd_per_gpu", "its USD/GPU")],
+                                    ("cheapest_usd_per_gpu", "its USD/GPU"), ("why", "why here")],
                         formats={"sync_gbps": ",.1f", "checkpoint_gbps": ",.1f", "dataset_gbps": ",.2f",
                                  "usd_per_gpu": ",.0f", "cheapest_usd_per_gpu": ",.0f"},
                         max_rows=60)]

@@ -5,7 +5,8 @@ of the classes ``training-sync``, ``dataset``, ``checkpoint`` and ``replication`
 :mod:`backbone.workloads`:
 
 * **gradient synchronisation** (``training-sync``, flow ``gradient-sync``): a job over ``R >= 2`` sites runs a ring
-  between them in the order its sites are listed; each site sends :func:`~backbone.workloads.gradient_sync_gbps` to
+  between them, its least-latency ring from its first listed site (:func:`backbone.workload_ring.ring_order`, the
+  placement's rule too); each site sends :func:`~backbone.workloads.gradient_sync_gbps` to
   the next (``R`` demands; two sites give one demand each way);
 * **dataset reads** (``dataset``, flow ``dataset-read``): each site of a job reads each of its datasets from the
   nearest home site (geodesic distance, :func:`backbone.geo.geodesic_km`) unless a replica sits at the site itself,
@@ -35,6 +36,7 @@ import pandas as pd
 from backbone import geo
 from backbone.errors import NotFoundError, Problem, ValidationError
 from backbone.validate_workloads import dataset_allowed_sites
+from backbone.workload_ring import ring_order
 from backbone.workloads import (
     BITS_PER_BYTE,
     checkpoint_replication_gbps,
@@ -78,7 +80,8 @@ def checkpoint_bytes(training_jobs: pd.DataFrame) -> pd.Series:
 
 
 def job_placements(net: Network, job_sites: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
-    """Where each placed job runs: one row per (job, site), in the order of the job's sites.
+    """Where each placed job runs: one row per (job, site), in the order of the job's sync ring (its sites as given
+    for one or two, else their least-latency ring from the first given site: :func:`backbone.workload_ring.ring_order`).
 
     A job in ``job_sites`` runs at the sites given there (an empty list: not placed); any other job at its pinned
     ``sites`` (none: not placed).
@@ -112,6 +115,7 @@ def job_placements(net: Network, job_sites: Mapping[str, Sequence[str]] | None =
                  for j in jobs.index[sites.map(lambda s: len(set(s))) != count]]
     if problems:
         raise ValidationError(problems)
+    sites = sites.map(lambda ids: tuple(ring_order(net, ids)))  # a job per call (tens); one or two sites as given
     long = sites.rename("site").rename_axis("job").explode().dropna().reset_index()
     long["position"] = long.groupby("job").cumcount()
     long["sites"] = long["job"].map(count).astype(int)

@@ -21,6 +21,7 @@ def main() -> None:
 
     from backbone.io import load_scenario
     from backbone.solver.tasks import run_task
+    from backbone.solver.tasks.summaries import PlanSummary
 
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", nargs="?", default=None)
@@ -35,6 +36,7 @@ def main() -> None:
     res = run_task("plan", net, {"failures": {"workers": args.workers}}, out)
     total = time.perf_counter() - t0
     s = res.summary
+    assert isinstance(s, PlanSummary)  # typed: read its fields (plan.json is its document)
     t = Table(title=f"backbone plan on {net.name} ({len(net.sites)} sites, {len(net.links)} links, "
                     f"{len(net.demands)} demands, {len(net.srlgs)} SRLGs; {args.workers} workers)")
     t.add_column("stage")
@@ -42,14 +44,14 @@ def main() -> None:
     t.add_column("status")
     t.add_column("note")
     t.add_row("load scenario", f"{load_s:.1f}", "", "")
-    for row in s["stages"]:
-        t.add_row(row["stage"], f"{row['seconds']:.1f}", str(row["status"]), str(row.get("note") or "")[:70])
-    t.add_row("planned backbone", f"{s['stage_seconds'].get('after', 0.0):.1f}", "",
+    for row in s.stages:
+        t.add_row(row.stage, f"{row.seconds:.1f}", str(row.status), (row.note or "")[:70])
+    t.add_row("planned backbone", f"{s.stage_seconds.get('after', 0.0):.1f}", "",
               "assess, scenario_after/, --verify check")
-    t.add_row("report", f"{s['stage_seconds']['report']:.1f}", "", "maps, charts, report.html")
-    t.add_row("[bold]total[/]", f"[bold]{total:.1f}[/]", s["status"], str(out))
+    t.add_row("report", f"{s.stage_seconds.get('report', 0.0):.1f}", "", "maps, charts, report.html")
+    t.add_row("[bold]total[/]", f"[bold]{total:.1f}[/]", s.status, str(out))
     console.print(t)
-    console.print(s["headline"])
+    console.print(s.headline)
     design = json.loads((out / "design.json").read_text()) if (out / "design.json").exists() else {}
     it = Table(title="design iterations (sweep: every state of the design before; MIP: the working set)")
     for col in ("iteration", "states in model", "added", "violated", "routes open", "sweep s", "MIP s",

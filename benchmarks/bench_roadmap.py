@@ -35,6 +35,7 @@ def main() -> None:
     from rich.table import Table
 
     from backbone.io import load_scenario
+    from backbone.solver.roadmap.summary import RoadmapSummary
     from backbone.solver.tasks import run_task
 
     ap = argparse.ArgumentParser()
@@ -66,6 +67,7 @@ def main() -> None:
     res = run_task("roadmap", net, options, out, progress=progress)
     total, cpu = time.perf_counter() - t0, _cpu_s() - c0
     s = res.summary
+    assert isinstance(s, RoadmapSummary)  # typed: read its fields (roadmap.json is its document)
     t = Table(title=f"backbone roadmap on {net.name} ({len(net.sites)} sites, {len(net.links)} links, "
                     f"{len(net.demands)} demands, {len(net.srlgs)} SRLGs, {len(net.candidates)} candidates; "
                     f"{args.periods} {args.period}s, {args.workers} workers)")
@@ -73,7 +75,7 @@ def main() -> None:
                 "design MIP rows x cols (int)", "gap", "builds online", "survives", "excused", "violated",
                 "period s"):
         t.add_column(col, justify="left" if col in ("period", "design") else "right")
-    for p in s["periods"]:
+    for p in s.periods:
         pm, dm, d = p["placement_model"], p["design"]["model"], p["design"]
         t.add_row(p["period"], f"{p['placement_seconds']:.1f}",
                   f"{pm.get('rows', 0):,} x {pm.get('cols', 0):,} ({pm.get('integer_cols', 0):,})",
@@ -84,7 +86,7 @@ def main() -> None:
                   str(len(p["survivability"]["not_survivable"])), str(len(p["survivability"]["violated"])),
                   f"{p['seconds']:.1f}")
     console.print(t)
-    b, step = s["bound"], s["step_bounds"]
+    b, step = s.bound, s.step_bounds
 
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{100 * v:.2f} %"
@@ -93,15 +95,15 @@ def main() -> None:
         return "-" if v is None else f"{v / 1e6:,.1f} M"
 
     lp = b.get("model") or {}
-    console.print(f"status {s['status']}; total capex {musd(s['total_capex_usd'])} USD (backbone "
-                  f"{musd(s['network_capex_usd'])}, discounted {musd(s['discounted_network_capex_usd'])}); "
+    console.print(f"status {s.status}; total capex {musd(s.total_capex_usd)} USD (backbone "
+                  f"{musd(s.network_capex_usd)}, discounted {musd(s.discounted_network_capex_usd)}); "
                   f"lower bound {musd(b['lower_bound_usd'])} ({b['status']}, {b.get('seconds', 0.0):.1f} s, LP "
                   f"{lp.get('rows', 0):,} x {lp.get('cols', 0):,}, {b.get('failure_states', 0)} failure-state "
                   f"blocks; period floors {', '.join(musd(x) for x in b.get('period_floors_usd') or []) or '-'}), "
-                  f"gap {pct(s['gap'])}; per-period step bounds "
-                  f"{musd(step['network_capex_lower_bound_usd'])}, step gap {pct(step['gap'])}; planning "
-                  f"{s['seconds']:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; time budget "
-                  f"{s.get('time_budget')}; {out}")
+                  f"gap {pct(s.gap)}; per-period step bounds "
+                  f"{musd(step.network_capex_lower_bound_usd)}, step gap {pct(step.gap)}; planning "
+                  f"{s.seconds:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; time budget "
+                  f"{s.time_budget}; {out}")
 
 
 if __name__ == "__main__":

@@ -71,7 +71,7 @@ def run_one(n: int, objective: str, method: str, mode: str, time_limit_s: float)
     except BackboneError as exc:
         row.update(status=f"error: {exc}", seconds=time.perf_counter() - t0, peak_gb=_peak_gb())
         return row
-    impact = s.impact or {}
+    impact = s.impact.document() if s.impact is not None else {}  # the section as its JSON
     row.update(status=s.status, method=s.method, seconds=time.perf_counter() - t0, peak_gb=_peak_gb(),
                objective_value=s.objective_value, mlu=s.mlu, bound=s.lower_bound, gap=s.gap,
                impact_status=impact.get("status"), impact_solves=impact.get("solves"),

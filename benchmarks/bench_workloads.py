@@ -3,7 +3,8 @@
 Runs the plan twice on a scenario (default: the shipped one): with ``place.scenario_jobs`` off (the training jobs
 are neither placed nor routed) and with the defaults (``place.scenario_jobs`` on: the jobs placed with inference,
 their sync, checkpoint and dataset flows and dataset growth routed, failed and designed for). Prints one table:
-seconds per stage side by side, and the workload figures of the second run.
+wall seconds per stage side by side, each run's total wall and CPU seconds (the process and the failure workers it
+waited for: less sensitive to other work on a shared machine), and the workload figures of the second run.
 
 Usage: ``python benchmarks/bench_workloads.py [SCENARIO] [--workers 2] [--markdown PATH]``
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -20,12 +22,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def _run(net, options: dict, out: Path) -> tuple[dict, float]:
+def _cpu_s() -> float:
+    """CPU seconds of this process and the children it has waited for (the failure workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _run(net, options: dict, out: Path) -> tuple[dict, float, float]:
     from backbone.solver.tasks import run_task
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_s()
     res = run_task("plan", net, options, out)
-    return res.summary, time.perf_counter() - t0
+    summary = res.summary  # a typed PlanSummary (pydantic): its plan.json form
+    return summary.model_dump(mode="json"), time.perf_counter() - t0, _cpu_s() - c0
 
 
 def main() -> None:
@@ -43,8 +52,8 @@ def main() -> None:
     base = {"failures": {"workers": args.workers}}
     tmp = Path(tempfile.mkdtemp(prefix="bench-workloads-"))
     load = os.getloadavg()
-    without, t_without = _run(net, {**base, "place": {"scenario_jobs": False}}, tmp / "without")
-    with_jobs, t_with = _run(net, base, tmp / "with")
+    without, t_without, cpu_without = _run(net, {**base, "place": {"scenario_jobs": False}}, tmp / "without")
+    with_jobs, t_with, cpu_with = _run(net, base, tmp / "with")
     load_after = os.getloadavg()
     title = (f"backbone plan on {net.name}: {len(net.training_jobs)} training jobs, {len(net.datasets)} datasets "
              f"(load {load[0]:.1f} before, {load_after[0]:.1f} after)")
@@ -58,6 +67,7 @@ def main() -> None:
         rows.append((r["stage"], f"{r['seconds']:.1f}", f"{w.get('seconds', float('nan')):.1f}",
                      str(w.get("note") or "")[:80]))
     rows.append(("total", f"{t_without:.1f}", f"{t_with:.1f}", f"status {without['status']} / {with_jobs['status']}"))
+    rows.append(("total CPU s (process and its workers)", f"{cpu_without:.1f}", f"{cpu_with:.1f}", ""))
     for row in rows:
         t.add_row(*row)
     console = Console()

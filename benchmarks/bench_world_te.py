@@ -65,6 +65,7 @@ def run_one(n_cities: int, method: str, time_limit: float, check: bool = True,
     """One solve in this process; returns the table row."""
     from backbone.solver.checks.te import check_te
     from backbone.solver.te import TEOptions, solve_te
+    from backbone.solver.te.sections import SourceFlowFigures
 
     t0 = time.perf_counter()
     net = world_with_demand(n_cities, slo_rtt_ms=slo_rtt_ms)
@@ -80,8 +81,9 @@ def run_one(n_cities: int, method: str, time_limit: float, check: bool = True,
             "peak_gb": max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
             / 2**20,
             "mlu": s.mlu, "bound": s.lower_bound, "gap": s.gap, "checked": ok,
-            "columns": (s.colgen or {}).get("columns", s.path_variables),
-            "table": len(r.paths), "iterations": ((s.colgen or {}).get("source_flows") or {}).get("iterations"),
+            "columns": s.colgen.columns if s.colgen is not None else s.path_variables,
+            "table": len(r.paths),
+            "iterations": s.colgen.source_flows.iterations if isinstance(s.colgen, SourceFlowFigures) else None,
             "masters": len(s.stages or []), "build_s": s.build_seconds,
             "load_avg": os.getloadavg()[0]}
 

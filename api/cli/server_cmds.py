@@ -78,8 +78,9 @@ def check_storage(settings: Settings) -> None:
     """Check that the server can write its data directory and its database, before it starts.
 
     Creates the data directory's sub-folders, writes and removes a probe file in each (a real write, so the
-    check holds for root too, whom file modes do not stop), migrates the database and makes one write to it in
-    a transaction that is rolled back.
+    check holds for root too, whom file modes do not stop), writes and removes a probe object in an object store
+    (``BACKBONE_RESULT_STORE``), migrates the database and makes one write to it in a transaction that is rolled
+    back.
 
     Raises
     ------
@@ -102,6 +103,7 @@ def check_storage(settings: Settings) -> None:
     except OSError as exc:
         raise StorageUnusableError(f"the data directory {folder} is not writable ({exc.strerror or exc}); "
                                    "set BACKBONE_DATA_DIR to a writable folder") from None
+    check_result_store(settings)
     url = settings.resolved_database_url()
     try:
         store = Store(url)
@@ -116,6 +118,26 @@ def check_storage(settings: Settings) -> None:
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:200]
         shown = make_url(url).render_as_string(hide_password=True)
         raise StorageUnusableError(f"the database {shown} cannot be opened for writing ({reason})") from None
+
+
+def check_result_store(settings: Settings) -> None:
+    """Check that an object store named by ``BACKBONE_RESULT_STORE`` takes a write (a probe object, removed);
+    nothing for the results folder, which the caller checks with the data directory.
+
+    Raises
+    ------
+    StorageUnusableError
+        One sentence naming the store (``s3://bucket/prefix``) and the reason.
+    """
+    from backbone.api.result_store import ObjectResultStore, ResultStoreError, open_result_store
+
+    results = open_result_store(settings.result_store, settings.data_dir / "results")
+    if not isinstance(results, ObjectResultStore):
+        return
+    try:
+        results.check()
+    except ResultStoreError as exc:
+        raise StorageUnusableError(f"{exc}; check BACKBONE_RESULT_STORE and the AWS_* variables") from None
 
 
 def _store() -> object:

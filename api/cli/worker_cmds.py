@@ -24,8 +24,9 @@ def register(app: typer.Typer) -> None:
 
 
 def check_worker_storage(settings: Settings, results_dir: Path) -> None:
-    """Check that the worker can write the results folder and reach the database (migrating it, as a server does,
-    when ``BACKBONE_RUN_MIGRATIONS`` is on).
+    """Check that the worker can write the results folder (its staging folders, with an object store) and the
+    object store ``BACKBONE_RESULT_STORE`` names, and reach the database (migrating it, as a server does, when
+    ``BACKBONE_RUN_MIGRATIONS`` is on).
 
     Raises
     ------
@@ -36,7 +37,7 @@ def check_worker_storage(settings: Settings, results_dir: Path) -> None:
 
     from sqlalchemy.engine import make_url
 
-    from backbone.api.cli.server_cmds import StorageUnusableError
+    from backbone.api.cli.server_cmds import StorageUnusableError, check_result_store
     from backbone.api.store import Store
 
     try:
@@ -46,6 +47,7 @@ def check_worker_storage(settings: Settings, results_dir: Path) -> None:
     except OSError as exc:
         raise StorageUnusableError(f"the results directory {results_dir} is not writable ({exc.strerror or exc}); "
                                    "point --results-dir at the servers' <data dir>/results") from None
+    check_result_store(settings)
     url = settings.resolved_database_url()
     try:
         store = Store(url)
@@ -70,7 +72,8 @@ def worker(
     database_url: Annotated[str | None, typer.Option(help="SQLAlchemy URL of the shared database (default "
                                                           "BACKBONE_DATABASE_URL, as for serve).")] = None,
     results_dir: Annotated[Path | None, typer.Option(help="Shared folder the servers read results from (default "
-                                                          "<BACKBONE_DATA_DIR>/results).")] = None,
+                                                          "<BACKBONE_DATA_DIR>/results); with BACKBONE_RESULT_STORE="
+                                                          "s3://... only the worker's staging folders.")] = None,
     lease_s: Annotated[float | None, typer.Option(help="Seconds a job stays claimed without a heartbeat (default "
                                                        "BACKBONE_JOB_LEASE_S or 30).", min=1, max=3600)] = None,
     heartbeat_s: Annotated[float | None, typer.Option(help="Seconds between heartbeats (default "
@@ -101,7 +104,8 @@ def worker(
     check_worker_storage(settings, results)
     logging.basicConfig(level=getattr(logging, log_level.upper(), logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    err_console.print(f"backbone worker: up to {settings.workers} job(s) at once, results in {results}",
+    shown = settings.result_store or str(results)
+    err_console.print(f"backbone worker: up to {settings.workers} job(s) at once, results in {shown}",
                       highlight=False)
     handed_back = run_worker(settings, results, drain_s=drain_s, health_host=health_host, health_port=health_port)
     if handed_back:

@@ -57,7 +57,8 @@ def workloads(scenario: ScenarioArg = None, at: AtOpt = None, json_out: JsonOpt 
     """List the training jobs and datasets and the backbone traffic they create, by class and by job.
 
     Jobs run at their pinned sites (or where --at puts them); a job without sites is not placed (placement
-    decides) and creates no traffic yet. Flows: gradient sync between a job's sites (training-sync), dataset reads
+    decides) and creates no traffic yet. A job's sites are shown as its sync ring, a+b+c (a -> b -> c -> a): for
+    three or more sites their least-latency ring from the first given site, the placement's rule. Flows: gradient sync between a job's sites (training-sync), dataset reads
     from the nearest replica (dataset), checkpoint copies (checkpoint) and dataset growth between replicas
     (replication). Exit 2 for bad input (an unknown job or site in --at).
     """
@@ -90,7 +91,7 @@ def _print(summary: Any) -> None:
         jobs.add_column(col, justify="right" if col in ("GPUs", "checkpoint TB", "backbone Gbps") else "left")
     for j, r in summary.jobs.iterrows():
         period = f"{r['start'] or 'now'} - {r['end'] or 'open'}"
-        sites = _ids(r["sites"]) if r["placed"] else f"not placed (up to {r['max_sites']})"
+        sites = "+".join(r["sites"]) if r["placed"] else f"not placed (up to {r['max_sites']})"  # ring order
         jobs.add_row(str(j), f"{r['gpus']:,}", r["sync_method"], sites, _ids(r["datasets"]), period,
                      _small(r["checkpoint_tb"]), _small(r["backbone_gbps"]))
     out_console.print(jobs)

@@ -10,6 +10,7 @@ as ``backbone diff --json``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from pathlib import Path
@@ -21,6 +22,7 @@ from fastapi.responses import JSONResponse
 from backbone.api.auth import StoreDep, Viewer
 from backbone.api.documents import diff_documents, diff_result_folders, render_review_deck
 from backbone.api.isolation import DocumentWorkers
+from backbone.api.result_store import ResultStore
 from backbone.api.routes.scenarios import content_disposition
 from backbone.api.schemas import ProblemDetails
 from backbone.api.store import ConflictError, GoneError
@@ -74,14 +76,17 @@ def diff_scenario(scenario_id: uuid.UUID, request: Request, store: StoreDep, who
     return JSONResponse(json_safe(doc))
 
 
-def _result_dir(request: Request, store: Any, job_id: uuid.UUID, who: Any) -> Path:
+def _result_dir(held: contextlib.ExitStack, request: Request, store: Any, job_id: uuid.UUID, who: Any) -> Path:
+    """The job's result folder on this machine while ``held`` lasts (the results folder's, or a copy of an object
+    store's)."""
     job = store.get_job(str(job_id), who)
     if job.status != "succeeded":
         raise ConflictError(f"job {job.id} is {job.status}; only a succeeded job's result can be compared")
     if job.kind not in COMPARABLE_KINDS:
         raise ValidationError(Problem(f"job {job.id} is a {job.kind} job; only plan and roadmap jobs compare and "
                                       "make a deck", table="job", field="kind"))
-    path = request.app.state.settings.data_dir / "results" / job.id
+    results: ResultStore = request.app.state.results
+    path = held.enter_context(results.local_folder(job.id, request.app.state.settings.data_dir / "staging"))
     if not (path / f"{job.kind}.json").is_file():
         raise GoneError(f"job {job.id} has no result files")
     return Path(path)
@@ -93,9 +98,11 @@ def diff_jobs(job_id: uuid.UUID, request: Request, store: StoreDep, who: Viewer,
               against: Annotated[uuid.UUID, Query(description="The earlier plan or roadmap job (before)")],
               ) -> JSONResponse:
     """``before`` is the job ``against``, ``after`` this job; both succeeded plan or roadmap jobs the caller sees."""
-    after = _result_dir(request, store, job_id, who)
-    before = _result_dir(request, store, against, who)
-    doc = _workers(request).run(diff_result_folders, str(before), str(after), f"job {against}", f"job {job_id}")
+    with contextlib.ExitStack() as held:
+        after = _result_dir(held, request, store, job_id, who)
+        before = _result_dir(held, request, store, against, who)
+        doc = _workers(request).run(diff_result_folders, str(before), str(after), f"job {against}",
+                                    f"job {job_id}")
     return JSONResponse(json_safe(doc))
 
 
@@ -105,9 +112,10 @@ def diff_jobs(job_id: uuid.UUID, request: Request, store: StoreDep, who: Viewer,
 def get_deck(job_id: uuid.UUID, request: Request, store: StoreDep, who: Viewer,
              against: Annotated[uuid.UUID | None, Query(description="An earlier plan or roadmap job: adds the "
                                                                     "comparison slides")] = None) -> Response:
-    folder = _result_dir(request, store, job_id, who)
-    baseline = _result_dir(request, store, against, who) if against is not None else None
-    data = _workers(request).run(render_review_deck, str(folder), None if baseline is None else str(baseline),
-                                 None if against is None else f"job {against}")
+    with contextlib.ExitStack() as held:
+        folder = _result_dir(held, request, store, job_id, who)
+        baseline = _result_dir(held, request, store, against, who) if against is not None else None
+        data = _workers(request).run(render_review_deck, str(folder), None if baseline is None else str(baseline),
+                                     None if against is None else f"job {against}")
     return Response(data, media_type=PPTX,
                     headers={"Content-Disposition": content_disposition(f"review-{job_id}.pptx", "attachment")})

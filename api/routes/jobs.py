@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, StreamingResponse
 
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
 from backbone.api.job_outcome import status_detail
 from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
+from backbone.api.result_store import ResultStore
 from backbone.api.schemas import (
     FileEntry,
     JobCreate,
@@ -154,23 +155,45 @@ def _finished(store: Any, job_id: uuid.UUID, who: Any) -> Any:
     return job
 
 
+def _results(request: Request) -> ResultStore:
+    return request.app.state.results  # type: ignore[no-any-return]
+
+
+def stored_file_response(results: ResultStore, job_id: str, name: str, media_type: str,
+                         filename: str | None = None) -> Response:
+    """One file of a job's stored result, streamed: from disk for the results folder (``FileResponse``: ranges,
+    ETag), in bounded chunks for an object store. ``name`` is already on the job's allow-list; a file the store
+    does not hold is 404 (:class:`GoneError`)."""
+    path = results.local_file(job_id, name)
+    if path is not None:
+        return FileResponse(path, media_type=media_type, filename=filename)
+    opened = results.open(job_id, name)
+    if opened is None:
+        raise GoneError(f"job {job_id} has no file {name!r}")
+    headers = {"Content-Length": str(opened.size_bytes)}
+    if filename is not None:
+        headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return StreamingResponse(opened.chunks, media_type=media_type, headers=headers)
+
+
 @router.get("/jobs/{job_id}/result", responses={**ERRORS, 200: {"content": {"application/json": {}}}},
             summary="The job's result JSON (what the CLI prints with --json)")
 def get_result(job_id: uuid.UUID, store: StoreDep, request: Request, who: Viewer) -> Response:
     job = _finished(store, job_id, who)
-    path = request.app.state.settings.data_dir / "results" / job.id / f"{job.kind}.json"
-    if not path.is_file():
-        raise GoneError(f"job {job.id} has no result file")
-    return FileResponse(path, media_type="application/json")  # streamed from disk, never parsed here
+    try:
+        # streamed from the store, never parsed here
+        return stored_file_response(_results(request), job.id, f"{job.kind}.json", "application/json")
+    except GoneError:
+        raise GoneError(f"job {job.id} has no result file") from None
 
 
 @router.get("/jobs/{job_id}/files", response_model=list[FileEntry], responses=ERRORS,
             summary="The result files (the same files the CLI writes)")
 def list_files(job_id: uuid.UUID, store: StoreDep, request: Request, who: Viewer) -> list[FileEntry]:
     job = _finished(store, job_id, who)
-    base = request.app.state.settings.data_dir / "results" / job.id
-    return [FileEntry(name=n, size_bytes=(base / n).stat().st_size, url=f"/v1/jobs/{job.id}/files/{n}")
-            for n in job.files or [] if (base / n).is_file()]
+    sizes = _results(request).sizes(job.id)  # one listing of the job's folder or prefix
+    return [FileEntry(name=n, size_bytes=sizes[n], url=f"/v1/jobs/{job.id}/files/{n}")
+            for n in job.files or [] if n in sizes]
 
 
 RESULT_MEDIA_TYPES = ("text/csv", "application/json", "application/geo+json", "image/png", "image/svg+xml",
@@ -189,14 +212,11 @@ def get_file(job_id: uuid.UUID, name: str, store: StoreDep, request: Request, wh
     job = _finished(store, job_id, who)
     if name not in (job.files or []) or not SAFE_FILE_NAME.match(name):
         raise GoneError(f"job {job.id} has no file {name!r}")
-    base = (request.app.state.settings.data_dir / "results" / job.id).resolve()
-    path = (base / name).resolve()
-    if not path.is_relative_to(base) or not path.is_file():
-        raise GoneError(f"job {job.id} has no file {name!r}")
-    media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    if path.suffix in (".geojson",):
+    basename = name.rsplit("/", 1)[-1]
+    media = mimetypes.guess_type(basename)[0] or "application/octet-stream"
+    if basename.endswith(".geojson"):
         media = "application/geo+json"
-    return FileResponse(path, media_type=media, filename=path.name)
+    return stored_file_response(_results(request), job.id, name, media, filename=basename)
 
 
 @router.delete("/jobs/{job_id}", response_model=JobPublic, responses=ERRORS,

@@ -10,6 +10,7 @@ stored bytes, so a large scenario is never built in the API process either.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import uuid
@@ -24,6 +25,7 @@ from fastapi.responses import StreamingResponse
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.documents import ParsedScenario, parse_scenario, render_scenario_map, workloads_document
 from backbone.api.isolation import DocumentWorkers
+from backbone.api.result_store import ResultStore
 from backbone.api.schemas import (
     MapFormat,
     ProblemDetails,
@@ -253,6 +255,14 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
             size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080",
             candidates: Annotated[bool, Query(description="Draw the scenario's candidate routes (not built) dotted "
                                                           "grey")] = True) -> Response:
+    with contextlib.ExitStack() as held:  # an object store's result is copied in for the drawing, then removed
+        return _draw_map(held, scenario_id, store, request, who, format, job, version, color_by, region,
+                         center_lon, size, candidates)
+
+
+def _draw_map(held: contextlib.ExitStack, scenario_id: ScenarioId, store: Any, request: Request, who: Any,
+              format: str, job: uuid.UUID | None, version: int | None, color_by: str, region: str | None,
+              center_lon: float, size: str, candidates: bool) -> Response:
     sid = str(scenario_id)
     result_file: str | None = None
     if job is not None:
@@ -262,7 +272,7 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
         if j.status != "succeeded":
             raise ConflictError(f"job {job} is {j.status}; only a succeeded job's result can be drawn")
         ver = store.get_version(sid, j.scenario_version, include_deleted=True, who=who)
-        result_file = str(_result_file(_settings(request), j))
+        result_file = str(_result_file(held, request, j))
     else:
         _sc, ver = store.get_scenario(sid, who)
         if version is not None:
@@ -300,8 +310,12 @@ def content_disposition(filename: str, disposition: str = "inline") -> str:
     return value
 
 
-def _result_file(settings: Settings, job: Any) -> Path:
-    path = settings.data_dir / "results" / job.id / f"{job.kind}.json"
+def _result_file(held: contextlib.ExitStack, request: Request, job: Any) -> Path:
+    """The job's result JSON on this machine while ``held`` lasts (the results folder's file, or a copy of an
+    object store's)."""
+    results: ResultStore = request.app.state.results
+    folder = held.enter_context(results.local_folder(job.id, _settings(request).data_dir / "staging"))
+    path = folder / f"{job.kind}.json"
     if not path.is_file():
         raise GoneError(f"job {job.id} has no result file")
     return path

@@ -239,13 +239,18 @@ class JobRepository:
                       .values(progress=max(0.0, min(1.0, float(fraction))), message=clean_text(message, 2000)))
 
     def finish_job(self, job_id: str, status: str, message: str, error: dict[str, Any] | None = None,
-                   files: list[str] | None = None, worker_id: str | None = None) -> bool:
+                   files: list[str] | None = None, worker_id: str | None = None,
+                   result_bytes: int | None = None) -> bool:
         """Move a running job to a final state; False when it was already final (e.g. cancelled), or when
-        ``worker_id`` is given and no longer holds the job (its lease expired and another worker took it)."""
+        ``worker_id`` is given and no longer holds the job (its lease expired and another worker took it).
+        ``result_bytes`` (its stored result's size) is recorded in the same update, so the stored-bytes quota
+        counts a result from the moment its job reads succeeded."""
         assert status in FINAL_STATES
         with self.db.session() as s:
             values: dict[str, Any] = {"status": status, "message": clean_text(message, 2000), "error": error,
                                       "files": files, "finished_at": utcnow(), "lease_expires_at": None}
+            if result_bytes is not None:
+                values["result_bytes"] = result_bytes
             if status == "succeeded":
                 values["progress"] = 1.0
             where = [Job.id == job_id, Job.status.in_(("queued", "running"))]

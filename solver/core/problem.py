@@ -431,8 +431,9 @@ class Solution:
         return pd.Series(self.row_duals[b.slice], index=b.index, name=block)
 
 
-LP_METHODS = ("auto", "simplex", "ipm")
-"""The backend-neutral choice of LP method (each adapter translates it; see :func:`solve`)."""
+LP_METHODS = ("auto", "simplex", "ipm", "primal-simplex")
+"""The backend-neutral choice of LP method (each adapter translates it; see :func:`solve`). ``primal-simplex`` is
+for a re-solve from a basis that stays primal feasible (columns added since: sifting's later rounds)."""
 
 
 def solve(lp: LinearProgram, backend: str = "highs", time_limit_s: float = 60.0, mip_gap: float = 1e-4,
@@ -457,7 +458,8 @@ def solve(lp: LinearProgram, backend: str = "highs", time_limit_s: float = 60.0,
     threads
         Solver threads (None: the solver's default).
     lp_method
-        One of :data:`LP_METHODS`: ``simplex``, ``ipm`` (interior point, no crossover), ``auto``
+        One of :data:`LP_METHODS`: ``simplex`` (HiGHS: dual), ``primal-simplex``, ``ipm`` (interior point, no
+        crossover), ``auto``
         (the adapter picks by size: HiGHS uses interior point from
         :data:`backbone.solver.backends.highs.IPM_MIN_COLUMNS` columns up), or None for the
         solver's own default. Backends without a choice of method (GLOP, PDLP, SCIP, PuLP) ignore it.

@@ -229,8 +229,9 @@ def _within_capacity_skip(summary: TERecord) -> bool:
     (``escalate_above_mlu``). A quick sweep's overloaded state whose path LP bound is above 100 % skips column
     generation too (``overloaded_above_mlu``); its MLU then has its proven gap beside it, and it is overloaded, not
     path-LP-only."""
-    auto = summary.auto or {}
-    return bool(auto.get("column_generation_skipped")) and "overloaded_above_mlu" not in auto
+    auto = summary.auto
+    return (auto is not None and bool(auto.column_generation_skipped)
+            and "overloaded_above_mlu" not in auto.model_fields_set)
 
 
 def _pct(x: np.ndarray, q: float) -> float:

@@ -196,9 +196,10 @@ class PlaceOptions(BaseModel):
                                                                           "scenario's")
     split_sets_per_job: int = Field(
         default=SPLIT_SETS_PER_JOB, ge=1,
-        description="3- and 4-site splits: keep this many site sets per job and set size, those whose least-latency "
-                    "sync ring is shortest (the result notes when sets were left out: its optimum is then over "
-                    "the sets kept)")
+        description="3- and 4-site splits: keep this many site sets per job and set size, those whose sync ring "
+                    "fits the links and whose sites' power has room first, half of least estimated GPU cost and "
+                    "half with the shortest least-latency ring (the result notes when sets were left out: its "
+                    "optimum is then over the sets kept)")
     scenario_jobs: bool = Field(default=True, description="Place the scenario's training_jobs with inference (pinned "
                                                           "ones at their sites), with their datasets' data gravity "
                                                           "(off: inference only)")

@@ -3,38 +3,46 @@ admissible site sets, the least-latency synchronisation ring through each, the p
 why a job no set can place cannot be placed.
 
 A job of ``G`` GPUs split over ``k`` sites puts ``G / k`` at each, and synchronises over a ring through them (the
-model's rule, :mod:`backbone.workload_traffic`: each site sends its ring share to the next site of the ring, in
-the order the sites are listed). The ring order of a set is the one whose summed one-way backbone latency of its
-``k`` edges is least (ties: the first in :data:`RING_ORDERS`, which starts at the set's first site). Every edge of
-the ring carries the same Gbps, so this ring also makes the least sync Gbps x ms on the backbone.
+model's rule, :mod:`backbone.workload_ring`, which ``backbone workloads`` applies to pinned sites too: the ring
+whose summed one-way backbone latency of its ``k`` edges is least, ties to the set's own order). Every edge of the
+ring carries the same Gbps, so this ring also makes the least sync Gbps x ms on the backbone.
 
 A set is *admissible* for a job when each of its sites is allowed (the job's regions, pinned sites and datasets'
 residency) and has room for ``G / k`` GPUs, ``k <= min(max_sites, MAX_SPLIT_SITES)`` (``k`` = the number of pinned
 sites when sites are pinned: the job spans exactly those), and the backbone connects every edge of its ring.
-One- and two-site sets are all kept. Of the 3- and 4-site sets the :func:`split_sets` keeps, per job and size, the
-``keep`` whose least-latency ring is shortest (ties: the lower site positions first); the placement's optimum is
-then over the sets kept, and :func:`split_notes` says so.
+One- and two-site sets are all kept. Of the 3- and 4-site sets :func:`split_sets` keeps, per job and size,
+``keep`` sets, ranked with a :class:`SplitRanking` by what the placement's objective and rows weigh:
+
+1. sets that *fit* first: the ring's sync Gbps, routed over the lowest-latency path of each ring edge, overloads
+   no link on its own (``capacity_gbps``), and each site has power-limited room for ``G / k`` GPUs (installed plus
+   the blocks its power can feed) -- a set that fails either can only be placed by relaxing a hard row;
+2. then the first ``ceil(keep / 2)`` by estimated GPU cost, ``sum over its sites of max(G / k - installed, 0) x
+   cost per GPU`` (capex + power opex per GPU, :func:`~backbone.solver.placement.inputs.candidate_sites`, + MW
+   capex per GPU), ties by ring latency: a cheap set far apart is kept;
+3. the rest by ring latency, ties by cost: the compact sets, whose sync crosses the fewest links, are kept too.
+
+Ties left go to the lower site positions. Without a ranking (``ranking=None``) the ``keep`` shortest rings are kept.
+The placement's optimum is then over the sets kept, and :func:`split_notes` says so.
 """
 
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from dataclasses import dataclass
+from itertools import combinations
 from math import comb
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from backbone.solver.placement.options import MAX_SPLIT_SITES
+from backbone.workload_ring import least_latency_rings
 
-__all__ = ["MAX_ENUMERATED_SETS", "RING_ORDERS", "SITE_COLUMNS", "option_labels", "ring_edges", "split_notes",
+__all__ = ["MAX_ENUMERATED_SETS", "SITE_COLUMNS", "SplitRanking", "option_labels", "ring_edges", "split_notes",
            "split_sets", "unplaceable_reasons"]
 
 SITE_COLUMNS: tuple[str, ...] = ("site_a", "site_b", "site_c", "site_d")[:MAX_SPLIT_SITES]
 """Option columns holding the positions of an option's sites in ring order (-1 past its ``n_sites``)."""
-
-RING_ORDERS: dict[int, np.ndarray] = {k: np.array([(0, *p) for p in permutations(range(1, k))], dtype=int)
-                                      for k in range(1, MAX_SPLIT_SITES + 1)}
-"""Every directed ring through ``k`` sites starting at the first (``(k - 1)!`` orders: 1, 1, 2 and 6)."""
 
 MAX_ENUMERATED_SETS = 200_000
 """At most this many ``k``-site sets are enumerated per job; beyond, the job's eligible sites are cut to the most
@@ -65,16 +73,60 @@ def option_labels(options: pd.DataFrame, site_ids: np.ndarray) -> np.ndarray:
     return labels
 
 
-def _best_rings(sets: np.ndarray, lat_ss: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each set's least-latency ring (sites in ring order) and its summed one-way latency (inf when unreachable)."""
-    k = sets.shape[1]
-    orders = RING_ORDERS[k]
-    if k == 1:
-        return sets.copy(), np.zeros(len(sets))
-    ordered = sets[:, orders]  # sets x orders x k
-    ring_ms = lat_ss[ordered, np.roll(ordered, -1, axis=2)].sum(axis=2)
-    best = ring_ms.argmin(axis=1) if len(sets) else np.zeros(0, int)
-    return ordered[np.arange(len(sets)), best], ring_ms[np.arange(len(sets)), best]
+@dataclass(frozen=True)
+class SplitRanking:
+    """What :func:`split_sets` ranks a job's 3- and 4-site sets by, besides ring latency (see the module docstring).
+
+    Positions are the placement's candidate sites; arcs are ``2L`` (link ``l`` a -> b, then ``L + l`` b -> a)."""
+
+    job_gpus: np.ndarray
+    """Per job: its GPUs."""
+    cost_per_gpu_usd: np.ndarray
+    """Per site: USD of one added GPU (capex, power opex over the horizon, MW capex)."""
+    free_gpus: np.ndarray
+    """Per site: GPUs installed (no added cost)."""
+    room_gpus: np.ndarray
+    """Per site: GPUs its power can feed (installed plus the blocks its power cap allows)."""
+    sync_gbps: np.ndarray
+    """``jobs x (MAX_SPLIT_SITES + 1)``: Gbps on each ring edge of the job split over ``k`` sites (column ``k``)."""
+    pair_arcs: sp.csr_matrix
+    """``(sites x sites) x arcs``: the lowest-latency path of each ordered pair (row ``x * S + y``)."""
+    arc_capacity_gbps: np.ndarray
+    """Per arc: the link's capacity."""
+
+    def fits(self, ring: np.ndarray, job: int) -> np.ndarray:
+        """Per set (``sets x k`` positions in ring order): its ring overloads no link on its own and every site has
+        power-limited room for the job's share."""
+        n, k = ring.shape
+        share = self._share(job, k)
+        room = (self.room_gpus[ring] >= share - 1e-9).all(axis=1)
+        S = len(self.free_gpus)
+        pairs = (ring * S + np.roll(ring, -1, axis=1)).ravel()
+        pick = sp.csr_matrix((np.full(n * k, float(self.sync_gbps[job, k])), (np.repeat(np.arange(n), k), pairs)),
+                             shape=(n, S * S))
+        load = (pick @ self.pair_arcs).tocoo()
+        over = np.bincount(load.row[load.data > self.arc_capacity_gbps[load.col] + 1e-9], minlength=n) > 0
+        return room & ~over
+
+    def cost_usd(self, ring: np.ndarray, job: int) -> np.ndarray:
+        """Per set: estimated USD of its GPUs, ``sum over sites of max(share - installed, 0) x cost per GPU``."""
+        share = self._share(job, ring.shape[1])
+        return (np.maximum(share - self.free_gpus[ring], 0.0) * self.cost_per_gpu_usd[ring]).sum(axis=1)
+
+    def _share(self, job: int, k: int) -> float:
+        return float(self.job_gpus[job]) / k
+
+
+def _ranked(ring: np.ndarray, ring_ms: np.ndarray, keep: int, job: int, ranking: SplitRanking | None) -> np.ndarray:
+    """Positions (sorted) of the ``keep`` sets kept of ``ring`` (see the module docstring)."""
+    if ranking is None:
+        return np.sort(np.argsort(ring_ms, kind="stable")[:keep])
+    unfit = (~ranking.fits(ring, job)).astype(int)
+    cost = ranking.cost_usd(ring, job)
+    cheap = np.lexsort((ring_ms, cost, unfit))[:(keep + 1) // 2]  # last key first; stable: lower positions
+    compact = np.lexsort((cost, ring_ms, unfit))
+    compact = compact[~np.isin(compact, cheap)][:keep - len(cheap)]
+    return np.sort(np.concatenate([cheap, compact]))
 
 
 def _eligible_for_enumeration(eligible: np.ndarray, k: int, lat_ss: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -91,8 +143,8 @@ def _eligible_for_enumeration(eligible: np.ndarray, k: int, lat_ss: np.ndarray) 
     return np.sort(eligible[np.argsort(spread, kind="stable")[:m]]), True
 
 
-def split_sets(jobs: pd.DataFrame, cap_gpus: np.ndarray, allowed: np.ndarray, lat_ss: np.ndarray, keep: int
-               ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def split_sets(jobs: pd.DataFrame, cap_gpus: np.ndarray, allowed: np.ndarray, lat_ss: np.ndarray, keep: int,
+               ranking: SplitRanking | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The admissible site sets of every job (see the module docstring), pruned to ``keep`` per job and size for
     three and four sites.
 
@@ -108,6 +160,8 @@ def split_sets(jobs: pd.DataFrame, cap_gpus: np.ndarray, allowed: np.ndarray, la
         ``sites x sites`` lowest one-way backbone latency (ms; inf where unreachable, 0 on the diagonal).
     keep
         3- and 4-site sets kept per job and size.
+    ranking
+        What the pruning ranks sets by (fit, GPU cost, ring latency); None: ring latency only.
 
     Returns
     -------
@@ -130,12 +184,12 @@ def split_sets(jobs: pd.DataFrame, cap_gpus: np.ndarray, allowed: np.ndarray, la
         for j in np.flatnonzero(eligible.sum(axis=1) >= k):  # one pass per job (tens), vectorised over its sets
             pool, cut = _eligible_for_enumeration(np.flatnonzero(eligible[j]), k, lat_ss)
             sets = np.array(list(combinations(pool.tolist(), k)), dtype=int).reshape(-1, k)
-            ring, ring_ms = _best_rings(sets, lat_ss)
+            ring, ring_ms = least_latency_rings(sets, lat_ss)
             ok = np.isfinite(ring_ms)
             ring, ring_ms = ring[ok], ring_ms[ok]
             admissible = len(ring)
             if k >= 3 and admissible > keep:
-                pick = np.sort(np.argsort(ring_ms, kind="stable")[:keep])
+                pick = _ranked(ring, ring_ms, keep, int(j), ranking)
                 ring, ring_ms = ring[pick], ring_ms[pick]
             if admissible:
                 counts.append({"job": int(j), "n_sites": k, "admissible": admissible, "kept": len(ring),
@@ -164,7 +218,9 @@ def split_notes(jobs: pd.DataFrame, counts: pd.DataFrame, keep: int) -> list[str
                          + (" (drawn from its most compact sites)" if r.sites_cut else "")
                          for r in pruned.itertuples(index=False))
         notes.append(f"restricted placement: of the admissible 3- and 4-site splits, the MIP considers per job and "
-                     f"size the {keep} sets whose least-latency sync ring is shortest (split_sets_per_job) -- "
+                     f"size {keep} sets (split_sets_per_job): those whose sync ring fits the links and whose sites' "
+                     f"power has room first, then the {(keep + 1) // 2} of least estimated GPU cost and the "
+                     f"{keep - (keep + 1) // 2} with the shortest least-latency ring -- "
                      f"{what}; an 'optimal' status is optimal over these sets, not over every split")
     wide = jobs.index[jobs["max_sites"].to_numpy(dtype=float) > MAX_SPLIT_SITES] if len(jobs) else []
     if len(wide):

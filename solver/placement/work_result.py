@@ -49,11 +49,11 @@ def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_
     backbone or room the cheaper site lacked. ``checkpoint_policy_met`` is false (on every row of the job) when its
     checkpoint replica policy asks for a copy the placement cannot make, with the reason in
     ``checkpoint_policy_note`` (for example the residency of the data it reads leaves no storage site in another
-    region): the job then has no checkpoint flow."""
+    region): the job then has no checkpoint flow. ``why`` says it in words (:func:`_why`)."""
     site_ids = sites.index
     cols = ["job", "site", "gpus", "sites", "n_sites", "ring_latency_ms", "sync_gbps", "checkpoint_gbps", "checkpoint_site",
             "checkpoint_policy_met", "checkpoint_policy_note", "dataset_gbps", "datasets_remote", "datasets_replicated", "usd_per_gpu", "cheapest_allowed_site",
-            "cheapest_usd_per_gpu", "origin"]
+            "cheapest_usd_per_gpu", "why", "origin"]
     if len(work.options) == 0:
         return pd.DataFrame({c: [] for c in cols})
     opt = work.options
@@ -87,7 +87,60 @@ def training_table(work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_
         "dataset_gbps": gbps, "datasets_remote": remote, "datasets_replicated": covered,
         "usd_per_gpu": np.asarray(usd_per_gpu, dtype=float)[rows_s], **_cheapest(work, sites, usd_per_gpu, job),
         "origin": jobs["origin"].to_numpy()[job]})
+    out["why"] = out["job"].map(_why(out, work, sites, sol, usd_per_gpu))
     return out.sort_values(["job", "site"], kind="stable", ignore_index=True)
+
+
+def _why(rows: pd.DataFrame, work: JobInputs, sites: pd.DataFrame, sol: Solution, usd_per_gpu: np.ndarray
+         ) -> dict[str, str]:
+    """Why each placed job runs where it does, in words, by the first rule that holds (a reading of the solution,
+    not a second solve): ``X`` is the cheapest allowed site with room for the whole job.
+
+    1. it runs at ``X`` (or no pricier site than it): the cheapest allowed site; the note adds the cheaper site its
+       regions, pins or data residency rule out, if any;
+    2. no allowed site has room for the whole job: it is split;
+    3. ``X``'s blocks are all built (its power or ``gpus_max`` ran out) in this solution: the room ran out there;
+    4. the job reads its datasets locally here (a home or a new replica) and would read them remotely at ``X``:
+       its data pulled it;
+    5. else the backbone: its sync, reads or checkpoints from ``X`` would need capacity the links lack, or the joint
+       optimum with inference and the other jobs put it here."""
+    cost = np.asarray(usd_per_gpu, dtype=float)
+    ids = sites.index
+    room = sites["gpus_cap"].to_numpy(dtype=float)
+    full = np.round(sol.values("blocks").to_numpy()) >= sites["max_blocks"].to_numpy() - 0.5
+    allowed = work.allowed if work.allowed is not None else np.ones((len(work.jobs), len(sites)), bool)
+    opt = work.options
+    out: dict[str, str] = {}
+    for jid, r in rows.groupby("job", sort=False):  # one pass per placed job (tens)
+        j = work.jobs.index.get_loc(jid)
+        gpus = float(work.jobs.iloc[j]["gpus"])
+        fits = room >= gpus
+        x = str(r["cheapest_allowed_site"].iloc[0])
+        any_best = int(np.argmin(np.where(fits, cost, np.inf))) if fits.any() else -1
+        ruled_out = (f"; its regions, pins or data residency rule out {ids[any_best]} (USD {cost[any_best]:,.0f}/GPU)"
+                     if any_best >= 0 and not allowed[j, any_best] and cost[any_best] < cost[
+                         ids.get_loc(x)] - 1e-6 else "") if x else ""
+        if not x:
+            out[jid] = f"no allowed site has room for all {gpus:,.0f} GPUs: split over {int(r['n_sites'].iloc[0])}"
+        elif float(r["usd_per_gpu"].max()) <= float(r["cheapest_usd_per_gpu"].iloc[0]) + 1e-6:
+            out[jid] = "the cheapest allowed site with room" + ruled_out
+        elif full[ids.get_loc(x)]:
+            out[jid] = f"room or power ran out at {x}, the cheapest allowed site (all its blocks are built)" + ruled_out
+        elif _reads_locally_here_not_at(work, opt, j, ids.get_loc(x), r):
+            out[jid] = f"its data pulled it: read locally here, over the backbone (or from a new replica) at {x}"
+        else:
+            out[jid] = (f"the backbone or the joint optimum: {x} is cheaper per GPU, but its sync, reads or "
+                        f"checkpoints from there would need link capacity, or inference took the room")
+    return out
+
+
+def _reads_locally_here_not_at(work: JobInputs, opt: pd.DataFrame, j: int, x: int, rows: pd.DataFrame) -> bool:
+    """The job reads datasets, reads none remotely where it runs, and would read some remotely at site ``x``."""
+    if not len(work.jobs.iloc[j]["datasets"]) or (rows["datasets_remote"] != "").any():
+        return False
+    at_x = np.flatnonzero((opt["job"].to_numpy() == j) & (opt["n_sites"].to_numpy() == 1)
+                          & (opt[SITE_COLUMNS[0]].to_numpy() == x))
+    return bool(len(at_x)) and bool(np.isin(work.reads["option"].to_numpy(), at_x).any())
 
 
 def _cheapest(work: JobInputs, sites: pd.DataFrame, usd_per_gpu: np.ndarray, job: np.ndarray) -> dict[str, Any]:

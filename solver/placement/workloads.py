@@ -43,9 +43,10 @@ from backbone.errors import Problem, ValidationError
 from backbone.geo import geodesic_km
 from backbone.model import Network
 from backbone.solver.paths.candidates import PathSet
-from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.placement.options import MAX_SPLIT_SITES, PlaceOptions
 from backbone.solver.placement.splits import (
     SITE_COLUMNS,
+    SplitRanking,
     ring_edges,
     split_notes,
     split_sets,
@@ -323,6 +324,24 @@ def _checkpoint_unmet(policy: np.ndarray, found: np.ndarray, by_region: np.ndarr
     return np.where((policy != "none") & (~found | unreachable), reason, "").astype(object)
 
 
+def _split_ranking(net: Network, opts: PlaceOptions, jobs: pd.DataFrame, sites: pd.DataFrame,
+                   pair_arcs: sp.csr_matrix) -> SplitRanking:
+    """What the 3- and 4-site sets are ranked by (:class:`~backbone.solver.placement.splits.SplitRanking`): each
+    site's USD per added GPU (``cost_per_block_usd / block`` + ``capex_per_mw_usd x kw_per_gpu / 1000``), its
+    installed and power-limited GPUs, each job's ring-edge sync Gbps per split size, and the links' capacity."""
+    b = float(opts.block)
+    installed = sites["gpus_installed"].to_numpy(dtype=float)
+    per_gpu = (sites["cost_per_block_usd"].to_numpy(dtype=float) / b
+               + sites["capex_per_mw_usd"].to_numpy(dtype=float) * opts.kw_per_gpu / 1000.0)
+    sync = np.zeros((len(jobs), MAX_SPLIT_SITES + 1))
+    for k in range(2, MAX_SPLIT_SITES + 1):  # one column per split size (three)
+        sync[:, k] = _sync_gbps(jobs, np.full(len(jobs), k))
+    return SplitRanking(job_gpus=jobs["gpus"].to_numpy(dtype=float), cost_per_gpu_usd=per_gpu, free_gpus=installed,
+                        room_gpus=installed + b * sites["max_blocks"].to_numpy(dtype=float), sync_gbps=sync,
+                        pair_arcs=pair_arcs.tocsr(),
+                        arc_capacity_gbps=np.tile(net.links["capacity_gbps"].to_numpy(dtype=float), 2))
+
+
 def _sync_gbps(jc: pd.DataFrame, n_sites: np.ndarray) -> np.ndarray:
     """Gradient-sync Gbps on each ring edge of every option (``R`` = its ``n_sites``; 0 on one site or without
     parameters), one formula call per synchronisation method (three at most)."""
@@ -380,7 +399,7 @@ def job_inputs(net: Network, opts: PlaceOptions, sites: pd.DataFrame) -> JobInpu
     site_routes = shortest_routes(net, ids[aa.ravel()], ids[bb.ravel()])
     lat_ss, arcs_flat = site_routes.latency_ms.reshape(S, S), site_routes.arcs
     options, counts = split_sets(jobs, sites["gpus_cap"].to_numpy(dtype=float), allowed, lat_ss,
-                                 opts.split_sets_per_job)
+                                 opts.split_sets_per_job, _split_ranking(net, opts, jobs, sites, arcs_flat))
     unplaceable = unplaceable_reasons(jobs, sites, resident,
                                       np.bincount(options["job"].to_numpy(), minlength=len(jobs)) > 0)
     options = _meeting_checkpoint_policy(net, jobs, options, sites)

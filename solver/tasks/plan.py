@@ -358,9 +358,9 @@ def after_traffic_figures(route: RouteStage, failures: FailuresTaskResult, upgra
     from backbone.solver.failures.impact import slo_violation_summary
     from backbone.solver.te.instance import REASON_SLO
 
-    impact = route.te.summary.impact or {}
-    slo_before = (impact.get("unmet_by_reason") or {}).get(REASON_SLO, 0.0) if impact else None
-    return {"unmet_by_class_gbps": impact.get("unmet_by_class") if impact else None,
+    impact = route.te.summary.impact
+    slo_before = impact.unmet_by_reason.get(REASON_SLO, 0.0) if impact is not None else None
+    return {"unmet_by_class_gbps": impact.unmet_by_class if impact is not None else None,
             "unmet_by_class_gbps_after": after_state.unmet_by_class(),
             "slo_violations": slo_violation_summary([r.impact for r in failures.sweep.scenarios], slo_before),
             "slo_violations_after": slo_violation_summary([r.impact for r in upgrade.records_after],
@@ -415,7 +415,7 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
         mlu=ts.mlu,
         mlu_after=after_state.mlu,
         carried_gbps=ts.carried_gbps,
-        unmet_gbps=(ts.impact["unmet_gbps"] if ts.impact  # overloaded, impact not measured: unknown
+        unmet_gbps=(ts.impact.unmet_gbps if ts.impact is not None  # overloaded, impact not measured: unknown
                     else None if (ts.mlu or 0.0) > 1 else ts.unmet_gbps),
         unmet_gbps_after=after_state.unmet_total_gbps,
         **after_traffic_figures(route, failures, upgrade, after_state),

@@ -23,6 +23,7 @@ from backbone.solver.tasks.base import TaskResult
 from backbone.solver.tasks.summaries import TESummary
 from backbone.solver.te import TEResult, corridor_table, solve_te
 from backbone.solver.te.options import Objective, TEOptions
+from backbone.solver.te.sections import CorridorRow
 
 __all__ = ["MAX_UNMET_LISTED", "MIN_EXTRA_S", "Objective", "TEOptions", "TETaskResult", "add_bound_and_impact",
            "add_corridors", "edge_gap", "run_te_task", "te_summary"]
@@ -72,7 +73,8 @@ def add_bound_and_impact(net: Network, opts: TEOptions, result: TEResult, t0: fl
         assessment = assess_state(net, opts.k_paths, opts.backend, max(MIN_EXTRA_S, left() / (1 if reuse else 2)),
                                   routing=result if reuse else None, lp_method=opts.lp_method)
         # one meaning of unmet in the demand table and the record
-        result = apply_impact_unmet(result.with_summary(impact=assessment.summary()), assessment)
+        record = assessment.summary().updated(stages_skipped=list(assessment.stages_skipped))
+        result = apply_impact_unmet(result.with_summary(impact=record), assessment)
         notes = [] if assessment.unmet_known else [
             "impact: the traffic that cannot be carried at <= 100 % utilisation is unknown: the impact's min-MLU "
             "routing came from the source-flow engine, at a scale where no max-throughput LP measures it"]
@@ -111,7 +113,8 @@ def add_corridors(net: Network, result: TEResult) -> tuple[TEResult, pd.DataFram
     unlisted = corridors.loc[(corridors["view"] == "region") & (corridors["traffic_class"] == UNLISTED_CLASS), "gbps"]
     notes = [f"corridors: {float(unlisted.sum()):,.1f} Gbps of link load is in no listed path; corridors.csv shows it "
              f"as class {UNLISTED_CLASS!r} (the classes add up to the link loads)"] if len(unlisted) else []
-    result = result.with_summary(corridors=corridors.to_dict("records"), notes=[*result.summary.notes, *notes])
+    rows = [CorridorRow.model_validate(r) for r in corridors.to_dict("records")]
+    result = result.with_summary(corridors=rows, notes=[*result.summary.notes, *notes])
     return result, corridors
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -59,6 +59,12 @@ from backbone.solver.te.objectives import (
     stage_program,
 )
 from backbone.solver.te.rcsp import load_pricing_kernel
+from backbone.solver.te.sections import (
+    ColgenFigures,
+    FlowDeviationFigures,
+    ReducedBoundFigures,
+    ScalableFigures,
+)
 
 if TYPE_CHECKING:
     from backbone.solver.te.result import DemandPathStats
@@ -100,7 +106,9 @@ class ScaleOutcome:
     stages: list[Stage]
     lower_bound: float | None
     paths_seconds: float
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: ScalableFigures | None = None
+    """The method's own section of the record (column generation's, the source-flow engine's, POP's, the
+    fallback's)."""
     timed_out: bool = False
     """The time limit stopped the run (the answer is the best feasible one found, with its bound)."""
     path_stats: DemandPathStats | None = None
@@ -196,15 +204,15 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
     # which make column generation tail off on degenerate TE masters
     cg = _ColumnGeneration(inst, pool, lp_demands, backend, "ipm" if lp_method == "auto" else lp_method, deadline,
                            progress)
-    extra: dict[str, Any] = {}
+    flow_dev: FlowDeviationFigures | None = None
     if objective == "min-mlu":
         cg.best_lb = site_cut_bound(inst, lp_demands)
-        warm = _flow_deviation(cg, extra) if warm_start else None
+        warm = _flow_deviation(cg) if warm_start else None
         if warm is not None:
             paths_seconds = warm.seconds
+            flow_dev = FlowDeviationFigures(iterations=warm.iterations, mlu=warm.mlu, lower_bound=warm.lower_bound,
+                                            seconds=warm.seconds, columns=len(warm.flow))
         found, worst, value = _solve_min_mlu(cg, final_deadline, warm)
-        if cg.reduced_bound is not None:
-            extra["reduced_bound"] = cg.reduced_bound
         if found is None:  # the flow-deviation routing is the answer
             assert warm is not None
             carried = np.zeros(inst.n_demands)
@@ -213,7 +221,7 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
             used = warm.flow > 0
             return ScaleOutcome(worst, value, warm.arc_load(inst.n_arcs), carried, reason, splits, cg.stages,
                                 cg.best_lb, paths_seconds,
-                                {**cg.figures(len(warm.flow)), **extra}, cg.timed_out,
+                                cg.figures(len(warm.flow), flow_dev), cg.timed_out,
                                 columns=used_columns(lp_demands[warm.col_demand], warm.arcs, warm.hops, used))
         sol = found
     else:
@@ -231,14 +239,13 @@ def run_colgen(inst: TEInstance, objective: str, k_paths: int = 4, backend: str 
     splits = splits_frame(inst, lp_demands[col_demand], arcs, hops, f, tol)
     return ScaleOutcome(worst if sol.status == Status.OPTIMAL else Status.FEASIBLE, value, arc_load, carried,
                         reason, splits, cg.stages, cg.best_lb, paths_seconds,
-                        {**cg.figures(pool.n), **extra}, cg.timed_out,
+                        cg.figures(pool.n, flow_dev), cg.timed_out,
                         columns=used_columns(lp_demands[col_demand], arcs, hops, f > 0))
 
 
-def _flow_deviation(cg: _ColumnGeneration, extra: dict[str, Any]) -> WarmStart:
+def _flow_deviation(cg: _ColumnGeneration) -> WarmStart:
     """Min-MLU without SLOs, up to :data:`MASTER_MAX_DEMANDS` demands: flow deviation gives the first routing
-    and a bound (:mod:`backbone.solver.te.warmstart`); its columns seed the pool of the masters. Records its
-    figures in ``extra`` (``flow_deviation``)."""
+    and a bound (:mod:`backbone.solver.te.warmstart`); its columns seed the pool of the masters."""
     from backbone.solver.te.warmstart import flow_deviation
 
     now = time.perf_counter()
@@ -246,8 +253,6 @@ def _flow_deviation(cg: _ColumnGeneration, extra: dict[str, Any]) -> WarmStart:
     warm = flow_deviation(cg.inst, cg.lp_demands, now + WARM_SHARE * max(0.0, cg.deadline - now))
     cg.best_lb = max(cg.best_lb or 0.0, warm.lower_bound)
     cg.last_w = warm.bound_prices
-    extra["flow_deviation"] = {"iterations": warm.iterations, "mlu": warm.mlu, "lower_bound": warm.lower_bound,
-                               "seconds": warm.seconds, "columns": len(warm.flow)}
     closed = warm.mlu <= 0 or warm.mlu - cg.best_lb <= GAP_TOL * warm.mlu
     if not closed:
         cg.pool.add(warm.col_demand, warm.arcs.astype(np.int64), warm.hops.astype(np.int64))
@@ -349,7 +354,7 @@ class _ColumnGeneration:
         self.iterations = 0
         self.best_lb: float | None = None
         self.last_w: np.ndarray | None = None
-        self.reduced_bound: dict[str, float] | None = None
+        self.reduced_bound: ReducedBoundFigures | None = None
         """Figures of the reduced-instance bound, when it ran (:func:`backbone.solver.te.reduce.reduced_mlu_bound`)."""
         self.timed_out = False
         """The time limit stopped a stage (its answer is the best master solution found)."""
@@ -371,12 +376,18 @@ class _ColumnGeneration:
         self.exact_seconds = 0.0
         """Seconds spent in those searches."""
 
-    def figures(self, columns: int) -> dict[str, float]:
-        """The run's figures for the summary: ``iterations`` (masters solved), ``columns``, ``master_builds``,
-        ``masters_warm_started``, ``latency_limited_searches`` and ``latency_limited_seconds``."""
-        return {"iterations": self.iterations, "columns": columns, "master_builds": self.builds,
-                "masters_warm_started": self.warm_started, "latency_limited_searches": self.exact_searches,
-                "latency_limited_seconds": round(self.exact_seconds, 3)}
+    def figures(self, columns: int, flow_deviation: FlowDeviationFigures | None = None) -> ColgenFigures:
+        """The run's section of the record: ``iterations`` (masters solved), ``columns``, ``master_builds``,
+        ``masters_warm_started``, ``latency_limited_searches`` and ``latency_limited_seconds``, with
+        ``flow_deviation`` and ``reduced_bound`` only when the run has them (the document leaves them out else)."""
+        figures = ColgenFigures(iterations=self.iterations, columns=columns, master_builds=self.builds,
+                                masters_warm_started=self.warm_started, latency_limited_searches=self.exact_searches,
+                                latency_limited_seconds=round(self.exact_seconds, 3))
+        if flow_deviation is not None:
+            figures = figures.updated(flow_deviation=flow_deviation)
+        if self.reduced_bound is not None:
+            figures = figures.updated(reduced_bound=self.reduced_bound)
+        return figures
 
     def master(self, name: str, costs: dict[str, Any], bounds: dict[str, Any]) -> Solution:
         """Solve the restricted master over the pool's columns, with the holds of the stages before

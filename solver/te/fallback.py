@@ -23,6 +23,7 @@ from backbone.solver.te.bounds import SOURCE_CHUNK, DualPricer, site_cut_bound
 from backbone.solver.te.colgen import ScaleOutcome
 from backbone.solver.te.colpool import splits_frame
 from backbone.solver.te.instance import REASON_SLO, TEInstance
+from backbone.solver.te.sections import FallbackFigures
 from backbone.utilisation import utilisation
 
 logger = logging.getLogger(__name__)
@@ -158,5 +159,5 @@ def shortest_path_outcome(inst: TEInstance, objective: str, utilisation_ceiling:
     logger.info("time limit during %s: lowest-latency routing of %d demands in %.2fs", stopped_during,
                 len(routed), time.perf_counter() - t0)
     return ScaleOutcome(Status.FEASIBLE, value, load * scale, carried, reason, splits, [], bound, 0.0,
-                        {"fallback": "lowest-latency paths", "stopped_during": stopped_during,
-                         "scale": scale})
+                        FallbackFigures(fallback="lowest-latency paths", stopped_during=stopped_during,
+                                        scale=scale))

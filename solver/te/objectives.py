@@ -208,11 +208,14 @@ class Sifting:
     every column left out by the duals (``d_j = c_j - a_j^T y``), add those with ``d_j < 0`` and solve again from
     the last basis, until none is left: then the optimum is the stage's optimum over every column.
 
-    The working set starts with the previous stage's flow-carrying columns and each demand's first (lowest-latency)
-    candidate; on the 100-site synthetic backbone 73 of 26,506 left-out columns priced in after the first round.
+    The working set starts with the previous stage's flow-carrying columns (the first stage: the min-MLU routing's,
+    ``routed``, when it was solved on the same program) and each demand's first (lowest-latency) candidate (on the
+    200-site synthetic backbone the routing's columns in every stage's start made the replication stage 2.7x
+    slower: only the first has them); on the 100-site synthetic backbone 73 of 26,506 left-out columns priced in
+    after the first round.
     """
 
-    def __init__(self, lp: LinearProgram) -> None:
+    def __init__(self, lp: LinearProgram, routed: np.ndarray | None = None) -> None:
         cols = lp.variables["flow"].slice
         rows = lp.constraints["demand"].slice
         owner = lp.A[rows][:, cols].tocsc()
@@ -220,12 +223,16 @@ class Sifting:
         first = np.zeros(cols.stop - cols.start, bool)
         first[np.unique(self.demand, return_index=True)[1]] = True
         self.first = first
+        self.routed = routed if routed is not None and len(routed) == len(first) else None
 
     def start(self, previous: Solution | None) -> np.ndarray:
-        """The first working set: ``previous``'s flow-carrying columns and every demand's first candidate."""
+        """The first working set: ``previous``'s flow-carrying columns (none: the routing's) and every demand's first
+        candidate."""
         active = self.first.copy()
         if previous is not None:
             active |= previous.values("flow").to_numpy() > 0
+        elif self.routed is not None:
+            active |= self.routed > 0
         return active
 
     @staticmethod
@@ -238,19 +245,25 @@ class Sifting:
         return np.asarray(d[lp.variables["flow"].slice] < -SIFT_TOL)
 
 
+SIFT_ROUND_METHOD = {"simplex": "primal-simplex"}
+"""The LP method of sifting's later rounds, by the stage's: the last round's basis stays primal feasible when columns
+are priced in (they start at zero), so primal simplex goes on from it where dual simplex first repairs dual
+feasibility (the 200-site synthetic backbone's later rounds: 6.6 against 8.4 CPU s)."""
+
+
 def sifted_solve(run: _Runner, sift: Sifting | None, name: str, costs: dict[str, Any], bounds: dict[str, Any],
                  method: str, warm: Solution | None) -> Solution | None:
-    """One stage solved by :class:`Sifting` (each round a recorded stage, from the last round's basis); a plain
-    solve when ``sift`` is None. A round that ends without an optimum (time limit) is the stage's answer: feasible
-    over every column, as the working set is a subset of them."""
+    """One stage solved by :class:`Sifting` (each round a recorded stage, from the last round's basis; the later
+    rounds by :data:`SIFT_ROUND_METHOD`); a plain solve when ``sift`` is None. A round that ends without an optimum
+    (time limit) is the stage's answer: feasible over every column, as the working set is a subset of them."""
     if sift is None:
         return run.solve(name, costs, bounds, lp_method=method, warm=warm)
     active = sift.start(warm)
     lower, upper = run.defaults["flow"]
-    label = name
+    label, round_method = name, method
     for round_no in range(2, 1_000_000):
-        st = run.solve(label, costs, {**bounds, "flow": (lower, np.where(active, upper, 0.0))}, lp_method=method,
-                       warm=warm)
+        st = run.solve(label, costs, {**bounds, "flow": (lower, np.where(active, upper, 0.0))},
+                       lp_method=round_method, warm=warm)
         priced = None if st is None or st.status != Status.OPTIMAL else Sifting.priced(st)
         if priced is None or not (priced & ~active).any():
             if st is not None and st.status == Status.OPTIMAL and priced is None:  # no duals: over every column
@@ -258,6 +271,7 @@ def sifted_solve(run: _Runner, sift: Sifting | None, name: str, costs: dict[str,
             return st
         active |= priced
         warm, label = st, f"{name} (sifting round {round_no})"
+        round_method = SIFT_ROUND_METHOD.get(method, method)
     raise AssertionError("unreachable")
 
 
@@ -341,7 +355,8 @@ def run_objective(form: Formulation, inst: TEInstance, objective: str, *, backen
         # dual simplex, each stage from the last one's basis: on the 100-site synthetic backbone the four stages
         # took 8.7 s by simplex against 36 s by interior point (whose duals help min-MLU, not these stages)
         method = THROUGHPUT_LP_METHOD if lp_method == "auto" else lp_method
-        sift = Sifting(run.lp) if form.kind == "path" and "flow" in run.lp.variables else None
+        routed = routed_flow(run.lp, form, len(h))
+        sift = Sifting(run.lp, routed) if form.kind == "path" and "flow" in run.lp.variables else None
         fit = fitting_classes(run.lp, form, ranks, h, float(ceiling), present[:-1])
         for i, r in enumerate(present):
             cls = TRAFFIC_CLASSES[r]
@@ -396,6 +411,18 @@ FIT_TOL_GBPS = 1e-7
 """Largest violation (Gbps) a routing may show and still count as carrying a class within the ceiling."""
 
 
+def routed_flow(lp: LinearProgram, form: Formulation, n_demands: int) -> np.ndarray | None:
+    """The path flows of the min-MLU routing solved on ``lp``'s program (``form.routed``), one per ``flow`` column of
+    ``lp``; None without one (another formulation, no routing kept, or columns added to the program since)."""
+    routed = form.routed
+    if routed is None or form.kind != "path" or set(lp.variables) != {"flow", "unmet", "mlu"}:
+        return None
+    flow = np.asarray(routed.values("flow").to_numpy(), float)
+    if lp.column_layout() != (("flow", len(flow)), ("unmet", n_demands), ("mlu", 1)):
+        return None  # another program than the routing's (columns added since)
+    return flow
+
+
 def fitting_classes(lp: LinearProgram, form: Formulation, ranks: np.ndarray, h: np.ndarray, ceiling: float,
                     candidates: list[int]) -> set[int]:
     """The class ranks among ``candidates`` whose max-throughput stage need not run: every class up to and
@@ -404,12 +431,9 @@ def fitting_classes(lp: LinearProgram, form: Formulation, ranks: np.ndarray, h: 
     optimum is then 0 unmet each (unmet is never negative), exactly what their stages would find. Only a prefix
     of classes can fit (a class fits only when the classes before it do as well). Empty without a routing on
     the path formulation."""
-    routed = form.routed
-    if routed is None or form.kind != "path" or set(lp.variables) != {"flow", "unmet", "mlu"}:
+    flow = routed_flow(lp, form, len(h))
+    if flow is None:
         return set()
-    flow = routed.values("flow").to_numpy()
-    if lp.column_layout() != (("flow", len(flow)), ("unmet", len(h)), ("mlu", 1)):
-        return set()  # another program than the routing's (columns added since)
     dem = lp.A[lp.constraints["demand"].slice][:, :len(flow)].tocsc()
     if dem.nnz != len(flow):
         return set()

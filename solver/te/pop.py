@@ -31,6 +31,7 @@ from backbone.solver.te.colgen import ScaleOutcome
 from backbone.solver.te.formulations import SPLIT_COLUMNS, block_values, build_formulation
 from backbone.solver.te.instance import TEInstance
 from backbone.solver.te.objectives import Stage, run_objective
+from backbone.solver.te.sections import POPFigures
 
 logger = logging.getLogger(__name__)
 
@@ -168,4 +169,4 @@ def run_pop(inst: TEInstance, objective: str, k_paths: int = 4, parts: int = DEF
     else:
         value = float(carried[lp_demands].sum())
     return ScaleOutcome(status, value, arc_load, carried, reason, frame, stages, bound,
-                        sum(r["paths_seconds"] for r in results), {"parts": parts, "workers": workers}, timed_out)
+                        sum(r["paths_seconds"] for r in results), POPFigures(parts=parts, workers=workers), timed_out)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from backbone.solver.te.instance import TEInstance
+from backbone.solver.te.sections import ReducedBoundFigures
 
 logger = logging.getLogger(__name__)
 
@@ -185,7 +186,7 @@ def reduced_te_instance(inst: TEInstance, red: ReducedInstance) -> TEInstance:
 
 
 def reduced_mlu_bound(inst: TEInstance, demands: np.ndarray, target: float, deadline: float
-                      ) -> tuple[float, dict[str, float]]:
+                      ) -> tuple[float, ReducedBoundFigures]:
     """A lower bound on the min-MLU of ``demands`` (no SLOs): the pendant-link utilisation of the reduction
     and the Lagrangian bound of the reduced instance raised by Polyak steps until ``deadline``
     (:func:`backbone.solver.te.bounds.polyak_mlu_bound`, from prices ``1 / cap``, aiming at ``target``,
@@ -200,8 +201,8 @@ def reduced_mlu_bound(inst: TEInstance, demands: np.ndarray, target: float, dead
         ri = reduced_te_instance(inst, red)
         lagrangian, _, steps = polyak_mlu_bound(ri, np.arange(ri.n_demands), 1.0 / ri.arc_capacity_gbps, target,
                                                 deadline)
-    figures = {"nodes": red.n_nodes, "links": red.n_links, "pendant_mlu": fixed, "lagrangian": lagrangian,
-               "steps": steps, "seconds": time.perf_counter() - t0}
+    figures = ReducedBoundFigures(nodes=red.n_nodes, links=red.n_links, pendant_mlu=fixed, lagrangian=lagrangian,
+                                  steps=steps, seconds=time.perf_counter() - t0)
     logger.info("reduced bound: %d nodes, %d links, pendant %.6g, Lagrangian %.6g after %d steps, %.1fs",
-                red.n_nodes, red.n_links, fixed, lagrangian, steps, figures["seconds"])
+                red.n_nodes, red.n_links, fixed, lagrangian, steps, figures.seconds)
     return max(fixed, lagrangian), figures

@@ -22,6 +22,7 @@ from backbone.corridors import UNLISTED_CLASS, corridor_traffic
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
+from backbone.solver.te.sections import PathsTable
 from backbone.solver.te.solve import NO_DEMAND_NOTE
 from backbone.solver.te.summary import TERecord
 from backbone.utilisation import utilisation
@@ -224,9 +225,9 @@ def assemble_result(inst: TEInstance, arc_load: np.ndarray, carried: np.ndarray,
         s.update(weighted_latency_ms=weighted_ms, weighted_rtt_ms=None if weighted_ms is None else 2 * weighted_ms,
                  worst_latency_ms=float(np.nanmax(worst)) if np.isfinite(worst).any() else None,
                  paths_complete=path_stats.complete,
-                 paths_table={"rows": path_stats.table_rows, "paths": path_stats.total_rows,
-                              "demands_listed": path_stats.demands_listed, "demands": len(path_stats.demands),
-                              "traffic_share": path_stats.traffic_share})
+                 paths_table=PathsTable(rows=path_stats.table_rows, paths=path_stats.total_rows,
+                                        demands_listed=path_stats.demands_listed, demands=len(path_stats.demands),
+                                        traffic_share=path_stats.traffic_share))
     s.update(summary)
     notes = list(s.get("notes", []))
     if path_stats is not None and not path_stats.complete:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, get_args
 from backbone.solver.core.deadline import Deadline, TimeLimitReached
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.te.options import Objective, TEOptions
+from backbone.solver.te.sections import AutoFigures, FallbackFigures, LPSize
 
 if TYPE_CHECKING:  # imported when used, so the options (and ``backbone te --help``) load without numpy or scipy
     from backbone.model import Network
@@ -145,8 +146,9 @@ def _solve(net: Network, o: TEOptions, progress: ProgressFn | None, path_provide
 def _keep_path_lp(result: TEResult, gap: float, rule: str, threshold: float, note: str) -> TEResult:
     """The path LP's routing kept without column generation, with why (``rule`` and its ``threshold``) and its gap."""
     s = result.summary
-    return result.with_summary(auto={"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound, "path_lp_gap": gap,
-                                     "column_generation_skipped": True, rule: threshold}, notes=[*s.notes, note])
+    auto = AutoFigures.model_validate({"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound,
+                                       "path_lp_gap": gap, "column_generation_skipped": True, rule: threshold})
+    return result.with_summary(auto=auto, notes=[*s.notes, note])
 
 
 def _bound_above(summary: TERecord, threshold: float | None) -> bool:
@@ -190,8 +192,8 @@ def _escalate(inst: Any, exact: TEResult, k_paths: int, backend: str, deadline: 
     mlu, gap, lower_bound = float(s.mlu or 0.0), float(s.gap or 0.0), float(s.lower_bound or 0.0)
     said = (f"auto: the path LP over {k_paths} candidate paths per demand reached MLU {mlu:.6g} with a proven "
             f"gap (MLU - bound) / MLU of {100 * gap:.1f} % (above {100 * AUTO_ESCALATE_GAP:g} %)")
-    auto: dict[str, Any] = {"path_lp_mlu": s.mlu, "path_lp_lower_bound": s.lower_bound, "path_lp_gap": s.gap,
-                            "path_lp_seconds": s.total_seconds}
+    auto = AutoFigures(path_lp_mlu=s.mlu, path_lp_lower_bound=s.lower_bound, path_lp_gap=s.gap,
+                       path_lp_seconds=s.total_seconds)
     budget = min(ESCALATE_SHARE * deadline.remaining(),
                  max(ESCALATE_MIN_S, ESCALATE_PATH_LP_FACTOR * s.total_seconds))
     if budget < 1.0:
@@ -205,10 +207,10 @@ def _escalate(inst: Any, exact: TEResult, k_paths: int, backend: str, deadline: 
         logger.warning("auto: column generation after the path LP failed: %s", err)
         return exact.with_summary(
             notes=[*s.notes, f"{said}; column generation over every admissible path found no routing ({err})"],
-            auto={**auto, "colgen_seconds": time.perf_counter() - t0})
+            auto=auto.updated(colgen_seconds=time.perf_counter() - t0))
     b = better.summary
-    auto.update(colgen_mlu=b.mlu, colgen_status=b.status, colgen_seconds=time.perf_counter() - t0,
-                colgen_time_limit_s=budget)
+    auto = auto.updated(colgen_mlu=b.mlu, colgen_status=b.status, colgen_seconds=time.perf_counter() - t0,
+                        colgen_time_limit_s=budget)
     bound = max(lower_bound, float(b.lower_bound or 0.0))
     if better.mlu < mlu * (1 - 1e-6):
         return better.with_summary(
@@ -277,7 +279,7 @@ def _solve_exact(inst: Any, objective: str, formulation: str, k_paths: int, back
         "model_reused": reused,
         "solve_seconds": outcome.solve_seconds,
         "extract_seconds": extract_seconds,
-        "lp": {"rows": main.rows, "cols": main.cols, "nonzeros": main.nonzeros} if main else {},
+        "lp": LPSize(rows=main.rows, cols=main.cols, nonzeros=main.nonzeros) if main else LPSize(),
         "lp_method": lp_method,
         "path_variables": form.n_paths,
         "stages": [s.to_dict() for s in outcome.stages],
@@ -438,7 +440,7 @@ def _scalable_result(inst: Any, objective: str, method: str, out: Any, k_paths: 
         "build_seconds": sum(s.build_seconds for s in out.stages),
         "solve_seconds": sum(s.solve_seconds for s in out.stages),
         "extract_seconds": 0.0,
-        "lp": {"rows": main.rows, "cols": main.cols, "nonzeros": main.nonzeros} if main else {},
+        "lp": LPSize(rows=main.rows, cols=main.cols, nonzeros=main.nonzeros) if main else LPSize(),
         "lp_method": lp_method,
         "path_variables": main.cols if main else 0,
         "stages": [s.to_dict() for s in out.stages],
@@ -526,6 +528,7 @@ def _time_limit_result(inst: Any, objective: str, formulation: str, method: str,
 
     progress(0.9, "time limit: lowest-latency routing")
     out = shortest_path_outcome(inst, objective, utilisation_ceiling, stopped)
+    scale = out.extra.scale if isinstance(out.extra, FallbackFigures) else 1.0
     summary: dict[str, Any] = {
         "status": TIME_LIMIT_STATUS,
         "objective": objective,
@@ -541,13 +544,13 @@ def _time_limit_result(inst: Any, objective: str, formulation: str, method: str,
         "build_seconds": 0.0,
         "solve_seconds": 0.0,
         "extract_seconds": 0.0,
-        "lp": {},
+        "lp": LPSize(),
         "lp_method": lp_method,
         "path_variables": 0,
         "stages": [],
         "fallback": out.extra,
         "notes": [f"{stopped}: every demand is routed on its lowest-latency path"
-                  + ("" if objective == "min-mlu" else f", all scaled by {out.extra['scale']:.4g} to stay under "
+                  + ("" if objective == "min-mlu" else f", all scaled by {scale:.4g} to stay under "
                                                        "the utilisation ceiling")],
     }
     summary.update(_bound_entries(objective, out.objective_value, out.lower_bound))

@@ -63,6 +63,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from backbone.solver.te.instance import TEInstance
+from backbone.solver.te.sections import SourceFlowFigures, SourceFlowRun
 
 logger = logging.getLogger(__name__)
 
@@ -574,18 +575,18 @@ def run_source_flows(inst: TEInstance, demands: np.ndarray, deadline: float,
     from backbone.solver.te.bounds import site_cut_bound
 
     lb = max(sf.lower_bound, site_cut_bound(inst, demands))
-    extra: dict[str, Any] = {
-        "engine": "source_flows",
-        "masters_skipped": (f"{len(demands):,} demands: more than the restricted-master threshold; the "
-                            "source-aggregated Frank-Wolfe routing is the answer"),
-        "source_flows": {"sources": len(sf.sources), "pairs": n_pair, "iterations": sf.iterations,
-                         "seconds": sf.seconds, "flow_mlu": flow_mlu, "lower_bound": lb, "gap_tol": gap_tol,
-                         "warm_start": warm is not None},
-        "columns": len(ps.pair),
-        "paths": len(ps.pair),
-        "paths_in_table": stats.table_rows,
-        "result_seconds": time.perf_counter() - t0,
-    }
+    extra = SourceFlowFigures(
+        engine="source_flows",
+        masters_skipped=(f"{len(demands):,} demands: more than the restricted-master threshold; the "
+                         "source-aggregated Frank-Wolfe routing is the answer"),
+        source_flows=SourceFlowRun(sources=len(sf.sources), pairs=n_pair, iterations=sf.iterations,
+                                   seconds=sf.seconds, flow_mlu=flow_mlu, lower_bound=lb, gap_tol=gap_tol,
+                                   warm_start=warm is not None),
+        columns=len(ps.pair),
+        paths=len(ps.pair),
+        paths_in_table=stats.table_rows,
+        result_seconds=time.perf_counter() - t0,
+    )
     proven = mlu <= 0 or (mlu - lb) <= PROVEN_GAP * mlu
     return ScaleOutcome(Status.OPTIMAL if proven else Status.FEASIBLE, mlu, arc_load, carried, inst.reason.copy(),
                         splits, [], lb, sf.seconds, extra, timed_out, stats, flows=kept)

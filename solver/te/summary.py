@@ -6,9 +6,11 @@ and never written into: a step that adds figures (the edge bound, the impact, th
 the file and API edge (:meth:`TERecord.document`; ``backbone te --json`` prints the task's
 :class:`~backbone.solver.tasks.summaries.TESummary`, this record plus the task's figures).
 
-The stable figures are typed fields with units in their names; the sections only one method reports, whose keys
-follow that method (``colgen``, ``pop``, ``srcflow``, ``fallback``, ``auto``, ``impact``, ``map``, ``lp``,
-``paths_table``, ``corridors``), stay plain mappings.
+The stable figures are typed fields with units in their names; the sections only one method or step reports
+(``colgen``, ``pop``, ``srcflow``, ``fallback``, ``auto``, ``impact``, ``lp``, ``paths_table``, ``corridors``) are
+typed too (:mod:`backbone.solver.te.sections`), each leaving out of the document the keys its run did not report.
+``map`` stays a plain mapping: its shape (``link_values`` and what the map layers read) is shared with every
+task's map and merged by the plan.
 """
 
 from __future__ import annotations
@@ -18,6 +20,17 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.core.summary import TaskSummary
+from backbone.solver.te.sections import (
+    AutoFigures,
+    ColgenFigures,
+    CorridorRow,
+    FallbackFigures,
+    ImpactFigures,
+    LPSize,
+    PathsTable,
+    POPFigures,
+    SourceFlowFigures,
+)
 
 __all__ = ["ClassTraffic", "LPStage", "ReasonUnmet", "TERecord"]
 
@@ -113,7 +126,7 @@ class TERecord(TaskSummary):
     """Map values: utilisation per link."""
     paths_complete: bool | None = None
     """Whether the paths table lists every path split (the scalable methods, ECMP)."""
-    paths_table: dict[str, Any] | None = None
+    paths_table: PathsTable | None = None
     """How much of the paths the table lists (the scalable methods)."""
     status: str
     """``optimal``, ``time_limit``, ... (the solver's, mapped onto one enum)."""
@@ -151,7 +164,7 @@ class TERecord(TaskSummary):
     """Seconds in the solver."""
     extract_seconds: float
     """Seconds spent reading the solution into tables."""
-    lp: dict[str, int]
+    lp: LPSize
     """The main LP's size (``rows``, ``cols``, ``nonzeros``; empty when no LP was solved)."""
     lp_method: str | None = None
     """The LP algorithm asked for."""
@@ -161,13 +174,14 @@ class TERecord(TaskSummary):
     """Each LP stage: name, status, objective, times, size, note."""
     stages_skipped: list[str] | None = None
     """LP stages skipped (exact method)."""
-    colgen: dict[str, Any] | None = None
-    """Column generation's figures (method ``colgen``)."""
-    pop: dict[str, Any] | None = None
+    colgen: ColgenFigures | SourceFlowFigures | None = None
+    """Column generation's figures (method ``colgen``; the source-flow engine's above the restricted-master
+    threshold)."""
+    pop: POPFigures | None = None
     """POP's figures (method ``pop``)."""
-    srcflow: dict[str, Any] | None = None
+    srcflow: SourceFlowFigures | None = None
     """The source-flow engine's figures (method ``srcflow``)."""
-    fallback: dict[str, Any] | None = None
+    fallback: FallbackFigures | None = None
     """The lowest-latency fallback's figures (when the time limit stopped the solve before any LP solution)."""
     notes: list[str] = Field(default_factory=list)
     """What a planner should know about the routing, in words."""
@@ -181,7 +195,7 @@ class TERecord(TaskSummary):
     """The first demands whose ECMP path breaks their SLO."""
     total_seconds: float
     """Seconds the routing took (the ``te`` task's summary: the whole run)."""
-    auto: dict[str, Any] | None = None
+    auto: AutoFigures | None = None
     """What method ``auto`` did: the path LP's MLU, bound and gap, and column generation's."""
     routed_gbps: float | None = None
     """Traffic the overloaded routing puts on its paths (Gbps)."""
@@ -191,11 +205,11 @@ class TERecord(TaskSummary):
     """The edge formulation's optimum: a bound on the path result (with ``bound``, when proven)."""
     gap_to_edge_bound: float | None = None
     """Relative gap of the path result to the edge bound."""
-    impact: dict[str, Any] | None = None
+    impact: ImpactFigures | None = None
     """The impact figures (with ``impact``): what ``failures`` and ``plan`` report for the intact state."""
     impact_seconds: float | None = None
     """Seconds the impact took."""
-    corridors: list[dict[str, Any]] | None = None
+    corridors: list[CorridorRow] | None = None
     """The routed Gbps per corridor and traffic class (``corridors.csv``'s rows,
     :func:`backbone.solver.tasks.te.add_corridors`)."""
 

@@ -42,7 +42,7 @@ def test_workloads_json_is_the_facade_dict_and_only_json(scenario: Path) -> None
 def test_workloads_tables_name_jobs_datasets_and_classes(scenario: Path) -> None:
     result = run("workloads", str(scenario))
     assert result.exit_code == 0, result.output
-    for words in ("frontier", "16,384", "data-parallel", "ash, dfw", "not placed (up to 2)", "eu-health",
+    for words in ("frontier", "16,384", "data-parallel", "ash+dfw", "not placed (up to 2)", "eu-health",
                   "DE, FR, GB", "training-sync", "2,592.0", "(dataset growth)"):
         assert words in result.stdout, words
     assert "1 job not placed" in result.stderr

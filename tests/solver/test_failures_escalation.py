@@ -56,7 +56,7 @@ def test_solve_te_skips_column_generation_when_the_bound_proves_overload() -> No
                     overloaded_above_mlu=0.5 * s.lower_bound)
     assert kept.summary.method == "exact" and kept.summary.mlu == pytest.approx(s.mlu)
     assert kept.summary.lower_bound == pytest.approx(s.lower_bound)
-    assert kept.summary.auto is not None and kept.summary.auto["column_generation_skipped"]
+    assert kept.summary.auto is not None and kept.summary.auto.column_generation_skipped
     assert any("no routing gets within it" in n for n in kept.summary.notes)
     escalated = solve_te(net, TEOptions(objective="min-mlu", k_paths=1), escalate_above_mlu=1.0,
                          overloaded_above_mlu=2.0 * s.mlu)

@@ -104,8 +104,8 @@ def test_warm_and_cold_agree_within_the_gap(seed: int) -> None:
         warm = assess_state(failed, time_limit_s=opts.time_limit_s, method="srcflow", warm=ctx.baseline.warm,
                             gap_tol=opts.gap_tol)
         cold = assess_state(failed, time_limit_s=opts.time_limit_s, method="srcflow", gap_tol=opts.gap_tol)
-        assert warm.routing.summary.srcflow["source_flows"]["warm_start"]
-        assert not cold.routing.summary.srcflow["source_flows"]["warm_start"]
+        assert warm.routing.summary.srcflow is not None and warm.routing.summary.srcflow.source_flows.warm_start
+        assert cold.routing.summary.srcflow is not None and not cold.routing.summary.srcflow.source_flows.warm_start
         assert abs(warm.mlu - cold.mlu) <= warm.gap * warm.mlu + cold.gap * cold.mlu + TOL, sc.id
         assert max(warm.mlu_lower_bound, cold.mlu_lower_bound) <= min(warm.mlu, cold.mlu) + TOL
         rec = evaluate_scenario(ctx, sc).impact  # the sweep's own solve: the same warm start

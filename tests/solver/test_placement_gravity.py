@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from backbone.model import Network
@@ -67,11 +68,13 @@ def test_a_thin_backbone_pulls_the_job_to_its_dataset() -> None:
     row = r.tables["training"].iloc[0]
     assert (row["usd_per_gpu"], row["cheapest_allowed_site"], row["cheapest_usd_per_gpu"]) == (
         pytest.approx(60_000.0), "cheap", pytest.approx(30_000.0))
+    assert row["why"] == "its data pulled it: read locally here, over the backbone (or from a new replica) at cheap"
     # Without the dataset the cheap site wins: 30 M USD.
     net = gravity_net()
     free = solve(net.copy_with(training_jobs=net.training_jobs.assign(datasets=[()])))
     assert placed(free) == {"job": "cheap"}
     assert free.totals["cost_usd"] == pytest.approx(1000 * 30_000.0)
+    assert free.tables["training"]["why"].tolist() == ["the cheapest allowed site with room"]
 
 
 def test_a_new_replica_lets_the_job_go_where_gpus_are_cheap() -> None:
@@ -106,9 +109,12 @@ def test_a_job_splits_over_two_sites_only_with_diloco() -> None:
     dp = solve(split_net("data-parallel"))
     assert placed(dp) == {"big": "c"}
     assert dp.totals["cost_usd"] == pytest.approx(2000 * 50_000.0)
+    # c is the only site with room for the whole job, so the cheapest allowed one
+    assert dp.tables["training"]["why"].tolist() == ["the cheapest allowed site with room"]
     dl = solve(split_net("diloco"))
     assert placed(dl) == {"big": "a+b"}
     assert dl.totals["cost_usd"] == pytest.approx(2000 * 30_000.0)
+    assert set(dl.tables["training"]["why"]) == {"the cheapest allowed site with room"}  # 30k against c's 50k
     flows = dl.tables["workload_flows"]
     assert sorted(zip(flows["traffic_class"], flows["src"], flows["dst"], strict=True)) == [
         ("training-sync", "a", "b"), ("training-sync", "b", "a")]
@@ -140,6 +146,8 @@ def test_a_residency_rule_forbids_the_cheap_site() -> None:
     ruled = solve(residency_net("DE"))
     assert placed(ruled) == {"tune": "de"}
     assert ruled.totals["cost_usd"] == pytest.approx(500 * 45_000.0)
+    assert ruled.tables["training"]["why"].tolist() == [
+        "the cheapest allowed site with room; its regions, pins or data residency rule out us (USD 30,000/GPU)"]
 
 
 def test_the_checker_catches_a_flow_with_the_wrong_rate() -> None:
@@ -150,6 +158,26 @@ def test_the_checker_catches_a_flow_with_the_wrong_rate() -> None:
     report = check_placement(residency_net(""), opts, tables, expect_full=True)
     assert not report.ok
     assert any("the formula gives 5.0000" in v.message for v in report.violations)
+
+
+def test_the_checker_catches_residency_gpus_and_storage() -> None:
+    opts = PlaceOptions(block_gpus=1, residency=[], scenario_jobs=True)
+    # the job moved to the US site its data's residency (Germany) forbids
+    net = residency_net("DE")
+    r = solve(net)
+    moved = dict(r.tables, training=r.tables["training"].assign(site="us"))
+    report = check_placement(net, opts, moved, expect_full=True)
+    assert any("training job tune: site us is not allowed" in v.message for v in report.violations)
+    # its GPUs no longer add up to its 500
+    short = dict(r.tables, training=r.tables["training"].assign(gpus=400.0))
+    report = check_placement(net, opts, short, expect_full=True)
+    assert not report.ok and any("training job tune" in v.message for v in report.violations)
+    # a 10 PB replica at a site with 5 PB free
+    net = gravity_net(storage_pb_at_cheap=20)
+    r = solve(net)
+    tight = net.copy_with(sites=net.sites.assign(storage_pb=[50.0, 5.0]))
+    report = check_placement(tight, opts, r.tables, expect_full=True)
+    assert any("site cheap: new replicas need 10.00 PB, 5.00 PB free" in v.message for v in report.violations)
 
 
 def test_a_job_no_site_may_host_is_diagnosed() -> None:
@@ -267,3 +295,20 @@ def test_the_checkpoint_policy_is_a_hard_rule_where_some_site_meets_it() -> None
     r = solve(policy_net("AFRICA"))
     assert placed(r) == {"tune": "cheap"}
     assert r.tables["training"].iloc[0]["checkpoint_site"] == "store"
+
+
+def test_why_names_the_room_that_ran_out_and_the_split_no_site_could_hold() -> None:
+    # the cheap site has room for 1,000 GPUs; a 1,000-GPU job already pinned there fills it, so the second job
+    # pays the dear site's price: the room ran out at the cheap site
+    net = gravity_net()
+    jobs = net.training_jobs.assign(datasets=[()])
+    sites = net.sites.assign(gpus_max=[4096, 1000])
+    two = pd.concat([jobs.assign(sites=[("cheap",)]), jobs.rename(index={"job": "second"})])
+    r = solve(net.copy_with(sites=sites, training_jobs=two))
+    assert placed(r) == {"job": "cheap", "second": "home"}
+    why = r.tables["training"].set_index("job")["why"]
+    assert why["second"] == "room or power ran out at cheap, the cheapest allowed site (all its blocks are built)"
+    # a 2,000-GPU job no single a or b can hold, split over both: why says so
+    dl = solve(split_net("diloco").copy_with(sites=split_net("diloco").sites.assign(gpus_max=[1000, 1000, 1000])))
+    assert placed(dl) == {"big": "a+b"}
+    assert set(dl.tables["training"]["why"]) == {"no allowed site has room for all 2,000 GPUs: split over 2"}

@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 from backbone.model import Network
 from backbone.solver.checks.placement import check_placement
 from backbone.solver.placement import PlaceOptions, TrainingJob, solve_placement
-from backbone.solver.placement.splits import ring_edges, split_sets
+from backbone.solver.placement.splits import SplitRanking, ring_edges, split_sets
 from backbone.workloads import gradient_sync_gbps
 from tests.nets import build_network, world_site
 
@@ -291,3 +292,94 @@ def test_too_many_sets_are_drawn_from_the_most_compact_sites(monkeypatch) -> Non
     note = splits.split_notes(jobs, counts, keep=2)
     assert note[0].startswith("restricted placement") and "big: 2 of 10 3-site sets (drawn from its most compact " \
                                                          "sites)" in note[0]
+
+
+def line_ranking(cost: list[float], capacity: list[float], room: list[float]) -> SplitRanking:
+    """A :class:`SplitRanking` for one 3,000-GPU job (1e9 parameters: ``SYNC_3`` Gbps per ring edge of a 3-site
+    split) over four sites on a line of links ``0-1``, ``1-2``, ``2-3`` (arcs 0..2 forward, 3..5 back)."""
+    S, L = 4, 3
+    rows, cols = [], []
+    for x in range(S):
+        for y in range(S):
+            for link in range(min(x, y), max(x, y)):  # the line's only path
+                rows.append(x * S + y)
+                cols.append(link if x < y else L + link)
+    arcs = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(S * S, 2 * L))
+    sync = np.zeros((1, 5))
+    sync[0, 3] = SYNC_3
+    return SplitRanking(job_gpus=np.array([3000.0]), cost_per_gpu_usd=np.array(cost), free_gpus=np.zeros(S),
+                        room_gpus=np.array(room), sync_gbps=sync, pair_arcs=arcs,
+                        arc_capacity_gbps=np.tile(np.array(capacity), 2))
+
+
+def test_the_pruning_keeps_a_cheaper_split_that_latency_alone_would_drop() -> None:
+    # sites 1, 2, 3 sit 1 ms apart, site 0 10 ms west of site 1 and half the price: the shortest ring is 1+2+3
+    # (4 ms), the cheapest set 0+1+2 (1,000 GPUs at 10k + 2,000 at 30k = 70 M USD against 90 M; ring 22 ms)
+    pos = np.array([0.0, 10.0, 11.0, 12.0])
+    lat = np.abs(pos[:, None] - pos[None, :])
+    jobs = pd.DataFrame({"gpus": [3000.0], "max_sites": [3], "sites": [()]}, index=["big"])
+    wide = [100.0, 100.0, 100.0]
+
+    def kept(ranking: SplitRanking | None) -> list[list[int]]:
+        options, _ = split_sets(jobs, np.full(4, 1000.0), np.ones((1, 4), bool), lat, keep=1, ranking=ranking)
+        return sorted(sorted(r) for r in options[["site_a", "site_b", "site_c"]].to_numpy().tolist())
+
+    assert kept(None) == [[1, 2, 3]]  # latency only: the cheaper split is pruned
+    cheap = line_ranking([10_000.0, 30_000.0, 30_000.0, 30_000.0], wide, [1000.0] * 4)
+    assert cheap.cost_usd(np.array([[0, 1, 2], [1, 2, 3]]), 0).tolist() == pytest.approx([70e6, 90e6])
+    assert kept(cheap) == [[0, 1, 2]]
+    # a ring whose sync alone overloads a link (0-1 at 2 Gbps < the 2.13 Gbps of each ring edge), or a site whose
+    # power feeds fewer GPUs than its share, is ranked after every set that fits
+    assert kept(line_ranking([10_000.0, 30_000.0, 30_000.0, 30_000.0], [2.0, 100.0, 100.0], [1000.0] * 4)) \
+        == [[1, 2, 3]]
+    assert kept(line_ranking([10_000.0, 30_000.0, 30_000.0, 30_000.0], wide, [500.0, 1000.0, 1000.0, 1000.0])) \
+        == [[1, 2, 3]]
+    # keeping two: the cheapest and the most compact
+    options, _ = split_sets(jobs, np.full(4, 1000.0), np.ones((1, 4), bool), lat, keep=2, ranking=cheap)
+    assert sorted(sorted(r) for r in options[["site_a", "site_b", "site_c"]].to_numpy().tolist()) == [[0, 1, 2],
+                                                                                                       [1, 2, 3]]
+
+
+def test_placement_keeps_and_picks_a_cheap_split_far_apart() -> None:
+    # three dear sites close together (60k USD/GPU) and three cheap ones far apart (30k), 1,000 GPUs each; with one
+    # 3-site set kept per job, latency alone would keep the dear cluster (180 M USD); the ranking keeps the cheap
+    # spread (90 M USD) and the placement takes it
+    sites = [dc("a1", -95.0, 40.0, 60_000.0, 1000), dc("a2", -94.5, 40.0, 60_000.0, 1000),
+             dc("a3", -95.0, 39.5, 60_000.0, 1000), dc("b1", -120.0, 45.0, 30_000.0, 1000),
+             dc("b2", -110.0, 32.0, 30_000.0, 1000), dc("b3", -80.0, 30.0, 30_000.0, 1000)]
+    links = [link("a1", "a2"), link("a2", "a3"), link("a3", "a1"), link("b1", "b2"), link("b2", "b3"),
+             link("b3", "b1"), link("a1", "b2")]
+    net = build_network({"sites": sites, "links": links, "training_jobs": [job(3000, 3)]}, name="spread")
+    r = solve(net, split_sets_per_job=1)
+    assert placed(r) == {"big": "b1+b2+b3"}
+    assert r.totals["cost_usd"] == pytest.approx(3000 * 30_000.0)
+    assert any(n.startswith("restricted placement") and "of least estimated GPU cost" in n for n in r.notes)
+
+
+def test_backbone_workloads_shows_the_placements_ring_for_pinned_sites(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from backbone.api.cli.main import app
+    from backbone.io import save_scenario
+    from backbone.workload_traffic import job_placements, workload_demands
+
+    # the square's sites listed across its diagonals: both the model and the placement run the ring round the
+    # square from the first listed site, a -> b -> d -> c -> a (its reverse ties; the first order found wins)
+    net = square_net()
+    pins = {"big": ["a", "d", "b", "c"]}
+    assert job_placements(net, pins)["site"].tolist() == ["a", "b", "d", "c"]
+    d = workload_demands(net, pins)
+    model_edges = sorted(zip(d["src"], d["dst"], d["demand_gbps"].round(6), strict=True))
+    opts = {"scenario_jobs": False, "training": [TrainingJob(id="big", gpus=4000, max_sites=4, sites=pins["big"],
+                                                             parameters=1e9, step_time_s=10.0,
+                                                             checkpoint_replicas="none")]}
+    r = solve(net, **opts)
+    assert r.tables["training"]["sites"].iloc[0] == "a+b+d+c"
+    assert sync_edges(r) == model_edges
+    assert [(s, t) for s, t, _g in model_edges] == [("a", "b"), ("b", "d"), ("c", "a"), ("d", "c")]
+    # a least-latency ring is kept as given, whichever way round
+    assert job_placements(net, {"big": ["a", "c", "d", "b"]})["site"].tolist() == ["a", "c", "d", "b"]
+    out = CliRunner().invoke(app, ["workloads", str(save_scenario(net, tmp_path / "sq")), "--at", "big=a,d,b,c"],
+                             env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    assert "a+b+d+c" in out.stdout

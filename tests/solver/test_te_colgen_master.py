@@ -15,6 +15,7 @@ import backbone.solver.te.colgen as colgen
 from backbone.solver.checks.te import check_te
 from backbone.solver.core.problem import LinearProgram, Solution
 from backbone.solver.te import TEOptions, solve_te
+from backbone.solver.te.sections import ColgenFigures
 from tests.nets import ALL_PATHS_K, random_te_net
 
 
@@ -52,7 +53,8 @@ def test_the_max_throughput_master_is_built_once_across_iterations_and_classes(
     seen = _recording(monkeypatch)
     cg = solve_te(net, TEOptions(objective="max-throughput", k_paths=1, method="colgen"))
     figures = cg.summary.colgen
-    assert figures["master_builds"] == 1 and figures["iterations"] == len(seen) > 2
+    assert isinstance(figures, ColgenFigures)
+    assert figures.master_builds == 1 and figures.iterations == len(seen) > 2
     assert len({lp.name.rsplit("-", 1)[0] for lp, _ in seen}) == 2  # both classes' stages grew the one master
     _assert_grown(seen)
     assert cg.summary.carried_gbps <= full.summary.carried_gbps * (1 + 1e-6)
@@ -69,13 +71,14 @@ def test_the_min_mlu_master_grows_and_simplex_masters_start_from_the_last_basis(
     seen = _recording(monkeypatch)
     simplex = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", lp_method="simplex"))
     figures = simplex.summary.colgen
-    assert figures["master_builds"] == 1 and figures["iterations"] == len(seen) > 1
+    assert isinstance(figures, ColgenFigures)
+    assert figures.master_builds == 1 and figures.iterations == len(seen) > 1
     assert all("unmet" not in lp.variables for lp, _ in seen)  # fixed at zero in min-MLU: left out throughout
     _assert_grown(seen)
     assert not seen[0][1].warm_started and all(sol.warm_started for _, sol in seen[1:])
-    assert figures["masters_warm_started"] == len(seen) - 1
+    assert figures.masters_warm_started == len(seen) - 1
     for r in (ipm, simplex):  # feasible over admissible paths, and never worse than the first master's paths
         assert full * (1 - 1e-9) <= r.summary.objective_value <= start * (1 + 1e-9)
         assert check_te(net, r).ok
-    assert ipm.summary.colgen["master_builds"] == 1
-    assert ipm.summary.colgen["masters_warm_started"] == 0  # interior point starts from no basis
+    assert isinstance(ipm.summary.colgen, ColgenFigures) and ipm.summary.colgen.master_builds == 1
+    assert ipm.summary.colgen.masters_warm_started == 0  # interior point starts from no basis

@@ -101,9 +101,10 @@ def test_the_facade_result_carries_the_corridor_rows() -> None:
 
     net = two_oceans_network(DEMANDS)
     result = backbone.solve_te(net, k_paths=1, method="exact")
-    assert result.summary.corridors == corridor_table(net, result).to_dict("records")
-    ta = next(r for r in result.summary.corridors if r["corridor"] == "transatlantic" and r["traffic_class"] == "all")
-    assert ta["gbps"] == pytest.approx(170)
+    rows = result.summary.corridors or []
+    assert [row.document() for row in rows] == corridor_table(net, result).to_dict("records")
+    ta = next(r for r in rows if r.corridor == "transatlantic" and r.traffic_class == "all")
+    assert ta.gbps == pytest.approx(170)
 
 
 def test_no_demand_and_no_corridor_srlgs_give_idle_region_corridors() -> None:

@@ -45,7 +45,7 @@ def test_the_bound_impact_and_corridors_steps_leave_the_routing_as_it_was(triang
     assert {"impact", "edge_bound", "corridors"}.isdisjoint(routing.summary.model_fields_set)
     assert bounded.summary.impact is not None and bounded.summary.edge_bound == pytest.approx(routing.mlu)
     assert bounded.summary.gap_to_edge_bound == pytest.approx(0.0, abs=1e-9)
-    assert with_corridors.summary.corridors == table.to_dict("records")
+    assert [row.document() for row in with_corridors.summary.corridors or []] == table.to_dict("records")
     document = with_corridors.to_dict()  # the edge: plain values, only the sections that were computed
     assert "fallback" not in document and document["mlu"] == routing.mlu
 
@@ -77,3 +77,36 @@ def test_an_unbuilt_design_has_a_status_and_a_reason_but_no_bound() -> None:
     built = SurvivableDesignSummary.model_construct(cost_usd=2e6, lower_bound_usd=1.5e6, gap=0.25)
     assert built_design(built) is built
     assert "(2.0 M USD, lower bound 1.5 M, gap 25.0 %:" in headline_text(sv, built, False, 1, 0)
+
+
+@pytest.mark.slow  # column generation and the source-flow engine on a small network: seconds
+def test_the_method_sections_are_typed_and_keep_their_keys() -> None:
+    """Each method's section of the record is a frozen model built where its figures are made; the document holds
+    the keys the run reported, in the order the section lists them (``backbone te --json`` kept its keys)."""
+    from backbone.solver.te import solve_source_flows
+    from backbone.solver.te.sections import AutoFigures, ColgenFigures, LPSize, PathsTable, SourceFlowFigures
+    from tests.nets import random_te_net
+
+    net = random_te_net(0, n=8, m=14)  # no SLOs: column generation starts from flow deviation
+    cg = solve_te(net, TEOptions(method="colgen", k_paths=1)).summary
+    assert isinstance(cg.colgen, ColgenFigures) and cg.colgen.flow_deviation is not None
+    assert list(cg.document()["colgen"])[:7] == ["iterations", "columns", "master_builds", "masters_warm_started",
+                                                 "latency_limited_searches", "latency_limited_seconds",
+                                                 "flow_deviation"]
+    assert list(cg.document()["colgen"]["flow_deviation"]) == ["iterations", "mlu", "lower_bound", "seconds",
+                                                               "columns"]
+    with pytest.raises(pydantic.ValidationError, match="frozen"):
+        cg.colgen.columns = 0  # type: ignore[misc]
+    assert isinstance(cg.lp, LPSize) and list(cg.document()["lp"]) == ["rows", "cols", "nonzeros"]
+    assert LPSize().document() == {}  # no LP solved (the time-limit fallback): an empty section, as before
+    sf, _ = solve_source_flows(net, 30.0)
+    s = sf.summary
+    assert isinstance(s.srcflow, SourceFlowFigures) and isinstance(s.paths_table, PathsTable)
+    assert s.srcflow.source_flows.pairs == s.paths_table.demands and s.srcflow.paths == s.paths_table.paths
+    assert set(s.document()["srcflow"]["source_flows"]) == {"sources", "pairs", "iterations", "seconds", "flow_mlu",
+                                                            "lower_bound", "gap_tol", "warm_start"}
+    kept = AutoFigures.model_validate({"path_lp_mlu": 0.9, "path_lp_lower_bound": 0.8, "path_lp_gap": 0.1,
+                                       "column_generation_skipped": True, "escalate_above_mlu": 1.0})
+    assert list(kept.document()) == ["path_lp_mlu", "path_lp_lower_bound", "path_lp_gap",
+                                     "column_generation_skipped", "escalate_above_mlu"]
+    assert kept.updated(colgen_seconds=1.5).document()["colgen_seconds"] == 1.5 and kept.colgen_seconds is None

@@ -126,8 +126,9 @@ def test_te_task_impact_reuses_the_routing_model() -> None:
     bare = pickle.loads(pickle.dumps(solve_te(net, opts)))
     assert bare.model is None
     scratch = assess_state(net, K, routing=bare).summary()
-    assert impact["unmet_gbps"] == pytest.approx(scratch["unmet_gbps"], rel=1e-6, abs=1e-6)
-    assert impact["unmet_by_class"] == pytest.approx(scratch["unmet_by_class"], rel=1e-6, abs=1e-6)
+    assert impact is not None
+    assert impact.unmet_gbps == pytest.approx(scratch.unmet_gbps, rel=1e-6, abs=1e-6)
+    assert impact.unmet_by_class == pytest.approx(scratch.unmet_by_class, rel=1e-6, abs=1e-6)
 
 
 def test_model_is_not_pickled() -> None:
@@ -178,3 +179,57 @@ def test_colgen_impact_seeded_with_the_routing_columns(seed: int) -> None:
     reference = lexicographic_unmet(net, ALL_PATHS_K)
     for cls, v in reference.items():
         assert reused.unmet_by_class()[cls] == pytest.approx(v, abs=1e-5 * max(1.0, v)), cls
+
+
+def test_first_stage_sifts_from_the_routing_columns() -> None:
+    """The first max-throughput stage's working set holds the min-MLU routing's flow-carrying columns when the routing
+    was solved on the same program, and only each demand's first candidate otherwise (no routing kept, or columns
+    added to the program since: its flows name other columns)."""
+    from backbone.solver.te.objectives import Sifting, routed_flow, run_objective
+
+    inst = build_instance(classed_net(1, tight=4.0))
+    form = build_formulation(inst, "path", k_paths=K)
+    n = len(form.lp_demands)
+    assert routed_flow(form.lp, form, n) is None  # no routing solved yet: the shortcut must not apply
+    cold = Sifting(form.lp, routed_flow(form.lp, form, n)).start(None)
+    assert np.array_equal(cold, Sifting(form.lp).first)
+    form.routed = run_objective(form, inst, "min-mlu").solution
+    flow = routed_flow(form.lp, form, n)
+    assert flow is not None and len(flow) == form.n_paths
+    warm = Sifting(form.lp, flow).start(None)
+    assert warm[flow > 0].all() and (warm & ~cold).any()  # the routing spreads over more than the first paths
+    grown = form.lp.copy()
+    grown.add_columns("flow", 1, coefficients={"demand": sp.csr_matrix(([1.0], ([0], [0])), shape=(n, 1))})
+    assert routed_flow(grown, form, n) is None  # another program: its flows would name other columns
+    reference = lexicographic_unmet(classed_net(1, tight=4.0), K)  # and the stages still reach the optimum
+    out = run_objective(form, inst, "max-throughput", utilisation_ceiling=1.0)
+    unmet = out.solution.values("unmet").to_numpy()
+    ranks = inst.class_rank[form.lp_demands]
+    for r, cls in enumerate(TRAFFIC_CLASSES):
+        if cls in reference:
+            want = reference[cls] - float(inst.demand_gbps[(inst.class_rank == r)].sum() -
+                                          inst.demand_gbps[form.lp_demands][ranks == r].sum())
+            assert float(unmet[ranks == r].sum()) == pytest.approx(want, abs=1e-5 * max(1.0, want)), cls
+
+
+def test_primal_simplex_reaches_the_same_optimum() -> None:
+    """``lp_method="primal-simplex"`` (sifting's later rounds) solves to the optimum dual simplex finds, cold and from
+    the basis of a program with fewer columns open."""
+    from backbone.solver.core.problem import solve
+    from backbone.solver.te.objectives import stage_program
+
+    form = build_formulation(build_instance(classed_net(2, tight=4.0)), "path", k_paths=K)
+    defaults = {b: form.lp.bounds(b) for b in form.lp.variables}
+    lp = stage_program(form.lp.copy(), "stage", {"unmet": 1.0}, {"mlu": (0.0, 1.0)}, defaults)
+    dual = solve(lp, lp_method="simplex")
+    lower, upper = defaults["flow"]
+    few = np.zeros(form.n_paths, bool)
+    few[::2] = True
+    narrow = solve(stage_program(form.lp.copy(), "stage", {"unmet": 1.0},
+                                 {"mlu": (0.0, 1.0), "flow": (lower, np.where(few, upper, 0.0))}, defaults),
+                   lp_method="simplex")
+    for warm in (None, narrow):
+        primal = solve(lp, lp_method="primal-simplex", warm_start=warm)
+        assert primal.status.value == "optimal"
+        assert primal.objective == pytest.approx(dual.objective, rel=1e-7, abs=1e-6)
+    assert narrow.objective >= dual.objective - 1e-6

@@ -41,7 +41,7 @@ def test_colgen_reaches_the_full_path_lp_optimum(seed: int) -> None:
     assert cg.mlu == pytest.approx(cg.summary.objective_value, rel=1e-6)
     assert check_te(net, cg).ok
     # memory grows with active paths: far fewer columns than the full path LP's variables
-    assert cg.summary.colgen["columns"] < full.summary.path_variables
+    assert cg.summary.colgen is not None and cg.summary.colgen.columns < full.summary.path_variables
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -183,7 +183,7 @@ def test_reduced_instance_bound_is_valid(seed: int) -> None:
     bound, figures = reduced_mlu_bound(inst, dem, optimum * 1.2, time.perf_counter() + 20.0)
     assert 0 < bound <= optimum * (1 + 1e-7)
     assert bound >= 0.9 * optimum
-    assert figures["steps"] > 0
+    assert figures.steps > 0
 
 
 def test_column_pool_adds_each_column_once() -> None:
@@ -231,7 +231,7 @@ def test_auto_follows_a_wide_path_lp_gap_with_column_generation() -> None:
         if plain.summary.gap > AUTO_ESCALATE_GAP:
             escalated += 1
             assert auto.summary.method == "colgen"
-            assert auto.summary.auto["path_lp_mlu"] == pytest.approx(plain.mlu)
+            assert auto.summary.auto is not None and auto.summary.auto.path_lp_mlu == pytest.approx(plain.mlu)
             assert auto.mlu < plain.mlu and auto.mlu <= optimum * (1 + GAP_TOL)
             assert auto.summary.notes[0].startswith("auto: the path LP over 1 candidate paths")
         else:
@@ -265,7 +265,8 @@ def test_auto_escalates_for_slo_demands_too() -> None:
     auto = solve_te(net, TEOptions(objective="min-mlu", k_paths=1))
     optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.objective_value
     assert plain.summary.gap > AUTO_ESCALATE_GAP  # wide: the rule is exercised
-    assert auto.summary.method == "colgen" and auto.summary.auto["path_lp_mlu"] == pytest.approx(plain.mlu)
+    assert auto.summary.method == "colgen" and auto.summary.auto is not None
+    assert auto.summary.auto.path_lp_mlu == pytest.approx(plain.mlu)
     assert auto.mlu < plain.mlu and auto.mlu <= optimum * (1 + GAP_TOL)
     assert auto.summary.gap <= GAP_TOL
     assert check_te(net, auto).ok
@@ -281,8 +282,8 @@ def test_default_te_on_the_shipped_scenario_is_within_one_percent_of_its_bound()
     r = solve_te(net, TEOptions())
     s = r.summary
     assert s.status == "optimal" and s.gap <= AUTO_ESCALATE_GAP, s.notes
-    assert s.auto["path_lp_gap"] > AUTO_ESCALATE_GAP and s.method == "colgen"
-    assert s.mlu < s.auto["path_lp_mlu"]
+    assert s.auto.path_lp_gap > AUTO_ESCALATE_GAP and s.method == "colgen"
+    assert s.mlu < s.auto.path_lp_mlu
     assert check_te(net, r).ok
 
 

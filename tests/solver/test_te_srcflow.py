@@ -87,13 +87,13 @@ def test_colgen_above_the_master_threshold_runs_source_flows(monkeypatch: pytest
     optimum = solve_te(net, TEOptions(objective="min-mlu", k_paths=ALL_PATHS_K, method="exact")).summary.mlu
     r = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", time_limit_s=20))
     s = r.summary
-    assert s.method == "colgen" and s.colgen["engine"] == "source_flows"
+    assert s.method == "colgen" and s.colgen.engine == "source_flows"
     assert s.status in ("optimal", "feasible")
     assert check_te(net, r).ok
     assert s.lower_bound <= optimum * (1 + 1e-9)
     assert optimum <= s.mlu * (1 + 1e-9)
     assert s.mlu <= optimum * 1.01 and s.gap <= 0.01
-    assert s.paths_complete is not False and s.paths_table["rows"] == s.paths_table["paths"]
+    assert s.paths_complete is not False and s.paths_table.rows == s.paths_table.paths
     assert r.demands["latency_ms"].notna().all()
 
 
@@ -109,7 +109,7 @@ def test_capped_paths_table_says_so_and_still_checks(monkeypatch: pytest.MonkeyP
     r = solve_te(net, TEOptions(objective="min-mlu", k_paths=1, method="colgen", time_limit_s=20))
     s = r.summary
     assert s.paths_complete is False
-    assert 0 < len(r.paths) <= 20 and s.paths_table["rows"] == len(r.paths) < s.paths_table["paths"]
+    assert 0 < len(r.paths) <= 20 and s.paths_table.rows == len(r.paths) < s.paths_table.paths
     assert any("paths table lists" in n for n in s.notes)
     listed = set(r.paths["demand"])
     biggest = net.demands["demand_gbps"].idxmax()
@@ -178,13 +178,13 @@ def test_te_impact_is_unknown_when_the_source_flow_engine_routed(monkeypatch: py
     net = _net(2).scale_demand(50.0)  # overloaded
     # below the world-scale threshold the shortfall is still measured, over every path
     small = run_te_task(net, TEOptions(method="colgen", time_limit_s=30), None, lambda f, m: None).te.summary
-    assert small.colgen["engine"] == "source_flows" and small.impact["unmet_known"] is True
-    assert small.impact["unmet_gbps"] > 0 and small.impact["solves"] == ["min-mlu", "max-throughput"]
+    assert small.colgen.engine == "source_flows" and small.impact.unmet_known is True
+    assert small.impact.unmet_gbps > 0 and small.impact.solves == ["min-mlu", "max-throughput"]
     monkeypatch.setattr(impact, "AUTO_COLGEN_MIN_DEMANDS", 1)  # this network now counts as world scale
     out = run_te_task(net, TEOptions(method="colgen", time_limit_s=30), None, lambda f, m: None)
     s = out.te.summary
-    assert s.colgen["engine"] == "source_flows" and s.mlu > 1
+    assert s.colgen.engine == "source_flows" and s.mlu > 1
     imp = s.impact
-    assert imp["overloaded"] and imp["unmet_known"] is False and math.isnan(imp["unmet_gbps"])
-    assert "source-flow engine" in imp["definition"] and imp["solves"] == ["min-mlu"]
+    assert imp is not None and imp.overloaded and imp.unmet_known is False and math.isnan(imp.unmet_gbps)
+    assert "source-flow engine" in imp.definition and imp.solves == ["min-mlu"]
     assert any(n.startswith("impact: the traffic that cannot be carried") for n in s.notes)

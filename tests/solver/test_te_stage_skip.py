@@ -32,6 +32,7 @@ def test_stage_skipped_only_when_the_class_fits(training: float, bulk: float, un
     routing = solve_te(net, TEOptions(objective="min-mlu", k_paths=2, method="exact"))
     assert routing.mlu == pytest.approx((training + bulk) / 100.0)
     state = assess_state(net, 2, routing=routing)
+    assert state.stages_skipped == tuple(skipped)  # what the impact record and the benchmark print
     by_class = state.unmet_by_class()
     for cls, v in unmet.items():
         assert by_class[cls] == pytest.approx(v, abs=1e-6)
@@ -41,3 +42,16 @@ def test_stage_skipped_only_when_the_class_fits(training: float, bulk: float, un
         {"t": unmet["training"], "u": unmet["bulk"]}, abs=1e-6)
     again = resolve_te(routing, "max-throughput", utilisation_ceiling=1.0)
     assert again is not None and again.summary.stages_skipped == skipped
+
+
+def test_te_task_impact_says_which_stages_were_skipped() -> None:
+    """``backbone te``'s impact record names the skipped class stages (empty when every stage ran)."""
+    import time
+
+    from backbone.solver.tasks.te import add_bound_and_impact
+
+    for training, skipped in ((50.0, ["max-throughput-training"]), (150.0, [])):
+        net = one_link(training, 100.0)
+        opts = TEOptions(k_paths=2, method="exact")
+        result = add_bound_and_impact(net, opts, solve_te(net, opts), time.perf_counter())
+        assert result.summary.impact is not None and result.summary.impact.stages_skipped == skipped

@@ -148,7 +148,8 @@ def test_the_impact_and_edge_bound_get_what_the_routing_left() -> None:
 
     again = solve_te(net, opts)
     again = add_bound_and_impact(net, opts, again, time.perf_counter())  # the whole limit left: both measured
-    assert again.summary.impact["unmet_gbps"] > 0 and again.summary.edge_bound <= again.mlu + 1e-6
+    assert again.summary.impact is not None and again.summary.impact.unmet_gbps > 0
+    assert again.summary.edge_bound is not None and again.summary.edge_bound <= again.mlu + 1e-6
 
 
 def test_an_edge_solve_stopped_by_the_limit_is_not_reported_as_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -172,7 +172,8 @@ async function call(path: string, token: string, init: RequestInit = {},
   try {
     response = await fetch(path, { ...init, cache: "no-cache",
                                    headers: { Authorization: `Bearer ${token}`, Accept: "application/json",
-                                              ...(init.body ? { "Content-Type": "application/json" } : {}), ...extra } });
+                                              ...(typeof init.body === "string" ? { "Content-Type": "application/json" } : {}),
+                                              ...extra } });
   } catch (error) {
     throw new ApiError(0, `the server did not answer (${String(error)})`, path);
   }
@@ -237,5 +238,12 @@ export const api = {
     sendJson<ScenarioSummary>("PUT", `v1/scenarios/${encodeURIComponent(scenario)}`, token, content, { "If-Match": etag }),
   /** A new scenario (a fork) at version 1. */
   create: (token: string, content: ScenarioContent) => sendJson<ScenarioSummary>("POST", "v1/scenarios", token, content),
+  /** A new scenario from a file of any format the API imports, sent as multipart/form-data field `file` (the
+   * browser writes the boundary; the file's name tells the API its format). */
+  upload: async (token: string, file: File): Promise<ScenarioSummary> => {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    return (await (await call("v1/scenarios", token, { method: "POST", body: form })).json()) as ScenarioSummary;
+  },
   cancel: (token: string, id: string) => sendJson<Job>("DELETE", `v1/jobs/${encodeURIComponent(id)}`, token),
 };

@@ -8,13 +8,16 @@
 import { api, ApiError } from "./api";
 import type { ProblemItem, Properties, ScenarioContent, ScenarioValidation } from "./api";
 import { clear, formatValue, h } from "./dom";
+import { addCandidate, addModules, candidateForm, failForm, modulesForm } from "./whatif";
+import type { WhatIfEdit } from "./whatif";
 
 const CHECK_DELAY_MS = 300;
 
 export type Edit =
   | { kind: "capacity"; link: string; capacity_gbps: number | null; was: unknown }
   | { kind: "scale-demand"; by: "traffic_class" | "region"; value: string; factor: number | null }
-  | { kind: "move-gpus"; from: string; to: string; gpus: number | null };
+  | { kind: "move-gpus"; from: string; to: string; gpus: number | null }
+  | WhatIfEdit;
 
 /** What the editor needs from the workspace around it. */
 export interface EditorHost {
@@ -41,6 +44,10 @@ const key = (table: string, record: string, field: string): Key => `${table}\u00
 function touches(edit: Edit, content: ScenarioContent): Key[] {
   if (edit.kind === "capacity") return [key("links", edit.link, "capacity_gbps")];
   if (edit.kind === "move-gpus") return [key("sites", edit.from, "gpus_installed"), key("sites", edit.to, "gpus_installed")];
+  if (edit.kind === "add-modules") return ["capacity_gbps", "module_gbps", "max_capacity_gbps"].map((f) => key("links", edit.link, f));
+  if (edit.kind === "add-candidate") {
+    return ["id", ...Object.keys(edit.record), "site_a", "site_b"].map((f) => key("candidates", String(edit.record.id), f));
+  }
   return matchingDemands(edit, content).map((d) => key("demands", String(d.id), "demand_gbps"));
 }
 
@@ -59,6 +66,10 @@ export function applyEdits(base: ScenarioContent, edits: Edit[]): ScenarioConten
     if (edit.kind === "capacity") {
       const link = links.get(edit.link);
       if (link) link.capacity_gbps = edit.capacity_gbps;
+    } else if (edit.kind === "add-modules") {
+      addModules(links.get(edit.link), edit.modules);
+    } else if (edit.kind === "add-candidate") {
+      addCandidate(content, edit.record);
     } else if (edit.kind === "move-gpus") {
       const from = sites.get(edit.from);
       const to = sites.get(edit.to);
@@ -78,6 +89,15 @@ function describe(edit: Edit): string {
     return `Link ${edit.link}: capacity ${formatValue(edit.was)} → ${edit.capacity_gbps === null ? "(empty)" : formatValue(edit.capacity_gbps)} Gb/s`;
   }
   if (edit.kind === "move-gpus") return `Move ${formatValue(edit.gpus)} GPUs from ${edit.from} to ${edit.to}`;
+  if (edit.kind === "add-modules") {
+    return `Link ${edit.link}: add ${edit.modules === null ? "(empty)" : formatValue(edit.modules)} module(s) of ` +
+           `${formatValue(edit.module_gbps)} Gb/s`;
+  }
+  if (edit.kind === "add-candidate") {
+    const r = edit.record;
+    return `New candidate route ${formatValue(r.id)}: ${formatValue(r.site_a)}–${formatValue(r.site_b)}, ${formatValue(r.kind)}, ` +
+           `up to ${formatValue(r.max_modules)} × ${formatValue(r.module_gbps)} Gb/s`;
+  }
   const what = edit.by === "traffic_class" ? `class ${edit.value}` : `region ${edit.value} (by source site)`;
   return `Scale demand of ${what} by ×${edit.factor === null ? "(empty)" : formatValue(edit.factor)}`;
 }
@@ -125,7 +145,10 @@ export class Editor {
       this.list, this.state, this.general, this.conflict,
       h("div", { class: "edit-save" }, this.saveButton, h("label", { class: "inline" }, "New scenario", this.forkName),
         this.forkButton),
-      h("div", { class: "edit-forms" }, this.scaleForm(), this.moveForm()));
+      h("div", { class: "edit-forms" }, this.scaleForm(), this.moveForm(),
+        modulesForm(base.content, (edit) => this.setEdits([...this.edits, edit])),
+        candidateForm(base.content, (edit) => this.setEdits([...this.edits, edit])),
+        failForm(token, base, (text, isError) => host.status(text, isError))));
     this.render();
     this.scheduleCheck();  // changes carried over a reload are checked against the new base at once
   }

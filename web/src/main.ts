@@ -3,6 +3,7 @@
 
 import { api, ApiError, forgetToken, savedToken, saveToken } from "./api";
 import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, ScenarioWithContent, WhoAmI } from "./api";
+import { CompareView, parseCompare } from "./compare";
 import { append, clear, formatValue, h } from "./dom";
 import { Editor } from "./edit";
 import type { Edit } from "./edit";
@@ -10,6 +11,7 @@ import { LAYER_GROUPS, ScenarioMap } from "./map";
 import type { Highlight, SiteSize } from "./map";
 import { ResultsView } from "./results";
 import { RunPanel } from "./run";
+import { ScenarioPanel } from "./scenarios";
 import { DataTable } from "./tables";
 import type { Column } from "./tables";
 import "./app.css";
@@ -52,11 +54,14 @@ interface Route {
   version: number | null;
   job?: string;
   failure?: string;
+  /** A compare view's hash (`#/compare...`, read by compare.ts). */
+  compare?: string;
 }
 
 /** The view the URL hash names: `#/scenario/<id>`, `#/scenario/<id>/version/<n>`, `#/job/<id>` or
  * `#/job/<id>/failure/<state>` (a failure state of the job's results). */
 function parseHash(hash: string): Route {
+  if (parseCompare(hash) !== null) return { scenario: null, version: null, compare: hash };
   const job = /^#\/job\/([0-9a-fA-F-]{36})(?:\/failure\/([^/]+))?$/.exec(hash);
   if (job) {
     let failure: string | undefined;
@@ -72,6 +77,7 @@ function parseHash(hash: string): Route {
 }
 
 function routeHash(route: Route): string {
+  if (route.compare !== undefined) return route.compare;
   if (route.job) return `#/job/${route.job}${route.failure ? `/failure/${encodeURIComponent(route.failure)}` : ""}`;
   if (route.scenario === null) return "#/";
   return `#/scenario/${route.scenario}${route.version !== null ? `/version/${route.version}` : ""}`;
@@ -95,10 +101,12 @@ class Workspace {
   private rows: Record<TableKind, Properties[]> = { sites: [], links: [], candidates: [], demands: [], srlgs: [], metros: [] };
   private activeTab: TableKind | "run" | "changes" = "links";
   private run: RunPanel | null = null;
+  private scenarioPanel: ScenarioPanel | null = null;
   private editor: Editor | null = null;
   private editing = false;
   private carried: Edit[] = [];
   private openScenarioId: string | null = null;
+  private compare: CompareView | null = null;
   private route: Route = parseHash(location.hash);
   private readonly statusLine = h("div", { class: "status", role: "status" });
 
@@ -124,6 +132,8 @@ class Workspace {
 
   // ------------------------------------------------------------------ sign in
   private showSignIn(problem: string | null): void {
+    this.compare?.dispose();
+    this.compare = null;
     this.map?.map.remove();
     this.map = null;
     clear(this.root);
@@ -176,12 +186,16 @@ class Workspace {
     const header = h("header", { class: "topbar" },
       h("div", { class: "brand" }, h("span", { class: "logo", "aria-hidden": "true" }), "backbone"),
       h("div", { class: "crumb", id: "crumb" }),
+      h("a", { href: "#/compare", id: "compare-link", class: "nav-link" }, "Compare"),
       h("div", { class: "identity", id: "identity" },
         h("span", { class: "team", title: "team" }, who.team_name ?? (who.team_id === null ? "no team" : who.team_id)),
         h("span", { class: `role role-${who.scope}`, title: "role" }, who.scope),
         h("span", { class: "token-name", title: "token" }, who.name), signOut));
-    const side = h("nav", { class: "sidebar", "aria-label": "Scenarios" },
-      h("h2", {}, "Scenarios"), h("ul", { class: "scenario-list", id: "scenario-list" }));
+    this.scenarioPanel = new ScenarioPanel(this.token as string, who, {
+      reload: () => this.loadScenarios(), status: (text, isError) => this.status(text, isError),
+      open: (scenario, version) => { location.hash = routeHash({ scenario, version }); } });
+    const side = h("nav", { class: "sidebar", "aria-label": "Scenarios" }, h("h2", {}, "Scenarios"),
+      this.scenarioPanel.element, h("ul", { class: "scenario-list", id: "scenario-list" }));
     const mapBox = h("div", { class: "map", id: "map", role: "region", "aria-label": "Map" });
     const tools = this.mapTools();
     const tabs = h("div", { class: "tabs", role: "tablist", id: "tabs" });
@@ -245,7 +259,7 @@ class Workspace {
     const list = document.getElementById("scenario-list") as HTMLElement;
     clear(list);
     if (this.scenarios.length === 0) {
-      list.append(h("li", { class: "empty" }, "No scenarios yet. Upload one through the API (POST v1/scenarios) or run \"backbone db seed\" for the shipped one."));
+      list.append(h("li", { class: "empty" }, "No scenarios yet. Upload one (above, or POST v1/scenarios) or run \"backbone db seed\" for the shipped one."));
     }
     for (const sc of this.scenarios) {
       const link = h("a", { href: routeHash({ scenario: sc.id, version: null }), class: "scenario-link", "data-id": sc.id },
@@ -254,16 +268,22 @@ class Workspace {
         sc.read_only ? h("span", { class: "badge" }, "shared, read-only") : null);
       list.append(h("li", { "data-id": sc.id }, link, h("ol", { class: "versions", reversed: true })));
     }
+    this.scenarioPanel?.filter();
   }
 
   private async navigate(route: Route, initial = false): Promise<void> {
     const same = !initial && route.scenario === this.route.scenario && route.version === this.route.version &&
-      route.job === this.route.job && route.failure === this.route.failure;
+      route.job === this.route.job && route.failure === this.route.failure && route.compare === this.route.compare;
     this.route = route;
     if (same || this.token === null || this.map === null) return;
     for (const li of document.querySelectorAll("#scenario-list > li")) {
       li.classList.toggle("open", li.getAttribute("data-id") === route.scenario);
     }
+    if (route.compare !== undefined) {
+      await this.showCompare(route.compare);
+      return;
+    }
+    this.hideCompare();
     if (route.job) {
       await this.openJob(route.job, route.failure ?? null);
       return;
@@ -273,6 +293,29 @@ class Workspace {
       return;
     }
     await this.openScenario(route.scenario, route.version);
+  }
+
+  /** `#/compare...`: the Compare view in place of the map and tables (compare.ts). */
+  private async showCompare(hash: string): Promise<void> {
+    if (this.compare === null) {
+      this.compare = new CompareView(this.token as string, this.scenarios, (text, isError) => this.status(text, isError));
+      const workspace = this.root.querySelector("main.workspace") as HTMLElement;
+      workspace.hidden = true;
+      workspace.after(this.compare.element);
+    }
+    this.openScenarioId = null;  // leaving compare reopens the scenario (its crumb, tables and map)
+    const crumb = document.getElementById("crumb") as HTMLElement;
+    clear(crumb);
+    crumb.append(h("span", { class: "scenario-title" }, "Compare"));
+    await this.compare.show(parseCompare(hash) ?? { mode: "pick" });
+  }
+
+  private hideCompare(): void {
+    if (this.compare === null) return;
+    this.compare.dispose();
+    this.compare = null;
+    (this.root.querySelector("main.workspace") as HTMLElement).hidden = false;
+    this.map?.resize();
   }
 
   /** `#/job/<id>`: open the job's scenario at the version it ran on (unless it is open) and show the job. */
@@ -301,6 +344,7 @@ class Workspace {
     this.run = null;
     this.editor?.dispose();
     this.editor = null;
+    this.scenarioPanel?.setOpen(null);
     const crumb = document.getElementById("crumb");
     if (crumb) crumb.textContent = "";
     void this.map?.setScenario({ type: "FeatureCollection", features: [] });
@@ -336,6 +380,7 @@ class Workspace {
     this.openScenarioId = id;
     this.buildTables(collection, content);
     this.buildEditor(record);
+    this.scenarioPanel?.setOpen(record);
     this.buildRunPanel(id, version);
     this.status(`${summary?.name ?? id}: ${this.counts(collection)}`);
   }
