@@ -251,7 +251,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         :data:`backbone.solver.tasks.registry.TASKS`.
     """
     from backbone import __version__
-    from backbone.api.routes import admin, compare, health, identity, jobs, scenarios
+    from backbone.api.routes import admin, compare, health, identity, job_events, jobs, scenarios
     from backbone.api.web import install_workspace
 
     settings = settings or Settings()
@@ -304,6 +304,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.include_router(health.router)
     app.include_router(scenarios.router)
     app.include_router(jobs.router)
+    app.include_router(job_events.router)
     app.include_router(compare.router)
     app.include_router(admin.router)
     app.include_router(identity.router)

@@ -140,3 +140,32 @@ def test_te_results_colour_links_by_utilisation(page: Any, live: dict[str, Any],
         data = handle.read()
     assert data[:8] == base64.b64decode("iVBORw0KGgo=") and len(data) > 10_000  # a PNG of a drawn map
     assert page.problems == []
+
+
+def test_failure_sweep_chart_hover_and_click(page: Any, live: dict[str, Any],  # noqa: F811
+                                             ring_jobs: dict[str, Any]) -> None:
+    """The sweep's impact chart: a column per state in the API's order, its hover card with the figures the sweep
+    served, a click that selects the state as its table row does, and the chart as an SVG file."""
+    job = ring_jobs["failures"]
+    states = _api(live, f"v1/jobs/{job['id']}/result").json()["scenarios"]
+    sign_in(page, live, f"#/job/{job['id']}")
+    page.wait_for_selector("#failure-impact-chart .chart-column")
+    columns = page.locator("#failure-impact-chart .chart-column")
+    assert [columns.nth(i).get_attribute("data-category") for i in range(columns.count())] == [s["scenario"] for s in states]
+    worst = columns.first
+    worst.scroll_into_view_if_needed()
+    worst.hover()
+    card = page.locator("#failure-impact-chart .chart-card")
+    card.wait_for(state="visible")
+    assert f"impact: {states[0]['impact_gbps']:,.0f} Gb/s" in card.inner_text()
+    assert f"unmet: {states[0]['unmet_gbps']:,.0f} Gb/s" in card.inner_text()
+    worst.click()
+    page.wait_for_selector(f"#failure-table tr.selected[data-scenario='{states[0]['scenario']}']")
+    page.wait_for_function("(s) => decodeURIComponent(location.hash).endsWith('/failure/' + s)", arg=states[0]["scenario"])
+    with page.expect_download() as download:
+        page.click("#failure-impact-chart .chart-svg-download")
+    assert download.value.suggested_filename == "failure-impact-chart.svg"
+    with open(download.value.path(), "rb") as handle:
+        data = handle.read()
+    assert data.startswith(b"<?xml") and states[0]["scenario"].encode() in data
+    assert page.problems == []

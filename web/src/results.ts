@@ -5,8 +5,12 @@
 import { api, getText } from "./api";
 import type { FileEntry, Job } from "./api";
 import { append, clear, formatValue, h } from "./dom";
+import { reportDownloads } from "./downloads";
 import { UTILISATION_BANDS } from "./map";
 import type { LinkResult, ResultOverlay, ScenarioMap } from "./map";
+import { sweepChart } from "./sweepchart";
+import { roadmapTimeline } from "./timeline";
+import type { RoadmapDoc } from "./timeline";
 
 /** The links and sites a failure's named elements (link, SRLG or site ids) take down, as the open scenario has them. */
 export type ElementResolver = (names: string[]) => { links: string[]; sites: string[] };
@@ -120,6 +124,9 @@ export class ResultsView {
       this.files = await api.files(this.token, this.job.id);
       const has = (name: string) => this.files.some((f) => f.name === name);
       const result = await api.result(this.token, this.job.id);
+      const documents = reportDownloads(this.token, this.job, this.files, this.report);
+      if (documents) this.element.append(documents);
+      if (this.job.kind === "roadmap") this.element.append(roadmapTimeline(result as RoadmapDoc, this.report));
       if (this.job.kind === "plan") this.showPlan(result as PlanDoc, has("design_upgrades.csv") ? parseCsv(await file("design_upgrades.csv")) : null);
       if (has("te_links.csv")) this.showUtilisation(parseCsv(await file("te_links.csv")));
       const sweep = this.job.kind === "failures" ? (result as FailuresDoc)
@@ -195,6 +202,7 @@ export class ResultsView {
     worst.addEventListener("click", () => { if (this.failures[0]) this.onFailure(this.failures[0].scenario); });
     this.element.append(h("h4", {}, "Failure sweep, worst first"), worst,
       h("p", { class: "hint" }, `${counts}Click a state to show the network in it.`),
+      sweepChart(this.failures, (scenario) => this.onFailure(scenario), this.report) ?? "",
       h("div", { class: "result-scroll" }, h("table", { class: "data result-table", id: "failure-table" },
         h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, "state"), h("th", {}, "failed"),
           h("th", { class: "num" }, "impact Gb/s"), h("th", { class: "num" }, "unmet Gb/s"),

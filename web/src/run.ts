@@ -6,11 +6,13 @@
 import { api, ApiError, download } from "./api";
 import type { Job, JobKind, JsonSchema, ProblemItem } from "./api";
 import { clear, formatValue, h } from "./dom";
+import { followJob } from "./live";
 import type { ResultsView } from "./results";
 
 const KIND_ORDER = ["te", "failures", "place", "design", "plan", "roadmap"];
 const ACTIVE = new Set(["queued", "running"]);
 const POLL_MS = 1000;
+const LIST_POLL_MS = 5000;  // while the shown job's events stream, the list is refreshed less often
 
 type Widget = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -115,6 +117,8 @@ export class RunPanel {
   private disposed = false;
   private failure: string | null = null;
   private results: ResultsView | null = null;
+  private live: { id: string; abort: AbortController } | null = null;
+  private liveBroken = false;  // the event stream could not be had: poll from then on
 
   constructor(private readonly token: string, private readonly scenario: string, private readonly version: number | null,
               private readonly canWrite: boolean, private readonly openJob: (id: string) => void,
@@ -146,6 +150,7 @@ export class RunPanel {
   dispose(): void {
     this.disposed = true;
     if (this.timer !== null) window.clearTimeout(this.timer);
+    this.live?.abort.abort();
     this.closeResults();
   }
 
@@ -163,6 +168,10 @@ export class RunPanel {
       return;
     }
     this.selected = id;
+    if (this.live !== null && this.live.id !== id) {
+      this.live.abort.abort();
+      this.live = null;
+    }
     await this.refresh();
   }
 
@@ -265,9 +274,30 @@ export class RunPanel {
     if (this.disposed) return;
     this.showJobs(jobs);
     await this.showDetail(shown);
+    if (shown !== null && ACTIVE.has(shown.status)) this.follow(shown.id);
+    this.detail.setAttribute("data-live", this.live !== null ? "events" : "polling");
     if (jobs.some((j) => ACTIVE.has(j.status)) || (shown !== null && ACTIVE.has(shown.status))) {
-      this.timer = window.setTimeout(() => void this.refresh(), POLL_MS);
+      this.timer = window.setTimeout(() => void this.refresh(), this.live !== null ? LIST_POLL_MS : POLL_MS);
     }
+  }
+
+  /** Follow the shown job's events (GET v1/jobs/<id>/events); when the stream ends, refresh; when it cannot be had,
+   * fall back to polling for the rest of this panel's life. */
+  private follow(id: string): void {
+    if (this.liveBroken || this.live?.id === id) return;
+    this.live?.abort.abort();
+    const abort = new AbortController();
+    this.live = { id, abort };
+    const onJob = (job: Job) => {
+      // a finished job is drawn by the refresh after the stream's end (its files and results are read once)
+      if (!this.disposed && job.id === this.selected && ACTIVE.has(job.status)) void this.showDetail(job);
+    };
+    void followJob(this.token, id, onJob, abort.signal).then((end) => {
+      if (this.live?.abort !== abort) return;  // replaced or disposed meanwhile
+      this.live = null;
+      if (end === "broken") this.liveBroken = true;
+      void this.refresh();
+    });
   }
 
   private showJobs(jobs: Job[]): void {
