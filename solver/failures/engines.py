@@ -18,9 +18,11 @@ from __future__ import annotations
 import json
 import logging
 import math
+import pickle
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,6 +34,7 @@ from backbone.solver.core.processes import capped_workers, die_with_parent, spaw
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.failures.evaluation import SweepContext, evaluate_scenario
 from backbone.solver.failures.options import FailureOptions
+from backbone.solver.failures.pool import SharedPool, active_pool
 from backbone.solver.failures.records import ScenarioRecord
 from backbone.solver.failures.scenarios import FailureScenario
 from backbone.solver.failures.summary import SweepEngineInfo
@@ -156,6 +159,10 @@ def execute_sweep(net: Network, scenarios: list[FailureScenario], options: Failu
                 done += 1
                 progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios ({s.id})")
         return _in_order(results), SweepEngineInfo(engine="serial", workers=1, threads=1)
+    shared = active_pool(workers)
+    if shared is not None:  # the enclosing sweep_pool block's processes: no start-up
+        return _run_shared(shared, net, options, batches, len(scenarios), progress, ctx), \
+            SweepEngineInfo(engine="local", workers=workers, threads=workers)
     import multiprocessing as mp
 
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_pool_init,
@@ -167,6 +174,37 @@ def execute_sweep(net: Network, scenarios: list[FailureScenario], options: Failu
             done += len(batches[i])
             progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios")
     return _in_order(results), SweepEngineInfo(engine="local", workers=workers, threads=workers)
+
+
+def _shared_batch(key: str, payload: bytes, batch: list[FailureScenario]) -> list[ScenarioRecord]:
+    """A batch on a shared pool's process: its context for ``key`` when it has one, else the one ``payload`` (the
+    pickled network, options and parent's context) carries, adopted once."""
+    ctx = _WORKER_CONTEXTS.get(key)
+    if ctx is None:
+        net, options, parent_ctx = pickle.loads(payload)  # pickled by this process's parent
+        return _run_batch(net, options, batch, parent_ctx)
+    return [evaluate_scenario(ctx, s) for s in batch]
+
+
+def _run_shared(shared: SharedPool, net: Network, options: FailureOptions, batches: list[list[FailureScenario]],
+                total: int, progress: ProgressFn, ctx: SweepContext | None) -> list[ScenarioRecord]:
+    """The batches on the shared pool (:mod:`backbone.solver.failures.pool`), records in scenario order."""
+    key = _context_key(net, options)
+    payload = pickle.dumps((net, options, ctx), protocol=pickle.HIGHEST_PROTOCOL)
+    shared.sweeps += 1
+    results: dict[int, list[ScenarioRecord]] = {}
+    done = 0
+    try:
+        futures = {shared.executor.submit(_shared_batch, key, payload, b): i for i, b in enumerate(batches)}
+        for fut in as_completed(futures):
+            i = futures[fut]
+            results[i] = fut.result()
+            done += len(batches[i])
+            progress(done / total, f"{done}/{total} scenarios")
+    except BrokenProcessPool:
+        shared.broken = True  # later sweeps start their own pool
+        raise
+    return _in_order(results)
 
 
 def _in_order(results: dict[int, list[ScenarioRecord]]) -> list[ScenarioRecord]:

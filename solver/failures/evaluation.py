@@ -92,7 +92,7 @@ class SweepContext:
         """Assess the intact network once (this also warms the candidate-path cache, or keeps the intact flows)."""
         method = choose_method(net, options.method)
         paused = net.demands.index[~carried_in_failure(net, options.failure_policy).to_numpy()]
-        base = _assess(net, options, method, None, shortfall=True, progress=progress)
+        base = intact_baseline(net, options, method, progress)
         quick = not (options.shortfall or options.exact_mlu)
         rule = UntouchedRule.build(base, paused) if quick and base.method == "path" else None
         return cls(net, options, base, survive_tolerance_gbps(net), method, paused, rule)
@@ -105,6 +105,38 @@ class SweepContext:
     def baseline_record(self) -> SweepBaseline:
         """The baseline's figures (the same definitions as every scenario's)."""
         return SweepBaseline.from_state(self.baseline)
+
+
+_BASELINES: dict[str, StateAssessment] = {}
+"""The intact baselines this process assessed last (at most :data:`BASELINES_KEPT`), by :func:`baseline_key`."""
+
+BASELINES_KEPT = 2
+"""Intact baselines kept per process: a design's quick sweep and the measurement of its overloaded states share one."""
+
+
+def baseline_key(net: Network, options: FailureOptions, method: str) -> str:
+    """What the intact baseline depends on: the network's tables (its fingerprint), the engine and the options its
+    solve reads (``k_paths``, ``backend``, ``time_limit_s``, ``gap_tol``). Not ``shortfall``, ``exact_mlu``,
+    ``verify`` or the failure policy: the baseline always measures its shortfall and offers every demand."""
+    return ":".join((net.fingerprint(), method, str(options.k_paths), str(options.backend),
+                     repr(float(options.time_limit_s)), repr(float(options.gap_tol))))
+
+
+def intact_baseline(net: Network, options: FailureOptions, method: str,
+                    progress: ProgressFn | None = None) -> StateAssessment:
+    """The intact state's assessment every scenario of a sweep of ``net`` is measured against, solved once per
+    :func:`baseline_key` in this process (the last :data:`BASELINES_KEPT` are kept: the solve is deterministic, so a
+    quick sweep and the shortfall measurement of the same network share it). Only an optimal solve is kept."""
+    key = baseline_key(net, options, method)
+    base = _BASELINES.get(key)
+    if base is None:
+        base = _assess(net, options, method, None, shortfall=True, progress=progress)
+        if base.status != "optimal":  # a solve stopped short (e.g. a busy machine's time limit): not kept
+            return base
+        while len(_BASELINES) >= BASELINES_KEPT:
+            _BASELINES.pop(next(iter(_BASELINES)))
+        _BASELINES[key] = base
+    return base
 
 
 def _assess(net: Network, options: FailureOptions, method: str, scenario: FailureScenario | None,

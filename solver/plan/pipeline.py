@@ -173,8 +173,11 @@ def plan_upgrades(routed: Network, sweep_records: list[ScenarioRecord], sweep_op
     if not skip:
         initial = initial_design_states(sweep_records, kind, sweep_options.kind, sweep_options.derate)
         try:
-            dres = design_survivable(routed, design.survive_options(kind, sweep_options.k_paths),
-                                     sweep_options=sweep_options, initial_records=initial, progress=progress)
+            from backbone.solver.failures.pool import sweep_pool
+
+            with sweep_pool(sweep_options.workers if sweep_options.engine == "local" else 1):  # one for every sweep
+                dres = design_survivable(routed, design.survive_options(kind, sweep_options.k_paths),
+                                         sweep_options=sweep_options, initial_records=initial, progress=progress)
             ds = dres.typed_summary()
             upgrades = dres.upgrades
             after = dres.network_after

@@ -64,6 +64,7 @@ from backbone.report_roadmap import NETWORK_BUILD_ACTIONS
 from backbone.serialize import finite_or_none, json_safe
 from backbone.solver.core.options import validate_options
 from backbone.solver.core.progress import ProgressFn, no_progress
+from backbone.solver.failures.pool import sweep_pool
 from backbone.solver.plan.states import design_failure_kind
 from backbone.solver.roadmap.bound import RoadmapBound, roadmap_lower_bound
 from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, headroom, place_within_budget
@@ -346,12 +347,13 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
     h = _Horizon(opts, stages, kind, net, net, labels, opts.budgets(), [0.0] * len(labels),
                  pd.Series(0.0, index=net.sites.index),
                  clock=RoadmapClock(opts.time_limit_s, opts.bound_time_limit_s, len(labels), t_start))
-    for t, label in enumerate(labels):
+    with sweep_pool(fail_opts.workers if fail_opts.engine == "local" else 1):  # one pool for every period's sweeps
+        for t, label in enumerate(labels):
 
-        def sub(f: float, m: str, t: int = t, label: str = label) -> None:
-            progress(min(0.999, (t + f) / len(labels)), f"{label}: {m}")
+            def sub(f: float, m: str, t: int = t, label: str = label) -> None:
+                progress(min(0.999, (t + f) / len(labels)), f"{label}: {m}")
 
-        _plan_period(h, t, sub)
+            _plan_period(h, t, sub)
     return _finish(h, net, t_start, progress)
 
 

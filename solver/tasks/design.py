@@ -59,7 +59,10 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
 
             sres = design_intact(net, survive_opts, progress=progress)
         else:
-            sres = design_survivable(net, survive_opts, progress=progress)
+            from backbone.solver.failures.pool import sweep_pool
+
+            with sweep_pool():  # one process pool for every iteration's sweep
+                sres = design_survivable(net, survive_opts, progress=progress)
         summary, design = sres.typed_summary(), sres
         summary.survive = opts.survive
         if opts.verify and opts.survive == "none":
