@@ -402,3 +402,17 @@ def test_a_read_only_token_sees_no_run_controls(page: Any, live: dict[str, Any])
         assert page.get_attribute("#job-detail", "data-status") in ("queued", "running")
     finally:
         httpx.delete(f"{live['server'].url}/v1/jobs/{job_id}", headers=auth(live["token"]), timeout=30)
+
+
+def three_site_doc(name: str) -> dict[str, Any]:
+    """Three sites (New York with the most GPUs), a terrestrial and a submarine link, one demand (the what-if and
+    scenario tests' scenario)."""
+    return {"name": name,
+            "sites": [{"id": "nyc", "name": "New York", "lon": -74.0, "lat": 40.7, "region": "NA", "kind": "datacenter",
+                       "gpus_installed": 4000},
+                      {"id": "bos", "name": "Boston", "lon": -71.1, "lat": 42.4, "region": "NA", "kind": "pop"},
+                      {"id": "lon", "name": "London", "lon": -0.1, "lat": 51.5, "region": "EMEA", "kind": "datacenter",
+                       "gpus_installed": 2000}],
+            "links": [{"id": "nyc-bos", "site_a": "nyc", "site_b": "bos", "capacity_gbps": 400},
+                      {"id": "nyc-lon", "site_a": "nyc", "site_b": "lon", "capacity_gbps": 1600, "kind": "submarine"}],
+            "demands": [{"id": "d1", "src": "nyc", "dst": "lon", "demand_gbps": 300}]}

@@ -25,16 +25,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="live server test (Linux CI)")]
 
 
-def _doc(name: str) -> dict[str, Any]:
-    return {"name": name,
-            "sites": [{"id": "nyc", "name": "New York", "lon": -74.0, "lat": 40.7, "region": "NA", "kind": "datacenter",
-                       "gpus_installed": 4000},
-                      {"id": "bos", "name": "Boston", "lon": -71.1, "lat": 42.4, "region": "NA", "kind": "pop"},
-                      {"id": "lon", "name": "London", "lon": -0.1, "lat": 51.5, "region": "EMEA", "kind": "datacenter",
-                       "gpus_installed": 2000}],
-            "links": [{"id": "nyc-bos", "site_a": "nyc", "site_b": "bos", "capacity_gbps": 400},
-                      {"id": "nyc-lon", "site_a": "nyc", "site_b": "lon", "capacity_gbps": 1600, "kind": "submarine"}],
-            "demands": [{"id": "d1", "src": "nyc", "dst": "lon", "demand_gbps": 300}]}
+_doc = workspace.three_site_doc
 
 
 def _create(live: dict[str, Any], name: str) -> str:

@@ -1,6 +1,8 @@
 // The REST client: every call goes to this server's public API by a URL relative to the page (so a reverse proxy
 // may mount the app under a path prefix), with the token as "Authorization: Bearer", never in a URL.
 
+import { saveBlob } from "./dom";
+
 const TOKEN_KEY = "backbone.token";
 
 /** A refused call, with the server's problem document (RFC 9457) read into a sentence. */
@@ -192,15 +194,7 @@ export async function sendJson<T>(method: "POST" | "PUT" | "DELETE", path: strin
 
 /** Fetch a file of the API with the token (a plain link cannot send it) and hand it to the browser as a download. */
 export async function download(path: string, token: string, name: string): Promise<void> {
-  const blob = await (await call(path, token)).blob();
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveBlob(await (await call(path, token)).blob(), name);
 }
 
 /** GET a path of the API as text (a CSV result file). */

@@ -3,7 +3,7 @@
 // Drawn with presentation attributes only (fill, stroke, font-size): the page's content security policy has no
 // 'unsafe-inline' for styles, and a downloaded SVG then needs no style sheet. Text goes in through textContent.
 
-import { formatValue, h } from "./dom";
+import { formatValue, h, saveBlob } from "./dom";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -120,18 +120,6 @@ function draw(spec: BarChartSpec): SVGSVGElement {
   });
   root.append(svg("line", { x1: left, x2: width - right, y1: y(0), y2: y(0), stroke: "#55656f", "stroke-width": 1 }));
   return root;
-}
-
-/** Save a blob under a file name (an object URL on a temporary link; nothing leaves the browser). */
-export function saveBlob(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** The chart as a standalone SVG document. */

@@ -36,3 +36,15 @@ export function formatValue(value: unknown): string {
   if (typeof value === "number") return Number.isFinite(value) ? NUMBER.format(value) : String(value);
   return String(value);
 }
+
+/** Save a blob under a file name (an object URL on a temporary link; nothing leaves the browser). */
+export function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

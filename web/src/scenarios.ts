@@ -6,7 +6,7 @@
 
 import { api, ApiError } from "./api";
 import type { ProblemItem, ScenarioWithContent, WhoAmI } from "./api";
-import { clear, h } from "./dom";
+import { clear, h, saveBlob } from "./dom";
 
 /** The formats `POST v1/scenarios` imports from a file (its suffix names the format; docs/api.md). */
 const UPLOAD_ACCEPT = ".json,.yaml,.yml,.txt,.graphml,.zip";
@@ -161,12 +161,7 @@ export class ScenarioPanel {
     try {
       const fresh = await api.scenario(this.token, record.id, record.version);
       const blob = new Blob([JSON.stringify(fresh.content, null, 2)], { type: "application/json" });
-      const url = URL.createObjectURL(blob);
-      const link = h("a", { href: url, download: fileName(fresh.name, fresh.version) });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      saveBlob(blob, fileName(fresh.name, fresh.version));
       this.host.status(`Downloaded version ${fresh.version} of ${fresh.name || fresh.id}.`, false);
     } catch (error) {
       this.host.status(`Not downloaded: ${error instanceof Error ? error.message : String(error)}`, true);
