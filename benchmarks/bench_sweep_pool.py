@@ -25,6 +25,9 @@ def _children_cpu_s() -> float:
 
 
 def main() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     from backbone.io import load_scenario
     from backbone.solver.failures import FailureOptions, SweepContext, enumerate_scenarios
     from backbone.solver.failures.engines import execute_sweep
@@ -37,12 +40,22 @@ def main() -> None:
     a = ap.parse_args()
     net = load_scenario()
     opts = FailureOptions(kind="srlg", shortfall=False, method="path", workers=a.workers)
-    c = time.process_time()
+    table = Table(title=f"failure sweeps: {a.sweeps} x {len(enumerate_scenarios(net, 'srlg')[:a.states])} SRLG states, "
+                        f"{a.workers} workers")
+    for col in ("run", "wall s", "CPU s", "load average (1/5/15 min)"):
+        table.add_column(col, justify="left" if col == "run" else "right")
+
+    def load() -> str:
+        return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+    t, c = time.perf_counter(), time.process_time()
     ctx = SweepContext.build(net, opts)
-    print(f"quick sweep's context (intact baseline solved): {time.process_time() - c:.2f} CPU s")
-    c = time.process_time()
+    table.add_row("quick sweep's context (intact baseline solved)", f"{time.perf_counter() - t:.1f}",
+                  f"{time.process_time() - c:.2f}", load())
+    t, c = time.perf_counter(), time.process_time()
     SweepContext.build(net, opts.model_copy(update={"shortfall": True}))
-    print(f"shortfall measurement's context of the same network (baseline reused): {time.process_time() - c:.2f} CPU s")
+    table.add_row("shortfall measurement's context (baseline reused)", f"{time.perf_counter() - t:.1f}",
+                  f"{time.process_time() - c:.2f}", load())
     states = enumerate_scenarios(net, "srlg")[:a.states]
     verdicts = {}
     for mode in ("a pool per sweep", "one shared pool"):
@@ -53,10 +66,10 @@ def main() -> None:
         else:
             runs = [execute_sweep(net, states, opts, None, ctx)[0] for _ in range(a.sweeps)]
         verdicts[mode] = [(r.scenario, r.impact.survived, r.impact.overloaded) for rs in runs for r in rs]
-        load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-        print(f"{mode}: {a.sweeps} sweeps of {len(states)} states, {time.perf_counter() - t:.1f} s wall, "
-              f"{_children_cpu_s() - c0:.2f} CPU s in the pool processes, load average {load}")
-    print("same verdicts:", len(set(map(tuple, verdicts.values()))) == 1)
+        table.add_row(f"{mode} (CPU: the pool's processes)", f"{time.perf_counter() - t:.1f}",
+                      f"{_children_cpu_s() - c0:.2f}", load())
+    table.caption = f"same verdicts in both modes: {len(set(map(tuple, verdicts.values()))) == 1}"
+    Console().print(table)
 
 
 if __name__ == "__main__":
