@@ -4,7 +4,7 @@ user in at once and sends the browser back with a code, and a token endpoint (CO
 against the challenge and answers an ID token and an RS256 access token signed by the key whose JWKS the server
 reads from BACKBONE_OIDC_JWKS_FILE. Signed in by SSO, the page shows the team and role of the JWT's claims, keeps
 no code or state in its URL and no token in any request URL; a viewer's JWT shows no edit controls; an expired
-JWT says so and offers sign-in again; a forged return is refused. ``BACKBONE_SCREENSHOTS=1`` saves the sign-in
+JWT says so and offers sign-in again; it works behind a path prefix; a forged return is refused. ``BACKBONE_SCREENSHOTS=1`` saves the sign-in
 form with both options to docs/img/."""
 
 from __future__ import annotations
@@ -243,6 +243,27 @@ def test_an_expired_sso_token_says_so_and_offers_sign_in_again(page: Any, live: 
     page.wait_for_selector("#identity")
     assert "oidc:carol" in page.inner_text("#identity")
     assert [p for p in page.problems if "401" not in p] == []  # the refused call's console line only
+
+
+def test_sso_behind_a_path_prefix(page: Any, live: dict[str, Any]) -> None:
+    """Behind a reverse proxy at /backbone/ the issuer sends the browser back to /backbone/ (the page's own URL),
+    and the deep link's view is opened there."""
+    provider, sid = live["provider"], live["scenario"]
+    proxy = workspace.prefix_proxy(live["server"].url, "/backbone")
+    origin = f"http://127.0.0.1:{proxy.server_address[1]}"
+    provider.workspace_origin = origin  # the token endpoint answers the page's origin (CORS)
+    try:
+        provider.sign_in_as("planner", "dora")
+        page.goto(f"{origin}/backbone/#/scenario/{sid}")
+        page.click("#sso-sign-in")
+        page.wait_for_selector("table.data[data-kind=links] tbody tr[data-id='nyc-bos']")
+        assert provider.authorize_requests[-1]["redirect_uri"] == f"{origin}/backbone/"
+        assert page.url == f"{origin}/backbone/#/scenario/{sid}" and "oidc:dora" in page.inner_text("#identity")
+        assert page.problems == []
+    finally:
+        provider.workspace_origin = live["server"].url
+        proxy.shutdown()
+        proxy.server_close()
 
 
 def test_a_forged_return_is_refused(page: Any, live: dict[str, Any]) -> None:
