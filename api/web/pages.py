@@ -30,7 +30,8 @@ def workspace_csp(token_endpoint: str | None = None) -> str:
     endpoint (``location.assign``), which no policy directive governs; ``form-action`` stays ``'none'``: the page
     posts no form, and a form allowance would be checked against every redirect of the issuer's login chain.
     """
-    connect = "'self'" + (f" {token_endpoint}" if token_endpoint else "")
+    # a policy source has no query part (matching ignores it): the endpoint's scheme, host, port and path
+    connect = "'self'" + (f" {token_endpoint.split('?', 1)[0]}" if token_endpoint else "")
     return ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
             f"connect-src {connect}; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 

@@ -35,6 +35,7 @@ def test_policy_with_single_sign_on_adds_only_the_token_endpoint() -> None:
     sso = dict(part.strip().split(" ", 1) for part in workspace_csp(token).split(";"))
     assert sso.pop("connect-src") == f"'self' {token}" and strict.pop("connect-src") == "'self'"
     assert sso == strict and sso["form-action"] == "'none'"
+    assert f"connect-src 'self' {token};" in workspace_csp(f"{token}?p=b2c_1_signin")  # a source has no query
 
 
 def test_page_uses_relative_urls_and_no_inline_script() -> None:
