@@ -4,7 +4,7 @@ user in at once and sends the browser back with a code, and a token endpoint (CO
 against the challenge and answers an ID token and an RS256 access token signed by the key whose JWKS the server
 reads from BACKBONE_OIDC_JWKS_FILE. Signed in by SSO, the page shows the team and role of the JWT's claims, keeps
 no code or state in its URL and no token in any request URL; a viewer's JWT shows no edit controls; an expired
-JWT says so and offers sign-in again; it works behind a path prefix; a forged return is refused. ``BACKBONE_SCREENSHOTS=1`` saves the sign-in
+JWT says so and offers sign-in again; it works behind a path prefix; the issuer's refusal is shown; a forged return is refused. ``BACKBONE_SCREENSHOTS=1`` saves the sign-in
 form with both options to docs/img/."""
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class Provider:
         self.authorize_requests: list[dict[str, str]] = []
         self.token_requests: list[dict[str, Any]] = []
         self.issued: list[str] = []
+        self.deny = False
 
     def sign_in_as(self, scope: str, name: str, lifetime_s: int = 300) -> None:
         self.claims = {"sub": f"{name}-id", "preferred_username": name, "backbone_scope": scope,
@@ -102,6 +103,10 @@ def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
             elif parts.path == "/authorize":  # the user is signed in at once: back to the client with a code
                 query = {k: v[0] for k, v in parse_qs(parts.query).items()}
                 provider.authorize_requests.append(query)
+                if provider.deny:  # the user cancelled, or may not use this client (RFC 6749 section 4.1.2.1)
+                    answer = {"error": "access_denied", "error_description": "not for you", "state": query["state"]}
+                    self._send(302, None, {"Location": f"{query['redirect_uri']}?{urlencode(answer)}"})
+                    return
                 code = secrets.token_urlsafe(24)
                 provider.codes[code] = {"challenge": query.get("code_challenge"), "nonce": query.get("nonce"),
                                         "redirect_uri": query.get("redirect_uri"), "client_id": query.get("client_id"),
@@ -264,6 +269,20 @@ def test_sso_behind_a_path_prefix(page: Any, live: dict[str, Any]) -> None:
         provider.workspace_origin = live["server"].url
         proxy.shutdown()
         proxy.server_close()
+
+
+def test_a_refused_sign_in_shows_the_issuers_reason(page: Any, live: dict[str, Any]) -> None:
+    provider = live["provider"]
+    provider.deny = True
+    try:
+        page.goto(f"{live['server'].url}/")
+        page.click("#sso-sign-in")
+        page.wait_for_selector("#signin-error:not([hidden])")
+        assert "access_denied: not for you" in page.inner_text("#signin-error")
+        assert page.evaluate("location.search") == "" and page.locator("#sso-sign-in").count() == 1
+        assert page.problems == []
+    finally:
+        provider.deny = False
 
 
 def test_a_forged_return_is_refused(page: Any, live: dict[str, Any]) -> None:
