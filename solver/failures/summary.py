@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from backbone.solver.core.summary import TaskSummary
 from backbone.solver.te.sections import ImpactFigures
 
-__all__ = ["BaselineFigures", "FailuresSummary", "SweepEngineInfo", "ran_on_text"]
+__all__ = ["BaselineFigures", "FailuresSummary", "SloViolations", "SweepEngineInfo", "ran_on_text"]
 
 
 class SweepEngineInfo(BaseModel):
@@ -43,6 +43,23 @@ class BaselineFigures(ImpactFigures):
 
     carried_gbps: float
     """Traffic carried at <= 100 % utilisation."""
+
+
+class SloViolations(TaskSummary):
+    """Latency-SLO violations of a network's failure states and of its intact state
+    (:func:`~backbone.solver.failures.impact.slo_violation_summary` builds it; ``plan.json``'s ``slo_violations``
+    and ``slo_violations_after``)."""
+
+    model_config = ConfigDict(frozen=True, validate_assignment=False)
+
+    states: int
+    """Failure states with ``slo_violation_gbps`` > 0."""
+    worst_gbps: float
+    """The largest ``slo_violation_gbps`` of a state (0 when none)."""
+    demands: int
+    """Demands violating their SLO, over every state (counted per state)."""
+    intact_gbps: float | None
+    """The intact state's SLO-unmet Gbps (None when unknown)."""
 
 
 def ran_on_text(where: SweepEngineInfo) -> str:

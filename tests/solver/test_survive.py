@@ -73,7 +73,7 @@ def test_ring_builds_one_chord() -> None:
     res = design_survivable(net, LINK, sweep_options=SERIAL)
     assert res.converged and res.status == "feasible"  # the true bound (an LP) pays a fraction of the chord
     assert res.cost_usd == pytest.approx(1010.0)
-    assert res.restricted_optimum["bound_usd"] == pytest.approx(1010.0) and res.restricted_optimum["status"] == "optimal"
+    assert res.restricted_optimum.bound_usd == pytest.approx(1010.0) and res.restricted_optimum.status == "optimal"
     assert res.lower_bound_usd is not None and res.lower_bound_usd <= 1010.0
     up = res.upgrades.set_index("link")
     assert list(up.index) == ["chord"] and up.loc["chord", "modules"] == 1
@@ -134,7 +134,7 @@ def test_warm_start_states_join_the_first_mip_and_change_nothing_it_proves() -> 
     assert warm.iterations[0].working_states >= 1 and "link:CD" in warm.working_set
     assert "link:nowhere" not in warm.working_set  # ids not of the failure kind are ignored
     assert warm.converged and warm.cost_usd == pytest.approx(cold.cost_usd) == pytest.approx(1010.0)
-    assert warm.restricted_optimum["bound_usd"] == pytest.approx(1010.0, rel=1e-3)
+    assert warm.restricted_optimum.bound_usd == pytest.approx(1010.0, rel=1e-3)
     assert warm.lower_bound_usd == pytest.approx(cold.lower_bound_usd)  # the same working states
 
 
