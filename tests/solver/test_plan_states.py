@@ -78,7 +78,7 @@ def test_skipped_upgrades_keep_the_network_and_report_the_sweep() -> None:
     assert stage.records_after is records and stage.kind == "link"
     assert stage.survivability.states == len(records) == 3
     assert stage.survivability.survived == sum(r.impact.survived for r in records)
-    assert {r["scenario"] for r in stage.before_after} == {r.scenario for r in records}
+    assert {r.scenario for r in stage.before_after} == {r.scenario for r in records}
 
 
 @pytest.mark.slow

@@ -181,8 +181,8 @@ def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path:
     rec = listed.scenarios[0].impact
     for key in ("impact_gbps", "unmet_gbps", "slo_violation_gbps", "lost_gbps", "mlu"):
         assert getattr(rec, key) == pytest.approx(worst[key], abs=1e-6), key
-    row = next(x for x in plan.summary.before_after if x["scenario"] == worst["scenario"])
-    assert row["impact_gbps_before"] == pytest.approx(worst["impact_gbps"])
+    row = next(x for x in plan.summary.before_after if x.scenario == worst["scenario"])
+    assert row.impact_gbps_before == pytest.approx(worst["impact_gbps"])
 
 
 def _routed_network(net: Network, out: Path) -> Network:
