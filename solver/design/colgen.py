@@ -37,7 +37,6 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,6 +46,7 @@ from backbone.solver.core.deadline import Deadline, TimeLimitReached
 from backbone.solver.core.problem import Solution, Status, solve
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.core.sparse import selector
+from backbone.solver.design.summary import DesignBound
 from backbone.solver.design.survivable.model import Commodities, StateBlock, build_mip
 from backbone.solver.design.upgrades.families import UNMET_PENALTY_USD_PER_GBPS
 
@@ -122,13 +122,13 @@ class PathLPBound:
             return None
         return max(0.0, self.lp_usd - UNMET_PENALTY_USD_PER_GBPS * max(0.0, unmet_gbps))
 
-    def to_dict(self, unmet_gbps: float = 0.0) -> dict[str, Any]:
-        """JSON-ready, the keys of the survivable design's ``bound``: ``{bound_usd, status, states, seconds,
-        note, covers, model, method, rounds, paths_added}``."""
-        return {"bound_usd": self.bound_usd(unmet_gbps), "status": self.status, "states": self.states,
-                "seconds": round(self.seconds, 3), "note": self.note, "covers": PATH_LP_COVERS, "model": self.model,
-                "method": "column generation over every latency-admissible path (latency SLOs kept)",
-                "rounds": self.rounds, "paths_added": self.paths_added}
+    def record(self, unmet_gbps: float = 0.0) -> DesignBound:
+        """The design's ``bound`` record, the survivable design's keys: ``bound_usd, status, states, seconds,
+        note, covers, model, method, rounds, paths_added``."""
+        return DesignBound(bound_usd=self.bound_usd(unmet_gbps), status=self.status, states=self.states,
+                           seconds=round(self.seconds, 3), note=self.note, covers=PATH_LP_COVERS, model=self.model,
+                           method="column generation over every latency-admissible path (latency SLOs kept)",
+                           rounds=self.rounds, paths_added=self.paths_added)
 
 
 def path_lp_bound(base: Network, full: Network, blocks: Sequence[StateBlock], comm: Commodities,

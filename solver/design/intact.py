@@ -23,13 +23,12 @@ TE on the built network routes it: every path the design uses is admissible ther
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from backbone.model import Network
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.design.benders import MetricCutBound, metric_cut_bound
 from backbone.solver.design.colgen import PathLPBound, path_lp_bound
-from backbone.solver.design.summary import DesignIteration
+from backbone.solver.design.summary import DesignBound, DesignIteration, RestrictedOptimum, design_gap
 from backbone.solver.design.survivable.iterate import SurvivableDesign
 from backbone.solver.design.survivable.model import (
     Commodities,
@@ -112,10 +111,11 @@ def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mi
     cost = float(mip.cost_usd)
     unmet = float(mip.unmet_gbps.sum())  # routable demand the design leaves unmet (0 unless capacity runs out)
     bound = bound_record(lp, cut, unmet, survive_tolerance_gbps(net))
-    bound_usd = bound["bound_usd"]
+    bound_usd = bound.bound_usd
     if bound_usd is not None and cost < bound_usd <= cost * (1 + 1e-7) + 1e-6:
-        bound_usd = bound["bound_usd"] = cost  # LP tolerance
-    gap = None if bound_usd is None else (max(0.0, cost - bound_usd) / cost if cost > 0 else 0.0)
+        bound_usd = cost  # LP tolerance
+        bound = DesignBound.model_validate({**bound.given(), "bound_usd": cost})
+    gap = design_gap(cost, bound_usd)
     status = "optimal" if gap is not None and gap <= max(opts.mip_gap, 1e-6) else "feasible"
     n_cands = int((~full.links.index.isin(base.links.index)).sum())
     restriction = (f"designs that route over the {n_paths:,} paths column generation ended with "
@@ -130,10 +130,9 @@ def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mi
                                 restricted_bound_usd=restricted_bound, mip_status=mip.solver_status,
                                 mip_seconds=round(mip.seconds, 3), path_rounds=lp.rounds, paths=n_paths,
                                 unmet_gbps=round(unmet, 3), sweep_seconds=0.0, model=mip.stats)
-    restricted = {"cost_usd": cost, "bound_usd": restricted_bound,
-                  "gap": None if restricted_bound is None else (max(0.0, cost - restricted_bound) / cost
-                                                                 if cost > 0 else 0.0),
-                  "status": mip.solver_status, "restriction": restriction}
+    restricted = RestrictedOptimum(cost_usd=cost, bound_usd=restricted_bound,
+                                   gap=design_gap(cost, restricted_bound),
+                                   status=mip.solver_status, restriction=restriction)
     return SurvivableDesign(
         status=status, failure_kind="none", cost_usd=cost, lower_bound_usd=bound_usd, gap=gap,
         upgrades=upgrades, network_after=after, iterations=[iteration],
@@ -142,29 +141,25 @@ def _result(net: Network, base: Network, full: Network, opts: SurviveOptions, mi
         seconds=seconds, model=mip.stats, bound=bound, restricted_optimum=restricted)
 
 
-def bound_record(lp: PathLPBound, cut: MetricCutBound | None, unmet_gbps: float, tol_gbps: float) -> dict[str, Any]:
+def bound_record(lp: PathLPBound, cut: MetricCutBound | None, unmet_gbps: float, tol_gbps: float) -> DesignBound:
     """The design's ``bound``: the better of the LP relaxation's and the metric-inequality MIP's bound, with how
     each was proven. A design leaving more than ``tol_gbps`` of routable demand unmet is bounded by the LP alone
     (less the penalty of what it leaves: :meth:`PathLPBound.bound_usd`); the cut MIP bounds designs that carry it."""
-    out = lp.to_dict(unmet_gbps if unmet_gbps > tol_gbps else 0.0)
-    out["covers"] = INTACT_COVERS
-    lp_usd = out["bound_usd"]
+    lp_record = lp.record(unmet_gbps if unmet_gbps > tol_gbps else 0.0)
+    lp_usd = lp_record.bound_usd
     integer_usd = cut.bound_usd if cut is not None and unmet_gbps <= tol_gbps else None
-    out["lp_bound_usd"] = lp_usd
-    out["integer_bound_usd"] = integer_usd
-    out["cut_rounds"] = cut.rounds if cut is not None else 0
-    out["cuts"] = cut.cuts if cut is not None else 0
-    out["cut_status"] = cut.status if cut is not None else "skipped"
-    out["seconds"] = round(lp.seconds + (cut.seconds if cut is not None else 0.0), 3)
     parts = [f"LP {money_text(lp_usd)} ({lp.rounds} column-generation rounds, {lp.paths_added:,} paths priced in"
              + (f"; {lp.note}" if lp.note else "") + ")"]
     if cut is not None:
         parts.append(f"whole modules and routes {money_text(integer_usd)} ({cut.rounds} cut MIPs, {cut.cuts} metric "
                      "inequalities; " + CUT_STATUS_TEXT[cut.status] + ")")
-    out["note"] = "best of " + " and ".join(parts)
-    if integer_usd is not None and (lp_usd is None or integer_usd > lp_usd):
-        out["bound_usd"] = integer_usd
-    return out
+    return DesignBound.model_validate({
+        **lp_record.given(), "covers": INTACT_COVERS,
+        "bound_usd": integer_usd if integer_usd is not None and (lp_usd is None or integer_usd > lp_usd) else lp_usd,
+        "seconds": round(lp.seconds + (cut.seconds if cut is not None else 0.0), 3),
+        "note": "best of " + " and ".join(parts), "lp_bound_usd": lp_usd, "integer_bound_usd": integer_usd,
+        "cut_rounds": cut.rounds if cut is not None else 0, "cuts": cut.cuts if cut is not None else 0,
+        "cut_status": cut.status if cut is not None else "skipped"})
 
 
 INTACT_COVERS = ("every design that upgrades links and builds any of the candidate routes in whole modules, routes each "

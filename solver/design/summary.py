@@ -22,8 +22,88 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.survivable.survivability import Survivability
 
-__all__ = ["DesignIteration", "DesignSummary", "PlanDesign", "SndlibDesignSummary", "SurvivableDesignSummary",
-           "UnbuiltDesign", "UpgradeDesignSummary", "built_design"]
+__all__ = ["DesignBound", "DesignIteration", "DesignSummary", "PlanDesign", "RestrictedOptimum", "SndlibDesignSummary",
+           "SurvivableDesignSummary", "UnbuiltDesign", "UpgradeDesignSummary", "built_design", "design_gap"]
+
+
+def design_gap(cost_usd: float, bound_usd: float | None) -> float | None:
+    """A design's gap to a bound, ``(cost - bound) / cost`` (0 for a free design; None without a bound): the design's
+    ``gap`` to its true bound and its restricted optimum's to the MIP's own."""
+    return None if bound_usd is None else (max(0.0, cost_usd - bound_usd) / cost_usd if cost_usd > 0 else 0.0)
+
+
+class DesignBound(TaskSummary):
+    """How a design's true lower bound was proven (``design.json``'s ``bound``, ``plan.json``'s ``upgrade_bound``),
+    built by the bound that proved it: the survivable design's arc-flow LP
+    (:meth:`SurviveBound.record <backbone.solver.design.survivable.bound.SurviveBound.record>`) or SLO path LP
+    (:meth:`SloBound.record <backbone.solver.design.survivable.slo_bound.SloBound.record>`), the better of the two
+    with both beside it (:func:`~backbone.solver.design.survivable.slo_bound.better_bound`), or the intact design's
+    column generation (:meth:`PathLPBound.record <backbone.solver.design.colgen.PathLPBound.record>`) with its
+    metric-inequality MIP (:func:`~backbone.solver.design.intact.bound_record`). Frozen; the figures only some
+    bounds report are in the document only when they were given (:attr:`OMITTED_WHEN_UNSET`)."""
+
+    model_config = ConfigDict(frozen=True, validate_assignment=False)
+
+    OMITTED_WHEN_UNSET: ClassVar[tuple[str, ...]] = (
+        "method", "rounds", "paths_added", "lp_bound_usd", "integer_bound_usd", "cut_rounds", "cuts", "cut_status",
+        "bounds")
+
+    bound_usd: float | None
+    """The proven lower bound on the design's cost (None when no LP finished)."""
+    status: str
+    """``optimal``, ``partial``, ``time_limit``, ``round_limit``, ``infeasible`` or ``skipped``."""
+    states: int
+    """States of the LP that proved it."""
+    seconds: float
+    """Seconds it took."""
+    note: str
+    """What stopped it or how it was proven, in words."""
+    covers: str
+    """The designs it bounds, in one sentence."""
+    model: dict[str, int]
+    """The size of its (last) LP."""
+    method: str | None = None
+    """The relaxation that proved it (the survivable design's two bounds, the intact design's column generation)."""
+    rounds: int | None = None
+    """Column-generation rounds (path LPs)."""
+    paths_added: int | None = None
+    """Paths pricing added (path LPs)."""
+    lp_bound_usd: float | None = None
+    """The intact design's LP bound."""
+    integer_bound_usd: float | None = None
+    """The intact design's metric-inequality MIP bound (None when it does not apply)."""
+    cut_rounds: int | None = None
+    """The intact design's cut MIPs."""
+    cuts: int | None = None
+    """Metric inequalities the intact design's cut MIPs added."""
+    cut_status: str | None = None
+    """The intact design's metric-inequality loop's status."""
+    bounds: dict[str, DesignBound] | None = None
+    """The survivable design's two bounds, by ``method`` (the better one is this record)."""
+
+    def given(self) -> dict[str, Any]:
+        """The fields given (``model_fields_set``), by name: a copy's starting point."""
+        return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
+
+
+class RestrictedOptimum(TaskSummary):
+    """A design MIP's own optimum and dual bound, named with its restriction (``design.json``'s
+    ``restricted_optimum``, ``plan.json``'s ``upgrade_restricted_optimum``): optimal (or bounded) only among the
+    designs that open the candidates it opened and route over its paths, in its working set -- never a bound on the
+    planning problem."""
+
+    model_config = ConfigDict(frozen=True, validate_assignment=False)
+
+    cost_usd: float
+    """The MIP design's cost."""
+    bound_usd: float | None
+    """The MIP's dual bound (None when it proved none)."""
+    gap: float | None
+    """``(cost_usd - bound_usd) / cost_usd`` (0 for a free design; None without a bound)."""
+    status: str
+    """The MIP solver's status."""
+    restriction: str
+    """The designs it is optimal among, in words."""
 
 
 class DesignIteration(BaseModel):
@@ -119,9 +199,9 @@ class SurvivableDesignSummary(TaskSummary):
     """Links it upgrades."""
     routes_built: int
     """Candidate routes it builds."""
-    bound: dict[str, Any]
+    bound: DesignBound
     """How the lower bound was proven (what it covers, the method, its rounds and cuts)."""
-    restricted_optimum: dict[str, Any]
+    restricted_optimum: RestrictedOptimum
     """The last MIP's optimum among designs with its restriction, named with it."""
     failure_policy: dict[str, str]
     """Each traffic class's failure policy in the design: what a failure state offers of it."""

@@ -53,6 +53,7 @@ import pandas as pd
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
 from backbone.solver.core.progress import ProgressFn
+from backbone.solver.failures.summary import SloViolations
 from backbone.solver.te import AUTO_COLGEN_MIN_DEMANDS, TEOptions, TEResult, resolve_te, solve_te
 from backbone.solver.te.instance import REASON_CAPACITY, REASON_DISCONNECTED, REASON_SLO
 from backbone.solver.te.sections import ImpactFigures, SourceFlowFigures
@@ -530,12 +531,12 @@ def impact_key(impact: FailureImpact) -> tuple[float, ...]:
             0.0 if unknown else impact.unmet_gbps + impact.slo_violation_gbps, impact.mlu)
 
 
-def slo_violation_summary(impacts: Sequence[FailureImpact], intact_gbps: float | None) -> dict[str, Any]:
+def slo_violation_summary(impacts: Sequence[FailureImpact], intact_gbps: float | None) -> SloViolations:
     """Latency-SLO violations of a network's failure states (their :func:`failure_impact`) and of its intact
     state: ``states`` (impacts with ``slo_violation_gbps`` > 0), ``worst_gbps`` (the largest; 0 when none),
     ``demands`` (over every state, counted per state), and ``intact_gbps`` (given: the intact state's
     :attr:`StateAssessment.slo_unmet_gbps`, None when unknown). ``plan.json`` holds it before and after the
     upgrades (``slo_violations``, ``slo_violations_after``)."""
     gbps = np.array([i.slo_violation_gbps for i in impacts], dtype=float)
-    return {"states": int((gbps > 0).sum()), "worst_gbps": float(gbps.max()) if gbps.size else 0.0,
-            "demands": int(sum(i.slo_violations for i in impacts)), "intact_gbps": intact_gbps}
+    return SloViolations(states=int((gbps > 0).sum()), worst_gbps=float(gbps.max()) if gbps.size else 0.0,
+                         demands=int(sum(i.slo_violations for i in impacts)), intact_gbps=intact_gbps)

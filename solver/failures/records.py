@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from backbone.solver.failures.impact import FailureImpact, StateAssessment
+from backbone.solver.failures.summary import BaselineFigures
+from backbone.solver.te.sections import ImpactFigures
 
 __all__ = ["ScenarioRecord", "SweepBaseline"]
 
@@ -130,36 +132,19 @@ class SweepBaseline:
 
     Attributes
     ----------
-    mlu, mlu_lower_bound, gap
-        The utilisation the traffic needs, a proven lower bound on it (NaN when none) and their relative gap.
-    overloaded
-        Whether the traffic needs more than 100 % of some link.
-    unmet_gbps, unmet_known
-        Traffic that cannot be carried at <= 100 % utilisation (NaN when not measured) and whether it was measured.
-    unmet_by_class, unmet_by_reason
-        ``unmet_gbps`` per traffic class and per reason.
-    status, solves, method
-        Worst solver status, the TE objectives solved, the min-MLU engine.
-    definition
-        What ``mlu`` and ``unmet_gbps`` mean here (the routing engine, the one meaning of unmet).
+    impact
+        The intact state's impact figures (:class:`~backbone.solver.te.sections.ImpactFigures`, the one type that
+        ``te``'s ``impact`` section is too: :meth:`StateAssessment.summary
+        <backbone.solver.failures.impact.StateAssessment.summary>` builds both): ``mlu`` with its bound and gap,
+        ``overloaded``, ``unmet_gbps`` (NaN when not measured) and ``unmet_known``, by class and by reason, the
+        worst solver status, the TE objectives solved, the min-MLU engine and what ``mlu`` and ``unmet_gbps`` mean.
     carried_gbps
         Traffic carried at <= 100 % utilisation.
     link_utilisation
         Utilisation per link of the intact routing.
     """
 
-    mlu: float
-    mlu_lower_bound: float
-    gap: float
-    overloaded: bool
-    unmet_gbps: float
-    unmet_known: bool
-    unmet_by_class: Mapping[str, float]
-    unmet_by_reason: Mapping[str, float]
-    status: str
-    solves: tuple[str, ...]
-    method: str
-    definition: str
+    impact: ImpactFigures
     carried_gbps: float
     link_utilisation: Mapping[str, float]
 
@@ -167,20 +152,15 @@ class SweepBaseline:
     def from_state(cls, state: StateAssessment) -> SweepBaseline:
         """The figures of the intact network's assessment ``state``."""
         demand_gbps = float(state.routing.demands["demand_gbps"].sum())
-        return cls(mlu=state.mlu, mlu_lower_bound=state.mlu_lower_bound, gap=state.gap, overloaded=state.overloaded,
-                   unmet_gbps=state.unmet_total_gbps, unmet_known=state.unmet_known,
-                   unmet_by_class=state.unmet_by_class(), unmet_by_reason=state.unmet_by_reason(),
-                   status=state.status, solves=tuple(state.solves), method=state.method,
-                   definition=state.definition, carried_gbps=demand_gbps - state.unmet_total_gbps,
+        return cls(impact=state.summary(), carried_gbps=demand_gbps - state.unmet_total_gbps,
                    link_utilisation={str(k): float(v) for k, v in state.link_utilisation.items()})
 
+    def figures(self) -> BaselineFigures:
+        """``failures.json``'s ``baseline``: the impact's figures and ``carried_gbps`` (no ``link_utilisation``)."""
+        return BaselineFigures(**dict(self.impact), carried_gbps=self.carried_gbps)
+
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready figures (:meth:`StateAssessment.summary
-        <backbone.solver.failures.impact.StateAssessment.summary>`'s keys, then ``carried_gbps`` and
-        ``link_utilisation``)."""
-        return {"mlu": self.mlu, "mlu_lower_bound": self.mlu_lower_bound, "gap": self.gap,
-                "overloaded": self.overloaded, "unmet_gbps": self.unmet_gbps, "unmet_known": self.unmet_known,
-                "unmet_by_class": dict(self.unmet_by_class), "unmet_by_reason": dict(self.unmet_by_reason),
-                "status": self.status, "solves": list(self.solves), "method": self.method,
-                "definition": self.definition, "carried_gbps": self.carried_gbps,
-                "link_utilisation": dict(self.link_utilisation)}
+        """The JSON-ready figures (the impact's keys, :meth:`ImpactFigures.document
+        <backbone.solver.te.sections.ImpactFigures.document>`, then ``carried_gbps`` and ``link_utilisation``; NaN
+        kept)."""
+        return {**self.figures().document(), "link_utilisation": dict(self.link_utilisation)}

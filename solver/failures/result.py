@@ -109,7 +109,7 @@ class SweepResult:
         survived, unknown, gaps, restricted, undecided = _counts(self.scenarios)
         return FailuresSummary(
             status="ok",
-            method=self.baseline.method,
+            method=self.baseline.impact.method,
             scenarios_run=len(self.scenarios),
             survived=survived,
             not_survived=len(self.scenarios) - survived,
@@ -128,7 +128,7 @@ class SweepResult:
             links_swept_as_own_group=implicit_groups(self.scenarios),
             seconds=self.seconds,
             scenarios_per_second=len(self.scenarios) / self.seconds if self.seconds > 0 else None,
-            baseline={k: v for k, v in self.baseline.to_dict().items() if k != "link_utilisation"},
+            baseline=self.baseline.figures(),
             worst=table.head(top).to_dict("records"),
             scenarios=records,
             worst_by_link=by_link.head(top).to_dict("records"),
@@ -179,7 +179,7 @@ def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: SweepBas
                      "candidate paths, so column generation did not run for them (it runs where it can change the "
                      "verdict; exact_mlu runs it for every state): their MLU is that routing's, within its proven "
                      f"gap of the optimum over every path (at most {100 * max(gaps or [0.0]):.1f} %)")
-    if baseline.method == "srcflow":
+    if baseline.impact.method == "srcflow":
         notes.append("method srcflow: each state's MLU is the source-flow engine's routing over every path, within "
                      "its reported gap of the optimum (mlu_lower_bound is proven); latency SLOs are not routed")
     if unknown:
@@ -188,7 +188,7 @@ def sweep_notes(scenarios: int, unknown: int, undecided: int, baseline: SweepBas
     if undecided:
         notes.append(f"{undecided} overloaded scenarios have a lower bound <= 100 %: a better routing might fit them "
                      "(lower gap_tol or raise time_limit_s to decide)")
-    if not baseline.unmet_known:
+    if not baseline.impact.unmet_known:
         notes.append("the intact network is overloaded with its shortfall not measured: its unmet is unknown")
     return notes
 

@@ -1,9 +1,10 @@
 """``failures.json``'s summary as a typed model (:class:`FailuresSummary`), built by
 :meth:`backbone.solver.failures.result.SweepResult.typed_summary` and dumped only at the file and API edge.
 
-The scenario records, the baseline and the tables (``worst``, ``scenarios``, ``worst_by_link``) stay plain records
-here: they are the rows ``failures_scenarios.csv`` and ``failures_links.csv`` hold, written from the typed
-:class:`~backbone.solver.failures.records.ScenarioRecord` and :class:`~backbone.solver.failures.records.SweepBaseline`.
+The baseline is a :class:`BaselineFigures` (the impact's one type, :class:`~backbone.solver.te.sections.ImpactFigures`,
+with the traffic carried). The scenario records and the tables (``worst``, ``scenarios``, ``worst_by_link``) stay
+plain records here: they are the rows ``failures_scenarios.csv`` and ``failures_links.csv`` hold, written from the
+typed :class:`~backbone.solver.failures.records.ScenarioRecord`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict
 
 from backbone.solver.core.summary import TaskSummary
+from backbone.solver.te.sections import ImpactFigures
 
-__all__ = ["FailuresSummary", "SweepEngineInfo", "ran_on_text"]
+__all__ = ["BaselineFigures", "FailuresSummary", "SloViolations", "SweepEngineInfo", "ran_on_text"]
 
 
 class SweepEngineInfo(BaseModel):
@@ -33,6 +35,31 @@ class SweepEngineInfo(BaseModel):
     scheduler: str | None = None
     """The Dask scheduler's address (a configured one), ``local cluster`` for one started for the sweep, None off
     Dask."""
+
+
+class BaselineFigures(ImpactFigures):
+    """``failures.json``'s ``baseline``: the intact state's impact figures (the one
+    :class:`~backbone.solver.te.sections.ImpactFigures`, declared once) and the traffic carried."""
+
+    carried_gbps: float
+    """Traffic carried at <= 100 % utilisation."""
+
+
+class SloViolations(TaskSummary):
+    """Latency-SLO violations of a network's failure states and of its intact state
+    (:func:`~backbone.solver.failures.impact.slo_violation_summary` builds it; ``plan.json``'s ``slo_violations``
+    and ``slo_violations_after``)."""
+
+    model_config = ConfigDict(frozen=True, validate_assignment=False)
+
+    states: int
+    """Failure states with ``slo_violation_gbps`` > 0."""
+    worst_gbps: float
+    """The largest ``slo_violation_gbps`` of a state (0 when none)."""
+    demands: int
+    """Demands violating their SLO, over every state (counted per state)."""
+    intact_gbps: float | None
+    """The intact state's SLO-unmet Gbps (None when unknown)."""
 
 
 def ran_on_text(where: SweepEngineInfo) -> str:
@@ -90,9 +117,9 @@ class FailuresSummary(TaskSummary):
     """Wall-clock seconds of the sweep, the baseline's solve included."""
     scenarios_per_second: float | None
     """States swept per second (None when no time passed)."""
-    baseline: dict[str, Any]
-    """The intact network's figures (:meth:`SweepBaseline.to_dict
-    <backbone.solver.failures.records.SweepBaseline.to_dict>` without ``link_utilisation``)."""
+    baseline: BaselineFigures
+    """The intact network's figures (:meth:`SweepBaseline.figures
+    <backbone.solver.failures.records.SweepBaseline.figures>`: its impact and the traffic carried)."""
     worst: list[dict[str, Any]]
     """The worst states: the first rows of ``failures_scenarios.csv``."""
     scenarios: list[dict[str, Any]]

@@ -3,6 +3,7 @@
 * :mod:`~backbone.solver.paths.candidates`: :class:`PathSet`, :func:`candidate_paths` (cached),
   :func:`paths_after_failure`, :func:`csr_ranges`.
 * :mod:`~backbone.solver.paths.search`: the grouped k-shortest-path search.
+* :mod:`~backbone.solver.paths.reference`: its reference Python kernels (and the link-disjoint search).
 * :mod:`~backbone.solver.paths.kernels` and :mod:`~backbone.solver.paths.array_kernels`: its compiled kernels.
 * :mod:`~backbone.solver.paths.topology`: the arc arrays the search runs on.
 """

@@ -38,7 +38,7 @@ algorithm (ties in any order). Two devices make it fast:
   disjoint set (Suurballe), and can find fewer than the maximum number of disjoint paths on
   trap topologies.
 * The search runs in compiled code (:mod:`backbone.solver.paths.kernels`, numba, cached on disk):
-  the same algorithm as the reference Python kernel in :mod:`backbone.solver.paths.search`, with
+  the same algorithm as the reference Python kernel in :mod:`backbone.solver.paths.reference`, with
   identical paths, order and tie-breaking (tests compare the two). Link-disjoint searches use the
   Python kernel.
 * Large requests are split over a process pool by target (``workers``; default: up to 2

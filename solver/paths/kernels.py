@@ -1,7 +1,7 @@
 """Compiled (numba) kernels of the k-shortest loopless path search.
 
 These are the same algorithm as the reference Python kernel
-:func:`backbone.solver.paths.search._k_shortest_eppstein` (best-first search over partial loopless
+:func:`backbone.solver.paths.reference._k_shortest_eppstein` (best-first search over partial loopless
 paths with exact ``h``, shortest-path-tree completions and Eppstein's persistent deviation heaps),
 operation for operation: the same queue keys and insertion counters, the same float arithmetic and
 the same tie-breaking, so the paths and their order are identical (tests compare both). The data
@@ -95,7 +95,7 @@ def _target_tree(n: int, tail: np.ndarray, head: np.ndarray, w: np.ndarray, h: n
                  target: int):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
     """Shortest-path tree towards ``target``, sorted deviations and persistent deviation heaps.
 
-    Mirrors :class:`backbone.solver.paths.search._TargetTree`.
+    Mirrors :class:`backbone.solver.paths.reference._TargetTree`.
     """
     succ, succ_arc, succ_w, dev_ptr, dev_arc, dev_r = _tree_deviations(n, tail, head, w, h, pred, target)
     hp_key, hp_site, hp_left, hp_right, root = _deviation_heaps(n, h, succ, dev_ptr, dev_r)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,7 @@ from backbone.solver.core.progress import ProgressFn
 from backbone.solver.design.summary import PlanDesign, SurvivableDesignSummary, UnbuiltDesign, built_design
 from backbone.solver.design.survivable.survivability import Survivability
 from backbone.solver.failures.options import FailureOptions
+from backbone.solver.plan.records import FailureBeforeAfter
 from backbone.solver.plan.stage_options import PlanUpgradeOptions
 from backbone.solver.plan.states import initial_design_states, survivability_summary
 
@@ -138,7 +139,7 @@ class UpgradeStage:
     records_after: list[ScenarioRecord]
     kind: str
     survivability: Survivability
-    before_after: list[dict[str, Any]]
+    before_after: list[FailureBeforeAfter]
 
     @property
     def built(self) -> SurvivableDesignSummary | None:
@@ -190,7 +191,7 @@ def plan_upgrades(routed: Network, sweep_records: list[ScenarioRecord], sweep_op
     return UpgradeStage(ds, upgrades, after, records_after, kind, survivability, before_after)
 
 
-def failure_before_after(before: list[ScenarioRecord], after: list[ScenarioRecord]) -> list[dict[str, Any]]:
+def failure_before_after(before: list[ScenarioRecord], after: list[ScenarioRecord]) -> list[FailureBeforeAfter]:
     """Per failure: impact and utilisation the traffic needs, before and after the plan (worst first)."""
     from backbone.solver.failures.impact import impact_key
 
@@ -198,10 +199,10 @@ def failure_before_after(before: list[ScenarioRecord], after: list[ScenarioRecor
     rows = []
     for r in sorted(before, key=lambda r: (tuple(-v for v in impact_key(r.impact)), r.scenario)):  # worst first
         i, x = r.impact, a.get(r.scenario)
-        rows.append({"scenario": r.scenario, "impact_gbps_before": i.impact_gbps,
-                     "unmet_gbps_before": i.unmet_gbps, "mlu_before": i.mlu, "survived_before": i.survived,
-                     "impact_gbps_after": None if x is None else x.impact_gbps,
-                     "unmet_gbps_after": None if x is None else x.unmet_gbps,
-                     "mlu_after": None if x is None else x.mlu,
-                     "survived_after": None if x is None else x.survived})
+        rows.append(FailureBeforeAfter(scenario=r.scenario, impact_gbps_before=i.impact_gbps,
+                                       unmet_gbps_before=i.unmet_gbps, mlu_before=i.mlu, survived_before=i.survived,
+                                       impact_gbps_after=None if x is None else x.impact_gbps,
+                                       unmet_gbps_after=None if x is None else x.unmet_gbps,
+                                       mlu_after=None if x is None else x.mlu,
+                                       survived_after=None if x is None else x.survived))
     return rows

@@ -358,7 +358,7 @@ def _residency_text(residency: dict[str, Any] | None) -> str:
 
 def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: PlanDesign) -> list[tuple[str, str]]:
     """The headline figures (label, value) at the top of the report."""
-    restricted = (built.restricted_optimum if (built := built_design(ds)) else None) or {}
+    restricted = built.restricted_optimum if (built := built_design(ds)) else None
     kpis = [
         ("GPUs added", f"{summary['gpus_added']:,.0f}"),
         ("placement cost (capex + opex)", _money(summary["placement_cost_usd"])),
@@ -384,8 +384,8 @@ def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: PlanDesign) -> 
         ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
          f"{_money(summary['upgrade_cost_usd'])} ({_money(summary['upgrade_lower_bound_usd'])}, "
          + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
-        ("restricted optimum", "–" if opts.skip_upgrades or not restricted else
-         f"{_money(restricted['cost_usd'])} among " + str(restricted["restriction"])),
+        ("restricted optimum", "–" if opts.skip_upgrades or restricted is None else
+         f"{_money(restricted.cost_usd)} among " + restricted.restriction),
         ("links upgraded / new routes", "–" if opts.skip_upgrades else
          f"{summary['links_upgraded']} / {summary['routes_built']}"),
     ]

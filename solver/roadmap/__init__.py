@@ -9,8 +9,8 @@
   dataset replicas it builds.
 * :mod:`~backbone.solver.roadmap.inputs`: each period's demand (grown) and the options' ids checked.
 * :mod:`~backbone.solver.roadmap.risk`: the starting risk (periods that cannot yet carry every failure).
-* :mod:`~backbone.solver.roadmap.bound` and :mod:`~backbone.solver.roadmap.cuts`: the lower bound over every
-  period.
+* :mod:`~backbone.solver.roadmap.bound`, :mod:`~backbone.solver.roadmap.bound_model` (its multi-period LP) and
+  :mod:`~backbone.solver.roadmap.cuts`: the lower bound over every period.
 * :mod:`~backbone.solver.roadmap.output`: the roadmap's files.
 """
 

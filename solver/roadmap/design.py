@@ -219,8 +219,8 @@ def period_bounds(res: Any) -> dict[str, Any]:
     the designs its restriction names (the candidates it opened, its ``k`` paths, its working set)."""
     r = res.restricted_optimum
     return {"lower_bound_usd": res.lower_bound_usd, "gap": res.gap,
-            "restricted_optimum": {"bound_usd": r.get("bound_usd"), "gap": r.get("gap"), "status": r.get("status"),
-                                   "restriction": r.get("restriction", "")}}
+            "restricted_optimum": {"bound_usd": r.bound_usd, "gap": r.gap, "status": r.status,
+                                   "restriction": r.restriction}}
 
 
 def restore_network(after: Network, before: Network) -> Network:

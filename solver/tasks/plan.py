@@ -72,6 +72,7 @@ from backbone.solver.tasks.plan_options import (
     stage_options,
 )
 from backbone.solver.tasks.summaries import (
+    ComparedWith,
     FailuresToday,
     PlaceSummary,
     PlanSummary,
@@ -494,8 +495,8 @@ def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: PlanSum
         documents["design"] = upgrade.summary.document()
     this = ComparedInput("this plan", "plan", upgrade.network_after, documents)
     result = diff(baseline, this)
-    summary.compared_with = {"baseline": run.opts.baseline, "kind": result.before.kind,
-                                "changed": result.changed, "counts": result.counts()}
+    summary.compared_with = ComparedWith(baseline=run.opts.baseline, kind=result.before.kind,
+                                         changed=result.changed, counts=result.counts())
     return result
 
 

@@ -17,20 +17,24 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.summary import (
+    DesignBound,
     DesignIteration,
     DesignSummary,
+    RestrictedOptimum,
     SndlibDesignSummary,
     SurvivableDesignSummary,
     UpgradeDesignSummary,
 )
 from backbone.solver.design.survivable.survivability import Survivability
-from backbone.solver.failures.summary import FailuresSummary
+from backbone.solver.failures.summary import FailuresSummary, SloViolations
+from backbone.solver.plan.records import FailureBeforeAfter
 from backbone.solver.plan.states import LinkSurvivability
 from backbone.solver.roadmap.summary import RoadmapSummary
 from backbone.solver.te.summary import TERecord
 
-__all__ = ["CalibrateSummary", "CalibrationErrors", "DesignIteration", "DesignSummary", "FailuresSummary",
-           "FailuresToday", "PlaceSummary", "PlanSummary", "PlanVerification", "Residency", "RoadmapSummary",
+__all__ = ["CalibrateSummary", "CalibrationErrors", "ComparedWith", "DesignBound", "DesignIteration",
+           "DesignSummary", "FailureBeforeAfter", "FailuresSummary", "FailuresToday", "PlaceSummary", "PlanSummary",
+           "PlanVerification", "Residency", "RestrictedOptimum", "RoadmapSummary", "SloViolations",
            "SndlibDesignSummary", "StageRow", "SurvivableDesignSummary", "TESummary", "TypedSummary",
            "UpgradeDesignSummary"]
 
@@ -234,6 +238,20 @@ class PlanVerification(BaseModel):
     """The survivability checker's verdict on the planned backbone (None when nothing was designed)."""
 
 
+class ComparedWith(TypedSummary):
+    """``plan.json``'s ``compared_with``: the earlier plan this one was compared with (``baseline``) and what changed
+    (:func:`backbone.compare.diff`)."""
+
+    baseline: str | None
+    """The baseline plan's folder, as given."""
+    kind: str
+    """What the baseline is: ``scenario``, ``plan`` or ``roadmap``."""
+    changed: bool
+    """Whether anything changed."""
+    counts: dict[str, int]
+    """Rows per table of the diff (KPIs: those that changed)."""
+
+
 class PlanSummary(TypedSummary):
     """``plan``: the planner's headline figures before and after the plan, per stage, with provenance.
 
@@ -282,9 +300,9 @@ class PlanSummary(TypedSummary):
     """Unmet traffic per class before the upgrades (Gbps)."""
     unmet_by_class_gbps_after: dict[str, float] | None = None
     """Unmet traffic per class after them (Gbps)."""
-    slo_violations: dict[str, Any] | None = None
+    slo_violations: SloViolations | None = None
     """Latency-SLO violations over the failure states before the upgrades."""
-    slo_violations_after: dict[str, Any] | None = None
+    slo_violations_after: SloViolations | None = None
     """The same after them."""
     residency: Residency | None = None
     """Assignments a residency rule forbids."""
@@ -320,9 +338,9 @@ class PlanSummary(TypedSummary):
     """The design cost's true lower bound."""
     upgrade_gap: float | None
     """``(cost - lower bound) / cost``."""
-    upgrade_bound: dict[str, Any] | None = None
+    upgrade_bound: DesignBound | None = None
     """How the lower bound was proven (what it covers)."""
-    upgrade_restricted_optimum: dict[str, Any] | None = None
+    upgrade_restricted_optimum: RestrictedOptimum | None = None
     """The last MIP's optimum among designs with its restriction, named with it."""
     links_upgraded: int
     """Links the plan upgrades."""
@@ -342,7 +360,7 @@ class PlanSummary(TypedSummary):
     """Seconds per stage."""
     stages: list[StageRow]
     """Per stage: status, backend, gap, seconds, note."""
-    before_after: list[dict[str, Any]]
+    before_after: list[FailureBeforeAfter]
     """Per failure state: impact, unmet traffic, utilisation and survival before and after the plan."""
     map: dict[str, Any]
     """Map values before the upgrades (utilisation per link, GPUs per site)."""
@@ -354,7 +372,7 @@ class PlanSummary(TypedSummary):
     """The survivability checker's report (with ``verify``, when a design ran)."""
     failures_today: FailuresToday
     """What breaks on today's network with today's traffic."""
-    compared_with: dict[str, Any] | None = None
+    compared_with: ComparedWith | None = None
     """What changed from the ``baseline`` plan (with ``baseline``)."""
     total_seconds: float | None = None
     """Seconds the whole plan took (None until it has finished)."""

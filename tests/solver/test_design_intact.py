@@ -167,7 +167,7 @@ def test_slo_makes_the_bound_positive() -> None:
     assert res.cost_usd == pytest.approx(optimum) and res.lower_bound_usd == pytest.approx(optimum)
     assert res.status == "optimal" and res.gap == pytest.approx(0.0, abs=1e-9)
     assert sorted(res.upgrades["link"]) == ["AB", "BC"]
-    assert res.bound["integer_bound_usd"] == pytest.approx(optimum) and res.bound["lp_bound_usd"] > 0
+    assert res.bound.integer_bound_usd == pytest.approx(optimum) and res.bound.lp_bound_usd > 0
 
 
 def test_paths_beyond_the_k_shortest_are_priced_in_and_avoid_a_route() -> None:
@@ -183,7 +183,7 @@ def test_paths_beyond_the_k_shortest_are_priced_in_and_avoid_a_route() -> None:
     res = _design(net, k_paths=1)
     _assert_brackets(res, optimum)
     assert res.cost_usd == pytest.approx(optimum) and res.status == "optimal"
-    assert "new route" not in set(res.upgrades["action"]) and res.bound["paths_added"] > 0
+    assert "new route" not in set(res.upgrades["action"]) and res.bound.paths_added > 0
 
 
 def test_a_route_is_the_optimum_when_the_ring_is_full() -> None:
@@ -206,14 +206,14 @@ def test_bound_below_brute_force_optimum_below_cost_on_random_networks(seed: int
         assert unmet is not None and unmet > 0
         return
     _assert_brackets(res, optimum)
-    if res.bound["cut_status"] == "optimal":  # a cut-MIP design carried the demand: it is optimal
+    if res.bound.cut_status == "optimal":  # a cut-MIP design carried the demand: it is optimal
         assert res.cost_usd == pytest.approx(optimum) and res.lower_bound_usd == pytest.approx(optimum)
 
 
 def test_bound_time_limit_zero_skips_the_bound() -> None:
     res = _design(_ring(150, 5, 8, 200, (1000, 10)), bound_time_limit_s=0)
     assert res.lower_bound_usd is None and res.gap is None and res.status == "feasible"
-    assert res.bound["status"] == "skipped" and res.bound["cut_status"] == "skipped"
+    assert res.bound.status == "skipped" and res.bound.cut_status == "skipped"
 
 
 def test_cli_default_design_reports_the_bound(tmp_path: Path) -> None:
@@ -325,4 +325,4 @@ def test_shipped_scenario_default_design_is_proven_within_one_percent() -> None:
     res = _design(load_scenario())
     assert res.lower_bound_usd is not None and 0 < res.lower_bound_usd <= res.cost_usd * (1 + 1e-7)
     assert res.gap is not None and res.gap <= 0.01
-    assert res.bound["lp_bound_usd"] is not None and res.bound["lp_bound_usd"] <= res.lower_bound_usd
+    assert res.bound.lp_bound_usd is not None and res.bound.lp_bound_usd <= res.lower_bound_usd

@@ -67,7 +67,7 @@ def test_paused_state_survives_with_its_rate_paused() -> None:
     assert rec.impact.paused_gbps == pytest.approx(150.0)
     assert rec.impact.unmet_gbps == pytest.approx(0.0)  # unmet keeps its meaning: offered and not carried
     assert rec.carried_gbps == pytest.approx(10.0)  # the inference demand, rerouted the long way round
-    assert res.baseline.unmet_gbps == pytest.approx(0.0) and res.baseline.carried_gbps == pytest.approx(160.0)
+    assert res.baseline.impact.unmet_gbps == pytest.approx(0.0) and res.baseline.carried_gbps == pytest.approx(160.0)
     s = res.summary()
     assert s["failure_policy"]["training-sync"] == "pause" and s["paused_states"] == len(res.scenarios)
     assert any("pause" in n for n in s["notes"])

@@ -138,7 +138,7 @@ def test_derating_degrades_capacity(triangle: Network) -> None:
     # triangle: 15 Gbps A->C; AC at 5 Gbps, A-B-C at 10: min MLU split x/5 = (15-x)/10 -> x = 5, MLU 1.0
     assert rec.impact.mlu == pytest.approx(1.0, abs=1e-6)
     assert rec.links_derated == 1 and rec.links_down == 0 and rec.derate == 0.5
-    assert res.baseline.mlu == pytest.approx(0.75, abs=1e-6)
+    assert res.baseline.impact.mlu == pytest.approx(0.75, abs=1e-6)
 
 
 def test_site_failure_counts_lost_demand(submarine_cut: Network) -> None:

@@ -63,7 +63,10 @@ def test_records_dump_to_the_json_keys_and_read_back(submarine_cut: Network) -> 
     # the baseline's figures are the assessment's own summary (one definition), plus carried and per-link figures
     state = assess_state(submarine_cut)
     assert tuple(state.summary().document()) == BASELINE_KEYS[:-2]
-    assert res.baseline.mlu == pytest.approx(state.mlu) and res.baseline.definition == state.definition
+    assert res.baseline.impact.mlu == pytest.approx(state.mlu) and res.baseline.impact.definition == state.definition
+    # one impact type: the baseline's impact is te's impact section, field for field
+    assert type(res.baseline.impact) is type(state.summary())
+    assert tuple(res.baseline.impact.document()) == BASELINE_KEYS[:-2]
 
 
 def test_unknown_figures_stay_unknown_through_the_edge(submarine_cut: Network) -> None:

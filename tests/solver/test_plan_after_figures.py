@@ -28,7 +28,7 @@ def test_plan_json_has_unmet_by_class_and_slo_after_the_upgrades(small_world_gro
     assert plan["unmet_by_class_gbps"] == pytest.approx(te["impact"]["unmet_by_class"])
     failures = json.loads((small_world_grown_plan.out / "failures.json").read_text())
     impacts = [FailureImpact.from_dict(r) for r in failures["scenarios"]]  # failures.json's records, read back
-    assert plan["slo_violations"] == slo_violation_summary(impacts, plan["slo_violations"]["intact_gbps"])
+    assert plan["slo_violations"] == slo_violation_summary(impacts, plan["slo_violations"]["intact_gbps"]).document()
     slo = plan["slo_violations_after"]
     assert set(slo) == {"states", "worst_gbps", "demands", "intact_gbps"}
     assert 0 <= slo["states"] <= len(plan["before_after"])
@@ -38,8 +38,9 @@ def test_plan_json_has_unmet_by_class_and_slo_after_the_upgrades(small_world_gro
 def test_slo_violation_summary_counts_states_with_any() -> None:
     impacts = [scenario_record(s, slo_violation_gbps=g, slo_violations=n).impact
                for s, g, n in (("a", 0.0, 0), ("b", 12.5, 2), ("c", 3.0, 1))]
-    assert slo_violation_summary(impacts, 1.5) == {"states": 2, "worst_gbps": 12.5, "demands": 3, "intact_gbps": 1.5}
-    assert slo_violation_summary([], None)["worst_gbps"] == 0.0
+    assert slo_violation_summary(impacts, 1.5).document() == {"states": 2, "worst_gbps": 12.5, "demands": 3,
+                                                               "intact_gbps": 1.5}
+    assert slo_violation_summary([], None).worst_gbps == 0.0
 
 
 def test_residency_violations_find_a_forbidden_assignment(small_world: Network) -> None:

@@ -25,7 +25,7 @@ def test_plan_with_a_baseline_reports_what_changed(small_world: Network, small_w
                                             "baseline": str(small_world_default_plan.out)}, out)
     compared = result.summary.compared_with
     again = diff(small_world_default_plan.out, out)  # the same diff, read back from both folders
-    assert compared["changed"] is True and compared["counts"] == again.counts()
+    assert compared is not None and compared.changed is True and compared.counts == again.counts()
     assert json.loads((out / "plan.json").read_text())["compared_with"]["counts"] == again.counts()
     html = (out / "report.html").read_text()
     assert f"Compared with {small_world_default_plan.out}" in html

@@ -78,7 +78,7 @@ def test_skipped_upgrades_keep_the_network_and_report_the_sweep() -> None:
     assert stage.records_after is records and stage.kind == "link"
     assert stage.survivability.states == len(records) == 3
     assert stage.survivability.survived == sum(r.impact.survived for r in records)
-    assert {r["scenario"] for r in stage.before_after} == {r.scenario for r in records}
+    assert {r.scenario for r in stage.before_after} == {r.scenario for r in records}
 
 
 @pytest.mark.slow
@@ -97,8 +97,8 @@ def test_designed_upgrades_survive_every_link_failure() -> None:
     added = stage.network_after.links["capacity_gbps"] - net.links["capacity_gbps"]
     assert float(added.sum()) == pytest.approx(float(pd.to_numeric(stage.upgrades["added_gbps"]).sum()))
     assert all(isinstance(p, str) for p in stage.table()["protects"])  # the CSV form joins the states
-    before = {r["scenario"]: r for r in stage.before_after}
-    assert any(not r["survived_before"] and r["survived_after"] for r in before.values())
+    before = {r.scenario: r for r in stage.before_after}
+    assert any(not r.survived_before and r.survived_after for r in before.values())
 
 
 def test_before_after_rows_put_unknown_impact_first() -> None:
@@ -109,7 +109,7 @@ def test_before_after_rows_put_unknown_impact_first() -> None:
     before = [scenario_record(s, impact_gbps=i, unmet_gbps=i, mlu=m, survived=False)
               for s, i, m in (("a", 5.0, 1.1), ("b", nan, 2.0), ("c", 50.0, 1.3), ("d", 0.0, 0.5))]
     rows = failure_before_after(before, before)
-    assert [r["scenario"] for r in rows] == ["b", "c", "a", "d"]
+    assert [r.scenario for r in rows] == ["b", "c", "a", "d"]
 
 
 def test_a_design_that_targets_links_needs_no_extra_single_link_sweep() -> None:

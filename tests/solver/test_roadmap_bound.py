@@ -87,6 +87,7 @@ def test_bound_is_the_optimum_of_the_lead_toy(monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.parametrize("seed", [0, 3])
 def test_site_cuts_alone_stay_below_the_optimum_and_above_the_lp(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import backbone.solver.roadmap.bound as rb
+    import backbone.solver.roadmap.bound_model as bound_model
 
     monkeypatch.setattr(rb, "_period_floors", lambda *a, **kw: (np.zeros(3), ""))  # the LP with its cuts alone
     s, exact = bound_and_optimum(random_roadmap_net(seed), monkeypatch)
@@ -94,7 +95,7 @@ def test_site_cuts_alone_stay_below_the_optimum_and_above_the_lp(seed: int, monk
     with_cuts = s["bound"]["lower_bound_usd"]
     assert "whole modules at each site cut" in s["bound"]["covers"]
     assert with_cuts <= exact[0] * (1 + 1e-6) + 1.0
-    monkeypatch.setattr(rb, "site_cut_rows", lambda *a, **kw: None)
+    monkeypatch.setattr(bound_model, "site_cut_rows", lambda *a, **kw: None)
     s, _ = bound_and_optimum(random_roadmap_net(seed), monkeypatch)
     assert s["bound"]["lower_bound_usd"] <= with_cuts * (1 + 1e-6) + 1.0
 

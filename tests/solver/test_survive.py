@@ -73,7 +73,7 @@ def test_ring_builds_one_chord() -> None:
     res = design_survivable(net, LINK, sweep_options=SERIAL)
     assert res.converged and res.status == "feasible"  # the true bound (an LP) pays a fraction of the chord
     assert res.cost_usd == pytest.approx(1010.0)
-    assert res.restricted_optimum["bound_usd"] == pytest.approx(1010.0) and res.restricted_optimum["status"] == "optimal"
+    assert res.restricted_optimum.bound_usd == pytest.approx(1010.0) and res.restricted_optimum.status == "optimal"
     assert res.lower_bound_usd is not None and res.lower_bound_usd <= 1010.0
     up = res.upgrades.set_index("link")
     assert list(up.index) == ["chord"] and up.loc["chord", "modules"] == 1
@@ -134,7 +134,7 @@ def test_warm_start_states_join_the_first_mip_and_change_nothing_it_proves() -> 
     assert warm.iterations[0].working_states >= 1 and "link:CD" in warm.working_set
     assert "link:nowhere" not in warm.working_set  # ids not of the failure kind are ignored
     assert warm.converged and warm.cost_usd == pytest.approx(cold.cost_usd) == pytest.approx(1010.0)
-    assert warm.restricted_optimum["bound_usd"] == pytest.approx(1010.0, rel=1e-3)
+    assert warm.restricted_optimum.bound_usd == pytest.approx(1010.0, rel=1e-3)
     assert warm.lower_bound_usd == pytest.approx(cold.lower_bound_usd)  # the same working states
 
 
@@ -181,8 +181,8 @@ def test_te_failures_and_plan_agree_on_a_failure(small_world: Network, tmp_path:
     rec = listed.scenarios[0].impact
     for key in ("impact_gbps", "unmet_gbps", "slo_violation_gbps", "lost_gbps", "mlu"):
         assert getattr(rec, key) == pytest.approx(worst[key], abs=1e-6), key
-    row = next(x for x in plan.summary.before_after if x["scenario"] == worst["scenario"])
-    assert row["impact_gbps_before"] == pytest.approx(worst["impact_gbps"])
+    row = next(x for x in plan.summary.before_after if x.scenario == worst["scenario"])
+    assert row.impact_gbps_before == pytest.approx(worst["impact_gbps"])
 
 
 def _routed_network(net: Network, out: Path) -> Network:

@@ -108,7 +108,7 @@ def test_bound_below_brute_force_optimum_below_design_cost() -> None:
     res = _design(net)
     optimum = brute_force_optimum(net, 0.8, 1.0)
     assert optimum == pytest.approx(1010.0)  # the chord with one module
-    assert res.bound["status"] == "optimal" and res.lower_bound_usd is not None
+    assert res.bound.status == "optimal" and res.lower_bound_usd is not None
     assert res.lower_bound_usd <= optimum + TOL <= res.cost_usd + 2 * TOL
     assert res.gap == pytest.approx((res.cost_usd - res.lower_bound_usd) / res.cost_usd)
     summary = res.summary()
@@ -125,10 +125,10 @@ def test_a_route_the_heuristic_did_not_open_is_cheaper_and_the_bound_stays_below
     optimum = brute_force_optimum(net, 0.8, 1.0)
     assert optimum == pytest.approx(110.0)
     restricted = res.restricted_optimum
-    assert "0 candidate routes (of 1)" in restricted["restriction"]
-    assert restricted["bound_usd"] > optimum + 1.0  # the restricted figure is no lower bound
-    assert res.cost_usd == pytest.approx(restricted["cost_usd"]) and res.cost_usd > optimum
-    assert res.lower_bound_usd is not None and res.lower_bound_usd <= optimum + TOL < restricted["bound_usd"]
+    assert "0 candidate routes (of 1)" in restricted.restriction
+    assert restricted.bound_usd > optimum + 1.0  # the restricted figure is no lower bound
+    assert res.cost_usd == pytest.approx(restricted.cost_usd) and res.cost_usd > optimum
+    assert res.lower_bound_usd is not None and res.lower_bound_usd <= optimum + TOL < restricted.bound_usd
     assert res.status != "optimal"  # the gap to the true bound is wide
 
 
@@ -149,8 +149,8 @@ def test_bound_is_tight_when_the_lp_is_integral() -> None:
 def test_bound_time_limit_zero_skips_the_bound() -> None:
     net = _ring(150, 100, 50, (1000, 10, 2))
     res = design_survivable(net, SurviveOptions(survive="link", bound_time_limit_s=0), sweep_options=SERIAL)
-    assert res.lower_bound_usd is None and res.gap is None and res.bound["status"] == "skipped"
-    assert res.status == "feasible" and res.restricted_optimum["bound_usd"] == pytest.approx(1010.0)
+    assert res.lower_bound_usd is None and res.gap is None and res.bound.status == "skipped"
+    assert res.status == "feasible" and res.restricted_optimum.bound_usd == pytest.approx(1010.0)
 
 
 def test_staged_lps_bound_no_higher_than_the_joint_lp(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,7 @@ import pytest
 from scipy.optimize import linprog
 
 from backbone.model import Network
+from backbone.solver.design.summary import DesignBound
 from backbone.solver.design.survivable.bound import BoundState, survive_lower_bound
 from backbone.solver.design.survivable.iterate import SurviveOptions, design_survivable
 from backbone.solver.design.survivable.model import Commodities, full_network, state_block
@@ -348,22 +349,31 @@ def test_the_design_reports_the_better_bound_and_names_it() -> None:
     states = [State((), 0.8)] + [State((str(x),), 1.0) for x in [*net.links.index, *net.candidates.index]]
     optimum = brute_force_optimum(net, states)
     assert optimum == pytest.approx(170.0)
-    assert res.bound["method"] == SLO_METHOD and res.bound["status"] == "optimal"
-    both = res.bound["bounds"]
-    assert both[ARC_FLOW_METHOD]["status"] == "skipped"  # the path LP finished: the arc-flow LP cannot bound higher
-    assert res.lower_bound_usd == pytest.approx(both[SLO_METHOD]["bound_usd"])
+    assert res.bound.method == SLO_METHOD and res.bound.status == "optimal"
+    both = res.bound.bounds
+    assert both is not None
+    assert both[ARC_FLOW_METHOD].status == "skipped"  # the path LP finished: the arc-flow LP cannot bound higher
+    assert res.lower_bound_usd == pytest.approx(both[SLO_METHOD].bound_usd)
     assert res.lower_bound_usd <= optimum + TOL <= res.cost_usd + 2 * TOL
     assert res.summary()["bound"]["method"] == SLO_METHOD
 
 
+def _bound(bound_usd: float | None, status: str) -> DesignBound:
+    return DesignBound(bound_usd=bound_usd, status=status, states=1, seconds=0.0, note="", covers="", model={})
+
+
 def test_better_bound_keeps_the_higher_valid_bound() -> None:
-    arc = {"bound_usd": 10.0, "status": "partial"}
-    assert better_bound(arc, {"bound_usd": 12.0, "status": "optimal"})["method"] == SLO_METHOD
-    assert better_bound(arc, {"bound_usd": 9.0, "status": "optimal"})["method"] == ARC_FLOW_METHOD
-    assert better_bound(arc, {"bound_usd": None, "status": "time_limit"})["bound_usd"] == 10.0
-    none = better_bound({"bound_usd": None, "status": "time_limit"}, {"bound_usd": None, "status": "skipped"})
-    assert none["bound_usd"] is None and none["method"] == ARC_FLOW_METHOD
-    assert set(none["bounds"]) == {ARC_FLOW_METHOD, SLO_METHOD}
+    arc = _bound(10.0, "partial")
+    assert better_bound(arc, _bound(12.0, "optimal")).method == SLO_METHOD
+    assert better_bound(arc, _bound(9.0, "optimal")).method == ARC_FLOW_METHOD
+    assert better_bound(arc, _bound(None, "time_limit")).bound_usd == 10.0
+    none = better_bound(_bound(None, "time_limit"), _bound(None, "skipped"))
+    assert none.bound_usd is None and none.method == ARC_FLOW_METHOD
+    assert none.bounds is not None and set(none.bounds) == {ARC_FLOW_METHOD, SLO_METHOD}
+    # the document: the winner's keys, then both records (the arc-flow one without the path LP's rounds)
+    doc = better_bound(arc, _bound(12.0, "optimal")).document()
+    assert list(doc) == ["bound_usd", "status", "states", "seconds", "note", "covers", "model", "method", "bounds"]
+    assert list(doc["bounds"][ARC_FLOW_METHOD])[-1] == "method"
 
 
 def test_the_cli_names_the_bound_that_won(tmp_path: Any) -> None:

@@ -62,6 +62,7 @@ import scipy.sparse as sp
 from backbone.model import Network
 from backbone.solver.core.problem import LinearProgram, solve
 from backbone.solver.core.sparse import incidence, selector
+from backbone.solver.design.summary import DesignBound
 from backbone.solver.design.survivable.model import link_modules
 
 logger = logging.getLogger(__name__)
@@ -101,10 +102,10 @@ class SurviveBound:
     note: str
     model: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{bound_usd, status, states, seconds, note, covers, model}``."""
-        return {"bound_usd": self.bound_usd, "status": self.status, "states": self.states,
-                "seconds": round(self.seconds, 3), "note": self.note, "covers": COVERS, "model": self.model}
+    def record(self) -> DesignBound:
+        """The design's ``bound`` record: ``bound_usd, status, states, seconds, note, covers, model``."""
+        return DesignBound(bound_usd=self.bound_usd, status=self.status, states=self.states,
+                           seconds=round(self.seconds, 3), note=self.note, covers=COVERS, model=self.model)
 
 
 COVERS = ("every design that builds any of the candidate routes and upgrades in whole modules, routes over any "

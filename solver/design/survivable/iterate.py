@@ -58,7 +58,13 @@ from backbone.model import Network
 from backbone.serialize import count_text
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.core.sparse import selector
-from backbone.solver.design.summary import DesignIteration, SurvivableDesignSummary
+from backbone.solver.design.summary import (
+    DesignBound,
+    DesignIteration,
+    RestrictedOptimum,
+    SurvivableDesignSummary,
+    design_gap,
+)
 from backbone.solver.design.survivable.bound import bound_states
 from backbone.solver.design.survivable.model import (
     Commodities,
@@ -121,10 +127,10 @@ class SurvivableDesign:
         States still violated after the last iteration (empty when the design converged).
     lower_bound_usd, gap
         The true lower bound (:mod:`backbone.solver.design.survivable.bound`; None when no LP finished) and
-        ``(cost_usd - lower_bound_usd) / cost_usd``; ``bound`` says how it was proven.
+        ``(cost_usd - lower_bound_usd) / cost_usd``; ``bound`` (:class:`DesignBound`) says how it was proven.
     restricted_optimum
-        The last MIP's ``{cost_usd, bound_usd, gap, status, restriction}``: optimal (or bounded) only among
-        designs that open the candidates it opened and route over its ``k`` paths, in its working set.
+        The last MIP's :class:`RestrictedOptimum`: optimal (or bounded) only among designs that open the candidates
+        it opened and route over its ``k`` paths, in its working set.
     failure_policy
         Each traffic class's failure policy in the design (:mod:`backbone.failure_policy`): failure states offer
         only the classes that survive.
@@ -147,9 +153,9 @@ class SurvivableDesign:
     failure_ceiling: float
     converged: bool
     seconds: float
+    bound: DesignBound
+    restricted_optimum: RestrictedOptimum
     model: dict[str, int] = field(default_factory=dict)
-    bound: dict[str, Any] = field(default_factory=dict)
-    restricted_optimum: dict[str, Any] = field(default_factory=dict)
     failure_policy: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -556,14 +562,14 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
     mip, best_bound, converged, excused = run.mip, run.best_bound, run.converged, run.excused
     assert mip is not None
     cost = float(mip.cost_usd)
-    restricted = {"cost_usd": cost, "bound_usd": best_bound, "gap": _gap(cost, best_bound),
-                  "status": mip.solver_status, "restriction": run.restriction}
+    restricted = RestrictedOptimum(cost_usd=cost, bound_usd=best_bound, gap=design_gap(cost, best_bound),
+                                   status=mip.solver_status, restriction=run.restriction)
     run.progress(0.97, f"lower bound: LP over every candidate and path, intact state and {len(run.working)} states")
     true = _lower_bound(run, mip)
-    bound_usd = true["bound_usd"]  # above the cost (beyond LP tolerance) only for a design short in a bound state
+    bound_usd = true.bound_usd  # above the cost (beyond LP tolerance) only for a design short in a bound state
     if bound_usd is not None and cost < bound_usd <= cost * (1 + 1e-7) + 1e-6:
         bound_usd = cost
-    gap = _gap(cost, bound_usd)
+    gap = design_gap(cost, bound_usd)
     status = ("optimal" if converged and gap is not None and gap <= max(run.mip_gap, 1e-6) else
               "feasible" if converged else "not_converged")
     upgrades = upgrade_table(run.base, mip.full, mip, ["intact", *run.working])
@@ -584,7 +590,7 @@ def _finish_run(run: _SurviveRun, t_start: float) -> SurvivableDesign:
         failure_policy=class_failure_policy(run.full.meta, run.sopts.failure_policy))
 
 
-def _lower_bound(run: _SurviveRun, mip: MipDesign) -> dict[str, Any]:
+def _lower_bound(run: _SurviveRun, mip: MipDesign) -> DesignBound:
     """The better of the two true lower bounds (:func:`best_lower_bound`) over the intact state and the working set,
     with the excuse allowance ``A_s`` of :func:`bound_states`."""
     short = {sid: g for sid, (g, _) in run.short_excuse.items()} | {"intact": float(mip.short_by_state_gbps[0])}
@@ -592,8 +598,3 @@ def _lower_bound(run: _SurviveRun, mip: MipDesign) -> dict[str, Any]:
     states = bound_states(run.blocks, sids, run.failed_of, run.ceiling_of, {s: g + run.tol for s, g in short.items()})
     return best_lower_bound(run.base, run.full, [run.blocks[s] for s in sids], run.comm, states,
                             run.bound_time_limit_s, run.backend)
-
-
-def _gap(cost: float, bound: float | None) -> float | None:
-    """``(cost - bound) / cost`` (0 for a free design; None without a bound)."""
-    return None if bound is None else (max(0.0, cost - bound) / cost if cost > 0 else 0.0)

@@ -55,7 +55,6 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -65,6 +64,7 @@ from backbone.model import Network
 from backbone.solver.core.deadline import Deadline, TimeLimitReached
 from backbone.solver.core.problem import LinearProgram, Solution, Status, solve
 from backbone.solver.core.sparse import selector
+from backbone.solver.design.summary import DesignBound
 from backbone.solver.design.survivable.bound import BoundState, SurviveBound, survive_lower_bound
 from backbone.solver.design.survivable.model import Commodities, StateBlock, build_mip
 from backbone.solver.design.upgrades.families import UNMET_PENALTY_USD_PER_GBPS
@@ -125,27 +125,26 @@ class SloBound:
     note: str
     model: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, the keys of the survivable design's ``bound``: ``{bound_usd, status, states, seconds, note,
-        covers, model, method, rounds, paths_added}``."""
-        return {"bound_usd": self.bound_usd, "status": self.status, "states": self.states,
-                "seconds": round(self.seconds, 3), "note": self.note, "covers": SLO_COVERS, "model": self.model,
-                "method": SLO_METHOD, "rounds": self.rounds, "paths_added": self.paths_added}
+    def record(self) -> DesignBound:
+        """The survivable design's ``bound`` record: ``bound_usd, status, states, seconds, note, covers, model,
+        method, rounds, paths_added``."""
+        return DesignBound(bound_usd=self.bound_usd, status=self.status, states=self.states,
+                           seconds=round(self.seconds, 3), note=self.note, covers=SLO_COVERS, model=self.model,
+                           method=SLO_METHOD, rounds=self.rounds, paths_added=self.paths_added)
 
 
-def better_bound(arc_flow: dict[str, Any], slo: dict[str, Any]) -> dict[str, Any]:
+def better_bound(arc_flow: DesignBound, slo: DesignBound) -> DesignBound:
     """The survivable design's ``bound``: the better (higher) of the two valid bounds' records, with ``method``
     naming the one that won and ``bounds`` holding both (``{method: record}``); the arc-flow bound wins ties and
     stands when neither has a value."""
-    arc = {**arc_flow, "method": ARC_FLOW_METHOD}
-    path = {**slo, "method": SLO_METHOD}
-    win = path if path.get("bound_usd") is not None and (
-        arc.get("bound_usd") is None or float(path["bound_usd"]) > float(arc["bound_usd"])) else arc
-    return {**win, "bounds": {ARC_FLOW_METHOD: arc, SLO_METHOD: path}}
+    arc = DesignBound.model_validate({**arc_flow.given(), "method": ARC_FLOW_METHOD})
+    path = DesignBound.model_validate({**slo.given(), "method": SLO_METHOD})
+    win = path if path.bound_usd is not None and (arc.bound_usd is None or path.bound_usd > arc.bound_usd) else arc
+    return DesignBound.model_validate({**win.given(), "bounds": {ARC_FLOW_METHOD: arc, SLO_METHOD: path}})
 
 
 def best_lower_bound(base: Network, full: Network, blocks: Sequence[StateBlock], comm: Commodities,
-                     states: Sequence[BoundState], time_limit_s: float, backend: str = "highs") -> dict[str, Any]:
+                     states: Sequence[BoundState], time_limit_s: float, backend: str = "highs") -> DesignBound:
     """The survivable design's ``bound``: the better of its two valid lower bounds over the same states and excuse
     allowances ``A_s`` (``states[i].unmet_allowance_gbps`` for ``blocks[i]``), :func:`better_bound` of
 
@@ -165,7 +164,7 @@ def best_lower_bound(base: Network, full: Network, blocks: Sequence[StateBlock],
     else:
         arc = survive_lower_bound(base, full, states,
                                   max(MIN_SOLVE_S, time_limit_s - slo.seconds) if time_limit_s > 0 else 0.0, backend)
-    return better_bound(arc.to_dict(), slo.to_dict())
+    return better_bound(arc.record(), slo.record())
 
 
 SLO_BOUND_SHARE = 0.75
