@@ -171,14 +171,16 @@ def serve(
                         format="%(levelname)s %(name)s: %(message)s")
     err_console.print(f"backbone API on http://{host}:{port}  (docs /docs, data dir {settings.data_dir})",
                       highlight=False)
-    from backbone.api.limits import header_timeout_protocol
+    from backbone.api.limits import header_deadline
 
     # idle keep-alive connections close after keep_alive_s; request headers must arrive within
-    # BACKBONE_HEADER_TIMEOUT_S. Header blocks over BACKBONE_MAX_HEADER_BYTES get 431 from the app
+    # BACKBONE_HEADER_TIMEOUT_S (uvicorn's h11 protocol wrapped, with a middleware that marks requests the app
+    # has). Header blocks over BACKBONE_MAX_HEADER_BYTES get 431 from the app
     # (backbone.api.guards.HeaderSizeLimit); h11 refuses, with a 400, those that arrive in pieces and
     # grow past that plus a margin before they are complete.
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                timeout_keep_alive=keep_alive_s, http=header_timeout_protocol(settings.header_timeout_s),
+    app, protocol = header_deadline(create_app(settings), settings.header_timeout_s, http="h11")
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
+                timeout_keep_alive=keep_alive_s, http=protocol,
                 h11_max_incomplete_event_size=settings.max_header_bytes + HEADER_MARGIN_BYTES)
 
 
