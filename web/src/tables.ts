@@ -46,6 +46,7 @@ export class DataTable {
   private last = 0;
   private rowPx = DEFAULT_ROW_PX;
   private scrollQueued = false;
+  private everDrawn = false;
   /** An editor for some cells (what-if editing): returns the cell's content, or null to show the value as text. */
   cellEditor: ((row: Properties, column: Column) => Node | null) | null = null;
 
@@ -97,7 +98,12 @@ export class DataTable {
     }
     this.element = h("section", { class: "table-view", "data-kind": kind },
                      h("div", { class: "table-tools" }, filter, this.count), this.scroller);
-    this.render();
+  }
+
+  /** Draw the rows, once (a table is drawn when it is first shown, or when the page has time after the first
+   * table): later draws come from sorting, filtering and `refresh`. */
+  draw(): void {
+    if (!this.everDrawn) this.render();
   }
 
   /** Sort by a column; a second click on the same column reverses the order. */
@@ -117,6 +123,7 @@ export class DataTable {
     previous?.removeAttribute("aria-selected");
     this.selectedId = id;
     if (id === null) return false;
+    this.draw();
     let index = this.visibleIndex.get(id);
     if (index === undefined && this.filterText) {  // hidden by the filter: clear it so the selection shows
       this.filterText = "";
@@ -173,6 +180,7 @@ export class DataTable {
   /** Filter and sort, then draw every row (a small table) or the rows in view (a virtual one): from the top, or
    * at the same place when `keepPlace` (the same rows drawn again, as after an edit). */
   private render(keepPlace = false): void {
+    this.everDrawn = true;
     const scrollTop = this.scroller.scrollTop;
     this.visible = this.visibleRows();
     this.visibleIndex = new Map(this.visible.map((row, i) => [String(row.id), i]));
