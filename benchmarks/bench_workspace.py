@@ -7,7 +7,8 @@ Starts the server as a subprocess on a free 127.0.0.1 port with a temporary data
 * *sign-in form*: a fresh browser context (empty cache, no token) opens ``/``; the time of the page's
   ``signin-drawn`` mark;
 * *deep link, empty cache*: a fresh context whose tab already holds the token (as after signing in) opens
-  ``#/scenario/<shipped id>``; the times of the ``tables-drawn`` mark (the scenario's tables in the page: its first
+  ``#/scenario/<shipped id>``; the times of the ``scenario-received`` mark (its content and version list
+  answered), the ``tables-drawn`` mark (the scenario's tables in the page: its first
   meaningful paint) and the ``map-drawn`` mark (the map's data drawn, MapLibre idle);
 * *deep link, reload*: the same tab reloaded (the browser's cache warm, assets revalidated).
 
@@ -92,7 +93,8 @@ def _wait_mark(page: Any, name: str) -> float:
 def _open_deep_link(context: Any, url: str) -> tuple[Any, dict[str, float], list[dict[str, Any]]]:
     page = context.new_page()
     page.goto(url)
-    marks = {"tables": _wait_mark(page, "tables-drawn"), "map": _wait_mark(page, "map-drawn")}
+    marks = {"tables": _wait_mark(page, "tables-drawn"), "map": _wait_mark(page, "map-drawn"),
+             "content": _wait_mark(page, "scenario-received")}
     return page, marks, page.evaluate(RESOURCES)
 
 
@@ -100,7 +102,8 @@ def measure(reloads: int) -> tuple[dict[str, list[float]], dict[str, list[dict[s
     """Run the page loads; return the times (ms) per measure and the resource entries per kind of load."""
     from playwright.sync_api import sync_playwright
 
-    times: dict[str, list[float]] = {k: [] for k in ("sign-in form", "deep link, empty cache: tables drawn",
+    times: dict[str, list[float]] = {k: [] for k in ("sign-in form", "deep link, empty cache: content received",
+                                                     "deep link, empty cache: tables drawn",
                                                      "deep link, empty cache: map drawn", "reload: tables drawn",
                                                      "reload: map drawn")}
     resources: dict[str, list[dict[str, Any]]] = {"sign-in form": [], "deep link, empty cache": [], "reload": []}
@@ -135,6 +138,7 @@ def measure(reloads: int) -> tuple[dict[str, list[float]], dict[str, list[dict[s
                     if _ == 0:
                         continue
                     times["sign-in form"].append(signin)
+                    times["deep link, empty cache: content received"].append(cold["content"])
                     times["deep link, empty cache: tables drawn"].append(cold["tables"])
                     times["deep link, empty cache: map drawn"].append(cold["map"])
                     times["reload: tables drawn"].append(warm["tables"])

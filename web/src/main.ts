@@ -405,6 +405,7 @@ class Workspace {
       return;
     }
     if (load !== this.loads) return;  // another scenario was opened meanwhile
+    performance.mark("scenario-received");
     const crumb = document.getElementById("crumb") as HTMLElement;
     clear(crumb);
     append(crumb, h("span", { class: "scenario-title", id: "scenario-title" }, summary?.name ?? id),

@@ -47,6 +47,8 @@ export class DataTable {
   private rowPx = DEFAULT_ROW_PX;
   private scrollQueued = false;
   private everDrawn = false;
+  /** Where the table is scrolled to (px), as its last scroll event said. */
+  private scrollTopPx = 0;
   /** An editor for some cells (what-if editing): returns the cell's content, or null to show the value as text. */
   cellEditor: ((row: Properties, column: Column) => Node | null) | null = null;
 
@@ -83,6 +85,9 @@ export class DataTable {
     this.table = h("table", { class: this.virtual ? "data virtual" : "data", "data-kind": kind,
                               "aria-rowcount": rows.length + 1 }, h("thead", {}, headRow), this.body);
     this.scroller = h("div", { class: "table-scroll" }, this.spacerAbove, this.table, this.spacerBelow);
+    this.scroller.addEventListener("scroll", () => {
+      this.scrollTopPx = this.scroller.scrollTop;
+    }, { passive: true });
     if (this.virtual) {
       this.fixColumnWidths();
       this.scroller.addEventListener("scroll", () => {
@@ -181,13 +186,15 @@ export class DataTable {
    * at the same place when `keepPlace` (the same rows drawn again, as after an edit). */
   private render(keepPlace = false): void {
     this.everDrawn = true;
-    const scrollTop = this.scroller.scrollTop;
     this.visible = this.visibleRows();
     this.visibleIndex = new Map(this.visible.map((row, i) => [String(row.id), i]));
     this.first = this.last = 0;
     clear(this.body);
     this.rowsById.clear();
-    this.scroller.scrollTop = keepPlace ? scrollTop : 0;
+    // the rows drawn again keep their place by themselves (nothing is laid out between); a new order or filter
+    // starts at the top. The position is the one the scroll events gave: reading it here would make the browser
+    // lay out the whole page at once
+    if (!keepPlace && this.scrollTopPx > 0) this.scroller.scrollTop = this.scrollTopPx = 0;
     if (this.virtual) this.drawInView();
     else this.drawRange(0, this.visible.length);
     const total = this.rows.length;
@@ -197,6 +204,10 @@ export class DataTable {
 
   /** A virtual table: draw the rows the scroll position shows, with a margin above and below. */
   private drawInView(): void {
+    if (this.element.hidden || !this.scroller.isConnected) {  // not shown: the first rows, nothing measured
+      this.drawRange(0, 40 + MARGIN_ROWS);
+      return;
+    }
     const measured = this.body.rows[0]?.getBoundingClientRect().height ?? 0;
     if (measured > 0) this.rowPx = measured;
     const top = Math.floor(this.scroller.scrollTop / this.rowPx);
