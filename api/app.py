@@ -26,6 +26,7 @@ from backbone.api.isolation import DocumentLimitError, DocumentWorkers, WorkersB
 from backbone.api.jobs import JobManager, OptionsTooLargeError, error_document
 from backbone.api.limits import FailedAuthLimiter
 from backbone.api.oidc import OidcVerifier
+from backbone.api.oidc_login import OidcLogin
 from backbone.api.problems import PROBLEM_JSON, problem_response  # noqa: F401 - re-exported
 from backbone.api.resource_errors import STORAGE_RETRY_AFTER_S, storage_document, storage_failure
 from backbone.api.result_store import open_result_store
@@ -282,7 +283,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         title="backbone planning API",
         version=__version__,
         summary="Scenarios, planning jobs (TE, placement, failures, design, plan) and maps of a global AI backbone.",
-        description="All endpoints except `/healthz` need `Authorization: Bearer <token>` "
+        description="All endpoints except `/healthz` and `/v1/auth/config` need `Authorization: Bearer <token>` "
                     "(create one with `backbone token create --scope planner`). Errors are RFC 9457 problem "
                     "details. See docs/api.md.",
         lifespan=lifespan,
@@ -296,6 +297,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.state.results = results  # BACKBONE_RESULT_STORE: the results folder or an object store
     app.state.metrics = metrics
     app.state.oidc = OidcVerifier(settings) if OidcVerifier.configured(settings) else None
+    app.state.oidc_login = OidcLogin(settings)  # the workspace's single sign-on (GET v1/auth/config, its CSP)
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
     app.state.documents = DocumentWorkers(settings)
     install_error_handlers(app)

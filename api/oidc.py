@@ -28,6 +28,8 @@ ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA")
 """Signature algorithms accepted (asymmetric only)."""
 JWKS_CACHE_S = 600.0
 """Seconds a fetched key set is reused."""
+JWT_EXPIRED = "JWT expired: sign in again"
+"""The 401's detail for a JWT whose ``exp`` has passed (the workspace offers single sign-on again)."""
 
 
 class OidcError(Exception):
@@ -83,7 +85,7 @@ class OidcVerifier:
             The issuer's key set cannot be read or fetched.
         """
         from joserfc import jwt
-        from joserfc.errors import JoseError
+        from joserfc.errors import ExpiredTokenError, JoseError
 
         try:
             keys = self._key_set()
@@ -96,6 +98,8 @@ class OidcVerifier:
             jwt.JWTClaimsRegistry(iss={"essential": True, "value": s.oidc_issuer},
                                   aud={"essential": True, "value": s.oidc_audience},
                                   exp={"essential": True}, sub={"essential": True}).validate(decoded.claims)
+        except ExpiredTokenError:
+            raise OidcError(JWT_EXPIRED) from None
         except (JoseError, ValueError) as exc:
             raise OidcError(f"JWT rejected ({type(exc).__name__})") from None
         claims = decoded.claims

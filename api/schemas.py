@@ -282,6 +282,28 @@ class WhoAmI(BaseModel):
     can_admin: bool = Field(description="Whether the role may manage tokens and teams and read the audit log.")
 
 
+class OidcClientPublic(BaseModel):
+    """What a browser needs to sign in with the server's identity provider (Authorization Code with PKCE)."""
+
+    issuer: str = Field(description="The issuer (`iss` of its tokens).")
+    client_id: str = Field(description="The workspace's public client id at the issuer (no secret).")
+    authorization_endpoint: str = Field(description="Where the browser is sent to sign in.")
+    token_endpoint: str = Field(description="Where the browser trades the code (and its PKCE verifier) for tokens.")
+    scopes: list[str] = Field(description="The scopes to ask for (`openid` among them).")
+    token_use: Literal["access_token", "id_token"] = Field(
+        description="Which token of the token endpoint's answer to send to this API as `Authorization: Bearer`: "
+                    "the one whose audience is the API's.")
+
+
+class AuthConfigPublic(BaseModel):
+    """How to sign in: always with an API token; with single sign-on when the server is configured for it."""
+
+    oidc: OidcClientPublic | None = Field(default=None, description="Single sign-on, or null: API tokens only.")
+    oidc_problem: str | None = Field(default=None, description="Why single sign-on is configured but unavailable "
+                                                               "now (the issuer's discovery document cannot be "
+                                                               "had); null otherwise.")
+
+
 class TeamUsagePublic(BaseModel):
     """A team's use against its quotas (``GET /v1/usage``)."""
 

@@ -10,7 +10,9 @@
   ``BACKBONE_JOB_PROCESSES``, ``BACKBONE_WORKER_MEMORY_MB``, ``BACKBONE_WORKER_CPU_S``; caps on job options,
   queues, fairness, failed-login rate, connection timeouts and retention (every field below; docs/api.md).
 * ``BACKBONE_OIDC_ISSUER``, ``_AUDIENCE``, ``_JWKS_URL`` / ``_JWKS_FILE``, ``_SCOPE_CLAIM``, ``_TEAM_CLAIM``
-  -- optional OIDC/JWT bearer tokens (see :mod:`backbone.api.oidc`).
+  -- optional OIDC/JWT bearer tokens (see :mod:`backbone.api.oidc`); ``_CLIENT_ID``, ``_AUTHORIZATION_ENDPOINT``,
+  ``_TOKEN_ENDPOINT``, ``_SCOPES``, ``_TOKEN_USE`` -- single sign-on in the workspace
+  (see :mod:`backbone.api.oidc_login`).
 * ``BACKBONE_JOB_EXECUTION`` -- ``inline`` (default: the server runs jobs in its own worker processes) or
   ``queue`` (the server only enqueues; ``backbone worker`` processes claim jobs from the database with a lease
   of ``BACKBONE_JOB_LEASE_S`` seconds, renewed every ``BACKBONE_JOB_HEARTBEAT_S``). docs/deploy.md.
@@ -91,6 +93,25 @@ class Settings(BaseSettings):
     oidc_jwks_file: str = Field(default="", max_length=2000, description="Or a local JWKS file.")
     oidc_scope_claim: str = Field(default="backbone_scope", description="JWT claim holding viewer/planner/admin.")
     oidc_team_claim: str = Field(default="backbone_team", description="JWT claim holding the team name.")
+    oidc_client_id: str = Field(default="", max_length=500,
+                                description="The workspace's OIDC client id (a public client, no secret): with it "
+                                            "the sign-in page offers single sign-on (Authorization Code with PKCE); "
+                                            "empty: API tokens only in the browser.")
+    oidc_authorization_endpoint: str = Field(default="", max_length=2000,
+                                             description="The issuer's authorization endpoint; empty: read from its "
+                                                         "discovery document (<issuer>/.well-known/"
+                                                         "openid-configuration, fetched and cached).")
+    oidc_token_endpoint: str = Field(default="", max_length=2000,
+                                     description="The issuer's token endpoint (with the authorization endpoint, for "
+                                                 "a server that cannot reach the issuer); empty: from discovery.")
+    oidc_scopes: str = Field(default="openid profile email", max_length=500,
+                             description="Scopes the workspace asks for, separated by spaces (`openid` is needed).")
+    oidc_token_use: Literal["access_token", "id_token"] = Field(
+        default="access_token", description="Which token of the token endpoint's answer the workspace sends to "
+                                            "the API: the access token (issued for an API; the issuer must give it "
+                                            "the audience BACKBONE_OIDC_AUDIENCE) or the ID token (its audience is "
+                                            "the client id, so BACKBONE_OIDC_AUDIENCE must equal "
+                                            "BACKBONE_OIDC_CLIENT_ID).")
     job_processes: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), ge=1, le=256,
                                description="Processes one job may use (a failure sweep's pool, the path search); "
                                            "a job's own `workers` option is capped to it.")
@@ -155,6 +176,20 @@ class Settings(BaseSettings):
 
         parse_result_store(value)  # ValueError: one sentence, reported naming BACKBONE_RESULT_STORE
         return value.strip()
+
+    @field_validator("oidc_authorization_endpoint", "oidc_token_endpoint")
+    @classmethod
+    def _endpoint_url(cls, value: str) -> str:
+        from backbone.api.oidc_login import endpoint_url
+
+        return endpoint_url(value.strip()) if value.strip() else ""
+
+    @model_validator(mode="after")
+    def _oidc_client_complete(self) -> Settings:
+        from backbone.api.oidc_login import check_client_settings
+
+        check_client_settings(self)  # ValueError: one sentence naming the BACKBONE_OIDC_* variables
+        return self
 
     @model_validator(mode="after")
     def _heartbeat_within_lease(self) -> Settings:

@@ -1,18 +1,42 @@
-"""``GET /v1/whoami``: who the bearer token is (its role and team), ``GET /v1/usage``: what its team used against
-its quotas, and ``GET /v1/basemap``: the land polygons a
+"""``GET /v1/auth/config``: how to sign in (no auth), ``GET /v1/whoami``: who the bearer token is (its role and
+team), ``GET /v1/usage``: what its team used against its quotas, and ``GET /v1/basemap``: the land polygons a
 client draws under a scenario (the shipped Natural Earth 1:110m countries, public domain)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 
 from backbone.api.auth import StoreDep, Viewer
-from backbone.api.schemas import ProblemDetails, TeamUsagePublic, WhoAmI
+from backbone.api.oidc import OidcUnavailableError
+from backbone.api.oidc_login import OidcLogin
+from backbone.api.schemas import AuthConfigPublic, OidcClientPublic, ProblemDetails, TeamUsagePublic, WhoAmI
 from backbone.api.store import GoneError
 
 router = APIRouter(prefix="/v1", tags=["identity"])
+
+
+@router.get("/auth/config", response_model=AuthConfigPublic,
+            summary="How to sign in: API tokens, and single sign-on when the server is configured for it (no auth)")
+def get_auth_config(request: Request, response: Response) -> AuthConfigPublic:
+    """Whether the server offers single sign-on (OIDC Authorization Code with PKCE, for a public client) and, if
+    so, the issuer, client id, authorization and token endpoints, scopes and which token to send to this API. It
+    carries nothing secret and names no server path. Configured by ``BACKBONE_OIDC_CLIENT_ID`` and the issuer's
+    endpoints (its discovery document, fetched and cached, or ``BACKBONE_OIDC_AUTHORIZATION_ENDPOINT`` and
+    ``BACKBONE_OIDC_TOKEN_ENDPOINT``)."""
+    response.headers["Cache-Control"] = "no-cache"
+    login: OidcLogin = request.app.state.oidc_login
+    s = login.settings
+    if not login.enabled(s):
+        return AuthConfigPublic()
+    try:
+        endpoints = login.endpoints()
+    except OidcUnavailableError as exc:
+        return AuthConfigPublic(oidc_problem=str(exc))
+    return AuthConfigPublic(oidc=OidcClientPublic(
+        issuer=s.oidc_issuer, client_id=s.oidc_client_id, authorization_endpoint=endpoints.authorization_endpoint,
+        token_endpoint=endpoints.token_endpoint, scopes=s.oidc_scopes.split(), token_use=s.oidc_token_use))
 
 
 @router.get("/whoami", response_model=WhoAmI, summary="Who the bearer token is: its role and team")

@@ -5,6 +5,6 @@ lockfile, see docs/workspace.md); the bundle ships here, in ``static/``, so ``pi
 without Node.js. :func:`install_workspace` adds its routes to the app.
 """
 
-from backbone.api.web.pages import WORKSPACE_CSP, install_workspace, static_dir
+from backbone.api.web.pages import WORKSPACE_CSP, install_workspace, static_dir, workspace_csp
 
-__all__ = ["WORKSPACE_CSP", "install_workspace", "static_dir"]
+__all__ = ["WORKSPACE_CSP", "install_workspace", "static_dir", "workspace_csp"]

@@ -2,7 +2,8 @@
 
 Every URL the page uses is relative (``ui/app.js``, ``v1/scenarios``), so the workspace works unchanged behind a
 reverse proxy that mounts the app under a path prefix (``/backbone/``). The page's content security policy
-(:data:`WORKSPACE_CSP`) admits scripts, styles, the map's worker and requests from this origin only.
+(:func:`workspace_csp`) admits scripts, styles, the map's worker and requests from this origin only, and the
+issuer's token endpoint when the server offers single sign-on.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import gzip
 import os
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import Headers
@@ -20,12 +21,27 @@ from starlette.types import Scope
 ASSETS_URL = "/ui"
 """Where the bundle (``static/``) is served."""
 
-WORKSPACE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-                 "connect-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; "
-                 "frame-ancestors 'none'")
-"""The workspace page's policy: script, style sheet, map worker and API calls from this origin only; no inline
-script or style, nothing from any other origin. MapLibre's worker is a module script served beside the bundle
-(``worker-src 'self'``, no ``blob:``); ``img-src data: blob:`` lets the map read its own canvas images."""
+def workspace_csp(token_endpoint: str | None = None) -> str:
+    """The workspace page's content security policy.
+
+    Script, style sheet, map worker and API calls from this origin only; no inline script or style, nothing from
+    any other origin. MapLibre's worker is a module script served beside the bundle (``worker-src 'self'``, no
+    ``blob:``); ``img-src data: blob:`` lets the map read its own canvas images.
+
+    With single sign-on on (``token_endpoint``, a URL :func:`backbone.api.oidc_login.endpoint_url` accepted),
+    ``connect-src`` also names the issuer's token endpoint, exactly, so the page may trade its code for tokens
+    there and send nothing anywhere else. The sign-in itself is a top-level navigation to the authorization
+    endpoint (``location.assign``), which no policy directive governs; ``form-action`` stays ``'none'``: the page
+    posts no form, and a form allowance would be checked against every redirect of the issuer's login chain.
+    """
+    # a policy source has no query part (matching ignores it): the endpoint's scheme, host, port and path
+    connect = "'self'" + (f" {token_endpoint.split('?', 1)[0]}" if token_endpoint else "")
+    return ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+            f"connect-src {connect}; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+WORKSPACE_CSP = workspace_csp()
+"""The policy of the page when single sign-on is off (API tokens only)."""
 
 
 COMPRESSED_SUFFIXES = frozenset({".js", ".mjs", ".css", ".svg", ".txt", ".html"})
@@ -78,17 +94,20 @@ def _index_html() -> bytes:
 def install_workspace(app: FastAPI) -> None:
     """Serve the workspace page at ``/`` and its assets under :data:`ASSETS_URL`.
 
-    The page is answered with :data:`WORKSPACE_CSP` and ``Cache-Control: no-cache`` (a new release's page is
-    never stale); the assets are revalidated by their ETag and sent gzip-compressed (:class:`WorkspaceAssets`).
-    ``/index.html`` redirects to ``./``.
+    The page is answered with :func:`workspace_csp` (naming the issuer's token endpoint when the app's
+    ``state.oidc_login`` offers single sign-on) and ``Cache-Control: no-cache`` (a new release's page is never
+    stale); the assets are revalidated by their ETag and sent gzip-compressed (:class:`WorkspaceAssets`).
+    ``/index.html`` redirects to ``./``. The page is also where the issuer sends the browser back
+    (``?code=...&state=...``): the page reads and removes them.
     """
     folder = static_dir()
     app.mount(ASSETS_URL, WorkspaceAssets(folder), name="workspace-assets")
 
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
-    def workspace_page() -> HTMLResponse:
-        return HTMLResponse(_index_html(), headers={"Content-Security-Policy": WORKSPACE_CSP,
-                                                    "Cache-Control": "no-cache"})
+    def workspace_page(request: Request) -> HTMLResponse:
+        login = getattr(request.app.state, "oidc_login", None)
+        policy = workspace_csp(login.token_endpoint_or_none() if login is not None else None)
+        return HTMLResponse(_index_html(), headers={"Content-Security-Policy": policy, "Cache-Control": "no-cache"})
 
     @app.get("/index.html", include_in_schema=False)
     def workspace_index() -> Response:

@@ -29,7 +29,7 @@ def test_every_other_endpoint_needs_a_token(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     fake = str(uuid.uuid4())
     for path, ops in spec["paths"].items():
-        if path == "/healthz":
+        if path in ("/healthz", "/v1/auth/config"):  # how to sign in is asked before signing in
             continue
         url = path.replace("{scenario_id}", fake).replace("{job_id}", fake).replace("{token_id}", fake) \
                   .replace("{name}", "x.csv")

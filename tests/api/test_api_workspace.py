@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from backbone.api.app import create_app
 from backbone.api.store import Store
-from backbone.api.web import WORKSPACE_CSP, static_dir
+from backbone.api.web import WORKSPACE_CSP, static_dir, workspace_csp
 from backbone.io import network_to_dict
 from backbone.model import Network
 
@@ -25,6 +25,17 @@ def test_page_is_served_with_a_strict_policy(client: TestClient) -> None:
     assert policy["script-src"] == "'self'" and policy["default-src"] == "'none'"
     assert "unsafe" not in WORKSPACE_CSP and "http" not in WORKSPACE_CSP and "blob:" not in policy["worker-src"]
     assert client.head("/").status_code == 200
+
+
+def test_policy_with_single_sign_on_adds_only_the_token_endpoint() -> None:
+    """With single sign-on the page may also post to the issuer's token endpoint (exactly that URL); every other
+    directive is the strict policy's (the sign-in is a top-level navigation, which no directive governs)."""
+    token = "https://sso.example.com/realms/backbone/protocol/openid-connect/token"
+    strict = dict(part.strip().split(" ", 1) for part in WORKSPACE_CSP.split(";"))
+    sso = dict(part.strip().split(" ", 1) for part in workspace_csp(token).split(";"))
+    assert sso.pop("connect-src") == f"'self' {token}" and strict.pop("connect-src") == "'self'"
+    assert sso == strict and sso["form-action"] == "'none'"
+    assert f"connect-src 'self' {token};" in workspace_csp(f"{token}?p=b2c_1_signin")  # a source has no query
 
 
 def test_page_uses_relative_urls_and_no_inline_script() -> None:

@@ -258,7 +258,7 @@ def test_names_with_markup_are_shown_as_text(page: Any, live: dict[str, Any]) ->
     assert page.problems == []
 
 
-def _prefix_proxy(upstream: str, prefix: str) -> Any:
+def prefix_proxy(upstream: str, prefix: str) -> Any:
     """A reverse proxy on a free port that serves ``upstream`` under ``prefix`` (as nginx's
     ``location /backbone/ { proxy_pass http://app/; }`` does); ``prefix`` itself redirects to ``prefix/``."""
     import threading
@@ -295,7 +295,7 @@ def _prefix_proxy(upstream: str, prefix: str) -> Any:
 
 def test_works_behind_a_path_prefix(page: Any, live: dict[str, Any]) -> None:
     """Behind a reverse proxy at /backbone/ every asset and API call goes through the prefix (relative URLs)."""
-    proxy = _prefix_proxy(live["server"].url, "/backbone")
+    proxy = prefix_proxy(live["server"].url, "/backbone")
     try:
         base = f"http://127.0.0.1:{proxy.server_address[1]}/backbone"
         seen: list[str] = []

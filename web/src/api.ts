@@ -4,6 +4,7 @@
 import { saveBlob } from "./dom";
 
 const TOKEN_KEY = "backbone.token";
+const TOKEN_KIND_KEY = "backbone.token-kind";
 
 /** A refused call, with the server's problem document (RFC 9457) read into a sentence. */
 export class ApiError extends Error {
@@ -147,12 +148,20 @@ export function savedToken(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
-export function saveToken(token: string): void {
+/** Keep the token for this tab: an API token, or a JWT from single sign-on ("sso", see oidc.ts). */
+export function saveToken(token: string, kind: "api" | "sso" = "api"): void {
   sessionStorage.setItem(TOKEN_KEY, token);
+  sessionStorage.setItem(TOKEN_KIND_KEY, kind);
+}
+
+/** How the kept token was had: typed in ("api") or from single sign-on ("sso"). */
+export function savedTokenKind(): "api" | "sso" {
+  return sessionStorage.getItem(TOKEN_KIND_KEY) === "sso" ? "sso" : "api";
 }
 
 export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(TOKEN_KIND_KEY);
 }
 
 async function refusal(response: Response, path: string): Promise<ApiError> {

@@ -1,4 +1,4 @@
-// The planner's workspace: sign in with an API token, list the team's scenarios and their versions, open one on
+// The planner's workspace: sign in with an API token or single sign-on (oidc.ts), list the team's scenarios and their versions, open one on
 // a map beside its tables. It holds no planning logic: everything it shows is what the REST API answered.
 
 import { api, ApiError, forgetToken, savedToken, saveToken } from "./api";
@@ -9,6 +9,7 @@ import { append, clear, formatValue, h } from "./dom";
 import { Editor } from "./edit";
 import type { Edit } from "./edit";
 import { LAYER_GROUPS, ScenarioMap } from "./map";
+import { authConfig, completeSsoSignIn, ssoOption, ssoRefusal } from "./oidc";
 import type { Highlight, SiteSize } from "./map";
 import { ResultsView } from "./results";
 import { RunPanel } from "./run";
@@ -86,7 +87,7 @@ function routeHash(route: Route): string {
 
 function message(error: unknown): string {
   if (error instanceof ApiError) {
-    if (error.status === 401) return `The server refused this token (${error.message}). Check it, or create one with "backbone token create".`;
+    if (error.status === 401) return ssoRefusal(error) ?? `The server refused this token (${error.message}). Check it, or create one with "backbone token create".`;
     if (error.status === 0) return `The server did not answer: ${error.message}.`;
     return `${error.message} (HTTP ${error.status} on ${error.path})`;
   }
@@ -130,6 +131,15 @@ class Workspace {
   }
 
   async start(): Promise<void> {
+    const sso = await completeSsoSignIn();  // the issuer has just sent the browser back here with a code
+    if (sso !== null && "error" in sso) {
+      this.showSignIn(sso.error);
+      return;
+    }
+    if (sso !== null) {
+      this.token = sso.token;
+      this.route = parseHash(location.hash);  // the view asked for before the trip to the issuer
+    }
     if (this.token === null) {
       this.showSignIn(null);
       return;
@@ -137,9 +147,10 @@ class Workspace {
     try {
       this.who = await api.whoami(this.token);
     } catch (error) {
+      const text = message(error);
       if (error instanceof ApiError && error.status === 401) forgetToken();
       this.token = null;
-      this.showSignIn(message(error));
+      this.showSignIn(text);
       return;
     }
     await this.showShell();
@@ -168,6 +179,10 @@ class Workspace {
     });
     this.root.append(h("main", { class: "signin-page" }, form));
     input.focus();
+    void authConfig().then((config) => {
+      const sso = ssoOption(config, (text) => { error.textContent = text; error.hidden = false; });
+      if (sso !== null && form.isConnected) form.append(sso);
+    });
     performance.mark("signin-drawn");
   }
 
@@ -623,9 +638,10 @@ class Workspace {
 
   private handle(error: unknown): void {
     if (error instanceof ApiError && error.status === 401) {
+      const text = message(error);
       forgetToken();
       this.token = null;
-      this.showSignIn(message(error));
+      this.showSignIn(text);
       return;
     }
     this.status(message(error), true);
