@@ -252,7 +252,16 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
         :data:`backbone.solver.tasks.registry.TASKS`.
     """
     from backbone import __version__
-    from backbone.api.routes import admin, compare, health, identity, job_events, jobs, scenarios
+    from backbone.api.routes import (
+        admin,
+        compare,
+        health,
+        identity,
+        job_events,
+        jobs,
+        roadmap_maps,
+        scenarios,
+    )
     from backbone.api.web import install_workspace
 
     settings = settings or Settings()
@@ -308,6 +317,7 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.include_router(jobs.router)
     app.include_router(job_events.router)
     app.include_router(compare.router)
+    app.include_router(roadmap_maps.router)
     app.include_router(admin.router)
     app.include_router(identity.router)
     install_workspace(app)

@@ -193,3 +193,23 @@ def render_review_deck(folder: str, baseline: str | None, baseline_label: str | 
     from backbone.review import deck_bytes
 
     return deck_bytes(folder, baseline=baseline, baseline_label=baseline_label)[0]
+
+
+def render_period_map(folder: str, map_format: str, options: dict[str, Any]) -> bytes:
+    """Draw one period of a roadmap job: the canonical scenario folder the roadmap wrote under
+    ``periods/<period>/scenario/`` (a path the server computed from its own result files, never one from the
+    request), in any map format (run it in a bounded worker).
+
+    Parameters
+    ----------
+    folder
+        The period's scenario folder (``scenario.yaml`` and its tables).
+    map_format
+        png, svg, pdf, html, geojson or kml.
+    options
+        ``center_lon``, ``size``, ``candidates`` of :func:`backbone.maps.render_map_bytes`.
+    """
+    from backbone.io import load_scenario
+    from backbone.maps import render_map_bytes
+
+    return render_map_bytes(load_scenario(folder), map_format, **options)  # type: ignore[no-any-return]

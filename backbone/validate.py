@@ -189,18 +189,48 @@ def _check_table(spec: TableSpec, raw: RawTable, file: str) -> tuple[pd.DataFram
         if col.name not in cols:
             continue
         problems += _check_column(spec, col, df[col.name].tolist(), labels, file)
-    if spec.name in ("links", "candidates") and {"site_a", "site_b"} <= cols:
+    problems += _record_problems(spec.name, df, labels, file, {(p.record, p.field) for p in problems})
+    df = df.assign(id=ids)
+    return df, problems
+
+
+def _record_problems(table: str, df: pd.DataFrame, labels: list[str], file: str,
+                     flagged: set[tuple[str, str]]) -> list[Problem]:
+    """The rules across a record's fields: a link or candidate route from a site to itself, a demand to its own
+    source, a link's capacity above its ceiling (unless either value already has a problem, in ``flagged``:
+    record, field)."""
+    problems: list[Problem] = []
+    cols = set(df.columns)
+    if table in ("links", "candidates") and {"site_a", "site_b"} <= cols:
         for lab, a, b in zip(labels, df["site_a"], df["site_b"], strict=True):
             if not _is_blank(a) and str(a).strip() == str(b).strip():
-                problems.append(Problem(f"self-loop: both ends are {str(a).strip()!r}", file=file, table=spec.name,
+                problems.append(Problem(f"self-loop: both ends are {str(a).strip()!r}", file=file, table=table,
                                         record=lab, field="site_b"))
-    if spec.name == "demands" and {"src", "dst"} <= cols:
+    if table == "demands" and {"src", "dst"} <= cols:
         for lab, a, b in zip(labels, df["src"], df["dst"], strict=True):
             if not _is_blank(a) and str(a).strip() == str(b).strip():
                 problems.append(Problem(f"demand from {str(a).strip()!r} to itself", file=file, table="demands",
                                         record=lab, field="dst"))
-    df = df.assign(id=ids)
-    return df, problems
+    if table == "links" and {"capacity_gbps", "max_capacity_gbps"} <= cols:
+        problems += _capacity_ceiling_problems(df, labels, file, flagged)
+    return problems
+
+
+def _capacity_ceiling_problems(df: pd.DataFrame, labels: list[str], file: str,
+                               flagged: set[tuple[str, str]]) -> list[Problem]:
+    """A link's ``max_capacity_gbps``, when given, is its ceiling (the most its upgrades may reach, and what
+    :meth:`~backbone.model.Network.with_capacity` refuses to exceed): a capacity above it is a problem on
+    ``capacity_gbps``. An empty ceiling is derived later (``max_capacity_factor`` x capacity) and never below it."""
+    problems = []
+    for lab, cap, top in zip(labels, df["capacity_gbps"], df["max_capacity_gbps"], strict=True):
+        if (lab, "capacity_gbps") in flagged or (lab, "max_capacity_gbps") in flagged:
+            continue
+        capacity, ceiling = finite_or_nan(cap), finite_or_nan(top)
+        if np.isfinite(capacity) and np.isfinite(ceiling) and capacity > ceiling + 1e-9:
+            problems.append(Problem(f"capacity {capacity:g} Gbps is above the link's max_capacity_gbps {ceiling:g} "
+                                    "Gbps (the most its upgrades may reach): raise max_capacity_gbps, or leave it "
+                                    "empty to derive it", file=file, table="links", record=lab, field="capacity_gbps"))
+    return problems
 
 
 def _check_column(spec: TableSpec, col: Column, values: list[Any], labels: list[str], file: str) -> list[Problem]:

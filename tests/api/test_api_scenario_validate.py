@@ -15,7 +15,14 @@ def test_validate_answers_counts_and_stores_nothing(client: TestClient, tokens: 
     doc = network_to_dict(triangle)
     created = client.post("/v1/scenarios", json=doc, headers=auth(tokens["planner"]))
     sid, etag = created.json()["id"], created.headers["etag"]
+    ceiling = doc["links"][0]["max_capacity_gbps"]  # stored explicitly (derived: 4 x the capacity)
+    doc["links"][0]["capacity_gbps"] = ceiling + 1.0  # above the link's ceiling: refused, naming the capacity
+    over = client.post(f"/v1/scenarios/{sid}/validate", json=doc, headers=auth(tokens["planner"]))
+    assert over.status_code == 422, over.text
+    assert [(e["record"], e["field"]) for e in over.json()["errors"]] == [(doc["links"][0]["id"], "capacity_gbps")]
+    assert f"above the link's max_capacity_gbps {ceiling:g} Gbps" in over.json()["errors"][0]["message"]
     doc["links"][0]["capacity_gbps"] = 1234.0
+    doc["links"][0]["max_capacity_gbps"] = 4000.0  # the ceiling raised with it: valid
     r = client.post(f"/v1/scenarios/{sid}/validate", json=doc, headers=auth(tokens["planner"]))
     assert r.status_code == 200, r.text
     assert r.json() == {"valid": True, "sites": len(triangle.sites), "links": len(triangle.links),

@@ -63,7 +63,7 @@ def test_versions_and_optimistic_concurrency(client: TestClient, tokens: dict[st
     assert etag2 != etag1
     # a second writer still holding version 1's ETag loses: 409, nothing stored
     doc3 = json.loads(json.dumps(doc))
-    doc3["links"][0]["capacity_gbps"] = 99
+    doc3["links"][0]["capacity_gbps"] = 30  # within the link's ceiling (40): refused only as stale
     stale = client.put(f"/v1/scenarios/{sid}", json=doc3, headers=auth(tok, **{"If-Match": etag1}))
     assert stale.status_code == 409
     assert stale.headers["content-type"].startswith(PROBLEM)

@@ -172,3 +172,73 @@ def test_the_shared_scenario_is_forked_never_edited(page: Any, live: dict[str, A
     assert next(lk for lk in r["content"]["links"] if lk["id"] == link)["capacity_gbps"] == 12345
     assert _versions(live, shipped) == [1]
     page.wait_for_selector(f"#scenario-list > li[data-id='{fork}']")
+
+
+def _content(live: dict[str, Any], sid: str, version: int) -> dict[str, Any]:
+    r = httpx.get(f"{live['server'].url}/v1/scenarios/{sid}?version={version}", headers=auth(live["token"]), timeout=30)
+    return dict(r.json()["content"])
+
+
+def _pending(page: Any) -> list[dict[str, Any]]:
+    return page.evaluate("async () => (await window.backboneMap.getSource('pending').getData()).features")  # type: ignore[no-any-return]
+
+
+def test_cell_edits_of_a_site_and_a_demand_saved_as_a_version(page: Any, live: dict[str, Any]) -> None:
+    """A site's GPUs and a demand's Gb/s and SLO edited cell by cell (a refused value shows the API's problem beside
+    its cell), listed in Changes with undo, saved as version 2; a pending candidate route is drawn dashed between its
+    sites until it is undone; modules above the link's max_capacity_gbps are refused by the API's dry run."""
+    sid = _create(live, "what-if: cells")
+    sign_in(page, live, f"#/scenario/{sid}")
+    page.wait_for_selector("table.data[data-kind=links] tbody tr[data-id='nyc-bos']")
+    page.click("#tab-sites")
+    page.click("#edit-mode-sites")
+    gpus = "input.cell-edit[data-table=sites][data-edit=gpus_installed]"
+    page.fill(f"{gpus}[data-id=lon]", "2500")
+    page.fill(f"{gpus}[data-id=bos]", "-1")  # refused by the API, beside the cell
+    error = page.locator(".field-error[data-table=sites][data-record=bos][data-field=gpus_installed]:not([hidden])")
+    error.wait_for()
+    assert error.inner_text()
+    page.fill(f"{gpus}[data-id=bos]", "0")  # back to the stored value: no change
+    page.click("#tab-demands")
+    assert page.get_attribute("#edit-mode-demands", "aria-pressed") == "true"  # one editing mode for every table
+    page.fill("input.cell-edit[data-table=demands][data-edit=demand_gbps][data-id=d1]", "450")
+    page.fill("input.cell-edit[data-table=demands][data-edit=slo_rtt_ms][data-id=d1]", "120")
+    page.click("#tab-changes")
+    _wait_state(page, "valid")
+    changes = page.locator("#edit-list li[data-kind=cell]").all_inner_texts()
+    assert len(changes) == 3, changes
+    assert any("Site lon: GPUs installed 2,000 → 2,500" in c for c in changes), changes
+    assert any("Demand d1: demand Gb/s 300 → 450" in c for c in changes), changes
+    page.locator("#edit-list li[data-kind=cell]", has_text="latency SLO").locator("button.undo").click()
+    assert page.locator("#edit-list li[data-kind=cell]").count() == 2
+    # a candidate route, pending: drawn dashed between New York and London until undone
+    page.select_option("#cand-a", "nyc")
+    page.select_option("#cand-b", "lon")
+    page.click("#candidate-add")
+    page.wait_for_selector("#edit-list li[data-kind=add-candidate]")
+    page.wait_for_function("async () => (await window.backboneMap.getSource('pending').getData()).features.length === 1")
+    route = _pending(page)[0]
+    assert route["properties"]["site_a"] == "nyc" and route["properties"]["site_b"] == "lon"
+    assert route["geometry"]["coordinates"] == [[-74.0, 40.7], [-0.1, 51.5]]
+    assert page.evaluate("window.backboneMap.getPaintProperty('pending-candidates', 'line-dasharray')")
+    page.click("#edit-list li[data-kind=add-candidate] button.undo")
+    page.wait_for_function("async () => (await window.backboneMap.getSource('pending').getData()).features.length === 0")
+    # four modules of 400 Gb/s on nyc-bos (400 of at most 1,600): above its ceiling, refused by the dry run
+    page.select_option("#modules-link", "nyc-bos")
+    page.fill("#modules-count", "4")
+    page.click("#modules-add")
+    _wait_state(page, "invalid")
+    refused = page.inner_text("#edit-list li[data-kind=add-modules] .field-error")
+    assert "above the link's max_capacity_gbps 1600" in refused, refused
+    page.click("#edit-list li[data-kind=add-modules] button.undo")
+    _wait_state(page, "valid")
+    page.click("#edit-save")
+    page.wait_for_function(f"() => location.hash === '#/scenario/{sid}/version/2'")
+    after, before = _content(live, sid, 2), _content(live, sid, 1)
+    site = {s["id"]: s for s in after["sites"]}
+    demand = {d["id"]: d for d in after["demands"]}["d1"]
+    assert site["lon"]["gpus_installed"] == 2500 and site["bos"]["gpus_installed"] == 0
+    assert demand["demand_gbps"] == 450 and demand.get("slo_rtt_ms") == before["demands"][0].get("slo_rtt_ms")
+    assert {s["id"]: s for s in before["sites"]}["lon"]["gpus_installed"] == 2000
+    assert _pending(page) == []
+    assert [p for p in page.problems if "422" not in p] == []  # the refused dry runs' console lines

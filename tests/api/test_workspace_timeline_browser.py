@@ -134,6 +134,87 @@ def test_roadmap_timeline_per_quarter(page: Any, live: dict[str, Any], roadmap_j
     assert page.problems == []
 
 
+def _source(page: Any, name: str) -> list[dict[str, Any]]:
+    """The features of one of the map's GeoJSON sources, as drawn now."""
+    return page.evaluate(f"async () => (await window.backboneMap.getSource('{name}').getData()).features")  # type: ignore[no-any-return]
+
+
+def _drawn(page: Any, job_id: str, period: str) -> None:
+    page.wait_for_function(f"() => location.hash === '#/job/{job_id}/period/{period}'")
+    page.wait_for_selector(f"#roadmap-timeline[data-period-drawn='{period}'] #timeline-table tr.selected[data-period='{period}']")
+    page.wait_for_selector(f"#period-legend:has-text('{period}')")
+
+
+def test_roadmap_period_builds_on_the_map(page: Any, live: dict[str, Any], roadmap_job: dict[str, Any]) -> None:  # noqa: F811
+    """A period chosen in the timeline (the select, a row's click, Enter on a row) draws the period's map from
+    GET v1/jobs/<id>/periods/<period>/map: C1 committed in 2027Q1 (dashed, along its candidate route) and online in
+    2027Q3 (a link of that period), the GPUs at A committed then online and labelled; the deep link restores it; the
+    widened results show the timeline table without sideways scrolling at 1280x800."""
+    job, doc = roadmap_job["job"], roadmap_job["result"]
+    gpus = {p["period"]: p["gpus_installed"] for p in doc["periods"]}
+    assert gpus["2027Q1"] == 0 and gpus["2027Q3"] > 0  # the premise: the GPUs bought in 2027Q1 are online in 2027Q3
+    sign_in(page, live, f"#/job/{job['id']}")
+    page.wait_for_selector("#roadmap-timeline #timeline-table tbody tr")
+    page.select_option("#timeline-period", "2027Q1")
+    _drawn(page, job["id"], "2027Q1")
+    builds = {f["properties"]["id"]: f["properties"] for f in _source(page, "builds")}
+    assert builds == {"C1": {"id": "C1", "action": "new route", "state": "committed"}}
+    assert [f["properties"] for f in _source(page, "gpu-sites")] == [{"id": "A", "state": "committed"}]
+    assert {f["properties"]["id"] for f in _source(page, "links")} == {"L1"}  # 2027Q1's backbone: C1 not yet built
+    legend = page.locator("#period-legend")
+    assert legend.locator("[data-state=committed] .legend-count").inner_text() == "2"
+    assert legend.locator("[data-state=online] .legend-count").inner_text() == "0"
+    assert "committed, not yet online" in page.inner_text(".gpu-label[data-site=A]")
+    # a row's click: 2027Q3, where C1 and the GPUs come online
+    page.click("#timeline-table tr[data-period='2027Q3'] th")
+    _drawn(page, job["id"], "2027Q3")
+    assert {f["properties"]["id"]: f["properties"]["state"] for f in _source(page, "builds")} == {"C1": "online"}
+    links = {f["properties"]["id"]: f for f in _source(page, "links")}
+    assert set(links) == {"L1", "C1"}  # the period's own map: C1 is a link, along its candidate's waypoint
+    assert any(abs(lon + 73) < 0.5 and abs(lat - 41.8) < 0.5 for lon, lat in links["C1"]["geometry"]["coordinates"])
+    sites = {f["properties"]["id"]: f["properties"] for f in _source(page, "sites")}
+    assert sites["A"]["gpus_installed"] == gpus["2027Q3"]
+    label = page.inner_text(".gpu-label[data-site=A]")
+    gained = f"{gpus['2027Q3']:,.0f}"
+    assert f"{gained} GPUs in 2027Q3" in label and f"+{gained} online this quarter" in label, label
+    assert legend.locator("[data-state=online] .legend-count").inner_text() == "2"
+    assert "built by 2027Q2" in legend.inner_text()
+    # the deep link restores the period after a reload
+    page.reload()
+    page.wait_for_selector("#identity")
+    _drawn(page, job["id"], "2027Q3")
+    assert page.input_value("#timeline-period") == "2027Q3"
+    assert {f["properties"]["id"]: f["properties"]["state"] for f in _source(page, "builds")} == {"C1": "online"}
+    # the keyboard: Enter on 2027Q2's row
+    page.focus("#timeline-table tr[data-period='2027Q2']")
+    page.keyboard.press("Enter")
+    _drawn(page, job["id"], "2027Q2")
+    assert {f["properties"]["id"]: f["properties"]["state"] for f in _source(page, "builds")} == {"C1": "committed"}
+    # the wider results: at 1280x800 the timeline table fits its pane
+    scroll = "() => { const s = document.querySelector('#timeline-table').parentElement; return [s.scrollWidth, s.clientWidth]; }"
+    page.click("#results-wide")
+    page.wait_for_selector(".shell.results-wide")
+    assert page.locator("#scenario-list").is_hidden() and page.locator("#run-form").is_hidden()
+    width, visible = page.evaluate(scroll)
+    assert width <= visible + 1, (width, visible)
+    page.click("#timeline-table tr[data-period='2027Q3'] th")
+    _drawn(page, job["id"], "2027Q3")
+    page.mouse.move(0, 0)
+    page.evaluate("() => document.querySelector('#timeline-table').scrollIntoView({ block: 'start' })")
+    page.wait_for_function("() => window.backboneMap.loaded() && !window.backboneMap.isMoving()")
+    page.wait_for_timeout(500)
+    if os.environ.get("BACKBONE_SCREENSHOTS") == "1":
+        page.screenshot(path=str(SCREENSHOTS / "workspace-roadmap-map.png"))
+    # the scenario as given: no period drawn, the layout put back by the toggle
+    page.select_option("#timeline-period", "")
+    page.wait_for_function(f"() => location.hash === '#/job/{job['id']}'")
+    page.wait_for_selector("#period-legend", state="detached")
+    assert _source(page, "builds") == [] and page.locator(".gpu-label").count() == 0
+    page.click("#results-wide")
+    page.wait_for_selector(".shell:not(.results-wide)")
+    assert page.problems == []
+
+
 def test_report_and_deck_download_with_the_token_as_a_header(page: Any, live: dict[str, Any],  # noqa: F811
                                                              roadmap_job: dict[str, Any]) -> None:
     job = roadmap_job["job"]

@@ -41,7 +41,8 @@ def test_the_corpus_is_complete() -> None:
              "non_numeric_value", "missing_required_column", "bad_link_kind", "bad_region", "geometry_reversed",
              "geometry_far_from_sites", "srlg_unknown_link", "unknown_metro", "bad_waypoints_text",
              "several_problems", "missing_table_file", "unreadable_yaml", "json_unknown_site", "json_syntax_error",
-             "candidate_unknown_site", "candidate_unknown_srlg", "candidate_id_is_link_id", "candidate_bad_numbers"}
+             "candidate_unknown_site", "candidate_unknown_srlg", "candidate_id_is_link_id", "candidate_bad_numbers",
+             "capacity_above_ceiling"}
     assert rules <= set(CASES)
 
 

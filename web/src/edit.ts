@@ -1,5 +1,6 @@
-// What-if editing: a planner's pending change set over the open scenario version (link capacities, demand scaled by
-// traffic class or region, GPUs moved between sites), shown as a list with undo. Every change is checked as it is
+// What-if editing: a planner's pending change set over the open scenario version (link capacities, a site's GPUs and
+// available MW, a demand's Gb/s and latency SLO, cell by cell; demand scaled by traffic class or region, GPUs moved
+// between sites), shown as a list with undo. Every change is checked as it is
 // made by the API's dry run (POST v1/scenarios/{id}/validate), and the 422 problem's errors are shown beside the
 // cell or change they name. Saving is a new version guarded by If-Match on the opened version's ETag (a 409 or 412
 // means someone else saved: reload, keeping the changes) or a fork into a new scenario. Nothing is edited in place,
@@ -13,8 +14,17 @@ import type { WhatIfEdit } from "./whatif";
 
 const CHECK_DELAY_MS = 300;
 
+/** The cells of sites and demands that can be edited in their tables, with the words a change is described in. */
+export const EDITABLE_CELLS: Record<"sites" | "demands", Record<string, string>> = {
+  sites: { gpus_installed: "GPUs installed", power_available_mw: "available MW" },
+  demands: { demand_gbps: "demand Gb/s", slo_rtt_ms: "latency SLO (RTT ms)" },
+};
+
+export type CellTable = keyof typeof EDITABLE_CELLS;
+
 export type Edit =
   | { kind: "capacity"; link: string; capacity_gbps: number | null; was: unknown }
+  | { kind: "cell"; table: CellTable; record: string; field: string; value: number | null; was: unknown }
   | { kind: "scale-demand"; by: "traffic_class" | "region"; value: string; factor: number | null }
   | { kind: "move-gpus"; from: string; to: string; gpus: number | null }
   | WhatIfEdit;
@@ -26,6 +36,16 @@ export interface EditorHost {
   /** Reopen the scenario's latest version and re-apply these pending changes to it. */
   reload(pending: Edit[]): void;
   status(text: string, isError: boolean): void;
+  /** Draw the pending (unsaved) candidate routes on the map, each as a line between its two sites. */
+  drawPending?(routes: PendingRoute[]): void;
+}
+
+/** A candidate route of the pending changes, not saved yet: its id and its two sites' points. */
+export interface PendingRoute {
+  id: string;
+  site_a: string;
+  site_b: string;
+  coordinates: [number, number][];
 }
 
 /** The opened version the changes apply to. */
@@ -43,6 +63,7 @@ const key = (table: string, record: string, field: string): Key => `${table}\u00
 /** The fields of the scenario a change writes: where the API's problems about it land. */
 function touches(edit: Edit, content: ScenarioContent): Key[] {
   if (edit.kind === "capacity") return [key("links", edit.link, "capacity_gbps")];
+  if (edit.kind === "cell") return [key(edit.table, edit.record, edit.field)];
   if (edit.kind === "move-gpus") return [key("sites", edit.from, "gpus_installed"), key("sites", edit.to, "gpus_installed")];
   if (edit.kind === "add-modules") return ["capacity_gbps", "module_gbps", "max_capacity_gbps"].map((f) => key("links", edit.link, f));
   if (edit.kind === "add-candidate") {
@@ -62,10 +83,14 @@ export function applyEdits(base: ScenarioContent, edits: Edit[]): ScenarioConten
   const content = structuredClone(base);
   const links = new Map((content.links ?? []).map((l) => [String(l.id), l]));
   const sites = new Map((content.sites ?? []).map((s) => [String(s.id), s]));
+  const demands = new Map((content.demands ?? []).map((d) => [String(d.id), d]));
   for (const edit of edits) {
     if (edit.kind === "capacity") {
       const link = links.get(edit.link);
       if (link) link.capacity_gbps = edit.capacity_gbps;
+    } else if (edit.kind === "cell") {
+      const record = (edit.table === "sites" ? sites : demands).get(edit.record);
+      if (record) record[edit.field] = edit.value;
     } else if (edit.kind === "add-modules") {
       addModules(links.get(edit.link), edit.modules);
     } else if (edit.kind === "add-candidate") {
@@ -87,6 +112,11 @@ export function applyEdits(base: ScenarioContent, edits: Edit[]): ScenarioConten
 function describe(edit: Edit): string {
   if (edit.kind === "capacity") {
     return `Link ${edit.link}: capacity ${formatValue(edit.was)} → ${edit.capacity_gbps === null ? "(empty)" : formatValue(edit.capacity_gbps)} Gb/s`;
+  }
+  if (edit.kind === "cell") {
+    const what = EDITABLE_CELLS[edit.table][edit.field] ?? edit.field;
+    return `${edit.table === "sites" ? "Site" : "Demand"} ${edit.record}: ${what} ${formatValue(edit.was)} → ` +
+           `${edit.value === null ? "(empty)" : formatValue(edit.value)}`;
   }
   if (edit.kind === "move-gpus") return `Move ${formatValue(edit.gpus)} GPUs from ${edit.from} to ${edit.to}`;
   if (edit.kind === "add-modules") {
@@ -183,6 +213,32 @@ export class Editor {
                               "data-field": "capacity_gbps", role: "alert" });
     this.cellErrors.set(key("links", link, "capacity_gbps"), error);
     this.fillCellError(key("links", link, "capacity_gbps"), error);
+    return h("span", { class: "cell-editor" }, input, error);
+  }
+
+  /** The editable cell of a site (GPUs installed, available MW) or a demand (Gb/s, latency SLO): a number box and,
+   * beside it, the API's problem with that field. Emptying a latency SLO removes it (no SLO). */
+  cell(table: CellTable, record: string, field: string, shown: unknown): HTMLElement {
+    const pending = this.edits.find((e) => e.kind === "cell" && e.table === table && e.record === record && e.field === field);
+    const value = pending && pending.kind === "cell" ? pending.value : shown;
+    const input = h("input", { type: "number", step: "any", class: "cell-edit", "data-edit": field, "data-table": table,
+                               "data-id": record, "aria-label": `${EDITABLE_CELLS[table][field] ?? field} of ${record}`,
+                               value: value === null || value === undefined ? "" : String(value) });
+    input.classList.toggle("changed", value !== shown);
+    input.addEventListener("click", (event) => event.stopPropagation());
+    input.addEventListener("keydown", (event) => event.stopPropagation());
+    input.addEventListener("input", () => {
+      const typed = numberOrNull(input);
+      const same = typed === shown || (typed === null && (shown === null || shown === undefined));
+      const rest = this.edits.filter((e) => !(e.kind === "cell" && e.table === table && e.record === record && e.field === field));
+      input.classList.toggle("changed", !same);
+      this.setEdits(same ? rest : [...rest, { kind: "cell", table, record, field, value: typed, was: shown }], false);
+    });
+    const k = key(table, record, field);
+    const error = h("span", { class: "field-error", "data-table": table, "data-record": record, "data-field": field,
+                              role: "alert" });
+    this.cellErrors.set(k, error);
+    this.fillCellError(k, error);
     return h("span", { class: "cell-editor" }, input, error);
   }
 
@@ -325,12 +381,32 @@ export class Editor {
           (messages.length > 3 ? ` (and ${messages.length - 3} more)` : "")) : null));
     });
     if (this.edits.length === 0) this.list.append(h("li", { class: "empty" }, "No pending changes."));
+    this.host.drawPending?.(this.pendingRoutes());
     clear(this.general);
     for (const p of this.problems) {
       if (placed.has(key(p.table ?? "", p.record ?? "", p.field ?? ""))) continue;
       this.general.append(h("li", {}, [p.table, p.record, p.field].filter(Boolean).join(" / ") +
                                       (p.table || p.record || p.field ? ": " : "") + p.message));
     }
+  }
+
+  /** The candidate routes the pending changes add, each between its two sites (as the opened version places them). */
+  private pendingRoutes(): PendingRoute[] {
+    const sites = new Map((this.base.content.sites ?? []).map((s) => [String(s.id), s]));
+    const routes: PendingRoute[] = [];
+    for (const edit of this.edits) {
+      if (edit.kind !== "add-candidate") continue;
+      const a = sites.get(String(edit.record.site_a));
+      const b = sites.get(String(edit.record.site_b));
+      if (a === undefined || b === undefined) continue;
+      const [ax, ay, bx, by] = [Number(a.lon), Number(a.lat), Number(b.lon), Number(b.lat)];
+      if (![ax, ay, bx, by].every(Number.isFinite)) continue;
+      // the shorter way round: across the antimeridian when that is nearer
+      const east = bx - ax > 180 ? bx - 360 : ax - bx > 180 ? bx + 360 : bx;
+      routes.push({ id: String(edit.record.id), site_a: String(edit.record.site_a), site_b: String(edit.record.site_b),
+                    coordinates: [[ax, ay], [east, by]] });
+    }
+    return routes;
   }
 
   // ------------------------------------------------------------------ save

@@ -6,8 +6,8 @@ import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, S
               WhoAmI } from "./api";
 import { CompareView, parseCompare } from "./compare";
 import { append, clear, formatValue, h } from "./dom";
-import { Editor } from "./edit";
-import type { Edit } from "./edit";
+import { EDITABLE_CELLS, Editor } from "./edit";
+import type { CellTable, Edit } from "./edit";
 import { LAYER_GROUPS, ScenarioMap } from "./map";
 import { authConfig, completeSsoSignIn, ssoOption, ssoRefusal } from "./oidc";
 import type { Highlight, SiteSize } from "./map";
@@ -20,6 +20,8 @@ import "./app.css";
 
 type TableKind = "sites" | "links" | "candidates" | "demands" | "srlgs" | "metros";
 const TABLE_KINDS: TableKind[] = ["sites", "links", "candidates", "demands", "srlgs", "metros"];
+/** The tables whose cells the what-if editor edits (links' capacity; sites' GPUs and MW; demands' Gb/s and SLO). */
+const EDITED_TABLES: TableKind[] = ["links", "sites", "demands"];
 
 const COLUMNS: Record<TableKind, Column[]> = {
   sites: [{ key: "id", label: "id" }, { key: "name", label: "name" }, { key: "region", label: "region" },
@@ -56,14 +58,19 @@ interface Route {
   version: number | null;
   job?: string;
   failure?: string;
+  /** A roadmap job's period drawn on the map (`#/job/<id>/period/<period>`). */
+  period?: string;
   /** A compare view's hash (`#/compare...`, read by compare.ts). */
   compare?: string;
 }
 
-/** The view the URL hash names: `#/scenario/<id>`, `#/scenario/<id>/version/<n>`, `#/job/<id>` or
- * `#/job/<id>/failure/<state>` (a failure state of the job's results). */
+/** The view the URL hash names: `#/scenario/<id>`, `#/scenario/<id>/version/<n>`, `#/job/<id>`,
+ * `#/job/<id>/failure/<state>` (a failure state of the job's results) or `#/job/<id>/period/<period>` (a roadmap's
+ * period on the map). */
 function parseHash(hash: string): Route {
   if (parseCompare(hash) !== null) return { scenario: null, version: null, compare: hash };
+  const period = /^#\/job\/([0-9a-fA-F-]{36})\/period\/([0-9]{4}(?:Q[1-4])?)$/.exec(hash);
+  if (period) return { scenario: null, version: null, job: period[1].toLowerCase(), period: period[2] };
   const job = /^#\/job\/([0-9a-fA-F-]{36})(?:\/failure\/([^/]+))?$/.exec(hash);
   if (job) {
     let failure: string | undefined;
@@ -80,6 +87,7 @@ function parseHash(hash: string): Route {
 
 function routeHash(route: Route): string {
   if (route.compare !== undefined) return route.compare;
+  if (route.job && route.period) return `#/job/${route.job}/period/${route.period}`;
   if (route.job) return `#/job/${route.job}${route.failure ? `/failure/${encodeURIComponent(route.failure)}` : ""}`;
   if (route.scenario === null) return "#/";
   return `#/scenario/${route.scenario}${route.version !== null ? `/version/${route.version}` : ""}`;
@@ -268,7 +276,7 @@ class Workspace {
   private async downloadMap(): Promise<void> {
     if (this.map === null) return;
     const r = this.route;
-    const name = r.job ? `job-${r.job}${r.failure ? `-${r.failure.replace(/[^A-Za-z0-9_.-]+/g, "_")}` : ""}`
+    const name = r.job ? `job-${r.job}${r.failure ? `-${r.failure.replace(/[^A-Za-z0-9_.-]+/g, "_")}` : ""}${r.period ? `-${r.period}` : ""}`
       : r.scenario ? `scenario-${r.scenario}` : "map";
     const link = h("a", { href: await this.map.snapshot(), download: `backbone-${name}.png` });
     document.body.append(link);
@@ -306,7 +314,8 @@ class Workspace {
 
   private async navigate(route: Route, initial = false): Promise<void> {
     const same = !initial && route.scenario === this.route.scenario && route.version === this.route.version &&
-      route.job === this.route.job && route.failure === this.route.failure && route.compare === this.route.compare;
+      route.job === this.route.job && route.failure === this.route.failure && route.period === this.route.period &&
+      route.compare === this.route.compare;
     this.route = route;
     if (same || this.token === null || this.map === null) return;
     for (const li of document.querySelectorAll("#scenario-list > li")) {
@@ -318,7 +327,7 @@ class Workspace {
     }
     this.hideCompare();
     if (route.job) {
-      await this.openJob(route.job, route.failure ?? null);
+      await this.openJob(route.job, route.failure ?? null, route.period ?? null);
       return;
     }
     if (route.scenario === null) {
@@ -352,7 +361,7 @@ class Workspace {
   }
 
   /** `#/job/<id>`: open the job's scenario at the version it ran on (unless it is open) and show the job. */
-  private async openJob(id: string, failure: string | null): Promise<void> {
+  private async openJob(id: string, failure: string | null, period: string | null = null): Promise<void> {
     let scenarioId: string;
     let version: number;
     try {
@@ -368,7 +377,7 @@ class Workspace {
     }
     if (this.openScenarioId !== scenarioId || this.run === null) await this.openScenario(scenarioId, version);
     this.showTab("run");
-    await this.run?.select(id, failure);
+    await this.run?.select(id, failure, period);
   }
 
   private showEmpty(): void {
@@ -514,7 +523,9 @@ class Workspace {
                              (job) => new ResultsView(this.token as string, job, this.map as ScenarioMap,
                                                       (names) => this.elementsOf(names),
                                                       (failure) => { location.hash = routeHash({ scenario: null, version: null, job: job.id, failure: failure ?? undefined }); },
-                                                      (text, isError) => this.status(text, isError)));
+                                                      (text, isError) => this.status(text, isError),
+                                                      (period) => { location.hash = routeHash({ scenario: null, version: null, job: job.id, period: period ?? undefined }); },
+                                                      (candidate) => this.map?.candidate(candidate)));
     this.run = run;
     const tab = h("button", { type: "button", role: "tab", id: "tab-run", "data-kind": "run" }, "Run");
     tab.addEventListener("click", () => this.showTab("run"));
@@ -529,7 +540,8 @@ class Workspace {
   private buildEditor(record: ScenarioWithContent): void {
     this.editor?.dispose();
     this.editor = null;
-    document.getElementById("edit-mode")?.remove();
+    for (const button of document.querySelectorAll(".edit-mode")) button.remove();
+    void this.map?.showPending([]);
     if (!(this.who as WhoAmI).can_write) return;
     const pending = this.carried;
     this.carried = [];
@@ -542,15 +554,22 @@ class Workspace {
           void this.openLatest(record.id);
         },
         status: (text, isError) => this.status(text, isError),
-      }, () => this.tables.links?.refresh());
+        drawPending: (routes) => void this.map?.showPending(routes),
+      }, () => { for (const kind of EDITED_TABLES) this.tables[kind]?.refresh(); });
     this.editor = editor;
     const links = this.tables.links as DataTable;
     links.cellEditor = (row, column) => (this.editing && column.key === "capacity_gbps" && this.editor
       ? this.editor.capacityCell(String(row.id), row.capacity_gbps) : null);
-    const toggle = h("button", { type: "button", class: "secondary", id: "edit-mode", "aria-pressed": String(this.editing) },
-                     "Edit what-if");
-    toggle.addEventListener("click", () => this.setEditing(!this.editing));
-    links.element.querySelector(".table-tools")?.append(toggle);
+    for (const table of ["sites", "demands"] as CellTable[]) {
+      (this.tables[table] as DataTable).cellEditor = (row, column) => (this.editing && this.editor
+        && column.key in EDITABLE_CELLS[table] ? this.editor.cell(table, String(row.id), column.key, row[column.key]) : null);
+    }
+    for (const kind of EDITED_TABLES) {
+      const toggle = h("button", { type: "button", class: "secondary edit-mode", id: kind === "links" ? "edit-mode" : `edit-mode-${kind}`,
+                                   "aria-pressed": String(this.editing) }, "Edit what-if");
+      toggle.addEventListener("click", () => this.setEditing(!this.editing));
+      this.tables[kind]?.element.querySelector(".table-tools")?.append(toggle);
+    }
     const tab = h("button", { type: "button", role: "tab", id: "tab-changes", "data-kind": "changes" }, "Changes");
     tab.addEventListener("click", () => this.showTab("changes"));
     (document.getElementById("tabs") as HTMLElement).append(tab);
@@ -562,10 +581,11 @@ class Workspace {
 
   private setEditing(on: boolean): void {
     this.editing = on;
-    const toggle = document.getElementById("edit-mode");
-    toggle?.setAttribute("aria-pressed", String(on));
-    if (toggle) toggle.textContent = on ? "Done editing" : "Edit what-if";
-    this.tables.links?.refresh();
+    for (const toggle of document.querySelectorAll(".edit-mode")) {
+      toggle.setAttribute("aria-pressed", String(on));
+      toggle.textContent = on ? "Done editing" : "Edit what-if";
+    }
+    for (const kind of EDITED_TABLES) this.tables[kind]?.refresh();
   }
 
   private async afterSave(scenario: string, version: number, forked: boolean): Promise<void> {

@@ -2,7 +2,7 @@
 // circles sized by GPUs or MW, links lines along their geometry (terrestrial and submarine apart), candidate
 // routes dashed. Hover shows the element's numbers as the API sent them; a click selects it.
 
-import { AttributionControl, LngLatBounds, Map as MapLibreMap, NavigationControl, Popup, ScaleControl } from "maplibre-gl";
+import { AttributionControl, LngLatBounds, Map as MapLibreMap, Marker, NavigationControl, Popup, ScaleControl } from "maplibre-gl";
 import type { ExpressionSpecification, GeoJSONSource, MapMouseEvent, StyleSpecification } from "maplibre-gl";
 import "maplibre-gl/dist/maplibre-gl.css";
 import { formatValue, h } from "./dom";
@@ -28,7 +28,7 @@ export const LAYER_GROUPS: { id: string; label: string; layers: string[] }[] = [
 ];
 
 const COLORS = { water: "#0d1b26", land: "#1f3142", border: "#2d4358", terrestrial: "#4cc3ff",
-                 submarine: "#b58cff", candidate: "#ffb648", site: "#f4f7fa", selected: "#ffe14d", failed: "#ff3b5c" };
+                 submarine: "#b58cff", candidate: "#ffb648", pending: "#ffffff", site: "#f4f7fa", selected: "#ffe14d", failed: "#ff3b5c" };
 
 /** The utilisation colour scale of a result view: each band's lower edge (a fraction) and colour, low to high. */
 export const UTILISATION_BANDS: { from: number; color: string; label: string }[] = [
@@ -52,6 +52,44 @@ export interface ResultOverlay {
   links: Map<string, LinkResult>;
   failedLinks?: string[];
   failedSites?: string[];
+}
+
+/** Where a roadmap's build stands in the period shown: online in an earlier period, online in this one, or
+ * committed (bought) by this period and online later. */
+export type BuildState = "built" | "online" | "committed";
+
+export const BUILD_STATE_COLORS: Record<BuildState, string> = { built: "#36d399", online: "#ff7a1a", committed: "#f472b6" };
+
+/** A roadmap build drawn on a period's map: a new route along its geometry, an upgraded link (drawn wide). */
+export interface PeriodBuild {
+  id: string;
+  action: string;
+  state: BuildState;
+  label: string;
+  geometry: Feature["geometry"];
+}
+
+/** A site that gains GPUs by (or is committed GPUs in) the period shown, with its label. */
+export interface PeriodSite {
+  id: string;
+  state: BuildState;
+  label: string;
+  coordinates: [number, number];
+}
+
+/** What a roadmap period draws: the period's own map (`GET v1/jobs/{id}/periods/{period}/map?format=geojson`), the
+ * builds and the sites that gained GPUs, each with its state. */
+export interface PeriodView {
+  collection: FeatureCollection;
+  builds: PeriodBuild[];
+  sites: PeriodSite[];
+}
+
+const PERIOD_LAYERS = ["period-builds", "period-committed", "period-sites"];
+
+function stateColour(): ExpressionSpecification {
+  return ["match", ["get", "state"], "built", BUILD_STATE_COLORS.built, "online", BUILD_STATE_COLORS.online,
+          BUILD_STATE_COLORS.committed] as ExpressionSpecification;
 }
 
 function utilisationColour(): ExpressionSpecification {
@@ -86,6 +124,9 @@ function style(): StyleSpecification {
       links: { type: "geojson", data: EMPTY },
       candidates: { type: "geojson", data: EMPTY },
       sites: { type: "geojson", data: EMPTY },
+      builds: { type: "geojson", data: EMPTY },
+      "gpu-sites": { type: "geojson", data: EMPTY },
+      pending: { type: "geojson", data: EMPTY },
     },
     layers: [
       { id: "water", type: "background", paint: { "background-color": COLORS.water } },
@@ -96,6 +137,16 @@ function style(): StyleSpecification {
         paint: { "line-color": COLORS.terrestrial, "line-width": 1.8, "line-opacity": 0.9 } },
       { id: "links-submarine", type: "line", source: "links", filter: ["!=", ["get", "kind"], "terrestrial"],
         paint: { "line-color": COLORS.submarine, "line-width": 1.8, "line-opacity": 0.9 } },
+      // a roadmap period's builds: an upgrade as a wide band under its link, a new route along its route; committed
+      // but not yet online dashed
+      { id: "period-builds", type: "line", source: "builds", filter: ["!=", ["get", "state"], "committed"],
+        paint: { "line-color": stateColour(), "line-opacity": 0.9,
+                 "line-width": ["case", ["==", ["get", "action"], "upgrade"], 8, 4] } },
+      { id: "period-committed", type: "line", source: "builds", filter: ["==", ["get", "state"], "committed"],
+        paint: { "line-color": stateColour(), "line-width": 3, "line-dasharray": [1.5, 1.2] } },
+      // candidate routes of the what-if changes, not saved yet: a dashed line between their sites
+      { id: "pending-candidates", type: "line", source: "pending",
+        paint: { "line-color": COLORS.pending, "line-width": 2.4, "line-dasharray": [3, 2] } },
       { id: "failed-links", type: "line", source: "links", filter: selected,
         paint: { "line-color": COLORS.failed, "line-width": 3.5, "line-dasharray": [1, 1.2] } },
       { id: "selected-line", type: "line", source: "links", filter: selected,
@@ -105,6 +156,9 @@ function style(): StyleSpecification {
       { id: "sites", type: "circle", source: "sites",
         paint: { "circle-color": COLORS.site, "circle-opacity": 0.8, "circle-radius": 4,
                  "circle-stroke-color": COLORS.water, "circle-stroke-width": 1 } },
+      { id: "period-sites", type: "circle", source: "gpu-sites",
+        paint: { "circle-color": "rgba(0,0,0,0)", "circle-radius": 10, "circle-stroke-color": stateColour(),
+                 "circle-stroke-width": 3 } },
       { id: "failed-sites", type: "circle", source: "sites", filter: selected,
         paint: { "circle-color": COLORS.failed, "circle-radius": 7, "circle-stroke-color": COLORS.water,
                  "circle-stroke-width": 1.5 } },
@@ -126,6 +180,10 @@ export class ScenarioMap {
   private siteSize: SiteSize = "gpus";
   private centreLon = 10;
   private overlay: ResultOverlay | null = null;
+  /** The features of the roadmap period shown (null: the scenario's own). */
+  private period: Record<ElementKind, Map<string, Feature>> | null = null;
+  private periodLabels: Marker[] = [];
+  private periodBuilds = new Map<string, PeriodBuild | PeriodSite>();
 
   constructor(container: HTMLElement, private readonly onSelect: (kind: ElementKind, id: string) => void) {
     this.map = new MapLibreMap({ container, style: style(), center: [10, 25], zoom: 1.15, minZoom: 0.5, maxZoom: 12,
@@ -151,18 +209,10 @@ export class ScenarioMap {
   /** Draw a scenario version's GeoJSON (sites, links, candidate routes, as `GET .../map?format=geojson` gives). */
   async setScenario(collection: FeatureCollection): Promise<void> {
     await this.ready;
-    const split: Record<ElementKind, Feature[]> = { sites: [], links: [], candidates: [] };
-    for (const feature of collection.features) {
-      const type = feature.properties.feature_type;
-      const kind: ElementKind | null = type === "site" ? "sites" : type === "link" ? "links" : type === "candidate" ? "candidates" : null;
-      if (kind !== null) split[kind].push(feature);
-    }
-    for (const kind of ["sites", "links", "candidates"] as ElementKind[]) {
-      this.features[kind] = new Map(split[kind].map((f) => [String(f.properties.id), f]));
-      (this.map.getSource(kind) as GeoJSONSource).setData({ type: "FeatureCollection", features: split[kind] } as never);
-    }
-    const values = (key: string) => split.sites.map((f) => Number(f.properties[key] ?? 0)).filter(Number.isFinite);
-    this.maxima = { gpus: Math.max(1, ...values("gpus_installed")), mw: Math.max(1, ...values("power_available_mw")) };
+    this.features = byKind(splitCollection(collection));
+    if (this.period !== null) await this.showPeriod(null);  // a new scenario: no period drawn on it
+    (this.map.getSource("pending") as GeoJSONSource).setData(EMPTY as never);  // nor anyone's pending changes
+    this.draw();
     await this.sizeSitesBy(this.siteSize);
     if (this.overlay !== null) await this.showResult(null);  // a new scenario: no result drawn on it yet
     this.highlight({});
@@ -174,7 +224,7 @@ export class ScenarioMap {
   async showResult(overlay: ResultOverlay | null): Promise<void> {
     await this.ready;
     this.overlay = overlay;
-    const links = [...this.features.links.values()].map((f) => {
+    const links = [...this.shown().links.values()].map((f) => {
       const figures = overlay?.links.get(String(f.properties.id));
       return figures ? { ...f, properties: { ...f.properties, ...figures } } : f;
     });
@@ -187,6 +237,61 @@ export class ScenarioMap {
     const filter = (ids: string[] | undefined) => ["in", ["get", "id"], ["literal", ids ?? []]] as ExpressionSpecification;
     this.map.setFilter("failed-links", filter(overlay?.failedLinks));
     this.map.setFilter("failed-sites", filter(overlay?.failedSites));
+  }
+
+  /** Draw a roadmap period (its own map: the links and routes built by then, the GPUs installed, with each build and
+   * GPU site in its state's colour and labelled) in place of the scenario; `null` goes back to the scenario. */
+  async showPeriod(view: PeriodView | null): Promise<void> {
+    await this.ready;
+    this.period = view === null ? null : byKind(splitCollection(view.collection));
+    for (const marker of this.periodLabels) marker.remove();
+    this.periodLabels = [];
+    this.periodBuilds = new Map();
+    const builds = (view?.builds ?? []).map((b) => ({ type: "Feature", geometry: b.geometry,
+                                                      properties: { id: b.id, action: b.action, state: b.state } }));
+    const sites = (view?.sites ?? []).map((s) => ({ type: "Feature", geometry: { type: "Point", coordinates: s.coordinates },
+                                                    properties: { id: s.id, state: s.state } }));
+    for (const b of [...(view?.builds ?? []), ...(view?.sites ?? [])]) this.periodBuilds.set(b.id, b);
+    (this.map.getSource("builds") as GeoJSONSource).setData({ type: "FeatureCollection", features: builds } as never);
+    (this.map.getSource("gpu-sites") as GeoJSONSource).setData({ type: "FeatureCollection", features: sites } as never);
+    for (const site of view?.sites ?? []) {
+      const element = h("div", { class: `gpu-label state-${site.state}`, "data-site": site.id }, site.label);
+      this.periodLabels.push(new Marker({ element, anchor: "left", offset: [14, 0] }).setLngLat(site.coordinates).addTo(this.map));
+    }
+    for (const layer of ["links-terrestrial", "links-submarine"]) {
+      this.map.setPaintProperty(layer, "line-opacity", view === null ? 0.9 : 0.5);
+    }
+    this.draw();
+    await this.sizeSitesBy(this.siteSize);
+    if (this.overlay !== null) await this.showResult(this.overlay);
+  }
+
+  /** Draw the what-if changes' candidate routes, not saved yet, as dashed lines between their sites (none: `[]`). */
+  async showPending(routes: { id: string; site_a: string; site_b: string; coordinates: [number, number][] }[]): Promise<void> {
+    await this.ready;
+    const features = routes.map((r) => ({ type: "Feature", geometry: { type: "LineString", coordinates: r.coordinates },
+                                          properties: { id: r.id, site_a: r.site_a, site_b: r.site_b, pending: true } }));
+    (this.map.getSource("pending") as GeoJSONSource).setData({ type: "FeatureCollection", features } as never);
+  }
+
+  /** The scenario's candidate route of that id (its GeoJSON feature), drawn or not. */
+  candidate(id: string): Feature | undefined {
+    return this.features.candidates.get(id);
+  }
+
+  /** The features drawn now: the roadmap period's, or the scenario's. */
+  private shown(): Record<ElementKind, Map<string, Feature>> {
+    return this.period ?? this.features;
+  }
+
+  /** Put the features drawn now into the map's sources, and size sites against their largest. */
+  private draw(): void {
+    const shown = this.shown();
+    for (const kind of ["sites", "links", "candidates"] as ElementKind[]) {
+      (this.map.getSource(kind) as GeoJSONSource).setData({ type: "FeatureCollection", features: [...shown[kind].values()] } as never);
+    }
+    const values = (key: string) => [...shown.sites.values()].map((f) => Number(f.properties[key] ?? 0)).filter(Number.isFinite);
+    this.maxima = { gpus: Math.max(1, ...values("gpus_installed")), mw: Math.max(1, ...values("power_available_mw")) };
   }
 
   /** The map as drawn now, as a PNG data URL (the canvas keeps its frame: `preserveDrawingBuffer`). */
@@ -238,7 +343,7 @@ export class ScenarioMap {
     const points: number[][] = [];
     for (const kind of ["sites", "links", "candidates"] as ElementKind[]) {
       for (const id of target[kind] ?? []) {
-        const feature = this.features[kind].get(id);
+        const feature = this.shown()[kind].get(id) ?? this.features[kind].get(id);
         if (feature !== undefined) points.push(...unwrapped(coordinates(feature), points.length ? points[0][0] : null));
       }
     }
@@ -267,9 +372,9 @@ export class ScenarioMap {
 
   private at(event: MapMouseEvent) {
     const { x, y } = event.point;
-    const layers = INTERACTIVE.filter((id) => this.map.getLayoutProperty(id, "visibility") !== "none");
+    const layers = [...INTERACTIVE, ...PERIOD_LAYERS].filter((id) => this.map.getLayoutProperty(id, "visibility") !== "none");
     const found = this.map.queryRenderedFeatures([[x - 5, y - 5], [x + 5, y + 5]], { layers });
-    return found.find((f) => f.layer.id === "sites") ?? found[0];
+    return found.find((f) => f.layer.id === "sites") ?? found.find((f) => f.layer.id === "period-sites") ?? found[0];
   }
 
   private hover(event: MapMouseEvent): void {
@@ -279,9 +384,14 @@ export class ScenarioMap {
       this.popup.remove();
       return;
     }
-    const kind = kindOfLayer(feature.layer.id);
     const id = String(feature.properties.id);
-    const props = this.features[kind].get(id)?.properties ?? (feature.properties as Properties);
+    const build = PERIOD_LAYERS.includes(feature.layer.id) ? this.periodBuilds.get(id) : undefined;
+    if (build !== undefined) {
+      this.popup.setLngLat(event.lngLat).setDOMContent(h("div", { class: "hover-card" }, h("strong", {}, build.label))).addTo(this.map);
+      return;
+    }
+    const kind = kindOfLayer(feature.layer.id);
+    const props = this.shown()[kind].get(id)?.properties ?? this.features[kind].get(id)?.properties ?? (feature.properties as Properties);
     const card = hoverCard(kind, props);
     const figures = kind === "links" ? this.overlay?.links.get(id) : undefined;
     const failed = (kind === "links" ? this.overlay?.failedLinks : kind === "sites" ? this.overlay?.failedSites : [])
@@ -294,8 +404,31 @@ export class ScenarioMap {
 
   private click(event: MapMouseEvent): void {
     const feature = this.at(event);
-    if (feature) this.onSelect(kindOfLayer(feature.layer.id), String(feature.properties.id));
+    if (!feature) return;
+    const id = String(feature.properties.id);
+    const layer = feature.layer.id;
+    // a build selects its link (or, not yet built, its candidate route), a GPU site its site
+    const kind = layer === "period-sites" ? "sites" : PERIOD_LAYERS.includes(layer)
+      ? (this.features.links.has(id) || !this.features.candidates.has(id) ? "links" : "candidates") : kindOfLayer(layer);
+    this.onSelect(kind, id);
   }
+}
+
+/** A scenario's GeoJSON split by element kind (the API's `feature_type`). */
+function splitCollection(collection: FeatureCollection): Record<ElementKind, Feature[]> {
+  const split: Record<ElementKind, Feature[]> = { sites: [], links: [], candidates: [] };
+  for (const feature of collection.features) {
+    const type = feature.properties.feature_type;
+    const kind: ElementKind | null = type === "site" ? "sites" : type === "link" ? "links" : type === "candidate" ? "candidates" : null;
+    if (kind !== null) split[kind].push(feature);
+  }
+  return split;
+}
+
+function byKind(split: Record<ElementKind, Feature[]>): Record<ElementKind, Map<string, Feature>> {
+  return { sites: new Map(split.sites.map((f) => [String(f.properties.id), f])),
+           links: new Map(split.links.map((f) => [String(f.properties.id), f])),
+           candidates: new Map(split.candidates.map((f) => [String(f.properties.id), f])) };
 }
 
 function hoverCard(kind: ElementKind, props: Properties): HTMLElement {

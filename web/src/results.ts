@@ -2,14 +2,14 @@
 // rows put the map in that failure state (failures, plan), and the plan's survivability summary. Every number is
 // one the API served (the job's result JSON and its result files); nothing is recomputed here.
 
-import { api, getText } from "./api";
-import type { FileEntry, Job } from "./api";
+import { api, getJson, getText } from "./api";
+import type { Feature, FeatureCollection, FileEntry, Job } from "./api";
 import { append, clear, formatValue, h } from "./dom";
 import { reportDownloads } from "./downloads";
 import { UTILISATION_BANDS } from "./map";
 import type { LinkResult, ResultOverlay, ScenarioMap } from "./map";
 import { sweepChart } from "./sweepchart";
-import { roadmapTimeline } from "./timeline";
+import { markPeriod, periodLegend, periodView, roadmapTimeline } from "./timeline";
 import type { RoadmapDoc } from "./timeline";
 
 /** The links and sites a failure's named elements (link, SRLG or site ids) take down, as the open scenario has them. */
@@ -107,17 +107,24 @@ export class ResultsView {
   private failureRows = new Map<string, HTMLTableRowElement>();
   private readonly stateDetail = h("div", { class: "failure-state", id: "failure-state", "aria-live": "polite" });
   private disposed = false;
+  private roadmap: { doc: RoadmapDoc; timeline: HTMLElement } | null = null;
+  private periodMaps = new Map<string, Promise<FeatureCollection>>();
+  private periodLegend: HTMLElement | null = null;
+  private period: string | null = null;
 
   readonly jobId: string;
 
   constructor(private readonly token: string, private readonly job: Job, private readonly map: ScenarioMap,
               private readonly resolve: ElementResolver, private readonly onFailure: (scenario: string | null) => void,
-              private readonly report: (text: string, isError: boolean) => void) {
+              private readonly report: (text: string, isError: boolean) => void,
+              private readonly onPeriod: (period: string | null) => void = () => undefined,
+              private readonly candidate: (id: string) => Feature | undefined = () => undefined) {
     this.jobId = job.id;
   }
 
-  /** Read the job's result and files and draw them; `failure` selects a failure state (a deep link). */
-  async load(failure: string | null): Promise<void> {
+  /** Read the job's result and files and draw them; `failure` selects a failure state, `period` a roadmap's period
+   * (deep links). */
+  async load(failure: string | null, period: string | null = null): Promise<void> {
     const base = `v1/jobs/${encodeURIComponent(this.job.id)}`;
     const file = async (name: string) => getText(`${base}/files/${name.split("/").map(encodeURIComponent).join("/")}`, this.token);
     try {
@@ -126,7 +133,12 @@ export class ResultsView {
       const result = await api.result(this.token, this.job.id);
       const documents = reportDownloads(this.token, this.job, this.files, this.report);
       if (documents) this.element.append(documents);
-      if (this.job.kind === "roadmap") this.element.append(roadmapTimeline(result as RoadmapDoc, this.report));
+      this.element.prepend(widenButton(this.map));
+      if (this.job.kind === "roadmap") {
+        const doc = result as RoadmapDoc;
+        this.roadmap = { doc, timeline: roadmapTimeline(doc, this.report, this.onPeriod) };
+        this.element.append(this.roadmap.timeline);
+      }
       if (this.job.kind === "plan") this.showPlan(result as PlanDoc, has("design_upgrades.csv") ? parseCsv(await file("design_upgrades.csv")) : null);
       if (has("te_links.csv")) this.showUtilisation(parseCsv(await file("te_links.csv")));
       const sweep = this.job.kind === "failures" ? (result as FailuresDoc)
@@ -141,13 +153,57 @@ export class ResultsView {
     }
     if (this.disposed) return;
     await this.selectFailure(failure);
+    await this.selectPeriod(period);
   }
 
   /** Put the map back as the scenario draws it. */
   dispose(): void {
     this.disposed = true;
     this.legend.remove();
+    this.periodLegend?.remove();
+    widen(this.map, false);
     void this.map.showResult(null);
+    if (this.period !== null) void this.map.showPeriod(null);
+  }
+
+  // ------------------------------------------------------------------ roadmap periods
+  /** Draw a roadmap period's builds on the map (null: the scenario as given): the period's map from
+   * `GET v1/jobs/{id}/periods/{period}/map?format=geojson`, the builds from the job's roadmap.json. */
+  async selectPeriod(period: string | null): Promise<void> {
+    if (this.roadmap === null) return;
+    const { doc, timeline } = this.roadmap;
+    const index = period === null ? -1 : doc.periods.findIndex((p) => p.period === period);
+    if (period !== null && index < 0) this.report(`Roadmap job ${this.job.id} has no ${doc.period} ${period}`, true);
+    this.period = index < 0 ? null : doc.periods[index].period;
+    markPeriod(timeline, this.period);
+    this.periodLegend?.remove();
+    this.periodLegend = null;
+    if (this.period === null) {
+      await this.map.showPeriod(null);
+      return;
+    }
+    const label = this.period;
+    let collection: FeatureCollection;
+    try {
+      let pending = this.periodMaps.get(label);
+      if (pending === undefined) {
+        pending = getJson<FeatureCollection>(`v1/jobs/${encodeURIComponent(this.job.id)}/periods/${encodeURIComponent(label)}/map?format=geojson`, this.token);
+        this.periodMaps.set(label, pending);
+        pending.catch(() => this.periodMaps.delete(label));
+      }
+      collection = await pending;
+    } catch (error) {
+      this.report(`Could not draw ${label} of job ${this.job.id}: ${error instanceof Error ? error.message : String(error)}`, true);
+      return;
+    }
+    if (this.disposed || this.period !== label) return;  // another period was chosen meanwhile
+    const view = periodView(doc, index, collection, this.candidate);
+    await this.map.showPeriod(view);
+    this.periodLegend = periodLegend(doc, index, view);
+    this.map.map.getContainer().append(this.periodLegend);
+    timeline.setAttribute("data-period-drawn", label);
+    if (view.builds.length + view.sites.length > 0) this.map.frame({ links: view.builds.map((b) => b.id), candidates: view.builds.map((b) => b.id),
+                                           sites: view.sites.map((s) => s.id) });
   }
 
   // ------------------------------------------------------------------ utilisation
@@ -285,6 +341,28 @@ export class ResultsView {
     }
     this.element.append(panel);
   }
+}
+
+/** Give the results the whole window's width (the scenario list and the Run form folded away) or put them back. */
+function widen(map: ScenarioMap, on: boolean): void {
+  const shell = document.querySelector(".shell");
+  if (shell === null || shell.classList.contains("results-wide") === on) return;
+  shell.classList.toggle("results-wide", on);
+  map.resize();
+}
+
+/** The toggle that widens the results pane (so a long timeline table does not scroll sideways at 1280x800). */
+function widenButton(map: ScenarioMap): HTMLElement {
+  const wide = () => document.querySelector(".shell")?.classList.contains("results-wide") ?? false;
+  const button = h("button", { type: "button", class: "secondary", id: "results-wide", "aria-pressed": String(wide()),
+                               title: "Give the results the full width (the scenario list and the Run form fold away)" },
+                   wide() ? "Restore the layout" : "Widen results");
+  button.addEventListener("click", () => {
+    widen(map, !wide());
+    button.setAttribute("aria-pressed", String(wide()));
+    button.textContent = wide() ? "Restore the layout" : "Widen results";
+  });
+  return button;
 }
 
 function legend(): HTMLElement {

@@ -116,6 +116,7 @@ export class RunPanel {
   private timer: number | null = null;
   private disposed = false;
   private failure: string | null = null;
+  private period: string | null = null;
   private results: ResultsView | null = null;
   private live: { id: string; abort: AbortController } | null = null;
   private liveBroken = false;  // the event stream could not be had: poll from then on
@@ -160,11 +161,13 @@ export class RunPanel {
   }
 
   /** Show one job (a deep link `#/job/<id>` or a click in the list) and watch it; `failure` selects a failure state
-   * of its results (`#/job/<id>/failure/<state>`). */
-  async select(id: string, failure: string | null = null): Promise<void> {
+   * of its results (`#/job/<id>/failure/<state>`), `period` a roadmap's period (`#/job/<id>/period/<period>`). */
+  async select(id: string, failure: string | null = null, period: string | null = null): Promise<void> {
     this.failure = failure;
+    this.period = period;
     if (id === this.selected && this.results !== null) {
       await this.results.selectFailure(failure);
+      await this.results.selectPeriod(period);
       return;
     }
     this.selected = id;
@@ -349,7 +352,7 @@ export class RunPanel {
     if (this.makeResults === null || this.disposed) return;
     if (this.results === null) {
       this.results = this.makeResults(job);
-      void this.results.load(this.failure);
+      void this.results.load(this.failure, this.period);
     }
     this.detail.append(this.results.element);
   }

@@ -153,6 +153,7 @@ export class DataTable {
 
   /** Draw the rows again (after the cell editor changed), at the same place. */
   refresh(): void {
+    if (!this.everDrawn) return;  // drawn later, when shown, with the cell editor as it is then
     this.searchText.clear();
     this.render(true);
   }

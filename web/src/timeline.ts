@@ -4,8 +4,11 @@
 // carries; the browser only lays them out (no planning logic: a build is "bought" in the period its `committed`
 // label names, as the API wrote it).
 
+import type { Feature, FeatureCollection } from "./api";
 import { barChart } from "./charts";
 import { formatValue, h } from "./dom";
+import { BUILD_STATE_COLORS } from "./map";
+import type { BuildState, PeriodBuild, PeriodSite, PeriodView } from "./map";
 
 interface Survivability {
   failure_kind: string;
@@ -27,6 +30,8 @@ interface Build {
   cost_usd: number;
   committed: string;
   online: string;
+  committed_index?: number;
+  online_index?: number;
 }
 
 export interface RoadmapPeriod {
@@ -106,8 +111,106 @@ function list(items: string[], empty: string): HTMLElement {
   return items.length === 0 ? h("span", { class: "meta" }, empty) : h("ul", { class: "cell-list" }, ...items.map((t) => h("li", {}, t)));
 }
 
-/** The timeline of a roadmap job: headline figures, charts per period, the period table and the builds. */
-export function roadmapTimeline(doc: RoadmapDoc, report: (text: string, isError: boolean) => void): HTMLElement {
+/** The index of a build's committed or online period in the roadmap (the API's `*_index`, else its label's place). */
+function periodIndex(doc: RoadmapDoc, b: Build, which: "committed" | "online"): number {
+  const served = which === "committed" ? b.committed_index : b.online_index;
+  if (typeof served === "number") return served;
+  const i = doc.periods.findIndex((p) => p.period === b[which]);
+  return i < 0 ? Number.POSITIVE_INFINITY : i;
+}
+
+/** Where a build stands in period `index`: online earlier, online in it, committed by it and online later, or not
+ * yet committed (null). Read from the build's committed and online periods as the roadmap wrote them. */
+export function buildState(doc: RoadmapDoc, b: Build, index: number): BuildState | null {
+  const online = periodIndex(doc, b, "online");
+  if (online < index) return "built";
+  if (online === index) return "online";
+  return periodIndex(doc, b, "committed") <= index ? "committed" : null;
+}
+
+const STATE_ORDER: BuildState[] = ["online", "committed", "built"];
+
+/** What period `index` of a roadmap draws: its map (`GET v1/jobs/{id}/periods/{period}/map`), each network build in
+ * its state along its geometry there (a route not yet online along its candidate route: in the period's map, or
+ * `candidate` of the scenario), and the sites that gain GPUs, labelled with the GPUs the period's map says are
+ * installed and the roadmap's GPU builds. */
+export function periodView(doc: RoadmapDoc, index: number, collection: FeatureCollection,
+                           candidate: (id: string) => Feature | undefined): PeriodView {
+  const find = (type: string, id: string) => collection.features.find((f) => f.properties.feature_type === type
+    && String(f.properties.id) === id);
+  const label = doc.periods[index].period;
+  const builds: PeriodBuild[] = [];
+  const gpus = new Map<string, Map<BuildState, number>>();
+  for (const b of doc.builds) {
+    const state = buildState(doc, b, index);
+    if (state === null) continue;
+    if (b.action === "gpus") {
+      const site = b.site ?? b.site_a ?? "";
+      const states = gpus.get(site) ?? new Map<BuildState, number>();
+      states.set(state, (states.get(state) ?? 0) + (b.gpus ?? 0));
+      gpus.set(site, states);
+      continue;
+    }
+    if (b.action !== "upgrade" && b.action !== "new route") continue;
+    const feature = find("link", b.id) ?? find("candidate", b.id) ?? candidate(b.id);
+    if (feature === undefined) continue;
+    const when = state === "committed" ? `committed ${b.committed}, online ${b.online}` : `online ${b.online}`;
+    builds.push({ id: b.id, action: b.action, state, geometry: feature.geometry,
+                  label: `${b.id}: ${b.action}${b.added_gbps ? ` +${formatValue(b.added_gbps)} Gb/s` : ""}, ${when}` });
+  }
+  const sites: PeriodSite[] = [];
+  for (const [id, states] of gpus) {
+    const site = find("site", id);
+    if (site === undefined) continue;
+    const state = STATE_ORDER.find((s) => states.has(s)) as BuildState;
+    const parts = [`${formatValue(site.properties.gpus_installed ?? 0)} GPUs in ${label}`];
+    if (states.has("online")) parts.push(`+${formatValue(states.get("online"))} online this ${doc.period}`);
+    if (states.has("committed")) parts.push(`+${formatValue(states.get("committed"))} committed, not yet online`);
+    sites.push({ id, state, coordinates: site.geometry.coordinates as [number, number],
+                 label: `${formatValue(site.properties.name ?? id)}: ${parts.join(", ")}` });
+  }
+  return { collection, builds, sites };
+}
+
+/** The map's legend of a roadmap period: the three build states (with how many of each are drawn) and the GPU rings. */
+export function periodLegend(doc: RoadmapDoc, index: number, view: PeriodView): HTMLElement {
+  const label = doc.periods[index].period;
+  const count = (state: BuildState) => view.builds.filter((b) => b.state === state).length
+    + view.sites.filter((s) => s.state === state).length;
+  const text: Record<BuildState, string> = {
+    built: index > 0 ? `built by ${doc.periods[index - 1].period}` : "built earlier",
+    online: `online this ${doc.period} (${label})`,
+    committed: "committed, not yet online",
+  };
+  return h("div", { class: "map-legend", id: "period-legend", role: "img", "aria-label": `Roadmap builds in ${label}` },
+    h("strong", {}, `Roadmap: ${label}`),
+    ...(["built", "online", "committed"] as BuildState[]).map((state) => {
+      const swatch = h("span", { class: `legend-swatch ${state === "committed" ? "dashed" : ""}` });
+      swatch.style.background = state === "committed"
+        ? `repeating-linear-gradient(90deg, ${BUILD_STATE_COLORS[state]} 0 4px, transparent 4px 7px)` : BUILD_STATE_COLORS[state];
+      return h("div", { class: "legend-row", "data-state": state }, swatch, `${text[state]}: `,
+        h("span", { class: "legend-count" }, String(count(state))));
+    }),
+    h("div", { class: "legend-row" }, h("span", { class: "legend-swatch ring" }), "ring: a site's GPUs, in its state's colour"),
+    h("div", { class: "legend-row meta" }, "wide band: an upgraded link; sites sized by the GPUs installed"));
+}
+
+/** Mark the chosen period in the timeline (its row and the period select); null: none. */
+export function markPeriod(timeline: HTMLElement, period: string | null): void {
+  for (const row of timeline.querySelectorAll<HTMLElement>("#timeline-table tbody tr")) {
+    const on = row.getAttribute("data-period") === period;
+    row.classList.toggle("selected", on);
+    row.setAttribute("aria-selected", String(on));
+    if (on) row.scrollIntoView({ block: "nearest" });
+  }
+  const select = timeline.querySelector<HTMLSelectElement>("#timeline-period");
+  if (select) select.value = period ?? "";
+}
+
+/** The timeline of a roadmap job: headline figures, charts per period, the period table and the builds. Choosing a
+ * period (a row, by click or Enter, or the select above the table) calls `onPeriod` (null: the scenario as given). */
+export function roadmapTimeline(doc: RoadmapDoc, report: (text: string, isError: boolean) => void,
+                                onPeriod: (period: string | null) => void = () => undefined): HTMLElement {
   const periods = doc.periods;
   const labels = periods.map((p) => p.period);
   const storage = periods.some((p) => (p.storage_capex_usd ?? 0) > 0);
@@ -139,7 +242,8 @@ export function roadmapTimeline(doc: RoadmapDoc, report: (text: string, isError:
     const online = [...p.builds, ...p.gpu_builds].map(buildText);
     const s = p.survivability;
     const excused = s.not_survivable.map((x) => `${x.scenario}: ${x.reason}`);
-    return h("tr", { "data-period": p.period, class: s.violated.length > 0 ? "violated" : undefined },
+    const row = h("tr", { "data-period": p.period, tabindex: 0, "aria-selected": "false",
+                          class: `clickable${s.violated.length > 0 ? " violated" : ""}` },
       h("th", { scope: "row" }, p.period),
       h("td", { "data-col": "bought" }, list(bought, "nothing")),
       h("td", { "data-col": "online" }, list(online, p.gpu_note ? `nothing (${p.gpu_note})` : "nothing")),
@@ -156,7 +260,16 @@ export function roadmapTimeline(doc: RoadmapDoc, report: (text: string, isError:
       h("td", { "data-col": "excused" }, list(excused, "none")),
       h("td", { "data-col": "design" }, `${p.design.mode} (${p.design.status})`),
       h("td", {}, p.budget_shortfall_usd > 0 ? `short ${usd(p.budget_shortfall_usd)}: ${p.budget_note}` : p.budget_note || ""));
+    const pick = () => onPeriod(row.classList.contains("selected") ? null : p.period);
+    row.addEventListener("click", pick);
+    row.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); pick(); }
+    });
+    return row;
   });
+  const choose = h("select", { id: "timeline-period", "aria-label": `Show a ${doc.period}'s builds on the map` },
+    h("option", { value: "" }, "the scenario as given"), ...periods.map((p) => h("option", { value: p.period }, p.period)));
+  choose.addEventListener("change", () => onPeriod(choose.value === "" ? null : choose.value));
   const table = h("div", { class: "result-scroll wide" }, h("table", { class: "data result-table timeline-table", id: "timeline-table" },
     h("thead", {}, h("tr", {}, ...[doc.period, "bought (committed)", "online", "backbone capex USD", "GPU capex USD",
       ...(storage ? ["storage capex USD"] : []), "capex online USD", "GPUs installed", "MLU", "unmet Gb/s",
@@ -188,7 +301,10 @@ export function roadmapTimeline(doc: RoadmapDoc, report: (text: string, isError:
       h("dt", {}, "short of budget"),
       h("dd", {}, doc.budget_shortfalls.map((s) => `${s.period} (${usd(s.shortfall_usd)})`).join(", ") || "no period")),
     capex, survival,
-    h("h5", {}, `Per ${doc.period}`), table,
+    h("h5", {}, `Per ${doc.period}`),
+    h("p", { class: "hint timeline-map-tools" }, h("label", { class: "inline" }, "On the map: ", choose),
+      ` Choose a ${doc.period} (or a row: click or Enter) to draw what is built by then, what comes online in it and what is committed but not yet online.`),
+    table,
     h("h5", {}, `Builds (${doc.builds.length})`), doc.builds.length === 0 ? h("p", { class: "meta" }, "Nothing bought.") : builds,
     doc.notes.length === 0 ? null : h("div", {}, h("h5", {}, "Notes"), h("ul", { id: "timeline-notes" }, ...doc.notes.map((n) => h("li", {}, n)))));
 }
