@@ -2,7 +2,8 @@
 // a map beside its tables. It holds no planning logic: everything it shows is what the REST API answered.
 
 import { api, ApiError, forgetToken, savedToken, saveToken } from "./api";
-import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, ScenarioWithContent, WhoAmI } from "./api";
+import type { FeatureCollection, Properties, ScenarioContent, ScenarioSummary, ScenarioVersion, ScenarioWithContent,
+              WhoAmI } from "./api";
 import { CompareView, parseCompare } from "./compare";
 import { append, clear, formatValue, h } from "./dom";
 import { EDITABLE_CELLS, Editor } from "./edit";
@@ -101,6 +102,14 @@ function message(error: unknown): string {
   return String(error);
 }
 
+/** The calls that open a scenario version, started ahead (a deep link's, while the scenario list loads). */
+interface Prefetched {
+  key: string;
+  geojson: Promise<FeatureCollection>;
+  versions: Promise<ScenarioVersion[]>;
+  scenario: Promise<ScenarioWithContent>;
+}
+
 class Workspace {
   private token: string | null = savedToken();
   private who: WhoAmI | null = null;
@@ -108,6 +117,9 @@ class Workspace {
   private map: ScenarioMap | null = null;
   private tables: Partial<Record<TableKind, DataTable>> = {};
   private rows: Record<TableKind, Properties[]> = { sites: [], links: [], candidates: [], demands: [], srlgs: [], metros: [] };
+  /** Each table's rows by id: what a selection looks up (a scan per selection is slow at 5,000 demands). */
+  private rowsById: Record<TableKind, Map<string, Properties>> = { sites: new Map(), links: new Map(), candidates: new Map(),
+                                                                  demands: new Map(), srlgs: new Map(), metros: new Map() };
   private activeTab: TableKind | "run" | "changes" = "links";
   private run: RunPanel | null = null;
   private scenarioPanel: ScenarioPanel | null = null;
@@ -115,6 +127,9 @@ class Workspace {
   private editing = false;
   private carried: Edit[] = [];
   private openScenarioId: string | null = null;
+  /** Counts the scenarios opened, so that a slow answer for an earlier one is dropped. */
+  private loads = 0;
+  private prefetched: Prefetched | null = null;
   private compare: CompareView | null = null;
   private route: Route = parseHash(location.hash);
   private readonly statusLine = h("div", { class: "status", role: "status" });
@@ -176,6 +191,7 @@ class Workspace {
       const sso = ssoOption(config, (text) => { error.textContent = text; error.hidden = false; });
       if (sso !== null && form.isConnected) form.append(sso);
     });
+    performance.mark("signin-drawn");
   }
 
   private async signIn(token: string, error: HTMLElement): Promise<void> {
@@ -231,6 +247,8 @@ class Workspace {
     // the MapLibre map, for the browser tests and the developer console (read it, do not rely on it in code)
     (window as unknown as { backboneMap: unknown }).backboneMap = this.map.map;
     api.basemap(this.token as string).then((land) => this.map?.setBasemap(land)).catch((e) => this.status(message(e), true));
+    // a deep link's scenario is asked for now, beside the scenario list, not after it
+    if (this.route.scenario !== null && this.route.job === undefined) this.prefetch(this.route.scenario, this.route.version);
     await this.loadScenarios();
     await this.navigate(this.route, true);
   }
@@ -378,17 +396,31 @@ class Workspace {
     pane.append(h("p", { class: "empty" }, "Open a scenario from the list to see it on the map and in the tables."));
   }
 
+  /** Ask for a scenario version's map, versions and content (what opening it needs), to be used by the next
+   * `openScenario` of the same version. */
+  private prefetch(id: string, version: number | null): void {
+    const token = this.token as string;
+    const calls: Prefetched = { key: `${id}/${version}`, geojson: api.geojson(token, id, version),
+                                versions: api.versions(token, id), scenario: api.scenario(token, id, version) };
+    for (const call of [calls.geojson, calls.versions, calls.scenario]) call.catch(() => undefined);  // handled where awaited
+    this.prefetched = calls;
+  }
+
   private async openScenario(id: string, version: number | null): Promise<void> {
     const token = this.token as string;
     const summary = this.scenarios.find((s) => s.id === id);
     this.status(`Loading ${summary?.name ?? id}…`);
-    let collection: FeatureCollection;
     let content: ScenarioContent;
     let record: ScenarioWithContent;
+    const load = ++this.loads;
+    // the map's GeoJSON is drawn by the server's document worker (the slowest call): asked for first, awaited last
+    const ready = this.prefetched?.key === `${id}/${version}` ? this.prefetched : null;
+    this.prefetched = null;
+    const geojson = ready?.geojson ?? api.geojson(token, id, version);
+    geojson.catch(() => undefined);  // handled where it is awaited
     try {
-      const [geo, versions, scenario] = await Promise.all([api.geojson(token, id, version), api.versions(token, id),
-                                                           api.scenario(token, id, version)]);
-      collection = geo;
+      const [versions, scenario] = await Promise.all([ready?.versions ?? api.versions(token, id),
+                                                      ready?.scenario ?? api.scenario(token, id, version)]);
       content = scenario.content;
       record = scenario;
       this.showVersions(id, versions.map((v) => ({ ...v })), version ?? summary?.version ?? null);
@@ -396,22 +428,39 @@ class Workspace {
       this.handle(error);
       return;
     }
+    if (load !== this.loads) return;  // another scenario was opened meanwhile
+    performance.mark("scenario-received");
     const crumb = document.getElementById("crumb") as HTMLElement;
     clear(crumb);
     append(crumb, h("span", { class: "scenario-title", id: "scenario-title" }, summary?.name ?? id),
            h("span", { class: "meta" }, version !== null ? `version ${version}` : `version ${summary?.version ?? "?"} (latest)`));
-    await this.map?.setScenario(collection);
+    // the tables first, from the scenario's content (the page's first meaningful paint), then the map
     this.openScenarioId = id;
-    this.buildTables(collection, content);
+    this.buildTables(content);
     this.buildEditor(record);
     this.scenarioPanel?.setOpen(record);
     this.buildRunPanel(id, version);
-    this.status(`${summary?.name ?? id}: ${this.counts(collection)}`);
+    this.status(`${summary?.name ?? id}: ${this.counts()}; drawing the map…`);
+    await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));  // the frame is painted
+    performance.mark("tables-drawn");
+    for (const table of Object.values(this.tables)) table.draw();  // the tables of the other tabs
+    let collection: FeatureCollection;
+    try {
+      collection = await geojson;
+    } catch (error) {
+      this.handle(error);
+      return;
+    }
+    const map = this.map;
+    if (map === null || load !== this.loads) return;
+    await map.setScenario(collection);
+    map.map.once("idle", () => performance.mark("map-drawn"));  // its data tiled and the frame drawn
+    this.status(`${summary?.name ?? id}: ${this.counts()}`);
   }
 
-  private counts(collection: FeatureCollection): string {
-    const n = (type: string) => collection.features.filter((f) => f.properties.feature_type === type).length;
-    return `${n("site")} sites, ${n("link")} links, ${n("candidate")} candidate routes`;
+  private counts(): string {
+    const n = (kind: TableKind) => formatValue(this.rows[kind].length);
+    return `${n("sites")} sites, ${n("links")} links, ${n("candidates")} candidate routes`;
   }
 
   private showVersions(id: string, versions: { version: number; created_at: string; created_by: string; name: string }[],
@@ -429,18 +478,24 @@ class Workspace {
   }
 
   // ------------------------------------------------------------------ tables and selection
-  private buildTables(collection: FeatureCollection, content: ScenarioContent): void {
-    const rows: Record<TableKind, Properties[]> = { sites: [], links: [], candidates: [], demands: content.demands ?? [],
+  private buildTables(content: ScenarioContent): void {
+    // a link's (and a candidate route's) SRLGs joined by ";", as the map's GeoJSON gives them
+    const srlgsOf = new Map<string, string[]>();
+    for (const g of content.srlgs ?? []) {
+      for (const member of g.links ?? []) srlgsOf.set(member, [...(srlgsOf.get(member) ?? []), String(g.id)]);
+    }
+    const joined = (value: unknown) => (Array.isArray(value) ? value.join(";") : (value as Properties[string]) ?? null);
+    const candidates = (content.candidates ?? []) as Properties[];
+    const rows: Record<TableKind, Properties[]> = {
+      sites: content.sites ?? [],
+      links: (content.links ?? []).map((l) => ({ ...l, srlgs: (srlgsOf.get(String(l.id)) ?? []).join(";") })),
+      candidates: candidates.map((c) => ({ ...c, srlgs: joined(c.srlgs) })),
+      demands: content.demands ?? [],
       srlgs: (content.srlgs ?? []).map((g) => ({ ...g, links: null, link_count: (g.links ?? []).length,
                                                  members: (g.links ?? []).join(", ") })),
       metros: content.metros ?? [] };
-    for (const f of collection.features) {
-      const type = f.properties.feature_type;
-      if (type === "site") rows.sites.push(f.properties);
-      else if (type === "link") rows.links.push(f.properties);
-      else if (type === "candidate") rows.candidates.push(f.properties);
-    }
     this.rows = rows;
+    for (const kind of TABLE_KINDS) this.rowsById[kind] = new Map(rows[kind].map((r) => [String(r.id), r]));
     const tabs = document.getElementById("tabs") as HTMLElement;
     const pane = document.getElementById("table-pane") as HTMLElement;
     clear(tabs);
@@ -555,6 +610,7 @@ class Workspace {
     this.activeTab = kind;
     for (const [name, table] of Object.entries(this.tables)) {
       table.element.hidden = name !== kind;
+      if (name === kind) table.draw();
       document.getElementById(`tab-${name}`)?.setAttribute("aria-selected", String(name === kind));
     }
     if (this.run) this.run.element.hidden = kind !== "run";
@@ -572,7 +628,7 @@ class Workspace {
 
   /** What a selected row is on the map: the element itself, a demand's two sites, an SRLG's links. */
   private onMap(kind: TableKind, id: string): Highlight {
-    const row = this.rows[kind].find((r) => String(r.id) === id);
+    const row = this.rowsById[kind].get(id);
     if (kind === "sites" || kind === "links" || kind === "candidates") return { [kind]: [id] };
     if (row === undefined) return {};
     if (kind === "demands") return { sites: [String(row.src), String(row.dst)] };
@@ -588,15 +644,13 @@ class Workspace {
   private elementsOf(names: string[]): { links: string[]; sites: string[] } {
     const links = new Set<string>();
     const sites = new Set<string>();
-    const linkIds = new Set(this.rows.links.map((r) => String(r.id)));
-    const siteIds = new Set(this.rows.sites.map((r) => String(r.id)));
     for (const name of names) {
-      if (linkIds.has(name)) links.add(name);
-      if (siteIds.has(name)) {
+      if (this.rowsById.links.has(name)) links.add(name);
+      if (this.rowsById.sites.has(name)) {
         sites.add(name);
         for (const r of this.rows.links) if (r.site_a === name || r.site_b === name) links.add(String(r.id));
       }
-      const srlg = this.rows.srlgs.find((g) => String(g.id) === name);
+      const srlg = this.rowsById.srlgs.get(name);
       for (const member of String(srlg?.members ?? "").split(", ").filter(Boolean)) links.add(member);
     }
     return { links: [...links], sites: [...sites] };
