@@ -43,6 +43,10 @@ class Team(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # the team's own quotas (migration 0007; NULL: the server's setting, 0: no quota for this team)
+    max_cpu_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    cpu_window_h: Mapped[float | None] = mapped_column(Float, nullable=True)
+    max_stored_bytes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class Token(Base):

@@ -19,6 +19,7 @@ from fastapi.responses import FileResponse, StreamingResponse
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
+from backbone.api.job_limits import server_quotas
 from backbone.api.job_outcome import status_detail
 from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
 from backbone.api.result_store import ResultStore
@@ -32,7 +33,7 @@ from backbone.api.schemas import (
     JobSummary,
     ProblemDetails,
 )
-from backbone.api.store import ConflictError, GoneError, JobQuotas
+from backbone.api.store import ConflictError, GoneError
 from backbone.errors import Problem, ValidationError
 
 if TYPE_CHECKING:
@@ -44,9 +45,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ProblemDetails}, 409: 
 SUBMIT_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS, 413: {"model": ProblemDetails, "description": "Options larger than BACKBONE_MAX_JOB_OPTIONS_BYTES"},
     403: {"model": ProblemDetails, "description": "Scope too weak, or the team is at its stored-bytes quota "
-                                                  "(BACKBONE_MAX_STORED_BYTES_PER_TEAM)"},
+                                                  "(its own, or BACKBONE_MAX_STORED_BYTES_PER_TEAM)"},
     429: {"model": ProblemDetails, "description": "This token has too many queued jobs, or the team used its "
-                                                  "CPU-seconds quota (BACKBONE_MAX_CPU_S_PER_TEAM) (Retry-After)"},
+                                                  "CPU-seconds quota (its own, or BACKBONE_MAX_CPU_S_PER_TEAM) "
+                                                  "(Retry-After)"},
     503: {"model": ProblemDetails, "description": "The server's queue is full (Retry-After)"}}
 
 
@@ -118,10 +120,9 @@ async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, 
     settings = request.app.state.settings
     check_job_limits(body.options, settings)
     await run_in_threadpool(validate_job_options, manager.registry(), body.kind, body.options)
-    quotas = JobQuotas(settings.max_cpu_s_per_team, settings.cpu_quota_window_h * 3600.0,
-                       settings.max_stored_bytes_per_team)
     job = await run_in_threadpool(store.create_job, sid, version, body.kind, body.options, who,
-                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token, quotas=quotas)
+                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token,
+                                  quotas=server_quotas(settings))
     manager.notify()
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job_public(job)
