@@ -141,6 +141,18 @@ class Job(Base):
                       Index("ix_jobs_status_lease", "status", "lease_expires_at"))
 
 
+class JobInput(Base):
+    """The uploaded bytes of an ``import`` job, kept until a worker parses them (migration 0008; deleted when
+    the job ends). ``filename`` None: a canonical JSON request body."""
+
+    __tablename__ = "job_inputs"
+    job_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    filename: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class AuditEntry(Base):
     """Who changed what and when (every mutation, every job)."""
 

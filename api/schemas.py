@@ -199,6 +199,20 @@ class JobPublic(JobSummary):
     options: dict[str, Any]
 
 
+class ImportResult(BaseModel):
+    """What a succeeded ``import`` job created (``GET /v1/jobs/{id}/result``): the scenario and its new version."""
+
+    scenario_id: str
+    version: int
+    etag: str
+    name: str
+    sites: int
+    links: int
+    demands: int
+    size_bytes: int
+    source_format: str
+
+
 class JobKind(BaseModel):
     """A job kind and the JSON schema of its options (the pydantic options model the CLI's flags come from)."""
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
@@ -25,6 +25,7 @@ from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
 from backbone.api.result_store import ResultStore
 from backbone.api.schemas import (
     FileEntry,
+    ImportResult,
     JobCreate,
     JobKind,
     JobProgress,
@@ -33,7 +34,7 @@ from backbone.api.schemas import (
     JobSummary,
     ProblemDetails,
 )
-from backbone.api.store import ConflictError, GoneError
+from backbone.api.store import IMPORT_KIND, ConflictError, GoneError, etag_of
 from backbone.errors import Problem, ValidationError
 
 if TYPE_CHECKING:
@@ -180,7 +181,14 @@ def stored_file_response(results: ResultStore, job_id: str, name: str, media_typ
 @router.get("/jobs/{job_id}/result", responses={**ERRORS, 200: {"content": {"application/json": {}}}},
             summary="The job's result JSON (what the CLI prints with --json)")
 def get_result(job_id: uuid.UUID, store: StoreDep, request: Request, who: Viewer) -> Response:
+    """A planning job's result file; an ``import`` job's scenario and the version it created."""
     job = _finished(store, job_id, who)
+    if job.kind == IMPORT_KIND:
+        ver = store.get_version(job.scenario_id, job.scenario_version, include_deleted=True, who=who)
+        doc = ImportResult(scenario_id=job.scenario_id, version=ver.version, etag=etag_of(ver), name=ver.name,
+                           sites=ver.sites, links=ver.links, demands=ver.demands, size_bytes=ver.size_bytes,
+                           source_format=ver.source_format)
+        return JSONResponse(doc.model_dump(mode="json"))
     try:
         # streamed from the store, never parsed here
         return stored_file_response(_results(request), job.id, f"{job.kind}.json", "application/json")

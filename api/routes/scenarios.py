@@ -20,13 +20,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.documents import ParsedScenario, parse_scenario, render_scenario_map, workloads_document
 from backbone.api.isolation import DocumentWorkers
+from backbone.api.job_limits import server_quotas
 from backbone.api.result_store import ResultStore
+from backbone.api.routes.jobs import job_public
 from backbone.api.schemas import (
+    JobPublic,
     MapFormat,
     ProblemDetails,
     ScenarioDocument,
@@ -69,6 +72,11 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ProblemDetails}, 409: {"model": ProblemDetails}, 413: {"model": ProblemDetails},
     422: {"model": ProblemDetails}, 503: {"model": ProblemDetails}}
 ScenarioId = Annotated[uuid.UUID, "scenario id"]
+AsyncQuery = Annotated[bool, Query(alias="async", description="Run the import as a job: 202 with the job (as "
+                                                             "`Prefer: respond-async`).")]
+ASYNC_RESPONSES: dict[int | str, dict[str, Any]] = {
+    202: {"model": JobPublic, "description": "With `Prefer: respond-async` or `?async=true`: the `import` job"},
+    429: {"model": ProblemDetails}, 403: {"model": ProblemDetails}}
 
 
 def _settings(request: Request) -> Settings:
@@ -96,14 +104,10 @@ def _workers(request: Request) -> DocumentWorkers:
     return request.app.state.documents  # type: ignore[no-any-return]
 
 
-async def read_scenario_input(request: Request) -> ParsedScenario:
-    """Parse and validate a scenario from the request: canonical JSON, or multipart field ``file``.
-
-    The parsing runs in a bounded worker process (:mod:`backbone.api.isolation`); the document is
-    self-contained (:mod:`backbone.io.untrusted`). Returns the encoded document, its counts and source
-    format. Raises ValidationError (422), DocumentLimitError (413) or WorkersBusyError (503).
-    """
-    settings = _settings(request)
+async def read_upload(request: Request) -> tuple[bytes, str | None]:
+    """The scenario's bytes as they arrived: a canonical JSON body (file name None), or multipart field ``file``
+    (with its file name). Raises ValidationError (422) or 415. The body size is bounded by the request guards
+    (``BACKBONE_MAX_BODY_BYTES``)."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype == "multipart/form-data":
         form = await request.form(max_files=1, max_fields=20)
@@ -113,11 +117,42 @@ async def read_scenario_input(request: Request) -> ParsedScenario:
         data = await upload.read()
         name = upload.filename or "upload"
         await form.close()
-        return await run_in_threadpool(_workers(request).run, parse_scenario, data, name, settings)
+        return data, name
     if ctype in ("application/json", "") or ctype.endswith("+json"):
-        body = await request.body()
-        return await run_in_threadpool(_workers(request).run, parse_scenario, body, None, settings)
+        return await request.body(), None
     raise HTTPException(415, f"unsupported content type {ctype!r}: send application/json or multipart/form-data")
+
+
+async def read_scenario_input(request: Request) -> ParsedScenario:
+    """Parse and validate a scenario from the request: canonical JSON, or multipart field ``file``.
+
+    The parsing runs in a bounded worker process (:mod:`backbone.api.isolation`); the document is
+    self-contained (:mod:`backbone.io.untrusted`). Returns the encoded document, its counts and source
+    format. Raises ValidationError (422), DocumentLimitError (413) or WorkersBusyError (503).
+    """
+    data, name = await read_upload(request)
+    return await run_in_threadpool(_workers(request).run, parse_scenario, data, name, _settings(request))
+
+
+def wants_async(request: Request, async_query: bool) -> bool:
+    """``Prefer: respond-async`` (RFC 7240) or ``?async=true``: run the import as a job."""
+    preferences = {p.split(";")[0].split("=")[0].strip().lower() for p in request.headers.get("prefer", "").split(",")}
+    return async_query or "respond-async" in preferences
+
+
+async def queue_import(request: Request, store: Store, who: Any, scenario_id: str | None = None,
+                       expected_version: int | None = None) -> JSONResponse:
+    """Store the upload with an ``import`` job and answer 202 with the job (``Location``: the job); a worker
+    parses it with the synchronous path's parser and caps (:mod:`backbone.api.imports`). Queue limits and the
+    team's quotas apply as to any job."""
+    data, name = await read_upload(request)
+    settings = _settings(request)
+    job = await run_in_threadpool(store.create_import_job, data, name, who, scenario_id, expected_version,
+                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token,
+                                  server_quotas(settings))
+    request.app.state.jobs.notify()
+    return JSONResponse(job_public(job).model_dump(mode="json"), status_code=202,
+                        headers={"Location": f"/v1/jobs/{job.id}", "Preference-Applied": "respond-async"})
 
 
 def _expected_version(if_match: str | None, store: Store, sid: str, who: Any = None) -> int | None:
@@ -132,10 +167,17 @@ def _expected_version(if_match: str | None, store: Store, sid: str, who: Any = N
 
 
 # ---------------------------------------------------------------------- routes
-@router.post("", status_code=201, response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY, responses=ERRORS,
-             summary="Create a scenario (canonical JSON or a file upload)")
-async def create_scenario(request: Request, response: Response, store: StoreDep, who: Planner) -> ScenarioPublic:
-    """Validate and store a new scenario at version 1; answers its id, version and ETag."""
+@router.post("", status_code=201, response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY,
+             responses={**ERRORS, **ASYNC_RESPONSES}, summary="Create a scenario (canonical JSON or a file upload)")
+async def create_scenario(request: Request, response: Response, store: StoreDep, who: Planner,
+                          async_query: AsyncQuery = False) -> Any:
+    """Validate and store a new scenario at version 1; answers its id, version and ETag.
+
+    With ``Prefer: respond-async`` or ``?async=true`` the upload is stored and parsed by a job: 202 with the
+    ``import`` job; when it succeeds its ``scenario_id`` and ``scenario_version`` name the new scenario, and when
+    the upload is refused it fails with the same problems this call would answer with 422."""
+    if wants_async(request, async_query):
+        return await queue_import(request, store, who)
     parsed = await read_scenario_input(request)
     sc, ver = await run_in_threadpool(store.create_scenario, parsed.document, parsed.counts, parsed.source_format,
                                       who)
@@ -183,12 +225,19 @@ def _stream_with_content(public: str, content: bytes, chunk_bytes: int = 1 << 20
     yield inflater.flush() + b"}"
 
 
-@router.put("/{scenario_id}", response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY, responses=ERRORS,
+@router.put("/{scenario_id}", response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY,
+            responses={**ERRORS, **ASYNC_RESPONSES},
             summary="Replace a scenario's content (a new version); If-Match guards against lost updates")
 async def replace_scenario(scenario_id: ScenarioId, request: Request, response: Response, store: StoreDep,
-                           who: Planner, if_match: Annotated[str | None, Header()] = None) -> ScenarioPublic:
+                           who: Planner, if_match: Annotated[str | None, Header()] = None,
+                           async_query: AsyncQuery = False) -> Any:
+    """A new version; with ``Prefer: respond-async`` or ``?async=true`` an ``import`` job adds it (202), and
+    If-Match is checked when the job writes the version (a stale one fails the job with 409)."""
     sid = str(scenario_id)
     await run_in_threadpool(store.check_writable, sid, who)  # 404/409 before reading a large body
+    if wants_async(request, async_query):
+        expected = await run_in_threadpool(_expected_version, if_match, store, sid, who)
+        return await queue_import(request, store, who, sid, expected)
     parsed = await read_scenario_input(request)
     expected = await run_in_threadpool(_expected_version, if_match, store, sid, who)
     sc, ver = await run_in_threadpool(store.update_scenario, sid, parsed.document, parsed.counts,

@@ -5,7 +5,7 @@ upgraded by the Alembic migrations in ``api/migrations`` (:func:`upgrade_databas
 mutation writes its audit entry in the same transaction.
 
 The store is a set of repositories over one :class:`Database`, one module each: tokens and teams
-(:mod:`.tokens`), scenarios (:mod:`.scenarios`), jobs (:mod:`.jobs`), teams' quotas and usage (:mod:`.usage`),
+(:mod:`.tokens`), scenarios (:mod:`.scenarios`), jobs (:mod:`.jobs`), uploads run as jobs (:mod:`.imports`), teams' quotas and usage (:mod:`.usage`),
 the audit log (:mod:`.audit`) and retention (:mod:`.retention`). :class:`Store` composes them and is what the API, the job runner and the
 CLI hold: ``store.tokens.authenticate(...)`` and ``store.authenticate(...)`` are the same call.
 """
@@ -51,6 +51,7 @@ from backbone.api.store.base import (
     schema_revision,
     upgrade_database,
 )
+from backbone.api.store.imports import IMPORT_KIND, ImportInput, ImportOutcome, ImportRepository
 from backbone.api.store.jobs import MAX_ATTEMPTS, WORKER_LOST, JobRepository, LeaseState, ReclaimReport
 from backbone.api.store.retention import PurgeReport, RetentionRepository
 from backbone.api.store.scenarios import ScenarioRepository
@@ -70,6 +71,7 @@ __all__ = [
     "DEFAULT_TOKEN_DAYS",
     "DEFAULT_TOKEN_MAX_DAYS",
     "FINAL_STATES",
+    "IMPORT_KIND",
     "JOB_STATES",
     "MAX_ATTEMPTS",
     "SCOPES",
@@ -83,6 +85,9 @@ __all__ = [
     "EffectiveQuotas",
     "EncodedDocument",
     "GoneError",
+    "ImportInput",
+    "ImportOutcome",
+    "ImportRepository",
     "JobQuotas",
     "JobRepository",
     "LeaseState",
@@ -146,6 +151,7 @@ class Store:
         self.audit = AuditRepository(self.db)
         self.retention = RetentionRepository(self.db)
         self.quotas = QuotaRepository(self.db)
+        self.imports = ImportRepository(self.db, self.jobs)
 
         self.create_token = self.tokens.create_token
         self.rotate_token = self.tokens.rotate_token
@@ -174,6 +180,9 @@ class Store:
         self.scenario_document = self.scenarios.scenario_document
 
         self.create_job = self.jobs.create_job
+        self.create_import_job = self.imports.create_import_job
+        self.import_input = self.imports.import_input
+        self.finish_import = self.imports.finish_import
         self.get_job = self.jobs.get_job
         self.list_jobs = self.jobs.list_jobs
         self.count_jobs_by_status = self.jobs.count_jobs_by_status
