@@ -8,7 +8,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from backbone.api.settings import Settings
-from backbone.api.store import JobQuotas
+from backbone.api.store import IMPORT_KIND, JobQuotas
+
+MAP_KIND = "map"
+"""The job kind of a map drawn as a job (:mod:`backbone.api.job_processes`); its one file is ``map.<format>``."""
+
+SERVER_KINDS = frozenset({IMPORT_KIND, MAP_KIND})
+"""Kinds the server creates itself (``Prefer: respond-async`` on an upload or a map, never ``POST .../jobs``): they
+run under ``BACKBONE_DOCUMENT_TIMEOUT_S`` rather than ``BACKBONE_JOB_TIMEOUT_S``, as their synchronous forms do,
+and may run again after a lost worker (an import writes in the transaction that ends it; a map is pure)."""
+
+
+def job_timeout_s(kind: str, settings: Settings) -> float:
+    """The wall-clock limit of a job of ``kind``."""
+    return settings.document_timeout_s if kind in SERVER_KINDS else settings.job_timeout_s
 
 
 def server_quotas(settings: Settings) -> JobQuotas:

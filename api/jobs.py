@@ -40,17 +40,17 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from backbone.api.input_policy import server_job_options
 from backbone.api.isolation import start_process
 from backbone.api.job_limits import CAPPED_OPTIONS as CAPPED_OPTIONS
 from backbone.api.job_limits import OptionsTooLargeError as OptionsTooLargeError
 from backbone.api.job_limits import check_job_limits as check_job_limits
+from backbone.api.job_limits import job_timeout_s
 from backbone.api.job_outcome import outcome_message
 from backbone.api.resource_errors import death_document, report_failure, storage_document, storage_failure
 from backbone.api.result_store import ResultStore, open_result_store
 from backbone.api.result_store import tree_bytes as tree_bytes
 from backbone.api.settings import Settings
-from backbone.api.store import IMPORT_KIND, PurgeReport, Store
+from backbone.api.store import PurgeReport, Store
 
 if TYPE_CHECKING:
     from backbone.solver.tasks import Task
@@ -414,32 +414,24 @@ class JobManager:
             except (EOFError, ConnectionError) as exc:  # claimed but not started: never left 'running'
                 self._finish(job.id, "failed", f"worker did not start: {exc}", error=error_document(exc))
                 continue
-            timeout_s = self.settings.document_timeout_s if job.kind == IMPORT_KIND else self.settings.job_timeout_s
             with self._lock:
-                self._running[job.id] = _Running(proc, time.monotonic(), extra={"timeout_s": timeout_s})
+                self._running[job.id] = _Running(proc, time.monotonic(),
+                                                 extra={"timeout_s": job_timeout_s(job.kind, self.settings)})
             logger.info("job %s (%s) started in worker %s", job.id, job.kind, proc.pid)
 
     def _process_of(self, job: Any, out: Path) -> tuple[Any, tuple[Any, ...]] | None:
-        """The function and arguments of ``job``'s process: a planning task on its scenario version, or an
-        import's parse of its upload (:mod:`backbone.api.imports`). None when its input is gone (failed)."""
-        assert self._lifeline is not None
-        limits = WorkerLimits.from_settings(self.settings)
-        try:
-            if job.kind == IMPORT_KIND:
-                from backbone.api.imports import import_main
+        """The function and arguments of ``job``'s process (:func:`backbone.api.job_processes.job_process`);
+        None when its input is gone (the job is failed)."""
+        from backbone.api.job_processes import job_process
 
-                upload = self.store.import_input(job.id)
-                return import_main, (job.id, upload.content, upload.filename, self.settings, self._events,
-                                     self._lifeline[0], limits)
-            document = self.store.scenario_document(job.scenario_id, job.scenario_version, include_deleted=True)
+        assert self._lifeline is not None
+        try:
+            return job_process(self.store, self.results, self.settings, job, out, self._events, self._lifeline[0],
+                               self.extra_registry)
         except LookupError as exc:
             self._finish(job.id, "failed", str(exc), error={
                 "type": "about:blank", "title": "Input missing", "status": 404, "detail": str(exc), "errors": []})
             return None
-        return worker_main, (job.id, job.kind, document,
-                             server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler,
-                                                self.settings.dask_timeout_s), str(out),
-                             self._events, self.extra_registry, self._lifeline[0], limits)
 
     def _drain(self, timeout: float) -> None:
         events = self._events

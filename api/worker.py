@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from backbone.api.job_limits import SERVER_KINDS
 from backbone.api.jobs import JobManager
 from backbone.api.settings import Settings
 from backbone.api.store import IMPORT_KIND, Store
@@ -60,11 +61,11 @@ HANDED_BACK = "handed back: the worker stopped before the job finished"
 def idempotent_kinds(registry: Mapping[str, Task | str]) -> frozenset[str]:
     """The kinds of ``registry`` that may run again after their worker was lost (``Task.idempotent``; an extra kind
     given as ``"module:function"`` when its function says ``idempotent = True``). Unloadable kinds are not. An
-    ``import`` is: it writes its scenario in the transaction that marks it succeeded, so a rerun never writes
-    twice."""
+    ``import`` is (it writes its scenario in the transaction that marks it succeeded, so a rerun never writes
+    twice), and so is a ``map`` (:data:`~backbone.api.job_limits.SERVER_KINDS`)."""
     from backbone.solver.tasks.base import load_task
 
-    kinds = {IMPORT_KIND}
+    kinds = set(SERVER_KINDS)
     for kind, task in registry.items():
         try:
             loaded = load_task(kind, task) if isinstance(task, str) else task

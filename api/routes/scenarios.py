@@ -25,7 +25,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.documents import ParsedScenario, parse_scenario, render_scenario_map, workloads_document
 from backbone.api.isolation import DocumentWorkers
-from backbone.api.job_limits import server_quotas
+from backbone.api.job_limits import MAP_KIND, server_quotas
 from backbone.api.result_store import ResultStore
 from backbone.api.routes.jobs import job_public
 from backbone.api.schemas import (
@@ -288,7 +288,7 @@ def get_workloads(scenario_id: ScenarioId, store: StoreDep, request: Request, wh
     return _workers(request).run(workloads_document, ver.content)
 
 
-@router.get("/{scenario_id}/map", responses={**ERRORS, 503: {"model": ProblemDetails},
+@router.get("/{scenario_id}/map", responses={**ERRORS, **ASYNC_RESPONSES, 503: {"model": ProblemDetails},
                                              200: {"content": {t: {} for t in MEDIA_TYPES.values()}}},
             summary="Draw the scenario (optionally with a job's result) as png/svg/pdf/html/geojson/kml")
 def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Viewer,
@@ -303,15 +303,18 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
             center_lon: Annotated[float, Query(ge=-180, le=180)] = 0.0,
             size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080",
             candidates: Annotated[bool, Query(description="Draw the scenario's candidate routes (not built) dotted "
-                                                          "grey")] = True) -> Response:
+                                                          "grey")] = True,
+            async_query: AsyncQuery = False) -> Response:
+    """The map's bytes; with ``Prefer: respond-async`` or ``?async=true``, 202 with a ``map`` job whose one file
+    (``GET /v1/jobs/{id}/files/map.<format>``) is the same map, drawn where jobs run."""
     with contextlib.ExitStack() as held:  # an object store's result is copied in for the drawing, then removed
         return _draw_map(held, scenario_id, store, request, who, format, job, version, color_by, region,
-                         center_lon, size, candidates)
+                         center_lon, size, candidates, wants_async(request, async_query))
 
 
 def _draw_map(held: contextlib.ExitStack, scenario_id: ScenarioId, store: Any, request: Request, who: Any,
               format: str, job: uuid.UUID | None, version: int | None, color_by: str, region: str | None,
-              center_lon: float, size: str, candidates: bool) -> Response:
+              center_lon: float, size: str, candidates: bool, run_async: bool = False) -> Response:
     sid = str(scenario_id)
     result_file: str | None = None
     if job is not None:
@@ -321,7 +324,8 @@ def _draw_map(held: contextlib.ExitStack, scenario_id: ScenarioId, store: Any, r
         if j.status != "succeeded":
             raise ConflictError(f"job {job} is {j.status}; only a succeeded job's result can be drawn")
         ver = store.get_version(sid, j.scenario_version, include_deleted=True, who=who)
-        result_file = str(_result_file(held, request, j))
+        if not run_async:
+            result_file = str(_result_file(held, request, j))
     else:
         _sc, ver = store.get_scenario(sid, who)
         if version is not None:
@@ -332,6 +336,17 @@ def _draw_map(held: contextlib.ExitStack, scenario_id: ScenarioId, store: Any, r
                                       table="query", field="size"))
     options = {"color_by": color_by, "region": region, "center_lon": center_lon, "size": size,
                "candidates": candidates}
+    if run_async:
+        if not who.allows("planner"):  # a map job is a job: a viewer draws maps synchronously
+            raise HTTPException(403, "running a map as a job needs the planner scope; draw it without "
+                                     "Prefer: respond-async")
+        settings = _settings(request)
+        queued = store.create_job(sid, ver.version, MAP_KIND, {"format": format, "job": str(job) if job else None,
+                                                               **options}, who, settings.max_queued_jobs,
+                                  settings.max_queued_jobs_per_token, quotas=server_quotas(settings))
+        request.app.state.jobs.notify()
+        return JSONResponse(job_public(queued).model_dump(mode="json"), status_code=202,
+                            headers={"Location": f"/v1/jobs/{queued.id}", "Preference-Applied": "respond-async"})
     data = _workers(request).run(render_scenario_map, ver.content, result_file, format, options)
     name = f"{ver.name or 'scenario'}-v{ver.version}.{format}"
     return Response(data, media_type=MEDIA_TYPES[format], headers={"Content-Disposition": content_disposition(name)})

@@ -25,10 +25,10 @@ from backbone.model import Network
 ASYNC = {"Prefer": "respond-async"}
 
 
-def finished(client: TestClient, token: str, job_id: str) -> dict[str, Any]:
+def finished(client: TestClient, token: str, job_id: str, timeout_s: float = 120.0) -> dict[str, Any]:
     """The job once it is final."""
     return wait_for(lambda: client.get(f"/v1/jobs/{job_id}", headers=auth(token)).json(),
-                    lambda j: j["status"] in FINAL)
+                    lambda j: j["status"] in FINAL, timeout_s=timeout_s)
 
 
 def inputs_left(store: Store) -> int:
