@@ -1,5 +1,6 @@
 """Caps the server puts on a job before it is queued: the size of its options and the options it caps
-(``time_limit_s``, ``max_scenarios``), wherever they appear."""
+(``time_limit_s``, ``max_scenarios``), wherever they appear; and the server's per-team quotas
+(:func:`server_quotas`, which a team's own settings override)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from backbone.api.settings import Settings
+from backbone.api.store import IMPORT_KIND, JobQuotas
+
+MAP_KIND = "map"
+"""The job kind of a map drawn as a job (:mod:`backbone.api.job_processes`); its one file is ``map.<format>``."""
+
+SERVER_KINDS = frozenset({IMPORT_KIND, MAP_KIND})
+"""Kinds the server creates itself (``Prefer: respond-async`` on an upload or a map, never ``POST .../jobs``): they
+run under ``BACKBONE_DOCUMENT_TIMEOUT_S`` rather than ``BACKBONE_JOB_TIMEOUT_S``, as their synchronous forms do,
+and may run again after a lost worker (an import writes in the transaction that ends it; a map is pure)."""
+
+
+def job_timeout_s(kind: str, settings: Settings) -> float:
+    """The wall-clock limit of a job of ``kind``."""
+    return settings.document_timeout_s if kind in SERVER_KINDS else settings.job_timeout_s
+
+
+def server_quotas(settings: Settings) -> JobQuotas:
+    """The server's per-team quotas (``BACKBONE_MAX_CPU_S_PER_TEAM``, ``BACKBONE_CPU_QUOTA_WINDOW_H``,
+    ``BACKBONE_MAX_STORED_BYTES_PER_TEAM``): what holds for a team that sets none of its own."""
+    return JobQuotas(settings.max_cpu_s_per_team, settings.cpu_quota_window_h * 3600.0,
+                     settings.max_stored_bytes_per_team)
 
 
 class OptionsTooLargeError(Exception):

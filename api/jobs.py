@@ -40,11 +40,11 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from backbone.api.input_policy import server_job_options
 from backbone.api.isolation import start_process
 from backbone.api.job_limits import CAPPED_OPTIONS as CAPPED_OPTIONS
 from backbone.api.job_limits import OptionsTooLargeError as OptionsTooLargeError
 from backbone.api.job_limits import check_job_limits as check_job_limits
+from backbone.api.job_limits import job_timeout_s
 from backbone.api.job_outcome import outcome_message
 from backbone.api.resource_errors import death_document, report_failure, storage_document, storage_failure
 from backbone.api.result_store import ResultStore, open_result_store
@@ -115,7 +115,7 @@ class WorkerLimits:
                    settings.worker_nice)
 
 
-def _apply_limits(limits: WorkerLimits) -> None:
+def apply_limits(limits: WorkerLimits) -> None:
     """Resource limits of this process (inherited by every process it starts)."""
     from backbone.solver.core.processes import set_process_limit
 
@@ -172,7 +172,7 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
     if lifeline is not None:
         tie_to_server(lifeline)
     if limits is not None:
-        _apply_limits(limits)
+        apply_limits(limits)
     with contextlib.suppress(OSError):
         os.dup2(2, 1)  # solver banners written at C level go to the server's stderr, not its stdout
     logging.basicConfig(level=logging.WARNING)
@@ -402,30 +402,36 @@ class JobManager:
             job = self._claim()
             if job is None:
                 return
-            try:
-                document = self.store.scenario_document(job.scenario_id, job.scenario_version, include_deleted=True)
-            except LookupError as exc:
-                self._finish(job.id, "failed", str(exc), error={
-                    "type": "about:blank", "title": "Scenario missing", "status": 404, "detail": str(exc),
-                    "errors": []})
-                continue
             out = self.staging_dir / job.id
             shutil.rmtree(out, ignore_errors=True)
+            process = self._process_of(job, out)
+            if process is None:
+                continue
             # not a daemon: a job may start its own process pool (failure sweeps, path search); it
             # still dies with the server (lifeline, parent-death signal) and is killed with its group
-            assert self._lifeline is not None
-            args = (job.id, job.kind, document,
-                    server_job_options(job.kind, job.options or {}, self.settings.dask_scheduler,
-                                       self.settings.dask_timeout_s), str(out),
-                    self._events, self.extra_registry, self._lifeline[0], WorkerLimits.from_settings(self.settings))
             try:
-                proc = start_process(self._ctx, worker_main, args, f"backbone-job-{job.id[:8]}", daemon=False)
+                proc = start_process(self._ctx, process[0], process[1], f"backbone-job-{job.id[:8]}", daemon=False)
             except (EOFError, ConnectionError) as exc:  # claimed but not started: never left 'running'
                 self._finish(job.id, "failed", f"worker did not start: {exc}", error=error_document(exc))
                 continue
             with self._lock:
-                self._running[job.id] = _Running(proc, time.monotonic())
+                self._running[job.id] = _Running(proc, time.monotonic(),
+                                                 extra={"timeout_s": job_timeout_s(job.kind, self.settings)})
             logger.info("job %s (%s) started in worker %s", job.id, job.kind, proc.pid)
+
+    def _process_of(self, job: Any, out: Path) -> tuple[Any, tuple[Any, ...]] | None:
+        """The function and arguments of ``job``'s process (:func:`backbone.api.job_processes.job_process`);
+        None when its input is gone (the job is failed)."""
+        from backbone.api.job_processes import job_process
+
+        assert self._lifeline is not None
+        try:
+            return job_process(self.store, self.results, self.settings, job, out, self._events, self._lifeline[0],
+                               self.extra_registry)
+        except LookupError as exc:
+            self._finish(job.id, "failed", str(exc), error={
+                "type": "about:blank", "title": "Input missing", "status": 404, "detail": str(exc), "errors": []})
+            return None
 
     def _drain(self, timeout: float) -> None:
         events = self._events
@@ -468,7 +474,11 @@ class JobManager:
             raise
 
     def _record_outcome(self, job_id: str, what: str, msg: tuple[Any, ...]) -> None:
-        if what == "done":
+        if what == "imported":  # the scenario is written with the job's success, in one transaction
+            from backbone.api.imports import record_import
+
+            record_import(self.store, job_id, msg[2], self.worker_id, self._finish)
+        elif what == "done":
             files = [f for f in msg[2] if SAFE_FILE_NAME.match(f) and ".." not in f.split("/")]
             src = self.staging_dir / job_id
             try:
@@ -508,9 +518,9 @@ class JobManager:
                     shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
                 with self._lock:
                     self._running.pop(job_id, None)
-            elif now - r.started > self.settings.job_timeout_s:
+            elif now - r.started > r.extra.get("timeout_s", self.settings.job_timeout_s):
                 _kill(r.process)
-                detail = f"job exceeded the server's time limit of {self.settings.job_timeout_s:g} s"
+                detail = f"job exceeded the server's time limit of {r.extra.get('timeout_s'):g} s"
                 self._finish(job_id, "failed", detail, error={
                     "type": "about:blank", "title": "Time limit", "status": 500, "detail": detail, "errors": []})
                 shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)

@@ -43,6 +43,10 @@ class Team(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # the team's own quotas (migration 0007; NULL: the server's setting, 0: no quota for this team)
+    max_cpu_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    cpu_window_h: Mapped[float | None] = mapped_column(Float, nullable=True)
+    max_stored_bytes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class Token(Base):
@@ -135,6 +139,18 @@ class Job(Base):
                       Index("ix_jobs_team", "team_id", "created_at"),
                       Index("ix_jobs_status_owner", "status", "owner_id"),
                       Index("ix_jobs_status_lease", "status", "lease_expires_at"))
+
+
+class JobInput(Base):
+    """The uploaded bytes of an ``import`` job, kept until a worker parses them (migration 0008; deleted when
+    the job ends). ``filename`` None: a canonical JSON request body."""
+
+    __tablename__ = "job_inputs"
+    job_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    filename: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class AuditEntry(Base):

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from backbone.api.store import EffectiveQuotas
 
 JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 Scope = Literal["viewer", "planner", "admin"]
 TASK_KINDS = ("te", "place", "failures", "design", "plan", "roadmap")
 MAP_FORMATS = ("png", "svg", "pdf", "html", "geojson", "kml")
 MapFormat = Literal["png", "svg", "pdf", "html", "geojson", "kml"]
+QuotaSource = Literal["team", "server"]
+"""Where an effective quota comes from (:data:`backbone.api.store.usage.QuotaSource`)."""
 
 
 def _utc(value: datetime) -> datetime:
@@ -194,6 +199,20 @@ class JobPublic(JobSummary):
     options: dict[str, Any]
 
 
+class ImportResult(BaseModel):
+    """What a succeeded ``import`` job created (``GET /v1/jobs/{id}/result``): the scenario and its new version."""
+
+    scenario_id: str
+    version: int
+    etag: str
+    name: str
+    sites: int
+    links: int
+    demands: int
+    size_bytes: int
+    source_format: str
+
+
 class JobKind(BaseModel):
     """A job kind and the JSON schema of its options (the pydantic options model the CLI's flags come from)."""
 
@@ -302,6 +321,13 @@ class AuthConfigPublic(BaseModel):
     oidc_problem: str | None = Field(default=None, description="Why single sign-on is configured but unavailable "
                                                                "now (the issuer's discovery document cannot be "
                                                                "had); null otherwise.")
+class QuotaSourcesPublic(BaseModel):
+    """Where each effective quota comes from: ``team`` (the team's own setting, set by an admin) or ``server``
+    (the server's setting)."""
+
+    max_cpu_s: QuotaSource
+    cpu_window_h: QuotaSource
+    max_stored_bytes: QuotaSource
 
 
 class TeamUsagePublic(BaseModel):
@@ -310,10 +336,57 @@ class TeamUsagePublic(BaseModel):
     team_id: str | None = Field(description="The team; null: the team-less default tenant.")
     cpu_s: float = Field(description="CPU seconds of the team's jobs that finished in the window (the job's "
                                      "processes and those they waited for).")
-    cpu_window_h: float = Field(description="The window of `cpu_s`, in hours (BACKBONE_CPU_QUOTA_WINDOW_H).")
-    max_cpu_s: float | None = Field(description="The CPU-seconds quota (BACKBONE_MAX_CPU_S_PER_TEAM); null: none. "
-                                                "At or over it, submissions get 429 with Retry-After.")
+    cpu_window_h: float = Field(description="The window of `cpu_s`, in hours (the team's own, else "
+                                            "BACKBONE_CPU_QUOTA_WINDOW_H).")
+    max_cpu_s: float | None = Field(description="The CPU-seconds quota (the team's own, else "
+                                                "BACKBONE_MAX_CPU_S_PER_TEAM); null: none. At or over it, "
+                                                "submissions get 429 with Retry-After.")
     stored_bytes: int = Field(description="Bytes of the team's stored job results.")
     stored_results: int = Field(description="Jobs whose stored result counts in `stored_bytes`.")
-    max_stored_bytes: int | None = Field(description="The stored-bytes quota (BACKBONE_MAX_STORED_BYTES_PER_TEAM); "
-                                                     "null: none. At or over it, submissions get 403.")
+    max_stored_bytes: int | None = Field(description="The stored-bytes quota (the team's own, else "
+                                                     "BACKBONE_MAX_STORED_BYTES_PER_TEAM); null: none. At or over "
+                                                     "it, submissions get 403.")
+    quota_sources: QuotaSourcesPublic = Field(description="Where each of the three quotas above comes from.")
+
+
+class TeamQuotasUpdate(BaseModel):
+    """A team's own quotas (``PUT /v1/teams/{team}/quotas``, ``backbone team quota set``). The document replaces
+    the team's settings: a field left out or null falls back to the server's setting; 0 lifts that quota for
+    this team."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"example": {
+        "max_cpu_s": 36000, "cpu_window_h": 24, "max_stored_bytes": 10 * 1024**3}})
+
+    max_cpu_s: float | None = Field(None, ge=0, le=1e12, allow_inf_nan=False,
+                                    description="CPU seconds the team's jobs may use in the window; 0: no quota; "
+                                                "null: BACKBONE_MAX_CPU_S_PER_TEAM.")
+    cpu_window_h: float | None = Field(None, gt=0, le=24 * 366, allow_inf_nan=False,
+                                       description="The window of `max_cpu_s`, in hours; null: "
+                                                   "BACKBONE_CPU_QUOTA_WINDOW_H.")
+    max_stored_bytes: int | None = Field(None, ge=0, le=2**62,
+                                         description="Bytes of job results the team may store; 0: no quota; null: "
+                                                     "BACKBONE_MAX_STORED_BYTES_PER_TEAM.")
+
+
+class TeamQuotasPublic(BaseModel):
+    """A team's quotas: its own settings (null: unset) and what holds for it, with where each comes from."""
+
+    team_id: str
+    team_name: str
+    settings: TeamQuotasUpdate = Field(description="The team's own settings; null fields fall back to the "
+                                                   "server's.")
+    max_cpu_s: float | None = Field(description="The CPU-seconds quota that holds for the team; null: none.")
+    cpu_window_h: float = Field(description="Its window, in hours.")
+    max_stored_bytes: int | None = Field(description="The stored-bytes quota that holds for the team; null: none.")
+    quota_sources: QuotaSourcesPublic
+
+    @classmethod
+    def of(cls, effective: EffectiveQuotas, team_name: str) -> TeamQuotasPublic:
+        """The public form of a team's effective quotas (the admin API's and ``backbone team quota show``'s)."""
+        from dataclasses import asdict
+
+        q = effective.quotas
+        return cls(team_id=str(effective.team_id), team_name=team_name,
+                   settings=TeamQuotasUpdate(**asdict(effective.team_settings)), max_cpu_s=q.cpu_s or None,
+                   cpu_window_h=q.window_s / 3600.0, max_stored_bytes=q.stored_bytes or None,
+                   quota_sources=QuotaSourcesPublic(**asdict(effective.sources)))

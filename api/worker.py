@@ -39,9 +39,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from backbone.api.job_limits import SERVER_KINDS
 from backbone.api.jobs import JobManager
 from backbone.api.settings import Settings
-from backbone.api.store import Store
+from backbone.api.store import IMPORT_KIND, Store
 from backbone.api.worker_health import HealthServer, WorkerMetrics, monotonic_age_s
 
 if TYPE_CHECKING:
@@ -59,10 +60,12 @@ HANDED_BACK = "handed back: the worker stopped before the job finished"
 
 def idempotent_kinds(registry: Mapping[str, Task | str]) -> frozenset[str]:
     """The kinds of ``registry`` that may run again after their worker was lost (``Task.idempotent``; an extra kind
-    given as ``"module:function"`` when its function says ``idempotent = True``). Unloadable kinds are not."""
+    given as ``"module:function"`` when its function says ``idempotent = True``). Unloadable kinds are not. An
+    ``import`` is (it writes its scenario in the transaction that marks it succeeded, so a rerun never writes
+    twice), and so is a ``map`` (:data:`~backbone.api.job_limits.SERVER_KINDS`)."""
     from backbone.solver.tasks.base import load_task
 
-    kinds = set()
+    kinds = set(SERVER_KINDS)
     for kind, task in registry.items():
         try:
             loaded = load_task(kind, task) if isinstance(task, str) else task
@@ -207,6 +210,8 @@ class QueueWorker(JobManager):
             shutil.rmtree(self.staging_dir / job_id, ignore_errors=True)
             return
         super()._record_outcome(job_id, what, msg)
+        if what == "imported" and self.store.get_job(job_id).status == "succeeded":  # written with its job
+            self.metrics.job_finished(self._kinds.pop(job_id, IMPORT_KIND), "succeeded")
 
     def _interrupted(self, job_id: str) -> None:
         """A job still running when the worker stops goes back to the queue (not counted as an attempt)."""

@@ -1,5 +1,5 @@
-"""``backbone serve``, ``backbone token create|list|revoke|rotate``, ``backbone team create|list`` and
-``backbone db upgrade|seed|purge``.
+"""``backbone serve``, ``backbone token create|list|revoke|rotate``, ``backbone team create|list`` (and ``team
+quota``, :mod:`.quota_cmds`) and ``backbone db upgrade|seed|purge``.
 
 Storage is configured by ``BACKBONE_DATA_DIR`` and ``BACKBONE_DATABASE_URL`` (see docs/api.md).
 """
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 token_app = typer.Typer(help="Create, list and revoke API tokens (stored hashed).", no_args_is_help=True)
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
-team_app = typer.Typer(help="Create and list teams (they own scenarios and jobs).", no_args_is_help=True)
+team_app = typer.Typer(help="Create and list teams (they own scenarios and jobs), and set their quotas.",
+                       no_args_is_help=True)
 
 
 HEADER_MARGIN_BYTES = 8 * 1024
@@ -38,6 +39,9 @@ def register(app: typer.Typer) -> None:
     app.add_typer(team_app, name="team")
     team_app.command("create")(team_create)
     team_app.command("list")(team_list)
+    from backbone.api.cli import quota_cmds
+
+    quota_cmds.register(team_app)
     db_app.command("upgrade")(db_upgrade)
     db_app.command("seed")(db_seed)
     db_app.command("purge")(db_purge)
@@ -140,7 +144,9 @@ def check_result_store(settings: Settings) -> None:
         raise StorageUnusableError(f"{exc}; check BACKBONE_RESULT_STORE and the AWS_* variables") from None
 
 
-def _store() -> object:
+def open_store() -> object:
+    """The store of ``BACKBONE_DATABASE_URL`` (migrated; the folders made), for the admin commands; a
+    :class:`~backbone.api.store.Store` (typed ``object`` so this module does not import the store at start)."""
     from backbone.api.store import Store
 
     settings = load_settings()
@@ -199,7 +205,7 @@ def token_create(
 
     if scope not in SCOPES:
         raise ValidationError(Problem(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}", field="scope"))
-    store = _store()
+    store = open_store()
     assert isinstance(store, Store)
     try:
         tok, plain = store.create_token(scope, name or f"{scope}-token", team=team, expires_in_days=expires_in_days)
@@ -219,7 +225,7 @@ def token_list(json_out: JsonOpt = False) -> None:
     """List tokens (never their values)."""
     from backbone.api.store import Store
 
-    store = _store()
+    store = open_store()
     assert isinstance(store, Store)
     rows = store.list_tokens()
     store.dispose()
@@ -249,7 +255,7 @@ def token_revoke(token_id: Annotated[str, typer.Argument(help="Token id (from `b
     from backbone.api.store import GoneError, Store
     from backbone.errors import NotFoundError
 
-    store = _store()
+    store = open_store()
     assert isinstance(store, Store)
     try:
         store.revoke_token(token_id)
@@ -268,7 +274,7 @@ def token_rotate(token_id: Annotated[str, typer.Argument(help="Token id (from `b
     from backbone.api.store import ConflictError, GoneError, Store
     from backbone.errors import NotFoundError, ValidationError
 
-    store = _store()
+    store = open_store()
     assert isinstance(store, Store)
     try:
         tok, plain = store.rotate_token(token_id)
@@ -292,7 +298,7 @@ def team_create(name: Annotated[str, typer.Argument(help="Team name (unique).")]
 
     if not name.strip():
         raise ValidationError(Problem("a team needs a name", field="name"))
-    store = _store()
+    store = open_store()
     assert isinstance(store, Store)
     try:
         team = store.create_team(name)
@@ -311,7 +317,7 @@ def team_list(json_out: JsonOpt = False) -> None:
     """List teams."""
     from backbone.api.store import Store
 
-    store = _store()
+    store = open_store()
     assert isinstance(store, Store)
     rows = [{"id": t.id, "name": t.name, "created_at": t.created_at.isoformat()} for t in store.list_teams()]
     store.dispose()
@@ -328,7 +334,7 @@ def db_seed() -> None:
     from backbone.api.store import SYSTEM, Store
     from backbone.io import load_scenario, network_to_dict
 
-    store = _store()
+    store = open_store()
     assert isinstance(store, Store)
     try:
         net = load_scenario(None)
@@ -364,7 +370,7 @@ def db_purge(json_out: JsonOpt = False) -> None:
     from backbone.api.jobs import apply_retention
     from backbone.api.store import Store
 
-    store = _store()
+    store = open_store()
     assert isinstance(store, Store)
     try:
         counts = apply_retention(store, load_settings()).counts()

@@ -1,28 +1,34 @@
-"""Admin endpoints: teams, tokens and the audit log (admin scope; a token may rotate itself)."""
+"""Admin endpoints: teams and their quotas, tokens and the audit log (admin scope; a token may rotate itself)."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 
 from backbone.api.auth import Admin, StoreDep, Viewer
 from backbone.api.contract import require_json_body
+from backbone.api.job_limits import server_quotas
 from backbone.api.schemas import (
     AuditPublic,
     ProblemDetails,
     TeamCreate,
     TeamPublic,
+    TeamQuotasPublic,
+    TeamQuotasUpdate,
     TokenCreate,
     TokenCreated,
     TokenPublic,
 )
-from backbone.api.store import GoneError
+from backbone.api.store import GoneError, TeamQuotaSettings
 from backbone.errors import Problem, ValidationError
 
 router = APIRouter(prefix="/v1", tags=["admin"])
 CONFLICT: dict[int | str, dict[str, Any]] = {409: {"model": ProblemDetails}}
+QUOTA_ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ProblemDetails, "description": "No such team"},
+                                                 422: {"model": ProblemDetails}}
+TeamRef = Annotated[str, Path(min_length=1, max_length=200, description="The team's id or name.")]
 
 
 @router.post("/tokens", status_code=201, response_model=TokenCreated, dependencies=[Depends(require_json_body)],
@@ -68,6 +74,33 @@ def create_team(body: TeamCreate, store: StoreDep, who: Admin) -> TeamPublic:
 @router.get("/teams", response_model=list[TeamPublic], summary="List teams")
 def list_teams(store: StoreDep, _who: Admin) -> list[TeamPublic]:
     return [TeamPublic.model_validate(t, from_attributes=True) for t in store.list_teams()]
+
+
+@router.get("/teams/{team}/quotas", response_model=TeamQuotasPublic, responses=QUOTA_ERRORS,
+            summary="A team's quotas: its own settings and what holds for it (the server's where unset)")
+def get_team_quotas(team: TeamRef, request: Request, store: StoreDep, _who: Admin) -> TeamQuotasPublic:
+    effective = store.team_quotas(team, server_quotas(request.app.state.settings))
+    return TeamQuotasPublic.of(effective, store.get_team(str(effective.team_id)).name)
+
+
+@router.put("/teams/{team}/quotas", response_model=TeamQuotasPublic, responses=QUOTA_ERRORS,
+            dependencies=[Depends(require_json_body)],
+            summary="Set a team's own quotas (CPU seconds in a window, stored result bytes); audited")
+def set_team_quotas(team: TeamRef, body: TeamQuotasUpdate, request: Request, store: StoreDep,
+                    who: Admin) -> TeamQuotasPublic:
+    """The body replaces the team's settings: a field left out or null falls back to the server's setting
+    (``BACKBONE_MAX_CPU_S_PER_TEAM``, ``BACKBONE_CPU_QUOTA_WINDOW_H``, ``BACKBONE_MAX_STORED_BYTES_PER_TEAM``);
+    0 lifts that quota for this team. Submissions are checked against the new quotas at once, on every server."""
+    effective = store.set_team_quotas(team, TeamQuotaSettings(**body.model_dump()),
+                                      server_quotas(request.app.state.settings), who)
+    return TeamQuotasPublic.of(effective, store.get_team(str(effective.team_id)).name)
+
+
+@router.delete("/teams/{team}/quotas", response_model=TeamQuotasPublic, responses=QUOTA_ERRORS,
+               summary="Clear a team's own quotas: the server's settings hold for it again; audited")
+def clear_team_quotas(team: TeamRef, request: Request, store: StoreDep, who: Admin) -> TeamQuotasPublic:
+    effective = store.clear_team_quotas(team, server_quotas(request.app.state.settings), who)
+    return TeamQuotasPublic.of(effective, store.get_team(str(effective.team_id)).name)
 
 
 @router.get("/audit", response_model=list[AuditPublic], summary="The audit log, newest first")

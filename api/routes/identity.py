@@ -4,14 +4,24 @@ client draws under a scenario (the shipped Natural Earth 1:110m countries, publi
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, Response
 
 from backbone.api.auth import StoreDep, Viewer
+from backbone.api.job_limits import server_quotas
 from backbone.api.oidc import OidcUnavailableError
 from backbone.api.oidc_login import OidcLogin
-from backbone.api.schemas import AuthConfigPublic, OidcClientPublic, ProblemDetails, TeamUsagePublic, WhoAmI
+from backbone.api.schemas import (
+    AuthConfigPublic,
+    OidcClientPublic,
+    ProblemDetails,
+    QuotaSourcesPublic,
+    TeamUsagePublic,
+    WhoAmI,
+)
 from backbone.api.store import GoneError
 
 router = APIRouter(prefix="/v1", tags=["identity"])
@@ -59,19 +69,21 @@ async def get_whoami(store: StoreDep, who: Viewer) -> WhoAmI:
 async def get_usage(request: Request, store: StoreDep, who: Viewer,
                     team: str | None = Query(None, description="Another team's id (admins only); default: the "
                                                                "caller's team.")) -> TeamUsagePublic:
-    """The caller's team's CPU seconds in the quota window and its stored result bytes, beside the quotas."""
+    """The caller's team's CPU seconds in the quota window and its stored result bytes, beside the quotas that
+    hold for it: the team's own (set by an admin) where set, else the server's; ``quota_sources`` says which."""
     settings = request.app.state.settings
     team_id = who.team_id
     if team is not None and team != who.team_id:
         if not who.is_admin:
             raise HTTPException(403, "only an admin may read another team's usage")
         team_id = (await run_in_threadpool(store.get_team, team)).id
-    window_s = settings.cpu_quota_window_h * 3600.0
-    used = await run_in_threadpool(store.team_usage, team_id, window_s)
-    return TeamUsagePublic(team_id=team_id, cpu_s=round(used.cpu_s, 3), cpu_window_h=settings.cpu_quota_window_h,
-                           max_cpu_s=settings.max_cpu_s_per_team or None, stored_bytes=used.stored_bytes,
-                           stored_results=used.stored_results,
-                           max_stored_bytes=settings.max_stored_bytes_per_team or None)
+    effective = await run_in_threadpool(store.effective_quotas, team_id, server_quotas(settings))
+    quotas = effective.quotas
+    used = await run_in_threadpool(store.team_usage, team_id, quotas.window_s)
+    return TeamUsagePublic(team_id=team_id, cpu_s=round(used.cpu_s, 3), cpu_window_h=quotas.window_s / 3600.0,
+                           max_cpu_s=quotas.cpu_s or None, stored_bytes=used.stored_bytes,
+                           stored_results=used.stored_results, max_stored_bytes=quotas.stored_bytes or None,
+                           quota_sources=QuotaSourcesPublic(**asdict(effective.sources)))
 
 
 @router.get("/basemap", tags=["maps"], summary="Land polygons to draw under a scenario (GeoJSON)",

@@ -14,16 +14,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
+from backbone.api.job_limits import server_quotas
 from backbone.api.job_outcome import status_detail
 from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
 from backbone.api.result_store import ResultStore
 from backbone.api.schemas import (
     FileEntry,
+    ImportResult,
     JobCreate,
     JobKind,
     JobProgress,
@@ -32,7 +34,7 @@ from backbone.api.schemas import (
     JobSummary,
     ProblemDetails,
 )
-from backbone.api.store import ConflictError, GoneError, JobQuotas
+from backbone.api.store import IMPORT_KIND, ConflictError, GoneError, etag_of
 from backbone.errors import Problem, ValidationError
 
 if TYPE_CHECKING:
@@ -44,9 +46,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ProblemDetails}, 409: 
 SUBMIT_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS, 413: {"model": ProblemDetails, "description": "Options larger than BACKBONE_MAX_JOB_OPTIONS_BYTES"},
     403: {"model": ProblemDetails, "description": "Scope too weak, or the team is at its stored-bytes quota "
-                                                  "(BACKBONE_MAX_STORED_BYTES_PER_TEAM)"},
+                                                  "(its own, or BACKBONE_MAX_STORED_BYTES_PER_TEAM)"},
     429: {"model": ProblemDetails, "description": "This token has too many queued jobs, or the team used its "
-                                                  "CPU-seconds quota (BACKBONE_MAX_CPU_S_PER_TEAM) (Retry-After)"},
+                                                  "CPU-seconds quota (its own, or BACKBONE_MAX_CPU_S_PER_TEAM) "
+                                                  "(Retry-After)"},
     503: {"model": ProblemDetails, "description": "The server's queue is full (Retry-After)"}}
 
 
@@ -118,10 +121,9 @@ async def create_job(scenario_id: uuid.UUID, body: JobCreate, request: Request, 
     settings = request.app.state.settings
     check_job_limits(body.options, settings)
     await run_in_threadpool(validate_job_options, manager.registry(), body.kind, body.options)
-    quotas = JobQuotas(settings.max_cpu_s_per_team, settings.cpu_quota_window_h * 3600.0,
-                       settings.max_stored_bytes_per_team)
     job = await run_in_threadpool(store.create_job, sid, version, body.kind, body.options, who,
-                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token, quotas=quotas)
+                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token,
+                                  quotas=server_quotas(settings))
     manager.notify()
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job_public(job)
@@ -179,7 +181,14 @@ def stored_file_response(results: ResultStore, job_id: str, name: str, media_typ
 @router.get("/jobs/{job_id}/result", responses={**ERRORS, 200: {"content": {"application/json": {}}}},
             summary="The job's result JSON (what the CLI prints with --json)")
 def get_result(job_id: uuid.UUID, store: StoreDep, request: Request, who: Viewer) -> Response:
+    """A planning job's result file; an ``import`` job's scenario and the version it created."""
     job = _finished(store, job_id, who)
+    if job.kind == IMPORT_KIND:
+        ver = store.get_version(job.scenario_id, job.scenario_version, include_deleted=True, who=who)
+        doc = ImportResult(scenario_id=job.scenario_id, version=ver.version, etag=etag_of(ver), name=ver.name,
+                           sites=ver.sites, links=ver.links, demands=ver.demands, size_bytes=ver.size_bytes,
+                           source_format=ver.source_format)
+        return JSONResponse(doc.model_dump(mode="json"))
     try:
         # streamed from the store, never parsed here
         return stored_file_response(_results(request), job.id, f"{job.kind}.json", "application/json")

@@ -20,13 +20,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.documents import ParsedScenario, parse_scenario, render_scenario_map, workloads_document
 from backbone.api.isolation import DocumentWorkers
+from backbone.api.job_limits import MAP_KIND, server_quotas
 from backbone.api.result_store import ResultStore
+from backbone.api.routes.jobs import job_public
 from backbone.api.schemas import (
+    JobPublic,
     MapFormat,
     ProblemDetails,
     ScenarioDocument,
@@ -69,6 +72,11 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ProblemDetails}, 409: {"model": ProblemDetails}, 413: {"model": ProblemDetails},
     422: {"model": ProblemDetails}, 503: {"model": ProblemDetails}}
 ScenarioId = Annotated[uuid.UUID, "scenario id"]
+AsyncQuery = Annotated[bool, Query(alias="async", description="Run the import as a job: 202 with the job (as "
+                                                             "`Prefer: respond-async`).")]
+ASYNC_RESPONSES: dict[int | str, dict[str, Any]] = {
+    202: {"model": JobPublic, "description": "With `Prefer: respond-async` or `?async=true`: the `import` job"},
+    429: {"model": ProblemDetails}, 403: {"model": ProblemDetails}}
 
 
 def _settings(request: Request) -> Settings:
@@ -96,14 +104,10 @@ def _workers(request: Request) -> DocumentWorkers:
     return request.app.state.documents  # type: ignore[no-any-return]
 
 
-async def read_scenario_input(request: Request) -> ParsedScenario:
-    """Parse and validate a scenario from the request: canonical JSON, or multipart field ``file``.
-
-    The parsing runs in a bounded worker process (:mod:`backbone.api.isolation`); the document is
-    self-contained (:mod:`backbone.io.untrusted`). Returns the encoded document, its counts and source
-    format. Raises ValidationError (422), DocumentLimitError (413) or WorkersBusyError (503).
-    """
-    settings = _settings(request)
+async def read_upload(request: Request) -> tuple[bytes, str | None]:
+    """The scenario's bytes as they arrived: a canonical JSON body (file name None), or multipart field ``file``
+    (with its file name). Raises ValidationError (422) or 415. The body size is bounded by the request guards
+    (``BACKBONE_MAX_BODY_BYTES``)."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype == "multipart/form-data":
         form = await request.form(max_files=1, max_fields=20)
@@ -113,11 +117,42 @@ async def read_scenario_input(request: Request) -> ParsedScenario:
         data = await upload.read()
         name = upload.filename or "upload"
         await form.close()
-        return await run_in_threadpool(_workers(request).run, parse_scenario, data, name, settings)
+        return data, name
     if ctype in ("application/json", "") or ctype.endswith("+json"):
-        body = await request.body()
-        return await run_in_threadpool(_workers(request).run, parse_scenario, body, None, settings)
+        return await request.body(), None
     raise HTTPException(415, f"unsupported content type {ctype!r}: send application/json or multipart/form-data")
+
+
+async def read_scenario_input(request: Request) -> ParsedScenario:
+    """Parse and validate a scenario from the request: canonical JSON, or multipart field ``file``.
+
+    The parsing runs in a bounded worker process (:mod:`backbone.api.isolation`); the document is
+    self-contained (:mod:`backbone.io.untrusted`). Returns the encoded document, its counts and source
+    format. Raises ValidationError (422), DocumentLimitError (413) or WorkersBusyError (503).
+    """
+    data, name = await read_upload(request)
+    return await run_in_threadpool(_workers(request).run, parse_scenario, data, name, _settings(request))
+
+
+def wants_async(request: Request, async_query: bool) -> bool:
+    """``Prefer: respond-async`` (RFC 7240) or ``?async=true``: run the import as a job."""
+    preferences = {p.split(";")[0].split("=")[0].strip().lower() for p in request.headers.get("prefer", "").split(",")}
+    return async_query or "respond-async" in preferences
+
+
+async def queue_import(request: Request, store: Store, who: Any, scenario_id: str | None = None,
+                       expected_version: int | None = None) -> JSONResponse:
+    """Store the upload with an ``import`` job and answer 202 with the job (``Location``: the job); a worker
+    parses it with the synchronous path's parser and caps (:mod:`backbone.api.imports`). Queue limits and the
+    team's quotas apply as to any job."""
+    data, name = await read_upload(request)
+    settings = _settings(request)
+    job = await run_in_threadpool(store.create_import_job, data, name, who, scenario_id, expected_version,
+                                  settings.max_queued_jobs, settings.max_queued_jobs_per_token,
+                                  server_quotas(settings))
+    request.app.state.jobs.notify()
+    return JSONResponse(job_public(job).model_dump(mode="json"), status_code=202,
+                        headers={"Location": f"/v1/jobs/{job.id}", "Preference-Applied": "respond-async"})
 
 
 def _expected_version(if_match: str | None, store: Store, sid: str, who: Any = None) -> int | None:
@@ -132,10 +167,17 @@ def _expected_version(if_match: str | None, store: Store, sid: str, who: Any = N
 
 
 # ---------------------------------------------------------------------- routes
-@router.post("", status_code=201, response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY, responses=ERRORS,
-             summary="Create a scenario (canonical JSON or a file upload)")
-async def create_scenario(request: Request, response: Response, store: StoreDep, who: Planner) -> ScenarioPublic:
-    """Validate and store a new scenario at version 1; answers its id, version and ETag."""
+@router.post("", status_code=201, response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY,
+             responses={**ERRORS, **ASYNC_RESPONSES}, summary="Create a scenario (canonical JSON or a file upload)")
+async def create_scenario(request: Request, response: Response, store: StoreDep, who: Planner,
+                          async_query: AsyncQuery = False) -> Any:
+    """Validate and store a new scenario at version 1; answers its id, version and ETag.
+
+    With ``Prefer: respond-async`` or ``?async=true`` the upload is stored and parsed by a job: 202 with the
+    ``import`` job; when it succeeds its ``scenario_id`` and ``scenario_version`` name the new scenario, and when
+    the upload is refused it fails with the same problems this call would answer with 422."""
+    if wants_async(request, async_query):
+        return await queue_import(request, store, who)
     parsed = await read_scenario_input(request)
     sc, ver = await run_in_threadpool(store.create_scenario, parsed.document, parsed.counts, parsed.source_format,
                                       who)
@@ -183,12 +225,19 @@ def _stream_with_content(public: str, content: bytes, chunk_bytes: int = 1 << 20
     yield inflater.flush() + b"}"
 
 
-@router.put("/{scenario_id}", response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY, responses=ERRORS,
+@router.put("/{scenario_id}", response_model=ScenarioPublic, openapi_extra=SCENARIO_BODY,
+            responses={**ERRORS, **ASYNC_RESPONSES},
             summary="Replace a scenario's content (a new version); If-Match guards against lost updates")
 async def replace_scenario(scenario_id: ScenarioId, request: Request, response: Response, store: StoreDep,
-                           who: Planner, if_match: Annotated[str | None, Header()] = None) -> ScenarioPublic:
+                           who: Planner, if_match: Annotated[str | None, Header()] = None,
+                           async_query: AsyncQuery = False) -> Any:
+    """A new version; with ``Prefer: respond-async`` or ``?async=true`` an ``import`` job adds it (202), and
+    If-Match is checked when the job writes the version (a stale one fails the job with 409)."""
     sid = str(scenario_id)
     await run_in_threadpool(store.check_writable, sid, who)  # 404/409 before reading a large body
+    if wants_async(request, async_query):
+        expected = await run_in_threadpool(_expected_version, if_match, store, sid, who)
+        return await queue_import(request, store, who, sid, expected)
     parsed = await read_scenario_input(request)
     expected = await run_in_threadpool(_expected_version, if_match, store, sid, who)
     sc, ver = await run_in_threadpool(store.update_scenario, sid, parsed.document, parsed.counts,
@@ -239,7 +288,7 @@ def get_workloads(scenario_id: ScenarioId, store: StoreDep, request: Request, wh
     return _workers(request).run(workloads_document, ver.content)
 
 
-@router.get("/{scenario_id}/map", responses={**ERRORS, 503: {"model": ProblemDetails},
+@router.get("/{scenario_id}/map", responses={**ERRORS, **ASYNC_RESPONSES, 503: {"model": ProblemDetails},
                                              200: {"content": {t: {} for t in MEDIA_TYPES.values()}}},
             summary="Draw the scenario (optionally with a job's result) as png/svg/pdf/html/geojson/kml")
 def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Viewer,
@@ -254,15 +303,18 @@ def get_map(scenario_id: ScenarioId, store: StoreDep, request: Request, who: Vie
             center_lon: Annotated[float, Query(ge=-180, le=180)] = 0.0,
             size: Annotated[str, Query(pattern=r"^[0-9]{2,4}x[0-9]{2,4}$")] = "1920x1080",
             candidates: Annotated[bool, Query(description="Draw the scenario's candidate routes (not built) dotted "
-                                                          "grey")] = True) -> Response:
+                                                          "grey")] = True,
+            async_query: AsyncQuery = False) -> Response:
+    """The map's bytes; with ``Prefer: respond-async`` or ``?async=true``, 202 with a ``map`` job whose one file
+    (``GET /v1/jobs/{id}/files/map.<format>``) is the same map, drawn where jobs run."""
     with contextlib.ExitStack() as held:  # an object store's result is copied in for the drawing, then removed
         return _draw_map(held, scenario_id, store, request, who, format, job, version, color_by, region,
-                         center_lon, size, candidates)
+                         center_lon, size, candidates, wants_async(request, async_query))
 
 
 def _draw_map(held: contextlib.ExitStack, scenario_id: ScenarioId, store: Any, request: Request, who: Any,
               format: str, job: uuid.UUID | None, version: int | None, color_by: str, region: str | None,
-              center_lon: float, size: str, candidates: bool) -> Response:
+              center_lon: float, size: str, candidates: bool, run_async: bool = False) -> Response:
     sid = str(scenario_id)
     result_file: str | None = None
     if job is not None:
@@ -272,7 +324,8 @@ def _draw_map(held: contextlib.ExitStack, scenario_id: ScenarioId, store: Any, r
         if j.status != "succeeded":
             raise ConflictError(f"job {job} is {j.status}; only a succeeded job's result can be drawn")
         ver = store.get_version(sid, j.scenario_version, include_deleted=True, who=who)
-        result_file = str(_result_file(held, request, j))
+        if not run_async:
+            result_file = str(_result_file(held, request, j))
     else:
         _sc, ver = store.get_scenario(sid, who)
         if version is not None:
@@ -283,6 +336,17 @@ def _draw_map(held: contextlib.ExitStack, scenario_id: ScenarioId, store: Any, r
                                       table="query", field="size"))
     options = {"color_by": color_by, "region": region, "center_lon": center_lon, "size": size,
                "candidates": candidates}
+    if run_async:
+        if not who.allows("planner"):  # a map job is a job: a viewer draws maps synchronously
+            raise HTTPException(403, "running a map as a job needs the planner scope; draw it without "
+                                     "Prefer: respond-async")
+        settings = _settings(request)
+        queued = store.create_job(sid, ver.version, MAP_KIND, {"format": format, "job": str(job) if job else None,
+                                                               **options}, who, settings.max_queued_jobs,
+                                  settings.max_queued_jobs_per_token, quotas=server_quotas(settings))
+        request.app.state.jobs.notify()
+        return JSONResponse(job_public(queued).model_dump(mode="json"), status_code=202,
+                            headers={"Location": f"/v1/jobs/{queued.id}", "Preference-Applied": "respond-async"})
     data = _workers(request).run(render_scenario_map, ver.content, result_file, format, options)
     name = f"{ver.name or 'scenario'}-v{ver.version}.{format}"
     return Response(data, media_type=MEDIA_TYPES[format], headers={"Content-Disposition": content_disposition(name)})

@@ -5,8 +5,8 @@ upgraded by the Alembic migrations in ``api/migrations`` (:func:`upgrade_databas
 mutation writes its audit entry in the same transaction.
 
 The store is a set of repositories over one :class:`Database`, one module each: tokens and teams
-(:mod:`.tokens`), scenarios (:mod:`.scenarios`), jobs (:mod:`.jobs`), the audit log (:mod:`.audit`) and
-retention (:mod:`.retention`). :class:`Store` composes them and is what the API, the job runner and the
+(:mod:`.tokens`), scenarios (:mod:`.scenarios`), jobs (:mod:`.jobs`), uploads run as jobs (:mod:`.imports`), teams' quotas and usage (:mod:`.usage`),
+the audit log (:mod:`.audit`) and retention (:mod:`.retention`). :class:`Store` composes them and is what the API, the job runner and the
 CLI hold: ``store.tokens.authenticate(...)`` and ``store.authenticate(...)`` are the same call.
 """
 
@@ -51,17 +51,27 @@ from backbone.api.store.base import (
     schema_revision,
     upgrade_database,
 )
+from backbone.api.store.imports import IMPORT_KIND, ImportInput, ImportOutcome, ImportRepository
 from backbone.api.store.jobs import MAX_ATTEMPTS, WORKER_LOST, JobRepository, LeaseState, ReclaimReport
 from backbone.api.store.retention import PurgeReport, RetentionRepository
 from backbone.api.store.scenarios import ScenarioRepository
 from backbone.api.store.tokens import TeamRepository, TokenRepository
-from backbone.api.store.usage import JobQuotas, QuotaExceededError, TeamUsage
+from backbone.api.store.usage import (
+    EffectiveQuotas,
+    JobQuotas,
+    QuotaExceededError,
+    QuotaRepository,
+    QuotaSources,
+    TeamQuotaSettings,
+    TeamUsage,
+)
 
 __all__ = [
     "AUDIT_OPTIONS_BYTES",
     "DEFAULT_TOKEN_DAYS",
     "DEFAULT_TOKEN_MAX_DAYS",
     "FINAL_STATES",
+    "IMPORT_KIND",
     "JOB_STATES",
     "MAX_ATTEMPTS",
     "SCOPES",
@@ -72,8 +82,12 @@ __all__ = [
     "AuditRepository",
     "ConflictError",
     "Database",
+    "EffectiveQuotas",
     "EncodedDocument",
     "GoneError",
+    "ImportInput",
+    "ImportOutcome",
+    "ImportRepository",
     "JobQuotas",
     "JobRepository",
     "LeaseState",
@@ -81,12 +95,15 @@ __all__ = [
     "PurgeReport",
     "QueueFullError",
     "QuotaExceededError",
+    "QuotaRepository",
+    "QuotaSources",
     "ReadOnlyError",
     "ReclaimReport",
     "RetentionRepository",
     "ScenarioRepository",
     "SchemaBehindError",
     "Store",
+    "TeamQuotaSettings",
     "TeamRepository",
     "TeamUsage",
     "TokenRepository",
@@ -133,6 +150,8 @@ class Store:
         self.jobs = JobRepository(self.db)
         self.audit = AuditRepository(self.db)
         self.retention = RetentionRepository(self.db)
+        self.quotas = QuotaRepository(self.db)
+        self.imports = ImportRepository(self.db, self.jobs)
 
         self.create_token = self.tokens.create_token
         self.rotate_token = self.tokens.rotate_token
@@ -145,6 +164,10 @@ class Store:
         self.create_team = self.teams.create_team
         self.list_teams = self.teams.list_teams
         self.get_team = self.teams.get_team
+        self.team_quotas = self.quotas.team_quotas
+        self.set_team_quotas = self.quotas.set_team_quotas
+        self.clear_team_quotas = self.quotas.clear_team_quotas
+        self.effective_quotas = self.quotas.effective_quotas
 
         self.create_scenario = self.scenarios.create_scenario
         self.get_scenario = self.scenarios.get_scenario
@@ -157,6 +180,9 @@ class Store:
         self.scenario_document = self.scenarios.scenario_document
 
         self.create_job = self.jobs.create_job
+        self.create_import_job = self.imports.create_import_job
+        self.import_input = self.imports.import_input
+        self.finish_import = self.imports.finish_import
         self.get_job = self.jobs.get_job
         self.list_jobs = self.jobs.list_jobs
         self.count_jobs_by_status = self.jobs.count_jobs_by_status

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -29,6 +30,7 @@ from backbone.api.store.base import (
     new_id,
     same_team,
 )
+from backbone.api.store.imports import drop_job_inputs
 from backbone.api.store.usage import JobQuotas, TeamUsage, check_quotas, team_usage
 
 CLAIM_LOCK_KEY = 0x6261636B626F6E65  # "backbone"
@@ -83,8 +85,10 @@ class JobRepository:
 
     def create_job(self, sid: str, version: int, kind: str, options: dict[str, Any], who: Principal,
                    max_queued: int | None = None, max_queued_per_owner: int | None = None,
-                   retry_after_s: int = 30, quotas: JobQuotas | None = None) -> Job:
-        """Queue a job on one scenario version, owned by ``who``'s token.
+                   retry_after_s: int = 30, quotas: JobQuotas | None = None,
+                   attach: Callable[[Session, Job], None] | None = None) -> Job:
+        """Queue a job on one scenario version, owned by ``who``'s token (``attach`` adds rows that belong with
+        it, in the same transaction, once the limits let it in: an import job's upload).
 
         Raises
         ------
@@ -114,6 +118,8 @@ class JobRepository:
                 if queued >= max_queued:
                     raise QueueFullError(f"the server has {queued} queued jobs (the limit is {max_queued})",
                                          503, retry_after_s)
+            if attach is not None:
+                attach(s, job)
             s.add(job)
             record_audit(s, who, "job.create", "job", job.id,
                          {"scenario": sid, "version": version, "kind": kind, **logged})
@@ -259,6 +265,7 @@ class JobRepository:
             res = s.execute(update(Job).where(*where).values(**values))
             changed = res.rowcount == 1  # type: ignore[attr-defined]
             if changed:
+                drop_job_inputs(s, [job_id])
                 record_audit(s, SYSTEM, f"job.{status}", "job", job_id, {"message": message[:500]})
             return changed
 
@@ -275,6 +282,7 @@ class JobRepository:
                                     cancel_requested=True, lease_expires_at=None))
             if res.rowcount != 1:  # type: ignore[attr-defined]
                 raise ConflictError(f"job {job_id} finished meanwhile")
+            drop_job_inputs(s, [job_id])
             record_audit(s, who, "job.cancel", "job", job_id, {"was": job.status})
         return self.get_job(job_id)
 
@@ -288,6 +296,7 @@ class JobRepository:
                     status="failed", message=reason, finished_at=utcnow(),
                     error={"type": "about:blank", "title": "Job interrupted", "status": 500, "detail": reason,
                            "errors": []}))
+                drop_job_inputs(s, ids)
                 for jid in ids:
                     record_audit(s, SYSTEM, "job.failed", "job", jid, {"message": reason})
         return ids
@@ -374,6 +383,7 @@ class JobRepository:
                            "detail": f"{WORKER_LOST}: worker {worker} stopped renewing its lease", "errors": []}))
                 if res.rowcount == 1:  # type: ignore[attr-defined]
                     failed.append(job_id)
+                    drop_job_inputs(s, [job_id])
                     record_audit(s, SYSTEM, "job.failed", "job", job_id, {"message": WORKER_LOST, "worker": worker})
         return ReclaimReport(requeued, failed, sorted({str(w) for *_, w in expired if w is not None}))
 

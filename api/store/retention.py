@@ -11,6 +11,7 @@ from sqlalchemy import delete, exists, func, select
 from backbone.api.models import AuditEntry, Job, Scenario, ScenarioVersion, utcnow
 from backbone.api.store.audit import record_audit
 from backbone.api.store.base import FINAL_STATES, SYSTEM, Database
+from backbone.api.store.imports import drop_job_inputs
 
 
 @dataclass
@@ -68,6 +69,7 @@ class RetentionRepository:
                     doomed_jobs |= set(s.scalars(select(Job.id).where(final, Job.scenario_id.in_(gone))))
             if doomed_jobs:
                 ids = sorted(doomed_jobs)
+                drop_job_inputs(s, ids)  # an import's upload, were one left
                 for i in range(0, len(ids), 500):
                     s.execute(delete(Job).where(Job.id.in_(ids[i:i + 500])))
                 report.job_ids = ids

@@ -46,14 +46,15 @@ class ScenarioRepository:
                           team_id=who.team_id, read_only=read_only, created_by_token=who.token_id)
             s.add(sc)
             s.flush()
-            ver = self._add_version(s, sid, 1, doc, counts, source_format, who, now)
+            ver = self.add_version(s, sid, 1, doc, counts, source_format, who, now)
             record_audit(s, who, "scenario.create", "scenario", sid,
                          {"version": 1, "name": name, "format": source_format, **counts})
         return sc, ver
 
     @staticmethod
-    def _add_version(s: Session, sid: str, version: int, doc: EncodedDocument, counts: dict[str, int],
+    def add_version(s: Session, sid: str, version: int, doc: EncodedDocument, counts: dict[str, int],
                      source_format: str, who: Principal, now: datetime) -> ScenarioVersion:
+        """Add version ``version`` of scenario ``sid`` to session ``s`` (the caller moves the head)."""
         ver = ScenarioVersion(scenario_id=sid, version=version,
                               name=clean_text(doc.name or "scenario"),
                               sha256=doc.sha256, content=doc.content, size_bytes=doc.size_bytes, sites=counts["sites"],
@@ -136,7 +137,7 @@ class ScenarioRepository:
         now = utcnow()
         with self.db.session() as s:
             sc = s.get(Scenario, sid)
-            self._check_writable(sc, sid, who)
+            self.check_scenario_writable(sc, sid, who)
             assert sc is not None
             head = sc.head_version
             if expected_version is not None and expected_version != head:
@@ -148,7 +149,7 @@ class ScenarioRepository:
                                     name=clean_text(doc.name or sc.name)))
             if res.rowcount != 1:  # type: ignore[attr-defined]
                 raise ConflictError(f"scenario {sid} was changed concurrently")
-            ver = self._add_version(s, sid, head + 1, doc, counts, source_format, who, now)
+            ver = self.add_version(s, sid, head + 1, doc, counts, source_format, who, now)
             record_audit(s, who, "scenario.update", "scenario", sid, {"version": head + 1, **counts})
         sc2, _ = self.get_scenario(sid)
         return sc2, ver
@@ -157,10 +158,10 @@ class ScenarioRepository:
         """Raise GoneError / ReadOnlyError unless ``who`` may replace or delete the scenario (checked
         before a large body is read; the write itself checks again)."""
         with self.db.session() as s:
-            self._check_writable(s.get(Scenario, sid), sid, who)
+            self.check_scenario_writable(s.get(Scenario, sid), sid, who)
 
     @staticmethod
-    def _check_writable(sc: Scenario | None, sid: str, who: Principal) -> None:
+    def check_scenario_writable(sc: Scenario | None, sid: str, who: Principal) -> None:
         """GoneError unless ``who`` sees the scenario; ReadOnlyError when it is read-only; ConflictError-free
         otherwise. A planner of another team gets 404 (the scenario's existence is not revealed)."""
         if sc is None or sc.deleted_at is not None or not who.sees(sc.team_id, sc.read_only):
@@ -187,7 +188,7 @@ class ScenarioRepository:
         now = utcnow()
         with self.db.session() as s:
             sc = s.get(Scenario, sid)
-            self._check_writable(sc, sid, who)
+            self.check_scenario_writable(sc, sid, who)
             assert sc is not None
             if expected_version is not None and expected_version != sc.head_version:
                 raise ConflictError(f"scenario {sid} is at version {sc.head_version}, not {expected_version}")

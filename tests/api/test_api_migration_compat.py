@@ -26,9 +26,11 @@ from backbone.api.cli.worker_cmds import check_worker_storage
 from backbone.api.models import utcnow
 from backbone.api.settings import Settings
 from backbone.api.store import (
+    JobQuotas,
     Principal,
     SchemaBehindError,
     Store,
+    TeamQuotaSettings,
     check_schema_current,
     encode_document,
     hash_token,
@@ -140,6 +142,11 @@ def test_rows_of_the_previous_release_are_read_and_claimed_after_the_upgrade(
         sc, version = store.get_scenario(ids["scenario"], who)
         assert (sc.name, version.version) == ("old", 1)
         assert store.scenario_document(ids["scenario"], 1) == DOC
+        # a team the previous release wrote has no quotas of its own: the server's hold for it (0007_team_quotas)
+        server = JobQuotas(cpu_s=100.0, window_s=3600.0, stored_bytes=10)
+        effective = store.effective_quotas(ids["team"], server)
+        assert effective.quotas == server and not effective.team_settings.any
+        assert store.get_team("blue").max_cpu_s is None
         done = store.get_job(ids["done"], who)
         assert (done.status, done.files, done.attempts, done.worker_id, done.cancel_requested) == (
             "succeeded", ["result.json"], 0, None, False)
@@ -170,16 +177,25 @@ def test_the_previous_release_writes_and_reads_on_the_new_schema(db_url: str) ->
         ids = write_as_previous_release(store.engine)
         prev = previous_columns()
         meta = sa.MetaData()
-        meta.reflect(store.engine, only=["jobs", "tokens"])
+        meta.reflect(store.engine, only=["jobs", "tokens", "teams"])
         jobs = meta.tables["jobs"]
+        teams = meta.tables["teams"]
+        store.set_team_quotas("blue", TeamQuotaSettings(max_cpu_s=7.0), JobQuotas())  # set by the new release
         with store.engine.begin() as conn:  # the previous release's own claim and read, by its columns only
             conn.execute(jobs.update().where(jobs.c.id == ids["queued"], jobs.c.status == "queued")
                          .values(status="running", started_at=utcnow(), message="starting"))
             row = conn.execute(sa.select(*[jobs.c[c] for c in sorted(prev["jobs"])])
                                .where(jobs.c.id == ids["queued"])).mappings().one()
             token = conn.execute(sa.select(*[meta.tables["tokens"].c[c] for c in sorted(prev["tokens"])])).one()
+            # the previous release creates and lists teams by its columns only, beside a team with quotas
+            conn.execute(teams.insert().values(id="team-2", name="green", created_at=utcnow()))
+            names = conn.execute(sa.select(*[teams.c[c] for c in sorted(prev["teams"])])
+                                 .order_by(teams.c.name)).mappings().all()
         assert row["status"] == "running" and row["options"] == {"k_paths": 3}
         assert token.token_hash == hash_token(PLAIN_TOKEN)
+        assert [t["name"] for t in names] == ["blue", "green"]
+        assert store.effective_quotas("team-2", JobQuotas(cpu_s=3.0)).sources.max_cpu_s == "server"
+        assert store.effective_quotas(ids["team"], JobQuotas(cpu_s=3.0)).quotas.cpu_s == 7.0
         job = store.get_job(ids["queued"], Principal(ids["token"], "old", "planner", ids["team"]))
         assert (job.status, job.attempts, job.cancel_requested, job.lease_expires_at) == ("running", 0, False, None)
     finally:
