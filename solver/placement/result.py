@@ -27,6 +27,7 @@ import pandas as pd
 
 from backbone.errors import SolverError
 from backbone.model import Network
+from backbone.solver.backends import get_backend
 from backbone.solver.core.problem import Solution, Status, solve
 from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.formulation import PlacementModel, build_placement
@@ -120,7 +121,8 @@ def solve_placement(net: Network, opts: PlaceOptions,
             progress(0.25, "rounding the LP relaxation into a starting plan")
             rounded = round_relaxation(inp, relaxed, opts)
     progress(0.3, f"solving the MIP with {opts.backend} (limit {limit:.0f} s)")
-    start = rounded[1].x if rounded is not None and rounded[1].status.has_solution else None
+    takes_start = bool(getattr(get_backend(opts.backend), "supports_start", False))
+    start = rounded[1].x if takes_start and rounded is not None and rounded[1].status.has_solution else None
     # HiGHS maps a start through its presolve wrongly on this program (the start's objective in the reduced space
     # is not the start's, and the start is lost): a started MIP is solved without presolve
     sol = solve(model.lp, backend=opts.backend, time_limit_s=limit, mip_gap=opts.mip_gap, start=start,

@@ -6,8 +6,9 @@ Three steps, each an LP (the integer columns fixed one family at a time):
    splits fractionally over several options is fixed, largest job first, to whichever of its options the relaxation
    uses (at most :data:`DIVE_OPTIONS_PER_JOB`, largest share first) gives the cheapest relaxation with it, each trial
    an LP re-solved from the previous basis (a dive). Taking the largest share instead can put a job where the
-   inference around it then needs many more blocks: on the shipped scenario with N+1 the largest share of the
-   100k-GPU job cost 1.1e9 USD over its relaxation, the dive 0.2e9.
+   inference around it then needs many more blocks: on the shipped scenario with N+1, the 100k-GPU job at its
+   largest share (dallas+quincy) makes the relaxation 0.87e9 USD dearer than unfixed, at the dive's ashburn+dallas
+   0.21e9 (docs/benchmarks/workloads.md).
 2. **Blocks**: the relaxation with the jobs fixed, its blocks rounded up (within the site's limits, at least the
    minimum build); the replicas it leans on at all are built.
 3. **The rest** (serving, backups, routing) re-optimised as an LP with the blocks, jobs and replicas fixed.
