@@ -4,6 +4,8 @@
   SLOs, residency rules, follow-the-sun profile).
 * :mod:`~solver.placement.inputs`: demand units, candidate sites, metro -> site RTT, routes.
 * :mod:`~solver.placement.formulation`: the MIP, one function per constraint family.
+* :mod:`~solver.placement.rounding`: the LP relaxation rounded into a plan (a dive fixes split training jobs),
+  the MIP's start.
 * :mod:`~solver.placement.result`: solve, planner tables, infeasibility diagnosis.
 * the ``place`` planning task (JSON + CSV) is :mod:`backbone.solver.tasks.place`.
 
@@ -31,8 +33,8 @@ Modelling choices (documented defaults; see :mod:`~solver.placement.options`)
   best partial plan plus reasons in planner's terms (metros out of reach, residency, sites at their
   GPU maximum or power cap, bottleneck links -- from an elastic re-solve). The task then raises
   :class:`~backbone.errors.InfeasibleError` (CLI exit 3, API 409) unless ``allow_partial``.
-* Solving: the LP relaxation is solved first (reported as ``lp_bound``) and rounded into a plan;
-  the MIP runs to ``mip_gap`` or the time limit; the better plan is reported with its gap.
+* Solving: the LP relaxation is solved first (reported as ``lp_bound``) and rounded into a plan, which the
+  MIP starts from; the MIP runs to ``mip_gap`` or the time limit; the better plan is reported with its gap.
 """
 
 from __future__ import annotations

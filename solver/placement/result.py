@@ -27,11 +27,13 @@ import pandas as pd
 
 from backbone.errors import SolverError
 from backbone.model import Network
+from backbone.solver.backends import get_backend
 from backbone.solver.core.problem import Solution, Status, solve
 from backbone.solver.paths.candidates import PathSet
 from backbone.solver.placement.formulation import PlacementModel, build_placement
 from backbone.solver.placement.inputs import PlacementInputs, build_inputs
 from backbone.solver.placement.options import PlaceOptions
+from backbone.solver.placement.rounding import round_relaxation
 from backbone.solver.placement.work_result import (
     replica_table,
     training_table,
@@ -119,7 +121,12 @@ def solve_placement(net: Network, opts: PlaceOptions,
             progress(0.25, "rounding the LP relaxation into a starting plan")
             rounded = round_relaxation(inp, relaxed, opts)
     progress(0.3, f"solving the MIP with {opts.backend} (limit {limit:.0f} s)")
-    sol = solve(model.lp, backend=opts.backend, time_limit_s=limit, mip_gap=opts.mip_gap)
+    takes_start = bool(getattr(get_backend(opts.backend), "supports_start", False))
+    start = rounded[1].x if takes_start and rounded is not None and rounded[1].status.has_solution else None
+    # HiGHS maps a start through its presolve wrongly on this program (the start's objective in the reduced space
+    # is not the start's, and the start is lost): a started MIP is solved without presolve
+    sol = solve(model.lp, backend=opts.backend, time_limit_s=limit, mip_gap=opts.mip_gap, start=start,
+                presolve=start is None)
     seconds = sol.solve_seconds + t_lp + (rounded[1].solve_seconds if rounded else 0.0)
     status, gap = sol.status, sol.gap
     if rounded is not None and rounded[1].status.has_solution and (
@@ -142,36 +149,6 @@ def solve_placement(net: Network, opts: PlaceOptions,
         reasons = diagnose(inp, tables)
     return PlacementResult(status.value, float(sol.objective), gap, lp_bound, float(seconds),
                            sol.backend, tables, totals, reasons, list(inp.notes), stats)
-
-
-def round_relaxation(inp: PlacementInputs, relaxed: Solution, opts: PlaceOptions
-                     ) -> tuple[PlacementModel, Solution] | None:
-    """A plan from the LP relaxation: blocks rounded up (within the site's limits, at least the
-    minimum build), each training job at its largest fractional site, the rest re-optimised as an LP.
-
-    A safety net for large instances (N+1 x 24 periods) where the MIP may stop at the time limit
-    with a poor incumbent; the better of the two plans is reported, with the gap to the best bound.
-    """
-    blocks = np.ceil(relaxed.values("blocks").to_numpy() - 1e-6)
-    max_blocks = inp.sites["max_blocks"].to_numpy(dtype=float)
-    min_blocks = inp.sites["min_blocks"].to_numpy(dtype=float)
-    blocks = np.clip(blocks, 0.0, max_blocks)
-    blocks = np.where((blocks > 0) & (blocks < min_blocks), np.minimum(min_blocks, max_blocks), blocks)
-    fixed: dict[str, np.ndarray] = {"blocks": blocks}
-    if len(inp.work.options):
-        frac = relaxed.values("train").to_numpy()
-        jobs = inp.work.options["job"].to_numpy()
-        order = np.lexsort((-frac, jobs))  # by job, largest share first
-        first = np.ones(len(order), bool)
-        first[1:] = jobs[order][1:] != jobs[order][:-1]
-        train = np.zeros(len(frac))
-        train[order[first]] = 1.0
-        fixed["train"] = train
-    if len(inp.work.replicas):  # a replica the relaxation leans on at all is built (storage rows may then bind)
-        fixed["replica"] = (relaxed.values("replica").to_numpy() > 1e-6).astype(float)
-    model = build_placement(inp, fixed=fixed)
-    sol = solve(model.lp, backend=opts.backend, time_limit_s=opts.time_limit_s, mip_gap=opts.mip_gap)
-    return (model, sol) if sol.status.has_solution else None
 
 
 def _shortfall(totals: dict[str, float]) -> float:
