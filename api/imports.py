@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from backbone.api.documents import ParsedScenario, parse_scenario
-from backbone.api.jobs import WorkerLimits, apply_limits, error_document, process_cpu_s, tie_to_server
+from backbone.api.jobs import WorkerLimits, begin_job_process, error_document, process_cpu_s
 from backbone.api.resource_errors import report_failure
 from backbone.api.settings import Settings
 from backbone.api.store import Store
@@ -30,11 +30,7 @@ def import_main(job_id: str, data: bytes, filename: str | None, settings: Settin
                 lifeline: Any = None, limits: WorkerLimits | None = None) -> None:
     """Entry point of an import job's process: tie it to its supervisor, bound it, parse and check the upload,
     send back ``("imported", job_id, ParsedScenario)`` or the problem document of its refusal."""
-    if lifeline is not None:
-        tie_to_server(lifeline)
-    if limits is not None:
-        apply_limits(limits)
-    logging.basicConfig(level=logging.WARNING)
+    begin_job_process(lifeline, limits)
     events.put(("started", job_id))
     try:
         events.put(("progress", job_id, 0.1, "parsing the upload"))

@@ -11,7 +11,6 @@ from a scenario version and optionally a succeeded job's result (:func:`map_main
 from __future__ import annotations
 
 import contextlib
-import logging
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,10 +21,9 @@ from backbone.api.input_policy import server_job_options
 from backbone.api.job_limits import MAP_KIND
 from backbone.api.jobs import (
     WorkerLimits,
-    apply_limits,
+    begin_job_process,
     error_document,
     process_cpu_s,
-    tie_to_server,
     worker_main,
 )
 from backbone.api.resource_errors import report_failure
@@ -78,11 +76,7 @@ def map_main(job_id: str, content: bytes, result: bytes | None, map_format: str,
              out_dir: str, events: Any, lifeline: Any = None, limits: WorkerLimits | None = None) -> None:
     """Entry point of a map job's process: draw the stored scenario version (with ``result``, a succeeded job's
     result JSON, when given) into ``<out_dir>/map.<format>`` and report it as the job's one file."""
-    if lifeline is not None:
-        tie_to_server(lifeline)
-    if limits is not None:
-        apply_limits(limits)
-    logging.basicConfig(level=logging.WARNING)
+    begin_job_process(lifeline, limits)
     events.put(("started", job_id))
     try:
         events.put(("progress", job_id, 0.1, "drawing the map"))

@@ -164,18 +164,24 @@ def process_cpu_s() -> float:
     return float(own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime)
 
 
+def begin_job_process(lifeline: Any = None, limits: WorkerLimits | None = None) -> None:
+    """The first steps of every job process (a task, an import, a map): tie it to its supervisor through
+    ``lifeline`` (when given), apply its resource ``limits`` (when given) and log warnings only."""
+    if lifeline is not None:
+        tie_to_server(lifeline)
+    if limits is not None:
+        apply_limits(limits)
+    logging.basicConfig(level=logging.WARNING)
+
+
 def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[str, Any], out_dir: str,
                 events: Any, registry: Mapping[str, Task | str], lifeline: Any = None,
                 limits: WorkerLimits | None = None) -> None:
     """Entry point of a worker process: tie it to the server, bound it, build the network, run the
     task, report the outcome."""
-    if lifeline is not None:
-        tie_to_server(lifeline)
-    if limits is not None:
-        apply_limits(limits)
+    begin_job_process(lifeline, limits)
     with contextlib.suppress(OSError):
         os.dup2(2, 1)  # solver banners written at C level go to the server's stderr, not its stdout
-    logging.basicConfig(level=logging.WARNING)
     last = [0.0]
 
     def progress(fraction: float, message: str) -> None:
