@@ -8,6 +8,7 @@ counts other processes' time).
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -47,7 +48,7 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     console = Console(width=220)  # the table is wide; a pipe would fold it to 80 columns
-    t0, c0 = time.perf_counter(), _cpu_s()
+    t0, c0, load0 = time.perf_counter(), _cpu_s(), os.getloadavg()
     net = load_scenario(args.scenario)
     out = Path(args.out or tempfile.mkdtemp(prefix="bench-roadmap-"))
     options: dict[str, object] = {"periods": args.periods, "period": args.period,
@@ -102,7 +103,9 @@ def main() -> None:
                   f"blocks; period floors {', '.join(musd(x) for x in b.get('period_floors_usd') or []) or '-'}), "
                   f"gap {pct(s.gap)}; per-period step bounds "
                   f"{musd(step.network_capex_lower_bound_usd)}, step gap {pct(step.gap)}; planning "
-                  f"{s.seconds:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU; time budget "
+                  f"{s.seconds:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU (this process and its "
+                  f"sweep processes); load average (1/5/15 min) at the start {' / '.join(f'{x:.1f}' for x in load0)}, "
+                  f"at the end {' / '.join(f'{x:.1f}' for x in os.getloadavg())}; time budget "
                   f"{s.time_budget}; {out}")
 
 
