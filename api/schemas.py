@@ -354,8 +354,8 @@ class TeamQuotasUpdate(BaseModel):
     the team's settings: a field left out or null falls back to the server's setting; 0 lifts that quota for
     this team."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"example": {
-        "max_cpu_s": 36000, "cpu_window_h": 24, "max_stored_bytes": 10 * 1024**3}})
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"example": {
+        "max_cpu_s": 36000, "cpu_window_h": 24, "max_stored_bytes": 10 * 1024**3}})  # strict: `false` is no 0
 
     max_cpu_s: float | None = Field(None, ge=0, le=1e12, allow_inf_nan=False,
                                     description="CPU seconds the team's jobs may use in the window; 0: no quota; "

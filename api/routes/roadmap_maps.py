@@ -40,16 +40,15 @@ def period_folder(held: contextlib.ExitStack, request: Request, job: Any, period
 
     Raises
     ------
-    ValidationError
-        The job is not a roadmap job (422, naming ``kind``).
+    GoneError
+        The job is not a roadmap job (404: it has no periods).
     ConflictError
         The job has not succeeded (409).
     GoneError
         The roadmap has no such period (404, naming the periods it has).
     """
     if job.kind != "roadmap":
-        raise ValidationError(Problem(f"job {job.id} is a {job.kind} job; only a roadmap job has periods",
-                                      table="job", field="kind"))
+        raise GoneError(f"job {job.id} is a {job.kind} job; only a roadmap job has periods")
     if job.status != "succeeded":
         raise ConflictError(f"job {job.id} is {job.status}; only a succeeded roadmap's periods can be drawn")
     manifest = f"periods/{period}/scenario/scenario.yaml"

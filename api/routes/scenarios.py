@@ -146,6 +146,12 @@ async def queue_import(request: Request, store: Store, who: Any, scenario_id: st
     parses it with the synchronous path's parser and caps (:mod:`backbone.api.imports`). Queue limits and the
     team's quotas apply as to any job."""
     data, name = await read_upload(request)
+    if not data.strip():  # nothing to import: refused now (422), as the synchronous path's parser refuses it
+        raise ValidationError(Problem("the upload is empty: send the scenario as the request body or as "
+                                      "multipart field 'file'", file=name or "", field="file" if name else "body"))
+    if name is None and not data.lstrip().startswith(b"{"):  # a JSON body must be the scenario's object
+        raise ValidationError(Problem("the request body must be a JSON object: the scenario document",
+                                      field="body"))
     settings = _settings(request)
     job = await run_in_threadpool(store.create_import_job, data, name, who, scenario_id, expected_version,
                                   settings.max_queued_jobs, settings.max_queued_jobs_per_token,

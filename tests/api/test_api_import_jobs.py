@@ -103,7 +103,11 @@ def test_an_async_upload_that_is_refused_fails_with_the_same_problems(client: Te
     assert client.get(f"/v1/scenarios/{big['scenario_id']}", headers=auth(tok)).status_code == 404
     assert client.get(f"/v1/jobs/{big['id']}/result", headers=auth(tok)).status_code == 409
     assert inputs_left(client.app.state.store) == 0  # type: ignore[attr-defined]
-    # the request itself is still checked at once: body size, content type, the async flag's value
+    # the request itself is still checked at once: an empty body, body size, content type, the async flag's value
+    for empty in ({"content": b""}, {"files": {"file": ("empty.json", b"  ")}}):
+        r = client.post("/v1/scenarios", **empty, headers=auth(tok, **ASYNC))  # type: ignore[arg-type]
+        assert r.status_code == 422 and "the upload is empty" in r.text, r.text
+    assert inputs_left(client.app.state.store) == 0  # type: ignore[attr-defined]
     assert client.post("/v1/scenarios", content=b"a,b", headers=auth(tok, **ASYNC, **{"Content-Type": "text/csv"})
                        ).status_code == 415
     assert client.post("/v1/scenarios", json=network_to_dict(triangle), params={"async": "maybe"},

@@ -97,7 +97,7 @@ def test_period_map_problems(client: TestClient, tokens: dict[str, str], tmp_pat
     assert client.get(f"/v1/jobs/{jid}/periods/2027Q1/map", headers={}).status_code == 401
     te = _roadmap_job(client, token, tmp_path, kind="te")
     wrong = client.get(f"/v1/jobs/{te}/periods/2027Q1/map", headers=auth(token))
-    assert wrong.status_code == 422 and "only a roadmap job has periods" in wrong.text
+    assert wrong.status_code == 404 and "only a roadmap job has periods" in wrong.text
     failed = _roadmap_job(client, token, tmp_path, status="failed")
     assert client.get(f"/v1/jobs/{failed}/periods/2027Q1/map", headers=auth(token)).status_code == 409
 

@@ -119,7 +119,8 @@ def test_admins_set_read_and_clear_a_teams_quotas_over_http(client: TestClient) 
     # bad values: 422 naming the field; unknown fields refused; unknown team 404; only admins
     for bad, field in (({"max_cpu_s": -1}, "max_cpu_s"), ({"cpu_window_h": 0}, "cpu_window_h"),
                        ({"max_stored_bytes": 1.5}, "max_stored_bytes"), ({"max_cpu_s": "lots"}, "max_cpu_s"),
-                       ({"cpu_window_h": 1e9}, "cpu_window_h"), ({"max_jobs": 3}, "max_jobs")):
+                       ({"cpu_window_h": 1e9}, "cpu_window_h"), ({"max_jobs": 3}, "max_jobs"),
+                       ({"max_stored_bytes": False}, "max_stored_bytes"), ({"max_cpu_s": True}, "max_cpu_s")):
         r = client.put(url, json=bad, headers=auth(admin))
         assert r.status_code == 422, (bad, r.text)
         assert r.json()["errors"][0]["field"] == field, r.json()
