@@ -85,7 +85,11 @@ def page(browser: Any) -> Iterator[Any]:
     context.route(re.compile(r"^(?!http://127\.0\.0\.1[:/])[a-z]+://"), offline)
     tab.on("console", lambda m: tab.problems.append(m.text) if m.type == "error" else None)
     tab.on("pageerror", lambda e: tab.problems.append(str(e)))
-    tab.on("requestfailed", lambda r: None if _stream_end(r) else tab.problems.append(f"{r.url}: {r.failure}"))
+    tab.leaving = False
+    tab.on("requestfailed",
+           lambda r: None if _stream_end(r) or _left_behind(tab, r) else tab.problems.append(f"{r.url}: {r.failure}"))
+    for name in ("goto", "reload"):
+        setattr(tab, name, _leave(tab, getattr(tab, name)))
     yield tab
     context.close()
 
@@ -95,6 +99,23 @@ def _stream_end(request: Any) -> bool:
     stream the page read to its end (microsoft/playwright#42742), and the workspace also closes a stream it no
     longer needs. What the stream delivered is checked by the tests, not its network status."""
     return bool(request.url.endswith("/events") and request.failure == "net::ERR_ABORTED")
+
+
+def _leave(tab: Any, navigate: Any) -> Any:
+    """The tab's own goto or reload, during which a request of the page left behind is aborted by the test."""
+    def leave(*args: Any, **kwargs: Any) -> Any:
+        tab.leaving = True
+        try:
+            return navigate(*args, **kwargs)
+        finally:
+            tab.leaving = False
+    return leave
+
+
+def _left_behind(tab: Any, request: Any) -> bool:
+    """A request the test's own navigation (page.goto, page.reload) cut off: Chromium aborts what the page it leaves
+    still had in flight (a map still loading). The page's own aborts, outside a navigation, are still problems."""
+    return bool(tab.leaving and request.failure == "net::ERR_ABORTED")
 
 
 def sign_in(page: Any, live: dict[str, Any], hash_: str = "") -> None:

@@ -83,6 +83,7 @@ def test_edit_a_capacity_and_save_a_version(page: Any, live: dict[str, Any]) -> 
     page.wait_for_selector(f"#scenario-list > li[data-id='{sid}'] ol.versions a[href$='/version/2']")
     assert _versions(live, sid) == [1, 2]
     assert _capacity(live, sid, 2, "nyc-bos") == 800 and _capacity(live, sid, 1, "nyc-bos") == 400
+    page.wait_for_selector("#map:not([aria-busy])", state="attached")  # version 2's map drawn
     page.reload()
     page.wait_for_selector("table.data[data-kind=links] tbody tr[data-id='nyc-bos']")
     cells = page.locator("table.data[data-kind=links] tbody tr[data-id='nyc-bos'] td").all_inner_texts()

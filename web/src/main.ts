@@ -413,6 +413,9 @@ class Workspace {
     let content: ScenarioContent;
     let record: ScenarioWithContent;
     const load = ++this.loads;
+    const mapBox = document.getElementById("map");
+    mapBox?.setAttribute("aria-busy", "true");  // until this load's map is drawn, fails or is superseded
+    const settled = () => { if (load === this.loads) mapBox?.removeAttribute("aria-busy"); };
     // the map's GeoJSON is drawn by the server's document worker (the slowest call): asked for first, awaited last
     const ready = this.prefetched?.key === `${id}/${version}` ? this.prefetched : null;
     this.prefetched = null;
@@ -425,6 +428,7 @@ class Workspace {
       record = scenario;
       this.showVersions(id, versions.map((v) => ({ ...v })), version ?? summary?.version ?? null);
     } catch (error) {
+      settled();
       this.handle(error);
       return;
     }
@@ -448,13 +452,17 @@ class Workspace {
     try {
       collection = await geojson;
     } catch (error) {
+      settled();
       this.handle(error);
       return;
     }
     const map = this.map;
-    if (map === null || load !== this.loads) return;
+    if (map === null || load !== this.loads) {
+      settled();
+      return;
+    }
     await map.setScenario(collection);
-    map.map.once("idle", () => performance.mark("map-drawn"));  // its data tiled and the frame drawn
+    map.map.once("idle", () => { performance.mark("map-drawn"); settled(); });  // its data tiled and the frame drawn
     this.status(`${summary?.name ?? id}: ${this.counts()}`);
   }
 
