@@ -152,7 +152,7 @@ def tie_to_server(lifeline: Any) -> None:
 
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)  # the job's processes form one group: cancel and crash handling kill the group
-    die_with_parent()  # the parent is the fork server, which itself dies with the server
+    die_with_parent()  # the parent is the fork server, which exits with the server (its alive pipe closes)
     threading.Thread(target=_watch_lifeline, args=(lifeline,), name="lifeline", daemon=True).start()
 
 
@@ -209,7 +209,7 @@ def worker_main(job_id: str, kind: str, document: dict[str, Any], options: dict[
 
 
 # ---------------------------------------------------------------------- server side
-PRELOAD = ("backbone.api.forkserver_guard", "backbone.api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "backbone.solver.tasks",
+PRELOAD = ("backbone.api.jobs", "numpy", "pandas", "scipy.sparse", "pydantic", "networkx", "backbone.io", "backbone.solver.tasks",
            "backbone.solver.tasks.registry")
 """Modules the fork server imports once, so a job's worker starts in milliseconds, not seconds
 (missing ones are skipped)."""
@@ -220,7 +220,9 @@ def worker_context() -> Any:
 
     ``forkserver`` where available: a clean, single-threaded server process (started like
     ``spawn``, never forked from the threaded API process) imports :data:`PRELOAD` once and forks a
-    fresh worker per job. Elsewhere ``spawn``.
+    fresh worker per job. Elsewhere ``spawn``. The fork server exits as soon as the process that
+    started it does, however it dies: that process holds the only write end of the fork server's
+    "alive" pipe (``multiprocessing.forkserver``'s own), and the kernel closes it.
     """
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
