@@ -56,12 +56,13 @@ def test_accept_encoding_is_read_with_its_qualities(value: str, accepted: bool) 
 
 def test_content_and_map_decode_to_the_same_json(client: TestClient, tokens: dict[str, str],
                                                  submarine_cut: Network) -> None:
-    """The scenario's content (streamed) and its GeoJSON map: gzip'd, they decode to the very bytes sent without
+    """The scenario's content (streamed), its GeoJSON map and the basemap: gzip'd, they decode to the very bytes sent without
     gzip; the compressed answer varies by Accept-Encoding and carries no length of the identity bytes."""
     tok = tokens["viewer"]
     sid = _scenario(client, tokens["planner"], submarine_cut)["id"]
     for path, media in ((f"/v1/scenarios/{sid}", "application/json"),
-                        (f"/v1/scenarios/{sid}/map?format=geojson", "application/geo+json")):
+                        (f"/v1/scenarios/{sid}/map?format=geojson", "application/geo+json"),
+                        ("/v1/basemap", "application/geo+json")):  # a file, sent inline: compressed too
         plain, plain_bytes = _raw(client, "GET", path, tok, **IDENTITY)
         zipped, zipped_bytes = _raw(client, "GET", path, tok, **GZIP)
         assert plain.status_code == zipped.status_code == 200, plain_bytes[:300]
