@@ -13,7 +13,7 @@ import pytest
 from apitest_helpers import FINAL, auth, wait_for
 from fastapi.testclient import TestClient
 
-from backbone.api.compression import accepts_gzip
+from backbone.api.compression import JsonCompression, accepts_gzip
 from backbone.api.settings import Settings
 from backbone.io import network_to_dict
 from backbone.model import Network
@@ -105,8 +105,8 @@ def test_small_answers_and_head_are_not_compressed(client: TestClient, tokens: d
         assert r.status_code == 200 and len(body) < 1024
         assert "content-encoding" not in r.headers and json.loads(body)
     sid = _scenario(client, tokens["planner"], submarine_cut)["id"]
-    head, body = _raw(client, "HEAD", f"/v1/scenarios/{sid}", tok, **GZIP)
-    assert head.status_code in (200, 405) and "content-encoding" not in head.headers and body == b""
+    head, body = _raw(client, "HEAD", f"/v1/scenarios/{sid}", tok, **GZIP)  # no JSON route answers HEAD: 405
+    assert head.status_code == 405 and "content-encoding" not in head.headers and body == b""
 
 
 @EVERY_SIZE
@@ -183,3 +183,48 @@ def test_compression_can_be_refused(client: TestClient, tokens: dict[str, str], 
     r, body = _raw(client, "GET", f"/v1/scenarios/{sid}", tokens["viewer"], **{"Accept-Encoding": "br, gzip;q=0"})
     assert r.status_code == 200 and "content-encoding" not in r.headers and json.loads(body)["id"] == sid
 
+
+
+def _bare_app() -> TestClient:
+    """:class:`JsonCompression` (every size) around a few plain Starlette routes."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse, Response, StreamingResponse
+    from starlette.routing import Route
+
+    document = {"rows": [{"id": f"site-{i}", "capacity_gbps": i * 100} for i in range(2000)]}
+
+    async def chunks() -> Any:
+        text = json.dumps(document).encode()
+        for start in range(0, len(text), 10_000):
+            yield text[start:start + 10_000]
+
+    routes = [
+        Route("/json", lambda _r: JSONResponse(document, headers={"ETag": '"v1"'})),
+        Route("/stream", lambda _r: StreamingResponse(chunks(), media_type="application/json")),
+        Route("/no-transform", lambda _r: JSONResponse(document, headers={"Cache-Control": "no-transform"})),
+        Route("/encoded", lambda _r: Response(gzip.compress(json.dumps(document).encode()),
+                                             media_type="application/json", headers={"Content-Encoding": "gzip"})),
+        Route("/text", lambda _r: Response("x" * 5000, media_type="text/plain")),
+    ]
+    app = Starlette(routes=routes)
+    app.add_middleware(JsonCompression, minimum_bytes=1)
+    return TestClient(app)
+
+
+def test_the_middleware_alone() -> None:
+    """HEAD, a streamed body, no-transform, an encoded body and a text body, on a bare app."""
+    with _bare_app() as bare:
+        get, zipped = _raw(bare, "GET", "/json", "t", **GZIP)
+        assert get.headers["content-encoding"] == "gzip" and get.headers["etag"] == 'W/"v1"'
+        assert int(get.headers["content-length"]) == len(zipped)
+        head, nothing = _raw(bare, "HEAD", "/json", "t", **GZIP)
+        assert head.status_code == 200 and nothing == b"" and "content-encoding" not in head.headers
+        assert int(head.headers["content-length"]) == len(gzip.decompress(zipped)) and head.headers["etag"] == '"v1"'
+        streamed, raw = _raw(bare, "GET", "/stream", "t", **GZIP)
+        assert streamed.headers["content-encoding"] == "gzip" and "content-length" not in streamed.headers
+        assert json.loads(gzip.decompress(raw)) == json.loads(gzip.decompress(zipped))
+        for path in ("/no-transform", "/text"):
+            plain, body = _raw(bare, "GET", path, "t", **GZIP)
+            assert "content-encoding" not in plain.headers and len(body) >= 5000, path
+        encoded, body = _raw(bare, "GET", "/encoded", "t", **GZIP)
+        assert encoded.headers["content-encoding"] == "gzip" and json.loads(gzip.decompress(body))["rows"]
