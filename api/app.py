@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from backbone.api.compression import JsonCompression
 from backbone.api.contract import SafeJSONResponse, allowed_methods, finish_openapi
 from backbone.api.docs_pages import install_docs_pages
 from backbone.api.guards import BodyDeadline, HeaderSizeLimit, SecurityHeaders
@@ -321,6 +322,8 @@ def create_app(settings: Settings | None = None, task_registry: Mapping[str, Tas
     app.include_router(admin.router)
     app.include_router(identity.router)
     install_workspace(app)
+    # innermost: compresses the app's own JSON answers (docs/api.md "Compression"), never the guards' problems
+    app.add_middleware(JsonCompression, minimum_bytes=settings.gzip_min_bytes)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     app.add_middleware(HeaderSizeLimit, limit=settings.max_header_bytes)
     app.add_middleware(BodyDeadline, timeout_s=settings.body_timeout_s, min_bytes_per_s=settings.body_min_bytes_per_s,

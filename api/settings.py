@@ -149,6 +149,9 @@ class Settings(BaseSettings):
                                                                     "within this many seconds, or it is closed.")
     max_header_bytes: int = Field(default=64 * 1024, ge=1024, description="Largest request line and header block "
                                                                          "in bytes (431 above).")
+    gzip_min_bytes: int = Field(default=1024, ge=1, description="JSON answers at least this large are sent "
+                                                                "gzip-compressed to clients that accept it "
+                                                                "(docs/api.md \"Compression\").")
     body_timeout_s: float = Field(default=30.0, gt=0, description="A request's body must arrive within this many "
                                                                   "seconds of its headers, plus a second per "
                                                                   "`body_min_bytes_per_s` bytes received (408 after).")
