@@ -1,10 +1,10 @@
 """Uploads through the workspace run as ``import`` jobs (issue #31) in headless Chromium (as
 tests/api/test_workspace_browser.py, whose live server runs jobs itself, imports included): the upload is sent with
 ``Prefer: respond-async``, its job is listed with its status and progress and followed to its end, and the new
-scenario opens; the scenario's job list names the import and a map job, which show what they made (a link to the
-scenario version, the map's file) instead of a Results view; a bad file's job fails with the problems the
-synchronous upload names (file, table, record, field) and stores nothing; a request refused at once (an empty file)
-shows its 422 without a job."""
+scenario opens (a file as the open scenario's next version, by PUT with If-Match, opens version 2); the scenario's
+job list names the import and a map job, which show what they made (a link to the scenario version, the map's file)
+instead of a Results view; a bad file's job fails with the problems the synchronous upload names (file, table,
+record, field) and stores nothing; a request refused at once (an empty file) shows its 422 without a job."""
 
 from __future__ import annotations
 
@@ -112,6 +112,27 @@ def test_an_upload_is_an_import_job_followed_until_its_scenario_opens(page: Any,
         page.click("#server-job button[data-file='map.geojson']")
     drawn = json.loads(Path(info.value.path()).read_text())
     assert drawn["type"] == "FeatureCollection" and len(drawn["features"]) >= 5  # 3 sites, 2 links
+
+    # a file as the open scenario's next version: PUT with If-Match, imported as a job, version 2 opens
+    second = workspace.three_site_doc("imported again")
+    second["links"][0]["capacity_gbps"] = 800
+    again = tmp_path / "again.yaml"
+    again.write_text(yaml.safe_dump(second))
+    page.wait_for_selector("#upload-as-version-label:not([hidden])")
+    assert "imported by a job" in page.inner_text("#upload-as-version-label")
+    page.check("#upload-as-version")
+    page.set_input_files("#upload-file", str(again))
+    page.click("#upload-submit")
+    page.wait_for_function("(sid) => location.hash === `#/scenario/${sid}/version/2`", arg=sid)
+    assert [h.get("prefer") for h in posts] == ["respond-async"]  # the version went by PUT, not POST
+    newest = page.locator("#import-jobs > li").first
+    assert newest.get_attribute("data-status") == "succeeded"
+    assert _get(live, f"/v1/jobs/{newest.get_attribute('data-id')}")["options"]["mode"] == "version"
+    assert sorted(v["version"] for v in _get(live, f"/v1/scenarios/{sid}/versions")) == [1, 2]
+    head = _get(live, f"/v1/scenarios/{sid}")
+    link = next(r for r in head["content"]["links"] if r["id"] == "nyc-bos")
+    assert (head["version"], head["name"], link["capacity_gbps"]) == (2, "imported again", 800)
+    assert page.inner_text("#upload-message").startswith("Uploaded again.yaml as version 2: imported again")
     assert page.problems == []
 
 

@@ -270,6 +270,14 @@ export const api = {
     return response.status === 202 ? { job: (await response.json()) as Job }
                                     : { scenario: (await response.json()) as ScenarioSummary };
   },
+  /** A file as the next version of a scenario, imported as a job (`PUT v1/scenarios/{id}`, `Prefer: respond-async`),
+   * only if its head is still the version whose ETag is given (the job fails with 409 when it went stale). */
+  uploadVersionAsync: async (token: string, scenario: string, file: File, etag: string): Promise<Job> => {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    return (await (await call(`v1/scenarios/${encodeURIComponent(scenario)}`, token, { method: "PUT", body: form },
+                              { Prefer: "respond-async", "If-Match": etag })).json()) as Job;
+  },
   importResult: (token: string, id: string) => getJson<ImportResult>(`v1/jobs/${encodeURIComponent(id)}/result`, token),
   cancel: (token: string, id: string) => sendJson<Job>("DELETE", `v1/jobs/${encodeURIComponent(id)}`, token),
 };

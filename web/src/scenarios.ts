@@ -50,6 +50,10 @@ export class ScenarioPanel {
                                           "aria-label": "Imports of this tab" });
   private readonly watching = new AbortController();
   private open: ScenarioWithContent | null = null;
+  /** "As the next version of the open scenario" (shown while a scenario this role may change is open). */
+  private readonly asVersion = h("input", { type: "checkbox", id: "upload-as-version" });
+  private readonly asVersionLabel = h("label", { for: "upload-as-version", class: "upload-as-version", id: "upload-as-version-label" },
+                                      this.asVersion);
 
   constructor(private readonly token: string, private readonly who: WhoAmI, private readonly host: ScenarioHost) {
     this.search.addEventListener("input", () => this.filter());
@@ -81,6 +85,10 @@ export class ScenarioPanel {
   /** The open version (null: none): its download and, for a role that may write, its fork. */
   setOpen(record: ScenarioWithContent | null): void {
     this.open = record;
+    this.asVersion.checked = false;
+    this.asVersionLabel.hidden = record === null || record.read_only;
+    this.asVersionLabel.replaceChildren(this.asVersion, record === null ? "" :
+      ` as a new version of “${record.name || "(unnamed)"}” (over v${record.version})`);
     clear(this.actions);
     this.actions.hidden = record === null;
     this.actions.dataset.id = record?.id ?? "";
@@ -118,8 +126,9 @@ export class ScenarioPanel {
       h("p", { class: "hint", id: "upload-hint" },
         "Canonical JSON or YAML, node-link JSON, SNDlib .txt, GraphML, or a .zip of a scenario folder. " +
         "It is imported as a job; the new scenario opens when the job succeeds."),
-      submit, this.uploadMessage, this.uploadErrors, this.importList);
+      this.asVersionLabel, submit, this.uploadMessage, this.uploadErrors, this.importList);
     this.uploadMessage.hidden = true;
+    this.asVersionLabel.hidden = true;
     this.importList.hidden = true;
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -138,9 +147,11 @@ export class ScenarioPanel {
     }
     button.disabled = true;
     this.showUpload(`Uploading ${file.name}…`, false);
+    const target = this.asVersion.checked ? this.open : null;
     let answer: { job: Job } | { scenario: ScenarioSummary };
     try {
-      answer = await api.uploadAsync(this.token, file);
+      answer = target === null ? await api.uploadAsync(this.token, file)
+                               : { job: await api.uploadVersionAsync(this.token, target.id, file, target.etag) };
     } catch (error) {
       this.showRefusal(error, `${file.name} was not stored`);
       button.disabled = false;
@@ -188,7 +199,8 @@ export class ScenarioPanel {
   /** The uploaded scenario is stored: say what it holds, list it and open it. */
   private async opened(fileName: string, made: { id: string; version: number; name: string; sites: number;
                                                 links: number; demands: number; source_format: string }): Promise<void> {
-    this.showUpload(`Uploaded ${fileName}: ${made.name || "(unnamed)"}, ${made.sites} sites, ${made.links} ` +
+    this.showUpload(`Uploaded ${fileName}${made.version > 1 ? ` as version ${made.version}` : ""}: ` +
+                    `${made.name || "(unnamed)"}, ${made.sites} sites, ${made.links} ` +
                     `links, ${made.demands} demands (${made.source_format}).`, false);
     this.clearSearch();
     await this.host.reload();
