@@ -254,15 +254,10 @@ export const api = {
   /** A new scenario (a fork) at version 1. */
   create: (token: string, content: ScenarioContent) => sendJson<ScenarioSummary>("POST", "v1/scenarios", token, content),
   /** A new scenario from a file of any format the API imports, sent as multipart/form-data field `file` (the
-   * browser writes the boundary; the file's name tells the API its format). */
-  upload: async (token: string, file: File): Promise<ScenarioSummary> => {
-    const form = new FormData();
-    form.append("file", file, file.name);
-    return (await (await call("v1/scenarios", token, { method: "POST", body: form })).json()) as ScenarioSummary;
-  },
-  /** The same upload as an `import` job (`Prefer: respond-async`): 202 with the job, whose worker parses the file
-   * with the synchronous path's parser and caps; a server that answers 201 (it stored the scenario at once) gives
-   * the scenario instead. The request itself (its size, type, an empty file) is still refused at once. */
+   * browser writes the boundary; the file's name tells the API its format) with `Prefer: respond-async`: 202 with
+   * the `import` job, whose worker parses the file with the synchronous path's parser and caps; a server that
+   * answers 201 (it stored the scenario at once) gives the scenario instead. The request itself (its size, type,
+   * an empty file) is still refused at once. */
   uploadAsync: async (token: string, file: File): Promise<{ job: Job } | { scenario: ScenarioSummary }> => {
     const form = new FormData();
     form.append("file", file, file.name);
