@@ -55,13 +55,25 @@ export interface Job {
   status: JobStatus;
   status_detail: string;
   progress: { fraction: number; message: string };
-  error: { title: string; detail?: string; errors?: ProblemItem[] } | null;
+  error: { title: string; detail?: string; status?: number; errors?: ProblemItem[] } | null;
   files: string[];
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
   created_by: string;
   options?: Record<string, unknown>;
+}
+
+/** What a succeeded `import` job made (GET v1/jobs/{id}/result of an import). */
+export interface ImportResult {
+  scenario_id: string;
+  version: number;
+  etag: string;
+  name: string;
+  sites: number;
+  links: number;
+  demands: number;
+  source_format: string;
 }
 
 export interface FileEntry {
@@ -242,11 +254,25 @@ export const api = {
   /** A new scenario (a fork) at version 1. */
   create: (token: string, content: ScenarioContent) => sendJson<ScenarioSummary>("POST", "v1/scenarios", token, content),
   /** A new scenario from a file of any format the API imports, sent as multipart/form-data field `file` (the
-   * browser writes the boundary; the file's name tells the API its format). */
-  upload: async (token: string, file: File): Promise<ScenarioSummary> => {
+   * browser writes the boundary; the file's name tells the API its format) with `Prefer: respond-async`: 202 with
+   * the `import` job, whose worker parses the file with the synchronous path's parser and caps; a server that
+   * answers 201 (it stored the scenario at once) gives the scenario instead. The request itself (its size, type,
+   * an empty file) is still refused at once. */
+  uploadAsync: async (token: string, file: File): Promise<{ job: Job } | { scenario: ScenarioSummary }> => {
     const form = new FormData();
     form.append("file", file, file.name);
-    return (await (await call("v1/scenarios", token, { method: "POST", body: form })).json()) as ScenarioSummary;
+    const response = await call("v1/scenarios", token, { method: "POST", body: form }, { Prefer: "respond-async" });
+    return response.status === 202 ? { job: (await response.json()) as Job }
+                                    : { scenario: (await response.json()) as ScenarioSummary };
   },
+  /** A file as the next version of a scenario, imported as a job (`PUT v1/scenarios/{id}`, `Prefer: respond-async`),
+   * only if its head is still the version whose ETag is given (the job fails with 409 when it went stale). */
+  uploadVersionAsync: async (token: string, scenario: string, file: File, etag: string): Promise<Job> => {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    return (await (await call(`v1/scenarios/${encodeURIComponent(scenario)}`, token, { method: "PUT", body: form },
+                              { Prefer: "respond-async", "If-Match": etag })).json()) as Job;
+  },
+  importResult: (token: string, id: string) => getJson<ImportResult>(`v1/jobs/${encodeURIComponent(id)}/result`, token),
   cancel: (token: string, id: string) => sendJson<Job>("DELETE", `v1/jobs/${encodeURIComponent(id)}`, token),
 };

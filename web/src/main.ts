@@ -166,6 +166,8 @@ class Workspace {
 
   // ------------------------------------------------------------------ sign in
   private showSignIn(problem: string | null): void {
+    this.scenarioPanel?.dispose();
+    this.scenarioPanel = null;
     this.compare?.dispose();
     this.compare = null;
     this.map?.map.remove();

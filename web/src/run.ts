@@ -8,6 +8,7 @@ import type { Job, JobKind, JsonSchema, ProblemItem } from "./api";
 import { clear, formatValue, h } from "./dom";
 import { followJob } from "./live";
 import type { ResultsView } from "./results";
+import { jobLabel, serverJobDetail } from "./serverjobs";
 
 const KIND_ORDER = ["te", "failures", "place", "design", "plan", "roadmap"];
 const ACTIVE = new Set(["queued", "running"]);
@@ -309,8 +310,8 @@ export class RunPanel {
       this.jobList.append(h("tr", {}, h("td", { colspan: 6, class: "empty" }, "No jobs yet.")));
     }
     for (const job of jobs) {
-      const open = h("a", { href: `#/job/${job.id}`, class: "job-link" }, job.kind);
-      this.jobList.append(h("tr", { "data-id": job.id, "data-status": job.status,
+      const open = h("a", { href: `#/job/${job.id}`, class: "job-link" }, jobLabel(job.kind));
+      this.jobList.append(h("tr", { "data-id": job.id, "data-status": job.status, "data-kind": job.kind,
                                     class: job.id === this.selected ? "selected" : undefined },
         h("td", {}, open), h("td", { class: "num" }, `v${job.scenario_version}`),
         h("td", {}, h("span", { class: `job-status status-${job.status}` }, job.status)),
@@ -325,7 +326,7 @@ export class RunPanel {
     this.detail.setAttribute("data-id", job.id);
     this.detail.setAttribute("data-status", job.status);
     const bar = h("progress", { max: 1, value: job.progress.fraction, "aria-label": "progress" });
-    const rows: [string, string][] = [["kind", job.kind], ["scenario version", `v${job.scenario_version}`],
+    const rows: [string, string][] = [["kind", jobLabel(job.kind)], ["scenario version", `v${job.scenario_version}`],
       ["status", job.status_detail || job.status], ["stage", job.progress.message], ["progress", percent(job)],
       ["created", `${when(job.created_at)} by ${job.created_by}`], ["started", when(job.started_at)],
       ["finished", when(job.finished_at)]];
@@ -341,7 +342,9 @@ export class RunPanel {
       this.detail.append(h("p", { class: "error", id: "job-error" },
         [job.error.title, job.error.detail].filter(Boolean).join(": ")));
     }
-    if (job.status === "succeeded") {
+    const server = serverJobDetail(job, this.token, this.report);  // an import's scenario, a map's file
+    if (server !== null) this.detail.append(server);
+    else if (job.status === "succeeded") {
       await this.showFiles(job);
       this.showResults(job);
     }

@@ -1,15 +1,19 @@
 // The scenarios column's tools: search the team's scenarios by name, upload a scenario file in any format the API
 // imports, and, for the open version, download it (canonical JSON, fetched with the token as a header) or fork it
-// into a new scenario. Upload and fork are rendered only for a role that may write (`GET v1/whoami`'s can_write);
-// a viewer sees search and download. Every refusal is the API's problem document, each problem with the file,
-// table, record and field it names.
+// into a new scenario. An upload runs as an `import` job (`Prefer: respond-async`: the API process only stores the
+// file; whoever runs jobs parses it): the panel lists this tab's imports with their status and progress, opens the
+// new scenario when its import succeeds, and shows the problems of one that fails. Upload and fork are rendered
+// only for a role that may write (`GET v1/whoami`'s can_write); a viewer sees search and download. Every refusal is
+// the API's problem document, each problem with the file, table, record and field it names.
 
 import { api, ApiError } from "./api";
-import type { ProblemItem, ScenarioWithContent, WhoAmI } from "./api";
+import type { Job, ProblemItem, ScenarioSummary, ScenarioWithContent, WhoAmI } from "./api";
 import { clear, h, saveBlob } from "./dom";
+import { jobLabel, percentOf, problemItems, untilFinal } from "./serverjobs";
 
 /** The formats `POST v1/scenarios` imports from a file (its suffix names the format; docs/api.md). */
 const UPLOAD_ACCEPT = ".json,.yaml,.yml,.txt,.graphml,.zip";
+const ACTIVE = new Set(["queued", "running"]);
 
 /** What the panel needs from the workspace around it. */
 export interface ScenarioHost {
@@ -20,10 +24,11 @@ export interface ScenarioHost {
   status(text: string, isError: boolean): void;
 }
 
-/** One problem of a problem document as a line: where it is (file / table / record / field), then what. */
-export function problemLine(p: ProblemItem): string {
-  const where = [p.file, p.table, p.record, p.field].filter((part) => part !== undefined && part !== null && part !== "");
-  return `${where.join(" / ")}${where.length ? ": " : ""}${p.message}`;
+/** A refusal as the upload shows it: the problem document's sentence, its HTTP status and its problems. */
+interface Refusal {
+  message: string;
+  status: number;
+  problems: ProblemItem[];
 }
 
 /** A file name made of safe characters (the download's name; the scenario's own name may hold anything). */
@@ -41,7 +46,14 @@ export class ScenarioPanel {
                                             "aria-label": "The open scenario" });
   private readonly uploadMessage = h("p", { id: "upload-message", role: "alert" });
   private readonly uploadErrors = h("ul", { class: "error problem-list", id: "upload-errors" });
+  private readonly importList = h("ol", { class: "import-jobs", id: "import-jobs", reversed: true,
+                                          "aria-label": "Imports of this tab" });
+  private readonly watching = new AbortController();
   private open: ScenarioWithContent | null = null;
+  /** "As the next version of the open scenario" (shown while a scenario this role may change is open). */
+  private readonly asVersion = h("input", { type: "checkbox", id: "upload-as-version" });
+  private readonly asVersionLabel = h("label", { for: "upload-as-version", class: "upload-as-version", id: "upload-as-version-label" },
+                                      this.asVersion);
 
   constructor(private readonly token: string, private readonly who: WhoAmI, private readonly host: ScenarioHost) {
     this.search.addEventListener("input", () => this.filter());
@@ -73,6 +85,10 @@ export class ScenarioPanel {
   /** The open version (null: none): its download and, for a role that may write, its fork. */
   setOpen(record: ScenarioWithContent | null): void {
     this.open = record;
+    this.asVersion.checked = false;
+    this.asVersionLabel.hidden = record === null || record.read_only;
+    this.asVersionLabel.replaceChildren(this.asVersion, record === null ? "" :
+      ` as a new version of “${record.name || "(unnamed)"}” (over v${record.version})`);
     clear(this.actions);
     this.actions.hidden = record === null;
     this.actions.dataset.id = record?.id ?? "";
@@ -96,6 +112,11 @@ export class ScenarioPanel {
     this.actions.append(form);
   }
 
+  /** Stop following this tab's imports (the panel is gone: signed out). */
+  dispose(): void {
+    this.watching.abort();
+  }
+
   // ------------------------------------------------------------------ upload
   private uploadForm(): HTMLElement {
     const file = h("input", { type: "file", id: "upload-file", accept: UPLOAD_ACCEPT, "aria-describedby": "upload-hint" });
@@ -103,9 +124,12 @@ export class ScenarioPanel {
     const form = h("form", { class: "upload-form", id: "upload-form", novalidate: true },
       h("label", { for: "upload-file" }, "Upload a scenario"), file,
       h("p", { class: "hint", id: "upload-hint" },
-        "Canonical JSON or YAML, node-link JSON, SNDlib .txt, GraphML, or a .zip of a scenario folder."),
-      submit, this.uploadMessage, this.uploadErrors);
+        "Canonical JSON or YAML, node-link JSON, SNDlib .txt, GraphML, or a .zip of a scenario folder. " +
+        "It is imported as a job; the new scenario opens when the job succeeds."),
+      this.asVersionLabel, submit, this.uploadMessage, this.uploadErrors, this.importList);
     this.uploadMessage.hidden = true;
+    this.asVersionLabel.hidden = true;
+    this.importList.hidden = true;
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       void this.upload(file, submit);
@@ -113,6 +137,7 @@ export class ScenarioPanel {
     return form;
   }
 
+  /** Send the file as an import job, follow the job to its end, then open what it made or show its problems. */
   private async upload(input: HTMLInputElement, button: HTMLButtonElement): Promise<void> {
     clear(this.uploadErrors);
     const file = input.files?.[0];
@@ -122,18 +147,99 @@ export class ScenarioPanel {
     }
     button.disabled = true;
     this.showUpload(`Uploading ${file.name}…`, false);
+    const target = this.asVersion.checked ? this.open : null;
+    let answer: { job: Job } | { scenario: ScenarioSummary };
     try {
-      const created = await api.upload(this.token, file);
-      this.showUpload(`Uploaded ${file.name}: ${created.name || "(unnamed)"}, ${created.sites} sites, ${created.links} ` +
-                      `links, ${created.demands} demands (${created.source_format}).`, false);
-      input.value = "";
-      this.clearSearch();
-      await this.host.reload();
-      this.host.open(created.id, created.version);
+      answer = target === null ? await api.uploadAsync(this.token, file)
+                               : { job: await api.uploadVersionAsync(this.token, target.id, file, target.etag) };
     } catch (error) {
       this.showRefusal(error, `${file.name} was not stored`);
-    } finally {
       button.disabled = false;
+      return;
+    }
+    input.value = "";
+    button.disabled = false;  // the next file may go while this one is imported
+    if ("scenario" in answer) {  // a server that stored it at once
+      await this.opened(file.name, answer.scenario);
+      return;
+    }
+    await this.follow(file.name, answer.job);
+  }
+
+  private async follow(fileName: string, queued: Job): Promise<void> {
+    const row = this.importRow(fileName, queued);
+    this.showUpload(`Importing ${fileName} (job ${queued.id})…`, false);
+    let job: Job;
+    try {
+      job = await untilFinal(this.token, queued.id, (seen) => this.drawRow(row, fileName, seen), this.watching.signal);
+    } catch (error) {
+      if (!this.watching.signal.aborted) this.showRefusal(error, `${fileName}: the import job could not be followed`);
+      return;
+    }
+    if (this.importList.firstElementChild !== row) {  // a later upload speaks in the message line and opens now
+      if (job.status === "succeeded") await this.host.reload();
+      return;
+    }
+    if (job.status === "succeeded") {
+      try {
+        const made = await api.importResult(this.token, job.id);
+        await this.opened(fileName, { ...made, id: made.scenario_id });
+      } catch (error) {
+        this.showRefusal(error, `${fileName} was imported, but its scenario could not be read`);
+      }
+    } else if (job.status === "failed") {
+      const e = job.error;
+      this.showProblems({ message: [e?.title, e?.detail].filter(Boolean).join(": ") || job.status_detail,
+                          status: e?.status ?? 0, problems: e?.errors ?? [] }, `${fileName} was not stored`);
+    } else {
+      this.showUpload(`${fileName} was not stored: its import job was ${job.status}.`, true);
+    }
+  }
+
+  /** The uploaded scenario is stored: say what it holds, list it and open it. */
+  private async opened(fileName: string, made: { id: string; version: number; name: string; sites: number;
+                                                links: number; demands: number; source_format: string }): Promise<void> {
+    this.showUpload(`Uploaded ${fileName}${made.version > 1 ? ` as version ${made.version}` : ""}: ` +
+                    `${made.name || "(unnamed)"}, ${made.sites} sites, ${made.links} ` +
+                    `links, ${made.demands} demands (${made.source_format}).`, false);
+    this.clearSearch();
+    await this.host.reload();
+    this.host.open(made.id, made.version);
+  }
+
+  /** A row of the import list for a job (newest first), drawn with what is known of it now. */
+  private importRow(fileName: string, job: Job): HTMLElement {
+    const row = h("li", { class: "import-job" });
+    this.importList.prepend(row);
+    this.importList.hidden = false;
+    while (this.importList.children.length > 5) this.importList.lastElementChild?.remove();
+    this.drawRow(row, fileName, job);
+    return row;
+  }
+
+  private drawRow(row: HTMLElement, fileName: string, job: Job): void {
+    if (row.dataset.status !== undefined && !ACTIVE.has(row.dataset.status)) return;  // a late event after the end
+    clear(row);
+    row.dataset.id = job.id;
+    row.dataset.kind = job.kind;
+    row.dataset.status = job.status;
+    const head = h("div", { class: "import-head" }, h("span", { class: "import-file" }, fileName),
+      h("span", { class: `job-status status-${job.status}` }, job.status),
+      h("span", { class: "meta import-percent" }, percentOf(job)));
+    row.append(head, h("progress", { max: 1, value: job.progress.fraction, "aria-label": `${jobLabel(job.kind)} of ${fileName}` }),
+               h("span", { class: "meta import-stage" }, job.error !== null ? job.status_detail || job.error.title
+                                                                         : job.progress.message));
+    if (ACTIVE.has(job.status) && this.who.can_write) {
+      const cancel = h("button", { type: "button", class: "link import-cancel" }, "Cancel");
+      cancel.addEventListener("click", () => {
+        cancel.disabled = true;
+        api.cancel(this.token, job.id).catch((e) => this.host.status(`Not cancelled: ${e instanceof Error ? e.message : String(e)}`, true));
+      });
+      head.append(cancel);
+    }
+    if (job.status === "succeeded") {
+      head.append(h("a", { href: `#/scenario/${job.scenario_id}/version/${job.scenario_version}`, class: "import-open" },
+                    `open v${job.scenario_version}`));
     }
   }
 
@@ -145,15 +251,18 @@ export class ScenarioPanel {
 
   private showRefusal(error: unknown, what: string): void {
     if (error instanceof ApiError) {
-      this.showUpload(`${what}: ${error.message} (HTTP ${error.status})`, true);
-      for (const p of error.problems.slice(0, 50)) {
-        this.uploadErrors.append(h("li", { "data-file": p.file ?? "", "data-table": p.table ?? "",
-                                           "data-record": p.record ?? "", "data-field": p.field ?? "" }, problemLine(p)));
-      }
-      if (error.problems.length > 50) this.uploadErrors.append(h("li", {}, `and ${error.problems.length - 50} more`));
+      this.showProblems({ message: error.message, status: error.status, problems: error.problems }, what);
     } else {
       this.showUpload(`${what}: ${String(error)}`, true);
     }
+  }
+
+  /** A refusal, at once or by a failed import job, shown the same way: the sentence with its HTTP status, then
+   * every problem with the file, table, record and field it names. */
+  private showProblems(refusal: Refusal, what: string): void {
+    clear(this.uploadErrors);
+    this.showUpload(`${what}: ${refusal.message}${refusal.status ? ` (HTTP ${refusal.status})` : ""}`, true);
+    this.uploadErrors.append(...problemItems(refusal.problems));
   }
 
   // ------------------------------------------------------------------ download and fork
