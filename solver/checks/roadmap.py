@@ -114,19 +114,35 @@ def _options(options: Any) -> Any:
 
 
 def _claims(summary: RoadmapSummary | Mapping[str, Any]) -> tuple[list[RoadmapBuild], list[Survivability]]:
-    """The summary's builds and each period's survivability, read from a document as typed records."""
+    """The summary's builds and each period's survivability, read from a document as typed records.
+
+    Raises
+    ------
+    ValidationError
+        Naming each malformed record (``builds`` and its id or row, ``periods`` and its label) and field.
+    """
     from backbone.solver.roadmap.summary import RoadmapSummary
 
     if isinstance(summary, RoadmapSummary):
         return list(summary.builds), [p.survivability for p in summary.periods]
-    try:
-        builds = [RoadmapBuild.model_validate(b) for b in summary.get("builds") or []]
-        claims = [Survivability.model_validate(p["survivability"]) for p in summary.get("periods") or []]
-    except pydantic.ValidationError as exc:
-        raise ValidationError([Problem(e["msg"], table="roadmap.json", field=".".join(str(x) for x in e["loc"]))
-                               for e in exc.errors()]) from None
-    except (KeyError, TypeError) as exc:
-        raise ValidationError(f"roadmap.json: a period record has no survivability ({exc})") from None
+    problems: list[Problem] = []
+
+    def read(model: Any, data: Any, table: str, record: str, prefix: str = "") -> Any:
+        try:
+            return model.model_validate(data)
+        except pydantic.ValidationError as exc:
+            problems.extend(Problem(e["msg"], file="roadmap.json", table=table, record=record,
+                                    field=".".join(([prefix] if prefix else []) + [str(x) for x in e["loc"]]))
+                            for e in exc.errors())
+            return None
+
+    builds = [read(RoadmapBuild, b, "builds", str(b.get("id", f"row {i}")) if isinstance(b, Mapping) else f"row {i}")
+              for i, b in enumerate(summary.get("builds") or [])]
+    claims = [read(Survivability, p.get("survivability") if isinstance(p, Mapping) else None, "periods",
+                   str(p.get("period", f"row {i}")) if isinstance(p, Mapping) else f"row {i}", "survivability")
+              for i, p in enumerate(summary.get("periods") or [])]
+    if problems:
+        raise ValidationError(problems)
     return builds, claims
 
 

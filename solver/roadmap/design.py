@@ -25,8 +25,8 @@ from backbone.solver.roadmap.budget import adds_no_overshoot, affordable
 from backbone.solver.roadmap.options import RoadmapOptions
 from backbone.solver.roadmap.records import PeriodDesign, RestrictedBound, RoadmapBuild
 
-__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "PeriodOutcome", "design_period", "period_bounds", "restore_network",
-           "sweep_survivability"]
+__all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "PeriodOutcome", "design_period", "period_bounds",
+           "restore_network", "sweep_survivability"]
 
 PERIOD_DESIGN_BUDGET_FACTOR = 4.0
 """Wall-clock budget of a period's survivable design in multiples of ``design.time_limit_s``. Every iteration
@@ -129,7 +129,7 @@ def _survivability_of(res: Any, withheld: int, label: str) -> Survivability:
     return sv
 
 
-@dataclass
+@dataclass(frozen=True)
 class PeriodOutcome:
     """A period's backbone step (:func:`design_period`): what it built, the network after, its survivability and
     the figures of its record (:meth:`record`).
@@ -144,6 +144,8 @@ class PeriodOutcome:
         What was built: ``survivable``, ``intact only (budget)``, ``nothing buildable``, ``nothing built (budget)`` ...
     builds
         The roadmap builds, online in the period.
+    candidates_offered, upgrades_offered
+        The candidate routes that could be online in the period, and whether link upgrades could.
     working_set
         The failure states the survivable design modelled; ``binding_states`` those its builds protect.
     shortfall_usd, budget_note, solver_note
@@ -158,7 +160,7 @@ class PeriodOutcome:
     lower_bound_usd: float | None
     gap: float | None
     candidates_offered: int
-    upgrades: bool
+    upgrades_offered: bool
     restricted_optimum: RestrictedBound | None = None
     builds: list[RoadmapBuild] = field(default_factory=list)
     shortfall_usd: float = 0.0
@@ -176,7 +178,7 @@ class PeriodOutcome:
             mode=self.mode, status=self.status, cost_usd=self.cost_usd, lower_bound_usd=self.lower_bound_usd,
             gap=self.gap, restricted_optimum=self.restricted_optimum, iterations=self.iterations,
             states_added=self.states_added, working_set=self.working_set, binding_states=self.binding_states,
-            candidates_offered=self.candidates_offered, upgrades_offered=self.upgrades, model=self.model,
+            candidates_offered=self.candidates_offered, upgrades_offered=self.upgrades_offered, model=self.model,
             seconds=seconds, budget_s=budget_s, solver_note=self.solver_note)
 
 

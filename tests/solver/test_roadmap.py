@@ -510,3 +510,20 @@ def test_a_retried_design_reuses_the_first_try_s_sweep(monkeypatch: pytest.Monke
     assert [p["design"]["mode"] for p in s["periods"]] == [p["design"]["mode"] for p in plain["periods"]]
     assert [p["survivability"] for p in s["periods"]] == [p["survivability"] for p in plain["periods"]]
     assert s["total_capex_usd"] == pytest.approx(plain["total_capex_usd"])
+
+
+def test_the_checker_names_the_field_of_a_malformed_roadmap_document() -> None:
+    """``check_roadmap`` reads a ``roadmap.json`` document's builds and survivability as typed records: a build
+    without its cost is a validation error naming the record and the field, never a KeyError."""
+    from backbone.errors import ValidationError
+    from backbone.solver.checks.roadmap import check_roadmap
+    from backbone.solver.roadmap.options import RoadmapOptions
+
+    build = {"id": "C1", "action": "new route", "site_a": "A", "site_b": "B", "kind": "fibre", "modules": 1,
+             "added_gbps": 100.0, "gpus": 0.0, "lead_time_quarters": 2, "committed": "2027Q1", "online": "2027Q3",
+             "committed_index": 0, "online_index": 2, "available_from": ""}
+    with pytest.raises(ValidationError) as err:
+        check_roadmap(lead_toy(), RoadmapOptions.model_validate(QUIET), {"builds": [build], "periods": []}, [],
+                      survivability=False)
+    assert [(p.file, p.table, p.record, p.field) for p in err.value.problems] == [
+        ("roadmap.json", "builds", "C1", "cost_usd")]
