@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -23,7 +24,7 @@ def _cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _gap(design: dict) -> str:
+def _gap(design: Any) -> str:
     """A period design's gap, "(restricted)" beside it where it is the MIP's restricted bound."""
     from backbone.solver.roadmap.rolling import design_bound
 
@@ -77,15 +78,13 @@ def main() -> None:
                 "period s"):
         t.add_column(col, justify="left" if col in ("period", "design") else "right")
     for p in s.periods:
-        pm, dm, d = p["placement_model"], p["design"]["model"], p["design"]
-        t.add_row(p["period"], f"{p['placement_seconds']:.1f}",
+        pm, dm, d, sv = p.placement_model, p.design.model, p.design, p.survivability
+        t.add_row(p.period, f"{p.placement_seconds:.1f}",
                   f"{pm.get('rows', 0):,} x {pm.get('cols', 0):,} ({pm.get('integer_cols', 0):,})",
-                  f"{d['seconds']:.1f}", d["mode"], str(d["iterations"]),
+                  f"{d.seconds:.1f}", d.mode, str(d.iterations),
                   f"{dm.get('rows', 0):,} x {dm.get('cols', 0):,} ({dm.get('integer_cols', 0):,})" if dm else "-",
-                  _gap(d), str(len(p["builds"])),
-                  f"{p['survivability']['survived']}/{p['survivability']['states']}",
-                  str(len(p["survivability"]["not_survivable"])), str(len(p["survivability"]["violated"])),
-                  f"{p['seconds']:.1f}")
+                  _gap(d), str(len(p.builds)), f"{sv.survived}/{sv.states}", str(len(sv.not_survivable)),
+                  str(len(sv.violated)), f"{p.seconds:.1f}")
     console.print(t)
     b, step = s.bound, s.step_bounds
 
@@ -95,12 +94,12 @@ def main() -> None:
     def musd(v: float | None) -> str:
         return "-" if v is None else f"{v / 1e6:,.1f} M"
 
-    lp = b.get("model") or {}
+    lp = b.model
     console.print(f"status {s.status}; total capex {musd(s.total_capex_usd)} USD (backbone "
                   f"{musd(s.network_capex_usd)}, discounted {musd(s.discounted_network_capex_usd)}); "
-                  f"lower bound {musd(b['lower_bound_usd'])} ({b['status']}, {b.get('seconds', 0.0):.1f} s, LP "
-                  f"{lp.get('rows', 0):,} x {lp.get('cols', 0):,}, {b.get('failure_states', 0)} failure-state "
-                  f"blocks; period floors {', '.join(musd(x) for x in b.get('period_floors_usd') or []) or '-'}), "
+                  f"lower bound {musd(b.lower_bound_usd)} ({b.status}, {b.seconds:.1f} s, LP "
+                  f"{lp.get('rows', 0):,} x {lp.get('cols', 0):,}, {b.failure_states} failure-state "
+                  f"blocks; period floors {', '.join(musd(x) for x in b.period_floors_usd) or '-'}), "
                   f"gap {pct(s.gap)}; per-period step bounds "
                   f"{musd(step.network_capex_lower_bound_usd)}, step gap {pct(step.gap)}; planning "
                   f"{s.seconds:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU (this process and its "

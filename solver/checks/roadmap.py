@@ -28,18 +28,24 @@ planner's internals:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pydantic
 
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.quarters import quarter_number
 from backbone.solver.checks import CheckReport, Violation
 from backbone.solver.core.progress import ProgressFn, no_progress
+from backbone.solver.design.survivable.survivability import Survivability
+from backbone.solver.roadmap.records import RoadmapBuild
+
+if TYPE_CHECKING:
+    from backbone.solver.roadmap.summary import RoadmapSummary
 
 __all__ = ["check_roadmap", "online_limit"]
 
@@ -47,7 +53,7 @@ TOL_USD = 1.0
 TOL_REL = 1e-6
 
 
-def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
+def check_roadmap(net: Network, options: Any, summary: RoadmapSummary | Mapping[str, Any],
                   networks: Sequence[Network] | str | Path, survivability: bool = True,
                   progress: ProgressFn | None = None) -> CheckReport:
     """Check a roadmap (see the module doc).
@@ -59,7 +65,10 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
     options
         Its :class:`~backbone.solver.roadmap.options.RoadmapOptions` (or a mapping of them).
     summary
-        The roadmap's summary (``roadmap.json``).
+        The roadmap's summary: its ``roadmap.json`` document, or the
+        :class:`~backbone.solver.roadmap.summary.RoadmapSummary` it is dumped from. Only its builds and each
+        period's survivability are read (as :class:`~backbone.solver.roadmap.records.RoadmapBuild` and
+        :class:`~backbone.solver.design.survivable.survivability.Survivability` records).
     networks
         The per-period networks, or the roadmap's output folder (``periods/<period>/scenario`` is read).
     survivability
@@ -69,13 +78,18 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
     -------
     CheckReport
         ``ok`` when nothing is violated.
+
+    Raises
+    ------
+    ValidationError
+        When a document's builds or survivability records are malformed (each problem names the record and field).
     """
     progress = progress or no_progress
     opts = _options(options)
     labels = opts.labels()
     nets = _networks(networks, labels)
     report = CheckReport("roadmap")
-    builds = summary.get("builds") or []
+    builds, claims = _claims(summary)
     index = {label: i for i, label in enumerate(labels)}
     committed = _check_lead_times(report, net, opts, builds, index)
     _check_build_costs(report, net, builds)
@@ -84,14 +98,12 @@ def check_roadmap(net: Network, options: Any, summary: dict[str, Any],
     _check_demand(report, net, nets, opts)
     _check_replicas(report, builds, nets, labels, index)
     if survivability:
-        _check_survivability(report, net, nets, opts, summary, progress)
+        _check_survivability(report, net, nets, opts, claims, progress)
     progress(1.0, "checked")
     return report
 
 
 def _options(options: Any) -> Any:
-    import pydantic
-
     from backbone.solver.roadmap.options import RoadmapOptions
 
     try:
@@ -99,6 +111,39 @@ def _options(options: Any) -> Any:
     except pydantic.ValidationError as exc:
         raise ValidationError([Problem(e["msg"], table="options", field=".".join(str(x) for x in e["loc"]))
                                for e in exc.errors()]) from None
+
+
+def _claims(summary: RoadmapSummary | Mapping[str, Any]) -> tuple[list[RoadmapBuild], list[Survivability]]:
+    """The summary's builds and each period's survivability, read from a document as typed records.
+
+    Raises
+    ------
+    ValidationError
+        Naming each malformed record (``builds`` and its id or row, ``periods`` and its label) and field.
+    """
+    from backbone.solver.roadmap.summary import RoadmapSummary
+
+    if isinstance(summary, RoadmapSummary):
+        return list(summary.builds), [p.survivability for p in summary.periods]
+    problems: list[Problem] = []
+
+    def read(model: Any, data: Any, table: str, record: str, prefix: str = "") -> Any:
+        try:
+            return model.model_validate(data)
+        except pydantic.ValidationError as exc:
+            problems.extend(Problem(e["msg"], file="roadmap.json", table=table, record=record,
+                                    field=".".join(([prefix] if prefix else []) + [str(x) for x in e["loc"]]))
+                            for e in exc.errors())
+            return None
+
+    builds = [read(RoadmapBuild, b, "builds", str(b.get("id", f"row {i}")) if isinstance(b, Mapping) else f"row {i}")
+              for i, b in enumerate(summary.get("builds") or [])]
+    claims = [read(Survivability, p.get("survivability") if isinstance(p, Mapping) else None, "periods",
+                   str(p.get("period", f"row {i}")) if isinstance(p, Mapping) else f"row {i}", "survivability")
+              for i, p in enumerate(summary.get("periods") or [])]
+    if problems:
+        raise ValidationError(problems)
+    return builds, claims
 
 
 def _networks(networks: Sequence[Network] | str | Path, labels: list[str]) -> list[Network]:
@@ -110,7 +155,7 @@ def _networks(networks: Sequence[Network] | str | Path, labels: list[str]) -> li
     return list(networks)
 
 
-def _check_lead_times(report: CheckReport, net: Network, opts: Any, builds: list[dict[str, Any]],
+def _check_lead_times(report: CheckReport, net: Network, opts: Any, builds: list[RoadmapBuild],
                       index: dict[str, int]) -> list[float]:
     """``lead_time`` and ``rfs``; returns the capex committed per period (for the budgets)."""
     labels = opts.labels()
@@ -118,13 +163,13 @@ def _check_lead_times(report: CheckReport, net: Network, opts: Any, builds: list
     report.checked.append("lead_time")
     committed = [0.0] * len(labels)
     for b in builds:
-        bid, action = str(b["id"]), str(b["action"])
-        c, o = index.get(str(b["committed"])), index.get(str(b["online"]))
+        bid, action = str(b.id), str(b.action)
+        c, o = index.get(str(b.committed)), index.get(str(b.online))
         if c is None or o is None:
-            report.add(Violation("lead_time", "builds", bid, f"committed {b['committed']} / online {b['online']}: "
+            report.add(Violation("lead_time", "builds", bid, f"committed {b.committed} / online {b.online}: "
                                  f"not periods of the roadmap ({labels[0]} .. {labels[-1]})"))
             continue
-        committed[c] += float(b["cost_usd"])
+        committed[c] += float(b.cost_usd)
         if action == "new route":
             if bid not in cands.index:
                 report.add(Violation("lead_time", "builds", bid, "not a candidate of the scenario"))
@@ -147,27 +192,27 @@ def _check_lead_times(report: CheckReport, net: Network, opts: Any, builds: list
     return committed
 
 
-def _check_build_costs(report: CheckReport, net: Network, builds: list[dict[str, Any]]) -> None:
+def _check_build_costs(report: CheckReport, net: Network, builds: list[RoadmapBuild]) -> None:
     """``build_cost``: each backbone build's cost from the scenario's own costs (a dataset replica's: its PB at the
     site's storage cost)."""
     report.checked.append("build_cost")
     links, cands = net.links, net.candidates
     for b in builds:
-        bid, action = str(b["id"]), str(b["action"])
+        bid, action = str(b.id), str(b.action)
         if action == "new route" and bid in cands.index:
-            cost = float(cands.at[bid, "fixed_cost_usd"]) + int(b["modules"]) * float(cands.at[bid, "module_cost_usd"])
+            cost = float(cands.at[bid, "fixed_cost_usd"]) + int(b.modules) * float(cands.at[bid, "module_cost_usd"])
         elif action == "upgrade" and bid in links.index:
-            cost = int(b["modules"]) * float(links.at[bid, "module_cost_usd"])
+            cost = int(b.modules) * float(links.at[bid, "module_cost_usd"])
         elif action == "upgrade" and bid in cands.index:  # a route built earlier in the roadmap, upgraded
-            cost = int(b["modules"]) * float(cands.at[bid, "module_cost_usd"])
-        elif action == "replica" and b["site_b"] in net.datasets.index and b["site_a"] in net.sites.index:
-            cost = float(net.datasets.at[b["site_b"], "size_pb"]) * float(
-                net.sites.at[b["site_a"], "storage_cost_usd_per_pb"])
+            cost = int(b.modules) * float(cands.at[bid, "module_cost_usd"])
+        elif action == "replica" and b.site_b in net.datasets.index and b.site_a in net.sites.index:
+            cost = float(net.datasets.at[b.site_b, "size_pb"]) * float(
+                net.sites.at[b.site_a, "storage_cost_usd_per_pb"])
         else:
             continue
-        if abs(cost - float(b["cost_usd"])) > TOL_USD + TOL_REL * cost:
+        if abs(cost - float(b.cost_usd)) > TOL_USD + TOL_REL * cost:
             report.add(Violation("build_cost", "builds", bid, f"costs {cost:,.0f} USD from the scenario's costs, "
-                                 f"the roadmap says {float(b['cost_usd']):,.0f}", value=float(b["cost_usd"]),
+                                 f"the roadmap says {float(b.cost_usd):,.0f}", value=float(b.cost_usd),
                                  limit=cost))
 
 
@@ -183,7 +228,7 @@ def _check_budgets(report: CheckReport, opts: Any, committed: list[float]) -> No
         left = max(0.0, available - committed[t]) if math.isfinite(available) else math.inf
 
 
-def _check_capacity(report: CheckReport, net: Network, nets: list[Network], builds: list[dict[str, Any]],
+def _check_capacity(report: CheckReport, net: Network, nets: list[Network], builds: list[RoadmapBuild],
                     labels: list[str], index: dict[str, int]) -> None:
     """``capacity_never_shrinks`` and ``capacity_matches_builds`` (today's plus the builds online by then)."""
     report.checked += ["capacity_never_shrinks", "capacity_matches_builds"]
@@ -219,25 +264,25 @@ def _check_shrink(report: CheckReport, prev: Network, cur: Network, label: str) 
         report.add(Violation("capacity_never_shrinks", "sites", f"{label}:{sid}", f"{v:,.0f} GPUs removed"))
 
 
-def _expected_capacity(net: Network, builds: list[dict[str, Any]], index: dict[str, int],
+def _expected_capacity(net: Network, builds: list[RoadmapBuild], index: dict[str, int],
                        t: int) -> tuple[pd.Series, pd.Series]:
     """Link capacity and GPUs of today's scenario plus the builds online by period ``t``."""
     cands = net.candidates
     expect = net.links["capacity_gbps"].astype(float).copy()
     gpus = net.sites["gpus_installed"].astype(float).copy()
     for b in builds:
-        o = index.get(str(b["online"]))
+        o = index.get(str(b.online))
         if o is None or o > t:
             continue
-        if b["action"] == "replica":  # storage, no capacity (_check_replicas)
+        if b.action == "replica":  # storage, no capacity (_check_replicas)
             continue
-        if b["action"] == "gpus":
-            gpus[str(b["site_a"])] = gpus.get(str(b["site_a"]), 0.0) + float(b["gpus"])
-        elif b["action"] == "new route" and str(b["id"]) in cands.index:
-            expect[str(b["id"])] = expect.get(str(b["id"]), 0.0) + int(b["modules"]) * float(
-                cands.at[str(b["id"]), "module_gbps"])
+        if b.action == "gpus":
+            gpus[str(b.site_a)] = gpus.get(str(b.site_a), 0.0) + float(b.gpus)
+        elif b.action == "new route" and str(b.id) in cands.index:
+            expect[str(b.id)] = expect.get(str(b.id), 0.0) + int(b.modules) * float(
+                cands.at[str(b.id), "module_gbps"])
         else:
-            expect[str(b["id"])] = expect.get(str(b["id"]), 0.0) + float(b["added_gbps"])
+            expect[str(b.id)] = expect.get(str(b.id), 0.0) + float(b.added_gbps)
     return expect, gpus
 
 
@@ -259,16 +304,16 @@ def _check_demand(report: CheckReport, net: Network, nets: list[Network], opts: 
                                  f"{want[i]:,.3f}", value=float(np.nan_to_num(have[i])), limit=float(want[i])))
 
 
-def _check_replicas(report: CheckReport, builds: list[dict[str, Any]], nets: list[Network], labels: list[str],
+def _check_replicas(report: CheckReport, builds: list[RoadmapBuild], nets: list[Network], labels: list[str],
                     index: dict[str, int]) -> None:
     """``replicas_persist``: a dataset replica built in period ``t`` is a home of its dataset in the scenario of
     every period from ``t`` on (built once, kept: later periods read the dataset there)."""
     report.checked.append("replicas_persist")
     for b in builds:
-        o = index.get(str(b["online"]))
-        if b["action"] != "replica" or o is None:
+        o = index.get(str(b.online))
+        if b.action != "replica" or o is None:
             continue
-        dataset, site = str(b["site_b"]), str(b["site_a"])
+        dataset, site = str(b.site_b), str(b.site_a)
         for t in range(o, len(nets)):  # the periods after the replica's (a handful)
             homes = nets[t].datasets["home_sites"].get(dataset, ()) if len(nets[t].datasets) else ()
             if site not in tuple(homes):
@@ -299,7 +344,7 @@ def online_limit(net: Network, today: Network, opts: Any, t: int) -> Network:
 
 
 def _check_survivability(report: CheckReport, today: Network, nets: list[Network], opts: Any,
-                         summary: dict[str, Any], progress: ProgressFn) -> None:
+                         claims: list[Survivability], progress: ProgressFn) -> None:
     """``survivability``: every period's scenario re-swept by the independent edge LP; every state claimed survived
     is carried, every excused state loses exactly its excused Gbps and its reason holds on what the period could
     have online (:func:`online_limit`); violated states are re-measured, not held to an excuse."""
@@ -308,14 +353,12 @@ def _check_survivability(report: CheckReport, today: Network, nets: list[Network
     report.checked.append("survivability")
     labels = opts.labels()
     n_excused = 0
-    for t, (label, cur, p) in enumerate(zip(labels, nets, summary["periods"], strict=True)):
-        sv = p["survivability"]
+    for t, (label, cur, sv) in enumerate(zip(labels, nets, claims, strict=True)):
         progress(t / len(labels), f"re-sweeping {label}")
-        violated = {str(x) for x in sv["violated"]}
-        excused = [{"scenario": str(x["scenario"]), "reason": str(x.get("reason") or ""), "gbps": x.get("gbps")}
-                   for x in sv["not_survivable"]]
+        violated = set(sv.violated)
+        excused = [x.model_dump() for x in sv.not_survivable]  # records {scenario, reason, gbps}
         n_excused += len(excused)
-        sub = check_survivability(online_limit(cur, today, opts, t), sv["failure_kind"],
+        sub = check_survivability(online_limit(cur, today, opts, t), sv.failure_kind,
                                   excused + sorted(violated))
         for v in sub.violations:
             if v.id in violated and v.check == "excuse_reason":  # admitted violated: a design could carry it

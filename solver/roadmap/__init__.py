@@ -1,6 +1,8 @@
 """The multi-quarter roadmap: a rolling horizon of placements and survivable designs, and its bound.
 
 * :mod:`~backbone.solver.roadmap.rolling`: :func:`plan_roadmap` and :class:`RoadmapResult`.
+* :mod:`~backbone.solver.roadmap.records`: the typed records (builds, period records, the period design, the starting
+  risk, the time budget); :mod:`~backbone.solver.roadmap.summary`: :class:`RoadmapSummary`, ``roadmap.json``'s model.
 * :mod:`~backbone.solver.roadmap.options`: :class:`RoadmapOptions`.
 * :mod:`~backbone.solver.roadmap.design`: one period's survivable design with lead times.
 * :mod:`~backbone.solver.roadmap.clock`: periods, lead times and ready-for-service dates.

@@ -115,12 +115,6 @@ class RoadmapBound:
     note: str = ""
     period_floors_usd: list[float] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record."""
-        return {"lower_bound_usd": self.lower_bound_usd, "status": self.status, "covers": self.covers,
-                "periods": self.periods, "failure_states": self.failure_states,
-                "unmet_floor_gbps": round(self.unmet_floor_gbps, 3), "seconds": round(self.seconds, 3),
-                "model": self.model, "note": self.note, "period_floors_usd": self.period_floors_usd}
 
 
 def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Sequence[Network],

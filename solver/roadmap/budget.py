@@ -7,6 +7,7 @@ Capex is charged in the period a build is committed; a period may spend its own 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from backbone.model import Network
@@ -14,6 +15,7 @@ from backbone.serialize import finite_or_none
 
 if TYPE_CHECKING:
     from backbone.solver.roadmap.options import RoadmapOptions
+    from backbone.solver.roadmap.records import RoadmapBuild
 
 __all__ = ["BUDGET_TOL_USD", "adds_no_overshoot", "affordable", "budget_ledger", "fits_budget", "headroom", "overshoot_usd",
            "place_within_budget"]
@@ -71,12 +73,12 @@ def headroom(budgets: list[float], committed: list[float], carry: float, c: int)
     return room
 
 
-def affordable(budgets: list[float], committed: list[float], carry: float, rows: list[dict[str, Any]]) -> float:
-    """Capex of ``rows`` that fits: the headroom of their earliest commit period, at most their cost."""
+def affordable(budgets: list[float], committed: list[float], carry: float, rows: Sequence[RoadmapBuild]) -> float:
+    """Capex of the builds ``rows`` that fits: the headroom of their earliest commit period, at most their cost."""
     if not rows:
         return 0.0
-    c = min(b["committed_index"] for b in rows)
-    return min(sum(b["cost_usd"] for b in rows), headroom(budgets, committed, carry, c))
+    c = min(b.committed_index for b in rows)
+    return min(sum(b.cost_usd for b in rows), headroom(budgets, committed, carry, c))
 
 
 def place_within_budget(net: Network, place_opts: Any, gpu_c: int, budgets: list[float], committed: list[float],

@@ -23,6 +23,8 @@ import math
 import time
 from dataclasses import dataclass, field
 
+from backbone.solver.roadmap.records import TimeBudget
+
 __all__ = ["MIN_DESIGN_FACTOR", "PLACE_SHARE", "RoadmapClock"]
 
 PLACE_SHARE = 0.3
@@ -92,7 +94,9 @@ class RoadmapClock:
         """The global bound's time: every second left (at least ``bound_s``)."""
         return self.bound_s if not self.on else max(self.bound_s, self.left_s())
 
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready record: the budget, the bound's minimum and the seconds each period took."""
-        return {"time_limit_s": self.limit_s if self.on else None, "bound_min_s": self.bound_s,
-                "period_seconds": [round(x, 3) for x in self.spent_s]}
+    def time_budget(self, bound_seconds: float | None) -> TimeBudget:
+        """The record (:class:`~backbone.solver.roadmap.records.TimeBudget`): the budget, the bound's minimum, the
+        seconds each period took and ``bound_seconds``, the seconds the global bound took (None when not run)."""
+        return TimeBudget(time_limit_s=self.limit_s if self.on else None, bound_min_s=self.bound_s,
+                          period_seconds=[round(x, 3) for x in self.spent_s],
+                          bound_s=None if bound_seconds is None else round(bound_seconds, 3))

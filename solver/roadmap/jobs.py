@@ -20,6 +20,7 @@ import pandas as pd
 from backbone.model import Network
 from backbone.solver.placement.options import PlaceOptions
 from backbone.solver.placement.workloads import job_table
+from backbone.solver.roadmap.records import JobUnplaced, PlacedJob, RoadmapBuild
 
 __all__ = ["period_jobs", "replica_builds"]
 
@@ -27,22 +28,22 @@ NO_REASON = "the placement left it unplaced (its diagnosis names no limit)"
 """The reason given when the placement's diagnosis names neither the job nor a site it may use."""
 
 
-def replica_builds(replicas: pd.DataFrame, label: str, t: int) -> list[dict[str, Any]]:
+def replica_builds(replicas: pd.DataFrame, label: str, t: int) -> list[RoadmapBuild]:
     """The builds rows of the new dataset replicas of period ``t`` (label ``label``): ``action`` ``replica``,
     ``site_a`` the site, ``site_b`` the dataset, ``cost_usd`` its storage capex, committed and online in ``t``
     (the placement buys storage with no lead time)."""
     if len(replicas) == 0:
         return []
-    return [{"id": f"replica:{d}:{s}", "action": "replica", "site_a": str(s), "site_b": str(d),
-             "kind": f"dataset replica ({pb:,.1f} PB)", "modules": 0, "added_gbps": 0.0, "gpus": 0.0,
-             "cost_usd": float(c), "lead_time_quarters": 0, "committed": label, "online": label,
-             "committed_index": t, "online_index": t, "available_from": ""}
+    return [RoadmapBuild(id=f"replica:{d}:{s}", action="replica", site_a=str(s), site_b=str(d),
+                         kind=f"dataset replica ({pb:,.1f} PB)", modules=0, added_gbps=0.0, gpus=0.0,
+                         cost_usd=float(c), lead_time_quarters=0, committed=label, online=label,
+                         committed_index=t, online_index=t, available_from="")
             for d, s, pb, c in zip(replicas["dataset"], replicas["site"], replicas["size_pb"].astype(float),
                                    replicas["cost_usd"].astype(float), strict=True)]  # the period's new replicas
 
 
 def period_jobs(place_net: Network, place_opts: PlaceOptions, result: Any, budget_note: str = ""
-                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                ) -> tuple[list[PlacedJob], list[JobUnplaced]]:
     """The period's training jobs, placed and unplaced.
 
     Parameters
@@ -59,19 +60,20 @@ def period_jobs(place_net: Network, place_opts: PlaceOptions, result: Any, budge
     Returns
     -------
     tuple
-        ``(placed, unplaced)``: ``placed`` records ``job``, ``sites`` (``+``-joined), ``gpus``; ``unplaced``
-        records ``job``, ``gpus``, ``reason`` (:func:`unplaced_reason`).
+        ``(placed, unplaced)``: :class:`~backbone.solver.roadmap.records.PlacedJob` records (``job``, ``sites``
+        ``+``-joined, ``gpus``) and :class:`~backbone.solver.roadmap.records.JobUnplaced` records (``job``, ``gpus``,
+        ``reason``: :func:`unplaced_reason`).
     """
     jobs = job_table(place_net, place_opts)
     if len(jobs) == 0:
         return [], []
     training = result.tables.get("training", pd.DataFrame({"job": [], "sites": [], "gpus": []}))
     by_job = training.groupby("job", sort=True).agg(sites=("sites", "first"), gpus=("gpus", "sum"))
-    placed = [{"job": str(j), "sites": str(r["sites"]), "gpus": float(r["gpus"])} for j, r in by_job.iterrows()]
+    placed = [PlacedJob(job=str(j), sites=str(r["sites"]), gpus=float(r["gpus"])) for j, r in by_job.iterrows()]
     left = jobs[~jobs.index.isin(by_job.index)]
     reasons = [str(x) for x in result.infeasibility]
-    unplaced = [{"job": str(j), "gpus": float(r["gpus"]),
-                 "reason": unplaced_reason(str(j), allowed_sites(place_net, r), reasons, budget_note)}
+    unplaced = [JobUnplaced(job=str(j), gpus=float(r["gpus"]),
+                            reason=unplaced_reason(str(j), allowed_sites(place_net, r), reasons, budget_note))
                 for j, r in left.iterrows()]  # the period's unplaced jobs (a handful)
     return placed, unplaced
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -69,13 +70,26 @@ from backbone.solver.plan.states import design_failure_kind
 from backbone.solver.roadmap.bound import RoadmapBound, roadmap_lower_bound
 from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, headroom, place_within_budget
 from backbone.solver.roadmap.clock import RoadmapClock
-from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, design_period
+from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, PeriodOutcome, design_period
 from backbone.solver.roadmap.inputs import check_references, grow_network
 from backbone.solver.roadmap.jobs import period_jobs, replica_builds
 from backbone.solver.roadmap.options import RoadmapOptions, parse_start, stage_options
+from backbone.solver.roadmap.records import (
+    GpuBuild,
+    JobUnplaced,
+    PeriodDesign,
+    PeriodRecord,
+    PlacedJob,
+    ReplicaBuilt,
+    RoadmapBuild,
+    StartingRisk,
+    TimeBudget,
+)
 from backbone.solver.roadmap.risk import starting_risk, starting_risk_record
 from backbone.solver.roadmap.summary import (
     BudgetShortfall,
+    GlobalBound,
+    LedgerRow,
     ObjectiveTerms,
     RoadmapSummary,
     StepBounds,
@@ -99,7 +113,7 @@ class RoadmapResult:
     labels
         Period labels (``2027Q1`` ...).
     periods
-        One JSON-ready record per period (see :meth:`summary`).
+        One :class:`~backbone.solver.roadmap.records.PeriodRecord` per period.
     builds
         One row per build: ``id``, ``action`` (``upgrade``, ``new route``, ``gpus``), ``site_a``,
         ``site_b`` (the site for GPUs), ``kind``, ``modules``, ``added_gbps``, ``gpus``, ``cost_usd``,
@@ -113,11 +127,15 @@ class RoadmapResult:
     ledger
         One row per period: ``period``, ``budget_usd``, ``available_usd`` (budget plus carry-over),
         ``committed_usd``, ``left_usd``.
+    risk
+        The starting risk (None when every period carries every failure state).
+    clock
+        The time limits it ran under and the seconds each part used (None: not recorded).
     """
 
     options: RoadmapOptions
     labels: list[str]
-    periods: list[dict[str, Any]]
+    periods: list[PeriodRecord]
     builds: pd.DataFrame
     networks: list[Network]
     ledger: pd.DataFrame
@@ -127,8 +145,8 @@ class RoadmapResult:
     notes: list[str] = field(default_factory=list)
     utilisation: list[pd.Series] = field(default_factory=list)
     bound: RoadmapBound | None = None
-    risk: dict[str, Any] | None = None
-    clock: dict[str, Any] = field(default_factory=dict)
+    risk: StartingRisk | None = None
+    clock: TimeBudget | None = None
 
     def summary(self) -> dict[str, Any]:
         """The summary's JSON document (:meth:`typed_summary` dumped): what ``roadmap.json`` holds."""
@@ -143,13 +161,12 @@ class RoadmapResult:
         net_capex = float(net_rows["cost_usd"].sum()) if len(net_rows) else 0.0
         storage_capex = float(self.builds.loc[self.builds["action"] == "replica", "cost_usd"].sum()) \
             if len(self.builds) else 0.0
-        disc_net = float(sum(periods[int(b["committed_index"])]["discount_factor"] * float(b["cost_usd"])
-                             for b in _records(net_rows))) if len(net_rows) else 0.0
-        glob: dict[str, Any] = self.bound.to_dict() if self.bound is not None else {
-            "lower_bound_usd": None, "status": "skipped", "covers": "not computed (bound_time_limit_s 0)"}
-        bound, gap = glob["lower_bound_usd"], _global_gap(glob, disc_net)
-        short = [p for p in periods if p["budget_shortfall_usd"] > BUDGET_TOL_USD]
+        disc_net = float(sum(periods[int(c)].discount_factor * float(cost) for c, cost in zip(
+            net_rows["committed_index"], net_rows["cost_usd"], strict=True))) if len(net_rows) else 0.0
+        short = [p for p in periods if p.budget_shortfall_usd > BUDGET_TOL_USD]
         obj = self._objective_terms()
+        glob = self._global_bound_record(disc_net, obj)
+        bound, gap = glob.lower_bound_usd, _global_gap(glob, disc_net)
         return RoadmapSummary(
             status=_roadmap_status(periods, short),
             scenario=self.scenario,
@@ -162,33 +179,48 @@ class RoadmapResult:
             lower_bound_usd=bound,
             gap=gap,
             discounted_network_capex_usd=disc_net,
-            bound={**glob, "discounted_network_capex_usd": disc_net,
-                   "objective_lower_bound_usd": None if bound is None else float(
-                       bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
-                   "objective_covers": "the objective of the roadmaps the bound covers, their GPU terms (capex, "
-                                       "opex, unserved GPUs) held at this roadmap's placement and unmet traffic "
-                                       "counted as zero"},
+            bound=glob,
             step_bounds=_step_bounds(periods, net_capex),
             total_capex_usd=capex,
             network_capex_usd=net_capex,
             gpu_capex_usd=capex - net_capex - storage_capex,
             storage_capex_usd=storage_capex,
-            jobs_unplaced=[UnplacedJob(period=p["period"], **j) for p in periods for j in p["jobs_unplaced"]],
-            total_opex_usd=float(sum(p["opex_usd"] for p in periods)),
+            jobs_unplaced=[UnplacedJob(period=p.period, **j.model_dump()) for p in periods for j in p.jobs_unplaced],
+            total_opex_usd=float(sum(p.opex_usd for p in periods)),
             objective_usd=float(sum(obj.values())),
             objective=ObjectiveTerms.model_validate(obj),
             discount_rate_per_year=self.options.discount_rate_per_year,
             starting_risk=self.risk,
-            budget_shortfalls=[BudgetShortfall(period=p["period"], shortfall_usd=p["budget_shortfall_usd"],
-                                               reason=p["budget_note"]) for p in short],
+            budget_shortfalls=[BudgetShortfall(period=p.period, shortfall_usd=p.budget_shortfall_usd,
+                                               reason=p.budget_note) for p in short],
             periods=periods,
-            builds=_records(self.builds),
+            builds=[RoadmapBuild.model_validate(r) for r in _records(self.builds)],
             map_end=self.map_end(),
-            ledger=_records(self.ledger),
+            ledger=[LedgerRow.model_validate(r) for r in _records(self.ledger)],
             notes=self.notes,
             seconds=round(self.seconds, 3),
-            time_budget=self.clock,
+            time_budget=self.clock if self.clock is not None else TimeBudget(
+                time_limit_s=None, bound_min_s=0.0, period_seconds=[], bound_s=None),
         )
+
+    def _global_bound_record(self, disc_net: float, obj: dict[str, float]) -> GlobalBound:
+        """The global bound's record: :attr:`bound` (or ``skipped``) beside the discounted backbone capex
+        ``disc_net`` it bounds and the objective's lower bound (from the objective's terms ``obj``)."""
+        lp = self.bound
+        bound = lp.lower_bound_usd if lp is not None else None
+        glob = GlobalBound(
+            lower_bound_usd=bound, status="skipped", covers="not computed (bound_time_limit_s 0)",
+            discounted_network_capex_usd=disc_net,
+            objective_lower_bound_usd=None if bound is None else float(
+                bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
+            objective_covers="the objective of the roadmaps the bound covers, their GPU terms (capex, opex, unserved "
+                             "GPUs) held at this roadmap's placement and unmet traffic counted as zero")
+        if lp is None:
+            return glob
+        return glob.model_copy(update={  # the LP's figures, set: in the document
+            "status": lp.status, "covers": lp.covers, "periods": lp.periods, "failure_states": lp.failure_states,
+            "unmet_floor_gbps": round(lp.unmet_floor_gbps, 3), "seconds": round(lp.seconds, 3), "model": lp.model,
+            "note": lp.note, "period_floors_usd": lp.period_floors_usd})
 
     def map_end(self) -> dict[str, Any]:
         """The map values of the last period's backbone (``roadmap.json`` ``map_end``, the deck's slide map): link
@@ -201,13 +233,13 @@ class RoadmapResult:
     def _objective_terms(self) -> dict[str, float]:
         """The objective's discounted terms: capex, GPU opex and the penalties for unmet traffic and unserved GPUs."""
         periods = self.periods
-        disc = [p["discount_factor"] for p in periods]
+        disc = [p.discount_factor for p in periods]
         return {
-            "capex_usd": sum(d * p["capex_usd"] for d, p in zip(disc, periods, strict=True)),
-            "opex_usd": sum(d * p["opex_usd"] for d, p in zip(disc, periods, strict=True)),
-            "unmet_penalty_usd": sum(d * p["unmet_gbps"] * self.options.unserved_penalty_usd_per_gbps
+            "capex_usd": sum(d * p.capex_usd for d, p in zip(disc, periods, strict=True)),
+            "opex_usd": sum(d * p.opex_usd for d, p in zip(disc, periods, strict=True)),
+            "unmet_penalty_usd": sum(d * p.unmet_gbps * self.options.unserved_penalty_usd_per_gbps
                                      for d, p in zip(disc, periods, strict=True)),
-            "unserved_penalty_usd": sum(d * p["unserved_gpus"] * self.options.unserved_penalty_usd_per_gpu
+            "unserved_penalty_usd": sum(d * p.unserved_gpus * self.options.unserved_penalty_usd_per_gpu
                                         for d, p in zip(disc, periods, strict=True)),
         }
 
@@ -218,44 +250,45 @@ def network_builds(builds: pd.DataFrame) -> pd.DataFrame:
     return builds[builds["action"].isin(NETWORK_BUILD_ACTIONS)] if len(builds) else builds
 
 
-def _global_gap(glob: dict[str, Any], disc_net: float) -> float | None:
+def _global_gap(glob: GlobalBound, disc_net: float) -> float | None:
     """The global bound's gap to the discounted backbone capex ``disc_net``, or None (no bound, or a bound above
-    the capex: then ``glob["note"]`` says why no gap is claimed)."""
-    bound = glob["lower_bound_usd"]
+    the capex: then ``glob.note`` says why no gap is claimed)."""
+    bound = glob.lower_bound_usd
     if bound is None:
         return None
     if bound <= disc_net * (1 + 1e-6) + BUDGET_TOL_USD:
         return max(0.0, disc_net - bound) / disc_net if disc_net > 0 else 0.0
-    glob["note"] = ("the bound exceeds this roadmap's discounted backbone capex: the roadmap leaves "
-                    "traffic of the modelled states unmet that other roadmaps carry, so it is outside the "
-                    "set the bound covers (no gap)")
+    glob.note = ("the bound exceeds this roadmap's discounted backbone capex: the roadmap leaves traffic of the "
+                 "modelled states unmet that other roadmaps carry, so it is outside the set the bound covers (no gap)")
     return None
 
 
-def _roadmap_status(periods: list[dict[str, Any]], short: list[dict[str, Any]]) -> str:
+def _roadmap_status(periods: list[PeriodRecord], short: list[PeriodRecord]) -> str:
     """``budget_limited`` (a budget shortfall), ``partial`` (a violated state, unmet traffic, unserved inference or a
     training job left unplaced) or ``ok``."""
-    unsurvived = [p for p in periods if p["survivability"]["violated"]]
+    unsurvived = [p for p in periods if p.survivability.violated]
     return "budget_limited" if short else ("partial" if unsurvived or any(
-        (p["served_share"] or 0) < 1 - 1e-6 or not p["unmet_gbps"] <= p["unmet_tolerance_gbps"]
-        or p.get("jobs_unplaced") for p in periods) else "ok")
+        (p.served_share or 0) < 1 - 1e-6 or not p.unmet_gbps <= p.unmet_tolerance_gbps
+        or p.jobs_unplaced for p in periods) else "ok")
 
 
-def design_bound(design: dict[str, Any]) -> tuple[float | None, float | None, str]:
+def design_bound(design: PeriodDesign | Mapping[str, Any]) -> tuple[float | None, float | None, str]:
     """A period design's bound and gap as shown, with what it is: its true bound (``lower_bound_usd``) when it has
     one, else its MIP's bound restricted to what its restriction names (``restricted_optimum``), else none.
-    Returns ``(bound_usd, gap, restriction)``: ``restriction`` empty for a true bound."""
-    r = design.get("restricted_optimum") or None
-    if design.get("lower_bound_usd") is not None or r is None:
-        return design.get("lower_bound_usd"), design.get("gap"), ""
-    return r["bound_usd"], r["gap"], f"restricted: optimal among {r['restriction']}" if r.get("restriction") else \
-        "restricted"
+    ``design`` is the period's :class:`~backbone.solver.roadmap.records.PeriodDesign`, or its record in a
+    ``roadmap.json`` document (read as one). Returns ``(bound_usd, gap, restriction)``: ``restriction`` empty for
+    a true bound."""
+    d = design if isinstance(design, PeriodDesign) else PeriodDesign.model_validate(design)
+    r = d.restricted_optimum
+    if d.lower_bound_usd is not None or r is None:
+        return d.lower_bound_usd, d.gap, ""
+    return r.bound_usd, r.gap, f"restricted: optimal among {r.restriction}" if r.restriction else "restricted"
 
 
-def _step_bounds(periods: list[dict[str, Any]], net_capex: float) -> StepBounds:
+def _step_bounds(periods: list[PeriodRecord], net_capex: float) -> StepBounds:
     """The per-period figure: the sum of each period's design bound (restricted where it is:
     :func:`design_bound`) and its gap to ``net_capex``."""
-    bounds = [design_bound(p["design"])[0] for p in periods]
+    bounds = [design_bound(p.design)[0] for p in periods]
     step_bound = None if any(b is None for b in bounds) else float(sum(float(b or 0.0) for b in bounds))
     step_gap = None if step_bound is None else (max(0.0, net_capex - step_bound) / net_capex if net_capex > 0
                                                 else 0.0)
@@ -289,8 +322,8 @@ class _Horizon:
     budgets: list[float]
     committed: list[float]
     gpus: pd.Series
-    builds: list[dict[str, Any]] = field(default_factory=list)
-    periods: list[dict[str, Any]] = field(default_factory=list)
+    builds: list[RoadmapBuild] = field(default_factory=list)
+    periods: list[PeriodRecord] = field(default_factory=list)
     networks: list[Network] = field(default_factory=list)
     utilisation: list[pd.Series] = field(default_factory=list)
     clock: RoadmapClock = field(default_factory=lambda: RoadmapClock(0.0, 0.0, 1))
@@ -306,8 +339,8 @@ class _Placed:
     added: pd.Series
     routed: Network
     seconds: float
-    jobs_placed: list[dict[str, Any]] = field(default_factory=list)
-    jobs_unplaced: list[dict[str, Any]] = field(default_factory=list)
+    jobs_placed: list[PlacedJob] = field(default_factory=list)
+    jobs_unplaced: list[JobUnplaced] = field(default_factory=list)
 
 
 def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None = None,
@@ -391,11 +424,11 @@ def _place_gpus(h: _Horizon, work: Network, t: int) -> _Placed:
     if len(added):
         h.committed[gpu_c] += float(sites_t["capex_usd"].sum())
         for site, g in added.items():
-            h.builds.append({"id": f"gpus:{site}:{label}", "action": "gpus", "site_a": str(site), "site_b": "",
-                             "kind": "gpu block", "modules": int(sites_t.at[site, "blocks"]), "added_gbps": 0.0,
-                             "gpus": float(g), "cost_usd": float(sites_t.at[site, "capex_usd"]),
-                             "lead_time_quarters": opts.gpu_lead_quarters, "committed": h.labels[gpu_c],
-                             "online": label, "committed_index": gpu_c, "online_index": t, "available_from": ""})
+            h.builds.append(RoadmapBuild(
+                id=f"gpus:{site}:{label}", action="gpus", site_a=str(site), site_b="", kind="gpu block",
+                modules=int(sites_t.at[site, "blocks"]), added_gbps=0.0, gpus=float(g),
+                cost_usd=float(sites_t.at[site, "capex_usd"]), lead_time_quarters=opts.gpu_lead_quarters,
+                committed=h.labels[gpu_c], online=label, committed_index=gpu_c, online_index=t, available_from=""))
         h.gpus = h.gpus.add(added.astype(float), fill_value=0.0)
     replicas = place_res.tables.get("replicas", pd.DataFrame())
     h.builds.extend(replica_builds(replicas, label, t))
@@ -425,80 +458,72 @@ def _plan_period(h: _Horizon, t: int, sub: ProgressFn) -> None:
     sub(0.25, "designing the backbone")
     t_design = time.perf_counter()
     _, _, fail_opts, design_opts = h.stages
-    warm = h.periods[-1]["design"]["binding_states"] if h.periods else []
+    warm = h.periods[-1].design.binding_states if h.periods else []
     factor = h.clock.design_factor(t, t0, design_opts.time_limit_s, PERIOD_DESIGN_BUDGET_FACTOR)
     design = design_period(placed.routed, h.opts, t, h.labels, h.kind, fail_opts, design_opts, h.budgets,
                            h.committed, lambda f, m: sub(0.25 + 0.6 * f, m), warm_states=warm, budget_factor=factor)
-    design["seconds"] = round(time.perf_counter() - t_design, 3)
-    design["budget_s"] = round(factor * float(design_opts.time_limit_s), 3)  # the clock's share (then: one more sweep)
-    after = design["network"]
-    for b in design["builds"]:
-        h.committed[b["committed_index"]] += b["cost_usd"]
+    record = design.record(seconds=round(time.perf_counter() - t_design, 3),
+                           budget_s=round(factor * float(design_opts.time_limit_s), 3))  # the clock's share
+    after = design.network
+    for b in design.builds:
+        h.committed[b.committed_index] += b.cost_usd
         h.builds.append(b)
     # the period's figures (one definition of utilisation and unmet: assess_state)
     sub(0.9, "assessing the built network")
     te_opts = h.stages[1]
     st = assess_state(after, te_opts.k_paths, te_opts.backend, te_opts.time_limit_s)
-    h.periods.append(_period_record(h, t, work, after, placed, design, st, t0))
+    h.periods.append(_period_record(h, t, work, after, placed, design, record, st, t0))
     h.networks.append(after)
     h.utilisation.append(st.link_utilisation.astype(float))
     h.state = after
     h.clock.spent_s.append(time.perf_counter() - t0)
-    logger.info("roadmap %s: %s, %d builds, %.1f s", h.labels[t], design["mode"], len(design["builds"]),
+    logger.info("roadmap %s: %s, %d builds, %.1f s", h.labels[t], design.mode, len(design.builds),
                 time.perf_counter() - t0)
 
 
-def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _Placed, design: dict[str, Any],
-                   st: Any, t0: float) -> dict[str, Any]:
-    """The JSON-ready record of period ``t`` (``capex_usd`` is filled from the ledger at the end)."""
+def _period_record(h: _Horizon, t: int, work: Network, after: Network, placed: _Placed, design: PeriodOutcome,
+                   record: PeriodDesign, st: Any, t0: float) -> PeriodRecord:
+    """The record of period ``t`` (its capex committed is filled from the ledger at the end: :func:`_finish`)."""
     from backbone.solver.failures.impact import survive_tolerance_gbps
 
     opts, place_res = h.opts, placed.result
     metros_t = place_res.tables["metros"]
-    period_builds = [b for b in h.builds if b["online_index"] == t]
+    period_builds = [b for b in h.builds if b.online_index == t]
     gpu_note, gpu_short = placed.note, placed.shortfall_usd
-    return {
-        "period": h.labels[t],
-        "index": t,
-        "capex_usd": 0.0,  # filled from the ledger (capex is charged when committed)
-        "capex_online_usd": float(sum(b["cost_usd"] for b in period_builds)),
-        "opex_usd": _gpu_opex_per_year(after, h.gpus, h.stages[0]) * opts.years_per_period,
-        "served_share": finite_or_none(place_res.totals.get("served_share")),
-        "unserved_gpus": float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0,
-        "mlu": finite_or_none(st.mlu),
-        "unmet_gbps": float(st.unmet_total_gbps),  # NaN when not measured: never read as 0
-        "unmet_tolerance_gbps": survive_tolerance_gbps(after),
-        "demand_gbps": float(after.demands["demand_gbps"].sum()),
-        "inference_gpus_demand": float(work.metros["inference_gpus"].sum()) if len(work.metros) else 0.0,
-        "gpus_installed": float(after.sites["gpus_installed"].sum()),
-        "gpus_added_by_site": {str(k): float(v) for k, v in placed.added.items()},
-        "gpu_note": gpu_note,
-        "builds": [_build_view(b) for b in period_builds if b["action"] in NETWORK_BUILD_ACTIONS],
-        "gpu_builds": [{"site": b["site_a"], "gpus": b["gpus"], "cost_usd": b["cost_usd"],
-                        "committed": b["committed"], "online": b["online"]}
-                       for b in period_builds if b["action"] == "gpus"],
-        "replicas_built": [{"dataset": b["site_b"], "site": b["site_a"], "cost_usd": b["cost_usd"]}
-                           for b in period_builds if b["action"] == "replica"],
-        "jobs_placed": placed.jobs_placed,
-        "jobs_unplaced": placed.jobs_unplaced,
-        "survivability": design["survivability"],
-        "design": {"mode": design["mode"], "status": design["status"], "cost_usd": design["cost_usd"],
-                   "lower_bound_usd": design["lower_bound_usd"], "gap": design["gap"],
-                   "restricted_optimum": design.get("restricted_optimum"),
-                   "iterations": design["iterations"], "states_added": design["states_added"],
-                   "working_set": design["working_set"], "binding_states": design["binding_states"],
-                   "candidates_offered": design["candidates_offered"], "upgrades_offered": design["upgrades"],
-                   "model": design.get("model") or {}, "seconds": design["seconds"], "budget_s": design["budget_s"],
-                   "solver_note": design.get("solver_note", "")},
-        "placement_model": dict(place_res.stats),
-        "placement_seconds": round(placed.seconds, 3),
-        "placement_status": str(place_res.status),
-        "placement_gap": finite_or_none(place_res.gap),
-        "budget_shortfall_usd": float(design["shortfall_usd"] + gpu_short),
-        "budget_note": "; ".join(x for x in (gpu_note if gpu_short > 0 else "", design["budget_note"]) if x),
-        "discount_factor": (1.0 + opts.discount_rate_per_year) ** (-t * opts.years_per_period),
-        "seconds": round(time.perf_counter() - t0, 3),
-    }
+    return PeriodRecord(
+        period=h.labels[t],
+        index=t,
+        capex_usd=0.0,  # filled from the ledger (capex is charged when committed)
+        capex_online_usd=float(sum(b.cost_usd for b in period_builds)),
+        opex_usd=_gpu_opex_per_year(after, h.gpus, h.stages[0]) * opts.years_per_period,
+        served_share=finite_or_none(place_res.totals.get("served_share")),
+        unserved_gpus=float(metros_t["unserved_gpus"].sum()) if len(metros_t) else 0.0,
+        mlu=finite_or_none(st.mlu),
+        unmet_gbps=float(st.unmet_total_gbps),  # NaN when not measured: never read as 0
+        unmet_tolerance_gbps=survive_tolerance_gbps(after),
+        demand_gbps=float(after.demands["demand_gbps"].sum()),
+        inference_gpus_demand=float(work.metros["inference_gpus"].sum()) if len(work.metros) else 0.0,
+        gpus_installed=float(after.sites["gpus_installed"].sum()),
+        gpus_added_by_site={str(k): float(v) for k, v in placed.added.items()},
+        gpu_note=gpu_note,
+        builds=[b.view() for b in period_builds if b.action in NETWORK_BUILD_ACTIONS],
+        gpu_builds=[GpuBuild(site=b.site_a, gpus=b.gpus, cost_usd=b.cost_usd, committed=b.committed, online=b.online)
+                    for b in period_builds if b.action == "gpus"],
+        replicas_built=[ReplicaBuilt(dataset=b.site_b, site=b.site_a, cost_usd=b.cost_usd)
+                        for b in period_builds if b.action == "replica"],
+        jobs_placed=placed.jobs_placed,
+        jobs_unplaced=placed.jobs_unplaced,
+        survivability=design.survivability,
+        design=record,
+        placement_model=dict(place_res.stats),
+        placement_seconds=round(placed.seconds, 3),
+        placement_status=str(place_res.status),
+        placement_gap=finite_or_none(place_res.gap),
+        budget_shortfall_usd=float(design.shortfall_usd + gpu_short),
+        budget_note="; ".join(x for x in (gpu_note if gpu_short > 0 else "", design.budget_note) if x),
+        discount_factor=(1.0 + opts.discount_rate_per_year) ** (-t * opts.years_per_period),
+        seconds=round(time.perf_counter() - t0, 3),
+    )
 
 
 def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> RoadmapResult:
@@ -510,26 +535,24 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
                            "left_usd": [a - c for a, c in zip(available, committed, strict=True)]})
     cols = ["id", "action", "site_a", "site_b", "kind", "modules", "added_gbps", "gpus", "cost_usd",
             "lead_time_quarters", "committed", "online", "committed_index", "online_index", "available_from"]
-    table = pd.DataFrame(h.builds, columns=cols)
+    table = pd.DataFrame([b.model_dump() for b in h.builds], columns=cols)
     by_commit = {what: np.bincount(table.loc[rows, "committed_index"].to_numpy(np.int64),
                                    weights=table.loc[rows, "cost_usd"].to_numpy(float), minlength=len(labels))
                  for what, rows in (("gpu", table["action"] == "gpus"),
                                     ("network", table["action"].isin(NETWORK_BUILD_ACTIONS)),
                                     ("storage", table["action"] == "replica"))}
-    for t, (p, c) in enumerate(zip(periods, committed, strict=True)):
-        p["capex_usd"] = float(c)  # GPU blocks, replica storage and the backbone, committed in this period
-        p["gpu_capex_usd"] = float(by_commit["gpu"][t])
-        p["network_capex_usd"] = float(by_commit["network"][t])
-        p["storage_capex_usd"] = float(by_commit["storage"][t])
-    notes = [f"{p['period']}: design {p['design']['mode']}: {p['design']['solver_note']}" for p in periods
-             if p["design"]["solver_note"]]
+    periods = [p.model_copy(update={  # GPU blocks, replica storage and the backbone, committed in this period
+        "capex_usd": float(c), "gpu_capex_usd": float(by_commit["gpu"][t]),
+        "network_capex_usd": float(by_commit["network"][t]), "storage_capex_usd": float(by_commit["storage"][t])})
+        for t, (p, c) in enumerate(zip(periods, committed, strict=True))]
+    notes = [f"{p.period}: design {p.design.mode}: {p.design.solver_note}" for p in periods if p.design.solver_note]
     up = opts.lead_periods(opts.upgrade_lead_quarters)
     why = (f"a link upgrade takes {opts.upgrade_lead_quarters} quarter(s) from order to service and nothing may be "
            f"ordered before {labels[0]}") if up > 0 else ""
-    risk = starting_risk_record(periods, labels[:up], why)
+    risk = starting_risk_record(labels, [p.survivability for p in periods], labels[:up], why)
     if risk is not None:
-        notes.append(risk["text"])
-    if up > 0 and (risk is None or not risk["nothing_online"]):
+        notes.append(risk.text)
+    if up > 0 and (risk is None or not risk.nothing_online):
         notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: {why}.")
     progress(0.99, "bounding the whole roadmap (one LP over every period)")
     bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3],
@@ -537,10 +560,10 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
     progress(1.0, "roadmap planned")
     return RoadmapResult(opts, labels, periods, table, h.networks, ledger, time.perf_counter() - t_start,
                          net.name, net.fingerprint(), notes, h.utilisation, bound, risk,
-                         {**h.clock.to_dict(), "bound_s": None if bound is None else round(bound.seconds, 3)})
+                         h.clock.time_budget(None if bound is None else bound.seconds))
 
 
-def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[dict[str, Any]],
+def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[PeriodRecord],
                   builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any,
                   bound_s: float) -> RoadmapBound | None:
     """The LP bound over every period (:mod:`backbone.solver.roadmap.bound`) within ``bound_s`` seconds; None when
@@ -552,17 +575,12 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
                                 minlength=len(networks)) if len(gpu) else np.zeros(len(networks))
     try:
         return roadmap_lower_bound(
-            net, opts, networks, [p["design"]["working_set"] for p in periods], gpu_committed.tolist(), kind,
+            net, opts, networks, [p.design.working_set for p in periods], gpu_committed.tolist(), kind,
             int(fail_opts.k_paths), float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling),
             use_candidates=bool(design_opts.candidates), backend=str(design_opts.backend),
             time_limit_s=float(bound_s))
     except SolverError as exc:
         return RoadmapBound(None, "error", "not computed: the solver failed", note=str(exc))
-
-
-def _build_view(b: dict[str, Any]) -> dict[str, Any]:
-    return {k: b[k] for k in ("id", "action", "kind", "site_a", "site_b", "modules", "added_gbps", "cost_usd",
-                              "lead_time_quarters", "committed", "online")}
 
 
 def _gpu_opex_per_year(net: Network, gpus: pd.Series, place_opts: Any) -> float:

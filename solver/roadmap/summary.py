@@ -1,8 +1,11 @@
 """``roadmap.json``'s summary as a typed model (:class:`RoadmapSummary`), built by
-:meth:`backbone.solver.roadmap.rolling.RoadmapResult.typed_summary` and dumped only at the file and API edge.
+:meth:`backbone.solver.roadmap.rolling.RoadmapResult.typed_summary` and dumped only at the file and API edge
+(:meth:`RoadmapSummary.document`: NaN becomes null there).
 
-The per-period records (``periods``), the builds and the budget ledger stay tables of plain records here (the
-CSVs hold them too); the figures over the whole roadmap are declared fields with units in their names.
+The per-period records, the builds and the starting risk are the typed records of
+:mod:`backbone.solver.roadmap.records`, as the rolling horizon made them; the global bound (:class:`GlobalBound`),
+the budget ledger's rows (:class:`LedgerRow`) and the figures over the whole roadmap are declared here, with units in
+their names. ``map_end`` (map values, the map renderer's input) and ``verification`` (the checker's report) stay plain sections.
 """
 
 from __future__ import annotations
@@ -11,9 +14,65 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from backbone.serialize import json_safe
 from backbone.solver.core.summary import TypedSummary
+from backbone.solver.roadmap.records import PeriodRecord, RoadmapBuild, StartingRisk, TimeBudget
 
-__all__ = ["BudgetShortfall", "ObjectiveTerms", "RoadmapSummary", "StepBounds", "UnplacedJob"]
+__all__ = ["BudgetShortfall", "GlobalBound", "LedgerRow", "ObjectiveTerms", "RoadmapSummary", "StepBounds",
+           "UnplacedJob"]
+
+
+class GlobalBound(TypedSummary):
+    """The global bound's record (``bound``): the LP over every period
+    (:class:`~backbone.solver.roadmap.bound.RoadmapBound`) and, beside it, the discounted backbone capex it bounds
+    and the objective's lower bound. When the bound was not computed (``status`` ``skipped``), the LP's own figures
+    (``periods`` to ``period_floors_usd``) are not in the document."""
+
+    OMITTED_WHEN_UNSET: ClassVar[tuple[str, ...]] = (
+        "periods", "failure_states", "unmet_floor_gbps", "seconds", "model", "note", "period_floors_usd")
+
+    lower_bound_usd: float | None
+    """The proven lower bound on the discounted backbone capex (None when not computed)."""
+    status: str
+    """The LP's status, ``skipped`` or ``error``."""
+    covers: str
+    """The roadmaps it bounds, in words."""
+    periods: int = 0
+    """Periods in the LP."""
+    failure_states: int = 0
+    """Failure states it models."""
+    unmet_floor_gbps: float = 0.0
+    """Traffic of the modelled states no roadmap can carry."""
+    seconds: float = 0.0
+    """Wall-clock seconds of the LP."""
+    model: dict[str, int] = Field(default_factory=dict)
+    """The LP's size."""
+    note: str = ""
+    """Why no gap is claimed, or the solver's error."""
+    period_floors_usd: list[float] = Field(default_factory=list)
+    """Per period, the proven bound on the undiscounted cost of what is online then."""
+    discounted_network_capex_usd: float
+    """This roadmap's discounted backbone capex, which the bound bounds."""
+    objective_lower_bound_usd: float | None
+    """The objective's lower bound (None without a bound)."""
+    objective_covers: str
+    """The roadmaps the objective's bound covers, in words."""
+
+
+class LedgerRow(BaseModel):
+    """A period of the budget ledger (``ledger``, ``roadmap_budget.csv``); a period without a budget has None."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    period: str
+    budget_usd: float | None
+    """The period's own budget."""
+    available_usd: float | None
+    """Its budget plus the carry-over."""
+    committed_usd: float
+    """Capex committed in it."""
+    left_usd: float | None
+    """What it leaves."""
 
 
 class ObjectiveTerms(BaseModel):
@@ -104,7 +163,7 @@ class RoadmapSummary(TypedSummary):
     """Its gap to ``discounted_network_capex_usd`` (None when no gap is claimed: ``bound.note`` says why)."""
     discounted_network_capex_usd: float
     """Backbone capex, discounted by commit period."""
-    bound: dict[str, Any]
+    bound: GlobalBound
     """The global bound's record: status, what it covers, the objective's lower bound."""
     step_bounds: StepBounds
     """The per-period bounds' sum and gap."""
@@ -128,23 +187,29 @@ class RoadmapSummary(TypedSummary):
     """The objective's discounted terms."""
     discount_rate_per_year: float
     """The discount rate the objective uses."""
-    starting_risk: dict[str, Any] | None
+    starting_risk: StartingRisk | None
     """The periods with violated failure states before anything can be online (None when there are none)."""
     budget_shortfalls: list[BudgetShortfall]
     """The periods short of budget."""
-    periods: list[dict[str, Any]]
+    periods: list[PeriodRecord]
     """One record per period (``roadmap_periods.csv`` flattens them)."""
-    builds: list[dict[str, Any]]
+    builds: list[RoadmapBuild]
     """One record per build (``roadmap_builds.csv``)."""
     map_end: dict[str, Any]
     """The map values of the last period's backbone."""
-    ledger: list[dict[str, Any]]
+    ledger: list[LedgerRow]
     """The budget ledger, one record per period (``roadmap_budget.csv``)."""
     notes: list[str]
     """What a planner should know, one sentence each."""
     seconds: float
     """Wall-clock seconds the roadmap took."""
-    time_budget: dict[str, Any]
+    time_budget: TimeBudget
     """The time limits the roadmap ran under and the seconds each part used."""
     verification: dict[str, Any] | None = None
     """The independent checker's report (with ``verify``)."""
+
+    def document(self) -> dict[str, Any]:
+        """The JSON document (:meth:`TypedSummary.document`) with every non-finite number null
+        (:func:`~backbone.serialize.json_safe`): a period's unmet traffic that was not measured is NaN in the
+        record and null in ``roadmap.json``, ``--json`` and the API."""
+        return json_safe(super().document())  # type: ignore[no-any-return]

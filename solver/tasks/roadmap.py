@@ -41,15 +41,15 @@ def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Path | None,
     result = plan_roadmap(net, opts, lambda f, m: progress(0.85 * f, m))
     summary = result.typed_summary()
     files: list[str] = []
-    if opts.verify:  # the checker reads the document roadmap.json holds
+    if opts.verify:  # the checker reads what roadmap.json holds: the builds and each period's survivability
         from backbone.solver.checks.roadmap import check_roadmap
 
         progress(0.86, "verifying the roadmap independently")
-        report = check_roadmap(net, result.options, summary.document(), result.networks,  # lead times resolved
+        report = check_roadmap(net, result.options, summary, result.networks,  # lead times resolved
                                progress=lambda f, m: progress(0.86 + 0.08 * f, f"verify: {m}"))
         summary.verification = report.to_dict()
     if out_dir is not None:
-        files = write_roadmap(net, result, summary.document(), out_dir, lambda f, m: progress(0.94 + 0.06 * f, m))
+        files = write_roadmap(net, result, summary, out_dir, lambda f, m: progress(0.94 + 0.06 * f, m))
     progress(1.0, "done")
     return RoadmapTaskResult("roadmap", summary, files, roadmap=result)
 

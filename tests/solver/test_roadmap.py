@@ -82,7 +82,7 @@ def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
 
     assert design_bound(d3)[2].startswith("restricted: optimal among designs that open")
     assert design_bound(q1["design"]) == (0.0, 0.0, "")  # nothing can be built: cost 0 is the optimum
-    table = period_table(s)
+    table = period_table(r.typed_summary())
     assert table["starting_risk"].tolist() == [True, False, False]
     assert table["design_bound"].tolist()[0] == "true bound" and table["design_bound"][2].startswith("restricted")
     # mode and status agree everywhere: "survivable" only beside optimal or feasible
@@ -91,13 +91,15 @@ def test_link_committed_two_periods_early_because_of_its_lead_time() -> None:
 
 
 def test_starting_risk_names_the_periods_and_says_when_none_is_safe() -> None:
+    from backbone.solver.design.survivable.survivability import Survivability
     from backbone.solver.roadmap.rolling import starting_risk
 
-    def period(label: str, violated: list[str]) -> dict[str, Any]:
-        return {"period": label, "survivability": {"failure_kind": "link", "violated": violated}}
+    def sv(violated: list[str]) -> Survivability:
+        return Survivability(failure_kind="link", states=3, survived=3 - len(violated), not_survivable=[],
+                             violated=violated)
 
-    assert starting_risk([period("2027Q1", []), period("2027Q2", [])]) == []
-    assert starting_risk([period("2027Q1", ["a"]), period("2027Q2", []), period("2027Q3", ["b", "c"])]) == [
+    assert starting_risk(["2027Q1", "2027Q2"], [sv([]), sv([])]) == []
+    assert starting_risk(["2027Q1", "2027Q2", "2027Q3"], [sv(["a"]), sv([]), sv(["b", "c"])]) == [
         "Risk: link failures not carried in 2027Q1 (1), 2027Q3 (2), the last period included: no period from which "
         "every link failure that is not excused is carried."]
 
@@ -134,7 +136,7 @@ def test_global_bound_covers_every_period_and_is_tight_where_the_toy_is_integral
     s = r.summary()
     b = s["bound"]
     assert b["status"] == "optimal" and "all 3 periods" in b["covers"] and "1 failure state(s)" in b["covers"]
-    assert r.periods[2]["design"]["working_set"] == ["srlg:s1"]
+    assert r.periods[2].design.working_set == ["srlg:s1"]
     known_optimum = 7e6  # C1 committed in 2027Q1 (discount factor 1): one module and its fixed cost
     assert s["discounted_network_capex_usd"] == pytest.approx(known_optimum)
     assert s["lower_bound_usd"] <= known_optimum + 1 and s["lower_bound_usd"] <= s["discounted_network_capex_usd"] + 1
@@ -508,3 +510,20 @@ def test_a_retried_design_reuses_the_first_try_s_sweep(monkeypatch: pytest.Monke
     assert [p["design"]["mode"] for p in s["periods"]] == [p["design"]["mode"] for p in plain["periods"]]
     assert [p["survivability"] for p in s["periods"]] == [p["survivability"] for p in plain["periods"]]
     assert s["total_capex_usd"] == pytest.approx(plain["total_capex_usd"])
+
+
+def test_the_checker_names_the_field_of_a_malformed_roadmap_document() -> None:
+    """``check_roadmap`` reads a ``roadmap.json`` document's builds and survivability as typed records: a build
+    without its cost is a validation error naming the record and the field, never a KeyError."""
+    from backbone.errors import ValidationError
+    from backbone.solver.checks.roadmap import check_roadmap
+    from backbone.solver.roadmap.options import RoadmapOptions
+
+    build = {"id": "C1", "action": "new route", "site_a": "A", "site_b": "B", "kind": "fibre", "modules": 1,
+             "added_gbps": 100.0, "gpus": 0.0, "lead_time_quarters": 2, "committed": "2027Q1", "online": "2027Q3",
+             "committed_index": 0, "online_index": 2, "available_from": ""}
+    with pytest.raises(ValidationError) as err:
+        check_roadmap(lead_toy(), RoadmapOptions.model_validate(QUIET), {"builds": [build], "periods": []}, [],
+                      survivability=False)
+    assert [(p.file, p.table, p.record, p.field) for p in err.value.problems] == [
+        ("roadmap.json", "builds", "C1", "cost_usd")]

@@ -129,7 +129,7 @@ def test_a_job_without_power_in_its_quarter_is_named_unplaced(tmp_path: Path) ->
     assert q3["jobs_placed"] == [{"job": "eu-job", "sites": "DC3", "gpus": 1024.0}]  # the power step arrived
     assert s["jobs_unplaced"] == [{"period": "2027Q2", **unplaced}] and s["status"] == "partial"
     # the CSVs, the report and the CLI table say it too
-    write_roadmap(net, r, s, tmp_path, lambda f, m: None)
+    write_roadmap(net, r, r.typed_summary(), tmp_path, lambda f, m: None)
     jobs = pd.read_csv(tmp_path / "roadmap_jobs.csv", keep_default_na=False)
     assert jobs[["period", "job", "status", "sites"]].to_dict("records") == [
         {"period": "2027Q2", "job": "eu-job", "status": "unplaced", "sites": ""},
