@@ -81,9 +81,9 @@ def _figure(page: Any, name: str) -> str:
 
 
 def test_run_a_plan_from_the_form_and_check_its_figures(page: Any, live: dict[str, Any], small_world: str) -> None:
-    """The Run form's plan kind with its defaults, but ``maps`` unticked: the report's PNG/SVG/HTML maps are drawn
-    by matplotlib and cost the worker most of a minute more, and the Results view does not show them (it draws its
-    own map from the job's files). Every other option is the default (sent as nothing)."""
+    """The Run form's plan kind with its defaults, but ``maps`` unticked: the report's PNG/SVG/HTML maps and charts
+    are extra work for the one worker that the Results view does not show (it draws its own map from the job's
+    files). Every other option is the default (sent as nothing)."""
     url, headers = live["server"].url, auth(live["token"])
     sign_in(page, live, f"#/scenario/{small_world}")
     page.wait_for_selector("table.data[data-kind=links] tbody tr")
