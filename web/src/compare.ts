@@ -134,6 +134,7 @@ export class CompareView {
     afterJob: h("select", { id: "compare-after-job", "aria-label": "After: job" }),
   };
   private jobs: JobSummary[] | null = null;
+  private readonly versionCalls = new Map<HTMLSelectElement, number>();  // the latest fillVersions call per select
   private rowsByElement = new Map<string, HTMLTableRowElement[]>();
   private request = 0;
 
@@ -239,18 +240,27 @@ export class CompareView {
     }
   }
 
+  /** List `scenario`'s versions in `select` and choose `pick` (null: keep the version chosen, if the select already
+   * listed this scenario's). Only the latest call for a select fills it: an earlier one answered late (the picker's
+   * default scenario, then the planner's choice) must not undo what was chosen meanwhile. */
   private async fillVersions(scenario: string, select: HTMLSelectElement, pick: number | null): Promise<void> {
+    const call = (this.versionCalls.get(select) ?? 0) + 1;
+    this.versionCalls.set(select, call);
     let versions: ScenarioVersion[] = [];
     try {
       versions = await api.versions(this.token, scenario);
     } catch (error) {
       this.status(String(error instanceof Error ? error.message : error), true);
     }
+    if (this.versionCalls.get(select) !== call) return;  // a later call fills it
+    const kept = select.dataset.scenario === scenario ? select.value : "";
     clear(select);
     for (const v of versions.slice().sort((a, b) => b.version - a.version)) {
       select.append(h("option", { value: String(v.version) }, `v${v.version} · ${v.created_at.slice(0, 16).replace("T", " ")} · ${v.created_by || "unknown"}`));
     }
+    select.dataset.scenario = scenario;
     if (pick !== null) select.value = String(pick);
+    else if (kept !== "" && versions.some((v) => String(v.version) === kept)) select.value = kept;
   }
 
   private picked(): CompareSpec | null {

@@ -263,7 +263,7 @@ class Workspace {
       append(layers, h("label", { for: `layer-${group.id}`, class: `swatch-${group.id}` }, box, group.label));
     }
     const size = h("select", { id: "site-size", "aria-label": "Size sites by" },
-      h("option", { value: "gpus" }, "GPUs installed"), h("option", { value: "mw" }, "power available MW"));
+      h("option", { value: "gpus" }, "GPUs installed"), h("option", { value: "mw" }, "MW available"));
     size.addEventListener("change", () => void this.map?.sizeSitesBy(size.value as SiteSize));
     const centre = h("select", { id: "centre", "aria-label": "Centre the map on" },
       h("option", { value: "atlantic" }, "Atlantic-centred"), h("option", { value: "pacific" }, "Pacific-centred"));
@@ -271,7 +271,7 @@ class Workspace {
     const png = h("button", { type: "button", class: "secondary", id: "map-png", title: "Download the map as drawn (PNG)" }, "PNG");
     png.addEventListener("click", () => void this.downloadMap());
     return h("div", { class: "map-tools", role: "toolbar", "aria-label": "Map layers and view" }, layers,
-      h("label", { class: "inline" }, "Sites sized by", size), h("label", { class: "inline" }, "View", centre), png);
+      h("label", { class: "inline" }, "Site size", size), h("label", { class: "inline" }, "View", centre), png);
   }
 
   /** Save the map as it is drawn now (scenario, result colours, failure state) as a PNG. */

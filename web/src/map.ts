@@ -3,7 +3,7 @@
 // routes dashed. Hover shows the element's numbers as the API sent them; a click selects it.
 
 import { AttributionControl, LngLatBounds, Map as MapLibreMap, Marker, NavigationControl, Popup, ScaleControl } from "maplibre-gl";
-import type { ExpressionSpecification, GeoJSONSource, MapMouseEvent, StyleSpecification } from "maplibre-gl";
+import type { ExpressionSpecification, GeoJSONSource, LngLat, MapMouseEvent, StyleSpecification } from "maplibre-gl";
 import "maplibre-gl/dist/maplibre-gl.css";
 import { formatValue, h } from "./dom";
 import type { Feature, FeatureCollection, Properties } from "./api";
@@ -40,6 +40,7 @@ export const UTILISATION_BANDS: { from: number; color: string; label: string }[]
   { from: 1.0, color: "#d500f9", label: "> 100 % (overloaded)" },
 ];
 const NO_VALUE = "#5b6b7a";
+const POPUP_OFFSET_PX = 14;  // a hover card's distance from the pointer
 
 /** A link's figures from a result, as the API served them (utilisation a fraction; loads in Gb/s). */
 export interface LinkResult {
@@ -173,7 +174,7 @@ function style(): StyleSpecification {
 export class ScenarioMap {
   readonly map: MapLibreMap;
   private readonly popup = new Popup({ closeButton: false, closeOnClick: false, maxWidth: "320px", className: "hover",
-                                          offset: 14 });
+                                          offset: POPUP_OFFSET_PX });
   private readonly ready: Promise<void>;
   private features: Record<ElementKind, Map<string, Feature>> = { sites: new Map(), links: new Map(), candidates: new Map() };
   private maxima = { gpus: 1, mw: 1 };
@@ -387,7 +388,7 @@ export class ScenarioMap {
     const id = String(feature.properties.id);
     const build = PERIOD_LAYERS.includes(feature.layer.id) ? this.periodBuilds.get(id) : undefined;
     if (build !== undefined) {
-      this.popup.setLngLat(event.lngLat).setDOMContent(h("div", { class: "hover-card" }, h("strong", {}, build.label))).addTo(this.map);
+      this.showCard(event.lngLat, h("div", { class: "hover-card" }, h("strong", {}, build.label)));
       return;
     }
     const kind = kindOfLayer(feature.layer.id);
@@ -399,7 +400,21 @@ export class ScenarioMap {
     // the result's figures first, under the name: they are what a result view is read for
     if (figures) card.insertBefore(resultCard(figures), card.children[1] ?? null);
     if (failed) card.insertBefore(h("p", { class: "failed-note" }, "failed in this state"), card.children[1] ?? null);
-    this.popup.setLngLat(event.lngLat).setDOMContent(card).addTo(this.map);
+    this.showCard(event.lngLat, card);
+  }
+
+  /** Show a hover card at `at`: above or below the pointer, where it fits (MapLibre's own choice), or beside it when
+   * it is taller than the room on either side (a long result card on a short map pane would run off its edge). */
+  private showCard(at: LngLat, card: HTMLElement): void {
+    this.popup.options.anchor = undefined;
+    this.popup.setLngLat(at).setDOMContent(card).addTo(this.map);
+    const point = this.map.project(at);
+    const box = this.map.getContainer();
+    const tall = this.popup.getElement().offsetHeight + POPUP_OFFSET_PX;
+    if (tall > point.y && tall > box.clientHeight - point.y) {
+      this.popup.options.anchor = point.x > box.clientWidth / 2 ? "right" : "left";
+      this.popup.setLngLat(at);  // laid out again beside the pointer
+    }
   }
 
   private click(event: MapMouseEvent): void {

@@ -8,6 +8,8 @@ import { append, clear, formatValue, h } from "./dom";
 import { reportDownloads } from "./downloads";
 import { UTILISATION_BANDS } from "./map";
 import type { LinkResult, ResultOverlay, ScenarioMap } from "./map";
+import { figure as gbps, percent, planSummary } from "./planresults";
+import type { PlanDoc } from "./planresults";
 import { sweepChart } from "./sweepchart";
 import { markPeriod, periodLegend, periodView, roadmapTimeline } from "./timeline";
 import type { RoadmapDoc } from "./timeline";
@@ -42,18 +44,6 @@ interface FailuresDoc {
   not_survived?: number;
 }
 
-interface PlanDoc {
-  headline?: string;
-  status?: string;
-  mlu?: number | null;
-  mlu_after?: number | null;
-  unmet_gbps?: number | null;
-  unmet_gbps_after?: number | null;
-  survivability?: { failure_kind: string; states: number; survived: number; violated: string[];
-                    not_survivable: { scenario: string; reason: string; gbps: number }[] } | null;
-  upgrade_cost_usd?: number | null;
-}
-
 /** Parse CSV text (RFC 4180: quoted fields, doubled quotes) into rows keyed by the header; numbers as numbers,
  * empty cells as null. */
 export function parseCsv(text: string): Row[] {
@@ -85,14 +75,6 @@ export function parseCsv(text: string): Row[] {
     const number = cell.trim() === "" ? NaN : Number(cell);
     return [name, cell === "" ? null : Number.isFinite(number) ? number : cell];
   })));
-}
-
-function percent(value: number | null | undefined): string {
-  return typeof value === "number" ? `${formatValue(value * 100)} %` : "unknown";
-}
-
-function gbps(value: number | null | undefined): string {
-  return typeof value === "number" ? formatValue(value) : "unknown";
 }
 
 /** The results of one succeeded job, drawn into `element` and onto the shared map. */
@@ -139,7 +121,10 @@ export class ResultsView {
         this.roadmap = { doc, timeline: roadmapTimeline(doc, this.report, this.onPeriod) };
         this.element.append(this.roadmap.timeline);
       }
-      if (this.job.kind === "plan") this.showPlan(result as PlanDoc, has("design_upgrades.csv") ? parseCsv(await file("design_upgrades.csv")) : null);
+      if (this.job.kind === "plan") {
+        this.element.append(planSummary(result as PlanDoc,
+          has("design_upgrades.csv") ? parseCsv(await file("design_upgrades.csv")) : null));
+      }
       if (has("te_links.csv")) this.showUtilisation(parseCsv(await file("te_links.csv")));
       const sweep = this.job.kind === "failures" ? (result as FailuresDoc)
         : has("failures.json") ? (JSON.parse(await file("failures.json")) as FailuresDoc) : null;
@@ -308,38 +293,6 @@ export class ResultsView {
       record.slo_violation_demands.length === 0 ? null
         : h("div", {}, h("h5", {}, "Demands over their latency SLO"),
             h("ul", { id: "slo-demands" }, ...record.slo_violation_demands.map((d) => h("li", {}, d)))));
-  }
-
-  // ------------------------------------------------------------------ plan
-  private showPlan(plan: PlanDoc, upgrades: Row[] | null): void {
-    const s = plan.survivability;
-    const panel = h("div", { class: "plan-summary", id: "plan-summary" }, h("h4", {}, "Plan"),
-      plan.headline ? h("p", { class: "headline", id: "plan-headline" }, plan.headline) : null,
-      s ? h("p", { id: "plan-survivability" },
-        `Survives ${s.survived} of ${s.states} ${s.failure_kind} failure states; ${s.not_survivable.length} excused, `
-        + `${s.violated.length} still violated.`) : null,
-      h("dl", { class: "job-facts" },
-        h("dt", {}, "MLU before → after"), h("dd", {}, `${percent(plan.mlu)} → ${percent(plan.mlu_after)}`),
-        h("dt", {}, "unmet before → after"), h("dd", {}, `${gbps(plan.unmet_gbps)} → ${gbps(plan.unmet_gbps_after)} Gb/s`),
-        h("dt", {}, "upgrade cost"), h("dd", { id: "plan-cost" },
-          typeof plan.upgrade_cost_usd === "number" ? `${formatValue(plan.upgrade_cost_usd)} USD` : "none")));
-    if (upgrades !== null) {
-      const columns = upgrades.length > 0 ? Object.keys(upgrades[0]) : [];
-      panel.append(h("h5", {}, "What to buy (design_upgrades.csv)"),
-        upgrades.length === 0 ? h("p", { class: "meta" }, "Nothing to buy.")
-          : h("div", { class: "result-scroll" }, h("table", { class: "data result-table", id: "plan-upgrades" },
-              h("thead", {}, h("tr", {}, ...columns.map((c) => h("th", {}, c)))),
-              h("tbody", {}, ...upgrades.map((r) => h("tr", {}, ...columns.map((c) =>
-                h("td", { class: typeof r[c] === "number" ? "num" : undefined }, formatValue(r[c])))))))));
-    }
-    if (s && s.not_survivable.length > 0) {
-      panel.append(h("h5", {}, "Excused failure states"),
-        h("table", { class: "data result-table", id: "plan-excused" },
-          h("thead", {}, h("tr", {}, h("th", {}, "state"), h("th", {}, "reason"), h("th", { class: "num" }, "Gb/s"))),
-          h("tbody", {}, ...s.not_survivable.map((x) => h("tr", {}, h("td", {}, x.scenario), h("td", {}, x.reason),
-            h("td", { class: "num" }, formatValue(x.gbps)))))));
-    }
-    this.element.append(panel);
   }
 }
 
