@@ -19,6 +19,12 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
+from backbone.solver.checks.records import (
+    CheckRecord,
+    DesignCheckRecord,
+    IntactDesignCheckRecord,
+    NoDesignChecked,
+)
 from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.survivable.survivability import Survivability
 
@@ -215,8 +221,9 @@ class SurvivableDesignSummary(TaskSummary):
     """Map values: Gbps added per link."""
     survive: str | None = None
     """The ``survive`` option (set by the ``design`` task)."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: IntactDesignCheckRecord | CheckRecord | None = None
+    """The independent checker's record (with ``verify``): the intact design's check, or the survivability
+    check."""
 
 
 class UpgradeDesignSummary(TaskSummary):
@@ -255,8 +262,8 @@ class UpgradeDesignSummary(TaskSummary):
     """What a planner should know about the solve."""
     map: dict[str, Any]
     """Map values: Gbps added and capacity per link."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: DesignCheckRecord | NoDesignChecked | None = None
+    """The independent checker's record (with ``verify``)."""
 
 
 class SndlibDesignSummary(TaskSummary):
@@ -297,8 +304,8 @@ class SndlibDesignSummary(TaskSummary):
     """What a planner should know about the solve."""
     map: dict[str, Any]
     """Map values: Gbps added and capacity per link."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: DesignCheckRecord | NoDesignChecked | None = None
+    """The independent checker's record (with ``verify``)."""
 
 
 DesignSummary = SurvivableDesignSummary | UpgradeDesignSummary | SndlibDesignSummary

@@ -37,6 +37,7 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
 from backbone.serialize import count_text
+from backbone.solver.checks.records import CheckRecord
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.design.summary import PlanDesign, SurvivableDesignSummary, built_design
 from backbone.solver.failures import FailureOptions
@@ -153,7 +154,7 @@ class AfterStage:
     (:func:`~backbone.solver.plan.states.link_survivability`)."""
 
     state: StateAssessment
-    verification: dict[str, Any] | None
+    verification: CheckRecord | None
     link_check: LinkSurvivability | None = None
 
 
@@ -327,7 +328,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
             after, upgrade.kind,  # each excuse checked, with its Gbps
             [x.model_dump() for x in upgrade.survivability.not_survivable],
             time_limit_s=fail_opts.time_limit_s,
-            progress=verify_progress, failure_policy=fail_opts.failure_policy).to_dict()
+            progress=verify_progress, failure_policy=fail_opts.failure_policy).record()
     link_check = None
     if not opts.skip_upgrades and upgrade.built is not None and not covers_links(upgrade.kind):
         run.progress(run.done, "after: single-link failures of the planned backbone")
@@ -398,8 +399,9 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
     verification = None
     if opts.verify:
         verification = PlanVerification(
-            place=(ps.verification or {}).get("ok"), route=(ts.verification or {}).get("ok"),
-            survivability=None if after.verification is None else after.verification["ok"])
+            place=None if ps.verification is None else ps.verification.ok,
+            route=None if ts.verification is None else ts.verification.ok,
+            survivability=None if after.verification is None else after.verification.ok)
     return PlanSummary(
         status=overall_status(StageStatuses(place=ps.status, route=ts.status, failures=fs.status,
                                             upgrades=ds.status), survivability),

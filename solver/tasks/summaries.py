@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from backbone.solver.checks.records import CheckRecord
 from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.summary import (
     DesignBound,
@@ -57,8 +58,8 @@ class TESummary(TERecord):
     """The largest unmet demands (at most 100; ``te_demands.csv`` has all): id, ends, class, Gbps, reason."""
     unmet_demands_total: int
     """Demands with unmet traffic."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: CheckRecord | None = None
+    """The independent checker's record (with ``verify``)."""
 
 
 class PlaceSummary(TaskSummary):
@@ -123,8 +124,8 @@ class PlaceSummary(TaskSummary):
     """The options it ran with."""
     map: dict[str, Any]
     """Map values: GPUs per site, utilisation and placement Gbps per link, the serving arcs."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: CheckRecord | None = None
+    """The independent checker's record (with ``verify``)."""
 
 
 class CalibrationErrors(BaseModel):
@@ -368,8 +369,8 @@ class PlanSummary(TypedSummary):
     """Map values of the planned backbone (utilisation, added Gbps, built routes, GPUs)."""
     verification: PlanVerification | None = None
     """Each independent check's verdict (with ``verify``)."""
-    survivability_check: dict[str, Any] | None = None
-    """The survivability checker's report (with ``verify``, when a design ran)."""
+    survivability_check: CheckRecord | None = None
+    """The survivability checker's record (with ``verify``, when a design ran)."""
     failures_today: FailuresToday
     """What breaks on today's network with today's traffic."""
     compared_with: ComparedWith | None = None
