@@ -28,7 +28,7 @@ from backbone.solver.checks.records import (
 from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.survivable.survivability import Survivability
 
-__all__ = ["DesignBound", "DesignIteration", "DesignSummary", "PlanDesign", "RestrictedOptimum", "SndlibDesignSummary",
+__all__ = ["DesignBound", "DesignIteration", "DesignStart", "DesignSummary", "PlanDesign", "RestrictedOptimum", "SndlibDesignSummary",
            "SurvivableDesignSummary", "UnbuiltDesign", "UpgradeDesignSummary", "built_design", "design_gap"]
 
 
@@ -112,6 +112,26 @@ class RestrictedOptimum(TaskSummary):
     """The designs it is optimal among, in words."""
 
 
+class DesignStart(BaseModel):
+    """One start of a survivable design iteration's MIP: the candidate routes it opened and what its design gave
+    (``designs_tried`` of a :class:`DesignIteration`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
+
+    start: str
+    """Which candidate routes were open: ``routes needed``, ``no new route`` or ``every candidate``."""
+    candidates_open: int
+    """Candidate routes open in the MIP."""
+    routes: int
+    """Candidate routes its design builds."""
+    unmet_gbps: float
+    """Traffic its design leaves unmet over the intact state and the working set (Gbps)."""
+    short_gbps: float
+    """Traffic its design is short of capacity in the working states (Gbps)."""
+    cost_usd: float
+    """Its design's cost."""
+
+
 class DesignIteration(BaseModel):
     """One iteration of the survivable design (one MIP over the working set, then a sweep of its design), or the
     intact design's one MIP. Frozen: a later figure of the same iteration (its sweep) makes a new record
@@ -145,7 +165,7 @@ class DesignIteration(BaseModel):
     """Paths column generation ended with (the intact design)."""
     unmet_gbps: float | None = None
     """Traffic the intact design leaves unmet (Gbps; the intact design)."""
-    designs_tried: list[dict[str, Any]] | None = None
+    designs_tried: list[DesignStart] | None = None
     """The designs the MIP was started from and what each gave (the survivable design)."""
     sweep_seconds: float
     """Seconds the sweep of the design took."""

@@ -505,27 +505,24 @@ def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: PlanSum
 def report_stage(run: PlanRun, net: Network, summary: PlanSummary, place: PlaceTaskResult, route: RouteStage,
                  failures: FailuresTaskResult, upgrade: UpgradeStage, compared: DiffResult | None = None,
                  today: FailuresTaskResult | None = None) -> None:
-    """5. report: maps, charts and ``report.html`` (only with an output folder), drawn from the summary's
-    document."""
+    """5. report: maps, charts and ``report.html`` (only with an output folder), drawn from the plan's and the
+    stages' typed summaries."""
     t0 = time.perf_counter()
     writer = run.writer
     if writer.enabled:
-        document = summary.document()
         rp = run.stage_progress("report")
         rp(0.0, "maps and charts")
-        ps, ts, fs = place.document(), route.te.document(), failures.document()
-        today_fs = today.document() if today else None
-        images = draw_images(route.routed, upgrade.network_after, document, route.te.te.demands,
-                             today_fs or fs, ps, writer,
-                             run.opts.maps, rp)
+        today_fs = today.summary if today else None
+        images = draw_images(route.routed, upgrade.network_after, summary, route.te.te.demands,
+                             today_fs or failures.summary, place.summary, writer, run.opts.maps, rp)
         from backbone.report import render_report
 
-        data = report_data(net, route.routed, run.opts, document, ps, ts, fs, upgrade.summary,
-                           upgrade.upgrades.copy(), writer.files, today_fs)
+        data = report_data(net, route.routed, run.opts, summary, place.summary, route.te.summary, failures.summary,
+                           upgrade.summary, upgrade.upgrades.copy(), writer.files, today_fs)
         if compared is not None:
             from backbone.compare import report_section
 
-            data["compared"] = report_section(compared)
-        report = render_report(data, images)
+            data.compared = report_section(compared)
+        report = render_report(data.document(), images)  # the file edge: the report renders the data's document
         writer.text("report.html", report)
     run.finish("report", t0)

@@ -180,7 +180,7 @@ def test_paths_beyond_the_k_shortest_are_priced_in_and_avoid_a_route() -> None:
     assert optimum == pytest.approx(200.0)
     restricted = design_survivable(net, SurviveOptions(survive="none", k_paths=1))
     tried = restricted.iterations[-1].designs_tried
-    assert tried and all(t["unmet_gbps"] == pytest.approx(140.0) for t in tried)
+    assert tried and all(t.unmet_gbps == pytest.approx(140.0) for t in tried)
     res = _design(net, k_paths=1)
     _assert_brackets(res, optimum)
     assert res.cost_usd == pytest.approx(optimum) and res.status == "optimal"
