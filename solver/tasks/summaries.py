@@ -45,7 +45,28 @@ __all__ = ["CalibrateSummary", "CalibrationErrors", "ComparedWith", "DesignBound
            "DesignSummary", "FailureBeforeAfter", "FailuresSummary", "FailuresToday", "PlaceSummary", "PlanSummary",
            "PlanVerification", "Residency", "RestrictedOptimum", "RoadmapSummary", "SloViolations",
            "SndlibDesignSummary", "StageRow", "SurvivableDesignSummary", "TESummary", "TypedSummary",
-           "UpgradeDesignSummary"]
+           "UnmetDemand", "UpgradeDesignSummary"]
+
+
+class UnmetDemand(BaseModel):
+    """One of the largest unmet demands of a routing (``te.json``'s ``unmet_demands``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    """The demand's id."""
+    src: str
+    """Its source site."""
+    dst: str
+    """Its destination site."""
+    traffic_class: str
+    """Its traffic class."""
+    demand_gbps: float
+    """What it asks for."""
+    unmet_gbps: float
+    """What the routing leaves unmet."""
+    reason: str
+    """Why (``capacity``, ``no path within SLO``, ...)."""
 
 
 class TESummary(TERecord):
@@ -62,7 +83,7 @@ class TESummary(TERecord):
 
     OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("verification",)
 
-    unmet_demands: list[dict[str, Any]]
+    unmet_demands: list[UnmetDemand]
     """The largest unmet demands (at most 100; ``te_demands.csv`` has all): id, ends, class, Gbps, reason."""
     unmet_demands_total: int
     """Demands with unmet traffic."""

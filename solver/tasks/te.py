@@ -20,7 +20,7 @@ from backbone.model import Network
 from backbone.solver.checks.records import CheckRecord
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
-from backbone.solver.tasks.summaries import TESummary
+from backbone.solver.tasks.summaries import TESummary, UnmetDemand
 from backbone.solver.te import TEResult, corridor_table, solve_te
 from backbone.solver.te.options import Objective, TEOptions
 from backbone.solver.te.sections import CorridorRow
@@ -162,8 +162,8 @@ def te_summary(result: TEResult, total_seconds: float, verification: CheckRecord
     ``total_seconds`` and the checker's ``verification``."""
     unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
     unmet_demands = [
-        {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
-         "demand_gbps": float(r["demand_gbps"]), "unmet_gbps": float(r["unmet_gbps"]), "reason": r["reason"]}
+        UnmetDemand(id=str(i), src=r["src"], dst=r["dst"], traffic_class=r["traffic_class"],
+                    demand_gbps=float(r["demand_gbps"]), unmet_gbps=float(r["unmet_gbps"]), reason=r["reason"])
         for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
     record = {**result.summary.given(), "total_seconds": total_seconds}
     return TESummary(**record, unmet_demands=unmet_demands, unmet_demands_total=len(unmet), verification=verification)
