@@ -28,7 +28,7 @@ from backbone.solver.checks.records import (
 from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.survivable.survivability import Survivability
 
-__all__ = ["DesignBound", "DesignIteration", "DesignStart", "DesignSummary", "PlanDesign", "RestrictedOptimum", "SndlibDesignSummary",
+__all__ = ["DesignBound", "DesignIteration", "DesignStart", "DesignSummary", "LinkConfiguration", "ModuleCount", "PlanDesign", "RestrictedOptimum", "SndlibDesignSummary",
            "SurvivableDesignSummary", "UnbuiltDesign", "UpgradeDesignSummary", "built_design", "design_gap"]
 
 
@@ -286,6 +286,31 @@ class UpgradeDesignSummary(TaskSummary):
     """The independent checker's record (with ``verify``)."""
 
 
+class ModuleCount(BaseModel):
+    """Modules of one capacity installed on an SNDlib link (pre-installed capacity counts as one module)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    capacity: float
+    """The module's capacity (the instance's capacity unit)."""
+    count: float
+    """How many are installed."""
+
+
+class LinkConfiguration(BaseModel):
+    """An SNDlib link's configuration: the modules installed and the capacity they give
+    (:func:`~backbone.solver.design.sndlib.link_configurations`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    """The link's id."""
+    modules: list[ModuleCount]
+    """The modules installed, pre-installed capacity first."""
+    capacity: float
+    """Their total capacity."""
+
+
 class SndlibDesignSummary(TaskSummary):
     """``design`` of an SNDlib network (``mode`` ``sndlib``): module counts per link under an SNDlib model code,
     in the SNDlib instance's own units (``cost``, ``capacity`` in modules of ``gbps_per_unit``)."""
@@ -318,8 +343,8 @@ class SndlibDesignSummary(TaskSummary):
     """The solver backend."""
     size: dict[str, Any]
     """The model's size."""
-    links: list[dict[str, Any]]
-    """Per link: its configuration (modules installed, capacity, cost)."""
+    links: list[LinkConfiguration]
+    """Per link: its configuration (modules installed, capacity)."""
     notes: list[str]
     """What a planner should know about the solve."""
     map: dict[str, Any]

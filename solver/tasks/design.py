@@ -136,7 +136,7 @@ def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progr
     links = link_configurations(snd, inst, sol.counts)
     k = snd.gbps_per_unit
     pre = inst.links["preinstalled"]
-    added = {cfg["id"]: (cfg["capacity"] - float(pre.loc[cfg["id"]])) * k for cfg in links}
+    added = {cfg.id: (cfg.capacity - float(pre.loc[cfg.id])) * k for cfg in links}
     summary = SndlibDesignSummary(
         network=snd.name, model=model.code, status=sol.status,
         cost=finite_or_none(sol.cost), lower_bound=finite_or_none(sol.lower_bound), gap=sol.gap,
@@ -144,7 +144,7 @@ def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progr
         mip_status=sol.mip_status, solve_seconds=round(sol.seconds, 3), backend=sol.backend,
         size=sol.stats, links=links, notes=sol.notes,
         map={"link_values": {"added_gbps": added,
-                             "capacity_gbps": {c["id"]: c["capacity"] * k for c in links}}, "failed_links": []},
+                             "capacity_gbps": {c.id: c.capacity * k for c in links}}, "failed_links": []},
     )
     if opts.verify:
         summary.verification = _verify(inst, sol, opts.time_limit_s)

@@ -200,7 +200,7 @@ def test_run_task_sndlib_and_upgrade(tmp_path: Path) -> None:
     res = run_task("design", net, {"model": "U-U-E-N-C-A-N-N", "time_limit_s": LIMIT, "verify": True}, tmp_path)
     s = res.summary
     assert s.mode == "sndlib" and s.cost == pytest.approx(17.0) and s.verification is not None and s.verification.ok
-    assert {link["id"] for link in s.links} == {"AB", "AC", "BC"}
+    assert {link.id for link in s.links} == {"AB", "AC", "BC"}
     assert "design.sol.txt" in res.files and (tmp_path / "design.json").exists()
     up = run_task("design", _upgrade_net(), {"survive": "link", "utilisation_ceiling": 0.5, "time_limit_s": LIMIT,
                                             "routing": "edge"})
