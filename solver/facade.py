@@ -99,7 +99,7 @@ def solve_te(net: Network, *, progress: ProgressFn | None = None, **options: Any
         from backbone.solver.checks.te import check_te
 
         report = check_te(net, result)
-        result = dataclasses.replace(result, verification=report.to_dict())
+        result = dataclasses.replace(result, verification=report.record())
         if not report.ok:
             raise VerificationError(f"te: independent check failed: {report}")
     return result

@@ -10,20 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from backbone.solver.checks.records import CheckRecord, StateCheck, Violation
 
-@dataclass(frozen=True)
-class Violation:
-    """One failed check: what (``check``), where (``table`` + ``id``), by how much."""
-
-    check: str
-    table: str
-    id: str
-    message: str
-    value: float | None = None
-    limit: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+__all__ = ["CheckRecord", "CheckReport", "StateCheck", "Violation"]
 
 
 @dataclass
@@ -41,8 +30,8 @@ class CheckReport:
     counts
         Items examined per family, where a check counts them (e.g. ``{"flows": 120, "n_plus_one_failures": 3}``).
     details
-        Per-item rows where a check reports each item it measured (the survivability check: per state the
-        claimed and the independent unmet Gbps); ``to_dict()`` gives them as ``states`` when there are any.
+        Per-state rows where a check reports each state it measured (the survivability check: per state the
+        claimed and the independent unmet Gbps); the record holds them as ``states`` when there are any.
     """
 
     name: str
@@ -51,7 +40,7 @@ class CheckReport:
     counts: dict[str, int] = field(default_factory=dict)
     max_violations: int = 200
     n_violations: int = 0
-    details: list[dict[str, Any]] = field(default_factory=list)
+    details: list[StateCheck] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -74,13 +63,16 @@ class CheckReport:
         if family not in self.checked:
             self.checked.append(family)
 
+    def record(self) -> CheckRecord:
+        """The check's typed record (a summary's ``verification``): what was checked, the counts and the violations
+        kept, with the per-state rows as ``states`` when there are any."""
+        return CheckRecord(name=self.name, ok=self.ok, checked=list(self.checked), counts=dict(self.counts),
+                           n_violations=max(self.n_violations, len(self.violations)),
+                           violations=list(self.violations), states=list(self.details) or None)
+
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "ok": self.ok, "checked": self.checked, "counts": self.counts,
-                               "n_violations": max(self.n_violations, len(self.violations)),
-                               "violations": [v.to_dict() for v in self.violations]}
-        if self.details:
-            out["states"] = self.details
-        return out
+        """The record's JSON document (:meth:`record`, dumped): for a caller at the file or API edge."""
+        return self.record().document()
 
     def __str__(self) -> str:
         if self.ok:

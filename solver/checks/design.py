@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from backbone.model import Network
 from backbone.serialize import finite_or_none
 from backbone.solver.checks import CheckReport, Violation
+from backbone.solver.checks.records import DesignCheckRecord
 from backbone.solver.design import DesignInstance
 
 logger = logging.getLogger(__name__)
@@ -51,10 +52,17 @@ class DesignCheck:
         """SNDlib objective of the design with its cheapest routing."""
         return self.capacity_cost + self.setup_cost + self.preinstalled_cost + self.routing_cost
 
+    def record(self) -> DesignCheckRecord:
+        """The check's typed record (a design summary's ``verification``): the report's plus the costs
+        recomputed (None when not finite)."""
+        return DesignCheckRecord(**dict(self.report.record()), capacity_cost=self.capacity_cost,
+                                 setup_cost=self.setup_cost, preinstalled_cost=self.preinstalled_cost,
+                                 routing_cost=finite_or_none(self.routing_cost),
+                                 total_cost=finite_or_none(self.total_cost), unserved=self.unserved)
+
     def to_dict(self) -> dict[str, Any]:
-        return {**self.report.to_dict(), "capacity_cost": self.capacity_cost, "setup_cost": self.setup_cost,
-                "preinstalled_cost": self.preinstalled_cost, "routing_cost": finite_or_none(self.routing_cost),
-                "total_cost": finite_or_none(self.total_cost), "unserved": self.unserved}
+        """The record's JSON document (:meth:`record`, dumped): for a caller at the file or API edge."""
+        return self.record().document()
 
 
 Configurations = Mapping[str, Sequence[tuple[float, float]]]

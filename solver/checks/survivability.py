@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from backbone.model import Network
-from backbone.solver.checks import CheckReport, Violation
+from backbone.solver.checks import CheckReport, StateCheck, Violation
 from backbone.solver.checks.edge_flow import EdgeFlowModel, StateFlow
 from backbone.solver.core.progress import ProgressFn, no_progress
 
@@ -157,8 +157,9 @@ def check_survivability(network: Network | str | Path, survive: str,
     Returns
     -------
     CheckReport
-        ``ok`` when every claim holds; ``states`` (in ``to_dict()``) lists per state the claimed and the
-        independent unmet Gbps, the seconds and whether it matches.
+        ``ok`` when every claim holds; ``details`` (the record's ``states``: :class:`~backbone.solver.checks.
+        records.StateCheck`) lists per state the claimed and the independent unmet Gbps, the seconds and whether
+        it matches.
     """
     progress = progress or no_progress
     if not isinstance(network, Network):
@@ -180,11 +181,7 @@ def check_survivability(network: Network | str | Path, survive: str,
         progress(i / max(1, n), f"checking {sid}")
         flow, loss = states.measure(sid)
         excuse = claims.get(sid)
-        row: dict[str, Any] = {"scenario": sid, "claimed": "excused" if excuse else "survives",
-                               "claimed_unmet_gbps": 0.0 if excuse is None else excuse.gbps,
-                               "independent_unmet_gbps": round(loss, 3), "lost_gbps": round(flow.lost_gbps, 3),
-                               "paused_gbps": round(flow.paused_gbps, 3),
-                               "seconds": round(flow.seconds, 4)}
+        reason: ReasonCheck | None = None
         if excuse is None:
             if loss > tol:
                 report.add(Violation("state_carried", "scenarios", sid,
@@ -193,9 +190,16 @@ def check_survivability(network: Network | str | Path, survive: str,
         else:
             n_excused += 1
             if full is not None and sid in full.scenarios:
-                _check_excuse(report, excuse, loss, full.measure(sid), full.base, tol, row)
-        row["match"] = not any(v.id == sid for v in report.violations)
-        report.details.append(row)
+                reason = _check_excuse(report, excuse, loss, full.measure(sid), full.base, tol)
+        report.details.append(StateCheck(
+            scenario=sid, claimed="excused" if excuse else "survives",
+            claimed_unmet_gbps=0.0 if excuse is None else excuse.gbps, independent_unmet_gbps=round(loss, 3),
+            lost_gbps=round(flow.lost_gbps, 3), paused_gbps=round(flow.paused_gbps, 3),
+            seconds=round(flow.seconds, 4),
+            full_network_unmet_gbps=None if reason is None else reason.full_network_unmet_gbps,
+            reason_parts=None if reason is None else reason.reason_parts,
+            full_network_parts_gbps=None if reason is None else reason.full_network_parts_gbps,
+            match=not any(v.id == sid for v in report.violations)))
     report.count("states", n)
     report.checked.append(f"{n - n_excused} of {n} {survive} failure states claimed carried, each re-measured by "
                           f"an independent edge LP; {n_excused} excused states checked against their excuse "
@@ -209,12 +213,21 @@ def _parts(flow: StateFlow) -> str:
             "short of capacity")
 
 
+@dataclass(frozen=True)
+class ReasonCheck:
+    """An excused state's reason measured on the full network: its loss there, the reason's parts the checker
+    found and each part's Gbps there (a :class:`StateCheck`'s full-network figures)."""
+
+    full_network_unmet_gbps: float
+    reason_parts: list[str]
+    full_network_parts_gbps: dict[str, float]
+
+
 def _check_excuse(report: CheckReport, excuse: Excuse, loss: float, full: tuple[StateFlow, float],
-                  full_base: StateFlow, tol: float, row: dict[str, Any]) -> None:
+                  full_base: StateFlow, tol: float) -> ReasonCheck:
     """An excused state loses what it says it loses, and its reason holds with every candidate at its maximum
-    (each part beyond what the full network leaves unmet intact)."""
+    (each part beyond what the full network leaves unmet intact); returns what the full network measured."""
     sid, (full_flow, full_loss) = excuse.scenario, full
-    row["full_network_unmet_gbps"] = round(full_loss, 3)
     if excuse.gbps is not None:
         allowed = tol + EXCUSE_REL_TOL * max(excuse.gbps, loss)
         if abs(loss - excuse.gbps) > allowed:
@@ -252,5 +265,4 @@ def _check_excuse(report: CheckReport, excuse: Excuse, loss: float, full: tuple[
             report.add(Violation("excuse_reason", "scenarios", sid,
                                  f"the reason says {', '.join(sorted(named))} are taken off the network; with every "
                                  f"candidate built only {', '.join(full_flow.isolated_sites) or 'no site'} is"))
-    row["reason_parts"] = sorted(found)
-    row["full_network_parts_gbps"] = {k: round(v, 3) for k, v in measured.items()}
+    return ReasonCheck(round(full_loss, 3), sorted(found), {k: round(v, 3) for k, v in measured.items()})

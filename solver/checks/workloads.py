@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
 from itertools import permutations
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 import numpy as np
@@ -41,6 +43,7 @@ from backbone.model import Network
 from backbone.solver.placement.options import MAX_SPLIT_SITES, PlaceOptions
 from backbone.workload_traffic import CHECKPOINT_BYTES_PER_PARAMETER
 from backbone.workloads import (
+    SyncMethod,
     checkpoint_replication_gbps,
     dataset_read_gbps,
     dataset_replication_gbps,
@@ -56,20 +59,55 @@ Flow = tuple[str, str, str, str, float, tuple[str, ...]]
 """An expected flow: job, traffic class, dataset, destination, Gbps, the sources it may come from."""
 
 
-def _jobs(net: Network, opts: PlaceOptions) -> dict[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class JobToCheck:
+    """A training job as the checker reads it again (the scenario's ``training_jobs`` row or the options' job):
+    the fields the checks and the workload formulas use, with its checkpoint's bytes worked out."""
+
+    gpus: int
+    regions: tuple[str, ...]
+    sites: tuple[str, ...]
+    max_sites: int
+    parameters: float
+    bytes_per_parameter: float
+    step_time_s: float
+    sync_method: SyncMethod
+    inner_steps: int
+    fragments: int
+    compression_bits: float
+    """Bits per gradient value on the wire (NaN: uncompressed)."""
+    datasets: tuple[str, ...]
+    checkpoint_bytes: float
+    checkpoint_interval_s: float
+    checkpoint_replicas: str
+
+
+def _job(fields: Mapping[str, Any], checkpoint_size_tb: float | None, compression_bits: float | None) -> JobToCheck:
+    """One job from a table row or an options job (``fields``), its checkpoint TB and compression (None: not
+    given)."""
+    size = math.nan if checkpoint_size_tb is None else float(checkpoint_size_tb) * 1e12
+    return JobToCheck(
+        gpus=int(fields["gpus"]), regions=tuple(str(x) for x in fields["regions"]),
+        sites=tuple(str(x) for x in fields["sites"]), max_sites=int(fields["max_sites"]),
+        parameters=float(fields["parameters"]), bytes_per_parameter=float(fields["bytes_per_parameter"]),
+        step_time_s=float(fields["step_time_s"]),
+        sync_method=cast("SyncMethod", str(fields["sync_method"])),  # the table schema or the options model checked it
+        inner_steps=int(fields["inner_steps"]), fragments=int(fields["fragments"]),
+        compression_bits=math.nan if compression_bits is None else float(compression_bits),
+        datasets=tuple(str(x) for x in fields["datasets"]),
+        checkpoint_bytes=size if math.isfinite(size) else float(fields["parameters"]) * CHECKPOINT_BYTES_PER_PARAMETER,
+        checkpoint_interval_s=float(fields["checkpoint_interval_s"]),
+        checkpoint_replicas=str(fields["checkpoint_replicas"]))
+
+
+def _jobs(net: Network, opts: PlaceOptions) -> dict[str, JobToCheck]:
     """Every job to place, read again from the scenario table and the options."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, JobToCheck] = {}
     if opts.scenario_jobs:
         for jid, r in net.training_jobs.iterrows():  # the checker reads record by record, on purpose
-            size = float(r["checkpoint_size_tb"]) * 1e12
-            out[str(jid)] = {**r.to_dict(), "checkpoint_bytes": size if math.isfinite(size)
-                             else float(r["parameters"]) * CHECKPOINT_BYTES_PER_PARAMETER}
+            out[str(jid)] = _job(r, float(r["checkpoint_size_tb"]), float(r["compression_bits"]))
     for j in opts.training:
-        d = j.model_dump()
-        d["checkpoint_bytes"] = (j.checkpoint_size_tb * 1e12 if j.checkpoint_size_tb is not None
-                                 else j.parameters * CHECKPOINT_BYTES_PER_PARAMETER)
-        d["compression_bits"] = math.nan if j.compression_bits is None else j.compression_bits
-        out[j.id] = d
+        out[j.id] = _job(j.model_dump(), j.checkpoint_size_tb, j.compression_bits)
     return out
 
 
@@ -85,21 +123,21 @@ def backbone_latency_ms(net: Network, sources: list[str]) -> dict[str, dict[str,
     return {s: nx.single_source_dijkstra_path_length(g, s, weight="weight") for s in sources}
 
 
-def _resident(net: Network, job: dict[str, Any], datasets: pd.DataFrame, site: str) -> bool:
+def _resident(net: Network, job: JobToCheck, datasets: pd.DataFrame, site: str) -> bool:
     """The site satisfies the residency of every dataset the job reads."""
     s = net.sites.loc[site]
-    for d in job["datasets"]:
+    for d in job.datasets:
         res = tuple(datasets.at[d, "residency"])
         if res and s["region"] not in res and s["country"] not in res:
             return False
     return True
 
 
-def _allowed(net: Network, job: dict[str, Any], datasets: pd.DataFrame, site: str) -> bool:
+def _allowed(net: Network, job: JobToCheck, datasets: pd.DataFrame, site: str) -> bool:
     s = net.sites.loc[site]
-    if job["regions"] and s["region"] not in job["regions"]:
+    if job.regions and s["region"] not in job.regions:
         return False
-    if job["sites"] and site not in job["sites"]:
+    if job.sites and site not in job.sites:
         return False
     return _resident(net, job, datasets, site)
 
@@ -132,18 +170,18 @@ def _ring(jid: str, rows: pd.DataFrame, dist: dict[str, dict[str, float]], tol: 
     return stated, problems
 
 
-def _sync_flows(jid: str, job: dict[str, Any], ring: list[str]) -> list[Flow]:
+def _sync_flows(jid: str, job: JobToCheck, ring: list[str]) -> list[Flow]:
     """Gradient sync of a job over ``ring``: each site sends the formula's Gbps (``R`` = its sites) to the next."""
-    if len(ring) < 2 or job["parameters"] <= 0:
+    if len(ring) < 2 or job.parameters <= 0:
         return []
-    bits = job["compression_bits"]
-    g = float(gradient_sync_gbps(job["parameters"], job["bytes_per_parameter"], job["step_time_s"], len(ring),
-                                 method=job["sync_method"], inner_steps=job["inner_steps"],
-                                 fragments=job["fragments"], compression_bits=None if not math.isfinite(bits) else bits))
+    bits = job.compression_bits
+    g = float(gradient_sync_gbps(job.parameters, job.bytes_per_parameter, job.step_time_s, len(ring),
+                                 method=job.sync_method, inner_steps=job.inner_steps,
+                                 fragments=job.fragments, compression_bits=None if not math.isfinite(bits) else bits))
     return [(jid, "training-sync", "", ring[(i + 1) % len(ring)], g, (ring[i],)) for i in range(len(ring))]
 
 
-def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.DataFrame,
+def _expected_flows(net: Network, jobs: dict[str, JobToCheck], training: pd.DataFrame,
                     replicas: pd.DataFrame, datasets: pd.DataFrame, dist: dict[str, dict[str, float]], tol: float
                     ) -> tuple[list[Flow], list[str]]:
     """The flows the placement implies: (job, class, dataset, dst, Gbps, allowed sources), and problems."""
@@ -167,8 +205,8 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
         problems += ring_problems
         out += _sync_flows(str(jid), job, ring)
         first = ring[0]
-        policy = job["checkpoint_replicas"]
-        if policy != "none" and job["checkpoint_bytes"] > 0:
+        policy = job.checkpoint_replicas
+        if policy != "none" and job.checkpoint_bytes > 0:
             stores = [str(x) for x in net.sites.index[net.sites["storage_pb"] > 0]] or \
                 [str(x) for x in net.sites.index]
             targets = [c for c in stores if c not in sites and (
@@ -182,10 +220,10 @@ def _expected_flows(net: Network, jobs: dict[str, dict[str, Any]], training: pd.
                 problems.append(f"training job {jid}: checkpoints go to {stated!r}, not to the nearest {policy} "
                                 f"site ({', '.join(best)})")
             if best:
-                g = float(checkpoint_replication_gbps(job["checkpoint_bytes"], job["checkpoint_interval_s"]))
+                g = float(checkpoint_replication_gbps(job.checkpoint_bytes, job.checkpoint_interval_s))
                 out.append((str(jid), "checkpoint", "", stated, g, (first,)))
         for site, gpus in zip(sites, rows["gpus"].astype(float), strict=True):
-            for d in job["datasets"]:
+            for d in job.datasets:
                 homes = [str(h) for h in datasets.at[d, "home_sites"]]
                 if site in homes or (d, site) in replica_at:
                     continue
@@ -262,7 +300,7 @@ def check_workloads(net: Network, opts: PlaceOptions, tables: dict[str, pd.DataF
     return out, load, len(jobs)
 
 
-def _check_jobs(net: Network, jobs: dict[str, dict[str, Any]], training: pd.DataFrame, datasets: pd.DataFrame,
+def _check_jobs(net: Network, jobs: dict[str, JobToCheck], training: pd.DataFrame, datasets: pd.DataFrame,
                 candidates: set[str], expect_full: bool, tol: float) -> list[str]:
     """Each placed job: whole, in equal shares over at most ``min(max_sites, MAX_SPLIT_SITES)`` allowed sites (its
     pinned sites, all of them, when it has any)."""
@@ -275,16 +313,16 @@ def _check_jobs(net: Network, jobs: dict[str, dict[str, Any]], training: pd.Data
                 out.append(f"training job {jid}: not placed")
             continue
         n = len(rows)
-        if n > min(int(job["max_sites"]), MAX_SPLIT_SITES):
-            out.append(f"training job {jid}: spans {n} sites, more than min(max_sites {job['max_sites']}, "
+        if n > min(int(job.max_sites), MAX_SPLIT_SITES):
+            out.append(f"training job {jid}: spans {n} sites, more than min(max_sites {job.max_sites}, "
                        f"{MAX_SPLIT_SITES})")
-        pinned = {str(x) for x in job["sites"]}
+        pinned = {str(x) for x in job.sites}
         if pinned and {str(x) for x in rows["site"]} != pinned:
             out.append(f"training job {jid}: runs at {sorted(rows['site'].astype(str))}, not at exactly its pinned "
                        f"sites {sorted(pinned)}")
-        if abs(float(rows["gpus"].sum()) - float(job["gpus"])) > tol * max(1.0, float(job["gpus"])) or \
-                not np.allclose(rows["gpus"].astype(float), float(job["gpus"]) / n):
-            out.append(f"training job {jid}: GPUs {list(rows['gpus'])} do not split {job['gpus']} evenly")
+        if abs(float(rows["gpus"].sum()) - float(job.gpus)) > tol * max(1.0, float(job.gpus)) or \
+                not np.allclose(rows["gpus"].astype(float), float(job.gpus) / n):
+            out.append(f"training job {jid}: GPUs {list(rows['gpus'])} do not split {job.gpus} evenly")
         for s in rows["site"]:
             if str(s) not in candidates or not _allowed(net, job, datasets, str(s)):
                 out.append(f"training job {jid}: site {s} is not allowed")

@@ -40,6 +40,7 @@ from backbone.io.sndlib import (
 )
 from backbone.solver.core.sparse import selector
 from backbone.solver.design import DesignInstance, DesignSolution
+from backbone.solver.design.summary import LinkConfiguration, ModuleCount
 
 __all__ = [
     "SUPPORTED",
@@ -115,9 +116,10 @@ def load_instance(network: str | Path, model: str | Path) -> tuple[SndlibNetwork
 
 
 # ---------------------------------------------------------------------- link configurations
-def link_configurations(snd: SndlibNetwork, inst: DesignInstance, counts: np.ndarray | None) -> list[dict[str, Any]]:
-    """Per link: ``{"id", "modules": [{"capacity", "count"}], "capacity"}`` with pre-installed
-    capacity listed as a module of count 1 (as the SNDlib solution format counts it)."""
+def link_configurations(snd: SndlibNetwork, inst: DesignInstance,
+                        counts: np.ndarray | None) -> list[LinkConfiguration]:
+    """Per link: its modules (capacity, count) and total capacity, with pre-installed capacity listed as a module of
+    count 1 (as the SNDlib solution format counts it)."""
     counts = np.zeros(len(inst.modules)) if counts is None else counts
     mods = inst.modules.assign(count=counts)
     used = mods[mods["count"] > 0]
@@ -125,13 +127,13 @@ def link_configurations(snd: SndlibNetwork, inst: DesignInstance, counts: np.nda
     out = []
     grouped = {int(k): g for k, g in used.groupby("link")}
     for i, lid in enumerate(inst.links.index):
-        entries = [{"capacity": float(pre[i]), "count": 1.0}] if pre[i] > 0 else []
+        entries = [ModuleCount(capacity=float(pre[i]), count=1.0)] if pre[i] > 0 else []
         g = grouped.get(i)
         if g is not None:
             for capacity, count in g.groupby("capacity")["count"].sum().items():
-                entries.append({"capacity": float(capacity), "count": float(count)})
-        total = sum(e["capacity"] * e["count"] for e in entries)
-        out.append({"id": str(lid), "modules": entries, "capacity": float(total)})
+                entries.append(ModuleCount(capacity=float(capacity), count=float(count)))
+        total = sum(e.capacity * e.count for e in entries)
+        out.append(LinkConfiguration(id=str(lid), modules=entries, capacity=float(total)))
     return out
 
 
@@ -205,8 +207,8 @@ def solution_text(snd: SndlibNetwork, model: SndlibModel, inst: DesignInstance, 
              f"# network {snd.name}, model {model.code}, cost {sol.cost:.6f}, lower bound {sol.lower_bound:.6f}", "",
              "LINK-CONFIGURATIONS ("]
     for cfg in link_configurations(snd, inst, sol.counts):
-        mods = " ".join(f"{_num(e['capacity'])} {_num(e['count'])}" for e in cfg["modules"])
-        lines.append(f"  {cfg['id']} ( {mods} )" if mods else f"  {cfg['id']} ( )")
+        mods = " ".join(f"{_num(e.capacity)} {_num(e.count)}" for e in cfg.modules)
+        lines.append(f"  {cfg.id} ( {mods} )" if mods else f"  {cfg.id} ( )")
     lines.append(")")
     if sol.flows is not None:
         unit = snd.demands["routing_unit"].reindex(inst.demands.index).to_numpy(float)

@@ -19,10 +19,16 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
+from backbone.solver.checks.records import (
+    CheckRecord,
+    DesignCheckRecord,
+    IntactDesignCheckRecord,
+    NoDesignChecked,
+)
 from backbone.solver.core.summary import TaskSummary, TypedSummary
 from backbone.solver.design.survivable.survivability import Survivability
 
-__all__ = ["DesignBound", "DesignIteration", "DesignSummary", "PlanDesign", "RestrictedOptimum", "SndlibDesignSummary",
+__all__ = ["DesignBound", "DesignIteration", "DesignStart", "DesignSummary", "LinkConfiguration", "ModuleCount", "PlanDesign", "RestrictedOptimum", "SndlibDesignSummary",
            "SurvivableDesignSummary", "UnbuiltDesign", "UpgradeDesignSummary", "built_design", "design_gap"]
 
 
@@ -106,6 +112,26 @@ class RestrictedOptimum(TaskSummary):
     """The designs it is optimal among, in words."""
 
 
+class DesignStart(BaseModel):
+    """One start of a survivable design iteration's MIP: the candidate routes it opened and what its design gave
+    (``designs_tried`` of a :class:`DesignIteration`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
+
+    start: str
+    """Which candidate routes were open: ``routes needed``, ``no new route`` or ``every candidate``."""
+    candidates_open: int
+    """Candidate routes open in the MIP."""
+    routes: int
+    """Candidate routes its design builds."""
+    unmet_gbps: float
+    """Traffic its design leaves unmet over the intact state and the working set (Gbps)."""
+    short_gbps: float
+    """Traffic its design is short of capacity in the working states (Gbps)."""
+    cost_usd: float
+    """Its design's cost."""
+
+
 class DesignIteration(BaseModel):
     """One iteration of the survivable design (one MIP over the working set, then a sweep of its design), or the
     intact design's one MIP. Frozen: a later figure of the same iteration (its sweep) makes a new record
@@ -139,7 +165,7 @@ class DesignIteration(BaseModel):
     """Paths column generation ended with (the intact design)."""
     unmet_gbps: float | None = None
     """Traffic the intact design leaves unmet (Gbps; the intact design)."""
-    designs_tried: list[dict[str, Any]] | None = None
+    designs_tried: list[DesignStart] | None = None
     """The designs the MIP was started from and what each gave (the survivable design)."""
     sweep_seconds: float
     """Seconds the sweep of the design took."""
@@ -215,8 +241,9 @@ class SurvivableDesignSummary(TaskSummary):
     """Map values: Gbps added per link."""
     survive: str | None = None
     """The ``survive`` option (set by the ``design`` task)."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: IntactDesignCheckRecord | CheckRecord | None = None
+    """The independent checker's record (with ``verify``): the intact design's check, or the survivability
+    check."""
 
 
 class UpgradeDesignSummary(TaskSummary):
@@ -255,8 +282,33 @@ class UpgradeDesignSummary(TaskSummary):
     """What a planner should know about the solve."""
     map: dict[str, Any]
     """Map values: Gbps added and capacity per link."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: DesignCheckRecord | NoDesignChecked | None = None
+    """The independent checker's record (with ``verify``)."""
+
+
+class ModuleCount(BaseModel):
+    """Modules of one capacity installed on an SNDlib link (pre-installed capacity counts as one module)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    capacity: float
+    """The module's capacity (the instance's capacity unit)."""
+    count: float
+    """How many are installed."""
+
+
+class LinkConfiguration(BaseModel):
+    """An SNDlib link's configuration: the modules installed and the capacity they give
+    (:func:`~backbone.solver.design.sndlib.link_configurations`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    """The link's id."""
+    modules: list[ModuleCount]
+    """The modules installed, pre-installed capacity first."""
+    capacity: float
+    """Their total capacity."""
 
 
 class SndlibDesignSummary(TaskSummary):
@@ -291,14 +343,14 @@ class SndlibDesignSummary(TaskSummary):
     """The solver backend."""
     size: dict[str, Any]
     """The model's size."""
-    links: list[dict[str, Any]]
-    """Per link: its configuration (modules installed, capacity, cost)."""
+    links: list[LinkConfiguration]
+    """Per link: its configuration (modules installed, capacity)."""
     notes: list[str]
     """What a planner should know about the solve."""
     map: dict[str, Any]
     """Map values: Gbps added and capacity per link."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: DesignCheckRecord | NoDesignChecked | None = None
+    """The independent checker's record (with ``verify``)."""
 
 
 DesignSummary = SurvivableDesignSummary | UpgradeDesignSummary | SndlibDesignSummary

@@ -2,7 +2,9 @@
 
 * :mod:`~backbone.solver.plan.pipeline`: the stages' algorithms (:func:`plan_upgrades`, :func:`overall_status`).
 * :mod:`~backbone.solver.plan.states`: the failure states a plan designs against and its survivability.
-* :mod:`~backbone.solver.plan.report_data`: what the plan's report shows.
+* :mod:`~backbone.solver.plan.summary`: ``plan.json``'s summary (:class:`~backbone.solver.plan.summary.PlanSummary`).
+* :mod:`~backbone.solver.plan.report_data`: what the plan's report shows, as the typed records of
+  :mod:`~backbone.solver.plan.report_records`.
 * :mod:`~backbone.solver.plan.stage_options`: each stage's options and the plan's defaults.
 
 The ``plan`` task that runs them is :mod:`backbone.solver.tasks.plan`.

@@ -1,10 +1,12 @@
 """What the plan reports: the headline, the map values, the maps and charts (:func:`draw_images`) and the report's
-data (:func:`report_data`, rendered by :func:`backbone.report.render_report`)."""
+data (:func:`report_data`: a :class:`~backbone.solver.plan.report_records.PlanReportData`, whose document
+:func:`backbone.report.render_report` renders). Each reads the stages' typed summaries, never their documents."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import pandas as pd
@@ -18,8 +20,27 @@ from backbone.solver.core.progress import ProgressFn
 from backbone.solver.core.summary import TypedSummary
 from backbone.solver.design.summary import PlanDesign, UnbuiltDesign, built_design
 from backbone.solver.design.survivable.survivability import Survivability
+from backbone.solver.failures.summary import FailuresSummary
+from backbone.solver.placement.summary import PlaceSummary
+from backbone.solver.plan.report_records import (
+    BusyLink,
+    CorridorsBlock,
+    DatasetHome,
+    DatasetRow,
+    FailuresBlock,
+    GravityMap,
+    PlanReportData,
+    Provenance,
+    TbpsByClass,
+    TrainingSite,
+    WorkloadFlow,
+    WorkloadsBlock,
+)
 from backbone.solver.plan.states import LinkSurvivability
+from backbone.solver.plan.summary import PlanSummary, Residency
 from backbone.solver.plan.workloads import WORKLOAD_DEMAND_PREFIX
+from backbone.solver.te.sections import CorridorRow
+from backbone.solver.te.summary import TERecord
 
 __all__ = ["KIND_WORDS", "ReportOptions", "after_subtitle", "bound_text", "corridors_block", "draw_images",
            "gravity_map", "headline_text", "link_check_text", "plan_map", "report_data"]
@@ -103,35 +124,35 @@ def bound_text(ds: PlanDesign | Mapping[str, Any]) -> str:
     return text
 
 
-def gravity_map(routed: Network, ps: dict[str, Any]) -> dict[str, Any] | None:
+def gravity_map(routed: Network, jobs: Sequence[Mapping[str, Any]],
+                replicas: Sequence[Mapping[str, Any]]) -> GravityMap | None:
     """The data-gravity map's values (a ``map`` object, :mod:`backbone.maps.values`), or None when no training job
     was placed: the routed workload flows (src, dst, traffic class, Gbps; one per class and site pair, as routed),
-    the sites of the placed jobs with their GPUs (``ps["training"]``) and every dataset's homes, the placement's new
-    replicas marked ``new``."""
-    jobs = ps.get("training") or []
+    the sites of the placed jobs with their GPUs (``jobs``: the placement's ``training`` rows) and every dataset's
+    homes, the placement's new ``replicas`` marked ``new``."""
     if not jobs:
         return None
     d = routed.demands
     work = d[d.index.astype(str).str.startswith(WORKLOAD_DEMAND_PREFIX) & (d["demand_gbps"] > 0)]
-    flows = [{"src": str(r.src), "dst": str(r.dst), "traffic_class": str(r.traffic_class), "gbps": float(r.demand_gbps)}
+    flows = [WorkloadFlow(src=str(r.src), dst=str(r.dst), traffic_class=str(r.traffic_class), gbps=float(r.demand_gbps))
              for r in work.itertuples()]
-    new = {(str(r["dataset"]), str(r["site"])) for r in ps.get("replicas") or []}
-    homes = [{"dataset": str(ds), "site": str(site), "new": (str(ds), str(site)) in new}
+    new = {(str(r["dataset"]), str(r["site"])) for r in replicas}
+    homes = [DatasetHome(dataset=str(ds), site=str(site), new=(str(ds), str(site)) in new)
              for ds, sites in routed.datasets["home_sites"].items() for site in sites]
-    training = [{"job": str(r["job"]), "site": str(r["site"]), "gpus": float(r["gpus"])} for r in jobs]
-    return {"workload_flows": flows, "training_sites": training, "dataset_homes": homes}
+    training = [TrainingSite(job=str(r["job"]), site=str(r["site"]), gpus=float(r["gpus"])) for r in jobs]
+    return GravityMap(workload_flows=flows, training_sites=training, dataset_homes=homes)
 
 
-def _gravity_subtitle(doc: dict[str, Any]) -> str:
+def _gravity_subtitle(gravity: GravityMap) -> str:
     """``2 training jobs on 3 sites (16,384 GPUs) · 4 datasets · workload flows 1.2 Tbps (12 flows)``."""
-    jobs = {r["job"] for r in doc["training_sites"]}
-    sites = {r["site"] for r in doc["training_sites"]}
-    gpus = sum(r["gpus"] for r in doc["training_sites"])
-    datasets = {r["dataset"] for r in doc["dataset_homes"]}
-    total = sum(r["gbps"] for r in doc["workload_flows"])
+    jobs = {r.job for r in gravity.training_sites}
+    sites = {r.site for r in gravity.training_sites}
+    gpus = sum(r.gpus for r in gravity.training_sites)
+    datasets = {r.dataset for r in gravity.dataset_homes}
+    total = sum(r.gbps for r in gravity.workload_flows)
     return (f"{count_text(len(jobs), 'training job')} on {count_text(len(sites), 'site')} ({gpus:,.0f} GPUs) · "
             f"{count_text(len(datasets), 'dataset')} · workload flows {gbps_text(total)} Gbps "
-            f"({count_text(len(doc['workload_flows']), 'flow')}, routed with the plan's traffic)")
+            f"({count_text(len(gravity.workload_flows), 'flow')}, routed with the plan's traffic)")
 
 
 def plan_map(pm: dict[str, Any], tm: dict[str, Any]) -> dict[str, Any]:
@@ -142,10 +163,11 @@ def plan_map(pm: dict[str, Any], tm: dict[str, Any]) -> dict[str, Any]:
             "failed_links": []}
 
 
-def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_demands: pd.DataFrame, fs: dict[str, Any],
-          ps: dict[str, Any], writer: ArtifactWriter, maps: bool,
-          progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
-    """Maps and charts through ``writer``; returns the images the report embeds."""
+def draw_images(routed: Network, after: Network, summary: PlanSummary, te_demands: pd.DataFrame,
+                fs: FailuresSummary, ps: PlaceSummary, writer: ArtifactWriter, maps: bool,
+                progress: ProgressFn) -> dict[str, tuple[bytes, str]]:
+    """Maps and charts through ``writer``; returns the images the report embeds. ``fs`` is the sweep the failure
+    chart shows (today's network and traffic)."""
     from backbone.maps import render_map_bytes
     from backbone.maps.charts import chart_from_result
 
@@ -153,25 +175,25 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
     if not maps:
         return images
     title = f"{routed.name}: the plan"
-    sub = (f"{summary['gpus_added']:,.0f} GPUs added · max utilisation {100 * (summary['mlu'] or 0):.0f} % · "
-           f"{summary['failure_scenarios']} {summary['failure_kind']} failures swept")
-    result = {"map": summary["map"]}
-    data = render_map_bytes(after, "png", {"map": summary["map_after"]}, title=f"{routed.name}: after the plan",
+    sub = (f"{summary.gpus_added:,.0f} GPUs added · max utilisation {100 * (known(summary.mlu) or 0):.0f} % · "
+           f"{summary.failure_scenarios} {summary.failure_kind} failures swept")
+    result = {"map": summary.map}
+    data = render_map_bytes(after, "png", {"map": summary.map_after}, title=f"{routed.name}: after the plan",
                             subtitle=after_subtitle(summary), size="1600x900")
     writer.bytes("map_after.png", data)
     images["after"] = (data, "png")
-    after_doc = {"map": summary["map_after"]}
+    after_doc = {"map": summary.map_after}
     after_title, after_sub = f"{routed.name}: after the plan", after_subtitle(summary)
     # today's links with the placement's traffic (PNG), and the planned backbone with what was bought (the rest)
     jobs = [("map_world.png", "png", 0.0, False), ("map_pacific.png", "png", 150.0, False),
             ("map.svg", "svg", 0.0, True), ("map.html", "html", 0.0, True), ("map.geojson", "geojson", 0.0, True)]
-    gravity = gravity_map(routed, ps)
+    gravity = gravity_map(routed, ps.training, ps.replicas)
     for i, (name, fmt, center_lon, planned) in enumerate(jobs):
         progress(0.8 * i / len(jobs), f"drawing {name}")
         size = "1600x900" if fmt == "png" else "1920x1080"
         doc = after_doc if planned else result
         if fmt in ("html", "geojson") and gravity is not None:  # the interactive map and GeoJSON carry the flows too
-            doc = {"map": {**doc["map"], **gravity}}
+            doc = {"map": {**doc["map"], **gravity.document()}}
         data = render_map_bytes(after if planned else routed, fmt, doc,
                                 title=after_title if planned else title, subtitle=after_sub if planned else sub,
                                 size=size, center_lon=center_lon)
@@ -182,17 +204,17 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
             images["pacific"] = (data, "png")
     if gravity is not None:
         progress(0.8, "drawing map_gravity.png")
-        data = render_map_bytes(routed, "png", {"map": gravity}, color_by="kind", size="1600x900",
+        data = render_map_bytes(routed, "png", {"map": gravity.document()}, color_by="kind", size="1600x900",
                                 title=f"{routed.name}: data gravity (training jobs, their datasets and workload flows)",
                                 subtitle=_gravity_subtitle(gravity))
         writer.bytes("map_gravity.png", data)
         images["gravity"] = (data, "png")
     charts: list[tuple[str, str, dict[str, Any]]] = [
-        ("utilisation", "chart_utilisation.png", {"map": summary["map"]}),
+        ("utilisation", "chart_utilisation.png", {"map": summary.map}),
         ("latency", "chart_latency.png", {"latency": _latency_records(routed, te_demands),
                                           "latency_weight_name": "carried Gbps", "latency_path": "routed paths"}),
         ("impact", "chart_failures.png", _impact_doc(fs)),
-        ("cost", "chart_cost.png", {"sites": [r for r in ps.get("sites") or [] if (r.get("gpus_added") or 0) > 0]}),
+        ("cost", "chart_cost.png", {"sites": [r for r in ps.sites if (r.get("gpus_added") or 0) > 0]}),
     ]
     for kind, name, doc in charts:
         try:
@@ -206,23 +228,29 @@ def draw_images(routed: Network, after: Network, summary: dict[str, Any], te_dem
     return images
 
 
-def after_subtitle(summary: dict[str, Any]) -> str:
+def after_subtitle(summary: PlanSummary) -> str:
     """The subtitle of the maps of the planned backbone: what was bought, utilisation and survivability."""
-    sv = summary["survivability"]
-    bought = (f"{count_text(summary['routes_built'], 'new route')}, {count_text(summary['links_upgraded'], 'link')} "
-              f"upgraded, {count_text(round(summary['gpus_added']), 'GPU')} added")
-    return (f"{bought} · max utilisation {100 * (summary['mlu_after'] or 0):.0f} % · survives {sv['survived']} of "
-            f"{sv['states']} {KIND_WORDS.get(sv['failure_kind'], sv['failure_kind'])} failures")
+    sv = summary.survivability
+    bought = (f"{count_text(summary.routes_built, 'new route')}, {count_text(summary.links_upgraded, 'link')} "
+              f"upgraded, {count_text(round(summary.gpus_added), 'GPU')} added")
+    return (f"{bought} · max utilisation {100 * (known(summary.mlu_after) or 0):.0f} % · survives {sv.survived} of "
+            f"{sv.states} {KIND_WORDS.get(sv.failure_kind, sv.failure_kind)} failures")
 
 
-def _impact_doc(fs: dict[str, Any]) -> dict[str, Any]:
+def known(value: float | None) -> float | None:
+    """A figure of the plan's summary as its document holds it: NaN (unknown) is None (the rule of
+    :meth:`~backbone.solver.core.summary.TypedSummary.document`), so the report says the same as ``plan.json``."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _impact_doc(fs: FailuresSummary) -> dict[str, Any]:
     """The failure chart's input (``fs``: the sweep of today's network and traffic): each failure's impact (Gbps:
     unmet at <= 100 % utilisation, SLO violations and traffic lost with failed sites), or the worst utilisation
     when no failure has any impact."""
-    impact = {r["scenario"]: r["impact_gbps"] for r in fs["scenarios"] if (r.get("impact_gbps") or 0) > 1e-6}
+    impact = {r["scenario"]: r["impact_gbps"] for r in fs.scenarios if (r.get("impact_gbps") or 0) > 1e-6}
     if impact:
         return {"impact": impact, "impact_label": "Failure impact today (Gbps)"}
-    return {"impact": {r["scenario"]: r["mlu"] for r in fs["scenarios"]},
+    return {"impact": {r["scenario"]: r["mlu"] for r in fs.scenarios},
             "impact_label": "Max link utilisation today"}
 
 
@@ -245,61 +273,56 @@ def _latency_records(net: Network, demands: pd.DataFrame) -> list[dict[str, Any]
             for p, v, w in zip(pair, d["latency_ms"], d["carried_gbps"], strict=True)]
 
 
-def report_data(net: Network, routed: Network, opts: ReportOptions, summary: dict[str, Any], ps: dict[str, Any],
-                 ts: dict[str, Any], fs: dict[str, Any], ds: PlanDesign, upgrades: pd.DataFrame,
-                 files: list[str], today: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The plan report's template data from the plan's summary and each stage's summary.
+def report_data(net: Network, routed: Network, opts: ReportOptions, summary: PlanSummary, ps: PlaceSummary,
+                ts: TERecord, fs: FailuresSummary, ds: PlanDesign, upgrades: pd.DataFrame,
+                files: list[str], today: FailuresSummary | None = None) -> PlanReportData:
+    """The plan report's data from the plan's summary and each stage's summary (typed; the report renders its
+    document).
 
     ``fs`` is the failures stage's sweep (the network with the placement's GPUs and traffic, before the upgrades);
     ``today`` the sweep of the scenario as given (``backbone failures`` on it), shown as "what breaks today"."""
-    kpis = _plan_kpis(summary, opts, ds)
-    metros = _placement_metros(ps)
-    busiest = _busiest_links(summary, routed)
-    notes = _plan_notes(ps, ds, opts)
-    assumptions = _plan_assumptions(summary, opts, ps, ts, ds)
-    return {
-        "title": f"Backbone plan: {net.name}",
-        "subtitle": f"{len(net.sites)} sites, {len(net.links)} links, {len(net.demands)} demands · "
-                    f"created {summary['created_utc']}",
-        "kpis": kpis,
-        "notes": notes,
-        "stages": summary["stages"],
-        "placement_sites": [{"site": r.get("site", r.get("id")), **r} for r in (ps.get("sites") or [])
-                            if (r.get("gpus_after") or 0) > 0],
-        "placement_metros": metros,
-        "busiest_links": busiest,
-        "failures_today": _failures_block(today) if today is not None else None,
-        "failures_with_plan_traffic": _failures_block(fs),
-        "upgrades": [{**r, "protects_text": _protects_text(r.get("protects"))} for r in upgrades.to_dict("records")],
-        "upgrade_cost_usd": ds.cost_usd,
-        "headline": summary["headline"],
-        "headline_ok": not summary["survivability"]["violated"] and not opts.skip_upgrades,
-        "survivability": summary["survivability"],
-        "link_survivability": summary.get("link_survivability"),
-        "link_survivability_text": link_check_text(summary["link_survivability"])
-        if summary.get("link_survivability") else "",
-        "before_after": summary["before_after"],
-        "failure_words": KIND_WORDS.get(summary["failure_kind"], summary["failure_kind"]),
-        "design_note": _design_note(summary, ds, opts),
-        "assumptions": assumptions,
-        "provenance": {"scenario": net.name, "scenario_fingerprint": summary["scenario_fingerprint"],
-                       "scenario_version": str(net.meta.get("version", "")),
-                       "software_version": summary["software_version"], "created_utc": summary["created_utc"],
-                       "plan_file": opts.plan_file or "(none: defaults)", "plan_text": opts.plan_text or ""},
-        "files": sorted(set(files) | {"report.html", "plan.json"}),
-        "workloads": workloads_block(routed, ps),
-        "corridors": corridors_block(ts),
-    }
+    lc = summary.link_survivability
+    return PlanReportData(
+        title=f"Backbone plan: {net.name}",
+        subtitle=f"{len(net.sites)} sites, {len(net.links)} links, {len(net.demands)} demands · "
+                 f"created {summary.created_utc}",
+        kpis=_plan_kpis(summary, opts, ds),
+        notes=_plan_notes(ps, ds, opts),
+        stages=summary.stages,
+        placement_sites=[{"site": r.get("site", r.get("id")), **r} for r in ps.sites
+                         if (r.get("gpus_after") or 0) > 0],
+        placement_metros=_placement_metros(ps),
+        busiest_links=_busiest_links(summary, routed),
+        failures_today=_failures_block(today) if today is not None else None,
+        failures_with_plan_traffic=_failures_block(fs),
+        upgrades=[{**r, "protects_text": _protects_text(r.get("protects"))} for r in upgrades.to_dict("records")],
+        upgrade_cost_usd=ds.cost_usd,
+        headline=summary.headline,
+        headline_ok=not summary.survivability.violated and not opts.skip_upgrades,
+        survivability=summary.survivability,
+        link_survivability=lc,
+        link_survivability_text=link_check_text(lc) if lc else "",
+        before_after=summary.before_after,
+        failure_words=KIND_WORDS.get(summary.failure_kind, summary.failure_kind),
+        design_note=_design_note(summary, ds, opts),
+        assumptions=_plan_assumptions(summary, opts, ps, ts, ds),
+        provenance=Provenance(scenario=net.name, scenario_fingerprint=summary.scenario_fingerprint,
+                              scenario_version=str(net.meta.get("version", "")),
+                              software_version=summary.software_version, created_utc=summary.created_utc,
+                              plan_file=opts.plan_file or "(none: defaults)", plan_text=opts.plan_text or ""),
+        files=sorted(set(files) | {"report.html", "plan.json"}),
+        workloads=workloads_block(routed, ps),
+        corridors=corridors_block(ts.corridors or []),
+    )
 
 
-def corridors_block(ts: dict[str, Any]) -> dict[str, Any] | None:
+def corridors_block(rows: Sequence[CorridorRow]) -> CorridorsBlock | None:
     """The report's backbone Tbps by corridor and class, from the route stage's ``corridors`` (``corridors.csv``): one
     row per corridor (region pairs, then the corridor SRLGs) with its lit Tbps, each direction's Tbps, utilisation
     (the corridor as one pipe, and its busiest link) and, per class, ``"east / west"`` Tbps; None without rows."""
-    rows = ts.get("corridors") or []
     if not rows:
         return None
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame([r.model_dump() for r in rows])
     classes = list(dict.fromkeys(frame.loc[frame["traffic_class"] != ALL_CLASSES, "traffic_class"]))
     split = frame.set_index(["view", "corridor", "traffic_class"])
     out = []
@@ -313,31 +336,32 @@ def corridors_block(ts: dict[str, Any]) -> dict[str, Any] | None:
             row[cls] = (f"{split.at[key, 'eastbound_gbps'] / 1000:,.2f} / {split.at[key, 'westbound_gbps'] / 1000:,.2f}"
                         if key in split.index else "–")
         out.append(row)
-    return {"rows": out, "classes": classes}
+    return CorridorsBlock(rows=out, classes=classes)
 
 
-def workloads_block(routed: Network, ps: dict[str, Any]) -> dict[str, Any] | None:
+def workloads_block(routed: Network, ps: PlaceSummary) -> WorkloadsBlock | None:
     """The report's workloads: placed training jobs (sites, GPUs, Gbps by class), the datasets with their homes
     (new replicas included) and storage, and the routed traffic in Tbps by class; None without training jobs."""
-    jobs = ps.get("training") or []
+    jobs = ps.training
     if not jobs and not len(routed.training_jobs):
         return None
     ds = routed.datasets
-    datasets = [{"dataset": str(d), "size_pb": float(r["size_pb"]), "homes": ", ".join(r["home_sites"]),
-                 "residency": ", ".join(r["residency"]) or "anywhere"} for d, r in ds.iterrows()]
+    datasets = [DatasetRow(dataset=str(d), size_pb=float(r["size_pb"]), homes=", ".join(r["home_sites"]),
+                           residency=", ".join(r["residency"]) or "anywhere") for d, r in ds.iterrows()]
     by_class = routed.demands.groupby("traffic_class")["demand_gbps"].sum() / 1000.0
-    considered = bool((ps.get("options") or {}).get("scenario_jobs"))
+    considered = bool(ps.options.get("scenario_jobs"))
     placed = {r["job"] for r in jobs}
-    return {"jobs": jobs, "replicas": ps.get("replicas") or [], "datasets": datasets,
-            "tbps_by_class": [{"traffic_class": str(k), "tbps": float(v)} for k, v in by_class.items()],
-            "unplaced": [str(j) for j in routed.training_jobs.index if considered and str(j) not in placed],
-            "not_considered": 0 if considered else len(routed.training_jobs)}
+    return WorkloadsBlock(
+        jobs=jobs, replicas=ps.replicas, datasets=datasets,
+        tbps_by_class=[TbpsByClass(traffic_class=str(k), tbps=float(v)) for k, v in by_class.items()],
+        unplaced=[str(j) for j in routed.training_jobs.index if considered and str(j) not in placed],
+        not_considered=0 if considered else len(routed.training_jobs))
 
 
-def _failures_block(fs: dict[str, Any]) -> dict[str, Any]:
+def _failures_block(fs: FailuresSummary) -> FailuresBlock:
     """One sweep as the report shows it: counts, the worst scenarios and the links driven highest."""
-    return {"scenarios": fs["scenarios_run"], "survived": fs["survived"], "not_survived": fs["not_survived"],
-            "worst": fs.get("worst", []), "worst_by_link": fs.get("worst_by_link", []), "notes": fs.get("notes", [])}
+    return FailuresBlock(scenarios=fs.scenarios_run, survived=fs.survived, not_survived=fs.not_survived,
+                         worst=fs.worst, worst_by_link=fs.worst_by_link, notes=fs.notes)
 
 
 def _money(v: Any) -> str:
@@ -350,71 +374,73 @@ def _by_class_text(by_class: dict[str, float] | None) -> str:
     return ", ".join(f"{cls} {gbps_text(v)} Gbps" for cls, v in by_class.items())
 
 
-def _residency_text(residency: dict[str, Any] | None) -> str:
+def _residency_text(residency: Residency | None) -> str:
     if not residency:
         return "–"
-    return f"{residency['violations']} ({residency['gpus']:,.0f} GPUs) under {residency['rules']} rules"
+    return f"{residency.violations} ({residency.gpus:,.0f} GPUs) under {residency.rules} rules"
 
 
-def _plan_kpis(summary: dict[str, Any], opts: ReportOptions, ds: PlanDesign) -> list[tuple[str, str]]:
-    """The headline figures (label, value) at the top of the report."""
+def _plan_kpis(summary: PlanSummary, opts: ReportOptions, ds: PlanDesign) -> list[tuple[str, str]]:
+    """The headline figures (label, value) at the top of the report; an unknown (NaN) figure reads as None, as in
+    ``plan.json`` (:func:`known`)."""
     restricted = built.restricted_optimum if (built := built_design(ds)) else None
+    s, today, lc = summary, summary.failures_today, summary.link_survivability
+    slo, slo_after = s.slo_violations, s.slo_violations_after
+    gap = known(s.upgrade_gap)
     kpis = [
-        ("GPUs added", f"{summary['gpus_added']:,.0f}"),
-        ("placement cost (capex + opex)", _money(summary["placement_cost_usd"])),
-        ("inference demand served", f"{100 * (summary['served_share'] or 0):.1f} %"),
+        ("GPUs added", f"{s.gpus_added:,.0f}"),
+        ("placement cost (capex + opex)", _money(known(s.placement_cost_usd))),
+        ("inference demand served", f"{100 * (known(s.served_share) or 0):.1f} %"),
         ("max link utilisation with the plan's traffic: before → after the upgrades",
-         f"{100 * (summary['mlu'] or 0):.1f} % → {100 * (summary['mlu_after'] or 0):.1f} %"),
-        ("traffic carried (with the plan's traffic)", f"{(summary['carried_gbps'] or 0) / 1000:,.1f} Tbps"),
+         f"{100 * (known(s.mlu) or 0):.1f} % → {100 * (known(s.mlu_after) or 0):.1f} %"),
+        ("traffic carried (with the plan's traffic)", f"{(known(s.carried_gbps) or 0) / 1000:,.1f} Tbps"),
         ("unmet traffic (≤ 100 %) with the plan's traffic: before → after",
-         f"{gbps_text(summary['unmet_gbps'])} → {gbps_text(summary['unmet_gbps_after'])} Gbps"),
-        ("unmet after the plan, per class", _by_class_text(summary.get("unmet_by_class_gbps_after"))),
+         f"{gbps_text(known(s.unmet_gbps))} → {gbps_text(known(s.unmet_gbps_after))} Gbps"),
+        ("unmet after the plan, per class", _by_class_text(s.unmet_by_class_gbps_after)),
         ("failure states with latency-SLO violations before → after",
-         f"{(summary.get('slo_violations') or {}).get('states', '–')} → "
-         f"{(summary.get('slo_violations_after') or {}).get('states', '–')}"),
-        ("residency violations (assignments, GPUs)", _residency_text(summary.get("residency"))),
-        (f"{summary['failure_kind']} failures swept", f"{summary['failure_scenarios']}"),
+         f"{'–' if slo is None else slo.states} → {'–' if slo_after is None else slo_after.states}"),
+        ("residency violations (assignments, GPUs)", _residency_text(s.residency)),
+        (f"{s.failure_kind} failures swept", f"{s.failure_scenarios}"),
         *([("failures not carried today (today's network and traffic)",
-            f"{today['not_survived']} of {today['scenarios']}")] if (today := summary.get("failures_today")) else []),
+            f"{today.not_survived} of {today.scenarios}")] if today else []),
         ("failures not carried with the plan's GPU traffic: before → after the upgrades",
-         f"{summary['failures_with_unmet_demand']} → {summary['failures_with_unmet_demand_after']}"),
-        *((("single-link failures carried after (not designed for)",
-            f"{summary['link_survivability']['survived']} of {summary['link_survivability']['states']}"),)
-          if summary.get("link_survivability") else ()),
+         f"{s.failures_with_unmet_demand} → {s.failures_with_unmet_demand_after}"),
+        *((("single-link failures carried after (not designed for)", f"{lc.survived} of {lc.states}"),)
+          if lc else ()),
         ("upgrade cost (lower bound, gap)", "nothing designed" if opts.skip_upgrades else
-         f"{_money(summary['upgrade_cost_usd'])} ({_money(summary['upgrade_lower_bound_usd'])}, "
-         + ("–" if summary["upgrade_gap"] is None else f"{100 * float(summary['upgrade_gap']):.1f} %") + ")"),
+         f"{_money(known(s.upgrade_cost_usd))} ({_money(known(s.upgrade_lower_bound_usd))}, "
+         + ("–" if gap is None else f"{100 * float(gap):.1f} %") + ")"),
         ("restricted optimum", "–" if opts.skip_upgrades or restricted is None else
          f"{_money(restricted.cost_usd)} among " + restricted.restriction),
         ("links upgraded / new routes", "–" if opts.skip_upgrades else
-         f"{summary['links_upgraded']} / {summary['routes_built']}"),
+         f"{s.links_upgraded} / {s.routes_built}"),
     ]
     return kpis
 
 
-def _placement_metros(ps: dict[str, Any]) -> list[dict[str, Any]]:
+def _placement_metros(ps: PlaceSummary) -> list[dict[str, Any]]:
     """Placement's metro rows, each with its worst round trip over the sites serving it."""
     metros = []
-    assign = pd.DataFrame(ps.get("assignments") or [])
+    assign = pd.DataFrame(ps.assignments)
     rtt = assign.groupby(["metro", "class"])["rtt_ms"].max() if len(assign) else pd.Series(dtype=float)
-    for r in ps.get("metros") or []:
+    for r in ps.metros:
         metros.append({**r, "rtt_ms": float(rtt.get((r.get("metro"), r.get("class")), float("nan")))})
     return metros
 
 
-def _busiest_links(summary: dict[str, Any], routed: Network) -> list[dict[str, Any]]:
+def _busiest_links(summary: PlanSummary, routed: Network) -> list[BusyLink]:
     """The 15 busiest links of the routed network, with cable system and capacity."""
-    util = pd.Series((summary["map"]["link_values"] or {}).get("utilisation", {}), dtype=float)
-    return [{"link": k, "cable_system": routed.links.at[k, "cable_system"] or "terrestrial",
-             "capacity_gbps": float(routed.links.at[k, "capacity_gbps"]), "utilisation": float(v)}
+    util = pd.Series((summary.map["link_values"] or {}).get("utilisation", {}), dtype=float)
+    return [BusyLink(link=str(k), cable_system=routed.links.at[k, "cable_system"] or "terrestrial",
+                     capacity_gbps=float(routed.links.at[k, "capacity_gbps"]), utilisation=float(v))
             for k, v in util.sort_values(ascending=False).head(15).items() if k in routed.links.index]
 
 
-def _plan_notes(ps: dict[str, Any], ds: PlanDesign, opts: ReportOptions) -> list[str]:
+def _plan_notes(ps: PlaceSummary, ds: PlanDesign, opts: ReportOptions) -> list[str]:
     """Notes on placement infeasibility, an infeasible design and ``--skip-upgrades``."""
     notes = []
-    if ps.get("infeasibility"):
-        notes += [f"placement: {x}" for x in ps["infeasibility"][:5]]
+    if ps.infeasibility:
+        notes += [f"placement: {x}" for x in ps.infeasibility[:5]]
     if isinstance(ds, UnbuiltDesign) and ds.status == "infeasible":
         notes.append(f"upgrades: {ds.message}")
     if opts.skip_upgrades:
@@ -423,10 +449,10 @@ def _plan_notes(ps: dict[str, Any], ds: PlanDesign, opts: ReportOptions) -> list
     return notes
 
 
-def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str, Any], ts: dict[str, Any],
+def _plan_assumptions(summary: PlanSummary, opts: ReportOptions, ps: PlaceSummary, ts: TERecord,
                       ds: PlanDesign) -> list[str]:
     """The assumptions paragraph: latency, placement, demand growth, routing, failures and design."""
-    place_o = ps.get("options") or {}
+    place_o = ps.options
     built = built_design(ds)
     return [
         "Latency: fibre group index 1.468 (≈4.90 µs/km one way) plus 0.05 ms per link; terrestrial links without "
@@ -436,9 +462,9 @@ def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str
         "traffic per inference GPU served remotely; SLOs "
         + ", ".join(f"{c['name']} {c['slo_rtt_ms']:.0f} ms RTT" for c in place_o.get("classes", [])) + ".",
         f"Demand growth factor {opts.demand_growth:g}.",
-        f"Routing: TE objective {ts.get('objective')} over {ts.get('paths_k')} candidate paths per demand; latency "
+        f"Routing: TE objective {ts.objective} over {ts.paths_k} candidate paths per demand; latency "
         "SLOs are hard constraints.",
-        f"Failures: every {summary['failure_kind']} failure re-routed over the latency-admissible candidate paths. "
+        f"Failures: every {summary.failure_kind} failure re-routed over the latency-admissible candidate paths. "
         "Impact: traffic that cannot be carried at ≤ 100 % utilisation beyond what the intact network leaves "
         "unmet (per class), latency-SLO violations and traffic lost with failed sites, each apart; the same "
         "figures as `backbone failures` and the `impact` block of `backbone te`.",
@@ -451,10 +477,10 @@ def _plan_assumptions(summary: dict[str, Any], opts: ReportOptions, ps: dict[str
     ]
 
 
-def _design_note(summary: dict[str, Any], ds: PlanDesign, opts: ReportOptions) -> str:
+def _design_note(summary: PlanSummary, ds: PlanDesign, opts: ReportOptions) -> str:
     """One sentence on the design: iterations, states, cost, bound and gap (or nothing designed)."""
     return "Nothing was designed (--skip-upgrades)." if opts.skip_upgrades else (
-        f"{count_text(summary['design_iterations'], 'design iteration')}; "
-        f"{count_text(summary['states_examined'] or 0, 'state')} examined, "
-        f"{summary['states_added']} added to the model, {summary['states_needed']} needed by some purchase; "
+        f"{count_text(summary.design_iterations, 'design iteration')}; "
+        f"{count_text(summary.states_examined or 0, 'state')} examined, "
+        f"{summary.states_added} added to the model, {summary.states_needed} needed by some purchase; "
         + bound_text(ds) + ".")

@@ -19,6 +19,7 @@ from backbone.artifacts import ArtifactWriter
 from backbone.errors import Problem, ValidationError
 from backbone.model import Network
 from backbone.serialize import finite_or_none
+from backbone.solver.checks.records import DesignCheckRecord, IntactDesignCheckRecord, NoDesignChecked
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.design import DesignInstance, DesignSolution, solve_design
 from backbone.solver.design.options import DesignOptions
@@ -72,7 +73,7 @@ def run_design_task(net: Network, opts: DesignOptions, out_dir: Path | None, pro
 
             summary.verification = check_survivability(
                 sres.network_after, opts.survive, [x.model_dump() for x in sres.not_survivable],
-                failure_policy=opts.failure_policy).to_dict()
+                failure_policy=opts.failure_policy).record()
         from backbone.io import save_scenario
 
         writer.csv("design_upgrades.csv", sres.upgrades.assign(protects=sres.upgrades["protects"].map(";".join)))
@@ -93,7 +94,7 @@ def _routing(net: Network, opts: DesignOptions) -> str:
     return "edge" if (net.meta.get("sndlib") or opts.candidate_links) else "paths"
 
 
-def _verify_intact(net: Network, sres: Any, opts: DesignOptions) -> dict[str, Any]:
+def _verify_intact(net: Network, sres: Any, opts: DesignOptions) -> IntactDesignCheckRecord:
     """The intact design checked by :func:`backbone.solver.checks.design.check_intact_design`, with a min-MLU routing
     of the designed network over every admissible path (TE's column generation) as the witness."""
     from backbone.solver.checks.design import check_intact_design
@@ -104,17 +105,18 @@ def _verify_intact(net: Network, sres: Any, opts: DesignOptions) -> dict[str, An
         "objective": "min-mlu", "method": "colgen", "backend": opts.backend, "time_limit_s": opts.time_limit_s}))
     report = check_intact_design(net, sres.network_after, sres.cost_usd, sres.lower_bound_usd,
                                  opts.utilisation_ceiling, routing)
-    return {**report.to_dict(), "witness_mlu": routing.mlu}
+    return IntactDesignCheckRecord(**dict(report.record()), witness_mlu=routing.mlu)
 
 
-def _verify(inst: DesignInstance, sol: DesignSolution, time_limit_s: float = 120.0) -> dict[str, Any]:
+def _verify(inst: DesignInstance, sol: DesignSolution, time_limit_s: float = 120.0,
+            ) -> DesignCheckRecord | NoDesignChecked:
     from backbone.solver.checks.design import check_design, configurations_from_counts
 
     if sol.counts is None:
-        return {"ok": False, "message": "no design to verify"}
+        return NoDesignChecked(message="no design to verify")
     check = check_design(inst, configurations_from_counts(inst, sol.counts), time_limit_s=time_limit_s,
                          reported_cost=sol.cost, reported_optimal=sol.status == "optimal")
-    return check.to_dict()
+    return check.record()
 
 
 def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progress: ProgressFn,
@@ -134,7 +136,7 @@ def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progr
     links = link_configurations(snd, inst, sol.counts)
     k = snd.gbps_per_unit
     pre = inst.links["preinstalled"]
-    added = {cfg["id"]: (cfg["capacity"] - float(pre.loc[cfg["id"]])) * k for cfg in links}
+    added = {cfg.id: (cfg.capacity - float(pre.loc[cfg.id])) * k for cfg in links}
     summary = SndlibDesignSummary(
         network=snd.name, model=model.code, status=sol.status,
         cost=finite_or_none(sol.cost), lower_bound=finite_or_none(sol.lower_bound), gap=sol.gap,
@@ -142,7 +144,7 @@ def _run_sndlib(net: Network, opts: DesignOptions, writer: ArtifactWriter, progr
         mip_status=sol.mip_status, solve_seconds=round(sol.seconds, 3), backend=sol.backend,
         size=sol.stats, links=links, notes=sol.notes,
         map={"link_values": {"added_gbps": added,
-                             "capacity_gbps": {c["id"]: c["capacity"] * k for c in links}}, "failed_links": []},
+                             "capacity_gbps": {c.id: c.capacity * k for c in links}}, "failed_links": []},
     )
     if opts.verify:
         summary.verification = _verify(inst, sol, opts.time_limit_s)

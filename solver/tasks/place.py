@@ -77,7 +77,7 @@ def run_place_task(net: Network, opts: PlaceOptions, out_dir: Path | None, progr
 
         progress(0.95, "verifying the plan independently")
         report = check_placement(net, opts, result.tables, expect_full=result.fully_served)
-        summary.verification = report.to_dict()
+        summary.verification = report.record()
     writer = ArtifactWriter(out_dir)
     for name in TABLE_FILES:
         writer.csv(f"place_{name}.csv", result.tables[name], index=name in ("sites", "metros", "links", "n_plus_one"))

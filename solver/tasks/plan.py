@@ -37,6 +37,7 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.model import Network
 from backbone.serialize import count_text
+from backbone.solver.checks.records import CheckRecord
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.design.summary import PlanDesign, SurvivableDesignSummary, built_design
 from backbone.solver.failures import FailureOptions
@@ -153,7 +154,7 @@ class AfterStage:
     (:func:`~backbone.solver.plan.states.link_survivability`)."""
 
     state: StateAssessment
-    verification: dict[str, Any] | None
+    verification: CheckRecord | None
     link_check: LinkSurvivability | None = None
 
 
@@ -327,7 +328,7 @@ def after_stage(run: PlanRun, upgrade: UpgradeStage) -> AfterStage:
             after, upgrade.kind,  # each excuse checked, with its Gbps
             [x.model_dump() for x in upgrade.survivability.not_survivable],
             time_limit_s=fail_opts.time_limit_s,
-            progress=verify_progress, failure_policy=fail_opts.failure_policy).to_dict()
+            progress=verify_progress, failure_policy=fail_opts.failure_policy).record()
     link_check = None
     if not opts.skip_upgrades and upgrade.built is not None and not covers_links(upgrade.kind):
         run.progress(run.done, "after: single-link failures of the planned backbone")
@@ -398,8 +399,9 @@ def plan_summary(net: Network, run: PlanRun, place: PlaceTaskResult, route: Rout
     verification = None
     if opts.verify:
         verification = PlanVerification(
-            place=(ps.verification or {}).get("ok"), route=(ts.verification or {}).get("ok"),
-            survivability=None if after.verification is None else after.verification["ok"])
+            place=None if ps.verification is None else ps.verification.ok,
+            route=None if ts.verification is None else ts.verification.ok,
+            survivability=None if after.verification is None else after.verification.ok)
     return PlanSummary(
         status=overall_status(StageStatuses(place=ps.status, route=ts.status, failures=fs.status,
                                             upgrades=ds.status), survivability),
@@ -503,27 +505,24 @@ def compare_stage(run: PlanRun, baseline: ComparedInput | None, summary: PlanSum
 def report_stage(run: PlanRun, net: Network, summary: PlanSummary, place: PlaceTaskResult, route: RouteStage,
                  failures: FailuresTaskResult, upgrade: UpgradeStage, compared: DiffResult | None = None,
                  today: FailuresTaskResult | None = None) -> None:
-    """5. report: maps, charts and ``report.html`` (only with an output folder), drawn from the summary's
-    document."""
+    """5. report: maps, charts and ``report.html`` (only with an output folder), drawn from the plan's and the
+    stages' typed summaries."""
     t0 = time.perf_counter()
     writer = run.writer
     if writer.enabled:
-        document = summary.document()
         rp = run.stage_progress("report")
         rp(0.0, "maps and charts")
-        ps, ts, fs = place.document(), route.te.document(), failures.document()
-        today_fs = today.document() if today else None
-        images = draw_images(route.routed, upgrade.network_after, document, route.te.te.demands,
-                             today_fs or fs, ps, writer,
-                             run.opts.maps, rp)
+        today_fs = today.summary if today else None
+        images = draw_images(route.routed, upgrade.network_after, summary, route.te.te.demands,
+                             today_fs or failures.summary, place.summary, writer, run.opts.maps, rp)
         from backbone.report import render_report
 
-        data = report_data(net, route.routed, run.opts, document, ps, ts, fs, upgrade.summary,
-                           upgrade.upgrades.copy(), writer.files, today_fs)
+        data = report_data(net, route.routed, run.opts, summary, place.summary, route.te.summary, failures.summary,
+                           upgrade.summary, upgrade.upgrades.copy(), writer.files, today_fs)
         if compared is not None:
             from backbone.compare import report_section
 
-            data["compared"] = report_section(compared)
-        report = render_report(data, images)
+            data.compared = report_section(compared)
+        report = render_report(data.document(), images)  # the file edge: the report renders the data's document
         writer.text("report.html", report)
     run.finish("report", t0)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,9 +17,10 @@ import pandas as pd
 from backbone.artifacts import ArtifactWriter
 from backbone.corridors import UNLISTED_CLASS
 from backbone.model import Network
+from backbone.solver.checks.records import CheckRecord
 from backbone.solver.core.progress import ProgressFn
 from backbone.solver.tasks.base import TaskResult
-from backbone.solver.tasks.summaries import TESummary
+from backbone.solver.tasks.summaries import TESummary, UnmetDemand
 from backbone.solver.te import TEResult, corridor_table, solve_te
 from backbone.solver.te.options import Objective, TEOptions
 from backbone.solver.te.sections import CorridorRow
@@ -145,7 +145,7 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
         from backbone.solver.checks.te import check_te
 
         progress(0.95, "verifying")
-        verification = check_te(net, result).to_dict()
+        verification = check_te(net, result).record()
     result, corridors = add_corridors(net, result)
     writer = ArtifactWriter(out_dir)
     result.save(writer)
@@ -156,14 +156,14 @@ def run_te_task(net: Network, opts: TEOptions, out_dir: Path | None, progress: P
     return TETaskResult("te", summary, writer.files, te=result)
 
 
-def te_summary(result: TEResult, total_seconds: float, verification: dict[str, Any] | None = None) -> TESummary:
+def te_summary(result: TEResult, total_seconds: float, verification: CheckRecord | None = None) -> TESummary:
     """The ``te`` summary: the routing's record (:attr:`TEResult.summary`, with the edge bound and the impact
     :func:`add_bound_and_impact` added), the largest unmet demands (:data:`MAX_UNMET_LISTED`), the run's
     ``total_seconds`` and the checker's ``verification``."""
     unmet = result.demands[result.demands["unmet_gbps"] > 0].sort_values("unmet_gbps", ascending=False)
     unmet_demands = [
-        {"id": str(i), "src": r["src"], "dst": r["dst"], "traffic_class": r["traffic_class"],
-         "demand_gbps": float(r["demand_gbps"]), "unmet_gbps": float(r["unmet_gbps"]), "reason": r["reason"]}
+        UnmetDemand(id=str(i), src=r["src"], dst=r["dst"], traffic_class=r["traffic_class"],
+                    demand_gbps=float(r["demand_gbps"]), unmet_gbps=float(r["unmet_gbps"]), reason=r["reason"])
         for i, r in unmet.head(MAX_UNMET_LISTED).iterrows()]
     record = {**result.summary.given(), "total_seconds": total_seconds}
     return TESummary(**record, unmet_demands=unmet_demands, unmet_demands_total=len(unmet), verification=verification)

@@ -21,6 +21,7 @@ from backbone.artifacts import ArtifactWriter
 from backbone.corridors import UNLISTED_CLASS, corridor_traffic
 from backbone.model import Network
 from backbone.schema import TRAFFIC_CLASSES
+from backbone.solver.checks.records import CheckRecord
 from backbone.solver.te.instance import REASON_CAPACITY, TEInstance
 from backbone.solver.te.sections import PathsTable
 from backbone.solver.te.solve import NO_DEMAND_NOTE
@@ -60,15 +61,15 @@ class TEResult:
         The routing's record (:class:`~backbone.solver.te.summary.TERecord`): status, objective, figures, timings,
         LP stats and the ``map`` object; frozen (:meth:`with_summary` makes a result with a changed one).
     verification
-        The independent checker's report (:meth:`backbone.solver.checks.CheckReport.to_dict`) when the
-        result was verified (``verify=True``), else None; :meth:`to_dict` gives it as ``verification``.
+        The independent checker's record (:meth:`backbone.solver.checks.CheckReport.record`) when the
+        result was verified (``verify=True``), else None; :meth:`to_dict` gives its document as ``verification``.
     """
 
     links: pd.DataFrame
     demands: pd.DataFrame
     paths: pd.DataFrame
     summary: TERecord
-    verification: dict[str, Any] | None = None
+    verification: CheckRecord | None = None
     model: Any = field(default=None, repr=False, compare=False)
     """The exact path routing's instance and formulation (:class:`backbone.solver.te.TEModel`), kept in memory so
     :func:`backbone.solver.te.resolve_te` reuses them; never saved nor pickled."""
@@ -92,7 +93,7 @@ class TEResult:
         with ``verification`` when the result was verified."""
         if self.verification is None:
             return self.summary.document()
-        return {**self.summary.document(), "verification": self.verification}
+        return {**self.summary.document(), "verification": self.verification.document()}
 
     def write(self, out_dir: str | Path, parquet: bool = True) -> list[str]:
         """Write ``te_links``, ``te_demands``, ``te_paths`` as CSV (and Parquet) into ``out_dir``.

@@ -20,6 +20,7 @@ from scipy.optimize import linprog
 from typer.testing import CliRunner
 
 from backbone.model import Network
+from backbone.solver.checks.records import IntactDesignCheckRecord
 from backbone.solver.design.intact import design_intact
 from backbone.solver.design.survivable.iterate import design_survivable
 from backbone.solver.design.survivable.options import SurviveOptions
@@ -179,7 +180,7 @@ def test_paths_beyond_the_k_shortest_are_priced_in_and_avoid_a_route() -> None:
     assert optimum == pytest.approx(200.0)
     restricted = design_survivable(net, SurviveOptions(survive="none", k_paths=1))
     tried = restricted.iterations[-1].designs_tried
-    assert tried and all(t["unmet_gbps"] == pytest.approx(140.0) for t in tried)
+    assert tried and all(t.unmet_gbps == pytest.approx(140.0) for t in tried)
     res = _design(net, k_paths=1)
     _assert_brackets(res, optimum)
     assert res.cost_usd == pytest.approx(optimum) and res.status == "optimal"
@@ -240,7 +241,8 @@ def test_verify_checks_cost_and_a_routing_within_the_ceiling(tmp_path: Path) -> 
     net = _ring(150, 5, 8, 200, (1000, 10))
     res = run_task("design", net, {"verify": True, "time_limit_s": 30})
     v = res.summary.verification
-    assert v["ok"] and "cost" in v["checked"] and "ceiling" in v["checked"] and v["witness_mlu"] <= CEILING + 1e-9
+    assert isinstance(v, IntactDesignCheckRecord)  # the check's record with its witness routing's utilisation
+    assert v.ok and "cost" in v.checked and "ceiling" in v.checked and v.witness_mlu <= CEILING + 1e-9
     after = res.design.network_after
     routing = solve_te(after, TEOptions(objective="min-mlu", method="colgen"))
     wrong_cost = check_intact_design(net, after, 90.0, 90.0, CEILING, routing)

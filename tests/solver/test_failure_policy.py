@@ -132,12 +132,12 @@ def test_independent_checker_applies_the_same_policy() -> None:
 
     paused = check_survivability(ring(), "srlg")
     assert paused.ok
-    row = next(r for r in paused.details if r["scenario"] == "srlg:cable-ab")
-    assert row["paused_gbps"] == pytest.approx(150.0) and row["independent_unmet_gbps"] == pytest.approx(0.0)
+    row = next(r for r in paused.details if r.scenario == "srlg:cable-ab")
+    assert row.paused_gbps == pytest.approx(150.0) and row.independent_unmet_gbps == pytest.approx(0.0)
     survive = check_survivability(ring(), "srlg", failure_policy={"training-sync": "survive"})
     assert not survive.ok
-    row = next(r for r in survive.details if r["scenario"] == "srlg:cable-ab")
-    assert row["paused_gbps"] == 0.0 and row["independent_unmet_gbps"] == pytest.approx(60.0)
+    row = next(r for r in survive.details if r.scenario == "srlg:cable-ab")
+    assert row.paused_gbps == 0.0 and row.independent_unmet_gbps == pytest.approx(60.0)
     # the scenario's own policy travels with the scenario (scenario_after) and reaches the checker
     assert not check_survivability(ring(policy={"training-sync": "survive"}), "srlg").ok
 

@@ -136,14 +136,14 @@ def test_the_gravity_map_draws_the_plans_workload_flows_not_the_scenarios(small_
                                         name="id"))
     routed = net.copy_with(demands=pd.concat([net.demands, extra]),
                            datasets=net.datasets.assign(home_sites=[("ashburn", "tokyo")]))
-    ps = {"training": [{"job": "llm", "site": "ashburn", "gpus": 8192.0}],
-          "replicas": [{"dataset": "corpus", "site": "tokyo"}]}
-    doc = gravity_map(routed, ps)
-    assert doc is not None
+    gravity = gravity_map(routed, [{"job": "llm", "site": "ashburn", "gpus": 8192.0}],
+                          [{"dataset": "corpus", "site": "tokyo"}])
+    assert gravity is not None
+    doc = gravity.document()
     # the scenario's own replication demand (rep-lon-nyc) is not a workload flow of the plan
     assert [(f["src"], f["dst"], f["traffic_class"], f["gbps"]) for f in doc["workload_flows"]] == [
         ("ashburn", "london", "checkpoint", 2.5), ("ashburn", "tokyo", "replication", 0.5)]
     assert doc["dataset_homes"] == [{"dataset": "corpus", "site": "ashburn", "new": False},
                                     {"dataset": "corpus", "site": "tokyo", "new": True}]
     assert len(map_values(routed, {"map": doc}).workload_flows) == 2
-    assert gravity_map(routed, {"training": []}) is None  # no job placed: no data-gravity map
+    assert gravity_map(routed, [], []) is None  # no job placed: no data-gravity map

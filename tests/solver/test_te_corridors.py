@@ -11,6 +11,7 @@ import pytest
 from backbone.corridors import UNLISTED_CLASS
 from backbone.solver.te import class_link_flows, corridor_table, solve_te
 from backbone.solver.te.options import TEOptions
+from backbone.solver.te.sections import CorridorRow
 from tests.nets import random_te_net, two_oceans_network
 
 DEMANDS = [
@@ -83,17 +84,17 @@ def test_the_report_block_pivots_the_corridor_rows_by_class() -> None:
 
     net = two_oceans_network(DEMANDS)
     rows = corridor_table(net, solve_te(net, TEOptions(k_paths=1, method="exact"))).to_dict("records")
-    block = corridors_block({"corridors": rows})
+    block = corridors_block([CorridorRow.model_validate(r) for r in rows])
     assert block is not None
-    assert block["classes"] == ["inference", "checkpoint", "training-sync", "dataset"]
-    by = {(r["view"], r["corridor"]): r for r in block["rows"]}
+    assert block.classes == ["inference", "checkpoint", "training-sync", "dataset"]
+    by = {(r["view"], r["corridor"]): r for r in block.rows}
     ta = by[("region pair", "transatlantic")]
     assert (ta["lit_tbps"], ta["eastbound_tbps"], ta["westbound_tbps"]) == pytest.approx((0.8, 0.14, 0.03))
     assert (ta["checkpoint"], ta["training-sync"], ta["dataset"], ta["inference"]) == (
         "0.10 / 0.00", "0.04 / 0.00", "0.00 / 0.03", "–")
     assert by[("corridor SRLG", "red-sea")]["dataset"] == "0.05 / 0.00"
-    assert len(block["rows"]) == len([r for r in rows if r["traffic_class"] == "all"])
-    assert corridors_block({}) is None
+    assert len(block.rows) == len([r for r in rows if r["traffic_class"] == "all"])
+    assert corridors_block([]) is None
 
 
 def test_the_facade_result_carries_the_corridor_rows() -> None:

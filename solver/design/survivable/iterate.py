@@ -61,6 +61,7 @@ from backbone.solver.core.sparse import selector
 from backbone.solver.design.summary import (
     DesignBound,
     DesignIteration,
+    DesignStart,
     RestrictedOptimum,
     SurvivableDesignSummary,
     design_gap,
@@ -115,9 +116,8 @@ class SurvivableDesign:
     network_after
         The network with the upgrades and built candidates (a canonical scenario).
     iterations
-        Per iteration: ``iteration``, ``working_states``, ``added``, ``violated``, ``cost_usd``,
-        ``restricted_bound_usd`` (the MIP's dual bound: of its restricted model only), ``mip_seconds``,
-        ``sweep_seconds``, ``status``.
+        Per iteration, a :class:`DesignIteration`: its working set, the MIP's cost and dual bound (of its
+        restricted model only), the designs tried (:class:`DesignStart`), the seconds.
     records_after
         The last sweep's scenario records (on ``network_after``).
     not_survivable
@@ -507,7 +507,7 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
     all_cands = [str(c) for c in base.candidates.index]
     needed = routes_needed(base, run.full, [run.blocks[x] for x in ["intact", *working]], k, comm)
     starts: list[tuple[str, list[str]]] = [("routes needed" if needed else "no new route", needed)]
-    tried: list[dict[str, Any]] = []
+    tried: list[DesignStart] = []
     while starts:
         label, keep = starts.pop(0)
         rounds += 1
@@ -525,8 +525,8 @@ def _design_working_set(run: _SurviveRun, it: int, max_iterations: int, design_d
         total_unmet = float(np.round(cand.unmet_all_gbps.sum(), 3))
         short = float(cand.short_by_state_gbps.sum())
         options.append((total_unmet, float(cand.cost_usd), cand, model_full))
-        tried.append({"start": label, "candidates_open": len(keep), "routes": len(built),
-                      "unmet_gbps": total_unmet, "short_gbps": round(short, 3), "cost_usd": float(cand.cost_usd)})
+        tried.append(DesignStart(start=label, candidates_open=len(keep), routes=len(built), unmet_gbps=total_unmet,
+                                 short_gbps=round(short, 3), cost_usd=float(cand.cost_usd)))
         if (short > tol and label != "every candidate" and set(all_cands) - set(keep)
                 and time.perf_counter() + cand.seconds < design_deadline):
             starts.append(("every candidate", all_cands))

@@ -20,6 +20,7 @@ from backbone.errors import SolverError
 from backbone.model import Network
 from backbone.solver.core.problem import LinearProgram, solve
 from backbone.solver.core.sparse import selector
+from backbone.solver.design.summary import DesignStart
 from backbone.solver.design.upgrades.families import (
     UNMET_PENALTY_USD_PER_GBPS,
     state_capacity_rows,
@@ -164,7 +165,7 @@ class MipDesign:
     """Every unmet variable's value (commodity per state), routable or not."""
     path_rounds: int = 0
     """MIP solves the design loop made this iteration (starts tried)."""
-    tried: list[dict[str, Any]] = field(default_factory=list)
+    tried: list[DesignStart] = field(default_factory=list)
     """Per start: ``start``, ``candidates_open``, ``routes``, ``unmet_gbps``, ``short_gbps``, ``cost_usd``."""
 
 
