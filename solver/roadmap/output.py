@@ -289,7 +289,7 @@ def report_data(result: RoadmapResult, summary: RoadmapSummary, files: list[str]
         "gpus": [b for b in builds if b["action"] == "gpus"],
         "jobs": job_table(summary).to_dict("records"), "replicas": replica_rows(summary),
         "ledger": [r.model_dump() for r in summary.ledger], "assumptions": assumptions,
-        "verification": summary.verification,
+        "verification": None if summary.verification is None else summary.verification.document(),
         "provenance": {"scenario": result.scenario, "scenario_fingerprint": result.fingerprint,
                        "plan_file": o.plan_file or "(none: defaults)", "plan_text": o.plan_text or ""},
         "files": sorted(set(files) | {"report.html", "roadmap.json"}),

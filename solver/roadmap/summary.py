@@ -5,7 +5,8 @@
 The per-period records, the builds and the starting risk are the typed records of
 :mod:`backbone.solver.roadmap.records`, as the rolling horizon made them; the global bound (:class:`GlobalBound`),
 the budget ledger's rows (:class:`LedgerRow`) and the figures over the whole roadmap are declared here, with units in
-their names. ``map_end`` (map values, the map renderer's input) and ``verification`` (the checker's report) stay plain sections.
+their names. ``map_end`` (map values, the map renderer's input) stays a plain section; ``verification`` is the
+checker's typed record (:class:`~backbone.solver.checks.records.CheckRecord`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from backbone.serialize import json_safe
+from backbone.solver.checks.records import CheckRecord
 from backbone.solver.core.summary import TypedSummary
 from backbone.solver.roadmap.records import PeriodRecord, RoadmapBuild, StartingRisk, TimeBudget
 
@@ -205,8 +207,8 @@ class RoadmapSummary(TypedSummary):
     """Wall-clock seconds the roadmap took."""
     time_budget: TimeBudget
     """The time limits the roadmap ran under and the seconds each part used."""
-    verification: dict[str, Any] | None = None
-    """The independent checker's report (with ``verify``)."""
+    verification: CheckRecord | None = None
+    """The independent checker's record (with ``verify``)."""
 
     def document(self) -> dict[str, Any]:
         """The JSON document (:meth:`TypedSummary.document`) with every non-finite number null

@@ -47,7 +47,7 @@ def run_roadmap_task(net: Network, opts: RoadmapOptions, out_dir: Path | None,
         progress(0.86, "verifying the roadmap independently")
         report = check_roadmap(net, result.options, summary, result.networks,  # lead times resolved
                                progress=lambda f, m: progress(0.86 + 0.08 * f, f"verify: {m}"))
-        summary.verification = report.to_dict()
+        summary.verification = report.record()
     if out_dir is not None:
         files = write_roadmap(net, result, summary, out_dir, lambda f, m: progress(0.94 + 0.06 * f, m))
     progress(1.0, "done")

@@ -343,7 +343,7 @@ def test_task_writes_scenarios_and_checker_passes_then_catches_doctoring(tmp_pat
     options = {**QUIET, "maps": True, "verify": True}
     res = run_task("roadmap", net, options, tmp_path)
     typed = res.summary  # built as the model, dumped once at the edge
-    assert typed.verification["ok"], typed.verification
+    assert typed.verification is not None and typed.verification.ok, typed.verification
     assert isinstance(typed, RoadmapSummary) and res.document() == typed.document()
     assert typed.objective.capex_usd == pytest.approx(7e6) and typed.step_bounds.network_capex_usd == 7e6
     for name in ("roadmap.json", "roadmap_periods.csv", "roadmap_builds.csv", "roadmap_budget.csv", "timeline.png",
