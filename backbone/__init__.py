@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # One namespace, three repository folders: an install maps ``solver/`` and ``api/`` to ``backbone/solver`` and
 # ``backbone/api`` (see setup.py). Run from a source checkout, the sub-packages sit beside this folder, so the
