@@ -58,42 +58,37 @@ def _context_key(net: Network, options: FailureOptions) -> str:
             + ":" + policy)
 
 
-def worker_context(net: Network, options: FailureOptions, progress: ProgressFn | None = None) -> SweepContext:
-    """This process's context for ``net`` and ``options``, built once (the previous one is dropped); ``progress``
-    hears about the baseline's solve when it is built here."""
+def worker_context(net: Network, options: FailureOptions, progress: ProgressFn | None = None,
+                   adopt: SweepContext | None = None) -> SweepContext:
+    """This process's context for ``net`` and ``options``, built once (the previous one is dropped); ``adopt`` (the
+    parent's, with its baseline) is taken instead of building one when this process has none for them; ``progress``
+    hears about the baseline's solve when it is built here. The network's fingerprint is computed once per call."""
     key = _context_key(net, options)
     ctx = _WORKER_CONTEXTS.get(key)
     if ctx is None:
         _WORKER_CONTEXTS.clear()
-        ctx = _WORKER_CONTEXTS[key] = SweepContext.build(net, options, progress)
+        ctx = _WORKER_CONTEXTS[key] = adopt if adopt is not None else SweepContext.build(net, options, progress)
     return ctx
 
 
 def _run_batch(net: Network, options: FailureOptions, batch: list[FailureScenario],
                ctx: SweepContext | None = None) -> list[ScenarioRecord]:
-    if ctx is not None:  # the parent's baseline: adopt it instead of solving it again
-        key = _context_key(net, options)
-        if key not in _WORKER_CONTEXTS:
-            _WORKER_CONTEXTS.clear()
-            _WORKER_CONTEXTS[key] = ctx
-    ctx = worker_context(net, options)
-    return [evaluate_scenario(ctx, s) for s in batch]
+    context = worker_context(net, options, adopt=ctx)  # the parent's baseline adopted instead of solved again
+    return [evaluate_scenario(context, s) for s in batch]
 
 
-_POOL_NET: Network | None = None
-_POOL_OPTIONS: FailureOptions | None = None
+_POOL_CONTEXT: SweepContext | None = None
 
 
 def _pool_init(net: Network, options: FailureOptions, ctx: SweepContext | None = None) -> None:
-    global _POOL_NET, _POOL_OPTIONS
+    global _POOL_CONTEXT
     die_with_parent()  # a pool process never outlives the sweep's process
-    _POOL_NET, _POOL_OPTIONS = net, options
-    _run_batch(net, options, [], ctx)  # adopt (or build) the context once per worker
+    _POOL_CONTEXT = worker_context(net, options, adopt=ctx)  # adopted (or built) once per worker
 
 
 def _pool_batch(batch: list[FailureScenario]) -> list[ScenarioRecord]:
-    assert _POOL_NET is not None and _POOL_OPTIONS is not None
-    return _run_batch(_POOL_NET, _POOL_OPTIONS, batch)
+    assert _POOL_CONTEXT is not None
+    return [evaluate_scenario(_POOL_CONTEXT, s) for s in batch]
 
 
 def _batches(scenarios: list[FailureScenario], workers: int, batch_size: int | None) -> list[list[FailureScenario]]:
@@ -152,10 +147,11 @@ def execute_sweep(net: Network, scenarios: list[FailureScenario], options: Failu
     done = 0
     results: dict[int, list[ScenarioRecord]] = {}
     if engine == "serial":  # progress after every scenario
+        context = worker_context(net, options, adopt=ctx)  # once per sweep: the fingerprint reads every table
         for i, b in enumerate(batches):
             results[i] = []
             for s in b:
-                results[i] += _run_batch(net, options, [s], ctx)
+                results[i].append(evaluate_scenario(context, s))
                 done += 1
                 progress(done / len(scenarios), f"{done}/{len(scenarios)} scenarios ({s.id})")
         return _in_order(results), SweepEngineInfo(engine="serial", workers=1, threads=1)
