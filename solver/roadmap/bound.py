@@ -31,14 +31,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from backbone.model import Network
 from backbone.solver.core.problem import LinearProgram, solve
+from backbone.solver.core.summary import TypedSummary
 from backbone.solver.design.survivable.model import link_modules
 from backbone.solver.roadmap.bound_model import (
     StateBlocks,
@@ -82,39 +84,32 @@ FULL_SHARE = 0.75
 alone (a smaller relaxation, still a valid bound) get the rest."""
 
 
-@dataclass
-class RoadmapBound:
-    """The global lower bound and what it covers.
-
-    Attributes
-    ----------
-    lower_bound_usd
-        Proven lower bound on the discounted backbone capex of every roadmap in the covered set
-        (None when an LP did not finish or no roadmap within the budgets carries the states).
-    status
-        ``optimal``, ``time_limit``, ``infeasible`` (within the budgets), ``error`` or ``skipped``.
-    covers
-        One plain sentence on what the bound covers.
-    failure_states
-        Failure-state blocks modelled (summed over periods).
-    unmet_floor_gbps
-        Traffic of the modelled states no roadmap can carry (left out of the bound's requirement).
-    period_floors_usd
-        Per period, the proven lower bound on the undiscounted cost of what is online then (the period MIP's dual
-        bound; 0 where none was found in time), a row of the LP.
-    """
+class RoadmapBound(TypedSummary):
+    """The global lower bound and what it covers (the roadmap summary's ``bound`` section is
+    :class:`~backbone.solver.roadmap.summary.GlobalBound`, these fields and what the bound bounds)."""
 
     lower_bound_usd: float | None
+    """Proven lower bound on the discounted backbone capex of every roadmap in the covered set (None when an LP did
+    not finish, no roadmap within the budgets carries the states, or it was not computed)."""
     status: str
+    """``optimal``, ``time_limit``, ``infeasible`` (within the budgets), ``error`` or ``skipped``."""
     covers: str
+    """One plain sentence on what the bound covers."""
     periods: int = 0
+    """Periods in the LP."""
     failure_states: int = 0
+    """Failure-state blocks modelled (summed over periods)."""
     unmet_floor_gbps: float = 0.0
+    """Traffic of the modelled states no roadmap can carry (left out of the bound's requirement)."""
     seconds: float = 0.0
-    model: dict[str, int] = field(default_factory=dict)
+    """Wall-clock seconds of the LP."""
+    model: dict[str, int] = Field(default_factory=dict)
+    """The LP's size."""
     note: str = ""
-    period_floors_usd: list[float] = field(default_factory=list)
-
+    """Why no gap is claimed, or the solver's error."""
+    period_floors_usd: list[float] = Field(default_factory=list)
+    """Per period, the proven lower bound on the undiscounted cost of what is online then (the period MIP's dual
+    bound; 0 where none was found in time), a row of the LP."""
 
 
 def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Sequence[Network],
@@ -251,8 +246,10 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
     floors = np.zeros(T)
 
     def stop(status: str, note: str, lp: LinearProgram | None = None, floor: float = 0.0) -> RoadmapBound:
-        return RoadmapBound(None, status, covers, T, n_fail, floor, time.perf_counter() - t0,
-                            lp.stats() if lp is not None else {}, note, period_floors_usd=[float(x) for x in floors])
+        return RoadmapBound(lower_bound_usd=None, status=status, covers=covers, periods=T, failure_states=n_fail,
+                            unmet_floor_gbps=floor, seconds=time.perf_counter() - t0,
+                            model=lp.stats() if lp is not None else {}, note=note,
+                            period_floors_usd=[float(x) for x in floors])
 
     probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
     sol = solve(probe, backend=backend, time_limit_s=max(MIN_SOLVE_S, deadline - time.perf_counter()))
@@ -303,8 +300,9 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
                        if (floors > 0).sum() > found else ""))
     bound = max(0.0, float(sol.objective))
     logger.info("roadmap bound: %.0f USD over %d blocks, %.1f s", bound, J, time.perf_counter() - t0)
-    return RoadmapBound(bound, "optimal", covers, T, n_fail, float(carried.sum()), time.perf_counter() - t0,
-                        lp.stats(), floor_note, period_floors_usd=[float(x) for x in floors])
+    return RoadmapBound(lower_bound_usd=bound, status="optimal", covers=covers, periods=T, failure_states=n_fail,
+                        unmet_floor_gbps=float(carried.sum()), seconds=time.perf_counter() - t0, model=lp.stats(),
+                        note=floor_note, period_floors_usd=[float(x) for x in floors])
 
 
 def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],

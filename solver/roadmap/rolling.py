@@ -208,19 +208,18 @@ class RoadmapResult:
         ``disc_net`` it bounds and the objective's lower bound (from the objective's terms ``obj``)."""
         lp = self.bound
         bound = lp.lower_bound_usd if lp is not None else None
-        glob = GlobalBound(
-            lower_bound_usd=bound, status="skipped", covers="not computed (bound_time_limit_s 0)",
+        objective = dict(
             discounted_network_capex_usd=disc_net,
             objective_lower_bound_usd=None if bound is None else float(
                 bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
             objective_covers="the objective of the roadmaps the bound covers, their GPU terms (capex, opex, unserved "
                              "GPUs) held at this roadmap's placement and unmet traffic counted as zero")
         if lp is None:
-            return glob
-        return glob.model_copy(update={  # the LP's figures, set: in the document
-            "status": lp.status, "covers": lp.covers, "periods": lp.periods, "failure_states": lp.failure_states,
-            "unmet_floor_gbps": round(lp.unmet_floor_gbps, 3), "seconds": round(lp.seconds, 3), "model": lp.model,
-            "note": lp.note, "period_floors_usd": lp.period_floors_usd})
+            return GlobalBound(lower_bound_usd=None, status="skipped", covers="not computed (bound_time_limit_s 0)",
+                               **objective)
+        # the LP's figures, every one set: in the document
+        return GlobalBound(**{**lp.model_dump(), "unmet_floor_gbps": round(lp.unmet_floor_gbps, 3),
+                              "seconds": round(lp.seconds, 3)}, **objective)
 
     def map_end(self) -> dict[str, Any]:
         """The map values of the last period's backbone (``roadmap.json`` ``map_end``, the deck's slide map): link
@@ -580,7 +579,8 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
             use_candidates=bool(design_opts.candidates), backend=str(design_opts.backend),
             time_limit_s=float(bound_s))
     except SolverError as exc:
-        return RoadmapBound(None, "error", "not computed: the solver failed", note=str(exc))
+        return RoadmapBound(lower_bound_usd=None, status="error", covers="not computed: the solver failed",
+                            note=str(exc))
 
 
 def _gpu_opex_per_year(net: Network, gpus: pd.Series, place_opts: Any) -> float:

@@ -18,41 +18,22 @@ from pydantic import BaseModel, ConfigDict, Field
 from backbone.serialize import json_safe
 from backbone.solver.checks.records import CheckRecord
 from backbone.solver.core.summary import TypedSummary
+from backbone.solver.roadmap.bound import RoadmapBound
 from backbone.solver.roadmap.records import PeriodRecord, RoadmapBuild, StartingRisk, TimeBudget
 
 __all__ = ["BudgetShortfall", "GlobalBound", "LedgerRow", "ObjectiveTerms", "RoadmapSummary", "StepBounds",
            "UnplacedJob"]
 
 
-class GlobalBound(TypedSummary):
-    """The global bound's record (``bound``): the LP over every period
-    (:class:`~backbone.solver.roadmap.bound.RoadmapBound`) and, beside it, the discounted backbone capex it bounds
+class GlobalBound(RoadmapBound):
+    """The global bound's record (``bound``): the LP over every period (its fields:
+    :class:`~backbone.solver.roadmap.bound.RoadmapBound`) and, beside it, the discounted backbone capex it bounds
     and the objective's lower bound. When the bound was not computed (``status`` ``skipped``), the LP's own figures
     (``periods`` to ``period_floors_usd``) are not in the document."""
 
     OMITTED_WHEN_UNSET: ClassVar[tuple[str, ...]] = (
         "periods", "failure_states", "unmet_floor_gbps", "seconds", "model", "note", "period_floors_usd")
 
-    lower_bound_usd: float | None
-    """The proven lower bound on the discounted backbone capex (None when not computed)."""
-    status: str
-    """The LP's status, ``skipped`` or ``error``."""
-    covers: str
-    """The roadmaps it bounds, in words."""
-    periods: int = 0
-    """Periods in the LP."""
-    failure_states: int = 0
-    """Failure states it models."""
-    unmet_floor_gbps: float = 0.0
-    """Traffic of the modelled states no roadmap can carry."""
-    seconds: float = 0.0
-    """Wall-clock seconds of the LP."""
-    model: dict[str, int] = Field(default_factory=dict)
-    """The LP's size."""
-    note: str = ""
-    """Why no gap is claimed, or the solver's error."""
-    period_floors_usd: list[float] = Field(default_factory=list)
-    """Per period, the proven bound on the undiscounted cost of what is online then."""
     discounted_network_capex_usd: float
     """This roadmap's discounted backbone capex, which the bound bounds."""
     objective_lower_bound_usd: float | None

@@ -9,6 +9,7 @@
 import { api, ApiError } from "./api";
 import type { ProblemItem, Properties, ScenarioContent, ScenarioValidation } from "./api";
 import { clear, formatValue, h } from "./dom";
+import { problemLine } from "./serverjobs";
 import { addCandidate, addModules, candidateForm, failForm, modulesForm } from "./whatif";
 import type { WhatIfEdit } from "./whatif";
 
@@ -385,8 +386,7 @@ export class Editor {
     clear(this.general);
     for (const p of this.problems) {
       if (placed.has(key(p.table ?? "", p.record ?? "", p.field ?? ""))) continue;
-      this.general.append(h("li", {}, [p.table, p.record, p.field].filter(Boolean).join(" / ") +
-                                      (p.table || p.record || p.field ? ": " : "") + p.message));
+      this.general.append(h("li", {}, problemLine(p)));
     }
   }
 

@@ -463,7 +463,13 @@ class Workspace {
       settled();
       return;
     }
-    await map.setScenario(collection);
+    try {
+      await map.setScenario(collection);
+    } catch (error) {  // the busy mark must not outlive a map that could not be drawn
+      settled();
+      this.handle(error);
+      return;
+    }
     map.map.once("idle", () => { performance.mark("map-drawn"); settled(); });  // its data tiled and the frame drawn
     this.status(`${summary?.name ?? id}: ${this.counts()}`);
   }
