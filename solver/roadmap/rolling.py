@@ -208,18 +208,18 @@ class RoadmapResult:
         ``disc_net`` it bounds and the objective's lower bound (from the objective's terms ``obj``)."""
         lp = self.bound
         bound = lp.lower_bound_usd if lp is not None else None
-        objective = dict(
-            discounted_network_capex_usd=disc_net,
-            objective_lower_bound_usd=None if bound is None else float(
+        objective: dict[str, Any] = {
+            "discounted_network_capex_usd": disc_net,
+            "objective_lower_bound_usd": None if bound is None else float(
                 bound + sum(obj.values()) - obj["unmet_penalty_usd"] - disc_net),
-            objective_covers="the objective of the roadmaps the bound covers, their GPU terms (capex, opex, unserved "
-                             "GPUs) held at this roadmap's placement and unmet traffic counted as zero")
+            "objective_covers": "the objective of the roadmaps the bound covers, their GPU terms (capex, opex, "
+                                "unserved GPUs) held at this roadmap's placement and unmet traffic counted as zero"}
         if lp is None:
-            return GlobalBound(lower_bound_usd=None, status="skipped", covers="not computed (bound_time_limit_s 0)",
-                               **objective)
-        # the LP's figures, every one set: in the document
-        return GlobalBound(**{**lp.model_dump(), "unmet_floor_gbps": round(lp.unmet_floor_gbps, 3),
-                              "seconds": round(lp.seconds, 3)}, **objective)
+            return GlobalBound.model_validate({"lower_bound_usd": None, "status": "skipped",
+                                               "covers": "not computed (bound_time_limit_s 0)", **objective})
+        # the LP's figures, every one given: in the document
+        return GlobalBound.model_validate({**lp.model_dump(), "unmet_floor_gbps": round(lp.unmet_floor_gbps, 3),
+                                           "seconds": round(lp.seconds, 3), **objective})
 
     def map_end(self) -> dict[str, Any]:
         """The map values of the last period's backbone (``roadmap.json`` ``map_end``, the deck's slide map): link
