@@ -1,13 +1,15 @@
 """Time per period of ``backbone roadmap`` (placement, survivable design, the rest), model sizes and the gap.
 
 Usage: ``python benchmarks/bench_roadmap.py [SCENARIO] [--periods 8] [--period quarter] [--workers 2]
-[--time-limit 20] [--out DIR]``. Prints wall and CPU seconds (on a shared machine the wall clock also
+[--time-limit 20] [--out DIR] [--set OPTION=JSON ...]`` (``--set`` sets any roadmap option, e.g.
+``--set bound_time_limit_s=600``). Prints wall and CPU seconds (on a shared machine the wall clock also
 counts other processes' time).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import sys
@@ -47,6 +49,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--time-limit", type=float, default=None, help="design.time_limit_s per period")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--set", action="append", default=[], metavar="OPTION=JSON",
+                    help="a roadmap option, e.g. --set bound_time_limit_s=600 (repeatable)")
     args = ap.parse_args()
     console = Console(width=220)  # the table is wide; a pipe would fold it to 80 columns
     t0, c0, load0 = time.perf_counter(), _cpu_s(), os.getloadavg()
@@ -56,6 +60,9 @@ def main() -> None:
                                   "failures": {"workers": args.workers}}
     if args.time_limit is not None:
         options["design"] = {"time_limit_s": args.time_limit}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        options[name] = json.loads(value)
     if args.period == "year":
         options["start"] = "2027"
     last = [0.0]
@@ -99,7 +106,8 @@ def main() -> None:
                   f"{musd(s.network_capex_usd)}, discounted {musd(s.discounted_network_capex_usd)}); "
                   f"lower bound {musd(b.lower_bound_usd)} ({b.status}, {b.seconds:.1f} s, LP "
                   f"{lp.get('rows', 0):,} x {lp.get('cols', 0):,}, {b.failure_states} failure-state "
-                  f"blocks; period floors {', '.join(musd(x) for x in b.period_floors_usd) or '-'}), "
+                  f"blocks; period floors {', '.join(musd(x) for x in b.period_floors_usd) or '-'}"
+                  f"{'; ' + b.note if b.note else ''}), "
                   f"gap {pct(s.gap)}; per-period step bounds "
                   f"{musd(step.network_capex_lower_bound_usd)}, step gap {pct(step.gap)}; planning "
                   f"{s.seconds:.1f} s, total with outputs {total:.1f} s wall, {cpu:.1f} s CPU (this process and its "
