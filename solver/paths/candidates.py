@@ -330,8 +330,8 @@ def candidate_paths(net: Network, pairs: pd.DataFrame | Sequence[tuple[str, str]
             logger.debug("candidate paths: cache hit (%d pairs)", len(frame))
             return hit
     topo = build_topology(net)
-    result = _build(topo, net, frame, src.astype(np.int64), dst.astype(np.int64), limit, k_paths, bool(disjoint),
-                    workers, deadline)
+    result = _build(topo, net.links.index, net.sites.index, frame, src.astype(np.int64), dst.astype(np.int64), limit,
+                    k_paths, bool(disjoint), workers, deadline)
     if key is not None:
         _CACHE[key] = result
         while len(_CACHE) > CACHE_SIZE:
@@ -360,10 +360,17 @@ def paths_after_failure(net: Network, failed_links: Sequence[str], pairs: pd.Dat
     lost = (base.paths_per_pair == k_paths) & (kept.paths_per_pair < k_paths)
     if not lost.any():
         return kept
-    failed = net.fail_links(failed_links)
+    # the lost pairs searched again on the failed topology: the intact one's arrays without the failed links (what
+    # build_topology(net.fail_links(failed_links)) gives, without copying the network and checking its pairs again)
+    up = np.ones(len(base.link_ids), bool)
+    up[base.link_ids.get_indexer(pd.Index(list(failed_links)))] = False
+    topo = build_topology(net)
+    failed = SearchTopology(topo.n_sites, topo.site_a[up], topo.site_b[up], topo.latency_ms[up], topo.length_km[up])
     sub_pairs = base.pairs.loc[lost].reset_index(drop=True)
     limit = _per_pair_limit(max_latency_ms, len(base.pairs))[lost]
-    sub = candidate_paths(failed, sub_pairs, k_paths=k_paths, max_latency_ms=limit, cache=False)
+    src = base.site_ids.get_indexer(sub_pairs["src"]).astype(np.int64)
+    dst = base.site_ids.get_indexer(sub_pairs["dst"]).astype(np.int64)
+    sub = _build(failed, base.link_ids[up], base.site_ids, sub_pairs, src, dst, limit, k_paths, False, None)
     # map the failed network's link positions back onto the intact index
     col_map = base.link_ids.get_indexer(sub.link_ids)
     n_links = len(base.link_ids)
@@ -402,10 +409,11 @@ def _pairs_frame(pairs: pd.DataFrame | Sequence[tuple[str, str]]) -> pd.DataFram
     return pd.DataFrame({"src": frame["src"].astype(str).to_numpy(), "dst": frame["dst"].astype(str).to_numpy()})
 
 
-def _build(topo: SearchTopology, net: Network, frame: pd.DataFrame, src: np.ndarray, dst: np.ndarray,
-           limit: np.ndarray, k: int, disjoint: bool, workers: int | None, deadline: Deadline | None = None
-           ) -> PathSet:
-    """Search each unordered pair once (vectorised dedup), then assemble the incidences."""
+def _build(topo: SearchTopology, link_ids: pd.Index, site_ids: pd.Index, frame: pd.DataFrame, src: np.ndarray,
+           dst: np.ndarray, limit: np.ndarray, k: int, disjoint: bool, workers: int | None,
+           deadline: Deadline | None = None) -> PathSet:
+    """Search each unordered pair once (vectorised dedup), then assemble the incidences (``link_ids`` and
+    ``site_ids``: the ids of ``topo``'s links and sites, in its order)."""
     n_links = topo.n_links
     lo, hi = np.minimum(src, dst), np.maximum(src, dst)
     # unique (lo, hi, limit) triples; the most permissive limit of duplicates is fine only when
@@ -449,7 +457,7 @@ def _build(topo: SearchTopology, net: Network, frame: pd.DataFrame, src: np.ndar
         len_f = np.add.reduceat(topo.length_km[link_of], f_arc_ptr[:-1])
     else:
         lat_f = len_f = np.zeros(0)
-    ps = PathSet(net.links.index.copy(), net.sites.index.copy(), frame, path_pair, lat_f[q], len_f[q], hops,
+    ps = PathSet(link_ids.copy(), site_ids.copy(), frame, path_pair, lat_f[q], len_f[q], hops,
                  arc_inc, link_inc, site_flat, ptr, arc_flat, arc_ptr)
     logger.info("candidate paths: %d pairs (%d searched), %d paths, k=%d%s", n_pairs, n_uniq, n_paths, k,
                 ", disjoint" if disjoint else "")
