@@ -88,6 +88,13 @@ def test_compare_two_versions_from_the_picker(page: Any, live: dict[str, Any], t
     assert row.get_attribute("data-change") == "changed"
     cells = row.locator("td").all_inner_texts()
     assert cells[:6] == ["links", "nyc-bos", "changed", "capacity_gbps", "400", "1,000"], cells
+    # at 1280x800 the structural table fits its pane, unit column included: no sideways scroll (a long field name
+    # such as max_capacity_gbps breaks after an underscore)
+    fits = page.evaluate("""() => { const b = document.getElementById('compare-body');
+                                    const t = document.getElementById('compare-structure');
+                                    return [b.scrollWidth - b.clientWidth, t.parentElement.scrollWidth - t.parentElement.clientWidth,
+                                            Math.round(t.getBoundingClientRect().right - b.getBoundingClientRect().right)]; }""")
+    assert max(fits) <= 1, fits
     assert page.locator("#compare-structure tbody tr[data-id='chi-lon']").get_attribute("data-change") == "added"
     assert page.locator("#compare-structure tbody tr[data-id='bos-chi']").get_attribute("data-change") == "removed"
     # the map: each changed link in its change's colour (the removed one drawn from version 1), the legend counts

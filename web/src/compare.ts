@@ -78,6 +78,13 @@ const KPI_COLUMNS = ["kpi", "unit", "before", "after", "delta", "verdict"];
 const FAILURE_COLUMNS = ["scenario", "change", "survived_before", "survived_after", "impact_before_gbps",
                          "impact_after_gbps", "impact_delta_gbps", "mlu_before", "mlu_after"];
 
+/** A cell's text with a line break allowed after each underscore (a long field name such as max_capacity_gbps wraps
+ * instead of pushing the table's last columns out of a narrow pane); its text is unchanged. */
+function breakable(text: string): (string | HTMLElement)[] {
+  const parts = text.split("_");
+  return parts.flatMap((part, i) => (i < parts.length - 1 ? [`${part}_`, h("wbr")] : [part]));
+}
+
 /** A link's or site's change from the structure rows about it: added or removed first, then a capacity change by
  * the sign of the API's delta, else "changed". */
 function changeOf(rows: Row[]): string {
@@ -424,7 +431,7 @@ export class CompareView {
                            "data-scenario": row.scenario === undefined ? undefined : String(row.scenario),
                            "data-change": row.change === undefined ? undefined : String(row.change),
                            "data-field": row.field === undefined ? undefined : String(row.field) },
-        ...columns.map((c) => h("td", { class: typeof row[c] === "number" ? "num" : undefined }, formatValue(row[c]))));
+        ...columns.map((c) => h("td", { class: typeof row[c] === "number" ? "num" : undefined }, ...breakable(formatValue(row[c])))));
       if (selectable && (row.table === "links" || row.table === "sites")) {
         const key = `${row.table}:${String(row.id)}`;
         this.rowsByElement.set(key, [...(this.rowsByElement.get(key) ?? []), tr]);
