@@ -24,14 +24,21 @@ time left: the last period's first, the earliest period with failure states seco
 
 and the bound is the best of the LP without them, the LP over the intact states with them and the LP re-solved
 with them (from the first solve's basis); each is valid for every roadmap the bound covers.
+
+**Added states.** A period's working set holds only the states its design found binding, given what earlier
+periods bought; a cheaper design (the period MIP's) leaves other states short. With a :class:`StateSeparation`,
+each period MIP's incumbent is swept, the states it leaves short that this roadmap carries in that period are
+added, and the MIP is solved again (a row generation); a period's MIP also starts from the states added to the
+periods before it in the order. Only states this roadmap carries are added, held to utilisation 100 % (the sweep's
+"carried"), so every floor still covers it (``added_states`` lists them).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -55,7 +62,7 @@ from backbone.solver.roadmap.options import RoadmapOptions
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RoadmapBound", "roadmap_exact_mip", "roadmap_lower_bound"]
+__all__ = ["RoadmapBound", "StateSeparation", "roadmap_exact_mip", "roadmap_lower_bound"]
 
 MIN_SOLVE_S = 1.0
 """Least time limit given to each of the two LPs."""
@@ -78,6 +85,14 @@ PERIOD_MIP_GAP = 1e-3
 
 FLOOR_REL_TOL, FLOOR_ABS_TOL_USD = 1e-6, 1.0
 """How far below a period MIP's dual bound its floor is set (solver tolerances)."""
+
+SEPARATION_ROUNDS = 1
+"""Most sweeps of a period MIP's incumbent design (:class:`StateSeparation`): each may add failure states and costs a
+sweep and another MIP. One is the default: a period's MIP starts from the states added to the later periods', so
+most of what a sweep would find is there already."""
+
+SEPARATION_MIP_SHARE = 0.6
+"""``PERIOD_MIP_SHARE`` when the period MIPs add failure states (a MIP, a sweep and the MIP again need more time)."""
 
 FULL_SHARE = 0.75
 """Share of the bound's time for the LPs with the failure states; if they do not finish, the intact states
@@ -110,12 +125,57 @@ class RoadmapBound(TypedSummary):
     period_floors_usd: list[float] = Field(default_factory=list)
     """Per period, the proven lower bound on the undiscounted cost of what is online then (the period MIP's dual
     bound; 0 where none was found in time), a row of the LP."""
+    added_states: list[list[str]] = Field(default_factory=list)
+    """Per period, the failure states added to its MIP (:class:`StateSeparation`): states a period MIP's design left
+    short that this roadmap carries then (empty lists when none were added; an empty list when none was asked for)."""
+
+
+@dataclass
+class StateSeparation:
+    """More failure states for the period MIPs, found the way the survivable design finds its working set: sweep
+    the MIP's incumbent design (its online modules and routes), and add the states it leaves short that the roadmap
+    being bounded carries in that period (at up to :attr:`ceiling`); then solve the MIP again.
+
+    Each added state is one more requirement, so a period's floor only rises, and it stays a proven bound for every
+    roadmap that carries the added states too -- the bounded roadmap among them, since only states it carries are
+    added (its excused and violated states never are). States the bounded roadmap does not carry would put it
+    outside the set the bound covers, and the gap would then compare it with roadmaps that do more."""
+
+    kind: str
+    """The failure kind swept (``srlg``, ``link``, ``srlg,link``)."""
+    options: Any
+    """The sweep's :class:`~backbone.solver.failures.FailureOptions` (the quick sweep's verdicts: survived or not)."""
+    not_carried: Sequence[frozenset[str]]
+    """Per period, the states the bounded roadmap excuses or leaves violated then (never added)."""
+    rounds: int = SEPARATION_ROUNDS
+    """Most sweeps per period MIP."""
+    ceiling: float = 1.0
+    """Utilisation ceiling of an added state's block: the sweep's "carried" (every Gbps within capacity), not the
+    design's failure ceiling, which only the states a design worked on are held to."""
+
+    def short_states(self, t: int, net: Network) -> list[str]:
+        """The states of ``kind`` that ``net`` leaves short and the bounded roadmap carries in period ``t``."""
+        from backbone.solver.design.survivable.sweeps import sweep_states
+
+        return [r.scenario for r in sweep_states(net, self.kind, self.options)
+                if not r.impact.survived and r.scenario not in self.not_carried[t]]
+
+
+@dataclass
+class _Rows:
+    """What the period MIPs need to add states: the separation, the period networks, the blocks of given states
+    (period ``t``, no intact block) and, per period, the states added so far."""
+
+    sep: StateSeparation
+    networks: Sequence[Network]
+    blocks_of: Callable[[int, list[str]], StateBlocks]
+    added: dict[int, list[str]] = field(default_factory=dict)
 
 
 def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Sequence[Network],
                         working_sets: Sequence[Sequence[str]], gpu_committed: Sequence[float], kind: str, k: int,
                         ceiling: float, failure_ceiling: float, use_candidates: bool = True, backend: str = "highs",
-                        time_limit_s: float = 120.0) -> RoadmapBound:
+                        time_limit_s: float = 120.0, separation: StateSeparation | None = None) -> RoadmapBound:
     """The LP bound of the module doc on the discounted backbone capex of every roadmap in its set.
 
     Parameters
@@ -131,6 +191,9 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
     time_limit_s
         Seconds for the paths and the LPs together (each LP gets at least 1 s). When the LPs with the failure
         states do not finish in ``FULL_SHARE`` of it, the intact states alone are bounded in the rest.
+    separation
+        When given, each period MIP's incumbent design is swept and the states it leaves short that the bounded
+        roadmap carries are added to that MIP (:class:`StateSeparation`; ``added_states`` lists them).
 
     Returns
     -------
@@ -146,8 +209,20 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
     deadline = t0 + time_limit_s
     base, full, blocks, tol = _setup(net, period_networks, working_sets, kind, k, ceiling, failure_ceiling,
                                      use_candidates)
+    rows = None
+    if separation is not None and kind in ("link", "srlg", "srlg,link"):
+        from backbone.solver.roadmap.bound_model import commodities as _commodities
+
+        _, h = _commodities([n.demands for n in period_networks])
+        T = len(period_networks)
+
+        def blocks_of(t: int, ids: list[str]) -> StateBlocks:
+            return state_blocks(base, full, period_networks[-1], [ids if i == t else [] for i in range(T)], kind, k,
+                                ceiling, separation.ceiling, h, intact=False)
+
+        rows = _Rows(separation, period_networks, blocks_of)
     first = deadline - (1.0 - FULL_SHARE) * (deadline - time.perf_counter())
-    out = _solve_bound(base, full, opts, blocks, gpu_committed, k, tol, backend, first, t0, final=deadline)
+    out = _solve_bound(base, full, opts, blocks, gpu_committed, k, tol, backend, first, t0, final=deadline, rows=rows)
     if out.status == "time_limit" and out.failure_states:
         # every subset of states gives a valid bound: the intact states alone, in the time left
         intact = np.array([b.scenario == "intact" for b in blocks.states])
@@ -155,7 +230,8 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
                         blocks.demand[intact])
         # the period floors found with the failure states stay valid for the roadmaps that carry them
         floors = np.asarray(out.period_floors_usd, float) if any(out.period_floors_usd) else None
-        again = _solve_bound(base, full, opts, fewer, gpu_committed, k, tol, backend, deadline, t0, floors)
+        again = _solve_bound(base, full, opts, fewer, gpu_committed, k, tol, backend, deadline, t0, floors,
+                             rows=rows if floors is not None else None)
         again.note = "; ".join(x for x in (f"with the failure states: {out.note}", again.note) if x)
         out = again
     return out
@@ -219,7 +295,8 @@ def roadmap_exact_mip(net: Network, opts: RoadmapOptions, period_networks: Seque
 
 def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
                  k: int, tol: float, backend: str, deadline: float, t0: float,
-                 floors_given: np.ndarray | None = None, final: float | None = None) -> RoadmapBound:
+                 floors_given: np.ndarray | None = None, final: float | None = None,
+                 rows: _Rows | None = None) -> RoadmapBound:
     """The two LPs of the module doc over ``blocks`` and the period MIPs' floors (``floors_given``: found already,
     with more states), within ``deadline`` (perf_counter seconds) for the LPs and ``final`` (default
     ``deadline``) for the MIPs once the bound LP is solved.
@@ -227,7 +304,8 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
     Order: the bound LP without floors first (a valid bound at once), then the period MIPs in the time left but a
     reserve, then the same LP again with the floor rows, from the first solve's basis (the new rows start basic:
     a few dual simplex iterations). When the bound LP does not finish, the MIPs still run in a share of the time
-    left: their floors are reported and carried into the fallback."""
+    left: their floors are reported and carried into the fallback. ``rows``: the period MIPs add failure states
+    (:class:`StateSeparation`)."""
     T = len(gpu_committed)
     final = deadline if final is None else final
     n_fail = int(sum(1 for b in blocks.states if b.scenario != "intact"))
@@ -245,25 +323,26 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
 
     floors = np.zeros(T)
 
+    def added() -> list[list[str]]:
+        return [list(rows.added.get(t, [])) for t in range(T)] if rows is not None else []
+
     def stop(status: str, note: str, lp: LinearProgram | None = None, floor: float = 0.0) -> RoadmapBound:
         return RoadmapBound(lower_bound_usd=None, status=status, covers=covers, periods=T, failure_states=n_fail,
                             unmet_floor_gbps=floor, seconds=time.perf_counter() - t0,
                             model=lp.stats() if lp is not None else {}, note=note,
-                            period_floors_usd=[float(x) for x in floors])
+                            period_floors_usd=[float(x) for x in floors], added_states=added())
 
-    probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
-    sol = solve(probe, backend=backend, time_limit_s=max(MIN_SOLVE_S, deadline - time.perf_counter()))
-    if sol.status.value != "optimal":
+    carried, probe, sol = _least_unmet(base, full, opts, blocks, gpu_committed, backend, deadline)
+    if carried is None:
         return stop(sol.status.value, f"least-unmet LP: {sol.status.value} ({sol.message})", probe)
-    J, K = blocks.demand.shape
-    unmet = np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * routable_mask(blocks)
-    carried = unmet.sum(axis=1)
+    J = blocks.demand.shape[0]
     given, floor_note, raw = floors_given is not None, "", np.zeros(T)
     if given:
         floors = monotone_floors(np.asarray(floors_given, float))
     else:  # phase A: a share of the time before the LP (the LP must still finish)
+        share = PERIOD_MIP_SHARE if rows is None else SEPARATION_MIP_SHARE
         raw, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
-                                         time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
+                                         time.perf_counter() + share * (deadline - time.perf_counter()), rows=rows)
         floors = monotone_floors(raw)
     lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
                         floors=floors)
@@ -277,7 +356,7 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
     if not given and final - time.perf_counter() > MIN_PERIOD_MIP_S + RESOLVE_SHARE * lp_seconds:
         # phase B: the periods without a floor yet, in the time the LP left but a reserve for the re-solves
         more, note_b = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
-                                      final - max(MIN_SOLVE_S, RESOLVE_SHARE * lp_seconds), skip=raw > 0)
+                                      final - max(MIN_SOLVE_S, RESOLVE_SHARE * lp_seconds), skip=raw > 0, rows=rows)
         floor_note = "; ".join(x for x in (floor_note, note_b and f"after the LP: {note_b}") if x)
         if (monotone_floors(np.maximum(raw, more)) > floors * (1 + FLOOR_REL_TOL) + FLOOR_ABS_TOL_USD).any():
             raw = np.maximum(raw, more)
@@ -298,11 +377,29 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
                    f"over {over} ({found} period(s))" + (
                        f", or an earlier period's (capacity persists: {int((floors > 0).sum())} period(s) in all)"
                        if (floors > 0).sum() > found else ""))
+        more_states = {t: ids for t, ids in enumerate(added()) if ids}
+        if more_states:
+            covers += (f", and in {', '.join(opts.labels()[t] for t in more_states)} also the "
+                       f"{sum(len(x) for x in more_states.values())} failure state(s) the period MIPs' designs left "
+                       "short that this roadmap carries then, each held to utilisation 100 % (added_states)")
     bound = max(0.0, float(sol.objective))
     logger.info("roadmap bound: %.0f USD over %d blocks, %.1f s", bound, J, time.perf_counter() - t0)
     return RoadmapBound(lower_bound_usd=bound, status="optimal", covers=covers, periods=T, failure_states=n_fail,
                         unmet_floor_gbps=float(carried.sum()), seconds=time.perf_counter() - t0, model=lp.stats(),
-                        note=floor_note, period_floors_usd=[float(x) for x in floors])
+                        note=floor_note, period_floors_usd=[float(x) for x in floors], added_states=added())
+
+
+def _least_unmet(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
+                 backend: str, deadline: float) -> tuple[np.ndarray | None, LinearProgram, Any]:
+    """Per block, the least routable traffic left unmet with every build online at its maximum as early as allowed
+    (``U_j`` of :mod:`backbone.solver.roadmap.bound_model`; the blocks are independent), the LP and its solution;
+    None instead of the figures when the LP is not solved to optimality by ``deadline``."""
+    probe = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=True)
+    sol = solve(probe, backend=backend, time_limit_s=max(MIN_SOLVE_S, deadline - time.perf_counter()))
+    if sol.status.value != "optimal":
+        return None, probe, sol
+    J, K = blocks.demand.shape
+    return (np.maximum(sol.values("unmet").to_numpy(), 0.0).reshape(J, K) * routable_mask(blocks)).sum(axis=1), probe, sol
 
 
 def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
@@ -340,12 +437,16 @@ def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
 
 def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
                    carried: np.ndarray, tol: float, backend: str, deadline: float,
-                   skip: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+                   skip: np.ndarray | None = None, rows: _Rows | None = None) -> tuple[np.ndarray, str]:
     """Per period ``t``: the dual bound of the period MIP (:func:`build_bound_lp` with ``floor_period``), a proven
     lower bound on the undiscounted cost of what any roadmap in the covered set has online in ``t`` (its online
     modules are integer, its routes built or not, and it carries ``t``'s blocks), within ``deadline``; 0 where a
     MIP finds no bound in time. The LP relaxation charges a link needing a tenth of a module a tenth of its
-    cost; these rows charge whole modules, the main looseness of the LP alone."""
+    cost; these rows charge whole modules, the main looseness of the LP alone.
+
+    With ``rows``, while the period's time lasts, the MIP's incumbent design is swept and the states it leaves
+    short that the bounded roadmap carries are added (``rows.added[t]``), and the MIP is solved again: the floor is
+    the largest dual bound found."""
     T = len(gpu_committed)
     floors = np.zeros(T)
     notes = []
@@ -359,20 +460,77 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
         # the first two MIPs (the last period's and the earliest period's) get LAST_PERIOD_SHARE of the time left
         # each, the others share what they leave (a MIP that finishes early leaves its time to the next)
         limit = left * LAST_PERIOD_SHARE if i < 2 and len(order) - i > 1 else left / (len(order) - i)
+        end = time.perf_counter() + limit
         mask = blocks.period == t
         sub = StateBlocks(blocks.period[mask], [b for b, m in zip(blocks.states, mask, strict=True) if m],
-                      blocks.demand[mask])
-        lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=carried[mask], tol=tol,
-                            floor_period=t)
-        lp.name = f"roadmap-period-mip-{t}-{base.name}"
-        sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, limit), mip_gap=PERIOD_MIP_GAP)
-        b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
-        if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
-            notes.append(f"period {t} MIP: {sol.status.value}, no bound")
-            continue
-        # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
-        floors[t] = max(0.0, float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
+                          blocks.demand[mask])
+        sub_carried, sweep_s = carried[mask], 0.0
+        if rows is not None:  # the states added to other periods that this roadmap carries in t: likely binding too
+            have = {x.scenario for x in sub.states}
+            pre = list(dict.fromkeys(x for ids in rows.added.values() for x in ids
+                                     if x not in have and x not in rows.sep.not_carried[t]))
+            sub, sub_carried = _with_states(rows, t, pre, sub, sub_carried, base, full, opts, gpu_committed, backend,
+                                            end)
+        for round_ in range(1 + (rows.sep.rounds if rows is not None else 0)):
+            lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=sub_carried, tol=tol,
+                                floor_period=t)
+            lp.name = f"roadmap-period-mip-{t}-{base.name}"
+            sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, end - time.perf_counter()),
+                        mip_gap=PERIOD_MIP_GAP)
+            b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
+            if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
+                if round_ == 0:
+                    notes.append(f"period {t} MIP: {sol.status.value}, no bound")
+                break
+            # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
+            floors[t] = max(floors[t], float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
+            if rows is None or sol.x is None or round_ == rows.sep.rounds or \
+                    end - time.perf_counter() < MIN_PERIOD_MIP_S + sweep_s:
+                break  # no incumbent to sweep, or no time for a sweep and another MIP
+            t_sweep = time.perf_counter()
+            have = {x.scenario for x in sub.states}
+            new = [x for x in rows.sep.short_states(t, _incumbent_network(base, full, rows.networks[t], sol, t, T))
+                   if x not in have]
+            sweep_s = time.perf_counter() - t_sweep
+            n_before = len(sub.states)
+            sub, sub_carried = _with_states(rows, t, new, sub, sub_carried, base, full, opts, gpu_committed, backend,
+                                            end)
+            if len(sub.states) == n_before or end - time.perf_counter() < MIN_PERIOD_MIP_S:
+                break
+            logger.info("roadmap bound: period %d MIP %.0f USD, %d state(s) added", t, floors[t],
+                        len(sub.states) - n_before)
     return floors, "; ".join(notes)
+
+
+def _with_states(rows: _Rows, t: int, ids: list[str], sub: StateBlocks, sub_carried: np.ndarray, base: Network,
+                 full: Network, opts: RoadmapOptions, gpu_committed: Sequence[float], backend: str,
+                 end: float) -> tuple[StateBlocks, np.ndarray]:
+    """Period ``t``'s blocks ``sub`` (and their least unmet) with the states ``ids`` added (``rows.added[t]`` records
+    them); unchanged when there are none or their least-unmet LP does not finish by ``end``."""
+    if not ids:
+        return sub, sub_carried
+    extra = rows.blocks_of(t, ids)
+    more, _, _ = _least_unmet(base, full, opts, extra, gpu_committed, backend, end)
+    if more is None or not extra.states:
+        return sub, sub_carried
+    rows.added.setdefault(t, []).extend(x.scenario for x in extra.states)
+    return (StateBlocks(np.concatenate([sub.period, extra.period]), [*sub.states, *extra.states],
+                        np.vstack([sub.demand, extra.demand])), np.concatenate([sub_carried, more]))
+
+
+def _incumbent_network(base: Network, full: Network, period_net: Network, sol: Any, t: int, T: int) -> Network:
+    """The period MIP's incumbent design as a network to sweep: today's links with the modules it has online in
+    ``t``, the candidate routes it has modules on built, and period ``t``'s demands and sites."""
+    L, n_old = len(full.links), len(base.links)
+    y = np.round(sol.values("online").to_numpy().reshape(T, L)[t])
+    _, cap, mod, _, _ = link_modules(full.links, n_old)
+    links = base.links.copy()
+    links["capacity_gbps"] = cap[:n_old] + mod[:n_old] * y[:n_old]
+    net = replace(base, links=links)
+    built = {str(full.links.index[i]): int(y[i]) for i in range(n_old, L) if y[i] > 0}
+    if built:
+        net = net.with_candidates_built(built)
+    return replace(net, demands=period_net.demands, sites=period_net.sites)
 
 
 def _mip_order(periods: list[int], failing: set[int]) -> list[int]:

@@ -207,8 +207,9 @@ def _budget_rows(lp: LinearProgram, opts: RoadmapOptions, gpu_committed: Sequenc
 
 
 def state_blocks(base: Network, full: Network, last: Network, working_sets: Sequence[Sequence[str]], kind: str,
-                  k: int, ceiling: float, failure_ceiling: float, h: np.ndarray) -> StateBlocks:
-    """One block per period and modelled state; the paths of a state are computed once for every period."""
+                  k: int, ceiling: float, failure_ceiling: float, h: np.ndarray, intact: bool = True) -> StateBlocks:
+    """One block per period and modelled state (each period's intact state first, unless ``intact`` is False); the
+    paths of a state are computed once for every period."""
     from backbone.solver.design.survivable.model import Commodities, state_block
     from backbone.solver.failures import enumerate_scenarios
 
@@ -218,7 +219,7 @@ def state_blocks(base: Network, full: Network, last: Network, working_sets: Sequ
     cache: dict[str, Any] = {}
     period, states = [], []
     for t, ws in enumerate(working_sets):
-        for sid in ["intact", *[str(x) for x in ws if str(x) in scen]]:
+        for sid in [*(["intact"] if intact else []), *[str(x) for x in ws if str(x) in scen]]:
             if sid not in cache:
                 failed = tuple(scen[sid].links) if sid != "intact" else ()
                 cache[sid] = state_block(current, full, sid, failed, k,

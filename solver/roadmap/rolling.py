@@ -67,7 +67,7 @@ from backbone.solver.core.options import validate_options
 from backbone.solver.core.progress import ProgressFn, no_progress
 from backbone.solver.failures.pool import sweep_pool
 from backbone.solver.plan.states import design_failure_kind
-from backbone.solver.roadmap.bound import RoadmapBound, roadmap_lower_bound
+from backbone.solver.roadmap.bound import RoadmapBound, StateSeparation, roadmap_lower_bound
 from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, headroom, place_within_budget
 from backbone.solver.roadmap.clock import RoadmapClock
 from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, PeriodOutcome, design_period
@@ -386,7 +386,7 @@ def plan_roadmap(net: Network, options: RoadmapOptions | dict[str, Any] | None =
                 progress(min(0.999, (t + f) / len(labels)), f"{label}: {m}")
 
             _plan_period(h, t, sub)
-    return _finish(h, net, t_start, progress)
+        return _finish(h, net, t_start, progress)  # in the pool: the global bound sweeps its period MIPs' designs
 
 
 def _period_network(h: _Horizon, t: int) -> Network:
@@ -572,12 +572,18 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
     gpu = builds[~builds["action"].isin(NETWORK_BUILD_ACTIONS)]  # the placement's: GPU blocks and replica storage
     gpu_committed = np.bincount(gpu["committed_index"].to_numpy(np.int64), weights=gpu["cost_usd"].to_numpy(float),
                                 minlength=len(networks)) if len(gpu) else np.zeros(len(networks))
+    # the period MIPs add the states their designs leave short that this roadmap carries (never its excused or
+    # violated ones: the bound must cover this roadmap)
+    sweep_opts = fail_opts.model_copy(update={"kind": kind, "shortfall": False, "derate": None, "scenarios": None,
+                                              "verify": False})
+    separation = StateSeparation(kind, sweep_opts, [frozenset([*(e.scenario for e in p.survivability.not_survivable),
+                                                              *p.survivability.violated]) for p in periods])
     try:
         return roadmap_lower_bound(
             net, opts, networks, [p.design.working_set for p in periods], gpu_committed.tolist(), kind,
             int(fail_opts.k_paths), float(design_opts.utilisation_ceiling), float(design_opts.failure_utilisation_ceiling),
             use_candidates=bool(design_opts.candidates), backend=str(design_opts.backend),
-            time_limit_s=float(bound_s))
+            time_limit_s=float(bound_s), separation=separation)
     except SolverError as exc:
         return RoadmapBound(lower_bound_usd=None, status="error", covers="not computed: the solver failed",
                             note=str(exc))

@@ -32,7 +32,8 @@ class GlobalBound(RoadmapBound):
     (``periods`` to ``period_floors_usd``) are not in the document."""
 
     OMITTED_WHEN_UNSET: ClassVar[tuple[str, ...]] = (
-        "periods", "failure_states", "unmet_floor_gbps", "seconds", "model", "note", "period_floors_usd")
+        "periods", "failure_states", "unmet_floor_gbps", "seconds", "model", "note", "period_floors_usd",
+        "added_states")
 
     discounted_network_capex_usd: float
     """This roadmap's discounted backbone capex, which the bound bounds."""

@@ -56,7 +56,10 @@ def bound_and_optimum(net: Network, monkeypatch: pytest.MonkeyPatch, **options: 
     opts = {"periods": 3, "growth_per_year": {"NA": 1.5}, "maps": False, "failures": {"workers": 1}, **options}
     s = rm.plan_roadmap(net, opts).summary()
     (a, kw), = seen
-    kw = {k: v for k, v in kw.items() if k != "time_limit_s"}
+    kw = {k: v for k, v in kw.items() if k not in ("time_limit_s", "separation")}
+    # the set the bound covers: each period's working set and the states its MIP added (added_states)
+    added = s["bound"].get("added_states") or [[] for _ in a[3]]
+    a = (*a[:3], [[*w, *x] for w, x in zip(a[3], added, strict=True)], *a[4:])
     return s, roadmap_exact_mip(*a, **kw, time_limit_s=120.0)
 
 
@@ -104,3 +107,38 @@ def test_monotone_floors_is_a_running_maximum() -> None:
     from backbone.solver.roadmap.cuts import monotone_floors
 
     assert monotone_floors(np.array([0.0, 3.0, 1.0, 0.0, 5.0])).tolist() == [0.0, 3.0, 3.0, 3.0, 5.0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 3])
+def test_added_states_raise_the_floors_and_keep_the_roadmap_covered(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no working set at all, the period MIPs find the states their designs leave short by sweeping them
+    (row generation): the floors rise from nothing, only states the roadmap carries are added, and the bound stays
+    below both this roadmap's discounted capex and the exact optimum over the states added."""
+    import backbone.solver.roadmap.rolling as rm
+    from backbone.solver.roadmap.bound import roadmap_exact_mip, roadmap_lower_bound
+
+    seen: list[tuple[Any, Any]] = []
+    real = rm.roadmap_lower_bound
+    monkeypatch.setattr(rm, "roadmap_lower_bound", lambda *a, **kw: seen.append((a, kw)) or real(*a, **kw))
+    s = rm.plan_roadmap(random_roadmap_net(seed), {"periods": 3, "growth_per_year": {"NA": 1.5}, "maps": False,
+                                                   "failures": {"workers": 1}}).summary()
+    (a, kw), = seen
+    sep = kw.pop("separation")
+    assert sep.ceiling == 1.0 and len(sep.not_carried) == 3
+    empty = (*a[:3], [[], [], []], *a[4:])
+    plain = roadmap_lower_bound(*empty, **kw)
+    rows = roadmap_lower_bound(*empty, **kw, separation=sep)
+    assert plain.period_floors_usd == [0.0, 0.0, 0.0] and plain.added_states == []
+    assert rows.status == "optimal" and any(rows.added_states)
+    assert rows.period_floors_usd[-1] > 0 and "failure state(s) the period MIPs' designs left short" in rows.covers
+    for t, ids in enumerate(rows.added_states):
+        assert not set(ids) & sep.not_carried[t], "an excused or violated state is never added"
+    assert rows.lower_bound_usd is not None
+    assert rows.lower_bound_usd <= s["discounted_network_capex_usd"] * (1 + 1e-6) + 1.0, "the roadmap is covered"
+    # the exact optimum over the added states, each held to the sweep's "carried" (ceiling 1.0)
+    kw = {k: v for k, v in kw.items() if k != "time_limit_s"}
+    exact = roadmap_exact_mip(*a[:3], rows.added_states, *a[4:8], 1.0, **kw, time_limit_s=120.0)
+    assert exact is not None
+    assert rows.lower_bound_usd <= exact[0] * (1 + 1e-6) + 1.0
+    assert (np.asarray(rows.period_floors_usd) <= exact[1] * (1 + 1e-6) + 1.0).all()

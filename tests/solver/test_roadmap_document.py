@@ -7,6 +7,8 @@ values (floats to 1e-9 relative, solver round-off), on the *lead* toy (a candida
 starting risk, a restricted design bound), the same with a budget too small for the survivable design and no global
 bound (the intact-state fallback, a shortfall, a skipped bound) and the *replica* toy (GPU blocks, a dataset replica,
 training jobs).
+
+One key was added to them since, by hand: ``bound.added_states`` (the states the period MIPs added; none here).
 """
 
 from __future__ import annotations
