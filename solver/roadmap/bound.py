@@ -211,9 +211,7 @@ def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Seq
                                      use_candidates)
     rows = None
     if separation is not None and kind in ("link", "srlg", "srlg,link"):
-        from backbone.solver.roadmap.bound_model import commodities as _commodities
-
-        _, h = _commodities([n.demands for n in period_networks])
+        _, h = commodities([n.demands for n in period_networks])
         T = len(period_networks)
 
         def blocks_of(t: int, ids: list[str]) -> StateBlocks:
@@ -371,22 +369,29 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
             floor_note = "; ".join(x for x in (floor_note, worse) if x)
     found = int((floors > 0).sum()) if given else int((np.minimum(raw, floors) > 0).sum())
     if floors.any():
-        over = ("the same states" if not given else
-                "that period's intact state and the failure states its design found binding")
-        covers += (f"; the cost online in each period at least the proven bound of a MIP (integer modules and routes) "
-                   f"over {over} ({found} period(s))" + (
-                       f", or an earlier period's (capacity persists: {int((floors > 0).sum())} period(s) in all)"
-                       if (floors > 0).sum() > found else ""))
-        more_states = {t: ids for t, ids in enumerate(added()) if ids}
-        if more_states:
-            covers += (f", and in {', '.join(opts.labels()[t] for t in more_states)} also the "
-                       f"{sum(len(x) for x in more_states.values())} failure state(s) the period MIPs' designs left "
-                       "short that this roadmap carries then, each held to utilisation 100 % (added_states)")
+        covers += _floors_covers(floors, found, given, added(), opts.labels())
     bound = max(0.0, float(sol.objective))
     logger.info("roadmap bound: %.0f USD over %d blocks, %.1f s", bound, J, time.perf_counter() - t0)
     return RoadmapBound(lower_bound_usd=bound, status="optimal", covers=covers, periods=T, failure_states=n_fail,
                         unmet_floor_gbps=float(carried.sum()), seconds=time.perf_counter() - t0, model=lp.stats(),
                         note=floor_note, period_floors_usd=[float(x) for x in floors], added_states=added())
+
+
+def _floors_covers(floors: np.ndarray, found: int, given: bool, added: list[list[str]], labels: Sequence[str]) -> str:
+    """What the floors add to the ``covers`` sentence: the period MIPs' states, the periods with a floor of their
+    own (``found``) and the states the period MIPs added (``added``, per period)."""
+    over = ("the same states" if not given else
+            "that period's intact state and the failure states its design found binding")
+    text = (f"; the cost online in each period at least the proven bound of a MIP (integer modules and routes) "
+            f"over {over} ({found} period(s))" + (
+                f", or an earlier period's (capacity persists: {int((floors > 0).sum())} period(s) in all)"
+                if (floors > 0).sum() > found else ""))
+    more = {t: ids for t, ids in enumerate(added) if ids}
+    if more:
+        text += (f", and in {', '.join(labels[t] for t in more)} also the {sum(len(x) for x in more.values())} "
+                 "failure state(s) the period MIPs' designs left short that this roadmap carries then, each held to "
+                 "utilisation 100 % (added_states)")
+    return text
 
 
 def _least_unmet(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
@@ -460,46 +465,53 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
         # the first two MIPs (the last period's and the earliest period's) get LAST_PERIOD_SHARE of the time left
         # each, the others share what they leave (a MIP that finishes early leaves its time to the next)
         limit = left * LAST_PERIOD_SHARE if i < 2 and len(order) - i > 1 else left / (len(order) - i)
-        end = time.perf_counter() + limit
-        mask = blocks.period == t
-        sub = StateBlocks(blocks.period[mask], [b for b, m in zip(blocks.states, mask, strict=True) if m],
-                          blocks.demand[mask])
-        sub_carried, sweep_s = carried[mask], 0.0
-        if rows is not None:  # the states added to other periods that this roadmap carries in t: likely binding too
-            have = {x.scenario for x in sub.states}
-            pre = list(dict.fromkeys(x for ids in rows.added.values() for x in ids
-                                     if x not in have and x not in rows.sep.not_carried[t]))
-            sub, sub_carried = _with_states(rows, t, pre, sub, sub_carried, base, full, opts, gpu_committed, backend,
-                                            end)
-        for round_ in range(1 + (rows.sep.rounds if rows is not None else 0)):
-            lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=sub_carried, tol=tol,
-                                floor_period=t)
-            lp.name = f"roadmap-period-mip-{t}-{base.name}"
-            sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, end - time.perf_counter()),
-                        mip_gap=PERIOD_MIP_GAP)
-            b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
-            if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
-                if round_ == 0:
-                    notes.append(f"period {t} MIP: {sol.status.value}, no bound")
-                break
-            # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
-            floors[t] = max(floors[t], float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
-            if rows is None or sol.x is None or round_ == rows.sep.rounds or \
-                    end - time.perf_counter() < MIN_PERIOD_MIP_S + sweep_s:
-                break  # no incumbent to sweep, or no time for a sweep and another MIP
-            t_sweep = time.perf_counter()
-            have = {x.scenario for x in sub.states}
-            new = [x for x in rows.sep.short_states(t, _incumbent_network(base, full, rows.networks[t], sol, t, T))
-                   if x not in have]
-            sweep_s = time.perf_counter() - t_sweep
-            n_before = len(sub.states)
-            sub, sub_carried = _with_states(rows, t, new, sub, sub_carried, base, full, opts, gpu_committed, backend,
-                                            end)
-            if len(sub.states) == n_before or end - time.perf_counter() < MIN_PERIOD_MIP_S:
-                break
-            logger.info("roadmap bound: period %d MIP %.0f USD, %d state(s) added", t, floors[t],
-                        len(sub.states) - n_before)
+        floors[t], note = _period_floor(base, full, opts, blocks, gpu_committed, carried, tol, backend, t,
+                                        time.perf_counter() + limit, rows)
+        if note:
+            notes.append(note)
     return floors, "; ".join(notes)
+
+
+def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
+                  carried: np.ndarray, tol: float, backend: str, t: int, end: float,
+                  rows: _Rows | None) -> tuple[float, str]:
+    """Period ``t``'s floor (:func:`_period_floors`) by ``end``, and a note when its MIP found no bound."""
+    T = len(gpu_committed)
+    floor = 0.0
+    mask = blocks.period == t
+    sub = StateBlocks(blocks.period[mask], [b for b, m in zip(blocks.states, mask, strict=True) if m],
+                      blocks.demand[mask])
+    sub_carried, sweep_s = carried[mask], 0.0
+    if rows is not None:  # the states added to other periods that this roadmap carries in t: likely binding too
+        have = {x.scenario for x in sub.states}
+        pre = list(dict.fromkeys(x for ids in rows.added.values() for x in ids
+                                 if x not in have and x not in rows.sep.not_carried[t]))
+        sub, sub_carried = _with_states(rows, t, pre, sub, sub_carried, base, full, opts, gpu_committed, backend, end)
+    for round_ in range(1 + (rows.sep.rounds if rows is not None else 0)):
+        lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=sub_carried, tol=tol,
+                            floor_period=t)
+        lp.name = f"roadmap-period-mip-{t}-{base.name}"
+        sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, end - time.perf_counter()),
+                    mip_gap=PERIOD_MIP_GAP)
+        b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
+        if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
+            return floor, f"period {t} MIP: {sol.status.value}, no bound" if round_ == 0 else ""
+        # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
+        floor = max(floor, float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
+        if rows is None or sol.x is None or round_ == rows.sep.rounds or \
+                end - time.perf_counter() < MIN_PERIOD_MIP_S + sweep_s:
+            break  # no incumbent to sweep, or no time for a sweep and another MIP
+        t_sweep = time.perf_counter()
+        have = {x.scenario for x in sub.states}
+        new = [x for x in rows.sep.short_states(t, _incumbent_network(base, full, rows.networks[t], sol, t, T))
+               if x not in have]
+        sweep_s = time.perf_counter() - t_sweep
+        n_before = len(sub.states)
+        sub, sub_carried = _with_states(rows, t, new, sub, sub_carried, base, full, opts, gpu_committed, backend, end)
+        if len(sub.states) == n_before or end - time.perf_counter() < MIN_PERIOD_MIP_S:
+            break
+        logger.info("roadmap bound: period %d MIP %.0f USD, %d state(s) added", t, floor, len(sub.states) - n_before)
+    return floor, ""
 
 
 def _with_states(rows: _Rows, t: int, ids: list[str], sub: StateBlocks, sub_carried: np.ndarray, base: Network,
