@@ -27,9 +27,10 @@ with them (from the first solve's basis); each is valid for every roadmap the bo
 
 **Added states.** A period's working set holds only the states its design found binding, given what earlier
 periods bought; a cheaper design (the period MIP's) leaves other states short. With a :class:`StateSeparation`,
-each period MIP's incumbent is swept, the states it leaves short that this roadmap carries in that period are
-added, and the MIP is solved again (a row generation); a period's MIP also starts from the states added to the
-periods before it in the order. Only states this roadmap carries are added, held to utilisation 100 % (the sweep's
+once the LP has a bound (and the period MIPs without added states their floors), the period MIPs run again, the
+latest first: each one's incumbent is swept, the states it leaves short that this roadmap carries in that period
+are added, and the MIP is solved again (a row generation); each period's MIP starts from the states added to the
+later ones. The bound is then re-solved with the raised floors. Only states this roadmap carries are added, held to utilisation 100 % (the sweep's
 "carried"), so every floor still covers it (``added_states`` lists them).
 """
 
@@ -91,8 +92,13 @@ SEPARATION_ROUNDS = 1
 sweep and another MIP. One is the default: a period's MIP starts from the states added to the later periods', so
 most of what a sweep would find is there already."""
 
-SEPARATION_MIP_SHARE = 0.6
-"""``PERIOD_MIP_SHARE`` when the period MIPs add failure states (a MIP, a sweep and the MIP again need more time)."""
+SWEEP_GUESS_S = 15.0
+"""Seconds a sweep of the period MIP's design is taken to need before one has been timed (a period MIP sweeps only
+when that and another MIP fit in the time left)."""
+
+SEPARATION_LAST_SHARE = 0.7
+"""``LAST_PERIOD_SHARE`` of the last period's MIPs when they add failure states (the others follow from the latest
+down, sharing what it leaves)."""
 
 FULL_SHARE = 0.75
 """Share of the bound's time for the LPs with the failure states; if they do not finish, the intact states
@@ -170,6 +176,8 @@ class _Rows:
     networks: Sequence[Network]
     blocks_of: Callable[[int, list[str]], StateBlocks]
     added: dict[int, list[str]] = field(default_factory=dict)
+    sweep_s: float = SWEEP_GUESS_S
+    """Seconds the last sweep took (a guess before the first)."""
 
 
 def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Sequence[Network],
@@ -337,10 +345,9 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
     given, floor_note, raw = floors_given is not None, "", np.zeros(T)
     if given:
         floors = monotone_floors(np.asarray(floors_given, float))
-    else:  # phase A: a share of the time before the LP (the LP must still finish)
-        share = PERIOD_MIP_SHARE if rows is None else SEPARATION_MIP_SHARE
+    else:  # phase A: a share of the time before the LP (the LP must still finish); no states added yet
         raw, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
-                                         time.perf_counter() + share * (deadline - time.perf_counter()), rows=rows)
+                                         time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
         floors = monotone_floors(raw)
     lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
                         floors=floors)
@@ -352,9 +359,11 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
     if sol.status.value != "optimal":
         return stop(sol.status.value, f"bound LP: {sol.status.value} ({sol.message})", lp, float(carried.sum()))
     if not given and final - time.perf_counter() > MIN_PERIOD_MIP_S + RESOLVE_SHARE * lp_seconds:
-        # phase B: the periods without a floor yet, in the time the LP left but a reserve for the re-solves
+        # phase B: the periods without a floor yet -- every period, the latest first, when the MIPs add states (a
+        # bound at least phase A's is in hand) --, in the time the LP left but a reserve for the re-solves
         more, note_b = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
-                                      final - max(MIN_SOLVE_S, RESOLVE_SHARE * lp_seconds), skip=raw > 0, rows=rows)
+                                      final - max(MIN_SOLVE_S, RESOLVE_SHARE * lp_seconds),
+                                      skip=raw > 0 if rows is None else None, rows=rows)
         floor_note = "; ".join(x for x in (floor_note, note_b and f"after the LP: {note_b}") if x)
         if (monotone_floors(np.maximum(raw, more)) > floors * (1 + FLOOR_REL_TOL) + FLOOR_ABS_TOL_USD).any():
             raw = np.maximum(raw, more)
@@ -456,17 +465,24 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
     floors = np.zeros(T)
     notes = []
     failing = {int(t) for t, b in zip(blocks.period, blocks.states, strict=True) if b.scenario != "intact"}
-    order = _mip_order([t for t in range(T) if (blocks.period == t).any() and (skip is None or not skip[t])], failing)
+    periods = [t for t in range(T) if (blocks.period == t).any() and (skip is None or not skip[t])]
+    # with added states the latest periods' floors weigh most (the earliest's MIP starts from the later ones' states)
+    order = _mip_order(periods, failing) if rows is None else periods[::-1]
+    first_share = LAST_PERIOD_SHARE if rows is None else SEPARATION_LAST_SHARE
     for i, t in enumerate(order):
         left = deadline - time.perf_counter()
         if left < MIN_PERIOD_MIP_S:
             notes.append(f"no time left for the period MIPs of {len(order) - i} period(s)")
             break
         # the first two MIPs (the last period's and the earliest period's) get LAST_PERIOD_SHARE of the time left
-        # each, the others share what they leave (a MIP that finishes early leaves its time to the next)
-        limit = left * LAST_PERIOD_SHARE if i < 2 and len(order) - i > 1 else left / (len(order) - i)
+        # each -- with added states, the last period's alone, SEPARATION_LAST_SHARE --, the others share what they
+        # leave (a MIP that finishes early leaves its time to the next)
+        if i < (2 if rows is None else 1) and len(order) - i > 1:
+            limit = left * (first_share if i == 0 else LAST_PERIOD_SHARE)
+        else:  # but never less than a MIP needs to find a bound: the periods after it may get none
+            limit = max(left / (len(order) - i), min(left, MIN_PERIOD_MIP_S))
         floors[t], note = _period_floor(base, full, opts, blocks, gpu_committed, carried, tol, backend, t,
-                                        time.perf_counter() + limit, rows)
+                                        time.perf_counter() + limit, rows, deadline)
         if note:
             notes.append(note)
     return floors, "; ".join(notes)
@@ -474,14 +490,16 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
 
 def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
                   carried: np.ndarray, tol: float, backend: str, t: int, end: float,
-                  rows: _Rows | None) -> tuple[float, str]:
-    """Period ``t``'s floor (:func:`_period_floors`) by ``end``, and a note when its MIP found no bound."""
+                  rows: _Rows | None, deadline: float) -> tuple[float, str]:
+    """Period ``t``'s floor (:func:`_period_floors`) by ``end``, and a note when its MIP found no bound. When a sweep
+    added states, the MIP is solved again even past ``end`` (the time the states cost is spent), up to ``deadline``:
+    at most twice the first solve's seconds and :data:`MIN_PERIOD_MIP_S`."""
     T = len(gpu_committed)
     floor = 0.0
     mask = blocks.period == t
     sub = StateBlocks(blocks.period[mask], [b for b, m in zip(blocks.states, mask, strict=True) if m],
                       blocks.demand[mask])
-    sub_carried, sweep_s = carried[mask], 0.0
+    sub_carried, mip_s = carried[mask], 0.0
     if rows is not None:  # the states added to other periods that this roadmap carries in t: likely binding too
         have = {x.scenario for x in sub.states}
         pre = list(dict.fromkeys(x for ids in rows.added.values() for x in ids
@@ -491,22 +509,24 @@ def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: St
         lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=sub_carried, tol=tol,
                             floor_period=t)
         lp.name = f"roadmap-period-mip-{t}-{base.name}"
-        sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, end - time.perf_counter()),
-                    mip_gap=PERIOD_MIP_GAP)
+        t_mip = time.perf_counter()
+        sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, end - t_mip), mip_gap=PERIOD_MIP_GAP)
+        mip_s = time.perf_counter() - t_mip if round_ == 0 else mip_s
         b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
         if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
             return floor, f"period {t} MIP: {sol.status.value}, no bound" if round_ == 0 else ""
         # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
         floor = max(floor, float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
         if rows is None or sol.x is None or round_ == rows.sep.rounds or \
-                end - time.perf_counter() < MIN_PERIOD_MIP_S + sweep_s:
-            break  # no incumbent to sweep, or no time for a sweep and another MIP
+                deadline - time.perf_counter() < MIN_PERIOD_MIP_S + rows.sweep_s + 2.0 * mip_s:
+            break  # no incumbent to sweep, or no time for a sweep and another (larger) MIP
         t_sweep = time.perf_counter()
         have = {x.scenario for x in sub.states}
         new = [x for x in rows.sep.short_states(t, _incumbent_network(base, full, rows.networks[t], sol, t, T))
                if x not in have]
-        sweep_s = time.perf_counter() - t_sweep
+        rows.sweep_s = time.perf_counter() - t_sweep
         n_before = len(sub.states)
+        end = max(end, min(deadline, time.perf_counter() + 2.0 * mip_s + MIN_PERIOD_MIP_S))
         sub, sub_carried = _with_states(rows, t, new, sub, sub_carried, base, full, opts, gpu_committed, backend, end)
         if len(sub.states) == n_before or end - time.perf_counter() < MIN_PERIOD_MIP_S:
             break

@@ -68,11 +68,12 @@ PLACE_MIP_GAP = 5e-3
 placement finds its solution in seconds but takes its whole time limit to prove 0.01 %; each period's
 ``placement_gap`` says what was proven."""
 
-BOUND_TIME_LIMIT_S = 120.0
-"""Default seconds for the roadmap's global lower bound (paths and the two LPs over every period)."""
+BOUND_TIME_LIMIT_S = 180.0
+"""Default seconds for the roadmap's global lower bound (paths, the LPs over every period and the period MIPs with
+the states they add: docs/benchmarks/roadmap.md)."""
 
 
-ROADMAP_TIME_LIMIT_S = 480.0
+ROADMAP_TIME_LIMIT_S = 540.0
 """Default wall-clock seconds of the whole roadmap, its periods and its global bound (outputs apart): each period
 gets a share, the bound what they leave (:mod:`backbone.solver.roadmap.clock`)."""
 
