@@ -26,7 +26,7 @@ from backbone.solver.roadmap.options import RoadmapOptions
 from backbone.solver.roadmap.records import PeriodDesign, RestrictedBound, RoadmapBuild
 
 __all__ = ["PERIOD_DESIGN_BUDGET_FACTOR", "SOLVER_RETRY_FACTORS", "PeriodOutcome", "design_period", "period_bounds",
-           "restore_network", "sweep_survivability"]
+           "quick_sweep_options", "restore_network", "sweep_survivability"]
 
 PERIOD_DESIGN_BUDGET_FACTOR = 4.0
 """Wall-clock budget of a period's survivable design in multiples of ``design.time_limit_s``. Every iteration
@@ -303,6 +303,13 @@ def restore_network(after: Network, before: Network) -> Network:
     return replace(after, links=links, candidates=cands.loc[~cands.index.isin(links.index)])
 
 
+def quick_sweep_options(fail_opts: Any, kind: str) -> Any:
+    """The failure options of a quick sweep of ``kind`` (verdicts only: no shortfall, derate, scenario list or
+    verification), from the roadmap's ``failures`` stage options."""
+    return fail_opts.model_copy(update={"kind": kind, "shortfall": False, "derate": None, "scenarios": None,
+                                        "verify": False})
+
+
 def sweep_survivability(net: Network, kind: str, fail_opts: Any) -> Survivability:
     """The :class:`~backbone.solver.design.survivable.survivability.Survivability` of a network nothing was designed
     for: ``failure_kind``, ``states``, ``survived``, ``not_survivable``, ``violated``."""
@@ -310,8 +317,7 @@ def sweep_survivability(net: Network, kind: str, fail_opts: Any) -> Survivabilit
 
     if kind == "none":  # the intact state only: no failure state to sweep
         return Survivability(failure_kind="none", states=0, survived=0, not_survivable=[], violated=[])
-    sopts = fail_opts.model_copy(update={"kind": kind, "shortfall": False, "derate": None, "scenarios": None,
-                                         "verify": False})
+    sopts = quick_sweep_options(fail_opts, kind)
     scenarios = enumerate_scenarios(net, kind)  # type: ignore[arg-type]
     records = run_sweep(net, scenarios, sopts, None, SweepContext.build(net, sopts))
     from backbone.solver.plan.states import survivability_summary

@@ -567,6 +567,8 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
                   bound_s: float) -> RoadmapBound | None:
     """The LP bound over every period (:mod:`backbone.solver.roadmap.bound`) within ``bound_s`` seconds; None when
     switched off."""
+    from backbone.solver.roadmap.design import quick_sweep_options
+
     if opts.bound_time_limit_s <= 0:
         return None
     gpu = builds[~builds["action"].isin(NETWORK_BUILD_ACTIONS)]  # the placement's: GPU blocks and replica storage
@@ -574,9 +576,7 @@ def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], p
                                 minlength=len(networks)) if len(gpu) else np.zeros(len(networks))
     # the period MIPs add the states their designs leave short that this roadmap carries (never its excused or
     # violated ones: the bound must cover this roadmap)
-    sweep_opts = fail_opts.model_copy(update={"kind": kind, "shortfall": False, "derate": None, "scenarios": None,
-                                              "verify": False})
-    separation = StateSeparation(kind, sweep_opts, [frozenset([*(e.scenario for e in p.survivability.not_survivable),
+    separation = StateSeparation(kind, quick_sweep_options(fail_opts, kind), [frozenset([*(e.scenario for e in p.survivability.not_survivable),
                                                               *p.survivability.violated]) for p in periods])
     try:
         return roadmap_lower_bound(
