@@ -142,9 +142,10 @@ class StateSeparation:
     the MIP's incumbent design (its online modules and routes), and add the states it leaves short that the roadmap
     being bounded carries in that period (at up to :attr:`ceiling`); then solve the MIP again.
 
-    Each added state is one more requirement, so a period's floor only rises, and it stays a proven bound for every
-    roadmap that carries the added states too -- the bounded roadmap among them, since only states it carries are
-    added (its excused and violated states never are). States the bounded roadmap does not carry would put it
+    Each added state is one more requirement, so a period's floor only rises. It stays a bound for every roadmap in
+    the set ``covers`` names (this GPU placement, TE's k shortest admissible paths, the modelled states) that carries
+    the added states too -- the bounded roadmap among them, since only states it carries are added (its excused and
+    violated states never are). States the bounded roadmap does not carry would put it
     outside the set the bound covers, and the gap would then compare it with roadmaps that do more."""
 
     kind: str
