@@ -22,6 +22,7 @@ from backbone.api.settings import Settings
 from backbone.io import load_scenario, network_to_dict
 from backbone.model import Network
 from tests.nets import small_world_network
+from tests.plans import check_plan_dir
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 
@@ -71,9 +72,37 @@ def test_default_failures_and_plan_on_a_small_scenario(big_client: TestClient, s
 
 
 @pytest.mark.slow
-def test_default_failures_and_plan_on_the_shipped_scenario(big_client: TestClient, shipped: Network) -> None:
+def test_default_failures_and_plan_on_the_shipped_scenario(big_client: TestClient, shipped: Network,
+                                                            tmp_path: Path) -> None:
+    """The main job on the shipped scenario with every default, through the API (the worker runs the same
+    ``run_task`` as the CLI and Python): its files, downloaded, agree with its JSON, and its survivable design
+    converges -- every single-SRLG failure carried after the plan, or excused with a reason."""
     net = shipped
-    _assert_succeeded(big_client, _run_defaults(big_client, net, ("failures", "plan")), net)
+    jobs = _run_defaults(big_client, net, ("failures", "plan"))
+    _assert_succeeded(big_client, jobs, net)
+    tok = big_client.app.state.store.create_token("viewer", "files")[1]  # type: ignore[attr-defined]
+    jid = jobs["plan"]["id"]
+    s = big_client.get(f"/v1/jobs/{jid}/result", headers=auth(tok)).json()
+    out = tmp_path / "plan"
+    for f in big_client.get(f"/v1/jobs/{jid}/files", headers=auth(tok)).json():
+        r = big_client.get(f["url"], headers=auth(tok))
+        assert r.status_code == 200, (f["name"], r.text[:200])
+        (out / f["name"]).parent.mkdir(parents=True, exist_ok=True)
+        (out / f["name"]).write_bytes(r.content)
+    check_plan_dir(out, s, folders=False)
+    assert s["scenario"] == net.name and s["mlu"] > 0
+    sv = s["survivability"]
+    assert sv["violated"] == [], sv["violated"]
+    assert sv["survived"] + len(sv["not_survivable"]) == sv["states"]
+    assert all(x["reason"] for x in sv["not_survivable"])
+    assert s["routes_built"] > 0
+    # the restricted optimum is solved to its gap; the true bound (an LP over every candidate and path) is below
+    # the cost, and the gap is measured against it
+    assert s["upgrade_restricted_optimum"]["gap"] is not None and s["upgrade_restricted_optimum"]["gap"] <= 0.01
+    lb = s["upgrade_lower_bound_usd"]
+    assert lb is None or (0 <= lb <= s["upgrade_cost_usd"]
+                          and s["upgrade_gap"] == pytest.approx((s["upgrade_cost_usd"] - lb) / s["upgrade_cost_usd"]))
+    assert sv["survived"] > s["failure_scenarios"] - s["failures_with_unmet_demand"]
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
-"""The main job end to end: `backbone plan` on a small scenario and on the shipped one.
+"""The main job end to end: `backbone plan` on a small scenario (the shipped one runs through the API with its
+defaults: tests/api/test_api_workers.py).
 
 Every file is checked to exist and to agree with the JSON; the report is opened in headless
 Chromium with the network disabled.
@@ -7,64 +8,15 @@ Chromium with the network disabled.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from backbone.io import load_scenario, save_scenario
 from backbone.model import Network
 from tests.conftest import SharedRun
-
-PLAN_FILES = ("report.html", "plan.json", "place.json", "te.json", "failures.json", "design.json",
-              "map_world.png", "map_pacific.png", "map.svg", "map.html", "map.geojson",
-              "place_sites.csv", "te_links.csv", "te_demands.csv", "failures_scenarios.csv", "failures_links.csv",
-              "design_upgrades.csv", "corridors.csv")
-
-
-def _check_plan_dir(out: Path, summary: dict) -> None:
-    for name in PLAN_FILES:
-        assert (out / name).exists() and (out / name).stat().st_size > 0, name
-    plan = json.loads((out / "plan.json").read_text())
-    assert plan["status"] == summary["status"]
-    assert set(plan["files"]) >= set(PLAN_FILES) - {"plan.json"}
-    for name in plan["files"]:
-        assert (out / name).exists(), name
-    place = json.loads((out / "place.json").read_text())
-    te = json.loads((out / "te.json").read_text())
-    failures = json.loads((out / "failures.json").read_text())
-    design = json.loads((out / "design.json").read_text())
-    # the JSON and the CSV tables agree
-    sites = pd.read_csv(out / "place_sites.csv")
-    assert sites["gpus_added"].sum() == pytest.approx(plan["gpus_added"])
-    assert plan["gpus_added"] == pytest.approx(sum(place["gpus_added_by_site"].values()))
-    links = pd.read_csv(out / "te_links.csv")
-    assert links["utilisation"].max() == pytest.approx(plan["mlu"]) == pytest.approx(te["mlu"])
-    scen = pd.read_csv(out / "failures_scenarios.csv")
-    assert len(scen) == plan["failure_scenarios"] == failures["scenarios_run"]
-    assert (~scen["survived"]).sum() == plan["failures_with_unmet_demand"]
-    up = pd.read_csv(out / "design_upgrades.csv")
-    assert len(up) == plan["links_upgraded"] + plan["routes_built"]
-    if design.get("cost_usd") is not None:
-        assert up["cost_usd"].sum() == pytest.approx(design["cost_usd"], rel=1e-6, abs=1e-6)
-    # the report shows the figures and is self-contained
-    report = (out / "report.html").read_text()
-    assert "Where the GPUs go" in report and "What breaks" in report and "What to buy" in report
-    assert plan["headline"] and plan["headline"] in report.replace("&#x27;", "'")
-    sv = plan["survivability"]
-    assert set(sv) >= {"failure_kind", "states", "survived", "not_survivable"}
-    # the planned backbone is a canonical scenario any command runs on
-    after = load_scenario(str(out / "scenario_after"))
-    from backbone.solver.failures import enumerate_scenarios
-
-    # the states of the planned backbone: a new route in no SRLG is swept as its own group
-    assert sv["states"] == len(enumerate_scenarios(after, sv["failure_kind"])) >= plan["failure_scenarios"]
-    assert len(after.links) >= plan["routes_built"]
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", report)
-    assert "data:image/png;base64," in report
-    assert plan["software_version"] in report and plan["scenario_fingerprint"] in report
+from tests.plans import check_plan_dir
 
 
 @pytest.mark.slow
@@ -84,7 +36,7 @@ def test_plan_small_scenario_end_to_end(small_world: Network, tmp_path: Path) ->
     assert summary["gpus_added"] > 0  # demand (x 1.2) exceeds the installed GPUs
     assert summary["failure_scenarios"] == len(small_world.srlgs) + len(small_world.links_in_no_srlg())
     assert summary["verification"]["place"] is True and summary["verification"]["route"] is True
-    _check_plan_dir(out, summary)
+    check_plan_dir(out, summary)
     assert "demand_growth: 1.2" in (out / "report.html").read_text()
 
 
@@ -140,33 +92,6 @@ def test_plan_report_opens_offline_in_chromium(small_world: Network, tmp_path: P
     shot = tmp_path / "report.png"
     run = run_chromium(out / "report.html", tmp_path, f"--screenshot={shot}")
     assert run.returncode == 0 and shot.stat().st_size > 10_000
-
-
-@pytest.mark.slow
-def test_plan_shipped_scenario(shipped: Network, tmp_path: Path) -> None:
-    from backbone.solver.tasks import run_task
-
-    net = shipped
-    out = tmp_path / "out"
-    res = run_task("plan", net, {"failures": {"workers": 2}}, out)
-    s = res.document()
-    _check_plan_dir(out, s)
-    assert s["failure_scenarios"] == len(net.srlgs)
-    assert s["scenario"] == net.name and s["mlu"] > 0
-    # the survivable design converges on the shipped scenario: every single-SRLG failure is carried after
-    # the plan, or excused with a reason because no candidate can help it
-    sv = s["survivability"]
-    assert sv["violated"] == [], sv["violated"]
-    assert sv["survived"] + len(sv["not_survivable"]) == sv["states"]
-    assert all(x["reason"] for x in sv["not_survivable"])
-    assert s["routes_built"] > 0
-    # the restricted optimum is solved to its gap; the true bound (an LP over every candidate and path) is below
-    # the cost, and the gap is measured against it
-    assert s["upgrade_restricted_optimum"]["gap"] is not None and s["upgrade_restricted_optimum"]["gap"] <= 0.01
-    lb = s["upgrade_lower_bound_usd"]
-    assert lb is None or (0 <= lb <= s["upgrade_cost_usd"]
-                          and s["upgrade_gap"] == pytest.approx((s["upgrade_cost_usd"] - lb) / s["upgrade_cost_usd"]))
-    assert s["survivability"]["survived"] > s["failure_scenarios"] - s["failures_with_unmet_demand"]
 
 
 @pytest.mark.parametrize("options", [
