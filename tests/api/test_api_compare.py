@@ -57,6 +57,7 @@ def _plan_job(client: TestClient, tok: str, sid: str, options: dict[str, Any]) -
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only  # its time is the job's computing (pyproject's markers)
 def test_plan_job_diff_and_deck(client: TestClient, tokens: dict[str, str]) -> None:
     from pptx import Presentation
 

@@ -32,6 +32,7 @@ def _finish(client: TestClient, tok: str, r: Any) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only  # its time is the job's computing (pyproject's markers)
 def test_srcflow_job_reports_bound_and_gap(client: TestClient, tokens: dict[str, str]) -> None:
     tok = tokens["planner"]
     sid = _scenario(client, tok, random_te_net(3, n=8, m=14, tight=0.6))

@@ -14,6 +14,7 @@ from tests.conftest import SharedRun
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only  # its time is the job's computing (pyproject's markers)
 def test_plan_job_with_default_options(client: TestClient, tokens: dict[str, str], small_world: Network,
                                        small_world_default_plan: SharedRun) -> None:
     tok = tokens["planner"]

@@ -129,6 +129,7 @@ def test_map_errors(client: TestClient, tokens: dict[str, str], triangle: Networ
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only  # its time is the job's computing (pyproject's markers)
 def test_failures_design_and_plan_jobs(client: TestClient, tokens: dict[str, str]) -> None:
     """The other planning kinds through the API: same summaries and files as the CLI writes."""
     from tests.nets import small_world_network
