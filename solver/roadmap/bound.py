@@ -28,9 +28,9 @@ with them (from the first solve's basis); each is valid for every roadmap the bo
 **Added states.** A period's working set holds only the states its design found binding, given what earlier
 periods bought; a cheaper design (the period MIP's) leaves other states short. With a :class:`StateSeparation`,
 once the LP has a bound (and the period MIPs without added states their floors), the period MIPs run again, the
-latest first: each one's incumbent is swept, the states it leaves short that this roadmap carries in that period
-are added, and the MIP is solved again (a row generation); each period's MIP starts from the states added to the
-later ones. The bound is then re-solved with the raised floors. Only states this roadmap carries are added, held to utilisation 100 % (the sweep's
+latest first: the incumbent of its first MIP (phase A's, over its own states) is swept, the states it leaves short
+that this roadmap carries in that period are added, with those added to the later periods, and the MIP is solved
+again (a row generation): one sweep and one MIP per period. The bound is then re-solved with the raised floors. Only states this roadmap carries are added, held to utilisation 100 % (the sweep's
 "carried"), so every floor still covers it (``added_states`` lists them).
 """
 
@@ -179,6 +179,9 @@ class _Rows:
     added: dict[int, list[str]] = field(default_factory=dict)
     sweep_s: float = SWEEP_GUESS_S
     """Seconds the last sweep took (a guess before the first)."""
+    kept: dict[int, tuple[Network, float]] = field(default_factory=dict)
+    """Per period, phase A's incumbent design (the MIP over its own states) and that MIP's seconds: phase B sweeps
+    it instead of solving a first MIP of its own, so a period costs one sweep and one MIP."""
 
 
 def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Sequence[Network],
@@ -348,7 +351,8 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
         floors = monotone_floors(np.asarray(floors_given, float))
     else:  # phase A: a share of the time before the LP (the LP must still finish); no states added yet
         raw, floor_note = _period_floors(base, full, opts, blocks, gpu_committed, carried, tol, backend,
-                                         time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()))
+                                         time.perf_counter() + PERIOD_MIP_SHARE * (deadline - time.perf_counter()),
+                                         keep=rows)
         floors = monotone_floors(raw)
     lp = build_bound_lp(base, full, opts, blocks, gpu_committed, fix_max=False, carried=carried, tol=tol,
                         floors=floors)
@@ -452,7 +456,8 @@ def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
 
 def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
                    carried: np.ndarray, tol: float, backend: str, deadline: float,
-                   skip: np.ndarray | None = None, rows: _Rows | None = None) -> tuple[np.ndarray, str]:
+                   skip: np.ndarray | None = None, rows: _Rows | None = None,
+                   keep: _Rows | None = None) -> tuple[np.ndarray, str]:
     """Per period ``t``: the dual bound of the period MIP (:func:`build_bound_lp` with ``floor_period``), a proven
     lower bound on the undiscounted cost of what any roadmap in the covered set has online in ``t`` (its online
     modules are integer, its routes built or not, and it carries ``t``'s blocks), within ``deadline``; 0 where a
@@ -461,7 +466,8 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
 
     With ``rows``, while the period's time lasts, the MIP's incumbent design is swept and the states it leaves
     short that the bounded roadmap carries are added (``rows.added[t]``), and the MIP is solved again: the floor is
-    the largest dual bound found."""
+    the largest dual bound found. With ``keep`` (phase A, before the states are added), each MIP's incumbent design
+    is kept in ``keep.kept`` for phase B to sweep."""
     T = len(gpu_committed)
     floors = np.zeros(T)
     notes = []
@@ -483,7 +489,7 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
         else:  # but never less than a MIP needs to find a bound: the periods after it may get none
             limit = max(left / (len(order) - i), min(left, MIN_PERIOD_MIP_S))
         floors[t], note = _period_floor(base, full, opts, blocks, gpu_committed, carried, tol, backend, t,
-                                        time.perf_counter() + limit, rows, deadline)
+                                        time.perf_counter() + limit, rows, deadline, keep)
         if note:
             notes.append(note)
     return floors, "; ".join(notes)
@@ -491,41 +497,48 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
 
 def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
                   carried: np.ndarray, tol: float, backend: str, t: int, end: float,
-                  rows: _Rows | None, deadline: float) -> tuple[float, str]:
+                  rows: _Rows | None, deadline: float, keep: _Rows | None = None) -> tuple[float, str]:
     """Period ``t``'s floor (:func:`_period_floors`) by ``end``, and a note when its MIP found no bound. When a sweep
     added states, the MIP is solved again even past ``end`` (the time the states cost is spent), up to ``deadline``:
-    at most twice the first solve's seconds and :data:`MIN_PERIOD_MIP_S`."""
+    at most twice the first solve's seconds and :data:`MIN_PERIOD_MIP_S`. The first sweep is of phase A's incumbent
+    (``rows.kept``) when there is one: the states it leaves short join those added to the later periods before the
+    first MIP."""
     T = len(gpu_committed)
     floor = 0.0
     mask = blocks.period == t
     sub = StateBlocks(blocks.period[mask], [b for b, m in zip(blocks.states, mask, strict=True) if m],
                       blocks.demand[mask])
-    sub_carried, mip_s = carried[mask], 0.0
+    sub_carried, mip_s, sweeps = carried[mask], 0.0, 0
     if rows is not None:  # the states added to other periods that this roadmap carries in t: likely binding too
         have = {x.scenario for x in sub.states}
         pre = list(dict.fromkeys(x for ids in rows.added.values() for x in ids
                                  if x not in have and x not in rows.sep.not_carried[t]))
+        kept = rows.kept.pop(t, None)
+        if kept is not None and rows.sep.rounds > 0 and \
+                deadline - time.perf_counter() >= MIN_PERIOD_MIP_S + rows.sweep_s + 2.0 * kept[1]:
+            pre += _short_states(rows, t, kept[0], have | set(pre))
+            sweeps, mip_s = 1, kept[1]
+            end = max(end, min(deadline, time.perf_counter() + 2.0 * mip_s + MIN_PERIOD_MIP_S))
         sub, sub_carried = _with_states(rows, t, pre, sub, sub_carried, base, full, opts, gpu_committed, backend, end)
-    for round_ in range(1 + (rows.sep.rounds if rows is not None else 0)):
+    for round_ in range(1 + (rows.sep.rounds - sweeps if rows is not None else 0)):
         lp = build_bound_lp(base, full, opts, sub, gpu_committed, fix_max=False, carried=sub_carried, tol=tol,
                             floor_period=t)
         lp.name = f"roadmap-period-mip-{t}-{base.name}"
         t_mip = time.perf_counter()
         sol = solve(lp, backend=backend, time_limit_s=max(MIN_SOLVE_S, end - t_mip), mip_gap=PERIOD_MIP_GAP)
-        mip_s = time.perf_counter() - t_mip if round_ == 0 else mip_s
+        mip_s = time.perf_counter() - t_mip if round_ == 0 and not sweeps else mip_s
         b = sol.bound if sol.bound is not None and np.isfinite(sol.bound) else None
         if b is None or sol.status.value not in ("optimal", "feasible", "time_limit"):
             return floor, f"period {t} MIP: {sol.status.value}, no bound" if round_ == 0 else ""
         # a hair below the solver's figure: its tolerances must not lift the floor above a real roadmap's cost
         floor = max(floor, float(b) * (1.0 - FLOOR_REL_TOL) - FLOOR_ABS_TOL_USD)
-        if rows is None or sol.x is None or round_ == rows.sep.rounds or \
+        if keep is not None and sol.x is not None:  # phase A: its design, for phase B's sweep
+            keep.kept[t] = (_incumbent_network(base, full, keep.networks[t], sol, t, T), time.perf_counter() - t_mip)
+        if rows is None or sol.x is None or round_ == rows.sep.rounds - sweeps or \
                 deadline - time.perf_counter() < MIN_PERIOD_MIP_S + rows.sweep_s + 2.0 * mip_s:
             break  # no incumbent to sweep, or no time for a sweep and another (larger) MIP
-        t_sweep = time.perf_counter()
         have = {x.scenario for x in sub.states}
-        new = [x for x in rows.sep.short_states(t, _incumbent_network(base, full, rows.networks[t], sol, t, T))
-               if x not in have]
-        rows.sweep_s = time.perf_counter() - t_sweep
+        new = _short_states(rows, t, _incumbent_network(base, full, rows.networks[t], sol, t, T), have)
         n_before = len(sub.states)
         end = max(end, min(deadline, time.perf_counter() + 2.0 * mip_s + MIN_PERIOD_MIP_S))
         sub, sub_carried = _with_states(rows, t, new, sub, sub_carried, base, full, opts, gpu_committed, backend, end)
@@ -533,6 +546,15 @@ def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: St
             break
         logger.info("roadmap bound: period %d MIP %.0f USD, %d state(s) added", t, floor, len(sub.states) - n_before)
     return floor, ""
+
+
+def _short_states(rows: _Rows, t: int, design: Network, have: set[str]) -> list[str]:
+    """The states ``design`` leaves short that the bounded roadmap carries in ``t`` and are not in ``have``; times the
+    sweep (``rows.sweep_s``)."""
+    t_sweep = time.perf_counter()
+    new = [x for x in rows.sep.short_states(t, design) if x not in have]
+    rows.sweep_s = time.perf_counter() - t_sweep
+    return new
 
 
 def _with_states(rows: _Rows, t: int, ids: list[str], sub: StateBlocks, sub_carried: np.ndarray, base: Network,
