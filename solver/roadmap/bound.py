@@ -13,9 +13,9 @@ route a fraction of its fixed cost). Per block and site, the traffic that must l
 surviving links: their modules, rounded to whole ones (mixed-integer rounding), give the rows ``site_cut``
 (:func:`backbone.solver.roadmap.cuts.site_cut_rows`, its docstring proves them).
 
-**Period floors.** After the LP (its optimum is a valid bound at once), each period ``t`` gets one MIP over its
-own blocks with the online modules ``Y_t`` integer and the routes ``B_t`` binary, minimising the undiscounted
-cost of what is online in ``t``; any roadmap in the covered set has such a ``Y_t`` (capacity online then, built
+**Period floors.** In a share of the time before the LP (``PERIOD_MIP_SHARE``; the LP's optimum is a valid bound
+without them), each period ``t`` gets one MIP over its own blocks with the online modules ``Y_t`` integer and the
+routes ``B_t`` binary, minimising the undiscounted cost of what is online in ``t``; any roadmap in the covered set has such a ``Y_t`` (capacity online then, built
 whole), so the MIP's proven dual bound ``F_t`` (at any gap, at its time limit too) is valid, and so is its
 running maximum (capacity persists: :func:`backbone.solver.roadmap.cuts.monotone_floors`). The MIPs share the
 time left: the last period's first, the earliest period with failure states second. The LP then gets the rows::
@@ -311,9 +311,10 @@ def _solve_bound(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
     with more states), within ``deadline`` (perf_counter seconds) for the LPs and ``final`` (default
     ``deadline``) for the MIPs once the bound LP is solved.
 
-    Order: the bound LP without floors first (a valid bound at once), then the period MIPs in the time left but a
-    reserve, then the same LP again with the floor rows, from the first solve's basis (the new rows start basic:
-    a few dual simplex iterations). When the bound LP does not finish, the MIPs still run in a share of the time
+    Order: the least-unmet LP, the period MIPs over their own states in a share of the time (phase A), the bound
+    LP with their floors, then (phase B) the period MIPs without a floor yet -- or, with ``rows``, every period's
+    with added states -- in the time left but a reserve, then the same LP again with the raised floor rows, from
+    the first solve's basis (the new rows start basic: a few dual simplex iterations). When the bound LP does not finish, the MIPs still run in a share of the time
     left: their floors are reported and carried into the fallback. ``rows``: the period MIPs add failure states
     (:class:`StateSeparation`)."""
     T = len(gpu_committed)
@@ -498,11 +499,12 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
 def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
                   carried: np.ndarray, tol: float, backend: str, t: int, end: float,
                   rows: _Rows | None, deadline: float, keep: _Rows | None = None) -> tuple[float, str]:
-    """Period ``t``'s floor (:func:`_period_floors`) by ``end``, and a note when its MIP found no bound. When a sweep
-    added states, the MIP is solved again even past ``end`` (the time the states cost is spent), up to ``deadline``:
-    at most twice the first solve's seconds and :data:`MIN_PERIOD_MIP_S`. The first sweep is of phase A's incumbent
+    """Period ``t``'s floor (:func:`_period_floors`) by ``end``, and a note when its MIP found no bound. After a sweep,
+    the MIP is solved (again) even past ``end`` (the time the sweep cost is spent), up to ``deadline``: at most
+    twice the swept MIP's seconds and :data:`MIN_PERIOD_MIP_S`. The first sweep is of phase A's incumbent
     (``rows.kept``) when there is one: the states it leaves short join those added to the later periods before the
-    first MIP."""
+    first MIP, and when there are none that MIP would be phase A's again, so it is not solved (0 is returned:
+    phase A's floor stands)."""
     T = len(gpu_committed)
     floor = 0.0
     mask = blocks.period == t
@@ -517,6 +519,8 @@ def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: St
         if kept is not None and rows.sep.rounds > 0 and \
                 deadline - time.perf_counter() >= MIN_PERIOD_MIP_S + rows.sweep_s + 2.0 * kept[1]:
             pre += _short_states(rows, t, kept[0], have | set(pre))
+            if not pre:  # the same states as phase A's MIP: its floor is in hand already
+                return floor, ""
             sweeps, mip_s = 1, kept[1]
             end = max(end, min(deadline, time.perf_counter() + 2.0 * mip_s + MIN_PERIOD_MIP_S))
         sub, sub_carried = _with_states(rows, t, pre, sub, sub_carried, base, full, opts, gpu_committed, backend, end)
