@@ -13,12 +13,12 @@ route a fraction of its fixed cost). Per block and site, the traffic that must l
 surviving links: their modules, rounded to whole ones (mixed-integer rounding), give the rows ``site_cut``
 (:func:`backbone.solver.roadmap.cuts.site_cut_rows`, its docstring proves them).
 
-**Period floors.** In a share of the time before the LP (``PERIOD_MIP_SHARE``; the LP's optimum is a valid bound
-without them), each period ``t`` gets one MIP over its own blocks with the online modules ``Y_t`` integer and the
-routes ``B_t`` binary, minimising the undiscounted cost of what is online in ``t``; any roadmap in the covered set has such a ``Y_t`` (capacity online then, built
-whole), so the MIP's proven dual bound ``F_t`` (at any gap, at its time limit too) is valid, and so is its
-running maximum (capacity persists: :func:`backbone.solver.roadmap.cuts.monotone_floors`). The MIPs share the
-time left: the last period's first, the earliest period with failure states second. The LP then gets the rows::
+**Period floors.** Before the LP (``PERIOD_MIP_SHARE`` of the time), each period ``t`` gets one MIP over its own
+blocks, online modules ``Y_t`` integer and routes ``B_t`` binary, minimising the undiscounted cost online in ``t``;
+any roadmap in the covered set has such a ``Y_t`` (capacity online then, built whole), so the MIP's dual bound
+``F_t`` (at any gap or time limit) is valid, and so is its running maximum (capacity persists:
+:func:`backbone.solver.roadmap.cuts.monotone_floors`). The last period's MIP goes first, the earliest with failure
+states second. The LP then gets the rows::
 
     floor:     sum_l module_cost_l Y_{t,l} + sum_c fixed_c B_{t,c} >= F_t
 
@@ -69,8 +69,7 @@ MIN_SOLVE_S = 1.0
 """Least time limit given to each of the two LPs."""
 
 PERIOD_MIP_SHARE = 0.4
-"""Share of the LPs' time left that the period MIPs use before the bound LP (the MIPs still without a floor then
-get the time the LP leaves, but ``RESOLVE_SHARE``)."""
+"""Share of the LPs' time the period MIPs use before the bound LP (phase A; phase B gets what the LP leaves)."""
 
 RESOLVE_SHARE = 0.3
 """Time kept for re-solving with the floors found after the bound LP, as a share of its solve's seconds."""
@@ -88,21 +87,17 @@ FLOOR_REL_TOL, FLOOR_ABS_TOL_USD = 1e-6, 1.0
 """How far below a period MIP's dual bound its floor is set (solver tolerances)."""
 
 SEPARATION_ROUNDS = 1
-"""Most sweeps of a period MIP's incumbent design (:class:`StateSeparation`): each may add failure states and costs a
-sweep and another MIP. One is the default: a period's MIP starts from the states added to the later periods', so
-most of what a sweep would find is there already."""
+"""Most sweeps per period in phase B (:class:`StateSeparation`; each a sweep and a MIP). One: a period's MIP also
+starts from the states added to the later periods', so most of what a sweep would find is there already."""
 
 SWEEP_GUESS_S = 15.0
-"""Seconds a sweep of the period MIP's design is taken to need before one has been timed (a period MIP sweeps only
-when that and another MIP fit in the time left)."""
+"""Seconds a sweep is taken to need before one is timed (a sweep runs only when it and a MIP fit in the time left)."""
 
 SEPARATION_LAST_SHARE = 0.7
-"""``LAST_PERIOD_SHARE`` of the last period's MIPs when they add failure states (the others follow from the latest
-down, sharing what it leaves)."""
+"""``LAST_PERIOD_SHARE`` when the MIPs add states (the others, latest first, share what the last period leaves)."""
 
 FULL_SHARE = 0.75
-"""Share of the bound's time for the LPs with the failure states; if they do not finish, the intact states
-alone (a smaller relaxation, still a valid bound) get the rest."""
+"""Share of the bound's time for the LPs with the failure states; else the intact states alone get the rest."""
 
 
 class RoadmapBound(TypedSummary):
@@ -180,8 +175,7 @@ class _Rows:
     sweep_s: float = SWEEP_GUESS_S
     """Seconds the last sweep took (a guess before the first)."""
     kept: dict[int, tuple[Network, float]] = field(default_factory=dict)
-    """Per period, phase A's incumbent design (the MIP over its own states) and that MIP's seconds: phase B sweeps
-    it instead of solving a first MIP of its own, so a period costs one sweep and one MIP."""
+    """Per period, phase A's incumbent design and its MIP's seconds (phase B sweeps it: no MIP of its own first)."""
 
 
 def roadmap_lower_bound(net: Network, opts: RoadmapOptions, period_networks: Sequence[Network],
@@ -499,12 +493,10 @@ def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: S
 def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],
                   carried: np.ndarray, tol: float, backend: str, t: int, end: float,
                   rows: _Rows | None, deadline: float, keep: _Rows | None = None) -> tuple[float, str]:
-    """Period ``t``'s floor (:func:`_period_floors`) by ``end``, and a note when its MIP found no bound. After a sweep,
-    the MIP is solved (again) even past ``end`` (the time the sweep cost is spent), up to ``deadline``: at most
-    twice the swept MIP's seconds and :data:`MIN_PERIOD_MIP_S`. The first sweep is of phase A's incumbent
-    (``rows.kept``) when there is one: the states it leaves short join those added to the later periods before the
-    first MIP, and when there are none that MIP would be phase A's again, so it is not solved (0 is returned:
-    phase A's floor stands)."""
+    """Period ``t``'s floor (:func:`_period_floors`) by ``end``, and a note when its MIP found no bound. After a sweep
+    (the first of phase A's incumbent: :func:`_first_states`; 0 when it adds nothing, phase A's floor stands), the
+    MIP is solved even past ``end``, up to ``deadline``: at most twice the swept MIP's seconds and
+    :data:`MIN_PERIOD_MIP_S`."""
     T = len(gpu_committed)
     floor = 0.0
     mask = blocks.period == t
@@ -512,16 +504,11 @@ def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: St
                       blocks.demand[mask])
     sub_carried, mip_s, sweeps = carried[mask], 0.0, 0
     if rows is not None:  # the states added to other periods that this roadmap carries in t: likely binding too
-        have = {x.scenario for x in sub.states}
-        pre = list(dict.fromkeys(x for ids in rows.added.values() for x in ids
-                                 if x not in have and x not in rows.sep.not_carried[t]))
-        kept = rows.kept.pop(t, None)
-        if kept is not None and rows.sep.rounds > 0 and \
-                deadline - time.perf_counter() >= MIN_PERIOD_MIP_S + rows.sweep_s + 2.0 * kept[1]:
-            pre += _short_states(rows, t, kept[0], have | set(pre))
-            if not pre:  # the same states as phase A's MIP: its floor is in hand already
-                return floor, ""
-            sweeps, mip_s = 1, kept[1]
+        pre, mip_s = _first_states(rows, t, {x.scenario for x in sub.states}, deadline)
+        if pre is None:  # the same states as phase A's MIP: its floor is in hand already
+            return floor, ""
+        if mip_s:  # phase A's incumbent was swept
+            sweeps = 1
             end = max(end, min(deadline, time.perf_counter() + 2.0 * mip_s + MIN_PERIOD_MIP_S))
         sub, sub_carried = _with_states(rows, t, pre, sub, sub_carried, base, full, opts, gpu_committed, backend, end)
     for round_ in range(1 + (rows.sep.rounds - sweeps if rows is not None else 0)):
@@ -552,9 +539,22 @@ def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: St
     return floor, ""
 
 
+def _first_states(rows: _Rows, t: int, have: set[str], deadline: float) -> tuple[list[str] | None, float]:
+    """Phase B's states for period ``t``'s first MIP: the later periods' that this roadmap carries in ``t`` and those
+    phase A's incumbent (``rows.kept``, swept if time allows) leaves short; phase A's MIP seconds when swept (else 0).
+    None when there are none after a sweep (the MIP would be phase A's again)."""
+    pre = list(dict.fromkeys(x for ids in rows.added.values() for x in ids
+                             if x not in have and x not in rows.sep.not_carried[t]))
+    kept = rows.kept.pop(t, None)
+    if kept is None or rows.sep.rounds <= 0 or \
+            deadline - time.perf_counter() < MIN_PERIOD_MIP_S + rows.sweep_s + 2.0 * kept[1]:
+        return pre, 0.0
+    pre += _short_states(rows, t, kept[0], have | set(pre))
+    return (pre, max(kept[1], 1e-9)) if pre else (None, 0.0)
+
+
 def _short_states(rows: _Rows, t: int, design: Network, have: set[str]) -> list[str]:
-    """The states ``design`` leaves short that the bounded roadmap carries in ``t`` and are not in ``have``; times the
-    sweep (``rows.sweep_s``)."""
+    """The states ``design`` leaves short that the roadmap carries in ``t``, not in ``have`` (timed: ``rows.sweep_s``)."""
     t_sweep = time.perf_counter()
     new = [x for x in rows.sep.short_states(t, design) if x not in have]
     rows.sweep_s = time.perf_counter() - t_sweep
