@@ -504,11 +504,11 @@ def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: St
                       blocks.demand[mask])
     sub_carried, mip_s, sweeps = carried[mask], 0.0, 0
     if rows is not None:  # the states added to other periods that this roadmap carries in t: likely binding too
-        pre, mip_s = _first_states(rows, t, {x.scenario for x in sub.states}, deadline)
+        pre, swept_s = _first_states(rows, t, {x.scenario for x in sub.states}, deadline)
         if pre is None:  # the same states as phase A's MIP: its floor is in hand already
             return floor, ""
-        if mip_s:  # phase A's incumbent was swept
-            sweeps = 1
+        if swept_s is not None:  # phase A's incumbent was swept
+            sweeps, mip_s = 1, swept_s
             end = max(end, min(deadline, time.perf_counter() + 2.0 * mip_s + MIN_PERIOD_MIP_S))
         sub, sub_carried = _with_states(rows, t, pre, sub, sub_carried, base, full, opts, gpu_committed, backend, end)
     for round_ in range(1 + (rows.sep.rounds - sweeps if rows is not None else 0)):
@@ -539,18 +539,18 @@ def _period_floor(base: Network, full: Network, opts: RoadmapOptions, blocks: St
     return floor, ""
 
 
-def _first_states(rows: _Rows, t: int, have: set[str], deadline: float) -> tuple[list[str] | None, float]:
+def _first_states(rows: _Rows, t: int, have: set[str], deadline: float) -> tuple[list[str] | None, float | None]:
     """Phase B's states for period ``t``'s first MIP: the later periods' that this roadmap carries in ``t`` and those
-    phase A's incumbent (``rows.kept``, swept if time allows) leaves short; phase A's MIP seconds when swept (else 0).
+    phase A's incumbent (``rows.kept``, swept if time allows) leaves short; phase A's MIP seconds when swept (else None).
     None when there are none after a sweep (the MIP would be phase A's again)."""
     pre = list(dict.fromkeys(x for ids in rows.added.values() for x in ids
                              if x not in have and x not in rows.sep.not_carried[t]))
     kept = rows.kept.pop(t, None)
     if kept is None or rows.sep.rounds <= 0 or \
             deadline - time.perf_counter() < MIN_PERIOD_MIP_S + rows.sweep_s + 2.0 * kept[1]:
-        return pre, 0.0
+        return pre, None
     pre += _short_states(rows, t, kept[0], have | set(pre))
-    return (pre, max(kept[1], 1e-9)) if pre else (None, 0.0)
+    return (pre, kept[1]) if pre else (None, None)
 
 
 def _short_states(rows: _Rows, t: int, design: Network, have: set[str]) -> list[str]:

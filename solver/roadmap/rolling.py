@@ -70,7 +70,12 @@ from backbone.solver.plan.states import design_failure_kind
 from backbone.solver.roadmap.bound import RoadmapBound, StateSeparation, roadmap_lower_bound
 from backbone.solver.roadmap.budget import BUDGET_TOL_USD, budget_ledger, headroom, place_within_budget
 from backbone.solver.roadmap.clock import RoadmapClock
-from backbone.solver.roadmap.design import PERIOD_DESIGN_BUDGET_FACTOR, PeriodOutcome, design_period
+from backbone.solver.roadmap.design import (
+    PERIOD_DESIGN_BUDGET_FACTOR,
+    PeriodOutcome,
+    design_period,
+    quick_sweep_options,
+)
 from backbone.solver.roadmap.inputs import check_references, grow_network
 from backbone.solver.roadmap.jobs import period_jobs, replica_builds
 from backbone.solver.roadmap.options import RoadmapOptions, parse_start, stage_options
@@ -565,19 +570,16 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
 def _global_bound(net: Network, opts: RoadmapOptions, networks: list[Network], periods: list[PeriodRecord],
                   builds: pd.DataFrame, kind: str, fail_opts: Any, design_opts: Any,
                   bound_s: float) -> RoadmapBound | None:
-    """The LP bound over every period (:mod:`backbone.solver.roadmap.bound`) within ``bound_s`` seconds; None when
-    switched off."""
-    from backbone.solver.roadmap.design import quick_sweep_options
-
+    """The LP bound over every period (:mod:`backbone.solver.roadmap.bound`) within ``bound_s`` s; None when off."""
     if opts.bound_time_limit_s <= 0:
         return None
     gpu = builds[~builds["action"].isin(NETWORK_BUILD_ACTIONS)]  # the placement's: GPU blocks and replica storage
     gpu_committed = np.bincount(gpu["committed_index"].to_numpy(np.int64), weights=gpu["cost_usd"].to_numpy(float),
                                 minlength=len(networks)) if len(gpu) else np.zeros(len(networks))
-    # the period MIPs add the states their designs leave short that this roadmap carries (never its excused or
-    # violated ones: the bound must cover this roadmap)
-    separation = StateSeparation(kind, quick_sweep_options(fail_opts, kind), [frozenset([*(e.scenario for e in p.survivability.not_survivable),
-                                                              *p.survivability.violated]) for p in periods])
+    # the period MIPs add states this roadmap carries, never its excused or violated ones (the bound must cover it)
+    not_carried = [frozenset([*(e.scenario for e in p.survivability.not_survivable), *p.survivability.violated])
+                   for p in periods]
+    separation = StateSeparation(kind, quick_sweep_options(fail_opts, kind), not_carried)
     try:
         return roadmap_lower_bound(
             net, opts, networks, [p.design.working_set for p in periods], gpu_committed.tolist(), kind,

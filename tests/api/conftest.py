@@ -97,13 +97,11 @@ def tokens(client: TestClient) -> dict[str, str]:
     return {scope: store.create_token(scope, f"test-{scope}")[1] for scope in ("viewer", "planner", "admin")}
 
 
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``sqlite_only`` run on SQLite alone: their PostgreSQL variant is deselected (and counted as
     deselected), since their time is the job's computing and the database layer runs on PostgreSQL in the others."""
-    drop = [item for item in items if item.get_closest_marker("sqlite_only") is not None
-            and getattr(getattr(item, "callspec", None), "params", {}).get("db_url") == "postgresql"]
+    drop = {item for item in items if item.get_closest_marker("sqlite_only") is not None
+            and getattr(getattr(item, "callspec", None), "params", {}).get("db_url") == "postgresql"}
     if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = [item for item in items if item not in set(drop)]
+        config.hook.pytest_deselected(items=[item for item in items if item in drop])
+        items[:] = [item for item in items if item not in drop]
