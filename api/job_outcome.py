@@ -1,12 +1,16 @@
 """What a finished job says about its answer: the progress message (:func:`outcome_message`) and the status line
-(:func:`status_detail`), which name a best-effort (``partial``) answer and one that stopped at its time limit."""
+(:func:`status_detail`), which name a best-effort (``partial``) answer and one that stopped at its time limit, and
+the result files it lists (:func:`listed_files`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-__all__ = ["TIME_LIMIT_NOTE", "TIME_LIMIT_STATUS", "outcome_message", "status_detail", "time_limited"]
+__all__ = ["SAFE_FILE_NAME", "TIME_LIMIT_NOTE", "TIME_LIMIT_STATUS", "listed_files", "outcome_message",
+           "status_detail", "time_limited"]
 
 TIME_LIMIT_STATUS = "time_limit"
 """The solver status of an answer that stopped at its time limit (not proven optimal)."""
@@ -53,3 +57,23 @@ def status_detail(status: str, message: str | None) -> str:
     if text.startswith("done (") and text.endswith(")"):
         return f"{status} ({text[len('done ('):-1]})"
     return f"{status} ({text})" if text.startswith("partial") else status
+
+
+SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}(/[A-Za-z0-9][A-Za-z0-9._-]{0,200}){0,3}$")
+"""Result file names a job may expose (relative, no ``..``, no absolute paths)."""
+
+
+def listed_files(names: list[str], folder: Path) -> list[str]:
+    """The result files a job lists, from the names its task recorded: a folder (``scenario_after/``) becomes
+    the files under it (``scenario_after/sites.csv``, ...), so each can be listed and fetched; names that are not
+    :data:`SAFE_FILE_NAME` (or climb with ``..``) are dropped, symlinks are never followed."""
+    out: list[str] = []
+    for name in names:
+        if name.endswith("/"):
+            base = folder / name.rstrip("/")
+            if base.is_dir() and not base.is_symlink():
+                out.extend(sorted(p.relative_to(folder).as_posix() for p in base.rglob("*")
+                                  if p.is_file() and not p.is_symlink()))
+        else:
+            out.append(name)
+    return [f for f in out if SAFE_FILE_NAME.match(f) and ".." not in f.split("/")]

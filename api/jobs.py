@@ -29,7 +29,6 @@ import logging
 import multiprocessing as mp
 import os
 import queue as queue_mod
-import re
 import shutil
 import signal
 import threading
@@ -45,7 +44,7 @@ from backbone.api.job_limits import CAPPED_OPTIONS as CAPPED_OPTIONS
 from backbone.api.job_limits import OptionsTooLargeError as OptionsTooLargeError
 from backbone.api.job_limits import check_job_limits as check_job_limits
 from backbone.api.job_limits import job_timeout_s
-from backbone.api.job_outcome import outcome_message
+from backbone.api.job_outcome import listed_files, outcome_message
 from backbone.api.resource_errors import death_document, report_failure, storage_document, storage_failure
 from backbone.api.result_store import ResultStore, open_result_store
 from backbone.api.result_store import tree_bytes as tree_bytes
@@ -56,9 +55,6 @@ if TYPE_CHECKING:
     from backbone.solver.tasks import Task
 
 logger = logging.getLogger(__name__)
-
-SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}(/[A-Za-z0-9][A-Za-z0-9._-]{0,200}){0,3}$")
-"""Result file names a job may expose (relative, no ``..``, no absolute paths)."""
 
 PROGRESS_INTERVAL_S = 0.2
 """Workers send at most this many progress updates per second (and always the last one)."""
@@ -487,8 +483,8 @@ class JobManager:
 
             record_import(self.store, job_id, msg[2], self.worker_id, self._finish)
         elif what == "done":
-            files = [f for f in msg[2] if SAFE_FILE_NAME.match(f) and ".." not in f.split("/")]
             src = self.staging_dir / job_id
+            files = listed_files([str(f) for f in msg[2]], src)
             try:
                 src.mkdir(parents=True, exist_ok=True)
                 stored_bytes = self.results.store(job_id, src)

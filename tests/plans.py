@@ -17,16 +17,16 @@ PLAN_FILES = ("report.html", "plan.json", "place.json", "te.json", "failures.jso
               "design_upgrades.csv", "corridors.csv")
 
 
-def check_plan_dir(out: Path, summary: dict, folders: bool = True) -> None:
-    """Every file of a plan's output folder exists and agrees with its JSON; the report is self-contained.
-    ``folders`` false: the files only (the API serves a job's files, not the ``scenario_after/`` folder)."""
+def check_plan_dir(out: Path, summary: dict) -> None:
+    """Every file of a plan's output folder exists and agrees with its JSON; the report is self-contained; the
+    planned backbone, ``scenario_after/``, is a scenario any command runs on."""
     for name in PLAN_FILES:
         assert (out / name).exists() and (out / name).stat().st_size > 0, name
     plan = json.loads((out / "plan.json").read_text())
     assert plan["status"] == summary["status"]
     assert set(plan["files"]) >= set(PLAN_FILES) - {"plan.json"}
     for name in plan["files"]:
-        assert (out / name).exists() or (not folders and name.endswith("/")), name
+        assert (out / name).exists(), name
     place = json.loads((out / "place.json").read_text())
     te = json.loads((out / "te.json").read_text())
     failures = json.loads((out / "failures.json").read_text())
@@ -50,13 +50,12 @@ def check_plan_dir(out: Path, summary: dict, folders: bool = True) -> None:
     assert plan["headline"] and plan["headline"] in report.replace("&#x27;", "'")
     sv = plan["survivability"]
     assert set(sv) >= {"failure_kind", "states", "survived", "not_survivable"}
-    if folders:  # the planned backbone is a canonical scenario any command runs on
-        after = load_scenario(str(out / "scenario_after"))
-        from backbone.solver.failures import enumerate_scenarios
+    after = load_scenario(str(out / "scenario_after"))
+    from backbone.solver.failures import enumerate_scenarios
 
-        # the states of the planned backbone: a new route in no SRLG is swept as its own group
-        assert sv["states"] == len(enumerate_scenarios(after, sv["failure_kind"])) >= plan["failure_scenarios"]
-        assert len(after.links) >= plan["routes_built"]
+    # the states of the planned backbone: a new route in no SRLG is swept as its own group
+    assert sv["states"] == len(enumerate_scenarios(after, sv["failure_kind"])) >= plan["failure_scenarios"]
+    assert len(after.links) >= plan["routes_built"]
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", report)
     assert "data:image/png;base64," in report
     assert plan["software_version"] in report and plan["scenario_fingerprint"] in report

@@ -20,8 +20,8 @@ from backbone.api.auth import Planner, StoreDep, Viewer
 from backbone.api.contract import require_json_body
 from backbone.api.input_policy import check_job_options
 from backbone.api.job_limits import server_quotas
-from backbone.api.job_outcome import status_detail
-from backbone.api.jobs import SAFE_FILE_NAME, JobManager, check_job_limits
+from backbone.api.job_outcome import SAFE_FILE_NAME, status_detail
+from backbone.api.jobs import JobManager, check_job_limits
 from backbone.api.result_store import ResultStore
 from backbone.api.schemas import (
     FileEntry,

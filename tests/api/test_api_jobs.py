@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from apitest_tasks import REGISTRY
 from fastapi.testclient import TestClient
 
 from backbone.api.app import create_app
+from backbone.api.job_outcome import listed_files
 from backbone.api.settings import Settings
 from backbone.io import network_to_dict
 from backbone.model import Network
@@ -86,6 +88,20 @@ def test_file_names_are_an_allow_list(client: TestClient, tokens: dict[str, str]
         # clients may normalise ``..`` away (then another route answers 404/422); never the file
         assert r.status_code in (404, 422), (name, r.status_code)
         assert "top secret" not in r.text
+
+
+def test_a_folder_a_task_wrote_is_listed_file_by_file(tmp_path: Path) -> None:
+    """``scenario_after/`` becomes the files under it; a symlink, a name that is not safe and a missing folder
+    are dropped."""
+    (tmp_path / "scenario_after" / "meta").mkdir(parents=True)
+    for name in ("scenario_after/sites.csv", "scenario_after/links.csv", "scenario_after/meta/x.json",
+                 "scenario_after/.hidden", "plan.json"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "outside.txt").write_text("secret")
+    (tmp_path / "scenario_after" / "link.csv").symlink_to(tmp_path / "outside.txt")
+    (tmp_path / "linked").symlink_to(tmp_path / "scenario_after", target_is_directory=True)
+    got = listed_files(["plan.json", "scenario_after/", "linked/", "gone/", "../x.csv", "/etc/passwd"], tmp_path)
+    assert got == ["plan.json", "scenario_after/links.csv", "scenario_after/meta/x.json", "scenario_after/sites.csv"]
 
 
 @pytest.mark.slow

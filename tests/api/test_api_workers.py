@@ -75,7 +75,8 @@ def test_default_failures_and_plan_on_a_small_scenario(big_client: TestClient, s
 def test_default_failures_and_plan_on_the_shipped_scenario(big_client: TestClient, shipped: Network,
                                                             tmp_path: Path) -> None:
     """The main job on the shipped scenario with every default, through the API (the worker runs the same
-    ``run_task`` as the CLI and Python): its files, downloaded, agree with its JSON, and its survivable design
+    ``run_task`` as the CLI and Python): its files, downloaded (the planned backbone's folder file by file), agree
+    with its JSON, and its survivable design
     converges -- every single-SRLG failure carried after the plan, or excused with a reason."""
     net = shipped
     jobs = _run_defaults(big_client, net, ("failures", "plan"))
@@ -89,7 +90,7 @@ def test_default_failures_and_plan_on_the_shipped_scenario(big_client: TestClien
         assert r.status_code == 200, (f["name"], r.text[:200])
         (out / f["name"]).parent.mkdir(parents=True, exist_ok=True)
         (out / f["name"]).write_bytes(r.content)
-    check_plan_dir(out, s, folders=False)
+    check_plan_dir(out, s)  # the planned backbone, ``scenario_after/``, downloaded file by file, loads
     assert s["scenario"] == net.name and s["mlu"] > 0
     sv = s["survivability"]
     assert sv["violated"] == [], sv["violated"]
