@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["SAFE_FILE_NAME", "TIME_LIMIT_NOTE", "TIME_LIMIT_STATUS", "listed_files", "outcome_message",
-           "status_detail", "time_limited"]
+           "partial_reasons", "status_detail", "time_limited"]
 
 TIME_LIMIT_STATUS = "time_limit"
 """The solver status of an answer that stopped at its time limit (not proven optimal)."""
@@ -43,9 +43,31 @@ def outcome_message(summary: Mapping[str, Any]) -> str:
         limit = f" ({TIME_LIMIT_NOTE}" + (f" in {', '.join(parts)}" if parts and "" not in hit else "") + ")"
     if summary.get("status") != "partial":
         return "done" + limit
-    metros = sorted({str(u.get("metro")) for u in summary.get("unserved_metros") or [] if isinstance(u, Mapping)})
-    what = f"unserved metros: {', '.join(metros)}" if metros else "not all demand is served"
-    return f"partial: {what}{limit}"
+    return f"partial: {'; '.join(partial_reasons(summary)) or 'not all demand is served'}{limit}"
+
+
+def _named(rows: Any, key: str) -> list[str]:
+    return sorted({str(r.get(key)) for r in rows or [] if isinstance(r, Mapping)})
+
+
+def partial_reasons(summary: Mapping[str, Any]) -> list[str]:
+    """What a ``partial`` summary left out, as its own fields say: unserved metros (placement, plan), training jobs
+    left unplaced (roadmap), failure states not carried (a plan's ``survivability.violated``, a roadmap's per
+    period); empty when none of these is given."""
+    out = []
+    if metros := _named(summary.get("unserved_metros"), "metro"):
+        out.append(f"unserved metros: {', '.join(metros)}")
+    if jobs := _named(summary.get("jobs_unplaced"), "job"):
+        out.append(f"jobs unplaced: {', '.join(jobs)}")
+    survivability = summary.get("survivability")
+    if isinstance(survivability, Mapping) and survivability.get("violated"):
+        out.append(f"failure states not carried: {len(survivability['violated'])}")
+    periods = [(str(p.get("period")), len(p["survivability"].get("violated") or []))
+               for p in summary.get("periods") or []
+               if isinstance(p, Mapping) and isinstance(p.get("survivability"), Mapping)]
+    if short := [f"{n} in {label}" for label, n in periods if n]:
+        out.append(f"failure states not carried: {', '.join(short)}")
+    return out
 
 
 def status_detail(status: str, message: str | None) -> str:

@@ -51,5 +51,13 @@ def test_a_plan_stage_stopped_by_its_time_limit_is_named() -> None:
         "succeeded (time limit: answer not proven in upgrades)")
     partial = {"status": "partial", "unserved_metros": [{"metro": "lagos"}], "impact": {"status": "time_limit"}}
     assert outcome_message(partial) == "partial: unserved metros: lagos (time limit: answer not proven in impact)"
+    # a roadmap says what it left out, from its own fields (not "not all demand is served")
+    roadmap = {"status": "partial", "jobs_unplaced": [{"job": "frontier-32k-eu", "period": "2027Q2"}],
+               "periods": [{"period": "2027Q1", "survivability": {"violated": ["srlg:a", "srlg:b"]}},
+                           {"period": "2027Q2", "survivability": {"violated": []}}]}
+    assert outcome_message(roadmap) == "partial: jobs unplaced: frontier-32k-eu; failure states not carried: 2 in 2027Q1"
+    plan = {"status": "partial", "survivability": {"violated": ["srlg:a"]}}
+    assert status_detail("succeeded", outcome_message(plan)) == "succeeded (partial: failure states not carried: 1)"
+    assert outcome_message({"status": "partial"}) == "partial: not all demand is served"
     assert status_detail("running", "step 3 of 20") == "running"
     assert status_detail("failed", "boom") == "failed"
