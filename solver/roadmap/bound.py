@@ -446,7 +446,7 @@ def _with_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: Sta
                        "; the bound is the LP's with the floors found before it")
     name, best = max(done, key=lambda x: float(x[1].objective))
     other = [f"bound LP over {n}: {sol.status.value}" for n, sol in tries if n != name]
-    return best, f"the bound is the LP's over {name} ({'; '.join(other)})"
+    return best, f"the bound is the LP's over {name}" + (f" ({'; '.join(other)})" if other else "")
 
 
 def _period_floors(base: Network, full: Network, opts: RoadmapOptions, blocks: StateBlocks, gpu_committed: Sequence[float],

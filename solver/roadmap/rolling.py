@@ -558,9 +558,9 @@ def _finish(h: _Horizon, net: Network, t_start: float, progress: ProgressFn) -> 
         notes.append(risk.text)
     if up > 0 and (risk is None or not risk.nothing_online):
         notes.append(f"Nothing can be online before {labels[min(len(labels) - 1, up)]}: {why}.")
-    progress(0.99, "bounding the whole roadmap (one LP over every period)")
-    bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3],
-                          h.clock.bound_limit_s())
+    limit_s = h.clock.bound_limit_s()
+    progress(0.99, f"bounding the whole roadmap (one LP over every period; time limit {limit_s:.0f} s)")
+    bound = _global_bound(net, opts, h.networks, periods, table, h.kind, h.stages[2], h.stages[3], limit_s)
     progress(1.0, "roadmap planned")
     return RoadmapResult(opts, labels, periods, table, h.networks, ledger, time.perf_counter() - t_start,
                          net.name, net.fingerprint(), notes, h.utilisation, bound, risk,
