@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -155,12 +155,12 @@ class StateSeparation:
     """Utilisation ceiling of an added state's block: the sweep's "carried" (every Gbps within capacity), not the
     design's failure ceiling, which only the states a design worked on are held to."""
 
-    def short_states(self, t: int, net: Network) -> list[str]:
-        """The states of ``kind`` that ``net`` leaves short and the bounded roadmap carries in period ``t``."""
+    def short_states(self, t: int, net: Network, have: Collection[str] = ()) -> list[str]:
+        """The states ``net`` leaves short that the bounded roadmap carries in period ``t`` (``have`` is not swept)."""
         from backbone.solver.design.survivable.sweeps import sweep_states
 
-        return [r.scenario for r in sweep_states(net, self.kind, self.options)
-                if not r.impact.survived and r.scenario not in self.not_carried[t]]
+        return [r.scenario for r in sweep_states(net, self.kind, self.options, {*have, *self.not_carried[t]})
+                if not r.impact.survived]
 
 
 @dataclass
@@ -556,7 +556,7 @@ def _first_states(rows: _Rows, t: int, have: set[str], deadline: float) -> tuple
 def _short_states(rows: _Rows, t: int, design: Network, have: set[str]) -> list[str]:
     """The states ``design`` leaves short that the roadmap carries in ``t``, not in ``have`` (timed: ``rows.sweep_s``)."""
     t_sweep = time.perf_counter()
-    new = [x for x in rows.sep.short_states(t, design) if x not in have]
+    new = rows.sep.short_states(t, design, have)
     rows.sweep_s = time.perf_counter() - t_sweep
     return new
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection
 
 from backbone.failure_policy import class_failure_policy
 from backbone.model import Network
@@ -19,9 +20,11 @@ from backbone.solver.failures import (
 __all__ = ["measure_overloaded", "sweep_key", "sweep_states"]
 
 
-def sweep_states(net: Network, kind: str, opts: FailureOptions) -> list[ScenarioRecord]:
-    """Every state of ``kind``; overloaded states are flagged, not measured (enough to add them)."""
-    scenarios = enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
+def sweep_states(net: Network, kind: str, opts: FailureOptions, skip: Collection[str] = ()) -> list[ScenarioRecord]:
+    """Every state of ``kind`` but those in ``skip`` (ids whose verdict the caller does not need); overloaded states
+    are flagged, not measured (enough to add them)."""
+    scenarios = [s for s in enumerate_scenarios(net, kind, max_scenarios=opts.max_scenarios)  # type: ignore[arg-type]
+                 if s.id not in skip]
     quick = opts.model_copy(update={"shortfall": False})
     ctx = SweepContext.build(net, quick)
     return run_sweep(net, scenarios, quick, None, ctx)
