@@ -11,7 +11,7 @@ import pytest
 
 from backbone.model import Network
 from backbone.validate import build_network
-from tests.nets import lead_toy, random_connected
+from tests.nets import lead_toy, random_connected, submarine_cut_network
 
 
 def random_roadmap_net(seed: int) -> Network:
@@ -142,3 +142,19 @@ def test_added_states_raise_the_floors_and_keep_the_roadmap_covered(seed: int, m
     assert exact is not None
     assert rows.lower_bound_usd <= exact[0] * (1 + 1e-6) + 1.0
     assert (np.asarray(rows.period_floors_usd) <= exact[1] * (1 + 1e-6) + 1.0).all()
+
+
+def test_a_separation_sweep_skips_what_it_already_has() -> None:
+    """``sweep_states`` with ``skip`` gives the same records for the other states and none for the skipped ones (the
+    bound's sweeps skip the modelled states and those the roadmap does not carry)."""
+    from backbone.solver.design.survivable.sweeps import sweep_states
+    from backbone.solver.failures import FailureOptions
+
+    net = submarine_cut_network()
+    opts = FailureOptions(kind="link", workers=1)
+    every = {r.scenario: r for r in sweep_states(net, "link", opts)}
+    skip = set(list(every)[::2])
+    some = {r.scenario: r for r in sweep_states(net, "link", opts, skip)}
+    assert some.keys() == every.keys() - skip and skip
+    for sid, r in some.items():
+        assert (r.impact.survived, r.impact.mlu) == (every[sid].impact.survived, every[sid].impact.mlu), sid
