@@ -9,7 +9,7 @@ Exits 1 when a job does not succeed.
 
 Usage::
 
-    python benchmarks/bench_api_defaults.py [--kinds roadmap,plan] [--workers 2] [--timeout-s 3600]
+    python benchmarks/bench_api_defaults.py [--kinds roadmap,plan] [--workers 2] [--timeout-s 3600] [--markdown PATH]
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_api_load import FINAL, create_token, server_env, start_server, stop_server  # noqa: E402
+from benchmarks.bench_api_load import FINAL, create_token, server_env, start_server, stop_server
+from benchmarks.report import add_markdown_option, markdown_report
 
 NOT_ON_ONE_SCENARIO = {"import", "diff", "deck"}
 """Kinds that take more than the scenario a job runs on (an upload, two results): not submitted by default."""
@@ -69,6 +70,7 @@ def main() -> None:
     ap.add_argument("--kinds", default="", help="comma-separated kinds (default: every kind on one scenario)")
     ap.add_argument("--workers", type=int, default=2, help="server job worker processes")
     ap.add_argument("--timeout-s", type=float, default=3600.0, help="longest wait for one job")
+    add_markdown_option(ap)
     args = ap.parse_args()
     from backbone.io import load_scenario, network_to_dict
 
@@ -90,11 +92,14 @@ def main() -> None:
                           flush=True)
         finally:
             stop_server(proc, log)
-    print("kind | status | message | wall s | job s | files | load (1 min, before/after)")
-    for row in rows:
-        job_s = "-" if row["job_s"] is None else f"{row['job_s']:.1f}"
-        print(f"{row['kind']} | {row['status_detail']} | {row['message']} | {row['wall_s']:.1f} | {job_s} | "
-              f"{row['files']} | {row['load'][0]:.1f} / {row['load'][1]:.1f}")
+    with markdown_report(args.markdown, "Every job kind with {} on the shipped scenario, through the API",
+                         preformatted=False):
+        print("kind | status | message | wall s | job s | files | load (1 min, before/after)")
+        print("---|---|---|---:|---:|---:|---")
+        for row in rows:
+            job_s = "-" if row["job_s"] is None else f"{row['job_s']:.1f}"
+            print(f"{row['kind']} | {row['status_detail']} | {row['message']} | {row['wall_s']:.1f} | {job_s} | "
+                  f"{row['files']} | {row['load'][0]:.1f} / {row['load'][1]:.1f}")
     sys.exit(0 if rows and all(r["ok"] for r in rows) else 1)
 
 
